@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* `box run`: validate the config, own the box directory, run the services. */
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "box_cmd.h"
+#include "box_dir.h"
+#include "box_svc.h"
+#include "box_svcs.h"
+#include "config.h"
+#include "pdp_dlog.h"
+
+static const char run_usage[] =
+    "usage: box run --config FILE [--] [WORKLOAD ARGS...]\n"
+    "\n"
+    "Starts the box's services (box-pdp, box-gateway, box-shell) for the\n"
+    "configuration FILE, runs the [agent] inside its sandbox with ARGS\n"
+    "appended to its command, and exits with the agent's status.\n";
+
+/* The longest ipc path below the box directory; sun_path holds 107 bytes. */
+#define RUN_LONGEST_SOCK "/run/gateway-ctl.sock"
+#define RUN_SUN_PATH_MAX 107
+
+/* Appends one control record to the box's decision log (box-spec §7). */
+static void
+run_control_record(const char *dir_path, const char *box_id, const char *run_id,
+                   const char *op, const char *subject)
+{
+    pdp_dlog_ident id = {.di_box_id = box_id, .di_run_id = run_id};
+    char *line = pdp_dlog_control_line(&id, op, "ok", subject, NULL);
+    char *path = box_svcs_decision_log(dir_path);
+    int fd = path ? open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600)
+                  : -1;
+    if (fd >= 0 && line != NULL) {
+        size_t n = strlen(line);
+        if (write(fd, line, n) != (ssize_t)n)
+            fprintf(stderr, "strands-box: warning: the %s record was not "
+                            "written\n", op);
+    }
+    if (fd >= 0)
+        close(fd);
+    box_free(line);
+    box_free(path);
+}
+
+/* 16 random hex digits naming this run. */
+static void
+run_mint_id(char *out, size_t n)
+{
+    unsigned char r[8] = {0};
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, r, sizeof r) != (ssize_t)sizeof r)
+            memset(r, 0, sizeof r);
+        close(fd);
+    }
+    snprintf(out, n, "%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2],
+             r[3], r[4], r[5], r[6], r[7]);
+}
+
+/* FNV-1a over a file's bytes, folded into h; a missing file counts as
+ * empty. Only tells "did what this run loads change since the last run". */
+static uint64_t
+run_digest_file(uint64_t h, const char *path)
+{
+    if (path == NULL)
+        return h;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return h;
+    unsigned char buf[8192];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0) {
+        for (ssize_t i = 0; i < n; i++) {
+            h ^= buf[i];
+            h *= 1099511628211ULL;
+        }
+    }
+    close(fd);
+    return h;
+}
+
+int
+box_cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *config_path = NULL;
+    box_config *cfg = NULL;
+    box_dir *dir = NULL;
+    box_svcs *svcs = NULL;
+    char *err = NULL;
+    int status = 1;
+    bool started = false;
+    char run_id[32] = "";
+    int c;
+    sigset_t sigs;
+
+    optind = 1;
+    // '+': stop at the first non-option, so workload args pass through.
+    while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            config_path = optarg;
+            break;
+        case 'h':
+            fputs(run_usage, stdout);
+            return 0;
+        default:
+            fputs(run_usage, stderr);
+            return 2;
+        }
+    }
+    if (config_path == NULL) {
+        fputs("strands-box: error: the following required arguments were not "
+              "provided: --config <FILE>\n",
+              stderr);
+        fputs(run_usage, stderr);
+        return 2;
+    }
+    box_svc_block_signals(&sigs);
+
+    if (box_config_load(config_path, &cfg, &err) != BOX_OK) {
+        status = box_cmd_error("%s", err ? err : "out of memory");
+        goto out;
+    }
+    const char *home = getenv("HOME");
+    if (home == NULL || *home != '/') {
+        status = box_cmd_error("HOME must be set to an absolute path: it is "
+                               "the operator home that `~` names");
+        goto out;
+    }
+    if (box_config_check_paths(cfg, home, &err) != BOX_OK) {
+        status = box_cmd_error("%s", err ? err : "out of memory");
+        goto out;
+    }
+    const char *box_dir_path = box_config_box_dir(cfg);
+    if (strlen(box_dir_path) + strlen(RUN_LONGEST_SOCK) > RUN_SUN_PATH_MAX) {
+        status = box_cmd_error("`box_dir` %s is too long: its sockets need "
+                               "paths of at most %d bytes",
+                               box_dir_path, RUN_SUN_PATH_MAX);
+        goto out;
+    }
+    char record[64];
+    uint64_t h = 14695981039346656037ULL;
+    h = run_digest_file(h, box_config_path(cfg));
+    h = run_digest_file(h, box_config_policy(cfg));
+    snprintf(record, sizeof record, "%016llx", (unsigned long long)h);
+
+    bool created, changed;
+    if (box_dir_open(box_dir_path, box_config_name(cfg), record, &dir,
+                     &created, &changed, &err) != BOX_OK) {
+        status = box_cmd_error("%s", err ? err : "out of memory");
+        goto out;
+    }
+    if (created || changed)
+        fprintf(stderr, "strands-box: box %s %s \xc2\xb7 config %s\n",
+                box_dir_id(dir), created ? "created" : "updated",
+                box_config_path(cfg));
+
+    char bindir[4096];
+    if (box_cmd_self_dir(bindir, sizeof bindir) == NULL) {
+        status = box_cmd_error("cannot find the directory of this program");
+        goto out;
+    }
+    run_mint_id(run_id, sizeof run_id);
+    box_svcs_paths paths = {
+        .sp_bindir = bindir,
+        .sp_box_dir = box_dir_path,
+        .sp_policy = box_config_policy(cfg),
+        .sp_box_id = box_dir_id(dir),
+        .sp_run_id = run_id,
+    };
+    run_control_record(box_dir_path, box_dir_id(dir), run_id, "box_started",
+                       box_config_path(cfg));
+    started = true;
+    if (box_svcs_start(&paths, &svcs, &err) != BOX_OK) {
+        status = box_cmd_error("%s", err ? err : "out of memory");
+        goto out;
+    }
+    box_svcs_report(svcs, stderr);
+    fputs("strands-box: network egress is off: the sandboxes have no "
+          "network until the gateway lands\n",
+          stderr);
+    // The agent runs once the shell service can serve it; until then a
+    // run starts the services, reports them up and stops them again.
+    fputs("strands-box: no workload runs yet: the shell service cannot "
+          "serve an agent; stopping\n",
+          stderr);
+    const char *dead = box_svcs_find_dead(svcs);
+    if (dead != NULL) {
+        status = box_cmd_error("%s stopped during the run", dead);
+        goto out;
+    }
+    status = 0;
+
+out:
+    if (svcs != NULL && box_svcs_stop(svcs) != 0 && status == 0)
+        status = box_cmd_error("a service did not stop cleanly");
+    if (started)
+        run_control_record(box_config_box_dir(cfg), box_dir_id(dir), run_id,
+                           "box_stopped", box_config_path(cfg));
+    box_dir_close(dir);
+    box_config_free(cfg);
+    box_free(err);
+    return status;
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs what box needs from Debian 12 (as root, only what is missing) and
+# builds it into ./build. Usage: deploy/setup.sh [extra cmake args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# One package a line: build tools, then the libraries box links.
+packages=(
+  build-essential cmake pkg-config git
+  protobuf-c-compiler libprotobuf-c-dev
+  libnng-dev
+  libseccomp-dev
+  libcurl4-openssl-dev libssl-dev
+  libcmocka-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" != 0 ]; then
+    echo "setup: missing Debian packages: ${missing[*]}" >&2
+    echo "setup: run this as root, or: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+builddir=${BOX_BUILD_DIR:-build}
+cmake -S . -B "$builddir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+cmake --build "$builddir" -j"$(nproc)"

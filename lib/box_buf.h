@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A growable byte buffer with a named maximum (never grows past it). */
+#ifndef BOX_BUF_H
+#define BOX_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "box_err.h"
+
+typedef struct box_buf {
+    char *b_data; // always NUL-terminated when b_len > 0 or after any append
+    size_t b_len;
+    size_t b_cap; // allocated bytes
+    size_t b_max; // refuse to hold more than this many bytes
+} box_buf;
+
+/* Starts empty; max is the largest length the buffer may reach. */
+void box_buf_init(box_buf *b, size_t max);
+/* Frees the storage and resets to empty. */
+void box_buf_reset(box_buf *b);
+/* Appends; BOX_ETOOBIG past b_max (buffer unchanged), BOX_ENOMEM. */
+box_err box_buf_append(box_buf *b, const void *p, size_t n) BOX_WARN_UNUSED;
+box_err box_buf_puts(box_buf *b, const char *s) BOX_WARN_UNUSED;
+box_err box_buf_putc(box_buf *b, char c) BOX_WARN_UNUSED;
+box_err box_buf_printf(box_buf *b, const char *fmt, ...) BOX_WARN_UNUSED
+    __attribute__((format(printf, 2, 3)));
+box_err box_buf_vprintf(box_buf *b, const char *fmt, va_list ap) BOX_WARN_UNUSED;
+/* Hands the data to the caller (who frees it with box_free); the buffer
+ * is left empty. Returns an empty string for an empty buffer, NULL on
+ * allocation failure. */
+char *box_buf_take(box_buf *b);
+
+#endif

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for box_buf: growth, the cap, take. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+
+static void
+test_append_and_take(void **state)
+{
+    (void)state;
+    box_buf b;
+    box_buf_init(&b, 1000);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(box_buf_puts(&b, "ab"), BOX_OK);
+    assert_int_equal(b.b_len, 200);
+    assert_int_equal(box_buf_printf(&b, "%d", 42), BOX_OK);
+    char *s = box_buf_take(&b);
+    assert_int_equal(strlen(s), 202);
+    assert_string_equal(s + 200, "42");
+    assert_null(b.b_data);
+    box_free(s);
+}
+
+static void
+test_cap_refuses_and_keeps(void **state)
+{
+    (void)state;
+    box_buf b;
+    box_buf_init(&b, 4);
+    assert_int_equal(box_buf_puts(&b, "abc"), BOX_OK);
+    assert_int_equal(box_buf_puts(&b, "de"), BOX_ETOOBIG);
+    assert_string_equal(b.b_data, "abc");
+    assert_int_equal(box_buf_putc(&b, 'd'), BOX_OK);
+    assert_int_equal(box_buf_printf(&b, "x"), BOX_ETOOBIG);
+    assert_string_equal(b.b_data, "abcd");
+    box_buf_reset(&b);
+}
+
+static void
+test_take_empty(void **state)
+{
+    (void)state;
+    box_buf b;
+    box_buf_init(&b, 4);
+    char *s = box_buf_take(&b);
+    assert_string_equal(s, "");
+    box_free(s);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_append_and_take),
+        cmocka_unit_test(test_cap_refuses_and_keeps),
+        cmocka_unit_test(test_take_empty),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

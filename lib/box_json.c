@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* JSON string escaping for the logs box writes. */
+#include "box_json.h"
+
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t
+json_utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len;
+    unsigned min;
+    unsigned cp;
+    if (c < 0x80)
+        return 1;
+    if ((c & 0xe0) == 0xc0) {
+        len = 2;
+        min = 0x80;
+        cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+        len = 3;
+        min = 0x800;
+        cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+        len = 4;
+        min = 0x10000;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+box_err
+box_json_str(box_buf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+    box_err rv = box_buf_putc(b, '"');
+    size_t i = 0;
+    while (rv == BOX_OK && i < n) {
+        unsigned char c = p[i];
+        if (c == '"' || c == '\\') {
+            char e[2] = {'\\', (char)c};
+            rv = box_buf_append(b, e, 2);
+            i++;
+        } else if (c < 0x20 || c == 0x7f) {
+            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            rv = box_buf_append(b, e, 6);
+            i++;
+        } else {
+            size_t l = json_utf8_len(p + i, n - i);
+            if (l == 0) {
+                rv = box_buf_puts(b, "\\ufffd");
+                i++;
+            } else {
+                rv = box_buf_append(b, p + i, l);
+                i += l;
+            }
+        }
+    }
+    if (rv == BOX_OK)
+        rv = box_buf_putc(b, '"');
+    return rv;
+}
+
+box_err
+box_json_cstr(box_buf *b, const char *s)
+{
+    return box_json_str(b, s ? s : "", s ? strlen(s) : 0);
+}

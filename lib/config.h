@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The box.toml loader: read, decode and validate one file (box-spec §5). */
+#ifndef BOX_CONFIG_H
+#define BOX_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "box_err.h"
+
+/*
+ * Every message this module returns is the text after the CLI's
+ * `strands-box: error: ` prefix, and is owned by the caller (box_free).
+ * The shapes, from box-spec §5:
+ *   cannot read config file <p>: <strerror>
+ *   cannot parse config file <p>: line L, column C: <toml or decode error>
+ *     (decode errors are serde-style: `unknown field `x`, expected one of
+ *     `a`, `b``, `missing field `command``, `invalid type: integer `1`,
+ *     expected a string`)
+ *   box name "<n>" is invalid: <reason>; use one component of letters,
+ *     digits, '.', '_', or '-'
+ *   `box_dir` must be absolute: <p>
+ *   invalid `[agent]` table: <reason>          (also `[tool.NAME]`)
+ *   `[agent]` filesystem entry "<e>" is refused: <reason>
+ *   `[egress]` is not supported yet            (likewise mcp, telemetry)
+ * Quoted names and entries use Rust's debug quoting (`"a\tb"`), so a
+ * control character never reaches the terminal raw.
+ *
+ * `[egress.*]`, `[mcp.*]` and `[telemetry.*]` are recognised top-level
+ * keys, but this build cannot honour them, so the loader refuses a file
+ * that carries any of them (fail closed) rather than leaving it to the
+ * caller.
+ */
+
+/* The eight filesystem lists, in the order the contract states them.
+ * ORDER BOX_GRANT: keep box_config_grant_key's table in config.c in this
+ * order. */
+typedef enum box_config_grant {
+    BOX_GRANT_READ,
+    BOX_GRANT_WRITE,
+    BOX_GRANT_READ_FILE,
+    BOX_GRANT_WRITE_FILE,
+    BOX_GRANT_LIST,
+    BOX_GRANT_METADATA, // `[agent]` only
+    BOX_GRANT_EXEC,     // `[agent]` only
+    BOX_GRANT_DENY,
+    BOX_GRANT_COUNT
+} box_config_grant;
+
+/* A list of strings: sv_items[0..sv_len) plus a NULL after the last. */
+typedef struct box_config_strv {
+    char **sv_items;
+    size_t sv_len;
+} box_config_strv;
+
+typedef struct box_config_envvar {
+    char *ev_name;
+    char *ev_value;
+} box_config_envvar;
+
+/*
+ * One `[agent]` or `[tool.NAME]` table (a ProcessSpec), validated. A plain
+ * record rather than an opaque type because every consumer reads every
+ * field; it belongs to its box_config, and callers only read it.
+ */
+typedef struct box_config_process {
+    char *pr_table; // "[agent]" or "[tool.NAME]", as messages name it
+    char *pr_label; // the tool's NAME; NULL for the agent
+    box_config_strv pr_command; // at least one element, [0] non-empty
+    char *pr_workspace;         // absolute, or NULL when absent
+    box_config_envvar *pr_env;  // in source order
+    size_t pr_nenv;
+    box_config_strv pr_fs[BOX_GRANT_COUNT]; // entries as written (`~` kept)
+    bool pr_network;        // a `network` table was written (tools only)
+    bool pr_contain_egress; // `network.contain_egress`, default true
+} box_config_process;
+
+/* A loaded configuration. It owns every string and record reachable from
+ * it; nothing it returns outlives box_config_free. */
+typedef struct box_config box_config;
+
+/* Caps on what the loader holds (TOML's own caps are in toml.h). */
+#define BOX_CONFIG_MAX_NAME 32 // bytes in `name`
+
+/*
+ * Reads, parses and validates the file at path (which must be a regular
+ * file with one name; see box-spec §5). Everything that needs no
+ * filesystem beyond reading the file itself is checked here; see
+ * box_config_check_paths for the rest. On BOX_OK *out is the caller's
+ * (free with box_config_free) and *err is NULL. On failure *out is NULL
+ * and *err is the caller's message (NULL only when even that could not be
+ * allocated). Returns BOX_EIO (cannot read), BOX_EPARSE (not TOML, or not
+ * the shape of box.toml), BOX_ECONFIG (refused by a rule), BOX_ENOTSUP
+ * (`[egress]`, `[mcp]`, `[telemetry]`), BOX_ENOMEM or BOX_EINVAL.
+ */
+box_err box_config_load(const char *path, box_config **out,
+                        char **err) BOX_WARN_UNUSED;
+
+/*
+ * As box_config_load, for text already in memory (tests and fuzzing).
+ * config_path is the absolute path the text stands for: messages name it
+ * and a relative `policy` resolves against its directory. Not read.
+ */
+box_err box_config_parse(const char *text, size_t len, const char *config_path,
+                         box_config **out, char **err) BOX_WARN_UNUSED;
+
+/* Frees the configuration and everything it owns; NULL is a no-op. */
+void box_config_free(box_config *c);
+
+/* The config file's absolute path (symbolic links resolved). */
+const char *box_config_path(const box_config *c);
+const char *box_config_name(const box_config *c);
+/* Absolute, as written. */
+const char *box_config_box_dir(const box_config *c);
+/* Absolute: as written, or joined to the config file's directory when
+ * relative; NULL when absent (the box then denies everything). */
+const char *box_config_policy(const box_config *c);
+/* NULL when the file has no `[agent]` table. */
+const box_config_process *box_config_agent(const box_config *c);
+/* The `[tool.NAME]` tables, in source order. */
+size_t box_config_tool_count(const box_config *c);
+const box_config_process *box_config_tool(const box_config *c, size_t i);
+/* The tool labelled label, or NULL. */
+const box_config_process *box_config_tool_find(const box_config *c,
+                                               const char *label);
+/* The box.toml key of a list: "read", "write", ..., "deny". */
+const char *box_config_grant_key(box_config_grant g);
+
+/*
+ * The checks that need the filesystem, in this order: `box_dir` exists or
+ * its parent does; each `workspace` exists, is a directory and is not the
+ * operator's home; every filesystem entry (with `~` meaning home) exists,
+ * is not a symbolic link, is spelled as the kernel resolves it (grants),
+ * and fits its list (`read_file` / `write_file` name files, `list` and
+ * `metadata` directories, an `exec` file is executable). home is the
+ * operator's home (normally $HOME). The `[agent]` workspace default (the
+ * directory `run` started in) is the caller's to check. On failure *err
+ * is the caller's message; returns BOX_ECONFIG, BOX_EIO or BOX_ENOMEM.
+ */
+box_err box_config_check_paths(const box_config *c, const char *home,
+                               char **err) BOX_WARN_UNUSED;
+
+#endif

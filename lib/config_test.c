@@ -1,0 +1,1652 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for the box.toml loader: every field, every refusal with its exact
+ * text. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "config.h"
+
+/* Every file the tests write lives under one mkdtemp directory. */
+typedef struct fixture {
+    char fx_dir[PATH_MAX];       // resolved, so messages can be predicted
+    char fx_conf[PATH_MAX + 16]; // fx_dir/box.toml
+} fixture;
+
+/* The two keys every valid file needs, so a case states only its own. */
+#define HEAD "name = \"demo\"\nbox_dir = \"/var/lib/box\"\n"
+
+/* ---- fixture ---- */
+
+static int
+rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(p);
+}
+
+static int
+group_setup(void **state)
+{
+    fixture *fx = box_calloc(1, sizeof(*fx));
+    if (fx == NULL)
+        return -1;
+    const char *tmp = getenv("TMPDIR");
+    char tmpl[PATH_MAX];
+    snprintf(tmpl, sizeof(tmpl), "%s/box-config-test.XXXXXX",
+             tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
+    if (mkdtemp(tmpl) == NULL || realpath(tmpl, fx->fx_dir) == NULL) {
+        box_free(fx);
+        return -1;
+    }
+    snprintf(fx->fx_conf, sizeof(fx->fx_conf), "%s/box.toml", fx->fx_dir);
+    *state = fx;
+    return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+    fixture *fx = *state;
+    int rv = nftw(fx->fx_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    box_free(fx);
+    return rv;
+}
+
+/* tmpl with @D replaced by the fixture directory and @P by the config
+ * path; the caller frees it. */
+static char *
+expand(const fixture *fx, const char *tmpl)
+{
+    box_buf b;
+    box_buf_init(&b, 1u << 24);
+    for (const char *p = tmpl; *p != '\0'; p++) {
+        box_err rv;
+        if (p[0] == '@' && p[1] == 'D') {
+            rv = box_buf_puts(&b, fx->fx_dir);
+            p++;
+        } else if (p[0] == '@' && p[1] == 'P') {
+            rv = box_buf_puts(&b, fx->fx_conf);
+            p++;
+        } else {
+            rv = box_buf_putc(&b, *p);
+        }
+        assert_int_equal(rv, BOX_OK);
+    }
+    char *s = box_buf_take(&b);
+    assert_non_null(s);
+    return s;
+}
+
+/* Writes len bytes to fx_dir/name (after @-expansion of the path). */
+static void
+write_file_len(const fixture *fx, const char *name, const char *text,
+               size_t len, mode_t mode)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof(path), "%s/%s", fx->fx_dir, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    assert_true(fd >= 0);
+    size_t off = 0;
+    while (off < len) {
+        ssize_t n = write(fd, text + off, len - off);
+        assert_true(n > 0);
+        off += (size_t)n;
+    }
+    assert_int_equal(fchmod(fd, mode), 0);
+    assert_int_equal(close(fd), 0);
+}
+
+static void
+write_file(const fixture *fx, const char *name, const char *text)
+{
+    write_file_len(fx, name, text, strlen(text), 0644);
+}
+
+static void
+make_dir(const fixture *fx, const char *name)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof(path), "%s/%s", fx->fx_dir, name);
+    if (mkdir(path, 0755) != 0)
+        assert_int_equal(errno, EEXIST);
+}
+
+static void
+make_link(const fixture *fx, const char *target, const char *name)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof(path), "%s/%s", fx->fx_dir, name);
+    unlink(path);
+    assert_int_equal(symlink(target, path), 0);
+}
+
+/* Writes text (after @-expansion) as box.toml and loads it. */
+static box_config *
+load_ok(const fixture *fx, const char *text)
+{
+    char *t = expand(fx, text);
+    write_file(fx, "box.toml", t);
+    box_free(t);
+    box_config *c = NULL;
+    char *err = NULL;
+    box_err rv = box_config_load(fx->fx_conf, &c, &err);
+    if (rv != BOX_OK)
+        fail_msg("refused: %s\n--- input:\n%s", err ? err : "(none)", text);
+    assert_null(err);
+    assert_non_null(c);
+    return c;
+}
+
+static void
+check_refusal(const fixture *fx, box_err want_rv, const char *text,
+              const char *want_tmpl, box_err rv, box_config *c, char *err)
+{
+    char *want = expand(fx, want_tmpl);
+    if (rv == BOX_OK) {
+        box_config_free(c);
+        fail_msg("accepted:\n%s", text);
+    }
+    assert_null(c);
+    assert_non_null(err);
+    if (rv != want_rv || strcmp(err, want) != 0)
+        print_error("input:\n%s\n", text);
+    assert_string_equal(err, want);
+    assert_int_equal(rv, want_rv);
+    box_free(want);
+    box_free(err);
+}
+
+/* Writes text as box.toml and expects the load to fail with exactly
+ * want (after @-expansion). */
+static void
+expect_refusal(const fixture *fx, box_err want_rv, const char *text,
+               const char *want)
+{
+    char *t = expand(fx, text);
+    write_file(fx, "box.toml", t);
+    box_config *c = (box_config *)&c;
+    char *err = NULL;
+    box_err rv = box_config_load(fx->fx_conf, &c, &err);
+    check_refusal(fx, want_rv, t, want, rv, c, err);
+    box_free(t);
+}
+
+/* As expect_refusal, for text that may hold NUL bytes. */
+static void
+expect_refusal_len(const fixture *fx, box_err want_rv, const char *text,
+                   size_t len, const char *want)
+{
+    write_file_len(fx, "box.toml", text, len, 0644);
+    box_config *c = (box_config *)&c;
+    char *err = NULL;
+    box_err rv = box_config_load(fx->fx_conf, &c, &err);
+    check_refusal(fx, want_rv, text, want, rv, c, err);
+}
+
+typedef struct bad_case {
+    const char *text;
+    const char *err;
+} bad_case;
+
+#define RUN_BAD(fx, rv, cases)                                                 \
+    for (size_t i_ = 0; i_ < sizeof(cases) / sizeof(cases[0]); i_++)           \
+    expect_refusal(fx, rv, cases[i_].text, cases[i_].err)
+
+static void
+assert_strv(const box_config_strv *sv, const char *const *want, size_t n)
+{
+    assert_int_equal(sv->sv_len, n);
+    for (size_t i = 0; i < n; i++)
+        assert_string_equal(sv->sv_items[i], want[i]);
+    assert_null(sv->sv_items == NULL ? NULL : sv->sv_items[n]);
+}
+
+#define STRV(sv, ...)                                                          \
+    do {                                                                       \
+        static const char *const w_[] = {__VA_ARGS__};                         \
+        assert_strv(sv, w_, sizeof(w_) / sizeof(w_[0]));                       \
+    } while (0)
+
+/* ---- accepted files ---- */
+
+static void
+test_load_full_example(void **state)
+{
+    fixture *fx = *state;
+    box_config *c = load_ok(
+        fx,
+        "# The spec's example, less [egress].\n"
+        "name = \"demo\"\n"
+        "box_dir = \"/Users/me/boxes/demo/state\"\n"
+        "policy = \"policy.dw\"\n"
+        "[agent]\n"
+        "command = [\"/opt/homebrew/bin/node\", \"/path/cli.js\"]\n"
+        "workspace = \"/Users/me/src/project\"\n"
+        "env = { HOME = \"/Users/me/agent-home\", PATH = \"/usr/bin:/bin\" "
+        "}\n"
+        "[agent.filesystem]\n"
+        "read = [\"~/agent-home\"]\n"
+        "write = [\"~/agent-home\"]\n"
+        "read_file = [\"/etc/localtime\"]\n"
+        "write_file = [\"/work/log\"]\n"
+        "list = [\"~/src/project\"]\n"
+        "metadata = [\"/etc\"]\n"
+        "exec = [\"~/src/project/target/debug\"]\n"
+        "deny = [\"~/src/project/.env\"]\n"
+        "[tool.git]\n"
+        "command = [\"git\"]\n"
+        "[tool.git.filesystem]\n"
+        "read = [\"~/src/project\", \"/Library/Developer/CommandLineTools\"]\n"
+        "write = [\"~/src/project/.git\"]\n"
+        "deny = [\"~/src/project/.env\"]\n"
+        "[tool.sso-cli]\n"
+        "command = [\"sso-cli\", \"login\"]\n"
+        "workspace = \"/tmp\"\n"
+        "network = { contain_egress = false }\n");
+    char *policy = expand(fx, "@D/policy.dw");
+    assert_string_equal(box_config_name(c), "demo");
+    assert_string_equal(box_config_box_dir(c), "/Users/me/boxes/demo/state");
+    assert_string_equal(box_config_policy(c), policy);
+    assert_string_equal(box_config_path(c), fx->fx_conf);
+    box_free(policy);
+
+    const box_config_process *a = box_config_agent(c);
+    assert_non_null(a);
+    assert_string_equal(a->pr_table, "[agent]");
+    assert_null(a->pr_label);
+    STRV(&a->pr_command, "/opt/homebrew/bin/node", "/path/cli.js");
+    assert_string_equal(a->pr_workspace, "/Users/me/src/project");
+    assert_int_equal(a->pr_nenv, 2);
+    assert_string_equal(a->pr_env[0].ev_name, "HOME");
+    assert_string_equal(a->pr_env[0].ev_value, "/Users/me/agent-home");
+    assert_string_equal(a->pr_env[1].ev_name, "PATH");
+    assert_string_equal(a->pr_env[1].ev_value, "/usr/bin:/bin");
+    STRV(&a->pr_fs[BOX_GRANT_READ], "~/agent-home");
+    STRV(&a->pr_fs[BOX_GRANT_WRITE], "~/agent-home");
+    STRV(&a->pr_fs[BOX_GRANT_READ_FILE], "/etc/localtime");
+    STRV(&a->pr_fs[BOX_GRANT_WRITE_FILE], "/work/log");
+    STRV(&a->pr_fs[BOX_GRANT_LIST], "~/src/project");
+    STRV(&a->pr_fs[BOX_GRANT_METADATA], "/etc");
+    STRV(&a->pr_fs[BOX_GRANT_EXEC], "~/src/project/target/debug");
+    STRV(&a->pr_fs[BOX_GRANT_DENY], "~/src/project/.env");
+    assert_false(a->pr_network);
+    assert_true(a->pr_contain_egress);
+
+    assert_int_equal(box_config_tool_count(c), 2);
+    const box_config_process *git = box_config_tool(c, 0);
+    assert_ptr_equal(box_config_tool_find(c, "git"), git);
+    assert_string_equal(git->pr_table, "[tool.git]");
+    assert_string_equal(git->pr_label, "git");
+    STRV(&git->pr_command, "git");
+    assert_null(git->pr_workspace);
+    assert_int_equal(git->pr_nenv, 0);
+    STRV(&git->pr_fs[BOX_GRANT_READ], "~/src/project",
+         "/Library/Developer/CommandLineTools");
+    STRV(&git->pr_fs[BOX_GRANT_WRITE], "~/src/project/.git");
+    STRV(&git->pr_fs[BOX_GRANT_DENY], "~/src/project/.env");
+    assert_int_equal(git->pr_fs[BOX_GRANT_LIST].sv_len, 0);
+    assert_false(git->pr_network);
+    assert_true(git->pr_contain_egress);
+
+    const box_config_process *sso = box_config_tool(c, 1);
+    assert_ptr_equal(box_config_tool_find(c, "sso-cli"), sso);
+    STRV(&sso->pr_command, "sso-cli", "login");
+    assert_string_equal(sso->pr_workspace, "/tmp");
+    assert_true(sso->pr_network);
+    assert_false(sso->pr_contain_egress);
+    assert_null(box_config_tool(c, 2));
+    assert_null(box_config_tool_find(c, "missing"));
+    box_config_free(c);
+}
+
+static void
+test_load_minimal(void **state)
+{
+    fixture *fx = *state;
+    box_config *c = load_ok(fx, HEAD);
+    assert_string_equal(box_config_name(c), "demo");
+    assert_string_equal(box_config_box_dir(c), "/var/lib/box");
+    assert_null(box_config_policy(c));
+    assert_null(box_config_agent(c));
+    assert_int_equal(box_config_tool_count(c), 0);
+    box_config_free(c);
+    box_config_free(NULL);
+}
+
+static void
+test_policy_resolution(void **state)
+{
+    fixture *fx = *state;
+    box_config *c = load_ok(fx, HEAD "policy = \"/etc/box/policy.dw\"\n");
+    assert_string_equal(box_config_policy(c), "/etc/box/policy.dw");
+    box_config_free(c);
+
+    c = load_ok(fx, HEAD "policy = \"sub/dir/p.dw\"\n");
+    char *want = expand(fx, "@D/sub/dir/p.dw");
+    assert_string_equal(box_config_policy(c), want);
+    box_free(want);
+    box_config_free(c);
+
+    // From the file the path resolves to, not the link that named it.
+    make_dir(fx, "real");
+    write_file(fx, "real/box.toml", HEAD "policy = \"p.dw\"\n");
+    make_link(fx, "real/box.toml", "link.toml");
+    char *link = expand(fx, "@D/link.toml");
+    char *err = NULL;
+    assert_int_equal(box_config_load(link, &c, &err), BOX_OK);
+    want = expand(fx, "@D/real/p.dw");
+    assert_string_equal(box_config_policy(c), want);
+    box_free(want);
+    want = expand(fx, "@D/real/box.toml");
+    assert_string_equal(box_config_path(c), want);
+    box_free(want);
+    box_free(link);
+    box_config_free(c);
+}
+
+static void
+test_config_path_is_absolute(void **state)
+{
+    fixture *fx = *state;
+    write_file(fx, "box.toml", HEAD);
+    make_dir(fx, "real");
+    char cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof(cwd)));
+    assert_int_equal(chdir(fx->fx_dir), 0);
+    box_config *c = NULL;
+    char *err = NULL;
+    box_err rv = box_config_load("./real/../box.toml", &c, &err);
+    assert_int_equal(chdir(cwd), 0);
+    assert_int_equal(rv, BOX_OK);
+    assert_string_equal(box_config_path(c), fx->fx_conf);
+    box_config_free(c);
+}
+
+static void
+test_inline_and_dotted_forms(void **state)
+{
+    fixture *fx = *state;
+    box_config *c = load_ok(
+        fx, "name = 'demo'\n"
+            "box_dir = \"/b\"\n"
+            "agent = { command = [\"a\"], filesystem = { read = [\"/r\"] } }\n"
+            "tool = { x = { command = [\"x\"] }, y = { command = [\"y\"], "
+            "network.contain_egress = true } }\n");
+    const box_config_process *a = box_config_agent(c);
+    STRV(&a->pr_command, "a");
+    STRV(&a->pr_fs[BOX_GRANT_READ], "/r");
+    assert_int_equal(box_config_tool_count(c), 2);
+    assert_string_equal(box_config_tool(c, 1)->pr_label, "y");
+    assert_true(box_config_tool(c, 1)->pr_network);
+    assert_true(box_config_tool(c, 1)->pr_contain_egress);
+    box_config_free(c);
+
+    c = load_ok(fx, HEAD "agent.command = [\"a\"]\n"
+                         "agent.env.TERM = \"xterm\"\n"
+                         "tool.git.command = [\"git\"]\n"
+                         "tool.git.filesystem.read = [\"/r\"]\n");
+    assert_string_equal(box_config_agent(c)->pr_env[0].ev_name, "TERM");
+    STRV(&box_config_tool_find(c, "git")->pr_fs[BOX_GRANT_READ], "/r");
+    box_config_free(c);
+}
+
+static void
+test_network_table_on_tools(void **state)
+{
+    fixture *fx = *state;
+    box_config *c = load_ok(fx, HEAD "[tool.a]\ncommand = [\"a\"]\n"
+                                     "[tool.b]\ncommand = [\"b\"]\n"
+                                     "[tool.b.network]\n"
+                                     "[tool.c]\ncommand = [\"c\"]\n"
+                                     "[tool.c.network]\n"
+                                     "contain_egress = true\n"
+                                     "[tool.d]\ncommand = [\"d\"]\n"
+                                     "[tool.d.network]\n"
+                                     "contain_egress = false\n");
+    const box_config_process *t = box_config_tool_find(c, "a");
+    assert_false(t->pr_network);
+    assert_true(t->pr_contain_egress);
+    t = box_config_tool_find(c, "b");
+    assert_true(t->pr_network);
+    assert_true(t->pr_contain_egress);
+    t = box_config_tool_find(c, "c");
+    assert_true(t->pr_network);
+    assert_true(t->pr_contain_egress);
+    t = box_config_tool_find(c, "d");
+    assert_true(t->pr_network);
+    assert_false(t->pr_contain_egress);
+    box_config_free(c);
+}
+
+static void
+test_names_and_labels_accepted(void **state)
+{
+    fixture *fx = *state;
+    static const char *const names[] = {
+        "default",
+        "codex",
+        "my-box",
+        "box_1",
+        "v1.2",
+        "...",
+        "-",
+        "A.Z",
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", // 32 bytes
+    };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char text[256];
+        snprintf(text, sizeof(text),
+                 "name = \"%s\"\nbox_dir = \"/b\"\n[tool.\"%s\"]\n"
+                 "command = [\"x\"]\n",
+                 names[i], names[i]);
+        box_config *c = load_ok(fx, text);
+        assert_string_equal(box_config_name(c), names[i]);
+        assert_string_equal(box_config_tool(c, 0)->pr_label, names[i]);
+        box_config_free(c);
+    }
+    // A label has no length cap.
+    box_config *c = load_ok(
+        fx, HEAD "[tool.a-very-long-tool-label-well-past-thirty-two-bytes]\n"
+                 "command = [\"x\"]\n");
+    box_config_free(c);
+}
+
+static void
+test_env_accepted(void **state)
+{
+    fixture *fx = *state;
+    box_config *c = load_ok(
+        fx, HEAD "[agent]\ncommand = [\"a\"]\n"
+                 "[agent.env]\n"
+                 "HOME = \"/home/agent\"\n"
+                 "TMPDIR = \"/tmp/agent\"\n"
+                 "PATH = \"bin:/usr/bin\"\n" // PATH need not be absolute
+                 "TERM = \"xterm\"\n"
+                 "_X = \"\"\n"
+                 "a1 = \"x\"\n"
+                 "LD = \"not the LD_ family\"\n"
+                 "PYTHO = \"x\"\n"
+                 "DYLD = \"x\"\n"
+                 "OTEL_EXPORTER_OTLP = \"no trailing underscore\"\n"
+                 "OTEL_SERVICE_NAME = \"x\"\n"
+                 "USERNAME = \"x\"\n"
+                 "ENVIRONMENT = \"x\"\n"
+                 "http_proxy_x = \"x\"\n");
+    const box_config_process *a = box_config_agent(c);
+    assert_int_equal(a->pr_nenv, 14);
+    assert_string_equal(a->pr_env[13].ev_name, "http_proxy_x");
+    box_config_free(c);
+}
+
+static void
+test_entries_and_commands_accepted(void **state)
+{
+    fixture *fx = *state;
+    box_config *c = load_ok(
+        fx, HEAD "[agent]\n"
+                 "command = [\"/bin/sh\", \"-c\", \"echo *\", \"\"]\n"
+                 "[agent.filesystem]\n"
+                 "read = [\"~\", \"~/a/\", \"/\", \"/a/b\", \"~/x/y\", "
+                 "\"/a/.../b\", \"/a/b..\", \"/x/~\", \"/a/.b\", "
+                 "\"/caf\xC3\xA9\"]\n"
+                 "write = [\"/a/b\"]\n" // the same path in another list
+                 "deny = [\"/a/b\"]\n"
+                 "[tool.t]\n"
+                 "command = [\"git\"]\n"
+                 "[tool.u]\n"
+                 "command = [\"git/\"]\n" // one component, like Rust's Path
+                 "[tool.v]\n"
+                 "command = [\"/usr/bin/../bin/git\"]\n");
+    const box_config_process *a = box_config_agent(c);
+    assert_int_equal(a->pr_fs[BOX_GRANT_READ].sv_len, 10);
+    STRV(&a->pr_command, "/bin/sh", "-c", "echo *", "");
+    box_config_free(c);
+}
+
+static void
+test_grant_keys(void **state)
+{
+    (void)state;
+    static const char *const want[] = {"read",       "write", "read_file",
+                                       "write_file", "list",  "metadata",
+                                       "exec",       "deny"};
+    for (int g = 0; g < BOX_GRANT_COUNT; g++)
+        assert_string_equal(box_config_grant_key((box_config_grant)g), want[g]);
+    assert_string_equal(box_config_grant_key(BOX_GRANT_COUNT), "unknown");
+}
+
+static void
+test_parse_api(void **state)
+{
+    (void)state;
+    const char text[] = HEAD "policy = \"p.dw\"\n";
+    box_config *c = NULL;
+    char *err = NULL;
+    assert_int_equal(
+        box_config_parse(text, sizeof(text) - 1, "/etc/box/box.toml", &c, &err),
+        BOX_OK);
+    assert_null(err);
+    assert_string_equal(box_config_path(c), "/etc/box/box.toml");
+    assert_string_equal(box_config_policy(c), "/etc/box/p.dw");
+    box_config_free(c);
+
+    assert_int_equal(
+        box_config_parse(text, sizeof(text) - 1, "/box.toml", &c, &err),
+        BOX_OK);
+    assert_string_equal(box_config_policy(c), "/p.dw");
+    box_config_free(c);
+
+    assert_int_equal(box_config_parse("name = 1", 8, "/b.toml", &c, &err),
+                     BOX_EPARSE);
+    assert_null(c);
+    assert_string_equal(err, "cannot parse config file /b.toml: line 1, "
+                             "column 8: invalid type: integer `1`, expected a "
+                             "string");
+    box_free(err);
+
+    c = (box_config *)&c;
+    err = (char *)&err;
+    assert_int_equal(box_config_parse(NULL, 0, "/b", &c, &err), BOX_EINVAL);
+    assert_null(c);
+    assert_null(err);
+    assert_int_equal(box_config_parse(text, 1, NULL, &c, &err), BOX_EINVAL);
+    assert_int_equal(box_config_parse(text, 1, "/b", NULL, &err), BOX_EINVAL);
+    assert_int_equal(box_config_parse(text, 1, "/b", &c, NULL), BOX_EINVAL);
+    assert_int_equal(box_config_load(NULL, &c, &err), BOX_EINVAL);
+    assert_int_equal(box_config_load("/x", NULL, &err), BOX_EINVAL);
+    assert_int_equal(box_config_load("/x", &c, NULL), BOX_EINVAL);
+    assert_int_equal(box_config_check_paths(NULL, "/", &err), BOX_EINVAL);
+    assert_null(err);
+}
+
+/* ---- reading ---- */
+
+static void
+test_read_errors(void **state)
+{
+    fixture *fx = *state;
+    box_config *c = (box_config *)&c;
+    char *err = NULL;
+
+    assert_int_equal(box_config_load("/nonexistent/box.toml", &c, &err),
+                     BOX_EIO);
+    assert_null(c);
+    assert_string_equal(err, "cannot read config file /nonexistent/box.toml: "
+                             "No such file or directory");
+    box_free(err);
+
+    // A relative path is named as given when it cannot be resolved.
+    assert_int_equal(box_config_load("no/such.toml", &c, &err), BOX_EIO);
+    assert_string_equal(err, "cannot read config file no/such.toml: No such "
+                             "file or directory");
+    box_free(err);
+
+    make_dir(fx, "adir");
+    char *p = expand(fx, "@D/adir");
+    assert_int_equal(box_config_load(p, &c, &err), BOX_ECONFIG);
+    char *want = expand(fx, "configuration source @D/adir is not a regular "
+                            "file");
+    assert_string_equal(err, want);
+    box_free(want);
+    box_free(err);
+    box_free(p);
+
+    p = expand(fx, "@D/fifo");
+    assert_int_equal(mkfifo(p, 0600), 0);
+    assert_int_equal(box_config_load(p, &c, &err), BOX_ECONFIG);
+    want = expand(fx, "configuration source @D/fifo is not a regular file");
+    assert_string_equal(err, want);
+    box_free(want);
+    box_free(err);
+    box_free(p);
+
+    write_file(fx, "box.toml", HEAD);
+    p = expand(fx, "@D/second-name.toml");
+    assert_int_equal(link(fx->fx_conf, p), 0);
+    assert_int_equal(box_config_load(fx->fx_conf, &c, &err), BOX_ECONFIG);
+    want = expand(fx, "configuration source @P has more than one filesystem "
+                      "name");
+    assert_string_equal(err, want);
+    box_free(want);
+    box_free(err);
+    assert_int_equal(unlink(p), 0);
+    box_free(p);
+
+    // A dangling link cannot be resolved.
+    make_link(fx, "missing-target", "dangling.toml");
+    p = expand(fx, "@D/dangling.toml");
+    assert_int_equal(box_config_load(p, &c, &err), BOX_EIO);
+    want = expand(fx, "cannot read config file @D/dangling.toml: No such "
+                      "file or directory");
+    assert_string_equal(err, want);
+    box_free(want);
+    box_free(err);
+    box_free(p);
+
+    // Unreadable (root reads anything, so only as another user).
+    if (geteuid() != 0) {
+        write_file_len(fx, "box.toml", HEAD, strlen(HEAD), 0);
+        assert_int_equal(box_config_load(fx->fx_conf, &c, &err), BOX_EIO);
+        want = expand(fx, "cannot read config file @P: Permission denied");
+        assert_string_equal(err, want);
+        box_free(want);
+        box_free(err);
+        assert_int_equal(chmod(fx->fx_conf, 0644), 0);
+    }
+
+    // Over the size cap: refused before parsing.
+    size_t big = (1u << 20) + 1;
+    char *text = box_alloc(big);
+    assert_non_null(text);
+    memset(text, '#', big);
+    write_file_len(fx, "box.toml", text, big, 0644);
+    box_free(text);
+    assert_int_equal(box_config_load(fx->fx_conf, &c, &err), BOX_EIO);
+    want = expand(fx, "cannot read config file @P: File too large");
+    assert_string_equal(err, want);
+    box_free(want);
+    box_free(err);
+    assert_null(c);
+}
+
+/* ---- decoding ---- */
+
+static void
+test_toml_errors_are_wrapped(void **state)
+{
+    fixture *fx = *state;
+    static const bad_case cases[] = {
+        {"name = ", "cannot parse config file @P: line 1, column 8: expected "
+                    "a value, found end of input"},
+        {HEAD "[agent]\ncommand = [\"a\"\n",
+         "cannot parse config file @P: line 5, column 1: expected `,` or `]` "
+         "in the array opened at line 4, column 11, found end of input"},
+        {HEAD "x = 1.5\n", "cannot parse config file @P: line 3, column 5: "
+                           "floats are not supported by box.toml"},
+        {HEAD "name = \"again\"\n",
+         "cannot parse config file @P: line 3, column 1: duplicate key `name` "
+         "(first defined at line 1, column 1)"},
+        {HEAD "[agent]\n[agent]\n",
+         "cannot parse config file @P: line 4, column 1: table `agent` is "
+         "defined twice (first at line 3, column 1)"},
+        {"name = \"\xFF\"", "cannot parse config file @P: line 1, column 9: "
+                            "invalid UTF-8 (byte 0xFF)"},
+        {HEAD "[[tool]]\n", "cannot parse config file @P: line 3, column 1: "
+                            "arrays of tables (`[[...]]`) are not supported "
+                            "by box.toml"},
+    };
+    RUN_BAD(fx, BOX_EPARSE, cases);
+}
+
+static void
+test_unknown_fields(void **state)
+{
+    fixture *fx = *state;
+    static const bad_case cases[] = {
+        {HEAD "foo = 1\n",
+         "cannot parse config file @P: line 3, column 1: unknown field `foo`, "
+         "expected one of `name`, `box_dir`, `policy`, `agent`, `tool`, "
+         "`egress`, `mcp`, `telemetry`"},
+        {"workspace = \"/w\"\n" HEAD,
+         "cannot parse config file @P: line 1, column 1: unknown field "
+         "`workspace`, expected one of `name`, `box_dir`, `policy`, `agent`, "
+         "`tool`, `egress`, `mcp`, `telemetry`"},
+        {HEAD "[filesystem]\nread = []\n",
+         "cannot parse config file @P: line 3, column 2: unknown field "
+         "`filesystem`, expected one of `name`, `box_dir`, `policy`, "
+         "`agent`, `tool`, `egress`, `mcp`, `telemetry`"},
+        {HEAD "\"a\\tb\" = 1\n",
+         "cannot parse config file @P: line 3, column 1: unknown field "
+         "`a\\tb`, expected one of `name`, `box_dir`, `policy`, `agent`, "
+         "`tool`, `egress`, `mcp`, `telemetry`"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nread = [\"/a\"]\n",
+         "cannot parse config file @P: line 5, column 1: unknown field "
+         "`read`, expected one of `command`, `workspace`, `env`, "
+         "`filesystem`, `network`"},
+        {HEAD "[agent]\ndefault_command = [\"a\"]\n",
+         "cannot parse config file @P: line 4, column 1: unknown field "
+         "`default_command`, expected one of `command`, `workspace`, `env`, "
+         "`filesystem`, `network`"},
+        {HEAD "[tool.git]\ncommand = [\"git\"]\n  exec = [\"/x\"]\n",
+         "cannot parse config file @P: line 5, column 3: unknown field "
+         "`exec`, expected one of `command`, `workspace`, `env`, "
+         "`filesystem`, `network`"},
+        {HEAD "[agent]\ncommand = [\"a\"]\n[agent.filesystem]\nexecute = []\n",
+         "cannot parse config file @P: line 6, column 1: unknown field "
+         "`execute`, expected one of `read`, `write`, `read_file`, "
+         "`write_file`, `list`, `metadata`, `exec`, `deny`"},
+        {HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
+              "readfile = []\n",
+         "cannot parse config file @P: line 6, column 1: unknown field "
+         "`readfile`, expected one of `read`, `write`, `read_file`, "
+         "`write_file`, `list`, `metadata`, `exec`, `deny`"},
+        {HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.network]\n"
+              "proxy = false\n",
+         "cannot parse config file @P: line 6, column 1: unknown field "
+         "`proxy`, expected `contain_egress`"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nenv = {}\nnetwork = { x = 1 }\n",
+         "cannot parse config file @P: line 6, column 13: unknown field `x`, "
+         "expected `contain_egress`"},
+    };
+    RUN_BAD(fx, BOX_EPARSE, cases);
+}
+
+static void
+test_missing_fields(void **state)
+{
+    fixture *fx = *state;
+    static const bad_case cases[] = {
+        {"", "cannot parse config file @P: line 1, column 1: missing field "
+             "`name`"},
+        {"box_dir = \"/b\"\n", "cannot parse config file @P: line 1, column "
+                               "1: missing field `name`"},
+        {"name = \"a\"\n", "cannot parse config file @P: line 1, column 1: "
+                           "missing field `box_dir`"},
+        {"name = \"a\"\n[agent]\ncommand = []\n",
+         "cannot parse config file @P: line 1, column 1: missing field "
+         "`box_dir`"},
+        {HEAD "[agent]\nworkspace = \"/w\"\n",
+         "cannot parse config file @P: line 3, column 1: missing field "
+         "`command`"},
+        {HEAD "\n[agent.filesystem]\nread = []\n",
+         "cannot parse config file @P: line 4, column 2: missing field "
+         "`command`"},
+        {HEAD "agent = {}\n", "cannot parse config file @P: line 3, column 9: "
+                              "missing field `command`"},
+        {HEAD "[tool.git]\n", "cannot parse config file @P: line 3, column 1: "
+                              "missing field `command`"},
+        {HEAD "[tool.x]\ncommand = [\"x\"]\n[tool.git.filesystem]\n",
+         "cannot parse config file @P: line 5, column 7: missing field "
+         "`command`"},
+        // Unknown fields come first, in source order, then missing ones.
+        {"foo = 1\n", "cannot parse config file @P: line 1, column 1: "
+                      "unknown field `foo`, expected one of `name`, "
+                      "`box_dir`, `policy`, `agent`, `tool`, `egress`, "
+                      "`mcp`, `telemetry`"},
+        {"[egress.gh]\n", "cannot parse config file @P: line 1, column 1: "
+                          "missing field `name`"},
+    };
+    RUN_BAD(fx, BOX_EPARSE, cases);
+}
+
+static void
+test_invalid_types(void **state)
+{
+    fixture *fx = *state;
+    static const bad_case cases[] = {
+        {"name = 5\nbox_dir = \"/b\"\n",
+         "cannot parse config file @P: line 1, column 8: invalid type: "
+         "integer `5`, expected a string"},
+        {"name = \"a\"\nbox_dir = true\n",
+         "cannot parse config file @P: line 2, column 11: invalid type: "
+         "boolean `true`, expected a string"},
+        {HEAD "policy = [\"p\"]\n",
+         "cannot parse config file @P: line 3, column 10: invalid type: "
+         "array, expected a string"},
+        {HEAD "policy = { p = 1 }\n",
+         "cannot parse config file @P: line 3, column 10: invalid type: "
+         "table, expected a string"},
+        {HEAD "agent = \"node\"\n",
+         "cannot parse config file @P: line 3, column 9: invalid type: "
+         "string \"node\", expected a table"},
+        {HEAD "agent = [\"node\"]\n",
+         "cannot parse config file @P: line 3, column 9: invalid type: "
+         "array, expected a table"},
+        {HEAD "tool = 1\n", "cannot parse config file @P: line 3, column 8: "
+                            "invalid type: integer `1`, expected a table"},
+        {HEAD "[tool]\ngit = \"git\"\n",
+         "cannot parse config file @P: line 4, column 7: invalid type: "
+         "string \"git\", expected a table"},
+        {HEAD "[agent]\ncommand = \"node\"\n",
+         "cannot parse config file @P: line 4, column 11: invalid type: "
+         "string \"node\", expected an array of strings"},
+        {HEAD "[agent]\ncommand = [\"node\", 1]\n",
+         "cannot parse config file @P: line 4, column 20: invalid type: "
+         "integer `1`, expected a string"},
+        {HEAD "[agent]\ncommand = [[\"node\"]]\n",
+         "cannot parse config file @P: line 4, column 12: invalid type: "
+         "array, expected a string"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nworkspace = false\n",
+         "cannot parse config file @P: line 5, column 13: invalid type: "
+         "boolean `false`, expected a string"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nenv = \"HOME=/h\"\n",
+         "cannot parse config file @P: line 5, column 7: invalid type: "
+         "string \"HOME=/h\", expected a table of strings"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nenv = { DEBUG = 1 }\n",
+         "cannot parse config file @P: line 5, column 17: invalid type: "
+         "integer `1`, expected a string"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nenv = { X = { Y = \"z\" } }\n",
+         "cannot parse config file @P: line 5, column 13: invalid type: "
+         "table, expected a string"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nfilesystem = [\"/a\"]\n",
+         "cannot parse config file @P: line 5, column 14: invalid type: "
+         "array, expected a table"},
+        {HEAD "[agent]\ncommand = [\"a\"]\n[agent.filesystem]\n"
+              "read = \"/a\"\n",
+         "cannot parse config file @P: line 6, column 8: invalid type: "
+         "string \"/a\", expected an array of strings"},
+        {HEAD "[agent]\ncommand = [\"a\"]\n[agent.filesystem]\n"
+              "deny = [\"/a\", true]\n",
+         "cannot parse config file @P: line 6, column 15: invalid type: "
+         "boolean `true`, expected a string"},
+        {HEAD "[tool.x]\ncommand = [\"a\"]\nnetwork = true\n",
+         "cannot parse config file @P: line 5, column 11: invalid type: "
+         "boolean `true`, expected a table"},
+        {HEAD "[tool.x]\ncommand = [\"a\"]\n[tool.x.network]\n"
+              "contain_egress = \"false\"\n",
+         "cannot parse config file @P: line 6, column 18: invalid type: "
+         "string \"false\", expected a boolean"},
+        {HEAD "[tool.x]\ncommand = [\"a\"]\n[tool.x.network]\n"
+              "contain_egress = 0\n",
+         "cannot parse config file @P: line 6, column 18: invalid type: "
+         "integer `0`, expected a boolean"},
+        // A long string is cut to 64 bytes in the message.
+        {HEAD "agent = "
+              "\"0123456789012345678901234567890123456789012345678901234567"
+              "890123456789\"\n",
+         "cannot parse config file @P: line 3, column 9: invalid type: "
+         "string "
+         "\"0123456789012345678901234567890123456789012345678901234567890123\""
+         "..., expected a table"},
+        {HEAD "agent = \"tab\\there\"\n",
+         "cannot parse config file @P: line 3, column 9: invalid type: "
+         "string \"tab\\there\", expected a table"},
+    };
+    RUN_BAD(fx, BOX_EPARSE, cases);
+}
+
+static void
+test_nul_refused(void **state)
+{
+    fixture *fx = *state;
+    static const bad_case parse_cases[] = {
+        {"name = \"a\\u0000b\"\nbox_dir = \"/b\"\n",
+         "cannot parse config file @P: line 1, column 8: invalid value: "
+         "string \"a\\0b\" holds a NUL character, which no path, name, "
+         "argument or variable can carry"},
+        {HEAD "[agent]\ncommand = [\"/bin/sh\\u0000x\"]\n",
+         "cannot parse config file @P: line 4, column 12: invalid value: "
+         "string \"/bin/sh\\0x\" holds a NUL character, which no path, name, "
+         "argument or variable can carry"},
+        {HEAD "[agent]\ncommand = [\"a\"]\n[agent.filesystem]\n"
+              "read = [\"/a\\u0000/b\"]\n",
+         "cannot parse config file @P: line 6, column 9: invalid value: "
+         "string \"/a\\0/b\" holds a NUL character, which no path, name, "
+         "argument or variable can carry"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nenv = { A = \"x\\u0000\" }\n",
+         "cannot parse config file @P: line 5, column 13: invalid value: "
+         "string \"x\\0\" holds a NUL character, which no path, name, "
+         "argument or variable can carry"},
+    };
+    RUN_BAD(fx, BOX_EPARSE, parse_cases);
+    static const bad_case config_cases[] = {
+        {HEAD "[agent]\ncommand = [\"a\"]\nenv = { \"A\\u0000B\" = \"x\" }\n",
+         "invalid `[agent]` table: `env` name \"A\\0B\" is not a valid "
+         "environment-variable name"},
+        {HEAD "[tool.\"g\\u0000it\"]\ncommand = [\"git\"]\n",
+         "invalid `[tool.g\\0it]` table: the label must be one component of "
+         "letters, digits, '.', '_', or '-'"},
+    };
+    RUN_BAD(fx, BOX_ECONFIG, config_cases);
+    // A raw NUL byte in the file is a TOML error.
+    expect_refusal_len(fx, BOX_EPARSE, "name = \"a\0\"", 11,
+                       "cannot parse config file @P: line 1, column 10: "
+                       "control character U+0000 must be escaped in a "
+                       "string");
+}
+
+/* ---- validation ---- */
+
+static void
+test_name_refusals(void **state)
+{
+    fixture *fx = *state;
+    static const bad_case cases[] = {
+        {"name = \"\"\nbox_dir = \"/b\"\n",
+         "box name \"\" is invalid: it is empty; use one component of "
+         "letters, digits, '.', '_', or '-'"},
+        {"name = \".\"\nbox_dir = \"/b\"\n",
+         "box name \".\" is invalid: it names a relative directory; use one "
+         "component of letters, digits, '.', '_', or '-'"},
+        {"name = \"..\"\nbox_dir = \"/b\"\n",
+         "box name \"..\" is invalid: it names a relative directory; use one "
+         "component of letters, digits, '.', '_', or '-'"},
+        {"name = \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"\nbox_dir = \"/b\"\n",
+         "box name \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" is invalid: it is 33 "
+         "bytes; a name may be at most 32, so it stays one readable label in "
+         "a record and in telemetry; use one component of letters, digits, "
+         "'.', '_', or '-'"},
+        {"name = \"../escape\"\nbox_dir = \"/b\"\n",
+         "box name \"../escape\" is invalid: it contains '/'; use one "
+         "component of letters, digits, '.', '_', or '-'"},
+        {"name = \"a/b\"\nbox_dir = \"/b\"\n",
+         "box name \"a/b\" is invalid: it contains '/'; use one component of "
+         "letters, digits, '.', '_', or '-'"},
+        {"name = \"with space\"\nbox_dir = \"/b\"\n",
+         "box name \"with space\" is invalid: it contains ' '; use one "
+         "component of letters, digits, '.', '_', or '-'"},
+        {"name = \"tab\\t\"\nbox_dir = \"/b\"\n",
+         "box name \"tab\\t\" is invalid: it contains '\\t'; use one "
+         "component of letters, digits, '.', '_', or '-'"},
+        {"name = \"esc\\u001b\"\nbox_dir = \"/b\"\n",
+         "box name \"esc\\u{1b}\" is invalid: it contains '\\u{1b}'; use one "
+         "component of letters, digits, '.', '_', or '-'"},
+        {"name = \"c1\\u0085\"\nbox_dir = \"/b\"\n",
+         "box name \"c1\\u{85}\" is invalid: it contains '\\u{85}'; use one "
+         "component of letters, digits, '.', '_', or '-'"},
+        {"name = \"caf\\u00e9\"\nbox_dir = \"/b\"\n",
+         "box name \"caf\xC3\xA9\" is invalid: it contains '\xC3\xA9'; use "
+         "one component of letters, digits, '.', '_', or '-'"},
+        {"name = \"it's\"\nbox_dir = \"/b\"\n",
+         "box name \"it's\" is invalid: it contains '\\''; use one component "
+         "of letters, digits, '.', '_', or '-'"},
+        {"name = 'say\"hi\"'\nbox_dir = \"/b\"\n",
+         "box name \"say\\\"hi\\\"\" is invalid: it contains '\"'; use one "
+         "component of letters, digits, '.', '_', or '-'"},
+        {"name = 'back\\slash'\nbox_dir = \"/b\"\n",
+         "box name \"back\\\\slash\" is invalid: it contains '\\\\'; use one "
+         "component of letters, digits, '.', '_', or '-'"},
+        // The length is judged before the characters, as the reference does.
+        {"name = \"a/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"\nbox_dir = \"/b\"\n",
+         "box name \"a/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\" is invalid: it is "
+         "35 bytes; a name may be at most 32, so it stays one readable label "
+         "in a record and in telemetry; use one component of letters, "
+         "digits, '.', '_', or '-'"},
+    };
+    RUN_BAD(fx, BOX_ECONFIG, cases);
+}
+
+static void
+test_box_dir_and_policy_refusals(void **state)
+{
+    fixture *fx = *state;
+    static const bad_case cases[] = {
+        {"name = \"a\"\nbox_dir = \"state\"\n",
+         "`box_dir` must be absolute: state"},
+        {"name = \"a\"\nbox_dir = \"\"\n", "`box_dir` must be absolute: "},
+        {"name = \"a\"\nbox_dir = \"~/boxes\"\n",
+         "`box_dir` must be absolute: ~/boxes"},
+        {"name = \"a\"\nbox_dir = \"./x\"\n",
+         "`box_dir` must be absolute: ./x"},
+        {HEAD "policy = \"\"\n", "`policy` is empty; name the policy file, "
+                                 "or leave the key out so the box denies "
+                                 "everything"},
+    };
+    RUN_BAD(fx, BOX_ECONFIG, cases);
+}
+
+#define NET_REFUSED                                                            \
+    "invalid `[agent]` table: `network` is refused on `[agent]`: the agent "   \
+    "always reaches the network through the egress gateway, and only a "       \
+    "`[tool.<name>]` or a stdio `[mcp.<name>]` takes "                         \
+    "`network.contain_egress`"
+
+static void
+test_process_refusals(void **state)
+{
+    fixture *fx = *state;
+    static const bad_case cases[] = {
+        {HEAD "[agent]\ncommand = [\"a\"]\n[agent.network]\n"
+              "contain_egress = false\n",
+         NET_REFUSED},
+        {HEAD "[agent]\ncommand = [\"a\"]\n[agent.network]\n"
+              "contain_egress = true\n",
+         NET_REFUSED},
+        {HEAD "[agent]\ncommand = [\"a\"]\n[agent.network]\n", NET_REFUSED},
+        {HEAD "agent = { command = [\"a\"], network = {} }\n", NET_REFUSED},
+        // network is judged before command, as the reference does.
+        {HEAD "[agent]\ncommand = []\nnetwork = {}\n", NET_REFUSED},
+        {HEAD "[agent]\ncommand = []\n",
+         "invalid `[agent]` table: `command` must name a program as its first "
+         "entry"},
+        {HEAD "[tool.git]\ncommand = []\n",
+         "invalid `[tool.git]` table: `command` must name a program as its "
+         "first entry"},
+        {HEAD "[agent]\ncommand = [\"\", \"x\"]\n",
+         "invalid `[agent]` table: `command` element 0 is empty"},
+        {HEAD "[agent]\ncommand = [\"./node\"]\n",
+         "invalid `[agent]` table: `command` element 0 \"./node\" is a "
+         "relative path; write an absolute path, or a bare name that "
+         "`env.PATH` resolves"},
+        {HEAD "[tool.g]\ncommand = [\"bin/git\", \"status\"]\n",
+         "invalid `[tool.g]` table: `command` element 0 \"bin/git\" is a "
+         "relative path; write an absolute path, or a bare name that "
+         "`env.PATH` resolves"},
+        {HEAD "[agent]\ncommand = [\"../x\"]\n",
+         "invalid `[agent]` table: `command` element 0 \"../x\" is a "
+         "relative path; write an absolute path, or a bare name that "
+         "`env.PATH` resolves"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nworkspace = \"src/project\"\n",
+         "invalid `[agent]` table: `workspace` must be absolute: src/project"},
+        {HEAD "[tool.t]\ncommand = [\"a\"]\nworkspace = \"~/src\"\n",
+         "invalid `[tool.t]` table: `workspace` must be absolute: ~/src"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nworkspace = \"\"\n",
+         "invalid `[agent]` table: `workspace` must be absolute: "},
+    };
+    RUN_BAD(fx, BOX_ECONFIG, cases);
+}
+
+static void
+test_env_refusals(void **state)
+{
+    fixture *fx = *state;
+    static const bad_case cases[] = {
+        {HEAD "[agent]\ncommand = [\"a\"]\nenv = { \"\" = \"x\" }\n",
+         "invalid `[agent]` table: `env` name \"\" is not a valid "
+         "environment-variable name"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nenv = { 1A = \"x\" }\n",
+         "invalid `[agent]` table: `env` name \"1A\" is not a valid "
+         "environment-variable name"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nenv = { A-B = \"x\" }\n",
+         "invalid `[agent]` table: `env` name \"A-B\" is not a valid "
+         "environment-variable name"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nenv = { \"A=B\" = \"x\" }\n",
+         "invalid `[agent]` table: `env` name \"A=B\" is not a valid "
+         "environment-variable name"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nenv = { \"caf\\u00e9\" = \"x\" }\n",
+         "invalid `[agent]` table: `env` name \"caf\xC3\xA9\" is not a valid "
+         "environment-variable name"},
+        {HEAD "[tool.t]\ncommand = [\"a\"]\nenv = { \"A\\nB\" = \"x\" }\n",
+         "invalid `[tool.t]` table: `env` name \"A\\nB\" is not a valid "
+         "environment-variable name"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nenv = { HOME = \"home\" }\n",
+         "invalid `[agent]` table: `env.HOME` must be an absolute path: "
+         "\"home\""},
+        {HEAD "[agent]\ncommand = [\"a\"]\nenv = { HOME = \"~\" }\n",
+         "invalid `[agent]` table: `env.HOME` must be an absolute path: "
+         "\"~\""},
+        {HEAD "[tool.t]\ncommand = [\"a\"]\nenv = { TMPDIR = \"\" }\n",
+         "invalid `[tool.t]` table: `env.TMPDIR` must be an absolute path: "
+         "\"\""},
+        // HOME is judged before TMPDIR, whatever the source order.
+        {HEAD "[agent]\ncommand = [\"a\"]\n"
+              "env = { TMPDIR = \"t\", HOME = \"h\" }\n",
+         "invalid `[agent]` table: `env.HOME` must be an absolute path: "
+         "\"h\""},
+        // Names are judged before values.
+        {HEAD "[agent]\ncommand = [\"a\"]\n"
+              "env = { HOME = \"h\", LD_PRELOAD = \"/x.so\" }\n",
+         "invalid `[agent]` table: `env` name \"LD_PRELOAD\" is set by the "
+         "box itself, so a table cannot claim it"},
+    };
+    RUN_BAD(fx, BOX_ECONFIG, cases);
+
+    // Every reserved name, on the agent and on a tool.
+    static const char *const reserved[] = {
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "NO_PROXY",
+        "no_proxy",
+        "SSL_CERT_FILE",
+        "NODE_EXTRA_CA_CERTS",
+        "NODE_USE_ENV_PROXY",
+        "CODEX_CA_CERTIFICATE",
+        "AWS_CA_BUNDLE",
+        "REQUESTS_CA_BUNDLE",
+        "GIT_SSL_CAINFO",
+        "PWD",
+        "USER",
+        "OTEL_EXPORTER_OTLP_",
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_PROTOCOL",
+        "NODE_OPTIONS",
+        "BASH_ENV",
+        "ENV",
+        "RUBYOPT",
+        "PERL5LIB",
+        "PERL5OPT",
+        "GEM_PATH",
+        "CLASSPATH",
+        "JAVA_TOOL_OPTIONS",
+        "_JAVA_OPTIONS",
+        "LD_",
+        "LD_PRELOAD",
+        "LD_LIBRARY_PATH",
+        "DYLD_",
+        "DYLD_INSERT_LIBRARIES",
+        "PYTHON",
+        "PYTHONPATH",
+        "PYTHONSTARTUP",
+        "PYTHONHOME",
+    };
+    for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+        char text[512], want[512];
+        for (int tool = 0; tool < 2; tool++) {
+            const char *table = tool ? "[tool.t]" : "[agent]";
+            snprintf(text, sizeof(text),
+                     HEAD "%s\ncommand = [\"a\"]\nenv = { %s = \"x\" }\n",
+                     table, reserved[i]);
+            snprintf(want, sizeof(want),
+                     "invalid `%s` table: `env` name \"%s\" is set by the box "
+                     "itself, so a table cannot claim it",
+                     table, reserved[i]);
+            expect_refusal(fx, BOX_ECONFIG, text, want);
+        }
+    }
+}
+
+#define ENTRY(table, entry, reason)                                            \
+    "`" table "` filesystem entry \"" entry "\" is refused: " reason
+
+static void
+test_entry_refusals(void **state)
+{
+    fixture *fx = *state;
+#define AG HEAD "[agent]\ncommand = [\"a\"]\n[agent.filesystem]\n"
+#define TL HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
+    static const bad_case cases[] = {
+        {AG "read = [\"\"]\n",
+         ENTRY("[agent]", "", "`filesystem.read` path is empty")},
+        {AG "write = [\"relative/path\"]\n",
+         ENTRY("[agent]", "relative/path",
+               "`filesystem.write` path must be absolute or start with "
+               "`~/`, so a checked-in configuration holds in every clone")},
+        {AG "read_file = [\"~user/x\"]\n",
+         ENTRY("[agent]", "~user/x",
+               "`filesystem.read_file` path must be absolute or start with "
+               "`~/`, so a checked-in configuration holds in every clone")},
+        {AG "list = [\"./x\"]\n",
+         ENTRY("[agent]", "./x",
+               "`filesystem.list` path must be absolute or start with `~/`, "
+               "so a checked-in configuration holds in every clone")},
+        {AG "metadata = [\"/a/../b\"]\n",
+         ENTRY("[agent]", "/a/../b",
+               "`filesystem.metadata` path carries `..`; name the path it "
+               "means")},
+        {AG "exec = [\"~/..\"]\n",
+         ENTRY("[agent]", "~/..",
+               "`filesystem.exec` path carries `..`; name the path it means")},
+        {AG "deny = [\"/a/..\"]\n",
+         ENTRY("[agent]", "/a/..",
+               "`filesystem.deny` path carries `..`; name the path it "
+               "means")},
+        {AG "read = [\"/a/*\"]\n",
+         ENTRY("[agent]", "/a/*",
+               "`filesystem.read` path contains the pattern character '*'; a "
+               "path must be exact, never a pattern")},
+        {AG "read = [\"/a?\"]\n",
+         ENTRY("[agent]", "/a?",
+               "`filesystem.read` path contains the pattern character '?'; a "
+               "path must be exact, never a pattern")},
+        {AG "read = [\"/a[b\"]\n",
+         ENTRY("[agent]", "/a[b",
+               "`filesystem.read` path contains the pattern character '['; a "
+               "path must be exact, never a pattern")},
+        {AG "read = [\"/a]\"]\n",
+         ENTRY("[agent]", "/a]",
+               "`filesystem.read` path contains the pattern character ']'; a "
+               "path must be exact, never a pattern")},
+        {AG "read = [\"/{a,b}\"]\n",
+         ENTRY("[agent]", "/{a,b}",
+               "`filesystem.read` path contains the pattern character '{'; a "
+               "path must be exact, never a pattern")},
+        {AG "read = [\"/a}\"]\n",
+         ENTRY("[agent]", "/a}",
+               "`filesystem.read` path contains the pattern character '}'; a "
+               "path must be exact, never a pattern")},
+        // Pattern before relative: the first offending rule wins.
+        {AG "read = [\"*\"]\n",
+         ENTRY("[agent]", "*",
+               "`filesystem.read` path contains the pattern character '*'; a "
+               "path must be exact, never a pattern")},
+        {AG "write = [\"/a\\tb\"]\n",
+         ENTRY("[agent]", "/a\\tb",
+               "`filesystem.write` path contains the control character "
+               "'\\t'; a path must be exact")},
+        {AG "write = [\"/a\\nb\"]\n",
+         ENTRY("[agent]", "/a\\nb",
+               "`filesystem.write` path contains the control character "
+               "'\\n'; a path must be exact")},
+        {AG "write = [\"/a\\u007f\"]\n",
+         ENTRY("[agent]", "/a\\u{7f}",
+               "`filesystem.write` path contains the control character "
+               "'\\u{7f}'; a path must be exact")},
+        {AG "write = [\"/a\\u009b\"]\n",
+         ENTRY("[agent]", "/a\\u{9b}",
+               "`filesystem.write` path contains the control character "
+               "'\\u{9b}'; a path must be exact")},
+        {AG "read = [\"/a\", \"/b\", \"/a\"]\n",
+         ENTRY("[agent]", "/a", "`filesystem.read` already lists \"/a\"")},
+        {AG "read = [\"/a/b\", \"/a//b/\"]\n",
+         ENTRY("[agent]", "/a//b/",
+               "`filesystem.read` already lists \"/a/b\"")},
+        {AG "deny = [\"~/x\", \"~/./x\"]\n",
+         ENTRY("[agent]", "~/./x", "`filesystem.deny` already lists \"~/x\"")},
+        {AG "read = [\"~\", \"~/\"]\n",
+         ENTRY("[agent]", "~/", "`filesystem.read` already lists \"~\"")},
+        // Lists are judged in contract order, not source order.
+        {AG "deny = [\"rel\"]\nread = [\"/a*\"]\n",
+         ENTRY("[agent]", "/a*",
+               "`filesystem.read` path contains the pattern character '*'; a "
+               "path must be exact, never a pattern")},
+        {TL "read = [\"src\"]\n",
+         ENTRY("[tool.git]", "src",
+               "`filesystem.read` path must be absolute or start with `~/`, "
+               "so a checked-in configuration holds in every clone")},
+        {TL "write_file = [\"/a\", \"/a\"]\n",
+         ENTRY("[tool.git]", "/a",
+               "`filesystem.write_file` already lists \"/a\"")},
+    };
+    RUN_BAD(fx, BOX_ECONFIG, cases);
+#undef AG
+#undef TL
+}
+
+static void
+test_tool_label_refusals(void **state)
+{
+    fixture *fx = *state;
+    static const bad_case cases[] = {
+        {HEAD "[tool.\"a b\"]\ncommand = [\"x\"]\n",
+         "invalid `[tool.a b]` table: the label must be one component of "
+         "letters, digits, '.', '_', or '-'"},
+        {HEAD "[tool.\"a/b\"]\ncommand = [\"x\"]\n",
+         "invalid `[tool.a/b]` table: the label must be one component of "
+         "letters, digits, '.', '_', or '-'"},
+        {HEAD "[tool.\"..\"]\ncommand = [\"x\"]\n",
+         "invalid `[tool...]` table: the label must be one component of "
+         "letters, digits, '.', '_', or '-'"},
+        {HEAD "[tool.\".\"]\ncommand = [\"x\"]\n",
+         "invalid `[tool..]` table: the label must be one component of "
+         "letters, digits, '.', '_', or '-'"},
+        {HEAD "[tool.\"\"]\ncommand = [\"x\"]\n",
+         "invalid `[tool.]` table: the label must be one component of "
+         "letters, digits, '.', '_', or '-'"},
+        {HEAD "[tool.\"t\\u001b\"]\ncommand = [\"x\"]\n",
+         "invalid `[tool.t\\u{1b}]` table: the label must be one component "
+         "of letters, digits, '.', '_', or '-'"},
+        // The label is judged before the table's own rules.
+        {HEAD "[tool.\"a b\"]\ncommand = []\n",
+         "invalid `[tool.a b]` table: the label must be one component of "
+         "letters, digits, '.', '_', or '-'"},
+    };
+    RUN_BAD(fx, BOX_ECONFIG, cases);
+}
+
+static void
+test_tool_metadata_and_exec_refused(void **state)
+{
+    fixture *fx = *state;
+    static const bad_case cases[] = {
+        {HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
+              "metadata = [\"/etc\"]\n",
+         "@P carries `[tool.<name>.filesystem] metadata`, which this build "
+         "does not read; write nothing \xE2\x80\x94 a tool tests existence "
+         "and reads metadata across the operator home by default, so it "
+         "states no `metadata` list; only `[agent.filesystem]` takes "
+         "`metadata` instead. Edit the configuration, or select an empty "
+         "`box_dir` to rebuild a stored record"},
+        {HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
+              "exec = [\"/usr/bin\"]\n",
+         "@P carries `[tool.<name>.filesystem] exec`, which this build does "
+         "not read; write nothing \xE2\x80\x94 a tool runs its whole "
+         "toolchain through broad exec on macOS, so it states no `exec` "
+         "list; only `[agent.filesystem]` takes `exec` instead. Edit the "
+         "configuration, or select an empty `box_dir` to rebuild a stored "
+         "record"},
+        // By name, whatever the value.
+        {HEAD "[tool.git]\ncommand = [\"git\"]\nfilesystem = { exec = 5 }\n",
+         "@P carries `[tool.<name>.filesystem] exec`, which this build does "
+         "not read; write nothing \xE2\x80\x94 a tool runs its whole "
+         "toolchain through broad exec on macOS, so it states no `exec` "
+         "list; only `[agent.filesystem]` takes `exec` instead. Edit the "
+         "configuration, or select an empty `box_dir` to rebuild a stored "
+         "record"},
+    };
+    RUN_BAD(fx, BOX_ECONFIG, cases);
+}
+
+static void
+test_unsupported_sections(void **state)
+{
+    fixture *fx = *state;
+    static const bad_case cases[] = {
+        {HEAD "[egress.github]\ndestinations = [\"api.github.com\"]\n"
+              "secret.ref = \"env://GITHUB_TOKEN\"\n",
+         "`[egress]` is not supported yet"},
+        {HEAD "[mcp.fs]\ntype = \"stdio\"\n", "`[mcp]` is not supported yet"},
+        {HEAD "[telemetry.file]\nkind = \"file\"\n",
+         "`[telemetry]` is not supported yet"},
+        {HEAD "egress = {}\n", "`[egress]` is not supported yet"},
+        {HEAD "telemetry = 5\n", "`[telemetry]` is not supported yet"},
+        // Reported before the contract rules, after decoding.
+        {"name = \"\"\nbox_dir = \"b\"\n[mcp.x]\n",
+         "`[mcp]` is not supported yet"},
+    };
+    RUN_BAD(fx, BOX_ENOTSUP, cases);
+    // Decoding errors come first.
+    expect_refusal(fx, BOX_EPARSE, HEAD "[egress.x]\n[agent]\n",
+                   "cannot parse config file @P: line 4, column 1: missing "
+                   "field `command`");
+}
+
+static void
+test_validation_order(void **state)
+{
+    fixture *fx = *state;
+    // name, then [agent], then each tool in source order, then box_dir.
+    expect_refusal(fx, BOX_ECONFIG,
+                   "name = \"a b\"\nbox_dir = \"rel\"\n"
+                   "[agent]\ncommand = []\n",
+                   "box name \"a b\" is invalid: it contains ' '; use one "
+                   "component of letters, digits, '.', '_', or '-'");
+    expect_refusal(fx, BOX_ECONFIG,
+                   "name = \"a\"\nbox_dir = \"rel\"\n"
+                   "[tool.t]\ncommand = []\n[agent]\ncommand = []\n",
+                   "invalid `[agent]` table: `command` must name a program as "
+                   "its first entry");
+    expect_refusal(fx, BOX_ECONFIG,
+                   "name = \"a\"\nbox_dir = \"rel\"\n"
+                   "[tool.z]\ncommand = [\"\"]\n[tool.a]\ncommand = []\n",
+                   "invalid `[tool.z]` table: `command` element 0 is empty");
+    expect_refusal(fx, BOX_ECONFIG,
+                   "name = \"a\"\nbox_dir = \"rel\"\npolicy = \"\"\n",
+                   "`box_dir` must be absolute: rel");
+    // Decoding (any key, any table) before validation.
+    expect_refusal(fx, BOX_EPARSE,
+                   "name = \"a b\"\nbox_dir = \"/b\"\n[tool.t]\ncommand = 1\n",
+                   "cannot parse config file @P: line 4, column 11: invalid "
+                   "type: integer `1`, expected an array of strings");
+}
+
+/* ---- filesystem checks ---- */
+
+/* Loads text and runs the filesystem checks with home = @D/home. */
+static box_err
+check_paths(const fixture *fx, const char *text, char **err)
+{
+    box_config *c = load_ok(fx, text);
+    char *home = expand(fx, "@D/home");
+    box_err rv = box_config_check_paths(c, home, err);
+    box_free(home);
+    box_config_free(c);
+    return rv;
+}
+
+static void
+expect_paths_refused(const fixture *fx, const char *text, const char *want)
+{
+    char *err = NULL;
+    box_err rv = check_paths(fx, text, &err);
+    char *w = expand(fx, want);
+    if (rv == BOX_OK)
+        fail_msg("accepted:\n%s", text);
+    assert_non_null(err);
+    assert_string_equal(err, w);
+    assert_int_equal(rv, BOX_ECONFIG);
+    box_free(w);
+    box_free(err);
+}
+
+/* A tree under @D: home/ (with file, dir/, link -> dir), work/, a file,
+ * an executable, and a link to work/. */
+static void
+make_tree(const fixture *fx)
+{
+    make_dir(fx, "home");
+    make_dir(fx, "home/dir");
+    write_file(fx, "home/file", "x");
+    make_link(fx, "dir", "home/link");
+    make_dir(fx, "work");
+    make_dir(fx, "boxes");
+    write_file(fx, "plain", "x");
+    write_file_len(fx, "tool.sh", "#!/bin/sh\n", 10, 0755);
+    make_link(fx, "work", "worklink");
+}
+
+static void
+test_check_paths_ok(void **state)
+{
+    fixture *fx = *state;
+    make_tree(fx);
+    char *err = NULL;
+    box_err rv =
+        check_paths(fx,
+                    "name = \"a\"\nbox_dir = \"@D/boxes/new\"\n"
+                    "[agent]\ncommand = [\"a\"]\nworkspace = \"@D/work\"\n"
+                    "[agent.filesystem]\n"
+                    "read = [\"~\", \"~/file\", \"@D/plain\"]\n"
+                    "write = [\"~/dir\"]\n"
+                    "read_file = [\"~/file\"]\n"
+                    "write_file = [\"@D/plain\"]\n"
+                    "list = [\"@D/work\"]\n"
+                    "metadata = [\"~/dir\"]\n"
+                    "exec = [\"@D/tool.sh\", \"@D/work\"]\n"
+                    "deny = [\"~/file\", \"@D/work\"]\n"
+                    "[tool.t]\ncommand = [\"t\"]\nworkspace = \"@D/worklink\"\n"
+                    "[tool.t.filesystem]\nread = [\"@D/work\"]\n",
+                    &err);
+    if (rv != BOX_OK)
+        fail_msg("%s", err);
+    assert_null(err);
+
+    // box_dir may exist already.
+    rv = check_paths(fx, "name = \"a\"\nbox_dir = \"@D/boxes\"\n", &err);
+    assert_int_equal(rv, BOX_OK);
+    // A home reached through a link is still the home.
+    make_link(fx, "home", "homelink");
+    box_config *c =
+        load_ok(fx, HEAD "[agent]\ncommand = [\"a\"]\n"
+                         "[agent.filesystem]\nread = [\"~/dir\"]\n");
+    char *home = expand(fx, "@D/homelink");
+    assert_int_equal(box_config_check_paths(c, home, &err), BOX_OK);
+    box_free(home);
+    box_config_free(c);
+}
+
+static void
+test_check_paths_home(void **state)
+{
+    fixture *fx = *state;
+    box_config *c = load_ok(fx, HEAD);
+    char *err = NULL;
+    assert_int_equal(box_config_check_paths(c, NULL, &err), BOX_ECONFIG);
+    assert_string_equal(err, "HOME is not set");
+    box_free(err);
+    assert_int_equal(box_config_check_paths(c, "", &err), BOX_ECONFIG);
+    assert_string_equal(err, "HOME is not set");
+    box_free(err);
+    assert_int_equal(box_config_check_paths(c, "/nonexistent-home", &err),
+                     BOX_ECONFIG);
+    assert_string_equal(err, "cannot resolve the operator's home "
+                             "/nonexistent-home: No such file or directory");
+    box_free(err);
+    box_config_free(c);
+}
+
+static void
+test_check_paths_box_dir(void **state)
+{
+    fixture *fx = *state;
+    make_tree(fx);
+    expect_paths_refused(fx, "name = \"a\"\nbox_dir = \"@D/nope/state\"\n",
+                         "cannot create box directory @D/nope/state: No such "
+                         "file or directory");
+    expect_paths_refused(fx, "name = \"a\"\nbox_dir = \"@D/plain/state\"\n",
+                         "cannot create box directory @D/plain/state: Not a "
+                         "directory");
+    expect_paths_refused(fx, "name = \"a\"\nbox_dir = \"@D/plain\"\n",
+                         "box path is not a directory: @D/plain");
+    expect_paths_refused(fx, "name = \"a\"\nbox_dir = \"@D/worklink\"\n",
+                         "box path is not a directory: @D/worklink");
+    char *err = NULL;
+    assert_int_equal(
+        check_paths(fx, "name = \"a\"\nbox_dir = \"@D/new/\"\n", &err), BOX_OK);
+}
+
+#define WS_PREFIX "cannot settle the project this box belongs to: "
+
+static void
+test_check_paths_workspace(void **state)
+{
+    fixture *fx = *state;
+    make_tree(fx);
+    expect_paths_refused(fx,
+                         HEAD "[agent]\ncommand = [\"a\"]\n"
+                              "workspace = \"@D/missing\"\n",
+                         WS_PREFIX "cannot resolve @D/missing: No such file "
+                                   "or directory");
+    expect_paths_refused(fx,
+                         HEAD "[tool.t]\ncommand = [\"a\"]\n"
+                              "workspace = \"@D/plain\"\n",
+                         WS_PREFIX "@D/plain is not a directory");
+    expect_paths_refused(
+        fx, HEAD "[agent]\ncommand = [\"a\"]\nworkspace = \"@D/home\"\n",
+        WS_PREFIX "@D/home is the operator's home, which is not a workspace: "
+                  "a policy scoped to it would permit writes across every "
+                  "harness's stored credentials, and the box would not "
+                  "start. Make a directory for the workspace and work there");
+    make_link(fx, "home", "homelink");
+    expect_paths_refused(
+        fx, HEAD "[agent]\ncommand = [\"a\"]\nworkspace = \"@D/homelink/\"\n",
+        WS_PREFIX "@D/homelink/ is the operator's home, which is not a "
+                  "workspace: a policy scoped to it would permit writes "
+                  "across every harness's stored credentials, and the box "
+                  "would not start. Make a directory for the workspace and "
+                  "work there");
+}
+
+static void
+test_check_paths_entries(void **state)
+{
+    fixture *fx = *state;
+    make_tree(fx);
+#define AG HEAD "[agent]\ncommand = [\"a\"]\n[agent.filesystem]\n"
+    expect_paths_refused(
+        fx, AG "read = [\"~/missing\"]\n",
+        ENTRY("[agent]", "~/missing",
+              "@D/home/missing is not there: No such file or directory. A "
+              "grant on a path that does not exist grants nothing and says "
+              "so nowhere"));
+    expect_paths_refused(
+        fx,
+        HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
+             "write = [\"@D/missing\"]\n",
+        ENTRY("[tool.git]", "@D/missing",
+              "@D/missing is not there: No such file or directory. A grant "
+              "on a path that does not exist grants nothing and says so "
+              "nowhere"));
+    expect_paths_refused(
+        fx, AG "deny = [\"~/.env\"]\n",
+        ENTRY("[agent]", "~/.env",
+              "@D/home/.env does not exist yet, and the Linux namespace "
+              "backend cannot refuse a path that is not there; create it "
+              "first, or deny an existing directory above it"));
+    expect_paths_refused(
+        fx, AG "read = [\"~/link\"]\n",
+        ENTRY("[agent]", "~/link",
+              "@D/home/link is a symbolic link. A grant carries the identity "
+              "the kernel checks, so a link renders a rule that matches "
+              "nothing; name what it points at"));
+    expect_paths_refused(
+        fx, AG "deny = [\"@D/worklink\"]\n",
+        ENTRY("[agent]", "@D/worklink",
+              "@D/worklink is a symbolic link. A grant carries the identity "
+              "the kernel checks, so a link renders a rule that matches "
+              "nothing; name what it points at"));
+    expect_paths_refused(
+        fx, AG "read = [\"@D/work/\"]\n",
+        ENTRY("[agent]", "@D/work/",
+              "@D/work/ is not the path the kernel checks, which is @D/work. "
+              "A grant carries the identity it acts on, so name that path "
+              "instead"));
+    expect_paths_refused(
+        fx, AG "read = [\"@D/worklink/\"]\n",
+        ENTRY("[agent]", "@D/worklink/",
+              "@D/worklink/ is not the path the kernel checks, which is "
+              "@D/work. A grant carries the identity it acts on, so name "
+              "that path instead"));
+    expect_paths_refused(
+        fx, AG "read_file = [\"~/dir\"]\n",
+        ENTRY("[agent]", "~/dir",
+              "@D/home/dir is a directory; `read_file` names one file, and a "
+              "tree belongs in `read`"));
+    expect_paths_refused(
+        fx, AG "write_file = [\"@D/work\"]\n",
+        ENTRY("[agent]", "@D/work",
+              "@D/work is a directory; `write_file` names one file, and a "
+              "tree belongs in `write`"));
+    expect_paths_refused(fx, AG "list = [\"~/file\"]\n",
+                         ENTRY("[agent]", "~/file",
+                               "@D/home/file is a file, and `list` enumerates "
+                               "a directory tree"));
+    expect_paths_refused(
+        fx, AG "metadata = [\"@D/plain\"]\n",
+        ENTRY("[agent]", "@D/plain",
+              "@D/plain is a file, and a file's metadata comes with the "
+              "`read_file` or `exec` grant that names it"));
+    expect_paths_refused(fx, AG "exec = [\"@D/plain\"]\n",
+                         ENTRY("[agent]", "@D/plain",
+                               "@D/plain is not an executable regular file"));
+    // Lists in contract order; the first bad entry wins.
+    expect_paths_refused(
+        fx, AG "deny = [\"~/nothing\"]\nread = [\"~/gone\"]\n",
+        ENTRY("[agent]", "~/gone",
+              "@D/home/gone is not there: No such file or directory. A grant "
+              "on a path that does not exist grants nothing and says so "
+              "nowhere"));
+    // The agent before the tools, and workspaces before entries.
+    expect_paths_refused(fx,
+                         AG "read = [\"~/gone\"]\n[tool.t]\ncommand = [\"t\"]\n"
+                            "workspace = \"@D/plain\"\n",
+                         WS_PREFIX "@D/plain is not a directory");
+#undef AG
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_load_full_example),
+        cmocka_unit_test(test_load_minimal),
+        cmocka_unit_test(test_policy_resolution),
+        cmocka_unit_test(test_config_path_is_absolute),
+        cmocka_unit_test(test_inline_and_dotted_forms),
+        cmocka_unit_test(test_network_table_on_tools),
+        cmocka_unit_test(test_names_and_labels_accepted),
+        cmocka_unit_test(test_env_accepted),
+        cmocka_unit_test(test_entries_and_commands_accepted),
+        cmocka_unit_test(test_grant_keys),
+        cmocka_unit_test(test_parse_api),
+        cmocka_unit_test(test_read_errors),
+        cmocka_unit_test(test_toml_errors_are_wrapped),
+        cmocka_unit_test(test_unknown_fields),
+        cmocka_unit_test(test_missing_fields),
+        cmocka_unit_test(test_invalid_types),
+        cmocka_unit_test(test_nul_refused),
+        cmocka_unit_test(test_name_refusals),
+        cmocka_unit_test(test_box_dir_and_policy_refusals),
+        cmocka_unit_test(test_process_refusals),
+        cmocka_unit_test(test_env_refusals),
+        cmocka_unit_test(test_entry_refusals),
+        cmocka_unit_test(test_tool_label_refusals),
+        cmocka_unit_test(test_tool_metadata_and_exec_refused),
+        cmocka_unit_test(test_unsupported_sections),
+        cmocka_unit_test(test_validation_order),
+        cmocka_unit_test(test_check_paths_ok),
+        cmocka_unit_test(test_check_paths_home),
+        cmocka_unit_test(test_check_paths_box_dir),
+        cmocka_unit_test(test_check_paths_workspace),
+        cmocka_unit_test(test_check_paths_entries),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Decision log: OTLP-JSON lines, a bounded queue and one writer thread. */
+#include "pdp_dlog.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "box_json.h"
+
+struct pdp_dlog {
+    int dl_fd;
+    char *dl_box_id;
+    char *dl_run_id;
+    pthread_t dl_thread;
+    pthread_mutex_t dl_lock;
+    pthread_cond_t dl_nonempty;
+    pthread_cond_t dl_nonfull;
+    char **dl_ring; // queued lines, owned
+    size_t dl_cap;
+    size_t dl_head;  // next to write
+    size_t dl_count;
+    bool dl_stop;
+    uint64_t dl_written;
+    uint64_t dl_rng; // trace/span ids; under dl_lock
+};
+
+/* ------------------------------------------------------------------ */
+/* Writer                                                              */
+/* ------------------------------------------------------------------ */
+
+static void
+dlog_write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return; // a full disk loses the line; nothing better to do here
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void *
+dlog_writer(void *arg)
+{
+    pdp_dlog *l = arg;
+    pthread_mutex_lock(&l->dl_lock);
+    for (;;) {
+        while (l->dl_count == 0 && !l->dl_stop)
+            pthread_cond_wait(&l->dl_nonempty, &l->dl_lock);
+        if (l->dl_count == 0 && l->dl_stop)
+            break;
+        char *line = l->dl_ring[l->dl_head];
+        l->dl_ring[l->dl_head] = NULL;
+        l->dl_head = (l->dl_head + 1) % l->dl_cap;
+        l->dl_count--;
+        pthread_cond_signal(&l->dl_nonfull);
+        pthread_mutex_unlock(&l->dl_lock);
+        dlog_write_all(l->dl_fd, line, strlen(line));
+        box_free(line);
+        pthread_mutex_lock(&l->dl_lock);
+        l->dl_written++;
+    }
+    pthread_mutex_unlock(&l->dl_lock);
+    return NULL;
+}
+
+box_err
+pdp_dlog_open(const char *path, const pdp_dlog_ident *id, size_t queue_cap,
+              pdp_dlog **out)
+{
+    pdp_dlog *l = box_calloc(1, sizeof *l);
+    if (l == NULL)
+        return BOX_ENOMEM;
+    l->dl_fd = -1;
+    l->dl_cap = queue_cap ? queue_cap : PDP_DLOG_QUEUE_DEFAULT;
+    pthread_mutex_init(&l->dl_lock, NULL);
+    pthread_cond_init(&l->dl_nonempty, NULL);
+    pthread_cond_init(&l->dl_nonfull, NULL);
+    box_err ret = BOX_ENOMEM;
+    if ((l->dl_ring = box_calloc(l->dl_cap, sizeof(char *))) == NULL ||
+        (l->dl_box_id = box_strdup(id && id->di_box_id ? id->di_box_id
+                                                       : "box-unknown")) ==
+            NULL ||
+        (l->dl_run_id = box_strdup(id && id->di_run_id ? id->di_run_id : "")) ==
+            NULL)
+        goto fail;
+    l->dl_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (l->dl_fd < 0) {
+        ret = BOX_EIO;
+        goto fail;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    l->dl_rng = (uint64_t)ts.tv_nsec * 6364136223846793005ULL ^
+                (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 32) ^ 1;
+    if (pthread_create(&l->dl_thread, NULL, dlog_writer, l) != 0) {
+        ret = BOX_EIO;
+        goto fail;
+    }
+    *out = l;
+    return BOX_OK;
+fail:
+    if (l->dl_fd >= 0)
+        close(l->dl_fd);
+    box_free(l->dl_ring);
+    box_free(l->dl_box_id);
+    box_free(l->dl_run_id);
+    box_free(l);
+    return ret;
+}
+
+void
+pdp_dlog_close(pdp_dlog *l)
+{
+    if (l == NULL)
+        return;
+    pthread_mutex_lock(&l->dl_lock);
+    l->dl_stop = true;
+    pthread_cond_signal(&l->dl_nonempty);
+    pthread_mutex_unlock(&l->dl_lock);
+    pthread_join(l->dl_thread, NULL);
+    close(l->dl_fd);
+    box_free(l->dl_ring);
+    box_free(l->dl_box_id);
+    box_free(l->dl_run_id);
+    pthread_mutex_destroy(&l->dl_lock);
+    pthread_cond_destroy(&l->dl_nonempty);
+    pthread_cond_destroy(&l->dl_nonfull);
+    box_free(l);
+}
+
+uint64_t
+pdp_dlog_written(pdp_dlog *l)
+{
+    pthread_mutex_lock(&l->dl_lock);
+    uint64_t n = l->dl_written;
+    pthread_mutex_unlock(&l->dl_lock);
+    return n;
+}
+
+/* Takes ownership of line. Waits while the queue is full. */
+static box_err
+dlog_push(pdp_dlog *l, char *line)
+{
+    pthread_mutex_lock(&l->dl_lock);
+    while (l->dl_count == l->dl_cap && !l->dl_stop)
+        pthread_cond_wait(&l->dl_nonfull, &l->dl_lock);
+    if (l->dl_stop) {
+        pthread_mutex_unlock(&l->dl_lock);
+        box_free(line);
+        return BOX_ECLOSED;
+    }
+    l->dl_ring[(l->dl_head + l->dl_count) % l->dl_cap] = line;
+    l->dl_count++;
+    pthread_cond_signal(&l->dl_nonempty);
+    pthread_mutex_unlock(&l->dl_lock);
+    return BOX_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Line building                                                       */
+/* ------------------------------------------------------------------ */
+
+/* The attribute writer tracks the comma between attributes. */
+typedef struct attrs {
+    box_buf *a_b;
+    bool a_first;
+    box_err a_rv;
+} attrs;
+
+static void
+attr_begin(attrs *a, const char *key)
+{
+    if (a->a_rv != BOX_OK)
+        return;
+    if (!a->a_first)
+        a->a_rv = box_buf_putc(a->a_b, ',');
+    a->a_first = false;
+    if (a->a_rv == BOX_OK)
+        a->a_rv = box_buf_puts(a->a_b, "{\"key\":");
+    if (a->a_rv == BOX_OK)
+        a->a_rv = box_json_cstr(a->a_b, key);
+    if (a->a_rv == BOX_OK)
+        a->a_rv = box_buf_puts(a->a_b, ",\"value\":");
+}
+
+static void
+attr_str(attrs *a, const char *key, const char *val)
+{
+    if (val == NULL || *val == '\0')
+        return;
+    attr_begin(a, key);
+    if (a->a_rv == BOX_OK)
+        a->a_rv = box_buf_puts(a->a_b, "{\"stringValue\":");
+    if (a->a_rv == BOX_OK)
+        a->a_rv = box_json_cstr(a->a_b, val);
+    if (a->a_rv == BOX_OK)
+        a->a_rv = box_buf_puts(a->a_b, "}}");
+}
+
+static void
+attr_int(attrs *a, const char *key, int64_t v)
+{
+    attr_begin(a, key);
+    if (a->a_rv == BOX_OK)
+        a->a_rv = box_buf_printf(a->a_b, "{\"intValue\":\"%lld\"}}",
+                                 (long long)v);
+}
+
+static void
+attr_bool(attrs *a, const char *key, bool v)
+{
+    attr_begin(a, key);
+    if (a->a_rv == BOX_OK)
+        a->a_rv = box_buf_printf(a->a_b, "{\"boolValue\":%s}}",
+                                 v ? "true" : "false");
+}
+
+static void
+attr_strv(attrs *a, const char *key, const char *const *v, size_t n)
+{
+    if (n == 0)
+        return;
+    attr_begin(a, key);
+    if (a->a_rv == BOX_OK)
+        a->a_rv = box_buf_puts(a->a_b, "{\"arrayValue\":{\"values\":[");
+    for (size_t i = 0; i < n && a->a_rv == BOX_OK; i++) {
+        if (i > 0)
+            a->a_rv = box_buf_putc(a->a_b, ',');
+        if (a->a_rv == BOX_OK)
+            a->a_rv = box_buf_puts(a->a_b, "{\"stringValue\":");
+        if (a->a_rv == BOX_OK)
+            a->a_rv = box_json_cstr(a->a_b, v[i]);
+        if (a->a_rv == BOX_OK)
+            a->a_rv = box_buf_putc(a->a_b, '}');
+    }
+    if (a->a_rv == BOX_OK)
+        a->a_rv = box_buf_puts(a->a_b, "]}}");
+}
+
+static uint64_t
+dlog_rand(uint64_t *s)
+{
+    // xorshift64*: ids only need to be distinct, not secret.
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 2685821657736338717ULL;
+}
+
+/* Opens `{"resourceLogs":[{"resource":…,"scopeLogs":[{"scope":{"name":S},
+ * "logRecords":[{…,"attributes":[` up to the first attribute. */
+static box_err
+dlog_head(box_buf *b, const char *box_id, const char *run_id,
+          const char *scope, const char *event, int severity,
+          const char *sev_text, const char *body, uint64_t rnd[3])
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    unsigned long long ns =
+        (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
+    attrs a = {.a_b = b, .a_first = true};
+    box_err rv = box_buf_puts(b, "{\"resourceLogs\":[{\"resource\":{\"attributes\":[");
+    if (rv != BOX_OK)
+        return rv;
+    attr_str(&a, "service.name", "strands-box");
+    attr_str(&a, "strands.box.name", box_id);
+    attr_str(&a, "strands.box.source", "box");
+    attr_str(&a, "strands.box.run.id", run_id);
+    if (a.a_rv != BOX_OK)
+        return a.a_rv;
+    rv = box_buf_printf(b,
+                        "]},\"scopeLogs\":[{\"scope\":{\"name\":\"%s\"},"
+                        "\"logRecords\":[{\"timeUnixNano\":\"%llu\","
+                        "\"observedTimeUnixNano\":\"%llu\","
+                        "\"severityNumber\":%d,\"severityText\":\"%s\","
+                        "\"eventName\":\"%s\","
+                        "\"traceId\":\"%016llx%016llx\",\"spanId\":\"%016llx\","
+                        "\"body\":{\"stringValue\":",
+                        scope, ns, ns, severity, sev_text, event,
+                        (unsigned long long)rnd[0], (unsigned long long)rnd[1],
+                        (unsigned long long)rnd[2]);
+    if (rv == BOX_OK)
+        rv = box_json_cstr(b, body);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, "},\"attributes\":[");
+    return rv;
+}
+
+static box_err
+dlog_tail(box_buf *b)
+{
+    return box_buf_puts(b, "]}]}]}]}\n");
+}
+
+static void
+dlog_ids(pdp_dlog *l, uint64_t rnd[3])
+{
+    pthread_mutex_lock(&l->dl_lock);
+    for (int i = 0; i < 3; i++)
+        rnd[i] = dlog_rand(&l->dl_rng);
+    pthread_mutex_unlock(&l->dl_lock);
+}
+
+box_err
+pdp_dlog_decision_add(pdp_dlog *l, const pdp_dlog_decision *d)
+{
+    box_buf b;
+    uint64_t rnd[3];
+    box_buf_init(&b, PDP_DLOG_LINE_MAX);
+    dlog_ids(l, rnd);
+    box_err rv = dlog_head(&b, l->dl_box_id, l->dl_run_id, "strands-box.policy",
+                           "strands.box.policy.decision", d->dd_permit ? 9 : 13,
+                           d->dd_permit ? "INFO" : "WARN", d->dd_message, rnd);
+    attrs a = {.a_b = &b, .a_first = true, .a_rv = rv};
+    attr_str(&a, "strands.box.policy.action", d->dd_action);
+    attr_str(&a, "strands.box.policy.resource", d->dd_resource);
+    attr_str(&a, "strands.box.policy.verdict", d->dd_permit ? "permit" : "deny");
+    attr_str(&a, "strands.box.policy.cause", d->dd_cause);
+    if (!d->dd_permit)
+        attr_str(&a, "strands.box.policy.reason", d->dd_reason);
+    attr_str(&a, "strands.box.policy.principal", "Box::Agent::\"self\"");
+    attr_str(&a, "strands.box.policy.rule", d->dd_rule);
+    attr_str(&a, "strands.box.policy.description", d->dd_description);
+    attr_strv(&a, "strands.box.policy.determining.ids", d->dd_determining,
+              d->dd_ndetermining);
+    if (d->dd_error != NULL && *d->dd_error) {
+        attr_str(&a, "error.type", "strands.box.policy.evaluation_error");
+        attr_str(&a, "strands.box.policy.error", d->dd_error);
+    }
+    attr_int(&a, "strands.box.policy.epoch", (int64_t)d->dd_epoch);
+    if (d->dd_cached)
+        attr_bool(&a, "strands.box.policy.cached", true);
+    attr_str(&a, "file.path", d->dd_file_path);
+    attr_str(&a, "process.command", d->dd_process_command);
+    attr_strv(&a, "process.command_args", d->dd_command_args,
+              d->dd_ncommand_args);
+    attr_str(&a, "process.working_directory", d->dd_working_directory);
+    attr_str(&a, "server.address", d->dd_server_address);
+    if (d->dd_server_port != 0)
+        attr_int(&a, "server.port", d->dd_server_port);
+    attr_str(&a, "http.request.method", d->dd_http_method);
+    rv = a.a_rv;
+    if (rv == BOX_OK)
+        rv = dlog_tail(&b);
+    if (rv != BOX_OK) {
+        box_buf_reset(&b);
+        return rv;
+    }
+    return dlog_push(l, box_buf_take(&b));
+}
+
+static char *
+dlog_control(const char *box_id, const char *run_id, uint64_t rnd[3],
+             const char *operation, const char *outcome, const char *subject,
+             const char *reason)
+{
+    box_buf b;
+    box_buf_init(&b, PDP_DLOG_LINE_MAX);
+    char body[128];
+    snprintf(body, sizeof body, "control %s", operation);
+    box_err rv = dlog_head(&b, box_id, run_id, "strands-box.control",
+                           "strands.box.control", 9, "INFO", body, rnd);
+    attrs a = {.a_b = &b, .a_first = true, .a_rv = rv};
+    attr_str(&a, "strands.box.control.operation", operation);
+    attr_str(&a, "strands.box.control.outcome", outcome);
+    attr_str(&a, "strands.box.control.subject", subject);
+    attr_str(&a, "strands.box.control.reason", reason);
+    rv = a.a_rv;
+    if (rv == BOX_OK)
+        rv = dlog_tail(&b);
+    if (rv != BOX_OK) {
+        box_buf_reset(&b);
+        return NULL;
+    }
+    return box_buf_take(&b);
+}
+
+box_err
+pdp_dlog_control_add(pdp_dlog *l, const char *operation, const char *outcome,
+                     const char *subject, const char *reason)
+{
+    uint64_t rnd[3];
+    dlog_ids(l, rnd);
+    char *line = dlog_control(l->dl_box_id, l->dl_run_id, rnd, operation,
+                              outcome, subject, reason);
+    if (line == NULL)
+        return BOX_ENOMEM;
+    return dlog_push(l, line);
+}
+
+char *
+pdp_dlog_control_line(const pdp_dlog_ident *id, const char *operation,
+                      const char *outcome, const char *subject,
+                      const char *reason)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t s = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^
+                 ((uint64_t)getpid() << 40);
+    if (s == 0)
+        s = 1;
+    uint64_t rnd[3] = {dlog_rand(&s), dlog_rand(&s), dlog_rand(&s)};
+    return dlog_control(id && id->di_box_id ? id->di_box_id : "box-unknown",
+                        id && id->di_run_id ? id->di_run_id : "", rnd,
+                        operation, outcome, subject, reason);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* libboxpolicy internals shared by its modules (never installed). */
+#ifndef PDP_INT_H
+#define PDP_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pdp_value.h"
+
+/* The value body; only pdp_value.c, pdp_eval.c and the parser touch it. */
+struct pdp_value {
+    uint8_t v_kind;  // pdp_value_kind
+    uint8_t v_depth; // 1 for scalars; 1 + deepest child otherwise
+    uint32_t v_n;    // set elements / record fields
+    uint32_t v_cap;  // allocated slots
+    union {
+        bool b;
+        int64_t l;
+        struct {
+            const char *s;
+            size_t len;
+        } str;
+        struct {
+            const pdp_value **items;
+        } set;
+        struct {
+            const char **keys;
+            size_t *klens;
+            const pdp_value **vals;
+        } rec;
+        struct {
+            const char *type;
+            size_t tlen;
+            const char *id;
+            size_t idlen;
+        } ent;
+    } u;
+};
+
+/* True iff s[0..n) is IDENT { "::" IDENT }. */
+bool pdp_is_type_path(const char *s, size_t n);
+/* Entity equality without the kind check. */
+static inline bool
+pdp_entity_eq(const pdp_value *a, const pdp_value *b)
+{
+    return a->u.ent.tlen == b->u.ent.tlen && a->u.ent.idlen == b->u.ent.idlen &&
+           __builtin_memcmp(a->u.ent.type, b->u.ent.type, a->u.ent.tlen) == 0 &&
+           __builtin_memcmp(a->u.ent.id, b->u.ent.id, a->u.ent.idlen) == 0;
+}
+/* Appends Rust `str` Debug-style escaped text of s (no quotes): escapes
+ * `"`, `\`, controls and invisible characters; keeps `'` as is. */
+box_err pdp_escape_debug_str(box_buf *out, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,639 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Tests for pdp_parse: every construct, every error text and position,
+ * refusals of unsupported constructs, caps, and the conformance fixtures. */
+#include "pdp_test_util.h"
+
+#include <dirent.h>
+
+static pdp_arena *A;
+
+static int
+setup(void **state)
+{
+    A = pdp_arena_new(256u << 20);
+    return A == NULL;
+}
+
+static int
+teardown(void **state)
+{
+    pdp_arena_free(A);
+    return 0;
+}
+
+/* Parses src; returns the code and, in *msg (box_free), the error or the
+ * dump of every rule joined with "\n". */
+static box_err
+parse(const char *src, size_t len, char **msg)
+{
+    box_buf err;
+    box_buf_init(&err, 1u << 24);
+    const pdp_ast *ast;
+    box_err rv = pdp_parse(src, len, "f.dw", A, &ast, &err);
+    if (rv == BOX_OK) {
+        for (uint32_t i = 0; i < ast->as_nrules; i++) {
+            if (i > 0)
+                assert_int_equal(box_buf_putc(&err, '\n'), BOX_OK);
+            assert_int_equal(pdp_rule_dump(ast->as_rules[i], &err), BOX_OK);
+        }
+    }
+    *msg = box_buf_take(&err);
+    return rv;
+}
+
+static void
+check_rule(const char *src, const char *want)
+{
+    char *got;
+    box_err rv = parse(src, strlen(src), &got);
+    if (rv != BOX_OK)
+        fail_msg("%s\n  -> %s", src, got);
+    if (strcmp(got, want) != 0)
+        fail_msg("%s\n  got:  %s\n  want: %s", src, got, want);
+    box_free(got);
+}
+
+/* The dump of the condition of `permit(...) when { expr };`. */
+static void
+check_expr(const char *expr, const char *want)
+{
+    char *src = box_asprintf("permit(principal, action, resource) when { %s };",
+                             expr);
+    char *full = box_asprintf("permit (principal, action, resource) when %s;",
+                              want);
+    check_rule(src, full);
+    box_free(src);
+    box_free(full);
+}
+
+static void
+check_error(const char *src, box_err code, const char *want)
+{
+    char *got;
+    box_err rv = parse(src, strlen(src), &got);
+    if (rv != code || strcmp(got, want) != 0)
+        fail_msg("%s\n  got:  [%s] %s\n  want: [%s] %s", src, box_strerror(rv),
+                 got, box_strerror(code), want);
+    box_free(got);
+}
+
+/* An error inside `permit(principal, action, resource) when { expr };`:
+ * the expression starts at column 44. */
+static void
+check_expr_error(const char *expr, box_err code, const char *want)
+{
+    char *src = box_asprintf("permit(principal, action, resource) when { %s };",
+                             expr);
+    check_error(src, code, want);
+    box_free(src);
+}
+
+static void
+test_policies_and_scope(void **state)
+{
+    check_rule("permit(principal, action, resource);",
+               "permit (principal, action, resource);");
+    check_rule("permit ( );", "permit (principal, action, resource);");
+    check_rule("forbid(resource, principal,);",
+               "forbid (principal, action, resource);");
+    check_rule("@id(\"a\") @description(\"d\\n\") @reviewed\n"
+               "permit(principal == Box::Agent::\"self\", "
+               "action == Box::Action::\"fs:read\", "
+               "resource in Box::Resource::\"unused\");",
+               "@id(\"a\") @description(\"d\\n\") @reviewed permit (principal "
+               "== Box::Agent::\"self\", action == Box::Action::\"fs:read\", "
+               "resource in Box::Resource::\"unused\");");
+    check_rule("permit(principal, action in [Box::Action::\"fs:read\", "
+               "Box::Action::\"fs:write\",], resource);",
+               "permit (principal, action in [Box::Action::\"fs:read\", "
+               "Box::Action::\"fs:write\"], resource);");
+    check_rule("permit(principal, action in Drupe::Action::\"X\", resource);",
+               "permit (principal, action in Drupe::Action::\"X\", resource);");
+    check_rule("permit(principal, action, resource) when { true } unless "
+               "{ false } when { 1 == 1 };",
+               "permit (principal, action, resource) when true unless false "
+               "when (== 1 1);");
+    /* Contextual keywords are ordinary identifiers elsewhere. */
+    check_expr("context.input.when && context.permit.temporal.def",
+               "(&& (. (. context \"input\") \"when\") (. (. (. context "
+               "\"permit\") \"temporal\") \"def\"))");
+    /* Rule ids are positional. */
+    const pdp_ast *ast;
+    box_buf err;
+    box_buf_init(&err, 4096);
+    const char *two = "permit(principal,action,resource);\n"
+                      "  forbid(principal,action,resource);";
+    assert_int_equal(pdp_parse(two, strlen(two), "f.dw", A, &ast, &err), BOX_OK);
+    assert_int_equal(ast->as_nrules, 2);
+    assert_string_equal(ast->as_rules[1]->r_pid.s, "policy_1");
+    assert_int_equal(ast->as_rules[1]->r_index, 1);
+    assert_int_equal(ast->as_rules[1]->r_pos.line, 2);
+    assert_int_equal(ast->as_rules[1]->r_pos.col, 3);
+    assert_int_equal(ast->as_rules[1]->r_effect, PDP_FORBID);
+    box_buf_reset(&err);
+    /* An empty file is an empty policy set. */
+    assert_int_equal(pdp_parse("// nothing\n", 11, "f.dw", A, &ast, &err),
+                     BOX_OK);
+    assert_int_equal(ast->as_nrules, 0);
+    box_buf_reset(&err);
+}
+
+static void
+test_expressions(void **state)
+{
+    check_expr("context.input.shares <= 50",
+               "(<= (. (. context \"input\") \"shares\") 50)");
+    check_expr("true && false && true || false",
+               "(|| (&& true false true) false)");
+    check_expr("1 + 2 * 3 - 4 * -5", "(- (+ 1 (* 2 3)) (* 4 -5))");
+    check_expr("-(5) == --5 && !!true",
+               "(&& (== (neg 5) (neg -5)) (! (! true)))");
+    check_expr("-9223372036854775808 < 9223372036854775807",
+               "(< -9223372036854775808 9223372036854775807)");
+    check_expr("1 != 2 && 1 > 2 && 1 >= 2 && 1 < 2",
+               "(&& (!= 1 2) (> 1 2) (>= 1 2) (< 1 2))");
+    check_expr("if context has output then context.output.approved == true "
+               "else false",
+               "(if (has context \"output\") (== (. (. context \"output\") "
+               "\"approved\") true) false)");
+    check_expr("1 <= (if a::\"x\" in [a::\"x\"] then 10 else if true then 50 "
+               "else 1000)",
+               "(<= 1 (if (in a::\"x\" (set a::\"x\")) 10 (if true 50 1000)))");
+    check_expr("context.input.stock like \"A\\*B*\"",
+               "(like (. (. context \"input\") \"stock\") \"A\\*B*\")");
+    check_expr("context has a.b.c && context has \"x y\" && {if: 1} has if",
+               "(&& (has context \"a\" \"b\" \"c\") (has context \"x y\") "
+               "(has (record \"if\" 1) \"if\"))");
+    check_expr("context[\"a b\"][\"c\"].d == \"\\u{e9}\"",
+               "(== (. ([] ([] context \"a b\") \"c\") \"d\") \"é\")");
+    check_expr("[1, \"a\", [],] == {a: 1, \"b c\": principal, if: 3,}",
+               "(== (set 1 \"a\" (set)) (record \"a\" 1 \"b c\" principal "
+               "\"if\" 3))");
+    check_expr("[1].contains(1) && [1].containsAll([]) && "
+               "[1].containsAny([2]) && ![].isEmpty()",
+               "(&& (.contains (set 1) 1) (.containsAll (set 1) (set)) "
+               "(.containsAny (set 1) (set 2)) (! (.isEmpty (set))))");
+    check_expr("principal in Box::Agent::\"self\" && action in "
+               "[Box::Action::\"a\"] && resource == resource",
+               "(&& (in principal Box::Agent::\"self\") (in action (set "
+               "Box::Action::\"a\")) (== resource resource))");
+    check_expr("(1 == 2) == false", "(== (== 1 2) false)");
+    check_expr("Box::FsWriteOperation::\"write_content\" == "
+               "context.input.operation",
+               "(== Box::FsWriteOperation::\"write_content\" (. (. context "
+               "\"input\") \"operation\"))");
+    check_expr("A :: B :: \"x\" == A::B::\"x\"", "(== A::B::\"x\" A::B::\"x\")");
+}
+
+static void
+test_constants_are_folded(void **state)
+{
+    const pdp_ast *ast;
+    box_buf err;
+    box_buf_init(&err, 4096);
+    const char *src = "permit(principal,action,resource) when "
+                      "{ [1, [2], {a: \"x\"}] == [context] };";
+    assert_int_equal(pdp_parse(src, strlen(src), "f.dw", A, &ast, &err), BOX_OK);
+    const pdp_expr *eq = ast->as_rules[0]->r_conds[0].cd_body;
+    assert_int_equal(eq->x_kind, PDP_X_EQ);
+    assert_non_null(eq->u.bin.l->x_const);
+    assert_int_equal(pdp_value_count(eq->u.bin.l->x_const), 3);
+    assert_null(eq->u.bin.r->x_const);
+    assert_int_equal(eq->x_oppos.col, 61);
+    assert_int_equal(eq->x_pos.col, 42);
+    box_buf_reset(&err);
+}
+
+static void
+test_errors(void **state)
+{
+    /* Scope (§2.2). */
+    check_error("permit (principal, principal, resource);", BOX_EPARSE,
+                "f.dw:1:20: duplicate `principal` in scope");
+    check_error("permit (principal, action, resource, context);", BOX_EPARSE,
+                "f.dw:1:38: this policy has an extra element in the scope: "
+                "`context`");
+    check_error("permit (principal, action, context);", BOX_EPARSE,
+                "f.dw:1:28: unexpected scope variable `context`; expected "
+                "`principal`, `action`, or `resource`");
+    check_error("permit (principal : Drupe::OAuthUser, action, resource);",
+                BOX_EPARSE,
+                "f.dw:1:19: the `principal : Type` scope form is not "
+                "supported; use `principal is Type`");
+    check_error("permit (principal, action is Drupe::Action, resource);",
+                BOX_EPARSE,
+                "f.dw:1:27: `action is Type` is not valid in the action scope");
+    check_error("permit (principal = A::\"x\", action, resource);", BOX_EPARSE,
+                "f.dw:1:19: `=` is not a valid operator in this scope; did you "
+                "mean `==`?");
+    check_error("permit (principal != A::\"x\", action, resource);", BOX_EPARSE,
+                "f.dw:1:19: scope only allows `==` or `in`, found `!=`");
+    check_error("permit (principal == \"x\", action, resource);", BOX_EPARSE,
+                "f.dw:1:22: expected an entity reference (`Ns::Type::\"id\"`) "
+                "or a template slot (`?principal`)");
+    check_error("permit (principal, action, resource in [A::\"x\"]);",
+                BOX_EPARSE,
+                "f.dw:1:40: expected an entity reference (`Ns::Type::\"id\"`) "
+                "or a template slot (`?resource`)");
+    check_error("permit (principal, action == Box::Agent::\"x\", resource);",
+                BOX_EPARSE,
+                "f.dw:1:30: action scope expects an action reference "
+                "(`Ns::Action::\"id\"`)");
+    check_error("permit (principal, action in [Box::Action::\"a\", 1], "
+                "resource);",
+                BOX_EPARSE,
+                "f.dw:1:49: action scope expects an action reference "
+                "(`Ns::Action::\"id\"`)");
+    check_error("permit (principal == ?principal, action, resource);",
+                BOX_EPARSE,
+                "f.dw:1:22: policy is not static: the template slot "
+                "`?principal` is not filled");
+    check_error("allow (principal, action, resource);", BOX_EPARSE,
+                "f.dw:1:1: policy effect must be `permit` or `forbid`, found "
+                "`allow`");
+    check_error("permit (principal, action, resource) whenever { true };",
+                BOX_EPARSE,
+                "f.dw:1:38: condition keyword must be `when` or `unless`, "
+                "found `whenever`");
+    check_error("@id(\"a\") @id(\"b\") permit (principal, action, resource);",
+                BOX_EPARSE, "f.dw:1:10: duplicate annotation: @id");
+    /* Punctuation, with the Lua-style "to close" note. */
+    check_error("permit (principal, action, resource;", BOX_EPARSE,
+                "f.dw:1:36: expected `)` (to close `(` at line 1), found `;`");
+    check_error("permit (principal, action, resource)\nwhen { true ;", BOX_EPARSE,
+                "f.dw:2:13: expected `}` (to close `{` at line 2), found `;`");
+    check_error("permit (principal, action, resource)", BOX_EPARSE,
+                "f.dw:1:37: expected `when`, `unless` or `;`, found end of "
+                "file");
+    check_error("permit (principal, action, resource) when true;", BOX_EPARSE,
+                "f.dw:1:43: expected `{` to open the condition, found `true`");
+    check_error("permit principal;", BOX_EPARSE,
+                "f.dw:1:8: expected `(` to open the policy scope, found "
+                "`principal`");
+    check_error("@id(42) permit (principal, action, resource);", BOX_EPARSE,
+                "f.dw:1:5: expected a string literal as the annotation value, "
+                "found `42`");
+    check_error("; permit (principal, action, resource);", BOX_EPARSE,
+                "f.dw:1:1: expected `permit` or `forbid`, found `;`");
+    /* Expressions (§2.3, §8.1 C28). */
+    check_expr_error("context.input.shares = 5", BOX_EPARSE,
+                     "f.dw:1:65: `=` is not a valid operator in this scope; "
+                     "did you mean `==`?");
+    check_expr_error("context.input.shares / 2 == 1", BOX_EPARSE,
+                     "f.dw:1:65: `/` is not a supported operator");
+    check_expr_error("context.input.shares % 2 == 1", BOX_EPARSE,
+                     "f.dw:1:65: `%` is not a supported operator");
+    check_expr_error("context.input.shares == 9223372036854775808", BOX_EPARSE,
+                     "f.dw:1:68: integer literal `9223372036854775808` is out "
+                     "of range");
+    check_expr_error("-9223372036854775809 < 0", BOX_EPARSE,
+                     "f.dw:1:45: integer literal `9223372036854775809` is out "
+                     "of range");
+    check_expr_error("99999999999999999999999 < 0", BOX_EPARSE,
+                     "f.dw:1:44: integer literal `99999999999999999999999` is "
+                     "out of range");
+    check_expr_error("principal == Drupe::OAuthUser::{ id: \"a\" }", BOX_EPARSE,
+                     "f.dw:1:75: entity initializer syntax `Type::{ … }` is not "
+                     "supported");
+    check_expr_error("foo == 1", BOX_EPARSE,
+                     "f.dw:1:44: `foo` is not a valid variable; the valid "
+                     "variables are `principal`, `action`, `resource`, and "
+                     "`context`");
+    check_expr_error("!-context.input.shares", BOX_EPARSE,
+                     "f.dw:1:45: unexpected `-` after `!`: a run of unary "
+                     "operators uses one symbol; use parentheses");
+    check_expr_error("!!!!!true", BOX_EPARSE,
+                     "f.dw:1:48: too many occurrences of `!`");
+    check_expr_error("-----1 == 1", BOX_EPARSE,
+                     "f.dw:1:48: too many occurrences of `-`");
+    check_expr_error("context.input[\"sha\" + \"res\"] == 1", BOX_EPARSE,
+                     "f.dw:1:58: index access requires a string-literal key, "
+                     "e.g. `record[\"field\"]`");
+    check_expr_error("context.input[shares] == 1", BOX_EPARSE,
+                     "f.dw:1:58: index access requires a string-literal key, "
+                     "e.g. `record[\"field\"]`");
+    check_expr_error("context.input.stock.size() == 1", BOX_EPARSE,
+                     "f.dw:1:64: unknown method `size`");
+    check_expr_error("[].isEmpty(1)", BOX_EPARSE,
+                     "f.dw:1:47: `isEmpty` takes no arguments, got 1");
+    check_expr_error("[].contains()", BOX_EPARSE,
+                     "f.dw:1:47: `contains` takes exactly one argument, got 0");
+    check_expr_error("[].contains(1, 2)", BOX_EPARSE,
+                     "f.dw:1:47: `contains` takes exactly one argument, got 2");
+    check_expr_error("1 < 2 < 3", BOX_EPARSE,
+                     "f.dw:1:50: multiple relational operators (>, ==, in, "
+                     "etc.) must be used with parentheses to make ordering "
+                     "explicit");
+    check_expr_error("1 == 2 == true", BOX_EPARSE,
+                     "f.dw:1:51: multiple relational operators (>, ==, in, "
+                     "etc.) must be used with parentheses to make ordering "
+                     "explicit");
+    check_expr_error("context has a == true", BOX_EPARSE,
+                     "f.dw:1:58: multiple relational operators (>, ==, in, "
+                     "etc.) must be used with parentheses to make ordering "
+                     "explicit");
+    check_expr_error("context.x like context.y", BOX_EPARSE,
+                     "f.dw:1:59: right hand side of a `like` expression must "
+                     "be a pattern literal, but got `context.y`");
+    check_expr_error("context.if == 1", BOX_EPARSE,
+                     "f.dw:1:52: this identifier is reserved and cannot be "
+                     "used: if");
+    check_expr_error("{true: 1} == context", BOX_EPARSE,
+                     "f.dw:1:45: this identifier is reserved and cannot be "
+                     "used: true");
+    check_expr_error("context has in", BOX_EPARSE,
+                     "f.dw:1:56: this identifier is reserved and cannot be "
+                     "used: in");
+    check_expr_error("Ns::like::\"x\" == 1", BOX_EPARSE,
+                     "f.dw:1:48: this identifier is reserved and cannot be "
+                     "used: like");
+    check_expr_error("{a: 1, a: 2} == context", BOX_EPARSE,
+                     "f.dw:1:51: duplicate key `a` in record literal");
+    check_expr_error("context(1)", BOX_ENOTSUP,
+                     "f.dw:1:44: macro call `context(…)` is not supported yet");
+    check_expr_error("\"a\"(1)", BOX_EPARSE,
+                     "f.dw:1:47: unexpected call: only extension functions and "
+                     "methods can be called");
+    check_expr_error("1 == if true then 1 else 2", BOX_EPARSE,
+                     "f.dw:1:49: an `if … then … else …` used as an operand "
+                     "must be parenthesized");
+    check_expr_error("if true 1 else 2", BOX_EPARSE,
+                     "f.dw:1:52: expected `then` (for `if` at line 1), found "
+                     "`1`");
+    check_expr_error("if true then 1 2", BOX_EPARSE,
+                     "f.dw:1:59: expected `else` (for `if` at line 1), found "
+                     "`2`");
+    check_expr_error("(1 == 1", BOX_EPARSE,
+                     "f.dw:1:52: expected `)` (to close `(` at line 1), found "
+                     "`}`");
+    check_expr_error("[1, 2", BOX_EPARSE,
+                     "f.dw:1:50: expected `]` (to close `[` at line 1), found "
+                     "`}`");
+    check_expr_error("Foo::Bar == 1", BOX_EPARSE,
+                     "f.dw:1:44: `Foo::Bar` is not a valid expression; an "
+                     "entity is written `Foo::Bar::\"id\"`");
+    check_expr_error("?x == 1", BOX_EPARSE,
+                     "f.dw:1:44: stray macro parameter reference `?x` outside "
+                     "a macro body");
+    check_expr_error("$t == 1", BOX_EPARSE,
+                     "f.dw:1:44: stray macro binder reference `$t`");
+    check_expr_error("context == \"a\\qb\"", BOX_EPARSE,
+                     "f.dw:1:57: the input `\\q` is not a valid escape");
+    check_expr_error("context.x like \"a\\qb\"", BOX_EPARSE,
+                     "f.dw:1:61: the input `\\q` is not a valid escape");
+    check_expr_error("", BOX_EPARSE,
+                     "f.dw:1:45: expected an expression, found `}`");
+}
+
+static void
+test_unsupported(void **state)
+{
+    /* Everything outside this subset refuses to load, never ignored. */
+    check_error("def cedar small(?n) { ?n < 100 };", BOX_ENOTSUP,
+                "f.dw:1:1: `def cedar` macro definition is not supported yet");
+    check_error("permit(principal, action, resource);\n"
+                "def temporal t() { true };",
+                BOX_ENOTSUP,
+                "f.dw:2:1: `def temporal` macro definition is not supported "
+                "yet");
+    check_error("permit(principal, action, resource) when temporal { x };",
+                BOX_ENOTSUP,
+                "f.dw:1:42: `when temporal { … }` is not supported yet");
+    check_error("permit(principal, action, resource) unless temporal { x };",
+                BOX_ENOTSUP,
+                "f.dw:1:44: `unless temporal { … }` is not supported yet");
+    check_error("permit(principal, action, resource) when guardrails { true };",
+                BOX_ENOTSUP,
+                "f.dw:1:42: `when guardrails { … }` is not supported yet");
+    check_expr_error("true && temporal { formerly x }", BOX_ENOTSUP,
+                     "f.dw:1:52: inline `temporal { … }` is not supported yet");
+    check_expr_error("principal is Drupe::OAuthUser", BOX_ENOTSUP,
+                     "f.dw:1:54: `is` is not supported yet");
+    check_error("permit(principal is A::User, action, resource);", BOX_ENOTSUP,
+                "f.dw:1:18: `principal is Type` is not supported yet");
+    check_expr_error("decimal(\"1.0\") == context.x", BOX_ENOTSUP,
+                     "f.dw:1:44: extension function `decimal` is not supported "
+                     "yet");
+    check_expr_error("ip(\"::1\").isIpv6()", BOX_ENOTSUP,
+                     "f.dw:1:44: extension function `ip` is not supported yet");
+    check_expr_error("datetime(\"2024-01-01\") == context.x", BOX_ENOTSUP,
+                     "f.dw:1:44: extension function `datetime` is not "
+                     "supported yet");
+    check_expr_error("duration(\"1h\") == context.x", BOX_ENOTSUP,
+                     "f.dw:1:44: extension function `duration` is not "
+                     "supported yet");
+    check_expr_error("context.x.lessThan(context.y)", BOX_ENOTSUP,
+                     "f.dw:1:54: method `lessThan` is not supported yet");
+    check_expr_error("principal.hasTag(\"level\")", BOX_ENOTSUP,
+                     "f.dw:1:54: method `hasTag` is not supported yet");
+    check_expr_error("principal.getTag(\"level\") == \"gold\"", BOX_ENOTSUP,
+                     "f.dw:1:54: method `getTag` is not supported yet");
+    check_expr_error("context.d.toMinutes() == 1", BOX_ENOTSUP,
+                     "f.dw:1:54: method `toMinutes` is not supported yet");
+    check_expr_error("Strings::Matches(context.input.path, \"x\").matched",
+                     BOX_ENOTSUP,
+                     "f.dw:1:44: information provider call "
+                     "`Strings::Matches(…)` is not supported yet");
+    check_expr_error("is_small(context.input.shares)", BOX_ENOTSUP,
+                     "f.dw:1:44: macro call `is_small(…)` is not supported yet");
+}
+
+static void
+test_depth_cap(void **state)
+{
+    /* 64 nested parentheses parse; 65 are refused with a message, and a
+     * deep tree built without recursion (a long `+` chain) is refused too. */
+    box_buf b;
+    box_buf_init(&b, 1u << 20);
+    for (int depth = 63; depth <= 65; depth += 2) {
+        b.b_len = 0;
+        assert_int_equal(box_buf_puts(&b, "permit(principal, action, resource) "
+                                          "when { "), BOX_OK);
+        for (int i = 0; i < depth; i++)
+            assert_int_equal(box_buf_putc(&b, '('), BOX_OK);
+        assert_int_equal(box_buf_puts(&b, "true"), BOX_OK);
+        for (int i = 0; i < depth; i++)
+            assert_int_equal(box_buf_putc(&b, ')'), BOX_OK);
+        assert_int_equal(box_buf_puts(&b, " };"), BOX_OK);
+        char *msg;
+        box_err rv = parse(b.b_data, b.b_len, &msg);
+        if (depth == 63) {
+            assert_int_equal(rv, BOX_OK);
+        } else {
+            assert_int_equal(rv, BOX_EPARSE);
+            assert_string_equal(msg, "f.dw:1:108: expression nests too deeply "
+                                     "(the limit is 64 levels)");
+        }
+        box_free(msg);
+    }
+    b.b_len = 0;
+    assert_int_equal(box_buf_puts(&b, "permit(principal, action, resource) "
+                                      "when { 0"), BOX_OK);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(box_buf_puts(&b, " + 1"), BOX_OK);
+    assert_int_equal(box_buf_puts(&b, " == 1 };"), BOX_OK);
+    char *msg;
+    assert_int_equal(parse(b.b_data, b.b_len, &msg), BOX_EPARSE);
+    assert_string_equal(msg, "f.dw:1:44: expression nests too deeply (the "
+                             "limit is 64 levels)");
+    box_free(msg);
+    /* A flat && / || chain has depth 2 however long it is. */
+    b.b_len = 0;
+    assert_int_equal(box_buf_puts(&b, "permit(principal, action, resource) "
+                                      "when { true"), BOX_OK);
+    for (int i = 0; i < 5000; i++)
+        assert_int_equal(box_buf_puts(&b, " || context.a == \"x\""), BOX_OK);
+    assert_int_equal(box_buf_puts(&b, " };"), BOX_OK);
+    assert_int_equal(parse(b.b_data, b.b_len, &msg), BOX_OK);
+    box_free(msg);
+    /* Deeply nested sets and records hit the same cap. */
+    b.b_len = 0;
+    assert_int_equal(box_buf_puts(&b, "permit(principal, action, resource) "
+                                      "when { "), BOX_OK);
+    for (int i = 0; i < 200; i++)
+        assert_int_equal(box_buf_puts(&b, "[{a: "), BOX_OK);
+    assert_int_equal(parse(b.b_data, b.b_len, &msg), BOX_EPARSE);
+    assert_non_null(strstr(msg, "expression nests too deeply"));
+    box_free(msg);
+    box_buf_reset(&b);
+}
+
+/* ---- conformance fixtures (pdp/testdata/dogwood, see FORMAT.md) ---- */
+
+/* All policy_*.dw of a case joined with "\n", in name order. */
+static char *
+case_policy(const char *dir, size_t *len)
+{
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, alphasort);
+    assert_true(n >= 0);
+    box_buf b;
+    box_buf_init(&b, 1u << 24);
+    bool first = true;
+    for (int i = 0; i < n; i++) {
+        const char *nm = names[i]->d_name;
+        size_t l = strlen(nm);
+        if (strncmp(nm, "policy_", 7) == 0 && l > 3 &&
+            strcmp(nm + l - 3, ".dw") == 0) {
+            char *path = box_asprintf("%s/%s", dir, nm);
+            size_t fl;
+            char *text = read_file_at(path, &fl);
+            assert_non_null(text);
+            if (!first)
+                assert_int_equal(box_buf_putc(&b, '\n'), BOX_OK);
+            assert_int_equal(box_buf_append(&b, text, fl), BOX_OK);
+            first = false;
+            box_free(text);
+            box_free(path);
+        }
+        free(names[i]);
+    }
+    free(names);
+    *len = b.b_len;
+    return box_buf_take(&b);
+}
+
+static char *
+trim(char *s)
+{
+    while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r')
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+    return s;
+}
+
+static void
+for_each_case(const char *rel, void (*fn)(const char *dir, const char *name))
+{
+    char *root = source_path(rel);
+    struct dirent **names;
+    int n = scandir(root, &names, NULL, alphasort);
+    if (n < 0)
+        fail_msg("cannot read %s", root);
+    int seen = 0;
+    for (int i = 0; i < n; i++) {
+        if (names[i]->d_name[0] != '.') {
+            char *dir = box_asprintf("%s/%s", root, names[i]->d_name);
+            fn(dir, names[i]->d_name);
+            box_free(dir);
+            seen++;
+        }
+        free(names[i]);
+    }
+    free(names);
+    assert_true(seen > 0);
+    box_free(root);
+}
+
+static void
+must_parse(const char *dir, const char *name)
+{
+    size_t len;
+    char *text = case_policy(dir, &len);
+    char *msg;
+    box_err rv = parse(text, len, &msg);
+    /* A case that needs a construct outside the subset must refuse with
+     * "not supported yet"; every other case must parse. */
+    if (rv == BOX_ENOTSUP)
+        assert_non_null(strstr(msg, "is not supported yet"));
+    else if (rv != BOX_OK)
+        fail_msg("%s: %s", name, msg);
+    box_free(msg);
+    box_free(text);
+}
+
+static void
+must_refuse(const char *dir, const char *name)
+{
+    size_t len;
+    char *text = case_policy(dir, &len);
+    char *msg;
+    box_err rv = parse(text, len, &msg);
+    if (rv == BOX_OK)
+        fail_msg("%s: loaded but must be refused", name);
+    char *epath = box_asprintf("%s/expected_error.txt", dir);
+    size_t el;
+    char *expected_text = read_file_at(epath, &el);
+    if (expected_text != NULL) {
+        /* Our message is "file:line:col: <text>": compare the text. */
+        const char *m = strstr(msg, ": ");
+        assert_non_null(m);
+        assert_string_equal(m + 2, trim(expected_text));
+    }
+    assert_non_null(strstr(msg, "is not a valid escape"));
+    box_free(expected_text);
+    box_free(epath);
+    box_free(msg);
+    box_free(text);
+}
+
+static void
+test_conformance_cedar_only(void **state)
+{
+    for_each_case("pdp/testdata/dogwood/cedar_only/corpus_handwritten",
+                  must_parse);
+}
+
+static void
+test_conformance_string_escapes(void **state)
+{
+    for_each_case("pdp/testdata/dogwood/expected_failures", must_refuse);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_policies_and_scope),
+        cmocka_unit_test(test_expressions),
+        cmocka_unit_test(test_constants_are_folded),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_unsupported),
+        cmocka_unit_test(test_depth_cap),
+        cmocka_unit_test(test_conformance_cedar_only),
+        cmocka_unit_test(test_conformance_string_escapes),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

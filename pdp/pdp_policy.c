@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Policy set loading: parse, Box load checks (§6.2 steps 5–9), action index. */
+#include "pdp_policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "pdp_arena.h"
+#include "pdp_int.h"
+#include "pdp_message.h"
+#include "pdp_parse.h"
+
+/* One index slot: the rules whose action scope names this action. */
+typedef struct pdp_bucket {
+    const pdp_value *bk_action; // NULL = empty slot
+    const pdp_rule **bk_rules;
+    uint32_t bk_n;
+    uint32_t bk_cap;
+} pdp_bucket;
+
+struct pdp_policy_set {
+    pdp_arena *pl_arena; // owns the AST, its values and the index
+    const pdp_ast *pl_ast;
+    pdp_bucket *pl_table; // open addressing, pl_mask + 1 slots
+    uint32_t pl_mask;
+    const pdp_rule **pl_any; // rules with an unconstrained action scope
+    uint32_t pl_nany;
+    const pdp_schema *pl_schema; // requests are validated against it
+    pdp_schema *pl_own_schema;   // the built-in schema when the set owns it
+};
+
+/* ---- naming ---- */
+
+pdp_str
+pdp_rule_display_id(const pdp_rule *r)
+{
+    const pdp_annot *an = pdp_rule_annot(r, "id");
+    if (an != NULL && !pdp_str_blank(an->an_value))
+        return an->an_value;
+    return r->r_pid;
+}
+
+pdp_str
+pdp_rule_description(const pdp_rule *r)
+{
+    const pdp_annot *an = pdp_rule_annot(r, "description");
+    if (an != NULL && !pdp_str_blank(an->an_value))
+        return an->an_value;
+    pdp_str none = {NULL, 0};
+    return none;
+}
+
+/* `rule @id("x")` when the rule has an @id (even blank), else
+ * `the permit rule with no @id`; then ` (rule N)`, N 1-based. */
+static box_err
+put_rule_name(box_buf *b, const pdp_rule *r)
+{
+    const pdp_annot *an = pdp_rule_annot(r, "id");
+    box_err rv;
+    if (an != NULL) {
+        if ((rv = box_buf_puts(b, "rule @id(\"")) != BOX_OK ||
+            (rv = pdp_escape_debug_str(b, an->an_value.s, an->an_value.len)) !=
+                BOX_OK ||
+            (rv = box_buf_puts(b, "\")")) != BOX_OK)
+            return rv;
+    } else if ((rv = box_buf_printf(b, "the %s rule with no @id",
+                                    r->r_effect == PDP_PERMIT ? "permit"
+                                                              : "forbid")) !=
+               BOX_OK) {
+        return rv;
+    }
+    return box_buf_printf(b, " (rule %u)", r->r_index + 1);
+}
+
+/* ---- §6.2 step 5: one @id on several rules ---- */
+
+typedef struct id_use {
+    pdp_str iu_id;
+    uint32_t iu_rule; // 0-based
+} id_use;
+
+static int
+id_use_cmp(const void *x, const void *y)
+{
+    const id_use *a = x, *b = y;
+    size_t n = a->iu_id.len < b->iu_id.len ? a->iu_id.len : b->iu_id.len;
+    int c = memcmp(a->iu_id.s, b->iu_id.s, n);
+    if (c != 0)
+        return c;
+    if (a->iu_id.len != b->iu_id.len)
+        return a->iu_id.len < b->iu_id.len ? -1 : 1;
+    return a->iu_rule < b->iu_rule ? -1 : a->iu_rule > b->iu_rule;
+}
+
+static bool
+same_id(const id_use *a, const id_use *b)
+{
+    return a->iu_id.len == b->iu_id.len &&
+           memcmp(a->iu_id.s, b->iu_id.s, a->iu_id.len) == 0;
+}
+
+static box_err
+check_duplicate_ids(const pdp_ast *ast, box_buf *msg)
+{
+    box_err rv = BOX_OK;
+    id_use *uses = box_calloc(ast->as_nrules + 1, sizeof(*uses));
+    if (uses == NULL)
+        return BOX_ENOMEM;
+    size_t n = 0;
+    for (uint32_t i = 0; i < ast->as_nrules; i++) {
+        const pdp_annot *an = pdp_rule_annot(ast->as_rules[i], "id");
+        if (an != NULL && !pdp_str_blank(an->an_value)) {
+            uses[n].iu_id = an->an_value;
+            uses[n].iu_rule = i;
+            n++;
+        }
+    }
+    qsort(uses, n, sizeof(*uses), id_use_cmp);
+    bool any = false;
+    for (size_t i = 0; i < n && rv == BOX_OK;) {
+        size_t j = i + 1;
+        while (j < n && same_id(&uses[i], &uses[j]))
+            j++;
+        if (j - i >= 2) {
+            rv = box_buf_puts(msg, any ? "; @id(\""
+                                       : "policy gives one @id to more than "
+                                         "one rule: @id(\"");
+            if (rv == BOX_OK)
+                rv = pdp_escape_debug_str(msg, uses[i].iu_id.s,
+                                          uses[i].iu_id.len);
+            if (rv == BOX_OK)
+                rv = box_buf_puts(msg, "\") is on rules ");
+            for (size_t k = i; k < j && rv == BOX_OK; k++)
+                rv = box_buf_printf(msg, "%s%u", k > i ? ", " : "",
+                                    uses[k].iu_rule + 1);
+            any = true;
+        }
+        i = j;
+    }
+    if (rv == BOX_OK && any)
+        rv = box_buf_puts(msg, "; a denial and a telemetry record name a rule "
+                               "by its @id, so give each rule its own @id");
+    box_free(uses);
+    if (rv == BOX_OK && any)
+        return BOX_ECONFIG;
+    return rv;
+}
+
+/* ---- §6.2 step 6: rules that name only fs:other ---- */
+
+static bool
+is_fs_other(const pdp_value *v)
+{
+    return v->u.ent.tlen == 11 && memcmp(v->u.ent.type, "Box::Action", 11) == 0 &&
+           v->u.ent.idlen == 8 && memcmp(v->u.ent.id, "fs:other", 8) == 0;
+}
+
+static bool
+names_only_reserved(const pdp_rule *r)
+{
+    const pdp_scope *sc = &r->r_action;
+    if (sc->sc_op == PDP_SCOPE_ANY || sc->sc_n == 0)
+        return false;
+    for (uint32_t i = 0; i < sc->sc_n; i++) {
+        if (!is_fs_other(sc->sc_ents[i]))
+            return false;
+    }
+    return true;
+}
+
+static box_err
+check_reserved_actions(const pdp_ast *ast, box_buf *msg)
+{
+    box_err rv = BOX_OK;
+    bool any = false;
+    for (uint32_t i = 0; i < ast->as_nrules && rv == BOX_OK; i++) {
+        const pdp_rule *r = ast->as_rules[i];
+        if (!names_only_reserved(r))
+            continue;
+        rv = box_buf_puts(msg, any ? "; " : "policy names only a reserved "
+                                            "action: ");
+        if (rv == BOX_OK)
+            rv = put_rule_name(msg, r);
+        if (rv == BOX_OK)
+            rv = box_buf_puts(msg, " names only the reserved action "
+                                   "\"fs:other\"");
+        any = true;
+    }
+    if (rv == BOX_OK && any)
+        rv = box_buf_puts(msg, "; no operation raises it, so the rule cannot "
+                               "match; name fs:read, fs:write, fs:delete, or "
+                               "fs:move, alone or beside fs:other");
+    if (rv == BOX_OK && any)
+        return BOX_ECONFIG;
+    return rv;
+}
+
+/* ---- the action index ---- */
+
+static uint32_t
+action_hash(const pdp_value *v)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < v->u.ent.tlen; i++)
+        h = (h ^ (unsigned char)v->u.ent.type[i]) * 16777619u;
+    h = (h ^ 0xFFu) * 16777619u; // separator: types hold no 0xFF byte
+    for (size_t i = 0; i < v->u.ent.idlen; i++)
+        h = (h ^ (unsigned char)v->u.ent.id[i]) * 16777619u;
+    return h;
+}
+
+static pdp_bucket *
+bucket_find(const pdp_policy_set *set, const pdp_value *action)
+{
+    if (set->pl_table == NULL)
+        return NULL;
+    uint32_t i = action_hash(action) & set->pl_mask;
+    for (;;) {
+        pdp_bucket *b = &set->pl_table[i];
+        if (b->bk_action == NULL || pdp_entity_eq(b->bk_action, action))
+            return b;
+        i = (i + 1) & set->pl_mask;
+    }
+}
+
+static box_err
+push_rule(pdp_arena *a, const pdp_rule ***arr, uint32_t *n, uint32_t *cap,
+          const pdp_rule *r)
+{
+    if (*n > 0 && (*arr)[*n - 1] == r)
+        return BOX_OK; // the same action twice in one list
+    if (*n == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 4;
+        const pdp_rule **na = pdp_arena_alloc(a, nc * sizeof(*na));
+        if (na == NULL)
+            return BOX_ENOMEM;
+        if (*n)
+            memcpy(na, *arr, *n * sizeof(*na));
+        *arr = na;
+        *cap = nc;
+    }
+    (*arr)[(*n)++] = r;
+    return BOX_OK;
+}
+
+static box_err
+build_index(pdp_policy_set *set)
+{
+    const pdp_ast *ast = set->pl_ast;
+    size_t refs = 0;
+    for (uint32_t i = 0; i < ast->as_nrules; i++)
+        refs += ast->as_rules[i]->r_action.sc_op == PDP_SCOPE_ANY
+                    ? 0
+                    : ast->as_rules[i]->r_action.sc_n;
+    uint32_t size = 8;
+    while (size < 2 * refs + 1)
+        size *= 2;
+    set->pl_table = pdp_arena_zalloc(set->pl_arena, size * sizeof(pdp_bucket));
+    if (set->pl_table == NULL)
+        return BOX_ENOMEM;
+    set->pl_mask = size - 1;
+    uint32_t anycap = 0;
+    for (uint32_t i = 0; i < ast->as_nrules; i++) {
+        const pdp_rule *r = ast->as_rules[i];
+        box_err rv;
+        if (r->r_action.sc_op == PDP_SCOPE_ANY) {
+            rv = push_rule(set->pl_arena, &set->pl_any, &set->pl_nany, &anycap,
+                           r);
+            if (rv != BOX_OK)
+                return rv;
+            continue;
+        }
+        for (uint32_t k = 0; k < r->r_action.sc_n; k++) {
+            pdp_bucket *b = bucket_find(set, r->r_action.sc_ents[k]);
+            if (b->bk_action == NULL)
+                b->bk_action = r->r_action.sc_ents[k];
+            rv = push_rule(set->pl_arena, &b->bk_rules, &b->bk_n, &b->bk_cap,
+                           r);
+            if (rv != BOX_OK)
+                return rv;
+        }
+    }
+    return BOX_OK;
+}
+
+void
+pdp_policy_candidates(const pdp_policy_set *set, const pdp_value *action,
+                      const pdp_rule *const **specific, size_t *nspecific,
+                      const pdp_rule *const **any, size_t *nany)
+{
+    const pdp_bucket *b = NULL;
+    if (action != NULL && action->v_kind == PDP_VAL_ENTITY)
+        b = bucket_find(set, action);
+    *specific = b != NULL ? b->bk_rules : NULL;
+    *nspecific = b != NULL ? b->bk_n : 0;
+    *any = set->pl_any;
+    *nany = set->pl_nany;
+}
+
+/* ---- load ---- */
+
+/* §6.2 steps 8 and 9 on a parsed set. */
+static box_err
+check_schema(pdp_policy_set *set, const char *filename, const char *home,
+             pdp_validate_warnings *warnings, box_buf *msg)
+{
+    pdp_validate_result *vr = NULL;
+    char *text = NULL;
+    box_err rv = pdp_validate_policies(set->pl_schema, set->pl_ast, filename,
+                                       &vr);
+    if (rv != BOX_OK)
+        return rv;
+    rv = pdp_validate_load_message(vr, &text);
+    if (rv == BOX_ECONFIG) {
+        box_err mrv = box_buf_puts(msg, text);
+        if (mrv != BOX_OK && mrv != BOX_ETOOBIG)
+            rv = mrv;
+        goto out;
+    }
+    if (rv != BOX_OK)
+        goto out;
+    pdp_validate_warnings spell = {NULL, 0, 0};
+    rv = pdp_validate_spelling(set->pl_ast, home, &spell, &text);
+    if (rv == BOX_ECONFIG) {
+        box_err mrv = box_buf_puts(msg, text);
+        if (mrv != BOX_OK && mrv != BOX_ETOOBIG)
+            rv = mrv;
+    }
+    /* Spelling warnings first, then the validator's. */
+    for (size_t i = 0; i < spell.vw_n && rv == BOX_OK && warnings != NULL; i++)
+        rv = pdp_validate_warnings_add(warnings, spell.vw_items[i],
+                                       strlen(spell.vw_items[i]));
+    pdp_validate_warnings_free(&spell);
+    for (size_t i = 0; i < pdp_validate_result_count(vr) && rv == BOX_OK &&
+                       warnings != NULL;
+         i++) {
+        const pdp_finding *f = pdp_validate_result_at(vr, i);
+        if (f->fd_kind == PDP_FINDING_WARNING)
+            rv = pdp_validate_warnings_add(warnings, f->fd_msg,
+                                           strlen(f->fd_msg));
+    }
+out:
+    box_free(text);
+    pdp_validate_result_free(vr);
+    return rv;
+}
+
+static box_err
+load(const char *text, size_t len, const char *filename, bool checked,
+     const pdp_schema *schema, const char *home, pdp_policy_set **out,
+     pdp_validate_warnings *warnings, char **err)
+{
+    box_buf msg;
+    box_buf_init(&msg, 1u << 20);
+    pdp_policy_set *set = NULL;
+    box_err rv;
+    *out = NULL;
+    *err = NULL;
+    if (len > PDP_POLICY_MAX_BYTES) {
+        rv = BOX_ETOOBIG;
+        box_err mrv = box_buf_printf(&msg, "%s: policy text is larger than "
+                                     "the limit of %u bytes",
+                                     filename ? filename : "<policy>",
+                                     PDP_POLICY_MAX_BYTES);
+        (void)mrv; // the code alone still refuses
+        goto out;
+    }
+    rv = BOX_ENOMEM;
+    if ((set = box_calloc(1, sizeof(*set))) == NULL ||
+        (set->pl_arena = pdp_arena_new(PDP_POLICY_MAX_MEMORY)) == NULL)
+        goto out;
+    if (checked) {
+        set->pl_schema = schema;
+        if (schema == NULL) {
+            char *serr = NULL;
+            rv = pdp_schema_load_builtin(&set->pl_own_schema, &serr);
+            if (rv != BOX_OK) {
+                box_err mrv = box_buf_printf(&msg, "policy fails schema "
+                                             "validation: dogwood action "
+                                             "schema: %s", serr ? serr : "");
+                (void)mrv;
+                box_free(serr);
+                goto out;
+            }
+            set->pl_schema = set->pl_own_schema;
+        }
+    }
+    if ((rv = pdp_parse(text, len, filename, set->pl_arena, &set->pl_ast,
+                        &msg)) != BOX_OK)
+        goto out;
+    if ((rv = check_duplicate_ids(set->pl_ast, &msg)) != BOX_OK)
+        goto out;
+    if ((rv = check_reserved_actions(set->pl_ast, &msg)) != BOX_OK)
+        goto out;
+    if (checked && (rv = check_schema(set, filename ? filename : "<policy>",
+                                      home, warnings, &msg)) != BOX_OK)
+        goto out;
+    rv = build_index(set);
+out:
+    if (rv != BOX_OK) {
+        if (msg.b_len == 0) {
+            box_err mrv = box_buf_puts(&msg, box_strerror(rv));
+            (void)mrv;
+        }
+        *err = box_buf_take(&msg);
+        pdp_policy_free(set);
+    } else {
+        *out = set;
+    }
+    box_buf_reset(&msg);
+    return rv;
+}
+
+box_err
+pdp_policy_load(const char *text, size_t len, const char *filename,
+                pdp_policy_set **out, char **err)
+{
+    return load(text, len, filename, false, NULL, NULL, out, NULL, err);
+}
+
+box_err
+pdp_policy_load_checked(const char *text, size_t len, const char *filename,
+                        const pdp_schema *schema, const char *home,
+                        pdp_policy_set **out, pdp_validate_warnings *warnings,
+                        char **err)
+{
+    return load(text, len, filename, true, schema, home, out, warnings, err);
+}
+
+const pdp_schema *
+pdp_policy_schema(const pdp_policy_set *set)
+{
+    return set->pl_schema;
+}
+
+void
+pdp_policy_free(pdp_policy_set *set)
+{
+    if (set == NULL)
+        return;
+    pdp_arena_free(set->pl_arena);
+    pdp_schema_free(set->pl_own_schema);
+    box_free(set);
+}
+
+size_t
+pdp_policy_rule_count(const pdp_policy_set *set)
+{
+    return set->pl_ast->as_nrules;
+}
+
+const pdp_rule *
+pdp_policy_rule(const pdp_policy_set *set, size_t i)
+{
+    return i < set->pl_ast->as_nrules ? set->pl_ast->as_rules[i] : NULL;
+}
+
+const pdp_ast *
+pdp_policy_ast(const pdp_policy_set *set)
+{
+    return set->pl_ast;
+}

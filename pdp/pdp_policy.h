@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A loaded policy set: parsed rules, Box load checks, and the action index. */
+#ifndef PDP_POLICY_H
+#define PDP_POLICY_H
+
+#include <stddef.h>
+
+#include "box_err.h"
+#include "pdp_ast.h"
+#include "pdp_schema.h"
+#include "pdp_validate.h"
+#include "pdp_value.h"
+
+/* Largest policy text accepted, and the memory one set may use. */
+#define PDP_POLICY_MAX_BYTES (8u << 20)
+#define PDP_POLICY_MAX_MEMORY (256u << 20)
+
+typedef struct pdp_policy_set pdp_policy_set;
+
+/*
+ * Parses text[0..len) (filename is used in messages) and applies the Box
+ * load checks that need no schema, in spec order: duplicate non-blank @id
+ * (§6.2 step 5), then rules naming only the reserved action fs:other
+ * (step 6). On BOX_OK the caller owns *out (pdp_policy_free). On failure
+ * *out is NULL and *err is a message the caller frees with box_free:
+ * "file:line:col: …" for parse errors (BOX_EPARSE) and unsupported
+ * constructs (BOX_ENOTSUP, "… is not supported yet"), the exact §6.2 text
+ * for Box refusals (BOX_ECONFIG), BOX_ETOOBIG past PDP_POLICY_MAX_BYTES.
+ * The set is immutable after load and may be shared between threads.
+ */
+box_err pdp_policy_load(const char *text, size_t len, const char *filename,
+                        pdp_policy_set **out, char **err) BOX_WARN_UNUSED;
+/*
+ * The whole Box load of §6.2 against an action schema, in spec order:
+ * parse, duplicate @id (step 5), reserved action (step 6), strict schema
+ * validation (step 8: "policy references unknown action: …" or "policy
+ * fails schema validation: …", Cedar's findings joined with "; "), then
+ * the literal-spelling judgement (step 9: "policy compares an inert
+ * literal: …") with the operator's home (NULL skips the home checks).
+ * schema is borrowed and must outlive the set; NULL means Box's built-in
+ * schema, which the set then loads and owns. A set loaded this way
+ * validates every request against its schema in pdp_decide (§1.5).
+ * warnings, when not NULL, receives the spelling warnings, then the
+ * validator's warnings (e.g. an impossible policy); the caller frees them
+ * with pdp_validate_warnings_free whatever the result. Refusals are
+ * BOX_ECONFIG; other errors as pdp_policy_load.
+ */
+box_err pdp_policy_load_checked(const char *text, size_t len,
+                                const char *filename, const pdp_schema *schema,
+                                const char *home, pdp_policy_set **out,
+                                pdp_validate_warnings *warnings,
+                                char **err) BOX_WARN_UNUSED;
+/* The schema requests are validated against, or NULL for a set loaded
+ * with pdp_policy_load (no request validation). */
+const pdp_schema *pdp_policy_schema(const pdp_policy_set *set);
+/* Frees the set and every rule, node and value it holds; NULL is a no-op. */
+void pdp_policy_free(pdp_policy_set *set);
+
+/* The rules in source order (index = position, 0-based). Borrowed: valid
+ * while the set lives. */
+size_t pdp_policy_rule_count(const pdp_policy_set *set);
+const pdp_rule *pdp_policy_rule(const pdp_policy_set *set, size_t i);
+/* The whole parsed file. */
+const pdp_ast *pdp_policy_ast(const pdp_policy_set *set);
+
+/*
+ * The action index. For an action entity, *specific is the rules whose
+ * action scope names it (== A, in A, in [… A …]) and *any the rules with an
+ * unconstrained action scope; both in rule order. A decision needs only
+ * the merge of the two lists. Borrowed from the set.
+ */
+void pdp_policy_candidates(const pdp_policy_set *set, const pdp_value *action,
+                           const pdp_rule *const **specific, size_t *nspecific,
+                           const pdp_rule *const **any, size_t *nany);
+
+/* How Box names a rule to people: @id when present and non-blank, else
+ * the positional id policy_<i>. */
+pdp_str pdp_rule_display_id(const pdp_rule *r);
+/* The @description when present and non-blank, else {NULL, 0}. */
+pdp_str pdp_rule_description(const pdp_rule *r);
+
+#endif

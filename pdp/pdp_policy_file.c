@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Reads a policy file and loads it with the full Box checks. */
+#include "pdp_policy_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+
+/* Reads the whole file into *text (caller frees). */
+static box_err
+policy_file_read(const char *path, char **text, size_t *len, char **err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    *text = NULL;
+    *len = 0;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        *err = box_asprintf("cannot read policy file %s: %s", path,
+                            strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return BOX_EIO;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        *err = box_asprintf("policy file %s is not a regular file", path);
+        return BOX_ECONFIG;
+    }
+    if ((uint64_t)st.st_size > PDP_POLICY_MAX_BYTES) {
+        close(fd);
+        *err = box_asprintf("policy file %s is %lld bytes; maximum is %u",
+                            path, (long long)st.st_size, PDP_POLICY_MAX_BYTES);
+        return BOX_ETOOBIG;
+    }
+    char *buf = box_alloc((size_t)st.st_size + 1);
+    if (buf == NULL) {
+        close(fd);
+        return BOX_ENOMEM;
+    }
+    size_t got = 0;
+    while (got < (size_t)st.st_size) {
+        ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            *err = box_asprintf("cannot read policy file %s: %s", path,
+                                strerror(errno));
+            close(fd);
+            box_free(buf);
+            return BOX_EIO;
+        }
+        if (r == 0)
+            break; // the file shrank: load what is there
+        got += (size_t)r;
+    }
+    close(fd);
+    buf[got] = '\0';
+    *text = buf;
+    *len = got;
+    return BOX_OK;
+}
+
+box_err
+pdp_policy_load_file(const char *path, const char *home, pdp_policy_set **out,
+                     pdp_validate_warnings *warnings, char **err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    char *inner = NULL;
+    box_err rv;
+    *err = NULL;
+    if (path != NULL && (rv = policy_file_read(path, &text, &len, err)) != BOX_OK)
+        return rv;
+    rv = pdp_policy_load_checked(text ? text : "", len,
+                                 path ? path : "<no authored policy>", NULL,
+                                 home, out, warnings, &inner);
+    box_free(text);
+    if (rv == BOX_EPARSE || rv == BOX_ENOTSUP) {
+        // §6.2 step 2 names where a parse failure comes from.
+        *err = box_asprintf("failed to parse policy source: dogwood parse: %s",
+                            inner ? inner : box_strerror(rv));
+        box_free(inner);
+    } else {
+        *err = inner;
+    }
+    return rv;
+}

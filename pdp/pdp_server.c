@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* box-pdp's server: dispatch, generations (atomic swap + epochs), logging. */
+#include "pdp_server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nng/nng.h>
+#include <nng/protocol/pubsub0/pub.h>
+
+#include "box.pb-c.h"
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "box_log.h"
+#include "box_rpc.h"
+#include "box_svc.h"
+#include "box_wire.h"
+#include "pdp_decide.h"
+#include "pdp_dlog.h"
+#include "pdp_policy.h"
+#include "pdp_policy_file.h"
+#include "pdp_wire.h"
+
+#define PDP_SVC "box-pdp"
+#define PDP_CONTEXTS_DEFAULT 8
+#define PDP_SCRATCH_ARENA (4u << 20)
+
+/* One policy generation: immutable once installed, freed by its last
+ * user. */
+typedef struct pdp_gen {
+    pdp_policy_set *g_set;
+    uint64_t g_epoch;
+    atomic_uint g_refs;
+} pdp_gen;
+
+/* Per-request scratch, reused through a free list so a decision does not
+ * allocate its answer or arena again. */
+typedef struct pdp_scratch {
+    struct pdp_scratch *sc_next;
+    pdp_answer *sc_ans;
+    pdp_arena *sc_arena;
+} pdp_scratch;
+
+struct pdp_server {
+    box_rpc_server *sv_rpc;
+    pdp_dlog *sv_log;
+    char *sv_policy; // owned copy of the path, or NULL
+    char *sv_home;   // operator home for the spelling checks, or NULL
+    uint64_t sv_started_ms;
+
+    pthread_mutex_t sv_gen_lock; // guards sv_gen (the pointer, not the set)
+    pdp_gen *sv_gen;
+    pthread_mutex_t sv_reload_lock; // one reload at a time
+
+    nng_socket sv_pub;
+    bool sv_pub_open;
+
+    pthread_mutex_t sv_scratch_lock;
+    pdp_scratch *sv_scratch;
+
+    char *sv_last_refusal; // under sv_gen_lock; for health
+};
+
+/* ------------------------------------------------------------------ */
+/* Generations                                                         */
+/* ------------------------------------------------------------------ */
+
+static pdp_gen *
+gen_acquire(pdp_server *s)
+{
+    pthread_mutex_lock(&s->sv_gen_lock);
+    pdp_gen *g = s->sv_gen;
+    atomic_fetch_add(&g->g_refs, 1);
+    pthread_mutex_unlock(&s->sv_gen_lock);
+    return g;
+}
+
+static void
+gen_release(pdp_gen *g)
+{
+    if (g != NULL && atomic_fetch_sub(&g->g_refs, 1) == 1) {
+        pdp_policy_free(g->g_set);
+        box_free(g);
+    }
+}
+
+/* Epochs grow across restarts too: microseconds of wall time at install,
+ * and always past the previous one. */
+static uint64_t
+gen_next_epoch(uint64_t prev)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t e = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    return e > prev ? e : prev + 1;
+}
+
+/* Loads the policy file into a set (NULL path: the empty set, which
+ * denies everything). *err is the refusal text on failure. */
+static box_err
+gen_load(pdp_server *s, pdp_policy_set **out, char **err)
+{
+    pdp_validate_warnings w = {0};
+    box_err rv = pdp_policy_load_file(s->sv_policy, s->sv_home, out, &w, err);
+    for (size_t i = 0; i < w.vw_n; i++)
+        box_log(BOX_LOG_WARN, PDP_SVC, "policy warning: %s", w.vw_items[i]);
+    pdp_validate_warnings_free(&w);
+    return rv;
+}
+
+static void
+gen_publish(pdp_server *s, uint64_t epoch)
+{
+    if (!s->sv_pub_open)
+        return;
+    Box__EpochNotice n = BOX__EPOCH_NOTICE__INIT;
+    n.epoch = epoch;
+    n.policy = s->sv_policy ? s->sv_policy : "";
+    nng_msg *m = NULL;
+    if (nng_msg_alloc(&m, 0) != 0)
+        return;
+    if (box_rpc_msg_pack(m, &n.base) != BOX_OK || nng_sendmsg(s->sv_pub, m, 0) != 0)
+        nng_msg_free(m);
+}
+
+/* Installs set as the new generation (takes ownership). */
+static void
+gen_install(pdp_server *s, pdp_policy_set *set)
+{
+    pdp_gen *g = box_calloc(1, sizeof *g);
+    if (g == NULL) {
+        pdp_policy_free(set);
+        return;
+    }
+    g->g_set = set;
+    atomic_init(&g->g_refs, 1);
+    pthread_mutex_lock(&s->sv_gen_lock);
+    pdp_gen *old = s->sv_gen;
+    g->g_epoch = gen_next_epoch(old ? old->g_epoch : 0);
+    s->sv_gen = g;
+    pthread_mutex_unlock(&s->sv_gen_lock);
+    gen_release(old);
+    gen_publish(s, g->g_epoch);
+    if (s->sv_log != NULL &&
+        pdp_dlog_control_add(s->sv_log, "policy_installed", "ok",
+                             s->sv_policy ? s->sv_policy : "<no authored policy>",
+                             NULL) != BOX_OK)
+        box_log(BOX_LOG_WARN, PDP_SVC, "policy_installed record not logged");
+    box_log(BOX_LOG_INFO, PDP_SVC, "policy installed, epoch %llu",
+            (unsigned long long)g->g_epoch);
+}
+
+uint64_t
+pdp_server_epoch(pdp_server *s)
+{
+    pdp_gen *g = gen_acquire(s);
+    uint64_t e = g->g_epoch;
+    gen_release(g);
+    return e;
+}
+
+box_err
+pdp_server_reload(pdp_server *s, char **err)
+{
+    pdp_policy_set *set = NULL;
+    pthread_mutex_lock(&s->sv_reload_lock);
+    box_err rv = gen_load(s, &set, err);
+    if (rv == BOX_OK) {
+        gen_install(s, set);
+    } else {
+        const char *why = *err ? *err : box_strerror(rv);
+        box_log(BOX_LOG_WARN, PDP_SVC,
+                "policy refused, the old generation stays in force: %s", why);
+        if (s->sv_log != NULL &&
+            pdp_dlog_control_add(s->sv_log, "policy_refused", "refused",
+                                 s->sv_policy ? s->sv_policy
+                                              : "<no authored policy>",
+                                 why) != BOX_OK)
+            box_log(BOX_LOG_WARN, PDP_SVC, "policy_refused record not logged");
+        pthread_mutex_lock(&s->sv_gen_lock);
+        box_free(s->sv_last_refusal);
+        s->sv_last_refusal = box_strdup(why);
+        pthread_mutex_unlock(&s->sv_gen_lock);
+    }
+    pthread_mutex_unlock(&s->sv_reload_lock);
+    return rv;
+}
+
+/* ------------------------------------------------------------------ */
+/* Scratch                                                             */
+/* ------------------------------------------------------------------ */
+
+static pdp_scratch *
+scratch_get(pdp_server *s)
+{
+    pthread_mutex_lock(&s->sv_scratch_lock);
+    pdp_scratch *sc = s->sv_scratch;
+    if (sc != NULL)
+        s->sv_scratch = sc->sc_next;
+    pthread_mutex_unlock(&s->sv_scratch_lock);
+    if (sc != NULL)
+        return sc;
+    if ((sc = box_calloc(1, sizeof *sc)) == NULL)
+        return NULL;
+    sc->sc_ans = pdp_answer_new();
+    sc->sc_arena = pdp_arena_new(PDP_SCRATCH_ARENA);
+    if (sc->sc_ans == NULL || sc->sc_arena == NULL) {
+        pdp_answer_free(sc->sc_ans);
+        pdp_arena_free(sc->sc_arena);
+        box_free(sc);
+        return NULL;
+    }
+    return sc;
+}
+
+static void
+scratch_put(pdp_server *s, pdp_scratch *sc)
+{
+    pdp_arena_reset(sc->sc_arena);
+    pthread_mutex_lock(&s->sv_scratch_lock);
+    sc->sc_next = s->sv_scratch;
+    s->sv_scratch = sc;
+    pthread_mutex_unlock(&s->sv_scratch_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Dispatch                                                            */
+/* ------------------------------------------------------------------ */
+
+/* Decides one request into out (strings borrowed from sc until packed)
+ * and logs it. */
+static void
+server_decide_one(pdp_server *s, pdp_gen *g, pdp_scratch *sc,
+                  const Box__DecisionRequest *req, Box__DecisionResponse *out)
+{
+    pdp_wire_decided d;
+    pdp_wire_decide(g->g_set, sc->sc_arena, sc->sc_ans, req, g->g_epoch, out,
+                    &d);
+    if (s->sv_log != NULL && pdp_dlog_decision_add(s->sv_log, &d.wd_log) != BOX_OK)
+        box_log(BOX_LOG_ERROR, PDP_SVC, "a decision could not be logged");
+}
+
+static void
+server_error(Box__PdpResponse *resp, Box__ErrorReply *e, Box__ErrorCode code,
+             const char *msg)
+{
+    e->code = code;
+    e->message = (char *)msg;
+    resp->body_case = BOX__PDP_RESPONSE__BODY_ERROR;
+    resp->error = e;
+}
+
+static void
+server_handle(void *arg, const void *req, size_t len, nng_msg *reply)
+{
+    pdp_server *s = arg;
+    Box__PdpResponse resp = BOX__PDP_RESPONSE__INIT;
+    Box__ErrorReply e = BOX__ERROR_REPLY__INIT;
+    Box__HealthResponse h = BOX__HEALTH_RESPONSE__INIT;
+    Box__DecisionResponse one = BOX__DECISION_RESPONSE__INIT;
+    Box__DecisionBatchResponse batch = BOX__DECISION_BATCH_RESPONSE__INIT;
+    Box__EventAck ack = BOX__EVENT_ACK__INIT;
+    Box__PdpRequest *r = NULL;
+    pdp_gen *g = NULL;
+    pdp_scratch *sc = NULL;
+    char *detail = NULL;
+
+    if (len > BOX_PDP_MSG_MAX) {
+        server_error(&resp, &e, BOX__ERROR_CODE__ERROR_TOO_LARGE,
+                     "request over the PDP's message limit");
+        goto send;
+    }
+    if ((r = box__pdp_request__unpack(NULL, len, req)) == NULL) {
+        server_error(&resp, &e, BOX__ERROR_CODE__ERROR_MALFORMED,
+                     "request did not decode");
+        goto send;
+    }
+    g = gen_acquire(s);
+    switch (r->body_case) {
+    case BOX__PDP_REQUEST__BODY_HEALTH:
+        h.service = PDP_SVC;
+        h.version = BOX_VERSION;
+        h.ready = 1;
+        h.pid = (uint32_t)getpid();
+        h.epoch = g->g_epoch;
+        h.uptime_ms = box_svc_now_ms() - s->sv_started_ms;
+        pthread_mutex_lock(&s->sv_gen_lock);
+        detail = s->sv_last_refusal ? box_strdup(s->sv_last_refusal) : NULL;
+        pthread_mutex_unlock(&s->sv_gen_lock);
+        h.detail = detail ? detail : "";
+        resp.body_case = BOX__PDP_RESPONSE__BODY_HEALTH;
+        resp.health = &h;
+        break;
+    case BOX__PDP_REQUEST__BODY_DECIDE:
+        if ((sc = scratch_get(s)) == NULL) {
+            server_error(&resp, &e, BOX__ERROR_CODE__ERROR_UNAVAILABLE,
+                         "out of memory");
+            break;
+        }
+        server_decide_one(s, g, sc, r->decide, &one);
+        resp.body_case = BOX__PDP_RESPONSE__BODY_DECIDE;
+        resp.decide = &one;
+        break;
+    case BOX__PDP_REQUEST__BODY_DECIDE_BATCH: {
+        size_t n = r->decide_batch->n_requests;
+        if (n == 0 || n > BOX_PDP_BATCH_MAX) {
+            server_error(&resp, &e, BOX__ERROR_CODE__ERROR_INVALID,
+                         "a batch holds 1 to 512 decisions");
+            break;
+        }
+        if ((sc = scratch_get(s)) == NULL) {
+            server_error(&resp, &e, BOX__ERROR_CODE__ERROR_UNAVAILABLE,
+                         "out of memory");
+            break;
+        }
+        Box__DecisionResponse **outs =
+            pdp_arena_zalloc(sc->sc_arena, n * sizeof *outs);
+        Box__DecisionResponse *cells =
+            pdp_arena_zalloc(sc->sc_arena, n * sizeof *cells);
+        if (outs == NULL || cells == NULL) {
+            server_error(&resp, &e, BOX__ERROR_CODE__ERROR_UNAVAILABLE,
+                         "out of memory");
+            break;
+        }
+        // One generation for the whole batch; the answer scratch is reused
+        // per decision, so each response is copied into the arena.
+        for (size_t i = 0; i < n; i++) {
+            box__decision_response__init(&cells[i]);
+            server_decide_one(s, g, sc, r->decide_batch->requests[i], &cells[i]);
+            pdp_wire_response_own(sc->sc_arena, &cells[i]);
+            outs[i] = &cells[i];
+        }
+        batch.n_responses = n;
+        batch.responses = outs;
+        resp.body_case = BOX__PDP_RESPONSE__BODY_DECIDE_BATCH;
+        resp.decide_batch = &batch;
+        break;
+    }
+    case BOX__PDP_REQUEST__BODY_RECORD:
+        // Outcome events feed temporal rules, which arrive later; they are
+        // accepted (and counted) so clients can send them already.
+        ack.accepted = (uint32_t)r->record->n_events;
+        resp.body_case = BOX__PDP_RESPONSE__BODY_RECORD;
+        resp.record = &ack;
+        break;
+    default:
+        server_error(&resp, &e, BOX__ERROR_CODE__ERROR_INVALID,
+                     "unknown request kind");
+        break;
+    }
+send:
+    if (box_rpc_msg_pack(reply, &resp.base) != BOX_OK)
+        nng_msg_clear(reply); // decodes to no body: the client refuses
+    if (sc != NULL)
+        scratch_put(s, sc);
+    gen_release(g);
+    box_free(detail);
+    if (r != NULL)
+        box__pdp_request__free_unpacked(r, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Start / stop                                                        */
+/* ------------------------------------------------------------------ */
+
+box_err
+pdp_server_start(const pdp_server_opts *o, pdp_server **out, char **err)
+{
+    box_err rv = BOX_ENOMEM;
+    pdp_policy_set *set = NULL;
+    *err = NULL;
+    pdp_server *s = box_calloc(1, sizeof *s);
+    if (s == NULL)
+        return BOX_ENOMEM;
+    pthread_mutex_init(&s->sv_gen_lock, NULL);
+    pthread_mutex_init(&s->sv_reload_lock, NULL);
+    pthread_mutex_init(&s->sv_scratch_lock, NULL);
+    s->sv_started_ms = box_svc_now_ms();
+    if (o->so_policy != NULL && (s->sv_policy = box_strdup(o->so_policy)) == NULL)
+        goto fail;
+    if (o->so_home != NULL && (s->sv_home = box_strdup(o->so_home)) == NULL)
+        goto fail;
+    if (o->so_log != NULL) {
+        pdp_dlog_ident id = {.di_box_id = o->so_box_id, .di_run_id = o->so_run_id};
+        if ((rv = pdp_dlog_open(o->so_log, &id, o->so_log_queue, &s->sv_log)) !=
+            BOX_OK) {
+            *err = box_asprintf("cannot open the decision log %s: %s",
+                                o->so_log, strerror(errno));
+            goto fail;
+        }
+    }
+    if (o->so_epoch_pub != NULL) {
+        rv = BOX_EIO;
+        if (nng_pub0_open(&s->sv_pub) != 0)
+            goto fail;
+        s->sv_pub_open = true;
+        if (nng_listen(s->sv_pub, o->so_epoch_pub, NULL, 0) != 0) {
+            *err = box_asprintf("cannot listen on %s", o->so_epoch_pub);
+            goto fail;
+        }
+    }
+    if ((rv = gen_load(s, &set, err)) != BOX_OK) {
+        if (s->sv_log != NULL &&
+            pdp_dlog_control_add(s->sv_log, "policy_refused", "refused",
+                                 s->sv_policy, *err) != BOX_OK)
+            box_log(BOX_LOG_WARN, PDP_SVC, "policy_refused record not logged");
+        goto fail;
+    }
+    gen_install(s, set);
+    if (s->sv_gen == NULL) {
+        rv = BOX_ENOMEM;
+        goto fail;
+    }
+    rv = box_rpc_server_start(o->so_listen,
+                              o->so_contexts > 0 ? o->so_contexts
+                                                 : PDP_CONTEXTS_DEFAULT,
+                              BOX_PDP_TRANSPORT_MAX, server_handle, s,
+                              &s->sv_rpc);
+    if (rv != BOX_OK) {
+        *err = box_asprintf("cannot listen on %s: %s", o->so_listen,
+                            box_strerror(rv));
+        goto fail;
+    }
+    *out = s;
+    return BOX_OK;
+fail:
+    pdp_server_stop(s);
+    return rv;
+}
+
+void
+pdp_server_stop(pdp_server *s)
+{
+    if (s == NULL)
+        return;
+    box_rpc_server_stop(s->sv_rpc); // waits for handlers in flight
+    if (s->sv_pub_open)
+        box_rpc_close_socket(s->sv_pub);
+    pdp_dlog_close(s->sv_log);
+    gen_release(s->sv_gen);
+    while (s->sv_scratch != NULL) {
+        pdp_scratch *sc = s->sv_scratch;
+        s->sv_scratch = sc->sc_next;
+        pdp_answer_free(sc->sc_ans);
+        pdp_arena_free(sc->sc_arena);
+        box_free(sc);
+    }
+    box_free(s->sv_policy);
+    box_free(s->sv_home);
+    box_free(s->sv_last_refusal);
+    pthread_mutex_destroy(&s->sv_gen_lock);
+    pthread_mutex_destroy(&s->sv_reload_lock);
+    pthread_mutex_destroy(&s->sv_scratch_lock);
+    box_free(s);
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Typed value trees: what a request carries and what policies compute. */
+#ifndef PDP_VALUE_H
+#define PDP_VALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "box_buf.h"
+#include "box_err.h"
+#include "pdp_arena.h"
+
+/*
+ * A pdp_value is a Cedar value of the Box subset: Bool, Long, String,
+ * Set, Record or entity reference. Values live in a pdp_arena: every
+ * constructor takes the arena, and the tree is freed with the arena (there
+ * is no per-value free). A value may be shared by several parents.
+ *
+ * Caps for untrusted input (a request decoded from the wire): strings are
+ * well-formed UTF-8 (checked), nesting depth <= PDP_VALUE_MAX_DEPTH, a set
+ * holds <= PDP_VALUE_MAX_ITEMS elements, a record <= PDP_VALUE_MAX_FIELDS.
+ */
+#define PDP_VALUE_MAX_DEPTH 64
+#define PDP_VALUE_MAX_ITEMS 65536
+#define PDP_VALUE_MAX_FIELDS 1024
+
+typedef struct pdp_value pdp_value;
+
+/* ORDER PDP_VAL: pdp_value_kind_name() follows this order. */
+typedef enum pdp_value_kind {
+    PDP_VAL_BOOL,
+    PDP_VAL_LONG,
+    PDP_VAL_STRING,
+    PDP_VAL_SET,
+    PDP_VAL_RECORD,
+    PDP_VAL_ENTITY,
+} pdp_value_kind;
+
+/* ---- builders (all results are owned by the arena) ---- */
+
+/* NULL only when the arena is full or out of memory. */
+pdp_value *pdp_value_bool(pdp_arena *a, bool b);
+pdp_value *pdp_value_long(pdp_arena *a, int64_t l);
+/* Copies s[0..n). BOX_EINVAL if it is not well-formed UTF-8. */
+box_err pdp_value_string(pdp_arena *a, const char *s, size_t n,
+                         pdp_value **out) BOX_WARN_UNUSED;
+/* An entity reference `type::"id"`, e.g. type "Box::Action", id
+ * "fs:read". Copies both. BOX_EINVAL unless type is IDENT{::IDENT} and
+ * id is well-formed UTF-8. */
+box_err pdp_value_entity(pdp_arena *a, const char *type, size_t tlen,
+                         const char *id, size_t idlen,
+                         pdp_value **out) BOX_WARN_UNUSED;
+/* An empty set / record to fill with the calls below. */
+pdp_value *pdp_value_set_new(pdp_arena *a);
+pdp_value *pdp_value_record_new(pdp_arena *a);
+/* Adds elem (borrowed: the set points at it; it must live in the same
+ * arena or longer). Duplicates are allowed: sets compare, test membership
+ * and encode as mathematical sets. BOX_ETOOBIG past the caps. */
+box_err pdp_value_set_add(pdp_arena *a, pdp_value *set,
+                          const pdp_value *elem) BOX_WARN_UNUSED;
+/* Adds key -> val (key copied, val borrowed). Keys keep insertion order.
+ * BOX_EINVAL for a duplicate key or non-UTF-8 key, BOX_ETOOBIG past the
+ * caps. */
+box_err pdp_value_record_put(pdp_arena *a, pdp_value *rec, const char *key,
+                             size_t klen,
+                             const pdp_value *val) BOX_WARN_UNUSED;
+
+/* ---- readers ---- */
+
+pdp_value_kind pdp_value_kind_of(const pdp_value *v);
+/* "bool", "long", "string", "set", "record", "entity". */
+const char *pdp_value_kind_name(pdp_value_kind k);
+/* The scalar; false / 0 when v is of another kind. */
+bool pdp_value_as_bool(const pdp_value *v);
+int64_t pdp_value_as_long(const pdp_value *v);
+/* String bytes (NUL-terminated, may also hold NULs) and length. */
+const char *pdp_value_str(const pdp_value *v, size_t *len);
+/* Entity parts. */
+const char *pdp_value_entity_type(const pdp_value *v, size_t *len);
+const char *pdp_value_entity_id(const pdp_value *v, size_t *len);
+/* Number of set elements / record fields (0 for other kinds). */
+size_t pdp_value_count(const pdp_value *v);
+/* The i-th set element or record value, in insertion order. */
+const pdp_value *pdp_value_item(const pdp_value *v, size_t i);
+/* The i-th record key. */
+const char *pdp_value_key(const pdp_value *v, size_t i, size_t *len);
+/* The record field named key, or NULL. */
+const pdp_value *pdp_value_get(const pdp_value *rec, const char *key,
+                               size_t klen);
+
+/* Cedar equality: same kind and value; sets as sets; records by key set
+ * and values; entities by type and id. Never fails. */
+bool pdp_value_equal(const pdp_value *a, const pdp_value *b);
+
+/*
+ * Appends the canonical encoding of v to out: deterministic bytes,
+ * equal for equal values (records sorted by key, sets sorted and
+ * deduplicated), different for different values. Usable as a cache key.
+ * Layout: a tag byte ('B' 'L' 'S' '[' '{' 'E'), then big-endian fixed
+ * widths: B: 1 byte; L: 8 bytes; S: u32 length + bytes; E: u32 + type,
+ * u32 + id; '[': u32 count + elements; '{': u32 count + (u32 + key,
+ * value) pairs.
+ */
+box_err pdp_value_encode(const pdp_value *v, box_buf *out) BOX_WARN_UNUSED;
+
+/* Appends Cedar-like text for v (strings quoted and escaped, entities as
+ * Type::"id"), for messages and tests. */
+box_err pdp_value_format(const pdp_value *v, box_buf *out) BOX_WARN_UNUSED;
+
+#endif

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Wire <-> policy library: value conversion, responses, log records. */
+#include "pdp_wire.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+
+#define WIRE_MAX_DEPTH 32
+#define WIRE_ACTION_MAX 256
+
+box_err
+pdp_wire_value(pdp_arena *a, const Box__Value *in, int depth,
+               const pdp_value **out)
+{
+    box_err rv;
+    pdp_value *v = NULL;
+    if (in == NULL || depth > WIRE_MAX_DEPTH)
+        return BOX_EINVAL;
+    switch (in->kind_case) {
+    case BOX__VALUE__KIND_STR:
+        rv = pdp_value_string(a, in->str, strlen(in->str), &v);
+        break;
+    case BOX__VALUE__KIND_LONG:
+        v = pdp_value_long(a, in->long_);
+        rv = v ? BOX_OK : BOX_ENOMEM;
+        break;
+    case BOX__VALUE__KIND_BOOLEAN:
+        v = pdp_value_bool(a, in->boolean);
+        rv = v ? BOX_OK : BOX_ENOMEM;
+        break;
+    case BOX__VALUE__KIND_SET:
+        if ((v = pdp_value_set_new(a)) == NULL)
+            return BOX_ENOMEM;
+        rv = BOX_OK;
+        for (size_t i = 0; rv == BOX_OK && i < in->set->n_elements; i++) {
+            const pdp_value *e;
+            if ((rv = pdp_wire_value(a, in->set->elements[i], depth + 1, &e)) ==
+                BOX_OK)
+                rv = pdp_value_set_add(a, v, e);
+        }
+        break;
+    case BOX__VALUE__KIND_RECORD:
+        if ((v = pdp_value_record_new(a)) == NULL)
+            return BOX_ENOMEM;
+        rv = BOX_OK;
+        for (size_t i = 0; rv == BOX_OK && i < in->record->n_fields; i++) {
+            const Box__RecordField *f = in->record->fields[i];
+            const pdp_value *fv;
+            if ((rv = pdp_wire_value(a, f->value, depth + 1, &fv)) == BOX_OK)
+                rv = pdp_value_record_put(a, v, f->name, strlen(f->name), fv);
+        }
+        break;
+    case BOX__VALUE__KIND_ENTITY:
+        rv = pdp_value_entity(a, in->entity->type, strlen(in->entity->type),
+                              in->entity->id, strlen(in->entity->id), &v);
+        break;
+    default:
+        return BOX_EINVAL;
+    }
+    if (rv != BOX_OK)
+        return rv == BOX_ENOMEM ? BOX_ENOMEM : BOX_EINVAL;
+    *out = v;
+    return BOX_OK;
+}
+
+static const char *
+wire_cause(pdp_reason r)
+{
+    switch (r) {
+    case PDP_REASON_PERMITTED:
+        return "permitted";
+    case PDP_REASON_FORBIDDEN:
+        return "forbidden";
+    case PDP_REASON_NOMATCH:
+        return "no_match";
+    case PDP_REASON_POLICY_PENDING:
+        return "policy_pending";
+    default:
+        return "internal_fault";
+    }
+}
+
+static Box__ReasonClass
+wire_reason(pdp_reason r)
+{
+    switch (r) {
+    case PDP_REASON_PERMITTED:
+        return BOX__REASON_CLASS__REASON_PERMITTED;
+    case PDP_REASON_FORBIDDEN:
+        return BOX__REASON_CLASS__REASON_FORBIDDEN;
+    case PDP_REASON_NOMATCH:
+        return BOX__REASON_CLASS__REASON_NO_MATCH;
+    case PDP_REASON_POLICY_PENDING:
+        return BOX__REASON_CLASS__REASON_POLICY_PENDING;
+    default:
+        return BOX__REASON_CLASS__REASON_INTERNAL_FAULT;
+    }
+}
+
+/* Builds the request's values; false if anything does not convert. */
+static bool
+wire_request(pdp_arena *a, const Box__DecisionRequest *req, pdp_request *rq)
+{
+    pdp_value *p = NULL, *act = NULL, *res = NULL;
+    const pdp_value *input = NULL;
+    pdp_value *ctx = pdp_value_record_new(a);
+    size_t alen = req->action ? strlen(req->action) : 0;
+    if (ctx == NULL || alen == 0 || alen > WIRE_ACTION_MAX)
+        return false;
+    if (pdp_value_entity(a, "Box::Agent", 10, "self", 4, &p) != BOX_OK ||
+        pdp_value_entity(a, "Box::Action", 11, req->action, alen, &act) !=
+            BOX_OK ||
+        pdp_value_entity(a, "Box::Resource", 13, "unused", 6, &res) != BOX_OK)
+        return false;
+    if (req->input == NULL || req->input->kind_case != BOX__VALUE__KIND_RECORD ||
+        pdp_wire_value(a, req->input, 0, &input) != BOX_OK)
+        return false;
+    if (pdp_value_record_put(a, ctx, "input", 5, input) != BOX_OK)
+        return false;
+    rq->rq_principal = p;
+    rq->rq_action = act;
+    rq->rq_resource = res;
+    rq->rq_context = ctx;
+    return true;
+}
+
+static char *
+wire_str(pdp_arena *a, pdp_str s)
+{
+    return pdp_arena_strndup(a, s.s ? s.s : "", s.s ? s.len : 0);
+}
+
+void
+pdp_wire_decide(const pdp_policy_set *set, pdp_arena *a, pdp_answer *ans,
+                const Box__DecisionRequest *req, uint64_t epoch,
+                Box__DecisionResponse *out, pdp_wire_decided *d)
+{
+    pdp_request rq = {0};
+    const char *resource = req->resource ? req->resource : "";
+    rq.rq_resource_text = resource;
+    rq.rq_resource_len = strlen(resource);
+    if (!wire_request(a, req, &rq)) {
+        // Decided as malformed: the library answers InternalFault for a
+        // context that is not a record.
+        const pdp_value *bad = pdp_value_bool(a, false);
+        rq.rq_principal = rq.rq_action = rq.rq_resource = bad;
+        rq.rq_context = bad;
+    }
+    // On failure the answer still reads Deny / InternalFault.
+    if (pdp_decide(set, &rq, ans) != BOX_OK &&
+        pdp_answer_verdict(ans) == PDP_ALLOW)
+        abort(); // the library's contract says this cannot happen
+
+    pdp_verdict v = pdp_answer_verdict(ans);
+    pdp_reason r = pdp_answer_reason(ans);
+    size_t nd = pdp_answer_determining_count(ans);
+    size_t ne = pdp_answer_error_count(ans);
+    size_t mlen;
+    const char *msg = pdp_answer_message(ans, &mlen);
+
+    out->verdict = v == PDP_ALLOW ? BOX__VERDICT__VERDICT_PERMIT
+                                  : BOX__VERDICT__VERDICT_DENY;
+    out->reason = wire_reason(r);
+    out->message = (char *)msg;
+    out->epoch = epoch;
+    out->cacheable = 1; // no rule can read history yet
+    out->request_id = req->request_id;
+
+    Box__DeterminingPolicy *cells = pdp_arena_zalloc(a, (nd + 1) * sizeof *cells);
+    Box__DeterminingPolicy **dets = pdp_arena_zalloc(a, (nd + 1) * sizeof *dets);
+    const char **ids = pdp_arena_zalloc(a, (nd + 1) * sizeof *ids);
+    char **errs = pdp_arena_zalloc(a, (ne + 1) * sizeof *errs);
+    if (cells == NULL || dets == NULL || ids == NULL || errs == NULL)
+        nd = ne = 0;
+    for (size_t i = 0; i < nd; i++) {
+        const pdp_rule *rule = pdp_answer_determining(ans, i);
+        box__determining_policy__init(&cells[i]);
+        cells[i].id = wire_str(a, pdp_rule_display_id(rule));
+        cells[i].description = wire_str(a, pdp_rule_description(rule));
+        if (cells[i].id == NULL || cells[i].description == NULL) {
+            nd = i;
+            break;
+        }
+        dets[i] = &cells[i];
+        ids[i] = cells[i].id;
+    }
+    out->n_determining = nd;
+    out->determining = nd ? dets : NULL;
+    box_buf eb;
+    box_buf_init(&eb, 64 * 1024);
+    for (size_t i = 0; i < ne; i++) {
+        const pdp_rule *er = pdp_answer_error_rule(ans, i);
+        const char *em = pdp_answer_error_message(ans, i);
+        char *line = NULL;
+        if (er != NULL)
+            line = pdp_arena_strndup(a, er->r_pid.s, er->r_pid.len);
+        box_buf line_b;
+        box_buf_init(&line_b, 8192);
+        if (box_buf_printf(&line_b, "%s: %s", line ? line : "request",
+                           em ? em : "") == BOX_OK)
+            errs[i] = pdp_arena_strndup(a, line_b.b_data, line_b.b_len);
+        box_buf_reset(&line_b);
+        if (errs[i] == NULL) {
+            ne = i;
+            break;
+        }
+        if ((i > 0 && box_buf_puts(&eb, "; ") != BOX_OK) ||
+            box_buf_puts(&eb, errs[i]) != BOX_OK)
+            break;
+    }
+    out->n_errors = ne;
+    out->errors = ne ? errs : NULL;
+
+    // The decision-log record.
+    pdp_dlog_decision *l = &d->wd_log;
+    memset(l, 0, sizeof *l);
+    l->dd_action = req->action;
+    l->dd_resource = resource;
+    l->dd_permit = v == PDP_ALLOW;
+    l->dd_cause = wire_cause(r);
+    l->dd_reason = pdp_reason_words(r);
+    l->dd_rule = nd > 0 && r != PDP_REASON_INTERNAL_FAULT ? ids[0]
+                                                          : "<default-deny>";
+    if (r == PDP_REASON_FORBIDDEN && nd > 0 && cells[0].description[0])
+        l->dd_description = cells[0].description;
+    l->dd_determining = ids;
+    l->dd_ndetermining = nd;
+    l->dd_message = msg;
+    l->dd_error = eb.b_len ? pdp_arena_strndup(a, eb.b_data, eb.b_len) : NULL;
+    box_buf_reset(&eb);
+    l->dd_epoch = epoch;
+    l->dd_cached = req->cached;
+    const Box__Subject *sub = req->subject;
+    if (sub != NULL) {
+        l->dd_file_path = sub->file_path;
+        l->dd_process_command = sub->process_command;
+        l->dd_command_args = (const char *const *)sub->command_args;
+        l->dd_ncommand_args = sub->n_command_args;
+        l->dd_working_directory = sub->working_directory;
+        l->dd_server_address = sub->server_address;
+        l->dd_server_port = sub->server_port;
+        l->dd_http_method = sub->http_method;
+    }
+}
+
+void
+pdp_wire_response_own(pdp_arena *a, Box__DecisionResponse *out)
+{
+    if (out->message != NULL)
+        out->message = pdp_arena_strndup(a, out->message, strlen(out->message));
+    if (out->message == NULL) {
+        // No memory for the text: keep the verdict honest.
+        out->verdict = BOX__VERDICT__VERDICT_DENY;
+        out->reason = BOX__REASON_CLASS__REASON_INTERNAL_FAULT;
+        out->message = "policy denied this operation because the request "
+                       "could not be evaluated.";
+    }
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Between the wire (box.proto) and the policy library: requests in,
+ * responses and decision-log records out. */
+#ifndef PDP_WIRE_H
+#define PDP_WIRE_H
+
+#include <stdint.h>
+
+#include "box.pb-c.h"
+#include "pdp_arena.h"
+#include "pdp_decide.h"
+#include "pdp_dlog.h"
+#include "pdp_policy.h"
+#include "pdp_value.h"
+
+/* Converts a wire value into a's memory. BOX_EINVAL for a value that is not
+ * one (unset kind, invalid UTF-8, duplicate record field, too deep). */
+box_err pdp_wire_value(pdp_arena *a, const Box__Value *in, int depth,
+                       const pdp_value **out) BOX_WARN_UNUSED;
+
+/* What a decision produced for the log; strings live in the arena or in
+ * the answer, so use it before either is reset. */
+typedef struct pdp_wire_decided {
+    pdp_dlog_decision wd_log;
+} pdp_wire_decided;
+
+/*
+ * Decides req against set with principal Box::Agent::"self" and resource
+ * Box::Resource::"unused" (box-spec §4) and fills out (strings borrowed
+ * from ans and a) and d. A request that does not convert is decided as an
+ * InternalFault deny: it never errors out of here.
+ */
+void pdp_wire_decide(const pdp_policy_set *set, pdp_arena *a, pdp_answer *ans,
+                     const Box__DecisionRequest *req, uint64_t epoch,
+                     Box__DecisionResponse *out, pdp_wire_decided *d);
+
+/* Copies out's borrowed strings into a, so ans can be reused. */
+void pdp_wire_response_own(pdp_arena *a, Box__DecisionResponse *out);
+
+#endif

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Length-prefixed protobuf frames over a stream fd, every wait bounded. */
+#include "box_frame.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+
+static box_err
+frame_wait(int fd, short ev, int timeout_ms)
+{
+    struct pollfd p = {.fd = fd, .events = ev};
+    for (;;) {
+        int n = poll(&p, 1, timeout_ms);
+        if (n > 0)
+            return BOX_OK;
+        if (n == 0)
+            return BOX_ETIMEDOUT;
+        if (errno != EINTR)
+            return BOX_EIO;
+    }
+}
+
+static box_err
+frame_write_all(int fd, const uint8_t *p, size_t n, int timeout_ms)
+{
+    while (n > 0) {
+        box_err rv = frame_wait(fd, POLLOUT, timeout_ms);
+        if (rv != BOX_OK)
+            return rv;
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0) {
+            if (errno == EINTR || errno == EAGAIN)
+                continue;
+            if (errno == ENOTSOCK)
+                w = write(fd, p, n); // pipes in tests
+            if (w < 0)
+                return errno == EPIPE || errno == ECONNRESET ? BOX_ECLOSED
+                                                             : BOX_EIO;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return BOX_OK;
+}
+
+/* Reads exactly n bytes; *got tells how many arrived before an EOF. */
+static box_err
+frame_read_all(int fd, uint8_t *p, size_t n, int timeout_ms, size_t *got)
+{
+    *got = 0;
+    while (*got < n) {
+        box_err rv = frame_wait(fd, POLLIN, timeout_ms);
+        if (rv != BOX_OK)
+            return rv;
+        ssize_t r = read(fd, p + *got, n - *got);
+        if (r < 0) {
+            if (errno == EINTR || errno == EAGAIN)
+                continue;
+            return errno == ECONNRESET ? BOX_ECLOSED : BOX_EIO;
+        }
+        if (r == 0)
+            return BOX_ECLOSED;
+        *got += (size_t)r;
+    }
+    return BOX_OK;
+}
+
+box_err
+box_frame_write_bytes(int fd, const void *p, size_t n, int timeout_ms)
+{
+    uint8_t hdr[4] = {(uint8_t)(n >> 24), (uint8_t)(n >> 16),
+                      (uint8_t)(n >> 8), (uint8_t)n};
+    box_err rv = frame_write_all(fd, hdr, 4, timeout_ms);
+    if (rv != BOX_OK)
+        return rv;
+    return frame_write_all(fd, p, n, timeout_ms);
+}
+
+box_err
+box_frame_write(int fd, const Box__AliasFrame *f, size_t max, int timeout_ms)
+{
+    size_t n = box__alias_frame__get_packed_size(f);
+    if (n > max)
+        return BOX_ETOOBIG;
+    uint8_t stackbuf[1024];
+    uint8_t *buf = n + 4 <= sizeof stackbuf ? stackbuf : box_alloc(n + 4);
+    if (buf == NULL)
+        return BOX_ENOMEM;
+    // One write for header and body keeps small frames in one segment.
+    buf[0] = (uint8_t)(n >> 24);
+    buf[1] = (uint8_t)(n >> 16);
+    buf[2] = (uint8_t)(n >> 8);
+    buf[3] = (uint8_t)n;
+    box__alias_frame__pack(f, buf + 4);
+    box_err rv = frame_write_all(fd, buf, n + 4, timeout_ms);
+    if (buf != stackbuf)
+        box_free(buf);
+    return rv;
+}
+
+box_err
+box_frame_read(int fd, size_t max, int timeout_ms, Box__AliasFrame **out,
+               uint32_t *size_out)
+{
+    uint8_t hdr[4];
+    size_t got;
+    *out = NULL;
+    if (size_out != NULL)
+        *size_out = 0;
+    box_err rv = frame_read_all(fd, hdr, 4, timeout_ms, &got);
+    if (rv == BOX_ECLOSED && got > 0)
+        return BOX_EPROTO;
+    if (rv != BOX_OK)
+        return rv;
+    uint32_t n = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 |
+                 (uint32_t)hdr[2] << 8 | hdr[3];
+    if (size_out != NULL)
+        *size_out = n;
+    if (n > max)
+        return BOX_ETOOBIG;
+    uint8_t *buf = box_alloc(n);
+    if (buf == NULL)
+        return BOX_ENOMEM;
+    rv = frame_read_all(fd, buf, n, timeout_ms, &got);
+    if (rv == BOX_ECLOSED)
+        rv = BOX_EPROTO; // EOF inside a frame is a truncated frame
+    if (rv == BOX_OK) {
+        *out = box__alias_frame__unpack(NULL, n, buf);
+        if (*out == NULL)
+            rv = BOX_EPROTO;
+    }
+    box_free(buf);
+    return rv;
+}

@@ -1,0 +1,655 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* PDP client: deadlines, fail-closed answers, the per-epoch permit cache. */
+#include "box_pdp_client.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include <nng/nng.h>
+#include <nng/protocol/pubsub0/sub.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "box_rpc.h"
+#include "box_wire.h"
+
+#define CACHE_PROBE 8
+#define CACHE_KEY_MAX 2048       // longer keys are never cached
+#define REPORT_SLOTS 256         // cached decisions waiting to be logged
+#define REPORT_SLOT_BYTES 4096   // a cached decision's packed request
+#define CANON_RECORD_MAX 32      // records with more fields are not keyed
+#define CLIENT_MAX_RETRIES 3     // answers from an older generation
+
+typedef struct cache_entry {
+    uint64_t ce_hash;
+    uint64_t ce_epoch; // 0 = empty
+    uint32_t ce_len;
+    uint8_t *ce_key;
+    char *ce_rules;
+    uint64_t ce_subgen; // the notice connection the entry was made under
+} cache_entry;
+
+typedef struct report_slot {
+    uint32_t rs_len;
+    uint8_t rs_data[REPORT_SLOT_BYTES];
+} report_slot;
+
+struct box_pdp_client {
+    box_rpc_client *pc_rpc;
+    char *pc_url;
+    char *pc_box_id;
+    int pc_timeout_ms;
+    _Atomic uint64_t pc_epoch;
+
+    // Epoch notices.
+    nng_socket pc_sub;
+    bool pc_sub_open;
+    nng_aio *pc_sub_aio;
+    // Bumped on every connect and disconnect of the notice socket; odd
+    // while connected. A notice may be lost while disconnected, so an
+    // entry is served only under the same unbroken connection it was
+    // made under.
+    _Atomic uint64_t pc_subgen;
+
+    // Cache and the reports of its hits, under one lock.
+    pthread_mutex_t pc_lock;
+    cache_entry *pc_cache;
+    size_t pc_cache_mask; // slots - 1, or 0 with no cache
+    uint64_t pc_cache_epoch; // the epoch the entries belong to
+    report_slot *pc_reports;
+    size_t pc_nreports;
+    box_pdp_client_stats pc_stats;
+};
+
+/* ------------------------------------------------------------------ */
+/* Canonical key                                                       */
+/* ------------------------------------------------------------------ */
+
+typedef struct canon {
+    uint8_t *c_buf;
+    size_t c_len;
+    size_t c_max;
+    bool c_full;
+} canon;
+
+static void
+canon_put(canon *c, const void *p, size_t n)
+{
+    if (c->c_full || n > c->c_max - c->c_len) {
+        c->c_full = true;
+        return;
+    }
+    memcpy(c->c_buf + c->c_len, p, n);
+    c->c_len += n;
+}
+
+static void
+canon_u64(canon *c, uint64_t v)
+{
+    uint8_t b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (uint8_t)(v >> (56 - 8 * i));
+    canon_put(c, b, 8);
+}
+
+static void
+canon_bytes(canon *c, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    canon_u64(c, n);
+    canon_put(c, s, n);
+}
+
+static void canon_value(canon *c, const Box__Value *v, int depth);
+
+static void
+canon_record(canon *c, const Box__ValueRecord *r, int depth)
+{
+    size_t n = r ? r->n_fields : 0;
+    size_t idx[CANON_RECORD_MAX];
+    if (n > CANON_RECORD_MAX) {
+        c->c_full = true;
+        return;
+    }
+    // Insertion sort by name: records are small.
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        while (j > 0 && strcmp(r->fields[idx[j - 1]]->name,
+                               r->fields[i]->name) > 0) {
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = i;
+    }
+    canon_u64(c, n);
+    for (size_t i = 0; i < n; i++) {
+        canon_bytes(c, r->fields[idx[i]]->name);
+        canon_value(c, r->fields[idx[i]]->value, depth + 1);
+    }
+}
+
+/* Sets keep their given order: two orderings of one set key differently,
+ * which costs a cache miss, never a wrong answer. */
+static void
+canon_value(canon *c, const Box__Value *v, int depth)
+{
+    uint8_t tag = v ? (uint8_t)v->kind_case : 0;
+    if (depth > 32) {
+        c->c_full = true;
+        return;
+    }
+    canon_put(c, &tag, 1);
+    if (v == NULL)
+        return;
+    switch (v->kind_case) {
+    case BOX__VALUE__KIND_STR:
+        canon_bytes(c, v->str);
+        break;
+    case BOX__VALUE__KIND_LONG:
+        canon_u64(c, (uint64_t)v->long_);
+        break;
+    case BOX__VALUE__KIND_BOOLEAN:
+        canon_u64(c, v->boolean ? 1 : 0);
+        break;
+    case BOX__VALUE__KIND_SET:
+        canon_u64(c, v->set ? v->set->n_elements : 0);
+        for (size_t i = 0; v->set && i < v->set->n_elements; i++)
+            canon_value(c, v->set->elements[i], depth + 1);
+        break;
+    case BOX__VALUE__KIND_RECORD:
+        canon_record(c, v->record, depth);
+        break;
+    case BOX__VALUE__KIND_ENTITY:
+        canon_bytes(c, v->entity ? v->entity->type : NULL);
+        canon_bytes(c, v->entity ? v->entity->id : NULL);
+        break;
+    default:
+        break;
+    }
+}
+
+size_t
+box_pdp_canon_key(const char *action, const Box__Value *input, uint8_t *buf,
+                  size_t n)
+{
+    canon c = {.c_buf = buf, .c_max = n};
+    canon_bytes(&c, action);
+    canon_value(&c, input, 0);
+    return c.c_full ? 0 : c.c_len;
+}
+
+static uint64_t
+key_hash(const uint8_t *p, size_t n)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* ------------------------------------------------------------------ */
+/* Epochs                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Raises the client's epoch to e (never lowers it). */
+static void
+client_see_epoch(box_pdp_client *c, uint64_t e)
+{
+    uint64_t cur = atomic_load(&c->pc_epoch);
+    while (e > cur && !atomic_compare_exchange_weak(&c->pc_epoch, &cur, e))
+        ;
+}
+
+static void
+client_sub_cb(void *arg)
+{
+    box_pdp_client *c = arg;
+    if (nng_aio_result(c->pc_sub_aio) != 0)
+        return; // closed
+    nng_msg *m = nng_aio_get_msg(c->pc_sub_aio);
+    Box__EpochNotice *n =
+        box__epoch_notice__unpack(NULL, nng_msg_len(m), nng_msg_body(m));
+    if (n != NULL) {
+        client_see_epoch(c, n->epoch);
+        box__epoch_notice__free_unpacked(n, NULL);
+    }
+    nng_msg_free(m);
+    nng_recv_aio(c->pc_sub, c->pc_sub_aio);
+}
+
+static void
+client_sub_pipe_cb(nng_pipe p, nng_pipe_ev ev, void *arg)
+{
+    box_pdp_client *c = arg;
+    (void)p;
+    (void)ev;
+    atomic_fetch_add(&c->pc_subgen, 1);
+}
+
+/* True when cached answers may be served: notices are arriving. */
+static bool
+client_sub_live(box_pdp_client *c, uint64_t *gen)
+{
+    *gen = atomic_load(&c->pc_subgen);
+    return (*gen & 1) != 0;
+}
+
+bool
+box_pdp_client_cache_live(box_pdp_client *c)
+{
+    uint64_t g;
+    return c->pc_cache != NULL && client_sub_live(c, &g);
+}
+
+/* ------------------------------------------------------------------ */
+/* Open / close                                                        */
+/* ------------------------------------------------------------------ */
+
+box_err
+box_pdp_client_open(const box_pdp_client_opts *o, box_pdp_client **out)
+{
+    box_err ret = BOX_ENOMEM;
+    box_pdp_client *c = box_calloc(1, sizeof *c);
+    if (c == NULL)
+        return BOX_ENOMEM;
+    pthread_mutex_init(&c->pc_lock, NULL);
+    atomic_init(&c->pc_epoch, 0);
+    atomic_init(&c->pc_subgen, 0);
+    c->pc_timeout_ms =
+        o->co_timeout_ms > 0 ? o->co_timeout_ms : BOX_PDP_TIMEOUT_MS_DEFAULT;
+    if ((c->pc_url = box_strdup(o->co_url)) == NULL)
+        goto fail;
+    if (o->co_box_id != NULL && (c->pc_box_id = box_strdup(o->co_box_id)) == NULL)
+        goto fail;
+    // Without epoch notices a reload would go unseen by cached entries,
+    // so there is no cache without them.
+    if (o->co_cache_slots > 0 && o->co_epoch_url != NULL) {
+        size_t slots = 1;
+        while (slots < o->co_cache_slots)
+            slots <<= 1;
+        if ((c->pc_cache = box_calloc(slots, sizeof(cache_entry))) == NULL ||
+            (c->pc_reports = box_calloc(REPORT_SLOTS, sizeof(report_slot))) ==
+                NULL)
+            goto fail;
+        c->pc_cache_mask = slots - 1;
+    }
+    if ((ret = box_rpc_client_open(o->co_url, c->pc_timeout_ms, &c->pc_rpc)) !=
+        BOX_OK)
+        goto fail;
+    if (o->co_epoch_url != NULL) {
+        ret = BOX_ECLOSED;
+        if (nng_sub0_open(&c->pc_sub) != 0)
+            goto fail;
+        c->pc_sub_open = true;
+        (void)nng_socket_set_ms(c->pc_sub, NNG_OPT_RECONNMINT, 10);
+        (void)nng_socket_set_ms(c->pc_sub, NNG_OPT_RECONNMAXT, 200);
+        if (nng_pipe_notify(c->pc_sub, NNG_PIPE_EV_ADD_POST,
+                            client_sub_pipe_cb, c) != 0 ||
+            nng_pipe_notify(c->pc_sub, NNG_PIPE_EV_REM_POST,
+                            client_sub_pipe_cb, c) != 0 ||
+            nng_socket_set(c->pc_sub, NNG_OPT_SUB_SUBSCRIBE, "", 0) != 0 ||
+            nng_aio_alloc(&c->pc_sub_aio, client_sub_cb, c) != 0 ||
+            nng_dial(c->pc_sub, o->co_epoch_url, NULL, NNG_FLAG_NONBLOCK) != 0)
+            goto fail;
+        nng_recv_aio(c->pc_sub, c->pc_sub_aio);
+    }
+    *out = c;
+    return BOX_OK;
+fail:
+    box_pdp_client_close(c);
+    return ret;
+}
+
+void
+box_pdp_client_close(box_pdp_client *c)
+{
+    if (c == NULL)
+        return;
+    // Close first: the pending receive then ends with NNG_ECLOSED and the
+    // callback does not re-arm; freeing the aio waits for that callback.
+    if (c->pc_sub_open)
+        box_rpc_close_socket(c->pc_sub);
+    if (c->pc_sub_aio != NULL)
+        nng_aio_free(c->pc_sub_aio);
+    box_rpc_client_close(c->pc_rpc);
+    for (size_t i = 0; c->pc_cache != NULL && i <= c->pc_cache_mask; i++) {
+        box_free(c->pc_cache[i].ce_key);
+        box_free(c->pc_cache[i].ce_rules);
+    }
+    box_free(c->pc_cache);
+    box_free(c->pc_reports);
+    box_free(c->pc_url);
+    box_free(c->pc_box_id);
+    pthread_mutex_destroy(&c->pc_lock);
+    box_free(c);
+}
+
+uint64_t
+box_pdp_client_epoch(const box_pdp_client *c)
+{
+    return atomic_load(&((box_pdp_client *)c)->pc_epoch);
+}
+
+void
+box_pdp_client_stats_get(const box_pdp_client *c, box_pdp_client_stats *s)
+{
+    box_pdp_client *m = (box_pdp_client *)c;
+    pthread_mutex_lock(&m->pc_lock);
+    *s = m->pc_stats;
+    pthread_mutex_unlock(&m->pc_lock);
+}
+
+void
+box_pdp_answer_clear(box_pdp_answer *a)
+{
+    box_free(a->pa_message);
+    box_free(a->pa_rules);
+    memset(a, 0, sizeof *a);
+}
+
+/* ------------------------------------------------------------------ */
+/* Cache (callers hold pc_lock)                                        */
+/* ------------------------------------------------------------------ */
+
+/* Entries of an older epoch are dead; this makes the drop explicit. */
+static void
+cache_sync_epoch(box_pdp_client *c, uint64_t epoch)
+{
+    if (c->pc_cache_epoch != epoch) {
+        if (c->pc_cache_epoch != 0)
+            c->pc_stats.cs_drops++;
+        c->pc_cache_epoch = epoch;
+    }
+}
+
+static cache_entry *
+cache_find(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
+           uint64_t epoch, uint64_t subgen)
+{
+    for (size_t i = 0; i < CACHE_PROBE; i++) {
+        cache_entry *e = &c->pc_cache[(h + i) & c->pc_cache_mask];
+        if (e->ce_epoch == epoch && e->ce_subgen == subgen &&
+            e->ce_hash == h && e->ce_len == n &&
+            memcmp(e->ce_key, key, n) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static void
+cache_insert(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
+             uint64_t epoch, uint64_t subgen, const char *rules)
+{
+    cache_entry *victim = NULL;
+    for (size_t i = 0; i < CACHE_PROBE; i++) {
+        cache_entry *e = &c->pc_cache[(h + i) & c->pc_cache_mask];
+        if (e->ce_epoch != epoch) {
+            victim = e;
+            break;
+        }
+    }
+    if (victim == NULL)
+        victim = &c->pc_cache[h & c->pc_cache_mask];
+    uint8_t *k = box_alloc(n);
+    char *r = rules ? box_strdup(rules) : NULL;
+    if (k == NULL || (rules != NULL && r == NULL)) {
+        box_free(k);
+        box_free(r);
+        return; // not caching is always safe
+    }
+    memcpy(k, key, n);
+    box_free(victim->ce_key);
+    box_free(victim->ce_rules);
+    *victim = (cache_entry){.ce_hash = h,
+                            .ce_epoch = epoch,
+                            .ce_len = (uint32_t)n,
+                            .ce_key = k,
+                            .ce_rules = r,
+                            .ce_subgen = subgen};
+}
+
+/* Keeps a hit's request so the PDP can log it. False if there is no room;
+ * the caller then asks the PDP, which logs it as a normal decision. */
+static bool
+report_push(box_pdp_client *c, const Box__DecisionRequest *req)
+{
+    if (c->pc_nreports >= REPORT_SLOTS)
+        return false;
+    Box__DecisionRequest copy = *req;
+    copy.cached = 1;
+    size_t n = box__decision_request__get_packed_size(&copy);
+    if (n > REPORT_SLOT_BYTES)
+        return false;
+    report_slot *s = &c->pc_reports[c->pc_nreports++];
+    s->rs_len = (uint32_t)box__decision_request__pack(&copy, s->rs_data);
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Deciding                                                            */
+/* ------------------------------------------------------------------ */
+
+static void
+answer_fail(box_pdp_client *c, box_pdp_answer *a, box_err why)
+{
+    memset(a, 0, sizeof *a);
+    a->pa_verdict = BOX_VERDICT_DENY;
+    a->pa_reason = BOX__REASON_CLASS__REASON_INTERNAL_FAULT;
+    if (why == BOX_ETIMEDOUT)
+        a->pa_message = box_asprintf(
+            "the policy decision point (box-pdp at %s) did not answer within "
+            "%d ms, so the operation is refused",
+            c->pc_url, c->pc_timeout_ms);
+    else
+        a->pa_message = box_asprintf(
+            "the policy decision point (box-pdp at %s) could not be asked "
+            "(%s), so the operation is refused",
+            c->pc_url, box_strerror(why));
+}
+
+static void
+answer_from(box_pdp_answer *a, const Box__DecisionResponse *r)
+{
+    memset(a, 0, sizeof *a);
+    // Only an explicit permit with no error is a permit.
+    a->pa_verdict = r->verdict == BOX__VERDICT__VERDICT_PERMIT &&
+                            r->reason == BOX__REASON_CLASS__REASON_PERMITTED
+                        ? BOX_VERDICT_PERMIT
+                        : BOX_VERDICT_DENY;
+    a->pa_reason = r->reason;
+    a->pa_epoch = r->epoch;
+    a->pa_cacheable = r->cacheable;
+    a->pa_message = box_strdup(r->message ? r->message : "");
+    if (r->n_determining > 0) {
+        box_buf b;
+        box_buf_init(&b, 64 * 1024);
+        for (size_t i = 0; i < r->n_determining; i++) {
+            if ((i > 0 && box_buf_putc(&b, ',') != BOX_OK) ||
+                box_buf_puts(&b, r->determining[i]->id ? r->determining[i]->id
+                                                       : "") != BOX_OK)
+                break;
+        }
+        a->pa_rules = box_buf_take(&b);
+    }
+}
+
+/* One round trip: pending hit reports first, then the n requests. Answers
+ * land in a[]; returns the transport result. */
+static box_err
+client_round_trip(box_pdp_client *c, const Box__DecisionRequest *const *reqs,
+                  size_t n, box_pdp_answer *a)
+{
+    box_err ret = BOX_ENOMEM;
+    Box__DecisionRequest **all = NULL;
+    Box__DecisionRequest **reports = NULL; // unpacked hit reports, owned
+    size_t nrep = 0;
+    ProtobufCMessage *m = NULL;
+
+    pthread_mutex_lock(&c->pc_lock);
+    if (c->pc_nreports > 0 &&
+        (reports = box_calloc(c->pc_nreports, sizeof *reports)) != NULL) {
+        for (size_t i = 0; i < c->pc_nreports; i++) {
+            Box__DecisionRequest *u = box__decision_request__unpack(
+                NULL, c->pc_reports[i].rs_len, c->pc_reports[i].rs_data);
+            if (u != NULL)
+                reports[nrep++] = u;
+        }
+        c->pc_nreports = 0;
+    }
+    pthread_mutex_unlock(&c->pc_lock);
+
+    if ((all = box_calloc(nrep + n, sizeof *all)) == NULL)
+        goto out;
+    for (size_t i = 0; i < nrep; i++)
+        all[i] = reports[i];
+    for (size_t i = 0; i < n; i++)
+        all[nrep + i] = (Box__DecisionRequest *)reqs[i];
+
+    Box__PdpRequest pr = BOX__PDP_REQUEST__INIT;
+    Box__DecisionBatch batch = BOX__DECISION_BATCH__INIT;
+    Box__DecisionRequest one;
+    if (nrep + n == 0) {
+        ret = BOX_OK;
+        goto out;
+    }
+    bool single = nrep == 0 && n == 1;
+    if (single) {
+        one = *all[0];
+        if (c->pc_box_id != NULL && (one.box_id == NULL || !*one.box_id))
+            one.box_id = c->pc_box_id;
+        pr.body_case = BOX__PDP_REQUEST__BODY_DECIDE;
+        pr.decide = &one;
+    } else {
+        batch.n_requests = nrep + n;
+        batch.requests = all;
+        pr.body_case = BOX__PDP_REQUEST__BODY_DECIDE_BATCH;
+        pr.decide_batch = &batch;
+    }
+    ret = box_rpc_call(c->pc_rpc, &pr.base, &box__pdp_response__descriptor, &m);
+    if (ret != BOX_OK)
+        goto out;
+    Box__PdpResponse *resp = (Box__PdpResponse *)m;
+    ret = BOX_EPROTO;
+    if (single && resp->body_case == BOX__PDP_RESPONSE__BODY_DECIDE) {
+        answer_from(&a[0], resp->decide);
+        ret = BOX_OK;
+    } else if (!single &&
+               resp->body_case == BOX__PDP_RESPONSE__BODY_DECIDE_BATCH &&
+               resp->decide_batch->n_responses == nrep + n) {
+        for (size_t i = 0; i < n; i++)
+            answer_from(&a[i], resp->decide_batch->responses[nrep + i]);
+        ret = BOX_OK;
+    }
+out:
+    if (m != NULL)
+        protobuf_c_message_free_unpacked(m, NULL);
+    for (size_t i = 0; i < nrep; i++)
+        box__decision_request__free_unpacked(reports[i], NULL);
+    box_free(reports);
+    box_free(all);
+    return ret;
+}
+
+box_err
+box_pdp_client_flush(box_pdp_client *c)
+{
+    pthread_mutex_lock(&c->pc_lock);
+    size_t pending = c->pc_nreports;
+    pthread_mutex_unlock(&c->pc_lock);
+    if (pending == 0)
+        return BOX_OK;
+    return client_round_trip(c, NULL, 0, NULL);
+}
+
+box_err
+box_pdp_decide_batch(box_pdp_client *c, const Box__DecisionRequest *const *reqs,
+                     size_t n, box_pdp_answer *answers)
+{
+    box_err rv = BOX_OK;
+    for (int attempt = 0;; attempt++) {
+        uint64_t seen = atomic_load(&c->pc_epoch);
+        rv = client_round_trip(c, reqs, n, answers);
+        if (rv != BOX_OK) {
+            for (size_t i = 0; i < n; i++)
+                answer_fail(c, &answers[i], rv);
+            return rv;
+        }
+        uint64_t oldest = UINT64_MAX, newest = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (answers[i].pa_epoch < oldest)
+                oldest = answers[i].pa_epoch;
+            if (answers[i].pa_epoch > newest)
+                newest = answers[i].pa_epoch;
+        }
+        client_see_epoch(c, newest);
+        // An answer decided by a generation older than one this client
+        // has already seen must not be used: ask again.
+        if (oldest >= seen && oldest == newest)
+            return BOX_OK;
+        for (size_t i = 0; i < n; i++)
+            box_pdp_answer_clear(&answers[i]);
+        pthread_mutex_lock(&c->pc_lock);
+        c->pc_stats.cs_retries++;
+        pthread_mutex_unlock(&c->pc_lock);
+        if (attempt + 1 >= CLIENT_MAX_RETRIES) {
+            for (size_t i = 0; i < n; i++)
+                answer_fail(c, &answers[i], BOX_EPROTO);
+            return BOX_EPROTO;
+        }
+    }
+}
+
+box_err
+box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
+               box_pdp_answer *a)
+{
+    uint8_t key[CACHE_KEY_MAX];
+    size_t klen = 0;
+    uint64_t h = 0;
+    uint64_t subgen = 0;
+
+    if (c->pc_cache != NULL && client_sub_live(c, &subgen) &&
+        (klen = box_pdp_canon_key(req->action, req->input, key, sizeof key)) >
+            0) {
+        h = key_hash(key, klen);
+        uint64_t epoch = atomic_load(&c->pc_epoch);
+        pthread_mutex_lock(&c->pc_lock);
+        cache_sync_epoch(c, epoch);
+        cache_entry *e =
+            epoch != 0 ? cache_find(c, h, key, klen, epoch, subgen) : NULL;
+        if (e != NULL && report_push(c, req)) {
+            c->pc_stats.cs_hits++;
+            pthread_mutex_unlock(&c->pc_lock);
+            *a = (box_pdp_answer){.pa_verdict = BOX_VERDICT_PERMIT,
+                                  .pa_reason =
+                                      BOX__REASON_CLASS__REASON_PERMITTED,
+                                  .pa_epoch = epoch,
+                                  .pa_from_cache = true};
+            return BOX_OK;
+        }
+        c->pc_stats.cs_misses++;
+        pthread_mutex_unlock(&c->pc_lock);
+    }
+
+    const Box__DecisionRequest *one[1] = {req};
+    box_err rv = box_pdp_decide_batch(c, one, 1, a);
+    if (rv != BOX_OK || klen == 0 || a->pa_verdict != BOX_VERDICT_PERMIT)
+        return rv;
+    // Cache only what the PDP marked cacheable (never an answer a temporal
+    // rule could depend on), and only for the generation now in force.
+    if (a->pa_cacheable) {
+        pthread_mutex_lock(&c->pc_lock);
+        uint64_t epoch = atomic_load(&c->pc_epoch);
+        cache_sync_epoch(c, epoch);
+        uint64_t now_gen;
+        // Insert only if the notice connection did not break meanwhile.
+        if (a->pa_epoch == epoch && client_sub_live(c, &now_gen) &&
+            now_gen == subgen)
+            cache_insert(c, h, key, klen, epoch, subgen, a->pa_rules);
+        pthread_mutex_unlock(&c->pc_lock);
+    }
+    return rv;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The PDP client every enforcement point links: decisions with a deadline,
+ * fail-closed answers, and a permit cache per decision epoch. */
+#ifndef BOX_PDP_CLIENT_H
+#define BOX_PDP_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "box.pb-c.h"
+#include "box_err.h"
+
+/* The verdict as enforcement points see it: the zero value is a deny, so a
+ * forgotten or failed answer can never read as a permit. */
+typedef enum box_verdict {
+    BOX_VERDICT_DENY = 0,
+    BOX_VERDICT_PERMIT = 1,
+} box_verdict;
+
+/* One answer. Filled by box_pdp_decide; cleared with box_pdp_answer_clear. */
+typedef struct box_pdp_answer {
+    box_verdict pa_verdict;
+    Box__ReasonClass pa_reason;
+    uint64_t pa_epoch;
+    bool pa_from_cache;
+    bool pa_cacheable; // the PDP allowed caching this answer
+    /* The spec's message text (box-spec §3.11), owned by the answer. NULL
+     * on a cache hit: only permits are cached and a permit's text is never
+     * shown. For a PDP that did not answer, a refusal naming the PDP. */
+    char *pa_message;
+    /* Determining policy ids, comma-joined (for logs); owned; may be NULL. */
+    char *pa_rules;
+} box_pdp_answer;
+
+typedef struct box_pdp_client box_pdp_client;
+
+typedef struct box_pdp_client_opts {
+    const char *co_url;       // decision address (REQ/REP)
+    const char *co_epoch_url; // PUB address of epoch notices, or NULL
+    int co_timeout_ms;        // per decision; 0 = BOX_PDP_TIMEOUT_MS_DEFAULT
+    size_t co_cache_slots;    // 0 = no cache
+    const char *co_box_id;    // sent with every request, may be NULL
+} box_pdp_client_opts;
+
+/* The caller owns *out; box_pdp_client_close frees it. */
+box_err box_pdp_client_open(const box_pdp_client_opts *o,
+                            box_pdp_client **out) BOX_WARN_UNUSED;
+void box_pdp_client_close(box_pdp_client *c);
+
+/*
+ * Decides one request. Always fills *a (clear it afterwards). Returns
+ * BOX_OK when the PDP (or the cache) answered — the verdict may still be a
+ * deny. On BOX_ETIMEDOUT / BOX_ECLOSED / BOX_EPROTO the answer is a deny
+ * with REASON_INTERNAL_FAULT and a message naming the PDP: the caller
+ * refuses the operation (exit 125 in the shell).
+ *
+ * A cache hit allocates nothing and makes no system call. The request is
+ * only borrowed.
+ */
+box_err box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
+                       box_pdp_answer *a) BOX_WARN_UNUSED;
+
+/* Decides n requests against one policy generation (a rename is four).
+ * Same contract, per answer; all answers are denies on a transport error. */
+box_err box_pdp_decide_batch(box_pdp_client *c,
+                             const Box__DecisionRequest *const *reqs, size_t n,
+                             box_pdp_answer *answers) BOX_WARN_UNUSED;
+
+void box_pdp_answer_clear(box_pdp_answer *a);
+
+/* Sends the decisions answered from the cache since the last round trip
+ * to the PDP for its log (they also ride along with the next miss). */
+box_err box_pdp_client_flush(box_pdp_client *c) BOX_WARN_UNUSED;
+
+/* The newest epoch this client has seen (answers or notices). */
+uint64_t box_pdp_client_epoch(const box_pdp_client *c);
+
+/* True when the cache may serve answers: the client has a cache and its
+ * epoch-notice connection is up (a notice missed while it was down could
+ * leave a stale permit, so entries made under an older connection are
+ * never served). */
+bool box_pdp_client_cache_live(box_pdp_client *c);
+
+/* Counters, for tests and benchmarks. */
+typedef struct box_pdp_client_stats {
+    uint64_t cs_hits;
+    uint64_t cs_misses;
+    uint64_t cs_drops; // cache generations dropped (epoch changes)
+    uint64_t cs_retries; // answers from an older generation asked again
+} box_pdp_client_stats;
+void box_pdp_client_stats_get(const box_pdp_client *c, box_pdp_client_stats *s);
+
+/* Canonical bytes of (action, input) for the cache key: records sorted by
+ * name, every length explicit, so distinct values never share a key.
+ * Returns the length written, or 0 if it does not fit in n bytes. */
+size_t box_pdp_canon_key(const char *action, const Box__Value *input,
+                         uint8_t *buf, size_t n);
+
+#endif

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Named limits and constants of the wire contract (box-spec §2, ARCHITECTURE §3). */
+#ifndef BOX_WIRE_H
+#define BOX_WIRE_H
+
+// Alias <-> shell service.
+#define BOX_ALIAS_PROTOCOL_VERSION 6
+#define BOX_FRAME_MAX (1024u * 1024u)            // one frame, bytes
+#define BOX_OUTPUT_CHUNK_MAX (48u * 1024u)       // one Output frame's data
+#define BOX_CALL_OUTPUT_MAX (8u * 1024u * 1024u) // all output of one call
+#define BOX_PROGRAMS_PER_CONNECTION 8
+#define BOX_MAX_CONNECTIONS 64
+#define BOX_CALL_BACKSTOP_MS (300 * 1000)
+#define BOX_SCRIPT_MAX 65536                     // SCRIPT mode file size
+
+// Alias timeouts (box-spec §2).
+#define BOX_ALIAS_CONNECT_TIMEOUT_MS 5000
+#define BOX_ALIAS_WRITE_TIMEOUT_MS 5000
+#define BOX_ALIAS_READ_TIMEOUT_MS 35000
+
+// PDP requests: a message over BOX_PDP_MSG_MAX gets ERROR_TOO_LARGE; the
+// transport drops a connection past BOX_PDP_TRANSPORT_MAX.
+#define BOX_PDP_MSG_MAX (1024u * 1024u)
+#define BOX_PDP_TRANSPORT_MAX (4u * 1024u * 1024u)
+#define BOX_PDP_BATCH_MAX 512 // decisions, plus the cached ones reported
+#define BOX_PDP_TIMEOUT_MS_DEFAULT 2000
+
+// Control sockets (health/status).
+#define BOX_CONTROL_MSG_MAX (64u * 1024u)
+
+#endif

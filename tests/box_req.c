@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Builds decision requests for tests, all storage inline. */
+#include "box_req.h"
+
+#include <string.h>
+
+static void
+req_init(box_req *q, const char *action, const char *resource)
+{
+    memset(q, 0, sizeof *q);
+    box__decision_request__init(&q->r_req);
+    box__value__init(&q->r_input);
+    box__value_record__init(&q->r_rec);
+    q->r_req.action = (char *)action;
+    q->r_req.resource = (char *)resource;
+    q->r_req.input = &q->r_input;
+    q->r_input.kind_case = BOX__VALUE__KIND_RECORD;
+    q->r_input.record = &q->r_rec;
+    q->r_rec.fields = q->r_fieldp;
+}
+
+static Box__Value *
+req_field(box_req *q, const char *name)
+{
+    size_t i = q->r_rec.n_fields++;
+    box__record_field__init(&q->r_fields[i]);
+    box__value__init(&q->r_vals[i]);
+    q->r_fields[i].name = (char *)name;
+    q->r_fields[i].value = &q->r_vals[i];
+    q->r_fieldp[i] = &q->r_fields[i];
+    return &q->r_vals[i];
+}
+
+static void
+req_str(box_req *q, const char *name, const char *v)
+{
+    Box__Value *x = req_field(q, name);
+    x->kind_case = BOX__VALUE__KIND_STR;
+    x->str = (char *)v;
+}
+
+void
+box_req_exec(box_req *q, const char *program, const char *command,
+             long arg_count, const char *cwd)
+{
+    req_init(q, "shell:exec", program);
+    req_str(q, "command", command);
+    req_str(q, "program", program);
+    Box__Value *n = req_field(q, "arg_count");
+    n->kind_case = BOX__VALUE__KIND_LONG;
+    n->long_ = arg_count;
+    req_str(q, "cwd", cwd);
+}
+
+void
+box_req_fs(box_req *q, const char *action, const char *optype, const char *op,
+           const char *path)
+{
+    req_init(q, action, path);
+    req_str(q, "path", path);
+    Box__Value *o = req_field(q, "operation");
+    box__entity_ref__init(&q->r_ent);
+    q->r_ent.type = (char *)optype;
+    q->r_ent.id = (char *)op;
+    o->kind_case = BOX__VALUE__KIND_ENTITY;
+    o->entity = &q->r_ent;
+}

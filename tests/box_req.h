@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Test helper: build decision requests the way enforcement points do. */
+#ifndef BOX_REQ_H
+#define BOX_REQ_H
+
+#include "box.pb-c.h"
+
+/* A request plus the storage it points into; all inline, no allocation. */
+#define BOX_REQ_MAX_FIELDS 8
+typedef struct box_req {
+    Box__DecisionRequest r_req;
+    Box__Value r_input;
+    Box__ValueRecord r_rec;
+    Box__RecordField r_fields[BOX_REQ_MAX_FIELDS];
+    Box__RecordField *r_fieldp[BOX_REQ_MAX_FIELDS];
+    Box__Value r_vals[BOX_REQ_MAX_FIELDS];
+    Box__EntityRef r_ent;
+} box_req;
+
+/* shell:exec {command, program, arg_count, cwd}; strings borrowed. */
+void box_req_exec(box_req *q, const char *program, const char *command,
+                  long arg_count, const char *cwd);
+/* fs:<verb> {path, operation: Box::Fs<Verb>Operation::"op"}. */
+void box_req_fs(box_req *q, const char *action, const char *optype,
+                const char *op, const char *path);
+
+#endif

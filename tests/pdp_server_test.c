@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* box-pdp as a real process: decisions, batches, the decision log, reload,
+ * epochs and the client cache, fail-closed behaviour, and a concurrent
+ * reload storm. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "box_control.h"
+#include "box_pdp_client.h"
+#include "box_proc.h"
+#include "box_req.h"
+#include "box_svc.h"
+
+typedef struct fx {
+    char dir[256];
+    char policy[300];
+    char log[300];
+    char url[300];
+    char pub[300];
+    box_proc proc;
+    box_pdp_client *client;
+} fx;
+
+static const char permit_all_exec[] =
+    "@id(\"exec\") permit (principal, action == Box::Action::\"shell:exec\", "
+    "resource);\n"
+    "@id(\"reads\") permit (principal, action == Box::Action::\"fs:read\", "
+    "resource) when { context.input.path like \"/w/*\" };\n"
+    "@id(\"no_env\") @description(\"Secrets in .env stay unread.\")\n"
+    "forbid (principal, action == Box::Action::\"fs:read\", resource) when { "
+    "context.input.path like \"*/.env\" };\n";
+
+static const char forbid_exec[] =
+    "@id(\"no_exec\") @description(\"No commands now.\")\n"
+    "forbid (principal, action == Box::Action::\"shell:exec\", resource);\n"
+    "permit (principal, action, resource);\n";
+
+static void
+write_file(const char *path, const char *text)
+{
+    char tmp[400];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(rename(tmp, path), 0);
+}
+
+static void
+fx_start(fx *f, const char *policy_text, int timeout_ms)
+{
+    memset(f, 0, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/box-pdpt-XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(f->policy, sizeof f->policy, "%s/policy.dw", f->dir);
+    snprintf(f->log, sizeof f->log, "%s/records.jsonl", f->dir);
+    snprintf(f->url, sizeof f->url, "ipc://%s/pdp.sock", f->dir);
+    snprintf(f->pub, sizeof f->pub, "ipc://%s/pdp-epoch.sock", f->dir);
+    write_file(f->policy, policy_text);
+    char bin[4096];
+    box_proc_bin(bin, sizeof bin, "box-pdp");
+    char *argv[] = {bin, "--listen", f->url, "--epoch-pub", f->pub,
+                    "--policy", f->policy, "--log", f->log,
+                    "--box-id", "box-0123456789abcdef", NULL};
+    assert_true(box_proc_start(&f->proc, argv, NULL));
+    Box__HealthResponse *h = NULL;
+    for (int i = 0; i < 250 && h == NULL; i++) {
+        if (box_pdp_health(f->url, 200, &h) != BOX_OK)
+            usleep(20000);
+    }
+    assert_non_null(h);
+    assert_true(h->epoch > 0);
+    box__health_response__free_unpacked(h, NULL);
+    box_pdp_client_opts o = {.co_url = f->url,
+                             .co_epoch_url = f->pub,
+                             .co_timeout_ms = timeout_ms,
+                             .co_cache_slots = 1024};
+    assert_int_equal(box_pdp_client_open(&o, &f->client), BOX_OK);
+    for (int i = 0; i < 500 && !box_pdp_client_cache_live(f->client); i++)
+        usleep(10000);
+    assert_true(box_pdp_client_cache_live(f->client));
+}
+
+static char *
+fx_stop(fx *f)
+{
+    box_pdp_client_close(f->client);
+    kill(f->proc.bp_pid, SIGCONT);
+    kill(f->proc.bp_pid, SIGTERM);
+    box_proc_result r;
+    box_proc_finish(&f->proc, 10000, &r);
+    assert_false(r.pr_timeout);
+    assert_int_equal(r.pr_status, 0);
+    char *err = r.pr_err;
+    box_free(r.pr_out);
+    // The log, for the caller to inspect; then clean up.
+    FILE *lf = fopen(f->log, "r");
+    char *log = box_strdup("");
+    if (lf != NULL) {
+        fseek(lf, 0, SEEK_END);
+        long n = ftell(lf);
+        fseek(lf, 0, SEEK_SET);
+        box_free(log);
+        log = box_calloc(1, (size_t)n + 1);
+        assert_int_equal(fread(log, 1, (size_t)n, lf), (size_t)n);
+        fclose(lf);
+    }
+    box_free(err);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+    assert_int_equal(system(cmd), 0);
+    return log;
+}
+
+static size_t
+count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
+        n++;
+    return n;
+}
+
+static void
+test_decisions_messages_and_log(void **state)
+{
+    (void)state;
+    fx f;
+    fx_start(&f, permit_all_exec, 2000);
+    box_req q;
+    box_pdp_answer a;
+
+    box_req_exec(&q, "echo", "echo hello", 1, "/w");
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_PERMIT);
+    assert_false(a.pa_from_cache);
+    assert_string_equal(a.pa_message, "policy permitted this operation on 'echo'.");
+    assert_string_equal(a.pa_rules, "exec");
+    box_pdp_answer_clear(&a);
+
+    // Same request again: a cache hit, no message.
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_PERMIT);
+    assert_true(a.pa_from_cache);
+    box_pdp_answer_clear(&a);
+
+    box_req_fs(&q, "fs:read", "Box::FsReadOperation", "read_content", "/w/.env");
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
+    assert_int_equal(a.pa_reason, BOX__REASON_CLASS__REASON_FORBIDDEN);
+    assert_string_equal(a.pa_message,
+                        "policy denied this operation on '/w/.env' [policy: "
+                        "no_env]: Secrets in .env stay unread.");
+    box_pdp_answer_clear(&a);
+
+    box_req_fs(&q, "fs:write", "Box::FsWriteOperation", "write_content",
+               "/w/todo.txt");
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
+    assert_int_equal(a.pa_reason, BOX__REASON_CLASS__REASON_NO_MATCH);
+    assert_string_equal(a.pa_message,
+                        "policy denied this operation on '/w/todo.txt' "
+                        "[default-deny]: No permit policy matched this request.");
+    box_pdp_answer_clear(&a);
+
+    // A malformed request (input not a record) fails closed.
+    box_req_exec(&q, "echo", "echo", 0, "/w");
+    q.r_input.kind_case = BOX__VALUE__KIND_STR;
+    q.r_input.str = "not a record";
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
+    assert_int_equal(a.pa_reason, BOX__REASON_CLASS__REASON_INTERNAL_FAULT);
+    assert_string_equal(a.pa_message, "policy denied this operation on 'echo' "
+                                      "because the request could not be "
+                                      "evaluated.");
+    box_pdp_answer_clear(&a);
+
+    // A batch decides in order against one generation.
+    box_req b1, b2, b3;
+    box_req_exec(&b1, "ls", "ls", 0, "/w");
+    box_req_fs(&b2, "fs:read", "Box::FsReadOperation", "read_content", "/w/a");
+    box_req_fs(&b3, "fs:delete", "Box::FsDeleteOperation", "remove_file", "/w/a");
+    const Box__DecisionRequest *reqs[] = {&b1.r_req, &b2.r_req, &b3.r_req};
+    box_pdp_answer ans[3];
+    assert_int_equal(box_pdp_decide_batch(f.client, reqs, 3, ans), BOX_OK);
+    assert_int_equal(ans[0].pa_verdict, BOX_VERDICT_PERMIT);
+    assert_int_equal(ans[1].pa_verdict, BOX_VERDICT_PERMIT);
+    assert_int_equal(ans[2].pa_verdict, BOX_VERDICT_DENY);
+    assert_int_equal(ans[0].pa_epoch, ans[2].pa_epoch);
+    for (int i = 0; i < 3; i++)
+        box_pdp_answer_clear(&ans[i]);
+
+    char *log = fx_stop(&f);
+    // 8 decisions: 6 remote (one was the batch of 3, one cached hit
+    // reported with the next miss) + 1 control record.
+    assert_int_equal(count(log, "strands.box.policy.decision"), 8);
+    assert_int_equal(count(log, "\"policy_installed\""), 1);
+    assert_int_equal(count(log, "\n"), 9);
+    assert_int_equal(count(log, "{\"key\":\"strands.box.policy.cached\""), 1);
+    assert_non_null(strstr(log, "{\"key\":\"strands.box.policy.rule\",\"value\":{\"stringValue\":\"no_env\"}}"));
+    assert_non_null(strstr(log, "{\"key\":\"strands.box.policy.cause\",\"value\":{\"stringValue\":\"no_match\"}}"));
+    assert_non_null(strstr(log, "{\"key\":\"strands.box.name\",\"value\":{\"stringValue\":\"box-0123456789abcdef\"}}"));
+    box_free(log);
+}
+
+static void
+test_reload_drops_cache_and_keeps_old_on_error(void **state)
+{
+    (void)state;
+    fx f;
+    fx_start(&f, permit_all_exec, 2000);
+    box_req q;
+    box_pdp_answer a;
+    box_req_exec(&q, "echo", "echo hi", 1, "/w");
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_PERMIT);
+    uint64_t e1 = a.pa_epoch;
+    box_pdp_answer_clear(&a);
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_true(a.pa_from_cache);
+    box_pdp_answer_clear(&a);
+
+    // Permit turned into a forbid: in force for the next decision.
+    write_file(f.policy, forbid_exec);
+    kill(f.proc.bp_pid, SIGHUP);
+    for (int i = 0; i < 200 && box_pdp_client_epoch(f.client) == e1; i++)
+        usleep(10000);
+    assert_true(box_pdp_client_epoch(f.client) > e1);
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_false(a.pa_from_cache);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
+    assert_string_equal(a.pa_message, "policy denied this operation on 'echo' "
+                                      "[policy: no_exec]: No commands now.");
+    uint64_t e2 = a.pa_epoch;
+    box_pdp_answer_clear(&a);
+
+    // A broken file leaves the generation in force.
+    write_file(f.policy, "permit (principal, action, resource) when { ;\n");
+    kill(f.proc.bp_pid, SIGHUP);
+    Box__HealthResponse *h = NULL;
+    for (int i = 0; i < 200; i++) {
+        assert_int_equal(box_pdp_health(f.url, 1000, &h), BOX_OK);
+        bool refused = h->detail && *h->detail;
+        if (refused)
+            break;
+        box__health_response__free_unpacked(h, NULL);
+        h = NULL;
+        usleep(10000);
+    }
+    assert_non_null(h);
+    assert_int_equal(h->epoch, e2);
+    assert_non_null(strstr(h->detail, "policy.dw:1:"));
+    box__health_response__free_unpacked(h, NULL);
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
+    assert_int_equal(a.pa_epoch, e2);
+    box_pdp_answer_clear(&a);
+
+    char *log = fx_stop(&f);
+    assert_int_equal(count(log, "\"policy_installed\""), 2);
+    assert_int_equal(count(log, "\"policy_refused\""), 1);
+    box_free(log);
+}
+
+static long long
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* True once every thread of pid is stopped (state T). */
+static bool
+wait_stopped(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    for (int i = 0; i < 200; i++) {
+        FILE *sf = fopen(path, "r");
+        bool stopped = false;
+        if (sf != NULL && fgets(line, sizeof line, sf) != NULL) {
+            char *rp = strrchr(line, ')');
+            stopped = rp != NULL && rp[1] == ' ' && rp[2] == 'T';
+        }
+        if (sf != NULL)
+            fclose(sf);
+        if (stopped)
+            return true;
+        usleep(5000);
+    }
+    return false;
+}
+
+static void
+test_fail_closed_when_stopped_or_gone(void **state)
+{
+    (void)state;
+    fx f;
+    fx_start(&f, permit_all_exec, 300);
+    box_req q;
+    box_pdp_answer a;
+    box_req_exec(&q, "ls", "ls", 0, "/w");
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    box_pdp_answer_clear(&a);
+
+    // Hung (SIGSTOP): a different request (not cached) is refused in time.
+    kill(f.proc.bp_pid, SIGSTOP);
+    // A stop is asynchronous for a threaded process: wait until it holds.
+    assert_true(wait_stopped(f.proc.bp_pid));
+    box_req_exec(&q, "cat", "cat x", 1, "/w");
+    long long t0 = now_ms();
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_ETIMEDOUT);
+    long long dt = now_ms() - t0;
+    assert_true(dt >= 250 && dt < 1500);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
+    assert_non_null(strstr(a.pa_message, "box-pdp at ipc://"));
+    assert_non_null(strstr(a.pa_message, "did not answer within 300 ms"));
+    box_pdp_answer_clear(&a);
+    kill(f.proc.bp_pid, SIGCONT);
+
+    // Gone: also refused within the deadline.
+    char *log = fx_stop(&f);
+    box_free(log);
+    box_pdp_client_opts o = {.co_url = f.url, .co_timeout_ms = 300};
+    box_pdp_client *c;
+    assert_int_equal(box_pdp_client_open(&o, &c), BOX_OK);
+    t0 = now_ms();
+    assert_int_not_equal(box_pdp_decide(c, &q.r_req, &a), BOX_OK);
+    assert_true(now_ms() - t0 < 1500);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
+    box_pdp_answer_clear(&a);
+    box_pdp_client_close(c);
+}
+
+/* ---- the reload storm ---- */
+
+#define STORM_THREADS 8
+#define STORM_DECISIONS 10000
+#define STORM_EPOCHS 4096
+
+typedef struct storm {
+    fx *f;
+    atomic_int stop;
+    // epoch -> verdict seen (0 unseen, 1 permit, 2 deny); a generation is
+    // all-permit or all-forbid, so one epoch never sees both.
+    pthread_mutex_t lock;
+    uint64_t epochs[STORM_EPOCHS];
+    int verdicts[STORM_EPOCHS];
+    size_t nepochs;
+    atomic_int violations;
+    atomic_int failures;
+} storm;
+
+static void
+storm_note(storm *s, uint64_t epoch, int verdict)
+{
+    pthread_mutex_lock(&s->lock);
+    size_t i;
+    for (i = 0; i < s->nepochs; i++)
+        if (s->epochs[i] == epoch)
+            break;
+    if (i == s->nepochs && s->nepochs < STORM_EPOCHS) {
+        s->epochs[s->nepochs] = epoch;
+        s->verdicts[s->nepochs++] = verdict;
+    } else if (i < s->nepochs && s->verdicts[i] != verdict) {
+        atomic_fetch_add(&s->violations, 1);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void *
+storm_client(void *arg)
+{
+    storm *s = arg;
+    box_pdp_client_opts o = {.co_url = s->f->url,
+                             .co_epoch_url = s->f->pub,
+                             .co_timeout_ms = 5000,
+                             .co_cache_slots = 256};
+    box_pdp_client *c;
+    if (box_pdp_client_open(&o, &c) != BOX_OK) {
+        atomic_fetch_add(&s->failures, 1);
+        return NULL;
+    }
+    box_req q;
+    box_req_exec(&q, "echo", "echo storm", 1, "/w");
+    for (int i = 0; i < STORM_DECISIONS; i++) {
+        uint64_t seen = box_pdp_client_epoch(c);
+        box_pdp_answer a;
+        if (box_pdp_decide(c, &q.r_req, &a) != BOX_OK) {
+            atomic_fetch_add(&s->failures, 1);
+        } else {
+            if (a.pa_epoch < seen)
+                atomic_fetch_add(&s->violations, 1);
+            storm_note(s, a.pa_epoch, a.pa_verdict == BOX_VERDICT_PERMIT ? 1 : 2);
+        }
+        box_pdp_answer_clear(&a);
+    }
+    if (box_pdp_client_flush(c) != BOX_OK)
+        atomic_fetch_add(&s->failures, 1);
+    box_pdp_client_close(c);
+    return NULL;
+}
+
+static void *
+storm_reloader(void *arg)
+{
+    storm *s = arg;
+    static const char broken[] = "forbid (principal, action, resource) when {";
+    for (int i = 0; !atomic_load(&s->stop); i++) {
+        const char *text = i % 3 == 0 ? permit_all_exec
+                           : i % 3 == 1 ? broken
+                                        : forbid_exec;
+        write_file(s->f->policy, text);
+        kill(s->f->proc.bp_pid, SIGHUP);
+        usleep(50000);
+    }
+    return NULL;
+}
+
+static void
+test_reload_storm(void **state)
+{
+    (void)state;
+    fx f;
+    fx_start(&f, permit_all_exec, 5000);
+    storm *s = box_calloc(1, sizeof *s);
+    s->f = &f;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_t th[STORM_THREADS], rl;
+    pthread_create(&rl, NULL, storm_reloader, s);
+    for (int i = 0; i < STORM_THREADS; i++)
+        pthread_create(&th[i], NULL, storm_client, s);
+    for (int i = 0; i < STORM_THREADS; i++)
+        pthread_join(th[i], NULL);
+    atomic_store(&s->stop, 1);
+    pthread_join(rl, NULL);
+    assert_int_equal(atomic_load(&s->failures), 0);
+    assert_int_equal(atomic_load(&s->violations), 0);
+    // Both policies were in force at some point.
+    bool saw_permit = false, saw_deny = false;
+    for (size_t i = 0; i < s->nepochs; i++) {
+        saw_permit |= s->verdicts[i] == 1;
+        saw_deny |= s->verdicts[i] == 2;
+    }
+    assert_true(saw_permit && saw_deny);
+    char *log = fx_stop(&f);
+    // Every decision is in the log, cached or not.
+    assert_int_equal(count(log, "strands.box.policy.decision"),
+                     STORM_THREADS * STORM_DECISIONS);
+    box_free(log);
+    pthread_mutex_destroy(&s->lock);
+    box_free(s);
+}
+
+int
+main(void)
+{
+    sigset_t s;
+    box_svc_block_signals(&s);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_decisions_messages_and_log),
+        cmocka_unit_test(test_reload_drops_cache_and_keeps_old_on_error),
+        cmocka_unit_test(test_fail_closed_when_stopped_or_gone),
+        cmocka_unit_test(test_reload_storm),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

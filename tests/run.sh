@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Sets up, builds and runs every test: once as a normal build, once under
+# AddressSanitizer + UndefinedBehaviorSanitizer. Exit 0 only if all pass.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jobs=$(nproc)
+deploy/setup.sh
+(cd build && ctest --output-on-failure -j"$jobs")
+
+BOX_BUILD_DIR=build-asan deploy/setup.sh -DBOX_SANITIZE=ON
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+   ctest --output-on-failure -j"$jobs")
