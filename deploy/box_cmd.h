@@ -6,6 +6,8 @@
 /* Each verb gets the arguments after its own name (argv[0] is the verb)
  * and returns the process exit status. */
 int box_cmd_run(int argc, char **argv);
+int box_cmd_policy(int argc, char **argv);
+int box_cmd_log(int argc, char **argv);
 
 /* The directory holding this program, where the services live. Returns a
  * static-length string in buf, or NULL if it cannot be found. */

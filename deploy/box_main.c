@@ -17,8 +17,9 @@ typedef struct box_verb {
 /* One row per verb (ARCHITECTURE §1). */
 static const box_verb box_verbs[] = {
     {"run", box_cmd_run, "run --config FILE [-- ARGS...]   start a box and run its agent"},
-    {"policy", NULL, "policy check FILE                check a policy file"},
-    {"log", NULL, "log [--box-dir D | FILE]         print the decision log"},
+    {"policy", box_cmd_policy, "policy check FILE                check a policy file"},
+    {"log", box_cmd_log, "log [--box-dir D | FILE] [--verdict V] [--action A] [--follow]\n"
+              "                                   print the decision log"},
     {"bench", NULL, "bench pdp|e2e                    run a benchmark"},
     {"load", NULL, "load ...                         drive load through the services"},
 };

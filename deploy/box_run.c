@@ -16,6 +16,7 @@
 #include "box_svcs.h"
 #include "config.h"
 #include "pdp_dlog.h"
+#include "pdp_policy_file.h"
 
 static const char run_usage[] =
     "usage: box run --config FILE [--] [WORKLOAD ARGS...]\n"
@@ -143,6 +144,24 @@ box_cmd_run(int argc, char **argv)
     if (box_config_check_paths(cfg, home, &err) != BOX_OK) {
         status = box_cmd_error("%s", err ? err : "out of memory");
         goto out;
+    }
+    // The policy must load before anything starts (box-spec §8 message);
+    // box-pdp loads it again with the same code.
+    {
+        pdp_policy_set *set = NULL;
+        pdp_validate_warnings w = {0};
+        box_err prv = pdp_policy_load_file(box_config_policy(cfg), home, &set,
+                                           &w, &err);
+        for (size_t i = 0; i < w.vw_n; i++)
+            fprintf(stderr, "strands-box: warning: %s\n", w.vw_items[i]);
+        pdp_validate_warnings_free(&w);
+        pdp_policy_free(set);
+        if (prv != BOX_OK) {
+            status = box_cmd_error("policy file %s will not load: %s",
+                                   box_config_policy(cfg),
+                                   err ? err : box_strerror(prv));
+            goto out;
+        }
     }
     const char *box_dir_path = box_config_box_dir(cfg);
     if (strlen(box_dir_path) + strlen(RUN_LONGEST_SOCK) > RUN_SUN_PATH_MAX) {

@@ -13,6 +13,7 @@ packages=(
   libseccomp-dev
   libcurl4-openssl-dev libssl-dev
   libcmocka-dev
+  libjson-c-dev
 )
 
 missing=()

@@ -247,7 +247,7 @@ attr_strv(attrs *a, const char *key, const char *const *v, size_t n)
             a->a_rv = box_buf_putc(a->a_b, '}');
     }
     if (a->a_rv == BOX_OK)
-        a->a_rv = box_buf_puts(a->a_b, "]}}");
+        a->a_rv = box_buf_puts(a->a_b, "]}}}"); // values, arrayValue, value, attr
 }
 
 static uint64_t

@@ -1439,8 +1439,12 @@ pdp_validate_load_message(const pdp_validate_result *r, char **msg)
             continue;
         if (!first)
             rv = box_buf_puts(&b, "; ");
+        // Each finding carries its place in the file (Dogwood locates
+        // Cedar's findings in the .dw source); Cedar's text follows it.
         if (rv == BOX_OK)
-            rv = box_buf_puts(&b, r->vr_items[i].fd_msg);
+            rv = box_buf_puts(&b, r->vr_items[i].fd_located
+                                      ? r->vr_items[i].fd_located
+                                      : r->vr_items[i].fd_msg);
         first = false;
     }
     if (rv == BOX_ETOOBIG)

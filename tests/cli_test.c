@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The `box` CLI as a user runs it: run, policy check, log. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "box_control.h"
+#include "box_pdp_client.h"
+#include "box_proc.h"
+#include "box_req.h"
+#include "box_svc.h"
+
+typedef struct world {
+    char dir[128];   // temp root
+    char config[200];
+    char policy[200];
+    char box_dir[200];
+    char work[200];
+} world;
+
+static void
+put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *
+slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return box_strdup("");
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = box_calloc(1, (size_t)n + 1);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    return s;
+}
+
+static const char good_policy[] =
+    "@id(\"exec\") permit (principal, action == Box::Action::\"shell:exec\", "
+    "resource);\n";
+
+static void
+world_make(world *w, const char *policy)
+{
+    snprintf(w->dir, sizeof w->dir, "/tmp/box-cli-XXXXXX");
+    assert_non_null(mkdtemp(w->dir));
+    snprintf(w->config, sizeof w->config, "%s/box.toml", w->dir);
+    snprintf(w->policy, sizeof w->policy, "%s/policy.dw", w->dir);
+    snprintf(w->box_dir, sizeof w->box_dir, "%s/state", w->dir);
+    snprintf(w->work, sizeof w->work, "%s/work", w->dir);
+    assert_int_equal(mkdir(w->work, 0755), 0);
+    put(w->policy, policy);
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg,
+             "name = \"clitest\"\nbox_dir = \"%s\"\npolicy = \"policy.dw\"\n"
+             "[agent]\ncommand = [\"/bin/true\"]\nworkspace = \"%s\"\n",
+             w->box_dir, w->work);
+    put(w->config, cfg);
+}
+
+static void
+world_drop(world *w)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", w->dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void
+box(char *const *args, box_proc_result *r)
+{
+    char bin[4096];
+    char *argv[16] = {bin};
+    box_proc_bin(bin, sizeof bin, "box");
+    for (int i = 0; args[i] != NULL && i < 14; i++)
+        argv[i + 1] = args[i];
+    box_proc_run(argv, 30000, r);
+}
+
+static void
+test_run_starts_and_stops_services(void **state)
+{
+    (void)state;
+    world w;
+    world_make(&w, good_policy);
+    box_proc_result r;
+    box((char *[]){"run", "--config", w.config, NULL}, &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_non_null(strstr(r.pr_err, "strands-box: box box-"));
+    assert_non_null(strstr(r.pr_err, " created \xc2\xb7 config "));
+    assert_non_null(strstr(r.pr_err, "strands-box: box-pdp up \xc2\xb7 pid "));
+    assert_non_null(strstr(r.pr_err, "strands-box: box-gateway up"));
+    assert_non_null(strstr(r.pr_err, "strands-box: box-shell up"));
+    box_proc_result_free(&r);
+
+    struct stat st;
+    assert_int_equal(stat(w.box_dir, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    const char *subs[] = {"bin", "run", "trust", "private"};
+    for (int i = 0; i < 4; i++) {
+        char p[300];
+        snprintf(p, sizeof p, "%s/%s", w.box_dir, subs[i]);
+        assert_int_equal(stat(p, &st), 0);
+        assert_true(S_ISDIR(st.st_mode));
+    }
+    char logp[300];
+    snprintf(logp, sizeof logp, "%s/private/telemetry/records.jsonl", w.box_dir);
+    char *log = slurp(logp);
+    char *a = strstr(log, "\"box_started\"");
+    char *b = strstr(log, "\"policy_installed\"");
+    char *c = strstr(log, "\"box_stopped\"");
+    assert_true(a != NULL && b != NULL && c != NULL && a < b && b < c);
+    box_free(log);
+
+    // A second run of an unchanged box says nothing about creation.
+    box((char *[]){"run", "--config", w.config, NULL}, &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_null(strstr(r.pr_err, " created "));
+    box_proc_result_free(&r);
+    world_drop(&w);
+}
+
+static void
+test_run_refuses_a_busy_box(void **state)
+{
+    (void)state;
+    world w;
+    world_make(&w, good_policy);
+    box_proc_result r;
+    box((char *[]){"run", "--config", w.config, NULL}, &r);
+    assert_int_equal(r.pr_status, 0);
+    box_proc_result_free(&r);
+    char lockp[300];
+    snprintf(lockp, sizeof lockp, "%s/private/lock", w.box_dir);
+    int fd = open(lockp, O_RDWR);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+    box((char *[]){"run", "--config", w.config, NULL}, &r);
+    assert_int_equal(r.pr_status, 1);
+    assert_string_equal(r.pr_err,
+                        "strands-box: error: box clitest is already running, "
+                        "and one run owns a box at a time; wait for that run "
+                        "to exit, or start a configuration with a different "
+                        "`box_dir`\n");
+    box_proc_result_free(&r);
+    close(fd);
+    world_drop(&w);
+}
+
+static void
+test_run_refusals(void **state)
+{
+    (void)state;
+    world w;
+    world_make(&w, "permit (principal, action == Box::Action::\"fs:raed\", "
+                   "resource);\n");
+    box_proc_result r;
+    box((char *[]){"run", "--config", w.config, NULL}, &r);
+    assert_int_equal(r.pr_status, 1);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "strands-box: error: policy file %s will not load: policy "
+             "references unknown action: %s:1:20: for policy `policy_0`, "
+             "unrecognized action `Box::Action::\"fs:raed\"` (did you mean "
+             "`Box::Action::\"fs:read\"`?)\n",
+             w.policy, w.policy);
+    assert_string_equal(r.pr_err, want);
+    box_proc_result_free(&r);
+    // Nothing was created for a refused run.
+    struct stat st;
+    assert_int_not_equal(stat(w.box_dir, &st), 0);
+
+    put(w.config, "name = \"x\"\nbox_dir = \"/tmp\"\nfrobnicate = 1\n");
+    box((char *[]){"run", "--config", w.config, NULL}, &r);
+    assert_int_equal(r.pr_status, 1);
+    assert_non_null(strstr(r.pr_err, "strands-box: error: cannot parse config "
+                                     "file "));
+    assert_non_null(strstr(r.pr_err, "unknown field `frobnicate`"));
+    box_proc_result_free(&r);
+
+    box((char *[]){"run", "--config", "/nonexistent/box.toml", NULL}, &r);
+    assert_int_equal(r.pr_status, 1);
+    assert_non_null(strstr(r.pr_err, "strands-box: error: cannot read config "
+                                     "file /nonexistent/box.toml"));
+    box_proc_result_free(&r);
+
+    box((char *[]){"run", NULL}, &r);
+    assert_int_equal(r.pr_status, 2);
+    assert_non_null(strstr(r.pr_err, "--config"));
+    box_proc_result_free(&r);
+    world_drop(&w);
+}
+
+static void
+test_policy_check(void **state)
+{
+    (void)state;
+    char src[4096];
+    snprintf(src, sizeof src, "%s/deploy/quickstart/policy.dw",
+             getenv("BOX_SOURCE_DIR"));
+    box_proc_result r;
+    box((char *[]){"policy", "check", src, NULL}, &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_non_null(strstr(r.pr_out, "loads (5 rules)"));
+    assert_string_equal(r.pr_err, "");
+    box_proc_result_free(&r);
+
+    world w;
+    world_make(&w, "permit (principal, action, resource) when { "
+                   "context.input.x = 1 };\n");
+    box((char *[]){"policy", "check", w.policy, NULL}, &r);
+    assert_int_equal(r.pr_status, 1);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "strands-box: error: policy file %s will not load: failed to "
+             "parse policy source: dogwood parse: %s:1:61: `=` is not a valid "
+             "operator in this scope; did you mean `==`?\n",
+             w.policy, w.policy);
+    assert_string_equal(r.pr_err, want);
+    box_proc_result_free(&r);
+
+    // A warning is printed and the policy still loads.
+    put(w.policy, "@id(\"s\") forbid (principal, action == "
+                  "Box::Action::\"shell:exec\", resource) when { "
+                  "context.input.program == \"/bin/rm\" };\n");
+    box((char *[]){"policy", "check", w.policy, NULL}, &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_err,
+                        "strands-box: warning: rule @id(\"s\") compares "
+                        "context.input.program with \"/bin/rm\", which matches "
+                        "only a first word spelled that way; compare "
+                        "context.input.program_path to match the resolved "
+                        "binary\n");
+    box_proc_result_free(&r);
+
+    box((char *[]){"policy", "check", "/nonexistent.dw", NULL}, &r);
+    assert_int_equal(r.pr_status, 1);
+    assert_non_null(strstr(r.pr_err, "cannot read policy file /nonexistent.dw: "
+                                     "No such file or directory"));
+    box_proc_result_free(&r);
+
+    box((char *[]){"policy", "check", NULL}, &r);
+    assert_int_equal(r.pr_status, 2);
+    box_proc_result_free(&r);
+    world_drop(&w);
+}
+
+/* Runs a real box-pdp, makes a few decisions, and returns its log path. */
+static void
+make_log(world *w, char *logp, size_t n)
+{
+    char url[300], pub[300], bin[4096];
+    snprintf(logp, n, "%s/records.jsonl", w->dir);
+    snprintf(url, sizeof url, "ipc://%s/pdp.sock", w->dir);
+    snprintf(pub, sizeof pub, "ipc://%s/epoch.sock", w->dir);
+    put(w->policy,
+        "@id(\"exec\") permit (principal, action == Box::Action::\"shell:exec\","
+        " resource);\n"
+        "@id(\"w\") permit (principal, action == Box::Action::\"fs:write\", "
+        "resource) when { context.input.path like \"~/src/*\" };\n");
+    box_proc_bin(bin, sizeof bin, "box-pdp");
+    char *argv[] = {bin, "--listen", url, "--policy", w->policy, "--log", logp,
+                    NULL};
+    box_proc p;
+    assert_true(box_proc_start(&p, argv, NULL));
+    Box__HealthResponse *h = NULL;
+    for (int i = 0; i < 250 && h == NULL; i++)
+        if (box_pdp_health(url, 200, &h) != BOX_OK)
+            usleep(20000);
+    assert_non_null(h);
+    box__health_response__free_unpacked(h, NULL);
+    box_pdp_client_opts o = {.co_url = url, .co_timeout_ms = 2000};
+    box_pdp_client *c;
+    assert_int_equal(box_pdp_client_open(&o, &c), BOX_OK);
+    box_req q;
+    box_pdp_answer a;
+    box_req_exec(&q, "grep", "grep -n TODO src/main.rs", 3, "/w");
+    assert_int_equal(box_pdp_decide(c, &q.r_req, &a), BOX_OK);
+    box_pdp_answer_clear(&a);
+    box_req_fs(&q, "fs:write", "Box::FsWriteOperation", "write_content",
+               "~/src/project/todo.txt");
+    assert_int_equal(box_pdp_decide(c, &q.r_req, &a), BOX_OK);
+    box_pdp_answer_clear(&a);
+    box_req_fs(&q, "fs:read", "Box::FsReadOperation", "read_content",
+               "~/src/project/.env");
+    assert_int_equal(box_pdp_decide(c, &q.r_req, &a), BOX_OK);
+    box_pdp_answer_clear(&a);
+    box_pdp_client_close(c);
+    kill(p.bp_pid, SIGTERM);
+    box_proc_result r;
+    box_proc_finish(&p, 10000, &r);
+    assert_int_equal(r.pr_status, 0);
+    box_proc_result_free(&r);
+}
+
+static void
+test_log_table_and_filters(void **state)
+{
+    (void)state;
+    world w;
+    world_make(&w, good_policy);
+    char logp[300];
+    make_log(&w, logp, sizeof logp);
+    box_proc_result r;
+    box((char *[]){"log", logp, NULL}, &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out,
+                        "permit  shell:exec   grep\n"
+                        "permit  fs:write     ~/src/project/todo.txt\n"
+                        "deny    fs:read      ~/src/project/.env\n");
+    box_proc_result_free(&r);
+    box((char *[]){"log", "--verdict", "deny", logp, NULL}, &r);
+    assert_string_equal(r.pr_out, "deny    fs:read      ~/src/project/.env\n");
+    box_proc_result_free(&r);
+    box((char *[]){"log", "--action", "fs:write", logp, NULL}, &r);
+    assert_string_equal(r.pr_out,
+                        "permit  fs:write     ~/src/project/todo.txt\n");
+    box_proc_result_free(&r);
+    box((char *[]){"log", "--verdict", "maybe", logp, NULL}, &r);
+    assert_int_equal(r.pr_status, 1);
+    assert_string_equal(r.pr_err, "strands-box: error: --verdict takes permit "
+                                  "or deny, not \"maybe\"\n");
+    box_proc_result_free(&r);
+
+    // A damaged line is reported and the rest still printed.
+    FILE *f = fopen(logp, "a");
+    fputs("{not json\n", f);
+    fclose(f);
+    box((char *[]){"log", logp, NULL}, &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out,
+                        "permit  shell:exec   grep\n"
+                        "permit  fs:write     ~/src/project/todo.txt\n"
+                        "deny    fs:read      ~/src/project/.env\n");
+    assert_non_null(strstr(r.pr_err, ":5: not a log record"));
+    box_proc_result_free(&r);
+
+    box((char *[]){"log", "/nonexistent/records.jsonl", NULL}, &r);
+    assert_int_equal(r.pr_status, 1);
+    assert_non_null(strstr(r.pr_err, "cannot read the decision log"));
+    box_proc_result_free(&r);
+    world_drop(&w);
+}
+
+static void
+test_log_follow(void **state)
+{
+    (void)state;
+    world w;
+    world_make(&w, good_policy);
+    char logp[300];
+    make_log(&w, logp, sizeof logp);
+    char *first = slurp(logp);
+    char *nl = strchr(first, '\n');
+    // Keep the control record only, then let --follow see the rest.
+    char *rest = box_strdup(nl + 1);
+    nl[1] = '\0';
+    put(logp, first);
+    char bin[4096];
+    box_proc_bin(bin, sizeof bin, "box");
+    char *argv[] = {bin, "log", "--follow", logp, NULL};
+    box_proc p;
+    assert_true(box_proc_start(&p, argv, NULL));
+    usleep(300000);
+    FILE *f = fopen(logp, "a");
+    // Written in two pieces: a partial line must wait for its end.
+    size_t half = strlen(rest) / 2;
+    fwrite(rest, 1, half, f);
+    fflush(f);
+    usleep(300000);
+    fputs(rest + half, f);
+    fclose(f);
+    usleep(600000);
+    kill(p.bp_pid, SIGKILL);
+    box_proc_result r;
+    box_proc_finish(&p, 5000, &r);
+    assert_string_equal(r.pr_out,
+                        "permit  shell:exec   grep\n"
+                        "permit  fs:write     ~/src/project/todo.txt\n"
+                        "deny    fs:read      ~/src/project/.env\n");
+    box_proc_result_free(&r);
+    box_free(first);
+    box_free(rest);
+    world_drop(&w);
+}
+
+int
+main(void)
+{
+    sigset_t s;
+    box_svc_block_signals(&s);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_run_starts_and_stops_services),
+        cmocka_unit_test(test_run_refuses_a_busy_box),
+        cmocka_unit_test(test_run_refusals),
+        cmocka_unit_test(test_policy_check),
+        cmocka_unit_test(test_log_table_and_filters),
+        cmocka_unit_test(test_log_follow),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
