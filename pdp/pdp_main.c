@@ -28,6 +28,9 @@ static const char pdp_usage[] =
     "  --run-id ID      the run named in the log\n"
     "  --home DIR       the operator home, for the policy's spelling checks\n"
     "                   (default: $HOME)\n"
+    "  --log-queue N    decision-log lines that may wait for the disk\n"
+    "                   (default 4096); when full, a decision waits for room:\n"
+    "                   it is never answered unlogged\n"
     "  --help           print this help and exit\n"
     "  --version        print the version and exit\n"
     "\n"
@@ -45,6 +48,7 @@ main(int argc, char **argv)
         {"box-id", required_argument, NULL, 'b'},
         {"run-id", required_argument, NULL, 'r'},
         {"home", required_argument, NULL, 'H'},
+        {"log-queue", required_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -79,6 +83,17 @@ main(int argc, char **argv)
         case 'H':
             o.so_home = optarg;
             break;
+        case 'q': {
+            char *end;
+            unsigned long n = strtoul(optarg, &end, 10);
+            if (*end != '\0' || n == 0 || n > 1000000) {
+                fprintf(stderr, "box-pdp: --log-queue takes 1 to 1000000, "
+                                "not \"%s\"\n", optarg);
+                return 2;
+            }
+            o.so_log_queue = n;
+            break;
+        }
         case 'h':
             fputs(pdp_usage, stdout);
             return 0;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_buf.h"
 #include "box_control.h"
 #include "box_pdp_client.h"
 #include "box_proc.h"
@@ -468,6 +469,112 @@ test_reload_storm(void **state)
     box_free(s);
 }
 
+/* ---- the log writer falling behind ---- */
+
+typedef struct fifo_reader {
+    int fd;
+    size_t decisions;
+} fifo_reader;
+
+static void *
+fifo_drain(void *arg)
+{
+    fifo_reader *fr = arg;
+    // Count decision lines until the PDP closes its end.
+    int fl = fcntl(fr->fd, F_GETFL);
+    fcntl(fr->fd, F_SETFL, fl & ~O_NONBLOCK);
+    box_buf b;
+    box_buf_init(&b, 64u << 20);
+    char chunk[65536];
+    ssize_t n;
+    while ((n = read(fr->fd, chunk, sizeof chunk)) != 0) {
+        if (n < 0) {
+            usleep(1000);
+            continue;
+        }
+        if (box_buf_append(&b, chunk, (size_t)n) != BOX_OK)
+            break;
+    }
+    fr->decisions = b.b_data ? count(b.b_data, "strands.box.policy.decision") : 0;
+    box_buf_reset(&b);
+    return NULL;
+}
+
+static void
+test_slow_log_makes_decisions_wait_never_unlogged(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/box-pdpfifo-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[128], policy[128], url[128];
+    snprintf(fifo, sizeof fifo, "%s/records.jsonl", dir);
+    snprintf(policy, sizeof policy, "%s/policy.dw", dir);
+    snprintf(url, sizeof url, "ipc://%s/pdp.sock", dir);
+    write_file(policy, permit_all_exec);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    fifo_reader fr = {.fd = open(fifo, O_RDONLY | O_NONBLOCK)};
+    assert_true(fr.fd >= 0);
+
+    char bin[4096];
+    box_proc_bin(bin, sizeof bin, "box-pdp");
+    char *argv[] = {bin, "--listen", url, "--policy", policy, "--log", fifo,
+                    "--log-queue", "4", NULL};
+    box_proc p;
+    assert_true(box_proc_start(&p, argv, NULL));
+    box_pdp_client_opts o = {.co_url = url, .co_timeout_ms = 300};
+    box_pdp_client *c;
+    assert_int_equal(box_pdp_client_open(&o, &c), BOX_OK);
+
+    // Nobody reads the log: the pipe fills, then the queue, then
+    // decisions wait and the client's deadline refuses them.
+    int answered = 0, refused = 0;
+    for (int i = 0; i < 200 && refused < 3; i++) {
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "echo %d", i);
+        box_req q;
+        box_req_exec(&q, "echo", cmd, 1, "/w");
+        box_pdp_answer a;
+        box_err rv = box_pdp_decide(c, &q.r_req, &a);
+        if (rv == BOX_OK) {
+            answered++;
+        } else {
+            assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
+            refused++;
+        }
+        box_pdp_answer_clear(&a);
+    }
+    assert_int_equal(refused, 3);
+    assert_true(answered > 4);
+
+    // The writer catches up: decisions flow again.
+    pthread_t th;
+    pthread_create(&th, NULL, fifo_drain, &fr);
+    box_req q;
+    box_req_exec(&q, "echo", "echo again", 1, "/w");
+    box_pdp_answer a;
+    box_err rv = BOX_ETIMEDOUT;
+    for (int i = 0; i < 50 && rv != BOX_OK; i++) {
+        rv = box_pdp_decide(c, &q.r_req, &a);
+        box_pdp_answer_clear(&a);
+    }
+    assert_int_equal(rv, BOX_OK);
+    box_pdp_client_close(c);
+
+    kill(p.bp_pid, SIGTERM);
+    box_proc_result r;
+    box_proc_finish(&p, 10000, &r);
+    assert_int_equal(r.pr_status, 0);
+    box_proc_result_free(&r);
+    pthread_join(th, NULL);
+    close(fr.fd);
+    // Every decision made is in the log, including the ones whose answer
+    // came too late for the client.
+    assert_true(fr.decisions >= (size_t)answered + 3 + 1);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int
 main(void)
 {
@@ -478,6 +585,7 @@ main(void)
         cmocka_unit_test(test_reload_drops_cache_and_keeps_old_on_error),
         cmocka_unit_test(test_fail_closed_when_stopped_or_gone),
         cmocka_unit_test(test_reload_storm),
+        cmocka_unit_test(test_slow_log_makes_decisions_wait_never_unlogged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
