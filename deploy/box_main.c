@@ -20,7 +20,7 @@ static const box_verb box_verbs[] = {
     {"policy", box_cmd_policy, "policy check FILE                check a policy file"},
     {"log", box_cmd_log, "log [--box-dir D | FILE] [--verdict V] [--action A] [--follow]\n"
               "                                   print the decision log"},
-    {"bench", NULL, "bench pdp|e2e                    run a benchmark"},
+    {"bench", box_cmd_bench, "bench pdp|e2e                    run a benchmark"},
     {"load", NULL, "load ...                         drive load through the services"},
 };
 

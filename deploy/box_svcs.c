@@ -17,7 +17,7 @@
 
 extern char **environ;
 
-#define SVC_START_TIMEOUT_MS 10000
+#define SVC_START_TIMEOUT_MS 30000 // a loaded machine can be slow
 #define SVC_STOP_GRACE_MS 5000
 #define SVC_ARGV_MAX 20
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
-#include "pdp_arena.h"
+#include "box_arena.h"
 #include "pdp_int.h"
 #include "pdp_validate.h"
 
@@ -22,7 +22,7 @@ struct pdp_answer {
     pdp_verdict an_verdict;
     pdp_verdict an_cedar;
     pdp_reason an_reason;
-    pdp_arena *an_arena;
+    box_arena *an_arena;
     const pdp_rule **an_permits; // satisfied permits
     const pdp_rule **an_forbids; // satisfied forbids
     size_t an_npermits, an_nforbids, an_cap;
@@ -41,7 +41,7 @@ pdp_answer_new(void)
     pdp_answer *ans = box_calloc(1, sizeof(*ans));
     if (ans == NULL)
         return NULL;
-    ans->an_arena = pdp_arena_new(PDP_ANSWER_SCRATCH);
+    ans->an_arena = box_arena_new(PDP_ANSWER_SCRATCH);
     if (ans->an_arena == NULL) {
         box_free(ans);
         return NULL;
@@ -55,7 +55,7 @@ pdp_answer_free(pdp_answer *ans)
 {
     if (ans == NULL)
         return;
-    pdp_arena_free(ans->an_arena);
+    box_arena_free(ans->an_arena);
     box_free(ans->an_permits);
     box_free(ans->an_forbids);
     box_free(ans->an_errors);
@@ -74,7 +74,7 @@ answer_reset(pdp_answer *ans)
     ans->an_npermits = ans->an_nforbids = ans->an_ndet = 0;
     ans->an_det = NULL;
     ans->an_nerrors = 0;
-    pdp_arena_reset(ans->an_arena);
+    box_arena_reset(ans->an_arena);
     ans->an_message.b_len = 0;
     if (ans->an_message.b_data != NULL)
         ans->an_message.b_data[0] = '\0';
@@ -110,7 +110,7 @@ add_error(pdp_answer *ans, const pdp_rule *r, const char *msg)
         ans->an_errors = e;
         ans->an_errcap = nc;
     }
-    char *m = pdp_arena_strndup(ans->an_arena, msg, strlen(msg));
+    char *m = box_arena_strndup(ans->an_arena, msg, strlen(msg));
     ans->an_errors[ans->an_nerrors].er_rule = r;
     ans->an_errors[ans->an_nerrors].er_msg = m != NULL ? m : "out of memory";
     ans->an_nerrors++;

@@ -6,13 +6,13 @@
 #include "pdp_decide.h"
 #include "pdp_policy.h"
 
-static pdp_arena *A;
+static box_arena *A;
 static pdp_answer *ANS;
 
 static int
 setup(void **state)
 {
-    A = pdp_arena_new(256u << 20);
+    A = box_arena_new(256u << 20);
     ANS = pdp_answer_new();
     return A == NULL || ANS == NULL;
 }
@@ -21,7 +21,7 @@ static int
 teardown(void **state)
 {
     pdp_answer_free(ANS);
-    pdp_arena_free(A);
+    box_arena_free(A);
     return 0;
 }
 

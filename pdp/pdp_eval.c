@@ -24,7 +24,7 @@ typedef struct ev {
 
 typedef struct ectx {
     const pdp_request *ec_rq;
-    pdp_arena *ec_arena;
+    box_arena *ec_arena;
     char *ec_msg;
     size_t ec_msglen;
 } ectx;
@@ -500,7 +500,7 @@ scope_match(const pdp_scope *sc, const pdp_value *v)
 }
 
 pdp_match
-pdp_eval_rule(const pdp_rule *r, const pdp_request *rq, pdp_arena *scratch,
+pdp_eval_rule(const pdp_rule *r, const pdp_request *rq, box_arena *scratch,
               char *msg, size_t msglen)
 {
     if (!scope_match(&r->r_principal, rq->rq_principal) ||
@@ -519,7 +519,7 @@ pdp_eval_rule(const pdp_rule *r, const pdp_request *rq, pdp_arena *scratch,
 }
 
 box_err
-pdp_eval_expr(const pdp_expr *e, const pdp_request *rq, pdp_arena *scratch,
+pdp_eval_expr(const pdp_expr *e, const pdp_request *rq, box_arena *scratch,
               const pdp_value **out, char *msg, size_t msglen)
 {
     ectx c = {rq, scratch, msg, msglen};

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "box_err.h"
-#include "pdp_arena.h"
+#include "box_arena.h"
 #include "pdp_ast.h"
 #include "pdp_value.h"
 
@@ -47,7 +47,7 @@ typedef enum pdp_match {
  * (see pdp_request); the evaluator does not re-check it.
  */
 pdp_match pdp_eval_rule(const pdp_rule *r, const pdp_request *rq,
-                        pdp_arena *scratch, char *msg, size_t msglen);
+                        box_arena *scratch, char *msg, size_t msglen);
 
 /*
  * Evaluates a single expression (for tests and tools). On BOX_OK *out is
@@ -55,7 +55,7 @@ pdp_match pdp_eval_rule(const pdp_rule *r, const pdp_request *rq,
  * scratch). On an evaluation error returns BOX_EINVAL with msg filled.
  */
 box_err pdp_eval_expr(const pdp_expr *e, const pdp_request *rq,
-                      pdp_arena *scratch, const pdp_value **out, char *msg,
+                      box_arena *scratch, const pdp_value **out, char *msg,
                       size_t msglen) BOX_WARN_UNUSED;
 
 #endif

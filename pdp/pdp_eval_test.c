@@ -6,19 +6,19 @@
 #include "pdp_decide.h"
 #include "pdp_policy.h"
 
-static pdp_arena *A;
+static box_arena *A;
 
 static int
 setup(void **state)
 {
-    A = pdp_arena_new(256u << 20);
+    A = box_arena_new(256u << 20);
     return A == NULL;
 }
 
 static int
 teardown(void **state)
 {
-    pdp_arena_free(A);
+    box_arena_free(A);
     return 0;
 }
 
@@ -35,7 +35,7 @@ ev(const char *expr, const char *ctx)
         fail_msg("%s: %s", expr, b.b_data);
     pdp_request rq = trq(A, "Box::Agent::\"self\"", "Box::Action::\"fs:read\"",
                          "Box::Resource::\"unused\"", ctx, "");
-    pdp_arena *scratch = pdp_arena_new(1u << 20);
+    box_arena *scratch = box_arena_new(1u << 20);
     const pdp_value *v;
     char msg[PDP_EVAL_MSG_MAX];
     b.b_len = 0;
@@ -44,7 +44,7 @@ ev(const char *expr, const char *ctx)
         assert_int_equal(pdp_value_format(v, &b), BOX_OK);
     else
         assert_int_equal(box_buf_printf(&b, "error: %s", msg), BOX_OK);
-    pdp_arena_free(scratch);
+    box_arena_free(scratch);
     box_free(src);
     return box_buf_take(&b);
 }

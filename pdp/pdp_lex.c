@@ -317,14 +317,14 @@ bad_escape(pdp_lex *lx, const pdp_token *tok, size_t off, size_t n)
 }
 
 box_err
-pdp_lex_string(pdp_lex *lx, const pdp_token *tok, pdp_arena *a, bool pattern,
+pdp_lex_string(pdp_lex *lx, const pdp_token *tok, box_arena *a, bool pattern,
                char **out, size_t *outlen, bool **wild)
 {
     /* The decoded text is never longer than the raw body. */
     const char *s = tok->t_text + 1;
     size_t n = tok->t_len - 2, o = 0;
-    char *d = pdp_arena_alloc(a, n + 1);
-    bool *w = pattern ? pdp_arena_zalloc(a, n + 1) : NULL;
+    char *d = box_arena_alloc(a, n + 1);
+    bool *w = pattern ? box_arena_zalloc(a, n + 1) : NULL;
     if (d == NULL || (pattern && w == NULL))
         return BOX_ENOMEM;
     for (size_t i = 0; i < n;) {

@@ -9,7 +9,7 @@
 
 #include "box_buf.h"
 #include "box_err.h"
-#include "pdp_arena.h"
+#include "box_arena.h"
 
 /* ORDER PDP_TK: pdp_tk_names in pdp_lex.c follows this order. */
 typedef enum pdp_tk {
@@ -116,7 +116,7 @@ box_err pdp_lex_error(pdp_lex *lx, box_err code, uint32_t line, uint32_t col,
  * pattern false *wild may be NULL. Errors name the escape:
  * "the input `\q` is not a valid escape".
  */
-box_err pdp_lex_string(pdp_lex *lx, const pdp_token *tok, pdp_arena *a,
+box_err pdp_lex_string(pdp_lex *lx, const pdp_token *tok, box_arena *a,
                        bool pattern, char **out, size_t *outlen,
                        bool **wild) BOX_WARN_UNUSED;
 

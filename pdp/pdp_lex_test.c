@@ -88,7 +88,7 @@ test_lex_errors(void **state)
 /* Decodes the string literal src (with quotes). */
 static box_err
 decode(const char *src, bool pattern, char **out, size_t *len, bool **wild,
-       box_buf *err, pdp_arena *a)
+       box_buf *err, box_arena *a)
 {
     pdp_lex lx;
     box_err rv = pdp_lex_init(&lx, src, strlen(src), "t.dw", err);
@@ -101,7 +101,7 @@ decode(const char *src, bool pattern, char **out, size_t *len, bool **wild,
 static void
 test_escapes(void **state)
 {
-    pdp_arena *a = pdp_arena_new(1u << 20);
+    box_arena *a = box_arena_new(1u << 20);
     box_buf err;
     box_buf_init(&err, 4096);
     char *s;
@@ -159,7 +159,7 @@ test_escapes(void **state)
         assert_string_equal(err.b_data, bad[i].msg);
     }
     box_buf_reset(&err);
-    pdp_arena_free(a);
+    box_arena_free(a);
 }
 
 int

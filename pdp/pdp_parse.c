@@ -17,7 +17,7 @@
  */
 typedef struct pdp_parser {
     pdp_lex ps_lx;
-    pdp_arena *ps_arena;
+    box_arena *ps_arena;
     unsigned ps_level;
 } pdp_parser;
 
@@ -140,14 +140,14 @@ reserved_err(pdp_parser *p, const pdp_token *t)
 
 /* Appends elem (elsize bytes) to an arena array, doubling as needed. */
 static box_err
-vec_push(pdp_arena *a, void **arr, uint32_t *n, uint32_t *cap, size_t elsize,
+vec_push(box_arena *a, void **arr, uint32_t *n, uint32_t *cap, size_t elsize,
          const void *elem)
 {
     if (*n == *cap) {
         if (*cap >= (1u << 24))
             return BOX_ETOOBIG;
         uint32_t nc = *cap ? *cap * 2 : 4;
-        void *na = pdp_arena_alloc(a, (size_t)nc * elsize);
+        void *na = box_arena_alloc(a, (size_t)nc * elsize);
         if (na == NULL)
             return BOX_ENOMEM;
         if (*n)
@@ -163,7 +163,7 @@ vec_push(pdp_arena *a, void **arr, uint32_t *n, uint32_t *cap, size_t elsize,
 static box_err
 new_node(pdp_parser *p, pdp_expr_kind k, pdp_pos pos, pdp_expr **out)
 {
-    pdp_expr *e = pdp_arena_zalloc(p->ps_arena, sizeof(*e));
+    pdp_expr *e = box_arena_zalloc(p->ps_arena, sizeof(*e));
     if (e == NULL)
         return BOX_ENOMEM;
     e->x_kind = k;
@@ -374,7 +374,7 @@ parse_record(pdp_parser *p, const pdp_expr **out)
         pdp_token kt = *TOK(p);
         pdp_str key;
         if (kt.t_kind == PDP_TK_IDENT || kt.t_kind == PDP_TK_IF) {
-            char *k = pdp_arena_strndup(p->ps_arena, kt.t_text, kt.t_len);
+            char *k = box_arena_strndup(p->ps_arena, kt.t_text, kt.t_len);
             if (k == NULL)
                 return BOX_ENOMEM;
             key.s = k;
@@ -441,7 +441,7 @@ parse_primary(pdp_parser *p, const pdp_expr **out)
         return lit_node(p, pos, v, out);
     }
     case PDP_TK_INT: {
-        uint64_t m;
+        uint64_t m = 0;
         TRY(int_magnitude(p, &t, &m));
         if (m > (uint64_t)INT64_MAX)
             return perr(p, pos, "integer literal `%.*s` is out of range",
@@ -599,7 +599,7 @@ parse_member(pdp_parser *p, const pdp_expr **out)
             pdp_expr *a = NULL;
             TRY(new_node(p, PDP_X_ATTR, e->x_pos, &a));
             a->x_oppos = tpos(&t);
-            char *s = pdp_arena_strndup(p->ps_arena, name.t_text, name.t_len);
+            char *s = box_arena_strndup(p->ps_arena, name.t_text, name.t_len);
             if (s == NULL)
                 return BOX_ENOMEM;
             a->u.attr.obj = e;
@@ -679,7 +679,7 @@ parse_unary(pdp_parser *p, const pdp_expr **out)
         TRY(pdp_lex_peek(&p->ps_lx, &ahead));
         if (ahead->t_kind != PDP_TK_DOT && ahead->t_kind != PDP_TK_LBRACKET) {
             pdp_token t = *TOK(p);
-            uint64_t m;
+            uint64_t m = 0;
             TRY(int_magnitude(p, &t, &m));
             pdp_value *v = pdp_value_long(p->ps_arena,
                                           m == (uint64_t)INT64_MAX + 1
@@ -783,7 +783,7 @@ parse_has(pdp_parser *p, const pdp_expr *obj, pdp_pos oppos,
         TRY(next(p));
     } else if (t.t_kind == PDP_TK_IDENT || t.t_kind == PDP_TK_IF) {
         for (;;) {
-            char *d = pdp_arena_strndup(p->ps_arena, t.t_text, t.t_len);
+            char *d = box_arena_strndup(p->ps_arena, t.t_text, t.t_len);
             if (d == NULL)
                 return BOX_ENOMEM;
             s.s = d;
@@ -844,7 +844,7 @@ parse_like(pdp_parser *p, const pdp_expr *obj, pdp_pos oppos,
     e->u.like.pat.bytes = bytes;
     e->u.like.pat.wild = wild;
     e->u.like.pat.len = len;
-    e->u.like.pat.source.s = pdp_arena_strndup(p->ps_arena, t.t_text, t.t_len);
+    e->u.like.pat.source.s = box_arena_strndup(p->ps_arena, t.t_text, t.t_len);
     e->u.like.pat.source.len = t.t_len;
     if (e->u.like.pat.source.s == NULL)
         return BOX_ENOMEM;
@@ -1004,7 +1004,7 @@ scope_operand(pdp_parser *p, pdp_var var, pdp_tk op, pdp_scope *sc,
                         "(`Ns::Type::\"id\"`) or a template slot (`?%s`)",
                         pdp_var_name(var));
     } else if (op == PDP_TK_IN && x->x_kind == PDP_X_SET) {
-        ents = pdp_arena_alloc(p->ps_arena, (x->u.list.n + 1) * sizeof(*ents));
+        ents = box_arena_alloc(p->ps_arena, (x->u.list.n + 1) * sizeof(*ents));
         if (ents == NULL)
             return BOX_ENOMEM;
         for (uint32_t i = 0; i < x->u.list.n; i++) {
@@ -1022,7 +1022,7 @@ scope_operand(pdp_parser *p, pdp_var var, pdp_tk op, pdp_scope *sc,
         return perr(p, x->x_pos, "action scope expects an action reference "
                     "(`Ns::Action::\"id\"`)");
     }
-    ents = pdp_arena_alloc(p->ps_arena, sizeof(*ents));
+    ents = box_arena_alloc(p->ps_arena, sizeof(*ents));
     if (ents == NULL)
         return BOX_ENOMEM;
     ents[0] = x->x_const;
@@ -1156,7 +1156,7 @@ parse_annotation(pdp_parser *p, pdp_annot *an)
     pdp_token key = *TOK(p);
     if (key.t_kind != PDP_TK_IDENT && !is_reserved(key.t_kind))
         return expected(p, "an annotation name after `@`");
-    char *k = pdp_arena_strndup(p->ps_arena, key.t_text, key.t_len);
+    char *k = box_arena_strndup(p->ps_arena, key.t_text, key.t_len);
     if (k == NULL)
         return BOX_ENOMEM;
     an->an_key.s = k;
@@ -1182,7 +1182,7 @@ parse_annotation(pdp_parser *p, pdp_annot *an)
 static box_err
 parse_policy(pdp_parser *p, uint32_t index, pdp_rule **out)
 {
-    pdp_rule *r = pdp_arena_zalloc(p->ps_arena, sizeof(*r));
+    pdp_rule *r = box_arena_zalloc(p->ps_arena, sizeof(*r));
     if (r == NULL)
         return BOX_ENOMEM;
     r->r_index = index;
@@ -1229,7 +1229,7 @@ parse_policy(pdp_parser *p, uint32_t index, pdp_rule **out)
     r->r_nconds = nc;
     char id[32];
     int n = snprintf(id, sizeof(id), "policy_%u", index);
-    r->r_pid.s = pdp_arena_strndup(p->ps_arena, id, (size_t)n);
+    r->r_pid.s = box_arena_strndup(p->ps_arena, id, (size_t)n);
     r->r_pid.len = (size_t)n;
     if (r->r_pid.s == NULL)
         return BOX_ENOMEM;
@@ -1265,7 +1265,7 @@ parse_policy_set(pdp_parser *p, pdp_ast *ast)
 }
 
 box_err
-pdp_parse(const char *text, size_t len, const char *file, pdp_arena *a,
+pdp_parse(const char *text, size_t len, const char *file, box_arena *a,
           const pdp_ast **out, box_buf *err)
 {
     *out = NULL;
@@ -1276,7 +1276,7 @@ pdp_parse(const char *text, size_t len, const char *file, pdp_arena *a,
     pdp_ast *ast = NULL;
     if (rv != BOX_OK)
         goto out;
-    ast = pdp_arena_zalloc(a, sizeof(*ast));
+    ast = box_arena_zalloc(a, sizeof(*ast));
     if (ast == NULL) {
         rv = BOX_ENOMEM;
         goto out;

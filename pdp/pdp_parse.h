@@ -7,7 +7,7 @@
 
 #include "box_buf.h"
 #include "box_err.h"
-#include "pdp_arena.h"
+#include "box_arena.h"
 #include "pdp_ast.h"
 
 /* Nesting cap for expressions (parentheses, brackets, if, calls) and for
@@ -26,7 +26,7 @@
  * support yet ("… is not supported yet"), BOX_ENOMEM / BOX_ETOOBIG.
  */
 box_err pdp_parse(const char *text, size_t len, const char *file,
-                  pdp_arena *a, const pdp_ast **out,
+                  box_arena *a, const pdp_ast **out,
                   box_buf *err) BOX_WARN_UNUSED;
 
 #endif

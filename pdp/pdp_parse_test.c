@@ -5,19 +5,19 @@
 
 #include <dirent.h>
 
-static pdp_arena *A;
+static box_arena *A;
 
 static int
 setup(void **state)
 {
-    A = pdp_arena_new(256u << 20);
+    A = box_arena_new(256u << 20);
     return A == NULL;
 }
 
 static int
 teardown(void **state)
 {
-    pdp_arena_free(A);
+    box_arena_free(A);
     return 0;
 }
 

@@ -7,7 +7,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
-#include "pdp_arena.h"
+#include "box_arena.h"
 #include "pdp_int.h"
 #include "pdp_message.h"
 #include "pdp_parse.h"
@@ -21,7 +21,7 @@ typedef struct pdp_bucket {
 } pdp_bucket;
 
 struct pdp_policy_set {
-    pdp_arena *pl_arena; // owns the AST, its values and the index
+    box_arena *pl_arena; // owns the AST, its values and the index
     const pdp_ast *pl_ast;
     pdp_bucket *pl_table; // open addressing, pl_mask + 1 slots
     uint32_t pl_mask;
@@ -226,14 +226,14 @@ bucket_find(const pdp_policy_set *set, const pdp_value *action)
 }
 
 static box_err
-push_rule(pdp_arena *a, const pdp_rule ***arr, uint32_t *n, uint32_t *cap,
+push_rule(box_arena *a, const pdp_rule ***arr, uint32_t *n, uint32_t *cap,
           const pdp_rule *r)
 {
     if (*n > 0 && (*arr)[*n - 1] == r)
         return BOX_OK; // the same action twice in one list
     if (*n == *cap) {
         uint32_t nc = *cap ? *cap * 2 : 4;
-        const pdp_rule **na = pdp_arena_alloc(a, nc * sizeof(*na));
+        const pdp_rule **na = box_arena_alloc(a, nc * sizeof(*na));
         if (na == NULL)
             return BOX_ENOMEM;
         if (*n)
@@ -257,7 +257,7 @@ build_index(pdp_policy_set *set)
     uint32_t size = 8;
     while (size < 2 * refs + 1)
         size *= 2;
-    set->pl_table = pdp_arena_zalloc(set->pl_arena, size * sizeof(pdp_bucket));
+    set->pl_table = box_arena_zalloc(set->pl_arena, size * sizeof(pdp_bucket));
     if (set->pl_table == NULL)
         return BOX_ENOMEM;
     set->pl_mask = size - 1;
@@ -369,7 +369,7 @@ load(const char *text, size_t len, const char *filename, bool checked,
     }
     rv = BOX_ENOMEM;
     if ((set = box_calloc(1, sizeof(*set))) == NULL ||
-        (set->pl_arena = pdp_arena_new(PDP_POLICY_MAX_MEMORY)) == NULL)
+        (set->pl_arena = box_arena_new(PDP_POLICY_MAX_MEMORY)) == NULL)
         goto out;
     if (checked) {
         set->pl_schema = schema;
@@ -440,7 +440,7 @@ pdp_policy_free(pdp_policy_set *set)
 {
     if (set == NULL)
         return;
-    pdp_arena_free(set->pl_arena);
+    box_arena_free(set->pl_arena);
     pdp_schema_free(set->pl_own_schema);
     box_free(set);
 }

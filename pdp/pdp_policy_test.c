@@ -179,7 +179,7 @@ test_index_and_accessors(void **state)
     assert_int_equal(pdp_policy_rule(set, 1)->r_nconds, 1);
     assert_int_equal(pdp_policy_rule(set, 1)->r_conds[0].cd_pos.line, 2);
 
-    pdp_arena *a = pdp_arena_new(1u << 20);
+    box_arena *a = box_arena_new(1u << 20);
     static const struct {
         const char *action;
         const char *specific;
@@ -203,7 +203,7 @@ test_index_and_accessors(void **state)
         assert_int_equal(any[0]->r_index, 1);
         assert_int_equal(any[1]->r_index, 4);
     }
-    pdp_arena_free(a);
+    box_arena_free(a);
     pdp_policy_free(set);
     pdp_policy_free(NULL);
 }

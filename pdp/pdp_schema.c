@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
-#include "pdp_arena.h"
+#include "box_arena.h"
 #include "pdp_int.h"
 #include "pdp_lex.h"
 
@@ -80,7 +80,7 @@ typedef struct raw_action {
 } raw_action;
 
 struct pdp_schema {
-    pdp_arena *sc_arena;
+    box_arena *sc_arena;
     pdp_schema_entity *sc_ents;
     uint32_t sc_nents, sc_entcap;
     pdp_schema_action *sc_acts;
@@ -91,7 +91,7 @@ struct pdp_schema {
 
 typedef struct sparser {
     pdp_lex sp_lx;
-    pdp_arena *sp_a;
+    box_arena *sp_a;
     pdp_schema *sp_s;
     pdp_str sp_ns; // current namespace ("" at top level)
     raw_common *sp_commons;
@@ -114,14 +114,14 @@ typedef struct sparser {
 /* ---- small helpers ---- */
 
 static box_err
-vec_push(pdp_arena *a, void **arr, uint32_t *n, uint32_t *cap, size_t elsize,
+vec_push(box_arena *a, void **arr, uint32_t *n, uint32_t *cap, size_t elsize,
          const void *elem)
 {
     if (*n == *cap) {
         if (*cap >= (1u << 20))
             return BOX_ETOOBIG;
         uint32_t nc = *cap ? *cap * 2 : 8;
-        void *na = pdp_arena_alloc(a, (size_t)nc * elsize);
+        void *na = box_arena_alloc(a, (size_t)nc * elsize);
         if (na == NULL)
             return BOX_ENOMEM;
         if (*n)
@@ -204,7 +204,7 @@ static box_err
 join(sparser *p, pdp_str a, pdp_str b, pdp_str *out)
 {
     size_t n = a.len + (a.len && b.len ? 2 : 0) + b.len;
-    char *s = pdp_arena_alloc(p->sp_a, n + 1);
+    char *s = box_arena_alloc(p->sp_a, n + 1);
     if (s == NULL)
         return BOX_ENOMEM;
     size_t o = 0;
@@ -225,7 +225,7 @@ join(sparser *p, pdp_str a, pdp_str b, pdp_str *out)
 static box_err
 tok_str(sparser *p, const pdp_token *t, pdp_str *out)
 {
-    char *s = pdp_arena_strndup(p->sp_a, t->t_text, t->t_len);
+    char *s = box_arena_strndup(p->sp_a, t->t_text, t->t_len);
     if (s == NULL)
         return BOX_ENOMEM;
     out->s = s;
@@ -288,7 +288,7 @@ parse_path(sparser *p, pdp_str *out, pdp_pos *pos)
         end = TOK(p)->t_text + TOK(p)->t_len;
         TRY(next(p));
     }
-    char *s = pdp_arena_strndup(p->sp_a, start, (size_t)(end - start));
+    char *s = box_arena_strndup(p->sp_a, start, (size_t)(end - start));
     if (s == NULL)
         return BOX_ENOMEM;
     /* The source may hold spaces or comments around `::`; squeeze them. */
@@ -319,7 +319,7 @@ static box_err parse_type(sparser *p, unsigned depth, raw_type **out);
 static box_err
 new_raw(sparser *p, int kind, pdp_pos pos, raw_type **out)
 {
-    raw_type *t = pdp_arena_zalloc(p->sp_a, sizeof(*t));
+    raw_type *t = box_arena_zalloc(p->sp_a, sizeof(*t));
     if (t == NULL)
         return BOX_ENOMEM;
     t->rt_kind = kind;
@@ -836,7 +836,7 @@ resolve_common(sparser *p, raw_common *rc, pdp_pos use, const pdp_type **out)
 static box_err
 entity_type(sparser *p, pdp_str name, const pdp_type **out)
 {
-    pdp_type *t = pdp_arena_zalloc(p->sp_a, sizeof(*t));
+    pdp_type *t = box_arena_zalloc(p->sp_a, sizeof(*t));
     if (t == NULL)
         return BOX_ENOMEM;
     t->ty_kind = PDP_TY_ENTITY;
@@ -901,7 +901,7 @@ resolve_name(sparser *p, const raw_type *rt, pdp_str ns, const pdp_type **out)
     for (size_t i = 0; i < sizeof(pdp_ext_types) / sizeof(pdp_ext_types[0]);
          i++) {
         if (strcmp(base, pdp_ext_types[i]) == 0) {
-            pdp_type *t = pdp_arena_zalloc(p->sp_a, sizeof(*t));
+            pdp_type *t = box_arena_zalloc(p->sp_a, sizeof(*t));
             if (t == NULL)
                 return BOX_ENOMEM;
             t->ty_kind = PDP_TY_EXT;
@@ -932,7 +932,7 @@ resolve_type(sparser *p, const raw_type *rt, pdp_str ns, const pdp_type **out)
 {
     if (rt->rt_kind == RT_NAME)
         return resolve_name(p, rt, ns, out);
-    pdp_type *t = pdp_arena_zalloc(p->sp_a, sizeof(*t));
+    pdp_type *t = box_arena_zalloc(p->sp_a, sizeof(*t));
     if (t == NULL)
         return BOX_ENOMEM;
     t->ty_kind = (pdp_type_kind)rt->rt_kind;
@@ -940,7 +940,7 @@ resolve_type(sparser *p, const raw_type *rt, pdp_str ns, const pdp_type **out)
         TRY(resolve_type(p, rt->rt_elem, ns, &t->ty_elem));
     } else if (rt->rt_kind == PDP_TY_RECORD) {
         pdp_attr *attrs =
-            pdp_arena_alloc(p->sp_a, (rt->rt_nattrs + 1) * sizeof(*attrs));
+            box_arena_alloc(p->sp_a, (rt->rt_nattrs + 1) * sizeof(*attrs));
         if (attrs == NULL)
             return BOX_ENOMEM;
         for (uint32_t i = 0; i < rt->rt_nattrs; i++) {
@@ -987,7 +987,7 @@ static box_err
 resolve_names(sparser *p, pdp_str ns, const raw_name *rn, uint32_t n,
               const pdp_str **out)
 {
-    pdp_str *arr = pdp_arena_alloc(p->sp_a, (n + 1) * sizeof(*arr));
+    pdp_str *arr = box_arena_alloc(p->sp_a, (n + 1) * sizeof(*arr));
     if (arr == NULL)
         return BOX_ENOMEM;
     for (uint32_t i = 0; i < n; i++)
@@ -1020,7 +1020,7 @@ resolve_all(sparser *p)
         pdp_schema_action *ac = &s->sc_acts[i];
         const raw_action *ra = &p->sp_racts[i];
         const pdp_value **parents =
-            pdp_arena_alloc(p->sp_a, (ra->ra_nparents + 1) * sizeof(*parents));
+            box_arena_alloc(p->sp_a, (ra->ra_nparents + 1) * sizeof(*parents));
         if (parents == NULL)
             return BOX_ENOMEM;
         for (uint32_t k = 0; k < ra->ra_nparents; k++)
@@ -1086,7 +1086,7 @@ pdp_schema_load(const char *text, size_t len, const char *file,
     }
     rv = BOX_ENOMEM;
     if ((s = box_calloc(1, sizeof(*s))) == NULL ||
-        (s->sc_arena = pdp_arena_new(PDP_SCHEMA_MAX_MEMORY)) == NULL)
+        (s->sc_arena = box_arena_new(PDP_SCHEMA_MAX_MEMORY)) == NULL)
         goto out;
     p.sp_a = s->sc_arena;
     p.sp_s = s;
@@ -1132,7 +1132,7 @@ pdp_schema_free(pdp_schema *s)
 {
     if (s == NULL)
         return;
-    pdp_arena_free(s->sc_arena);
+    box_arena_free(s->sc_arena);
     box_free(s);
 }
 

@@ -51,7 +51,7 @@ assert_type(const pdp_type *t, const char *want)
 }
 
 static const pdp_schema_action *
-action(const pdp_schema *s, pdp_arena *a, const char *uid)
+action(const pdp_schema *s, box_arena *a, const char *uid)
 {
     const pdp_schema_action *ac = pdp_schema_action_find(s, tv(a, uid));
     if (ac == NULL)
@@ -67,7 +67,7 @@ test_builtin_schema(void **state)
     char *err = NULL;
     assert_int_equal(pdp_schema_load_builtin(&s, &err), BOX_OK);
     assert_null(err);
-    pdp_arena *a = pdp_arena_new(1u << 20);
+    box_arena *a = box_arena_new(1u << 20);
 
     /* The ten actions of Appendix A, in declaration order. */
     static const char *const ids[] = {
@@ -179,7 +179,7 @@ test_builtin_schema(void **state)
     box_free(file);
     box_free(path);
 
-    pdp_arena_free(a);
+    box_arena_free(a);
     pdp_schema_free(s);
     pdp_schema_free(NULL);
 }
@@ -199,7 +199,7 @@ test_drupe_world(void **state)
     char *err = NULL;
     if (pdp_schema_load(text, len, "drupe.cedarschema", &s, &err) != BOX_OK)
         fail_msg("%s", err);
-    pdp_arena *a = pdp_arena_new(1u << 20);
+    box_arena *a = box_arena_new(1u << 20);
     assert_int_equal(pdp_schema_action_count(s), 13);
     const pdp_schema_entity *u =
         pdp_schema_entity_find(s, "Drupe::OAuthUser", 16);
@@ -222,7 +222,7 @@ test_drupe_world(void **state)
                 "Bool,},}");
     assert_type(action(s, a, "Drupe::Action::\"Revoke\"")->ac_context,
                 "{input: {resource: String,user: String,},}");
-    pdp_arena_free(a);
+    box_arena_free(a);
     pdp_schema_free(s);
     box_free(text);
     box_free(path);
@@ -264,7 +264,7 @@ static void
 test_groups_escapes_bom(void **state)
 {
     (void)state;
-    pdp_arena *a = pdp_arena_new(1u << 20);
+    box_arena *a = box_arena_new(1u << 20);
     /* Escaped action ids, `\x22` and `\u{0_…}` spellings of the same id,
      * action groups, groups of groups. */
     pdp_schema *s = load_ok(
@@ -325,7 +325,7 @@ test_groups_escapes_bom(void **state)
     assert_null(pdp_schema_record_attr(x->ac_context, "h", 1));
     assert_true(pdp_schema_is_action_type(s, "A::B::Action", 12));
     pdp_schema_free(s);
-    pdp_arena_free(a);
+    box_arena_free(a);
 }
 
 static void

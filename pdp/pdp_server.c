@@ -45,7 +45,7 @@ typedef struct pdp_gen {
 typedef struct pdp_scratch {
     struct pdp_scratch *sc_next;
     pdp_answer *sc_ans;
-    pdp_arena *sc_arena;
+    box_arena *sc_arena;
 } pdp_scratch;
 
 struct pdp_server {
@@ -210,10 +210,10 @@ scratch_get(pdp_server *s)
     if ((sc = box_calloc(1, sizeof *sc)) == NULL)
         return NULL;
     sc->sc_ans = pdp_answer_new();
-    sc->sc_arena = pdp_arena_new(PDP_SCRATCH_ARENA);
+    sc->sc_arena = box_arena_new(PDP_SCRATCH_ARENA);
     if (sc->sc_ans == NULL || sc->sc_arena == NULL) {
         pdp_answer_free(sc->sc_ans);
-        pdp_arena_free(sc->sc_arena);
+        box_arena_free(sc->sc_arena);
         box_free(sc);
         return NULL;
     }
@@ -223,7 +223,7 @@ scratch_get(pdp_server *s)
 static void
 scratch_put(pdp_server *s, pdp_scratch *sc)
 {
-    pdp_arena_reset(sc->sc_arena);
+    box_arena_reset(sc->sc_arena);
     pthread_mutex_lock(&s->sv_scratch_lock);
     sc->sc_next = s->sv_scratch;
     s->sv_scratch = sc;
@@ -321,9 +321,9 @@ server_handle(void *arg, const void *req, size_t len, nng_msg *reply)
             break;
         }
         Box__DecisionResponse **outs =
-            pdp_arena_zalloc(sc->sc_arena, n * sizeof *outs);
+            box_arena_zalloc(sc->sc_arena, n * sizeof *outs);
         Box__DecisionResponse *cells =
-            pdp_arena_zalloc(sc->sc_arena, n * sizeof *cells);
+            box_arena_zalloc(sc->sc_arena, n * sizeof *cells);
         if (outs == NULL || cells == NULL) {
             server_error(&resp, &e, BOX__ERROR_CODE__ERROR_UNAVAILABLE,
                          "out of memory");
@@ -449,7 +449,7 @@ pdp_server_stop(pdp_server *s)
         pdp_scratch *sc = s->sv_scratch;
         s->sv_scratch = sc->sc_next;
         pdp_answer_free(sc->sc_ans);
-        pdp_arena_free(sc->sc_arena);
+        box_arena_free(sc->sc_arena);
         box_free(sc);
     }
     box_free(s->sv_policy);

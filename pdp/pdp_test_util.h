@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
-#include "pdp_arena.h"
+#include "box_arena.h"
 #include "pdp_ast.h"
 #include "pdp_eval.h"
 #include "pdp_parse.h"
@@ -22,7 +22,7 @@
 /* A value written as a constant Cedar expression (literals, entities,
  * sets, records, negative numbers), built in arena a. */
 static inline const pdp_value *
-tv(pdp_arena *a, const char *text)
+tv(box_arena *a, const char *text)
 {
     char *src = box_asprintf("permit(principal, action, resource) when { %s };",
                              text);
@@ -43,7 +43,7 @@ tv(pdp_arena *a, const char *text)
 
 /* A request with principal/action/resource/context given as literals. */
 static inline pdp_request
-trq(pdp_arena *a, const char *principal, const char *action,
+trq(box_arena *a, const char *principal, const char *action,
     const char *resource, const char *context, const char *restext)
 {
     pdp_request rq;

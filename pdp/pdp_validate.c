@@ -9,7 +9,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
-#include "pdp_arena.h"
+#include "box_arena.h"
 #include "pdp_int.h"
 
 /*
@@ -33,7 +33,7 @@
 #define PDP_VALIDATE_MSG_MAX 2048
 
 struct pdp_validate_result {
-    pdp_arena *vr_arena;
+    box_arena *vr_arena;
     pdp_finding *vr_items;
     size_t vr_n, vr_cap, vr_errors;
 };
@@ -55,7 +55,7 @@ typedef struct vctx {
     const pdp_rule *v_rule;
     const char *v_file;
     pdp_validate_result *v_res;
-    pdp_arena *v_a;
+    box_arena *v_a;
     size_t v_rule_first; // index of the rule's first finding
     bool v_rule_errors;
     /* the environment being checked */
@@ -101,8 +101,8 @@ add_finding(vctx *v, pdp_finding_kind kind, pdp_pos pos, const char *msg)
     char loc[64];
     snprintf(loc, sizeof(loc), ":%u:%u: ", pos.line, pos.col);
     size_t fl = strlen(v->v_file), ll = strlen(loc), ml = strlen(msg);
-    char *m = pdp_arena_strndup(v->v_a, msg, ml);
-    char *located = pdp_arena_alloc(v->v_a, fl + ll + ml + 1);
+    char *m = box_arena_strndup(v->v_a, msg, ml);
+    char *located = box_arena_alloc(v->v_a, fl + ll + ml + 1);
     if (m == NULL || located == NULL)
         return BOX_ENOMEM;
     memcpy(located, v->v_file, fl);
@@ -493,7 +493,7 @@ lub(const pdp_type *a, const pdp_type *b)
 static const pdp_type *
 mk_entity(vctx *v, const char *name, size_t len)
 {
-    pdp_type *t = pdp_arena_zalloc(v->v_a, sizeof(*t));
+    pdp_type *t = box_arena_zalloc(v->v_a, sizeof(*t));
     if (t == NULL) {
         v->v_rv = BOX_ENOMEM;
         return &ty_never;
@@ -538,7 +538,7 @@ has_key(vctx *v, const pdp_expr *obj, const pdp_str *path, uint32_t n,
     }
     bool ok = false;
     if (rv == BOX_OK) {
-        char *s = pdp_arena_strndup(v->v_a, b.b_data, b.b_len);
+        char *s = box_arena_strndup(v->v_a, b.b_data, b.b_len);
         if (s != NULL) {
             out->s = s;
             out->len = b.b_len;
@@ -566,7 +566,7 @@ cap_add(vctx *v, const capn *c, pdp_str key)
 {
     if (cap_has(c, key))
         return c;
-    capn *n = pdp_arena_alloc(v->v_a, sizeof(*n));
+    capn *n = box_arena_alloc(v->v_a, sizeof(*n));
     if (n == NULL) {
         v->v_rv = BOX_ENOMEM;
         return c;
@@ -594,7 +594,7 @@ remember(vctx *v, const pdp_expr *e, const pdp_type *t)
 {
     if (v->v_nseen == v->v_seencap) {
         size_t nc = v->v_seencap ? v->v_seencap * 2 : 32;
-        seen_type *s = pdp_arena_alloc(v->v_a, nc * sizeof(*s));
+        seen_type *s = box_arena_alloc(v->v_a, nc * sizeof(*s));
         if (s == NULL) {
             v->v_rv = BOX_ENOMEM;
             return;
@@ -1042,7 +1042,7 @@ tc_set(vctx *v, const pdp_expr *e, const capn *in)
     }
     if (bad || elem == NULL)
         return &ty_never;
-    pdp_type *st = pdp_arena_zalloc(v->v_a, sizeof(*st));
+    pdp_type *st = box_arena_zalloc(v->v_a, sizeof(*st));
     if (st == NULL) {
         v->v_rv = BOX_ENOMEM;
         return &ty_never;
@@ -1070,8 +1070,8 @@ tc_record(vctx *v, const pdp_expr *e, const capn *in)
 {
     const capn *ign;
     pdp_attr *attrs =
-        pdp_arena_alloc(v->v_a, (e->u.rec.n + 1) * sizeof(*attrs));
-    pdp_type *rt = pdp_arena_zalloc(v->v_a, sizeof(*rt));
+        box_arena_alloc(v->v_a, (e->u.rec.n + 1) * sizeof(*attrs));
+    pdp_type *rt = box_arena_zalloc(v->v_a, sizeof(*rt));
     if (attrs == NULL || rt == NULL) {
         v->v_rv = BOX_ENOMEM;
         return &ty_never;
@@ -1319,9 +1319,9 @@ validate_rule(vctx *v, const pdp_rule *r)
         if (!action_admitted(v, &r->r_action, a))
             continue;
         pdp_str *ps =
-            pdp_arena_alloc(v->v_a, (a->ac_nprincipals + 1) * sizeof(*ps));
+            box_arena_alloc(v->v_a, (a->ac_nprincipals + 1) * sizeof(*ps));
         pdp_str *rs =
-            pdp_arena_alloc(v->v_a, (a->ac_nresources + 1) * sizeof(*rs));
+            box_arena_alloc(v->v_a, (a->ac_nresources + 1) * sizeof(*rs));
         if (ps == NULL || rs == NULL)
             return BOX_ENOMEM;
         uint32_t np = scope_types(v, &r->r_principal, a->ac_principals,
@@ -1368,7 +1368,7 @@ pdp_validate_policies(const pdp_schema *s, const pdp_ast *ast, const char *file,
     pdp_validate_result *r = box_calloc(1, sizeof(*r));
     if (r == NULL)
         return BOX_ENOMEM;
-    if ((r->vr_arena = pdp_arena_new(PDP_VALIDATE_MEMORY)) == NULL) {
+    if ((r->vr_arena = box_arena_new(PDP_VALIDATE_MEMORY)) == NULL) {
         box_free(r);
         return BOX_ENOMEM;
     }
@@ -1394,7 +1394,7 @@ pdp_validate_result_free(pdp_validate_result *r)
 {
     if (r == NULL)
         return;
-    pdp_arena_free(r->vr_arena);
+    box_arena_free(r->vr_arena);
     box_free(r->vr_items);
     box_free(r);
 }

@@ -12,7 +12,7 @@
 #define HOME "/home/lash"
 
 static pdp_schema *BOX;
-static pdp_arena *A;
+static box_arena *A;
 static pdp_answer *ANS;
 
 static int
@@ -22,7 +22,7 @@ setup(void **state)
     char *err = NULL;
     if (pdp_schema_load_builtin(&BOX, &err) != BOX_OK)
         return 1;
-    A = pdp_arena_new(64u << 20);
+    A = box_arena_new(64u << 20);
     ANS = pdp_answer_new();
     return A == NULL || ANS == NULL;
 }
@@ -32,7 +32,7 @@ teardown(void **state)
 {
     (void)state;
     pdp_schema_free(BOX);
-    pdp_arena_free(A);
+    box_arena_free(A);
     pdp_answer_free(ANS);
     return 0;
 }
@@ -464,7 +464,7 @@ test_warnings_and_locations(void **state)
         "forbid(principal, action == Box::Action::\"shell:exec\", resource)\n"
         "  when { context.input.arg1 == \"x\" && context.input.nope == 1 };\n"
         "permit(principal, action == Box::Action::\"fs:raed\", resource);\n";
-    pdp_arena *a = pdp_arena_new(1u << 20);
+    box_arena *a = box_arena_new(1u << 20);
     box_buf perr;
     box_buf_init(&perr, 4096);
     const pdp_ast *ast;
@@ -491,7 +491,7 @@ test_warnings_and_locations(void **state)
     assert_null(pdp_validate_result_at(r, 3));
     pdp_validate_result_free(r);
     box_buf_reset(&perr);
-    pdp_arena_free(a);
+    box_arena_free(a);
 }
 
 /* ---- B15: the spelling judgement ---- */

@@ -10,9 +10,9 @@
 #include "pdp_utf8.h"
 
 static pdp_value *
-value_new(pdp_arena *a, pdp_value_kind k)
+value_new(box_arena *a, pdp_value_kind k)
 {
-    pdp_value *v = pdp_arena_zalloc(a, sizeof(*v));
+    pdp_value *v = box_arena_zalloc(a, sizeof(*v));
     if (v != NULL) {
         v->v_kind = (uint8_t)k;
         v->v_depth = 1;
@@ -21,7 +21,7 @@ value_new(pdp_arena *a, pdp_value_kind k)
 }
 
 pdp_value *
-pdp_value_bool(pdp_arena *a, bool b)
+pdp_value_bool(box_arena *a, bool b)
 {
     pdp_value *v = value_new(a, PDP_VAL_BOOL);
     if (v != NULL)
@@ -30,7 +30,7 @@ pdp_value_bool(pdp_arena *a, bool b)
 }
 
 pdp_value *
-pdp_value_long(pdp_arena *a, int64_t l)
+pdp_value_long(box_arena *a, int64_t l)
 {
     pdp_value *v = value_new(a, PDP_VAL_LONG);
     if (v != NULL)
@@ -39,13 +39,13 @@ pdp_value_long(pdp_arena *a, int64_t l)
 }
 
 box_err
-pdp_value_string(pdp_arena *a, const char *s, size_t n, pdp_value **out)
+pdp_value_string(box_arena *a, const char *s, size_t n, pdp_value **out)
 {
     *out = NULL;
     if (!pdp_utf8_valid(s, n))
         return BOX_EINVAL;
     pdp_value *v = value_new(a, PDP_VAL_STRING);
-    char *d = pdp_arena_strndup(a, s, n);
+    char *d = box_arena_strndup(a, s, n);
     if (v == NULL || d == NULL)
         return BOX_ENOMEM;
     v->u.str.s = d;
@@ -84,15 +84,15 @@ pdp_is_type_path(const char *s, size_t n)
 }
 
 box_err
-pdp_value_entity(pdp_arena *a, const char *type, size_t tlen, const char *id,
+pdp_value_entity(box_arena *a, const char *type, size_t tlen, const char *id,
                  size_t idlen, pdp_value **out)
 {
     *out = NULL;
     if (!pdp_is_type_path(type, tlen) || !pdp_utf8_valid(id, idlen))
         return BOX_EINVAL;
     pdp_value *v = value_new(a, PDP_VAL_ENTITY);
-    char *t = pdp_arena_strndup(a, type, tlen);
-    char *d = pdp_arena_strndup(a, id, idlen);
+    char *t = box_arena_strndup(a, type, tlen);
+    char *d = box_arena_strndup(a, id, idlen);
     if (v == NULL || t == NULL || d == NULL)
         return BOX_ENOMEM;
     v->u.ent.type = t;
@@ -104,22 +104,22 @@ pdp_value_entity(pdp_arena *a, const char *type, size_t tlen, const char *id,
 }
 
 pdp_value *
-pdp_value_set_new(pdp_arena *a)
+pdp_value_set_new(box_arena *a)
 {
     return value_new(a, PDP_VAL_SET);
 }
 
 pdp_value *
-pdp_value_record_new(pdp_arena *a)
+pdp_value_record_new(box_arena *a)
 {
     return value_new(a, PDP_VAL_RECORD);
 }
 
 /* Grows an arena array of `size`-byte slots from old_n to new_n slots. */
 static void *
-grow(pdp_arena *a, void *old, size_t old_n, size_t new_n, size_t size)
+grow(box_arena *a, void *old, size_t old_n, size_t new_n, size_t size)
 {
-    void *p = pdp_arena_alloc(a, new_n * size);
+    void *p = box_arena_alloc(a, new_n * size);
     if (p != NULL && old_n > 0)
         memcpy(p, old, old_n * size);
     return p;
@@ -136,7 +136,7 @@ child_depth(pdp_value *parent, const pdp_value *child)
 }
 
 box_err
-pdp_value_set_add(pdp_arena *a, pdp_value *set, const pdp_value *elem)
+pdp_value_set_add(box_arena *a, pdp_value *set, const pdp_value *elem)
 {
     if (set == NULL || elem == NULL || set->v_kind != PDP_VAL_SET)
         return BOX_EINVAL;
@@ -158,7 +158,7 @@ pdp_value_set_add(pdp_arena *a, pdp_value *set, const pdp_value *elem)
 }
 
 box_err
-pdp_value_record_put(pdp_arena *a, pdp_value *rec, const char *key,
+pdp_value_record_put(box_arena *a, pdp_value *rec, const char *key,
                      size_t klen, const pdp_value *val)
 {
     if (rec == NULL || val == NULL || rec->v_kind != PDP_VAL_RECORD)
@@ -184,7 +184,7 @@ pdp_value_record_put(pdp_arena *a, pdp_value *rec, const char *key,
         rec->u.rec.vals = vs;
         rec->v_cap = cap;
     }
-    char *kd = pdp_arena_strndup(a, key, klen);
+    char *kd = box_arena_strndup(a, key, klen);
     if (kd == NULL)
         return BOX_ENOMEM;
     rec->u.rec.keys[rec->v_n] = kd;

@@ -9,11 +9,11 @@
 
 #include "box_buf.h"
 #include "box_err.h"
-#include "pdp_arena.h"
+#include "box_arena.h"
 
 /*
  * A pdp_value is a Cedar value of the Box subset: Bool, Long, String,
- * Set, Record or entity reference. Values live in a pdp_arena: every
+ * Set, Record or entity reference. Values live in a box_arena: every
  * constructor takes the arena, and the tree is freed with the arena (there
  * is no per-value free). A value may be shared by several parents.
  *
@@ -40,29 +40,29 @@ typedef enum pdp_value_kind {
 /* ---- builders (all results are owned by the arena) ---- */
 
 /* NULL only when the arena is full or out of memory. */
-pdp_value *pdp_value_bool(pdp_arena *a, bool b);
-pdp_value *pdp_value_long(pdp_arena *a, int64_t l);
+pdp_value *pdp_value_bool(box_arena *a, bool b);
+pdp_value *pdp_value_long(box_arena *a, int64_t l);
 /* Copies s[0..n). BOX_EINVAL if it is not well-formed UTF-8. */
-box_err pdp_value_string(pdp_arena *a, const char *s, size_t n,
+box_err pdp_value_string(box_arena *a, const char *s, size_t n,
                          pdp_value **out) BOX_WARN_UNUSED;
 /* An entity reference `type::"id"`, e.g. type "Box::Action", id
  * "fs:read". Copies both. BOX_EINVAL unless type is IDENT{::IDENT} and
  * id is well-formed UTF-8. */
-box_err pdp_value_entity(pdp_arena *a, const char *type, size_t tlen,
+box_err pdp_value_entity(box_arena *a, const char *type, size_t tlen,
                          const char *id, size_t idlen,
                          pdp_value **out) BOX_WARN_UNUSED;
 /* An empty set / record to fill with the calls below. */
-pdp_value *pdp_value_set_new(pdp_arena *a);
-pdp_value *pdp_value_record_new(pdp_arena *a);
+pdp_value *pdp_value_set_new(box_arena *a);
+pdp_value *pdp_value_record_new(box_arena *a);
 /* Adds elem (borrowed: the set points at it; it must live in the same
  * arena or longer). Duplicates are allowed: sets compare, test membership
  * and encode as mathematical sets. BOX_ETOOBIG past the caps. */
-box_err pdp_value_set_add(pdp_arena *a, pdp_value *set,
+box_err pdp_value_set_add(box_arena *a, pdp_value *set,
                           const pdp_value *elem) BOX_WARN_UNUSED;
 /* Adds key -> val (key copied, val borrowed). Keys keep insertion order.
  * BOX_EINVAL for a duplicate key or non-UTF-8 key, BOX_ETOOBIG past the
  * caps. */
-box_err pdp_value_record_put(pdp_arena *a, pdp_value *rec, const char *key,
+box_err pdp_value_record_put(box_arena *a, pdp_value *rec, const char *key,
                              size_t klen,
                              const pdp_value *val) BOX_WARN_UNUSED;
 

@@ -4,19 +4,19 @@
 
 #include "pdp_value.h"
 
-static pdp_arena *A;
+static box_arena *A;
 
 static int
 setup(void **state)
 {
-    A = pdp_arena_new(64u << 20);
+    A = box_arena_new(64u << 20);
     return A == NULL;
 }
 
 static int
 teardown(void **state)
 {
-    pdp_arena_free(A);
+    box_arena_free(A);
     return 0;
 }
 
@@ -109,12 +109,12 @@ test_caps(void **state)
     assert_int_equal(pdp_value_record_put(A, r, "x", 1, pdp_value_bool(A, 0)),
                      BOX_ETOOBIG);
     /* An arena refuses past its cap. */
-    pdp_arena *small = pdp_arena_new(10000);
-    assert_non_null(pdp_arena_alloc(small, 5000));
-    assert_null(pdp_arena_alloc(small, 9000));
-    pdp_arena_reset(small);
-    assert_non_null(pdp_arena_alloc(small, 8000));
-    pdp_arena_free(small);
+    box_arena *small = box_arena_new(10000);
+    assert_non_null(box_arena_alloc(small, 5000));
+    assert_null(box_arena_alloc(small, 9000));
+    box_arena_reset(small);
+    assert_non_null(box_arena_alloc(small, 8000));
+    box_arena_free(small);
 }
 
 static void

@@ -12,7 +12,7 @@
 #define WIRE_ACTION_MAX 256
 
 box_err
-pdp_wire_value(pdp_arena *a, const Box__Value *in, int depth,
+pdp_wire_value(box_arena *a, const Box__Value *in, int depth,
                const pdp_value **out)
 {
     box_err rv;
@@ -102,7 +102,7 @@ wire_reason(pdp_reason r)
 
 /* Builds the request's values; false if anything does not convert. */
 static bool
-wire_request(pdp_arena *a, const Box__DecisionRequest *req, pdp_request *rq)
+wire_request(box_arena *a, const Box__DecisionRequest *req, pdp_request *rq)
 {
     pdp_value *p = NULL, *act = NULL, *res = NULL;
     const pdp_value *input = NULL;
@@ -128,13 +128,13 @@ wire_request(pdp_arena *a, const Box__DecisionRequest *req, pdp_request *rq)
 }
 
 static char *
-wire_str(pdp_arena *a, pdp_str s)
+wire_str(box_arena *a, pdp_str s)
 {
-    return pdp_arena_strndup(a, s.s ? s.s : "", s.s ? s.len : 0);
+    return box_arena_strndup(a, s.s ? s.s : "", s.s ? s.len : 0);
 }
 
 void
-pdp_wire_decide(const pdp_policy_set *set, pdp_arena *a, pdp_answer *ans,
+pdp_wire_decide(const pdp_policy_set *set, box_arena *a, pdp_answer *ans,
                 const Box__DecisionRequest *req, uint64_t epoch,
                 Box__DecisionResponse *out, pdp_wire_decided *d)
 {
@@ -169,10 +169,10 @@ pdp_wire_decide(const pdp_policy_set *set, pdp_arena *a, pdp_answer *ans,
     out->cacheable = 1; // no rule can read history yet
     out->request_id = req->request_id;
 
-    Box__DeterminingPolicy *cells = pdp_arena_zalloc(a, (nd + 1) * sizeof *cells);
-    Box__DeterminingPolicy **dets = pdp_arena_zalloc(a, (nd + 1) * sizeof *dets);
-    const char **ids = pdp_arena_zalloc(a, (nd + 1) * sizeof *ids);
-    char **errs = pdp_arena_zalloc(a, (ne + 1) * sizeof *errs);
+    Box__DeterminingPolicy *cells = box_arena_zalloc(a, (nd + 1) * sizeof *cells);
+    Box__DeterminingPolicy **dets = box_arena_zalloc(a, (nd + 1) * sizeof *dets);
+    const char **ids = box_arena_zalloc(a, (nd + 1) * sizeof *ids);
+    char **errs = box_arena_zalloc(a, (ne + 1) * sizeof *errs);
     if (cells == NULL || dets == NULL || ids == NULL || errs == NULL)
         nd = ne = 0;
     for (size_t i = 0; i < nd; i++) {
@@ -196,12 +196,12 @@ pdp_wire_decide(const pdp_policy_set *set, pdp_arena *a, pdp_answer *ans,
         const char *em = pdp_answer_error_message(ans, i);
         char *line = NULL;
         if (er != NULL)
-            line = pdp_arena_strndup(a, er->r_pid.s, er->r_pid.len);
+            line = box_arena_strndup(a, er->r_pid.s, er->r_pid.len);
         box_buf line_b;
         box_buf_init(&line_b, 8192);
         if (box_buf_printf(&line_b, "%s: %s", line ? line : "request",
                            em ? em : "") == BOX_OK)
-            errs[i] = pdp_arena_strndup(a, line_b.b_data, line_b.b_len);
+            errs[i] = box_arena_strndup(a, line_b.b_data, line_b.b_len);
         box_buf_reset(&line_b);
         if (errs[i] == NULL) {
             ne = i;
@@ -229,7 +229,7 @@ pdp_wire_decide(const pdp_policy_set *set, pdp_arena *a, pdp_answer *ans,
     l->dd_determining = ids;
     l->dd_ndetermining = nd;
     l->dd_message = msg;
-    l->dd_error = eb.b_len ? pdp_arena_strndup(a, eb.b_data, eb.b_len) : NULL;
+    l->dd_error = eb.b_len ? box_arena_strndup(a, eb.b_data, eb.b_len) : NULL;
     box_buf_reset(&eb);
     l->dd_epoch = epoch;
     l->dd_cached = req->cached;
@@ -247,10 +247,10 @@ pdp_wire_decide(const pdp_policy_set *set, pdp_arena *a, pdp_answer *ans,
 }
 
 void
-pdp_wire_response_own(pdp_arena *a, Box__DecisionResponse *out)
+pdp_wire_response_own(box_arena *a, Box__DecisionResponse *out)
 {
     if (out->message != NULL)
-        out->message = pdp_arena_strndup(a, out->message, strlen(out->message));
+        out->message = box_arena_strndup(a, out->message, strlen(out->message));
     if (out->message == NULL) {
         // No memory for the text: keep the verdict honest.
         out->verdict = BOX__VERDICT__VERDICT_DENY;

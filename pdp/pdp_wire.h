@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "box.pb-c.h"
-#include "pdp_arena.h"
+#include "box_arena.h"
 #include "pdp_decide.h"
 #include "pdp_dlog.h"
 #include "pdp_policy.h"
@@ -15,7 +15,7 @@
 
 /* Converts a wire value into a's memory. BOX_EINVAL for a value that is not
  * one (unset kind, invalid UTF-8, duplicate record field, too deep). */
-box_err pdp_wire_value(pdp_arena *a, const Box__Value *in, int depth,
+box_err pdp_wire_value(box_arena *a, const Box__Value *in, int depth,
                        const pdp_value **out) BOX_WARN_UNUSED;
 
 /* What a decision produced for the log; strings live in the arena or in
@@ -30,11 +30,11 @@ typedef struct pdp_wire_decided {
  * from ans and a) and d. A request that does not convert is decided as an
  * InternalFault deny: it never errors out of here.
  */
-void pdp_wire_decide(const pdp_policy_set *set, pdp_arena *a, pdp_answer *ans,
+void pdp_wire_decide(const pdp_policy_set *set, box_arena *a, pdp_answer *ans,
                      const Box__DecisionRequest *req, uint64_t epoch,
                      Box__DecisionResponse *out, pdp_wire_decided *d);
 
 /* Copies out's borrowed strings into a, so ans can be reused. */
-void pdp_wire_response_own(pdp_arena *a, Box__DecisionResponse *out);
+void pdp_wire_response_own(box_arena *a, Box__DecisionResponse *out);
 
 #endif

@@ -28,6 +28,11 @@ typedef struct cache_entry {
     uint8_t *ce_key;
     char *ce_rules;
     uint64_t ce_subgen; // the notice connection the entry was made under
+    // The request that made the entry, packed with cached = 1: a hit
+    // reports it for the log by copying these bytes. Resource and subject
+    // derive from the input, so every hit on this key reports the same.
+    uint8_t *ce_packed;
+    uint32_t ce_packed_len;
 } cache_entry;
 
 typedef struct report_slot {
@@ -179,15 +184,24 @@ box_pdp_canon_key(const char *action, const Box__Value *input, uint8_t *buf,
     return c.c_full ? 0 : c.c_len;
 }
 
+/* A word-at-a-time multiply-mix hash: the cache's keys are a few hundred
+ * bytes and the hit path should cost tens of nanoseconds. Not a defence
+ * against chosen collisions: a collision only costs a memcmp. */
 static uint64_t
 key_hash(const uint8_t *p, size_t n)
 {
-    uint64_t h = 14695981039346656037ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
     }
-    return h;
+    uint64_t t = 0;
+    memcpy(&t, p + i, n - i);
+    h = (h ^ t) * 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 29);
 }
 
 /* ------------------------------------------------------------------ */
@@ -318,6 +332,7 @@ box_pdp_client_close(box_pdp_client *c)
     for (size_t i = 0; c->pc_cache != NULL && i <= c->pc_cache_mask; i++) {
         box_free(c->pc_cache[i].ce_key);
         box_free(c->pc_cache[i].ce_rules);
+        box_free(c->pc_cache[i].ce_packed);
     }
     box_free(c->pc_cache);
     box_free(c->pc_reports);
@@ -381,7 +396,8 @@ cache_find(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
 
 static void
 cache_insert(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
-             uint64_t epoch, uint64_t subgen, const char *rules)
+             uint64_t epoch, uint64_t subgen, const char *rules,
+             const Box__DecisionRequest *req)
 {
     cache_entry *victim = NULL;
     for (size_t i = 0; i < CACHE_PROBE; i++) {
@@ -393,38 +409,45 @@ cache_insert(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
     }
     if (victim == NULL)
         victim = &c->pc_cache[h & c->pc_cache_mask];
+    Box__DecisionRequest copy = *req;
+    copy.cached = 1;
+    size_t plen = box__decision_request__get_packed_size(&copy);
+    if (plen > REPORT_SLOT_BYTES)
+        return; // could not be reported from a hit: never cache it
     uint8_t *k = box_alloc(n);
+    uint8_t *pk = box_alloc(plen);
     char *r = rules ? box_strdup(rules) : NULL;
-    if (k == NULL || (rules != NULL && r == NULL)) {
+    if (k == NULL || pk == NULL || (rules != NULL && r == NULL)) {
         box_free(k);
+        box_free(pk);
         box_free(r);
         return; // not caching is always safe
     }
     memcpy(k, key, n);
+    box__decision_request__pack(&copy, pk);
     box_free(victim->ce_key);
     box_free(victim->ce_rules);
+    box_free(victim->ce_packed);
     *victim = (cache_entry){.ce_hash = h,
                             .ce_epoch = epoch,
                             .ce_len = (uint32_t)n,
                             .ce_key = k,
                             .ce_rules = r,
-                            .ce_subgen = subgen};
+                            .ce_subgen = subgen,
+                            .ce_packed = pk,
+                            .ce_packed_len = (uint32_t)plen};
 }
 
 /* Keeps a hit's request so the PDP can log it. False if there is no room;
  * the caller then asks the PDP, which logs it as a normal decision. */
 static bool
-report_push(box_pdp_client *c, const Box__DecisionRequest *req)
+report_push(box_pdp_client *c, const cache_entry *e)
 {
     if (c->pc_nreports >= REPORT_SLOTS)
         return false;
-    Box__DecisionRequest copy = *req;
-    copy.cached = 1;
-    size_t n = box__decision_request__get_packed_size(&copy);
-    if (n > REPORT_SLOT_BYTES)
-        return false;
     report_slot *s = &c->pc_reports[c->pc_nreports++];
-    s->rs_len = (uint32_t)box__decision_request__pack(&copy, s->rs_data);
+    memcpy(s->rs_data, e->ce_packed, e->ce_packed_len);
+    s->rs_len = e->ce_packed_len;
     return true;
 }
 
@@ -476,6 +499,39 @@ answer_from(box_pdp_answer *a, const Box__DecisionResponse *r)
     }
 }
 
+/* Appends a protobuf varint. */
+static box_err
+put_varint(box_buf *b, uint64_t v)
+{
+    uint8_t tmp[10];
+    size_t n = 0;
+    do {
+        tmp[n] = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        if (v != 0)
+            tmp[n] |= 0x80;
+        n++;
+    } while (v != 0);
+    return box_buf_append(b, tmp, n);
+}
+
+/* Appends one length-delimited field (tag byte, length, bytes). */
+static box_err
+put_field(box_buf *b, uint8_t tag, const void *p, size_t n)
+{
+    box_err rv = box_buf_putc(b, (char)tag);
+    if (rv == BOX_OK)
+        rv = put_varint(b, n);
+    if (rv == BOX_OK)
+        rv = box_buf_append(b, p, n);
+    return rv;
+}
+
+/* Field tags of box.proto used to frame a batch by hand: hit reports are
+ * already packed, so they are copied into the batch, never unpacked. */
+#define TAG_BATCH_REQUESTS 0x0a   // DecisionBatch.requests = 1
+#define TAG_PDP_DECIDE_BATCH 0x12 // PdpRequest.decide_batch = 2
+
 /* One round trip: pending hit reports first, then the n requests. Answers
  * land in a[]; returns the transport result. */
 static box_err
@@ -483,52 +539,51 @@ client_round_trip(box_pdp_client *c, const Box__DecisionRequest *const *reqs,
                   size_t n, box_pdp_answer *a)
 {
     box_err ret = BOX_ENOMEM;
-    Box__DecisionRequest **all = NULL;
-    Box__DecisionRequest **reports = NULL; // unpacked hit reports, owned
+    box_buf batch, msg;
     size_t nrep = 0;
     ProtobufCMessage *m = NULL;
+    box_buf_init(&batch, BOX_PDP_MSG_MAX);
+    box_buf_init(&msg, BOX_PDP_MSG_MAX);
 
     pthread_mutex_lock(&c->pc_lock);
-    if (c->pc_nreports > 0 &&
-        (reports = box_calloc(c->pc_nreports, sizeof *reports)) != NULL) {
-        for (size_t i = 0; i < c->pc_nreports; i++) {
-            Box__DecisionRequest *u = box__decision_request__unpack(
-                NULL, c->pc_reports[i].rs_len, c->pc_reports[i].rs_data);
-            if (u != NULL)
-                reports[nrep++] = u;
-        }
-        c->pc_nreports = 0;
+    for (size_t i = 0; i < c->pc_nreports; i++) {
+        if (put_field(&batch, TAG_BATCH_REQUESTS, c->pc_reports[i].rs_data,
+                      c->pc_reports[i].rs_len) != BOX_OK)
+            break; // the rest is lost for the log only; never for a verdict
+        nrep++;
     }
+    c->pc_nreports = 0;
     pthread_mutex_unlock(&c->pc_lock);
-
-    if ((all = box_calloc(nrep + n, sizeof *all)) == NULL)
-        goto out;
-    for (size_t i = 0; i < nrep; i++)
-        all[i] = reports[i];
-    for (size_t i = 0; i < n; i++)
-        all[nrep + i] = (Box__DecisionRequest *)reqs[i];
-
-    Box__PdpRequest pr = BOX__PDP_REQUEST__INIT;
-    Box__DecisionBatch batch = BOX__DECISION_BATCH__INIT;
-    Box__DecisionRequest one;
     if (nrep + n == 0) {
         ret = BOX_OK;
         goto out;
     }
+
     bool single = nrep == 0 && n == 1;
-    if (single) {
-        one = *all[0];
+    for (size_t i = 0; i < n; i++) {
+        Box__DecisionRequest one = *reqs[i];
         if (c->pc_box_id != NULL && (one.box_id == NULL || !*one.box_id))
             one.box_id = c->pc_box_id;
-        pr.body_case = BOX__PDP_REQUEST__BODY_DECIDE;
-        pr.decide = &one;
-    } else {
-        batch.n_requests = nrep + n;
-        batch.requests = all;
-        pr.body_case = BOX__PDP_REQUEST__BODY_DECIDE_BATCH;
-        pr.decide_batch = &batch;
+        size_t len = box__decision_request__get_packed_size(&one);
+        uint8_t stackbuf[1024];
+        uint8_t *p = len <= sizeof stackbuf ? stackbuf : box_alloc(len);
+        if (p == NULL)
+            goto out;
+        box__decision_request__pack(&one, p);
+        // A single request goes as PdpRequest.decide (field 1).
+        ret = put_field(single ? &msg : &batch,
+                        single ? 0x0a : TAG_BATCH_REQUESTS, p, len);
+        if (p != stackbuf)
+            box_free(p);
+        if (ret != BOX_OK)
+            goto out;
     }
-    ret = box_rpc_call(c->pc_rpc, &pr.base, &box__pdp_response__descriptor, &m);
+    if (!single &&
+        (ret = put_field(&msg, TAG_PDP_DECIDE_BATCH, batch.b_data,
+                         batch.b_len)) != BOX_OK)
+        goto out;
+    ret = box_rpc_call_raw(c->pc_rpc, msg.b_data, msg.b_len,
+                           &box__pdp_response__descriptor, &m);
     if (ret != BOX_OK)
         goto out;
     Box__PdpResponse *resp = (Box__PdpResponse *)m;
@@ -546,10 +601,8 @@ client_round_trip(box_pdp_client *c, const Box__DecisionRequest *const *reqs,
 out:
     if (m != NULL)
         protobuf_c_message_free_unpacked(m, NULL);
-    for (size_t i = 0; i < nrep; i++)
-        box__decision_request__free_unpacked(reports[i], NULL);
-    box_free(reports);
-    box_free(all);
+    box_buf_reset(&batch);
+    box_buf_reset(&msg);
     return ret;
 }
 
@@ -620,7 +673,7 @@ box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
         cache_sync_epoch(c, epoch);
         cache_entry *e =
             epoch != 0 ? cache_find(c, h, key, klen, epoch, subgen) : NULL;
-        if (e != NULL && report_push(c, req)) {
+        if (e != NULL && report_push(c, e)) {
             c->pc_stats.cs_hits++;
             pthread_mutex_unlock(&c->pc_lock);
             *a = (box_pdp_answer){.pa_verdict = BOX_VERDICT_PERMIT,
@@ -648,7 +701,7 @@ box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
         // Insert only if the notice connection did not break meanwhile.
         if (a->pa_epoch == epoch && client_sub_live(c, &now_gen) &&
             now_gen == subgen)
-            cache_insert(c, h, key, klen, epoch, subgen, a->pa_rules);
+            cache_insert(c, h, key, klen, epoch, subgen, a->pa_rules, req);
         pthread_mutex_unlock(&c->pc_lock);
     }
     return rv;

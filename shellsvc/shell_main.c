@@ -1,27 +1,54 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* box-shell: the shell service and alias broker of one box. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "box_control.h"
+#include "box_log.h"
 #include "box_svc.h"
+#include "box_wire.h"
+#include "broker.h"
+#include "worker_pool.h"
 
 #define SHELL_SVC "box-shell"
+#define SHELL_GRACE_MS 3000 // drain: under box run's 5 s before SIGKILL
+
+/* Per-call worker limits (ARCHITECTURE §5): memory, CPU, descriptors. */
+#define SHELL_WORKER_AS (2ull << 30) // 2 GiB of address space
+#define SHELL_WORKER_CPU_S (BOX_CALL_BACKSTOP_MS / 1000)
+#define SHELL_WORKER_NOFILE 256
 
 static const char shell_usage[] =
     "usage: box-shell --box-dir DIR --pdp URL [--control URL]\n"
     "\n"
     "Serves the aliases (zsh, bash, sh) of one box on DIR/run/box.sock and\n"
     "interprets each command itself, asking the PDP at URL about every\n"
-    "command and file operation.\n"
+    "command and file operation. Each call runs in a fresh worker process.\n"
+    "Without --box-dir only the control socket is served.\n"
     "\n"
-    "  --box-dir DIR   the box directory\n"
-    "  --pdp URL       the PDP's decision address\n"
-    "  --control URL   answer health/status requests here\n"
-    "  --help          print this help and exit\n"
-    "  --version       print the version and exit\n"
+    "  --box-dir DIR       the box directory\n"
+    "  --pdp URL           the PDP's decision address\n"
+    "  --control URL       answer health/status requests here\n"
+    "  --backstop-ms MS    end a call that runs longer (default 300000)\n"
+    "  --help              print this help and exit\n"
+    "  --version           print the version and exit\n"
     "\n"
-    "Signals: SIGTERM/SIGINT drain and exit 0.\n";
+    "Signals: SIGTERM/SIGINT drain (calls in flight get 3 s) and exit 0.\n";
+
+/* A whole positive decimal number of milliseconds, or -1. */
+static int
+shell_parse_ms(const char *s)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || end == s || v <= 0 ||
+        v > BOX_CALL_BACKSTOP_MS)
+        return -1;
+    return (int)v;
+}
 
 int
 main(int argc, char **argv)
@@ -30,11 +57,13 @@ main(int argc, char **argv)
         {"box-dir", required_argument, NULL, 'b'},
         {"pdp", required_argument, NULL, 'p'},
         {"control", required_argument, NULL, 'c'},
+        {"backstop-ms", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    const char *control_url = NULL;
+    const char *control_url = NULL, *box_dir = NULL, *pdp_url = NULL;
+    int backstop_ms = BOX_CALL_BACKSTOP_MS;
     sigset_t sigs;
     int c;
 
@@ -42,10 +71,20 @@ main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'b':
+            box_dir = optarg;
+            break;
         case 'p':
-            break; // used by the broker
+            pdp_url = optarg; // the interpreter will ask it
+            break;
         case 'c':
             control_url = optarg;
+            break;
+        case 't':
+            if ((backstop_ms = shell_parse_ms(optarg)) < 0) {
+                fprintf(stderr, "box-shell: --backstop-ms wants 1..%d\n",
+                        BOX_CALL_BACKSTOP_MS);
+                return 2;
+            }
             break;
         case 'h':
             fputs(shell_usage, stdout);
@@ -63,5 +102,56 @@ main(int argc, char **argv)
                 shell_usage);
         return 2;
     }
-    return box_control_serve_until_term(SHELL_SVC, control_url, &sigs);
+    if (box_dir == NULL)
+        return box_control_serve_until_term(SHELL_SVC, control_url, &sigs);
+    if (pdp_url == NULL) {
+        fprintf(stderr, "box-shell: --box-dir needs --pdp\n%s", shell_usage);
+        return 2;
+    }
+
+    /*
+     * Order matters: the zygote is forked first, while this process has
+     * one thread; the broker binds next (it sets the umask); only then do
+     * threads start (the broker's, nng's).
+     */
+    worker_limits lim = {.wl_as_bytes = SHELL_WORKER_AS,
+                         .wl_cpu_s = SHELL_WORKER_CPU_S,
+                         .wl_nofile = SHELL_WORKER_NOFILE};
+    worker_pool *pool = NULL;
+    broker *brk = NULL;
+    box_control *ctl = NULL;
+    char err[512];
+    int status = 1;
+    box_err rv = worker_pool_start(&lim, &pool);
+    if (rv != BOX_OK) {
+        box_log(BOX_LOG_ERROR, SHELL_SVC, "cannot start the worker zygote: %s",
+                box_strerror(rv));
+        return 1;
+    }
+    broker_config bc = {.bc_box_dir = box_dir,
+                        .bc_pool = pool,
+                        .bc_backstop_ms = backstop_ms,
+                        .bc_grace_ms = SHELL_GRACE_MS};
+    if ((rv = broker_start(&bc, &brk, err, sizeof err)) != BOX_OK) {
+        box_log(BOX_LOG_ERROR, SHELL_SVC, "cannot serve aliases: %s", err);
+        goto out;
+    }
+    if (control_url != NULL &&
+        (rv = box_control_start(control_url, SHELL_SVC, &ctl)) != BOX_OK) {
+        box_log(BOX_LOG_ERROR, SHELL_SVC, "cannot listen on %s: %s",
+                control_url, box_strerror(rv));
+        goto out;
+    }
+    box_log(BOX_LOG_INFO, SHELL_SVC, "ready");
+    while (box_svc_wait_signal(&sigs) == SIGHUP)
+        ;
+    box_log(BOX_LOG_INFO, SHELL_SVC, "draining");
+    status = 0;
+out:
+    broker_drain(brk);
+    worker_pool_stop(pool);
+    box_control_stop(ctl);
+    if (status == 0)
+        box_log(BOX_LOG_INFO, SHELL_SVC, "stopped");
+    return status;
 }

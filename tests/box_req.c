@@ -3,6 +3,10 @@
 #include "box_req.h"
 
 #include <string.h>
+#include <time.h>
+
+#include "box_control.h"
+#include "box_svc.h"
 
 static void
 req_init(box_req *q, const char *action, const char *resource)
@@ -64,4 +68,18 @@ box_req_fs(box_req *q, const char *action, const char *optype, const char *op,
     q->r_ent.id = (char *)op;
     o->kind_case = BOX__VALUE__KIND_ENTITY;
     o->entity = &q->r_ent;
+}
+
+Box__HealthResponse *
+box_wait_pdp(const char *url, int timeout_ms)
+{
+    uint64_t deadline = box_svc_now_ms() + (uint64_t)timeout_ms;
+    while (box_svc_now_ms() < deadline) {
+        Box__HealthResponse *h = NULL;
+        if (box_pdp_health(url, 200, &h) == BOX_OK)
+            return h;
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
 }

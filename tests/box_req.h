@@ -24,4 +24,9 @@ void box_req_exec(box_req *q, const char *program, const char *command,
 void box_req_fs(box_req *q, const char *action, const char *optype,
                 const char *op, const char *path);
 
+/* Asks the PDP at url for health until it answers or timeout_ms passes
+ * (a loaded machine can be slow to start a service). On success the
+ * caller frees the answer with box__health_response__free_unpacked. */
+Box__HealthResponse *box_wait_pdp(const char *url, int timeout_ms);
+
 #endif

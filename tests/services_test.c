@@ -102,10 +102,13 @@ test_alias_own_name_refused(void **state)
     box_proc_result_free(&r);
 }
 
+/* Asks for health until it answers, for up to 15 s (a loaded CI machine
+ * can be slow to start a service). */
 static Box__HealthResponse *
 wait_health(const char *url, bool pdp)
 {
-    for (int i = 0; i < 200; i++) {
+    uint64_t deadline = box_svc_now_ms() + 15000;
+    while (box_svc_now_ms() < deadline) {
         Box__HealthResponse *h = NULL;
         box_err rv = pdp ? box_pdp_health(url, 200, &h)
                          : box_control_health(url, 200, &h);
@@ -192,6 +195,36 @@ test_pdp_bad_requests_answered(void **state)
     assert_int_equal(r->error->code, BOX__ERROR_CODE__ERROR_TOO_LARGE);
     box__pdp_response__free_unpacked(r, NULL);
     box_free(blob);
+
+    // A valid request cut short is malformed too.
+    Box__PdpRequest req = BOX__PDP_REQUEST__INIT;
+    Box__DecisionRequest dr = BOX__DECISION_REQUEST__INIT;
+    dr.action = "shell:exec";
+    dr.resource = "a-resource-long-enough-to-cut";
+    req.body_case = BOX__PDP_REQUEST__BODY_DECIDE;
+    req.decide = &dr;
+    size_t plen = box__pdp_request__get_packed_size(&req);
+    uint8_t *packed = box_alloc(plen);
+    box__pdp_request__pack(&req, packed);
+    r = raw_call(c, packed, plen / 2);
+    assert_int_equal(r->body_case, BOX__PDP_RESPONSE__BODY_ERROR);
+    assert_int_equal(r->error->code, BOX__ERROR_CODE__ERROR_MALFORMED);
+    box__pdp_response__free_unpacked(r, NULL);
+    box_free(packed);
+
+    // Past the transport's limit the connection is dropped: the caller
+    // gets an error (a refusal), never an answer, and others are served.
+    size_t huge = 5u * 1024 * 1024;
+    uint8_t *hblob = box_calloc(1, huge);
+    box_rpc_client *c2;
+    assert_int_equal(box_rpc_client_open(url, 1000, &c2), BOX_OK);
+    ProtobufCMessage *m = NULL;
+    assert_int_not_equal(box_rpc_call_raw(c2, hblob, huge,
+                                          &box__pdp_response__descriptor, &m),
+                         BOX_OK);
+    assert_null(m);
+    box_rpc_client_close(c2);
+    box_free(hblob);
 
     // Still serving.
     h = wait_health(url, true);

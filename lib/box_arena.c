@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Chunked bump allocator with a byte cap. */
-#include "pdp_arena.h"
+#include "box_arena.h"
 
 #include <stdalign.h>
 #include <stdint.h>
@@ -8,27 +8,27 @@
 
 #include "box_alloc.h"
 
-#define PDP_ARENA_CHUNK 8192u
+#define BOX_ARENA_CHUNK 8192u
 
-typedef struct pdp_chunk pdp_chunk;
-struct pdp_chunk {
-    pdp_chunk *ch_next;
+typedef struct box_chunk box_chunk;
+struct box_chunk {
+    box_chunk *ch_next;
     size_t ch_size; // usable bytes after the header
     size_t ch_used;
     alignas(max_align_t) unsigned char ch_data[];
 };
 
-struct pdp_arena {
-    pdp_chunk *ar_head;  // current chunk (newest first)
+struct box_arena {
+    box_chunk *ar_head;  // current chunk (newest first)
     size_t ar_total;     // bytes of all chunks held
     size_t ar_max;       // cap on ar_total
     size_t ar_handed;    // bytes handed out since the last reset
 };
 
-pdp_arena *
-pdp_arena_new(size_t max_bytes)
+box_arena *
+box_arena_new(size_t max_bytes)
 {
-    pdp_arena *a = box_calloc(1, sizeof(*a));
+    box_arena *a = box_calloc(1, sizeof(*a));
     if (a == NULL)
         return NULL;
     a->ar_max = max_bytes;
@@ -36,13 +36,13 @@ pdp_arena_new(size_t max_bytes)
 }
 
 void
-pdp_arena_free(pdp_arena *a)
+box_arena_free(box_arena *a)
 {
     if (a == NULL)
         return;
-    pdp_chunk *c = a->ar_head;
+    box_chunk *c = a->ar_head;
     while (c != NULL) {
-        pdp_chunk *n = c->ch_next;
+        box_chunk *n = c->ch_next;
         box_free(c);
         c = n;
     }
@@ -50,12 +50,12 @@ pdp_arena_free(pdp_arena *a)
 }
 
 void
-pdp_arena_reset(pdp_arena *a)
+box_arena_reset(box_arena *a)
 {
     /* Keep only the oldest chunk: it is the one sized for the usual case. */
-    pdp_chunk *c = a->ar_head, *keep = NULL;
+    box_chunk *c = a->ar_head, *keep = NULL;
     while (c != NULL) {
-        pdp_chunk *n = c->ch_next;
+        box_chunk *n = c->ch_next;
         if (n == NULL)
             keep = c;
         else
@@ -70,7 +70,7 @@ pdp_arena_reset(pdp_arena *a)
 }
 
 void *
-pdp_arena_alloc(pdp_arena *a, size_t n)
+box_arena_alloc(box_arena *a, size_t n)
 {
     const size_t al = alignof(max_align_t);
     if (n > SIZE_MAX / 2)
@@ -78,19 +78,19 @@ pdp_arena_alloc(pdp_arena *a, size_t n)
     n = (n + al - 1) & ~(al - 1);
     if (n == 0)
         n = al;
-    pdp_chunk *c = a->ar_head;
+    box_chunk *c = a->ar_head;
     if (c == NULL || c->ch_size - c->ch_used < n) {
-        size_t sz = n > PDP_ARENA_CHUNK ? n : PDP_ARENA_CHUNK;
+        size_t sz = n > BOX_ARENA_CHUNK ? n : BOX_ARENA_CHUNK;
         if (sz > a->ar_max || a->ar_total > a->ar_max - sz)
             return NULL;
-        pdp_chunk *nc = box_alloc(sizeof(*nc) + sz);
+        box_chunk *nc = box_alloc(sizeof(*nc) + sz);
         if (nc == NULL)
             return NULL;
         nc->ch_size = sz;
         nc->ch_used = 0;
         /* A big one-off allocation goes behind the current chunk so the
          * current chunk's free tail stays usable. */
-        if (c != NULL && n > PDP_ARENA_CHUNK) {
+        if (c != NULL && n > BOX_ARENA_CHUNK) {
             nc->ch_next = c->ch_next;
             c->ch_next = nc;
         } else {
@@ -107,20 +107,20 @@ pdp_arena_alloc(pdp_arena *a, size_t n)
 }
 
 void *
-pdp_arena_zalloc(pdp_arena *a, size_t n)
+box_arena_zalloc(box_arena *a, size_t n)
 {
-    void *p = pdp_arena_alloc(a, n);
+    void *p = box_arena_alloc(a, n);
     if (p != NULL)
         memset(p, 0, n);
     return p;
 }
 
 char *
-pdp_arena_strndup(pdp_arena *a, const char *s, size_t n)
+box_arena_strndup(box_arena *a, const char *s, size_t n)
 {
     if (n == SIZE_MAX)
         return NULL;
-    char *d = pdp_arena_alloc(a, n + 1);
+    char *d = box_arena_alloc(a, n + 1);
     if (d == NULL)
         return NULL;
     if (n > 0)
@@ -130,7 +130,7 @@ pdp_arena_strndup(pdp_arena *a, const char *s, size_t n)
 }
 
 size_t
-pdp_arena_used(const pdp_arena *a)
+box_arena_used(const box_arena *a)
 {
     return a->ar_handed;
 }

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The alias's internal contract: argv forms, script reading, the broker client.
+ */
+#ifndef ALIAS_H
+#define ALIAS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define ALIAS_IMAGE "strands-box-sock-alias"
+#define ALIAS_FAIL 125 // every failure of the alias itself (box-spec §2)
+
+/*
+ * Every alias-side error is one line `strands-box-sock-alias: <message>` on
+ * stderr and exit status 125. alias_fail prints it and returns
+ * ALIAS_FAIL so callers can `return alias_fail(...)`.
+ */
+int alias_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Text for an OS error in the spec's form, `<strerror> (os error <n>)`
+ * (the message of the original's io::Error). Static storage. */
+const char *alias_os_err(int err);
+
+/* True when p[0..n) is well-formed UTF-8: no overlong forms, no
+ * surrogates, nothing above U+10FFFF. */
+bool alias_utf8_valid(const char *p, size_t n);
+
+/*
+ * The shell route: checks the argv form (argv after the program name),
+ * reads SCRIPT in the caller's own file system view, then sends the
+ * command to the broker at sock and relays its answer. Returns the exit
+ * status the alias ends with.
+ */
+int alias_shell_main(int argc, char *const argv[], const char *sock);
+
+/*
+ * One call on a fresh connection to sock: Open{shell}, Call{source},
+ * InputEof, then Output frames to fd 1/2 until Exit or Denied. Returns the
+ * status to exit with; every failure is reported via alias_fail.
+ */
+int alias_client_call(const char *sock, const char *source, size_t len);
+
+#endif

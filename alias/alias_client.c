@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The alias's side of one broker call: connect, send, relay, exit. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "alias.h"
+#include "box_frame.h"
+#include "box_wire.h"
+
+#define ALIAS_PROGRAM 1           // the alias always uses program id 1
+#define ALIAS_LATE_DENIED_MS 1000 // read a refusal after a failed write
+
+/* Wire names of the frames a client sends (box-spec §2), for the message
+ * about a daemon that sent one. */
+static const char *
+alias_client_frame_name(Box__AliasFrame__BodyCase c)
+{
+    switch (c) {
+    case BOX__ALIAS_FRAME__BODY_OPEN:
+        return "open";
+    case BOX__ALIAS_FRAME__BODY_CALL:
+        return "call";
+    case BOX__ALIAS_FRAME__BODY_INPUT:
+        return "input";
+    case BOX__ALIAS_FRAME__BODY_INPUT_EOF:
+        return "input_eof";
+    case BOX__ALIAS_FRAME__BODY_SIGNAL:
+        return "signal";
+    case BOX__ALIAS_FRAME__BODY_CLOSE:
+        return "close";
+    default:
+        return NULL;
+    }
+}
+
+/*
+ * Connects within BOX_ALIAS_CONNECT_TIMEOUT_MS. A Unix stream connect
+ * waits for room in the listener's backlog for at most the socket's send
+ * timeout, then fails with EAGAIN. Returns the fd or -1 (reported).
+ */
+static int
+alias_connect(const char *sock)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(sock) >= sizeof sa.sun_path) {
+        alias_fail("connect to the box broker %s: %s", sock,
+                   alias_os_err(ENAMETOOLONG));
+        return -1;
+    }
+    memcpy(sa.sun_path, sock, strlen(sock) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        alias_fail("connect to the box broker %s: %s", sock,
+                   alias_os_err(errno));
+        return -1;
+    }
+    struct timeval tv = {.tv_sec = BOX_ALIAS_CONNECT_TIMEOUT_MS / 1000,
+                         .tv_usec = BOX_ALIAS_CONNECT_TIMEOUT_MS % 1000 * 1000};
+    (void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    int rv;
+    do {
+        rv = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+    } while (rv != 0 && errno == EINTR);
+    if (rv != 0) {
+        int err = errno;
+        close(fd);
+        if (err == EAGAIN || err == EINPROGRESS || err == ETIMEDOUT)
+            alias_fail("connect to the box broker timed out");
+        else
+            alias_fail("connect to the box broker %s: %s", sock,
+                       alias_os_err(err));
+        return -1;
+    }
+    struct timeval zero = {0, 0};
+    (void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &zero, sizeof zero);
+    return fd;
+}
+
+/* Writes all of p to fd (1 or 2), waiting out a non-blocking descriptor. */
+static int
+alias_write_out(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN) {
+            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+            (void)poll(&pfd, 1, -1);
+            continue;
+        }
+        if (w < 0)
+            return errno;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/*
+ * Reads frames until the terminal one. read_ms bounds every wait for a
+ * frame. Returns the exit status.
+ */
+static int
+alias_relay(int fd, int read_ms)
+{
+    for (;;) {
+        Box__AliasFrame *f = NULL;
+        uint32_t size = 0;
+        box_err rv = box_frame_read(fd, BOX_FRAME_MAX, read_ms, &f, &size);
+        switch (rv) {
+        case BOX_OK:
+            break;
+        case BOX_ETIMEDOUT:
+            return alias_fail("read a transport frame timed out");
+        case BOX_ECLOSED:
+            return alias_fail("the box broker closed");
+        case BOX_ETOOBIG:
+            return alias_fail("Shell frame is %u bytes; maximum is %u", size,
+                              BOX_FRAME_MAX);
+        case BOX_EPROTO:
+            return alias_fail("read a transport frame: the frame is "
+                              "truncated or does not decode");
+        case BOX_EIO:
+            return alias_fail("read a transport frame: %s",
+                              alias_os_err(errno));
+        default:
+            return alias_fail("read a transport frame: %s", box_strerror(rv));
+        }
+
+        int status = -1;
+        const char *client = alias_client_frame_name(f->body_case);
+        if (client != NULL) {
+            status =
+                alias_fail("the box broker sent a client frame: %s", client);
+        } else if (f->body_case == BOX__ALIAS_FRAME__BODY_OUTPUT) {
+            Box__Output *o = f->output;
+            int out_fd = o->stream == BOX__STREAM__STREAM_STDOUT   ? 1
+                         : o->stream == BOX__STREAM__STREAM_STDERR ? 2
+                                                                   : -1;
+            int err;
+            if (out_fd < 0)
+                status = alias_fail("the box broker sent output for an "
+                                    "unknown stream %d",
+                                    (int)o->stream);
+            else if ((err = alias_write_out(out_fd, o->data.data,
+                                            o->data.len)) != 0)
+                status = alias_fail("write standard %s: %s",
+                                    out_fd == 1 ? "output" : "error",
+                                    alias_os_err(err));
+        } else if (f->body_case == BOX__ALIAS_FRAME__BODY_EXIT) {
+            int32_t s = f->exit->status;
+            status = s >= 0 && s <= 255 ? s : ALIAS_FAIL; // fail closed
+        } else if (f->body_case == BOX__ALIAS_FRAME__BODY_DENIED) {
+            fflush(stdout);
+            fprintf(stderr, "strands-box: %s\n",
+                    f->denied->reason != NULL ? f->denied->reason : "");
+            fflush(stderr);
+            status = ALIAS_FAIL;
+        } else {
+            status = alias_fail("read a transport frame: the frame has no "
+                                "body");
+        }
+        box__alias_frame__free_unpacked(f, NULL);
+        if (status >= 0)
+            return status;
+    }
+}
+
+/* Sends one frame; on failure reports it (a broker that refused us and
+ * hung up may have left a Denied to read) and returns the exit status,
+ * else -1. */
+static int
+alias_send(int fd, Box__AliasFrame *f)
+{
+    box_err rv =
+        box_frame_write(fd, f, BOX_FRAME_MAX, BOX_ALIAS_WRITE_TIMEOUT_MS);
+    switch (rv) {
+    case BOX_OK:
+        return -1;
+    case BOX_ETIMEDOUT:
+        return alias_fail("write a transport frame timed out");
+    case BOX_ETOOBIG:
+        return alias_fail("Shell frame is %zu bytes; maximum is %u",
+                          box__alias_frame__get_packed_size(f), BOX_FRAME_MAX);
+    case BOX_ECLOSED:
+        return alias_relay(fd, ALIAS_LATE_DENIED_MS);
+    case BOX_EIO:
+        return alias_fail("write a transport frame: %s", alias_os_err(errno));
+    default:
+        return alias_fail("write a transport frame: %s", box_strerror(rv));
+    }
+}
+
+int
+alias_client_call(const char *sock, const char *source, size_t len)
+{
+    (void)len; // the source is a NUL-free C string of this length
+    int fd = alias_connect(sock);
+    if (fd < 0)
+        return ALIAS_FAIL;
+
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__Open open = BOX__OPEN__INIT;
+    Box__OpenShell shell = BOX__OPEN_SHELL__INIT;
+    Box__Call call = BOX__CALL__INIT;
+    Box__Correlation corr = BOX__CORRELATION__INIT;
+    Box__InputEof eof = BOX__INPUT_EOF__INIT;
+    int status;
+
+    f.program = ALIAS_PROGRAM;
+    open.version = BOX_ALIAS_PROTOCOL_VERSION;
+    open.mode_case = BOX__OPEN__MODE_SHELL;
+    open.shell = &shell;
+    f.body_case = BOX__ALIAS_FRAME__BODY_OPEN;
+    f.open = &open;
+    if ((status = alias_send(fd, &f)) >= 0)
+        goto out;
+
+    // Only the trace context crosses; the rest of the environment stays.
+    const char *tp = getenv("TRACEPARENT");
+    const char *ts = getenv("TRACESTATE");
+    call.source = (char *)source;
+    if (tp != NULL || ts != NULL) {
+        corr.traceparent = (char *)(tp != NULL ? tp : "");
+        corr.tracestate = (char *)(ts != NULL ? ts : "");
+        call.correlation = &corr;
+    }
+    f.body_case = BOX__ALIAS_FRAME__BODY_CALL;
+    f.call = &call;
+    if ((status = alias_send(fd, &f)) >= 0)
+        goto out;
+
+    // Stdin is not forwarded: reads in the command see end of file.
+    f.body_case = BOX__ALIAS_FRAME__BODY_INPUT_EOF;
+    f.input_eof = &eof;
+    if ((status = alias_send(fd, &f)) >= 0)
+        goto out;
+
+    status = alias_relay(fd, BOX_ALIAS_READ_TIMEOUT_MS);
+out:
+    close(fd);
+    return status;
+}

@@ -1,0 +1,832 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The alias broker: accept, read Open and Call, relay one worker's frames. */
+#include "broker.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "box_frame.h"
+#include "box_log.h"
+#include "box_svc.h"
+#include "box_wire.h"
+
+#define BROKER_SVC "box-shell"
+#define BROKER_IDLE_MS BOX_CALL_BACKSTOP_MS // request-shaped idle (spec §2)
+#define BROKER_FRAME_MS 5000  // the rest of a frame once it has begun
+#define BROKER_WRITE_MS 35000 // one frame to the alias
+#define BROKER_REFUSE_MS 200  // the flow-control refusal to a new peer
+#define BROKER_STATUS_MS 5000 // a dead worker's wait status
+#define BROKER_FINISH_MS 5000 // after the grace, for threads to end
+#define BROKER_BACKLOG 128
+#define BROKER_INTERRUPTED 130 // Signal{interrupt}: 128 + SIGINT
+// A worker's frames carry at most one output chunk.
+#define BROKER_WORKER_FRAME_MAX (BOX_OUTPUT_CHUNK_MAX + 64)
+
+struct broker {
+    broker_config br_cfg;
+    char *br_path; // <box_dir>/run/box.sock
+    int br_listen;
+    dev_t br_dev; // the socket file we made, to unlink only it
+    ino_t br_ino;
+    int br_stop;  // eventfd, readable once draining
+    int br_abort; // eventfd, readable once the grace is over
+    pthread_t br_listener;
+    pthread_mutex_t br_mu;
+    pthread_cond_t br_cv; // br_active dropped
+    unsigned br_active;   // connection threads alive
+};
+
+/* One alias connection; owned by its thread. */
+typedef struct broker_conn {
+    broker *cn_b;
+    int cn_fd;           // the alias
+    uint32_t cn_program; // echoed on every frame we send
+    int cn_chan;         // the worker's channel, -1 when none
+    int cn_status;       // the worker's status pipe, -1 when none
+    uint64_t cn_out;     // output bytes relayed
+} broker_conn;
+
+/* Same rules as the alias's check (well-formed, no overlongs, no
+ * surrogates, nothing past U+10FFFF): the broker does not trust it. */
+static bool
+broker_utf8_valid(const char *p, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)p;
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i], cp;
+        size_t len;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xc2 && c <= 0xdf) {
+            len = 2;
+            cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            len = 3;
+            cp = c & 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            len = 4;
+            cp = c & 0x07;
+        } else {
+            return false;
+        }
+        if (n - i < len)
+            return false;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xc0) != 0x80)
+                return false;
+            cp = cp << 6 | (s[i + k] & 0x3f);
+        }
+        if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+            (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+/* Wire names of frame types, for messages. */
+static const char *
+broker_frame_name(Box__AliasFrame__BodyCase c)
+{
+    switch (c) {
+    case BOX__ALIAS_FRAME__BODY_OPEN:
+        return "open";
+    case BOX__ALIAS_FRAME__BODY_CALL:
+        return "call";
+    case BOX__ALIAS_FRAME__BODY_INPUT:
+        return "input";
+    case BOX__ALIAS_FRAME__BODY_INPUT_EOF:
+        return "input_eof";
+    case BOX__ALIAS_FRAME__BODY_SIGNAL:
+        return "signal";
+    case BOX__ALIAS_FRAME__BODY_CLOSE:
+        return "close";
+    case BOX__ALIAS_FRAME__BODY_OUTPUT:
+        return "output";
+    case BOX__ALIAS_FRAME__BODY_EXIT:
+        return "exit";
+    case BOX__ALIAS_FRAME__BODY_DENIED:
+        return "denied";
+    default:
+        return "empty";
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Frames to the alias                                                 */
+/* ------------------------------------------------------------------ */
+
+static box_err
+conn_send(broker_conn *c, Box__AliasFrame *f)
+{
+    f->program = c->cn_program;
+    return box_frame_write(c->cn_fd, f, BOX_FRAME_MAX, BROKER_WRITE_MS);
+}
+
+static void __attribute__((format(printf, 3, 4)))
+conn_deny(broker_conn *c, Box__DeniedKind kind, const char *fmt, ...)
+{
+    char reason[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__Denied d = BOX__DENIED__INIT;
+    d.kind = kind;
+    d.reason = reason;
+    f.body_case = BOX__ALIAS_FRAME__BODY_DENIED;
+    f.denied = &d;
+    (void)conn_send(c, &f); // the alias may be gone; nothing to add
+}
+
+static box_err
+conn_exit(broker_conn *c, int status)
+{
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__Exit e = BOX__EXIT__INIT;
+    e.status = status;
+    f.body_case = BOX__ALIAS_FRAME__BODY_EXIT;
+    f.exit = &e;
+    return conn_send(c, &f);
+}
+
+static box_err
+conn_stderr(broker_conn *c, const char *text)
+{
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__Output o = BOX__OUTPUT__INIT;
+    o.stream = BOX__STREAM__STREAM_STDERR;
+    o.data.data = (uint8_t *)text;
+    o.data.len = strlen(text);
+    f.body_case = BOX__ALIAS_FRAME__BODY_OUTPUT;
+    f.output = &o;
+    return conn_send(c, &f);
+}
+
+/* Ends the worker, if any: closing its status pipe tells the zygote to
+ * kill it (a finished worker is merely reaped). */
+static void
+conn_drop_worker(broker_conn *c)
+{
+    if (c->cn_status >= 0)
+        close(c->cn_status);
+    if (c->cn_chan >= 0)
+        close(c->cn_chan);
+    c->cn_status = c->cn_chan = -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Frames from the alias                                               */
+/* ------------------------------------------------------------------ */
+
+/* How reading a frame from the alias ended, besides a box_err. */
+typedef enum conn_read_end {
+    CONN_READ_FRAME,  // *out holds a frame
+    CONN_READ_IDLE,   // no frame began within the idle bound
+    CONN_READ_WOKEN,  // wake_fd fired (the broker is stopping)
+    CONN_READ_FAILED, // see the box_err
+} conn_read_end;
+
+/* Waits up to idle_ms for a frame to begin (or wake_fd), then reads it
+ * with BROKER_FRAME_MS per read. */
+static conn_read_end
+conn_read(broker_conn *c, int wake_fd, int idle_ms, Box__AliasFrame **out,
+          box_err *err, uint32_t *size)
+{
+    struct pollfd p[2] = {{.fd = c->cn_fd, .events = POLLIN},
+                          {.fd = wake_fd, .events = POLLIN}};
+    int n;
+    do {
+        n = poll(p, 2, idle_ms);
+    } while (n < 0 && errno == EINTR);
+    if (n == 0)
+        return CONN_READ_IDLE;
+    if (n < 0) {
+        *err = BOX_EIO;
+        return CONN_READ_FAILED;
+    }
+    if (p[1].revents & POLLIN)
+        return CONN_READ_WOKEN;
+    *err = box_frame_read(c->cn_fd, BOX_FRAME_MAX, BROKER_FRAME_MS, out, size);
+    return *err == BOX_OK ? CONN_READ_FRAME : CONN_READ_FAILED;
+}
+
+/* Answers a read that did not give a frame. A peer that is simply gone
+ * gets nothing. */
+static void
+conn_read_failed(broker_conn *c, conn_read_end end, box_err err, uint32_t size)
+{
+    if (end == CONN_READ_IDLE) {
+        conn_deny(c, BOX__DENIED_KIND__DENIED_TIMEOUT,
+                  "the alias sent nothing for %d s", BROKER_IDLE_MS / 1000);
+        return;
+    }
+    if (end == CONN_READ_WOKEN) {
+        conn_deny(c, BOX__DENIED_KIND__DENIED_FLOW_CONTROL,
+                  "the box broker is stopping");
+        return;
+    }
+    switch (err) {
+    case BOX_ETOOBIG:
+        conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
+                  "Shell frame is %u bytes; maximum is %u", size,
+                  BOX_FRAME_MAX);
+        break;
+    case BOX_EPROTO:
+        conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
+                  "read a transport frame: the frame is truncated or does "
+                  "not decode");
+        break;
+    case BOX_ETIMEDOUT:
+        conn_deny(c, BOX__DENIED_KIND__DENIED_TIMEOUT,
+                  "read a transport frame timed out");
+        break;
+    case BOX_ENOMEM:
+        conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL,
+                  "the box broker is out of memory");
+        break;
+    default:
+        break; // closed or broken: no one to tell
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* One call                                                            */
+/* ------------------------------------------------------------------ */
+
+/* The worker's channel closed before Exit: say why, from its status. */
+static void
+conn_worker_gone(broker_conn *c)
+{
+    int ws = 0;
+    box_err rv = worker_pool_wait(c->cn_status, BROKER_STATUS_MS, &ws);
+    char msg[128];
+    conn_drop_worker(c);
+    if (rv != BOX_OK || ws == WORKER_NOT_STARTED) {
+        box_log(BOX_LOG_ERROR, BROKER_SVC, "a shell worker %s",
+                rv == BOX_OK ? "could not start" : "was lost");
+        conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL, "the shell worker %s",
+                  rv == BOX_OK ? "could not start" : "was lost");
+        return;
+    }
+    if (WIFSIGNALED(ws)) {
+        box_log(BOX_LOG_WARN, BROKER_SVC, "a shell worker crashed (signal %d)",
+                WTERMSIG(ws));
+        snprintf(msg, sizeof msg,
+                 "strands-box: the shell worker crashed (signal %d)\n",
+                 WTERMSIG(ws));
+    } else {
+        box_log(BOX_LOG_WARN, BROKER_SVC,
+                "a shell worker exited (status %d) before its call ended",
+                WEXITSTATUS(ws));
+        snprintf(msg, sizeof msg,
+                 "strands-box: the shell worker exited with status %d "
+                 "before the call ended\n",
+                 WEXITSTATUS(ws));
+    }
+    if (conn_stderr(c, msg) == BOX_OK)
+        (void)conn_exit(c, 125);
+}
+
+/* Relays one frame from the worker. Returns true when the call is over
+ * (Exit relayed, or the call was refused/ended). */
+static bool
+conn_from_worker(broker_conn *c)
+{
+    Box__AliasFrame *w = NULL;
+    box_err rv = box_frame_read(c->cn_chan, BROKER_WORKER_FRAME_MAX,
+                                BROKER_FRAME_MS, &w, NULL);
+    if (rv != BOX_OK) {
+        conn_worker_gone(c);
+        return true;
+    }
+    bool done = true;
+    if (w->body_case == BOX__ALIAS_FRAME__BODY_EXIT) {
+        (void)conn_send(c, w);
+    } else if (w->body_case == BOX__ALIAS_FRAME__BODY_OUTPUT &&
+               (w->output->stream == BOX__STREAM__STREAM_STDOUT ||
+                w->output->stream == BOX__STREAM__STREAM_STDERR) &&
+               w->output->data.len <= BOX_OUTPUT_CHUNK_MAX) {
+        if (c->cn_out + w->output->data.len > BOX_CALL_OUTPUT_MAX) {
+            conn_drop_worker(c);
+            conn_deny(c, BOX__DENIED_KIND__DENIED_OVER_BUDGET,
+                      "the program exceeded its output budget");
+        } else {
+            c->cn_out += w->output->data.len;
+            // An alias that stopped reading or left ends the call.
+            done = conn_send(c, w) != BOX_OK;
+        }
+    } else {
+        box_log(BOX_LOG_ERROR, BROKER_SVC,
+                "a shell worker sent a bad %s frame; killed",
+                broker_frame_name(w->body_case));
+        conn_drop_worker(c);
+        conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL,
+                  "the shell worker broke the frame protocol");
+    }
+    box__alias_frame__free_unpacked(w, NULL);
+    return done;
+}
+
+/* Handles one frame from the alias during a call. Returns true when the
+ * call is over. Stdin is not connected in shell mode: input is dropped. */
+static bool
+conn_from_alias(broker_conn *c)
+{
+    Box__AliasFrame *a = NULL;
+    uint32_t size = 0;
+    box_err rv =
+        box_frame_read(c->cn_fd, BOX_FRAME_MAX, BROKER_FRAME_MS, &a, &size);
+    if (rv != BOX_OK) {
+        conn_drop_worker(c);
+        conn_read_failed(c, CONN_READ_FAILED, rv, size);
+        return true;
+    }
+    bool done = true;
+    switch (a->body_case) {
+    case BOX__ALIAS_FRAME__BODY_INPUT:
+    case BOX__ALIAS_FRAME__BODY_INPUT_EOF:
+        done = false;
+        break;
+    case BOX__ALIAS_FRAME__BODY_SIGNAL:
+        conn_drop_worker(c);
+        (void)conn_exit(c, BROKER_INTERRUPTED);
+        break;
+    case BOX__ALIAS_FRAME__BODY_CLOSE:
+        conn_drop_worker(c);
+        break;
+    default:
+        conn_drop_worker(c);
+        conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
+                  "the alias sent a %s frame during a call",
+                  broker_frame_name(a->body_case));
+        break;
+    }
+    box__alias_frame__free_unpacked(a, NULL);
+    return done;
+}
+
+static void
+conn_run(broker_conn *c, Box__AliasFrame *call)
+{
+    broker *b = c->cn_b;
+    box_err rv =
+        worker_pool_spawn(b->br_cfg.bc_pool, &c->cn_chan, &c->cn_status);
+    if (rv != BOX_OK) {
+        box_log(BOX_LOG_ERROR, BROKER_SVC, "cannot start a shell worker: %s",
+                box_strerror(rv));
+        conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL,
+                  "the shell worker could not start");
+        return;
+    }
+    if (box_frame_write(c->cn_chan, call, BOX_FRAME_MAX, BROKER_FRAME_MS) !=
+        BOX_OK) {
+        conn_worker_gone(c);
+        return;
+    }
+    uint64_t deadline = box_svc_now_ms() + (uint64_t)b->br_cfg.bc_backstop_ms;
+    for (;;) {
+        uint64_t now = box_svc_now_ms();
+        if (now >= deadline) {
+            conn_drop_worker(c);
+            int ms = b->br_cfg.bc_backstop_ms;
+            if (ms % 1000 == 0)
+                conn_deny(c, BOX__DENIED_KIND__DENIED_TIMEOUT,
+                          "the call ran past the box broker's %d s backstop",
+                          ms / 1000);
+            else
+                conn_deny(c, BOX__DENIED_KIND__DENIED_TIMEOUT,
+                          "the call ran past the box broker's %d ms backstop",
+                          ms);
+            return;
+        }
+        struct pollfd p[3] = {{.fd = c->cn_chan, .events = POLLIN},
+                              {.fd = b->br_abort, .events = POLLIN},
+                              {.fd = c->cn_fd, .events = POLLIN}};
+        int n = poll(p, 3, (int)(deadline - now));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            conn_drop_worker(c);
+            conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL,
+                      "the box broker failed to wait for the call");
+            return;
+        }
+        if (p[1].revents & POLLIN) {
+            conn_drop_worker(c);
+            conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL,
+                      "the box broker stopped before the call finished");
+            return;
+        }
+        // Worker output first: an Exit already sent wins over a hangup.
+        if (p[0].revents != 0 && conn_from_worker(c))
+            return;
+        if (p[2].revents != 0 && conn_from_alias(c))
+            return;
+    }
+}
+
+/* Open, then Call, then the call itself. */
+static void
+conn_serve(broker_conn *c)
+{
+    broker *b = c->cn_b;
+    Box__AliasFrame *f = NULL;
+    box_err err = BOX_OK;
+    uint32_t size = 0;
+
+    conn_read_end end =
+        conn_read(c, b->br_stop, BROKER_IDLE_MS, &f, &err, &size);
+    if (end != CONN_READ_FRAME) {
+        conn_read_failed(c, end, err, size);
+        return;
+    }
+    c->cn_program = f->program;
+    if (f->body_case != BOX__ALIAS_FRAME__BODY_OPEN) {
+        conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
+                  "the first frame must be open, not %s",
+                  broker_frame_name(f->body_case));
+        goto out;
+    }
+    if (f->open->version != BOX_ALIAS_PROTOCOL_VERSION) {
+        conn_deny(c, BOX__DENIED_KIND__DENIED_VERSION_MISMATCH,
+                  "the alias speaks protocol version %u; this box speaks %u",
+                  f->open->version, BOX_ALIAS_PROTOCOL_VERSION);
+        goto out;
+    }
+    switch (f->open->mode_case) {
+    case BOX__OPEN__MODE_SHELL:
+        break;
+    case BOX__OPEN__MODE_PYTHON:
+        conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL,
+                  "the Python route is not supported yet");
+        goto out;
+    case BOX__OPEN__MODE_MCP:
+        conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL,
+                  "the MCP route is not supported yet");
+        goto out;
+    default:
+        conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
+                  "the open frame names no mode");
+        goto out;
+    }
+    box__alias_frame__free_unpacked(f, NULL);
+    f = NULL;
+
+    end = conn_read(c, b->br_stop, BROKER_IDLE_MS, &f, &err, &size);
+    if (end != CONN_READ_FRAME) {
+        conn_read_failed(c, end, err, size);
+        return;
+    }
+    if (f->body_case == BOX__ALIAS_FRAME__BODY_CLOSE)
+        goto out;
+    c->cn_program = f->program;
+    if (f->body_case != BOX__ALIAS_FRAME__BODY_CALL) {
+        conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
+                  "expected a call frame, not %s",
+                  broker_frame_name(f->body_case));
+        goto out;
+    }
+    const char *src = f->call->source != NULL ? f->call->source : "";
+    if (!broker_utf8_valid(src, strlen(src))) {
+        conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
+                  "Shell command is not valid UTF-8");
+        goto out;
+    }
+    conn_run(c, f);
+out:
+    if (f != NULL)
+        box__alias_frame__free_unpacked(f, NULL);
+}
+
+static void *
+conn_thread(void *arg)
+{
+    broker_conn *c = arg;
+    broker *b = c->cn_b;
+    conn_serve(c);
+    conn_drop_worker(c);
+    close(c->cn_fd);
+    box_free(c);
+    pthread_mutex_lock(&b->br_mu);
+    b->br_active--;
+    pthread_cond_broadcast(&b->br_cv);
+    pthread_mutex_unlock(&b->br_mu);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Accepting                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Refuses a connection before reading anything from it. */
+static void
+broker_refuse(int fd, Box__DeniedKind kind, const char *reason)
+{
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__Denied d = BOX__DENIED__INIT;
+    d.kind = kind;
+    d.reason = (char *)reason;
+    f.program = 1; // what every alias uses; nothing was read yet
+    f.body_case = BOX__ALIAS_FRAME__BODY_DENIED;
+    f.denied = &d;
+    if (box_frame_write(fd, &f, BOX_FRAME_MAX, BROKER_REFUSE_MS) != BOX_OK)
+        box_log(BOX_LOG_WARN, BROKER_SVC, "could not refuse a connection: %s",
+                reason);
+    close(fd);
+}
+
+static void
+broker_accept_one(broker *b, int fd)
+{
+    pthread_mutex_lock(&b->br_mu);
+    bool full = b->br_active >= BOX_MAX_CONNECTIONS;
+    if (!full)
+        b->br_active++;
+    pthread_mutex_unlock(&b->br_mu);
+    if (full) {
+        broker_refuse(fd, BOX__DENIED_KIND__DENIED_FLOW_CONTROL,
+                      "the box broker is already serving 64 connections; "
+                      "retry shortly");
+        return;
+    }
+    broker_conn *c = box_calloc(1, sizeof *c);
+    pthread_attr_t attr;
+    pthread_t t;
+    int rv = -1;
+    if (c != NULL) {
+        c->cn_b = b;
+        c->cn_fd = fd;
+        c->cn_chan = c->cn_status = -1;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        rv = pthread_create(&t, &attr, conn_thread, c);
+        pthread_attr_destroy(&attr);
+    }
+    if (rv != 0) {
+        box_free(c);
+        pthread_mutex_lock(&b->br_mu);
+        b->br_active--;
+        pthread_cond_broadcast(&b->br_cv);
+        pthread_mutex_unlock(&b->br_mu);
+        box_log(BOX_LOG_ERROR, BROKER_SVC, "cannot start a connection thread");
+        broker_refuse(fd, BOX__DENIED_KIND__DENIED_INTERNAL,
+                      "the box broker cannot take the connection");
+    }
+}
+
+static void *
+broker_listen_thread(void *arg)
+{
+    broker *b = arg;
+    for (;;) {
+        struct pollfd p[2] = {{.fd = b->br_listen, .events = POLLIN},
+                              {.fd = b->br_stop, .events = POLLIN}};
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            box_log(BOX_LOG_ERROR, BROKER_SVC, "poll: %s", strerror(errno));
+            break;
+        }
+        if (p[1].revents & POLLIN)
+            break;
+        if (!(p[0].revents & POLLIN))
+            continue;
+        int fd = accept4(b->br_listen, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+                errno == ENOMEM) {
+                box_log(BOX_LOG_WARN, BROKER_SVC, "accept: %s",
+                        strerror(errno));
+                struct timespec ts = {0, 50 * 1000 * 1000};
+                nanosleep(&ts, NULL);
+            }
+            continue;
+        }
+        broker_accept_one(b, fd);
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Start and drain                                                     */
+/* ------------------------------------------------------------------ */
+
+/* Replaces a leftover socket only when nobody answers on it. */
+static box_err
+broker_clear_stale(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (errno == ENOENT)
+            return BOX_OK;
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return BOX_EIO;
+    }
+    if (!S_ISSOCK(st.st_mode)) {
+        snprintf(err, errlen, "%s exists and is not a socket", path);
+        return BOX_EBUSY;
+    }
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "socket: %s", strerror(errno));
+        return BOX_EIO;
+    }
+    int rv = connect(fd, (struct sockaddr *)&sa, sizeof sa);
+    int e = errno;
+    close(fd);
+    if (rv == 0 || e == EAGAIN) {
+        snprintf(err, errlen, "another broker is serving %s", path);
+        return BOX_EBUSY;
+    }
+    if (e != ECONNREFUSED) {
+        snprintf(err, errlen, "%s: %s", path, strerror(e));
+        return BOX_EIO;
+    }
+    if (unlink(path) != 0 && errno != ENOENT) {
+        snprintf(err, errlen, "remove stale %s: %s", path, strerror(errno));
+        return BOX_EIO;
+    }
+    return BOX_OK;
+}
+
+static box_err
+broker_bind(broker *b, char *err, size_t errlen)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(b->br_path) >= sizeof sa.sun_path) {
+        snprintf(err, errlen, "%s: the path is too long for a socket",
+                 b->br_path);
+        return BOX_EINVAL;
+    }
+    memcpy(sa.sun_path, b->br_path, strlen(b->br_path) + 1);
+    box_err rv = broker_clear_stale(b->br_path, err, errlen);
+    if (rv != BOX_OK)
+        return rv;
+    b->br_listen = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (b->br_listen < 0) {
+        snprintf(err, errlen, "socket: %s", strerror(errno));
+        return BOX_EIO;
+    }
+    // Born 0600: the agent reaches it only through its aliases.
+    mode_t old = umask(0177);
+    int brv = bind(b->br_listen, (struct sockaddr *)&sa, sizeof sa);
+    int e = errno;
+    umask(old);
+    struct stat st;
+    if (brv != 0 || chmod(b->br_path, 0600) != 0 ||
+        listen(b->br_listen, BROKER_BACKLOG) != 0 ||
+        stat(b->br_path, &st) != 0) {
+        snprintf(err, errlen, "%s: %s", b->br_path,
+                 strerror(brv != 0 ? e : errno));
+        return BOX_EIO;
+    }
+    b->br_dev = st.st_dev;
+    b->br_ino = st.st_ino;
+    return BOX_OK;
+}
+
+static void
+broker_free(broker *b)
+{
+    if (b->br_listen >= 0)
+        close(b->br_listen);
+    if (b->br_stop >= 0)
+        close(b->br_stop);
+    if (b->br_abort >= 0)
+        close(b->br_abort);
+    pthread_cond_destroy(&b->br_cv);
+    pthread_mutex_destroy(&b->br_mu);
+    box_free(b->br_path);
+    box_free(b);
+}
+
+box_err
+broker_start(const broker_config *cfg, broker **out, char *err, size_t errlen)
+{
+    broker *b = box_calloc(1, sizeof *b);
+    if (b == NULL) {
+        snprintf(err, errlen, "%s", box_strerror(BOX_ENOMEM));
+        return BOX_ENOMEM;
+    }
+    b->br_cfg = *cfg;
+    b->br_listen = b->br_stop = b->br_abort = -1;
+    pthread_mutex_init(&b->br_mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&b->br_cv, &ca);
+    pthread_condattr_destroy(&ca);
+
+    box_err rv = BOX_ENOMEM;
+    char *run = box_asprintf("%s/run", cfg->bc_box_dir);
+    b->br_path = box_asprintf("%s/run/box.sock", cfg->bc_box_dir);
+    if (run == NULL || b->br_path == NULL) {
+        snprintf(err, errlen, "%s", box_strerror(rv));
+        goto fail;
+    }
+    if (mkdir(run, 0700) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "%s: %s", run, strerror(errno));
+        rv = BOX_EIO;
+        goto fail;
+    }
+    if ((rv = broker_bind(b, err, errlen)) != BOX_OK)
+        goto fail;
+    b->br_stop = eventfd(0, EFD_CLOEXEC);
+    b->br_abort = eventfd(0, EFD_CLOEXEC);
+    if (b->br_stop < 0 || b->br_abort < 0 ||
+        pthread_create(&b->br_listener, NULL, broker_listen_thread, b) != 0) {
+        snprintf(err, errlen, "cannot start the broker: %s", strerror(errno));
+        rv = BOX_EIO;
+        (void)unlink(b->br_path);
+        goto fail;
+    }
+    box_free(run);
+    box_log(BOX_LOG_INFO, BROKER_SVC, "serving aliases on %s", b->br_path);
+    *out = b;
+    return BOX_OK;
+fail:
+    box_free(run);
+    broker_free(b);
+    return rv;
+}
+
+/* Waits until no connection thread is left or deadline_ms passes; true
+ * when none is left. Called with br_mu held. */
+static bool
+broker_wait_idle(broker *b, uint64_t deadline_ms)
+{
+    while (b->br_active > 0) {
+        uint64_t now = box_svc_now_ms();
+        if (now >= deadline_ms)
+            return false;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t left = deadline_ms - now;
+        ts.tv_sec += (time_t)(left / 1000);
+        ts.tv_nsec += (long)(left % 1000) * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&b->br_cv, &b->br_mu, &ts);
+    }
+    return true;
+}
+
+void
+broker_drain(broker *b)
+{
+    if (b == NULL)
+        return;
+    (void)eventfd_write(b->br_stop, 1);
+    pthread_join(b->br_listener, NULL);
+    close(b->br_listen);
+    b->br_listen = -1;
+    struct stat st;
+    if (lstat(b->br_path, &st) == 0 && st.st_dev == b->br_dev &&
+        st.st_ino == b->br_ino)
+        (void)unlink(b->br_path);
+
+    pthread_mutex_lock(&b->br_mu);
+    unsigned active = b->br_active;
+    bool idle =
+        broker_wait_idle(b, box_svc_now_ms() + (uint64_t)b->br_cfg.bc_grace_ms);
+    if (!idle) {
+        box_log(BOX_LOG_WARN, BROKER_SVC,
+                "grace over with %u call(s) in flight; ending them",
+                b->br_active);
+        (void)eventfd_write(b->br_abort, 1);
+        idle = broker_wait_idle(b, box_svc_now_ms() + BROKER_FINISH_MS);
+    }
+    pthread_mutex_unlock(&b->br_mu);
+    if (!idle) {
+        // A thread is stuck; it still points at b, so b stays.
+        box_log(BOX_LOG_ERROR, BROKER_SVC,
+                "connection threads did not end; leaving them");
+        return;
+    }
+    if (active > 0)
+        box_log(BOX_LOG_INFO, BROKER_SVC, "drained %u connection(s)", active);
+    broker_free(b);
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* box-contain: the command-line contract and the one sandbox entry point. */
+#ifndef CONTAIN_H
+#define CONTAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * Exit statuses of box-contain itself. Anything else is the program's own
+ * status (a program ended by signal n gives 128 + n).
+ */
+typedef enum contain_status {
+    CONTAIN_OK = 0,
+    CONTAIN_FAIL = 125,       // box-contain failed, refused, or bad usage
+    CONTAIN_CANNOT_RUN = 126, // program identity changed / not executable
+    CONTAIN_NOT_FOUND = 127,  // program (or its interpreter) not found
+} contain_status;
+
+/* ORDER CONTAIN_LIST: keep contain_list_opt in contain_args.c in order. */
+typedef enum contain_list {
+    CONTAIN_READ,       // read files and list dirs beneath
+    CONTAIN_WRITE,      // read + write beneath
+    CONTAIN_READ_FILE,  // read that one file
+    CONTAIN_WRITE_FILE, // read and write that one file
+    CONTAIN_LIST,       // list directories beneath (no file contents)
+    CONTAIN_METADATA,   // stat only: Landlock never restricts stat
+    CONTAIN_EXEC,       // execute (and read) beneath
+    CONTAIN_DENY,       // must stay unreachable: refused if a grant covers it
+    CONTAIN_LIST_COUNT
+} contain_list;
+
+typedef struct contain_path {
+    contain_list cp_list;
+    const char *cp_path; // borrowed from argv
+} contain_path;
+
+/*
+ * Everything the command line asked for. Strings are borrowed from argv;
+ * the arrays are owned and released by contain_spec_free.
+ */
+typedef struct contain_spec {
+    contain_path *cs_paths;
+    size_t cs_npaths;
+    char **cs_env; // NULL-terminated; exactly the --env entries
+    size_t cs_nenv;
+    const char *cs_cwd; // NULL: "/"
+    int cs_exec_fd;     // -1 unless --exec-fd
+    const char *cs_exec_path;
+    bool cs_has_id;
+    dev_t cs_dev;
+    ino_t cs_ino;
+    char **cs_argv; // after "--"; NULL-terminated, borrowed
+    bool cs_probe;
+    bool cs_help;
+} contain_spec;
+
+/*
+ * Parses argv into spec. On failure prints one `box-contain: ` line on
+ * stderr and returns CONTAIN_FAIL; the caller still frees spec.
+ */
+contain_status contain_parse(int argc, char **argv, contain_spec *spec);
+void contain_spec_free(contain_spec *spec);
+/* The usage text (documents the whole interface). */
+const char *contain_usage(void);
+
+/*
+ * Applies the sandbox and runs the program; returns the status to exit
+ * with. Never returns in the sandboxed processes (they exec or _exit).
+ */
+int contain_run(const contain_spec *spec);
+
+/* --probe: one line per kernel feature on stdout; 0 only if all present. */
+int contain_probe(void);
+
+#endif

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* box-contain command line: one option table, one parser, the usage text. */
+#include "contain.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "box_alloc.h"
+
+static const char contain_usage_text[] =
+    "usage: box-contain [OPTIONS] (--exec-fd N | --exec-path P --exec-id "
+    "DEV:INO) -- ARGV0 [ARGS...]\n"
+    "       box-contain --probe\n"
+    "\n"
+    "Applies a sandbox to itself, then runs the program the caller decided,\n"
+    "by file descriptor (execveat), never by re-resolving a name.\n"
+    "\n"
+    "Program identity (exactly one of):\n"
+    "  --exec-fd N          run the regular file open on inherited fd N (>= "
+    "3;\n"
+    "                       O_PATH or O_RDONLY). --exec-id may be added as an\n"
+    "                       extra check.\n"
+    "  --exec-path P --exec-id DEV:INO\n"
+    "                       open P (symlinks followed) and run it only if its\n"
+    "                       st_dev:st_ino equals DEV:INO (decimal, as printed\n"
+    "                       by `stat -L -c %d:%i P`); otherwise refuse, 126.\n"
+    "\n"
+    "Filesystem (Landlock; every path absolute, existing, not a symlink):\n"
+    "  --read P             read files and list directories beneath P\n"
+    "  --write P            --read plus create/write/remove/rename beneath P\n"
+    "  --read-file F        read that one file\n"
+    "  --write-file F       read and write that one file\n"
+    "  --list D             list D and the directories beneath (no contents)\n"
+    "  --metadata P         accepted; Landlock never restricts stat, so stat\n"
+    "                       works everywhere and no rule is added\n"
+    "  --exec P             execute (and read) files beneath P\n"
+    "  --deny P             P must stay unreachable. Landlock cannot carve a\n"
+    "                       hole in a granted tree, so a deny inside (or "
+    "equal\n"
+    "                       to) any grant, or a grant inside a deny, is\n"
+    "                       refused (125): split the grant into the siblings\n"
+    "                       you mean. A deny outside every grant is already\n"
+    "                       unreachable.\n"
+    "  Always granted: /usr /lib /lib64 /bin /sbin (read+exec), "
+    "/etc/ld.so.cache\n"
+    "  (read), /dev/null /dev/zero (read+write), /dev/urandom (read), /proc\n"
+    "  (read, a fresh procfs for the pid namespace), and the program's own\n"
+    "  file (read+exec).\n"
+    "\n"
+    "Process:\n"
+    "  --cwd DIR            working directory (default /)\n"
+    "  --env K=V            the program's environment is exactly these\n"
+    "  --net none           network namespace holding only `lo`, up (the\n"
+    "                       default and the only mode)\n"
+    "\n"
+    "Sandbox, in this order: user namespace (when not root; the caller's\n"
+    "uid/gid map to themselves), mount+pid+ipc+uts+net namespaces, fork (the\n"
+    "first child is pid 1 and reaps; the program is its child, pid 2),\n"
+    "fresh /proc, hostname `box`, lo up, no_new_privs, Landlock, seccomp\n"
+    "(ptrace, mount, bpf, keyctl, kexec, perf_event_open, io_uring, module\n"
+    "loading, new user namespaces, clone3 (ENOSYS), ... refused), rlimits\n"
+    "(NPROC 1024, NOFILE 4096, CORE 0; never raised), every capability\n"
+    "dropped, fds above 2 closed (a #! script keeps its own fd, which the\n"
+    "interpreter reads through /dev/fd), signals reset to default.\n"
+    "\n"
+    "--probe checks every kernel feature and prints one line each:\n"
+    "  NAME: ok (...) | NAME: missing (...) | NAME: unused (...)\n"
+    "and exits 0 only if every needed feature is present. A missing feature\n"
+    "makes a normal run refuse: `box-contain: refusing to run: ...`, 125.\n"
+    "\n"
+    "Exit: the program's status (signal n: 128+n); 125 box-contain's own\n"
+    "failure or refusal; 126 identity changed or not executable; 127\n"
+    "program or interpreter not found. Messages: stderr, `box-contain: `.\n";
+
+const char *
+contain_usage(void)
+{
+    return contain_usage_text;
+}
+
+typedef enum opt_kind {
+    OPT_LIST, // one of the filesystem lists; ov_list says which
+    OPT_CWD,
+    OPT_ENV,
+    OPT_NET,
+    OPT_EXEC_FD,
+    OPT_EXEC_PATH,
+    OPT_EXEC_ID,
+    OPT_PROBE,
+    OPT_HELP,
+} opt_kind;
+
+typedef struct opt_row {
+    const char *ov_name;
+    opt_kind ov_kind;
+    bool ov_arg;
+    contain_list ov_list;
+} opt_row;
+
+static const opt_row contain_opts[] = {
+    {"--read", OPT_LIST, true, CONTAIN_READ},
+    {"--write", OPT_LIST, true, CONTAIN_WRITE},
+    {"--read-file", OPT_LIST, true, CONTAIN_READ_FILE},
+    {"--write-file", OPT_LIST, true, CONTAIN_WRITE_FILE},
+    {"--list", OPT_LIST, true, CONTAIN_LIST},
+    {"--metadata", OPT_LIST, true, CONTAIN_METADATA},
+    {"--exec", OPT_LIST, true, CONTAIN_EXEC},
+    {"--deny", OPT_LIST, true, CONTAIN_DENY},
+    {"--cwd", OPT_CWD, true, 0},
+    {"--env", OPT_ENV, true, 0},
+    {"--net", OPT_NET, true, 0},
+    {"--exec-fd", OPT_EXEC_FD, true, 0},
+    {"--exec-path", OPT_EXEC_PATH, true, 0},
+    {"--exec-id", OPT_EXEC_ID, true, 0},
+    {"--probe", OPT_PROBE, false, 0},
+    {"--help", OPT_HELP, false, 0},
+};
+
+static contain_status args_fail(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+static contain_status
+args_fail(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "box-contain: %s (see box-contain --help)\n", msg);
+    return CONTAIN_FAIL;
+}
+
+// Whole-string decimal; false on junk, sign or overflow.
+static bool
+args_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (*s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return false;
+    *out = v;
+    return true;
+}
+
+static contain_status
+args_path(const opt_row *o, const char *v, contain_spec *spec)
+{
+    if (v[0] != '/')
+        return args_fail("%s %s: the path must be absolute", o->ov_name, v);
+    size_t n = strlen(v);
+    if (strstr(v, "/../") != NULL || (n >= 3 && strcmp(v + n - 3, "/..") == 0))
+        return args_fail("%s %s: the path must not contain '..'", o->ov_name,
+                         v);
+    spec->cs_paths[spec->cs_npaths].cp_list = o->ov_list;
+    spec->cs_paths[spec->cs_npaths].cp_path = v;
+    spec->cs_npaths++;
+    return CONTAIN_OK;
+}
+
+static contain_status
+args_one(const opt_row *o, const char *v, contain_spec *spec)
+{
+    uint64_t n, dev, ino;
+    const char *colon;
+
+    switch (o->ov_kind) {
+    case OPT_LIST:
+        return args_path(o, v, spec);
+    case OPT_CWD:
+        if (v[0] != '/')
+            return args_fail("--cwd %s: the path must be absolute", v);
+        spec->cs_cwd = v;
+        return CONTAIN_OK;
+    case OPT_ENV:
+        if (v[0] == '=' || strchr(v, '=') == NULL)
+            return args_fail("--env %s: expected NAME=VALUE", v);
+        spec->cs_env[spec->cs_nenv++] = (char *)v;
+        return CONTAIN_OK;
+    case OPT_NET:
+        if (strcmp(v, "none") != 0)
+            return args_fail("--net %s: the only network mode is `none`", v);
+        return CONTAIN_OK;
+    case OPT_EXEC_FD:
+        if (spec->cs_exec_fd >= 0)
+            return args_fail("--exec-fd given twice");
+        if (!args_u64(v, &n) || n < 3 || n > INT32_MAX)
+            return args_fail("--exec-fd %s: expected a descriptor >= 3", v);
+        spec->cs_exec_fd = (int)n;
+        return CONTAIN_OK;
+    case OPT_EXEC_PATH:
+        if (spec->cs_exec_path != NULL)
+            return args_fail("--exec-path given twice");
+        if (v[0] != '/')
+            return args_fail("--exec-path %s: the path must be absolute", v);
+        spec->cs_exec_path = v;
+        return CONTAIN_OK;
+    case OPT_EXEC_ID:
+        if (spec->cs_has_id)
+            return args_fail("--exec-id given twice");
+        colon = strchr(v, ':');
+        if (colon == NULL)
+            return args_fail("--exec-id %s: expected DEV:INO", v);
+        char devs[32];
+        size_t dl = (size_t)(colon - v);
+        if (dl == 0 || dl >= sizeof devs)
+            return args_fail("--exec-id %s: expected DEV:INO", v);
+        memcpy(devs, v, dl);
+        devs[dl] = '\0';
+        if (!args_u64(devs, &dev) || !args_u64(colon + 1, &ino))
+            return args_fail("--exec-id %s: expected decimal DEV:INO", v);
+        spec->cs_dev = (dev_t)dev;
+        spec->cs_ino = (ino_t)ino;
+        spec->cs_has_id = true;
+        return CONTAIN_OK;
+    case OPT_PROBE:
+        spec->cs_probe = true;
+        return CONTAIN_OK;
+    case OPT_HELP:
+        spec->cs_help = true;
+        return CONTAIN_OK;
+    }
+    return args_fail("internal: unknown option kind");
+}
+
+contain_status
+contain_parse(int argc, char **argv, contain_spec *spec)
+{
+    size_t cap = argc > 0 ? (size_t)argc : 1;
+    int i;
+    contain_status st;
+
+    memset(spec, 0, sizeof *spec);
+    spec->cs_exec_fd = -1;
+    spec->cs_paths = box_calloc(cap, sizeof *spec->cs_paths);
+    spec->cs_env = box_calloc(cap + 1, sizeof *spec->cs_env);
+    if (spec->cs_paths == NULL || spec->cs_env == NULL) {
+        fprintf(stderr, "box-contain: out of memory\n");
+        return CONTAIN_FAIL;
+    }
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const opt_row *o = NULL;
+
+        if (strcmp(a, "--") == 0) {
+            spec->cs_argv = argv + i + 1;
+            break;
+        }
+        for (size_t k = 0; k < sizeof contain_opts / sizeof *contain_opts;
+             k++) {
+            if (strcmp(a, contain_opts[k].ov_name) == 0) {
+                o = &contain_opts[k];
+                break;
+            }
+        }
+        if (o == NULL)
+            return args_fail("unknown option %s", a);
+        if (o->ov_arg && i + 1 >= argc)
+            return args_fail("%s needs a value", a);
+        st = args_one(o, o->ov_arg ? argv[i + 1] : NULL, spec);
+        if (st != CONTAIN_OK)
+            return st;
+        if (o->ov_arg)
+            i++;
+    }
+    if (spec->cs_help || spec->cs_probe) {
+        if (i < argc || spec->cs_npaths || spec->cs_nenv ||
+            spec->cs_exec_fd >= 0 || spec->cs_exec_path)
+            return args_fail("--probe and --help take no other arguments");
+        return CONTAIN_OK;
+    }
+    if (spec->cs_argv == NULL || spec->cs_argv[0] == NULL)
+        return args_fail("missing `-- ARGV0 [ARGS...]`");
+    if ((spec->cs_exec_fd >= 0) == (spec->cs_exec_path != NULL))
+        return args_fail("give exactly one of --exec-fd N and --exec-path P");
+    if (spec->cs_exec_path != NULL && !spec->cs_has_id)
+        return args_fail("--exec-path %s needs --exec-id DEV:INO, the "
+                         "identity the caller decided on",
+                         spec->cs_exec_path);
+    return CONTAIN_OK;
+}
+
+void
+contain_spec_free(contain_spec *spec)
+{
+    box_free(spec->cs_paths);
+    box_free(spec->cs_env);
+    spec->cs_paths = NULL;
+    spec->cs_env = NULL;
+}

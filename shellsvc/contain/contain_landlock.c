@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* box-contain Landlock: ABI detection, the path plan, deny shapes, restrict. */
+#include "contain_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/landlock.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+
+/*
+ * Rights by ABI. Debian 12's header stops at ABI 2, so the later bits are
+ * spelled here; they are only ever handled when the kernel reports the ABI
+ * that knows them.
+ */
+#define LL_EXECUTE (1ULL << 0)
+#define LL_WRITE_FILE (1ULL << 1)
+#define LL_READ_FILE (1ULL << 2)
+#define LL_READ_DIR (1ULL << 3)
+#define LL_REMOVE_DIR (1ULL << 4)
+#define LL_REMOVE_FILE (1ULL << 5)
+#define LL_MAKE_CHAR (1ULL << 6)
+#define LL_MAKE_DIR (1ULL << 7)
+#define LL_MAKE_REG (1ULL << 8)
+#define LL_MAKE_SOCK (1ULL << 9)
+#define LL_MAKE_FIFO (1ULL << 10)
+#define LL_MAKE_BLOCK (1ULL << 11)
+#define LL_MAKE_SYM (1ULL << 12)
+#define LL_REFER (1ULL << 13)              // ABI 2
+#define LL_TRUNCATE (1ULL << 14)           // ABI 3
+#define LL_IOCTL_DEV (1ULL << 15)          // ABI 5
+#define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0) // ABI 6
+#define LL_SCOPE_SIGNAL (1ULL << 1)        // ABI 6
+
+// Rights that mean something on a non-directory.
+#define LL_FILE_RIGHTS                                                         \
+    (LL_EXECUTE | LL_WRITE_FILE | LL_READ_FILE | LL_TRUNCATE | LL_IOCTL_DEV)
+#define LL_R_READ (LL_READ_FILE | LL_READ_DIR)
+#define LL_R_WRITE                                                             \
+    (LL_R_READ | LL_WRITE_FILE | LL_TRUNCATE | LL_REMOVE_DIR |                 \
+     LL_REMOVE_FILE | LL_MAKE_DIR | LL_MAKE_REG | LL_MAKE_SOCK |               \
+     LL_MAKE_FIFO | LL_MAKE_SYM | LL_REFER)
+#define LL_R_EXEC (LL_EXECUTE | LL_READ_FILE | LL_READ_DIR)
+
+// The ruleset attribute as of ABI 6; the kernel accepts a zeroed tail.
+struct ll_ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net;
+    uint64_t scoped;
+};
+
+/* ORDER CONTAIN_LIST: rights per list; ok_dir/ok_file say what it names. */
+static const struct ll_list_row {
+    const char *lr_opt;
+    uint64_t lr_access; // 0: no rule
+    bool lr_dir_ok;
+    bool lr_file_ok;
+    bool lr_beneath; // a tree grant (deny checks walk it)
+} ll_lists[CONTAIN_LIST_COUNT] = {
+    [CONTAIN_READ] = {"--read", LL_R_READ, true, true, true},
+    [CONTAIN_WRITE] = {"--write", LL_R_WRITE, true, true, true},
+    [CONTAIN_READ_FILE] = {"--read-file", LL_READ_FILE, false, true, false},
+    [CONTAIN_WRITE_FILE] = {"--write-file",
+                            LL_READ_FILE | LL_WRITE_FILE | LL_TRUNCATE, false,
+                            true, false},
+    [CONTAIN_LIST] = {"--list", LL_READ_DIR, true, false, true},
+    [CONTAIN_METADATA] = {"--metadata", 0, true, true, false},
+    [CONTAIN_EXEC] = {"--exec", LL_R_EXEC, true, true, true},
+    [CONTAIN_DENY] = {"--deny", 0, true, true, false},
+};
+
+/* What every program needs to load and run; missing paths are skipped. */
+static const struct ll_sys_row {
+    const char *sr_path;
+    uint64_t sr_access;
+} ll_system[] = {
+    {"/usr", LL_R_EXEC},
+    {"/lib", LL_R_EXEC},
+    {"/lib64", LL_R_EXEC},
+    {"/bin", LL_R_EXEC},
+    {"/sbin", LL_R_EXEC},
+    {"/etc/ld.so.cache", LL_READ_FILE},
+    {"/dev/null", LL_READ_FILE | LL_WRITE_FILE | LL_TRUNCATE},
+    {"/dev/zero", LL_READ_FILE | LL_WRITE_FILE | LL_TRUNCATE},
+    {"/dev/urandom", LL_READ_FILE},
+    {"/proc", LL_R_READ}, // opened after the fresh procfs is mounted
+};
+
+static uint64_t
+ll_fs_mask(int abi)
+{
+    uint64_t m = (1ULL << 13) - 1;
+
+    if (abi >= 2)
+        m |= LL_REFER;
+    if (abi >= 3)
+        m |= LL_TRUNCATE;
+    if (abi >= 5)
+        m |= LL_IOCTL_DEV;
+    return m;
+}
+
+contain_status
+ct_ll_abi(int *abi, ct_err *e)
+{
+    long v = syscall(SYS_landlock_create_ruleset, NULL, 0,
+                     LANDLOCK_CREATE_RULESET_VERSION);
+
+    if (v >= 1) {
+        *abi = (int)v;
+        return CONTAIN_OK;
+    }
+    if (errno == EOPNOTSUPP)
+        return ct_fail(e, CONTAIN_FAIL, true,
+                       "the kernel has Landlock support but it is disabled "
+                       "(landlock_create_ruleset: %s; add landlock to the "
+                       "lsm= boot parameter)",
+                       strerror(errno));
+    return ct_fail(e, CONTAIN_FAIL, true,
+                   "the kernel has no Landlock support "
+                   "(landlock_create_ruleset: %s)",
+                   strerror(errno));
+}
+
+/* Identities from "/" down to path's nearest existing ancestor (or path). */
+typedef struct ll_id {
+    dev_t li_dev;
+    ino_t li_ino;
+} ll_id;
+
+#define LL_MAX_DEPTH 256
+
+static size_t
+ll_chain(const char *path, ll_id *ids, size_t max)
+{
+    char buf[PATH_MAX], real[PATH_MAX];
+    struct stat st;
+    size_t n = 0, len;
+
+    if (strlen(path) >= sizeof buf)
+        return 0;
+    strcpy(buf, path);
+    // The nearest existing ancestor stands for a path not created yet.
+    while (realpath(buf, real) == NULL) {
+        char *slash = strrchr(buf, '/');
+        if (slash == NULL || slash == buf) {
+            strcpy(real, "/");
+            break;
+        }
+        *slash = '\0';
+    }
+    len = strlen(real);
+    for (size_t i = 0; i <= len && n < max; i++) {
+        if (i != len && real[i] != '/')
+            continue;
+        char c = real[i];
+        real[i] = '\0';
+        if (stat(i == 0 ? "/" : real, &st) == 0) {
+            ids[n].li_dev = st.st_dev;
+            ids[n].li_ino = st.st_ino;
+            n++;
+        }
+        real[i] = c;
+    }
+    return n;
+}
+
+static bool
+ll_in_chain(const ll_id *ids, size_t n, dev_t dev, ino_t ino)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (ids[i].li_dev == dev && ids[i].li_ino == ino)
+            return true;
+    }
+    return false;
+}
+
+/*
+ * Landlock only grants, so a deny inside a granted tree cannot be
+ * enforced. Refuse that shape (and a grant inside a deny) rather than
+ * guess at siblings: the caller splits the grant. Identities, not
+ * spellings, are compared, so symlinked spellings cannot slip past.
+ */
+static contain_status
+ll_check_deny(const char *deny, const ct_plan *plan, ct_err *e)
+{
+    ll_id chain[LL_MAX_DEPTH];
+    ll_id sub[LL_MAX_DEPTH];
+    size_t n = ll_chain(deny, chain, LL_MAX_DEPTH), m;
+    struct stat st, dst;
+    bool deny_exists = stat(deny, &dst) == 0;
+
+    if (n == 0)
+        return ct_fail(e, CONTAIN_FAIL, false, "--deny %s: cannot resolve",
+                       deny);
+    for (size_t i = 0; i < sizeof ll_system / sizeof *ll_system; i++) {
+        if (stat(ll_system[i].sr_path, &st) != 0)
+            continue;
+        if (ll_in_chain(chain, n, st.st_dev, st.st_ino))
+            return ct_fail(e, CONTAIN_FAIL, false,
+                           "--deny %s lies inside %s, which every sandbox "
+                           "grants; Landlock cannot carve a hole in a grant",
+                           deny, ll_system[i].sr_path);
+    }
+    for (size_t i = 0; i < plan->cp_nrules; i++) {
+        const ct_rule *r = &plan->cp_rules[i];
+        if (fstat(r->cr_fd, &st) != 0)
+            continue;
+        if (ll_in_chain(chain, n, st.st_dev, st.st_ino))
+            return ct_fail(e, CONTAIN_FAIL, false,
+                           "--deny %s lies inside the grant %s; Landlock "
+                           "cannot carve a hole in a grant, so grant the "
+                           "siblings you mean instead",
+                           deny, r->cr_path);
+        if (!deny_exists)
+            continue;
+        m = ll_chain(r->cr_path, sub, LL_MAX_DEPTH);
+        if (ll_in_chain(sub, m, dst.st_dev, dst.st_ino))
+            return ct_fail(e, CONTAIN_FAIL, false,
+                           "the grant %s lies inside --deny %s", r->cr_path,
+                           deny);
+    }
+    return CONTAIN_OK;
+}
+
+contain_status
+ct_ll_prepare(const contain_spec *spec, int abi, ct_plan *plan, ct_err *e)
+{
+    uint64_t mask = ll_fs_mask(abi);
+    contain_status st;
+
+    memset(plan, 0, sizeof *plan);
+    plan->cp_abi = abi;
+    plan->cp_rules = box_calloc(spec->cs_npaths + 1, sizeof *plan->cp_rules);
+    if (plan->cp_rules == NULL)
+        return ct_fail(e, CONTAIN_FAIL, false, "out of memory");
+    for (size_t i = 0; i < spec->cs_npaths; i++) {
+        const contain_path *p = &spec->cs_paths[i];
+        const struct ll_list_row *row = &ll_lists[p->cp_list];
+        struct stat sb;
+        int fd;
+        bool dir;
+
+        fd = open(p->cp_path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        // A deny not created yet is checked through its nearest ancestor.
+        if (fd < 0 && errno == ENOENT && p->cp_list == CONTAIN_DENY)
+            continue;
+        if (fd < 0)
+            return ct_fail(e, CONTAIN_FAIL, false, "%s %s: %s", row->lr_opt,
+                           p->cp_path, strerror(errno));
+        if (fstat(fd, &sb) != 0) {
+            close(fd);
+            return ct_fail(e, CONTAIN_FAIL, false, "%s %s: %s", row->lr_opt,
+                           p->cp_path, strerror(errno));
+        }
+        dir = S_ISDIR(sb.st_mode);
+        if (S_ISLNK(sb.st_mode) || (dir && !row->lr_dir_ok) ||
+            (!dir && !row->lr_file_ok)) {
+            close(fd);
+            return ct_fail(
+                e, CONTAIN_FAIL, false, "%s %s: %s", row->lr_opt, p->cp_path,
+                S_ISLNK(sb.st_mode) ? "is a symbolic link; name its target"
+                : dir               ? "is a directory; this list takes files"
+                                    : "is not a directory");
+        }
+        if (row->lr_access == 0) {
+            close(fd);
+            continue;
+        }
+        plan->cp_rules[plan->cp_nrules].cr_fd = fd;
+        plan->cp_rules[plan->cp_nrules].cr_path = p->cp_path;
+        plan->cp_rules[plan->cp_nrules].cr_access =
+            row->lr_access & mask & (dir ? ~0ULL : LL_FILE_RIGHTS);
+        plan->cp_nrules++;
+    }
+    for (size_t i = 0; i < spec->cs_npaths; i++) {
+        if (spec->cs_paths[i].cp_list != CONTAIN_DENY)
+            continue;
+        if ((st = ll_check_deny(spec->cs_paths[i].cp_path, plan, e)) != 0)
+            return st;
+    }
+    return CONTAIN_OK;
+}
+
+static contain_status
+ll_add(int rs, int fd, uint64_t access, const char *what, ct_err *e)
+{
+    struct landlock_path_beneath_attr pb;
+    struct stat sb;
+
+    if (fstat(fd, &sb) != 0)
+        return ct_fail(e, CONTAIN_FAIL, false, "Landlock rule %s: %s", what,
+                       strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        access &= LL_FILE_RIGHTS;
+    if (access == 0)
+        return CONTAIN_OK;
+    pb.allowed_access = access;
+    pb.parent_fd = fd;
+    if (syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb,
+                0) != 0)
+        return ct_fail(e, CONTAIN_FAIL, false, "Landlock rule %s: %s", what,
+                       strerror(errno));
+    return CONTAIN_OK;
+}
+
+contain_status
+ct_ll_apply(const ct_plan *plan, int exec_fd, ct_err *e)
+{
+    struct ll_ruleset_attr attr;
+    uint64_t mask = ll_fs_mask(plan->cp_abi);
+    contain_status st = CONTAIN_OK;
+    int rs;
+
+    memset(&attr, 0, sizeof attr);
+    attr.handled_access_fs = mask;
+    if (plan->cp_abi >= 6)
+        attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
+    rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    if (rs < 0)
+        return ct_fail(e, CONTAIN_FAIL, true,
+                       "the kernel has no usable Landlock "
+                       "(landlock_create_ruleset: %s)",
+                       strerror(errno));
+    for (size_t i = 0; i < sizeof ll_system / sizeof *ll_system; i++) {
+        int fd = open(ll_system[i].sr_path, O_PATH | O_CLOEXEC);
+        if (fd < 0)
+            continue; // not on this system: nothing to grant
+        st = ll_add(rs, fd, ll_system[i].sr_access & mask, ll_system[i].sr_path,
+                    e);
+        close(fd);
+        if (st != CONTAIN_OK)
+            goto out;
+    }
+    for (size_t i = 0; i < plan->cp_nrules; i++) {
+        const ct_rule *r = &plan->cp_rules[i];
+        if ((st = ll_add(rs, r->cr_fd, r->cr_access, r->cr_path, e)) != 0)
+            goto out;
+    }
+    if (exec_fd >= 0 &&
+        (st = ll_add(rs, exec_fd, (LL_EXECUTE | LL_READ_FILE) & mask,
+                     "the program", e)) != 0)
+        goto out;
+    if (syscall(SYS_landlock_restrict_self, rs, 0) != 0)
+        st = ct_fail(e, CONTAIN_FAIL, true,
+                     "the kernel refused the Landlock domain "
+                     "(landlock_restrict_self: %s)",
+                     strerror(errno));
+out:
+    close(rs);
+    return st;
+}
+
+void
+ct_plan_free(ct_plan *plan)
+{
+    for (size_t i = 0; i < plan->cp_nrules; i++)
+        close(plan->cp_rules[i].cr_fd);
+    box_free(plan->cp_rules);
+    plan->cp_rules = NULL;
+    plan->cp_nrules = 0;
+}

@@ -1,0 +1,972 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* box-contain end to end: real processes in real sandboxes, checked from
+ * outside. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <seccomp.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "contain.h"
+
+#define OUT_MAX (1u << 20)
+#define MAX_ARGS 64
+
+/* Shared, read-only after the group setup: where things are, what --probe said.
+ */
+static char contain_bin[4096];
+static char probe_bin[4096];
+static char probe_id[64];
+static char probe_out[4096];
+static int probe_status = -1;
+
+typedef struct run_out {
+    int ro_status; // exit code, or 128 + signal
+    char *ro_out;
+    char *ro_err;
+} run_out;
+
+static void
+run_free(run_out *r)
+{
+    box_free(r->ro_out);
+    box_free(r->ro_err);
+    r->ro_out = r->ro_err = NULL;
+}
+
+// "DEV:INO" of path (symlinks followed), as a caller would decide it.
+static void
+id_of(const char *path, char *buf, size_t n)
+{
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    snprintf(buf, n, "%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
+}
+
+static void
+drain(int fd, box_buf *b, bool *open_)
+{
+    char chunk[4096];
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n > 0)
+        assert_int_equal(box_buf_append(b, chunk, (size_t)n), BOX_OK);
+    else if (n == 0 || errno != EINTR)
+        *open_ = false;
+}
+
+/*
+ * Runs argv (argv[0] is the file to execute) with stdout and stderr
+ * captured; keep_fd (or -1) stays open across the exec; uid (or -1)
+ * drops to that uid/gid first.
+ */
+typedef void (*pre_exec_fn)(void);
+
+static void
+run_pre(run_out *r, char *const argv[], int keep_fd, int uid, pre_exec_fn pre)
+{
+    int po[2], pe[2], ws;
+    pid_t pid;
+    box_buf bo, be;
+    bool oo = true, eo = true;
+
+    box_buf_init(&bo, OUT_MAX);
+    box_buf_init(&be, OUT_MAX);
+    assert_int_equal(pipe2(po, O_CLOEXEC), 0);
+    assert_int_equal(pipe2(pe, O_CLOEXEC), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_RDONLY);
+        dup2(devnull, 0);
+        dup2(po[1], 1);
+        dup2(pe[1], 2);
+        if (keep_fd >= 0)
+            fcntl(keep_fd, F_SETFD, 0);
+        if (uid >= 0 && (setgroups(0, NULL) != 0 || setgid((gid_t)uid) != 0 ||
+                         setuid((uid_t)uid) != 0))
+            _exit(90);
+        if (pre != NULL)
+            pre();
+        execv(argv[0], argv);
+        _exit(91);
+    }
+    close(po[1]);
+    close(pe[1]);
+    while (oo || eo) {
+        struct pollfd p[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
+        p[0].fd = oo ? po[0] : -1;
+        p[1].fd = eo ? pe[0] : -1;
+        if (poll(p, 2, -1) < 0)
+            continue;
+        if (p[0].revents)
+            drain(po[0], &bo, &oo);
+        if (p[1].revents)
+            drain(pe[0], &be, &eo);
+    }
+    close(po[0]);
+    close(pe[0]);
+    while (waitpid(pid, &ws, 0) < 0)
+        assert_int_equal(errno, EINTR);
+    r->ro_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    r->ro_out = box_buf_take(&bo);
+    r->ro_err = box_buf_take(&be);
+    assert_non_null(r->ro_out);
+    assert_non_null(r->ro_err);
+    if (r->ro_err[0] != '\0')
+        print_message("  [stderr] %s", r->ro_err);
+}
+
+static void
+run_as(run_out *r, char *const argv[], int keep_fd, int uid)
+{
+    run_pre(r, argv, keep_fd, uid, NULL);
+}
+
+static void
+run(run_out *r, char *const argv[])
+{
+    run_as(r, argv, -1, -1);
+}
+
+/* argv builder: box-contain OPTIONS... -- PROGRAM ARGS... */
+typedef struct av {
+    char *a_v[MAX_ARGS + 1];
+    char a_store[MAX_ARGS][512];
+    int a_n;
+} av;
+
+static void av_add(av *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+av_add(av *a, const char *fmt, ...)
+{
+    va_list ap;
+    assert_true(a->a_n < MAX_ARGS);
+    va_start(ap, fmt);
+    vsnprintf(a->a_store[a->a_n], sizeof a->a_store[0], fmt, ap);
+    va_end(ap);
+    a->a_v[a->a_n] = a->a_store[a->a_n];
+    a->a_n++;
+    a->a_v[a->a_n] = NULL;
+}
+
+static void
+av_start(av *a)
+{
+    memset(a, 0, sizeof *a);
+    av_add(a, "%s", contain_bin);
+}
+
+// --exec-path PATH --exec-id ID -- NAME
+static void
+av_program(av *a, const char *path)
+{
+    char id[64];
+    const char *base = strrchr(path, '/');
+    id_of(path, id, sizeof id);
+    av_add(a, "--exec-path");
+    av_add(a, "%s", path);
+    av_add(a, "--exec-id");
+    av_add(a, "%s", id);
+    av_add(a, "--");
+    av_add(a, "%s", base != NULL ? base + 1 : path);
+}
+
+/* A scratch tree per test: T/in/a.txt, T/in/c.txt, T/out/b.txt, T/w/. */
+typedef struct tree {
+    char t_root[256];
+} tree;
+
+static void
+write_file(const char *path, const char *text, mode_t mode)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    assert_int_equal(chmod(path, mode), 0);
+}
+
+static void
+tree_make(tree *t)
+{
+    char p[512];
+    snprintf(t->t_root, sizeof t->t_root, "/tmp/contain_test.XXXXXX");
+    assert_non_null(mkdtemp(t->t_root));
+    const char *dirs[] = {"in", "out", "w"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/%s", t->t_root, dirs[i]);
+        assert_int_equal(mkdir(p, 0755), 0);
+    }
+    snprintf(p, sizeof p, "%s/in/a.txt", t->t_root);
+    write_file(p, "hello\n", 0644);
+    snprintf(p, sizeof p, "%s/in/c.txt", t->t_root);
+    write_file(p, "sibling\n", 0644);
+    snprintf(p, sizeof p, "%s/out/b.txt", t->t_root);
+    write_file(p, "secret\n", 0644);
+}
+
+static int
+rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+static void
+tree_rm(tree *t)
+{
+    assert_int_equal(nftw(t->t_root, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+/* Every sandboxed test needs every feature; say which one is missing. */
+static void
+need_sandbox(void)
+{
+    if (probe_status != 0) {
+        print_message("box-contain --probe reports a missing kernel feature; "
+                      "skipping this sandbox test:\n%s",
+                      probe_out);
+        skip();
+    }
+}
+
+static int
+group_setup(void **state)
+{
+    const char *dir = getenv("BOX_BUILD_DIR");
+    run_out r;
+    char *argv[3];
+
+    if (dir == NULL) {
+        fprintf(stderr, "BOX_BUILD_DIR is not set (run through ctest)\n");
+        return -1;
+    }
+    snprintf(contain_bin, sizeof contain_bin, "%s/bin/box-contain", dir);
+    snprintf(probe_bin, sizeof probe_bin, "%s/bin/contain_probe", dir);
+    if (access(contain_bin, X_OK) != 0 || access(probe_bin, X_OK) != 0) {
+        fprintf(stderr, "missing %s or %s\n", contain_bin, probe_bin);
+        return -1;
+    }
+    argv[0] = contain_bin;
+    argv[1] = "--probe";
+    argv[2] = NULL;
+    run(&r, argv);
+    probe_status = r.ro_status;
+    snprintf(probe_out, sizeof probe_out, "%s", r.ro_out);
+    run_free(&r);
+    struct stat st;
+    if (stat(probe_bin, &st) != 0)
+        return -1;
+    snprintf(probe_id, sizeof probe_id, "%ju:%ju", (uintmax_t)st.st_dev,
+             (uintmax_t)st.st_ino);
+    return 0;
+}
+
+static void
+test_probe(void **state)
+{
+    static const char *const names[] = {
+        "user-namespace", "mount-namespace", "pid-namespace",
+        "ipc-namespace",  "uts-namespace",   "net-namespace",
+        "no-new-privs",   "landlock",        "seccomp"};
+    char want[64];
+
+    print_message("%s", probe_out);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(want, sizeof want, "%s: ", names[i]);
+        const char *line = strstr(probe_out, want);
+        assert_non_null(line);
+        line += strlen(want);
+        assert_true(strncmp(line, "ok", 2) == 0 ||
+                    strncmp(line, "missing (", 9) == 0 ||
+                    strncmp(line, "unused (", 8) == 0);
+    }
+    if (probe_status != 0) {
+        assert_int_equal(probe_status, CONTAIN_FAIL);
+        assert_non_null(strstr(probe_out, ": missing ("));
+        print_message("a kernel feature is missing on this machine (above); "
+                      "the sandbox tests skip\n");
+        skip();
+    }
+    assert_null(strstr(probe_out, ": missing"));
+}
+
+static void
+test_usage_errors(void **state)
+{
+    static const char *const cases[][6] = {
+        {"--bogus", NULL},
+        {"--exec-path", "/bin/true", "--", "true", NULL},
+        {"--exec-fd", "1", "--", "x", NULL},
+        {"--read", "relative", "--exec-path", "/bin/true", NULL},
+        {"--exec-path", "/bin/true", "--exec-id", "12", "--", NULL},
+        {"--net", "host", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        av a;
+        run_out r;
+        av_start(&a);
+        for (size_t k = 0; cases[i][k] != NULL; k++)
+            av_add(&a, "%s", cases[i][k]);
+        run(&r, a.a_v);
+        assert_int_equal(r.ro_status, CONTAIN_FAIL);
+        assert_true(strncmp(r.ro_err, "box-contain: ", 13) == 0);
+        run_free(&r);
+    }
+}
+
+static void
+test_help(void **state)
+{
+    av a;
+    run_out r;
+    av_start(&a);
+    av_add(&a, "--help");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    assert_non_null(strstr(r.ro_out, "--exec-id DEV:INO"));
+    assert_non_null(strstr(r.ro_out, "--probe"));
+    run_free(&r);
+}
+
+static void
+test_read_inside_outside(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+
+    need_sandbox();
+    tree_make(&t);
+    av_start(&a);
+    av_add(&a, "--read");
+    av_add(&a, "%s/in", t.t_root);
+    av_program(&a, "/bin/cat");
+    av_add(&a, "%s/in/a.txt", t.t_root);
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    assert_string_equal(r.ro_out, "hello\n");
+    run_free(&r);
+
+    av_start(&a);
+    av_add(&a, "--read");
+    av_add(&a, "%s/in", t.t_root);
+    av_program(&a, "/bin/cat");
+    av_add(&a, "%s/out/b.txt", t.t_root);
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 1);
+    assert_string_equal(r.ro_out, "");
+    assert_non_null(strstr(r.ro_err, "Permission denied"));
+    run_free(&r);
+    tree_rm(&t);
+}
+
+static void
+test_read_file_only(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+
+    need_sandbox();
+    tree_make(&t);
+    av_start(&a);
+    av_add(&a, "--read-file");
+    av_add(&a, "%s/in/a.txt", t.t_root);
+    av_program(&a, probe_bin);
+    av_add(&a, "read");
+    av_add(&a, "%s/in/a.txt", t.t_root);
+    av_add(&a, "read");
+    av_add(&a, "%s/in/c.txt", t.t_root);
+    av_add(&a, "read");
+    av_add(&a, "/etc/passwd");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    char want[600];
+    snprintf(want, sizeof want,
+             "read %s/in/a.txt: ok\nread %s/in/c.txt: EACCES\n"
+             "read /etc/passwd: EACCES\n",
+             t.t_root, t.t_root);
+    assert_string_equal(r.ro_out, want);
+    run_free(&r);
+    tree_rm(&t);
+}
+
+static void
+test_write_inside_outside(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+    char want[1200], p[512];
+    struct stat st;
+
+    need_sandbox();
+    tree_make(&t);
+    av_start(&a);
+    av_add(&a, "--read");
+    av_add(&a, "%s/in", t.t_root);
+    av_add(&a, "--write");
+    av_add(&a, "%s/w", t.t_root);
+    av_program(&a, probe_bin);
+    av_add(&a, "write");
+    av_add(&a, "%s/w/new.txt", t.t_root);
+    av_add(&a, "write");
+    av_add(&a, "%s/out/new.txt", t.t_root);
+    av_add(&a, "write");
+    av_add(&a, "%s/in/a.txt", t.t_root);
+    av_add(&a, "write");
+    av_add(&a, "/tmp/contain_test_escape.txt");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    snprintf(want, sizeof want,
+             "write %s/w/new.txt: ok\nwrite %s/out/new.txt: EACCES\n"
+             "write %s/in/a.txt: EACCES\n"
+             "write /tmp/contain_test_escape.txt: EACCES\n",
+             t.t_root, t.t_root, t.t_root);
+    assert_string_equal(r.ro_out, want);
+    run_free(&r);
+    snprintf(p, sizeof p, "%s/w/new.txt", t.t_root);
+    assert_int_equal(stat(p, &st), 0);
+    snprintf(p, sizeof p, "%s/out/new.txt", t.t_root);
+    assert_int_not_equal(stat(p, &st), 0);
+    assert_int_not_equal(stat("/tmp/contain_test_escape.txt", &st), 0);
+    tree_rm(&t);
+}
+
+static void
+test_network_only_lo(void **state)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    socklen_t len = sizeof sa;
+    int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    av a;
+    run_out r;
+    char want[256];
+
+    need_sandbox();
+    assert_true(l >= 0);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(l, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(l, 4), 0);
+    assert_int_equal(getsockname(l, (struct sockaddr *)&sa, &len), 0);
+
+    av_start(&a);
+    av_add(&a, "--net");
+    av_add(&a, "none");
+    av_program(&a, probe_bin);
+    av_add(&a, "ifaces");
+    av_add(&a, "loopback");
+    av_add(&a, "connect");
+    av_add(&a, "127.0.0.1");
+    av_add(&a, "%d", ntohs(sa.sin_port));
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    snprintf(want, sizeof want,
+             "ifaces: lo\nloopback: ok\nconnect 127.0.0.1 %d: ECONNREFUSED\n",
+             ntohs(sa.sin_port));
+    assert_string_equal(r.ro_out, want);
+    run_free(&r);
+    // Nothing reached the listener outside.
+    assert_int_equal(accept(l, NULL, NULL), -1);
+    assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
+    close(l);
+}
+
+static void
+test_syscalls_refused(void **state)
+{
+    av a;
+    run_out r;
+
+    need_sandbox();
+    av_start(&a);
+    av_program(&a, probe_bin);
+    av_add(&a, "syscalls");
+    av_add(&a, "caps");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    assert_string_equal(r.ro_out, "ptrace: EPERM\n"
+                                  "mount: EPERM\n"
+                                  "umount2: EPERM\n"
+                                  "unshare_user: EPERM\n"
+                                  "clone_newuser: EPERM\n"
+                                  "clone3: ENOSYS\n"
+                                  "io_uring_setup: EPERM\n"
+                                  "bpf: EPERM\n"
+                                  "keyctl: EPERM\n"
+                                  "setns: EPERM\n"
+                                  "userfaultfd: EPERM\n"
+                                  "fork: ok\n"
+                                  "CapEff:\t0000000000000000\n"
+                                  "CapBnd:\t0000000000000000\n"
+                                  "NoNewPrivs:\t1\n"
+                                  "Seccomp:\t2\n");
+    run_free(&r);
+}
+
+static void
+status_case(const char *script, int want)
+{
+    av a;
+    run_out r;
+    av_start(&a);
+    av_program(&a, "/bin/sh");
+    av_add(&a, "-c");
+    av_add(&a, "%s", script);
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, want);
+    run_free(&r);
+}
+
+static void
+test_exit_status(void **state)
+{
+    need_sandbox();
+    status_case("exit 0", 0);
+    status_case("exit 7", 7);
+    status_case("exit 200", 200);
+    status_case("kill -KILL $$", 128 + SIGKILL);
+    status_case("kill -TERM $$", 128 + SIGTERM);
+}
+
+static void
+test_env_exact(void **state)
+{
+    av a;
+    run_out r;
+
+    need_sandbox();
+    setenv("CONTAIN_TEST_LEAK", "1", 1);
+    av_start(&a);
+    av_add(&a, "--env");
+    av_add(&a, "A=1");
+    av_add(&a, "--env");
+    av_add(&a, "B=two words");
+    av_add(&a, "--env");
+    av_add(&a, "EMPTY=");
+    av_program(&a, probe_bin);
+    av_add(&a, "env");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    assert_string_equal(r.ro_out, "A=1\nB=two words\nEMPTY=\n");
+    run_free(&r);
+
+    av_start(&a);
+    av_program(&a, probe_bin);
+    av_add(&a, "env");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    assert_string_equal(r.ro_out, "");
+    run_free(&r);
+    unsetenv("CONTAIN_TEST_LEAK");
+}
+
+static void
+test_identity_swapped(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+    char prog[512], other[512], id[64];
+
+    need_sandbox();
+    tree_make(&t);
+    snprintf(prog, sizeof prog, "%s/w/prog", t.t_root);
+    snprintf(other, sizeof other, "%s/w/other", t.t_root);
+    write_file(prog, "#!/bin/sh\necho first\n", 0755);
+    write_file(other, "#!/bin/sh\necho second\n", 0755);
+    id_of(prog, id, sizeof id); // the caller's decision
+    assert_int_equal(rename(other, prog), 0);
+
+    av_start(&a);
+    av_add(&a, "--exec-path");
+    av_add(&a, "%s", prog);
+    av_add(&a, "--exec-id");
+    av_add(&a, "%s", id);
+    av_add(&a, "--");
+    av_add(&a, "prog");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, CONTAIN_CANNOT_RUN);
+    assert_string_equal(r.ro_out, "");
+    assert_non_null(strstr(r.ro_err, "box-contain: refusing to run"));
+    assert_non_null(strstr(r.ro_err, "changed after it was decided"));
+    run_free(&r);
+
+    // The file now at the path runs when its own identity is given (and a
+    // #! script runs by fd).
+    av_start(&a);
+    av_program(&a, prog);
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    assert_string_equal(r.ro_out, "second\n");
+    run_free(&r);
+    tree_rm(&t);
+}
+
+static void
+test_exec_fd_is_what_runs(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+    char prog[512], other[512];
+    int fd, stray;
+
+    need_sandbox();
+    tree_make(&t);
+    snprintf(prog, sizeof prog, "%s/w/prog", t.t_root);
+    snprintf(other, sizeof other, "%s/w/other", t.t_root);
+    write_file(prog, "#!/bin/sh\necho decided\n", 0755);
+    write_file(other, "#!/bin/sh\necho planted\n", 0755);
+    fd = open(prog, O_PATH | O_CLOEXEC);
+    assert_true(fd >= 3);
+    assert_int_equal(rename(other, prog), 0);
+
+    av_start(&a);
+    av_add(&a, "--exec-fd");
+    av_add(&a, "%d", fd);
+    av_add(&a, "--");
+    av_add(&a, "prog");
+    run_as(&r, a.a_v, fd, -1);
+    assert_int_equal(r.ro_status, 0);
+    assert_string_equal(r.ro_out, "decided\n");
+    run_free(&r);
+    close(fd);
+
+    // Every other inherited fd is closed before the program starts.
+    fd = open(probe_bin, O_PATH | O_CLOEXEC);
+    stray = open("/dev/null", O_RDONLY); // inheritable on purpose
+    assert_true(fd >= 3 && stray >= 3);
+    av_start(&a);
+    av_add(&a, "--exec-fd");
+    av_add(&a, "%d", fd);
+    av_add(&a, "--exec-id");
+    av_add(&a, "%s", probe_id);
+    av_add(&a, "--");
+    av_add(&a, "contain_probe");
+    av_add(&a, "fds");
+    av_add(&a, "pid");
+    av_add(&a, "hostname");
+    run_as(&r, a.a_v, fd, -1);
+    assert_int_equal(r.ro_status, 0);
+    assert_string_equal(r.ro_out, "fds: none\npid=2 ppid=1\nhostname=box\n");
+    run_free(&r);
+    close(stray);
+    close(fd);
+    tree_rm(&t);
+}
+
+static void
+test_missing_program(void **state)
+{
+    av a;
+    run_out r;
+
+    need_sandbox();
+    av_start(&a);
+    av_add(&a, "--exec-path");
+    av_add(&a, "/nonexistent/contain/prog");
+    av_add(&a, "--exec-id");
+    av_add(&a, "1:1");
+    av_add(&a, "--");
+    av_add(&a, "prog");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, CONTAIN_NOT_FOUND);
+    assert_non_null(strstr(r.ro_err, "box-contain: /nonexistent/contain/prog"));
+    assert_non_null(strstr(r.ro_err, "No such file"));
+    run_free(&r);
+}
+
+static void
+test_deny_shapes(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+
+    need_sandbox();
+    tree_make(&t);
+    // A deny inside a grant cannot be enforced by Landlock: refused.
+    av_start(&a);
+    av_add(&a, "--read");
+    av_add(&a, "%s/in", t.t_root);
+    av_add(&a, "--deny");
+    av_add(&a, "%s/in/a.txt", t.t_root);
+    av_program(&a, "/bin/cat");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_non_null(strstr(r.ro_err, "cannot carve a hole"));
+    run_free(&r);
+
+    // Not yet existing, still inside the write grant: refused.
+    av_start(&a);
+    av_add(&a, "--write");
+    av_add(&a, "%s/w", t.t_root);
+    av_add(&a, "--deny");
+    av_add(&a, "%s/w/.env", t.t_root);
+    av_program(&a, "/bin/cat");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_non_null(strstr(r.ro_err, "cannot carve a hole"));
+    run_free(&r);
+
+    // Inside a system grant: refused.
+    av_start(&a);
+    av_add(&a, "--deny");
+    av_add(&a, "/usr/bin");
+    av_program(&a, "/bin/cat");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    run_free(&r);
+
+    // A grant inside a deny: refused.
+    av_start(&a);
+    av_add(&a, "--read");
+    av_add(&a, "%s/in", t.t_root);
+    av_add(&a, "--deny");
+    av_add(&a, "%s", t.t_root);
+    av_program(&a, "/bin/cat");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_non_null(strstr(r.ro_err, "lies inside --deny"));
+    run_free(&r);
+
+    // Outside every grant: fine, and unreachable.
+    av_start(&a);
+    av_add(&a, "--read");
+    av_add(&a, "%s/in", t.t_root);
+    av_add(&a, "--deny");
+    av_add(&a, "%s/out", t.t_root);
+    av_program(&a, "/bin/cat");
+    av_add(&a, "%s/in/a.txt", t.t_root);
+    av_add(&a, "%s/out/b.txt", t.t_root);
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 1);
+    assert_string_equal(r.ro_out, "hello\n");
+    run_free(&r);
+
+    // A symlink as a grant is refused (name the target).
+    char link[512], target[512];
+    snprintf(link, sizeof link, "%s/link", t.t_root);
+    snprintf(target, sizeof target, "%s/out", t.t_root);
+    assert_int_equal(symlink(target, link), 0);
+    av_start(&a);
+    av_add(&a, "--read");
+    av_add(&a, "%s", link);
+    av_program(&a, "/bin/cat");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_non_null(strstr(r.ro_err, "symbolic link"));
+    run_free(&r);
+    tree_rm(&t);
+}
+
+/* A signal sent to box-contain reaches the program; its status comes back. */
+static void
+test_signal_forwarded(void **state)
+{
+    av a;
+    int po[2], ws;
+    char buf[64];
+    ssize_t n;
+    pid_t pid;
+
+    need_sandbox();
+    av_start(&a);
+    av_program(&a, probe_bin);
+    av_add(&a, "sleep");
+    assert_int_equal(pipe2(po, O_CLOEXEC), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(po[1], 1);
+        execv(a.a_v[0], a.a_v);
+        _exit(91);
+    }
+    close(po[1]);
+    n = read(po[0], buf, sizeof buf - 1);
+    assert_true(n > 0);
+    buf[n] = '\0';
+    assert_string_equal(buf, "ready\n");
+    assert_int_equal(kill(pid, SIGTERM), 0);
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 128 + SIGTERM);
+    close(po[0]);
+}
+
+/* Not root: box-contain makes its own user namespace first. */
+static void
+test_unprivileged_caller(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+    const int nobody = 65534;
+
+    need_sandbox();
+    if (geteuid() != 0) {
+        print_message("already unprivileged; the other tests cover this\n");
+        skip();
+    }
+    tree_make(&t);
+    assert_int_equal(chmod(t.t_root, 0755), 0);
+    av_start(&a);
+    av_add(&a, "--read");
+    av_add(&a, "%s/in", t.t_root);
+    av_program(&a, probe_bin);
+    av_add(&a, "read");
+    av_add(&a, "%s/in/a.txt", t.t_root);
+    av_add(&a, "read");
+    av_add(&a, "%s/out/b.txt", t.t_root);
+    av_add(&a, "syscalls");
+    av_add(&a, "caps");
+    av_add(&a, "pid");
+    run_as(&r, a.a_v, -1, nobody);
+    if (r.ro_status == CONTAIN_FAIL &&
+        strstr(r.ro_err, "user namespaces") != NULL) {
+        print_message("user namespaces are unavailable to uid %d here; "
+                      "skipping\n",
+                      nobody);
+        run_free(&r);
+        tree_rm(&t);
+        skip();
+    }
+    assert_int_equal(r.ro_status, 0);
+    assert_non_null(strstr(r.ro_out, "/in/a.txt: ok\n"));
+    assert_non_null(strstr(r.ro_out, "/out/b.txt: EACCES\n"));
+    assert_non_null(strstr(r.ro_out, "ptrace: EPERM\n"));
+    assert_non_null(strstr(r.ro_out, "unshare_user: EPERM\n"));
+    assert_non_null(strstr(r.ro_out, "CapEff:\t0000000000000000\n"));
+    assert_non_null(strstr(r.ro_out, "pid=2 ppid=1\n"));
+    run_free(&r);
+
+    // And --probe as that user names user namespaces as needed.
+    char *argv[] = {contain_bin, "--probe", NULL};
+    run_as(&r, argv, -1, nobody);
+    assert_non_null(strstr(r.ro_out, "user-namespace: "));
+    assert_null(strstr(r.ro_out, "user-namespace: unused"));
+    run_free(&r);
+    tree_rm(&t);
+}
+
+/*
+ * A kernel without a feature is imitated by a seccomp filter on the
+ * caller: box-contain must refuse (125) and name the feature, and --probe
+ * must report it missing.
+ */
+static void
+hide_landlock(void)
+{
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    if (ctx == NULL ||
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+                         SYS_landlock_create_ruleset, 0) != 0 ||
+        seccomp_load(ctx) != 0)
+        _exit(92);
+    seccomp_release(ctx);
+}
+
+static void
+hide_netns(void)
+{
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    struct scmp_arg_cmp net =
+        SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWNET, CLONE_NEWNET);
+    if (ctx == NULL ||
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SYS_clone, 1, net) != 0 ||
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SYS_unshare, 1, net) !=
+            0 ||
+        seccomp_load(ctx) != 0)
+        _exit(92);
+    seccomp_release(ctx);
+}
+
+static void
+test_missing_feature_refused(void **state)
+{
+    av a;
+    run_out r;
+    char *probe[] = {contain_bin, "--probe", NULL};
+
+    av_start(&a);
+    av_program(&a, "/bin/true");
+    run_pre(&r, a.a_v, -1, -1, hide_landlock);
+    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_string_equal(r.ro_err,
+                        "box-contain: refusing to run: the kernel has no "
+                        "Landlock support (landlock_create_ruleset: Function "
+                        "not implemented)\n");
+    run_free(&r);
+
+    run_pre(&r, probe, -1, -1, hide_landlock);
+    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_non_null(strstr(r.ro_out, "\nlandlock: missing (the kernel has "
+                                     "no Landlock support"));
+    assert_non_null(strstr(r.ro_out, "\nseccomp: ok"));
+    run_free(&r);
+
+    need_sandbox(); // the rest imitates a missing namespace on a full kernel
+    run_pre(&r, a.a_v, -1, -1, hide_netns);
+    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_non_null(strstr(r.ro_err, "box-contain: refusing to run: the "
+                                     "kernel cannot give this process a new "
+                                     "network namespace"));
+    run_free(&r);
+
+    run_pre(&r, probe, -1, -1, hide_netns);
+    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_non_null(strstr(r.ro_out, "\nnet-namespace: missing ("));
+    assert_non_null(strstr(r.ro_out, "\nlandlock: ok"));
+    run_free(&r);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_probe),
+        cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_help),
+        cmocka_unit_test(test_read_inside_outside),
+        cmocka_unit_test(test_read_file_only),
+        cmocka_unit_test(test_write_inside_outside),
+        cmocka_unit_test(test_network_only_lo),
+        cmocka_unit_test(test_syscalls_refused),
+        cmocka_unit_test(test_exit_status),
+        cmocka_unit_test(test_env_exact),
+        cmocka_unit_test(test_identity_swapped),
+        cmocka_unit_test(test_exec_fd_is_what_runs),
+        cmocka_unit_test(test_missing_program),
+        cmocka_unit_test(test_deny_shapes),
+        cmocka_unit_test(test_signal_forwarded),
+        cmocka_unit_test(test_unprivileged_caller),
+        cmocka_unit_test(test_missing_feature_refused),
+    };
+    return cmocka_run_group_tests(tests, group_setup, NULL);
+}

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The parsed form of shell text: commands, lists, compounds, words, redirections. */
+#ifndef SH_AST_H
+#define SH_AST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "box_buf.h"
+#include "box_err.h"
+
+/*
+ * This header is a data contract between the parser and the expander and
+ * executor that walk the tree. Nodes are plain structs read with a switch
+ * on the kind; they are read-only after parsing and live in the arena the
+ * parser was given (they die with it). Every string is a copy in that
+ * arena, length-delimited and also NUL-terminated (a NUL byte typed in the
+ * input stays inside the length).
+ *
+ * Lines are 1-based source lines of the text given to the parser; inside
+ * backquotes and here-document bodies they still count from the start of
+ * the whole input.
+ *
+ * Stability: new constructs add enum values at the end and new union
+ * members; existing fields keep their meaning.
+ */
+
+typedef struct sh_node sh_node;
+typedef struct sh_word sh_word;
+typedef struct sh_wpart sh_wpart;
+typedef struct sh_redir sh_redir;
+typedef struct sh_assign sh_assign;
+typedef struct sh_case_item sh_case_item;
+
+/* ---- words ---- */
+
+/* ORDER SH_WP: sh_wpart_kind_name() follows this order. */
+typedef enum sh_wpart_kind {
+    SH_WP_LIT,     // u.text: unquoted literal (split/glob apply); inside a
+                   // DQUOTE or a here-document body: quoted literal text
+    SH_WP_SQUOTE,  // u.text: '...' contents, literal
+    SH_WP_ESCAPED, // u.text: the one byte after an unquoted `\`, literal
+    SH_WP_DQUOTE,  // u.dq: "..." contents (NULL for ""), no splitting
+    SH_WP_PARAM,   // u.param: $x ${x} ${x op word} ${#x}
+    SH_WP_CMDSUB,  // u.cmdsub: $( list ) or `list`
+    SH_WP_ARITH,   // u.text: the raw text between $(( and ))
+    SH_WP_TILDE,   // u.text: the prefix after `~` ("" for ~, "+", "-",
+                   // "user"); only first in a word or an assignment value
+    SH_WP_COUNT
+} sh_wpart_kind;
+
+/* ORDER SH_PO: sh_param_op_name() follows this order. */
+typedef enum sh_param_op {
+    SH_PO_NONE,       // $x, ${x}
+    SH_PO_LENGTH,     // ${#x}
+    SH_PO_DEFAULT,    // ${x-w}
+    SH_PO_ASSIGN,     // ${x=w}
+    SH_PO_ERROR,      // ${x?w}
+    SH_PO_ALT,        // ${x+w}
+    SH_PO_CDEFAULT,   // ${x:-w}  (colon: empty counts as unset)
+    SH_PO_CASSIGN,    // ${x:=w}
+    SH_PO_CERROR,     // ${x:?w}
+    SH_PO_CALT,       // ${x:+w}
+    SH_PO_RSUFFIX,    // ${x%w}   remove smallest suffix pattern
+    SH_PO_RLSUFFIX,   // ${x%%w}  remove largest suffix pattern
+    SH_PO_RPREFIX,    // ${x#w}   remove smallest prefix pattern
+    SH_PO_RLPREFIX,   // ${x##w}  remove largest prefix pattern
+    SH_PO_COUNT
+} sh_param_op;
+
+struct sh_wpart {
+    sh_wpart_kind wp_kind;
+    uint32_t wp_line;
+    sh_wpart *wp_next; // next part of the same word (or DQUOTE body)
+    union {
+        struct {
+            const char *s;
+            size_t len;
+        } text;
+        sh_wpart *dq;
+        struct {
+            /* A name ([A-Za-z_][A-Za-z0-9_]*), positional digits ("1",
+             * "10"), or one special character of @ * # ? - $ ! 0. */
+            const char *name;
+            size_t len;
+            sh_param_op op;
+            bool braced;
+            sh_word *arg; // the word after op (never NULL when op takes one;
+                          // may have no parts); NULL for NONE and LENGTH
+        } param;
+        struct {
+            sh_node *body;  // an SH_N_LIST (possibly with no items)
+            bool backquote; // written `...`
+        } cmdsub;
+    } u;
+};
+
+/* A word: the concatenation of its parts; raw is the spelling as typed
+ * (for messages and for the here-document delimiter). */
+struct sh_word {
+    sh_wpart *w_parts; // NULL for a word with no parts (empty heredoc body,
+                       // ${x:-} argument); "" is one empty DQUOTE part
+    const char *w_raw;
+    size_t w_rawlen;
+    uint32_t w_line;
+    sh_word *w_next; // next word of the same list (argv, for list, patterns)
+};
+
+/* ---- redirections ---- */
+
+/* ORDER SH_R: sh_redir_kind_name() follows this order. */
+typedef enum sh_redir_kind {
+    SH_R_IN,        // [n]<word     default fd 0
+    SH_R_OUT,       // [n]>word     default fd 1
+    SH_R_APPEND,    // [n]>>word    default fd 1
+    SH_R_CLOBBER,   // [n]>|word    default fd 1
+    SH_R_RDWR,      // [n]<>word    default fd 0
+    SH_R_DUPIN,     // [n]<&word    default fd 0 (word: digits or "-")
+    SH_R_DUPOUT,    // [n]>&word    default fd 1 (word: digits or "-")
+    SH_R_HEREDOC,   // [n]<<word    default fd 0, body in r_body
+    SH_R_HEREDOC_STRIP, // [n]<<-word leading tabs stripped from the body
+    SH_R_BOTH,      // &>word       stdout and stderr to word (bash)
+    SH_R_BOTH_APPEND, // &>>word    stdout and stderr appended (bash)
+    SH_R_COUNT
+} sh_redir_kind;
+
+struct sh_redir {
+    sh_redir_kind r_kind;
+    int r_fd;         // explicit fd, or -1 for the kind's default
+    uint32_t r_line;
+    sh_word *r_target; // file, fd word, or here-document delimiter word
+    /* Here-documents: the delimiter after quote removal, whether any part
+     * of it was quoted (then the body is one literal LIT part and must not
+     * be expanded), and the body (tabs already stripped for <<-; the final
+     * newline of each line kept; w_parts NULL when empty). */
+    const char *r_delim;
+    bool r_quoted;
+    sh_word *r_body;
+    sh_redir *r_next;
+};
+
+/* ---- commands ---- */
+
+/* NAME=word or NAME+=word in front of a simple command (or alone). */
+struct sh_assign {
+    const char *a_name;
+    size_t a_namelen;
+    bool a_append; // +=
+    sh_word *a_value; // never NULL; no parts for X=
+    uint32_t a_line;
+    sh_assign *a_next;
+};
+
+/* One `pat|pat) list ;;` arm of a case. */
+struct sh_case_item {
+    sh_word *ci_pats;  // at least one
+    sh_node *ci_body;  // an SH_N_LIST, possibly with no items
+    uint32_t ci_line;
+    sh_case_item *ci_next;
+};
+
+/* ORDER SH_N: sh_node_kind_name() follows this order. */
+typedef enum sh_node_kind {
+    SH_N_LIST,     // u.list: items run in order, each n_bg if ended by `&`
+    SH_N_AND,      // u.bin: l && r
+    SH_N_OR,       // u.bin: l || r
+    SH_N_PIPE,     // u.pipe: stages a | b | c (or one stage under `!`)
+    SH_N_SIMPLE,   // u.simple
+    SH_N_GROUP,    // u.body: { list; }
+    SH_N_SUBSHELL, // u.body: ( list )
+    SH_N_IF,       // u.if_: if c; then t; [else e]; fi (elif: e is an IF)
+    SH_N_WHILE,    // u.loop
+    SH_N_UNTIL,    // u.loop
+    SH_N_FOR,      // u.for_
+    SH_N_CASE,     // u.case_
+    SH_N_FUNC,     // u.func: name() compound
+    SH_N_COUNT
+} sh_node_kind;
+
+struct sh_node {
+    sh_node_kind n_kind;
+    uint32_t n_line;    // first token of the construct
+    bool n_bg;          // as a LIST item: ended by `&`
+    sh_redir *n_redirs; // SIMPLE and compounds (GROUP … CASE); in order
+    sh_node *n_next;    // next item of a LIST or stage of a PIPE
+    union {
+        struct {
+            sh_node *items; // linked through n_next; NULL when empty
+        } list;
+        struct {
+            sh_node *l, *r;
+        } bin;
+        struct {
+            sh_node *stages; // linked through n_next; 1..SH_MAX_PIPELINE
+            uint32_t n;
+            bool bang; // ! in front: status is negated
+        } pipe;
+        struct {
+            sh_assign *assigns; // NULL when none
+            sh_word *words;     // argv; NULL for assignments/redirs only
+        } simple;
+        sh_node *body; // GROUP, SUBSHELL: an SH_N_LIST
+        struct {
+            sh_node *cond, *then, *else_; // else_ NULL, a LIST or an IF
+        } if_;
+        struct {
+            sh_node *cond, *body;
+        } loop;
+        struct {
+            const char *var;
+            size_t varlen;
+            bool has_in;     // `for v in …` (else iterate "$@")
+            sh_word *words;  // the list after `in` (may be NULL)
+            sh_node *body;
+        } for_;
+        struct {
+            sh_word *word;
+            sh_case_item *items; // NULL when none
+        } case_;
+        struct {
+            const char *name;
+            size_t namelen;
+            sh_node *body; // a compound node (GROUP…CASE) with its redirs
+        } func;
+    } u;
+};
+
+/* Names for the ORDER tables above (static text, never NULL). */
+const char *sh_node_kind_name(sh_node_kind k);
+const char *sh_wpart_kind_name(sh_wpart_kind k);
+const char *sh_param_op_name(sh_param_op op);
+const char *sh_redir_kind_name(sh_redir_kind k);
+
+/* Dump flags. */
+#define SH_DUMP_LINES 1u // print @line after each node/redir head
+
+/*
+ * Appends an S-expression text of n to out (for tests and debugging):
+ *   (list ITEM…)  (bg X)  (and L R)  (or L R)  (pipe S…)  (not X)
+ *   (cmd (= NAME W) (+= NAME W) W… REDIR…)
+ *   (group LIST REDIR…)  (subshell LIST REDIR…)  (if C T [E])
+ *   (while C B)  (until C B)  (for v [(in W…)] B)
+ *   (case W (item (pats P…) LIST)…)  (func name BODY)
+ * a word is "text" when it is one LIT part, else (word PART…) with
+ * parts "lit" (sq "x") (esc "x") (dq PART…) (param x) (param x :- W)
+ * (len x) (cmdsub LIST) (backq LIST) (arith "raw") (tilde "user");
+ * a redirection is (OP[fd] W), e.g. (> "f") (2>& "1"), and a
+ * here-document (<< "DELIM" BODY) / (<<- …) with q after << when quoted.
+ */
+box_err sh_ast_dump(const sh_node *n, box_buf *out, unsigned flags)
+    BOX_WARN_UNUSED;
+/* The same for one word. */
+box_err sh_ast_dump_word(const sh_word *w, box_buf *out, unsigned flags)
+    BOX_WARN_UNUSED;
+
+#endif

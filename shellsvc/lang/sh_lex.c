@@ -1,0 +1,1038 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shell lexer: operators, words split into parts, here-document bodies. */
+#include "sh_lex.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+
+/* ORDER SH_TK */
+static const char *const sh_tk_names[SH_TK_COUNT] = {
+    "end of file", "newline", "word", "number", ";", ";;", "&", "&&", "|",
+    "||", "(", ")", "<", ">", ">>", ">|", "<>", "<&", ">&", "<<", "<<-",
+    "&>", "&>>", "<<<",
+    "if", "then", "else", "elif", "fi", "do", "done", "case", "esac",
+    "while", "until", "for", "in", "{", "}", "!",
+};
+
+const char *
+sh_tk_name(sh_tk k)
+{
+    if ((unsigned)k >= SH_TK_COUNT)
+        return "?";
+    return sh_tk_names[k];
+}
+
+box_err
+sh_diag_set(sh_diag *d, box_err code, uint32_t line, const char *fmt, ...)
+{
+    if (d->d_code != BOX_OK)
+        return code;
+    d->d_code = code;
+    d->d_line = line;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->d_msg, sizeof(d->d_msg), fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void
+sh_lex_init(sh_lex *lx, const char *src, size_t len, uint32_t line,
+            bool final, box_arena *a, sh_diag *diag, unsigned *depth,
+            sh_sub_fn sub, void *subctx)
+{
+    memset(lx, 0, sizeof(*lx));
+    lx->lx_src = src;
+    lx->lx_len = len;
+    lx->lx_line = line;
+    lx->lx_final = final;
+    lx->lx_arena = a;
+    lx->lx_diag = diag;
+    lx->lx_depth = depth;
+    lx->lx_sub = sub;
+    lx->lx_subctx = subctx;
+}
+
+/* ---- character access ---- */
+
+/* The byte off positions ahead, or -1 at the end (noting that more input
+ * may be needed when the text is not final). */
+static int
+peekc(sh_lex *lx, size_t off)
+{
+    if (lx->lx_pos + off >= lx->lx_len) {
+        if (!lx->lx_final)
+            lx->lx_hit_end = true;
+        return -1;
+    }
+    return (unsigned char)lx->lx_src[lx->lx_pos + off];
+}
+
+static void
+advc(sh_lex *lx)
+{
+    if (lx->lx_pos < lx->lx_len) {
+        if (lx->lx_src[lx->lx_pos] == '\n')
+            lx->lx_line++;
+        lx->lx_pos++;
+    }
+}
+
+static bool
+is_meta(int c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' ||
+           c == '|' || c == '<' || c == '>' || c == '(' || c == ')';
+}
+
+static bool
+is_name_start(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool
+is_name_char(int c)
+{
+    return is_name_start(c) || (c >= '0' && c <= '9');
+}
+
+static bool
+is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static bool
+is_special_param(int c)
+{
+    return c == '@' || c == '*' || c == '#' || c == '?' || c == '-' ||
+           c == '$' || c == '!';
+}
+
+static box_err
+oom(sh_lex *lx)
+{
+    return sh_diag_set(lx->lx_diag, BOX_ENOMEM, lx->lx_line, "out of memory");
+}
+
+static box_err
+enter(sh_lex *lx)
+{
+    if (++*lx->lx_depth > SH_MAX_DEPTH)
+        return sh_diag_set(lx->lx_diag, BOX_ETOOBIG, lx->lx_line,
+                           "maximum recursion depth exceeded");
+    return BOX_OK;
+}
+
+static void
+leave(sh_lex *lx)
+{
+    --*lx->lx_depth;
+}
+
+/* ---- part lists ---- */
+
+typedef struct plist {
+    sh_wpart *head, *tail;
+} plist;
+
+/* Lexing modes of lex_parts: what ends the text and which quotes count. */
+typedef enum lmode {
+    LM_WORD,    // unquoted word: ends at a metacharacter
+    LM_DQ,      // inside "…": ends at `"`
+    LM_ARG,     // ${x op …} outside quotes: ends at `}`
+    LM_ARG_DQ,  // ${x op …} inside "…": ends at `}`, `'` is literal
+    LM_HEREDOC, // unquoted here-document body: ends at the end of text
+} lmode;
+
+static sh_wpart *
+new_part(sh_lex *lx, plist *pl, sh_wpart_kind k, uint32_t line)
+{
+    sh_wpart *p = box_arena_zalloc(lx->lx_arena, sizeof(*p));
+    if (p == NULL)
+        return NULL;
+    p->wp_kind = k;
+    p->wp_line = line;
+    if (pl->tail != NULL)
+        pl->tail->wp_next = p;
+    else
+        pl->head = p;
+    pl->tail = p;
+    return p;
+}
+
+static box_err
+add_text(sh_lex *lx, plist *pl, sh_wpart_kind k, uint32_t line,
+         const char *s, size_t n)
+{
+    char *d = box_arena_strndup(lx->lx_arena, s, n);
+    sh_wpart *p = d ? new_part(lx, pl, k, line) : NULL;
+    if (p == NULL)
+        return oom(lx);
+    p->u.text.s = d;
+    p->u.text.len = n;
+    return BOX_OK;
+}
+
+/* Literal bytes collect in lit and become one LIT part when flushed. */
+static box_err
+flush_lit(sh_lex *lx, plist *pl, box_buf *lit, uint32_t line)
+{
+    if (lit->b_len == 0)
+        return BOX_OK;
+    box_err rv = add_text(lx, pl, SH_WP_LIT, line, lit->b_data, lit->b_len);
+    lit->b_len = 0;
+    return rv;
+}
+
+static box_err
+lit_putc(sh_lex *lx, box_buf *lit, char c)
+{
+    box_err rv = box_buf_putc(lit, c);
+    if (rv == BOX_ETOOBIG)
+        return sh_diag_set(lx->lx_diag, BOX_ETOOBIG, lx->lx_line,
+                           "input too large");
+    if (rv != BOX_OK)
+        return oom(lx);
+    return BOX_OK;
+}
+
+static box_err lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart);
+
+/* `…`: the text up to the closing backquote with \$ \` \\ (and \" inside
+ * double quotes) unescaped, parsed as a command list of its own. */
+static box_err
+lex_backquote(sh_lex *lx, plist *pl, bool in_dq)
+{
+    uint32_t line = lx->lx_line;
+    box_buf txt;
+    box_buf_init(&txt, SH_MAX_INPUT);
+    box_err rv = BOX_OK;
+    advc(lx); // `
+    for (;;) {
+        int c = peekc(lx, 0);
+        if (c < 0) {
+            rv = sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
+                             "unexpected EOF while looking for matching ``'");
+            goto out;
+        }
+        if (c == '`') {
+            advc(lx);
+            break;
+        }
+        if (c == '\\') {
+            int n = peekc(lx, 1);
+            if (n == '$' || n == '`' || n == '\\' || (in_dq && n == '"')) {
+                advc(lx);
+                c = n;
+            }
+        }
+        advc(lx);
+        if ((rv = lit_putc(lx, &txt, (char)c)) != BOX_OK)
+            goto out;
+    }
+    if ((rv = enter(lx)) != BOX_OK)
+        goto out;
+    sh_lex sub;
+    sh_lex_init(&sub, txt.b_data ? txt.b_data : "", txt.b_len, line, true,
+                lx->lx_arena, lx->lx_diag, lx->lx_depth, lx->lx_sub,
+                lx->lx_subctx);
+    sh_node *body = NULL;
+    rv = lx->lx_sub(lx->lx_subctx, &sub, SH_SUB_TEXT, &body);
+    leave(lx);
+    if (rv != BOX_OK)
+        goto out;
+    sh_wpart *p = new_part(lx, pl, SH_WP_CMDSUB, line);
+    if (p == NULL) {
+        rv = oom(lx);
+        goto out;
+    }
+    p->u.cmdsub.body = body;
+    p->u.cmdsub.backquote = true;
+out:
+    box_buf_reset(&txt);
+    return rv;
+}
+
+/* After `$((`: arithmetic up to the matching `))`. Returns BOX_OK with
+ * *is_arith false (position restored) when the parentheses close as
+ * `) …)`, i.e. the text is a command substitution of a subshell. */
+static box_err
+lex_arith(sh_lex *lx, plist *pl, uint32_t line, bool *is_arith)
+{
+    size_t save_pos = lx->lx_pos;
+    uint32_t save_line = lx->lx_line;
+    unsigned depth = 0;
+    *is_arith = false;
+    for (;;) {
+        int c = peekc(lx, 0);
+        if (c < 0)
+            return sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
+                               "unexpected EOF while looking for matching "
+                               "`)'");
+        if (c == '(') {
+            depth++;
+        } else if (c == ')') {
+            if (depth == 0) {
+                if (peekc(lx, 1) != ')') {
+                    lx->lx_pos = save_pos;
+                    lx->lx_line = save_line;
+                    return BOX_OK;
+                }
+                size_t end = lx->lx_pos;
+                advc(lx);
+                advc(lx);
+                *is_arith = true;
+                return add_text(lx, pl, SH_WP_ARITH, line,
+                                lx->lx_src + save_pos, end - save_pos);
+            }
+            depth--;
+        }
+        advc(lx);
+    }
+}
+
+static box_err
+bad_subst(sh_lex *lx, size_t start, uint32_t line)
+{
+    size_t e = lx->lx_pos;
+    while (e < lx->lx_len && lx->lx_src[e] != '}' && lx->lx_src[e] != '\n')
+        e++;
+    if (e == lx->lx_len && !lx->lx_final)
+        lx->lx_hit_end = true; // the quoted text may still grow
+    if (e < lx->lx_len && lx->lx_src[e] == '}')
+        e++;
+    int n = (int)(e - start > 100 ? 100 : e - start);
+    return sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
+                       "%.*s: bad substitution", n, lx->lx_src + start);
+}
+
+/* A parameter name at the current position: name, digits (braced) or one
+ * digit (unbraced), or a special character. *n is 0 when there is none. */
+static void
+scan_name(sh_lex *lx, bool braced, size_t *n)
+{
+    int c = peekc(lx, 0);
+    size_t i = 0;
+    if (c >= 0 && is_name_start(c)) {
+        while ((c = peekc(lx, i)) >= 0 && is_name_char(c))
+            i++;
+    } else if (c >= 0 && is_digit(c)) {
+        i = 1;
+        if (braced)
+            while ((c = peekc(lx, i)) >= 0 && is_digit(c))
+                i++;
+    } else if (c >= 0 && is_special_param(c)) {
+        i = 1;
+    }
+    *n = i;
+}
+
+/* ${…} after the `${`: name, optional operator and argument word. */
+static box_err
+lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
+{
+    sh_param_op op = SH_PO_NONE;
+    box_err rv;
+    int c = peekc(lx, 0);
+    if (c == '#') {
+        int c1 = peekc(lx, 1);
+        if (c1 >= 0 && c1 != '}' &&
+            (is_name_char(c1) || is_special_param(c1))) {
+            op = SH_PO_LENGTH;
+            advc(lx);
+        }
+    }
+    size_t n;
+    scan_name(lx, true, &n);
+    if (n == 0) {
+        if (peekc(lx, 0) < 0)
+            goto eof;
+        return bad_subst(lx, start, line);
+    }
+    const char *name = lx->lx_src + lx->lx_pos;
+    for (size_t i = 0; i < n; i++)
+        advc(lx);
+    c = peekc(lx, 0);
+    if (c < 0)
+        goto eof;
+    if (op == SH_PO_LENGTH) {
+        if (c != '}')
+            return bad_subst(lx, start, line);
+    } else if (c == ':') {
+        switch (peekc(lx, 1)) {
+        case '-': op = SH_PO_CDEFAULT; break;
+        case '=': op = SH_PO_CASSIGN; break;
+        case '?': op = SH_PO_CERROR; break;
+        case '+': op = SH_PO_CALT; break;
+        default: return bad_subst(lx, start, line);
+        }
+        advc(lx);
+        advc(lx);
+    } else if (c != '}') {
+        switch (c) {
+        case '-': op = SH_PO_DEFAULT; break;
+        case '=': op = SH_PO_ASSIGN; break;
+        case '?': op = SH_PO_ERROR; break;
+        case '+': op = SH_PO_ALT; break;
+        case '%':
+            op = peekc(lx, 1) == '%' ? SH_PO_RLSUFFIX : SH_PO_RSUFFIX;
+            break;
+        case '#':
+            op = peekc(lx, 1) == '#' ? SH_PO_RLPREFIX : SH_PO_RPREFIX;
+            break;
+        default: return bad_subst(lx, start, line);
+        }
+        advc(lx);
+        if (op == SH_PO_RLSUFFIX || op == SH_PO_RLPREFIX)
+            advc(lx);
+    }
+    sh_word *arg = NULL;
+    if (op != SH_PO_NONE && op != SH_PO_LENGTH) {
+        arg = box_arena_zalloc(lx->lx_arena, sizeof(*arg));
+        if (arg == NULL)
+            return oom(lx);
+        size_t astart = lx->lx_pos;
+        arg->w_line = lx->lx_line;
+        plist apl = {NULL, NULL};
+        if ((rv = enter(lx)) != BOX_OK)
+            return rv;
+        rv = lex_parts(lx, in_dq ? LM_ARG_DQ : LM_ARG, &apl, astart);
+        leave(lx);
+        if (rv != BOX_OK)
+            return rv;
+        arg->w_parts = apl.head;
+        arg->w_rawlen = lx->lx_pos - astart;
+        arg->w_raw = box_arena_strndup(lx->lx_arena, lx->lx_src + astart,
+                                      arg->w_rawlen);
+        if (arg->w_raw == NULL)
+            return oom(lx);
+        if (peekc(lx, 0) != '}')
+            goto eof;
+    }
+    advc(lx); // }
+    char *nm = box_arena_strndup(lx->lx_arena, name, n);
+    sh_wpart *p = nm ? new_part(lx, pl, SH_WP_PARAM, line) : NULL;
+    if (p == NULL)
+        return oom(lx);
+    p->u.param.name = nm;
+    p->u.param.len = n;
+    p->u.param.op = op;
+    p->u.param.braced = true;
+    p->u.param.arg = arg;
+    return BOX_OK;
+eof:
+    return sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
+                       "unexpected EOF while looking for matching `}'");
+}
+
+/* At `$`: a parameter, command substitution or arithmetic, else a plain
+ * `$` (appended to lit). */
+static box_err
+lex_dollar(sh_lex *lx, plist *pl, box_buf *lit, uint32_t *litline,
+           bool in_dq)
+{
+    uint32_t line = lx->lx_line;
+    size_t start = lx->lx_pos;
+    int c = peekc(lx, 1);
+    box_err rv;
+    if (c == '(' || c == '{' ||
+        (c >= 0 && (is_name_start(c) || is_digit(c) || is_special_param(c)))) {
+        if ((rv = flush_lit(lx, pl, lit, *litline)) != BOX_OK)
+            return rv;
+    } else {
+        advc(lx);
+        if (lit->b_len == 0)
+            *litline = line;
+        return lit_putc(lx, lit, '$');
+    }
+    advc(lx); // $
+    if (c == '(') {
+        advc(lx); // (
+        if (peekc(lx, 0) == '(') {
+            bool is_arith;
+            advc(lx);
+            if ((rv = lex_arith(lx, pl, line, &is_arith)) != BOX_OK ||
+                is_arith)
+                return rv;
+            // `$( (…) …)`: back to just after `$(`.
+            lx->lx_pos = start + 2;
+        }
+        if ((rv = enter(lx)) != BOX_OK)
+            return rv;
+        sh_node *body = NULL;
+        lx->lx_level++;
+        rv = lx->lx_sub(lx->lx_subctx, lx, SH_SUB_PAREN, &body);
+        lx->lx_level--;
+        leave(lx);
+        // Bodies still pending from inside now wait for our newline.
+        for (sh_pending_hd *ph = lx->lx_hd_head; ph; ph = ph->ph_next)
+            if (ph->ph_level > lx->lx_level)
+                ph->ph_level = lx->lx_level;
+        if (rv != BOX_OK)
+            return rv;
+        sh_wpart *p = new_part(lx, pl, SH_WP_CMDSUB, line);
+        if (p == NULL)
+            return oom(lx);
+        p->u.cmdsub.body = body;
+        return BOX_OK;
+    }
+    if (c == '{') {
+        advc(lx);
+        if ((rv = enter(lx)) != BOX_OK)
+            return rv;
+        rv = lex_braced(lx, pl, start, line, in_dq);
+        leave(lx);
+        return rv;
+    }
+    size_t n;
+    scan_name(lx, false, &n);
+    char *nm = box_arena_strndup(lx->lx_arena, lx->lx_src + lx->lx_pos, n);
+    sh_wpart *p = nm ? new_part(lx, pl, SH_WP_PARAM, line) : NULL;
+    if (p == NULL)
+        return oom(lx);
+    for (size_t i = 0; i < n; i++)
+        advc(lx);
+    p->u.param.name = nm;
+    p->u.param.len = n;
+    return BOX_OK;
+}
+
+/* `~prefix` at the start of a word (the prefix is plain characters up to
+ * `/` or the end of the word); false when it is not a tilde prefix. */
+static bool
+scan_tilde(sh_lex *lx, lmode mode, size_t *n)
+{
+    size_t i = 1;
+    for (;;) {
+        int c = peekc(lx, i);
+        if (c < 0 || c == '/' || (mode == LM_WORD && is_meta(c)) ||
+            (mode == LM_ARG && c == '}'))
+            break;
+        if (c == '\'' || c == '"' || c == '\\' || c == '$' || c == '`' ||
+            c == '}' || c == '{')
+            return false;
+        i++;
+    }
+    *n = i - 1;
+    return true;
+}
+
+/*
+ * The parts of a word-like text, up to what ends the mode (not consumed).
+ * wstart is where the word began (for the tilde rule).
+ */
+static box_err
+lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart)
+{
+    box_buf lit;
+    box_buf_init(&lit, SH_MAX_INPUT);
+    uint32_t litline = lx->lx_line;
+    box_err rv = BOX_OK;
+    bool dq_like = mode == LM_DQ || mode == LM_HEREDOC;
+    for (;;) {
+        int c = peekc(lx, 0);
+        if (c < 0)
+            break;
+        if (mode == LM_WORD && is_meta(c))
+            break;
+        if ((mode == LM_ARG || mode == LM_ARG_DQ) && c == '}')
+            break;
+        if (mode == LM_DQ && c == '"')
+            break;
+        if (c == '\\') {
+            int n = peekc(lx, 1);
+            if (n == '\n') { // line continuation
+                advc(lx);
+                advc(lx);
+                continue;
+            }
+            if (n < 0) {
+                if (!lx->lx_final)
+                    break;
+                advc(lx);
+                if (lit.b_len == 0)
+                    litline = lx->lx_line;
+                if ((rv = lit_putc(lx, &lit, '\\')) != BOX_OK)
+                    goto out;
+                continue;
+            }
+            if (dq_like || mode == LM_ARG_DQ) {
+                bool esc = n == '$' || n == '`' || n == '\\' ||
+                           (mode == LM_DQ && n == '"') ||
+                           (mode == LM_ARG_DQ && (n == '"' || n == '}'));
+                if (lit.b_len == 0)
+                    litline = lx->lx_line;
+                advc(lx);
+                if (esc) {
+                    advc(lx);
+                    rv = lit_putc(lx, &lit, (char)n);
+                } else {
+                    rv = lit_putc(lx, &lit, '\\');
+                }
+                if (rv != BOX_OK)
+                    goto out;
+                continue;
+            }
+            if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
+                goto out;
+            uint32_t line = lx->lx_line;
+            advc(lx);
+            size_t at = lx->lx_pos;
+            advc(lx);
+            if ((rv = add_text(lx, pl, SH_WP_ESCAPED, line, lx->lx_src + at,
+                               1)) != BOX_OK)
+                goto out;
+            continue;
+        }
+        if (c == '\'' && (mode == LM_WORD || mode == LM_ARG)) {
+            if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
+                goto out;
+            uint32_t line = lx->lx_line;
+            advc(lx);
+            size_t s = lx->lx_pos;
+            for (;;) {
+                int q = peekc(lx, 0);
+                if (q < 0) {
+                    rv = sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
+                                     "unterminated quoted string");
+                    goto out;
+                }
+                if (q == '\'')
+                    break;
+                advc(lx);
+            }
+            size_t e = lx->lx_pos;
+            advc(lx);
+            if ((rv = add_text(lx, pl, SH_WP_SQUOTE, line, lx->lx_src + s,
+                               e - s)) != BOX_OK)
+                goto out;
+            continue;
+        }
+        if (c == '"' && mode != LM_DQ && mode != LM_HEREDOC) {
+            if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
+                goto out;
+            uint32_t line = lx->lx_line;
+            advc(lx);
+            plist dpl = {NULL, NULL};
+            if ((rv = enter(lx)) != BOX_OK)
+                goto out;
+            rv = lex_parts(lx, LM_DQ, &dpl, lx->lx_pos);
+            leave(lx);
+            if (rv != BOX_OK)
+                goto out;
+            if (peekc(lx, 0) != '"') {
+                rv = sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
+                                 "unterminated quoted string");
+                goto out;
+            }
+            advc(lx);
+            sh_wpart *p = new_part(lx, pl, SH_WP_DQUOTE, line);
+            if (p == NULL) {
+                rv = oom(lx);
+                goto out;
+            }
+            p->u.dq = dpl.head;
+            continue;
+        }
+        if (c == '$') {
+            rv = lex_dollar(lx, pl, &lit, &litline,
+                            mode == LM_DQ || mode == LM_ARG_DQ || dq_like);
+            if (rv != BOX_OK)
+                goto out;
+            continue;
+        }
+        if (c == '`') {
+            if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
+                goto out;
+            if ((rv = lex_backquote(lx, pl, mode == LM_DQ ||
+                                                mode == LM_ARG_DQ)) != BOX_OK)
+                goto out;
+            continue;
+        }
+        if (c == '~' && (mode == LM_WORD || mode == LM_ARG) &&
+            lx->lx_pos == wstart) {
+            size_t n;
+            if (scan_tilde(lx, mode, &n)) {
+                uint32_t line = lx->lx_line;
+                if ((rv = add_text(lx, pl, SH_WP_TILDE, line,
+                                   lx->lx_src + lx->lx_pos + 1, n)) != BOX_OK)
+                    goto out;
+                for (size_t i = 0; i <= n; i++)
+                    advc(lx);
+                continue;
+            }
+        }
+        if (lit.b_len == 0)
+            litline = lx->lx_line;
+        advc(lx);
+        if ((rv = lit_putc(lx, &lit, (char)c)) != BOX_OK)
+            goto out;
+    }
+    rv = flush_lit(lx, pl, &lit, litline);
+out:
+    box_buf_reset(&lit);
+    return rv;
+}
+
+/* ---- here-documents ---- */
+
+/* The delimiter after quote removal, and whether any of it was quoted. */
+static box_err
+heredoc_delim(sh_lex *lx, sh_redir *r)
+{
+    const sh_word *w = r->r_target;
+    char *d = box_arena_alloc(lx->lx_arena, w->w_rawlen + 1);
+    if (d == NULL)
+        return oom(lx);
+    size_t n = 0;
+    bool quoted = false;
+    char q = 0;
+    for (size_t i = 0; i < w->w_rawlen; i++) {
+        char c = w->w_raw[i];
+        if (q == '\'') {
+            if (c == '\'')
+                q = 0;
+            else
+                d[n++] = c;
+        } else if (c == '\\' && i + 1 < w->w_rawlen &&
+                   (q == 0 || strchr("$`\"\\", w->w_raw[i + 1]) != NULL)) {
+            quoted = true;
+            d[n++] = w->w_raw[++i];
+        } else if (q == '"') {
+            if (c == '"')
+                q = 0;
+            else
+                d[n++] = c;
+        } else if (c == '\'' || c == '"') {
+            quoted = true;
+            q = c;
+        } else {
+            d[n++] = c;
+        }
+    }
+    d[n] = '\0';
+    r->r_delim = d;
+    r->r_quoted = quoted;
+    return BOX_OK;
+}
+
+box_err
+sh_lex_push_heredoc(sh_lex *lx, sh_redir *r)
+{
+    box_err rv = heredoc_delim(lx, r);
+    if (rv != BOX_OK)
+        return rv;
+    sh_pending_hd *ph = box_arena_zalloc(lx->lx_arena, sizeof(*ph));
+    if (ph == NULL)
+        return oom(lx);
+    ph->ph_redir = r;
+    ph->ph_level = lx->lx_level;
+    if (lx->lx_hd_tail != NULL)
+        lx->lx_hd_tail->ph_next = ph;
+    else
+        lx->lx_hd_head = ph;
+    lx->lx_hd_tail = ph;
+    return BOX_OK;
+}
+
+static box_err
+heredoc_eof(sh_lex *lx, const sh_redir *r)
+{
+    if (!lx->lx_final)
+        lx->lx_hit_end = true;
+    return sh_diag_set(lx->lx_diag, BOX_EPARSE, r->r_line,
+                       "here-document delimited by end-of-file (wanted `%s')",
+                       r->r_delim);
+}
+
+/* Reads the body of r from the current position (a line start). */
+static box_err
+read_heredoc(sh_lex *lx, sh_redir *r)
+{
+    bool strip = r->r_kind == SH_R_HEREDOC_STRIP;
+    size_t dlen = strlen(r->r_delim);
+    uint32_t line0 = lx->lx_line;
+    box_buf body;
+    box_buf_init(&body, SH_MAX_INPUT);
+    box_err rv = BOX_OK;
+    for (;;) {
+        if (lx->lx_pos >= lx->lx_len) {
+            rv = heredoc_eof(lx, r);
+            goto out;
+        }
+        while (strip && lx->lx_pos < lx->lx_len &&
+               lx->lx_src[lx->lx_pos] == '\t')
+            lx->lx_pos++;
+        const char *s = lx->lx_src + lx->lx_pos;
+        const char *nl = memchr(s, '\n', lx->lx_len - lx->lx_pos);
+        size_t n = nl ? (size_t)(nl - s) : lx->lx_len - lx->lx_pos;
+        if (n == dlen && memcmp(s, r->r_delim, n) == 0) {
+            if (nl == NULL && !lx->lx_final) {
+                rv = heredoc_eof(lx, r);
+                goto out;
+            }
+            lx->lx_pos += n;
+            advc(lx); // the newline, if any
+            break;
+        }
+        if (box_buf_append(&body, s, nl ? n + 1 : n) != BOX_OK) {
+            rv = sh_diag_set(lx->lx_diag, BOX_ETOOBIG, lx->lx_line,
+                             "input too large");
+            goto out;
+        }
+        lx->lx_pos += n;
+        if (nl == NULL) {
+            rv = heredoc_eof(lx, r);
+            goto out;
+        }
+        advc(lx);
+    }
+    sh_word *w = box_arena_zalloc(lx->lx_arena, sizeof(*w));
+    const char *txt = body.b_data ? body.b_data : "";
+    if (w == NULL || (w->w_raw = box_arena_strndup(lx->lx_arena, txt,
+                                                  body.b_len)) == NULL) {
+        rv = oom(lx);
+        goto out;
+    }
+    w->w_rawlen = body.b_len;
+    w->w_line = line0;
+    plist pl = {NULL, NULL};
+    if (r->r_quoted) {
+        if (body.b_len > 0)
+            rv = add_text(lx, &pl, SH_WP_LIT, line0, txt, body.b_len);
+    } else {
+        sh_lex sub;
+        sh_lex_init(&sub, w->w_raw, w->w_rawlen, line0, true, lx->lx_arena,
+                    lx->lx_diag, lx->lx_depth, lx->lx_sub, lx->lx_subctx);
+        rv = lex_parts(&sub, LM_HEREDOC, &pl, 0);
+    }
+    w->w_parts = pl.head;
+    r->r_body = w;
+out:
+    box_buf_reset(&body);
+    return rv;
+}
+
+/* At a newline: the bodies queued at this level or deeper, in order. */
+static box_err
+read_heredocs(sh_lex *lx)
+{
+    sh_pending_hd **pp = &lx->lx_hd_head, *last = NULL;
+    while (*pp != NULL) {
+        sh_pending_hd *ph = *pp;
+        if (ph->ph_level < lx->lx_level) {
+            last = ph;
+            pp = &ph->ph_next;
+            continue;
+        }
+        box_err rv = read_heredoc(lx, ph->ph_redir);
+        if (rv != BOX_OK)
+            return rv;
+        *pp = ph->ph_next;
+    }
+    lx->lx_hd_tail = last;
+    return BOX_OK;
+}
+
+/* ---- tokens ---- */
+
+static const struct {
+    const char *kw;
+    sh_tk tk;
+} sh_keywords[] = {
+    {"if", SH_TK_IF},       {"then", SH_TK_THEN},   {"else", SH_TK_ELSE},
+    {"elif", SH_TK_ELIF},   {"fi", SH_TK_FI},       {"do", SH_TK_DO},
+    {"done", SH_TK_DONE},   {"case", SH_TK_CASE},   {"esac", SH_TK_ESAC},
+    {"while", SH_TK_WHILE}, {"until", SH_TK_UNTIL}, {"for", SH_TK_FOR},
+    {"in", SH_TK_IN},       {"{", SH_TK_LBRACE},    {"}", SH_TK_RBRACE},
+    {"!", SH_TK_BANG},
+};
+
+sh_tk
+sh_lex_keyword(const sh_token *tok)
+{
+    if (tok->t_kind != SH_TK_WORD)
+        return tok->t_kind;
+    const sh_wpart *p = tok->t_word->w_parts;
+    if (p == NULL || p->wp_next != NULL || p->wp_kind != SH_WP_LIT)
+        return SH_TK_WORD;
+    for (size_t i = 0; i < sizeof(sh_keywords) / sizeof(sh_keywords[0]);
+         i++)
+        if (strlen(sh_keywords[i].kw) == p->u.text.len &&
+            memcmp(sh_keywords[i].kw, p->u.text.s, p->u.text.len) == 0)
+            return sh_keywords[i].tk;
+    return SH_TK_WORD;
+}
+
+/* An operator starting at the current character; SH_TK_WORD if none. */
+static sh_tk
+lex_operator(sh_lex *lx)
+{
+    int c = peekc(lx, 0), c1, c2;
+    sh_tk k = SH_TK_WORD;
+    size_t n = 1;
+    switch (c) {
+    case ';':
+        if (peekc(lx, 1) == ';') {
+            k = SH_TK_DSEMI;
+            n = 2;
+        } else {
+            k = SH_TK_SEMI;
+        }
+        break;
+    case '&':
+        c1 = peekc(lx, 1);
+        if (c1 == '&') {
+            k = SH_TK_AND;
+            n = 2;
+        } else if (c1 == '>') {
+            if (peekc(lx, 2) == '>') {
+                k = SH_TK_ANDDGREAT;
+                n = 3;
+            } else {
+                k = SH_TK_ANDGREAT;
+                n = 2;
+            }
+        } else {
+            k = SH_TK_AMP;
+        }
+        break;
+    case '|':
+        if (peekc(lx, 1) == '|') {
+            k = SH_TK_OR;
+            n = 2;
+        } else {
+            k = SH_TK_PIPE;
+        }
+        break;
+    case '(': k = SH_TK_LPAREN; break;
+    case ')': k = SH_TK_RPAREN; break;
+    case '<':
+        c1 = peekc(lx, 1);
+        if (c1 == '<') {
+            c2 = peekc(lx, 2);
+            if (c2 == '<') {
+                k = SH_TK_TLESS;
+                n = 3;
+            } else if (c2 == '-') {
+                k = SH_TK_DLESSDASH;
+                n = 3;
+            } else {
+                k = SH_TK_DLESS;
+                n = 2;
+            }
+        } else if (c1 == '&') {
+            k = SH_TK_LESSAND;
+            n = 2;
+        } else if (c1 == '>') {
+            k = SH_TK_LESSGREAT;
+            n = 2;
+        } else {
+            k = SH_TK_LESS;
+        }
+        break;
+    case '>':
+        c1 = peekc(lx, 1);
+        if (c1 == '>') {
+            k = SH_TK_DGREAT;
+            n = 2;
+        } else if (c1 == '&') {
+            k = SH_TK_GREATAND;
+            n = 2;
+        } else if (c1 == '|') {
+            k = SH_TK_CLOBBER;
+            n = 2;
+        } else {
+            k = SH_TK_GREAT;
+        }
+        break;
+    default: return SH_TK_WORD;
+    }
+    for (size_t i = 0; i < n; i++)
+        advc(lx);
+    return k;
+}
+
+box_err
+sh_lex_next(sh_lex *lx, sh_token *tok)
+{
+    box_err rv;
+    memset(tok, 0, sizeof(*tok));
+    for (;;) {
+        int c = peekc(lx, 0);
+        if (c == ' ' || c == '\t') {
+            advc(lx);
+        } else if (c == '\\' && peekc(lx, 1) == '\n') {
+            advc(lx);
+            advc(lx);
+        } else if (c == '#') {
+            while ((c = peekc(lx, 0)) >= 0 && c != '\n')
+                advc(lx);
+        } else {
+            break;
+        }
+    }
+    tok->t_line = lx->lx_line;
+    tok->t_start = lx->lx_pos;
+    int c = peekc(lx, 0);
+    if (c < 0) {
+        tok->t_kind = SH_TK_EOF;
+        tok->t_end = lx->lx_pos;
+        if (lx->lx_hd_head != NULL)
+            return heredoc_eof(lx, lx->lx_hd_head->ph_redir);
+        return BOX_OK;
+    }
+    if (c == '\n') {
+        advc(lx);
+        tok->t_kind = SH_TK_NEWLINE;
+        tok->t_end = lx->lx_pos;
+        return read_heredocs(lx);
+    }
+    sh_tk k = lex_operator(lx);
+    if (k != SH_TK_WORD) {
+        tok->t_kind = k;
+        tok->t_end = lx->lx_pos;
+        return BOX_OK;
+    }
+    plist pl = {NULL, NULL};
+    size_t start = lx->lx_pos;
+    if ((rv = lex_parts(lx, LM_WORD, &pl, start)) != BOX_OK)
+        return rv;
+    tok->t_end = lx->lx_pos;
+    if (lx->lx_pos == start) {
+        // Only a `\` at the end of text that is not final: wait for more.
+        tok->t_kind = SH_TK_EOF;
+        lx->lx_hit_end = true;
+        return BOX_OK;
+    }
+    size_t rawlen = lx->lx_pos - start;
+    const char *raw = lx->lx_src + start;
+    c = peekc(lx, 0);
+    if ((c == '<' || c == '>') && rawlen > 0 && rawlen <= 9) {
+        size_t i = 0;
+        int fd = 0;
+        while (i < rawlen && is_digit((unsigned char)raw[i]))
+            fd = fd * 10 + (raw[i++] - '0');
+        if (i == rawlen) {
+            tok->t_kind = SH_TK_IO_NUMBER;
+            tok->t_fd = fd;
+            return BOX_OK;
+        }
+    }
+    sh_word *w = box_arena_zalloc(lx->lx_arena, sizeof(*w));
+    if (w == NULL || (w->w_raw = box_arena_strndup(lx->lx_arena, raw,
+                                                  rawlen)) == NULL)
+        return oom(lx);
+    w->w_rawlen = rawlen;
+    w->w_parts = pl.head;
+    w->w_line = tok->t_line;
+    tok->t_kind = SH_TK_WORD;
+    tok->t_word = w;
+    return BOX_OK;
+}

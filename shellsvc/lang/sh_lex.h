@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Tokens of shell text; words are lexed into parts (quotes, expansions). */
+#ifndef SH_LEX_H
+#define SH_LEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "box_err.h"
+#include "box_arena.h"
+#include "sh_ast.h"
+
+/* Limits (box-spec §3.1). */
+#define SH_MAX_INPUT (256u * 1024u) // bytes of command text
+#define SH_MAX_DEPTH 64u            // nesting of compounds/substitutions
+#define SH_MAX_PIPELINE 16u         // stages of one pipeline
+#define SH_MAX_MSG 256u             // bytes of one diagnostic
+
+/*
+ * ORDER SH_TK: sh_tk_names in sh_lex.c follows this order.
+ * The lexer only produces SH_TK_EOF … SH_TK_TLESS; reserved words come
+ * back as SH_TK_WORD and the parser turns them into SH_TK_IF … SH_TK_BANG
+ * where a command may start (sh_lex_keyword).
+ */
+typedef enum sh_tk {
+    SH_TK_EOF,
+    SH_TK_NEWLINE,
+    SH_TK_WORD,
+    SH_TK_IO_NUMBER, // digits directly before < or >
+    SH_TK_SEMI,      // ;
+    SH_TK_DSEMI,     // ;;
+    SH_TK_AMP,       // &
+    SH_TK_AND,       // &&
+    SH_TK_PIPE,      // |
+    SH_TK_OR,        // ||
+    SH_TK_LPAREN,    // (
+    SH_TK_RPAREN,    // )
+    SH_TK_LESS,      // <
+    SH_TK_GREAT,     // >
+    SH_TK_DGREAT,    // >>
+    SH_TK_CLOBBER,   // >|
+    SH_TK_LESSGREAT, // <>
+    SH_TK_LESSAND,   // <&
+    SH_TK_GREATAND,  // >&
+    SH_TK_DLESS,     // <<
+    SH_TK_DLESSDASH, // <<-
+    SH_TK_ANDGREAT,  // &>
+    SH_TK_ANDDGREAT, // &>>
+    SH_TK_TLESS,     // <<< (lexed only to be refused)
+    /* reserved words (command position only) */
+    SH_TK_IF,
+    SH_TK_THEN,
+    SH_TK_ELSE,
+    SH_TK_ELIF,
+    SH_TK_FI,
+    SH_TK_DO,
+    SH_TK_DONE,
+    SH_TK_CASE,
+    SH_TK_ESAC,
+    SH_TK_WHILE,
+    SH_TK_UNTIL,
+    SH_TK_FOR,
+    SH_TK_IN,
+    SH_TK_LBRACE, // {
+    SH_TK_RBRACE, // }
+    SH_TK_BANG,   // !
+    SH_TK_COUNT
+} sh_tk;
+
+typedef struct sh_token {
+    sh_tk t_kind;
+    uint32_t t_line;
+    int t_fd;          // SH_TK_IO_NUMBER: the number
+    sh_word *t_word;   // SH_TK_WORD (and keywords): the word
+    size_t t_start;    // byte offsets in the lexer's text
+    size_t t_end;
+} sh_token;
+
+/* The first error wins; d_line is where it was found (1-based). */
+typedef struct sh_diag {
+    box_err d_code; // BOX_OK, BOX_EPARSE, BOX_ETOOBIG, BOX_ENOMEM
+    uint32_t d_line;
+    char d_msg[SH_MAX_MSG];
+} sh_diag;
+
+typedef struct sh_lex sh_lex;
+
+/* How a nested command list is delimited for the parser callback. */
+typedef enum sh_sub_kind {
+    SH_SUB_PAREN, // $( … ): parse up to the matching `)` token
+    SH_SUB_TEXT,  // `…`: parse the whole (sub-)lexer text
+} sh_sub_kind;
+
+/* Parses a nested command list from lx (the parser's callback); on
+ * BOX_OK *out is an SH_N_LIST and, for SH_SUB_PAREN, lx stands right
+ * after the closing `)`. */
+typedef box_err (*sh_sub_fn)(void *ctx, sh_lex *lx, sh_sub_kind kind,
+                             sh_node **out);
+
+/* A here-document waiting for its body (read after the next newline). */
+typedef struct sh_pending_hd {
+    sh_redir *ph_redir;
+    unsigned ph_level; // $( … ) nesting where it was written
+    struct sh_pending_hd *ph_next;
+} sh_pending_hd;
+
+/*
+ * The lexer. Fields are private to sh_lex.c and sh_parse.c; the struct is
+ * in the header only so the parser can keep lexers on its stack (one per
+ * nested backquote or here-document body).
+ */
+struct sh_lex {
+    const char *lx_src;
+    size_t lx_len;
+    size_t lx_pos;
+    uint32_t lx_line;
+    bool lx_final;   // lx_len is the true end of input
+    bool lx_hit_end; // looked past lx_len while !lx_final (need more)
+    box_arena *lx_arena;
+    sh_diag *lx_diag;
+    unsigned *lx_depth; // shared nesting counter (parser's)
+    sh_sub_fn lx_sub;
+    void *lx_subctx;
+    sh_pending_hd *lx_hd_head, *lx_hd_tail; // in order of appearance
+    unsigned lx_level; // current $( … ) nesting on this lexer
+};
+
+/* Sets up lx over src[0..len) starting at line; the caller owns src and
+ * keeps it alive (words are copied into a). */
+void sh_lex_init(sh_lex *lx, const char *src, size_t len, uint32_t line,
+                 bool final, box_arena *a, sh_diag *diag, unsigned *depth,
+                 sh_sub_fn sub, void *subctx);
+/* Lexes the next token into *tok. On an error the message is in the
+ * diag (BOX_EPARSE / BOX_ENOMEM / BOX_ETOOBIG). */
+box_err sh_lex_next(sh_lex *lx, sh_token *tok) BOX_WARN_UNUSED;
+/* Queues a here-document redirection whose body follows the next
+ * newline token at this $( … ) level or an outer one (like bash and
+ * dash, a body is read after the logical line, not inside a $( … ) that
+ * spans lines). */
+box_err sh_lex_push_heredoc(sh_lex *lx, sh_redir *r) BOX_WARN_UNUSED;
+/* The reserved word a WORD token spells (unquoted, one literal part), or
+ * SH_TK_WORD. */
+sh_tk sh_lex_keyword(const sh_token *tok);
+/* Display text of a token kind ("newline", ";;", "if", …). */
+const char *sh_tk_name(sh_tk k);
+/* Records the first error: code, line and printf-style message.
+ * Returns code. */
+box_err sh_diag_set(sh_diag *d, box_err code, uint32_t line,
+                    const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Tests for sh_parse errors: exact texts, lines, limits. */
+#include "sh_test_util.h"
+
+typedef struct err_case {
+    const char *src;
+    unsigned line;
+    const char *msg;
+} err_case;
+
+#define NEAR(t) "syntax error near unexpected token `" t "'"
+#define EOFMSG "syntax error: unexpected end of file"
+
+static const err_case cases[] = {
+    /* unexpected tokens */
+    {")", 1, NEAR(")")},
+    {"echo )", 1, NEAR(")")},
+    {"a\nb\nc )", 3, NEAR(")")},
+    {"fi", 1, NEAR("fi")},
+    {"then", 1, NEAR("then")},
+    {"done", 1, NEAR("done")},
+    {"esac", 1, NEAR("esac")},
+    {"in", 1, NEAR("in")},
+    {"}", 1, NEAR("}")},
+    {";", 1, NEAR(";")},
+    {";;", 1, NEAR(";;")},
+    {"a; ;", 1, NEAR(";")},
+    {"a &; b", 1, NEAR(";")},
+    {"| a", 1, NEAR("|")},
+    {"a | | b", 1, NEAR("|")},
+    {"a && && b", 1, NEAR("&&")},
+    {"&& a", 1, NEAR("&&")},
+    {"{ }", 1, NEAR("}")},
+    {"()", 1, NEAR(")")},
+    {"if then fi", 1, NEAR("then")},
+    {"if a; then fi", 1, NEAR("fi")},
+    {"while a; done", 1, NEAR("done")},
+    {"while a; do done", 1, NEAR("done")},
+    {"for ; do", 1, NEAR(";")},
+    {"for do", 1, EOFMSG}, // `do` is a name here, as in bash
+    {"for x in a b do", 1, EOFMSG},
+    {"for x y; do a; done", 1, NEAR("y")},
+    {"case x a) b;; esac", 1, NEAR("a")},
+    {"case x in a) b;; c", 1, EOFMSG},
+    {"case x in a b) c;; esac", 1, NEAR("b")},
+    {"case x in a) b ) c;; esac", 1, NEAR(")")},
+    {"{ a; } b", 1, NEAR("b")},
+    {"(a) b", 1, NEAR("b")},
+    {"x=1 (a)", 1, NEAR("(")},
+    {"echo a (b)", 1, NEAR("(")},
+    {"f() echo", 1, NEAR("echo")},
+    {"f(x) { a; }", 1, NEAR("x")},
+    {"\"f\"() { a; }", 1, NEAR("(")},
+    {"echo >", 1, NEAR("newline")},
+    {"echo >\nb", 1, NEAR("newline")},
+    {"echo > ;", 1, NEAR(";")},
+    {"echo 2>&", 1, NEAR("newline")},
+    {"cat << ;", 1, NEAR(";")},
+    {"echo $(a;;)", 1, NEAR(";;")},
+    {"echo `fi`", 1, NEAR("fi")},
+    {"echo $(a) )", 1, NEAR(")")},
+    /* unexpected end of file */
+    {"if", 1, EOFMSG},
+    {"if a; then b", 1, EOFMSG},
+    {"if a\nthen\n  b\n", 4, EOFMSG},
+    {"{ a; b }", 1, EOFMSG},
+    {"( a", 1, EOFMSG},
+    {"a &&", 1, EOFMSG},
+    {"a ||\n\n", 3, EOFMSG},
+    {"a |", 1, EOFMSG},
+    {"while a; do b", 1, EOFMSG},
+    {"case x in", 1, EOFMSG},
+    {"f()", 1, EOFMSG},
+    {"!", 1, EOFMSG},
+    /* quotes and substitutions (line of the opening) */
+    {"echo 'abc", 1, "unterminated quoted string"},
+    {"echo \"abc", 1, "unterminated quoted string"},
+    {"a\necho \"x\ny\nz", 2, "unterminated quoted string"},
+    {"echo \"${x:-\"a}\"", 1,
+     "unexpected EOF while looking for matching `}'"},
+    {"echo \"${x:-a}", 1, "unterminated quoted string"},
+    {"echo $(ls", 1, "unexpected EOF while looking for matching `)'"},
+    {"echo $(\nls\n", 1, "unexpected EOF while looking for matching `)'"},
+    {"echo $((1+2)", 1, "unexpected EOF while looking for matching `)'"},
+    {"echo ${x", 1, "unexpected EOF while looking for matching `}'"},
+    {"echo ${x:-abc", 1, "unexpected EOF while looking for matching `}'"},
+    {"echo `x", 1, "unexpected EOF while looking for matching ``'"},
+    {"echo $(if a)", 1, NEAR(")")},
+    /* here-documents */
+    {"cat <<EOF\na", 1, "here-document delimited by end-of-file (wanted `EOF')"},
+    {"cat <<EOF", 1, "here-document delimited by end-of-file (wanted `EOF')"},
+    {"x\ncat <<'E'\nEOF\n", 2,
+     "here-document delimited by end-of-file (wanted `E')"},
+    {"cat <<-E\nE \n", 1, "here-document delimited by end-of-file (wanted `E')"},
+    {"cat <<<x", 1, "here-string (<<<) not supported"},
+    /* words */
+    {"echo ${x/a/b}", 1, "${x/a/b}: bad substitution"},
+    {"echo ${x:1:2}", 1, "${x:1:2}: bad substitution"},
+    {"echo ${}", 1, "${}: bad substitution"},
+    {"echo ${!x}", 1, "${!x}: bad substitution"},
+    {"echo ${x^}", 1, "${x^}: bad substitution"},
+    {"echo ${#x:-a}", 1, "${#x:-a}: bad substitution"},
+    {"\n\necho \"${a b}\"", 3, "${a b}: bad substitution"},
+    {"a=(1 2)", 1, "array assignment not supported"},
+    {"x=1 a=(1)", 1, "array assignment not supported"},
+    {"for 1 in a; do b; done", 1, "`1': not a valid identifier"},
+    {"for a-b; do b; done", 1, "`a-b': not a valid identifier"},
+};
+
+static void
+test_errors(void **state)
+{
+    int bad = 0;
+    box_arena *a = box_arena_new(SH_TEST_ARENA);
+    for (size_t i = 0; i < NELEM(cases); i++) {
+        sh_node *n = NULL;
+        sh_diag d;
+        box_err rv = sh_parse(cases[i].src, strlen(cases[i].src), a, &n, &d);
+        if (rv != BOX_EPARSE || d.d_line != cases[i].line ||
+            strcmp(d.d_msg, cases[i].msg) != 0) {
+            print_error("case %zu: %s\n  got:  %d line %u: %s\n"
+                        "  want: line %u: %s\n",
+                        i, cases[i].src, rv, d.d_line, d.d_msg,
+                        cases[i].line, cases[i].msg);
+            bad++;
+        }
+        assert_null(n);
+    }
+    box_arena_free(a);
+    assert_int_equal(bad, 0);
+}
+
+static void
+expect_limit(const char *src, size_t len, const char *msg)
+{
+    box_arena *a = box_arena_new(SH_TEST_ARENA);
+    sh_node *n = NULL;
+    sh_diag d;
+    assert_int_equal(sh_parse(src, len, a, &n, &d), BOX_ETOOBIG);
+    assert_string_equal(d.d_msg, msg);
+    assert_null(n);
+    box_arena_free(a);
+}
+
+static char *
+repeat(const char *pre, const char *mid, const char *post, int times,
+       size_t *len)
+{
+    box_buf b;
+    box_buf_init(&b, 1u << 22);
+    for (int i = 0; i < times; i++)
+        assert_int_equal(box_buf_puts(&b, pre), BOX_OK);
+    assert_int_equal(box_buf_puts(&b, mid), BOX_OK);
+    for (int i = 0; i < times; i++)
+        assert_int_equal(box_buf_puts(&b, post), BOX_OK);
+    *len = b.b_len;
+    return box_buf_take(&b);
+}
+
+static void
+test_input_too_large(void **state)
+{
+    size_t n = SH_MAX_INPUT + 1;
+    char *big = box_alloc(n);
+    memset(big, 'a', n);
+    expect_limit(big, n, "input too large");
+    /* Exactly the limit parses (one long word). */
+    char *got = sh_test_dump(big, SH_MAX_INPUT, 0);
+    assert_true(strncmp(got, "(list (cmd \"aaa", 15) == 0);
+    box_free(got);
+    box_free(big);
+}
+
+static void
+test_depth(void **state)
+{
+    static const struct {
+        const char *pre, *mid, *post;
+    } nests[] = {
+        {"{ ", "a;", " }"},
+        {"( ", "a", " )"},
+        {"if a; then ", "b", "; fi"},
+        {"while a; do ", "b", "; done"},
+        {"echo $(", "a", ")"},
+        {"\"${x:-", "", "}\""},
+        {"f() { ", "a;", " }"},
+        {"case x in a) ", "b", ";; esac"},
+    };
+    for (size_t i = 0; i < NELEM(nests); i++) {
+        size_t len;
+        char *s = repeat(nests[i].pre, nests[i].mid, nests[i].post, 70, &len);
+        expect_limit(s, len, "maximum recursion depth exceeded");
+        box_free(s);
+        /* Very deep input stops at the cap, not the C stack. */
+        s = repeat(nests[i].pre, nests[i].mid, nests[i].post, 5000, &len);
+        expect_limit(s, len, "maximum recursion depth exceeded");
+        box_free(s);
+    }
+    /* Nested backquotes count too. */
+    box_buf b;
+    box_buf_init(&b, 1u << 20);
+    assert_int_equal(box_buf_puts(&b, "echo \"$(echo \"$(echo "), BOX_OK);
+    for (int i = 0; i < 40; i++)
+        assert_int_equal(box_buf_puts(&b, "\"$(echo "), BOX_OK);
+    for (int i = 0; i < 42; i++)
+        assert_int_equal(box_buf_puts(&b, ")\""), BOX_OK);
+    expect_limit(b.b_data, b.b_len, "maximum recursion depth exceeded");
+    box_buf_reset(&b);
+}
+
+static void
+test_pipeline_limit(void **state)
+{
+    const char *ok = "a|b|c|d|e|f|g|h|i|j|k|l|m|n|o|p";
+    char *got = sh_test_dump(ok, strlen(ok), 0);
+    assert_true(strncmp(got, "(list (pipe", 11) == 0);
+    box_free(got);
+    const char *bad = "a|b|c|d|e|f|g|h|i|j|k|l|m|n|o|p|q";
+    expect_limit(bad, strlen(bad), "pipeline too long");
+    const char *inner = "echo $(a|b|c|d|e|f|g|h|i|j|k|l|m|n|o|p|q)";
+    expect_limit(inner, strlen(inner), "pipeline too long");
+}
+
+static void
+test_format(void **state)
+{
+    box_arena *a = box_arena_new(SH_TEST_ARENA);
+    sh_node *n = NULL;
+    sh_diag d;
+    char buf[SH_MAX_MSG + 64];
+    assert_int_equal(sh_parse("a\n)", 3, a, &n, &d), BOX_EPARSE);
+    assert_string_equal(sh_diag_format(&d, true, buf, sizeof(buf)),
+                        "strands-shell: line 2: syntax error near "
+                        "unexpected token `)'");
+    assert_int_equal(sh_parse(")", 1, a, &n, &d), BOX_EPARSE);
+    assert_string_equal(sh_diag_format(&d, false, buf, sizeof(buf)),
+                        "strands-shell: syntax error near unexpected token "
+                        "`)'");
+    /* A long token is cut, the message stays bounded. */
+    char big[400];
+    memset(big, 'x', sizeof(big));
+    big[0] = ';';
+    assert_int_equal(sh_parse(big, sizeof(big), a, &n, &d), BOX_EPARSE);
+    assert_true(strlen(d.d_msg) < SH_MAX_MSG);
+    box_arena_free(a);
+}
+
+/* A small arena cap turns into "out of memory", never a crash. */
+static void
+test_arena_cap(void **state)
+{
+    box_arena *a = box_arena_new(16384);
+    sh_node *n = NULL;
+    sh_diag d;
+    size_t len;
+    char *s = repeat("echo a b c; ", "", "", 2000, &len);
+    assert_int_equal(sh_parse(s, len, a, &n, &d), BOX_ENOMEM);
+    assert_string_equal(d.d_msg, "out of memory");
+    box_free(s);
+    box_arena_free(a);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_input_too_large),
+        cmocka_unit_test(test_depth),
+        cmocka_unit_test(test_pipeline_limit),
+        cmocka_unit_test(test_format),
+        cmocka_unit_test(test_arena_cap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The worker process body: read one Call, run it, stream Output, send Exit. */
+#include "worker.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "box_frame.h"
+#include "box_wire.h"
+#include "worker_interp.h"
+
+#define WORKER_CALL_READ_MS 10000 // the broker sends the call right away
+#define WORKER_WRITE_MS BOX_CALL_BACKSTOP_MS // the broker's backstop ends us
+
+#if defined(__SANITIZE_ADDRESS__)
+#define WORKER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WORKER_ASAN 1
+#endif
+#endif
+
+typedef struct worker_ctx {
+    int wk_chan;
+    uint32_t wk_program;
+    uint64_t wk_total; // output bytes sent
+    bool wk_broken;    // the channel failed or the budget is spent
+} worker_ctx;
+
+static box_err
+worker_setrlimit(int res, rlim_t soft, rlim_t hard)
+{
+    struct rlimit rl = {.rlim_cur = soft, .rlim_max = hard};
+    return setrlimit(res, &rl) == 0 ? BOX_OK : BOX_EIO;
+}
+
+box_err
+worker_apply_limits(const worker_limits *l)
+{
+    box_err rv = worker_setrlimit(RLIMIT_CORE, 0, 0);
+    if (rv == BOX_OK && l->wl_cpu_s != 0)
+        rv = worker_setrlimit(RLIMIT_CPU, l->wl_cpu_s, l->wl_cpu_s + 5);
+    if (rv == BOX_OK && l->wl_nofile != 0)
+        rv = worker_setrlimit(RLIMIT_NOFILE, l->wl_nofile, l->wl_nofile);
+#ifndef WORKER_ASAN
+    // ASan reserves terabytes of shadow address space; a sanitizer build
+    // keeps the inherited address-space limit.
+    if (rv == BOX_OK && l->wl_as_bytes != 0)
+        rv = worker_setrlimit(RLIMIT_AS, l->wl_as_bytes, l->wl_as_bytes);
+#endif
+    return rv;
+}
+
+static int
+worker_emit(worker_ctx *w, Box__Stream stream, const char *p, size_t n)
+{
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__Output o = BOX__OUTPUT__INIT;
+    f.program = w->wk_program;
+    f.body_case = BOX__ALIAS_FRAME__BODY_OUTPUT;
+    f.output = &o;
+    o.stream = stream;
+    while (n > 0 && !w->wk_broken) {
+        size_t k = n < BOX_OUTPUT_CHUNK_MAX ? n : BOX_OUTPUT_CHUNK_MAX;
+        o.data.data = (uint8_t *)p;
+        o.data.len = k;
+        if (box_frame_write(w->wk_chan, &f, BOX_FRAME_MAX, WORKER_WRITE_MS) !=
+            BOX_OK) {
+            w->wk_broken = true;
+            break;
+        }
+        w->wk_total += k;
+        p += k;
+        n -= k;
+        // The broker refuses the call past the budget; writing more
+        // would only be thrown away.
+        if (w->wk_total > BOX_CALL_OUTPUT_MAX)
+            w->wk_broken = true;
+    }
+    return w->wk_broken ? -1 : 0;
+}
+
+static int
+worker_out(void *ctx, const char *p, size_t n)
+{
+    return worker_emit(ctx, BOX__STREAM__STREAM_STDOUT, p, n);
+}
+
+static int
+worker_err(void *ctx, const char *p, size_t n)
+{
+    return worker_emit(ctx, BOX__STREAM__STREAM_STDERR, p, n);
+}
+
+int
+worker_main(int chan)
+{
+    Box__AliasFrame *call = NULL;
+    worker_ctx w = {.wk_chan = chan};
+    if (box_frame_read(chan, BOX_FRAME_MAX, WORKER_CALL_READ_MS, &call, NULL) !=
+        BOX_OK)
+        return 1;
+    if (call->body_case != BOX__ALIAS_FRAME__BODY_CALL ||
+        call->call->source == NULL) {
+        box__alias_frame__free_unpacked(call, NULL);
+        return 1;
+    }
+    w.wk_program = call->program;
+    const char *src = call->call->source;
+    int status =
+        worker_interp_run(src, strlen(src), worker_out, worker_err, &w);
+    box__alias_frame__free_unpacked(call, NULL);
+    if (w.wk_broken)
+        return 1;
+
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__Exit e = BOX__EXIT__INIT;
+    f.program = w.wk_program;
+    f.body_case = BOX__ALIAS_FRAME__BODY_EXIT;
+    f.exit = &e;
+    e.status = status;
+    return box_frame_write(chan, &f, BOX_FRAME_MAX, WORKER_WRITE_MS) == BOX_OK
+               ? 0
+               : 1;
+}

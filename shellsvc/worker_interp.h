@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The one entry point a worker needs from the shell interpreter. */
+#ifndef WORKER_INTERP_H
+#define WORKER_INTERP_H
+
+#include <stddef.h>
+
+/* Writes n bytes of a command's stdout or stderr, in order. Returns 0, or
+ * -1 when the interpreter must stop writing and end the command (the call's
+ * output budget is spent or the broker is gone). */
+typedef int (*worker_write_fn)(void *ctx, const char *p, size_t n);
+
+/*
+ * Runs one command text (len bytes, NUL-terminated, valid UTF-8) as a fresh
+ * Program and returns its exit status, 0..255. All output goes through out
+ * and err, which the interpreter may call any number of times; ctx is
+ * passed back untouched. Runs in a worker process of its own, which ends
+ * after this returns, so the interpreter needs no teardown discipline
+ * beyond its own limits. Today worker_stub.c implements it; the real
+ * interpreter (shellsvc/lang and friends) replaces that file.
+ */
+int worker_interp_run(const char *source, size_t len, worker_write_fn out,
+                      worker_write_fn err, void *ctx);
+
+#endif

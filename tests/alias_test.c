@@ -1,0 +1,1157 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* box-alias + box-shell broker end to end: real processes on a temp box dir. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "box.pb-c.h"
+#include "box_alloc.h"
+#include "box_control.h"
+#include "box_frame.h"
+#include "box_proc.h"
+#include "box_wire.h"
+
+/*
+ * Each box dir is laid out as box run lays it out: bin/ holds copies of
+ * box-alias named zsh, bash and sh (real files, mode 0500), run/ holds
+ * box.sock. The shared box (group fixture) has a broker for the whole
+ * file; tests that need a box of their own make one.
+ */
+
+#define RUN_MS 60000
+#define FORMS_ERR                                                              \
+    "strands-box-sock-alias: Shell alias accepts only -c COMMAND, -lc "        \
+    "COMMAND, -c -l COMMAND, or SCRIPT\n"
+
+typedef struct test_box {
+    char tb_dir[64];
+    char tb_ctl[192]; // the broker's control url
+    box_proc tb_broker;
+    bool tb_running;
+} test_box;
+
+static const char *const shell_names[] = {"sh", "bash", "zsh"};
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+static long long
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void
+write_file(const char *path, const void *p, size_t n, mode_t mode)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, p, n), (ssize_t)n);
+    assert_int_equal(close(fd), 0);
+    assert_int_equal(chmod(path, mode), 0);
+}
+
+/* Installs the alias image as bin/<name>: a real file, mode 0500. */
+static void
+install_alias(const test_box *b, const char *name)
+{
+    char src[PATH_MAX], dst[PATH_MAX];
+    box_proc_bin(src, sizeof src, "box-alias");
+    snprintf(dst, sizeof dst, "%s/bin/%s", b->tb_dir, name);
+    int fd = open(src, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    struct stat st;
+    assert_int_equal(fstat(fd, &st), 0);
+    char *img = box_alloc((size_t)st.st_size);
+    assert_non_null(img);
+    assert_int_equal(read(fd, img, (size_t)st.st_size), st.st_size);
+    close(fd);
+    write_file(dst, img, (size_t)st.st_size, 0500);
+    box_free(img);
+}
+
+static void
+box_make(test_box *b)
+{
+    memset(b, 0, sizeof *b);
+    snprintf(b->tb_dir, sizeof b->tb_dir, "/tmp/box-alias-XXXXXX");
+    assert_non_null(mkdtemp(b->tb_dir));
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/bin", b->tb_dir);
+    assert_int_equal(mkdir(p, 0700), 0);
+    snprintf(p, sizeof p, "%s/run", b->tb_dir);
+    assert_int_equal(mkdir(p, 0700), 0);
+    for (size_t i = 0; i < 3; i++)
+        install_alias(b, shell_names[i]);
+    snprintf(b->tb_ctl, sizeof b->tb_ctl, "ipc://%s/run/shell-ctl.sock",
+             b->tb_dir);
+}
+
+static void
+box_remove(test_box *b)
+{
+    char cmd[PATH_MAX];
+    // Test cleanup only: the dir is ours and mkdtemp-named.
+    snprintf(cmd, sizeof cmd, "%s", b->tb_dir);
+    if (strncmp(cmd, "/tmp/box-alias-", 15) != 0)
+        return;
+    char *argv[] = {"/bin/rm", "-rf", cmd, NULL};
+    box_proc_result r;
+    box_proc_run(argv, 10000, &r);
+    box_proc_result_free(&r);
+}
+
+static int
+sock_connect(const char *dir)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s/run/box.sock", dir);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Starts box-shell on the box with extra arguments (NULL-terminated). */
+static void
+broker_start(test_box *b, const char *extra1, const char *extra2)
+{
+    char bin[PATH_MAX];
+    box_proc_bin(bin, sizeof bin, "box-shell");
+    char *argv[] = {bin,
+                    "--box-dir",
+                    b->tb_dir,
+                    "--pdp",
+                    "ipc:///nonexistent/pdp.sock",
+                    "--control",
+                    b->tb_ctl,
+                    (char *)extra1,
+                    (char *)extra2,
+                    NULL};
+    assert_true(box_proc_start(&b->tb_broker, argv, NULL));
+    b->tb_running = true;
+    for (int i = 0; i < 500; i++) {
+        int fd = sock_connect(b->tb_dir);
+        if (fd >= 0) {
+            close(fd); // the broker answers the idle close quietly
+            return;
+        }
+        sleep_ms(10);
+    }
+    fail_msg("box-shell did not start serving %s", b->tb_dir);
+}
+
+/* SIGTERM; the broker must exit 0 and say it stopped. */
+static void
+broker_stop(test_box *b, int within_ms)
+{
+    if (!b->tb_running)
+        return;
+    b->tb_running = false;
+    assert_int_equal(kill(b->tb_broker.bp_pid, SIGTERM), 0);
+    box_proc_result r;
+    box_proc_finish(&b->tb_broker, within_ms, &r);
+    assert_false(r.pr_timeout);
+    assert_int_equal(r.pr_status, 0);
+    assert_non_null(strstr(r.pr_err, "msg=\"stopped\""));
+    box_proc_result_free(&r);
+}
+
+/* Runs bin/<name> with up to 4 arguments (NULL ends them). */
+static void
+alias_run(const test_box *b, const char *name, const char *a1, const char *a2,
+          const char *a3, const char *a4, box_proc_result *r)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/bin/%s", b->tb_dir, name);
+    char *argv[] = {path, (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL};
+    box_proc_run(argv, RUN_MS, r);
+    assert_false(r->pr_timeout);
+}
+
+static void
+expect(const test_box *b, const char *name, const char *a1, const char *a2,
+       const char *a3, int status, const char *out, const char *err)
+{
+    box_proc_result r;
+    alias_run(b, name, a1, a2, a3, NULL, &r);
+    if (r.pr_status != status || strcmp(r.pr_out, out) != 0 ||
+        strcmp(r.pr_err, err) != 0)
+        print_error("%s %s %s %s: status %d out [%.200s] err [%.300s]\n", name,
+                    a1 ? a1 : "", a2 ? a2 : "", a3 ? a3 : "", r.pr_status,
+                    r.pr_out, r.pr_err);
+    assert_int_equal(r.pr_status, status);
+    assert_string_equal(r.pr_out, out);
+    assert_string_equal(r.pr_err, err);
+    box_proc_result_free(&r);
+}
+
+/* Raw client frames. */
+static void
+raw_open(int fd, uint32_t version, Box__Open__ModeCase mode)
+{
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__Open o = BOX__OPEN__INIT;
+    Box__OpenShell sh = BOX__OPEN_SHELL__INIT;
+    Box__OpenPython py = BOX__OPEN_PYTHON__INIT;
+    o.version = version;
+    o.mode_case = mode;
+    if (mode == BOX__OPEN__MODE_SHELL)
+        o.shell = &sh;
+    else
+        o.python = &py;
+    f.program = 1;
+    f.body_case = BOX__ALIAS_FRAME__BODY_OPEN;
+    f.open = &o;
+    assert_int_equal(box_frame_write(fd, &f, BOX_FRAME_MAX, 5000), BOX_OK);
+}
+
+static void
+raw_call(int fd, const char *src)
+{
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__Call c = BOX__CALL__INIT;
+    Box__InputEof e = BOX__INPUT_EOF__INIT;
+    c.source = (char *)src;
+    f.program = 1;
+    f.body_case = BOX__ALIAS_FRAME__BODY_CALL;
+    f.call = &c;
+    assert_int_equal(box_frame_write(fd, &f, BOX_FRAME_MAX, 5000), BOX_OK);
+    f.body_case = BOX__ALIAS_FRAME__BODY_INPUT_EOF;
+    f.input_eof = &e;
+    assert_int_equal(box_frame_write(fd, &f, BOX_FRAME_MAX, 5000), BOX_OK);
+}
+
+static Box__AliasFrame *
+raw_read(int fd)
+{
+    Box__AliasFrame *f = NULL;
+    assert_int_equal(box_frame_read(fd, BOX_FRAME_MAX, 10000, &f, NULL),
+                     BOX_OK);
+    return f;
+}
+
+/* The next frame is Denied{kind, reason}, then the broker hangs up. */
+static void
+raw_expect_denied(int fd, Box__DeniedKind kind, const char *reason)
+{
+    Box__AliasFrame *f = raw_read(fd);
+    assert_int_equal(f->body_case, BOX__ALIAS_FRAME__BODY_DENIED);
+    assert_int_equal(f->denied->kind, kind);
+    assert_string_equal(f->denied->reason, reason);
+    box__alias_frame__free_unpacked(f, NULL);
+    Box__AliasFrame *g = NULL;
+    assert_int_equal(box_frame_read(fd, BOX_FRAME_MAX, 10000, &g, NULL),
+                     BOX_ECLOSED);
+}
+
+/* The box still serves: one ordinary call works. */
+static void
+expect_serving(const test_box *b)
+{
+    expect(b, "sh", "-c", "echo still serving", NULL, 0, "still serving\n", "");
+}
+
+/* ------------------------------------------------------------------ */
+/* Fixture: one broker for the file                                    */
+/* ------------------------------------------------------------------ */
+
+static int
+group_setup(void **state)
+{
+    static test_box shared;
+    box_make(&shared);
+    broker_start(&shared, NULL, NULL);
+    *state = &shared;
+    return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+    test_box *b = *state;
+    broker_stop(b, 10000);
+    box_remove(b);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* argv forms                                                          */
+/* ------------------------------------------------------------------ */
+
+static void
+test_forms_accepted(void **state)
+{
+    test_box *b = *state;
+    for (size_t i = 0; i < 3; i++) {
+        const char *n = shell_names[i];
+        expect(b, n, "-c", "echo hi", NULL, 0, "hi\n", "");
+        expect(b, n, "-lc", "echo hi", NULL, 0, "hi\n", "");
+        expect(b, n, "-c", "-l", "echo hi", 0, "hi\n", "");
+        expect(b, n, "-l", "-c", "echo hi", 0, "hi\n", "");
+        expect(b, n, "-c", "-c", "echo hi", 0, "hi\n", "");
+    }
+}
+
+static void
+test_forms_refused(void **state)
+{
+    test_box *b = *state;
+    static const char *const forms[][4] = {
+        {NULL},
+        {"-i", NULL},
+        {"-s", NULL},
+        {"--login", NULL},
+        {"-", NULL},
+        {"-c", NULL},
+        {"-lc", NULL},
+        {"-l", "-l", "echo hi", NULL},
+        {"-c", "echo hi", "extra", NULL},
+        {"-c", "-l", "echo hi", "extra"},
+        {"--serve", "x", NULL},
+        {"-cl", "echo hi", NULL},
+        {"-x", "echo hi", NULL},
+        {"-l", "echo hi", NULL},
+        {"-i", "-c", "echo hi", NULL},
+        {"script.sh", "arg", NULL},
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        box_proc_result r;
+        alias_run(
+            b, shell_names[i % 3], forms[i][0],
+            forms[i][0] ? forms[i][1] : NULL,
+            forms[i][0] && forms[i][1] ? forms[i][2] : NULL,
+            forms[i][0] && forms[i][1] && forms[i][2] ? forms[i][3] : NULL, &r);
+        assert_int_equal(r.pr_status, 125);
+        assert_string_equal(r.pr_out, "");
+        assert_string_equal(r.pr_err, FORMS_ERR);
+        box_proc_result_free(&r);
+    }
+}
+
+static void
+test_script_mode(void **state)
+{
+    test_box *b = *state;
+    char path[PATH_MAX], err[PATH_MAX + 200];
+    snprintf(path, sizeof path, "%s/script.sh", b->tb_dir);
+    const char good[] = "echo one\necho two\nstderr three\nexit 3\necho no\n";
+    write_file(path, good, sizeof good - 1, 0600);
+    expect(b, "sh", path, NULL, NULL, 3, "one\ntwo\n", "three\n");
+
+    // Exactly the maximum is accepted.
+    char *big = box_alloc(BOX_SCRIPT_MAX + 1);
+    memset(big, '\n', BOX_SCRIPT_MAX + 1);
+    memcpy(big, "echo at the limit\n", 18);
+    write_file(path, big, BOX_SCRIPT_MAX, 0600);
+    expect(b, "bash", path, NULL, NULL, 0, "at the limit\n", "");
+
+    write_file(path, big, BOX_SCRIPT_MAX + 1, 0600);
+    snprintf(err, sizeof err,
+             "strands-box-sock-alias: Shell script %s is 65537 bytes; "
+             "maximum is 65536\n",
+             path);
+    expect(b, "zsh", path, NULL, NULL, 125, "", err);
+    box_free(big);
+
+    snprintf(path, sizeof path, "%s/no-such-script.sh", b->tb_dir);
+    snprintf(err, sizeof err,
+             "strands-box-sock-alias: read Shell script %s: No such file or "
+             "directory (os error 2)\n",
+             path);
+    expect(b, "sh", path, NULL, NULL, 125, "", err);
+
+    // A script that is not UTF-8 is refused like a command.
+    snprintf(path, sizeof path, "%s/latin1.sh", b->tb_dir);
+    write_file(path, "echo caf\xe9\n", 10, 0600);
+    expect(b, "sh", path, NULL, NULL, 125, "",
+           "strands-box-sock-alias: Shell command is not valid UTF-8\n");
+}
+
+static void
+test_not_utf8(void **state)
+{
+    test_box *b = *state;
+    static const char *const bad[] = {
+        "echo \xff",             // never valid
+        "echo \xc0\xaf",         // overlong '/'
+        "echo \xed\xa0\x80",     // a surrogate
+        "echo \xf4\x90\x80\x80", // past U+10FFFF
+        "echo \xe2\x82",         // cut short
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect(b, "sh", "-c", bad[i], NULL, 125, "",
+               "strands-box-sock-alias: Shell command is not valid UTF-8\n");
+    expect(b, "sh", "-c", "echo caf\xc3\xa9 \xf0\x9f\x93\xa6", NULL, 0,
+           "caf\xc3\xa9 \xf0\x9f\x93\xa6\n", "");
+}
+
+static void
+test_other_names(void **state)
+{
+    test_box *b = *state;
+    install_alias(b, "python3");
+    install_alias(b, "mytool");
+    install_alias(b, "strands-box-sock-alias");
+    expect(b, "python3", "-c", "print(1)", NULL, 125, "",
+           "strands-box-sock-alias: the Python alias python3 is not "
+           "supported yet\n");
+    expect(b, "mytool", NULL, NULL, NULL, 125, "",
+           "strands-box-sock-alias: the MCP alias mytool is not supported "
+           "yet\n");
+    expect(b, "strands-box-sock-alias", "-c", "echo hi", NULL, 125, "",
+           "strands-box-sock-alias: strands-box-sock-alias is not an alias "
+           "name; the trusted strands-box run process serves broker "
+           "requests\n");
+}
+
+/* ------------------------------------------------------------------ */
+/* Calls                                                               */
+/* ------------------------------------------------------------------ */
+
+static void
+test_output_and_statuses(void **state)
+{
+    test_box *b = *state;
+    expect(b, "sh", "-c", "echo a  b\tc", NULL, 0, "a b c\n", "");
+    expect(b, "sh", "-c", "stderr oops", NULL, 0, "", "oops\n");
+    expect(b, "sh", "-c", "echo out; stderr err; echo out2", NULL, 0,
+           "out\nout2\n", "err\n");
+    expect(b, "sh", "-c", "true", NULL, 0, "", "");
+    expect(b, "sh", "-c", "false", NULL, 1, "", "");
+    expect(b, "sh", "-c", "exit 7", NULL, 7, "", "");
+    expect(b, "sh", "-c", "echo x; exit 255", NULL, 255, "x\n", "");
+    expect(b, "sh", "-c", "nosuch arg", NULL, 127, "",
+           "strands-shell: nosuch: command not found\n");
+    expect(b, "sh", "-c", "", NULL, 0, "", "");
+
+    // Big output crosses many 48 KiB frames, in order.
+    box_proc_result r;
+    alias_run(b, "bash", "-c", "yes-bytes 300001", NULL, NULL, &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_int_equal(strlen(r.pr_out), 300001);
+    for (size_t i = 0; i < 300001; i++)
+        assert_int_equal(r.pr_out[i], i % 2 ? '\n' : 'y');
+    box_proc_result_free(&r);
+
+    // Output is streamed as produced, not held until the end.
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/bin/sh", b->tb_dir);
+    char *argv[] = {path, "-c", "echo early; sleep-ms 1500; echo late", NULL};
+    box_proc p;
+    assert_true(box_proc_start(&p, argv, NULL));
+    char buf[64];
+    long long t0 = now_ms();
+    ssize_t n = read(p.bp_out_fd, buf, sizeof buf);
+    assert_int_equal(n, 6);
+    assert_memory_equal(buf, "early\n", 6);
+    assert_true(now_ms() - t0 < 1200);
+    box_proc_finish(&p, RUN_MS, &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out, "late\n");
+    box_proc_result_free(&r);
+}
+
+static void
+test_health(void **state)
+{
+    test_box *b = *state;
+    Box__HealthResponse *h = NULL;
+    assert_int_equal(box_control_health(b->tb_ctl, 2000, &h), BOX_OK);
+    assert_string_equal(h->service, "box-shell");
+    assert_true(h->ready);
+    assert_int_equal(h->pid, b->tb_broker.bp_pid);
+    box__health_response__free_unpacked(h, NULL);
+}
+
+static void
+test_socket_mode(void **state)
+{
+    test_box *b = *state;
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/run/box.sock", b->tb_dir);
+    struct stat st;
+    assert_int_equal(lstat(p, &st), 0);
+    assert_true(S_ISSOCK(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0600);
+
+    // A second broker on a live box refuses to start.
+    char bin[PATH_MAX];
+    box_proc_bin(bin, sizeof bin, "box-shell");
+    char *argv[] = {bin, "--box-dir", b->tb_dir, "--pdp", "ipc:///x", NULL};
+    box_proc_result r;
+    box_proc_run(argv, 10000, &r);
+    assert_int_equal(r.pr_status, 1);
+    assert_non_null(strstr(r.pr_err, "another broker is serving"));
+    box_proc_result_free(&r);
+    expect_serving(b);
+}
+
+/* Payload k of call (i, j): letters that differ per alias, per call and
+ * per position, so a lost, doubled or foreign byte shows. */
+static char
+load_byte(int i, int j, size_t k)
+{
+    return (char)('a' + (unsigned)(i * 7 + j * 13 + (int)(k % 9973) * 31 +
+                                   (int)(k / 9973)) %
+                            26);
+}
+
+#define LOAD_ALIASES 16
+#define LOAD_CALLS 50
+#define LOAD_BYTES (100 * 1024)
+
+/* One alias's 50 calls, in a child process; returns the failures. */
+static int
+load_child(const test_box *b, int i)
+{
+    int bad = 0;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/bin/%s", b->tb_dir, shell_names[i % 3]);
+    char *cmd = box_alloc(LOAD_BYTES + 256);
+    char *want = box_alloc(LOAD_BYTES + 2);
+    for (int j = 0; j < LOAD_CALLS; j++) {
+        int status = (i + j) % 9;
+        size_t o = (size_t)snprintf(cmd, 16, "echo ");
+        for (size_t k = 0; k < LOAD_BYTES; k++)
+            want[k] = cmd[o + k] = load_byte(i, j, k);
+        want[LOAD_BYTES] = '\n';
+        want[LOAD_BYTES + 1] = '\0';
+        snprintf(cmd + o + LOAD_BYTES, 256, "; stderr e%d-%d; exit %d", i, j,
+                 status);
+        char werr[64];
+        snprintf(werr, sizeof werr, "e%d-%d\n", i, j);
+        char *argv[] = {path, "-c", cmd, NULL};
+        box_proc_result r;
+        box_proc_run(argv, RUN_MS, &r);
+        if (r.pr_status != status || strcmp(r.pr_out, want) != 0 ||
+            strcmp(r.pr_err, werr) != 0) {
+            fprintf(stderr,
+                    "alias %d call %d: status %d, %zu bytes out, "
+                    "err [%.200s]\n",
+                    i, j, r.pr_status, strlen(r.pr_out), r.pr_err);
+            bad++;
+        }
+        box_proc_result_free(&r);
+    }
+    box_free(cmd);
+    box_free(want);
+    return bad;
+}
+
+static void
+test_sixteen_aliases_at_once(void **state)
+{
+    test_box *b = *state;
+    pid_t kids[LOAD_ALIASES];
+    long long t0 = now_ms();
+    for (int i = 0; i < LOAD_ALIASES; i++) {
+        kids[i] = fork();
+        assert_true(kids[i] >= 0);
+        if (kids[i] == 0)
+            _exit(load_child(b, i) == 0 ? 0 : 1); // no atexit: not ours
+    }
+    int failed = 0;
+    for (int i = 0; i < LOAD_ALIASES; i++) {
+        int st;
+        assert_int_equal(waitpid(kids[i], &st, 0), kids[i]);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            failed++;
+    }
+    print_message("16 aliases x 50 calls x 100 KiB: %lld ms\n", now_ms() - t0);
+    assert_int_equal(failed, 0);
+    expect_serving(b);
+}
+
+static void
+test_worker_crash(void **state)
+{
+    test_box *b = *state;
+    box_proc_result r;
+    alias_run(b, "sh", "-c", "echo before; crash; echo after", NULL, NULL, &r);
+    assert_int_equal(r.pr_status, 125);
+    assert_string_equal(r.pr_out, "before\n");
+    // A sanitizer build may turn SIGSEGV into its own report and abort.
+    if (strcmp(r.pr_err,
+               "strands-box: the shell worker crashed (signal 6)\n") != 0)
+        assert_string_equal(
+            r.pr_err, "strands-box: the shell worker crashed (signal 11)\n");
+    box_proc_result_free(&r);
+    expect_serving(b);
+    expect(b, "sh", "-c", "exit 4", NULL, 4, "", "");
+}
+
+static void
+test_over_budget(void **state)
+{
+    test_box *b = *state;
+    box_proc_result r;
+    alias_run(b, "sh", "-c", "yes-bytes 8388608", NULL, NULL, &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_int_equal(strlen(r.pr_out), BOX_CALL_OUTPUT_MAX);
+    box_proc_result_free(&r);
+
+    alias_run(b, "sh", "-c", "yes-bytes 8388609", NULL, NULL, &r);
+    assert_int_equal(r.pr_status, 125);
+    assert_true(strlen(r.pr_out) <= BOX_CALL_OUTPUT_MAX);
+    assert_string_equal(r.pr_err,
+                        "strands-box: the program exceeded its output "
+                        "budget\n");
+    box_proc_result_free(&r);
+
+    // Both streams count against one budget.
+    alias_run(b, "sh", "-c", "yes-bytes 8000000; stderr x; yes-bytes 400000",
+              NULL, NULL, &r);
+    assert_int_equal(r.pr_status, 125);
+    assert_non_null(strstr(r.pr_err, "strands-box: the program exceeded its "
+                                     "output budget\n"));
+    box_proc_result_free(&r);
+    expect_serving(b);
+}
+
+/* ------------------------------------------------------------------ */
+/* Raw clients                                                         */
+/* ------------------------------------------------------------------ */
+
+static void
+test_raw_oversized_frame(void **state)
+{
+    test_box *b = *state;
+    int fd = sock_connect(b->tb_dir);
+    assert_true(fd >= 0);
+    const uint8_t hdr[4] = {0x00, 0x10, 0x00, 0x01}; // 1 MiB + 1
+    assert_int_equal(write(fd, hdr, 4), 4);
+    raw_expect_denied(fd, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
+                      "Shell frame is 1048577 bytes; maximum is 1048576");
+    close(fd);
+
+    // The same after a good Open.
+    fd = sock_connect(b->tb_dir);
+    raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
+    const uint8_t hdr2[4] = {0x7f, 0xff, 0xff, 0xff};
+    assert_int_equal(write(fd, hdr2, 4), 4);
+    raw_expect_denied(fd, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
+                      "Shell frame is 2147483647 bytes; maximum is 1048576");
+    close(fd);
+    expect_serving(b);
+}
+
+static void
+test_raw_bad_frames(void **state)
+{
+    test_box *b = *state;
+    static const char bad_frame[] =
+        "read a transport frame: the frame is truncated or does not decode";
+
+    // Truncated: 100 bytes announced, 10 sent, then end of stream.
+    int fd = sock_connect(b->tb_dir);
+    const uint8_t cut[14] = {0, 0, 0, 100, 0x08, 0x01};
+    assert_int_equal(write(fd, cut, sizeof cut), (ssize_t)sizeof cut);
+    assert_int_equal(shutdown(fd, SHUT_WR), 0);
+    raw_expect_denied(fd, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR, bad_frame);
+    close(fd);
+
+    // Bytes that do not decode.
+    fd = sock_connect(b->tb_dir);
+    const uint8_t junk[8] = {0, 0, 0, 4, 0x0f, 0xff, 0xff, 0xff};
+    assert_int_equal(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
+    raw_expect_denied(fd, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR, bad_frame);
+    close(fd);
+
+    // A connection that ends between frames just ends.
+    fd = sock_connect(b->tb_dir);
+    raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
+    close(fd);
+
+    // Wrong version.
+    fd = sock_connect(b->tb_dir);
+    raw_open(fd, 5, BOX__OPEN__MODE_SHELL);
+    raw_expect_denied(fd, BOX__DENIED_KIND__DENIED_VERSION_MISMATCH,
+                      "the alias speaks protocol version 5; this box speaks "
+                      "6");
+    close(fd);
+
+    // Call before Open.
+    fd = sock_connect(b->tb_dir);
+    raw_call(fd, "echo hi");
+    raw_expect_denied(fd, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
+                      "the first frame must be open, not call");
+    close(fd);
+
+    // Python is not served yet.
+    fd = sock_connect(b->tb_dir);
+    raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_PYTHON);
+    raw_expect_denied(fd, BOX__DENIED_KIND__DENIED_INTERNAL,
+                      "the Python route is not supported yet");
+    close(fd);
+
+    // Not UTF-8, past the alias's own check.
+    fd = sock_connect(b->tb_dir);
+    raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
+    raw_call(fd, "echo \xff");
+    raw_expect_denied(fd, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
+                      "Shell command is not valid UTF-8");
+    close(fd);
+    expect_serving(b);
+}
+
+static void
+test_raw_large_command(void **state)
+{
+    test_box *b = *state;
+    size_t n = 300 * 1024;
+    char *src = box_alloc(n + 1);
+    memset(src, ' ', n);
+    memcpy(src, "echo big", 8);
+    src[n] = '\0';
+    int fd = sock_connect(b->tb_dir);
+    raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
+    raw_call(fd, src);
+    Box__AliasFrame *f = raw_read(fd);
+    assert_int_equal(f->body_case, BOX__ALIAS_FRAME__BODY_OUTPUT);
+    assert_int_equal(f->output->stream, BOX__STREAM__STREAM_STDERR);
+    assert_int_equal(f->output->data.len, 31);
+    assert_memory_equal(f->output->data.data,
+                        "strands-shell: input too large\n", 31);
+    box__alias_frame__free_unpacked(f, NULL);
+    f = raw_read(fd);
+    assert_int_equal(f->body_case, BOX__ALIAS_FRAME__BODY_EXIT);
+    assert_int_equal(f->exit->status, 1);
+    assert_int_equal(f->program, 1);
+    box__alias_frame__free_unpacked(f, NULL);
+    close(fd);
+
+    // Just under the interpreter's limit runs.
+    src[256 * 1024] = '\0';
+    fd = sock_connect(b->tb_dir);
+    raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
+    raw_call(fd, src);
+    f = raw_read(fd);
+    assert_int_equal(f->body_case, BOX__ALIAS_FRAME__BODY_OUTPUT);
+    assert_int_equal(f->output->data.len, 4);
+    box__alias_frame__free_unpacked(f, NULL);
+    f = raw_read(fd);
+    assert_int_equal(f->body_case, BOX__ALIAS_FRAME__BODY_EXIT);
+    assert_int_equal(f->exit->status, 0);
+    box__alias_frame__free_unpacked(f, NULL);
+    close(fd);
+    box_free(src);
+}
+
+static void
+test_raw_client_leaves_mid_call(void **state)
+{
+    test_box *b = *state;
+    // The alias goes away while its call runs: the worker is killed and
+    // the broker carries on.
+    int fd = sock_connect(b->tb_dir);
+    raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
+    raw_call(fd, "sleep-ms 30000");
+    sleep_ms(200);
+    close(fd);
+
+    // Signal{interrupt} ends a call with 130.
+    fd = sock_connect(b->tb_dir);
+    raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
+    raw_call(fd, "sleep-ms 30000");
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__Signal s = BOX__SIGNAL__INIT;
+    s.kind = BOX__SIGNAL_KIND__SIGNAL_INTERRUPT;
+    f.program = 1;
+    f.body_case = BOX__ALIAS_FRAME__BODY_SIGNAL;
+    f.signal = &s;
+    assert_int_equal(box_frame_write(fd, &f, BOX_FRAME_MAX, 5000), BOX_OK);
+    Box__AliasFrame *g = raw_read(fd);
+    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_EXIT);
+    assert_int_equal(g->exit->status, 130);
+    box__alias_frame__free_unpacked(g, NULL);
+    close(fd);
+    expect_serving(b);
+}
+
+static void
+test_flow_control(void **state)
+{
+    test_box *b = *state;
+    int held[BOX_MAX_CONNECTIONS];
+    for (int i = 0; i < BOX_MAX_CONNECTIONS; i++) {
+        held[i] = sock_connect(b->tb_dir);
+        assert_true(held[i] >= 0);
+    }
+    // The 65th is refused with flow_control, whenever the broker has
+    // taken the first 64 (accept order is connect order).
+    int fd = sock_connect(b->tb_dir);
+    assert_true(fd >= 0);
+    raw_expect_denied(fd, BOX__DENIED_KIND__DENIED_FLOW_CONTROL,
+                      "the box broker is already serving 64 connections; "
+                      "retry shortly");
+    close(fd);
+
+    // The alias reports the refusal like any other.
+    box_proc_result r;
+    alias_run(b, "sh", "-c", "echo hi", NULL, NULL, &r);
+    assert_int_equal(r.pr_status, 125);
+    assert_string_equal(r.pr_err, "strands-box: the box broker is already "
+                                  "serving 64 connections; retry shortly\n");
+    box_proc_result_free(&r);
+
+    for (int i = 0; i < BOX_MAX_CONNECTIONS; i++)
+        close(held[i]);
+    // Their threads notice the hangups at once; allow a moment.
+    for (int tries = 0;; tries++) {
+        alias_run(b, "sh", "-c", "echo back", NULL, NULL, &r);
+        bool ok = r.pr_status == 0 && strcmp(r.pr_out, "back\n") == 0;
+        box_proc_result_free(&r);
+        if (ok)
+            break;
+        assert_true(tries < 100);
+        sleep_ms(20);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Boxes of their own                                                  */
+/* ------------------------------------------------------------------ */
+
+static void
+test_no_broker(void **state)
+{
+    (void)state;
+    test_box b;
+    box_make(&b);
+    char err[PATH_MAX + 200];
+    snprintf(err, sizeof err,
+             "strands-box-sock-alias: connect to the box broker "
+             "%s/run/box.sock: No such file or directory (os error 2)\n",
+             b.tb_dir);
+    expect(&b, "sh", "-c", "echo hi", NULL, 125, "", err);
+
+    // A socket left behind by a dead broker: refused...
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s/run/box.sock", b.tb_dir);
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof sa), 0);
+    close(s);
+    snprintf(err, sizeof err,
+             "strands-box-sock-alias: connect to the box broker "
+             "%s/run/box.sock: Connection refused (os error 111)\n",
+             b.tb_dir);
+    expect(&b, "bash", "-c", "echo hi", NULL, 125, "", err);
+
+    // ...and replaced by the next broker.
+    broker_start(&b, NULL, NULL);
+    expect_serving(&b);
+    broker_stop(&b, 10000);
+    box_remove(&b);
+}
+
+/* A fake broker: accepts one connection, checks the alias's three frames,
+ * then answers with what the scenario says. Runs in a child process. */
+typedef enum fake_act {
+    FAKE_CLIENT_FRAME,
+    FAKE_HANG_UP,
+    FAKE_EXIT_300,
+    FAKE_OUTPUT_EXIT,
+    FAKE_EMPTY_FRAME,
+    FAKE_DENIED,
+    FAKE_CHECK_TRACE,
+} fake_act;
+
+static int
+fake_serve(int lfd, fake_act act)
+{
+    int fd = accept(lfd, NULL, NULL);
+    if (fd < 0)
+        return 2;
+    Box__AliasFrame *f[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3; i++) {
+        if (box_frame_read(fd, BOX_FRAME_MAX, 5000, &f[i], NULL) != BOX_OK)
+            return 3;
+    }
+    int status = 0;
+    if (f[0]->body_case != BOX__ALIAS_FRAME__BODY_OPEN ||
+        f[0]->open->version != 6 ||
+        f[0]->open->mode_case != BOX__OPEN__MODE_SHELL ||
+        f[1]->body_case != BOX__ALIAS_FRAME__BODY_CALL ||
+        strcmp(f[1]->call->source, "echo fake") != 0 ||
+        f[2]->body_case != BOX__ALIAS_FRAME__BODY_INPUT_EOF ||
+        f[0]->program != 1 || f[1]->program != 1)
+        status = 99;
+    if (act == FAKE_CHECK_TRACE &&
+        (f[1]->call->correlation == NULL ||
+         strcmp(f[1]->call->correlation->traceparent, "00-abc-def-01") != 0 ||
+         strcmp(f[1]->call->correlation->tracestate, "k=v") != 0))
+        status = 98;
+    if (act != FAKE_CHECK_TRACE && f[1]->call->correlation != NULL)
+        status = 97;
+
+    Box__AliasFrame out = BOX__ALIAS_FRAME__INIT;
+    Box__Exit e = BOX__EXIT__INIT;
+    Box__Output o = BOX__OUTPUT__INIT;
+    Box__Denied d = BOX__DENIED__INIT;
+    Box__Call c = BOX__CALL__INIT;
+    out.program = 1;
+    box_err rv = BOX_OK;
+    switch (act) {
+    case FAKE_CLIENT_FRAME:
+        c.source = "x";
+        out.body_case = BOX__ALIAS_FRAME__BODY_CALL;
+        out.call = &c;
+        rv = box_frame_write(fd, &out, BOX_FRAME_MAX, 5000);
+        break;
+    case FAKE_HANG_UP:
+        break;
+    case FAKE_EXIT_300:
+        e.status = 300;
+        out.body_case = BOX__ALIAS_FRAME__BODY_EXIT;
+        out.exit = &e;
+        rv = box_frame_write(fd, &out, BOX_FRAME_MAX, 5000);
+        break;
+    case FAKE_OUTPUT_EXIT:
+    case FAKE_CHECK_TRACE:
+        o.stream = BOX__STREAM__STREAM_STDOUT;
+        o.data.data = (uint8_t *)"to out\n";
+        o.data.len = 7;
+        out.body_case = BOX__ALIAS_FRAME__BODY_OUTPUT;
+        out.output = &o;
+        rv = box_frame_write(fd, &out, BOX_FRAME_MAX, 5000);
+        o.stream = BOX__STREAM__STREAM_STDERR;
+        o.data.data = (uint8_t *)"to err\n";
+        if (rv == BOX_OK)
+            rv = box_frame_write(fd, &out, BOX_FRAME_MAX, 5000);
+        e.status = status;
+        out.body_case = BOX__ALIAS_FRAME__BODY_EXIT;
+        out.exit = &e;
+        if (rv == BOX_OK)
+            rv = box_frame_write(fd, &out, BOX_FRAME_MAX, 5000);
+        break;
+    case FAKE_EMPTY_FRAME:
+        rv = box_frame_write_bytes(fd, "", 0, 5000); // decodes, no body
+        break;
+    case FAKE_DENIED:
+        d.kind = BOX__DENIED_KIND__DENIED_INTERNAL;
+        d.reason = "nope, says the fake";
+        out.body_case = BOX__ALIAS_FRAME__BODY_DENIED;
+        out.denied = &d;
+        rv = box_frame_write(fd, &out, BOX_FRAME_MAX, 5000);
+        break;
+    }
+    for (int i = 0; i < 3; i++)
+        box__alias_frame__free_unpacked(f[i], NULL);
+    close(fd);
+    return rv == BOX_OK ? status : 4;
+}
+
+static void
+fake_case(const test_box *b, int lfd, fake_act act, int status, const char *out,
+          const char *err)
+{
+    pid_t kid = fork();
+    assert_true(kid >= 0);
+    if (kid == 0)
+        _exit(fake_serve(lfd, act));
+    expect(b, "sh", "-c", "echo fake", NULL, status, out, err);
+    int st;
+    assert_int_equal(waitpid(kid, &st, 0), kid);
+    assert_true(WIFEXITED(st));
+    // The fake reports what it saw; a bad frame from the alias shows here.
+    if (act != FAKE_OUTPUT_EXIT && act != FAKE_CHECK_TRACE)
+        assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static void
+test_alias_against_fake_broker(void **state)
+{
+    (void)state;
+    test_box b;
+    box_make(&b);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s/run/box.sock", b.tb_dir);
+    int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(lfd, 8), 0);
+
+    fake_case(&b, lfd, FAKE_OUTPUT_EXIT, 0, "to out\n", "to err\n");
+    fake_case(&b, lfd, FAKE_CLIENT_FRAME, 125, "",
+              "strands-box-sock-alias: the box broker sent a client frame: "
+              "call\n");
+    fake_case(&b, lfd, FAKE_HANG_UP, 125, "",
+              "strands-box-sock-alias: the box broker closed\n");
+    fake_case(&b, lfd, FAKE_EXIT_300, 125, "", "");
+    fake_case(&b, lfd, FAKE_EMPTY_FRAME, 125, "",
+              "strands-box-sock-alias: read a transport frame: the frame has "
+              "no body\n");
+    fake_case(&b, lfd, FAKE_DENIED, 125, "",
+              "strands-box: nope, says the fake\n");
+
+    assert_int_equal(setenv("TRACEPARENT", "00-abc-def-01", 1), 0);
+    assert_int_equal(setenv("TRACESTATE", "k=v", 1), 0);
+    fake_case(&b, lfd, FAKE_CHECK_TRACE, 0, "to out\n", "to err\n");
+    unsetenv("TRACEPARENT");
+    unsetenv("TRACESTATE");
+    close(lfd);
+    box_remove(&b);
+}
+
+static void
+test_fake_broker_oversized_frame(void **state)
+{
+    (void)state;
+    test_box b;
+    box_make(&b);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s/run/box.sock", b.tb_dir);
+    int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(lfd, 8), 0);
+    pid_t kid = fork();
+    assert_true(kid >= 0);
+    if (kid == 0) {
+        int fd = accept(lfd, NULL, NULL);
+        const uint8_t hdr[4] = {0x00, 0x20, 0x00, 0x00}; // 2 MiB
+        int ok = fd >= 0 && write(fd, hdr, 4) == 4;
+        sleep_ms(500);
+        _exit(ok ? 0 : 1);
+    }
+    expect(&b, "sh", "-c", "echo fake", NULL, 125, "",
+           "strands-box-sock-alias: Shell frame is 2097152 bytes; maximum "
+           "is 1048576\n");
+    int st;
+    assert_int_equal(waitpid(kid, &st, 0), kid);
+    close(lfd);
+    box_remove(&b);
+}
+
+static void
+test_backstop_and_sigterm(void **state)
+{
+    (void)state;
+    test_box b;
+    box_make(&b);
+    broker_start(&b, "--backstop-ms", "1500");
+    expect(&b, "sh", "-c", "echo started; sleep-ms 20000", NULL, 125,
+           "started\n",
+           "strands-box: the call ran past the box broker's 1500 ms "
+           "backstop\n");
+    expect_serving(&b);
+
+    // SIGTERM with two calls in flight that both end within the 3 s
+    // grace: draining waits for them, then the broker exits 0 and removes
+    // the socket.
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/bin/sh", b.tb_dir);
+    char *shortc[] = {path, "-c", "sleep-ms 700; echo done", NULL};
+    char *longc[] = {path, "-c", "sleep-ms 1400", NULL};
+    box_proc ps, pl;
+    assert_true(box_proc_start(&ps, shortc, NULL));
+    assert_true(box_proc_start(&pl, longc, NULL));
+    sleep_ms(300);
+    long long t0 = now_ms();
+    broker_stop(&b, 10000);
+    assert_true(now_ms() - t0 < 5000);
+    box_proc_result r;
+    box_proc_finish(&ps, RUN_MS, &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out, "done\n");
+    box_proc_result_free(&r);
+    box_proc_finish(&pl, RUN_MS, &r);
+    assert_int_equal(r.pr_status, 0);
+    box_proc_result_free(&r);
+
+    char sock[PATH_MAX];
+    snprintf(sock, sizeof sock, "%s/run/box.sock", b.tb_dir);
+    assert_int_not_equal(access(sock, F_OK), 0);
+    box_remove(&b);
+}
+
+static void
+test_sigterm_ends_long_calls(void **state)
+{
+    (void)state;
+    test_box b;
+    box_make(&b);
+    broker_start(&b, NULL, NULL);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/bin/bash", b.tb_dir);
+    char *longc[] = {path, "-c", "echo going; sleep-ms 60000", NULL};
+    box_proc pl;
+    assert_true(box_proc_start(&pl, longc, NULL));
+    // An idle connection (no call yet) is ended at once.
+    int idle = sock_connect(b.tb_dir);
+    assert_true(idle >= 0);
+    sleep_ms(300);
+    long long t0 = now_ms();
+    broker_stop(&b, 10000);
+    long long took = now_ms() - t0;
+    assert_true(took >= 2500 && took < 5000); // the 3 s grace, then end
+    raw_expect_denied(idle, BOX__DENIED_KIND__DENIED_FLOW_CONTROL,
+                      "the box broker is stopping");
+    close(idle);
+    box_proc_result r;
+    box_proc_finish(&pl, RUN_MS, &r);
+    assert_int_equal(r.pr_status, 125);
+    assert_string_equal(r.pr_out, "going\n");
+    assert_string_equal(r.pr_err, "strands-box: the box broker stopped "
+                                  "before the call finished\n");
+    box_proc_result_free(&r);
+    box_remove(&b);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_forms_accepted),
+        cmocka_unit_test(test_forms_refused),
+        cmocka_unit_test(test_script_mode),
+        cmocka_unit_test(test_not_utf8),
+        cmocka_unit_test(test_other_names),
+        cmocka_unit_test(test_output_and_statuses),
+        cmocka_unit_test(test_health),
+        cmocka_unit_test(test_socket_mode),
+        cmocka_unit_test(test_worker_crash),
+        cmocka_unit_test(test_over_budget),
+        cmocka_unit_test(test_raw_oversized_frame),
+        cmocka_unit_test(test_raw_bad_frames),
+        cmocka_unit_test(test_raw_large_command),
+        cmocka_unit_test(test_raw_client_leaves_mid_call),
+        cmocka_unit_test(test_flow_control),
+        cmocka_unit_test(test_sixteen_aliases_at_once),
+        cmocka_unit_test(test_no_broker),
+        cmocka_unit_test(test_alias_against_fake_broker),
+        cmocka_unit_test(test_fake_broker_oversized_frame),
+        cmocka_unit_test(test_backstop_and_sigterm),
+        cmocka_unit_test(test_sigterm_ends_long_calls),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
