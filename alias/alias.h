@@ -21,9 +21,6 @@ int alias_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * (the message of the original's io::Error). Static storage. */
 const char *alias_os_err(int err);
 
-/* True when p[0..n) is well-formed UTF-8: no overlong forms, no
- * surrogates, nothing above U+10FFFF. */
-bool alias_utf8_valid(const char *p, size_t n);
 
 /*
  * The shell route: checks the argv form (argv after the program name),

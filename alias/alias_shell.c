@@ -8,52 +8,12 @@
 
 #include "alias.h"
 #include "box_alloc.h"
+#include "box_utf8.h"
 #include "box_wire.h"
 
 #define ALIAS_FORMS_MSG                                                        \
     "Shell alias accepts only -c COMMAND, -lc COMMAND, -c -l COMMAND, or "     \
     "SCRIPT"
-
-bool
-alias_utf8_valid(const char *p, size_t n)
-{
-    const unsigned char *s = (const unsigned char *)p;
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = s[i];
-        size_t len;
-        unsigned cp;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xc2 && c <= 0xdf) {
-            len = 2;
-            cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            len = 3;
-            cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            len = 4;
-            cp = c & 0x07;
-        } else {
-            return false;
-        }
-        if (n - i < len)
-            return false;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xc0) != 0x80)
-                return false;
-            cp = cp << 6 | (s[i + k] & 0x3f);
-        }
-        if (len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)))
-            return false;
-        if (len == 4 && (cp < 0x10000 || cp > 0x10ffff))
-            return false;
-        i += len;
-    }
-    return true;
-}
 
 static bool
 alias_is_flag(const char *a)
@@ -164,7 +124,7 @@ alias_shell_main(int argc, char *const argv[], const char *sock)
             return status;
         cmd = text;
     }
-    if (!alias_utf8_valid(cmd, len)) {
+    if (!box_utf8_valid(cmd, len)) {
         status = alias_fail("Shell command is not valid UTF-8");
         goto out;
     }

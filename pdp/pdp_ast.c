@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "pdp_int.h"
-#include "pdp_utf8.h"
+#include "box_utf8.h"
 
 const char *
 pdp_var_name(pdp_var v)
@@ -61,7 +61,7 @@ pdp_str_blank(pdp_str s)
     size_t i = 0;
     while (i < s.len) {
         uint32_t cp;
-        size_t k = pdp_utf8_decode(s.s + i, s.len - i, &cp);
+        size_t k = box_utf8_decode(s.s + i, s.len - i, &cp);
         if (k == 0 || !is_white(cp))
             return false;
         i += k;

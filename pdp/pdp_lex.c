@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pdp_utf8.h"
+#include "box_utf8.h"
 
 /* ORDER PDP_TK */
 static const char *const pdp_tk_names[PDP_TK_COUNT] = {
@@ -197,7 +197,7 @@ scan(pdp_lex *lx, pdp_token *t)
         return BOX_OK;
     }
     uint32_t cp;
-    size_t k = pdp_utf8_decode(lx->lx_src + lx->lx_pos,
+    size_t k = box_utf8_decode(lx->lx_src + lx->lx_pos,
                                lx->lx_len - lx->lx_pos, &cp);
     if (k <= 1)
         return pdp_lex_error(lx, BOX_EPARSE, t->t_line, t->t_col,
@@ -228,7 +228,7 @@ pdp_lex_init(pdp_lex *lx, const char *src, size_t len, const char *file,
         size_t k = 1;
         if (c >= 0x80) {
             uint32_t cp;
-            k = pdp_utf8_decode(src + i, len - i, &cp);
+            k = box_utf8_decode(src + i, len - i, &cp);
             if (k == 0)
                 return pdp_lex_error(lx, BOX_EPARSE, line, col,
                                      "policy text is not valid UTF-8");
@@ -402,7 +402,7 @@ pdp_lex_string(pdp_lex *lx, const pdp_token *tok, box_arena *a, bool pattern,
                 (v >= 0xD800 && v <= 0xDFFF))
                 return bad_escape(lx, tok, off, j - i);
             char buf[4];
-            size_t k = pdp_utf8_encode(v, buf);
+            size_t k = box_utf8_encode(v, buf);
             /* \u{…} is at least 5 bytes, its encoding at most 4. */
             memcpy(d + o, buf, k);
             o += k;
@@ -411,7 +411,7 @@ pdp_lex_string(pdp_lex *lx, const pdp_token *tok, box_arena *a, bool pattern,
         }
         default: {
             uint32_t cp;
-            size_t k = pdp_utf8_decode(s + i + 1, n - i - 1, &cp);
+            size_t k = box_utf8_decode(s + i + 1, n - i - 1, &cp);
             return bad_escape(lx, tok, off, 1 + (k ? k : 1));
         }
         }

@@ -8,7 +8,7 @@
 
 #include "box_alloc.h"
 #include "pdp_int.h"
-#include "pdp_utf8.h"
+#include "box_utf8.h"
 
 /* ORDER PDP_REASON */
 static const struct {
@@ -100,7 +100,7 @@ debug_char(box_buf *out, uint32_t c, bool esc_single, bool esc_double,
     if ((esc_grapheme && grapheme_extend(c)) || not_printable(c))
         return put_unicode(out, c);
     char b[4];
-    size_t k = pdp_utf8_encode(c, b);
+    size_t k = box_utf8_encode(c, b);
     return box_buf_append(out, b, k);
 }
 
@@ -109,7 +109,7 @@ pdp_escape_debug(box_buf *out, const char *s, size_t n)
 {
     for (size_t i = 0; i < n;) {
         uint32_t c;
-        size_t k = pdp_utf8_decode(s + i, n - i, &c);
+        size_t k = box_utf8_decode(s + i, n - i, &c);
         if (k == 0)
             k = 1; // malformed byte: shown as U+FFFD
         box_err rv = debug_char(out, c, true, true, true);
@@ -127,7 +127,7 @@ pdp_escape_debug_str(box_buf *out, const char *s, size_t n)
      * extenders only at the start. */
     for (size_t i = 0; i < n;) {
         uint32_t c;
-        size_t k = pdp_utf8_decode(s + i, n - i, &c);
+        size_t k = box_utf8_decode(s + i, n - i, &c);
         if (k == 0)
             k = 1;
         box_err rv = debug_char(out, c, false, true, i == 0);
@@ -151,7 +151,7 @@ pdp_escape_ids(box_buf *out, const char *s, size_t n)
 {
     for (size_t i = 0; i < n;) {
         uint32_t c;
-        size_t k = pdp_utf8_decode(s + i, n - i, &c);
+        size_t k = box_utf8_decode(s + i, n - i, &c);
         box_err rv;
         if (k == 0) {
             k = 1;
@@ -298,7 +298,7 @@ pdp_message_format(pdp_verdict v, pdp_reason r, const char *resource,
         bool cut = false;
         for (size_t i = 0; i < rlen;) {
             uint32_t c;
-            size_t k = pdp_utf8_decode(resource + i, rlen - i, &c);
+            size_t k = box_utf8_decode(resource + i, rlen - i, &c);
             if (k == 0)
                 k = 1;
             size_t before = res.b_len;

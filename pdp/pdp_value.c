@@ -7,7 +7,7 @@
 
 #include "box_alloc.h"
 #include "pdp_int.h"
-#include "pdp_utf8.h"
+#include "box_utf8.h"
 
 static pdp_value *
 value_new(box_arena *a, pdp_value_kind k)
@@ -42,7 +42,7 @@ box_err
 pdp_value_string(box_arena *a, const char *s, size_t n, pdp_value **out)
 {
     *out = NULL;
-    if (!pdp_utf8_valid(s, n))
+    if (!box_utf8_valid(s, n))
         return BOX_EINVAL;
     pdp_value *v = value_new(a, PDP_VAL_STRING);
     char *d = box_arena_strndup(a, s, n);
@@ -88,7 +88,7 @@ pdp_value_entity(box_arena *a, const char *type, size_t tlen, const char *id,
                  size_t idlen, pdp_value **out)
 {
     *out = NULL;
-    if (!pdp_is_type_path(type, tlen) || !pdp_utf8_valid(id, idlen))
+    if (!pdp_is_type_path(type, tlen) || !box_utf8_valid(id, idlen))
         return BOX_EINVAL;
     pdp_value *v = value_new(a, PDP_VAL_ENTITY);
     char *t = box_arena_strndup(a, type, tlen);
@@ -163,7 +163,7 @@ pdp_value_record_put(box_arena *a, pdp_value *rec, const char *key,
 {
     if (rec == NULL || val == NULL || rec->v_kind != PDP_VAL_RECORD)
         return BOX_EINVAL;
-    if (!pdp_utf8_valid(key, klen))
+    if (!box_utf8_valid(key, klen))
         return BOX_EINVAL;
     if (pdp_value_get(rec, key, klen) != NULL)
         return BOX_EINVAL;

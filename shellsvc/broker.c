@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_utf8.h"
 #include "box_frame.h"
 #include "box_log.h"
 #include "box_svc.h"
@@ -59,47 +60,6 @@ typedef struct broker_conn {
     int cn_status;       // the worker's status pipe, -1 when none
     uint64_t cn_out;     // output bytes relayed
 } broker_conn;
-
-/* Same rules as the alias's check (well-formed, no overlongs, no
- * surrogates, nothing past U+10FFFF): the broker does not trust it. */
-static bool
-broker_utf8_valid(const char *p, size_t n)
-{
-    const unsigned char *s = (const unsigned char *)p;
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = s[i], cp;
-        size_t len;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xc2 && c <= 0xdf) {
-            len = 2;
-            cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            len = 3;
-            cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            len = 4;
-            cp = c & 0x07;
-        } else {
-            return false;
-        }
-        if (n - i < len)
-            return false;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xc0) != 0x80)
-                return false;
-            cp = cp << 6 | (s[i + k] & 0x3f);
-        }
-        if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-            (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-            return false;
-        i += len;
-    }
-    return true;
-}
 
 /* Wire names of frame types, for messages. */
 static const char *
@@ -506,7 +466,7 @@ conn_serve(broker_conn *c)
         goto out;
     }
     const char *src = f->call->source != NULL ? f->call->source : "";
-    if (!broker_utf8_valid(src, strlen(src))) {
+    if (!box_utf8_valid(src, strlen(src))) {
         conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
                   "Shell command is not valid UTF-8");
         goto out;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* UTF-8 helpers shared by the lexer, values and messages (no allocation). */
-#ifndef PDP_UTF8_H
-#define PDP_UTF8_H
+/* UTF-8 helpers shared by every parser and protocol reader (no allocation). */
+#ifndef BOX_UTF8_H
+#define BOX_UTF8_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -9,11 +9,11 @@
 
 /* True iff s[0..n) is well-formed UTF-8 (no overlongs, no surrogates,
  * nothing above U+10FFFF). */
-bool pdp_utf8_valid(const char *s, size_t n);
+bool box_utf8_valid(const char *s, size_t n);
 /* Decodes one scalar at s[0..n); returns its byte length (>= 1) and sets
  * *cp, or returns 0 for a malformed sequence (then *cp = 0xFFFD). */
-size_t pdp_utf8_decode(const char *s, size_t n, uint32_t *cp);
+size_t box_utf8_decode(const char *s, size_t n, uint32_t *cp);
 /* Encodes cp (a scalar value) into out[0..4); returns the length. */
-size_t pdp_utf8_encode(uint32_t cp, char out[4]);
+size_t box_utf8_encode(uint32_t cp, char out[4]);
 
 #endif

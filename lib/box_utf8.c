@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Strict UTF-8 decoding and encoding. */
-#include "pdp_utf8.h"
+#include "box_utf8.h"
 
 size_t
-pdp_utf8_decode(const char *s, size_t n, uint32_t *cp)
+box_utf8_decode(const char *s, size_t n, uint32_t *cp)
 {
     const unsigned char *u = (const unsigned char *)s;
     *cp = 0xFFFD;
@@ -39,7 +39,7 @@ pdp_utf8_decode(const char *s, size_t n, uint32_t *cp)
 }
 
 bool
-pdp_utf8_valid(const char *s, size_t n)
+box_utf8_valid(const char *s, size_t n)
 {
     size_t i = 0;
     while (i < n) {
@@ -48,7 +48,7 @@ pdp_utf8_valid(const char *s, size_t n)
             continue;
         }
         uint32_t cp;
-        size_t k = pdp_utf8_decode(s + i, n - i, &cp);
+        size_t k = box_utf8_decode(s + i, n - i, &cp);
         if (k == 0)
             return false;
         i += k;
@@ -57,7 +57,7 @@ pdp_utf8_valid(const char *s, size_t n)
 }
 
 size_t
-pdp_utf8_encode(uint32_t cp, char out[4])
+box_utf8_encode(uint32_t cp, char out[4])
 {
     if (cp < 0x80) {
         out[0] = (char)cp;
