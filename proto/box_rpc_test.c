@@ -116,7 +116,7 @@ test_no_server_times_out(void **state)
     int64_t dt = now_ms() - t0;
     assert_null(r);
     assert_int_equal(rv, BOX_ETIMEDOUT);
-    assert_true(dt >= 250 && dt < 1500);
+    assert_true(dt >= 250 && dt < 3000); // room for a loaded machine
     box_rpc_client_close(c);
 }
 
@@ -143,7 +143,7 @@ test_server_stopped_times_out(void **state)
     // Either the deadline passes or nng reports the pipe gone: both are
     // errors the caller must turn into a refusal, and both come in time.
     assert_true(rv == BOX_ETIMEDOUT || rv == BOX_ECLOSED);
-    assert_true(now_ms() - t0 < 1500);
+    assert_true(now_ms() - t0 < 3000);
     box_rpc_client_close(c);
 }
 

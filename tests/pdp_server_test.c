@@ -249,7 +249,7 @@ test_reload_drops_cache_and_keeps_old_on_error(void **state)
     // Permit turned into a forbid: in force for the next decision.
     write_file(f.policy, forbid_exec);
     kill(f.proc.bp_pid, SIGHUP);
-    for (int i = 0; i < 200 && box_pdp_client_epoch(f.client) == e1; i++)
+    for (int i = 0; i < 1000 && box_pdp_client_epoch(f.client) == e1; i++)
         usleep(10000);
     assert_true(box_pdp_client_epoch(f.client) > e1);
     assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
@@ -338,7 +338,9 @@ test_fail_closed_when_stopped_or_gone(void **state)
     long long t0 = now_ms();
     assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_ETIMEDOUT);
     long long dt = now_ms() - t0;
-    assert_true(dt >= 250 && dt < 1500);
+    // The deadline holds: no answer, and no waiting much past 300 ms (the
+    // upper bound leaves room for a loaded machine).
+    assert_true(dt >= 250 && dt < 3000);
     assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
     assert_non_null(strstr(a.pa_message, "box-pdp at ipc://"));
     assert_non_null(strstr(a.pa_message, "did not answer within 300 ms"));
@@ -353,7 +355,7 @@ test_fail_closed_when_stopped_or_gone(void **state)
     assert_int_equal(box_pdp_client_open(&o, &c), BOX_OK);
     t0 = now_ms();
     assert_int_not_equal(box_pdp_decide(c, &q.r_req, &a), BOX_OK);
-    assert_true(now_ms() - t0 < 1500);
+    assert_true(now_ms() - t0 < 3000);
     assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
     box_pdp_answer_clear(&a);
     box_pdp_client_close(c);
@@ -401,7 +403,7 @@ storm_client(void *arg)
     storm *s = arg;
     box_pdp_client_opts o = {.co_url = s->f->url,
                              .co_epoch_url = s->f->pub,
-                             .co_timeout_ms = 5000,
+                             .co_timeout_ms = 20000,
                              .co_cache_slots = 256};
     box_pdp_client *c;
     if (box_pdp_client_open(&o, &c) != BOX_OK) {
