@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The README's first command: install what is missing, build, lay out the
-# quickstart project and run the quickstart box.
+# quickstart project, run the quickstart box, then show its decision log.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 deploy/setup.sh
 deploy/quickstart/prepare.sh
-exec build/bin/box run --config deploy/quickstart/box.toml "$@"
+status=0
+build/bin/box run --config deploy/quickstart/box.toml "$@" || status=$?
+echo "--- decision log (box log --box-dir /tmp/box-quickstart/state)"
+build/bin/box log --box-dir /tmp/box-quickstart/state
+exit "$status"
