@@ -249,7 +249,11 @@ raw_call(int fd, const char *src)
     assert_int_equal(box_frame_write(fd, &f, BOX_FRAME_MAX, 5000), BOX_OK);
     f.body_case = BOX__ALIAS_FRAME__BODY_INPUT_EOF;
     f.input_eof = &e;
-    assert_int_equal(box_frame_write(fd, &f, BOX_FRAME_MAX, 5000), BOX_OK);
+    // A broker that refuses the call answers and closes at once, so the
+    // trailing InputEof may meet a closed socket; its answer is still
+    // there to read.
+    box_err rv = box_frame_write(fd, &f, BOX_FRAME_MAX, 5000);
+    assert_true(rv == BOX_OK || rv == BOX_ECLOSED);
 }
 
 static Box__AliasFrame *
