@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The one admission point: every command becomes a shell:exec decision. */
+#include <string.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "sh_internal.h"
+
+/*
+ * ARCHITECTURE §5: every command any route would run (top level, stages,
+ * $( ), eval, command, function calls) comes here as a value. This file
+ * builds the request (box-spec §3.4 / §4 / §7) and asks the decider; it
+ * never runs anything and never reads shell state, so the same function
+ * serves every thread. A decider that is missing or answers anything but
+ * SH_PERMIT is a refusal (fail closed).
+ */
+
+#define SH_ADMIT_MAX_ARGS 64u
+#define SH_ADMIT_MAX_ATTR 4096u
+#define SH_TRUNC_TAIL "\xe2\x80\xa6 (truncated)"
+
+static bool
+is_short_flag(const char *s)
+{
+    if (s[0] != '-' || s[1] == '\0' || s[1] == '-')
+        return false;
+    for (const char *p = s + 1; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+              (*p >= '0' && *p <= '9')))
+            return false;
+    return true;
+}
+
+/* Length of a valid long-flag name "--[a-z-]{1,32}" at s, or 0. */
+static size_t
+long_flag_len(const char *s)
+{
+    if (s[0] != '-' || s[1] != '-')
+        return 0;
+    size_t n = 0;
+    while ((s[2 + n] >= 'a' && s[2 + n] <= 'z') || s[2 + n] == '-')
+        n++;
+    if (n == 0 || n > 32)
+        return 0;
+    return 2 + n;
+}
+
+static char *
+cap_attr(const char *s, size_t n)
+{
+    if (n <= SH_ADMIT_MAX_ATTR)
+        return box_strndup(s, n);
+    size_t keep = SH_ADMIT_MAX_ATTR - (sizeof SH_TRUNC_TAIL - 1);
+    while (keep > 0 && ((unsigned char)s[keep] & 0xC0u) == 0x80u)
+        keep--; // do not cut inside a UTF-8 sequence
+    char *o = box_alloc(keep + sizeof SH_TRUNC_TAIL);
+    if (o == NULL)
+        return NULL;
+    memcpy(o, s, keep);
+    memcpy(o + keep, SH_TRUNC_TAIL, sizeof SH_TRUNC_TAIL);
+    return o;
+}
+
+size_t
+sh_admit_redact(const sh_cmd_value *cv, char **out, size_t max)
+{
+    size_t n = 0;
+    if (max > SH_ADMIT_MAX_ARGS)
+        max = SH_ADMIT_MAX_ARGS;
+    for (int i = 0; i < cv->cv_argc && n < max; i++) {
+        const char *a = cv->cv_argv[i];
+        char *r;
+        if (i == 0 || cv->cv_expanded == NULL || !cv->cv_expanded[i]) {
+            r = cap_attr(a, strlen(a));
+        } else if (is_short_flag(a)) {
+            r = cap_attr(a, strlen(a));
+        } else {
+            size_t ln = long_flag_len(a);
+            if (ln > 0 && a[ln] == '\0')
+                r = box_strdup(a);
+            else if (ln > 0 && a[ln] == '=')
+                r = box_asprintf("%.*s=<redacted>", (int)ln, a);
+            else
+                r = box_strdup("<redacted>");
+        }
+        if (r == NULL)
+            break;
+        out[n++] = r;
+    }
+    return n;
+}
+
+/* Arena-free construction: the request lives on the stack of sh_admit. */
+typedef struct admit_req {
+    Box__DecisionRequest rq;
+    Box__Value input;
+    Box__ValueRecord rec;
+    Box__RecordField f[6];
+    Box__RecordField *fp[6];
+    Box__Value v[6];
+    Box__Subject subj;
+} admit_req;
+
+static void
+field_str(admit_req *r, size_t i, const char *name, const char *s)
+{
+    box__record_field__init(&r->f[i]);
+    box__value__init(&r->v[i]);
+    r->v[i].kind_case = BOX__VALUE__KIND_STR;
+    r->v[i].str = (char *)s;
+    r->f[i].name = (char *)name;
+    r->f[i].value = &r->v[i];
+    r->fp[i] = &r->f[i];
+}
+
+box_err
+sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ad_verdict = SH_FAULT;
+    out->ad_status = 125;
+    box_err rv = BOX_ENOMEM;
+    char *args[SH_ADMIT_MAX_ARGS];
+    size_t nargs = 0;
+    box_buf cmd;
+    box_buf_init(&cmd, (size_t)1 << 20);
+    const char *cwd = cv->cv_cwd != NULL ? cv->cv_cwd : "/";
+
+    if (cv->cv_argc < 1)
+        return BOX_EINVAL;
+    // context.input.command: program + " " + args, single spaces (§3.4).
+    for (int i = 0; i < cv->cv_argc; i++) {
+        if ((i > 0 && box_buf_putc(&cmd, ' ') != BOX_OK) ||
+            box_buf_puts(&cmd, cv->cv_argv[i]) != BOX_OK)
+            goto out;
+    }
+    if (cmd.b_data == NULL && box_buf_puts(&cmd, "") != BOX_OK)
+        goto out;
+    nargs = sh_admit_redact(cv, args, SH_ADMIT_MAX_ARGS);
+    if (nargs == 0)
+        goto out;
+
+    admit_req r;
+    box__decision_request__init(&r.rq);
+    box__value__init(&r.input);
+    box__value_record__init(&r.rec);
+    box__subject__init(&r.subj);
+    size_t nf = 0;
+    field_str(&r, nf++, "command", cmd.b_data);
+    field_str(&r, nf++, "program", cv->cv_argv[0]);
+    if (cv->cv_argc > 1)
+        field_str(&r, nf++, "arg1", cv->cv_argv[1]);
+    if (cv->cv_argc > 2)
+        field_str(&r, nf++, "arg2", cv->cv_argv[2]);
+    box__record_field__init(&r.f[nf]);
+    box__value__init(&r.v[nf]);
+    r.v[nf].kind_case = BOX__VALUE__KIND_LONG;
+    r.v[nf].long_ = cv->cv_argc - 1;
+    r.f[nf].name = (char *)"arg_count";
+    r.f[nf].value = &r.v[nf];
+    r.fp[nf] = &r.f[nf];
+    nf++;
+    field_str(&r, nf++, "cwd", cwd);
+    r.rec.n_fields = nf;
+    r.rec.fields = r.fp;
+    r.input.kind_case = BOX__VALUE__KIND_RECORD;
+    r.input.record = &r.rec;
+    r.subj.n_command_args = nargs;
+    r.subj.command_args = args;
+    r.subj.working_directory = (char *)cwd;
+    r.subj.process_command = cv->cv_argv[0];
+    r.rq.action = (char *)"shell:exec";
+    r.rq.input = &r.input;
+    r.rq.resource = cv->cv_argv[0];
+    r.rq.subject = &r.subj;
+
+    char *msg = NULL;
+    sh_verdict v = SH_FAULT;
+    pthread_mutex_lock(&ss->ss_lock);
+    if (ss->ss_o.so_decide != NULL)
+        v = ss->ss_o.so_decide(ss->ss_o.so_decide_arg, &r.rq, &msg);
+    pthread_mutex_unlock(&ss->ss_lock);
+    out->ad_verdict = v;
+    out->ad_message = msg;
+    switch (v) {
+    case SH_PERMIT:
+        out->ad_status = 0;
+        box_free(out->ad_message);
+        out->ad_message = NULL;
+        break;
+    case SH_DENY:
+        out->ad_status = 126;
+        break;
+    default:
+        out->ad_verdict = SH_FAULT;
+        out->ad_status = 125;
+        break;
+    }
+    rv = BOX_OK;
+out:
+    for (size_t i = 0; i < nargs; i++)
+        box_free(args[i]);
+    box_buf_reset(&cmd);
+    return rv;
+}

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* echo and printf. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "box_buf.h"
+#include "sh_internal.h"
+
+#define SH_PRINT_MAX (16u << 20)
+
+/*
+ * One backslash escape at s (after the backslash) into b; returns the
+ * bytes consumed. *stop is set by \c. bsmode: %b / echo -e rules (\0nnn
+ * octal) rather than printf format rules (\nnn).
+ */
+static size_t
+escape(const char *s, box_buf *b, bool bsmode, bool *stop, box_err *e)
+{
+    char c = s[0];
+    size_t used = 1;
+    int v;
+    switch (c) {
+    case 'a':
+        v = '\a';
+        break;
+    case 'b':
+        v = '\b';
+        break;
+    case 'e':
+        v = 27;
+        break;
+    case 'f':
+        v = '\f';
+        break;
+    case 'n':
+        v = '\n';
+        break;
+    case 'r':
+        v = '\r';
+        break;
+    case 't':
+        v = '\t';
+        break;
+    case 'v':
+        v = '\v';
+        break;
+    case '\\':
+        v = '\\';
+        break;
+    case 'c':
+        *stop = true;
+        return 1;
+    case 'x': {
+        v = 0;
+        int k = 0;
+        while (k < 2 && strchr("0123456789abcdefABCDEF", s[1 + k]) &&
+               s[1 + k] != '\0') {
+            char h = s[1 + k];
+            v = v * 16 + (h <= '9' ? h - '0' : (h | 32) - 'a' + 10);
+            k++;
+        }
+        if (k == 0) {
+            *e = box_buf_puts(b, "\\x");
+            return 1;
+        }
+        used += (size_t)k;
+        break;
+    }
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7': {
+        if (bsmode && c != '0') {
+            *e = box_buf_putc(b, '\\');
+            if (*e == BOX_OK)
+                *e = box_buf_putc(b, c);
+            return 1;
+        }
+        const char *p = s + (bsmode ? 1 : 0);
+        v = 0;
+        int k = 0;
+        while (k < 3 && p[k] >= '0' && p[k] <= '7') {
+            v = v * 8 + (p[k] - '0');
+            k++;
+        }
+        used = (size_t)k + (bsmode ? 1 : 0);
+        break;
+    }
+    case '\0':
+        *e = box_buf_putc(b, '\\');
+        return 0;
+    default:
+        if (!bsmode && c == '"') {
+            v = '"';
+            break;
+        }
+        *e = box_buf_putc(b, '\\');
+        if (*e == BOX_OK)
+            *e = box_buf_putc(b, c);
+        return 1;
+    }
+    *e = box_buf_putc(b, (char)v);
+    return used;
+}
+
+static box_err
+put_escaped(box_buf *b, const char *s, bool *stop)
+{
+    box_err e = BOX_OK;
+    while (*s && !*stop && e == BOX_OK) {
+        if (*s == '\\') {
+            s++;
+            s += escape(s, b, true, stop, &e);
+        } else {
+            e = box_buf_putc(b, *s++);
+        }
+    }
+    return e;
+}
+
+static int
+flush(sh_ctx *cx, box_buf *b, const char *who, box_err e)
+{
+    int st = 0;
+    if (e != BOX_OK) {
+        st = sh_cmd_err(cx, who, 1, "output too large");
+    } else if (b->b_len > 0 &&
+               sh_write(cx, 1, b->b_data, b->b_len) != SH_IO_OK) {
+        if (cx->cx_flow == SH_FLOW_NONE)
+            st = sh_cmd_err(cx, who, 1, "write error: Bad file descriptor");
+        else
+            st = cx->cx_status;
+    }
+    box_buf_reset(b);
+    return st;
+}
+
+/* echo [-neE] args: bash rules (escapes only with -e). */
+int
+sh_bi_echo(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    bool esc = sh_opt(o, 'e') && !sh_opt(o, 'E');
+    bool stop = false;
+    box_buf b;
+    box_buf_init(&b, SH_PRINT_MAX);
+    box_err e = BOX_OK;
+    for (int i = o->o_ind; i < argc && !stop && e == BOX_OK; i++) {
+        if (i > o->o_ind)
+            e = box_buf_putc(&b, ' ');
+        if (e == BOX_OK)
+            e = esc ? put_escaped(&b, argv[i], &stop)
+                    : box_buf_puts(&b, argv[i]);
+    }
+    if (e == BOX_OK && !sh_opt(o, 'n') && !stop)
+        e = box_buf_putc(&b, '\n');
+    return flush(cx, &b, "echo", e);
+}
+
+/* A numeric printf argument: 'c / "c give the character code. */
+static long long
+num(sh_ctx *cx, const char *s, bool *bad)
+{
+    if (s[0] == '\'' || s[0] == '"')
+        return (unsigned char)s[1];
+    if (s[0] == '\0')
+        return 0;
+    char *end;
+    long long v = strtoll(s, &end, 0);
+    if (*end != '\0') {
+        sh_cmd_err(cx, "printf", 1, "%s: invalid number", s);
+        *bad = true;
+    }
+    return v;
+}
+
+/*
+ * printf FORMAT [ARG…]: %s %b %c %d %i %u %o %x %X %% with flags,
+ * width and precision; the format is reused while arguments remain.
+ */
+int
+sh_bi_printf(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    if (argc < 2)
+        return sh_cmd_err(cx, "printf", 2, "usage: printf format [arg ...]");
+    const char *fmt = argv[1];
+    int ai = 2;
+    bool bad = false, stop = false;
+    box_buf b;
+    box_buf_init(&b, SH_PRINT_MAX);
+    box_err e = BOX_OK;
+    do {
+        int first = ai;
+        for (const char *p = fmt; *p && !stop && e == BOX_OK;) {
+            if (*p == '\\') {
+                p++;
+                p += escape(p, &b, false, &stop, &e);
+                continue;
+            }
+            if (*p != '%') {
+                e = box_buf_putc(&b, *p++);
+                continue;
+            }
+            if (p[1] == '%') {
+                e = box_buf_putc(&b, '%');
+                p += 2;
+                continue;
+            }
+            char spec[64];
+            size_t sl = 0;
+            spec[sl++] = *p++;
+            while (*p && strchr("-+ #0", *p) && sl < 40)
+                spec[sl++] = *p++;
+            while (*p >= '0' && *p <= '9' && sl < 48)
+                spec[sl++] = *p++;
+            if (*p == '.') {
+                spec[sl++] = *p++;
+                while (*p >= '0' && *p <= '9' && sl < 56)
+                    spec[sl++] = *p++;
+            }
+            char conv = *p;
+            if (conv == '\0') {
+                e = box_buf_append(&b, spec, sl);
+                break;
+            }
+            p++;
+            const char *arg = ai < argc ? argv[ai++] : NULL;
+            switch (conv) {
+            case 's':
+            case 'b': {
+                const char *sv = arg ? arg : "";
+                box_buf tmp;
+                box_buf_init(&tmp, SH_PRINT_MAX);
+                if (conv == 'b')
+                    e = put_escaped(&tmp, sv, &stop);
+                else
+                    e = box_buf_puts(&tmp, sv);
+                spec[sl++] = 's';
+                spec[sl] = '\0';
+                if (e == BOX_OK)
+                    e = box_buf_printf(&b, spec, tmp.b_data ? tmp.b_data : "");
+                box_buf_reset(&tmp);
+                break;
+            }
+            case 'c':
+                spec[sl++] = 'c';
+                spec[sl] = '\0';
+                if (arg != NULL && arg[0] != '\0')
+                    e = box_buf_printf(&b, spec, arg[0]);
+                else if (arg != NULL || sl > 2)
+                    e = box_buf_printf(&b, spec, '\0');
+                break;
+            case 'd':
+            case 'i':
+            case 'u':
+            case 'o':
+            case 'x':
+            case 'X': {
+                long long v = arg ? num(cx, arg, &bad) : 0;
+                spec[sl++] = 'l';
+                spec[sl++] = 'l';
+                spec[sl++] = conv;
+                spec[sl] = '\0';
+                e = box_buf_printf(&b, spec, v);
+                break;
+            }
+            default:
+                box_buf_reset(&b);
+                return sh_cmd_err(cx, "printf", 1, "%%%c: invalid directive",
+                                  conv);
+            }
+        }
+        if (ai == first)
+            break; // the format used no argument
+    } while (ai < argc && !stop && e == BOX_OK);
+    int st = flush(cx, &b, "printf", e);
+    return st != 0 ? st : (bad ? 1 : 0);
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* eval, command and type: routes back into the executor and admission. */
+#include <string.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "sh_internal.h"
+
+/* eval args…: the arguments joined by spaces run as shell text; every
+ * command in it is admitted like any other (spec §3.5). */
+int
+sh_bi_eval(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    box_buf b;
+    box_buf_init(&b, SH_MAX_INPUT);
+    for (int i = 1; i < argc; i++) {
+        if ((i > 1 && box_buf_putc(&b, ' ') != BOX_OK) ||
+            box_buf_puts(&b, argv[i]) != BOX_OK) {
+            box_buf_reset(&b);
+            return sh_cmd_err(cx, "eval", 1, "input too large");
+        }
+    }
+    int st = 0;
+    if (b.b_len > 0)
+        st = sh_exec_text(cx, b.b_data, b.b_len, "eval");
+    box_buf_reset(&b);
+    return st;
+}
+
+/* What a name runs as: 1 builtin, 2 function, 0 nothing. */
+static int
+kind_of(sh_ctx *cx, const char *name, bool funcs)
+{
+    if (sh_cmd_lookup(name) != NULL)
+        return 1;
+    if (funcs && sh_func_find(cx->cx_st, name) != NULL)
+        return 2;
+    return 0;
+}
+
+/*
+ * command [-v|-V] name [args…]: -v prints the name of a builtin or
+ * function, -V describes it; otherwise the command runs bypassing
+ * functions, after its own admission as program `name` (so `command rm`
+ * is judged as rm). Its arguments are reported to the log as literal.
+ */
+int
+sh_bi_command(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    if (o->o_ind >= argc)
+        return 0;
+    if (sh_opt(o, 'v') || sh_opt(o, 'V')) {
+        int st = 0;
+        for (int i = o->o_ind; i < argc; i++) {
+            int k = kind_of(cx, argv[i], true);
+            if (k == 0) {
+                if (sh_opt(o, 'V'))
+                    sh_cmd_err(cx, "command", 1, "%s: not found", argv[i]);
+                st = 1;
+                continue;
+            }
+            char *line = sh_opt(o, 'V')
+                             ? box_asprintf("%s is a shell %s\n", argv[i],
+                                            k == 1 ? "builtin" : "function")
+                             : box_asprintf("%s\n", argv[i]);
+            if (line == NULL)
+                return sh_cmd_err(cx, "command", 1, "out of memory");
+            (void)sh_puts(cx, 1, line);
+            box_free(line);
+        }
+        return st;
+    }
+    return sh_exec_argv(cx, argc - o->o_ind, argv + o->o_ind, NULL, true);
+}
+
+int
+sh_bi_type(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    int st = 0;
+    for (int i = o->o_ind; i < argc; i++) {
+        int k = kind_of(cx, argv[i], true);
+        if (k == 0) {
+            st = sh_cmd_err(cx, "type", 1, "%s: not found", argv[i]);
+            continue;
+        }
+        char *line = box_asprintf("%s is a shell %s\n", argv[i],
+                                  k == 1 ? "builtin" : "function");
+        if (line == NULL)
+            return sh_cmd_err(cx, "type", 1, "out of memory");
+        (void)sh_puts(cx, 1, line);
+        box_free(line);
+    }
+    return st;
+}

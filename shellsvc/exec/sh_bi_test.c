@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* test and [: strings and integers (file tests wait for the kernel). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sh_internal.h"
+
+/*
+ * Grammar (recursive descent, POSIX counts for 1–4 operands first):
+ *   expr    -> and { -o and }
+ *   and     -> not { -a not }
+ *   not     -> '!' not | primary
+ *   primary -> '(' expr ')' | UNOP arg | arg BINOP arg | arg
+ * File tests (-e -f -d -L -h -r -w -x -s -b -c -p -S -u -g -k -G -O,
+ * -nt -ot -ef) and -t answer false until the kernel layer can stat
+ * (spec §3.6): they are never an error. Errors give status 2.
+ */
+
+typedef struct tp {
+    sh_ctx *t_cx;
+    const char *t_who;
+    char **t_v;
+    int t_n, t_i;
+    bool t_err;
+} tp;
+
+static const char *const unops[] = {
+    "-z", "-n", "-e", "-f", "-d", "-L", "-h", "-r", "-w", "-x", "-s",
+    "-b", "-c", "-p", "-S", "-t", "-u", "-g", "-k", "-G", "-O", NULL};
+static const char *const binops[] = {"=",   "==",  "!=",  "-eq", "-ne",
+                                     "-lt", "-le", "-gt", "-ge", "-nt",
+                                     "-ot", "-ef", "<",   ">",   NULL};
+
+static bool
+in(const char *const *set, const char *s)
+{
+    for (; *set; set++)
+        if (strcmp(*set, s) == 0)
+            return true;
+    return false;
+}
+
+static long long
+tnum(tp *t, const char *s)
+{
+    char *end;
+    const char *p = s;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    long long v = strtoll(p, &end, 10);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    if (*p == '\0' || *end != '\0') {
+        if (!t->t_err)
+            sh_cmd_err(t->t_cx, t->t_who, 2, "%s: integer expression expected",
+                       s);
+        t->t_err = true;
+        return 0;
+    }
+    return v;
+}
+
+static bool
+unary(tp *t, const char *op, const char *a)
+{
+    if (strcmp(op, "-z") == 0)
+        return a[0] == '\0';
+    if (strcmp(op, "-n") == 0)
+        return a[0] != '\0';
+    return false; // file tests and -t: no kernel yet
+}
+
+static bool
+binary(tp *t, const char *l, const char *op, const char *r)
+{
+    if (strcmp(op, "=") == 0 || strcmp(op, "==") == 0)
+        return strcmp(l, r) == 0;
+    if (strcmp(op, "!=") == 0)
+        return strcmp(l, r) != 0;
+    if (strcmp(op, "<") == 0)
+        return strcmp(l, r) < 0;
+    if (strcmp(op, ">") == 0)
+        return strcmp(l, r) > 0;
+    if (strcmp(op, "-nt") == 0 || strcmp(op, "-ot") == 0 ||
+        strcmp(op, "-ef") == 0)
+        return false;
+    long long a = tnum(t, l), b = tnum(t, r);
+    if (strcmp(op, "-eq") == 0)
+        return a == b;
+    if (strcmp(op, "-ne") == 0)
+        return a != b;
+    if (strcmp(op, "-lt") == 0)
+        return a < b;
+    if (strcmp(op, "-le") == 0)
+        return a <= b;
+    if (strcmp(op, "-gt") == 0)
+        return a > b;
+    return a >= b;
+}
+
+static const char *
+peek(tp *t, int k)
+{
+    return t->t_i + k < t->t_n ? t->t_v[t->t_i + k] : NULL;
+}
+
+static bool expr(tp *t, int depth);
+
+static bool
+primary(tp *t, int depth)
+{
+    const char *a = peek(t, 0);
+    if (a == NULL) {
+        if (!t->t_err)
+            sh_cmd_err(t->t_cx, t->t_who, 2, "argument expected");
+        t->t_err = true;
+        return false;
+    }
+    const char *b = peek(t, 1), *c = peek(t, 2);
+    if (b != NULL && c != NULL && in(binops, b)) {
+        t->t_i += 3;
+        return binary(t, a, b, c);
+    }
+    if (strcmp(a, "(") == 0 && depth < 64) {
+        t->t_i++;
+        bool v = expr(t, depth + 1);
+        const char *cl = peek(t, 0);
+        if (cl == NULL || strcmp(cl, ")") != 0) {
+            if (!t->t_err)
+                sh_cmd_err(t->t_cx, t->t_who, 2, "`)' expected");
+            t->t_err = true;
+            return false;
+        }
+        t->t_i++;
+        return v;
+    }
+    if (in(unops, a) && b != NULL) {
+        t->t_i += 2;
+        return unary(t, a, b);
+    }
+    t->t_i++;
+    return a[0] != '\0';
+}
+
+static bool
+not_(tp *t, int depth)
+{
+    const char *a = peek(t, 0);
+    if (a != NULL && strcmp(a, "!") == 0 && depth < 64 && peek(t, 1)) {
+        t->t_i++;
+        return !not_(t, depth + 1);
+    }
+    return primary(t, depth);
+}
+
+static bool
+and_(tp *t, int depth)
+{
+    bool v = not_(t, depth);
+    while (!t->t_err && peek(t, 0) && strcmp(peek(t, 0), "-a") == 0) {
+        t->t_i++;
+        bool r = not_(t, depth);
+        v = v && r;
+    }
+    return v;
+}
+
+static bool
+expr(tp *t, int depth)
+{
+    bool v = and_(t, depth);
+    while (!t->t_err && peek(t, 0) && strcmp(peek(t, 0), "-o") == 0) {
+        t->t_i++;
+        bool r = and_(t, depth);
+        v = v || r;
+    }
+    return v;
+}
+
+int
+sh_bi_test(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    tp t = {.t_cx = cx, .t_who = argv[0], .t_v = argv + 1, .t_n = argc - 1};
+    if (strcmp(argv[0], "[") == 0) {
+        if (argc < 2 || strcmp(argv[argc - 1], "]") != 0)
+            return sh_cmd_err(cx, "[", 2, "missing `]'");
+        t.t_n--;
+    }
+    bool v;
+    switch (t.t_n) {
+    case 0:
+        return 1;
+    case 1:
+        return t.t_v[0][0] != '\0' ? 0 : 1;
+    case 2:
+        if (strcmp(t.t_v[0], "!") == 0)
+            return t.t_v[1][0] != '\0' ? 1 : 0;
+        if (in(unops, t.t_v[0]))
+            return unary(&t, t.t_v[0], t.t_v[1]) ? 0 : 1;
+        return sh_cmd_err(cx, t.t_who, 2, "%s: unary operator expected",
+                          t.t_v[0]);
+    case 3:
+        if (in(binops, t.t_v[1])) {
+            v = binary(&t, t.t_v[0], t.t_v[1], t.t_v[2]);
+            return t.t_err ? 2 : (v ? 0 : 1);
+        }
+        break;
+    default:
+        break;
+    }
+    v = expr(&t, 0);
+    if (!t.t_err && t.t_i < t.t_n) {
+        sh_cmd_err(cx, t.t_who, 2, "%s: unexpected operator", t.t_v[t.t_i]);
+        return 2;
+    }
+    return t.t_err ? 2 : (v ? 0 : 1);
+}

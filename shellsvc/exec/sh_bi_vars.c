@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Builtins on shell state: export unset set shift local read. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "sh_internal.h"
+
+
+/* Prints NAME='value' with ' quoted the POSIX way. */
+static box_err
+put_quoted(box_buf *b, const char *prefix, const char *name, const char *v)
+{
+    box_err e = box_buf_printf(b, "%s%s", prefix, name);
+    if (v == NULL || e != BOX_OK)
+        return e != BOX_OK ? e : box_buf_putc(b, '\n');
+    if ((e = box_buf_puts(b, "='")) != BOX_OK)
+        return e;
+    for (const char *p = v; *p && e == BOX_OK; p++)
+        e = *p == '\'' ? box_buf_puts(b, "'\\''") : box_buf_putc(b, *p);
+    return e == BOX_OK ? box_buf_puts(b, "'\n") : e;
+}
+
+static int
+print_vars(sh_ctx *cx, const char *prefix, bool only_exported)
+{
+    box_buf b;
+    box_buf_init(&b, 16u << 20);
+    box_err e = BOX_OK;
+    sh_state *st = cx->cx_st;
+    for (size_t i = 0; i < st->st_nvars && e == BOX_OK; i++) {
+        sh_var *v = &st->st_vars[i];
+        if (only_exported && !(v->v_flags & SH_VAR_EXPORT))
+            continue;
+        if (!only_exported && v->v_value == NULL)
+            continue;
+        e = put_quoted(&b, prefix, v->v_name, v->v_value);
+    }
+    int rc = 0;
+    if (e != BOX_OK)
+        rc = 1;
+    else if (b.b_len > 0 && sh_write(cx, 1, b.b_data, b.b_len) != SH_IO_OK)
+        rc = 1;
+    box_buf_reset(&b);
+    return rc;
+}
+
+/* NAME[=value] operand into name (<= 255 bytes) and value (or NULL). */
+static bool
+split_assign(const char *a, char *name, const char **value)
+{
+    const char *eq = strchr(a, '=');
+    size_t n = eq ? (size_t)(eq - a) : strlen(a);
+    if (!sh_name_valid(a, n) || n > 255)
+        return false;
+    memcpy(name, a, n);
+    name[n] = '\0';
+    *value = eq ? eq + 1 : NULL;
+    return true;
+}
+
+int
+sh_bi_export(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    if (o->o_ind >= argc)
+        return print_vars(cx, "export ", true);
+    int st = 0;
+    for (int i = o->o_ind; i < argc; i++) {
+        char name[256];
+        const char *v;
+        if (!split_assign(argv[i], name, &v)) {
+            st = sh_cmd_err(cx, "export", 1, "`%s': not a valid identifier",
+                            argv[i]);
+            continue;
+        }
+        if ((v != NULL &&
+             sh_var_set(cx->cx_st, name, v, strlen(v)) != BOX_OK) ||
+            sh_var_export(cx->cx_st, name) != BOX_OK)
+            return sh_cmd_err(cx, "export", 1, "out of memory");
+    }
+    return st;
+}
+
+int
+sh_bi_unset(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    int st = 0;
+    for (int i = o->o_ind; i < argc; i++) {
+        if (!sh_name_valid(argv[i], strlen(argv[i]))) {
+            st = sh_cmd_err(cx, "unset", 1, "`%s': not a valid identifier",
+                            argv[i]);
+            continue;
+        }
+        if (sh_opt(o, 'f'))
+            sh_func_unset(cx->cx_st, argv[i]);
+        else
+            sh_var_unset(cx->cx_st, argv[i]);
+    }
+    return st;
+}
+
+/*
+ * set [-eux] [+eux] [--] [arg…]: options e, u, x only (spec §3.2); any
+ * other letter, and -o / +o, is "set: -<c>: unsupported option" (2).
+ * Operands replace the positional parameters. No operand: prints the
+ * variables.
+ */
+int
+sh_bi_set(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    sh_state *st = cx->cx_st;
+    if (argc == 1)
+        return print_vars(cx, "", false);
+    int i = 1;
+    bool setpos = false;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            setpos = true;
+            break;
+        }
+        if ((a[0] != '-' && a[0] != '+') || a[1] == '\0')
+            break;
+        bool on = a[0] == '-';
+        for (const char *p = a + 1; *p; p++) {
+            switch (*p) {
+            case 'e':
+                st->st_opt_e = on;
+                break;
+            case 'u':
+                st->st_opt_u = on;
+                break;
+            case 'x':
+                st->st_opt_x = on;
+                break;
+            default:
+                return sh_cmd_err(cx, "set", 2, "%c%c: unsupported option",
+                                  a[0], *p);
+            }
+        }
+    }
+    if (i < argc || setpos) {
+        if (sh_pos_set(st, argc - i, argv + i) != BOX_OK)
+            return sh_cmd_err(cx, "set", 1, "out of memory");
+    }
+    return 0;
+}
+
+int
+sh_bi_shift(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    sh_state *st = cx->cx_st;
+    long n = 1;
+    if (argc > 1) {
+        char *end;
+        n = strtol(argv[1], &end, 10);
+        if (argv[1][0] == '\0' || *end != '\0' || n < 0)
+            return sh_cmd_err(cx, "shift", 1,
+                              "%s: numeric argument "
+                              "required",
+                              argv[1]);
+    }
+    if (n > st->st_npos)
+        return sh_cmd_err(cx, "shift", 1, "can't shift that many");
+    for (long i = 0; i < n; i++)
+        box_free(st->st_pos[i]);
+    memmove(st->st_pos, st->st_pos + n,
+            (size_t)(st->st_npos - n + 1) * sizeof *st->st_pos);
+    st->st_npos -= (int)n;
+    return 0;
+}
+
+/* local NAME[=value]…: restored when the function returns. */
+int
+sh_bi_local(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    if (cx->cx_funcs == 0)
+        return sh_cmd_err(cx, "local", 1, "not in a function");
+    int rc = 0;
+    for (int i = o->o_ind; i < argc; i++) {
+        char name[256];
+        const char *v;
+        if (!split_assign(argv[i], name, &v)) {
+            rc = sh_cmd_err(cx, "local", 1, "`%s': not a valid identifier",
+                            argv[i]);
+            continue;
+        }
+        if (sh_local_save(cx, name) != BOX_OK ||
+            (v != NULL && sh_var_set(cx->cx_st, name, v, strlen(v)) != BOX_OK))
+            return sh_cmd_err(cx, "local", 1, "out of memory");
+    }
+    return rc;
+}
+
+static bool
+in_set(const char *set, char c)
+{
+    return c != '\0' && strchr(set, c) != NULL;
+}
+
+/*
+ * read [-r] [-p prompt] [name…]: one line from fd 0 (byte at a time, so
+ * nothing past the newline is consumed), split by IFS over the names
+ * (the last takes the rest; REPLY when none). Status 1 at end of input.
+ */
+int
+sh_bi_read(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    if (sh_opt(o, 'p'))
+        (void)sh_puts(cx, 2, o->o_arg['p']);
+    box_buf line, mask; // mask: 1 = escaped (never a separator)
+    box_buf_init(&line, SH_CAPTURE_MAX);
+    box_buf_init(&mask, SH_CAPTURE_MAX);
+    bool raw = sh_opt(o, 'r'), eof = false;
+    box_err e = BOX_OK;
+    for (;;) {
+        char c;
+        int r = sh_read_byte(cx, 0, &c);
+        if (r <= 0) {
+            eof = true;
+            break;
+        }
+        if (c == '\n')
+            break;
+        char m = 0;
+        if (c == '\\' && !raw) {
+            if (sh_read_byte(cx, 0, &c) <= 0) {
+                eof = true;
+                break;
+            }
+            if (c == '\n')
+                continue;
+            m = 1;
+        }
+        if ((e = box_buf_putc(&line, c)) != BOX_OK ||
+            (e = box_buf_putc(&mask, m)) != BOX_OK)
+            break;
+    }
+    int rc = eof ? 1 : 0;
+    if (e != BOX_OK) {
+        rc = sh_cmd_err(cx, "read", 1, "line too long");
+        goto out;
+    }
+    const char *ifs = sh_var_get(cx->cx_st, "IFS");
+    if (ifs == NULL)
+        ifs = " \t\n";
+    const char *s = line.b_data ? line.b_data : "";
+    const char *m = mask.b_data ? mask.b_data : "";
+    size_t n = line.b_len, i = 0;
+    int nnames = argc - o->o_ind;
+    const char *reply[] = {"REPLY"};
+    const char *const *names =
+        nnames > 0 ? (const char *const *)argv + o->o_ind : reply;
+    if (nnames == 0)
+        nnames = 1;
+#define ISWS(k) (!m[k] && in_set(ifs, s[k]) && in_set(" \t\n", s[k]))
+#define ISSEP(k) (!m[k] && in_set(ifs, s[k]))
+    while (i < n && ISWS(i))
+        i++;
+    for (int v = 0; v < nnames; v++) {
+        size_t st = i, en;
+        if (v == nnames - 1) {
+            en = n;
+            while (en > st && ISWS(en - 1))
+                en--;
+        } else {
+            while (i < n && !ISSEP(i))
+                i++;
+            en = i;
+            while (i < n && ISWS(i))
+                i++;
+            if (i < n && ISSEP(i)) {
+                i++;
+                while (i < n && ISWS(i))
+                    i++;
+            }
+        }
+        if (!sh_name_valid(names[v], strlen(names[v]))) {
+            rc = sh_cmd_err(cx, "read", 2, "`%s': not a valid identifier",
+                            names[v]);
+            break;
+        }
+        if (sh_var_set(cx->cx_st, names[v], s + st, en - st) != BOX_OK) {
+            rc = sh_cmd_err(cx, "read", 1, "out of memory");
+            break;
+        }
+    }
+#undef ISWS
+#undef ISSEP
+out:
+    box_buf_reset(&line);
+    box_buf_reset(&mask);
+    return rc;
+}

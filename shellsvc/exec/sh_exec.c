@@ -1,0 +1,1053 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The executor: lists, pipelines, compounds, simple commands, functions. */
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "sh_internal.h"
+#include "sh_parse.h"
+
+/*
+ * Walks the AST with a context (sh_ctx) per thread of execution. Control
+ * flow is visible: every function returns a status and break / continue
+ * / return / exit travel in cx_flow (no longjmp). Every command reaches
+ * sh_exec_admit before it runs — top level, pipeline stages (all of them
+ * before any starts), $( ), eval, `command` and function calls — so no
+ * route skips the admission point (ARCHITECTURE §5, spec §3.5).
+ *
+ * Concurrency: pipeline stages and `&` jobs are threads, each with a
+ * context forked from its parent (own state copy, fd refs); $( ) and
+ * ( ) run a forked context on the calling thread.
+ */
+
+struct sh_local {
+    sh_local *l_next;
+    char *l_name;
+    char *l_value; // NULL: was unset
+    unsigned l_flags;
+    unsigned l_frame; // cx_funcs when saved
+};
+
+struct sh_job {
+    sh_job *j_next;
+    pthread_t j_th;
+    sh_ctx *j_cx;
+    const sh_node *j_node;
+    int j_status;
+};
+
+/* ---- helpers ---- */
+
+static void
+errexit(sh_ctx *cx, int st)
+{
+    if (st != 0 && cx->cx_st->st_opt_e && cx->cx_cond == 0 &&
+        cx->cx_flow == SH_FLOW_NONE)
+        sh_fatal(cx, st);
+}
+
+static int
+depth_enter(sh_ctx *cx)
+{
+    if (cx->cx_depth >= SH_EXEC_MAX_DEPTH) {
+        sh_errf(cx, "maximum recursion depth exceeded");
+        sh_fatal(cx, 1);
+        return 1;
+    }
+    cx->cx_depth++;
+    return 0;
+}
+
+sh_local *
+sh_locals_mark(const sh_ctx *cx)
+{
+    return cx->cx_locals;
+}
+
+void
+sh_locals_restore(sh_ctx *cx, sh_local *mark)
+{
+    while (cx->cx_locals != NULL && cx->cx_locals != mark) {
+        sh_local *l = cx->cx_locals;
+        cx->cx_locals = l->l_next;
+        if (l->l_value != NULL) {
+            if (sh_var_set(cx->cx_st, l->l_name, l->l_value,
+                           strlen(l->l_value)) == BOX_OK) {
+                sh_var *v = sh_var_find(cx->cx_st, l->l_name);
+                if (v != NULL)
+                    v->v_flags = l->l_flags;
+            }
+        } else {
+            sh_var_unset(cx->cx_st, l->l_name);
+        }
+        box_free(l->l_name);
+        box_free(l->l_value);
+        box_free(l);
+    }
+}
+
+box_err
+sh_local_save(sh_ctx *cx, const char *name)
+{
+    for (sh_local *l = cx->cx_locals; l != NULL && l->l_frame == cx->cx_funcs;
+         l = l->l_next)
+        if (strcmp(l->l_name, name) == 0)
+            return BOX_OK;
+    sh_local *l = box_calloc(1, sizeof *l);
+    if (l == NULL || (l->l_name = box_strdup(name)) == NULL) {
+        box_free(l);
+        return BOX_ENOMEM;
+    }
+    sh_var *v = sh_var_find(cx->cx_st, name);
+    if (v != NULL && v->v_value != NULL) {
+        if ((l->l_value = box_strdup(v->v_value)) == NULL) {
+            box_free(l->l_name);
+            box_free(l);
+            return BOX_ENOMEM;
+        }
+        l->l_flags = v->v_flags;
+    }
+    l->l_frame = cx->cx_funcs;
+    l->l_next = cx->cx_locals;
+    cx->cx_locals = l;
+    return BOX_OK;
+}
+
+/* ---- admission ---- */
+
+int
+sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp)
+{
+    sh_cmd_value cv = {
+        .cv_argc = argc,
+        .cv_argv = argv,
+        .cv_expanded = exp,
+        .cv_cwd = cx->cx_st->st_cwd,
+    };
+    sh_admission ad;
+    if (sh_admit(cx->cx_ss, &cv, &ad) != BOX_OK) {
+        box_free(ad.ad_message);
+        ad.ad_verdict = SH_FAULT;
+        ad.ad_message = box_strdup("out of memory");
+    }
+    int st = 0;
+    switch (ad.ad_verdict) {
+    case SH_PERMIT:
+        break;
+    case SH_DENY:
+        sh_errf(cx, "effect denied: %s",
+                ad.ad_message ? ad.ad_message : "policy denied this operation");
+        st = 126;
+        break;
+    default:
+        sh_errf(cx, "effect interception failed: %s",
+                ad.ad_message ? ad.ad_message : "no decision");
+        sh_session_abort(cx->cx_ss, 125);
+        sh_fatal(cx, 125);
+        st = 125;
+        break;
+    }
+    box_free(ad.ad_message);
+    return st;
+}
+
+/* ---- redirections ---- */
+
+typedef struct rsave {
+    int rs_fd;
+    sh_stream *rs_old;
+} rsave;
+
+static int
+redir_default_fd(sh_redir_kind k)
+{
+    switch (k) {
+    case SH_R_IN:
+    case SH_R_RDWR:
+    case SH_R_DUPIN:
+    case SH_R_HEREDOC:
+    case SH_R_HEREDOC_STRIP:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+static void
+redir_install(sh_ctx *cx, int fd, sh_stream *s, rsave *sv, int *nsv)
+{
+    sv[*nsv].rs_fd = fd;
+    sv[*nsv].rs_old = cx->cx_fd[fd];
+    (*nsv)++;
+    cx->cx_fd[fd] = s;
+}
+
+static void
+redirs_restore(sh_ctx *cx, rsave *sv, int nsv)
+{
+    for (int i = nsv - 1; i >= 0; i--) {
+        sh_stream_unref(cx->cx_fd[sv[i].rs_fd]);
+        cx->cx_fd[sv[i].rs_fd] = sv[i].rs_old;
+    }
+    box_free(sv);
+}
+
+static sh_stream *
+open_file(sh_ctx *cx, const char *path, sh_open_mode mode)
+{
+    const sh_files *fs = cx->cx_ss->ss_files;
+    char *err = NULL;
+    sh_file *f = fs->f_open(fs->f_arg, cx->cx_st->st_cwd, path, mode, &err);
+    if (f == NULL) {
+        sh_errf(cx, "%s: %s", path, err ? err : "cannot open");
+        box_free(err);
+        return NULL;
+    }
+    sh_stream *s = sh_stream_file(fs, f);
+    if (s == NULL)
+        sh_errf(cx, "%s: out of memory", path);
+    return s;
+}
+
+/* Applies n's redirections; on BOX_OK *sv holds what to restore. A
+ * failure prints the message, restores, and returns the status 1. */
+static int
+redirs_apply(sh_ctx *cx, const sh_redir *r, rsave **svp, int *nsvp)
+{
+    int cnt = 0;
+    for (const sh_redir *q = r; q != NULL; q = q->r_next)
+        cnt += 2;
+    *svp = NULL;
+    *nsvp = 0;
+    if (cnt == 0)
+        return 0;
+    rsave *sv = box_calloc((size_t)cnt, sizeof *sv);
+    if (sv == NULL) {
+        sh_errf(cx, "out of memory");
+        return 1;
+    }
+    int nsv = 0;
+    for (; r != NULL; r = r->r_next) {
+        int fd = r->r_fd >= 0 ? r->r_fd : redir_default_fd(r->r_kind);
+        if (fd >= SH_MAX_FD) {
+            sh_errf(cx, "%d: bad file descriptor", fd);
+            goto fail;
+        }
+        char *t = NULL;
+        size_t tl = 0;
+        int rc;
+        if (r->r_kind == SH_R_HEREDOC || r->r_kind == SH_R_HEREDOC_STRIP)
+            rc = sh_expand_str(cx, r->r_body, &t, &tl);
+        else
+            rc = sh_expand_str(cx, r->r_target, &t, &tl);
+        if (rc != 0)
+            goto fail;
+        sh_stream *s = NULL;
+        switch (r->r_kind) {
+        case SH_R_HEREDOC:
+        case SH_R_HEREDOC_STRIP:
+            s = sh_stream_mem_take(t, tl);
+            t = NULL;
+            if (s == NULL)
+                sh_errf(cx, "out of memory");
+            break;
+        case SH_R_DUPIN:
+        case SH_R_DUPOUT: {
+            if (strcmp(t, "-") == 0) {
+                redir_install(cx, fd, NULL, sv, &nsv);
+                box_free(t);
+                continue;
+            }
+            char *end;
+            long m = strtol(t, &end, 10);
+            if (t[0] == '\0' || *end != '\0' || m < 0 || m >= SH_MAX_FD ||
+                cx->cx_fd[m] == NULL) {
+                sh_errf(cx, "%s: bad file descriptor", t);
+                box_free(t);
+                goto fail;
+            }
+            s = sh_stream_ref(cx->cx_fd[m]);
+            break;
+        }
+        case SH_R_IN:
+            s = open_file(cx, t, SH_OPEN_READ);
+            break;
+        case SH_R_RDWR:
+            s = open_file(cx, t, SH_OPEN_RDWR);
+            break;
+        case SH_R_APPEND:
+        case SH_R_BOTH_APPEND:
+            s = open_file(cx, t, SH_OPEN_APPEND);
+            break;
+        default:
+            s = open_file(cx, t, SH_OPEN_TRUNC);
+            break;
+        }
+        box_free(t);
+        if (s == NULL)
+            goto fail;
+        if (r->r_kind == SH_R_BOTH || r->r_kind == SH_R_BOTH_APPEND) {
+            redir_install(cx, 1, s, sv, &nsv);
+            redir_install(cx, 2, sh_stream_ref(s), sv, &nsv);
+        } else {
+            redir_install(cx, fd, s, sv, &nsv);
+        }
+    }
+    *svp = sv;
+    *nsvp = nsv;
+    return 0;
+fail:
+    redirs_restore(cx, sv, nsv);
+    if (cx->cx_flow == SH_FLOW_EXIT)
+        return cx->cx_status ? cx->cx_status : 1;
+    return 1;
+}
+
+/* ---- running a command by name ---- */
+
+static int
+call_func(sh_ctx *cx, const sh_func *f, int argc, char **argv)
+{
+    if (depth_enter(cx) != 0)
+        return 1;
+    sh_state *st = cx->cx_st;
+    char **opos = st->st_pos;
+    int onpos = st->st_npos;
+    st->st_pos = NULL;
+    st->st_npos = 0;
+    if (sh_pos_set(st, argc - 1, argv + 1) != BOX_OK) {
+        st->st_pos = opos;
+        st->st_npos = onpos;
+        cx->cx_depth--;
+        sh_errf(cx, "out of memory");
+        return 1;
+    }
+    sh_local *mark = sh_locals_mark(cx);
+    unsigned oloops = cx->cx_loops;
+    cx->cx_loops = 0;
+    cx->cx_funcs++;
+    int s = sh_exec_node(cx, f->f_body);
+    if (cx->cx_flow == SH_FLOW_RETURN) {
+        cx->cx_flow = SH_FLOW_NONE;
+        s = cx->cx_status;
+    }
+    cx->cx_funcs--;
+    cx->cx_loops = oloops;
+    sh_locals_restore(cx, mark);
+    for (int i = 0; i < st->st_npos; i++)
+        box_free(st->st_pos[i]);
+    box_free(st->st_pos);
+    st->st_pos = opos;
+    st->st_npos = onpos;
+    cx->cx_depth--;
+    return s;
+}
+
+/* Runs argv (already admitted): builtin > function > not found. */
+static int
+run_argv(sh_ctx *cx, int argc, char **argv, bool bypass_funcs)
+{
+    const sh_cmd *c = sh_cmd_lookup(argv[0]);
+    if (c != NULL) {
+        sh_opts o;
+        int rc = sh_opts_parse(cx, c, argc, argv, &o);
+        if (rc != 0)
+            return rc;
+        return c->c_fn(cx, argc, argv, &o);
+    }
+    if (!bypass_funcs) {
+        const sh_func *f = sh_func_find(cx->cx_st, argv[0]);
+        if (f != NULL)
+            return call_func(cx, f, argc, argv);
+    }
+    /* Host programs (shell:spawn, spec §3.4 step 2) are not wired yet:
+     * a permitted unknown name is "command not found". */
+    sh_errf(cx, "%s: command not found", argv[0]);
+    return 127;
+}
+
+int
+sh_exec_argv(sh_ctx *cx, int argc, char **argv, const bool *exp,
+             bool bypass_funcs)
+{
+    int rc = sh_exec_admit(cx, argc, argv, exp);
+    if (rc != 0)
+        return rc;
+    return run_argv(cx, argc, argv, bypass_funcs);
+}
+
+/* ---- simple commands ---- */
+
+static void
+xtrace(sh_ctx *cx, const sh_assign *as, int argc, char **argv)
+{
+    if (!cx->cx_st->st_opt_x)
+        return;
+    box_buf b;
+    box_buf_init(&b, 65536);
+    box_err e = box_buf_putc(&b, '+');
+    for (; as != NULL && e == BOX_OK; as = as->a_next) {
+        const char *v = sh_var_get(cx->cx_st, as->a_name);
+        e = box_buf_printf(&b, " %s=%s", as->a_name, v ? v : "");
+    }
+    for (int i = 0; i < argc && e == BOX_OK; i++)
+        e = box_buf_printf(&b, " %s", argv[i]);
+    if (e == BOX_OK && box_buf_putc(&b, '\n') == BOX_OK)
+        (void)sh_write(cx, 2, b.b_data, b.b_len);
+    box_buf_reset(&b);
+}
+
+/* Assigns one NAME=word; returns 0 or a status. */
+static int
+assign_one(sh_ctx *cx, const sh_assign *a)
+{
+    char *v = NULL;
+    size_t vl = 0;
+    int rc = sh_expand_str(cx, a->a_value, &v, &vl);
+    if (rc != 0)
+        return rc;
+    box_err e;
+    if (a->a_append) {
+        const char *old = sh_var_get(cx->cx_st, a->a_name);
+        char *nv = box_asprintf("%s%s", old ? old : "", v);
+        e = nv ? sh_var_set(cx->cx_st, a->a_name, nv, strlen(nv)) : BOX_ENOMEM;
+        box_free(nv);
+    } else {
+        e = sh_var_set(cx->cx_st, a->a_name, v, vl);
+    }
+    box_free(v);
+    if (e != BOX_OK) {
+        sh_errf(cx, "out of memory");
+        return 1;
+    }
+    return 0;
+}
+
+typedef struct tmpvar {
+    char *tv_name;
+    char *tv_old; // NULL: was unset
+    unsigned tv_flags;
+    bool tv_existed;
+} tmpvar;
+
+/* Runs a simple command; pre is an already expanded and admitted argv
+ * (pipeline stages), or NULL. */
+static int
+exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
+{
+    sh_argv own;
+    sh_argv_init(&own);
+    sh_argv *av = pre;
+    int st = 0;
+    cx->cx_sub_ran = false;
+    if (av == NULL) {
+        av = &own;
+        if ((st = sh_expand_words(cx, n->u.simple.words, av)) != 0)
+            goto out;
+    }
+    if (av->av_n == 0) {
+        // Assignments (and redirections) only.
+        for (const sh_assign *a = n->u.simple.assigns; a; a = a->a_next)
+            if ((st = assign_one(cx, a)) != 0)
+                goto out;
+        xtrace(cx, n->u.simple.assigns, 0, NULL);
+        rsave *sv;
+        int nsv;
+        if ((st = redirs_apply(cx, n->n_redirs, &sv, &nsv)) != 0)
+            goto out;
+        redirs_restore(cx, sv, nsv);
+        st = cx->cx_sub_ran ? cx->cx_sub_status : 0;
+        goto out;
+    }
+    if (pre == NULL &&
+        (st = sh_exec_admit(cx, av->av_n, av->av_v, av->av_exp)) != 0)
+        goto out;
+    rsave *sv;
+    int nsv;
+    if ((st = redirs_apply(cx, n->n_redirs, &sv, &nsv)) != 0)
+        goto out;
+    // NAME=v cmd: a temporary, exported value for the command only.
+    size_t nas = 0;
+    for (const sh_assign *a = n->u.simple.assigns; a; a = a->a_next)
+        nas++;
+    tmpvar *tv = nas ? box_calloc(nas, sizeof *tv) : NULL;
+    size_t ntv = 0;
+    if (nas && tv == NULL) {
+        sh_errf(cx, "out of memory");
+        st = 1;
+    }
+    for (const sh_assign *a = n->u.simple.assigns; a && st == 0;
+         a = a->a_next) {
+        sh_var *v = sh_var_find(cx->cx_st, a->a_name);
+        tv[ntv].tv_name = box_strdup(a->a_name);
+        tv[ntv].tv_existed = v != NULL;
+        if (v != NULL) {
+            tv[ntv].tv_flags = v->v_flags;
+            if (v->v_value)
+                tv[ntv].tv_old = box_strdup(v->v_value);
+        }
+        ntv++;
+        if ((st = assign_one(cx, a)) == 0 &&
+            sh_var_export(cx->cx_st, a->a_name) != BOX_OK)
+            st = 1;
+    }
+    if (st == 0) {
+        xtrace(cx, n->u.simple.assigns, av->av_n, av->av_v);
+        st = run_argv(cx, av->av_n, av->av_v, false);
+    }
+    for (size_t i = ntv; i-- > 0;) {
+        if (tv[i].tv_name == NULL)
+            continue;
+        if (!tv[i].tv_existed) {
+            sh_var_unset(cx->cx_st, tv[i].tv_name);
+        } else {
+            sh_var *v = sh_var_find(cx->cx_st, tv[i].tv_name);
+            if (v != NULL) {
+                box_free(v->v_value);
+                v->v_value = tv[i].tv_old;
+                v->v_flags = tv[i].tv_flags;
+                tv[i].tv_old = NULL;
+            }
+        }
+        box_free(tv[i].tv_name);
+        box_free(tv[i].tv_old);
+    }
+    box_free(tv);
+    redirs_restore(cx, sv, nsv);
+out:
+    sh_argv_free(&own);
+    if (cx->cx_flow == SH_FLOW_EXIT)
+        st = cx->cx_status;
+    return st;
+}
+
+/* ---- pipelines and jobs ---- */
+
+typedef struct stage {
+    sh_ctx *sg_cx;
+    const sh_node *sg_node;
+    sh_argv sg_argv;
+    bool sg_pre;
+    int sg_status;
+    pthread_t sg_th;
+    bool sg_started;
+} stage;
+
+static int
+run_stage(sh_ctx *cx, const sh_node *n, sh_argv *pre)
+{
+    int st;
+    if (pre != NULL)
+        st = exec_simple(cx, n, pre);
+    else
+        st = sh_exec_node(cx, n);
+    if (cx->cx_flow == SH_FLOW_EXIT)
+        st = cx->cx_status;
+    return st;
+}
+
+static void *
+stage_main(void *arg)
+{
+    stage *sg = arg;
+    sg->sg_status =
+        run_stage(sg->sg_cx, sg->sg_node, sg->sg_pre ? &sg->sg_argv : NULL);
+    // Dropping the fds closes this stage's pipe ends (EOF / EPIPE).
+    sh_ctx_free(sg->sg_cx);
+    sg->sg_cx = NULL;
+    return NULL;
+}
+
+static int
+exec_pipe(sh_ctx *cx, const sh_node *n)
+{
+    unsigned k = n->u.pipe.n;
+    bool bang = n->u.pipe.bang;
+    if (k <= 1) {
+        if (bang)
+            cx->cx_cond++;
+        int s = sh_exec_node(cx, n->u.pipe.stages);
+        if (bang) {
+            cx->cx_cond--;
+            s = s == 0 ? 1 : 0;
+        }
+        return s;
+    }
+    stage sg[SH_MAX_PIPELINE];
+    memset(sg, 0, sizeof sg);
+    int st = 0;
+    unsigned i = 0;
+    const sh_node *s = n->u.pipe.stages;
+    for (i = 0; i < k && s != NULL; i++, s = s->n_next) {
+        sg[i].sg_node = s;
+        sh_argv_init(&sg[i].sg_argv);
+        if ((sg[i].sg_cx = sh_ctx_fork(cx)) == NULL) {
+            sh_errf(cx, "out of memory");
+            st = 1;
+            goto out;
+        }
+    }
+    k = i;
+    for (i = 0; i + 1 < k; i++) {
+        int p[2];
+        if (pipe2(p, O_CLOEXEC) != 0) {
+            sh_errf(cx, "cannot create pipe");
+            st = 1;
+            goto out;
+        }
+        sh_stream *w = sh_stream_fd(p[1]), *r = sh_stream_fd(p[0]);
+        if (w == NULL || r == NULL) {
+            if (w == NULL)
+                close(p[1]);
+            if (r == NULL)
+                close(p[0]);
+            sh_stream_unref(w);
+            sh_stream_unref(r);
+            sh_errf(cx, "out of memory");
+            st = 1;
+            goto out;
+        }
+        sh_stream_unref(sg[i].sg_cx->cx_fd[1]);
+        sg[i].sg_cx->cx_fd[1] = w;
+        sh_stream_unref(sg[i + 1].sg_cx->cx_fd[0]);
+        sg[i + 1].sg_cx->cx_fd[0] = r;
+    }
+    /* Admission of every simple stage before any stage runs (spec
+     * §3.2): the first refusal wins and nothing runs. Compound stages
+     * admit their inner commands as they run them. */
+    for (i = 0; i < k; i++) {
+        const sh_node *sn = sg[i].sg_node;
+        if (sn->n_kind != SH_N_SIMPLE || sn->u.simple.words == NULL)
+            continue;
+        int rc =
+            sh_expand_words(sg[i].sg_cx, sn->u.simple.words, &sg[i].sg_argv);
+        if (rc != 0) {
+            if (atomic_load(&cx->cx_ss->ss_abort)) {
+                st = rc;
+                goto out;
+            }
+            sg[i].sg_status = rc;
+            sg[i].sg_cx->cx_flow = SH_FLOW_EXIT;
+            sg[i].sg_cx->cx_status = rc;
+            continue;
+        }
+        sg[i].sg_pre = true;
+        if (sg[i].sg_argv.av_n == 0)
+            continue;
+        if ((rc = sh_exec_admit(cx, sg[i].sg_argv.av_n, sg[i].sg_argv.av_v,
+                                sg[i].sg_argv.av_exp)) != 0) {
+            st = rc;
+            goto out;
+        }
+    }
+    for (i = 0; i < k; i++) {
+        if (sg[i].sg_cx->cx_flow == SH_FLOW_EXIT) {
+            sh_ctx_free(sg[i].sg_cx);
+            sg[i].sg_cx = NULL;
+            continue;
+        }
+        if (pthread_create(&sg[i].sg_th, NULL, stage_main, &sg[i]) != 0) {
+            sh_errf(cx, "cannot start pipeline stage");
+            sg[i].sg_status = 1;
+            sh_ctx_free(sg[i].sg_cx);
+            sg[i].sg_cx = NULL;
+            continue;
+        }
+        sg[i].sg_started = true;
+    }
+    for (i = 0; i < k; i++)
+        if (sg[i].sg_started)
+            pthread_join(sg[i].sg_th, NULL);
+    st = sg[k - 1].sg_status;
+    if (bang)
+        st = st == 0 ? 1 : 0;
+out:
+    for (i = 0; i < SH_MAX_PIPELINE; i++) {
+        if (!sg[i].sg_started)
+            sh_ctx_free(sg[i].sg_cx);
+        sh_argv_free(&sg[i].sg_argv);
+    }
+    if (cx->cx_flow == SH_FLOW_NONE && atomic_load(&cx->cx_ss->ss_abort))
+        sh_check_stop(cx);
+    return st;
+}
+
+static void *
+job_main(void *arg)
+{
+    sh_job *j = arg;
+    j->j_status = run_stage(j->j_cx, j->j_node, NULL);
+    sh_ctx_free(j->j_cx);
+    j->j_cx = NULL;
+    return NULL;
+}
+
+static int
+start_job(sh_ctx *cx, const sh_node *n)
+{
+    sh_job *j = box_calloc(1, sizeof *j);
+    if (j == NULL || (j->j_cx = sh_ctx_fork(cx)) == NULL) {
+        box_free(j);
+        sh_errf(cx, "out of memory");
+        return 1;
+    }
+    // No job control: a background job reads nothing.
+    sh_stream_unref(j->j_cx->cx_fd[0]);
+    j->j_cx->cx_fd[0] = sh_stream_new(SH_ST_NULL);
+    j->j_node = n;
+    if (pthread_create(&j->j_th, NULL, job_main, j) != 0) {
+        sh_ctx_free(j->j_cx);
+        box_free(j);
+        sh_errf(cx, "cannot start background job");
+        return 1;
+    }
+    j->j_next = cx->cx_jobs;
+    cx->cx_jobs = j;
+    cx->cx_njobs++;
+    return 0;
+}
+
+void
+sh_ctx_wait_jobs(sh_ctx *cx)
+{
+    while (cx->cx_jobs != NULL) {
+        sh_job *j = cx->cx_jobs;
+        cx->cx_jobs = j->j_next;
+        pthread_join(j->j_th, NULL);
+        box_free(j);
+    }
+    cx->cx_njobs = 0;
+}
+
+/* ---- compounds ---- */
+
+static int
+exec_loop(sh_ctx *cx, const sh_node *n, bool until)
+{
+    int st = 0;
+    cx->cx_loops++;
+    for (;;) {
+        if (sh_check_stop(cx))
+            break;
+        cx->cx_cond++;
+        int c = sh_exec_node(cx, n->u.loop.cond);
+        cx->cx_cond--;
+        if (cx->cx_flow != SH_FLOW_NONE && cx->cx_flow != SH_FLOW_BREAK &&
+            cx->cx_flow != SH_FLOW_CONTINUE)
+            break;
+        if (cx->cx_flow == SH_FLOW_NONE && (c == 0) == until)
+            break;
+        if (cx->cx_flow == SH_FLOW_NONE)
+            st = sh_exec_node(cx, n->u.loop.body);
+        if (cx->cx_flow == SH_FLOW_BREAK) {
+            if (--cx->cx_flow_n == 0)
+                cx->cx_flow = SH_FLOW_NONE;
+            break;
+        }
+        if (cx->cx_flow == SH_FLOW_CONTINUE) {
+            if (--cx->cx_flow_n == 0) {
+                cx->cx_flow = SH_FLOW_NONE;
+                continue;
+            }
+            break;
+        }
+        if (cx->cx_flow != SH_FLOW_NONE)
+            break;
+    }
+    cx->cx_loops--;
+    return st;
+}
+
+static int
+exec_for(sh_ctx *cx, const sh_node *n)
+{
+    sh_argv av;
+    sh_argv_init(&av);
+    int st = 0;
+    char var[256];
+    snprintf(var, sizeof var, "%.*s", (int)n->u.for_.varlen, n->u.for_.var);
+    if (n->u.for_.has_in) {
+        if ((st = sh_expand_words(cx, n->u.for_.words, &av)) != 0)
+            goto out;
+    } else {
+        for (int i = 0; i < cx->cx_st->st_npos; i++)
+            if (sh_argv_push(&av, cx->cx_st->st_pos[i],
+                             strlen(cx->cx_st->st_pos[i]), true) != BOX_OK) {
+                sh_errf(cx, "out of memory");
+                st = 1;
+                goto out;
+            }
+    }
+    cx->cx_loops++;
+    for (int i = 0; i < av.av_n; i++) {
+        if (sh_check_stop(cx))
+            break;
+        if (sh_var_set(cx->cx_st, var, av.av_v[i], strlen(av.av_v[i])) !=
+            BOX_OK) {
+            sh_errf(cx, "out of memory");
+            st = 1;
+            break;
+        }
+        st = sh_exec_node(cx, n->u.for_.body);
+        if (cx->cx_flow == SH_FLOW_BREAK) {
+            if (--cx->cx_flow_n == 0)
+                cx->cx_flow = SH_FLOW_NONE;
+            break;
+        }
+        if (cx->cx_flow == SH_FLOW_CONTINUE) {
+            if (--cx->cx_flow_n == 0) {
+                cx->cx_flow = SH_FLOW_NONE;
+                continue;
+            }
+            break;
+        }
+        if (cx->cx_flow != SH_FLOW_NONE)
+            break;
+    }
+    cx->cx_loops--;
+out:
+    sh_argv_free(&av);
+    return st;
+}
+
+static int
+exec_case(sh_ctx *cx, const sh_node *n)
+{
+    char *w = NULL;
+    int st = sh_expand_str(cx, n->u.case_.word, &w, NULL);
+    if (st != 0)
+        return st;
+    for (const sh_case_item *it = n->u.case_.items; it; it = it->ci_next) {
+        for (const sh_word *p = it->ci_pats; p != NULL; p = p->w_next) {
+            char *pat = NULL;
+            if ((st = sh_expand_pattern(cx, p, &pat)) != 0) {
+                box_free(w);
+                return st;
+            }
+            bool m = fnmatch(pat, w, 0) == 0;
+            box_free(pat);
+            if (m) {
+                box_free(w);
+                return sh_exec_node(cx, it->ci_body);
+            }
+        }
+    }
+    box_free(w);
+    return 0;
+}
+
+static int
+exec_subshell(sh_ctx *cx, const sh_node *n)
+{
+    if (cx->cx_depth >= SH_EXEC_MAX_DEPTH) {
+        sh_errf(cx, "maximum recursion depth exceeded");
+        sh_fatal(cx, 1);
+        return 1;
+    }
+    sh_ctx *sub = sh_ctx_fork(cx);
+    if (sub == NULL) {
+        sh_errf(cx, "out of memory");
+        return 1;
+    }
+    sub->cx_depth++;
+    sub->cx_loops = 0;
+    sub->cx_funcs = 0;
+    rsave *sv;
+    int nsv;
+    int st = redirs_apply(sub, n->n_redirs, &sv, &nsv);
+    if (st == 0) {
+        st = sh_exec_node(sub, n->u.body);
+        if (sub->cx_flow == SH_FLOW_EXIT)
+            st = sub->cx_status;
+        redirs_restore(sub, sv, nsv);
+    }
+    sh_ctx_free(sub);
+    if (atomic_load(&cx->cx_ss->ss_abort))
+        sh_check_stop(cx);
+    return st;
+}
+
+int
+sh_exec_capture(sh_ctx *cx, const sh_node *list, char **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    if (cx->cx_depth >= SH_EXEC_MAX_DEPTH) {
+        sh_errf(cx, "maximum recursion depth exceeded");
+        sh_fatal(cx, 1);
+        *out = box_strdup("");
+        return 1;
+    }
+    sh_stream *buf = sh_stream_buf(SH_CAPTURE_MAX);
+    sh_ctx *sub = buf ? sh_ctx_fork(cx) : NULL;
+    if (sub == NULL) {
+        sh_stream_unref(buf);
+        sh_errf(cx, "out of memory");
+        *out = box_strdup("");
+        return 1;
+    }
+    sh_stream_unref(sub->cx_fd[1]);
+    sub->cx_fd[1] = sh_stream_ref(buf);
+    sub->cx_depth++;
+    sub->cx_loops = 0;
+    sub->cx_funcs = 0;
+    sub->cx_cond = 0;
+    int st = sh_exec_node(sub, list);
+    if (sub->cx_flow == SH_FLOW_EXIT)
+        st = sub->cx_status;
+    sh_ctx_free(sub); // waits for its jobs
+    *out = sh_stream_buf_take(buf, len);
+    sh_stream_unref(buf);
+    if (atomic_load(&cx->cx_ss->ss_abort))
+        sh_check_stop(cx);
+    return st;
+}
+
+int
+sh_exec_text(sh_ctx *cx, const char *text, size_t len, const char *who)
+{
+    box_arena *a = box_arena_new((size_t)64 << 20);
+    if (a == NULL) {
+        sh_errf(cx, "%s: out of memory", who);
+        return 1;
+    }
+    sh_node *list = NULL;
+    sh_diag d;
+    if (sh_parse(text, len, a, &list, &d) != BOX_OK) {
+        char msg[SH_MAX_MSG + 64];
+        sh_diag_format(&d, memchr(text, '\n', len) != NULL, msg, sizeof msg);
+        (void)sh_write(cx, 2, msg, strlen(msg));
+        (void)sh_write(cx, 2, "\n", 1);
+        box_arena_free(a);
+        return 1;
+    }
+    if (depth_enter(cx) != 0) {
+        box_arena_free(a);
+        return 1;
+    }
+    unsigned defs = atomic_load(&cx->cx_ss->ss_funcdefs);
+    int st = sh_exec_node(cx, list);
+    cx->cx_depth--;
+    // Functions defined here point into a: keep it for the session.
+    if (atomic_load(&cx->cx_ss->ss_funcdefs) == defs ||
+        sh_session_keep(cx->cx_ss, a) != BOX_OK)
+        box_arena_free(a);
+    return st;
+}
+
+/* ---- dispatch ---- */
+
+static int
+exec_list(sh_ctx *cx, const sh_node *n)
+{
+    int st = 0;
+    for (const sh_node *it = n->u.list.items; it != NULL; it = it->n_next) {
+        if (sh_check_stop(cx))
+            break;
+        if (it->n_bg)
+            st = start_job(cx, it);
+        else
+            st = sh_exec_node(cx, it);
+        cx->cx_status = st;
+        if (cx->cx_flow != SH_FLOW_NONE)
+            break;
+    }
+    return st;
+}
+
+int
+sh_exec_node(sh_ctx *cx, const sh_node *n)
+{
+    if (sh_check_stop(cx))
+        return cx->cx_status;
+    int st = 0;
+    rsave *sv = NULL;
+    int nsv = 0;
+    bool compound = n->n_kind >= SH_N_GROUP && n->n_kind <= SH_N_CASE &&
+                    n->n_kind != SH_N_SUBSHELL;
+    if (compound && n->n_redirs != NULL &&
+        (st = redirs_apply(cx, n->n_redirs, &sv, &nsv)) != 0) {
+        cx->cx_status = st;
+        return st;
+    }
+    switch (n->n_kind) {
+    case SH_N_LIST:
+        st = exec_list(cx, n);
+        break;
+    case SH_N_AND:
+    case SH_N_OR:
+        cx->cx_cond++;
+        st = sh_exec_node(cx, n->u.bin.l);
+        cx->cx_cond--;
+        if (cx->cx_flow != SH_FLOW_NONE)
+            break;
+        cx->cx_status = st;
+        if ((st == 0) == (n->n_kind == SH_N_AND))
+            st = sh_exec_node(cx, n->u.bin.r);
+        break;
+    case SH_N_PIPE:
+        st = exec_pipe(cx, n);
+        if (!n->u.pipe.bang)
+            errexit(cx, st);
+        break;
+    case SH_N_SIMPLE:
+        st = exec_simple(cx, n, NULL);
+        errexit(cx, st);
+        break;
+    case SH_N_GROUP:
+        st = sh_exec_node(cx, n->u.body);
+        break;
+    case SH_N_SUBSHELL:
+        st = exec_subshell(cx, n);
+        errexit(cx, st);
+        break;
+    case SH_N_IF:
+        cx->cx_cond++;
+        st = sh_exec_node(cx, n->u.if_.cond);
+        cx->cx_cond--;
+        if (cx->cx_flow != SH_FLOW_NONE)
+            break;
+        if (st == 0)
+            st = sh_exec_node(cx, n->u.if_.then);
+        else if (n->u.if_.else_ != NULL)
+            st = sh_exec_node(cx, n->u.if_.else_);
+        else
+            st = 0;
+        break;
+    case SH_N_WHILE:
+    case SH_N_UNTIL:
+        st = exec_loop(cx, n, n->n_kind == SH_N_UNTIL);
+        break;
+    case SH_N_FOR:
+        st = exec_for(cx, n);
+        break;
+    case SH_N_CASE:
+        st = exec_case(cx, n);
+        break;
+    case SH_N_FUNC: {
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)n->u.func.namelen,
+                 n->u.func.name);
+        if (sh_func_set(cx->cx_st, name, n->u.func.body) != BOX_OK) {
+            sh_errf(cx, "out of memory");
+            st = 1;
+        }
+        atomic_fetch_add(&cx->cx_ss->ss_funcdefs, 1);
+        break;
+    }
+    default:
+        st = 1;
+        break;
+    }
+    if (sv != NULL || nsv != 0)
+        redirs_restore(cx, sv, nsv);
+    if (cx->cx_flow == SH_FLOW_EXIT || cx->cx_flow == SH_FLOW_RETURN)
+        st = cx->cx_status;
+    else
+        cx->cx_status = st;
+    return st;
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The shell executor's public face: sessions, the one admission point, runs. */
+#ifndef SH_EXEC_H
+#define SH_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "box.pb-c.h"
+#include "box_err.h"
+#include "sh_files.h"
+
+/*
+ * A session is one Program (box-spec §3.1): shell state (variables,
+ * functions, cwd), the decider every command is admitted through, the
+ * output callbacks and the file interface. One session runs one command
+ * text at a time (sh_session_run); pipeline stages, subshells and `&`
+ * jobs run as threads with their own copy of the state.
+ *
+ * Limits (spec §3.1): SH_MAX_INPUT bytes of text, recursion depth
+ * SH_EXEC_MAX_DEPTH, SH_CAPTURE_MAX bytes per $( ) capture, wall clock
+ * so_timeout_ms (cooperative: checked before every command and loop turn).
+ */
+
+#define SH_EXEC_MAX_DEPTH 64u
+#define SH_CAPTURE_MAX (64u * 1024u)
+#define SH_TIMEOUT_MS 30000u
+#define SH_MAX_FD 128
+
+/* ORDER SH_VERDICT. A decider's answer; a fault ends the call (125). */
+typedef enum sh_verdict { SH_PERMIT, SH_DENY, SH_FAULT } sh_verdict;
+
+/*
+ * Decides one shell:exec request (borrowed). On SH_DENY / SH_FAULT it may
+ * set *message to a box_alloc'd text (the session frees it): the §3.11
+ * denial text or the fault reason. Called with the session's decision
+ * lock held, so a decider needs no locking of its own.
+ */
+typedef sh_verdict (*sh_decide_fn)(void *arg, const Box__DecisionRequest *req,
+                                   char **message);
+
+/* Writes n bytes of stdout/stderr (same contract as worker_write_fn):
+ * 0, or -1 when the call must stop (output budget spent, broker gone). */
+typedef int (*sh_write_fn)(void *ctx, const char *p, size_t n);
+
+typedef struct sh_session sh_session;
+
+typedef struct sh_session_opts {
+    sh_decide_fn so_decide; // required
+    void *so_decide_arg;
+    sh_write_fn so_out, so_err; // required
+    void *so_io_arg;
+    const sh_files *so_files;  // NULL: sh_files_devnull()
+    const char *so_cwd;        // absolute start cwd; NULL: "/"
+    const char *const *so_env; // "NAME=VALUE" exported vars, NULL-ended
+    unsigned so_timeout_ms;    // 0: SH_TIMEOUT_MS
+} sh_session_opts;
+
+/* NULL on ENOMEM or missing callbacks. The options' strings are copied;
+ * so_files and the callbacks are borrowed for the session's life. */
+sh_session *sh_session_new(const sh_session_opts *o);
+void sh_session_free(sh_session *ss);
+
+/*
+ * Runs one command text (box-spec §3.2: text with newlines runs one
+ * complete command at a time) and returns the exit status 0..255. Waits
+ * for `&` jobs before returning. Parse errors print "strands-shell: …"
+ * (or "strands-shell: line N: …" for multi-line text) and give 1.
+ */
+int sh_session_run(sh_session *ss, const char *text, size_t len);
+
+/*
+ * The shape worker_interp_run needs (worker_interp.h): one text in a
+ * fresh session with the given decider, "/" as cwd, no files but
+ * /dev/null. The worker is NOT switched over yet; this is the one call
+ * it will make. Returns 0..255 (1 when the session cannot be built).
+ */
+int sh_run_once(const char *source, size_t len, sh_write_fn out,
+                sh_write_fn err, void *io_arg, sh_decide_fn decide,
+                void *decide_arg);
+
+/* One command a stage would run, after full expansion (borrowed). */
+typedef struct sh_cmd_value {
+    int cv_argc;             // >= 1
+    char *const *cv_argv;    // cv_argv[0] is the program as spelled
+    const bool *cv_expanded; // per arg: came from an expansion (may be NULL)
+    const char *cv_cwd;      // the Shell cwd (absolute)
+} sh_cmd_value;
+
+/* The outcome of one admission. */
+typedef struct sh_admission {
+    sh_verdict ad_verdict;
+    int ad_status;    // 0 permit, 126 deny, 125 fault
+    char *ad_message; // box_alloc'd text for deny/fault, or NULL; the
+                      // caller frees it with box_free
+} sh_admission;
+
+/*
+ * THE admission point (ARCHITECTURE §5): builds the shell:exec decision
+ * request for cv (input {command, program, arg1?, arg2?, arg_count, cwd},
+ * resource = program, subject process.command / process.command_args
+ * redacted per spec §7 / process.working_directory) and asks the decider.
+ * Prints nothing; sh_admit_report prints the spec message. BOX_ENOMEM
+ * leaves *out as a fault.
+ */
+box_err sh_admit(sh_session *ss, const sh_cmd_value *cv,
+                 sh_admission *out) BOX_WARN_UNUSED;
+
+/*
+ * The redacted process.command_args for cv (spec §7): argv[0] then each
+ * argument; one that came from an expansion is kept only if it is a short
+ * flag (-[A-Za-z0-9]+) or a long flag of <= 32 lowercase letters/dashes,
+ * `--name=value` becomes `--name=<redacted>`, anything else `<redacted>`.
+ * At most 64 entries, each at most 4 KiB (cut, ending "… (truncated)").
+ * Returns the number of entries; each out[i] is box_alloc'd.
+ */
+size_t sh_admit_redact(const sh_cmd_value *cv, char **out, size_t max);
+
+#endif

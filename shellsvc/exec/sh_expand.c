@@ -1,0 +1,694 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Word expansion: parameters, $( ), $(( )), ~, IFS splitting, quotes. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "box_alloc.h"
+#include "sh_internal.h"
+#include "sh_parse.h"
+
+/*
+ * A word is expanded into one text buffer plus a parallel mask byte per
+ * text byte saying where it came from (box-spec §3.2, POSIX 2.6):
+ *   M_LIT   unquoted literal (never split; glob-able once globbing lands)
+ *   M_QUOTE quoted text or a quoted expansion (never split or globbed)
+ *   M_SPLIT result of an unquoted expansion (split on IFS)
+ * and three zero-width markers (their text byte is ignored):
+ *   M_QMARK a quoted part began here: the field exists even if empty
+ *   M_BREAK unquoted $@ / $* between parameters: a field boundary
+ *   M_HARD  quoted "$@" between parameters: always ends a field
+ * No in-band control bytes ever reach the text (STYLE trap 3): the mask
+ * is separate. Splitting then walks both. Pattern mode (case, ${x#p})
+ * writes fnmatch text instead: quoted bytes are backslash-escaped.
+ *
+ * Globbing hook: sh_glob_field() is where pathname expansion of fields
+ * with unquoted `* ? [` (M_LIT or M_SPLIT bytes) will ask the kernel to
+ * list directories; today it passes the field through unchanged.
+ */
+
+enum { M_LIT = 1, M_QUOTE, M_SPLIT, M_QMARK, M_BREAK, M_HARD };
+enum { EX_FIELDS, EX_STR, EX_PAT };
+
+#define SH_WORD_MAX (SH_MAX_INPUT * 4u)
+
+typedef struct ex {
+    sh_ctx *x_cx;
+    int x_mode;
+    box_buf x_txt, x_mask;
+    bool x_exp; // an expansion happened in this word
+    int x_status;
+} ex;
+
+static void
+ex_init(ex *x, sh_ctx *cx, int mode)
+{
+    memset(x, 0, sizeof *x);
+    x->x_cx = cx;
+    x->x_mode = mode;
+    box_buf_init(&x->x_txt, SH_WORD_MAX);
+    box_buf_init(&x->x_mask, SH_WORD_MAX);
+}
+
+static void
+ex_free(ex *x)
+{
+    box_buf_reset(&x->x_txt);
+    box_buf_reset(&x->x_mask);
+}
+
+static int
+ex_nomem(ex *x)
+{
+    sh_errf(x->x_cx, "expansion: out of memory or word too long");
+    sh_fatal(x->x_cx, 1);
+    x->x_status = 1;
+    return 1;
+}
+
+static int
+ex_put(ex *x, const char *p, size_t n, int m)
+{
+    if (x->x_mode == EX_PAT) {
+        for (size_t i = 0; i < n; i++) {
+            if (m == M_QUOTE && strchr("\\*?[]", p[i]) != NULL &&
+                box_buf_putc(&x->x_txt, '\\') != BOX_OK)
+                return ex_nomem(x);
+            if (box_buf_putc(&x->x_txt, p[i]) != BOX_OK)
+                return ex_nomem(x);
+        }
+        return 0;
+    }
+    if (box_buf_append(&x->x_txt, p, n) != BOX_OK)
+        return ex_nomem(x);
+    for (size_t i = 0; i < n; i++)
+        if (box_buf_putc(&x->x_mask, (char)m) != BOX_OK)
+            return ex_nomem(x);
+    return 0;
+}
+
+/* A zero-width marker; in string/pattern mode BREAK/HARD become a space. */
+static int
+ex_mark(ex *x, int m)
+{
+    if (x->x_mode != EX_FIELDS) {
+        if (m == M_QMARK)
+            return 0;
+        return ex_put(x, " ", 1, M_QUOTE);
+    }
+    return ex_put(x, "", 1, m);
+}
+
+static int expand_parts(ex *x, const sh_wpart *p, bool quoted);
+
+/* ---- parameters ---- */
+
+/* The value of parameter name (NULL when unset); *tmp holds storage
+ * for computed values. */
+static const char *
+param_value(sh_ctx *cx, const char *name, size_t len, char *tmp, size_t tmplen)
+{
+    sh_state *st = cx->cx_st;
+    if (len == 1 && strchr("?#$-!", name[0]) != NULL) {
+        switch (name[0]) {
+        case '?':
+            snprintf(tmp, tmplen, "%d", cx->cx_status);
+            return tmp;
+        case '#':
+            snprintf(tmp, tmplen, "%d", st->st_npos);
+            return tmp;
+        case '$':
+            snprintf(tmp, tmplen, "%ld", cx->cx_ss->ss_pid);
+            return tmp;
+        case '-':
+            snprintf(tmp, tmplen, "%s%s%s", st->st_opt_e ? "e" : "",
+                     st->st_opt_u ? "u" : "", st->st_opt_x ? "x" : "");
+            return tmp;
+        default:
+            return sh_var_get(st, "!");
+        }
+    }
+    if (name[0] >= '0' && name[0] <= '9') {
+        long i = 0;
+        for (size_t k = 0; k < len && i < 100000; k++)
+            i = i * 10 + (name[k] - '0');
+        if (i == 0)
+            return st->st_arg0;
+        return i <= st->st_npos ? st->st_pos[i - 1] : NULL;
+    }
+    return sh_var_get(st, name);
+}
+
+static int expand_sub_str(sh_ctx *cx, const sh_word *w, int mode, char **out,
+                          size_t *outlen);
+
+static int
+param_error(ex *x, const char *name, size_t len, const char *msg)
+{
+    sh_errf(x->x_cx, "%.*s: %s", (int)len, name, msg);
+    sh_fatal(x->x_cx, 2);
+    x->x_status = 2;
+    return 2;
+}
+
+/* Removes the smallest/largest prefix/suffix matching pat from v. */
+static void
+trim(const char *v, size_t vlen, const char *pat, sh_param_op op, size_t *start,
+     size_t *end)
+{
+    *start = 0;
+    *end = vlen;
+    char *buf = box_strndup(v, vlen);
+    if (buf == NULL)
+        return;
+    switch (op) {
+    case SH_PO_RPREFIX:
+    case SH_PO_RLPREFIX:
+        for (size_t k = 0; k <= vlen; k++) {
+            size_t i = op == SH_PO_RPREFIX ? k : vlen - k;
+            char save = buf[i];
+            buf[i] = '\0';
+            bool m = fnmatch(pat, buf, 0) == 0;
+            buf[i] = save;
+            if (m) {
+                *start = i;
+                break;
+            }
+        }
+        break;
+    default: // suffixes
+        for (size_t k = 0; k <= vlen; k++) {
+            size_t i = op == SH_PO_RSUFFIX ? vlen - k : k;
+            if (fnmatch(pat, buf + i, 0) == 0) {
+                *end = i;
+                break;
+            }
+        }
+        break;
+    }
+    box_free(buf);
+}
+
+static int
+expand_at(ex *x, bool quoted, bool star)
+{
+    sh_state *st = x->x_cx->cx_st;
+    if (quoted && star) {
+        const char *ifs = sh_var_get(st, "IFS");
+        char sep = ifs == NULL ? ' ' : ifs[0];
+        for (int i = 0; i < st->st_npos; i++) {
+            if (i > 0 && sep != '\0' && ex_put(x, &sep, 1, M_QUOTE))
+                return x->x_status;
+            if (ex_put(x, st->st_pos[i], strlen(st->st_pos[i]), M_QUOTE))
+                return x->x_status;
+        }
+        return 0;
+    }
+    for (int i = 0; i < st->st_npos; i++) {
+        if (i > 0 && ex_mark(x, quoted ? M_HARD : M_BREAK))
+            return x->x_status;
+        if (ex_put(x, st->st_pos[i], strlen(st->st_pos[i]),
+                   quoted ? M_QUOTE : M_SPLIT))
+            return x->x_status;
+    }
+    return 0;
+}
+
+static size_t
+utf8_chars(const char *s, size_t n)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xC0u) != 0x80u)
+            c++;
+    return c;
+}
+
+static int
+expand_param(ex *x, const sh_wpart *p, bool quoted)
+{
+    sh_ctx *cx = x->x_cx;
+    const char *name = p->u.param.name;
+    size_t len = p->u.param.len;
+    sh_param_op op = p->u.param.op;
+    int mq = quoted ? M_QUOTE : M_SPLIT;
+    char tmp[64];
+    x->x_exp = true;
+    bool at = len == 1 && (name[0] == '@' || name[0] == '*');
+    if (at && op == SH_PO_NONE)
+        return expand_at(x, quoted, name[0] == '*');
+
+    const char *val;
+    char *joined = NULL;
+    if (at) {
+        // ${@:-w} and friends: the parameters joined by spaces.
+        box_buf b;
+        box_buf_init(&b, SH_WORD_MAX);
+        for (int i = 0; i < cx->cx_st->st_npos; i++)
+            if ((i > 0 && box_buf_putc(&b, ' ') != BOX_OK) ||
+                box_buf_puts(&b, cx->cx_st->st_pos[i]) != BOX_OK) {
+                box_buf_reset(&b);
+                return ex_nomem(x);
+            }
+        joined = cx->cx_st->st_npos > 0 ? box_buf_take(&b) : NULL;
+        box_buf_reset(&b);
+        val = joined;
+    } else {
+        val = param_value(cx, name, len, tmp, sizeof tmp);
+    }
+    bool set = val != NULL;
+    bool empty = !set || val[0] == '\0';
+    int rc = 0;
+    switch (op) {
+    case SH_PO_NONE:
+    case SH_PO_LENGTH:
+    case SH_PO_RSUFFIX:
+    case SH_PO_RLSUFFIX:
+    case SH_PO_RPREFIX:
+    case SH_PO_RLPREFIX:
+        if (!set && cx->cx_st->st_opt_u && !at) {
+            rc = param_error(x, name, len, "parameter not set");
+            break;
+        }
+        if (op == SH_PO_NONE) {
+            if (set)
+                rc = ex_put(x, val, strlen(val), mq);
+        } else if (op == SH_PO_LENGTH) {
+            snprintf(tmp, sizeof tmp, "%zu",
+                     set ? utf8_chars(val, strlen(val)) : (size_t)0);
+            rc = ex_put(x, tmp, strlen(tmp), mq);
+        } else if (set) {
+            char *pat = NULL;
+            if ((rc = expand_sub_str(cx, p->u.param.arg, EX_PAT, &pat, NULL)) !=
+                0) {
+                x->x_status = rc;
+                break;
+            }
+            size_t s, e;
+            // val may live in tmp or the state: copy before trimming.
+            char *v = box_strdup(val);
+            if (v == NULL) {
+                box_free(pat);
+                rc = ex_nomem(x);
+                break;
+            }
+            trim(v, strlen(v), pat, op, &s, &e);
+            rc = ex_put(x, v + s, e - s, mq);
+            box_free(v);
+            box_free(pat);
+        }
+        break;
+    case SH_PO_DEFAULT:
+    case SH_PO_CDEFAULT:
+        if (op == SH_PO_DEFAULT ? !set : empty)
+            rc = expand_parts(x, p->u.param.arg->w_parts, quoted);
+        else
+            rc = ex_put(x, val, strlen(val), mq);
+        break;
+    case SH_PO_ALT:
+    case SH_PO_CALT:
+        if (op == SH_PO_ALT ? set : !empty)
+            rc = expand_parts(x, p->u.param.arg->w_parts, quoted);
+        break;
+    case SH_PO_ASSIGN:
+    case SH_PO_CASSIGN:
+        if (op == SH_PO_ASSIGN ? !set : empty) {
+            if (!sh_name_valid(name, len)) {
+                rc = param_error(x, name, len, "cannot assign in this way");
+                break;
+            }
+            char *w = NULL;
+            size_t wl = 0;
+            if ((rc = expand_sub_str(cx, p->u.param.arg, EX_STR, &w, &wl)) !=
+                0) {
+                x->x_status = rc;
+                break;
+            }
+            char nm[256];
+            snprintf(nm, sizeof nm, "%.*s", (int)len, name);
+            if (sh_var_set(cx->cx_st, nm, w, wl) != BOX_OK) {
+                box_free(w);
+                rc = ex_nomem(x);
+                break;
+            }
+            rc = ex_put(x, w, wl, mq);
+            box_free(w);
+        } else {
+            rc = ex_put(x, val, strlen(val), mq);
+        }
+        break;
+    case SH_PO_ERROR:
+    case SH_PO_CERROR:
+        if (op == SH_PO_ERROR ? !set : empty) {
+            char *w = NULL;
+            if ((rc = expand_sub_str(cx, p->u.param.arg, EX_STR, &w, NULL)) !=
+                0) {
+                x->x_status = rc;
+                break;
+            }
+            rc = param_error(x, name, len,
+                             w[0] != '\0'        ? w
+                             : op == SH_PO_ERROR ? "parameter not set"
+                                                 : "parameter null or not set");
+            box_free(w);
+        } else {
+            rc = ex_put(x, val, strlen(val), mq);
+        }
+        break;
+    default:
+        break;
+    }
+    box_free(joined);
+    return rc;
+}
+
+/* ---- the other parts ---- */
+
+static int
+expand_cmdsub(ex *x, const sh_wpart *p, bool quoted)
+{
+    char *out = NULL;
+    size_t len = 0;
+    x->x_exp = true;
+    int st = sh_exec_capture(x->x_cx, p->u.cmdsub.body, &out, &len);
+    if (out == NULL)
+        return ex_nomem(x);
+    x->x_cx->cx_sub_status = st;
+    x->x_cx->cx_sub_ran = true;
+    while (len > 0 && out[len - 1] == '\n')
+        len--;
+    int rc = ex_put(x, out, len, quoted ? M_QUOTE : M_SPLIT);
+    box_free(out);
+    if (rc == 0 && x->x_cx->cx_flow == SH_FLOW_EXIT)
+        rc = x->x_status = x->x_cx->cx_status; // the call was aborted
+    return rc;
+}
+
+static int
+expand_tilde(ex *x, const sh_wpart *p)
+{
+    const char *t = p->u.text.s;
+    size_t n = p->u.text.len;
+    const char *v = NULL;
+    sh_state *st = x->x_cx->cx_st;
+    if (n == 0)
+        v = sh_var_get(st, "HOME");
+    else if (n == 1 && t[0] == '+')
+        v = st->st_cwd;
+    else if (n == 1 && t[0] == '-')
+        v = sh_var_get(st, "OLDPWD");
+    if (v == NULL) {
+        // ~user is not expanded (spec §3.2); nor ~ without HOME.
+        if (ex_put(x, "~", 1, M_LIT))
+            return x->x_status;
+        return ex_put(x, t, n, M_LIT);
+    }
+    x->x_exp = true;
+    return ex_put(x, v, strlen(v), M_QUOTE);
+}
+
+/* True for a "…" whose only content is $@ with no parameters: it gives
+ * no field at all. */
+static bool
+dq_empty_at(const ex *x, const sh_wpart *dq)
+{
+    return dq != NULL && dq->wp_next == NULL && dq->wp_kind == SH_WP_PARAM &&
+           dq->u.param.op == SH_PO_NONE && dq->u.param.len == 1 &&
+           dq->u.param.name[0] == '@' && x->x_cx->cx_st->st_npos == 0;
+}
+
+/*
+ * $(( … )) whose text holds $( ) or backquotes: the text is first
+ * expanded as if double-quoted (parsed as the value of A="…", so the
+ * inner commands are parsed and admitted like any other), then
+ * evaluated. Text holding a `"` is evaluated as is.
+ */
+static int
+arith_part(ex *x, const sh_wpart *p, long long *v)
+{
+    const char *t = p->u.text.s;
+    size_t n = p->u.text.len;
+    bool sub = memchr(t, '`', n) != NULL;
+    for (size_t i = 0; i + 1 < n && !sub; i++)
+        sub = t[i] == '$' && t[i + 1] == '(';
+    if (!sub || memchr(t, '"', n) != NULL)
+        return sh_arith(x->x_cx, t, n, v);
+    char *src = box_asprintf("A=\"%.*s\"", (int)n, t);
+    box_arena *a = box_arena_new((size_t)4 << 20);
+    sh_node *list = NULL;
+    sh_diag d;
+    int rc = 1;
+    if (src == NULL || a == NULL) {
+        sh_errf(x->x_cx, "arithmetic: out of memory");
+    } else if (sh_parse(src, strlen(src), a, &list, &d) != BOX_OK ||
+               list->u.list.items == NULL ||
+               list->u.list.items->n_kind != SH_N_SIMPLE ||
+               list->u.list.items->u.simple.assigns == NULL) {
+        sh_errf(x->x_cx, "arithmetic: syntax error");
+        rc = 2;
+    } else {
+        char *e = NULL;
+        size_t el = 0;
+        rc = sh_expand_str(
+            x->x_cx, list->u.list.items->u.simple.assigns->a_value, &e, &el);
+        if (rc == 0)
+            rc = sh_arith(x->x_cx, e, el, v);
+        box_free(e);
+    }
+    box_arena_free(a);
+    box_free(src);
+    return rc;
+}
+
+static int
+expand_parts(ex *x, const sh_wpart *p, bool quoted)
+{
+    for (; p != NULL; p = p->wp_next) {
+        int rc = 0;
+        if (x->x_cx->cx_flow == SH_FLOW_EXIT && x->x_status == 0)
+            return x->x_status = x->x_cx->cx_status ? x->x_cx->cx_status : 1;
+        switch (p->wp_kind) {
+        case SH_WP_LIT:
+            if (quoted)
+                rc = ex_mark(x, M_QMARK);
+            if (rc == 0)
+                rc = ex_put(x, p->u.text.s, p->u.text.len,
+                            quoted ? M_QUOTE : M_LIT);
+            break;
+        case SH_WP_SQUOTE:
+        case SH_WP_ESCAPED:
+            rc = ex_mark(x, M_QMARK);
+            if (rc == 0)
+                rc = ex_put(x, p->u.text.s, p->u.text.len, M_QUOTE);
+            break;
+        case SH_WP_DQUOTE:
+            if (!dq_empty_at(x, p->u.dq))
+                rc = ex_mark(x, M_QMARK);
+            if (rc == 0)
+                rc = expand_parts(x, p->u.dq, true);
+            break;
+        case SH_WP_PARAM:
+            rc = expand_param(x, p, quoted);
+            break;
+        case SH_WP_CMDSUB:
+            rc = expand_cmdsub(x, p, quoted);
+            break;
+        case SH_WP_ARITH: {
+            long long v = 0;
+            x->x_exp = true;
+            rc = arith_part(x, p, &v);
+            if (rc != 0) {
+                sh_fatal(x->x_cx, rc);
+                x->x_status = rc;
+                break;
+            }
+            char num[32];
+            snprintf(num, sizeof num, "%lld", v);
+            rc = ex_put(x, num, strlen(num), quoted ? M_QUOTE : M_SPLIT);
+            break;
+        }
+        case SH_WP_TILDE:
+            rc = expand_tilde(x, p);
+            break;
+        default:
+            break;
+        }
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* ---- results ---- */
+
+void
+sh_argv_init(sh_argv *av)
+{
+    memset(av, 0, sizeof *av);
+}
+
+void
+sh_argv_free(sh_argv *av)
+{
+    for (int i = 0; i < av->av_n; i++)
+        box_free(av->av_v[i]);
+    box_free(av->av_v);
+    box_free(av->av_exp);
+    sh_argv_init(av);
+}
+
+box_err
+sh_argv_push(sh_argv *av, const char *s, size_t n, bool exp)
+{
+    if (av->av_n + 2 > av->av_cap) {
+        int cap = av->av_cap ? av->av_cap * 2 : 8;
+        char **v = box_realloc(av->av_v, (size_t)cap * sizeof *v);
+        if (v == NULL)
+            return BOX_ENOMEM;
+        av->av_v = v;
+        bool *e = box_realloc(av->av_exp, (size_t)cap * sizeof *e);
+        if (e == NULL)
+            return BOX_ENOMEM;
+        av->av_exp = e;
+        av->av_cap = cap;
+    }
+    char *c = box_strndup(s, n);
+    if (c == NULL)
+        return BOX_ENOMEM;
+    av->av_v[av->av_n] = c;
+    av->av_exp[av->av_n] = exp;
+    av->av_n++;
+    av->av_v[av->av_n] = NULL;
+    return BOX_OK;
+}
+
+/* The pathname-expansion hook (see the top of this file). */
+static box_err
+sh_glob_field(sh_ctx *cx, const char *s, size_t n, bool exp, sh_argv *out)
+{
+    return sh_argv_push(out, s, n, exp);
+}
+
+static bool
+is_ifs_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* Splits x's text into fields per IFS (POSIX 2.6.5) and the markers. */
+static int
+split_fields(ex *x, sh_argv *out)
+{
+    const char *ifs = sh_var_get(x->x_cx->cx_st, "IFS");
+    if (ifs == NULL)
+        ifs = " \t\n";
+    const char *t = x->x_txt.b_data;
+    const char *m = x->x_mask.b_data;
+    size_t n = x->x_txt.b_len;
+    box_buf cur;
+    box_buf_init(&cur, SH_WORD_MAX);
+    bool has = false, wsdelim = false;
+    box_err e = BOX_OK;
+
+#define EMIT()                                                                 \
+    do {                                                                       \
+        e = sh_glob_field(x->x_cx, cur.b_len ? cur.b_data : "", cur.b_len,     \
+                          x->x_exp, out);                                      \
+        cur.b_len = 0;                                                         \
+        has = false;                                                           \
+    } while (0)
+
+    for (size_t i = 0; i < n && e == BOX_OK; i++) {
+        int k = m[i];
+        char c = t[i];
+        if (k == M_QMARK) {
+            has = true;
+            continue;
+        }
+        if (k == M_HARD) {
+            EMIT();
+            has = true;
+            wsdelim = false;
+            continue;
+        }
+        if (k == M_BREAK) {
+            if (has) {
+                EMIT();
+                wsdelim = true;
+            }
+            continue;
+        }
+        if (k == M_SPLIT && c != '\0' && strchr(ifs, c) != NULL) {
+            if (is_ifs_ws(c)) {
+                if (has) {
+                    EMIT();
+                    wsdelim = true;
+                }
+            } else {
+                if (has || !wsdelim)
+                    EMIT();
+                wsdelim = false;
+            }
+            continue;
+        }
+        if ((e = box_buf_putc(&cur, c)) != BOX_OK)
+            break;
+        has = true;
+        wsdelim = false;
+    }
+    if (e == BOX_OK && has)
+        EMIT();
+#undef EMIT
+    box_buf_reset(&cur);
+    if (e != BOX_OK)
+        return ex_nomem(x);
+    return 0;
+}
+
+int
+sh_expand_words(sh_ctx *cx, const sh_word *w, sh_argv *out)
+{
+    for (; w != NULL; w = w->w_next) {
+        ex x;
+        ex_init(&x, cx, EX_FIELDS);
+        int rc = expand_parts(&x, w->w_parts, false);
+        if (rc == 0)
+            rc = split_fields(&x, out);
+        ex_free(&x);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int
+expand_sub_str(sh_ctx *cx, const sh_word *w, int mode, char **out,
+               size_t *outlen)
+{
+    ex x;
+    ex_init(&x, cx, mode);
+    *out = NULL;
+    int rc = w != NULL ? expand_parts(&x, w->w_parts, false) : 0;
+    if (rc == 0) {
+        size_t n = x.x_txt.b_len;
+        *out = box_buf_take(&x.x_txt);
+        if (*out == NULL)
+            rc = ex_nomem(&x);
+        else if (outlen != NULL)
+            *outlen = n;
+    }
+    ex_free(&x);
+    return rc;
+}
+
+int
+sh_expand_str(sh_ctx *cx, const sh_word *w, char **out, size_t *outlen)
+{
+    return expand_sub_str(cx, w, EX_STR, out, outlen);
+}
+
+int
+sh_expand_pattern(sh_ctx *cx, const sh_word *w, char **out)
+{
+    return expand_sub_str(cx, w, EX_PAT, out, NULL);
+}

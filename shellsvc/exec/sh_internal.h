@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Private types shared by the executor, expander and commands. */
+#ifndef SH_INTERNAL_H
+#define SH_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "box_arena.h"
+#include "box_buf.h"
+#include "sh_ast.h"
+#include "sh_exec.h"
+#include "sh_lex.h"
+
+#define SH_PREFIX "strands-shell: "
+
+/* ---- streams: what a shell fd refers to ---- */
+
+typedef enum sh_stream_kind {
+    SH_ST_OUT,  // the session's stdout callback
+    SH_ST_ERR,  // the session's stderr callback
+    SH_ST_NULL, // reads end, writes vanish
+    SH_ST_FD,   // an OS fd (pipe end), closed when the last ref goes
+    SH_ST_BUF,  // capture for $( ): appends under a lock, capped
+    SH_ST_MEM,  // read-only bytes (here-document)
+    SH_ST_FILE, // a handle from sh_files
+} sh_stream_kind;
+
+typedef struct sh_stream sh_stream;
+
+/* Write results. */
+#define SH_IO_OK 0
+#define SH_IO_ERR (-1)  // bad fd / failed write
+#define SH_IO_PIPE (-2) // the reader is gone (or capture full): end stage
+#define SH_IO_STOP (-3) // the call's output is spent: end the call
+
+sh_stream *sh_stream_new(sh_stream_kind k);
+sh_stream *sh_stream_fd(int fd);
+sh_stream *sh_stream_mem_take(char *p, size_t n); // owns p
+sh_stream *sh_stream_buf(size_t max);
+sh_stream *sh_stream_file(const sh_files *fs, sh_file *f);
+sh_stream *sh_stream_ref(sh_stream *s); // NULL-safe
+void sh_stream_unref(sh_stream *s);     // NULL-safe
+/* Takes the captured bytes of a BUF stream (box_alloc'd). */
+char *sh_stream_buf_take(sh_stream *s, size_t *len);
+
+/* ---- shell state (copied for every subshell / stage / job) ---- */
+
+#define SH_VAR_EXPORT 1u
+typedef struct sh_var {
+    char *v_name;
+    char *v_value; // NULL: declared (export/local) but unset
+    unsigned v_flags;
+} sh_var;
+
+typedef struct sh_func {
+    char *f_name;
+    const sh_node *f_body; // in an arena the session keeps alive
+} sh_func;
+
+typedef struct sh_state {
+    sh_var *st_vars;
+    size_t st_nvars, st_capvars;
+    sh_func *st_funcs;
+    size_t st_nfuncs, st_capfuncs;
+    char **st_pos; // $1.. (box_alloc'd strings)
+    int st_npos;
+    char *st_arg0;
+    char *st_cwd;
+    bool st_opt_e, st_opt_u, st_opt_x;
+} sh_state;
+
+sh_state *sh_state_new(void);
+sh_state *sh_state_dup(const sh_state *st);
+void sh_state_free(sh_state *st);
+/* NULL when unset. */
+const char *sh_var_get(const sh_state *st, const char *name);
+sh_var *sh_var_find(sh_state *st, const char *name);
+box_err sh_var_set(sh_state *st, const char *name, const char *value,
+                   size_t vlen) BOX_WARN_UNUSED;
+box_err sh_var_export(sh_state *st, const char *name) BOX_WARN_UNUSED;
+void sh_var_unset(sh_state *st, const char *name);
+const sh_func *sh_func_find(const sh_state *st, const char *name);
+box_err sh_func_set(sh_state *st, const char *name,
+                    const sh_node *body) BOX_WARN_UNUSED;
+void sh_func_unset(sh_state *st, const char *name);
+/* Replaces the positional parameters with copies of argv[0..n). */
+box_err sh_pos_set(sh_state *st, int n, char *const *argv) BOX_WARN_UNUSED;
+bool sh_name_valid(const char *s, size_t n);
+
+/* ---- session ---- */
+
+typedef struct sh_keep sh_keep; // arenas kept alive (eval, functions)
+
+struct sh_session {
+    sh_session_opts ss_o;
+    const sh_files *ss_files;
+    char *ss_cwd0;
+    char **ss_env0;
+    sh_state *ss_state;      // the top-level state, kept across runs
+    pthread_mutex_t ss_lock; // decisions, output, keep list
+    sh_keep *ss_keep;
+    atomic_uint ss_funcdefs; // function definitions so far (eval arenas)
+    atomic_bool ss_abort;    // timeout, fault, output spent: all stop
+    atomic_int ss_abort_status;
+    uint64_t ss_deadline_ns;
+    long ss_pid; // for $$
+};
+
+void sh_session_abort(sh_session *ss, int status);
+/* Keeps arena a alive until the session ends (takes it). */
+box_err sh_session_keep(sh_session *ss, box_arena *a) BOX_WARN_UNUSED;
+
+/* ---- an execution context: one thread of execution ---- */
+
+typedef enum sh_flow {
+    SH_FLOW_NONE,
+    SH_FLOW_BREAK,
+    SH_FLOW_CONTINUE,
+    SH_FLOW_RETURN,
+    SH_FLOW_EXIT, // exit, fatal error, broken pipe: unwinds to the
+                  // subshell / stage / top level
+} sh_flow;
+
+typedef struct sh_local sh_local;
+typedef struct sh_job sh_job;
+
+typedef struct sh_ctx {
+    sh_session *cx_ss;
+    sh_state *cx_st;
+    sh_stream *cx_fd[SH_MAX_FD];
+    unsigned cx_depth; // functions, eval, subshells, $( )
+    unsigned cx_loops; // enclosing loops (break/continue)
+    unsigned cx_funcs; // enclosing function calls (return, local)
+    unsigned cx_cond;  // inside a condition: set -e does not fire
+    sh_flow cx_flow;
+    unsigned cx_flow_n; // break/continue levels
+    int cx_status;      // $?
+    int cx_sub_status;  // status of the last $( ) run by an expansion
+    bool cx_sub_ran;
+    sh_local *cx_locals; // saved values to restore at function return
+    sh_job *cx_jobs;     // `&` jobs started here
+    unsigned cx_njobs;
+    bool cx_owns_state;
+} sh_ctx;
+
+/* A context over st (borrowed) writing to the session callbacks. */
+void sh_ctx_init(sh_ctx *cx, sh_session *ss, sh_state *st);
+/* A subshell copy: own state copy, fd refs, same depth. NULL on ENOMEM. */
+sh_ctx *sh_ctx_fork(const sh_ctx *cx);
+/* Releases fds (and state when owned); waits for its jobs. */
+void sh_ctx_release(sh_ctx *cx);
+void sh_ctx_free(sh_ctx *cx); // release + box_free (forked contexts)
+void sh_ctx_wait_jobs(sh_ctx *cx);
+
+/* Output helpers: write to shell fd n (results SH_IO_*). A broken pipe
+ * or spent output also sets the flow so the context unwinds. */
+int sh_write(sh_ctx *cx, int fd, const char *p, size_t n);
+int sh_puts(sh_ctx *cx, int fd, const char *s);
+/* "strands-shell: " + printf text + "\n" on fd 2. */
+void sh_errf(sh_ctx *cx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Reads one byte from shell fd n: 1, 0 at end, -1 on error. */
+int sh_read_byte(sh_ctx *cx, int fd, char *c);
+
+/* Ends the context with status (exit, fatal errors). */
+void sh_fatal(sh_ctx *cx, int status);
+/* True when the context must stop now (flow set, abort, timeout). */
+bool sh_check_stop(sh_ctx *cx);
+
+/* ---- expansion (sh_expand.c, sh_arith.c) ---- */
+
+typedef struct sh_argv {
+    char **av_v;  // NULL-terminated, box_alloc'd strings
+    bool *av_exp; // per field: came from an expansion
+    int av_n, av_cap;
+} sh_argv;
+
+void sh_argv_init(sh_argv *av);
+void sh_argv_free(sh_argv *av);
+box_err sh_argv_push(sh_argv *av, const char *s, size_t n,
+                     bool exp) BOX_WARN_UNUSED;
+
+/*
+ * Expands a list of words (linked by w_next) into fields: parameters,
+ * $( ), arithmetic, ~, IFS splitting, quote removal (globbing: a hook,
+ * nothing yet). Returns 0, or an exit status (> 0) after printing the
+ * error; a fatal error (nounset, ${x?}) also sets the flow to EXIT.
+ */
+int sh_expand_words(sh_ctx *cx, const sh_word *w, sh_argv *out);
+/* One word to one string without splitting (assignments, redirection
+ * targets, case words, here-document bodies). *out box_alloc'd. */
+int sh_expand_str(sh_ctx *cx, const sh_word *w, char **out, size_t *outlen);
+/* A pattern (case, ${x%p}): quoted characters escaped for fnmatch. */
+int sh_expand_pattern(sh_ctx *cx, const sh_word *w, char **out);
+/* Evaluates $(( text )) into *val; returns 0 or a status after an error. */
+int sh_arith(sh_ctx *cx, const char *text, size_t len, long long *val);
+
+/* ---- execution (sh_exec.c) ---- */
+
+/* Runs a node; returns its status (also left in cx_status). */
+int sh_exec_node(sh_ctx *cx, const sh_node *n);
+/* Runs an already expanded command (after admission unless admitted). */
+int sh_exec_argv(sh_ctx *cx, int argc, char **argv, const bool *exp,
+                 bool bypass_funcs);
+/* Parses and runs text in cx (eval). */
+int sh_exec_text(sh_ctx *cx, const char *text, size_t len, const char *who);
+/* Runs list under a fresh subshell context with fd1 captured. */
+int sh_exec_capture(sh_ctx *cx, const sh_node *list, char **out, size_t *len);
+/* Admits argv through sh_admit and reports a refusal; 0 when permitted,
+ * else 126 / 125 (125 also aborts the call). */
+int sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp);
+
+/* ---- commands (sh_cmd.c and sh_bi_*.c) ---- */
+
+typedef struct sh_opts {
+    uint64_t o_set[2];      // one bit per ASCII option letter
+    const char *o_arg[128]; // arguments of options that take one
+    int o_ind;              // first operand
+} sh_opts;
+
+static inline bool
+sh_opt(const sh_opts *o, char c)
+{
+    unsigned u = (unsigned char)c & 127u;
+    return (o->o_set[u >> 6] >> (u & 63u)) & 1u;
+}
+
+typedef int (*sh_cmd_fn)(sh_ctx *cx, int argc, char **argv, const sh_opts *o);
+
+#define SH_CMD_RAWARGS 1u // the handler reads argv itself (no option parse)
+#define SH_CMD_LENIENT 2u // an unknown flag is an operand (echo)
+
+typedef struct sh_cmd {
+    const char *c_name;
+    sh_cmd_fn c_fn;
+    const char *c_flags; // option letters; "x:" takes an argument
+    unsigned c_mode;
+} sh_cmd;
+
+const sh_cmd *sh_cmd_lookup(const char *name);
+/* Parses options per spec; returns 0 or 2 after the invalid-option
+ * message. */
+int sh_opts_parse(sh_ctx *cx, const sh_cmd *c, int argc, char **argv,
+                  sh_opts *o);
+/* "strands-shell: <cmd>: <text>" and returns status. */
+int sh_cmd_err(sh_ctx *cx, const char *cmd, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Handlers (one file per family). */
+int sh_bi_colon(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_false(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_echo(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_printf(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_pwd(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_cd(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_export(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_unset(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_set(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_shift(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_local(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_read(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_test(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_exit(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_return(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_break(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_wait(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_eval(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_command(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_type(sh_ctx *, int, char **, const sh_opts *);
+
+/* Saves name's value for restore when the function returns (local). */
+box_err sh_local_save(sh_ctx *cx, const char *name) BOX_WARN_UNUSED;
+/* Restores the locals saved since mark (function return). */
+void sh_locals_restore(sh_ctx *cx, sh_local *mark);
+sh_local *sh_locals_mark(const sh_ctx *cx);
+
+#endif

@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Streams behind shell fds, and the write/read helpers commands use. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "sh_internal.h"
+
+/*
+ * A stream is shared by every fd that dups it (refcounted, atomically:
+ * pipeline stages drop their refs from their own threads). An OS pipe end
+ * closes when its last ref goes, which is what gives the reader EOF and
+ * the writer EPIPE. Writes to the session callbacks are serialised by the
+ * session lock so concurrent stages never interleave inside one write.
+ */
+struct sh_stream {
+    atomic_int s_refs;
+    sh_stream_kind s_kind;
+    int s_fd;
+    pthread_mutex_t s_lock; // BUF and MEM
+    char *s_p;
+    size_t s_len, s_pos, s_max;
+    bool s_full;
+    const sh_files *s_files;
+    sh_file *s_file;
+};
+
+sh_stream *
+sh_stream_new(sh_stream_kind k)
+{
+    sh_stream *s = box_calloc(1, sizeof *s);
+    if (s == NULL)
+        return NULL;
+    atomic_init(&s->s_refs, 1);
+    s->s_kind = k;
+    s->s_fd = -1;
+    pthread_mutex_init(&s->s_lock, NULL);
+    return s;
+}
+
+sh_stream *
+sh_stream_fd(int fd)
+{
+    sh_stream *s = sh_stream_new(SH_ST_FD);
+    if (s != NULL)
+        s->s_fd = fd;
+    return s;
+}
+
+sh_stream *
+sh_stream_mem_take(char *p, size_t n)
+{
+    sh_stream *s = sh_stream_new(SH_ST_MEM);
+    if (s == NULL) {
+        box_free(p);
+        return NULL;
+    }
+    s->s_p = p;
+    s->s_len = n;
+    return s;
+}
+
+sh_stream *
+sh_stream_buf(size_t max)
+{
+    sh_stream *s = sh_stream_new(SH_ST_BUF);
+    if (s != NULL)
+        s->s_max = max;
+    return s;
+}
+
+sh_stream *
+sh_stream_file(const sh_files *fs, sh_file *f)
+{
+    sh_stream *s = sh_stream_new(SH_ST_FILE);
+    if (s == NULL) {
+        fs->f_close(fs->f_arg, f);
+        return NULL;
+    }
+    s->s_files = fs;
+    s->s_file = f;
+    return s;
+}
+
+sh_stream *
+sh_stream_ref(sh_stream *s)
+{
+    if (s != NULL)
+        atomic_fetch_add(&s->s_refs, 1);
+    return s;
+}
+
+void
+sh_stream_unref(sh_stream *s)
+{
+    if (s == NULL || atomic_fetch_sub(&s->s_refs, 1) != 1)
+        return;
+    if (s->s_kind == SH_ST_FD && s->s_fd >= 0)
+        close(s->s_fd);
+    if (s->s_kind == SH_ST_FILE)
+        s->s_files->f_close(s->s_files->f_arg, s->s_file);
+    pthread_mutex_destroy(&s->s_lock);
+    box_free(s->s_p);
+    box_free(s);
+}
+
+char *
+sh_stream_buf_take(sh_stream *s, size_t *len)
+{
+    pthread_mutex_lock(&s->s_lock);
+    char *p = s->s_p;
+    *len = s->s_len;
+    s->s_p = NULL;
+    s->s_len = 0;
+    pthread_mutex_unlock(&s->s_lock);
+    if (p == NULL)
+        p = box_strdup("");
+    return p;
+}
+
+/* Drops a SIGPIPE raised by our own write (it is blocked in every thread
+ * that runs shell code; see sh_session_run). */
+static void
+drain_sigpipe(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    struct timespec zero = {0, 0};
+    while (sigtimedwait(&set, NULL, &zero) == SIGPIPE)
+        ;
+}
+
+static int
+stream_write(sh_session *ss, sh_stream *s, const char *p, size_t n)
+{
+    switch (s->s_kind) {
+    case SH_ST_OUT:
+    case SH_ST_ERR: {
+        sh_write_fn fn =
+            s->s_kind == SH_ST_OUT ? ss->ss_o.so_out : ss->ss_o.so_err;
+        pthread_mutex_lock(&ss->ss_lock);
+        int rc = fn(ss->ss_o.so_io_arg, p, n);
+        pthread_mutex_unlock(&ss->ss_lock);
+        return rc == 0 ? SH_IO_OK : SH_IO_STOP;
+    }
+    case SH_ST_NULL:
+        return SH_IO_OK;
+    case SH_ST_MEM:
+        return SH_IO_ERR;
+    case SH_ST_BUF: {
+        int rc = SH_IO_OK;
+        pthread_mutex_lock(&s->s_lock);
+        if (s->s_len + n > s->s_max) {
+            n = s->s_max - s->s_len;
+            rc = SH_IO_PIPE;
+            s->s_full = true;
+        }
+        if (n > 0) {
+            char *np = box_realloc(s->s_p, s->s_len + n + 1);
+            if (np == NULL) {
+                rc = SH_IO_ERR;
+            } else {
+                memcpy(np + s->s_len, p, n);
+                s->s_len += n;
+                np[s->s_len] = '\0';
+                s->s_p = np;
+            }
+        }
+        pthread_mutex_unlock(&s->s_lock);
+        return rc;
+    }
+    case SH_ST_FILE:
+        return s->s_files->f_write(s->s_files->f_arg, s->s_file, p, n) ==
+                       (ssize_t)n
+                   ? SH_IO_OK
+                   : SH_IO_ERR;
+    case SH_ST_FD:
+        while (n > 0) {
+            ssize_t w = write(s->s_fd, p, n);
+            if (w < 0) {
+                if (errno == EINTR)
+                    continue;
+                if (errno == EPIPE) {
+                    drain_sigpipe();
+                    return SH_IO_PIPE;
+                }
+                return SH_IO_ERR;
+            }
+            p += w;
+            n -= (size_t)w;
+        }
+        return SH_IO_OK;
+    }
+    return SH_IO_ERR;
+}
+
+int
+sh_write(sh_ctx *cx, int fd, const char *p, size_t n)
+{
+    if (fd < 0 || fd >= SH_MAX_FD || cx->cx_fd[fd] == NULL)
+        return SH_IO_ERR;
+    int rc = stream_write(cx->cx_ss, cx->cx_fd[fd], p, n);
+    if (rc == SH_IO_PIPE) {
+        // Like SIGPIPE: the writer's stage (or $( )) ends.
+        sh_fatal(cx, 141);
+    } else if (rc == SH_IO_STOP) {
+        sh_session_abort(cx->cx_ss, 1);
+        sh_fatal(cx, 1);
+    }
+    return rc;
+}
+
+int
+sh_puts(sh_ctx *cx, int fd, const char *s)
+{
+    return sh_write(cx, fd, s, strlen(s));
+}
+
+void
+sh_errf(sh_ctx *cx, const char *fmt, ...)
+{
+    box_buf b;
+    box_buf_init(&b, 8192);
+    va_list ap;
+    va_start(ap, fmt);
+    box_err e1 = box_buf_puts(&b, SH_PREFIX);
+    box_err e2 = box_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    box_err e3 = box_buf_putc(&b, '\n');
+    if (e1 == BOX_OK && (e2 == BOX_OK || e2 == BOX_ETOOBIG) && e3 == BOX_OK)
+        (void)sh_write(cx, 2, b.b_data, b.b_len);
+    box_buf_reset(&b);
+}
+
+int
+sh_read_byte(sh_ctx *cx, int fd, char *c)
+{
+    if (fd < 0 || fd >= SH_MAX_FD || cx->cx_fd[fd] == NULL)
+        return -1;
+    sh_stream *s = cx->cx_fd[fd];
+    switch (s->s_kind) {
+    case SH_ST_NULL:
+    case SH_ST_OUT:
+    case SH_ST_ERR:
+        return s->s_kind == SH_ST_NULL ? 0 : -1;
+    case SH_ST_MEM:
+    case SH_ST_BUF: {
+        int rc = 0;
+        pthread_mutex_lock(&s->s_lock);
+        if (s->s_pos < s->s_len) {
+            *c = s->s_p[s->s_pos++];
+            rc = 1;
+        }
+        pthread_mutex_unlock(&s->s_lock);
+        return rc;
+    }
+    case SH_ST_FILE: {
+        ssize_t r = s->s_files->f_read(s->s_files->f_arg, s->s_file, c, 1);
+        return r < 0 ? -1 : (int)r;
+    }
+    case SH_ST_FD:
+        for (;;) {
+            ssize_t r = read(s->s_fd, c, 1);
+            if (r < 0 && errno == EINTR)
+                continue;
+            return r < 0 ? -1 : (int)r;
+        }
+    }
+    return -1;
+}
+
+/* ---- contexts ---- */
+
+void
+sh_ctx_init(sh_ctx *cx, sh_session *ss, sh_state *st)
+{
+    memset(cx, 0, sizeof *cx);
+    cx->cx_ss = ss;
+    cx->cx_st = st;
+    cx->cx_fd[0] = sh_stream_new(SH_ST_NULL);
+    cx->cx_fd[1] = sh_stream_new(SH_ST_OUT);
+    cx->cx_fd[2] = sh_stream_new(SH_ST_ERR);
+}
+
+sh_ctx *
+sh_ctx_fork(const sh_ctx *cx)
+{
+    sh_ctx *n = box_calloc(1, sizeof *n);
+    if (n == NULL)
+        return NULL;
+    n->cx_ss = cx->cx_ss;
+    n->cx_st = sh_state_dup(cx->cx_st);
+    if (n->cx_st == NULL) {
+        box_free(n);
+        return NULL;
+    }
+    n->cx_owns_state = true;
+    for (int i = 0; i < SH_MAX_FD; i++)
+        n->cx_fd[i] = sh_stream_ref(cx->cx_fd[i]);
+    n->cx_depth = cx->cx_depth;
+    n->cx_status = cx->cx_status;
+    n->cx_cond = cx->cx_cond;
+    return n;
+}
+
+void
+sh_ctx_release(sh_ctx *cx)
+{
+    sh_ctx_wait_jobs(cx);
+    sh_locals_restore(cx, NULL);
+    for (int i = 0; i < SH_MAX_FD; i++) {
+        sh_stream_unref(cx->cx_fd[i]);
+        cx->cx_fd[i] = NULL;
+    }
+    if (cx->cx_owns_state) {
+        sh_state_free(cx->cx_st);
+        cx->cx_st = NULL;
+    }
+}
+
+void
+sh_ctx_free(sh_ctx *cx)
+{
+    if (cx == NULL)
+        return;
+    sh_ctx_release(cx);
+    box_free(cx);
+}
+
+void
+sh_fatal(sh_ctx *cx, int status)
+{
+    cx->cx_flow = SH_FLOW_EXIT;
+    cx->cx_status = status;
+}
+
+static uint64_t
+now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+bool
+sh_check_stop(sh_ctx *cx)
+{
+    sh_session *ss = cx->cx_ss;
+    if (cx->cx_flow != SH_FLOW_NONE)
+        return true;
+    if (atomic_load(&ss->ss_abort)) {
+        sh_fatal(cx, atomic_load(&ss->ss_abort_status));
+        return true;
+    }
+    if (now_ns() > ss->ss_deadline_ns) {
+        bool was = atomic_exchange(&ss->ss_abort, true);
+        if (!was) {
+            atomic_store(&ss->ss_abort_status, 1);
+            sh_errf(cx, "execution timeout exceeded");
+        }
+        sh_fatal(cx, 1);
+        return true;
+    }
+    return false;
+}
+
+void
+sh_session_abort(sh_session *ss, int status)
+{
+    if (!atomic_exchange(&ss->ss_abort, true))
+        atomic_store(&ss->ss_abort_status, status);
+}

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Sessions: construction, and running one command text incrementally. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "sh_internal.h"
+#include "sh_parse.h"
+
+#define SH_RUN_ARENA ((size_t)64 << 20)
+
+struct sh_keep {
+    sh_keep *k_next;
+    box_arena *k_arena;
+};
+
+sh_session *
+sh_session_new(const sh_session_opts *o)
+{
+    if (o == NULL || o->so_decide == NULL || o->so_out == NULL ||
+        o->so_err == NULL)
+        return NULL;
+    sh_session *ss = box_calloc(1, sizeof *ss);
+    if (ss == NULL)
+        return NULL;
+    ss->ss_o = *o;
+    ss->ss_o.so_env = NULL;
+    ss->ss_o.so_cwd = NULL;
+    ss->ss_files = o->so_files ? o->so_files : sh_files_devnull();
+    if (ss->ss_o.so_timeout_ms == 0)
+        ss->ss_o.so_timeout_ms = SH_TIMEOUT_MS;
+    pthread_mutex_init(&ss->ss_lock, NULL);
+    ss->ss_pid = (long)getpid();
+    if ((ss->ss_state = sh_state_new()) == NULL)
+        goto fail;
+    if (o->so_cwd != NULL) {
+        char *c = box_strdup(o->so_cwd);
+        if (c == NULL)
+            goto fail;
+        box_free(ss->ss_state->st_cwd);
+        ss->ss_state->st_cwd = c;
+    }
+    if (sh_var_set(ss->ss_state, "PWD", ss->ss_state->st_cwd,
+                   strlen(ss->ss_state->st_cwd)) != BOX_OK ||
+        sh_var_export(ss->ss_state, "PWD") != BOX_OK)
+        goto fail;
+    for (const char *const *e = o->so_env; e != NULL && *e != NULL; e++) {
+        const char *eq = strchr(*e, '=');
+        if (eq == NULL || !sh_name_valid(*e, (size_t)(eq - *e)))
+            continue;
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
+        if (sh_var_set(ss->ss_state, name, eq + 1, strlen(eq + 1)) != BOX_OK ||
+            sh_var_export(ss->ss_state, name) != BOX_OK)
+            goto fail;
+    }
+    return ss;
+fail:
+    sh_session_free(ss);
+    return NULL;
+}
+
+void
+sh_session_free(sh_session *ss)
+{
+    if (ss == NULL)
+        return;
+    while (ss->ss_keep != NULL) {
+        sh_keep *k = ss->ss_keep;
+        ss->ss_keep = k->k_next;
+        box_arena_free(k->k_arena);
+        box_free(k);
+    }
+    sh_state_free(ss->ss_state);
+    pthread_mutex_destroy(&ss->ss_lock);
+    box_free(ss);
+}
+
+box_err
+sh_session_keep(sh_session *ss, box_arena *a)
+{
+    sh_keep *k = box_calloc(1, sizeof *k);
+    if (k == NULL)
+        return BOX_ENOMEM;
+    k->k_arena = a;
+    pthread_mutex_lock(&ss->ss_lock);
+    k->k_next = ss->ss_keep;
+    ss->ss_keep = k;
+    pthread_mutex_unlock(&ss->ss_lock);
+    return BOX_OK;
+}
+
+static void
+err_line(sh_ctx *cx, const char *msg)
+{
+    (void)sh_write(cx, 2, msg, strlen(msg));
+    (void)sh_write(cx, 2, "\n", 1);
+}
+
+/*
+ * One call: parse a complete command at a time (sh_parse_next) and run
+ * it, so an error on line 3 still lets lines 1–2 run (spec §3.2). The
+ * run arena stays alive for the session when functions were defined
+ * (their bodies point into it).
+ */
+int
+sh_session_run(sh_session *ss, const char *text, size_t len)
+{
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ss->ss_deadline_ns = (uint64_t)ts.tv_sec * 1000000000u +
+                         (uint64_t)ts.tv_nsec +
+                         (uint64_t)ss->ss_o.so_timeout_ms * 1000000u;
+    atomic_store(&ss->ss_abort, false);
+    atomic_store(&ss->ss_abort_status, 0);
+
+    sh_ctx cx;
+    sh_ctx_init(&cx, ss, ss->ss_state);
+    int st = 0;
+    box_arena *a = NULL;
+    sh_parser *p = NULL;
+    unsigned defs = atomic_load(&ss->ss_funcdefs);
+
+    if (len > SH_MAX_INPUT) {
+        sh_errf(&cx, "input too large");
+        st = 1;
+        goto out;
+    }
+    if ((a = box_arena_new(SH_RUN_ARENA)) == NULL ||
+        (p = sh_parser_new(a)) == NULL) {
+        sh_errf(&cx, "out of memory");
+        st = 1;
+        goto out;
+    }
+    bool multiline = memchr(text, '\n', len) != NULL;
+    if (sh_parser_feed(p, text, len) != BOX_OK) {
+        char msg[SH_MAX_MSG + 64];
+        err_line(&cx,
+                 sh_diag_format(sh_parser_diag(p), multiline, msg, sizeof msg));
+        st = 1;
+        goto out;
+    }
+    sh_parser_finish(p);
+    for (;;) {
+        sh_node *n = NULL;
+        sh_parse_status ps = sh_parse_next(p, &n);
+        if (ps == SH_PARSE_END || ps == SH_PARSE_MORE)
+            break;
+        if (ps == SH_PARSE_ERROR) {
+            char msg[SH_MAX_MSG + 64];
+            err_line(&cx, sh_diag_format(sh_parser_diag(p), multiline, msg,
+                                         sizeof msg));
+            st = 1;
+            break;
+        }
+        st = sh_exec_node(&cx, n);
+        if (cx.cx_flow == SH_FLOW_EXIT)
+            break;
+        // break/continue/return outside their construct: ignored.
+        cx.cx_flow = SH_FLOW_NONE;
+    }
+    if (cx.cx_flow == SH_FLOW_EXIT)
+        st = cx.cx_status;
+out:
+    sh_ctx_wait_jobs(&cx);
+    sh_ctx_release(&cx);
+    sh_parser_free(p);
+    if (a != NULL && (atomic_load(&ss->ss_funcdefs) == defs ||
+                      sh_session_keep(ss, a) != BOX_OK))
+        box_arena_free(a);
+    if (atomic_load(&ss->ss_abort) && atomic_load(&ss->ss_abort_status))
+        st = atomic_load(&ss->ss_abort_status);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return st & 255;
+}
+
+int
+sh_run_once(const char *source, size_t len, sh_write_fn out, sh_write_fn err,
+            void *io_arg, sh_decide_fn decide, void *decide_arg)
+{
+    sh_session_opts o = {
+        .so_decide = decide,
+        .so_decide_arg = decide_arg,
+        .so_out = out,
+        .so_err = err,
+        .so_io_arg = io_arg,
+    };
+    sh_session *ss = sh_session_new(&o);
+    if (ss == NULL) {
+        static const char msg[] = "strands-shell: out of memory\n";
+        if (err != NULL)
+            (void)err(io_arg, msg, sizeof msg - 1);
+        return 1;
+    }
+    int st = sh_session_run(ss, source, len);
+    sh_session_free(ss);
+    return st;
+}

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shell state: variables, functions, positional parameters, options. */
+#include <string.h>
+
+#include "box_alloc.h"
+#include "sh_internal.h"
+
+/*
+ * One sh_state per thread of execution: subshells, pipeline stages and
+ * `&` jobs get a deep copy (sh_state_dup), so no lock is ever needed.
+ * Linear lookups: scripts hold tens of variables, not thousands.
+ */
+
+sh_state *
+sh_state_new(void)
+{
+    sh_state *st = box_calloc(1, sizeof *st);
+    if (st == NULL)
+        return NULL;
+    st->st_cwd = box_strdup("/");
+    st->st_arg0 = box_strdup("strands-shell");
+    if (st->st_cwd == NULL || st->st_arg0 == NULL) {
+        sh_state_free(st);
+        return NULL;
+    }
+    return st;
+}
+
+void
+sh_state_free(sh_state *st)
+{
+    if (st == NULL)
+        return;
+    for (size_t i = 0; i < st->st_nvars; i++) {
+        box_free(st->st_vars[i].v_name);
+        box_free(st->st_vars[i].v_value);
+    }
+    box_free(st->st_vars);
+    for (size_t i = 0; i < st->st_nfuncs; i++)
+        box_free(st->st_funcs[i].f_name);
+    box_free(st->st_funcs);
+    for (int i = 0; i < st->st_npos; i++)
+        box_free(st->st_pos[i]);
+    box_free(st->st_pos);
+    box_free(st->st_arg0);
+    box_free(st->st_cwd);
+    box_free(st);
+}
+
+sh_state *
+sh_state_dup(const sh_state *st)
+{
+    sh_state *d = box_calloc(1, sizeof *d);
+    if (d == NULL)
+        return NULL;
+    d->st_opt_e = st->st_opt_e;
+    d->st_opt_u = st->st_opt_u;
+    d->st_opt_x = st->st_opt_x;
+    d->st_cwd = box_strdup(st->st_cwd);
+    d->st_arg0 = box_strdup(st->st_arg0);
+    if (d->st_cwd == NULL || d->st_arg0 == NULL)
+        goto fail;
+    if (st->st_nvars > 0) {
+        d->st_vars = box_calloc(st->st_nvars, sizeof *d->st_vars);
+        if (d->st_vars == NULL)
+            goto fail;
+        d->st_capvars = st->st_nvars;
+        for (size_t i = 0; i < st->st_nvars; i++) {
+            sh_var *v = &d->st_vars[i];
+            v->v_flags = st->st_vars[i].v_flags;
+            v->v_name = box_strdup(st->st_vars[i].v_name);
+            d->st_nvars = i + 1;
+            if (v->v_name == NULL)
+                goto fail;
+            if (st->st_vars[i].v_value != NULL &&
+                (v->v_value = box_strdup(st->st_vars[i].v_value)) == NULL)
+                goto fail;
+        }
+    }
+    if (st->st_nfuncs > 0) {
+        d->st_funcs = box_calloc(st->st_nfuncs, sizeof *d->st_funcs);
+        if (d->st_funcs == NULL)
+            goto fail;
+        d->st_capfuncs = st->st_nfuncs;
+        for (size_t i = 0; i < st->st_nfuncs; i++) {
+            d->st_funcs[i].f_body = st->st_funcs[i].f_body;
+            d->st_funcs[i].f_name = box_strdup(st->st_funcs[i].f_name);
+            d->st_nfuncs = i + 1;
+            if (d->st_funcs[i].f_name == NULL)
+                goto fail;
+        }
+    }
+    if (sh_pos_set(d, st->st_npos, st->st_pos) != BOX_OK)
+        goto fail;
+    return d;
+fail:
+    sh_state_free(d);
+    return NULL;
+}
+
+bool
+sh_name_valid(const char *s, size_t n)
+{
+    if (n == 0 || !((s[0] >= 'A' && s[0] <= 'Z') ||
+                    (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
+        return false;
+    for (size_t i = 1; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+              (c >= '0' && c <= '9') || c == '_'))
+            return false;
+    }
+    return true;
+}
+
+sh_var *
+sh_var_find(sh_state *st, const char *name)
+{
+    for (size_t i = 0; i < st->st_nvars; i++)
+        if (strcmp(st->st_vars[i].v_name, name) == 0)
+            return &st->st_vars[i];
+    return NULL;
+}
+
+const char *
+sh_var_get(const sh_state *st, const char *name)
+{
+    sh_var *v = sh_var_find((sh_state *)st, name);
+    return v != NULL ? v->v_value : NULL;
+}
+
+static sh_var *
+var_add(sh_state *st, const char *name)
+{
+    sh_var *v = sh_var_find(st, name);
+    if (v != NULL)
+        return v;
+    if (st->st_nvars == st->st_capvars) {
+        size_t cap = st->st_capvars ? st->st_capvars * 2 : 16;
+        sh_var *nv = box_realloc(st->st_vars, cap * sizeof *nv);
+        if (nv == NULL)
+            return NULL;
+        st->st_vars = nv;
+        st->st_capvars = cap;
+    }
+    v = &st->st_vars[st->st_nvars];
+    memset(v, 0, sizeof *v);
+    if ((v->v_name = box_strdup(name)) == NULL)
+        return NULL;
+    st->st_nvars++;
+    return v;
+}
+
+box_err
+sh_var_set(sh_state *st, const char *name, const char *value, size_t vlen)
+{
+    char *copy = box_strndup(value, vlen);
+    if (copy == NULL)
+        return BOX_ENOMEM;
+    sh_var *v = var_add(st, name);
+    if (v == NULL) {
+        box_free(copy);
+        return BOX_ENOMEM;
+    }
+    box_free(v->v_value);
+    v->v_value = copy;
+    return BOX_OK;
+}
+
+box_err
+sh_var_export(sh_state *st, const char *name)
+{
+    sh_var *v = var_add(st, name);
+    if (v == NULL)
+        return BOX_ENOMEM;
+    v->v_flags |= SH_VAR_EXPORT;
+    return BOX_OK;
+}
+
+void
+sh_var_unset(sh_state *st, const char *name)
+{
+    sh_var *v = sh_var_find(st, name);
+    if (v == NULL)
+        return;
+    box_free(v->v_name);
+    box_free(v->v_value);
+    size_t i = (size_t)(v - st->st_vars);
+    memmove(v, v + 1, (st->st_nvars - i - 1) * sizeof *v);
+    st->st_nvars--;
+}
+
+const sh_func *
+sh_func_find(const sh_state *st, const char *name)
+{
+    for (size_t i = 0; i < st->st_nfuncs; i++)
+        if (strcmp(st->st_funcs[i].f_name, name) == 0)
+            return &st->st_funcs[i];
+    return NULL;
+}
+
+box_err
+sh_func_set(sh_state *st, const char *name, const sh_node *body)
+{
+    sh_func *f = (sh_func *)sh_func_find(st, name);
+    if (f != NULL) {
+        f->f_body = body;
+        return BOX_OK;
+    }
+    if (st->st_nfuncs == st->st_capfuncs) {
+        size_t cap = st->st_capfuncs ? st->st_capfuncs * 2 : 8;
+        sh_func *nf = box_realloc(st->st_funcs, cap * sizeof *nf);
+        if (nf == NULL)
+            return BOX_ENOMEM;
+        st->st_funcs = nf;
+        st->st_capfuncs = cap;
+    }
+    f = &st->st_funcs[st->st_nfuncs];
+    if ((f->f_name = box_strdup(name)) == NULL)
+        return BOX_ENOMEM;
+    f->f_body = body;
+    st->st_nfuncs++;
+    return BOX_OK;
+}
+
+void
+sh_func_unset(sh_state *st, const char *name)
+{
+    sh_func *f = (sh_func *)sh_func_find(st, name);
+    if (f == NULL)
+        return;
+    box_free(f->f_name);
+    size_t i = (size_t)(f - st->st_funcs);
+    memmove(f, f + 1, (st->st_nfuncs - i - 1) * sizeof *f);
+    st->st_nfuncs--;
+}
+
+box_err
+sh_pos_set(sh_state *st, int n, char *const *argv)
+{
+    char **v = box_calloc((size_t)n + 1, sizeof *v);
+    if (v == NULL)
+        return BOX_ENOMEM;
+    for (int i = 0; i < n; i++) {
+        if ((v[i] = box_strdup(argv[i])) == NULL) {
+            for (int j = 0; j < i; j++)
+                box_free(v[j]);
+            box_free(v);
+            return BOX_ENOMEM;
+        }
+    }
+    for (int i = 0; i < st->st_npos; i++)
+        box_free(st->st_pos[i]);
+    box_free(st->st_pos);
+    st->st_pos = v;
+    st->st_npos = n;
+    return BOX_OK;
+}

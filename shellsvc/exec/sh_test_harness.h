@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Test-only: run a script in a session with a table decider, capture all. */
+#ifndef SH_TEST_HARNESS_H
+#define SH_TEST_HARNESS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "sh_exec.h"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The decider table: comma-separated program names to deny / fault. */
+typedef struct th {
+    const char *th_deny;
+    const char *th_fault;
+    box_buf th_out, th_err, th_log;
+} th;
+
+static inline bool
+th_listed(const char *list, const char *name)
+{
+    if (list == NULL)
+        return false;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l == n && memcmp(p, name, n) == 0)
+            return true;
+        p += l + (e ? 1 : 0);
+    }
+    return false;
+}
+
+static inline const Box__Value *
+th_field(const Box__DecisionRequest *rq, const char *name)
+{
+    const Box__ValueRecord *r = rq->input->record;
+    for (size_t i = 0; i < r->n_fields; i++)
+        if (strcmp(r->fields[i]->name, name) == 0)
+            return r->fields[i]->value;
+    return NULL;
+}
+
+/* Logs "program|command|arg1|arg2|arg_count\n" ("^" for absent). */
+static inline sh_verdict
+th_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
+{
+    th *t = arg;
+    assert_string_equal(rq->action, "shell:exec");
+    assert_int_equal(rq->input->kind_case, BOX__VALUE__KIND_RECORD);
+    const Box__Value *p = th_field(rq, "program");
+    const Box__Value *c = th_field(rq, "command");
+    const Box__Value *a1 = th_field(rq, "arg1");
+    const Box__Value *a2 = th_field(rq, "arg2");
+    const Box__Value *n = th_field(rq, "arg_count");
+    assert_non_null(p);
+    assert_non_null(c);
+    assert_non_null(n);
+    assert_non_null(th_field(rq, "cwd"));
+    assert_string_equal(rq->resource, p->str);
+    assert_int_equal(box_buf_printf(&t->th_log, "%s|%s|%s|%s|%lld\n", p->str,
+                                    c->str, a1 ? a1->str : "^",
+                                    a2 ? a2->str : "^", (long long)n->long_),
+                     BOX_OK);
+    if (th_listed(t->th_fault, p->str)) {
+        *msg = box_strdup("the policy decision point did not answer");
+        return SH_FAULT;
+    }
+    if (th_listed(t->th_deny, p->str)) {
+        *msg = box_asprintf("policy denied this operation on '%s' "
+                            "[default-deny]: No permit policy matched this "
+                            "request.",
+                            p->str);
+        return SH_DENY;
+    }
+    return SH_PERMIT;
+}
+
+static inline int
+th_out(void *arg, const char *p, size_t n)
+{
+    th *t = arg;
+    return box_buf_append(&t->th_out, p, n) == BOX_OK ? 0 : -1;
+}
+
+static inline int
+th_err(void *arg, const char *p, size_t n)
+{
+    th *t = arg;
+    return box_buf_append(&t->th_err, p, n) == BOX_OK ? 0 : -1;
+}
+
+static inline const char *
+th_s(const box_buf *b)
+{
+    return b->b_len ? b->b_data : "";
+}
+
+/* Runs script; output in t (reset with th_reset). */
+static inline int
+th_run(th *t, const char *script, unsigned timeout_ms)
+{
+    box_buf_init(&t->th_out, 1u << 22);
+    box_buf_init(&t->th_err, 1u << 22);
+    box_buf_init(&t->th_log, 1u << 22);
+    static const char *const env[] = {"HOME=/home/lash", NULL};
+    sh_session_opts o = {
+        .so_decide = th_decide,
+        .so_decide_arg = t,
+        .so_out = th_out,
+        .so_err = th_err,
+        .so_io_arg = t,
+        .so_cwd = "/home/lash",
+        .so_env = env,
+        .so_timeout_ms = timeout_ms,
+    };
+    sh_session *ss = sh_session_new(&o);
+    assert_non_null(ss);
+    int st = sh_session_run(ss, script, strlen(script));
+    sh_session_free(ss);
+    return st;
+}
+
+static inline void
+th_reset(th *t)
+{
+    box_buf_reset(&t->th_out);
+    box_buf_reset(&t->th_err);
+    box_buf_reset(&t->th_log);
+}
+
+#endif

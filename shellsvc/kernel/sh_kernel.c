@@ -1,0 +1,1062 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The kernel: admission (decide, reach floor, re-check) and the effects. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "sh_kernel_int.h"
+
+static const char txt_identity[] =
+    "filesystem identity changed during effect admission";
+static const char txt_authority[] =
+    "resolves to an authority source that this run loaded, which no policy "
+    "may open or change";
+static const char txt_reserved[] =
+    "resolves into trusted Box state, which no policy may open";
+static const char txt_setid[] =
+    "setuid/setgid/sticky bits are not permitted in this box";
+static const char txt_xdev[] =
+    "cannot rename between host and virtual filesystem";
+static const char txt_onto_link[] = "cannot rename onto a host symlink";
+static const char txt_busy[] = "bind mount point is busy";
+static const char txt_notlink[] = "not a symbolic link";
+static const char txt_escape[] = "symlink target escapes the bind mount";
+static const char rule_floor[] = "enforcement:reach-floor";
+
+/* ORDER KOP: kop_tab follows this order. */
+enum kop {
+    KOP_READ_CONTENT,
+    KOP_READ_METADATA,
+    KOP_ENUMERATE,
+    KOP_READ_LINK,
+    KOP_CHANGE_DIR,
+    KOP_EXEC,
+    KOP_WRITE_CONTENT,
+    KOP_CREATE_DIR,
+    KOP_SET_PERMISSIONS,
+    KOP_SYMLINK,
+    KOP_REMOVE_FILE,
+    KOP_REMOVE_DIR,
+    KOP_RENAME,
+};
+
+static const struct kop_row {
+    const char *action;
+    const char *type;
+    const char *id;
+    bool mutates; // an ancestor of an authority source may not be its target
+} kop_tab[] = {
+    {"fs:read", "Box::FsReadOperation", "read_content", false},
+    {"fs:read", "Box::FsReadOperation", "read_metadata", false},
+    {"fs:read", "Box::FsReadOperation", "enumerate", false},
+    {"fs:read", "Box::FsReadOperation", "read_link", false},
+    {"fs:read", "Box::FsReadOperation", "change_dir", false},
+    {"fs:read", "Box::FsReadOperation", "exec", false},
+    {"fs:write", "Box::FsWriteOperation", "write_content", true},
+    {"fs:write", "Box::FsWriteOperation", "create_dir", true},
+    {"fs:write", "Box::FsWriteOperation", "set_permissions", true},
+    {"fs:write", "Box::FsWriteOperation", "symlink", true},
+    {"fs:delete", "Box::FsDeleteOperation", "remove_file", true},
+    {"fs:delete", "Box::FsDeleteOperation", "remove_dir", true},
+    {"fs:move", "Box::FsMoveOperation", "rename", true},
+};
+
+static void
+bump(sh_kernel *k, int err)
+{
+    if (err == 0)
+        atomic_fetch_add(&k->k_generation, 1);
+}
+
+uint64_t
+sh_kernel_generation(sh_kernel *k)
+{
+    return atomic_load(&k->k_generation);
+}
+
+struct sh_kernel_file {
+    int kf_fd;          // host file, or -1
+    sh_vfs_file *kf_vf; // VFS file, or NULL
+};
+
+/* ---- results ---------------------------------------------------------- */
+
+void
+sh_kernel_result_clear(sh_kernel_result *r)
+{
+    if (r == NULL)
+        return;
+    box_free(r->kr_message);
+    box_free(r->kr_path);
+    memset(r, 0, sizeof *r);
+}
+
+char *
+sh_kernel_result_text(const sh_kernel_result *r, const char *target)
+{
+    const char *m = r->kr_message ? r->kr_message : strerror(r->kr_errno);
+    if (r->kr_self_contained || target == NULL)
+        return box_strdup(m);
+    return box_asprintf("%s: %s", target, m);
+}
+
+/* Sets an error; msg NULL means the errno's own text. Returns err. */
+static int
+fail(sh_kernel_result *r, int err, const char *msg)
+{
+    box_free(r->kr_message);
+    r->kr_errno = err;
+    r->kr_message = box_strdup(msg ? msg : sh_vfs_strerror(err));
+    return err;
+}
+
+static int
+fail_errno(sh_kernel_result *r, int err)
+{
+    if (err == ESTALE)
+        return fail(r, EACCES, txt_identity);
+    return fail(r, err, NULL);
+}
+
+/* ---- creation --------------------------------------------------------- */
+
+static box_err
+add_ident(sh_ident **v, size_t *n, const struct stat *st)
+{
+    sh_ident *nv = box_realloc(*v, (*n + 1) * sizeof *nv);
+    if (nv == NULL)
+        return BOX_ENOMEM;
+    nv[*n].id_dev = st->st_dev;
+    nv[*n].id_ino = st->st_ino;
+    *v = nv;
+    (*n)++;
+    return BOX_OK;
+}
+
+static bool
+has_ident(const sh_ident *v, size_t n, dev_t dev, ino_t ino)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i].id_dev == dev && v[i].id_ino == ino)
+            return true;
+    return false;
+}
+
+box_err
+sh_kernel_new(const sh_kernel_opts *o, sh_kernel **out)
+{
+    box_err rv = BOX_ENOMEM;
+    char real[PATH_MAX];
+    sh_kernel *k = box_calloc(1, sizeof *k);
+    if (k == NULL)
+        return BOX_ENOMEM;
+    k->k_decide = o->ko_decide;
+    k->k_decide_arg = o->ko_decide_arg;
+    k->k_hook = o->ko_hook;
+    k->k_hook_arg = o->ko_hook_arg;
+    if (sh_vfs_new(&k->k_vfs) != 0)
+        goto fail;
+    if (o->ko_operator_home &&
+        (k->k_home = box_strdup(o->ko_operator_home)) == NULL)
+        goto fail;
+    if ((k->k_binds = box_calloc(o->ko_nbinds + 1, sizeof *k->k_binds)) == NULL)
+        goto fail;
+    for (size_t i = 0; i < o->ko_nbinds; i++) {
+        const char *b = o->ko_binds[i];
+        rv = BOX_ECONFIG;
+        if (b == NULL || b[0] != '/' || realpath(b, real) == NULL ||
+            strcmp(real, b) != 0 || strcmp(b, "/") == 0)
+            goto fail;
+        if (sh_res_bind_of(k, b) >= 0)
+            continue; // nested in an earlier root
+        sh_bind *bd = &k->k_binds[k->k_nbinds];
+        bd->bd_fd = open(b, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (bd->bd_fd < 0)
+            goto fail;
+        rv = BOX_ENOMEM;
+        if ((bd->bd_root = box_strdup(b)) == NULL) {
+            close(bd->bd_fd);
+            goto fail;
+        }
+        bd->bd_len = strlen(b);
+        k->k_nbinds++;
+        if (sh_vfs_mount_point(k->k_vfs, b) != 0)
+            goto fail;
+    }
+    rv = BOX_ENOMEM;
+    for (size_t i = 0; i < o->ko_nauthority; i++) {
+        struct stat st;
+        if (realpath(o->ko_authority[i], real) == NULL || stat(real, &st) != 0)
+            continue;
+        if (add_ident(&k->k_auth, &k->k_nauth, &st) != BOX_OK)
+            goto fail;
+        for (char *s = strrchr(real, '/'); s != NULL; s = strrchr(real, '/')) {
+            if (s == real)
+                s[1] = '\0';
+            else
+                s[0] = '\0';
+            if (stat(real, &st) == 0 &&
+                add_ident(&k->k_auth_anc, &k->k_nauth_anc, &st) != BOX_OK)
+                goto fail;
+            if (s == real)
+                break;
+        }
+    }
+    if (o->ko_nreserved > 0) {
+        k->k_reserved = box_calloc(o->ko_nreserved, sizeof *k->k_reserved);
+        k->k_reserved_id = box_calloc(o->ko_nreserved, sizeof(sh_ident));
+        if (k->k_reserved == NULL || k->k_reserved_id == NULL)
+            goto fail;
+    }
+    for (size_t i = 0; i < o->ko_nreserved; i++) {
+        struct stat st;
+        const char *p = o->ko_reserved[i];
+        if (realpath(p, real) != NULL && stat(real, &st) == 0) {
+            p = real;
+            k->k_reserved_id[k->k_nreserved].id_dev = st.st_dev;
+            k->k_reserved_id[k->k_nreserved].id_ino = st.st_ino;
+        }
+        if ((k->k_reserved[k->k_nreserved] = box_strdup(p)) == NULL)
+            goto fail;
+        k->k_nreserved++;
+    }
+    *out = k;
+    return BOX_OK;
+fail:
+    sh_kernel_free(k);
+    return rv;
+}
+
+void
+sh_kernel_free(sh_kernel *k)
+{
+    if (k == NULL)
+        return;
+    for (size_t i = 0; i < k->k_nbinds; i++) {
+        close(k->k_binds[i].bd_fd);
+        box_free(k->k_binds[i].bd_root);
+    }
+    box_free(k->k_binds);
+    for (size_t i = 0; i < k->k_nreserved; i++)
+        box_free(k->k_reserved[i]);
+    box_free(k->k_reserved);
+    box_free(k->k_reserved_id);
+    box_free(k->k_auth);
+    box_free(k->k_auth_anc);
+    box_free(k->k_home);
+    sh_vfs_free(k->k_vfs);
+    box_free(k);
+}
+
+/* ---- decisions -------------------------------------------------------- */
+
+char *
+sh_kernel_report_path(const sh_kernel *k, const char *c)
+{
+    if (k->k_home != NULL) {
+        size_t hl = strlen(k->k_home);
+        if (sh_res_under(c, k->k_home, hl)) {
+            if (c[hl] == '\0')
+                return box_strdup("~");
+            return box_asprintf("~%s", c + hl);
+        }
+    }
+    size_t l = strlen(c);
+    while (l > 1 && c[l - 1] == '/')
+        l--;
+    return box_strndup(c, l);
+}
+
+/* Asks the decider about op on canonical path c. On a deny or fault r is
+ * filled (self-contained message, kr_path the reported path). */
+static int
+decide(sh_kernel *k, enum kop op, const char *c, sh_kernel_result *r)
+{
+    const struct kop_row *row = &kop_tab[op];
+    char *reported = sh_kernel_report_path(k, c);
+    if (reported == NULL)
+        return fail(r, ENOMEM, NULL);
+
+    Box__EntityRef ent = BOX__ENTITY_REF__INIT;
+    ent.type = (char *)row->type;
+    ent.id = (char *)row->id;
+    Box__Value vpath = BOX__VALUE__INIT, vop = BOX__VALUE__INIT;
+    vpath.kind_case = BOX__VALUE__KIND_STR;
+    vpath.str = reported;
+    vop.kind_case = BOX__VALUE__KIND_ENTITY;
+    vop.entity = &ent;
+    Box__RecordField fpath = BOX__RECORD_FIELD__INIT;
+    Box__RecordField fop = BOX__RECORD_FIELD__INIT;
+    fpath.name = (char *)"path";
+    fpath.value = &vpath;
+    fop.name = (char *)"operation";
+    fop.value = &vop;
+    Box__RecordField *fields[2] = {&fpath, &fop};
+    Box__ValueRecord rec = BOX__VALUE_RECORD__INIT;
+    rec.n_fields = 2;
+    rec.fields = fields;
+    Box__Value input = BOX__VALUE__INIT;
+    input.kind_case = BOX__VALUE__KIND_RECORD;
+    input.record = &rec;
+    Box__Subject subj = BOX__SUBJECT__INIT;
+    subj.file_path = (char *)c;
+    Box__DecisionRequest req = BOX__DECISION_REQUEST__INIT;
+    req.action = (char *)row->action;
+    req.input = &input;
+    req.resource = reported;
+    req.subject = &subj;
+
+    char *msg = NULL;
+    sh_kernel_verdict v = SH_KERNEL_DENY;
+    if (k->k_decide != NULL)
+        v = k->k_decide(k->k_decide_arg, &req, &msg);
+    if (v == SH_KERNEL_PERMIT) {
+        r->kr_permits++;
+        box_free(msg);
+        box_free(reported);
+        return 0;
+    }
+    r->kr_errno = EACCES;
+    r->kr_self_contained = true;
+    if (v == SH_KERNEL_FAULT) {
+        r->kr_fault = true;
+        r->kr_message =
+            msg ? msg : box_strdup("the decision could not be made");
+    } else {
+        r->kr_denied = true;
+        r->kr_message =
+            msg ? msg
+                : box_asprintf("policy denied this operation on '%s' "
+                               "[default-deny]: No permit policy matched "
+                               "this request.",
+                               reported);
+    }
+    box_free(r->kr_path);
+    r->kr_path = reported;
+    return EACCES;
+}
+
+/* The reach floor (box-spec §3.7) for a host-backed name after a permit. */
+static int
+floor_check(sh_kernel *k, enum kop op, const char *spelled, const sh_res *rs,
+            sh_kernel_result *r)
+{
+    if (!rs->rs_host)
+        return 0;
+    const char *why = NULL;
+    if (rs->rs_exists &&
+        has_ident(k->k_auth, k->k_nauth, rs->rs_id.id_dev, rs->rs_id.id_ino))
+        why = txt_authority;
+    else if (rs->rs_exists && kop_tab[op].mutates &&
+             has_ident(k->k_auth_anc, k->k_nauth_anc, rs->rs_id.id_dev,
+                       rs->rs_id.id_ino))
+        why = txt_authority;
+    for (size_t i = 0; why == NULL && i < k->k_nreserved; i++) {
+        if (sh_res_under(rs->rs_canon, k->k_reserved[i],
+                         strlen(k->k_reserved[i])) ||
+            (rs->rs_exists && rs->rs_id.id_dev == k->k_reserved_id[i].id_dev &&
+             rs->rs_id.id_ino == k->k_reserved_id[i].id_ino))
+            why = txt_reserved;
+    }
+    if (why == NULL)
+        return 0;
+    r->kr_errno = EACCES;
+    r->kr_self_contained = true;
+    r->kr_enforcement = true;
+    r->kr_rule = rule_floor;
+    box_free(r->kr_message);
+    r->kr_message = box_asprintf("%s: %s", spelled, why);
+    box_free(r->kr_path);
+    r->kr_path = sh_kernel_report_path(k, rs->rs_canon);
+    return EACCES;
+}
+
+static int
+resolve(sh_kernel *k, const char *cwd, const char *path, bool follow,
+        sh_res *rs, sh_kernel_result *r)
+{
+    const char *why = NULL;
+    int err = sh_res_resolve(k, cwd, path, follow, rs, &why);
+    if (err != 0)
+        return fail(r, err, why);
+    return 0;
+}
+
+/* resolve → decide → reach floor → hook. */
+static int
+admit(sh_kernel *k, const char *cwd, const char *path, enum kop op, bool follow,
+      sh_res *rs, sh_kernel_result *r)
+{
+    int err = resolve(k, cwd, path, follow, rs, r);
+    if (err == 0)
+        err = decide(k, op, rs->rs_canon, r);
+    if (err == 0)
+        err = floor_check(k, op, path, rs, r);
+    if (err == 0 && k->k_hook != NULL)
+        k->k_hook(k->k_hook_arg, rs->rs_canon);
+    return err;
+}
+
+static int
+recheck(sh_kernel *k, const sh_res *rs, sh_kernel_result *r)
+{
+    int err = sh_res_recheck(k, rs);
+    return err == 0 ? 0 : fail_errno(r, err);
+}
+
+static uint64_t
+vino(const sh_res *rs)
+{
+    return rs->rs_exists ? rs->rs_vino : SH_VFS_MISSING;
+}
+
+/* Opens the resolved host target itself with flags (no follow), and
+ * verifies it is the decided identity. */
+static int
+host_open_target(const sh_res *rs, int flags)
+{
+    int fd;
+    if (rs->rs_parent_fd >= 0)
+        fd = openat(rs->rs_parent_fd, rs->rs_leaf,
+                    flags | O_NOFOLLOW | O_CLOEXEC);
+    else
+        fd = openat(rs->rs_fd, ".", flags | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_dev != rs->rs_id.id_dev ||
+        st.st_ino != rs->rs_id.id_ino) {
+        close(fd);
+        return -ESTALE;
+    }
+    return fd;
+}
+
+/* ---- open / read / write ---------------------------------------------- */
+
+int
+sh_kernel_open(sh_kernel *k, const char *cwd, const char *path, int flags,
+               mode_t mode, sh_kernel_file **out, sh_kernel_result *r)
+{
+    sh_res rs;
+    int acc = flags & O_ACCMODE;
+    int err = resolve(k, cwd, path, true, &rs, r);
+    if (err != 0)
+        return err;
+    if (acc != O_WRONLY)
+        err = decide(k, KOP_READ_CONTENT, rs.rs_canon, r);
+    if (err == 0 && acc != O_RDONLY)
+        err = decide(k, KOP_WRITE_CONTENT, rs.rs_canon, r);
+    if (err == 0)
+        err = floor_check(
+            k, acc == O_RDONLY ? KOP_READ_CONTENT : KOP_WRITE_CONTENT, path,
+            &rs, r);
+    if (err == 0 && k->k_hook != NULL)
+        k->k_hook(k->k_hook_arg, rs.rs_canon);
+    if (err == 0)
+        err = recheck(k, &rs, r);
+    if (err != 0)
+        goto out;
+    sh_kernel_file *f = box_calloc(1, sizeof *f);
+    if (f == NULL) {
+        err = fail(r, ENOMEM, NULL);
+        goto out;
+    }
+    f->kf_fd = -1;
+    int oflags = flags & (O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND | O_EXCL);
+    if (!rs.rs_host) {
+        err = sh_vfs_open(k->k_vfs, rs.rs_canon, oflags, mode, vino(&rs),
+                          &f->kf_vf);
+    } else if (!rs.rs_exists) {
+        if (!(flags & O_CREAT) || rs.rs_parent_fd < 0) {
+            err = ENOENT;
+        } else {
+            f->kf_fd = openat(rs.rs_parent_fd, rs.rs_leaf,
+                              oflags | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+            err = f->kf_fd >= 0 ? 0 : errno == EEXIST ? ESTALE : errno;
+        }
+    } else if ((flags & O_CREAT) && (flags & O_EXCL)) {
+        err = EEXIST;
+    } else {
+        // Truncate only once the opened file is known to be the decided one.
+        int fd = host_open_target(&rs, oflags & ~(O_CREAT | O_EXCL | O_TRUNC));
+        if (fd < 0)
+            err = -fd;
+        else
+            f->kf_fd = fd;
+        if (fd >= 0 && (oflags & O_TRUNC) && S_ISREG(rs.rs_mode) &&
+            ftruncate(fd, 0) != 0)
+            err = errno;
+    }
+    if (err != 0) {
+        box_free(f);
+        err = fail_errno(r, err);
+        goto out;
+    }
+    *out = f;
+    if (!rs.rs_exists)
+        bump(k, 0);
+out:
+    sh_res_clear(&rs);
+    return err;
+}
+
+ssize_t
+sh_kernel_read(sh_kernel_file *f, void *buf, size_t n)
+{
+    if (f->kf_vf != NULL)
+        return sh_vfs_read(f->kf_vf, buf, n);
+    ssize_t r = read(f->kf_fd, buf, n);
+    return r < 0 ? -errno : r;
+}
+
+ssize_t
+sh_kernel_write(sh_kernel_file *f, const void *buf, size_t n)
+{
+    if (f->kf_vf != NULL)
+        return sh_vfs_write(f->kf_vf, buf, n);
+    ssize_t r = write(f->kf_fd, buf, n);
+    return r < 0 ? -errno : r;
+}
+
+void
+sh_kernel_close(sh_kernel_file *f)
+{
+    if (f == NULL)
+        return;
+    if (f->kf_vf != NULL)
+        sh_vfs_close(f->kf_vf);
+    if (f->kf_fd >= 0)
+        close(f->kf_fd);
+    box_free(f);
+}
+
+/* ---- probes ------------------------------------------------------------ */
+
+static int
+stat_res(sh_kernel *k, const sh_res *rs, sh_kernel_stat *st,
+         sh_kernel_result *r)
+{
+    memset(st, 0, sizeof *st);
+    if (!rs->rs_exists)
+        return fail(r, ENOENT, NULL);
+    if (!rs->rs_host) {
+        sh_vfs_stat vs;
+        int err = sh_vfs_lstat(k->k_vfs, rs->rs_canon, &vs);
+        if (err == 0 && vs.vs_ino != rs->rs_vino)
+            err = ESTALE;
+        if (err != 0)
+            return fail_errno(r, err);
+        st->ks_ino = vs.vs_ino;
+        st->ks_mode = vs.vs_mode;
+        st->ks_size = vs.vs_size;
+        st->ks_mtime = vs.vs_mtime;
+        return 0;
+    }
+    struct stat sb;
+    if (fstat(rs->rs_fd, &sb) != 0)
+        return fail_errno(r, errno);
+    st->ks_dev = sb.st_dev;
+    st->ks_ino = sb.st_ino;
+    st->ks_mode = sb.st_mode;
+    st->ks_size = (uint64_t)sb.st_size;
+    st->ks_mtime = sb.st_mtime;
+    st->ks_host = true;
+    return 0;
+}
+
+/* A denied probe answers "absent": ENOENT without message. */
+static int
+probe_denied(sh_kernel_result *r)
+{
+    if (r->kr_fault)
+        return r->kr_errno;
+    box_free(r->kr_message);
+    r->kr_message = NULL;
+    r->kr_self_contained = false;
+    r->kr_errno = ENOENT;
+    return ENOENT;
+}
+
+static int
+do_stat(sh_kernel *k, const char *cwd, const char *path, bool follow,
+        sh_kernel_stat *st, sh_kernel_result *r)
+{
+    sh_res rs;
+    int err = admit(k, cwd, path, KOP_READ_METADATA, follow, &rs, r);
+    if (err == 0)
+        err = recheck(k, &rs, r);
+    if (err == 0)
+        err = stat_res(k, &rs, st, r);
+    else if (r->kr_denied)
+        err = probe_denied(r);
+    sh_res_clear(&rs);
+    return err;
+}
+
+int
+sh_kernel_stat_path(sh_kernel *k, const char *cwd, const char *path,
+                    sh_kernel_stat *st, sh_kernel_result *r)
+{
+    return do_stat(k, cwd, path, true, st, r);
+}
+
+int
+sh_kernel_lstat(sh_kernel *k, const char *cwd, const char *path,
+                sh_kernel_stat *st, sh_kernel_result *r)
+{
+    return do_stat(k, cwd, path, false, st, r);
+}
+
+int
+sh_kernel_probe_exec(sh_kernel *k, const char *cwd, const char *path,
+                     sh_kernel_result *r)
+{
+    sh_res rs;
+    sh_kernel_stat st;
+    int err = admit(k, cwd, path, KOP_EXEC, true, &rs, r);
+    if (err == 0)
+        err = recheck(k, &rs, r);
+    if (err == 0)
+        err = stat_res(k, &rs, &st, r);
+    if (err == 0 && (!S_ISREG(st.ks_mode) || (st.ks_mode & 0111) == 0))
+        err = fail(r, EACCES, NULL);
+    else if (err != 0 && r->kr_denied)
+        err = probe_denied(r);
+    sh_res_clear(&rs);
+    return err;
+}
+
+/* ---- directories ------------------------------------------------------- */
+
+void
+sh_kernel_names_free(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        box_free(names[i]);
+    box_free(names);
+}
+
+static int
+host_list(const sh_res *rs, char ***names, size_t *count)
+{
+    int fd = host_open_target(rs, O_RDONLY | O_DIRECTORY);
+    if (fd < 0)
+        return -fd;
+    DIR *d = fdopendir(fd);
+    if (d == NULL) {
+        int e = errno;
+        close(fd);
+        return e;
+    }
+    char **v = NULL;
+    size_t n = 0, cap = 0;
+    int err = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        if (n + 1 >= cap) {
+            cap = cap ? cap * 2 : 16;
+            char **nv = box_realloc(v, cap * sizeof *nv);
+            if (nv == NULL) {
+                err = ENOMEM;
+                break;
+            }
+            v = nv;
+        }
+        if ((v[n] = box_strdup(de->d_name)) == NULL) {
+            err = ENOMEM;
+            break;
+        }
+        n++;
+    }
+    closedir(d);
+    if (err != 0) {
+        sh_kernel_names_free(v, n);
+        return err;
+    }
+    *names = v;
+    *count = n;
+    return 0;
+}
+
+int
+sh_kernel_list(sh_kernel *k, const char *cwd, const char *path, char ***names,
+               size_t *n, sh_kernel_result *r)
+{
+    sh_res rs;
+    *names = NULL;
+    *n = 0;
+    int err = admit(k, cwd, path, KOP_ENUMERATE, true, &rs, r);
+    if (err == 0)
+        err = recheck(k, &rs, r);
+    if (err == 0) {
+        if (!rs.rs_exists)
+            err = ENOENT;
+        else if (!S_ISDIR(rs.rs_mode))
+            err = ENOTDIR;
+        else if (rs.rs_host)
+            err = host_list(&rs, names, n);
+        else
+            err = sh_vfs_list(k->k_vfs, rs.rs_canon, rs.rs_vino, names, n);
+        if (err != 0)
+            err = fail_errno(r, err);
+    }
+    sh_res_clear(&rs);
+    return err;
+}
+
+int
+sh_kernel_chdir(sh_kernel *k, const char *cwd, const char *path,
+                char **canonical, sh_kernel_result *r)
+{
+    sh_res rs;
+    int err = admit(k, cwd, path, KOP_CHANGE_DIR, true, &rs, r);
+    if (err == 0)
+        err = recheck(k, &rs, r);
+    if (err == 0) {
+        if (!rs.rs_exists)
+            err = fail(r, ENOENT, NULL);
+        else if (!S_ISDIR(rs.rs_mode))
+            err = fail(r, ENOTDIR, NULL);
+        else if ((*canonical = box_strdup(rs.rs_canon)) == NULL)
+            err = fail(r, ENOMEM, NULL);
+    }
+    sh_res_clear(&rs);
+    return err;
+}
+
+int
+sh_kernel_readlink(sh_kernel *k, const char *cwd, const char *path,
+                   char **target, sh_kernel_result *r)
+{
+    sh_res rs;
+    int err = admit(k, cwd, path, KOP_READ_LINK, false, &rs, r);
+    if (err == 0)
+        err = recheck(k, &rs, r);
+    if (err != 0)
+        goto out;
+    if (!rs.rs_exists) {
+        err = fail(r, ENOENT, NULL);
+    } else if (!S_ISLNK(rs.rs_mode)) {
+        err = fail(r, EINVAL, txt_notlink);
+    } else if (!rs.rs_host) {
+        err = sh_vfs_readlink(k->k_vfs, rs.rs_canon, target);
+        if (err != 0)
+            err = fail_errno(r, err);
+    } else {
+        char buf[SH_KERNEL_MAX_PATH];
+        ssize_t l = readlinkat(rs.rs_fd, "", buf, sizeof buf - 1);
+        if (l < 0) {
+            err = fail_errno(r, errno);
+        } else if ((*target = box_strndup(buf, (size_t)l)) == NULL) {
+            err = fail(r, ENOMEM, NULL);
+        }
+    }
+out:
+    sh_res_clear(&rs);
+    return err;
+}
+
+int
+sh_kernel_mkdir(sh_kernel *k, const char *cwd, const char *path, mode_t mode,
+                sh_kernel_result *r)
+{
+    sh_res rs;
+    int err = admit(k, cwd, path, KOP_CREATE_DIR, false, &rs, r);
+    if (err == 0)
+        err = recheck(k, &rs, r);
+    if (err != 0)
+        goto out;
+    if (rs.rs_exists)
+        err = EEXIST;
+    else if (!rs.rs_host)
+        err = sh_vfs_mkdir(k->k_vfs, rs.rs_canon, mode);
+    else if (rs.rs_parent_fd < 0)
+        err = ENOENT;
+    else if (mkdirat(rs.rs_parent_fd, rs.rs_leaf, mode & 0777) != 0)
+        err = errno;
+    if (err != 0)
+        err = fail_errno(r, err);
+    bump(k, err);
+out:
+    sh_res_clear(&rs);
+    return err;
+}
+
+int
+sh_kernel_chmod(sh_kernel *k, const char *cwd, const char *path, mode_t mode,
+                sh_kernel_result *r)
+{
+    sh_res rs;
+    int err = admit(k, cwd, path, KOP_SET_PERMISSIONS, true, &rs, r);
+    if (err == 0)
+        err = recheck(k, &rs, r);
+    if (err != 0)
+        goto out;
+    if (!rs.rs_exists) {
+        err = fail(r, ENOENT, NULL);
+    } else if (!rs.rs_host) {
+        if ((err = sh_vfs_chmod(k->k_vfs, rs.rs_canon, rs.rs_vino, mode)))
+            err = fail_errno(r, err);
+    } else if (mode & 07000) {
+        err = fail(r, EPERM, txt_setid);
+    } else {
+        // Through the O_PATH fd: the decided inode, whatever its name now.
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", rs.rs_fd);
+        int rc = fchmodat(AT_FDCWD, proc, mode & 0777, 0);
+        // Without /proc: by name under the held parent (just re-checked;
+        // the leaf is not a link, which chmod would follow).
+        if (rc != 0 && errno == ENOENT && rs.rs_parent_fd >= 0 &&
+            !S_ISLNK(rs.rs_mode))
+            rc = fchmodat(rs.rs_parent_fd, rs.rs_leaf, mode & 0777, 0);
+        if (rc != 0)
+            err = fail_errno(r, errno);
+    }
+out:
+    sh_res_clear(&rs);
+    return err;
+}
+
+static int
+remove_common(sh_kernel *k, const char *cwd, const char *path, bool dir,
+              sh_kernel_result *r)
+{
+    sh_res rs;
+    int err = admit(k, cwd, path, dir ? KOP_REMOVE_DIR : KOP_REMOVE_FILE, dir,
+                    &rs, r);
+    if (err == 0)
+        err = recheck(k, &rs, r);
+    if (err != 0)
+        goto out;
+    if (!rs.rs_exists)
+        err = ENOENT;
+    else if (!rs.rs_host)
+        err = dir ? sh_vfs_rmdir(k->k_vfs, rs.rs_canon, rs.rs_vino)
+                  : sh_vfs_unlink(k->k_vfs, rs.rs_canon, rs.rs_vino);
+    else if (rs.rs_parent_fd < 0)
+        err = EBUSY;
+    else if (dir && !S_ISDIR(rs.rs_mode))
+        err = ENOTDIR;
+    else if (!dir && S_ISDIR(rs.rs_mode))
+        err = EISDIR;
+    else if (unlinkat(rs.rs_parent_fd, rs.rs_leaf, dir ? AT_REMOVEDIR : 0))
+        err = errno;
+    if (err == EBUSY)
+        err = fail(r, EBUSY, txt_busy);
+    else if (err != 0)
+        err = fail_errno(r, err);
+    bump(k, err);
+out:
+    sh_res_clear(&rs);
+    return err;
+}
+
+int
+sh_kernel_unlink(sh_kernel *k, const char *cwd, const char *path,
+                 sh_kernel_result *r)
+{
+    return remove_common(k, cwd, path, false, r);
+}
+
+int
+sh_kernel_rmdir(sh_kernel *k, const char *cwd, const char *path,
+                sh_kernel_result *r)
+{
+    return remove_common(k, cwd, path, true, r);
+}
+
+/* ---- rename and symlink (several legs) ------------------------------- */
+
+int
+sh_kernel_rename(sh_kernel *k, const char *cwd, const char *from,
+                 const char *to, sh_kernel_result *r)
+{
+    sh_res src, dst;
+    memset(&dst, 0, sizeof dst);
+    dst.rs_fd = dst.rs_parent_fd = -1;
+    int err = resolve(k, cwd, from, false, &src, r);
+    if (err != 0)
+        return err;
+    if ((err = resolve(k, cwd, to, false, &dst, r)) != 0)
+        goto out;
+    // The legs of box-spec §3.6, in order; the first denial wins.
+    if ((err = decide(k, KOP_RENAME, src.rs_canon, r)) != 0 ||
+        (err = decide(k, KOP_READ_CONTENT, src.rs_canon, r)) != 0)
+        goto out;
+    if (dst.rs_exists &&
+        (err =
+             decide(k, S_ISDIR(dst.rs_mode) ? KOP_REMOVE_DIR : KOP_REMOVE_FILE,
+                    dst.rs_canon, r)) != 0)
+        goto out;
+    if ((err = decide(k, KOP_RENAME, dst.rs_canon, r)) != 0)
+        goto out;
+    if ((err = floor_check(k, KOP_RENAME, from, &src, r)) != 0 ||
+        (err = floor_check(k, KOP_RENAME, to, &dst, r)) != 0)
+        goto out;
+    if (k->k_hook != NULL)
+        k->k_hook(k->k_hook_arg, src.rs_canon);
+    if (src.rs_host != dst.rs_host) {
+        err = fail(r, EXDEV, txt_xdev);
+        goto out;
+    }
+    if ((err = recheck(k, &src, r)) != 0 || (err = recheck(k, &dst, r)) != 0)
+        goto out;
+    if (!src.rs_exists) {
+        err = fail(r, ENOENT, NULL);
+    } else if (!src.rs_host) {
+        err = sh_vfs_rename(k->k_vfs, src.rs_canon, src.rs_vino, dst.rs_canon,
+                            vino(&dst));
+        if (err == EBUSY)
+            err = fail(r, EBUSY, txt_busy);
+        else if (err != 0)
+            err = fail_errno(r, err);
+    } else if (src.rs_parent_fd < 0 ||
+               (dst.rs_parent_fd < 0 && dst.rs_parent_exists)) {
+        err = fail(r, EBUSY, txt_busy);
+    } else if (dst.rs_exists && S_ISLNK(dst.rs_mode)) {
+        err = fail(r, EPERM, txt_onto_link);
+    } else if (dst.rs_parent_fd < 0) {
+        err = fail(r, ENOENT, NULL);
+    } else if (renameat(src.rs_parent_fd, src.rs_leaf, dst.rs_parent_fd,
+                        dst.rs_leaf) != 0) {
+        err = fail_errno(r, errno);
+    }
+    if (err == 0)
+        bump(k, err);
+out:
+    sh_res_clear(&src);
+    sh_res_clear(&dst);
+    return err;
+}
+
+int
+sh_kernel_symlink(sh_kernel *k, const char *cwd, const char *target,
+                  const char *link, sh_kernel_result *r)
+{
+    sh_res lr, tr;
+    memset(&tr, 0, sizeof tr);
+    tr.rs_fd = tr.rs_parent_fd = -1;
+    int err = resolve(k, cwd, link, false, &lr, r);
+    if (err != 0)
+        return err;
+    // A relative target is read from the link's directory.
+    const char *ldir_end = strrchr(lr.rs_canon, '/');
+    char *ldir = box_strndup(
+        lr.rs_canon,
+        ldir_end == lr.rs_canon ? 1 : (size_t)(ldir_end - lr.rs_canon));
+    if (ldir == NULL) {
+        err = fail(r, ENOMEM, NULL);
+        goto out;
+    }
+    const char *why = NULL;
+    err = sh_res_resolve(k, ldir, target, true, &tr, &why);
+    box_free(ldir);
+    if (err != 0) {
+        err = fail(r, err, why);
+        goto out;
+    }
+    if ((err = decide(k, KOP_SYMLINK, tr.rs_canon, r)) != 0 ||
+        (err = decide(k, KOP_READ_CONTENT, tr.rs_canon, r)) != 0 ||
+        (err = decide(k, KOP_SYMLINK, lr.rs_canon, r)) != 0)
+        goto out;
+    if ((err = floor_check(k, KOP_SYMLINK, link, &lr, r)) != 0)
+        goto out;
+    if (k->k_hook != NULL)
+        k->k_hook(k->k_hook_arg, lr.rs_canon);
+    if (lr.rs_host &&
+        (target[0] == '/' ||
+         !sh_res_under(tr.rs_canon, k->k_binds[lr.rs_bind].bd_root,
+                       k->k_binds[lr.rs_bind].bd_len))) {
+        err = fail(r, EACCES, txt_escape);
+        goto out;
+    }
+    if ((err = recheck(k, &lr, r)) != 0)
+        goto out;
+    if (lr.rs_exists)
+        err = EEXIST;
+    else if (!lr.rs_host)
+        err = sh_vfs_symlink(k->k_vfs, target, lr.rs_canon);
+    else if (lr.rs_parent_fd < 0)
+        err = ENOENT;
+    else if (symlinkat(target, lr.rs_parent_fd, lr.rs_leaf) != 0)
+        err = errno;
+    if (err != 0)
+        err = fail_errno(r, err);
+    bump(k, err);
+out:
+    sh_res_clear(&lr);
+    sh_res_clear(&tr);
+    return err;
+}
+
+int
+sh_kernel_resolve_path(sh_kernel *k, const char *cwd, const char *path,
+                       bool follow, char **out, bool *host)
+{
+    sh_res rs;
+    const char *why;
+    int err = sh_res_resolve(k, cwd, path, follow, &rs, &why);
+    if (err != 0)
+        return err;
+    *out = rs.rs_canon;
+    if (host)
+        *host = rs.rs_host;
+    rs.rs_canon = NULL;
+    sh_res_clear(&rs);
+    return 0;
+}
+
+int
+sh_kernel_seed_symlink(sh_kernel *k, const char *target, const char *link)
+{
+    if (sh_res_bind_of(k, link) >= 0)
+        return EINVAL;
+    return sh_vfs_symlink(k->k_vfs, target, link);
+}
+
+int
+sh_kernel_seed_file(sh_kernel *k, const char *path, mode_t mode,
+                    const void *data, size_t n)
+{
+    sh_vfs_file *f = NULL;
+    if (sh_res_bind_of(k, path) >= 0)
+        return EINVAL;
+    int err =
+        sh_vfs_open(k->k_vfs, path, O_WRONLY | O_CREAT | O_TRUNC, mode, 0, &f);
+    if (err != 0)
+        return err;
+    ssize_t w = n > 0 ? sh_vfs_write(f, data, n) : 0;
+    sh_vfs_close(f);
+    return w < 0 ? (int)-w : 0;
+}
+
+int
+sh_kernel_locate(sh_kernel *k, const char *path, char **canonical)
+{
+    sh_res rs;
+    const char *why;
+    if (path == NULL || path[0] != '/')
+        return ENOENT;
+    int err = sh_res_resolve(k, "/", path, true, &rs, &why);
+    if (err != 0)
+        return ENOENT;
+    if (rs.rs_host || !rs.rs_exists || !S_ISREG(rs.rs_mode))
+        err = ENOENT;
+    else {
+        *canonical = rs.rs_canon;
+        rs.rs_canon = NULL;
+    }
+    sh_res_clear(&rs);
+    return err;
+}

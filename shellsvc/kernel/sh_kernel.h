@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The shell's kernel: every file effect of a call is admitted here. */
+#ifndef SH_KERNEL_H
+#define SH_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "box.pb-c.h"
+#include "box_err.h"
+
+/*
+ * Every operation runs the same steps (box-spec §3.6–§3.8): resolve the
+ * path (host binds walked with O_PATH|O_NOFOLLOW, links read explicitly,
+ * ≤ 40 hops; everything else in the call's in-memory file system), ask the
+ * decider, apply the reach floor to host-backed names, re-check the
+ * resolved identity, and act on that identity. Commands never touch the
+ * OS directly.
+ */
+
+typedef struct sh_kernel sh_kernel;
+typedef struct sh_kernel_file sh_kernel_file;
+
+/* The decider's answer. The zero value is a deny, so a forgotten answer
+ * never reads as a permit. FAULT: the decision could not be made (PDP
+ * transport failure); the command must exit 125 and *message says why. */
+typedef enum sh_kernel_verdict {
+    SH_KERNEL_DENY = 0,
+    SH_KERNEL_PERMIT = 1,
+    SH_KERNEL_FAULT = 2,
+} sh_kernel_verdict;
+
+/* Asks policy about one request (borrowed). On DENY/FAULT *message is the
+ * spec's text (box-spec §3.11), allocated with box_alloc; the kernel frees
+ * it. May be called from several threads at once. */
+typedef sh_kernel_verdict (*sh_kernel_decide_fn)(
+    void *arg, const Box__DecisionRequest *req, char **message);
+
+/* Test hook: called after every permit and the reach floor, right before
+ * the identity re-check. */
+typedef void (*sh_kernel_hook_fn)(void *arg, const char *canonical_path);
+
+typedef struct sh_kernel_opts {
+    /* Host binds: absolute canonical directories, in order; a root nested
+     * inside an earlier one is skipped. */
+    const char *const *ko_binds;
+    size_t ko_nbinds;
+    const char *ko_operator_home; // for `~` reporting; may be NULL
+    sh_kernel_decide_fn ko_decide;
+    void *ko_decide_arg;
+    /* Authority sources (box.toml, the policy file): identified by
+     * (dev, ino) at creation; missing ones are ignored. */
+    const char *const *ko_authority;
+    size_t ko_nauthority;
+    /* Reserved roots (the box directory): nothing inside is reachable. */
+    const char *const *ko_reserved;
+    size_t ko_nreserved;
+    sh_kernel_hook_fn ko_hook; // tests only; NULL otherwise
+    void *ko_hook_arg;
+} sh_kernel_opts;
+
+/* The caller owns *out (sh_kernel_free). BOX_ECONFIG if a bind is not an
+ * absolute canonical directory. */
+box_err sh_kernel_new(const sh_kernel_opts *o, sh_kernel **out) BOX_WARN_UNUSED;
+void sh_kernel_free(sh_kernel *k);
+
+/* The outcome of one operation. Clear with sh_kernel_result_clear. */
+typedef struct sh_kernel_result {
+    int kr_errno;     // 0 on success; else an errno value
+    char *kr_message; // owned; the `<err>` text; NULL on success
+    /* The message names its own path (a policy denial, a reach-floor
+     * refusal): print it without a `<target>: ` prefix. */
+    bool kr_self_contained;
+    bool kr_denied; // the decider denied (kr_path is the leg's path)
+    bool kr_fault;  // the decider failed: exit 125
+    /* The reach floor refused after a permit: record the permit's outcome
+     * as failed, cause=enforcement, rule kr_rule. */
+    bool kr_enforcement;
+    const char *kr_rule; // static "enforcement:reach-floor" or NULL
+    char *kr_path;       // owned; reported path of the refused leg or NULL
+    /* Permits given for this operation (legs of a rename count one each):
+     * a failure with kr_permits > 0 is recorded as the permit's ::error
+     * outcome; success as descriptor_issued (open) or completed. */
+    unsigned kr_permits;
+} sh_kernel_result;
+
+void sh_kernel_result_clear(sh_kernel_result *r);
+/* "<target>: <err>" or, for a self-contained message, "<err>". Caller
+ * frees; NULL on ENOMEM. */
+char *sh_kernel_result_text(const sh_kernel_result *r, const char *target);
+
+/* The reported path of a canonical path: `~` / `~/rel` under the operator
+ * home, else itself without a trailing slash. Caller frees. */
+char *sh_kernel_report_path(const sh_kernel *k, const char *canonical);
+
+/* Opening. flags: O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND,
+ * O_EXCL. Read access asks fs:read read_content, write access fs:write
+ * write_content (O_RDWR asks both). cwd is absolute; path absolute or
+ * relative to it. The caller owns *out. */
+int sh_kernel_open(sh_kernel *k, const char *cwd, const char *path, int flags,
+                   mode_t mode, sh_kernel_file **out, sh_kernel_result *r);
+/* Return bytes moved or -errno (EFBIG past the VFS file cap). */
+ssize_t sh_kernel_read(sh_kernel_file *f, void *buf, size_t n);
+ssize_t sh_kernel_write(sh_kernel_file *f, const void *buf, size_t n);
+void sh_kernel_close(sh_kernel_file *f);
+
+typedef struct sh_kernel_stat {
+    uint64_t ks_dev, ks_ino;
+    mode_t ks_mode;
+    uint64_t ks_size;
+    int64_t ks_mtime;
+    bool ks_host;
+} sh_kernel_stat;
+
+/* Probes: a denial answers "absent" (ENOENT, with kr_denied set, and no
+ * message), never an error text. A fault is still a fault. */
+int sh_kernel_stat_path(sh_kernel *k, const char *cwd, const char *path,
+                        sh_kernel_stat *st, sh_kernel_result *r);
+int sh_kernel_lstat(sh_kernel *k, const char *cwd, const char *path,
+                    sh_kernel_stat *st, sh_kernel_result *r);
+/* Is-executable probe (fs:read exec): 0 if a regular file with an x bit;
+ * else ENOENT/EACCES. Denied answers ENOENT (false). */
+int sh_kernel_probe_exec(sh_kernel *k, const char *cwd, const char *path,
+                         sh_kernel_result *r);
+
+/* Directory listing (fs:read enumerate). Names exclude "." and "..";
+ * the caller frees each and the array. */
+int sh_kernel_list(sh_kernel *k, const char *cwd, const char *path,
+                   char ***names, size_t *n, sh_kernel_result *r);
+void sh_kernel_names_free(char **names, size_t n);
+
+/* cd check (fs:read change_dir): on success *canonical (caller frees) is
+ * the directory's canonical path, the new cwd. */
+int sh_kernel_chdir(sh_kernel *k, const char *cwd, const char *path,
+                    char **canonical, sh_kernel_result *r);
+
+int sh_kernel_readlink(sh_kernel *k, const char *cwd, const char *path,
+                       char **target, sh_kernel_result *r);
+int sh_kernel_mkdir(sh_kernel *k, const char *cwd, const char *path,
+                    mode_t mode, sh_kernel_result *r);
+int sh_kernel_chmod(sh_kernel *k, const char *cwd, const char *path,
+                    mode_t mode, sh_kernel_result *r);
+int sh_kernel_unlink(sh_kernel *k, const char *cwd, const char *path,
+                     sh_kernel_result *r);
+int sh_kernel_rmdir(sh_kernel *k, const char *cwd, const char *path,
+                    sh_kernel_result *r);
+int sh_kernel_rename(sh_kernel *k, const char *cwd, const char *from,
+                     const char *to, sh_kernel_result *r);
+/* ln -s target link. */
+int sh_kernel_symlink(sh_kernel *k, const char *cwd, const char *target,
+                      const char *link, sh_kernel_result *r);
+
+/* A counter that bumps after every create, rename, delete and symlink
+ * (box-spec §3.8); callers holding resolved names compare it. */
+uint64_t sh_kernel_generation(sh_kernel *k);
+
+/* Construction-time population of the in-memory file system (no
+ * decision): a symlink (e.g. /bin/cat -> lash) or a file with contents.
+ * Parents must exist. */
+int sh_kernel_seed_symlink(sh_kernel *k, const char *target, const char *link);
+int sh_kernel_seed_file(sh_kernel *k, const char *path, mode_t mode,
+                        const void *data, size_t n);
+
+/* PATH-walk candidate in the VFS (box-spec §3.6 `Locate`): no decision and
+ * nothing recorded. 0 if path names (after links) an in-memory regular
+ * file; ENOENT otherwise, and always ENOENT for a host-backed name (those
+ * take the exec probe). *canonical (caller frees) is the file found. */
+int sh_kernel_locate(sh_kernel *k, const char *path, char **canonical);
+
+/* The canonical path a spelling resolves to (no decision; for callers
+ * that need the name, e.g. glob display). Caller frees *out. */
+int sh_kernel_resolve_path(sh_kernel *k, const char *cwd, const char *path,
+                           bool follow, char **out, bool *host);
+
+#endif

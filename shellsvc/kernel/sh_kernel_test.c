@@ -1,0 +1,1026 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Unit tests for sh_kernel: requests sent, `~` reporting, links, the reach
+ * floor, the identity re-check, VFS limits and threads. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "sh_kernel.h"
+#include "sh_vfs.h"
+
+/* ---- a table-driven decider that logs every request --------------------- */
+
+typedef struct rule {
+    const char *action;    // NULL = any
+    const char *operation; // NULL = any
+    const char *resource;  // NULL = any; trailing '*' = prefix
+    sh_kernel_verdict verdict;
+} rule;
+
+#define LOG_MAX 64
+typedef struct logent {
+    char action[32];
+    char operation[32];
+    char optype[40];
+    char resource[PATH_MAX];
+    char input_path[PATH_MAX];
+    char file_path[PATH_MAX];
+} logent;
+
+typedef struct decider {
+    const rule *rules;
+    size_t nrules;
+    sh_kernel_verdict dflt;
+    pthread_mutex_t lock;
+    logent log[LOG_MAX];
+    size_t n;
+} decider;
+
+static bool
+match(const char *pat, const char *s)
+{
+    if (pat == NULL)
+        return true;
+    size_t l = strlen(pat);
+    if (l > 0 && pat[l - 1] == '*')
+        return strncmp(pat, s, l - 1) == 0;
+    return strcmp(pat, s) == 0;
+}
+
+static sh_kernel_verdict
+decide(void *arg, const Box__DecisionRequest *req, char **message)
+{
+    decider *d = arg;
+    const Box__ValueRecord *rec = req->input->record;
+    const char *path = NULL, *op = NULL, *opty = NULL;
+    for (size_t i = 0; i < rec->n_fields; i++) {
+        if (strcmp(rec->fields[i]->name, "path") == 0)
+            path = rec->fields[i]->value->str;
+        if (strcmp(rec->fields[i]->name, "operation") == 0) {
+            op = rec->fields[i]->value->entity->id;
+            opty = rec->fields[i]->value->entity->type;
+        }
+    }
+    pthread_mutex_lock(&d->lock);
+    if (d->n < LOG_MAX) {
+        logent *e = &d->log[d->n++];
+        snprintf(e->action, sizeof e->action, "%s", req->action);
+        snprintf(e->operation, sizeof e->operation, "%s", op);
+        snprintf(e->optype, sizeof e->optype, "%s", opty);
+        snprintf(e->resource, sizeof e->resource, "%s", req->resource);
+        snprintf(e->input_path, sizeof e->input_path, "%s", path);
+        snprintf(e->file_path, sizeof e->file_path, "%s",
+                 req->subject->file_path);
+    }
+    pthread_mutex_unlock(&d->lock);
+    sh_kernel_verdict v = d->dflt;
+    for (size_t i = 0; i < d->nrules; i++) {
+        const rule *r = &d->rules[i];
+        if (match(r->action, req->action) && match(r->operation, op) &&
+            match(r->resource, req->resource)) {
+            v = r->verdict;
+            break;
+        }
+    }
+    if (v == SH_KERNEL_DENY)
+        *message = box_asprintf("policy denied this operation on '%s' "
+                                "[policy: test].",
+                                req->resource);
+    else if (v == SH_KERNEL_FAULT)
+        *message = box_strdup("the PDP did not answer");
+    return v;
+}
+
+/* ---- fixture ----------------------------------------------------------- */
+
+typedef struct fx {
+    char root[PATH_MAX]; // canonical temp dir
+    char home[PATH_MAX], agent[PATH_MAX], ws[PATH_MAX], out[PATH_MAX];
+    char boxdir[PATH_MAX], toml[PATH_MAX], policy[PATH_MAX];
+    decider d;
+    sh_kernel *k;
+    void (*hook)(struct fx *f, const char *canon);
+    bool in_hook;
+    int hook_calls;
+} fx;
+
+static void
+mkfile(const char *dir, const char *name, const char *text)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void
+hook_tramp(void *arg, const char *canon)
+{
+    fx *f = arg;
+    if (f->hook != NULL && !f->in_hook) {
+        f->in_hook = true;
+        f->hook_calls++;
+        f->hook(f, canon);
+        f->in_hook = false;
+    }
+}
+
+static int
+rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    chmod(p, 0700);
+    return flag == FTW_DP ? rmdir(p) : unlink(p);
+}
+
+static int
+setup(void **state)
+{
+    fx *f = calloc(1, sizeof *f);
+    char tmpl[] = "/tmp/shk.XXXXXX";
+    assert_non_null(mkdtemp(tmpl));
+    assert_non_null(realpath(tmpl, f->root));
+    snprintf(f->home, sizeof f->home, "%s/home", f->root);
+    snprintf(f->agent, sizeof f->agent, "%s/agent", f->root);
+    snprintf(f->ws, sizeof f->ws, "%s/ws", f->root);
+    snprintf(f->out, sizeof f->out, "%s/outside", f->root);
+    snprintf(f->boxdir, sizeof f->boxdir, "%s/.box", f->home);
+    snprintf(f->toml, sizeof f->toml, "%s/cfg/box.toml", f->ws);
+    snprintf(f->policy, sizeof f->policy, "%s/policy.dw", f->ws);
+    assert_int_equal(mkdir(f->home, 0755), 0);
+    assert_int_equal(mkdir(f->agent, 0755), 0);
+    assert_int_equal(mkdir(f->ws, 0755), 0);
+    assert_int_equal(mkdir(f->out, 0755), 0);
+    assert_int_equal(mkdir(f->boxdir, 0700), 0);
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/cfg", f->ws);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/sub", f->ws);
+    assert_int_equal(mkdir(p, 0755), 0);
+    mkfile(f->ws, "cfg/box.toml", "[agent]\n");
+    mkfile(f->ws, "policy.dw", "permit(principal, action, resource);\n");
+    mkfile(f->ws, "sub/file", "inside\n");
+    mkfile(f->ws, "secret", "s3cret\n");
+    mkfile(f->out, "file", "outside\n");
+    mkfile(f->home, "notes.txt", "home notes\n");
+    mkfile(f->boxdir, "state", "trusted\n");
+    pthread_mutex_init(&f->d.lock, NULL);
+    f->d.dflt = SH_KERNEL_PERMIT;
+
+    char nested[PATH_MAX];
+    snprintf(nested, sizeof nested, "%s/proj", f->home);
+    assert_int_equal(mkdir(nested, 0755), 0);
+    const char *binds[] = {f->home, f->agent, f->ws, nested};
+    const char *auth[] = {f->toml, f->policy};
+    const char *res[] = {f->boxdir};
+    sh_kernel_opts o = {
+        .ko_binds = binds,
+        .ko_nbinds = 4,
+        .ko_operator_home = f->home,
+        .ko_decide = decide,
+        .ko_decide_arg = &f->d,
+        .ko_authority = auth,
+        .ko_nauthority = 2,
+        .ko_reserved = res,
+        .ko_nreserved = 1,
+        .ko_hook = hook_tramp,
+        .ko_hook_arg = f,
+    };
+    assert_int_equal(sh_kernel_new(&o, &f->k), BOX_OK);
+    *state = f;
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    fx *f = *state;
+    sh_kernel_free(f->k);
+    if (strncmp(f->root, "/tmp/shk.", 9) == 0)
+        nftw(f->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    pthread_mutex_destroy(&f->d.lock);
+    free(f);
+    return 0;
+}
+
+static void
+reset_log(fx *f)
+{
+    f->d.n = 0;
+}
+
+static const logent *
+last(fx *f)
+{
+    assert_true(f->d.n > 0);
+    return &f->d.log[f->d.n - 1];
+}
+
+static void
+expect_req(const logent *e, const char *action, const char *op,
+           const char *resource)
+{
+    assert_string_equal(e->action, action);
+    assert_string_equal(e->operation, op);
+    assert_string_equal(e->resource, resource);
+    assert_string_equal(e->input_path, resource);
+    if (strcmp(action, "fs:read") == 0)
+        assert_string_equal(e->optype, "Box::FsReadOperation");
+    else if (strcmp(action, "fs:write") == 0)
+        assert_string_equal(e->optype, "Box::FsWriteOperation");
+    else if (strcmp(action, "fs:delete") == 0)
+        assert_string_equal(e->optype, "Box::FsDeleteOperation");
+    else
+        assert_string_equal(e->optype, "Box::FsMoveOperation");
+}
+
+static char *
+pj(const char *a, const char *b)
+{
+    static __thread char buf[4][PATH_MAX];
+    static __thread int i;
+    char *p = buf[i++ % 4];
+    snprintf(p, PATH_MAX, "%s/%s", a, b);
+    return p;
+}
+
+static void
+read_all(sh_kernel_file *kf, char *buf, size_t n)
+{
+    ssize_t got = sh_kernel_read(kf, buf, n - 1);
+    assert_true(got >= 0);
+    buf[got] = '\0';
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+static void
+test_host_open_read_write(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_file *kf = NULL;
+    reset_log(f);
+    assert_int_equal(sh_kernel_open(f->k, f->ws, "a.txt",
+                                    O_WRONLY | O_CREAT | O_TRUNC, 0644, &kf,
+                                    &r),
+                     0);
+    expect_req(last(f), "fs:write", "write_content", pj(f->ws, "a.txt"));
+    assert_string_equal(last(f)->file_path, pj(f->ws, "a.txt"));
+    assert_int_equal(sh_kernel_write(kf, "hi\n", 3), 3);
+    sh_kernel_close(kf);
+
+    reset_log(f);
+    assert_int_equal(sh_kernel_open(f->k, "/", pj(f->ws, "sub/../a.txt"),
+                                    O_RDONLY, 0, &kf, &r),
+                     0);
+    assert_int_equal(f->d.n, 1);
+    expect_req(last(f), "fs:read", "read_content", pj(f->ws, "a.txt"));
+    char buf[64];
+    read_all(kf, buf, sizeof buf);
+    assert_string_equal(buf, "hi\n");
+    sh_kernel_close(kf);
+
+    // <> asks both.
+    reset_log(f);
+    assert_int_equal(sh_kernel_open(f->k, f->ws, "a.txt", O_RDWR, 0, &kf, &r),
+                     0);
+    assert_int_equal(f->d.n, 2);
+    expect_req(&f->d.log[0], "fs:read", "read_content", pj(f->ws, "a.txt"));
+    expect_req(&f->d.log[1], "fs:write", "write_content", pj(f->ws, "a.txt"));
+    sh_kernel_close(kf);
+
+    // Missing file: policy is asked, then "No such file or directory".
+    reset_log(f);
+    assert_int_equal(sh_kernel_open(f->k, f->ws, "nope", O_RDONLY, 0, &kf, &r),
+                     ENOENT);
+    assert_int_equal(f->d.n, 1);
+    char *t = sh_kernel_result_text(&r, "nope");
+    assert_string_equal(t, "nope: No such file or directory");
+    box_free(t);
+    sh_kernel_result_clear(&r);
+}
+
+static void
+test_home_reporting(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_stat st;
+    reset_log(f);
+    assert_int_equal(sh_kernel_stat_path(f->k, "/", f->home, &st, &r), 0);
+    expect_req(last(f), "fs:read", "read_metadata", "~");
+    assert_true(st.ks_host);
+    assert_int_equal(sh_kernel_stat_path(f->k, f->home, "notes.txt", &st, &r),
+                     0);
+    expect_req(last(f), "fs:read", "read_metadata", "~/notes.txt");
+    assert_string_equal(last(f)->file_path, pj(f->home, "notes.txt"));
+    char spelled[PATH_MAX];
+    snprintf(spelled, sizeof spelled, "%s/proj/", f->home);
+    assert_int_equal(sh_kernel_stat_path(f->k, "/", spelled, &st, &r), 0);
+    expect_req(last(f), "fs:read", "read_metadata", "~/proj");
+    char *s = sh_kernel_report_path(f->k, "/tmp/");
+    assert_string_equal(s, "/tmp");
+    box_free(s);
+    // A home-like prefix is not the home.
+    snprintf(spelled, sizeof spelled, "%sx/y", f->home);
+    s = sh_kernel_report_path(f->k, spelled);
+    assert_string_equal(s, spelled);
+    box_free(s);
+    sh_kernel_result_clear(&r);
+}
+
+static void
+test_vfs_paths(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_file *kf;
+    sh_kernel_stat st;
+    char buf[64];
+    reset_log(f);
+    assert_int_equal(sh_kernel_open(f->k, "/tmp", "x",
+                                    O_WRONLY | O_CREAT | O_TRUNC, 0644, &kf,
+                                    &r),
+                     0);
+    expect_req(last(f), "fs:write", "write_content", "/tmp/x");
+    assert_int_equal(sh_kernel_write(kf, "vfs", 3), 3);
+    sh_kernel_close(kf);
+    assert_int_equal(sh_kernel_open(f->k, "/", "/tmp/x", O_RDONLY, 0, &kf, &r),
+                     0);
+    read_all(kf, buf, sizeof buf);
+    assert_string_equal(buf, "vfs");
+    sh_kernel_close(kf);
+    assert_int_equal(sh_kernel_stat_path(f->k, "/", "/tmp/x", &st, &r), 0);
+    assert_false(st.ks_host);
+    assert_int_equal(st.ks_size, 3);
+
+    // /dev/null discards; /etc/passwd does not exist here.
+    assert_int_equal(
+        sh_kernel_open(f->k, "/", "/dev/null", O_WRONLY, 0, &kf, &r), 0);
+    assert_int_equal(sh_kernel_write(kf, "gone", 4), 4);
+    sh_kernel_close(kf);
+    reset_log(f);
+    assert_int_equal(
+        sh_kernel_open(f->k, "/", "/etc/passwd", O_RDONLY, 0, &kf, &r), ENOENT);
+    expect_req(last(f), "fs:read", "read_content", "/etc/passwd");
+    assert_string_equal(r.kr_message, "No such file or directory");
+    sh_kernel_result_clear(&r);
+
+    // The bind ancestors are visible directories in the VFS.
+    char **names;
+    size_t n;
+    assert_int_equal(sh_kernel_list(f->k, "/", f->root, &names, &n, &r), 0);
+    assert_int_equal(n, 3); // home agent ws (outside is not bound)
+    sh_kernel_names_free(names, n);
+    // (the workspace would meet the reach floor first: it holds box.toml)
+    assert_int_equal(sh_kernel_rmdir(f->k, "/", f->agent, &r), EBUSY);
+    assert_string_equal(r.kr_message, "bind mount point is busy");
+    sh_kernel_result_clear(&r);
+}
+
+/* Every operation sends its action and operation, on host and VFS. */
+static void
+test_operation_table(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_stat st;
+    const char *bases[2] = {f->ws, "/tmp"};
+    for (int b = 0; b < 2; b++) {
+        const char *base = bases[b];
+        char *d = box_strdup(pj(base, "opdir"));
+        char *l = box_strdup(pj(base, "oplink"));
+        char *fl = box_strdup(pj(base, "opfile"));
+        char *mv = box_strdup(pj(base, "opmoved"));
+        sh_kernel_file *kf;
+
+        reset_log(f);
+        assert_int_equal(sh_kernel_mkdir(f->k, "/", d, 0755, &r), 0);
+        expect_req(last(f), "fs:write", "create_dir", d);
+        assert_int_equal(sh_kernel_mkdir(f->k, "/", d, 0755, &r), EEXIST);
+        sh_kernel_result_clear(&r);
+        char *cd = NULL;
+        assert_int_equal(sh_kernel_chdir(f->k, "/", d, &cd, &r), 0);
+        expect_req(last(f), "fs:read", "change_dir", d);
+        assert_string_equal(cd, d);
+        box_free(cd);
+        assert_int_equal(sh_kernel_chdir(f->k, d, "..", &cd, &r), 0);
+        assert_string_equal(cd, base);
+        box_free(cd);
+
+        char **names;
+        size_t n;
+        assert_int_equal(sh_kernel_list(f->k, "/", base, &names, &n, &r), 0);
+        expect_req(last(f), "fs:read", "enumerate", base);
+        sh_kernel_names_free(names, n);
+
+        assert_int_equal(
+            sh_kernel_open(f->k, "/", fl, O_WRONLY | O_CREAT, 0644, &kf, &r),
+            0);
+        sh_kernel_close(kf);
+        assert_int_equal(sh_kernel_chmod(f->k, "/", fl, 0755, &r), 0);
+        expect_req(last(f), "fs:write", "set_permissions", fl);
+        assert_int_equal(sh_kernel_probe_exec(f->k, "/", fl, &r), 0);
+        expect_req(last(f), "fs:read", "exec", fl);
+
+        reset_log(f);
+        assert_int_equal(sh_kernel_symlink(f->k, "/", "opfile", l, &r), 0);
+        assert_int_equal(f->d.n, 3);
+        expect_req(&f->d.log[0], "fs:write", "symlink", fl);
+        expect_req(&f->d.log[1], "fs:read", "read_content", fl);
+        expect_req(&f->d.log[2], "fs:write", "symlink", l);
+        char *t = NULL;
+        assert_int_equal(sh_kernel_readlink(f->k, "/", l, &t, &r), 0);
+        expect_req(last(f), "fs:read", "read_link", l);
+        assert_string_equal(t, "opfile");
+        box_free(t);
+        assert_int_equal(sh_kernel_readlink(f->k, "/", fl, &t, &r), EINVAL);
+        assert_string_equal(r.kr_message, "not a symbolic link");
+        sh_kernel_result_clear(&r);
+        assert_int_equal(sh_kernel_lstat(f->k, "/", l, &st, &r), 0);
+        expect_req(last(f), "fs:read", "read_metadata", l);
+        assert_true(S_ISLNK(st.ks_mode));
+        assert_int_equal(sh_kernel_stat_path(f->k, "/", l, &st, &r), 0);
+        expect_req(last(f), "fs:read", "read_metadata", fl);
+        assert_true(S_ISREG(st.ks_mode));
+
+        // rename onto an existing file: four legs.
+        assert_int_equal(
+            sh_kernel_open(f->k, "/", mv, O_WRONLY | O_CREAT, 0644, &kf, &r),
+            0);
+        sh_kernel_close(kf);
+        reset_log(f);
+        assert_int_equal(sh_kernel_rename(f->k, "/", fl, mv, &r), 0);
+        assert_int_equal(f->d.n, 4);
+        expect_req(&f->d.log[0], "fs:move", "rename", fl);
+        expect_req(&f->d.log[1], "fs:read", "read_content", fl);
+        expect_req(&f->d.log[2], "fs:delete", "remove_file", mv);
+        expect_req(&f->d.log[3], "fs:move", "rename", mv);
+        // onto nothing: three legs.
+        reset_log(f);
+        assert_int_equal(sh_kernel_rename(f->k, "/", mv, fl, &r), 0);
+        assert_int_equal(f->d.n, 3);
+
+        reset_log(f);
+        assert_int_equal(sh_kernel_unlink(f->k, "/", l, &r), 0);
+        expect_req(last(f), "fs:delete", "remove_file", l);
+        assert_int_equal(sh_kernel_lstat(f->k, "/", l, &st, &r), ENOENT);
+        assert_int_equal(sh_kernel_unlink(f->k, "/", fl, &r), 0);
+        assert_int_equal(sh_kernel_rmdir(f->k, "/", d, &r), 0);
+        expect_req(last(f), "fs:delete", "remove_dir", d);
+        assert_int_equal(sh_kernel_stat_path(f->k, "/", d, &st, &r), ENOENT);
+        sh_kernel_result_clear(&r);
+        box_free(d);
+        box_free(l);
+        box_free(fl);
+        box_free(mv);
+    }
+}
+
+static void
+test_denials_and_faults(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_file *kf = NULL;
+    sh_kernel_stat st;
+    char pat[PATH_MAX];
+    snprintf(pat, sizeof pat, "%s/secret", f->ws);
+    const rule rules[] = {
+        {"fs:read", "read_content", pat, SH_KERNEL_DENY},
+        {"fs:read", "read_metadata", pat, SH_KERNEL_DENY},
+        {"fs:delete", NULL, "/tmp/fault", SH_KERNEL_FAULT},
+        {"fs:move", "rename", "/tmp/nomove", SH_KERNEL_DENY},
+    };
+    f->d.rules = rules;
+    f->d.nrules = 4;
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "secret", O_RDONLY, 0, &kf, &r), EACCES);
+    assert_true(r.kr_denied);
+    assert_true(r.kr_self_contained);
+    assert_false(r.kr_fault);
+    char *t = sh_kernel_result_text(&r, "secret");
+    char want[PATH_MAX + 64];
+    snprintf(want, sizeof want,
+             "policy denied this operation on '%s' [policy: test].", pat);
+    assert_string_equal(t, want);
+    assert_string_equal(r.kr_path, pat);
+    box_free(t);
+    sh_kernel_result_clear(&r);
+
+    // A denied probe is "absent", not an error.
+    assert_int_equal(sh_kernel_stat_path(f->k, f->ws, "secret", &st, &r),
+                     ENOENT);
+    assert_null(r.kr_message);
+    sh_kernel_result_clear(&r);
+
+    // A fault is reported as such (exit 125).
+    assert_int_equal(sh_kernel_mkdir(f->k, "/", "/tmp/fault", 0755, &r), 0);
+    assert_int_equal(sh_kernel_rmdir(f->k, "/", "/tmp/fault", &r), EACCES);
+    assert_true(r.kr_fault);
+    assert_string_equal(r.kr_message, "the PDP did not answer");
+    sh_kernel_result_clear(&r);
+
+    // Rename: the first denial wins and names its path.
+    assert_int_equal(
+        sh_kernel_rename(f->k, "/", "/tmp/fault", "/tmp/nomove", &r), EACCES);
+    assert_string_equal(r.kr_path, "/tmp/nomove");
+    sh_kernel_result_clear(&r);
+    f->d.rules = NULL;
+    f->d.nrules = 0;
+}
+
+static void
+test_links(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_file *kf = NULL;
+    sh_kernel_stat st;
+    char p[PATH_MAX];
+    const char *escape = "symlink target escapes the bind mount";
+
+    // A workspace link to /etc/passwd is refused (never decided).
+    assert_int_equal(symlink("/etc/passwd", pj(f->ws, "pw")), 0);
+    reset_log(f);
+    assert_int_equal(sh_kernel_open(f->k, f->ws, "pw", O_RDONLY, 0, &kf, &r),
+                     EACCES);
+    assert_string_equal(r.kr_message, escape);
+    assert_int_equal(f->d.n, 0);
+    char *t = sh_kernel_result_text(&r, "pw");
+    assert_string_equal(t, "pw: symlink target escapes the bind mount");
+    box_free(t);
+    sh_kernel_result_clear(&r);
+    // lstat does not follow it.
+    assert_int_equal(sh_kernel_lstat(f->k, f->ws, "pw", &st, &r), 0);
+    assert_true(S_ISLNK(st.ks_mode));
+
+    // To a file outside every bind.
+    assert_int_equal(symlink(pj(f->out, "file"), pj(f->ws, "out")), 0);
+    assert_int_equal(sh_kernel_open(f->k, f->ws, "out", O_RDONLY, 0, &kf, &r),
+                     EACCES);
+    assert_string_equal(r.kr_message, escape);
+    sh_kernel_result_clear(&r);
+    assert_int_equal(sh_kernel_stat_path(f->k, f->ws, "out", &st, &r), EACCES);
+    sh_kernel_result_clear(&r);
+
+    // A `..` chain escaping the bind.
+    assert_int_equal(
+        symlink("../../../../../../../etc/passwd", pj(f->ws, "sub/up")), 0);
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "sub/up", O_RDONLY, 0, &kf, &r), EACCES);
+    assert_string_equal(r.kr_message, escape);
+    sh_kernel_result_clear(&r);
+    assert_int_equal(symlink("../../outside/file", pj(f->ws, "sub/up2")), 0);
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "sub/up2", O_RDONLY, 0, &kf, &r), EACCES);
+    assert_string_equal(r.kr_message, escape);
+    sh_kernel_result_clear(&r);
+
+    // A spelled `..` (no link) simply leaves the bind: outside is not
+    // host-backed, so it does not exist here.
+    reset_log(f);
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "../outside/file", O_RDONLY, 0, &kf, &r),
+        ENOENT);
+    expect_req(last(f), "fs:read", "read_content", pj(f->out, "file"));
+    sh_kernel_result_clear(&r);
+
+    // A loop: 40 hops, then ELOOP.
+    assert_int_equal(symlink("l2", pj(f->ws, "l1")), 0);
+    assert_int_equal(symlink("l1", pj(f->ws, "l2")), 0);
+    reset_log(f);
+    assert_int_equal(sh_kernel_open(f->k, f->ws, "l1", O_RDONLY, 0, &kf, &r),
+                     ELOOP);
+    assert_string_equal(r.kr_message, "Too many levels of symbolic links");
+    assert_int_equal(f->d.n, 0);
+    sh_kernel_result_clear(&r);
+    // A chain of exactly 40 links resolves; 41 does not.
+    for (int i = 0; i < 41; i++) {
+        char name[32], target[32];
+        snprintf(name, sizeof name, "c%d", i);
+        if (i == 0)
+            snprintf(target, sizeof target, "sub/file");
+        else
+            snprintf(target, sizeof target, "c%d", i - 1);
+        assert_int_equal(symlink(target, pj(f->ws, name)), 0);
+    }
+    assert_int_equal(sh_kernel_stat_path(f->k, f->ws, "c39", &st, &r), 0);
+    assert_int_equal(sh_kernel_stat_path(f->k, f->ws, "c40", &st, &r), ELOOP);
+    sh_kernel_result_clear(&r);
+
+    // A dangling link is replaced by its target: writing creates it.
+    assert_int_equal(symlink("sub/created", pj(f->ws, "dang")), 0);
+    reset_log(f);
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "dang", O_WRONLY | O_CREAT, 0644, &kf, &r),
+        0);
+    expect_req(last(f), "fs:write", "write_content", pj(f->ws, "sub/created"));
+    sh_kernel_close(kf);
+    assert_int_equal(lstat(pj(f->ws, "sub/created"), &(struct stat){0}), 0);
+
+    // Links inside the bind resolve, relative or absolute.
+    assert_int_equal(symlink("sub", pj(f->ws, "rel")), 0);
+    snprintf(p, sizeof p, "%s/sub/file", f->ws);
+    assert_int_equal(symlink(p, pj(f->ws, "abs")), 0);
+    reset_log(f);
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "rel/file", O_RDONLY, 0, &kf, &r), 0);
+    expect_req(last(f), "fs:read", "read_content", p);
+    sh_kernel_close(kf);
+    assert_int_equal(sh_kernel_open(f->k, f->ws, "abs", O_RDONLY, 0, &kf, &r),
+                     0);
+    expect_req(last(f), "fs:read", "read_content", p);
+    sh_kernel_close(kf);
+    // `..` after a link is folded against the canonical path.
+    char *canon = NULL;
+    assert_int_equal(sh_kernel_resolve_path(f->k, f->ws, "rel/../secret", true,
+                                            &canon, NULL),
+                     0);
+    assert_string_equal(canon, pj(f->ws, "secret"));
+    box_free(canon);
+
+    // Creating host links: absolute or escaping targets are refused.
+    assert_int_equal(sh_kernel_symlink(f->k, f->ws, "/etc/passwd", "mk1", &r),
+                     EACCES);
+    assert_string_equal(r.kr_message, escape);
+    sh_kernel_result_clear(&r);
+    assert_int_equal(
+        sh_kernel_symlink(f->k, f->ws, "../outside/file", "mk2", &r), EACCES);
+    assert_string_equal(r.kr_message, escape);
+    sh_kernel_result_clear(&r);
+    // In the VFS, links may point anywhere (policy decides on use).
+    assert_int_equal(sh_kernel_symlink(f->k, "/tmp", p, "tolink", &r), 0);
+    reset_log(f);
+    assert_int_equal(
+        sh_kernel_open(f->k, "/tmp", "tolink", O_RDONLY, 0, &kf, &r), 0);
+    expect_req(last(f), "fs:read", "read_content", p);
+    sh_kernel_close(kf);
+}
+
+static void
+test_reach_floor(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_file *kf = NULL;
+    sh_kernel_stat st;
+    const char *auth = "resolves to an authority source that this run "
+                       "loaded, which no policy may open or change";
+    const char *res = "resolves into trusted Box state, which no policy may "
+                      "open";
+    char want[PATH_MAX + 200];
+
+    reset_log(f);
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "cfg/box.toml", O_RDONLY, 0, &kf, &r),
+        EACCES);
+    assert_int_equal(f->d.n, 1); // policy was asked first
+    assert_true(r.kr_enforcement);
+    assert_string_equal(r.kr_rule, "enforcement:reach-floor");
+    assert_true(r.kr_self_contained);
+    snprintf(want, sizeof want, "cfg/box.toml: %s", auth);
+    assert_string_equal(r.kr_message, want);
+    char *t = sh_kernel_result_text(&r, "cfg/box.toml");
+    assert_string_equal(t, want);
+    box_free(t);
+    sh_kernel_result_clear(&r);
+
+    assert_int_equal(
+        sh_kernel_open(f->k, "/", f->policy, O_WRONLY | O_TRUNC, 0, &kf, &r),
+        EACCES);
+    snprintf(want, sizeof want, "%s: %s", f->policy, auth);
+    assert_string_equal(r.kr_message, want);
+    sh_kernel_result_clear(&r);
+
+    // A hard link has the same identity.
+    assert_int_equal(link(f->toml, pj(f->ws, "hard")), 0);
+    assert_int_equal(sh_kernel_open(f->k, f->ws, "hard", O_RDONLY, 0, &kf, &r),
+                     EACCES);
+    assert_true(r.kr_enforcement);
+    sh_kernel_result_clear(&r);
+
+    // Mutating an ancestor directory is refused; reading it is not.
+    char **names;
+    size_t n;
+    assert_int_equal(sh_kernel_list(f->k, f->ws, "cfg", &names, &n, &r), 0);
+    sh_kernel_names_free(names, n);
+    assert_int_equal(sh_kernel_rename(f->k, f->ws, "cfg", "cfg2", &r), EACCES);
+    assert_true(r.kr_enforcement);
+    snprintf(want, sizeof want, "cfg: %s", auth);
+    assert_string_equal(r.kr_message, want);
+    sh_kernel_result_clear(&r);
+    assert_int_equal(sh_kernel_chmod(f->k, "/", f->ws, 0700, &r), EACCES);
+    assert_true(r.kr_enforcement);
+    sh_kernel_result_clear(&r);
+
+    // The box directory.
+    assert_int_equal(
+        sh_kernel_open(f->k, f->home, ".box/state", O_RDONLY, 0, &kf, &r),
+        EACCES);
+    snprintf(want, sizeof want, ".box/state: %s", res);
+    assert_string_equal(r.kr_message, want);
+    assert_string_equal(r.kr_path, "~/.box/state");
+    assert_true(r.kr_enforcement);
+    sh_kernel_result_clear(&r);
+    assert_int_equal(sh_kernel_stat_path(f->k, f->home, ".box", &st, &r),
+                     EACCES);
+    assert_true(r.kr_enforcement);
+    sh_kernel_result_clear(&r);
+    assert_int_equal(sh_kernel_open(f->k, f->home, ".box/new",
+                                    O_WRONLY | O_CREAT, 0644, &kf, &r),
+                     EACCES);
+    sh_kernel_result_clear(&r);
+    assert_int_equal(access(pj(f->boxdir, "new"), F_OK), -1);
+}
+
+static void
+swap_hook(fx *f, const char *canon)
+{
+    if (strstr(canon, "victim") == NULL)
+        return;
+    if (strncmp(canon, f->root, strlen(f->root)) != 0) { // in the VFS
+        sh_kernel_result r = {0};
+        sh_kernel_file *kf;
+        int e = sh_kernel_unlink(f->k, "/", canon, &r);
+        assert_true(e == 0 || e == ENOENT);
+        sh_kernel_result_clear(&r);
+        assert_int_equal(
+            sh_kernel_open(f->k, "/", canon, O_WRONLY | O_CREAT, 0644, &kf, &r),
+            0);
+        sh_kernel_close(kf);
+        return;
+    }
+    mkfile(f->ws, "swapped", "other\n");
+    assert_int_equal(rename(pj(f->ws, "swapped"), canon), 0);
+}
+
+static void
+test_identity_recheck(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_file *kf = NULL;
+    const char *msg = "filesystem identity changed during effect admission";
+    mkfile(f->ws, "victim", "original\n");
+    f->hook = swap_hook;
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "victim", O_RDONLY, 0, &kf, &r), EACCES);
+    assert_string_equal(r.kr_message, msg);
+    sh_kernel_result_clear(&r);
+    assert_int_equal(sh_kernel_unlink(f->k, f->ws, "victim", &r), EACCES);
+    assert_string_equal(r.kr_message, msg);
+    assert_true(r.kr_permits > 0); // the permit's outcome is an ::error
+    sh_kernel_result_clear(&r);
+    // A truncating open never truncates the file swapped in.
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "victim", O_WRONLY | O_TRUNC, 0, &kf, &r),
+        EACCES);
+    sh_kernel_result_clear(&r);
+    struct stat sb;
+    assert_int_equal(stat(pj(f->ws, "victim"), &sb), 0);
+    assert_int_equal(sb.st_size, 6);
+    // Created between decision and act where "missing" was decided.
+    assert_int_equal(sh_kernel_mkdir(f->k, f->ws, "victim2", 0755, &r), EACCES);
+    sh_kernel_result_clear(&r);
+    assert_int_equal(sh_kernel_open(f->k, f->ws, "victim3", O_WRONLY | O_CREAT,
+                                    0644, &kf, &r),
+                     EACCES);
+    assert_string_equal(r.kr_message, msg);
+    sh_kernel_result_clear(&r);
+
+    // The same in the VFS.
+    assert_int_equal(sh_kernel_open(f->k, "/", "/tmp/victim",
+                                    O_WRONLY | O_CREAT, 0644, &kf, &r),
+                     EACCES); // created under us by the hook
+    sh_kernel_result_clear(&r);
+    assert_int_equal(
+        sh_kernel_open(f->k, "/", "/tmp/victim", O_RDONLY, 0, &kf, &r), EACCES);
+    assert_string_equal(r.kr_message, msg);
+    sh_kernel_result_clear(&r);
+    f->hook = NULL;
+    assert_true(f->hook_calls >= 5);
+}
+
+static void
+test_kernel_refusals(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_file *kf;
+    assert_int_equal(sh_kernel_chmod(f->k, f->ws, "secret", 04755, &r), EPERM);
+    assert_string_equal(r.kr_message,
+                        "setuid/setgid/sticky bits are not permitted in this "
+                        "box");
+    sh_kernel_result_clear(&r);
+    assert_int_equal(
+        sh_kernel_open(f->k, "/", "/tmp/s", O_WRONLY | O_CREAT, 0644, &kf, &r),
+        0);
+    sh_kernel_close(kf);
+    assert_int_equal(sh_kernel_chmod(f->k, "/", "/tmp/s", 04755, &r), 0);
+    assert_int_equal(sh_kernel_rename(f->k, f->ws, "secret", "/tmp/moved", &r),
+                     EXDEV);
+    assert_string_equal(r.kr_message,
+                        "cannot rename between host and virtual filesystem");
+    sh_kernel_result_clear(&r);
+    assert_int_equal(symlink("secret", pj(f->ws, "lnk")), 0);
+    mkfile(f->ws, "src", "x");
+    assert_int_equal(sh_kernel_rename(f->k, f->ws, "src", "lnk", &r), EPERM);
+    assert_string_equal(r.kr_message, "cannot rename onto a host symlink");
+    sh_kernel_result_clear(&r);
+}
+
+static void
+test_vfs_limits(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_file *kf;
+    assert_int_equal(sh_kernel_open(f->k, "/", "/tmp/big", O_WRONLY | O_CREAT,
+                                    0644, &kf, &r),
+                     0);
+    char *chunk = box_calloc(1, 1 << 20);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(sh_kernel_write(kf, chunk, 1 << 20), 1 << 20);
+    assert_int_equal(sh_kernel_write(kf, chunk, 1), -EFBIG);
+    sh_kernel_close(kf);
+    box_free(chunk);
+    char p[64];
+    int err = 0;
+    for (int i = 0; i < 10100 && err == 0; i++) {
+        snprintf(p, sizeof p, "/tmp/n%d", i);
+        err = sh_kernel_mkdir(f->k, "/", p, 0755, &r);
+    }
+    assert_int_equal(err, ENOSPC);
+    assert_string_equal(r.kr_message, "too many files in the in-memory file "
+                                      "system (limit 10000)");
+    sh_kernel_result_clear(&r);
+}
+
+typedef struct targ {
+    fx *f;
+    int id;
+} targ;
+
+static void *
+worker(void *p)
+{
+    targ *a = p;
+    sh_kernel *k = a->f->k;
+    sh_kernel_result r = {0};
+    char d[PATH_MAX], fl[PATH_MAX];
+    snprintf(d, sizeof d, "/tmp/th%d", a->id);
+    if (a->id % 2)
+        snprintf(d, sizeof d, "%s/th%d", a->f->ws, a->id);
+    if (sh_kernel_mkdir(k, "/", d, 0755, &r) != 0)
+        return (void *)1;
+    for (int i = 0; i < 50; i++) {
+        sh_kernel_file *kf;
+        snprintf(fl, sizeof fl, "%s/f%d", d, i);
+        if (sh_kernel_open(k, "/", fl, O_WRONLY | O_CREAT, 0644, &kf, &r))
+            return (void *)2;
+        if (sh_kernel_write(kf, "data", 4) != 4)
+            return (void *)3;
+        sh_kernel_close(kf);
+        sh_kernel_stat st;
+        if (sh_kernel_stat_path(k, d, fl, &st, &r) != 0 || st.ks_size != 4)
+            return (void *)4;
+        if (sh_kernel_open(k, "/", "/tmp/shared", O_WRONLY | O_CREAT | O_APPEND,
+                           0644, &kf, &r))
+            return (void *)5;
+        if (sh_kernel_write(kf, "z", 1) != 1)
+            return (void *)6;
+        sh_kernel_close(kf);
+    }
+    char **names;
+    size_t n;
+    if (sh_kernel_list(k, "/", d, &names, &n, &r) != 0 || n != 50)
+        return (void *)7;
+    sh_kernel_names_free(names, n);
+    sh_kernel_result_clear(&r);
+    return NULL;
+}
+
+static void
+test_threads(void **state)
+{
+    fx *f = *state;
+    pthread_t th[8];
+    targ a[8];
+    for (int i = 0; i < 8; i++) {
+        a[i].f = f;
+        a[i].id = i;
+        assert_int_equal(pthread_create(&th[i], NULL, worker, &a[i]), 0);
+    }
+    for (int i = 0; i < 8; i++) {
+        void *rv;
+        pthread_join(th[i], &rv);
+        assert_null(rv);
+    }
+    sh_kernel_stat st;
+    sh_kernel_result r = {0};
+    assert_int_equal(sh_kernel_stat_path(f->k, "/", "/tmp/shared", &st, &r), 0);
+    assert_int_equal(st.ks_size, 8 * 50);
+}
+
+static void
+test_seed_locate_generation(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_file *kf;
+    char *c = NULL;
+    char buf[32];
+    assert_int_equal(sh_kernel_seed_file(f->k, "/bin/lash", 0755, "#!", 2), 0);
+    assert_int_equal(sh_kernel_seed_symlink(f->k, "lash", "/bin/cat"), 0);
+    assert_int_equal(sh_kernel_seed_symlink(f->k, "x", pj(f->ws, "no")),
+                     EINVAL);
+    reset_log(f);
+    assert_int_equal(sh_kernel_locate(f->k, "/bin/cat", &c), 0);
+    assert_string_equal(c, "/bin/lash");
+    box_free(c);
+    assert_int_equal(f->d.n, 0); // Locate asks nothing
+    assert_int_equal(sh_kernel_locate(f->k, "/usr/bin/git", &c), ENOENT);
+    assert_int_equal(sh_kernel_locate(f->k, pj(f->ws, "secret"), &c), ENOENT);
+    assert_int_equal(
+        sh_kernel_open(f->k, "/", "/bin/cat", O_RDONLY, 0, &kf, &r), 0);
+    expect_req(last(f), "fs:read", "read_content", "/bin/lash");
+    assert_int_equal(r.kr_permits, 1);
+    assert_int_equal(sh_kernel_read(kf, buf, sizeof buf), 2);
+    sh_kernel_close(kf);
+
+    uint64_t g = sh_kernel_generation(f->k);
+    assert_int_equal(sh_kernel_mkdir(f->k, "/", "/tmp/g", 0755, &r), 0);
+    assert_true(sh_kernel_generation(f->k) > g);
+    g = sh_kernel_generation(f->k);
+    sh_kernel_stat st;
+    assert_int_equal(sh_kernel_stat_path(f->k, "/", "/tmp/g", &st, &r), 0);
+    assert_int_equal(sh_kernel_generation(f->k), g);
+    assert_int_equal(sh_kernel_rmdir(f->k, "/", "/tmp/g", &r), 0);
+    assert_true(sh_kernel_generation(f->k) > g);
+    sh_kernel_result_clear(&r);
+}
+
+static void
+test_bad_binds(void **state)
+{
+    (void)state;
+    sh_kernel *k = NULL;
+    const char *b1[] = {"relative/dir"};
+    sh_kernel_opts o = {.ko_binds = b1, .ko_nbinds = 1};
+    assert_int_equal(sh_kernel_new(&o, &k), BOX_ECONFIG);
+    const char *b2[] = {"/tmp/../tmp"};
+    o.ko_binds = b2;
+    assert_int_equal(sh_kernel_new(&o, &k), BOX_ECONFIG);
+    // With no decider every request is a deny.
+    o.ko_nbinds = 0;
+    assert_int_equal(sh_kernel_new(&o, &k), BOX_OK);
+    sh_kernel_result r = {0};
+    sh_kernel_file *kf;
+    assert_int_equal(sh_kernel_open(k, "/", "/dev/null", O_RDONLY, 0, &kf, &r),
+                     EACCES);
+    assert_true(r.kr_denied);
+    sh_kernel_result_clear(&r);
+    sh_kernel_free(k);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_host_open_read_write, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_home_reporting, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_vfs_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_operation_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_denials_and_faults, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_links, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reach_floor, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_identity_recheck, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kernel_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_vfs_limits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_seed_locate_generation, setup,
+                                        teardown),
+        cmocka_unit_test(test_bad_binds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

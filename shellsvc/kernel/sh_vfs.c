@@ -1,0 +1,660 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The in-memory file system: a node tree under one mutex, with caps. */
+#include "sh_vfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "box_alloc.h"
+
+enum vdev { VDEV_NONE, VDEV_NULL, VDEV_ZERO, VDEV_RANDOM };
+
+typedef struct vnode vnode;
+struct vnode {
+    uint64_t vn_ino;
+    mode_t vn_mode;
+    char *vn_name;
+    vnode *vn_parent; // NULL for the root and for unlinked nodes
+    vnode *vn_kids;   // directory entries, newest first
+    vnode *vn_next;   // sibling
+    uint8_t *vn_data;
+    size_t vn_size, vn_cap;
+    char *vn_link;
+    enum vdev vn_dev;
+    int vn_refs;  // open handles
+    bool vn_busy; // mount point or ancestor of one
+    int64_t vn_mtime;
+};
+
+struct sh_vfs {
+    pthread_mutex_t v_lock;
+    vnode *v_root;
+    uint64_t v_next_ino;
+    size_t v_inodes;
+};
+
+struct sh_vfs_file {
+    sh_vfs *f_vfs;
+    vnode *f_node;
+    uint64_t f_off;
+    int f_flags;
+};
+
+const char *
+sh_vfs_strerror(int err)
+{
+    if (err == EFBIG)
+        return "file too large for the in-memory file system (limit 10 MiB)";
+    if (err == ENOSPC)
+        return "too many files in the in-memory file system (limit 10000)";
+    if (err == ESTALE)
+        return "filesystem identity changed during effect admission";
+    return strerror(err);
+}
+
+static int64_t
+now(void)
+{
+    return (int64_t)time(NULL);
+}
+
+static vnode *
+node_new(sh_vfs *v, const char *name, size_t len, mode_t mode)
+{
+    if (v->v_inodes >= SH_VFS_MAX_INODES)
+        return NULL;
+    vnode *n = box_calloc(1, sizeof *n);
+    if (n == NULL)
+        return NULL;
+    if ((n->vn_name = box_strndup(name, len)) == NULL) {
+        box_free(n);
+        return NULL;
+    }
+    n->vn_ino = ++v->v_next_ino;
+    n->vn_mode = mode;
+    n->vn_mtime = now();
+    v->v_inodes++;
+    return n;
+}
+
+static void
+node_free(sh_vfs *v, vnode *n)
+{
+    vnode *k = n->vn_kids;
+    while (k != NULL) {
+        vnode *nx = k->vn_next;
+        k->vn_parent = NULL;
+        if (k->vn_refs == 0)
+            node_free(v, k);
+        k = nx;
+    }
+    box_free(n->vn_name);
+    box_free(n->vn_data);
+    box_free(n->vn_link);
+    box_free(n);
+    v->v_inodes--;
+}
+
+static void
+attach(vnode *dir, vnode *n)
+{
+    n->vn_parent = dir;
+    n->vn_next = dir->vn_kids;
+    dir->vn_kids = n;
+    dir->vn_mtime = now();
+}
+
+static void
+detach(vnode *n)
+{
+    vnode **pp = &n->vn_parent->vn_kids;
+    while (*pp != n)
+        pp = &(*pp)->vn_next;
+    *pp = n->vn_next;
+    n->vn_parent->vn_mtime = now();
+    n->vn_parent = NULL;
+    n->vn_next = NULL;
+}
+
+static vnode *
+child(vnode *dir, const char *name, size_t len)
+{
+    for (vnode *k = dir->vn_kids; k != NULL; k = k->vn_next)
+        if (strlen(k->vn_name) == len && memcmp(k->vn_name, name, len) == 0)
+            return k;
+    return NULL;
+}
+
+/* Walks path to its parent directory; leaf and len name the last
+ * component (empty for "/"). Intermediate links are not followed. */
+static int
+walk_parent(sh_vfs *v, const char *path, vnode **dir, const char **leaf,
+            size_t *len)
+{
+    if (path[0] != '/')
+        return EINVAL;
+    vnode *d = v->v_root;
+    const char *p = path;
+    for (;;) {
+        while (*p == '/')
+            p++;
+        const char *e = strchr(p, '/');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        const char *rest = p + l;
+        while (*rest == '/')
+            rest++;
+        if (*rest == '\0') {
+            *dir = d;
+            *leaf = p;
+            *len = l;
+            return 0;
+        }
+        vnode *k = child(d, p, l);
+        if (k == NULL)
+            return ENOENT;
+        if (!S_ISDIR(k->vn_mode))
+            return ENOTDIR;
+        d = k;
+        p = rest;
+    }
+}
+
+/* The node at path (NULL with 0 when missing under an existing dir). */
+static int
+lookup(sh_vfs *v, const char *path, vnode **dir, vnode **n, const char **leaf,
+       size_t *len)
+{
+    int err = walk_parent(v, path, dir, leaf, len);
+    if (err != 0)
+        return err;
+    *n = *len == 0 ? *dir : child(*dir, *leaf, *len);
+    return 0;
+}
+
+static int
+check_ino(vnode *n, uint64_t expect)
+{
+    if (expect == 0)
+        return 0;
+    if (expect == SH_VFS_MISSING)
+        return n == NULL ? 0 : ESTALE;
+    return n != NULL && n->vn_ino == expect ? 0 : ESTALE;
+}
+
+static int
+mk(sh_vfs *v, const char *path, mode_t mode, vnode **out)
+{
+    vnode *dir, *n;
+    const char *leaf;
+    size_t len;
+    int err = lookup(v, path, &dir, &n, &leaf, &len);
+    if (err != 0)
+        return err;
+    if (n != NULL)
+        return EEXIST;
+    if (len == 0)
+        return EEXIST;
+    if ((n = node_new(v, leaf, len, mode)) == NULL)
+        return v->v_inodes >= SH_VFS_MAX_INODES ? ENOSPC : ENOMEM;
+    attach(dir, n);
+    if (out)
+        *out = n;
+    return 0;
+}
+
+int
+sh_vfs_new(sh_vfs **out)
+{
+    static const struct {
+        const char *path;
+        mode_t mode;
+        enum vdev dev;
+    } init[] = {
+        {"/home", S_IFDIR | 0755, VDEV_NONE},
+        {"/home/lash", S_IFDIR | 0755, VDEV_NONE},
+        {"/tmp", S_IFDIR | 01777, VDEV_NONE},
+        {"/usr", S_IFDIR | 0755, VDEV_NONE},
+        {"/usr/bin", S_IFDIR | 0755, VDEV_NONE},
+        {"/bin", S_IFDIR | 0755, VDEV_NONE},
+        {"/dev", S_IFDIR | 0755, VDEV_NONE},
+        {"/dev/null", S_IFCHR | 0666, VDEV_NULL},
+        {"/dev/zero", S_IFCHR | 0666, VDEV_ZERO},
+        {"/dev/urandom", S_IFCHR | 0666, VDEV_RANDOM},
+        {"/dev/random", S_IFCHR | 0666, VDEV_RANDOM},
+    };
+    sh_vfs *v = box_calloc(1, sizeof *v);
+    if (v == NULL)
+        return ENOMEM;
+    pthread_mutex_init(&v->v_lock, NULL);
+    if ((v->v_root = node_new(v, "", 0, S_IFDIR | 0755)) == NULL) {
+        sh_vfs_free(v);
+        return ENOMEM;
+    }
+    for (size_t i = 0; i < sizeof init / sizeof init[0]; i++) {
+        vnode *n;
+        int err = mk(v, init[i].path, init[i].mode, &n);
+        if (err != 0) {
+            sh_vfs_free(v);
+            return err;
+        }
+        n->vn_dev = init[i].dev;
+    }
+    *out = v;
+    return 0;
+}
+
+void
+sh_vfs_free(sh_vfs *v)
+{
+    if (v == NULL)
+        return;
+    if (v->v_root != NULL)
+        node_free(v, v->v_root);
+    pthread_mutex_destroy(&v->v_lock);
+    box_free(v);
+}
+
+int
+sh_vfs_mount_point(sh_vfs *v, const char *path)
+{
+    size_t len = strlen(path);
+    char *p = box_strdup(path);
+    if (p == NULL)
+        return ENOMEM;
+    int err = 0;
+    pthread_mutex_lock(&v->v_lock);
+    for (size_t i = 1; i <= len && err == 0; i++) {
+        if (p[i] != '/' && p[i] != '\0')
+            continue;
+        char c = p[i];
+        p[i] = '\0';
+        vnode *dir, *n;
+        const char *leaf;
+        size_t l;
+        err = lookup(v, p, &dir, &n, &leaf, &l);
+        if (err == 0 && n == NULL)
+            err = mk(v, p, S_IFDIR | 0755, &n);
+        if (err == 0 && !S_ISDIR(n->vn_mode))
+            err = ENOTDIR;
+        if (err == 0)
+            n->vn_busy = true;
+        p[i] = c;
+    }
+    pthread_mutex_unlock(&v->v_lock);
+    box_free(p);
+    return err;
+}
+
+int
+sh_vfs_lstat(sh_vfs *v, const char *path, sh_vfs_stat *st)
+{
+    vnode *dir, *n;
+    const char *leaf;
+    size_t len;
+    pthread_mutex_lock(&v->v_lock);
+    int err = lookup(v, path, &dir, &n, &leaf, &len);
+    if (err == 0 && n == NULL)
+        err = ENOENT;
+    if (err == 0) {
+        st->vs_ino = n->vn_ino;
+        st->vs_mode = n->vn_mode;
+        st->vs_size = n->vn_link ? strlen(n->vn_link) : n->vn_size;
+        st->vs_mtime = n->vn_mtime;
+    }
+    pthread_mutex_unlock(&v->v_lock);
+    return err;
+}
+
+int
+sh_vfs_readlink(sh_vfs *v, const char *path, char **target)
+{
+    vnode *dir, *n;
+    const char *leaf;
+    size_t len;
+    pthread_mutex_lock(&v->v_lock);
+    int err = lookup(v, path, &dir, &n, &leaf, &len);
+    if (err == 0 && n == NULL)
+        err = ENOENT;
+    if (err == 0 && !S_ISLNK(n->vn_mode))
+        err = EINVAL;
+    if (err == 0 && (*target = box_strdup(n->vn_link)) == NULL)
+        err = ENOMEM;
+    pthread_mutex_unlock(&v->v_lock);
+    return err;
+}
+
+int
+sh_vfs_list(sh_vfs *v, const char *path, uint64_t expect_ino, char ***names,
+            size_t *count)
+{
+    vnode *dir, *n;
+    const char *leaf;
+    size_t len;
+    char **out = NULL;
+    size_t cnt = 0;
+    pthread_mutex_lock(&v->v_lock);
+    int err = lookup(v, path, &dir, &n, &leaf, &len);
+    if (err == 0)
+        err = check_ino(n, expect_ino);
+    if (err == 0 && n == NULL)
+        err = ENOENT;
+    if (err == 0 && !S_ISDIR(n->vn_mode))
+        err = ENOTDIR;
+    if (err == 0) {
+        size_t total = 0;
+        for (vnode *k = n->vn_kids; k != NULL; k = k->vn_next)
+            total++;
+        if ((out = box_calloc(total + 1, sizeof *out)) == NULL)
+            err = ENOMEM;
+        for (vnode *k = n->vn_kids; err == 0 && k != NULL; k = k->vn_next) {
+            if ((out[cnt] = box_strdup(k->vn_name)) == NULL)
+                err = ENOMEM;
+            else
+                cnt++;
+        }
+    }
+    pthread_mutex_unlock(&v->v_lock);
+    if (err != 0) {
+        for (size_t i = 0; i < cnt; i++)
+            box_free(out[i]);
+        box_free(out);
+        return err;
+    }
+    *names = out;
+    *count = cnt;
+    return 0;
+}
+
+int
+sh_vfs_mkdir(sh_vfs *v, const char *path, mode_t mode)
+{
+    pthread_mutex_lock(&v->v_lock);
+    int err = mk(v, path, S_IFDIR | (mode & 07777), NULL);
+    pthread_mutex_unlock(&v->v_lock);
+    return err;
+}
+
+int
+sh_vfs_symlink(sh_vfs *v, const char *target, const char *path)
+{
+    vnode *n = NULL;
+    char *t = box_strdup(target);
+    if (t == NULL)
+        return ENOMEM;
+    pthread_mutex_lock(&v->v_lock);
+    int err = mk(v, path, S_IFLNK | 0777, &n);
+    if (err == 0) {
+        n->vn_link = t;
+        t = NULL;
+    }
+    pthread_mutex_unlock(&v->v_lock);
+    box_free(t);
+    return err;
+}
+
+static void
+drop(sh_vfs *v, vnode *n)
+{
+    detach(n);
+    if (n->vn_refs == 0)
+        node_free(v, n);
+}
+
+static int
+remove_node(sh_vfs *v, const char *path, uint64_t expect_ino, bool isdir)
+{
+    vnode *dir, *n;
+    const char *leaf;
+    size_t len;
+    pthread_mutex_lock(&v->v_lock);
+    int err = lookup(v, path, &dir, &n, &leaf, &len);
+    if (err == 0)
+        err = check_ino(n, expect_ino);
+    if (err == 0 && n == NULL)
+        err = ENOENT;
+    if (err == 0 && n == v->v_root)
+        err = EBUSY;
+    if (err == 0 && isdir && !S_ISDIR(n->vn_mode))
+        err = ENOTDIR;
+    if (err == 0 && !isdir && S_ISDIR(n->vn_mode))
+        err = EISDIR;
+    if (err == 0 && n->vn_busy)
+        err = EBUSY;
+    if (err == 0 && isdir && n->vn_kids != NULL)
+        err = ENOTEMPTY;
+    if (err == 0)
+        drop(v, n);
+    pthread_mutex_unlock(&v->v_lock);
+    return err;
+}
+
+int
+sh_vfs_unlink(sh_vfs *v, const char *path, uint64_t expect_ino)
+{
+    return remove_node(v, path, expect_ino, false);
+}
+
+int
+sh_vfs_rmdir(sh_vfs *v, const char *path, uint64_t expect_ino)
+{
+    return remove_node(v, path, expect_ino, true);
+}
+
+int
+sh_vfs_chmod(sh_vfs *v, const char *path, uint64_t expect_ino, mode_t mode)
+{
+    vnode *dir, *n;
+    const char *leaf;
+    size_t len;
+    pthread_mutex_lock(&v->v_lock);
+    int err = lookup(v, path, &dir, &n, &leaf, &len);
+    if (err == 0)
+        err = check_ino(n, expect_ino);
+    if (err == 0 && n == NULL)
+        err = ENOENT;
+    if (err == 0)
+        n->vn_mode = (n->vn_mode & S_IFMT) | (mode & 07777);
+    pthread_mutex_unlock(&v->v_lock);
+    return err;
+}
+
+int
+sh_vfs_rename(sh_vfs *v, const char *from, uint64_t from_ino, const char *to,
+              uint64_t to_ino)
+{
+    vnode *fdir, *fn, *tdir, *tn;
+    const char *fleaf, *tleaf;
+    size_t flen, tlen;
+    char *name = NULL;
+    pthread_mutex_lock(&v->v_lock);
+    int err = lookup(v, from, &fdir, &fn, &fleaf, &flen);
+    if (err == 0)
+        err = check_ino(fn, from_ino);
+    if (err == 0 && fn == NULL)
+        err = ENOENT;
+    if (err == 0)
+        err = lookup(v, to, &tdir, &tn, &tleaf, &tlen);
+    if (err == 0)
+        err = check_ino(tn, to_ino);
+    if (err == 0 && (fn == v->v_root || tlen == 0))
+        err = EBUSY;
+    if (err == 0 && (fn->vn_busy || (tn != NULL && tn->vn_busy)))
+        err = EBUSY;
+    for (vnode *a = tdir; err == 0 && a != NULL; a = a->vn_parent)
+        if (a == fn)
+            err = EINVAL; // into itself
+    if (err == 0 && tn == fn)
+        goto out;
+    if (err == 0 && tn != NULL) {
+        if (S_ISDIR(fn->vn_mode) && !S_ISDIR(tn->vn_mode))
+            err = ENOTDIR;
+        else if (!S_ISDIR(fn->vn_mode) && S_ISDIR(tn->vn_mode))
+            err = EISDIR;
+        else if (S_ISDIR(tn->vn_mode) && tn->vn_kids != NULL)
+            err = ENOTEMPTY;
+    }
+    if (err == 0 && (name = box_strndup(tleaf, tlen)) == NULL)
+        err = ENOMEM;
+    if (err == 0) {
+        if (tn != NULL)
+            drop(v, tn);
+        detach(fn);
+        box_free(fn->vn_name);
+        fn->vn_name = name;
+        attach(tdir, fn);
+    }
+out:
+    pthread_mutex_unlock(&v->v_lock);
+    return err;
+}
+
+int
+sh_vfs_open(sh_vfs *v, const char *path, int flags, mode_t mode,
+            uint64_t expect_ino, sh_vfs_file **out)
+{
+    vnode *dir, *n;
+    const char *leaf;
+    size_t len;
+    sh_vfs_file *f = box_calloc(1, sizeof *f);
+    if (f == NULL)
+        return ENOMEM;
+    int acc = flags & O_ACCMODE;
+    pthread_mutex_lock(&v->v_lock);
+    int err = lookup(v, path, &dir, &n, &leaf, &len);
+    if (err == 0)
+        err = check_ino(n, expect_ino);
+    if (err == 0 && n != NULL && (flags & O_CREAT) && (flags & O_EXCL))
+        err = EEXIST;
+    if (err == 0 && n == NULL) {
+        if (!(flags & O_CREAT))
+            err = ENOENT;
+        else
+            err = mk(v, path, S_IFREG | (mode & 0777), &n);
+    }
+    if (err == 0 && S_ISLNK(n->vn_mode))
+        err = ELOOP;
+    if (err == 0 && S_ISDIR(n->vn_mode) && acc != O_RDONLY)
+        err = EISDIR;
+    if (err == 0 && (flags & O_TRUNC) && acc != O_RDONLY &&
+        S_ISREG(n->vn_mode)) {
+        n->vn_size = 0;
+        n->vn_mtime = now();
+    }
+    if (err == 0) {
+        n->vn_refs++;
+        f->f_vfs = v;
+        f->f_node = n;
+        f->f_flags = flags;
+    }
+    pthread_mutex_unlock(&v->v_lock);
+    if (err != 0) {
+        box_free(f);
+        return err;
+    }
+    *out = f;
+    return 0;
+}
+
+ssize_t
+sh_vfs_read(sh_vfs_file *f, void *buf, size_t n)
+{
+    if ((f->f_flags & O_ACCMODE) == O_WRONLY)
+        return -EBADF;
+    sh_vfs *v = f->f_vfs;
+    vnode *nd = f->f_node;
+    ssize_t r;
+    pthread_mutex_lock(&v->v_lock);
+    if (S_ISDIR(nd->vn_mode)) {
+        r = -EISDIR;
+    } else if (nd->vn_dev == VDEV_NULL) {
+        r = 0;
+    } else if (nd->vn_dev == VDEV_ZERO) {
+        memset(buf, 0, n);
+        r = (ssize_t)n;
+    } else if (nd->vn_dev == VDEV_RANDOM) {
+        r = getrandom(buf, n, 0);
+        if (r < 0)
+            r = -errno;
+    } else {
+        size_t avail = f->f_off < nd->vn_size ? nd->vn_size - f->f_off : 0;
+        size_t m = n < avail ? n : avail;
+        if (m > 0)
+            memcpy(buf, nd->vn_data + f->f_off, m);
+        f->f_off += m;
+        r = (ssize_t)m;
+    }
+    pthread_mutex_unlock(&v->v_lock);
+    return r;
+}
+
+ssize_t
+sh_vfs_write(sh_vfs_file *f, const void *buf, size_t n)
+{
+    if ((f->f_flags & O_ACCMODE) == O_RDONLY)
+        return -EBADF;
+    sh_vfs *v = f->f_vfs;
+    vnode *nd = f->f_node;
+    ssize_t r = (ssize_t)n;
+    pthread_mutex_lock(&v->v_lock);
+    if (nd->vn_dev != VDEV_NONE)
+        goto out; // /dev/null and friends discard
+    if (f->f_flags & O_APPEND)
+        f->f_off = nd->vn_size;
+    if (f->f_off > SH_VFS_MAX_FILE || n > SH_VFS_MAX_FILE - f->f_off) {
+        r = -EFBIG;
+        goto out;
+    }
+    size_t end = (size_t)f->f_off + n;
+    if (end > nd->vn_cap) {
+        size_t cap = nd->vn_cap ? nd->vn_cap : 256;
+        while (cap < end)
+            cap *= 2;
+        if (cap > SH_VFS_MAX_FILE)
+            cap = SH_VFS_MAX_FILE;
+        uint8_t *d = box_realloc(nd->vn_data, cap);
+        if (d == NULL) {
+            r = -ENOMEM;
+            goto out;
+        }
+        nd->vn_data = d;
+        nd->vn_cap = cap;
+    }
+    if (f->f_off > nd->vn_size)
+        memset(nd->vn_data + nd->vn_size, 0, f->f_off - nd->vn_size);
+    memcpy(nd->vn_data + f->f_off, buf, n);
+    f->f_off = end;
+    if (end > nd->vn_size)
+        nd->vn_size = end;
+    nd->vn_mtime = now();
+out:
+    pthread_mutex_unlock(&v->v_lock);
+    return r;
+}
+
+void
+sh_vfs_close(sh_vfs_file *f)
+{
+    if (f == NULL)
+        return;
+    sh_vfs *v = f->f_vfs;
+    pthread_mutex_lock(&v->v_lock);
+    vnode *n = f->f_node;
+    if (--n->vn_refs == 0 && n->vn_parent == NULL && n != v->v_root)
+        node_free(v, n);
+    pthread_mutex_unlock(&v->v_lock);
+    box_free(f);
+}
+
+size_t
+sh_vfs_inodes(sh_vfs *v)
+{
+    pthread_mutex_lock(&v->v_lock);
+    size_t n = v->v_inodes;
+    pthread_mutex_unlock(&v->v_lock);
+    return n;
+}
