@@ -3,6 +3,7 @@
 #include "box_svcs.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <spawn.h>
@@ -18,7 +19,7 @@
 extern char **environ;
 
 #define SVC_START_TIMEOUT_MS 30000 // a loaded machine can be slow
-#define SVC_STOP_GRACE_MS 5000
+#define SVC_STOP_GRACE_MS 15000 // drains, plus a sanitizer's exit checks
 #define SVC_ARGV_MAX 20
 
 enum svc_health { SVC_HEALTH_PDP, SVC_HEALTH_CONTROL };
@@ -268,10 +269,19 @@ box_svcs_stop(box_svcs *s)
         if (!svc_reap_within(pr, SVC_STOP_GRACE_MS)) {
             kill(pr->sv_pid, SIGKILL);
             (void)svc_reap_within(pr, SVC_STOP_GRACE_MS);
+            fprintf(stderr, "strands-box: %s did not stop within %d s and was "
+                            "killed\n",
+                    svc_table[i].sr_name, SVC_STOP_GRACE_MS / 1000);
+            status = 1;
+        } else if (!WIFEXITED(pr->sv_status) ||
+                   WEXITSTATUS(pr->sv_status) != 0) {
+            int st = pr->sv_status;
+            fprintf(stderr, "strands-box: %s stopped with %s %d\n",
+                    svc_table[i].sr_name,
+                    WIFSIGNALED(st) ? "signal" : "status",
+                    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
             status = 1;
         }
-        if (!WIFEXITED(pr->sv_status) || WEXITSTATUS(pr->sv_status) != 0)
-            status = 1;
     }
     for (size_t i = 0; i < SVC_COUNT; i++)
         box_free(s->ss_proc[i].sv_url);
