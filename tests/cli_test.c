@@ -155,7 +155,7 @@ test_run_refuses_a_busy_box(void **state)
     world_make(&w, good_policy);
     box_proc_result r;
     box((char *[]){"run", "--config", w.config, NULL}, &r);
-    assert_int_equal(r.pr_status, 0);
+    expect_status(&r, 0);
     box_proc_result_free(&r);
     char lockp[300];
     snprintf(lockp, sizeof lockp, "%s/private/lock", w.box_dir);
