@@ -290,7 +290,7 @@ make_log(world *w, char *logp, size_t n)
                     NULL};
     box_proc p;
     assert_true(box_proc_start(&p, argv, NULL));
-    Box__HealthResponse *h = box_wait_pdp(url, 15000);
+    Box__HealthResponse *h = box_wait_pdp(url, 60000);
     assert_non_null(h);
     box__health_response__free_unpacked(h, NULL);
     box_pdp_client_opts o = {.co_url = url, .co_timeout_ms = 2000};

@@ -79,7 +79,7 @@ fx_start(fx *f, const char *policy_text, int timeout_ms)
                     "--policy", f->policy, "--log", f->log,
                     "--box-id", "box-0123456789abcdef", NULL};
     assert_true(box_proc_start(&f->proc, argv, NULL));
-    Box__HealthResponse *h = box_wait_pdp(f->url, 15000);
+    Box__HealthResponse *h = box_wait_pdp(f->url, 60000);
     assert_non_null(h);
     assert_true(h->epoch > 0);
     box__health_response__free_unpacked(h, NULL);

@@ -102,12 +102,12 @@ test_alias_own_name_refused(void **state)
     box_proc_result_free(&r);
 }
 
-/* Asks for health until it answers, for up to 15 s (a loaded CI machine
+/* Asks for health until it answers, for up to 60 s (a loaded CI machine
  * can be slow to start a service). */
 static Box__HealthResponse *
 wait_health(const char *url, bool pdp)
 {
-    uint64_t deadline = box_svc_now_ms() + 15000;
+    uint64_t deadline = box_svc_now_ms() + 60000;
     while (box_svc_now_ms() < deadline) {
         Box__HealthResponse *h = NULL;
         box_err rv = pdp ? box_pdp_health(url, 200, &h)
