@@ -16,29 +16,6 @@
 #define ALIAS_PROGRAM 1           // the alias always uses program id 1
 #define ALIAS_LATE_DENIED_MS 1000 // read a refusal after a failed write
 
-/* Wire names of the frames a client sends (box-spec §2), for the message
- * about a daemon that sent one. */
-static const char *
-alias_client_frame_name(Box__AliasFrame__BodyCase c)
-{
-    switch (c) {
-    case BOX__ALIAS_FRAME__BODY_OPEN:
-        return "open";
-    case BOX__ALIAS_FRAME__BODY_CALL:
-        return "call";
-    case BOX__ALIAS_FRAME__BODY_INPUT:
-        return "input";
-    case BOX__ALIAS_FRAME__BODY_INPUT_EOF:
-        return "input_eof";
-    case BOX__ALIAS_FRAME__BODY_SIGNAL:
-        return "signal";
-    case BOX__ALIAS_FRAME__BODY_CLOSE:
-        return "close";
-    default:
-        return NULL;
-    }
-}
-
 /*
  * Connects within BOX_ALIAS_CONNECT_TIMEOUT_MS. A Unix stream connect
  * waits for room in the listener's backlog for at most the socket's send
@@ -135,10 +112,9 @@ alias_relay(int fd, int read_ms)
         }
 
         int status = -1;
-        const char *client = alias_client_frame_name(f->body_case);
-        if (client != NULL) {
-            status =
-                alias_fail("the box broker sent a client frame: %s", client);
+        if (box_frame_is_client(f->body_case)) {
+            status = alias_fail("the box broker sent a client frame: %s",
+                                box_frame_name(f->body_case));
         } else if (f->body_case == BOX__ALIAS_FRAME__BODY_OUTPUT) {
             Box__Output *o = f->output;
             int out_fd = o->stream == BOX__STREAM__STREAM_STDOUT   ? 1

@@ -137,3 +137,46 @@ box_frame_read(int fd, size_t max, int timeout_ms, Box__AliasFrame **out,
     box_free(buf);
     return rv;
 }
+
+const char *
+box_frame_name(Box__AliasFrame__BodyCase c)
+{
+    switch (c) {
+    case BOX__ALIAS_FRAME__BODY_OPEN:
+        return "open";
+    case BOX__ALIAS_FRAME__BODY_CALL:
+        return "call";
+    case BOX__ALIAS_FRAME__BODY_INPUT:
+        return "input";
+    case BOX__ALIAS_FRAME__BODY_INPUT_EOF:
+        return "input_eof";
+    case BOX__ALIAS_FRAME__BODY_SIGNAL:
+        return "signal";
+    case BOX__ALIAS_FRAME__BODY_CLOSE:
+        return "close";
+    case BOX__ALIAS_FRAME__BODY_OUTPUT:
+        return "output";
+    case BOX__ALIAS_FRAME__BODY_EXIT:
+        return "exit";
+    case BOX__ALIAS_FRAME__BODY_DENIED:
+        return "denied";
+    default:
+        return "empty";
+    }
+}
+
+bool
+box_frame_is_client(Box__AliasFrame__BodyCase c)
+{
+    switch (c) {
+    case BOX__ALIAS_FRAME__BODY_OPEN:
+    case BOX__ALIAS_FRAME__BODY_CALL:
+    case BOX__ALIAS_FRAME__BODY_INPUT:
+    case BOX__ALIAS_FRAME__BODY_INPUT_EOF:
+    case BOX__ALIAS_FRAME__BODY_SIGNAL:
+    case BOX__ALIAS_FRAME__BODY_CLOSE:
+        return true;
+    default:
+        return false;
+    }
+}

@@ -3,6 +3,7 @@
 #ifndef BOX_FRAME_H
 #define BOX_FRAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,13 @@ box_err box_frame_write(int fd, const Box__AliasFrame *f, size_t max,
  * byte of a frame, BOX_EPROTO at an EOF inside one. */
 box_err box_frame_read(int fd, size_t max, int timeout_ms,
                        Box__AliasFrame **out, uint32_t *size_out) BOX_WARN_UNUSED;
+
+/* The wire name of a frame type ("open", "call", …, "denied"); "empty"
+ * for a frame with no body. */
+const char *box_frame_name(Box__AliasFrame__BodyCase c);
+
+/* True for the frame types only a client (the alias) sends. */
+bool box_frame_is_client(Box__AliasFrame__BodyCase c);
 
 /* Raw helpers for tests and for callers that frame other bytes. */
 box_err box_frame_write_bytes(int fd, const void *p, size_t n,

@@ -61,34 +61,6 @@ typedef struct broker_conn {
     uint64_t cn_out;     // output bytes relayed
 } broker_conn;
 
-/* Wire names of frame types, for messages. */
-static const char *
-broker_frame_name(Box__AliasFrame__BodyCase c)
-{
-    switch (c) {
-    case BOX__ALIAS_FRAME__BODY_OPEN:
-        return "open";
-    case BOX__ALIAS_FRAME__BODY_CALL:
-        return "call";
-    case BOX__ALIAS_FRAME__BODY_INPUT:
-        return "input";
-    case BOX__ALIAS_FRAME__BODY_INPUT_EOF:
-        return "input_eof";
-    case BOX__ALIAS_FRAME__BODY_SIGNAL:
-        return "signal";
-    case BOX__ALIAS_FRAME__BODY_CLOSE:
-        return "close";
-    case BOX__ALIAS_FRAME__BODY_OUTPUT:
-        return "output";
-    case BOX__ALIAS_FRAME__BODY_EXIT:
-        return "exit";
-    case BOX__ALIAS_FRAME__BODY_DENIED:
-        return "denied";
-    default:
-        return "empty";
-    }
-}
-
 /* ------------------------------------------------------------------ */
 /* Frames to the alias                                                 */
 /* ------------------------------------------------------------------ */
@@ -297,7 +269,7 @@ conn_from_worker(broker_conn *c)
     } else {
         box_log(BOX_LOG_ERROR, BROKER_SVC,
                 "a shell worker sent a bad %s frame; killed",
-                broker_frame_name(w->body_case));
+                box_frame_name(w->body_case));
         conn_drop_worker(c);
         conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL,
                   "the shell worker broke the frame protocol");
@@ -337,7 +309,7 @@ conn_from_alias(broker_conn *c)
         conn_drop_worker(c);
         conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
                   "the alias sent a %s frame during a call",
-                  broker_frame_name(a->body_case));
+                  box_frame_name(a->body_case));
         break;
     }
     box__alias_frame__free_unpacked(a, NULL);
@@ -423,7 +395,7 @@ conn_serve(broker_conn *c)
     if (f->body_case != BOX__ALIAS_FRAME__BODY_OPEN) {
         conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
                   "the first frame must be open, not %s",
-                  broker_frame_name(f->body_case));
+                  box_frame_name(f->body_case));
         goto out;
     }
     if (f->open->version != BOX_ALIAS_PROTOCOL_VERSION) {
@@ -462,7 +434,7 @@ conn_serve(broker_conn *c)
     if (f->body_case != BOX__ALIAS_FRAME__BODY_CALL) {
         conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
                   "expected a call frame, not %s",
-                  broker_frame_name(f->body_case));
+                  box_frame_name(f->body_case));
         goto out;
     }
     const char *src = f->call->source != NULL ? f->call->source : "";
