@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test and [: strings and integers (file tests wait for the kernel). */
+/* test and [: strings, integers and file tests through the kernel. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sh_internal.h"
 
@@ -11,9 +12,10 @@
  *   and     -> not { -a not }
  *   not     -> '!' not | primary
  *   primary -> '(' expr ')' | UNOP arg | arg BINOP arg | arg
- * File tests (-e -f -d -L -h -r -w -x -s -b -c -p -S -u -g -k -G -O,
- * -nt -ot -ef) and -t answer false until the kernel layer can stat
- * (spec §3.6): they are never an error. Errors give status 2.
+ * File tests ask the kernel (spec §3.6): stat is fs:read read_metadata,
+ * -L/-h an lstat, -x the fs:read exec probe. A denied probe reads as
+ * "absent" (false), never an error; a decision fault ends the call (125).
+ * -t is false (a command never has a terminal). Errors give status 2.
  */
 
 typedef struct tp {
@@ -60,6 +62,63 @@ tnum(tp *t, const char *s)
     return v;
 }
 
+/* Stats path (lstat when !follow); false when absent, denied or failed. */
+static bool
+tstat(tp *t, const char *path, bool follow, sh_kernel_stat *st)
+{
+    sh_kernel_result r = {0};
+    sh_ctx *cx = t->t_cx;
+    int err = follow ? sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd,
+                                           path, st, &r)
+                     : sh_kernel_lstat(sh_kern(cx), cx->cx_st->st_cwd, path,
+                                       st, &r);
+    if (r.kr_fault) {
+        (void)sh_fs_fail(cx, t->t_who, path, &r);
+        t->t_err = true;
+        return false;
+    }
+    sh_kernel_result_clear(&r);
+    return err == 0;
+}
+
+static bool
+file_test(tp *t, char op, const char *a)
+{
+    sh_kernel_stat st;
+    if (op == 'x') {
+        sh_kernel_result r = {0};
+        sh_ctx *cx = t->t_cx;
+        int err = sh_kernel_probe_exec(sh_kern(cx), cx->cx_st->st_cwd, a, &r);
+        if (r.kr_fault) {
+            (void)sh_fs_fail(cx, t->t_who, a, &r);
+            t->t_err = true;
+            return false;
+        }
+        sh_kernel_result_clear(&r);
+        if (err == 0)
+            return true;
+        // A directory is searchable: -x is true for it as in sh.
+        return tstat(t, a, true, &st) && S_ISDIR(st.ks_mode);
+    }
+    if (!tstat(t, a, op != 'L' && op != 'h', &st))
+        return false;
+    switch (op) {
+    case 'f': return S_ISREG(st.ks_mode);
+    case 'd': return S_ISDIR(st.ks_mode);
+    case 'L':
+    case 'h': return S_ISLNK(st.ks_mode);
+    case 's': return st.ks_size > 0;
+    case 'b': return S_ISBLK(st.ks_mode);
+    case 'c': return S_ISCHR(st.ks_mode);
+    case 'p': return S_ISFIFO(st.ks_mode);
+    case 'S': return S_ISSOCK(st.ks_mode);
+    case 'u': return (st.ks_mode & S_ISUID) != 0;
+    case 'g': return (st.ks_mode & S_ISGID) != 0;
+    case 'k': return (st.ks_mode & S_ISVTX) != 0;
+    default: return true; // -e -r -w -G -O: it exists (policy decides use)
+    }
+}
+
 static bool
 unary(tp *t, const char *op, const char *a)
 {
@@ -67,7 +126,22 @@ unary(tp *t, const char *op, const char *a)
         return a[0] == '\0';
     if (strcmp(op, "-n") == 0)
         return a[0] != '\0';
-    return false; // file tests and -t: no kernel yet
+    if (strcmp(op, "-t") == 0)
+        return false; // a command's fds are never a terminal
+    return file_test(t, op[1], a);
+}
+
+/* -nt, -ot, -ef: both operands stat'd; a missing one is older. */
+static bool
+file_compare(tp *t, const char *l, const char *op, const char *r)
+{
+    sh_kernel_stat a, b;
+    bool ha = tstat(t, l, true, &a), hb = tstat(t, r, true, &b);
+    if (strcmp(op, "-ef") == 0)
+        return ha && hb && a.ks_dev == b.ks_dev && a.ks_ino == b.ks_ino;
+    if (strcmp(op, "-nt") == 0)
+        return ha && (!hb || a.ks_mtime > b.ks_mtime);
+    return hb && (!ha || a.ks_mtime < b.ks_mtime);
 }
 
 static bool
@@ -83,7 +157,7 @@ binary(tp *t, const char *l, const char *op, const char *r)
         return strcmp(l, r) > 0;
     if (strcmp(op, "-nt") == 0 || strcmp(op, "-ot") == 0 ||
         strcmp(op, "-ef") == 0)
-        return false;
+        return file_compare(t, l, op, r);
     long long a = tnum(t, l), b = tnum(t, r);
     if (strcmp(op, "-eq") == 0)
         return a == b;

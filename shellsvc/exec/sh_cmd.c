@@ -62,6 +62,12 @@ sh_cmd_lookup(const char *name)
     return NULL;
 }
 
+const char *
+sh_cmd_name_at(size_t i)
+{
+    return i < sizeof sh_cmds / sizeof sh_cmds[0] ? sh_cmds[i].c_name : NULL;
+}
+
 int
 sh_cmd_err(sh_ctx *cx, const char *cmd, int status, const char *fmt, ...)
 {

@@ -196,18 +196,19 @@ redirs_restore(sh_ctx *cx, rsave *sv, int nsv)
     box_free(sv);
 }
 
+/* Opens a redirection target through the kernel (fs:read / fs:write). */
 static sh_stream *
-open_file(sh_ctx *cx, const char *path, sh_open_mode mode)
+open_file(sh_ctx *cx, const char *path, int flags)
 {
-    const sh_files *fs = cx->cx_ss->ss_files;
-    char *err = NULL;
-    sh_file *f = fs->f_open(fs->f_arg, cx->cx_st->st_cwd, path, mode, &err);
-    if (f == NULL) {
-        sh_errf(cx, "%s: %s", path, err ? err : "cannot open");
-        box_free(err);
+    sh_kernel_result r = {0};
+    sh_kernel_file *f = NULL;
+    if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, path, flags, 0666, &f,
+                       &r) != 0) {
+        (void)sh_fs_fail(cx, NULL, path, &r);
         return NULL;
     }
-    sh_stream *s = sh_stream_file(fs, f);
+    sh_kernel_result_clear(&r);
+    sh_stream *s = sh_stream_file(f);
     if (s == NULL)
         sh_errf(cx, "%s: out of memory", path);
     return s;
@@ -274,17 +275,17 @@ redirs_apply(sh_ctx *cx, const sh_redir *r, rsave **svp, int *nsvp)
             break;
         }
         case SH_R_IN:
-            s = open_file(cx, t, SH_OPEN_READ);
+            s = open_file(cx, t, O_RDONLY);
             break;
         case SH_R_RDWR:
-            s = open_file(cx, t, SH_OPEN_RDWR);
+            s = open_file(cx, t, O_RDWR | O_CREAT);
             break;
         case SH_R_APPEND:
         case SH_R_BOTH_APPEND:
-            s = open_file(cx, t, SH_OPEN_APPEND);
+            s = open_file(cx, t, O_WRONLY | O_CREAT | O_APPEND);
             break;
         default:
-            s = open_file(cx, t, SH_OPEN_TRUNC);
+            s = open_file(cx, t, O_WRONLY | O_CREAT | O_TRUNC);
             break;
         }
         box_free(t);

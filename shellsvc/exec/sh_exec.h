@@ -8,12 +8,12 @@
 
 #include "box.pb-c.h"
 #include "box_err.h"
-#include "sh_files.h"
+#include "sh_kernel.h"
 
 /*
  * A session is one Program (box-spec §3.1): shell state (variables,
  * functions, cwd), the decider every command is admitted through, the
- * output callbacks and the file interface. One session runs one command
+ * output callbacks and the kernel every file effect goes through. One session runs one command
  * text at a time (sh_session_run); pipeline stages, subshells and `&`
  * jobs run as threads with their own copy of the state.
  *
@@ -50,14 +50,17 @@ typedef struct sh_session_opts {
     void *so_decide_arg;
     sh_write_fn so_out, so_err; // required
     void *so_io_arg;
-    const sh_files *so_files;  // NULL: sh_files_devnull()
+    /* Every file effect (borrowed). NULL: the session builds a kernel of
+     * its own with no host binds, deciding fs:* through so_decide. */
+    sh_kernel *so_kernel;
     const char *so_cwd;        // absolute start cwd; NULL: "/"
     const char *const *so_env; // "NAME=VALUE" exported vars, NULL-ended
     unsigned so_timeout_ms;    // 0: SH_TIMEOUT_MS
 } sh_session_opts;
 
 /* NULL on ENOMEM or missing callbacks. The options' strings are copied;
- * so_files and the callbacks are borrowed for the session's life. */
+ * so_kernel and the callbacks are borrowed for the session's life. The
+ * kernel's /bin gets `lash` and a link to it for every command. */
 sh_session *sh_session_new(const sh_session_opts *o);
 void sh_session_free(sh_session *ss);
 
@@ -70,14 +73,10 @@ void sh_session_free(sh_session *ss);
 int sh_session_run(sh_session *ss, const char *text, size_t len);
 
 /*
- * The shape worker_interp_run needs (worker_interp.h): one text in a
- * fresh session with the given decider, "/" as cwd, no files but
- * /dev/null. The worker is NOT switched over yet; this is the one call
- * it will make. Returns 0..255 (1 when the session cannot be built).
+ * One text in a fresh session built from o (the worker's one call).
+ * Returns 0..255 (1 when the session cannot be built).
  */
-int sh_run_once(const char *source, size_t len, sh_write_fn out,
-                sh_write_fn err, void *io_arg, sh_decide_fn decide,
-                void *decide_arg);
+int sh_run_once(const sh_session_opts *o, const char *source, size_t len);
 
 /* One command a stage would run, after full expansion (borrowed). */
 typedef struct sh_cmd_value {

@@ -8,11 +8,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "box_arena.h"
 #include "box_buf.h"
 #include "sh_ast.h"
 #include "sh_exec.h"
+#include "sh_kernel.h"
 #include "sh_lex.h"
 
 #define SH_PREFIX "strands-shell: "
@@ -26,7 +28,7 @@ typedef enum sh_stream_kind {
     SH_ST_FD,   // an OS fd (pipe end), closed when the last ref goes
     SH_ST_BUF,  // capture for $( ): appends under a lock, capped
     SH_ST_MEM,  // read-only bytes (here-document)
-    SH_ST_FILE, // a handle from sh_files
+    SH_ST_FILE, // a file the kernel opened
 } sh_stream_kind;
 
 typedef struct sh_stream sh_stream;
@@ -41,7 +43,7 @@ sh_stream *sh_stream_new(sh_stream_kind k);
 sh_stream *sh_stream_fd(int fd);
 sh_stream *sh_stream_mem_take(char *p, size_t n); // owns p
 sh_stream *sh_stream_buf(size_t max);
-sh_stream *sh_stream_file(const sh_files *fs, sh_file *f);
+sh_stream *sh_stream_file(sh_kernel_file *f); // takes f
 sh_stream *sh_stream_ref(sh_stream *s); // NULL-safe
 void sh_stream_unref(sh_stream *s);     // NULL-safe
 /* Takes the captured bytes of a BUF stream (box_alloc'd). */
@@ -97,7 +99,8 @@ typedef struct sh_keep sh_keep; // arenas kept alive (eval, functions)
 
 struct sh_session {
     sh_session_opts ss_o;
-    const sh_files *ss_files;
+    sh_kernel *ss_kernel; // every file effect
+    sh_kernel *ss_own_kernel; // built by the session (no so_kernel)
     char *ss_cwd0;
     char **ss_env0;
     sh_state *ss_state;      // the top-level state, kept across runs
@@ -165,6 +168,46 @@ void sh_errf(sh_ctx *cx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Reads one byte from shell fd n: 1, 0 at end, -1 on error. */
 int sh_read_byte(sh_ctx *cx, int fd, char *c);
+/* Reads up to n bytes from shell fd fd: bytes read, 0 at end, -1 on
+ * error (a bad fd, a write-only stream). */
+ssize_t sh_read(sh_ctx *cx, int fd, void *buf, size_t n);
+
+/* ---- files (sh_fs.c): every effect through the session's kernel ---- */
+
+/* The kernel of the context's session (sh_kernel.h: open, stat, list,
+ * mkdir, unlink, …; paths relative to cx->cx_st->st_cwd). */
+sh_kernel *sh_kern(const sh_ctx *cx);
+
+/*
+ * Reports a failed kernel operation and clears r. Returns the status: 1,
+ * or 125 when the decision could not be made (the message is then
+ * "strands-shell: effect interception failed: <err>" and the whole call
+ * stops). cmd names the command ("strands-shell: cat: <path>: <err>", a
+ * policy denial naming its own path: "strands-shell: cat: <denial>");
+ * cmd NULL is a redirection ("strands-shell: <target>: <err>").
+ */
+int sh_fs_fail(sh_ctx *cx, const char *cmd, const char *target,
+               sh_kernel_result *r);
+
+/*
+ * Buffered input over a file operand or a shell fd: what cat, grep, wc,
+ * head and tail read. Operand NULL or "-" is the shell's stdin (fd 0);
+ * anything else opens through the kernel (fs:read read_content).
+ */
+typedef struct sh_input sh_input;
+#define SH_LINE_MAX (1u << 20) // a longer line is returned in pieces
+
+/* NULL on failure after the message (sh_fs_fail); *status is then 1 or
+ * 125. A directory operand fails with "Is a directory". */
+sh_input *sh_input_open(sh_ctx *cx, const char *cmd, const char *operand,
+                        int *status);
+/* The next line including its '\n' (the last may lack one): 1 with
+ * line and len set (valid until the next call), 0 at end, -1 on a read
+ * error. */
+int sh_input_line(sh_input *in, const char **line, size_t *len);
+/* Up to n bytes: count, 0 at end, -1 on error. */
+ssize_t sh_input_read(sh_input *in, void *buf, size_t n);
+void sh_input_close(sh_input *in); // NULL-safe
 
 /* Ends the context with status (exit, fatal errors). */
 void sh_fatal(sh_ctx *cx, int status);
@@ -242,6 +285,8 @@ typedef struct sh_cmd {
 } sh_cmd;
 
 const sh_cmd *sh_cmd_lookup(const char *name);
+/* The i-th registered name in table order, NULL past the end. */
+const char *sh_cmd_name_at(size_t i);
 /* Parses options per spec; returns 0 or 2 after the invalid-option
  * message. */
 int sh_opts_parse(sh_ctx *cx, const sh_cmd *c, int argc, char **argv,

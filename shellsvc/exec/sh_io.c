@@ -26,8 +26,7 @@ struct sh_stream {
     char *s_p;
     size_t s_len, s_pos, s_max;
     bool s_full;
-    const sh_files *s_files;
-    sh_file *s_file;
+    sh_kernel_file *s_file;
 };
 
 sh_stream *
@@ -75,14 +74,13 @@ sh_stream_buf(size_t max)
 }
 
 sh_stream *
-sh_stream_file(const sh_files *fs, sh_file *f)
+sh_stream_file(sh_kernel_file *f)
 {
     sh_stream *s = sh_stream_new(SH_ST_FILE);
     if (s == NULL) {
-        fs->f_close(fs->f_arg, f);
+        sh_kernel_close(f);
         return NULL;
     }
-    s->s_files = fs;
     s->s_file = f;
     return s;
 }
@@ -103,7 +101,7 @@ sh_stream_unref(sh_stream *s)
     if (s->s_kind == SH_ST_FD && s->s_fd >= 0)
         close(s->s_fd);
     if (s->s_kind == SH_ST_FILE)
-        s->s_files->f_close(s->s_files->f_arg, s->s_file);
+        sh_kernel_close(s->s_file);
     pthread_mutex_destroy(&s->s_lock);
     box_free(s->s_p);
     box_free(s);
@@ -175,11 +173,13 @@ stream_write(sh_session *ss, sh_stream *s, const char *p, size_t n)
         pthread_mutex_unlock(&s->s_lock);
         return rc;
     }
-    case SH_ST_FILE:
-        return s->s_files->f_write(s->s_files->f_arg, s->s_file, p, n) ==
-                       (ssize_t)n
-                   ? SH_IO_OK
-                   : SH_IO_ERR;
+    case SH_ST_FILE: {
+        // Stages sharing one file write through one handle, in turn.
+        pthread_mutex_lock(&s->s_lock);
+        ssize_t w = sh_kernel_write(s->s_file, p, n);
+        pthread_mutex_unlock(&s->s_lock);
+        return w == (ssize_t)n ? SH_IO_OK : SH_IO_ERR;
+    }
     case SH_ST_FD:
         while (n > 0) {
             ssize_t w = write(s->s_fd, p, n);
@@ -238,41 +238,50 @@ sh_errf(sh_ctx *cx, const char *fmt, ...)
     box_buf_reset(&b);
 }
 
-int
-sh_read_byte(sh_ctx *cx, int fd, char *c)
+ssize_t
+sh_read(sh_ctx *cx, int fd, void *buf, size_t n)
 {
     if (fd < 0 || fd >= SH_MAX_FD || cx->cx_fd[fd] == NULL)
         return -1;
     sh_stream *s = cx->cx_fd[fd];
     switch (s->s_kind) {
     case SH_ST_NULL:
+        return 0;
     case SH_ST_OUT:
     case SH_ST_ERR:
-        return s->s_kind == SH_ST_NULL ? 0 : -1;
+        return -1;
     case SH_ST_MEM:
     case SH_ST_BUF: {
-        int rc = 0;
         pthread_mutex_lock(&s->s_lock);
-        if (s->s_pos < s->s_len) {
-            *c = s->s_p[s->s_pos++];
-            rc = 1;
-        }
+        size_t k = s->s_len - s->s_pos < n ? s->s_len - s->s_pos : n;
+        if (k > 0)
+            memcpy(buf, s->s_p + s->s_pos, k);
+        s->s_pos += k;
         pthread_mutex_unlock(&s->s_lock);
-        return rc;
+        return (ssize_t)k;
     }
     case SH_ST_FILE: {
-        ssize_t r = s->s_files->f_read(s->s_files->f_arg, s->s_file, c, 1);
-        return r < 0 ? -1 : (int)r;
+        pthread_mutex_lock(&s->s_lock);
+        ssize_t r = sh_kernel_read(s->s_file, buf, n);
+        pthread_mutex_unlock(&s->s_lock);
+        return r < 0 ? -1 : r;
     }
     case SH_ST_FD:
         for (;;) {
-            ssize_t r = read(s->s_fd, c, 1);
+            ssize_t r = read(s->s_fd, buf, n);
             if (r < 0 && errno == EINTR)
                 continue;
-            return r < 0 ? -1 : (int)r;
+            return r < 0 ? -1 : r;
         }
     }
     return -1;
+}
+
+int
+sh_read_byte(sh_ctx *cx, int fd, char *c)
+{
+    ssize_t r = sh_read(cx, fd, c, 1);
+    return r < 0 ? -1 : (int)r;
 }
 
 /* ---- contexts ---- */

@@ -17,6 +17,40 @@ struct sh_keep {
     box_arena *k_arena;
 };
 
+/* The own kernel's decider: the session's decider, under its lock (the
+ * kernel may ask from several stage threads at once). */
+static sh_kernel_verdict
+session_fs_decide(void *arg, const Box__DecisionRequest *req, char **message)
+{
+    sh_session *ss = arg;
+    pthread_mutex_lock(&ss->ss_lock);
+    sh_verdict v = ss->ss_o.so_decide(ss->ss_o.so_decide_arg, req, message);
+    pthread_mutex_unlock(&ss->ss_lock);
+    return v == SH_PERMIT ? SH_KERNEL_PERMIT
+           : v == SH_FAULT ? SH_KERNEL_FAULT
+                           : SH_KERNEL_DENY;
+}
+
+/* /bin/lash and /bin/<cmd> -> lash for every command (spec §3.1); a name
+ * already there (a kernel given twice) is left alone. */
+static box_err
+session_seed_bin(sh_kernel *k)
+{
+    if (sh_kernel_seed_file(k, "/bin/lash", 0755, NULL, 0) != 0)
+        return BOX_ENOMEM;
+    for (size_t i = 0;; i++) {
+        const char *name = sh_cmd_name_at(i);
+        if (name == NULL)
+            return BOX_OK;
+        if (strchr(name, '/') != NULL || strcmp(name, "[") == 0 ||
+            strcmp(name, ":") == 0)
+            continue;
+        char link[256];
+        snprintf(link, sizeof link, "/bin/%s", name);
+        (void)sh_kernel_seed_symlink(k, "lash", link);
+    }
+}
+
 sh_session *
 sh_session_new(const sh_session_opts *o)
 {
@@ -29,7 +63,16 @@ sh_session_new(const sh_session_opts *o)
     ss->ss_o = *o;
     ss->ss_o.so_env = NULL;
     ss->ss_o.so_cwd = NULL;
-    ss->ss_files = o->so_files ? o->so_files : sh_files_devnull();
+    ss->ss_kernel = o->so_kernel;
+    if (ss->ss_kernel == NULL) {
+        sh_kernel_opts ko = {.ko_decide = session_fs_decide,
+                             .ko_decide_arg = ss};
+        if (sh_kernel_new(&ko, &ss->ss_own_kernel) != BOX_OK)
+            goto fail;
+        ss->ss_kernel = ss->ss_own_kernel;
+    }
+    if (session_seed_bin(ss->ss_kernel) != BOX_OK)
+        goto fail;
     if (ss->ss_o.so_timeout_ms == 0)
         ss->ss_o.so_timeout_ms = SH_TIMEOUT_MS;
     pthread_mutex_init(&ss->ss_lock, NULL);
@@ -75,6 +118,7 @@ sh_session_free(sh_session *ss)
         box_free(k);
     }
     sh_state_free(ss->ss_state);
+    sh_kernel_free(ss->ss_own_kernel);
     pthread_mutex_destroy(&ss->ss_lock);
     box_free(ss);
 }
@@ -183,21 +227,13 @@ out:
 }
 
 int
-sh_run_once(const char *source, size_t len, sh_write_fn out, sh_write_fn err,
-            void *io_arg, sh_decide_fn decide, void *decide_arg)
+sh_run_once(const sh_session_opts *o, const char *source, size_t len)
 {
-    sh_session_opts o = {
-        .so_decide = decide,
-        .so_decide_arg = decide_arg,
-        .so_out = out,
-        .so_err = err,
-        .so_io_arg = io_arg,
-    };
-    sh_session *ss = sh_session_new(&o);
+    sh_session *ss = sh_session_new(o);
     if (ss == NULL) {
         static const char msg[] = "strands-shell: out of memory\n";
-        if (err != NULL)
-            (void)err(io_arg, msg, sizeof msg - 1);
+        if (o != NULL && o->so_err != NULL)
+            (void)o->so_err(o->so_io_arg, msg, sizeof msg - 1);
         return 1;
     }
     int st = sh_session_run(ss, source, len);

@@ -18,11 +18,15 @@
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The decider table: comma-separated program names to deny / fault. */
+/* The decider table: comma-separated program names to deny / fault, and
+ * reported paths whose fs:* requests are denied / faulted. */
 typedef struct th {
     const char *th_deny;
     const char *th_fault;
+    const char *th_deny_fs;
+    const char *th_fault_fs;
     box_buf th_out, th_err, th_log;
+    box_buf th_fslog; // "action operation path\n" per fs:* request
 } th;
 
 static inline bool
@@ -51,13 +55,39 @@ th_field(const Box__DecisionRequest *rq, const char *name)
     return NULL;
 }
 
+static inline sh_verdict
+th_decide_fs(th *t, const Box__DecisionRequest *rq, char **msg)
+{
+    const Box__Value *path = th_field(rq, "path");
+    const Box__Value *op = th_field(rq, "operation");
+    assert_non_null(path);
+    assert_non_null(op);
+    assert_int_equal(box_buf_printf(&t->th_fslog, "%s %s %s\n", rq->action,
+                                    op->str, path->str),
+                     BOX_OK);
+    if (th_listed(t->th_fault_fs, path->str)) {
+        *msg = box_strdup("the policy decision point did not answer");
+        return SH_FAULT;
+    }
+    if (th_listed(t->th_deny_fs, path->str)) {
+        *msg = box_asprintf("policy denied this operation on '%s' "
+                            "[default-deny]: No permit policy matched this "
+                            "request.",
+                            path->str);
+        return SH_DENY;
+    }
+    return SH_PERMIT;
+}
+
 /* Logs "program|command|arg1|arg2|arg_count\n" ("^" for absent). */
 static inline sh_verdict
 th_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
 {
     th *t = arg;
-    assert_string_equal(rq->action, "shell:exec");
     assert_int_equal(rq->input->kind_case, BOX__VALUE__KIND_RECORD);
+    if (strncmp(rq->action, "fs:", 3) == 0)
+        return th_decide_fs(t, rq, msg);
+    assert_string_equal(rq->action, "shell:exec");
     const Box__Value *p = th_field(rq, "program");
     const Box__Value *c = th_field(rq, "command");
     const Box__Value *a1 = th_field(rq, "arg1");
@@ -113,6 +143,7 @@ th_run(th *t, const char *script, unsigned timeout_ms)
     box_buf_init(&t->th_out, 1u << 22);
     box_buf_init(&t->th_err, 1u << 22);
     box_buf_init(&t->th_log, 1u << 22);
+    box_buf_init(&t->th_fslog, 1u << 22);
     static const char *const env[] = {"HOME=/home/lash", NULL};
     sh_session_opts o = {
         .so_decide = th_decide,
@@ -137,6 +168,7 @@ th_reset(th *t)
     box_buf_reset(&t->th_out);
     box_buf_reset(&t->th_err);
     box_buf_reset(&t->th_log);
+    box_buf_reset(&t->th_fslog);
 }
 
 #endif
