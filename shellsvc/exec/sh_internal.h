@@ -316,6 +316,16 @@ int sh_bi_wait(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_eval(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_command(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_type(sh_ctx *, int, char **, const sh_opts *);
+/* Commands (shellsvc/commands, one file each). */
+int sh_cmd_cat(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_grep(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_head(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_ls(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_mkdir(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_rm(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_tail(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_touch(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_wc(sh_ctx *, int, char **, const sh_opts *);
 
 /* Saves name's value for restore when the function returns (local). */
 box_err sh_local_save(sh_ctx *cx, const char *name) BOX_WARN_UNUSED;

@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* touch: placeholder until its implementation lands. */
+#include "sh_internal.h"
+
+int
+sh_cmd_touch(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    return sh_cmd_err(cx, "touch", 1, "not implemented yet");
+}
