@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `box run`: validate the config, own the box directory, run the services. */
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "box_agent.h"
 #include "box_alloc.h"
 #include "box_cmd.h"
 #include "box_dir.h"
@@ -26,7 +32,7 @@ static const char run_usage[] =
     "appended to its command, and exits with the agent's status.\n";
 
 /* The longest ipc path below the box directory; sun_path holds 107 bytes. */
-#define RUN_LONGEST_SOCK "/run/gateway-ctl.sock"
+#define RUN_LONGEST_SOCK "/private/gateway-ctl.sock"
 #define RUN_SUN_PATH_MAX 107
 
 /* Appends one control record to the box's decision log (box-spec §7). */
@@ -86,6 +92,51 @@ run_digest_file(uint64_t h, const char *path)
     }
     close(fd);
     return h;
+}
+
+/* A wait status as a shell reports it: the exit status, or 128+n. */
+static int
+run_status_of(int ws)
+{
+    if (WIFEXITED(ws))
+        return WEXITSTATUS(ws);
+    if (WIFSIGNALED(ws))
+        return 128 + WTERMSIG(ws);
+    return 125;
+}
+
+/*
+ * Waits for the agent while watching the services: a service that dies
+ * ends the run at once (the agent is killed with it, so it is never left
+ * with an unmediated shell). SIGINT/SIGTERM/SIGHUP are passed to the
+ * agent, whose status then ends the run as usual.
+ */
+static int
+run_wait_agent(pid_t agent, box_svcs *svcs, const sigset_t *sigs)
+{
+    struct timespec tick = {0, 100 * 1000000L};
+    for (;;) {
+        int ws;
+        pid_t r = waitpid(agent, &ws, WNOHANG);
+        if (r == agent)
+            return run_status_of(ws);
+        if (r < 0 && errno != EINTR)
+            return box_cmd_error("lost track of the agent: %s",
+                                 strerror(errno));
+        const char *dead = box_svcs_find_dead(svcs);
+        if (dead != NULL) {
+            kill(agent, SIGKILL);
+            while (waitpid(agent, &ws, 0) < 0 && errno == EINTR)
+                ;
+            fprintf(stderr, "strands-box: %s stopped during the run; the "
+                            "agent was stopped with it\n",
+                    dead);
+            return 125;
+        }
+        int sig = sigtimedwait(sigs, NULL, &tick);
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+            kill(agent, SIGTERM);
+    }
 }
 
 int
@@ -163,6 +214,31 @@ box_cmd_run(int argc, char **argv)
             goto out;
         }
     }
+    const box_config_process *agent = box_config_agent(cfg);
+    if (agent == NULL) {
+        status = box_cmd_error("the configuration has no `[agent]` table, so "
+                               "there is nothing to run");
+        goto out;
+    }
+    char bindir[4096];
+    if (box_cmd_self_dir(bindir, sizeof bindir) == NULL) {
+        status = box_cmd_error("cannot find the directory of this program");
+        goto out;
+    }
+    if (box_agent_probe(bindir, &err) != BOX_OK) {
+        status = box_cmd_error("%s", err ? err : "out of memory");
+        goto out;
+    }
+    // The agent's workspace: `[agent] workspace`, else where run started.
+    char workspace[PATH_MAX];
+    if (realpath(agent->pr_workspace ? agent->pr_workspace : ".",
+                 workspace) == NULL) {
+        status = box_cmd_error("the workspace %s does not resolve: %s",
+                               agent->pr_workspace ? agent->pr_workspace
+                                                   : "(current directory)",
+                               strerror(errno));
+        goto out;
+    }
     const char *box_dir_path = box_config_box_dir(cfg);
     if (strlen(box_dir_path) + strlen(RUN_LONGEST_SOCK) > RUN_SUN_PATH_MAX) {
         status = box_cmd_error("`box_dir` %s is too long: its sockets need "
@@ -187,9 +263,8 @@ box_cmd_run(int argc, char **argv)
                 box_dir_id(dir), created ? "created" : "updated",
                 box_config_path(cfg));
 
-    char bindir[4096];
-    if (box_cmd_self_dir(bindir, sizeof bindir) == NULL) {
-        status = box_cmd_error("cannot find the directory of this program");
+    if (box_agent_install_aliases(bindir, box_dir_path, &err) != BOX_OK) {
+        status = box_cmd_error("%s", err ? err : "out of memory");
         goto out;
     }
     run_mint_id(run_id, sizeof run_id);
@@ -199,6 +274,8 @@ box_cmd_run(int argc, char **argv)
         .sp_policy = box_config_policy(cfg),
         .sp_box_id = box_dir_id(dir),
         .sp_run_id = run_id,
+        .sp_config = box_config_path(cfg),
+        .sp_workspace = workspace,
     };
     run_control_record(box_dir_path, box_dir_id(dir), run_id, "box_started",
                        box_config_path(cfg));
@@ -211,17 +288,22 @@ box_cmd_run(int argc, char **argv)
     fputs("strands-box: network egress is off: the sandboxes have no "
           "network until the gateway lands\n",
           stderr);
-    // The agent runs once the shell service can serve it; until then a
-    // run starts the services, reports them up and stops them again.
-    fputs("strands-box: no workload runs yet: the shell service cannot "
-          "serve an agent; stopping\n",
-          stderr);
-    const char *dead = box_svcs_find_dead(svcs);
-    if (dead != NULL) {
-        status = box_cmd_error("%s stopped during the run", dead);
+    const char *path = getenv("PATH");
+    box_agent_opts ao = {.ao_bindir = bindir,
+                         .ao_box_dir = box_dir_path,
+                         .ao_operator_home = home,
+                         .ao_operator_path = path && *path ? path
+                                                           : "/usr/bin:/bin",
+                         .ao_workspace = workspace,
+                         .ao_spec = agent,
+                         .ao_args = argv + optind,
+                         .ao_disclose = stderr};
+    pid_t agent_pid;
+    if (box_agent_start(&ao, &agent_pid, &err) != BOX_OK) {
+        status = box_cmd_error("%s", err ? err : "out of memory");
         goto out;
     }
-    status = 0;
+    status = run_wait_agent(agent_pid, svcs, &sigs);
 
 out:
     if (svcs != NULL && box_svcs_stop(svcs) != 0 && status == 0)

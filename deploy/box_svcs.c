@@ -24,16 +24,18 @@ extern char **environ;
 
 enum svc_health { SVC_HEALTH_PDP, SVC_HEALTH_CONTROL };
 
-/* Address of each socket, relative to the box directory. */
-#define SVC_PDP_SOCK "run/pdp.sock"
-#define SVC_EPOCH_SOCK "run/pdp-epoch.sock"
-#define SVC_GW_CTL_SOCK "run/gateway-ctl.sock"
-#define SVC_SHELL_CTL_SOCK "run/shell-ctl.sock"
+/* Address of each socket, relative to the box directory. Only the alias
+ * socket (run/box.sock, the shell's own) is meant for the agent; every
+ * other socket lives under private/, which the agent's sandbox hides. */
+#define SVC_PDP_SOCK "private/pdp.sock"
+#define SVC_EPOCH_SOCK "private/pdp-epoch.sock"
+#define SVC_GW_CTL_SOCK "private/gateway-ctl.sock"
+#define SVC_SHELL_CTL_SOCK "private/shell-ctl.sock"
 #define SVC_DECISION_LOG "private/telemetry/records.jsonl"
 
 /* One row per service, in start order. Argument templates name paths by
  * token: {pdp} {epoch} {gwctl} {shctl} {dir} {log} {policy} {boxid}
- * {runid}; a pair
+ * {runid} {config} {workspace}; a pair
  * whose value is {policy} is dropped when the box has no policy. */
 typedef struct svc_row {
     const char *sr_name;
@@ -50,7 +52,9 @@ static const svc_row svc_table[] = {
     {"box-gateway", SVC_HEALTH_CONTROL, "{gwctl}",
      {"--pdp", "{pdp}", "--control", "{gwctl}", NULL}},
     {"box-shell", SVC_HEALTH_CONTROL, "{shctl}",
-     {"--box-dir", "{dir}", "--pdp", "{pdp}", "--control", "{shctl}", NULL}},
+     {"--box-dir", "{dir}", "--pdp", "{pdp}", "--epoch-pub", "{epoch}",
+      "--box-id", "{boxid}", "--config", "{config}", "--workspace",
+      "{workspace}", "--control", "{shctl}", NULL}},
 };
 #define SVC_COUNT (sizeof svc_table / sizeof svc_table[0])
 
@@ -90,6 +94,10 @@ svc_expand(const char *tok, const box_svcs_paths *p)
         return box_strdup(p->sp_box_id ? p->sp_box_id : "box-unknown");
     if (strcmp(tok, "{runid}") == 0)
         return box_strdup(p->sp_run_id ? p->sp_run_id : "");
+    if (strcmp(tok, "{config}") == 0)
+        return box_strdup(p->sp_config);
+    if (strcmp(tok, "{workspace}") == 0)
+        return box_strdup(p->sp_workspace);
     if (strcmp(tok, "{policy}") == 0)
         return p->sp_policy ? box_strdup(p->sp_policy) : NULL;
     return box_strdup(tok);

@@ -16,6 +16,8 @@ typedef struct box_svcs_paths {
     const char *sp_policy;  // policy file, or NULL (deny everything)
     const char *sp_box_id;  // box-<16 hex>, named in the decision log
     const char *sp_run_id;  // this run, named in the decision log
+    const char *sp_config;    // the run's box.toml
+    const char *sp_workspace; // the agent's workspace (canonical)
 } box_svcs_paths;
 
 /* Starts every service in table order (PDP, gateway, shell), each only

@@ -51,19 +51,24 @@ box_strdup(const char *s)
 }
 
 char *
+box_vasprintf(const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *s = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (s != NULL)
+        vsnprintf(s, (size_t)n + 1, fmt, again);
+    va_end(again);
+    return s;
+}
+
+char *
 box_asprintf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return NULL;
-    char *s = malloc((size_t)n + 1);
-    if (s == NULL)
-        return NULL;
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    char *s = box_vasprintf(fmt, ap);
     va_end(ap);
     return s;
 }

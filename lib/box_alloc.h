@@ -3,6 +3,7 @@
 #ifndef BOX_ALLOC_H
 #define BOX_ALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Each returns NULL on failure (and for a zero-size request, a valid
@@ -15,5 +16,7 @@ char *box_strdup(const char *s);
 char *box_strndup(const char *s, size_t n);
 /* Formatted string owned by the caller; NULL on failure. */
 char *box_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *box_vasprintf(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
 
 #endif

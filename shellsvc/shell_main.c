@@ -3,13 +3,19 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
 
 #include "box_control.h"
 #include "box_log.h"
 #include "box_svc.h"
 #include "box_wire.h"
 #include "broker.h"
+#include "shell_settings.h"
 #include "worker_pool.h"
 
 #define SHELL_SVC "box-shell"
@@ -21,7 +27,8 @@
 #define SHELL_WORKER_NOFILE 256
 
 static const char shell_usage[] =
-    "usage: box-shell --box-dir DIR --pdp URL [--control URL]\n"
+    "usage: box-shell --box-dir DIR --pdp URL [--epoch-pub URL] [--config FILE]\n"
+    "                 [--workspace DIR] [--box-id ID] [--control URL]\n"
     "\n"
     "Serves the aliases (zsh, bash, sh) of one box on DIR/run/box.sock and\n"
     "interprets each command itself, asking the PDP at URL about every\n"
@@ -30,12 +37,35 @@ static const char shell_usage[] =
     "\n"
     "  --box-dir DIR       the box directory\n"
     "  --pdp URL           the PDP's decision address\n"
+    "  --epoch-pub URL     the PDP's epoch notices (enables the permit cache)\n"
+    "  --config FILE       the run's box.toml ([agent], [tool.NAME])\n"
+    "  --workspace DIR     every command's start directory (default: the\n"
+    "                      [agent] workspace, else the current directory)\n"
+    "  --box-id ID         the box identity sent with every decision\n"
+    "  --contain PATH      box-contain (default: beside box-shell)\n"
     "  --control URL       answer health/status requests here\n"
     "  --backstop-ms MS    end a call that runs longer (default 300000)\n"
     "  --help              print this help and exit\n"
     "  --version           print the version and exit\n"
     "\n"
     "Signals: SIGTERM/SIGINT drain (calls in flight get 3 s) and exit 0.\n";
+
+/* dir-of(/proc/self/exe)/name into buf: 0, or -1. */
+static int
+shell_beside_self(char *buf, size_t n, const char *name)
+{
+    char self[PATH_MAX];
+    ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (k <= 0)
+        return -1;
+    self[k] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash == NULL)
+        return -1;
+    *slash = '\0';
+    int w = snprintf(buf, n, "%s/%s", self, name);
+    return w > 0 && (size_t)w < n ? 0 : -1;
+}
 
 /* A whole positive decimal number of milliseconds, or -1. */
 static int
@@ -58,11 +88,17 @@ main(int argc, char **argv)
         {"pdp", required_argument, NULL, 'p'},
         {"control", required_argument, NULL, 'c'},
         {"backstop-ms", required_argument, NULL, 't'},
+        {"epoch-pub", required_argument, NULL, 'e'},
+        {"config", required_argument, NULL, 'f'},
+        {"workspace", required_argument, NULL, 'w'},
+        {"box-id", required_argument, NULL, 'i'},
+        {"contain", required_argument, NULL, 'k'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    const char *control_url = NULL, *box_dir = NULL, *pdp_url = NULL;
+    const char *control_url = NULL;
+    shell_args sa = {0};
     int backstop_ms = BOX_CALL_BACKSTOP_MS;
     sigset_t sigs;
     int c;
@@ -71,10 +107,25 @@ main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'b':
-            box_dir = optarg;
+            sa.sa_box_dir = optarg;
             break;
         case 'p':
-            pdp_url = optarg; // the interpreter will ask it
+            sa.sa_pdp_url = optarg;
+            break;
+        case 'e':
+            sa.sa_epoch_url = optarg;
+            break;
+        case 'f':
+            sa.sa_config = optarg;
+            break;
+        case 'w':
+            sa.sa_workspace = optarg;
+            break;
+        case 'i':
+            sa.sa_box_id = optarg;
+            break;
+        case 'k':
+            sa.sa_contain_bin = optarg;
             break;
         case 'c':
             control_url = optarg;
@@ -102,9 +153,9 @@ main(int argc, char **argv)
                 shell_usage);
         return 2;
     }
-    if (box_dir == NULL)
+    if (sa.sa_box_dir == NULL)
         return box_control_serve_until_term(SHELL_SVC, control_url, &sigs);
-    if (pdp_url == NULL) {
+    if (sa.sa_pdp_url == NULL) {
         fprintf(stderr, "box-shell: --box-dir needs --pdp\n%s", shell_usage);
         return 2;
     }
@@ -114,9 +165,22 @@ main(int argc, char **argv)
      * one thread; the broker binds next (it sets the umask); only then do
      * threads start (the broker's, nng's).
      */
+    char contain[PATH_MAX];
+    if (sa.sa_contain_bin == NULL && shell_beside_self(contain, sizeof contain,
+                                                       "box-contain") == 0)
+        sa.sa_contain_bin = contain;
+    shell_settings set;
+    char *serr = NULL;
+    if (shell_settings_build(&sa, &set, &serr) != BOX_OK) {
+        box_log(BOX_LOG_ERROR, SHELL_SVC, "cannot start: %s",
+                serr ? serr : "out of memory");
+        box_free(serr);
+        return 1;
+    }
     worker_limits lim = {.wl_as_bytes = SHELL_WORKER_AS,
                          .wl_cpu_s = SHELL_WORKER_CPU_S,
-                         .wl_nofile = SHELL_WORKER_NOFILE};
+                         .wl_nofile = SHELL_WORKER_NOFILE,
+                         .wl_settings = &set.ss_settings};
     worker_pool *pool = NULL;
     broker *brk = NULL;
     box_control *ctl = NULL;
@@ -126,9 +190,10 @@ main(int argc, char **argv)
     if (rv != BOX_OK) {
         box_log(BOX_LOG_ERROR, SHELL_SVC, "cannot start the worker zygote: %s",
                 box_strerror(rv));
+        shell_settings_free(&set);
         return 1;
     }
-    broker_config bc = {.bc_box_dir = box_dir,
+    broker_config bc = {.bc_box_dir = sa.sa_box_dir,
                         .bc_pool = pool,
                         .bc_backstop_ms = backstop_ms,
                         .bc_grace_ms = SHELL_GRACE_MS};
@@ -151,6 +216,7 @@ out:
     broker_drain(brk);
     worker_pool_stop(pool);
     box_control_stop(ctl);
+    shell_settings_free(&set);
     if (status == 0)
         box_log(BOX_LOG_INFO, SHELL_SVC, "stopped");
     return status;

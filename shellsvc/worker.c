@@ -95,7 +95,7 @@ worker_err(void *ctx, const char *p, size_t n)
 }
 
 int
-worker_main(int chan)
+worker_main(int chan, const worker_settings *ws)
 {
     Box__AliasFrame *call = NULL;
     worker_ctx w = {.wk_chan = chan};
@@ -110,7 +110,7 @@ worker_main(int chan)
     w.wk_program = call->program;
     const char *src = call->call->source;
     int status =
-        worker_interp_run(src, strlen(src), worker_out, worker_err, &w);
+        worker_interp_run(ws, src, strlen(src), worker_out, worker_err, &w);
     box__alias_frame__free_unpacked(call, NULL);
     if (w.wk_broken)
         return 1;

@@ -3,14 +3,39 @@
 #ifndef WORKER_H
 #define WORKER_H
 
+#include <stddef.h>
+
 #include "box_err.h"
 
+struct box_config;
+
+/*
+ * The box every call runs in, fixed before the zygote forks (workers see
+ * it through fork, read-only). Paths are canonical.
+ */
+typedef struct worker_settings {
+    const char *ws_pdp_url;   // decisions
+    const char *ws_epoch_url; // epoch notices (permit cache), or NULL
+    const char *ws_box_id;    // sent with every decision, or NULL
+    const char *ws_box_dir;   // reserved: nothing inside is reachable
+    const char *ws_operator_home;
+    const char *ws_agent_home;
+    const char *ws_workspace;    // the start cwd of every command
+    const char *ws_trusted_path; // PATH for host programs (§3.4)
+    const char *const *ws_authority; // box.toml, the policy file
+    size_t ws_nauthority;
+    const struct box_config *ws_config; // tools and [agent]; may be NULL
+    const char *ws_contain_bin;         // box-contain
+} worker_settings;
+
 /* Per-call resource limits, applied to each worker before it reads its
- * call. A zero field leaves that limit as inherited. */
+ * call (a zero field leaves that limit as inherited), and the settings
+ * every worker runs its call with. */
 typedef struct worker_limits {
     unsigned long long wl_as_bytes; // RLIMIT_AS (skipped under ASan)
     unsigned wl_cpu_s;              // RLIMIT_CPU soft; hard is 5 s more
     unsigned wl_nofile;             // RLIMIT_NOFILE
+    const worker_settings *wl_settings; // borrowed for the pool's life
 } worker_limits;
 
 /* Applies l to the calling process and turns core dumps off. */
@@ -26,6 +51,6 @@ box_err worker_apply_limits(const worker_limits *l) BOX_WARN_UNUSED;
  * worker stops writing once it has sent more than the budget. Returns the
  * process exit status: 0 when Exit was sent, 1 otherwise.
  */
-int worker_main(int chan);
+int worker_main(int chan, const worker_settings *ws);
 
 #endif

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "worker.h"
+
 /* Writes n bytes of a command's stdout or stderr, in order. Returns 0, or
  * -1 when the interpreter must stop writing and end the command (the call's
  * output budget is spent or the broker is gone). */
@@ -16,10 +18,10 @@ typedef int (*worker_write_fn)(void *ctx, const char *p, size_t n);
  * and err, which the interpreter may call any number of times; ctx is
  * passed back untouched. Runs in a worker process of its own, which ends
  * after this returns, so the interpreter needs no teardown discipline
- * beyond its own limits. Today worker_stub.c implements it; the real
- * interpreter (shellsvc/lang and friends) replaces that file.
+ * beyond its own limits. ws says which box (worker_interp.c).
  */
-int worker_interp_run(const char *source, size_t len, worker_write_fn out,
-                      worker_write_fn err, void *ctx);
+int worker_interp_run(const worker_settings *ws, const char *source,
+                      size_t len, worker_write_fn out, worker_write_fn err,
+                      void *ctx);
 
 #endif

@@ -67,7 +67,7 @@ zyg_worker_child(int chan, const worker_limits *lim)
     sigprocmask(SIG_SETMASK, &none, NULL);
     if (worker_apply_limits(lim) != BOX_OK)
         _exit(1);
-    _exit(worker_main(ZYG_CHAN_FD));
+    _exit(worker_main(ZYG_CHAN_FD, lim->wl_settings));
 }
 
 /* Receives one spawn request: two descriptors (channel, status pipe). */

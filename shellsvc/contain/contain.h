@@ -45,6 +45,8 @@ typedef struct contain_spec {
     size_t cs_npaths;
     char **cs_env; // NULL-terminated; exactly the --env entries
     size_t cs_nenv;
+    const char **cs_hide; // --hide directories (borrowed strings)
+    size_t cs_nhide;
     const char *cs_cwd; // NULL: "/"
     int cs_exec_fd;     // -1 unless --exec-fd
     const char *cs_exec_path;

@@ -45,6 +45,10 @@ static const char contain_usage_text[] =
     "                       refused (125): split the grant into the siblings\n"
     "                       you mean. A deny outside every grant is already\n"
     "                       unreachable.\n"
+    "  --hide DIR           mount an empty read-only directory over DIR in\n"
+    "                       the sandbox's mount namespace: nothing beneath\n"
+    "                       (files, Unix sockets) can be reached, not even\n"
+    "                       by connect(2), which Landlock does not govern\n"
     "  Always granted: /usr /lib /lib64 /bin /sbin (read+exec), "
     "/etc/ld.so.cache\n"
     "  (read), /dev/null /dev/zero (read+write), /dev/urandom (read), /proc\n"
@@ -90,6 +94,7 @@ typedef enum opt_kind {
     OPT_EXEC_FD,
     OPT_EXEC_PATH,
     OPT_EXEC_ID,
+    OPT_HIDE,
     OPT_PROBE,
     OPT_HELP,
 } opt_kind;
@@ -116,6 +121,7 @@ static const opt_row contain_opts[] = {
     {"--exec-fd", OPT_EXEC_FD, true, 0},
     {"--exec-path", OPT_EXEC_PATH, true, 0},
     {"--exec-id", OPT_EXEC_ID, true, 0},
+    {"--hide", OPT_HIDE, true, 0},
     {"--probe", OPT_PROBE, false, 0},
     {"--help", OPT_HELP, false, 0},
 };
@@ -223,6 +229,13 @@ args_one(const opt_row *o, const char *v, contain_spec *spec)
         spec->cs_ino = (ino_t)ino;
         spec->cs_has_id = true;
         return CONTAIN_OK;
+    case OPT_HIDE:
+        if (v[0] != '/' || strcmp(v, "/") == 0)
+            return args_fail("--hide %s: expected an absolute directory "
+                             "other than /",
+                             v);
+        spec->cs_hide[spec->cs_nhide++] = v;
+        return CONTAIN_OK;
     case OPT_PROBE:
         spec->cs_probe = true;
         return CONTAIN_OK;
@@ -244,7 +257,9 @@ contain_parse(int argc, char **argv, contain_spec *spec)
     spec->cs_exec_fd = -1;
     spec->cs_paths = box_calloc(cap, sizeof *spec->cs_paths);
     spec->cs_env = box_calloc(cap + 1, sizeof *spec->cs_env);
-    if (spec->cs_paths == NULL || spec->cs_env == NULL) {
+    spec->cs_hide = box_calloc(cap, sizeof *spec->cs_hide);
+    if (spec->cs_paths == NULL || spec->cs_env == NULL ||
+        spec->cs_hide == NULL) {
         fprintf(stderr, "box-contain: out of memory\n");
         return CONTAIN_FAIL;
     }
@@ -274,7 +289,7 @@ contain_parse(int argc, char **argv, contain_spec *spec)
             i++;
     }
     if (spec->cs_help || spec->cs_probe) {
-        if (i < argc || spec->cs_npaths || spec->cs_nenv ||
+        if (i < argc || spec->cs_npaths || spec->cs_nenv || spec->cs_nhide ||
             spec->cs_exec_fd >= 0 || spec->cs_exec_path)
             return args_fail("--probe and --help take no other arguments");
         return CONTAIN_OK;
@@ -295,6 +310,8 @@ contain_spec_free(contain_spec *spec)
 {
     box_free(spec->cs_paths);
     box_free(spec->cs_env);
+    box_free(spec->cs_hide);
+    spec->cs_hide = NULL;
     spec->cs_paths = NULL;
     spec->cs_env = NULL;
 }

@@ -95,9 +95,9 @@ typedef struct admit_req {
     Box__DecisionRequest rq;
     Box__Value input;
     Box__ValueRecord rec;
-    Box__RecordField f[6];
-    Box__RecordField *fp[6];
-    Box__Value v[6];
+    Box__RecordField f[7];
+    Box__RecordField *fp[7];
+    Box__Value v[7];
     Box__Subject subj;
 } admit_req;
 
@@ -161,6 +161,16 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
     r.fp[nf] = &r.f[nf];
     nf++;
     field_str(&r, nf++, "cwd", cwd);
+    const char *spawn = cv->cv_program_path;
+    if (spawn != NULL) {
+        field_str(&r, nf++, "program_path", spawn);
+        // §7: command_args[0] is the reported program_path for a spawn.
+        char *first = box_strdup(spawn);
+        if (first == NULL)
+            goto out;
+        box_free(args[0]);
+        args[0] = first;
+    }
     r.rec.n_fields = nf;
     r.rec.fields = r.fp;
     r.input.kind_case = BOX__VALUE__KIND_RECORD;
@@ -168,10 +178,10 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
     r.subj.n_command_args = nargs;
     r.subj.command_args = args;
     r.subj.working_directory = (char *)cwd;
-    r.subj.process_command = cv->cv_argv[0];
-    r.rq.action = (char *)"shell:exec";
+    r.subj.process_command = (char *)(spawn ? spawn : cv->cv_argv[0]);
+    r.rq.action = (char *)(spawn ? "shell:spawn" : "shell:exec");
     r.rq.input = &r.input;
-    r.rq.resource = cv->cv_argv[0];
+    r.rq.resource = (char *)(spawn ? spawn : cv->cv_argv[0]);
     r.rq.subject = &r.subj;
 
     char *msg = NULL;

@@ -44,6 +44,7 @@ static const sh_cmd sh_cmds[] = {
     {"rm", sh_cmd_rm, "Rfr", 0},
     {"set", sh_bi_set, "", SH_CMD_RAWARGS},
     {"shift", sh_bi_shift, "", SH_CMD_RAWARGS},
+    {"sleep", sh_cmd_sleep, "", 0},
     {"tail", sh_cmd_tail, "n:", 0},
     {"test", sh_bi_test, "", SH_CMD_RAWARGS},
     {"touch", sh_cmd_touch, "", 0},

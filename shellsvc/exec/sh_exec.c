@@ -120,7 +120,8 @@ sh_local_save(sh_ctx *cx, const char *name)
 /* ---- admission ---- */
 
 int
-sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp)
+sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
+              bool bypass_funcs, sh_host_bind *b)
 {
     sh_cmd_value cv = {
         .cv_argc = argc,
@@ -128,8 +129,13 @@ sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp)
         .cv_expanded = exp,
         .cv_cwd = cx->cx_st->st_cwd,
     };
-    sh_admission ad;
-    if (sh_admit(cx->cx_ss, &cv, &ad) != BOX_OK) {
+    sh_admission ad = {0};
+    box_err arv = BOX_ENOMEM;
+    if (sh_host_locate(cx, argv[0], bypass_funcs, b) == 0) {
+        cv.cv_program_path = b->hb_host ? b->hb_reported : NULL;
+        arv = sh_admit(cx->cx_ss, &cv, &ad);
+    }
+    if (arv != BOX_OK) {
         box_free(ad.ad_message);
         ad.ad_verdict = SH_FAULT;
         ad.ad_message = box_strdup("out of memory");
@@ -153,6 +159,19 @@ sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp)
     }
     box_free(ad.ad_message);
     return st;
+}
+
+/* Admits an expanded argv, keeping what it bound for the run. */
+static int
+admit_argv(sh_ctx *cx, sh_argv *av)
+{
+    if (av->av_bind == NULL &&
+        (av->av_bind = box_calloc(1, sizeof *av->av_bind)) == NULL) {
+        sh_errf(cx, "out of memory");
+        return 1;
+    }
+    return sh_exec_admit(cx, av->av_n, av->av_v, av->av_exp, false,
+                         av->av_bind);
 }
 
 /* ---- redirections ---- */
@@ -348,10 +367,14 @@ call_func(sh_ctx *cx, const sh_func *f, int argc, char **argv)
     return s;
 }
 
-/* Runs argv (already admitted): builtin > function > not found. */
+/* Runs argv (already admitted): builtin > function > host program (the
+ * one its admission bound) > not found. */
 static int
-run_argv(sh_ctx *cx, int argc, char **argv, bool bypass_funcs)
+run_argv(sh_ctx *cx, int argc, char **argv, bool bypass_funcs,
+         const sh_host_bind *b)
 {
+    if (b != NULL && b->hb_host)
+        return sh_host_run(cx, argc, argv, b);
     const sh_cmd *c = sh_cmd_lookup(argv[0]);
     if (c != NULL) {
         sh_opts o;
@@ -365,8 +388,6 @@ run_argv(sh_ctx *cx, int argc, char **argv, bool bypass_funcs)
         if (f != NULL)
             return call_func(cx, f, argc, argv);
     }
-    /* Host programs (shell:spawn, spec §3.4 step 2) are not wired yet:
-     * a permitted unknown name is "command not found". */
     sh_errf(cx, "%s: command not found", argv[0]);
     return 127;
 }
@@ -375,10 +396,12 @@ int
 sh_exec_argv(sh_ctx *cx, int argc, char **argv, const bool *exp,
              bool bypass_funcs)
 {
-    int rc = sh_exec_admit(cx, argc, argv, exp);
-    if (rc != 0)
-        return rc;
-    return run_argv(cx, argc, argv, bypass_funcs);
+    sh_host_bind b;
+    int rc = sh_exec_admit(cx, argc, argv, exp, bypass_funcs, &b);
+    if (rc == 0)
+        rc = run_argv(cx, argc, argv, bypass_funcs, &b);
+    sh_host_bind_clear(&b);
+    return rc;
 }
 
 /* ---- simple commands ---- */
@@ -464,8 +487,7 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
         st = cx->cx_sub_ran ? cx->cx_sub_status : 0;
         goto out;
     }
-    if (pre == NULL &&
-        (st = sh_exec_admit(cx, av->av_n, av->av_v, av->av_exp)) != 0)
+    if (pre == NULL && (st = admit_argv(cx, av)) != 0)
         goto out;
     rsave *sv;
     int nsv;
@@ -498,7 +520,7 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
     }
     if (st == 0) {
         xtrace(cx, n->u.simple.assigns, av->av_n, av->av_v);
-        st = run_argv(cx, av->av_n, av->av_v, false);
+        st = run_argv(cx, av->av_n, av->av_v, false, av->av_bind);
     }
     for (size_t i = ntv; i-- > 0;) {
         if (tv[i].tv_name == NULL)
@@ -639,8 +661,7 @@ exec_pipe(sh_ctx *cx, const sh_node *n)
         sg[i].sg_pre = true;
         if (sg[i].sg_argv.av_n == 0)
             continue;
-        if ((rc = sh_exec_admit(cx, sg[i].sg_argv.av_n, sg[i].sg_argv.av_v,
-                                sg[i].sg_argv.av_exp)) != 0) {
+        if ((rc = admit_argv(cx, &sg[i].sg_argv)) != 0) {
             st = rc;
             goto out;
         }

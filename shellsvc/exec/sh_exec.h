@@ -45,6 +45,17 @@ typedef int (*sh_write_fn)(void *ctx, const char *p, size_t n);
 
 typedef struct sh_session sh_session;
 
+struct box_config;
+
+/* Host programs (box-spec §3.4, §3.9). Strings borrowed. */
+typedef struct sh_host_opts {
+    const char *ho_trusted_path;  // the PATH of the process that ran box run
+    const char *ho_operator_home; // `~`
+    const char *ho_workspace;     // the agent workspace
+    const struct box_config *ho_config; // [agent], [tool.NAME]; may be NULL
+    const char *ho_contain;             // box-contain, or NULL
+} sh_host_opts;
+
 typedef struct sh_session_opts {
     sh_decide_fn so_decide; // required
     void *so_decide_arg;
@@ -53,6 +64,9 @@ typedef struct sh_session_opts {
     /* Every file effect (borrowed). NULL: the session builds a kernel of
      * its own with no host binds, deciding fs:* through so_decide. */
     sh_kernel *so_kernel;
+    /* NULL: no host lookup; a name that is not internal is judged as
+     * shell:exec and is then "command not found". */
+    const sh_host_opts *so_host;
     const char *so_cwd;        // absolute start cwd; NULL: "/"
     const char *const *so_env; // "NAME=VALUE" exported vars, NULL-ended
     unsigned so_timeout_ms;    // 0: SH_TIMEOUT_MS
@@ -84,6 +98,9 @@ typedef struct sh_cmd_value {
     char *const *cv_argv;    // cv_argv[0] is the program as spelled
     const bool *cv_expanded; // per arg: came from an expansion (may be NULL)
     const char *cv_cwd;      // the Shell cwd (absolute)
+    /* A host program (§3.4): the reported program_path ("~/…" under the
+     * operator home); the request is then shell:spawn. NULL: shell:exec. */
+    const char *cv_program_path;
 } sh_cmd_value;
 
 /* The outcome of one admission. */
@@ -99,6 +116,8 @@ typedef struct sh_admission {
  * request for cv (input {command, program, arg1?, arg2?, arg_count, cwd},
  * resource = program, subject process.command / process.command_args
  * redacted per spec §7 / process.working_directory) and asks the decider.
+ * With cv_program_path the action is shell:spawn: the input adds
+ * program_path, and the resource and the first command arg are it.
  * Prints nothing; sh_admit_report prints the spec message. BOX_ENOMEM
  * leaves *out as a fault.
  */

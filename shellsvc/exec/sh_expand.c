@@ -534,6 +534,10 @@ sh_argv_free(sh_argv *av)
         box_free(av->av_v[i]);
     box_free(av->av_v);
     box_free(av->av_exp);
+    if (av->av_bind != NULL) {
+        sh_host_bind_clear(av->av_bind);
+        box_free(av->av_bind);
+    }
     sh_argv_init(av);
 }
 

@@ -15,6 +15,7 @@
 #include "sh_ast.h"
 #include "sh_exec.h"
 #include "sh_kernel.h"
+#include "sh_spawn.h"
 #include "sh_lex.h"
 
 #define SH_PREFIX "strands-shell: "
@@ -46,6 +47,8 @@ sh_stream *sh_stream_buf(size_t max);
 sh_stream *sh_stream_file(sh_kernel_file *f); // takes f
 sh_stream *sh_stream_ref(sh_stream *s); // NULL-safe
 void sh_stream_unref(sh_stream *s);     // NULL-safe
+/* The OS descriptor of an FD stream (a pipe end), else -1. */
+int sh_stream_os_fd(const sh_stream *s);
 /* Takes the captured bytes of a BUF stream (box_alloc'd). */
 char *sh_stream_buf_take(sh_stream *s, size_t *len);
 
@@ -216,10 +219,12 @@ bool sh_check_stop(sh_ctx *cx);
 
 /* ---- expansion (sh_expand.c, sh_arith.c) ---- */
 
+typedef struct sh_host_bind sh_host_bind;
 typedef struct sh_argv {
     char **av_v;  // NULL-terminated, box_alloc'd strings
     bool *av_exp; // per field: came from an expansion
     int av_n, av_cap;
+    sh_host_bind *av_bind; // set by admission; freed with the argv
 } sh_argv;
 
 void sh_argv_init(sh_argv *av);
@@ -249,13 +254,36 @@ int sh_exec_node(sh_ctx *cx, const sh_node *n);
 /* Runs an already expanded command (after admission unless admitted). */
 int sh_exec_argv(sh_ctx *cx, int argc, char **argv, const bool *exp,
                  bool bypass_funcs);
+
+/* ---- host programs (sh_host.c) ---- */
+
+/* What an admission decided a word is: a host program (shell:spawn) bound
+ * to the identity found (§3.8), or not (shell:exec). */
+typedef struct sh_host_bind {
+    bool hb_host;            // admitted as shell:spawn
+    sh_spawn_found hb_found; // sf_path NULL: unbound (nothing may run)
+    int hb_unbound_err;      // why unbound: ENOENT, EACCES
+    char *hb_reported;       // program_path as reported ("~/…")
+} sh_host_bind;
+
+void sh_host_bind_clear(sh_host_bind *b);
+/* §3.4 for word: fills b (hb_host false when the word is internal, or no
+ * host programs exist in this session, or a bare name not on PATH).
+ * Returns 0 or ENOMEM. */
+int sh_host_locate(sh_ctx *cx, const char *word, bool bypass_funcs,
+                   sh_host_bind *b);
+/* Runs the bound program after its permit (§3.9): 0..255, 126 when no
+ * tool may run it, 127 when nothing was bound. */
+int sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b);
 /* Parses and runs text in cx (eval). */
 int sh_exec_text(sh_ctx *cx, const char *text, size_t len, const char *who);
 /* Runs list under a fresh subshell context with fd1 captured. */
 int sh_exec_capture(sh_ctx *cx, const sh_node *list, char **out, size_t *len);
 /* Admits argv through sh_admit and reports a refusal; 0 when permitted,
- * else 126 / 125 (125 also aborts the call). */
-int sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp);
+ * else 126 / 125 (125 also aborts the call). b (cleared by the caller
+ * with sh_host_bind_clear) receives what a host program was bound to. */
+int sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
+                  bool bypass_funcs, sh_host_bind *b);
 
 /* ---- commands (sh_cmd.c and sh_bi_*.c) ---- */
 
@@ -323,6 +351,7 @@ int sh_cmd_head(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_ls(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_mkdir(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_rm(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_sleep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tail(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_touch(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_wc(sh_ctx *, int, char **, const sh_opts *);

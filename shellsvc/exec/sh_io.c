@@ -107,6 +107,12 @@ sh_stream_unref(sh_stream *s)
     box_free(s);
 }
 
+int
+sh_stream_os_fd(const sh_stream *s)
+{
+    return s != NULL && s->s_kind == SH_ST_FD ? s->s_fd : -1;
+}
+
 char *
 sh_stream_buf_take(sh_stream *s, size_t *len)
 {

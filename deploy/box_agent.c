@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The agent: aliases in bin/, the kernel probe, and the sandboxed start. */
+#include "box_agent.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "box_procspec.h"
+
+extern char **environ;
+
+#define AGENT_PROBE_MAX (64u * 1024u)
+
+static const char *const agent_alias_names[] = {"zsh", "bash", "sh"};
+
+/* posix_spawn of argv with stdout (and stderr) on a pipe; collects the
+ * output (capped) and the wait status. */
+static box_err
+agent_run_capture(char *const *argv, box_buf *out, int *wstatus)
+{
+    int pp[2];
+    if (pipe2(pp, O_CLOEXEC) != 0)
+        return BOX_EIO;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, pp[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, pp[1], 2);
+    pid_t pid;
+    int rv = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(pp[1]);
+    if (rv != 0) {
+        close(pp[0]);
+        return BOX_EIO;
+    }
+    char buf[4096];
+    for (;;) {
+        ssize_t n = read(pp[0], buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        if (box_buf_append(out, buf, (size_t)n) != BOX_OK)
+            continue; // past the cap: the rest is drained, not kept
+    }
+    close(pp[0]);
+    while (waitpid(pid, wstatus, 0) < 0 && errno == EINTR)
+        ;
+    return BOX_OK;
+}
+
+box_err
+box_agent_probe(const char *bindir, char **err)
+{
+    char *bin = box_asprintf("%s/box-contain", bindir);
+    if (bin == NULL)
+        return BOX_ENOMEM;
+    char *argv[] = {bin, "--probe", NULL};
+    box_buf out;
+    box_buf_init(&out, AGENT_PROBE_MAX);
+    int ws = 0;
+    box_err rv = agent_run_capture(argv, &out, &ws);
+    if (rv != BOX_OK) {
+        *err = box_asprintf("cannot run %s: %s", bin, strerror(errno));
+        goto out;
+    }
+    if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
+        goto out;
+    // Name each missing feature, in the probe's words.
+    box_buf why;
+    box_buf_init(&why, AGENT_PROBE_MAX);
+    const char *p = out.b_len ? out.b_data : "";
+    while (*p != '\0') {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (memmem(p, n, ": missing", 9) != NULL &&
+            box_buf_printf(&why, "%s%.*s", why.b_len ? "; " : "", (int)n, p) !=
+                BOX_OK)
+            break; // what fits is enough to name the problem
+        p += n + (e ? 1 : 0);
+    }
+    *err = box_asprintf("this kernel cannot build the sandbox every program "
+                        "of the box runs in: %s",
+                        why.b_len ? why.b_data : "box-contain --probe failed");
+    box_buf_reset(&why);
+    rv = BOX_ENOTSUP;
+out:
+    box_buf_reset(&out);
+    box_free(bin);
+    return rv;
+}
+
+/* Reads a whole file (the alias image) into *img. */
+static box_err
+agent_read_file(const char *path, char **img, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0)
+            close(fd);
+        return BOX_EIO;
+    }
+    char *p = box_alloc((size_t)st.st_size + 1);
+    size_t have = 0;
+    while (p != NULL && have < (size_t)st.st_size) {
+        ssize_t n = read(fd, p + have, (size_t)st.st_size - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        have += (size_t)n;
+    }
+    close(fd);
+    if (p == NULL || have != (size_t)st.st_size) {
+        box_free(p);
+        return p == NULL ? BOX_ENOMEM : BOX_EIO;
+    }
+    *img = p;
+    *len = have;
+    return BOX_OK;
+}
+
+/* Writes img as dir/name through a temporary file and rename(2). */
+static box_err
+agent_install_one(const char *dir, const char *name, const char *img,
+                  size_t len)
+{
+    char *tmp = box_asprintf("%s/.%s.new", dir, name);
+    char *dst = box_asprintf("%s/%s", dir, name);
+    box_err rv = BOX_ENOMEM;
+    int fd = -1;
+    if (tmp == NULL || dst == NULL)
+        goto out;
+    rv = BOX_EIO;
+    (void)unlink(tmp);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
+    if (fd < 0)
+        goto out;
+    size_t off = 0;
+    while (off < len) {
+        ssize_t n = write(fd, img + off, len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            goto out;
+        off += (size_t)n;
+    }
+    if (fchmod(fd, 0500) != 0 || close(fd) != 0) {
+        fd = -1;
+        goto out;
+    }
+    fd = -1;
+    if (rename(tmp, dst) == 0)
+        rv = BOX_OK;
+out:
+    if (fd >= 0)
+        close(fd);
+    if (rv != BOX_OK && tmp != NULL)
+        (void)unlink(tmp);
+    box_free(tmp);
+    box_free(dst);
+    return rv;
+}
+
+box_err
+box_agent_install_aliases(const char *bindir, const char *box_dir, char **err)
+{
+    char *src = box_asprintf("%s/box-alias", bindir);
+    char *dir = box_asprintf("%s/bin", box_dir);
+    char *img = NULL;
+    size_t len = 0;
+    box_err rv = BOX_ENOMEM;
+    if (src == NULL || dir == NULL)
+        goto out;
+    if ((rv = agent_read_file(src, &img, &len)) != BOX_OK) {
+        *err = box_asprintf("cannot read the alias program %s", src);
+        goto out;
+    }
+    for (size_t i = 0; i < sizeof agent_alias_names / sizeof *agent_alias_names;
+         i++)
+        if ((rv = agent_install_one(dir, agent_alias_names[i], img, len)) !=
+            BOX_OK) {
+            *err = box_asprintf("cannot install %s/%s: %s", dir,
+                                agent_alias_names[i], strerror(errno));
+            goto out;
+        }
+out:
+    box_free(src);
+    box_free(dir);
+    box_free(img);
+    return rv;
+}
+
+/* The §5 disclosure: what the agent reaches with no decision at all. */
+static void
+agent_disclose(FILE *f, const box_config_process *pr, const char *home,
+               const char *program)
+{
+    if (f == NULL)
+        return;
+    fprintf(f, "strands-box: [agent] runs %s with no policy decision over "
+               "these paths:\n",
+            program);
+    for (int g = 0; g < BOX_GRANT_COUNT; g++) {
+        if (g == BOX_GRANT_DENY)
+            continue; // a deny is not something the agent reaches
+        for (size_t i = 0; i < pr->pr_fs[g].sv_len; i++) {
+            char *p = box_procspec_expand(pr->pr_fs[g].sv_items[i], home);
+            fprintf(f, "  %-12s%s\n", box_config_grant_key((box_config_grant)g),
+                    p ? p : pr->pr_fs[g].sv_items[i]);
+            box_free(p);
+        }
+    }
+    fprintf(f, "  %-12s%s (command, implicit)\n", "exec", program);
+}
+
+/* The agent's environment (§5): HOME, the spec's env, PWD, USER, PATH
+ * with the box's bin/ first. Each as a `--env K=V` pair. */
+static box_err
+agent_env_args(box_argv *av, const box_agent_opts *o)
+{
+    const box_config_process *pr = o->ao_spec;
+    const char *home = box_procspec_env(pr, "HOME");
+    const char *path = box_procspec_env(pr, "PATH");
+    box_err rv = box_argv_push(av, "--env");
+    if (rv == BOX_OK)
+        rv = box_argv_pushf(av, "HOME=%s", home ? home : o->ao_operator_home);
+    for (size_t i = 0; rv == BOX_OK && i < pr->pr_nenv; i++) {
+        const char *n = pr->pr_env[i].ev_name;
+        if (strcmp(n, "HOME") == 0 || strcmp(n, "PATH") == 0)
+            continue;
+        if ((rv = box_argv_push(av, "--env")) == BOX_OK)
+            rv = box_argv_pushf(av, "%s=%s", n, pr->pr_env[i].ev_value);
+    }
+    if (rv == BOX_OK && (rv = box_argv_push(av, "--env")) == BOX_OK)
+        rv = box_argv_pushf(av, "PWD=%s", o->ao_workspace);
+    if (rv == BOX_OK && (rv = box_argv_push(av, "--env")) == BOX_OK)
+        rv = box_argv_push(av, "USER=strands-box");
+    if (rv == BOX_OK && (rv = box_argv_push(av, "--env")) == BOX_OK)
+        rv = box_argv_pushf(av, "PATH=%s/bin:%s", o->ao_box_dir,
+                            path ? path : o->ao_operator_path);
+    return rv;
+}
+
+box_err
+box_agent_start(const box_agent_opts *o, pid_t *pid, char **err)
+{
+    const box_config_process *pr = o->ao_spec;
+    const char *cmd0 = pr->pr_command.sv_items[0];
+    const char *spath = box_procspec_env(pr, "PATH");
+    box_argv av = {0};
+    char *prog = NULL;
+    dev_t dev;
+    ino_t ino;
+    box_err rv = BOX_ENOMEM;
+
+    int werr = box_which(cmd0, spath ? spath : o->ao_operator_path, &prog,
+                         &dev, &ino);
+    if (werr != 0) {
+        *err = box_asprintf("`[agent]` command \"%s\" is not an executable "
+                            "program%s",
+                            cmd0, strchr(cmd0, '/') ? "" : " on PATH");
+        rv = werr == ENOMEM ? BOX_ENOMEM : BOX_ECONFIG;
+        goto out;
+    }
+    if (box_argv_pushf(&av, "%s/box-contain", o->ao_bindir) != BOX_OK ||
+        box_procspec_fs_args(&av, pr, o->ao_operator_home) != BOX_OK ||
+        box_argv_push(&av, "--exec") != BOX_OK ||
+        box_argv_pushf(&av, "%s/bin", o->ao_box_dir) != BOX_OK ||
+        box_argv_push(&av, "--hide") != BOX_OK ||
+        box_argv_pushf(&av, "%s/private", o->ao_box_dir) != BOX_OK ||
+        box_argv_push(&av, "--cwd") != BOX_OK ||
+        box_argv_push(&av, o->ao_workspace) != BOX_OK ||
+        agent_env_args(&av, o) != BOX_OK ||
+        box_argv_push(&av, "--exec-path") != BOX_OK ||
+        box_argv_push(&av, prog) != BOX_OK ||
+        box_argv_push(&av, "--exec-id") != BOX_OK ||
+        box_argv_pushf(&av, "%llu:%llu", (unsigned long long)dev,
+                       (unsigned long long)ino) != BOX_OK ||
+        box_argv_push(&av, "--") != BOX_OK)
+        goto out;
+    for (size_t i = 0; i < pr->pr_command.sv_len; i++)
+        if (box_argv_push(&av, pr->pr_command.sv_items[i]) != BOX_OK)
+            goto out;
+    for (size_t i = 0; o->ao_args != NULL && o->ao_args[i] != NULL; i++)
+        if (box_argv_push(&av, o->ao_args[i]) != BOX_OK)
+            goto out;
+
+    agent_disclose(o->ao_disclose, pr, o->ao_operator_home, prog);
+    // The agent starts with a clean signal state, whatever ours is.
+    posix_spawnattr_t attr;
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setflags(&attr,
+                             POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    int e = posix_spawn(pid, av.av_v[0], NULL, &attr, av.av_v, environ);
+    posix_spawnattr_destroy(&attr);
+    if (e != 0) {
+        *err = box_asprintf("cannot start %s: %s", av.av_v[0], strerror(e));
+        rv = BOX_EIO;
+        goto out;
+    }
+    rv = BOX_OK;
+out:
+    box_argv_free(&av);
+    box_free(prog);
+    return rv;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The agent: its aliases, its sandbox, its start. */
+#ifndef BOX_AGENT_H
+#define BOX_AGENT_H
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "box_err.h"
+#include "config.h"
+
+/* Runs `box-contain --probe`. BOX_OK when every kernel feature the
+ * sandboxes need is present; else *err (caller frees) names the missing
+ * ones. */
+box_err box_agent_probe(const char *bindir, char **err) BOX_WARN_UNUSED;
+
+/* Installs <box_dir>/bin/{zsh,bash,sh}: real copies of box-alias, mode
+ * 0500, each replaced atomically (never a link the agent could retarget). */
+box_err box_agent_install_aliases(const char *bindir, const char *box_dir,
+                                  char **err) BOX_WARN_UNUSED;
+
+typedef struct box_agent_opts {
+    const char *ao_bindir;        // box-contain lives here
+    const char *ao_box_dir;       // bin/ on PATH; private/ hidden
+    const char *ao_operator_home; // `~`, default HOME
+    const char *ao_operator_path; // the trusted PATH
+    const char *ao_workspace;     // canonical; the agent's cwd
+    const box_config_process *ao_spec; // [agent]
+    char *const *ao_args;         // run's trailing arguments (may be NULL)
+    FILE *ao_disclose;            // §5 startup disclosure goes here
+} box_agent_opts;
+
+/* Prints the disclosure, then posix_spawns the agent inside box-contain.
+ * On BOX_OK *pid is the box-contain process (its status is the agent's). */
+box_err box_agent_start(const box_agent_opts *o, pid_t *pid,
+                        char **err) BOX_WARN_UNUSED;
+
+#endif

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Host programs from the executor's side: which word is one (§3.4), and
+ * running the identity its shell:spawn permit was bound to (§3.9). */
+#include <errno.h>
+#include <string.h>
+
+#include "box_alloc.h"
+#include "sh_internal.h"
+
+void
+sh_host_bind_clear(sh_host_bind *b)
+{
+    sh_spawn_found_free(&b->hb_found);
+    box_free(b->hb_reported);
+    memset(b, 0, sizeof *b);
+}
+
+/* `/`-spelled word that does not resolve: its lexically folded absolute
+ * spelling, judged but left unbound (§3.4). */
+static char *
+host_fold(const char *cwd, const char *word)
+{
+    char *joined = word[0] == '/' ? box_strdup(word)
+                                  : box_asprintf("%s/%s", cwd, word);
+    if (joined == NULL)
+        return NULL;
+    char *out = box_alloc(strlen(joined) + 2);
+    if (out == NULL) {
+        box_free(joined);
+        return NULL;
+    }
+    size_t n = 0;
+    for (const char *s = joined; *s;) {
+        while (*s == '/')
+            s++;
+        const char *e = s;
+        while (*e && *e != '/')
+            e++;
+        size_t len = (size_t)(e - s);
+        if (len == 2 && s[0] == '.' && s[1] == '.') {
+            while (n > 0 && out[n - 1] != '/')
+                n--;
+            if (n > 0)
+                n--;
+        } else if (len > 0 && !(len == 1 && s[0] == '.')) {
+            out[n++] = '/';
+            memcpy(out + n, s, len);
+            n += len;
+        }
+        s = e;
+    }
+    if (n == 0)
+        out[n++] = '/';
+    out[n] = '\0';
+    box_free(joined);
+    return out;
+}
+
+int
+sh_host_locate(sh_ctx *cx, const char *word, bool bypass_funcs,
+               sh_host_bind *b)
+{
+    memset(b, 0, sizeof *b);
+    const sh_host_opts *h = cx->cx_ss->ss_o.so_host;
+    if (h == NULL || sh_cmd_lookup(word) != NULL ||
+        (!bypass_funcs && sh_func_find(cx->cx_st, word) != NULL))
+        return 0; // internal (or no host programs here): shell:exec
+    int err = sh_spawn_locate(h->ho_trusted_path, cx->cx_st->st_cwd, word,
+                              &b->hb_found);
+    if (err == ENOMEM)
+        return ENOMEM;
+    if (err == 0) {
+        b->hb_host = true;
+        b->hb_reported = sh_kernel_report_path(sh_kern(cx),
+                                               b->hb_found.sf_path);
+        return b->hb_reported != NULL ? 0 : ENOMEM;
+    }
+    if (strchr(word, '/') == NULL)
+        return 0; // not on PATH: shell:exec on the name, then 127
+    // A path that does not name an executable file: judged on its
+    // folded spelling, unbound, so a permit still cannot run anything.
+    char *folded = host_fold(cx->cx_st->st_cwd, word);
+    if (folded == NULL)
+        return ENOMEM;
+    b->hb_host = true;
+    b->hb_unbound_err = err;
+    b->hb_reported = sh_kernel_report_path(sh_kern(cx), folded);
+    box_free(folded);
+    return b->hb_reported != NULL ? 0 : ENOMEM;
+}
+
+typedef struct host_out {
+    sh_ctx *ho_cx;
+} host_out;
+
+static void
+host_write(void *ctx, int fd, const char *data, size_t len)
+{
+    host_out *o = ctx;
+    (void)sh_write(o->ho_cx, fd, data, len);
+}
+
+/* The OS descriptor behind shell fd 0 when it is a pipe end; else -1
+ * (the program then reads /dev/null). */
+static int
+host_stdin(sh_ctx *cx)
+{
+    return sh_stream_os_fd(cx->cx_fd[0]);
+}
+
+int
+sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
+{
+    const sh_host_opts *h = cx->cx_ss->ss_o.so_host;
+    if (b->hb_found.sf_path == NULL) {
+        if (b->hb_unbound_err == EACCES) {
+            sh_errf(cx, "%s: Permission denied", argv[0]);
+            return 126;
+        }
+        sh_errf(cx, "%s: command not found", argv[0]);
+        return 127;
+    }
+    if (h->ho_config == NULL) {
+        sh_errf(cx, "%s: the configuration has no `[agent]` table", argv[0]);
+        return 126;
+    }
+    if (h->ho_contain == NULL) {
+        sh_errf(cx, "%s: host-binary execution requires a contained "
+                    "spawner; none is installed",
+                argv[0]);
+        return 126;
+    }
+    sh_spawn_plan *plan = NULL;
+    char *err = NULL;
+    box_err rv = sh_spawn_select(h->ho_config, h->ho_trusted_path,
+                                 h->ho_operator_home, &b->hb_found, argc,
+                                 argv, &plan, &err);
+    if (rv != BOX_OK) {
+        sh_errf(cx, "%s: %s", argv[0], err ? err : box_strerror(rv));
+        box_free(err);
+        return 126;
+    }
+    host_out o = {.ho_cx = cx};
+    sh_spawn_run_opts ro = {.ro_contain = h->ho_contain,
+                            .ro_cwd = cx->cx_st->st_cwd,
+                            .ro_workspace = h->ho_workspace,
+                            .ro_stdin = host_stdin(cx),
+                            .ro_write = host_write,
+                            .ro_ctx = &o};
+    int status = 126;
+    rv = sh_spawn_run(plan, &ro, &status, &err);
+    if (rv == BOX_ETIMEDOUT || rv == BOX_ETOOBIG)
+        sh_errf(cx, "%s", err ? err : box_strerror(rv));
+    else if (rv != BOX_OK)
+        sh_errf(cx, "%s: %s", argv[0], err ? err : box_strerror(rv));
+    box_free(err);
+    sh_spawn_plan_free(plan);
+    return status;
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* box-shell's settings: which box, which homes, which workspace. */
+#include "shell_settings.h"
+
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "config.h"
+
+/* realpath into a box_alloc'd string; NULL when it does not resolve. */
+static char *
+shset_real(const char *p)
+{
+    char buf[PATH_MAX];
+    if (p == NULL || realpath(p, buf) == NULL)
+        return NULL;
+    return box_strdup(buf);
+}
+
+static const char *
+shset_env_of(const box_config_process *pr, const char *name)
+{
+    for (size_t i = 0; pr != NULL && i < pr->pr_nenv; i++)
+        if (strcmp(pr->pr_env[i].ev_name, name) == 0)
+            return pr->pr_env[i].ev_value;
+    return NULL;
+}
+
+/* The operator's home: $HOME of the trusted process, else the password
+ * database's entry. */
+static const char *
+shset_operator_home(void)
+{
+    const char *h = getenv("HOME");
+    if (h != NULL && h[0] == '/')
+        return h;
+    struct passwd *pw = getpwuid(getuid());
+    return pw != NULL ? pw->pw_dir : NULL;
+}
+
+box_err
+shell_settings_build(const shell_args *a, shell_settings *s, char **err)
+{
+    memset(s, 0, sizeof *s);
+    *err = NULL;
+    box_err rv = BOX_ECONFIG;
+    if (a->sa_config != NULL &&
+        (rv = box_config_load(a->sa_config, &s->ss_config, err)) != BOX_OK)
+        goto fail;
+    const box_config_process *agent =
+        s->ss_config ? box_config_agent(s->ss_config) : NULL;
+
+    rv = BOX_ECONFIG;
+    if ((s->ss_operator_home = shset_real(shset_operator_home())) == NULL) {
+        *err = box_strdup("the operator's home directory does not resolve");
+        goto fail;
+    }
+    const char *ah = shset_env_of(agent, "HOME");
+    if ((s->ss_agent_home = shset_real(ah ? ah : s->ss_operator_home)) ==
+        NULL) {
+        *err = box_asprintf("the agent's home %s does not resolve", ah);
+        goto fail;
+    }
+    const char *ws = a->sa_workspace;
+    if (ws == NULL && agent != NULL)
+        ws = agent->pr_workspace;
+    char cwd[PATH_MAX];
+    if (ws == NULL && (ws = getcwd(cwd, sizeof cwd)) == NULL) {
+        *err = box_strdup("the current directory does not resolve");
+        goto fail;
+    }
+    if ((s->ss_workspace = shset_real(ws)) == NULL) {
+        *err = box_asprintf("the workspace %s does not resolve", ws);
+        goto fail;
+    }
+    if ((s->ss_box_dir = shset_real(a->sa_box_dir)) == NULL) {
+        *err = box_asprintf("the box directory %s does not resolve",
+                            a->sa_box_dir);
+        goto fail;
+    }
+    if (s->ss_config != NULL) {
+        s->ss_authority[s->ss_nauthority++] = box_config_path(s->ss_config);
+        if (box_config_policy(s->ss_config) != NULL)
+            s->ss_authority[s->ss_nauthority++] =
+                box_config_policy(s->ss_config);
+    }
+    const char *path = getenv("PATH");
+    s->ss_settings = (worker_settings){
+        .ws_pdp_url = a->sa_pdp_url,
+        .ws_epoch_url = a->sa_epoch_url,
+        .ws_box_id = a->sa_box_id,
+        .ws_box_dir = s->ss_box_dir,
+        .ws_operator_home = s->ss_operator_home,
+        .ws_agent_home = s->ss_agent_home,
+        .ws_workspace = s->ss_workspace,
+        .ws_trusted_path = path != NULL && path[0] ? path : "/usr/bin:/bin",
+        .ws_authority = s->ss_authority,
+        .ws_nauthority = s->ss_nauthority,
+        .ws_config = s->ss_config,
+        .ws_contain_bin = a->sa_contain_bin,
+    };
+    return BOX_OK;
+fail:
+    shell_settings_free(s);
+    return rv == BOX_OK ? BOX_ECONFIG : rv;
+}
+
+void
+shell_settings_free(shell_settings *s)
+{
+    box_config_free(s->ss_config);
+    box_free(s->ss_operator_home);
+    box_free(s->ss_agent_home);
+    box_free(s->ss_workspace);
+    box_free(s->ss_box_dir);
+    memset(s, 0, sizeof *s);
+}

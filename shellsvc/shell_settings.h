@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* box-shell's settings, built once before the zygote forks. */
+#ifndef SHELL_SETTINGS_H
+#define SHELL_SETTINGS_H
+
+#include "box_err.h"
+#include "worker.h"
+
+/* The command line, borrowed. */
+typedef struct shell_args {
+    const char *sa_box_dir;
+    const char *sa_pdp_url;
+    const char *sa_epoch_url;  // or NULL
+    const char *sa_box_id;     // or NULL
+    const char *sa_config;     // box.toml, or NULL (no tools, no [agent])
+    const char *sa_workspace;  // or NULL: [agent] workspace, else the cwd
+    const char *sa_contain_bin; // box-contain
+} shell_args;
+
+/* What the workers see (ss_settings) and the storage behind it. */
+typedef struct shell_settings {
+    worker_settings ss_settings;
+    struct box_config *ss_config;
+    char *ss_operator_home, *ss_agent_home, *ss_workspace, *ss_box_dir;
+    const char *ss_authority[2];
+    size_t ss_nauthority;
+} shell_settings;
+
+/* Resolves homes, workspace and box dir (canonical) and loads the config.
+ * On failure *err is a box_alloc'd message for the log. */
+box_err shell_settings_build(const shell_args *a, shell_settings *s,
+                             char **err) BOX_WARN_UNUSED;
+void shell_settings_free(shell_settings *s);
+
+#endif

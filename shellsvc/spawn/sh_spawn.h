@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Host programs: find one (§3.4), pick the spec it runs under (§3.9), run it
+ * in a leaf sandbox through box-contain (§3.9, §3.10). */
+#ifndef SH_SPAWN_H
+#define SH_SPAWN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "box_err.h"
+#include "config.h"
+
+/* The fallback search path when a PATH is unset or empty (§3.4, §5). */
+#define SH_SPAWN_DEFAULT_PATH "/usr/bin:/bin"
+/* Per-command wall clock (§3.1): past it the run is killed. */
+#define SH_SPAWN_TIMEOUT_MS 30000L
+/* Each captured stream holds at most this much; past it the run is killed. */
+#define SH_SPAWN_MAX_OUTPUT (8u << 20)
+/* What the caller prints (after `strands-shell: `) for BOX_ETIMEDOUT. */
+#define SH_SPAWN_TIMEOUT_MSG "execution timeout exceeded"
+
+/*
+ * A program found on the host. sf_path is canonical (every symlink
+ * resolved) and sf_dev:sf_ino is the identity the decision binds: it is
+ * what box-contain will run, and nothing resolves the name again.
+ * sf_argv0 is the caller's spelling made absolute (the word joined to the
+ * cwd, or the PATH directory joined to the name), the program's argv[0].
+ * Both strings are owned by the record; free with sh_spawn_found_free.
+ */
+typedef struct sh_spawn_found {
+    char *sf_path;
+    char *sf_argv0;
+    dev_t sf_dev;
+    ino_t sf_ino;
+} sh_spawn_found;
+
+/*
+ * §3.4 host lookup, on the host file system (this runs in the trusted
+ * shell process, not in the agent's view). A word containing '/' is that
+ * path (joined to cwd when relative); a bare name walks trusted_path (NULL
+ * or empty: SH_SPAWN_DEFAULT_PATH), skipping empty and relative entries (a
+ * relative entry would resolve against an agent-controlled cwd). A
+ * candidate must be a regular file with an x bit. Returns 0 (out filled),
+ * ENOENT (nothing found), EACCES (a '/' word names something that exists
+ * but is not an executable regular file), ENAMETOOLONG or ENOMEM; on
+ * failure out is left empty.
+ */
+int sh_spawn_locate(const char *trusted_path, const char *cwd, const char *word,
+                    sh_spawn_found *out) BOX_WARN_UNUSED;
+/* Frees what out holds and leaves it empty; an empty record is a no-op. */
+void sh_spawn_found_free(sh_spawn_found *f);
+
+/* The selection's result: which spec runs the program, with what argv. */
+typedef struct sh_spawn_plan sh_spawn_plan;
+
+/*
+ * §3.9 selection for the program prog (from sh_spawn_locate) called with
+ * argv[0..argc) (argv[0] is the word as typed; the plan's argv[0] is
+ * prog->sf_argv0). Tools first: a `[tool.NAME]` whose command[0] resolves
+ * (bare: its env PATH, else operator_path, else SH_SPAWN_DEFAULT_PATH) to
+ * prog's canonical path names it; its command[1..] must equal argv's
+ * leading arguments; the longest command wins (the first in source order
+ * on a tie). A tool naming the program with no argument match refuses:
+ * it never falls through to the agent. Otherwise the `[agent]` exec list
+ * (a file exactly, or a directory above it; `~` is operator_home) admits
+ * it unless a deny entry covers it or cannot be resolved.
+ *
+ * BOX_OK: *out is the caller's (sh_spawn_plan_free); it borrows cfg, which
+ * must outlive it. BOX_EDENIED: *err is the message the caller prints
+ * after `strands-shell: <word>: ` with status 126, e.g.
+ *   no tool runs ~/bin/x: no `[tool.<name>] command` matches this program
+ *   and its leading arguments
+ * (the path reported as `~/...` under operator_home). Also BOX_EINVAL,
+ * BOX_ENOMEM (*err then NULL).
+ */
+box_err sh_spawn_select(const box_config *cfg, const char *operator_path,
+                        const char *operator_home, const sh_spawn_found *prog,
+                        int argc, char *const *argv, sh_spawn_plan **out,
+                        char **err) BOX_WARN_UNUSED;
+
+/* The spec that runs the program (pr_label NULL: the agent's own). */
+const box_config_process *sh_spawn_plan_spec(const sh_spawn_plan *p);
+void sh_spawn_plan_free(sh_spawn_plan *p);
+
+/* Receives one captured stream (fd 1 or 2) after the program has ended. */
+typedef void (*sh_spawn_write_fn)(void *ctx, int fd, const char *data,
+                                  size_t len);
+
+typedef struct sh_spawn_run_opts {
+    const char *ro_contain;   // absolute path of the box-contain binary
+    const char *ro_cwd;       // the Shell's cwd (absolute)
+    const char *ro_workspace; // the agent workspace (absolute), or NULL
+    int ro_stdin;             // the program's stdin; -1: /dev/null
+    long ro_timeout_ms;       // wall clock; 0: SH_SPAWN_TIMEOUT_MS
+    size_t ro_max_output;     // per stream; 0: SH_SPAWN_MAX_OUTPUT
+    sh_spawn_write_fn ro_write;
+    void *ro_ctx;
+} sh_spawn_run_opts;
+
+/*
+ * Runs the plan in a leaf sandbox: posix_spawn of o->ro_contain in its
+ * own process group, with the spec's lists, `--net none`, the §3.9 cwd and
+ * the §5 environment, the program by identity. stdout and stderr are
+ * captured through pipes and handed to o->ro_write (stdout, then stderr)
+ * once the program has ended. The calling process must not ignore
+ * SIGCHLD (the child is reaped with waitpid).
+ *
+ * BOX_OK: *status is the program's status (signal n: 128 + n; box-contain's
+ * own failures are 125/126/127 with its message in the captured stderr).
+ * BOX_ETIMEDOUT: the wall clock ran out and the run was killed; BOX_ETOOBIG:
+ * a stream passed its cap and the run was killed. Either way *status is 1
+ * (§3.1), what was captured (up to the cap) is still relayed and *err says
+ * what happened. BOX_EIO: the run could not start (*err says why, *status
+ * 126). BOX_ENOMEM, BOX_EINVAL (*err NULL). *err is the caller's.
+ */
+box_err sh_spawn_run(const sh_spawn_plan *plan, const sh_spawn_run_opts *o,
+                     int *status, char **err) BOX_WARN_UNUSED;
+
+#endif
