@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A whole box on disk, run through the real `box run`. */
+#include "box_world.h"
+
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "box_procspec.h"
+
+#define WORLD_RUN_MS 120000
+
+const char box_world_git_tool[] =
+    "[tool.git]\n"
+    "command = [\"git\"]\n"
+    "env = { GIT_CONFIG_NOSYSTEM = \"1\", GIT_CONFIG_GLOBAL = \"/dev/null\" }\n"
+    "\n"
+    "[tool.git.filesystem]\n"
+    "read = [\"~/src/project\"]\n"
+    "write = [\"~/src/project/.git\"]\n";
+
+void
+box_world_put(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    assert_true(fd >= 0);
+    size_t n = strlen(text);
+    assert_int_equal(write(fd, text, n), (ssize_t)n);
+    assert_int_equal(close(fd), 0);
+}
+
+static void
+world_mkdir(const char *fmt, const char *a, const char *b)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, fmt, a, b);
+    assert_int_equal(mkdir(p, 0755), 0);
+}
+
+static void
+world_git(const box_world *w, char *const *args)
+{
+    char *argv[16] = {"/usr/bin/git", "-C", (char *)w->bw_project,
+                      "-c",           "user.name=box",
+                      "-c",           "user.email=box@localhost"};
+    size_t n = 7;
+    for (size_t i = 0; args[i] != NULL && n < 15; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    box_proc_result r;
+    box_proc_run(argv, 30000, &r);
+    if (r.pr_status != 0)
+        print_error("git: %s\n", r.pr_err);
+    assert_int_equal(r.pr_status, 0);
+    box_proc_result_free(&r);
+}
+
+void
+box_world_make(box_world *w)
+{
+    memset(w, 0, sizeof *w);
+    snprintf(w->bw_root, sizeof w->bw_root, "/tmp/box-w-XXXXXX");
+    assert_non_null(mkdtemp(w->bw_root));
+    assert_int_equal(chmod(w->bw_root, 0755), 0);
+    snprintf(w->bw_home, sizeof w->bw_home, "%s/home", w->bw_root);
+    snprintf(w->bw_project, sizeof w->bw_project, "%s/src/project",
+             w->bw_home);
+    snprintf(w->bw_config, sizeof w->bw_config, "%s/cfg/box.toml", w->bw_home);
+    snprintf(w->bw_policy, sizeof w->bw_policy, "%s/cfg/policy.dw",
+             w->bw_home);
+    snprintf(w->bw_agent, sizeof w->bw_agent, "%s/agent.sh", w->bw_root);
+    snprintf(w->bw_state, sizeof w->bw_state, "%s/state", w->bw_root);
+    world_mkdir("%s%s", w->bw_home, "");
+    world_mkdir("%s%s", w->bw_home, "/cfg");
+    world_mkdir("%s%s", w->bw_home, "/src");
+    world_mkdir("%s%s", w->bw_project, "");
+    world_mkdir("%s%s", w->bw_project, "/src");
+    char p[PATH_MAX + 32];
+    snprintf(p, sizeof p, "%s/src/main.rs", w->bw_project);
+    box_world_put(p, "fn main() {\n    // TODO: greet the user by name\n"
+                     "    println!(\"hello\");\n    // TODO: read the config\n"
+                     "}\n");
+    snprintf(p, sizeof p, "%s/README.md", w->bw_project);
+    box_world_put(p, "# project\n");
+    snprintf(p, sizeof p, "%s/.env", w->bw_project);
+    box_world_put(p, "API_TOKEN=not-for-agents\n");
+    world_git(w, (char *[]){"init", "-q", NULL});
+    world_git(w, (char *[]){"add", "README.md", "src/main.rs", NULL});
+    world_git(w, (char *[]){"commit", "-q", "-m", "initial", NULL});
+    char *git = NULL;
+    dev_t dev;
+    ino_t ino;
+    assert_int_equal(box_which("git", getenv("PATH"), &git, &dev, &ino), 0);
+    snprintf(w->bw_git, sizeof w->bw_git, "%s", git);
+    box_free(git);
+}
+
+void
+box_world_drop(box_world *w)
+{
+    if (strncmp(w->bw_root, "/tmp/box-w-", 11) != 0)
+        return;
+    char *argv[] = {"/bin/rm", "-rf", w->bw_root, NULL};
+    box_proc_result r;
+    box_proc_run(argv, 30000, &r);
+    box_proc_result_free(&r);
+}
+
+void
+box_world_config(box_world *w, const char *extra)
+{
+    box_buf b;
+    box_buf_init(&b, 1u << 20);
+    assert_int_equal(
+        box_buf_printf(&b,
+                       "name = \"world\"\n"
+                       "box_dir = \"%s\"\n"
+                       "policy = \"policy.dw\"\n"
+                       "\n"
+                       "[agent]\n"
+                       "command = [\"/bin/sh\", \"%s\"]\n"
+                       "workspace = \"%s\"\n"
+                       "\n"
+                       "[agent.filesystem]\n"
+                       "read_file = [\"%s\"]\n"
+                       "\n%s",
+                       w->bw_state, w->bw_agent, w->bw_project, w->bw_agent,
+                       extra),
+        BOX_OK);
+    box_world_put(w->bw_config, b.b_data);
+    box_buf_reset(&b);
+}
+
+void
+box_world_policy(box_world *w, const char *text)
+{
+    box_world_put(w->bw_policy, text);
+}
+
+void
+box_world_run(box_world *w, const char *script, box_proc_result *r)
+{
+    char body[65536];
+    snprintf(body, sizeof body, "#!/bin/sh\n%s\n", script);
+    box_world_put(w->bw_agent, body);
+    char log[PATH_MAX + 64];
+    snprintf(log, sizeof log, "%s/private/telemetry/records.jsonl",
+             w->bw_state);
+    (void)unlink(log);
+    char bin[PATH_MAX];
+    box_proc_bin(bin, sizeof bin, "box");
+    char home[PATH_MAX + 8], path[8192];
+    snprintf(home, sizeof home, "HOME=%s", w->bw_home);
+    const char *p = getenv("PATH");
+    snprintf(path, sizeof path, "PATH=%s", p ? p : "/usr/bin:/bin");
+    char *envp[] = {home, path, NULL};
+    char *argv[] = {bin, "run", "--config", w->bw_config, NULL};
+    box_proc p2;
+    assert_true(box_proc_start(&p2, argv, envp));
+    box_proc_finish(&p2, WORLD_RUN_MS, r);
+    assert_false(r->pr_timeout);
+}
+
+char *
+box_world_decisions(const box_world *w)
+{
+    char bin[PATH_MAX];
+    box_proc_bin(bin, sizeof bin, "box");
+    char *argv[] = {bin, "log", "--box-dir", (char *)w->bw_state, NULL};
+    box_proc_result r;
+    box_proc_run(argv, 30000, &r);
+    assert_int_equal(r.pr_status, 0);
+    // Squeeze the table's padding so tests compare plain words.
+    char *out = box_alloc(strlen(r.pr_out) + 1);
+    assert_non_null(out);
+    size_t n = 0;
+    for (const char *s = r.pr_out; *s; s++) {
+        if (*s == ' ' && n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\n'))
+            continue;
+        out[n++] = *s;
+    }
+    out[n] = '\0';
+    box_proc_result_free(&r);
+    return out;
+}

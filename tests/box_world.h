@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Test helper: a whole box on disk (operator home, git project, box.toml,
+ * policy, agent script) run through the real `box run`. */
+#ifndef BOX_WORLD_H
+#define BOX_WORLD_H
+
+#include <limits.h>
+
+#include "box_proc.h"
+
+/*
+ * Layout under a fresh /tmp/box-w-XXXXXX:
+ *   home/                   the operator home (HOME of box run)
+ *   home/src/project/       the agent workspace: a git repository holding
+ *                           src/main.rs (two TODO lines), README.md and an
+ *                           untracked .env
+ *   home/cfg/box.toml       the run's configuration (host-backed, so the
+ *   home/cfg/policy.dw      reach floor has authority files to guard)
+ *   agent.sh                the agent: /bin/sh running the test's script
+ *   state/                  the box directory
+ */
+typedef struct box_world {
+    char bw_root[64];
+    char bw_home[PATH_MAX];
+    char bw_project[PATH_MAX];
+    char bw_config[PATH_MAX];
+    char bw_policy[PATH_MAX];
+    char bw_agent[PATH_MAX];
+    char bw_state[PATH_MAX];
+    char bw_git[PATH_MAX]; // git's canonical path on this machine
+} box_world;
+
+/* Lays the world out (git init, one commit). */
+void box_world_make(box_world *w);
+void box_world_drop(box_world *w);
+
+/* The [tool.git] table the worked example uses. */
+extern const char box_world_git_tool[];
+
+/* Writes box.toml: name, box_dir, policy, [agent] running agent.sh in the
+ * project, then extra (more tables, e.g. box_world_git_tool; may be ""). */
+void box_world_config(box_world *w, const char *extra);
+/* Writes policy.dw. */
+void box_world_policy(box_world *w, const char *text);
+
+/* Writes agent.sh (`#!/bin/sh` + script), empties the decision log, and
+ * runs `box run --config box.toml` with HOME set to the world's home.
+ * r is the caller's (box_proc_result_free). */
+void box_world_run(box_world *w, const char *script, box_proc_result *r);
+
+/* The run's decisions as `box log` prints them, one per line, columns
+ * squeezed to single spaces: "permit shell:exec grep\n…". Caller frees. */
+char *box_world_decisions(const box_world *w);
+
+/* Writes a file (parents must exist). */
+void box_world_put(const char *path, const char *text);
+
+#endif

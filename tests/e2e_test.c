@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The worked example end to end: box run, the agent in its sandbox, the
+ * alias, the shell, the PDP, git in its own sandbox, the decision log. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "box_alloc.h"
+#include "box_world.h"
+
+/* The policy of the worked example (the spec's guide style). */
+static const char example_policy[] =
+    "@id(\"shell_commands\")\n"
+    "permit (principal, action == Box::Action::\"shell:exec\", resource);\n"
+    "\n"
+    "@id(\"project_read\")\n"
+    "permit (principal, action == Box::Action::\"fs:read\", resource)\n"
+    "when { context.input.path == \"~/src/project\" ||\n"
+    "       context.input.path like \"~/src/project/*\" };\n"
+    "\n"
+    "@id(\"project_write\")\n"
+    "permit (principal, action == Box::Action::\"fs:write\", resource)\n"
+    "when { context.input.path like \"~/src/project/*\" };\n"
+    "\n"
+    "@id(\"git\")\n"
+    "permit (principal, action == Box::Action::\"shell:spawn\", resource)\n"
+    "when { context.input.program == \"git\" };\n";
+
+static const char example_command[] =
+    "zsh -c 'grep -n TODO src/main.rs > todo.txt && git add todo.txt'";
+
+static int
+world_setup(void **state)
+{
+    box_world *w = box_alloc(sizeof *w);
+    assert_non_null(w);
+    box_world_make(w);
+    *state = w;
+    return 0;
+}
+
+static int
+world_teardown(void **state)
+{
+    box_world_drop(*state);
+    box_free(*state);
+    return 0;
+}
+
+/* `git diff --cached --name-only` in the project. */
+static char *
+staged(const box_world *w)
+{
+    char *argv[] = {"/usr/bin/git", "-C", (char *)w->bw_project, "diff",
+                    "--cached", "--name-only", NULL};
+    box_proc_result r;
+    box_proc_run(argv, 30000, &r);
+    assert_int_equal(r.pr_status, 0);
+    char *out = r.pr_out;
+    r.pr_out = NULL;
+    box_proc_result_free(&r);
+    return out;
+}
+
+static void
+show(const char *what, const box_proc_result *r)
+{
+    print_message("%s: status %d\n--- stdout\n%s--- stderr\n%s---\n", what,
+                  r->pr_status, r->pr_out, r->pr_err);
+}
+
+static void
+test_worked_example(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, box_world_git_tool);
+    box_world_policy(w, example_policy);
+    box_proc_result r;
+    box_world_run(w, example_command, &r);
+    if (r.pr_status != 0)
+        show("worked example", &r);
+    assert_int_equal(r.pr_status, 0);
+    box_proc_result_free(&r);
+
+    char *s = staged(w);
+    assert_string_equal(s, "todo.txt\n");
+    box_free(s);
+
+    char want[PATH_MAX * 2];
+    snprintf(want, sizeof want,
+             "permit shell:exec grep\n"
+             "permit fs:write ~/src/project/todo.txt\n"
+             "permit fs:read ~/src/project/src/main.rs\n"
+             "permit shell:spawn %s\n",
+             w->bw_git);
+    char *d = box_world_decisions(w);
+    assert_string_equal(d, want);
+    box_free(d);
+}
+
+static void
+test_write_denied(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, box_world_git_tool);
+    // The example without its write permit.
+    char policy[sizeof example_policy];
+    snprintf(policy, sizeof policy, "%s", example_policy);
+    char *cut = strstr(policy, "@id(\"project_write\")");
+    char *end = strstr(policy, "@id(\"git\")");
+    memmove(cut, end, strlen(end) + 1);
+    box_world_policy(w, policy);
+    box_proc_result r;
+    box_world_run(w, example_command, &r);
+    assert_int_equal(r.pr_status, 1);
+    assert_string_equal(r.pr_out, "");
+    assert_non_null(strstr(r.pr_err,
+                           "\nstrands-shell: todo.txt: policy denied this "
+                           "operation on '~/src/project/todo.txt' "
+                           "[default-deny]: No permit policy matched this "
+                           "request.\n"));
+    box_proc_result_free(&r);
+    char *s = staged(w);
+    assert_string_equal(s, "");
+    box_free(s);
+    char *d = box_world_decisions(w);
+    assert_string_equal(d, "permit shell:exec grep\n"
+                           "deny fs:write ~/src/project/todo.txt\n");
+    box_free(d);
+}
+
+static void
+test_no_env(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, "");
+    char policy[sizeof example_policy + 512];
+    snprintf(policy, sizeof policy,
+             "%s\n@id(\"no_env\")\n"
+             "@description(\"Secrets in .env stay unread.\")\n"
+             "forbid (principal, action == Box::Action::\"fs:read\", "
+             "resource)\nwhen { context.input.path like \"*/.env\" };\n",
+             example_policy);
+    box_world_policy(w, policy);
+    box_proc_result r;
+    box_world_run(w, "sh -c 'cat .env'; echo \"status $?\"", &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out, "status 1\n");
+    assert_non_null(strstr(r.pr_err,
+                           "\nstrands-shell: cat: policy denied this operation "
+                           "on '~/src/project/.env' [policy: no_env]: Secrets "
+                           "in .env stay unread.\n"));
+    box_proc_result_free(&r);
+}
+
+static void
+test_no_tool(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, ""); // no [tool.git]
+    box_world_policy(w, example_policy);
+    box_proc_result r;
+    box_world_run(w, "bash -c 'git status'; echo \"status $?\"", &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out, "status 126\n");
+    char want[PATH_MAX * 2];
+    snprintf(want, sizeof want,
+             "\nstrands-shell: git: no tool runs %s: no `[tool.<name>] "
+             "command` matches this program and its leading arguments\n",
+             w->bw_git);
+    if (strstr(r.pr_err, want) == NULL)
+        show("no tool", &r);
+    assert_non_null(strstr(r.pr_err, want));
+    box_proc_result_free(&r);
+}
+
+static void
+test_agent_status_and_disclosure(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, "");
+    box_world_policy(w, example_policy);
+    box_proc_result r;
+    box_world_run(w, "exit 3", &r);
+    assert_int_equal(r.pr_status, 3);
+    char want[PATH_MAX * 3];
+    snprintf(want, sizeof want,
+             "strands-box: [agent] runs /usr/bin/dash with no policy decision "
+             "over these paths:\n"
+             "  read_file   %s\n"
+             "  exec        /usr/bin/dash (command, implicit)\n",
+             w->bw_agent);
+    if (strstr(r.pr_err, want) == NULL)
+        show("disclosure", &r);
+    assert_non_null(strstr(r.pr_err, want));
+    box_proc_result_free(&r);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_worked_example, world_setup,
+                                        world_teardown),
+        cmocka_unit_test_setup_teardown(test_write_denied, world_setup,
+                                        world_teardown),
+        cmocka_unit_test_setup_teardown(test_no_env, world_setup,
+                                        world_teardown),
+        cmocka_unit_test_setup_teardown(test_no_tool, world_setup,
+                                        world_teardown),
+        cmocka_unit_test_setup_teardown(test_agent_status_and_disclosure,
+                                        world_setup, world_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
