@@ -62,8 +62,10 @@ th_decide_fs(th *t, const Box__DecisionRequest *rq, char **msg)
     const Box__Value *op = th_field(rq, "operation");
     assert_non_null(path);
     assert_non_null(op);
+    // The operation is an enum entity (Box::FsReadOperation::"…").
+    assert_int_equal(op->kind_case, BOX__VALUE__KIND_ENTITY);
     assert_int_equal(box_buf_printf(&t->th_fslog, "%s %s %s\n", rq->action,
-                                    op->str, path->str),
+                                    op->entity->id, path->str),
                      BOX_OK);
     if (th_listed(t->th_fault_fs, path->str)) {
         *msg = box_strdup("the policy decision point did not answer");
