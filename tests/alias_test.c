@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -25,16 +26,22 @@
 #include "box_control.h"
 #include "box_frame.h"
 #include "box_proc.h"
+#include "box_req.h"
 #include "box_wire.h"
 
 /*
  * Each box dir is laid out as box run lays it out: bin/ holds copies of
  * box-alias named zsh, bash and sh (real files, mode 0500), run/ holds
- * box.sock. The shared box (group fixture) has a broker for the whole
- * file; tests that need a box of their own make one.
+ * box.sock. Every box has a real box-pdp that permits everything (the
+ * interpreter asks it about every command and refuses when it is gone),
+ * on run/pdp.sock; the dir is also the workspace. The shared box (group
+ * fixture) has a broker for the whole file; tests that need a box of
+ * their own make one.
  */
 
 #define RUN_MS 60000
+#define PDP_START_MS 60000 // a loaded machine can be slow to start a service
+#define PERMIT_ALL "permit(principal, action, resource);\n"
 #define FORMS_ERR                                                              \
     "strands-box-sock-alias: Shell alias accepts only -c COMMAND, -lc "        \
     "COMMAND, -c -l COMMAND, or SCRIPT\n"
@@ -42,8 +49,12 @@
 typedef struct test_box {
     char tb_dir[64];
     char tb_ctl[192]; // the broker's control url
+    char tb_pdp[128]; // the PDP's decision url (ipc paths: ~100 bytes)
+    char tb_pub[128]; // the PDP's epoch notices
     box_proc tb_broker;
+    box_proc tb_pdp_proc;
     bool tb_running;
+    bool tb_pdp_running;
 } test_box;
 
 static const char *const shell_names[] = {"sh", "bash", "zsh"};
@@ -96,6 +107,43 @@ install_alias(const test_box *b, const char *name)
     box_free(img);
 }
 
+/* Starts the box's box-pdp on a permit-everything policy; records go to
+ * <dir>/records.jsonl. */
+static void
+pdp_start(test_box *b)
+{
+    char policy[PATH_MAX], log[PATH_MAX], bin[PATH_MAX];
+    snprintf(policy, sizeof policy, "%s/policy.dw", b->tb_dir);
+    snprintf(log, sizeof log, "%s/records.jsonl", b->tb_dir);
+    write_file(policy, PERMIT_ALL, sizeof PERMIT_ALL - 1, 0600);
+    box_proc_bin(bin, sizeof bin, "box-pdp");
+    char *argv[] = {bin,        "--listen", b->tb_pdp, "--epoch-pub", b->tb_pub,
+                    "--policy", policy,     "--log",   log,           NULL};
+    assert_true(box_proc_start(&b->tb_pdp_proc, argv, NULL));
+    b->tb_pdp_running = true;
+    Box__HealthResponse *h = box_wait_pdp(b->tb_pdp, PDP_START_MS);
+    if (h == NULL)
+        fail_msg("box-pdp did not answer on %s", b->tb_pdp);
+    box__health_response__free_unpacked(h, NULL);
+}
+
+/* SIGTERM; the PDP must exit 0. */
+static void
+pdp_stop(test_box *b)
+{
+    if (!b->tb_pdp_running)
+        return;
+    b->tb_pdp_running = false;
+    assert_int_equal(kill(b->tb_pdp_proc.bp_pid, SIGTERM), 0);
+    box_proc_result r;
+    box_proc_finish(&b->tb_pdp_proc, 10000, &r);
+    if (r.pr_timeout || r.pr_status != 0)
+        print_error("box-pdp: status %d err [%.300s]\n", r.pr_status, r.pr_err);
+    assert_false(r.pr_timeout);
+    assert_int_equal(r.pr_status, 0);
+    box_proc_result_free(&r);
+}
+
 static void
 box_make(test_box *b)
 {
@@ -111,11 +159,16 @@ box_make(test_box *b)
         install_alias(b, shell_names[i]);
     snprintf(b->tb_ctl, sizeof b->tb_ctl, "ipc://%s/run/shell-ctl.sock",
              b->tb_dir);
+    snprintf(b->tb_pdp, sizeof b->tb_pdp, "ipc://%s/run/pdp.sock", b->tb_dir);
+    snprintf(b->tb_pub, sizeof b->tb_pub, "ipc://%s/run/pdp-epoch.sock",
+             b->tb_dir);
+    pdp_start(b);
 }
 
 static void
 box_remove(test_box *b)
 {
+    pdp_stop(b);
     char cmd[PATH_MAX];
     // Test cleanup only: the dir is ours and mkdtemp-named.
     snprintf(cmd, sizeof cmd, "%s", b->tb_dir);
@@ -142,22 +195,17 @@ sock_connect(const char *dir)
     return fd;
 }
 
-/* Starts box-shell on the box with extra arguments (NULL-terminated). */
+/* Starts box-shell on the box, asking the box's PDP, with extra arguments
+ * (NULL-terminated). */
 static void
 broker_start(test_box *b, const char *extra1, const char *extra2)
 {
     char bin[PATH_MAX];
     box_proc_bin(bin, sizeof bin, "box-shell");
-    char *argv[] = {bin,
-                    "--box-dir",
-                    b->tb_dir,
-                    "--pdp",
-                    "ipc:///nonexistent/pdp.sock",
-                    "--control",
-                    b->tb_ctl,
-                    (char *)extra1,
-                    (char *)extra2,
-                    NULL};
+    char *argv[] = {
+        bin,           "--box-dir",    b->tb_dir,      "--pdp",   b->tb_pdp,
+        "--epoch-pub", b->tb_pub,      "--workspace",  b->tb_dir, "--control",
+        b->tb_ctl,     (char *)extra1, (char *)extra2, NULL};
     assert_true(box_proc_start(&b->tb_broker, argv, NULL));
     b->tb_running = true;
     for (int i = 0; i < 500; i++) {
@@ -214,6 +262,129 @@ expect(const test_box *b, const char *name, const char *a1, const char *a2,
     assert_string_equal(r.pr_out, out);
     assert_string_equal(r.pr_err, err);
     box_proc_result_free(&r);
+}
+
+#define YES_CHUNK_LOG2 16 // a16 below: 64 KiB
+#define YES_SH_MAX 2048
+
+/* Appends printf-formatted text to sh, a string in a YES_SH_MAX buffer. */
+static void __attribute__((format(printf, 2, 3)))
+sh_append(char *sh, const char *fmt, ...)
+{
+    size_t o = strlen(sh);
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(sh + o, YES_SH_MAX - o, fmt, ap);
+    va_end(ap);
+    assert_true(w > 0 && (size_t)w < YES_SH_MAX - o);
+}
+
+/*
+ * Appends to sh shell text that prints exactly n bytes of "y\ny\n...",
+ * cut after a 'y' when n is odd: what the old stand-in's yes-bytes N
+ * printed. aK holds 2^K bytes, built by doubling a1 = "y\n"; a loop
+ * prints a16 n / 64 KiB times, then the set bits of the remainder pick
+ * a15..a1, and bit 0 is one 'y'. Every piece has even length, so the
+ * pattern never slips.
+ */
+static void
+yes_bytes_sh(char *sh, size_t n)
+{
+    sh_append(sh, "a1='y\n'\n");
+    for (int k = 2; k <= YES_CHUNK_LOG2; k++)
+        sh_append(sh, "a%d=\"$a%d$a%d\"\n", k, k - 1, k - 1);
+    sh_append(sh,
+              "i=0; while [ $i -lt %zu ]; do printf %%s \"$a%d\"; "
+              "i=$((i + 1)); done\n",
+              n >> YES_CHUNK_LOG2, YES_CHUNK_LOG2);
+    size_t rest = n & (((size_t)1 << YES_CHUNK_LOG2) - 1);
+    sh_append(sh, "printf %%s \"");
+    for (int k = YES_CHUNK_LOG2 - 1; k >= 1; k--)
+        if (rest & ((size_t)1 << k))
+            sh_append(sh, "$a%d", k);
+    sh_append(sh, "\"\n");
+    if (rest & 1)
+        sh_append(sh, "printf y\n");
+}
+
+/* One /proc/<pid>/stat: its comm, state and parent; false if it is gone. */
+static bool
+proc_stat(pid_t pid, char *comm, size_t ncomm, char *state, pid_t *ppid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+    char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
+    if (open_p == NULL || close_p == NULL || close_p < open_p)
+        return false;
+    snprintf(comm, ncomm, "%.*s", (int)(close_p - open_p - 1), open_p + 1);
+    int pp;
+    if (sscanf(close_p + 1, " %c %d", state, &pp) != 2)
+        return false;
+    *ppid = (pid_t)pp;
+    return true;
+}
+
+/* Live (not zombie) processes named comm whose parent is one of the
+ * parents[nparents]; up to max pids into out. Returns how many there are. */
+static size_t
+proc_children(const pid_t *parents, size_t nparents, const char *comm,
+              pid_t *out, size_t max)
+{
+    DIR *d = opendir("/proc");
+    assert_non_null(d);
+    size_t k = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end != '\0' || pid <= 0)
+            continue;
+        char c[64], st;
+        pid_t pp;
+        if (!proc_stat((pid_t)pid, c, sizeof c, &st, &pp) ||
+            strcmp(c, comm) != 0 || st == 'Z')
+            continue;
+        for (size_t i = 0; i < nparents; i++) {
+            if (pp == parents[i]) {
+                if (k < max)
+                    out[k] = (pid_t)pid;
+                k++;
+                break;
+            }
+        }
+    }
+    closedir(d);
+    return k;
+}
+
+/* The one shell worker the broker has: box-shell forks its zygote
+ * (box-shell-zyg), which forks one worker (box-shell-work) per call.
+ * Waits up to 5 s for exactly one to be there. */
+static pid_t
+find_worker(pid_t broker)
+{
+    pid_t zyg[4], w[4];
+    size_t nz = 0, nw = 0;
+    for (int tries = 0; tries < 500; tries++) {
+        nz = proc_children(&broker, 1, "box-shell-zyg", zyg, 4);
+        nw = nz > 0 && nz <= 4 ? proc_children(zyg, nz, "box-shell-work", w, 4)
+                               : 0;
+        if (nw == 1)
+            return w[0];
+        sleep_ms(10);
+    }
+    fail_msg("broker %d has %zu zygotes and %zu workers, not 1 worker",
+             (int)broker, nz, nw);
+    return -1;
 }
 
 /* Raw client frames. */
@@ -369,7 +540,7 @@ test_script_mode(void **state)
     test_box *b = *state;
     char path[PATH_MAX], err[PATH_MAX + 200];
     snprintf(path, sizeof path, "%s/script.sh", b->tb_dir);
-    const char good[] = "echo one\necho two\nstderr three\nexit 3\necho no\n";
+    const char good[] = "echo one\necho two\necho three >&2\nexit 3\necho no\n";
     write_file(path, good, sizeof good - 1, 0600);
     expect(b, "sh", path, NULL, NULL, 3, "one\ntwo\n", "three\n");
 
@@ -448,8 +619,8 @@ test_output_and_statuses(void **state)
 {
     test_box *b = *state;
     expect(b, "sh", "-c", "echo a  b\tc", NULL, 0, "a b c\n", "");
-    expect(b, "sh", "-c", "stderr oops", NULL, 0, "", "oops\n");
-    expect(b, "sh", "-c", "echo out; stderr err; echo out2", NULL, 0,
+    expect(b, "sh", "-c", "echo oops >&2", NULL, 0, "", "oops\n");
+    expect(b, "sh", "-c", "echo out; echo err >&2; echo out2", NULL, 0,
            "out\nout2\n", "err\n");
     expect(b, "sh", "-c", "true", NULL, 0, "", "");
     expect(b, "sh", "-c", "false", NULL, 1, "", "");
@@ -461,7 +632,9 @@ test_output_and_statuses(void **state)
 
     // Big output crosses many 48 KiB frames, in order.
     box_proc_result r;
-    alias_run(b, "bash", "-c", "yes-bytes 300001", NULL, NULL, &r);
+    char sh[YES_SH_MAX] = "";
+    yes_bytes_sh(sh, 300001);
+    alias_run(b, "bash", "-c", sh, NULL, NULL, &r);
     assert_int_equal(r.pr_status, 0);
     assert_int_equal(strlen(r.pr_out), 300001);
     for (size_t i = 0; i < 300001; i++)
@@ -471,7 +644,7 @@ test_output_and_statuses(void **state)
     // Output is streamed as produced, not held until the end.
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/bin/sh", b->tb_dir);
-    char *argv[] = {path, "-c", "echo early; sleep-ms 1500; echo late", NULL};
+    char *argv[] = {path, "-c", "echo early; sleep 1.5; echo late", NULL};
     box_proc p;
     assert_true(box_proc_start(&p, argv, NULL));
     char buf[64];
@@ -551,7 +724,7 @@ load_child(const test_box *b, int i)
             want[k] = cmd[o + k] = load_byte(i, j, k);
         want[LOAD_BYTES] = '\n';
         want[LOAD_BYTES + 1] = '\0';
-        snprintf(cmd + o + LOAD_BYTES, 256, "; stderr e%d-%d; exit %d", i, j,
+        snprintf(cmd + o + LOAD_BYTES, 256, "; echo e%d-%d >&2; exit %d", i, j,
                  status);
         char werr[64];
         snprintf(werr, sizeof werr, "e%d-%d\n", i, j);
@@ -601,10 +774,26 @@ static void
 test_worker_crash(void **state)
 {
     test_box *b = *state;
+    // The interpreter cannot crash itself; the test crashes its worker
+    // from outside, mid-call, once the first output is out.
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/bin/sh", b->tb_dir);
+    char *argv[] = {path, "-c", "echo before; sleep 10; echo after", NULL};
+    box_proc p;
+    assert_true(box_proc_start(&p, argv, NULL));
+    char buf[16];
+    assert_int_equal(read(p.bp_out_fd, buf, sizeof buf), 7);
+    assert_memory_equal(buf, "before\n", 7);
+    pid_t w = find_worker(b->tb_broker.bp_pid);
+    assert_true(w > 0); // never kill(-1, ...)
+    long long t0 = now_ms();
+    assert_int_equal(kill(w, SIGSEGV), 0);
     box_proc_result r;
-    alias_run(b, "sh", "-c", "echo before; crash; echo after", NULL, NULL, &r);
+    box_proc_finish(&p, RUN_MS, &r);
+    assert_false(r.pr_timeout);
+    assert_true(now_ms() - t0 < 5000); // the crash ended it, not the sleep
     assert_int_equal(r.pr_status, 125);
-    assert_string_equal(r.pr_out, "before\n");
+    assert_string_equal(r.pr_out, ""); // "before\n" was read above
     // A sanitizer build may turn SIGSEGV into its own report and abort.
     if (strcmp(r.pr_err,
                "strands-box: the shell worker crashed (signal 6)\n") != 0)
@@ -620,12 +809,16 @@ test_over_budget(void **state)
 {
     test_box *b = *state;
     box_proc_result r;
-    alias_run(b, "sh", "-c", "yes-bytes 8388608", NULL, NULL, &r);
+    char sh[YES_SH_MAX] = "";
+    yes_bytes_sh(sh, 8388608);
+    alias_run(b, "sh", "-c", sh, NULL, NULL, &r);
     assert_int_equal(r.pr_status, 0);
     assert_int_equal(strlen(r.pr_out), BOX_CALL_OUTPUT_MAX);
     box_proc_result_free(&r);
 
-    alias_run(b, "sh", "-c", "yes-bytes 8388609", NULL, NULL, &r);
+    sh[0] = '\0';
+    yes_bytes_sh(sh, 8388609);
+    alias_run(b, "sh", "-c", sh, NULL, NULL, &r);
     assert_int_equal(r.pr_status, 125);
     assert_true(strlen(r.pr_out) <= BOX_CALL_OUTPUT_MAX);
     assert_string_equal(r.pr_err,
@@ -634,8 +827,11 @@ test_over_budget(void **state)
     box_proc_result_free(&r);
 
     // Both streams count against one budget.
-    alias_run(b, "sh", "-c", "yes-bytes 8000000; stderr x; yes-bytes 400000",
-              NULL, NULL, &r);
+    sh[0] = '\0';
+    yes_bytes_sh(sh, 8000000);
+    sh_append(sh, "echo x >&2\n");
+    yes_bytes_sh(sh, 400000);
+    alias_run(b, "sh", "-c", sh, NULL, NULL, &r);
     assert_int_equal(r.pr_status, 125);
     assert_non_null(strstr(r.pr_err, "strands-box: the program exceeded its "
                                      "output budget\n"));
@@ -780,14 +976,14 @@ test_raw_client_leaves_mid_call(void **state)
     // the broker carries on.
     int fd = sock_connect(b->tb_dir);
     raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
-    raw_call(fd, "sleep-ms 30000");
+    raw_call(fd, "sleep 20");
     sleep_ms(200);
     close(fd);
 
     // Signal{interrupt} ends a call with 130.
     fd = sock_connect(b->tb_dir);
     raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
-    raw_call(fd, "sleep-ms 30000");
+    raw_call(fd, "sleep 20");
     Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
     Box__Signal s = BOX__SIGNAL__INIT;
     s.kind = BOX__SIGNAL_KIND__SIGNAL_INTERRUPT;
@@ -875,6 +1071,43 @@ test_no_broker(void **state)
     // ...and replaced by the next broker.
     broker_start(&b, NULL, NULL);
     expect_serving(&b);
+    broker_stop(&b, 10000);
+    box_remove(&b);
+}
+
+static void
+test_pdp_gone(void **state)
+{
+    (void)state;
+    test_box b;
+    box_make(&b);
+    broker_start(&b, NULL, NULL);
+    expect(&b, "sh", "-c", "true", NULL, 0, "", ""); // the PDP answers
+
+    // The PDP dies without a word: every operation is refused (exit 125,
+    // fail closed) once the decision times out.
+    assert_int_equal(kill(b.tb_pdp_proc.bp_pid, SIGKILL), 0);
+    b.tb_pdp_running = false;
+    box_proc_result r;
+    box_proc_finish(&b.tb_pdp_proc, 10000, &r);
+    assert_int_equal(r.pr_status, 128 + SIGKILL);
+    box_proc_result_free(&r);
+    char err[PATH_MAX + 200];
+    snprintf(err, sizeof err,
+             "strands-shell: effect interception failed: the policy "
+             "decision point (box-pdp at %s) did not answer within 2000 ms, "
+             "so the operation is refused\n",
+             b.tb_pdp);
+    long long t0 = now_ms();
+    expect(&b, "sh", "-c", "echo x", NULL, 125, "", err);
+    assert_true(now_ms() - t0 < 5000);
+
+    // The broker itself keeps serving.
+    Box__HealthResponse *h = NULL;
+    assert_int_equal(box_control_health(b.tb_ctl, 2000, &h), BOX_OK);
+    assert_string_equal(h->service, "box-shell");
+    assert_int_equal(h->pid, b.tb_broker.bp_pid);
+    box__health_response__free_unpacked(h, NULL);
     broker_stop(&b, 10000);
     box_remove(&b);
 }
@@ -1063,8 +1296,7 @@ test_backstop_and_sigterm(void **state)
     test_box b;
     box_make(&b);
     broker_start(&b, "--backstop-ms", "1500");
-    expect(&b, "sh", "-c", "echo started; sleep-ms 20000", NULL, 125,
-           "started\n",
+    expect(&b, "sh", "-c", "echo started; sleep 20", NULL, 125, "started\n",
            "strands-box: the call ran past the box broker's 1500 ms "
            "backstop\n");
     expect_serving(&b);
@@ -1074,8 +1306,8 @@ test_backstop_and_sigterm(void **state)
     // the socket.
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/bin/sh", b.tb_dir);
-    char *shortc[] = {path, "-c", "sleep-ms 700; echo done", NULL};
-    char *longc[] = {path, "-c", "sleep-ms 1400", NULL};
+    char *shortc[] = {path, "-c", "sleep 0.7; echo done", NULL};
+    char *longc[] = {path, "-c", "sleep 1.4", NULL};
     box_proc ps, pl;
     assert_true(box_proc_start(&ps, shortc, NULL));
     assert_true(box_proc_start(&pl, longc, NULL));
@@ -1107,7 +1339,7 @@ test_sigterm_ends_long_calls(void **state)
     broker_start(&b, NULL, NULL);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/bin/bash", b.tb_dir);
-    char *longc[] = {path, "-c", "echo going; sleep-ms 60000", NULL};
+    char *longc[] = {path, "-c", "echo going; sleep 20", NULL};
     box_proc pl;
     assert_true(box_proc_start(&pl, longc, NULL));
     // An idle connection (no call yet) is ended at once.
@@ -1152,6 +1384,7 @@ main(void)
         cmocka_unit_test(test_flow_control),
         cmocka_unit_test(test_sixteen_aliases_at_once),
         cmocka_unit_test(test_no_broker),
+        cmocka_unit_test(test_pdp_gone),
         cmocka_unit_test(test_alias_against_fake_broker),
         cmocka_unit_test(test_fake_broker_oversized_frame),
         cmocka_unit_test(test_backstop_and_sigterm),
