@@ -2,6 +2,7 @@
 /* Wire <-> policy library: value conversion, responses, log records. */
 #include "pdp_wire.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,6 +245,32 @@ pdp_wire_decide(const pdp_policy_set *set, box_arena *a, pdp_answer *ans,
         l->dd_server_port = sub->server_port;
         l->dd_http_method = sub->http_method;
     }
+}
+
+void
+pdp_wire_enforce(box_arena *a, const Box__DecisionRequest *req,
+                 Box__DecisionResponse *out, pdp_wire_decided *d)
+{
+    const Box__Enforcement *en = req->enforcement;
+    if (en == NULL)
+        return;
+    out->cacheable = 0;
+    pdp_dlog_decision *l = &d->wd_log;
+    if (!l->dd_permit)
+        return;
+    const char *gate = en->gate && en->gate[0] ? en->gate : "unnamed";
+    size_t n = strlen(gate) + sizeof "enforcement:";
+    char *rule = box_arena_alloc(a, n);
+    if (rule != NULL)
+        snprintf(rule, n, "enforcement:%s", gate);
+    l->dd_permit = 0;
+    l->dd_cause = "enforcement";
+    l->dd_rule = rule ? rule : "enforcement";
+    l->dd_reason = en->reason;
+    l->dd_message = en->reason;
+    l->dd_description = NULL;
+    l->dd_determining = NULL;
+    l->dd_ndetermining = 0;
 }
 
 void

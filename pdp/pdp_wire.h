@@ -34,6 +34,15 @@ void pdp_wire_decide(const pdp_policy_set *set, box_arena *a, pdp_answer *ans,
                      const Box__DecisionRequest *req, uint64_t epoch,
                      Box__DecisionResponse *out, pdp_wire_decided *d);
 
+/*
+ * A request carrying an Enforcement gate (the client refuses even a
+ * permit): a permit is logged as the effective decision, deny with cause
+ * `enforcement` and rule `enforcement:<gate>`, and the answer is never
+ * cacheable. A deny stays as policy made it. Strings go into a.
+ */
+void pdp_wire_enforce(box_arena *a, const Box__DecisionRequest *req,
+                      Box__DecisionResponse *out, pdp_wire_decided *d);
+
 /* Copies out's borrowed strings into a, so ans can be reused. */
 void pdp_wire_response_own(box_arena *a, Box__DecisionResponse *out);
 

@@ -664,7 +664,10 @@ box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
     uint64_t h = 0;
     uint64_t subgen = 0;
 
-    if (c->pc_cache != NULL && client_sub_live(c, &subgen) &&
+    // A request the client will refuse anyway is logged as enforced by the
+    // PDP; it never comes from (or goes into) the cache.
+    if (c->pc_cache != NULL && req->enforcement == NULL &&
+        client_sub_live(c, &subgen) &&
         (klen = box_pdp_canon_key(req->action, req->input, key, sizeof key)) >
             0) {
         h = key_hash(key, klen);

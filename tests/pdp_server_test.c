@@ -229,6 +229,57 @@ test_decisions_messages_and_log(void **state)
     box_free(log);
 }
 
+/* A request whose client will refuse even a permit (the reach floor):
+ * policy is asked, the answer is a permit that is never cached, and the
+ * log records the effective decision, deny by enforcement. */
+static void
+test_enforcement_is_logged_as_effective_deny(void **state)
+{
+    (void)state;
+    fx f;
+    fx_start(&f, permit_all_exec, 2000);
+    box_req q;
+    box_pdp_answer a;
+    Box__Enforcement en = BOX__ENFORCEMENT__INIT;
+    en.gate = "reach-floor";
+    en.reason = "~/cfg/box.toml: resolves to an authority source that this "
+                "run loaded, which no policy may open or change";
+    box_req_fs(&q, "fs:read", "Box::FsReadOperation", "read_content",
+               "/w/box.toml");
+    q.r_req.enforcement = &en;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+        assert_int_equal(a.pa_verdict, BOX_VERDICT_PERMIT);
+        assert_false(a.pa_from_cache);
+        assert_false(a.pa_cacheable);
+        box_pdp_answer_clear(&a);
+    }
+    // A policy deny stays the policy's.
+    box_req_fs(&q, "fs:read", "Box::FsReadOperation", "read_content",
+               "/w/.env");
+    q.r_req.enforcement = &en;
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
+    box_pdp_answer_clear(&a);
+
+    char *log = fx_stop(&f);
+    assert_int_equal(count(log, "strands.box.policy.decision"), 3);
+    assert_int_equal(count(log, "{\"key\":\"strands.box.policy.cause\","
+                                "\"value\":{\"stringValue\":\"enforcement\"}}"),
+                     2);
+    assert_int_equal(count(log, "{\"key\":\"strands.box.policy.rule\","
+                                "\"value\":{\"stringValue\":"
+                                "\"enforcement:reach-floor\"}}"),
+                     2);
+    assert_int_equal(count(log, "{\"key\":\"strands.box.policy.verdict\","
+                                "\"value\":{\"stringValue\":\"permit\"}}"),
+                     0);
+    assert_int_equal(count(log, "{\"key\":\"strands.box.policy.rule\","
+                                "\"value\":{\"stringValue\":\"no_env\"}}"),
+                     1);
+    box_free(log);
+}
+
 static void
 test_reload_drops_cache_and_keeps_old_on_error(void **state)
 {
@@ -597,6 +648,7 @@ main(void)
     box_svc_block_signals(&s);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decisions_messages_and_log),
+        cmocka_unit_test(test_enforcement_is_logged_as_effective_deny),
         cmocka_unit_test(test_reload_drops_cache_and_keeps_old_on_error),
         cmocka_unit_test(test_fail_closed_when_stopped_or_gone),
         cmocka_unit_test(test_reload_storm),

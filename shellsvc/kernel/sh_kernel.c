@@ -278,7 +278,8 @@ sh_kernel_report_path(const sh_kernel *k, const char *c)
 /* Asks the decider about op on canonical path c. On a deny or fault r is
  * filled (self-contained message, kr_path the reported path). */
 static int
-decide(sh_kernel *k, enum kop op, const char *c, sh_kernel_result *r)
+decide(sh_kernel *k, enum kop op, const char *c, const char *floor_reason,
+       sh_kernel_result *r)
 {
     const struct kop_row *row = &kop_tab[op];
     char *reported = sh_kernel_report_path(k, c);
@@ -313,6 +314,14 @@ decide(sh_kernel *k, enum kop op, const char *c, sh_kernel_result *r)
     req.input = &input;
     req.resource = reported;
     req.subject = &subj;
+    // The floor will refuse even a permit: say so, so the decision log
+    // records the effective decision (cause=enforcement).
+    Box__Enforcement enf = BOX__ENFORCEMENT__INIT;
+    if (floor_reason != NULL) {
+        enf.gate = (char *)"reach-floor";
+        enf.reason = (char *)floor_reason;
+        req.enforcement = &enf;
+    }
 
     char *msg = NULL;
     sh_kernel_verdict v = SH_KERNEL_DENY;
@@ -344,13 +353,13 @@ decide(sh_kernel *k, enum kop op, const char *c, sh_kernel_result *r)
     return EACCES;
 }
 
-/* The reach floor (box-spec §3.7) for a host-backed name after a permit. */
-static int
-floor_check(sh_kernel *k, enum kop op, const char *spelled, const sh_res *rs,
-            sh_kernel_result *r)
+/* The reach floor's reason (box-spec §3.7) for a resolved name, or NULL
+ * when it does not refuse. */
+static const char *
+floor_reason(const sh_kernel *k, enum kop op, const sh_res *rs)
 {
     if (!rs->rs_host)
-        return 0;
+        return NULL;
     const char *why = NULL;
     if (rs->rs_exists &&
         has_ident(k->k_auth, k->k_nauth, rs->rs_id.id_dev, rs->rs_id.id_ino))
@@ -366,6 +375,15 @@ floor_check(sh_kernel *k, enum kop op, const char *spelled, const sh_res *rs,
              rs->rs_id.id_ino == k->k_reserved_id[i].id_ino))
             why = txt_reserved;
     }
+    return why;
+}
+
+/* The reach floor for a host-backed name after a permit. */
+static int
+floor_check(sh_kernel *k, enum kop op, const char *spelled, const sh_res *rs,
+            sh_kernel_result *r)
+{
+    const char *why = floor_reason(k, op, rs);
     if (why == NULL)
         return 0;
     r->kr_errno = EACCES;
@@ -397,7 +415,7 @@ admit(sh_kernel *k, const char *cwd, const char *path, enum kop op, bool follow,
 {
     int err = resolve(k, cwd, path, follow, rs, r);
     if (err == 0)
-        err = decide(k, op, rs->rs_canon, r);
+        err = decide(k, op, rs->rs_canon, floor_reason(k, op, rs), r);
     if (err == 0)
         err = floor_check(k, op, path, rs, r);
     if (err == 0 && k->k_hook != NULL)
@@ -452,9 +470,11 @@ sh_kernel_open(sh_kernel *k, const char *cwd, const char *path, int flags,
     if (err != 0)
         return err;
     if (acc != O_WRONLY)
-        err = decide(k, KOP_READ_CONTENT, rs.rs_canon, r);
+        err = decide(k, KOP_READ_CONTENT, rs.rs_canon,
+                     floor_reason(k, KOP_READ_CONTENT, &rs), r);
     if (err == 0 && acc != O_RDONLY)
-        err = decide(k, KOP_WRITE_CONTENT, rs.rs_canon, r);
+        err = decide(k, KOP_WRITE_CONTENT, rs.rs_canon,
+                     floor_reason(k, KOP_WRITE_CONTENT, &rs), r);
     if (err == 0)
         err = floor_check(
             k, acc == O_RDONLY ? KOP_READ_CONTENT : KOP_WRITE_CONTENT, path,
@@ -891,15 +911,17 @@ sh_kernel_rename(sh_kernel *k, const char *cwd, const char *from,
     if ((err = resolve(k, cwd, to, false, &dst, r)) != 0)
         goto out;
     // The legs of box-spec §3.6, in order; the first denial wins.
-    if ((err = decide(k, KOP_RENAME, src.rs_canon, r)) != 0 ||
-        (err = decide(k, KOP_READ_CONTENT, src.rs_canon, r)) != 0)
+    const char *sfl = floor_reason(k, KOP_RENAME, &src);
+    const char *dfl = floor_reason(k, KOP_RENAME, &dst);
+    if ((err = decide(k, KOP_RENAME, src.rs_canon, sfl, r)) != 0 ||
+        (err = decide(k, KOP_READ_CONTENT, src.rs_canon, sfl, r)) != 0)
         goto out;
     if (dst.rs_exists &&
         (err =
              decide(k, S_ISDIR(dst.rs_mode) ? KOP_REMOVE_DIR : KOP_REMOVE_FILE,
-                    dst.rs_canon, r)) != 0)
+                    dst.rs_canon, dfl, r)) != 0)
         goto out;
-    if ((err = decide(k, KOP_RENAME, dst.rs_canon, r)) != 0)
+    if ((err = decide(k, KOP_RENAME, dst.rs_canon, dfl, r)) != 0)
         goto out;
     if ((err = floor_check(k, KOP_RENAME, from, &src, r)) != 0 ||
         (err = floor_check(k, KOP_RENAME, to, &dst, r)) != 0)
@@ -966,9 +988,10 @@ sh_kernel_symlink(sh_kernel *k, const char *cwd, const char *target,
         err = fail(r, err, why);
         goto out;
     }
-    if ((err = decide(k, KOP_SYMLINK, tr.rs_canon, r)) != 0 ||
-        (err = decide(k, KOP_READ_CONTENT, tr.rs_canon, r)) != 0 ||
-        (err = decide(k, KOP_SYMLINK, lr.rs_canon, r)) != 0)
+    if ((err = decide(k, KOP_SYMLINK, tr.rs_canon, NULL, r)) != 0 ||
+        (err = decide(k, KOP_READ_CONTENT, tr.rs_canon, NULL, r)) != 0 ||
+        (err = decide(k, KOP_SYMLINK, lr.rs_canon,
+                      floor_reason(k, KOP_SYMLINK, &lr), r)) != 0)
         goto out;
     if ((err = floor_check(k, KOP_SYMLINK, link, &lr, r)) != 0)
         goto out;
