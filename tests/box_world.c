@@ -119,6 +119,12 @@ box_world_drop(box_world *w)
 void
 box_world_config(box_world *w, const char *extra)
 {
+    box_world_config_agent(w, "", extra);
+}
+
+void
+box_world_config_agent(box_world *w, const char *agent_fs, const char *extra)
+{
     box_buf b;
     box_buf_init(&b, 1u << 20);
     assert_int_equal(
@@ -133,9 +139,9 @@ box_world_config(box_world *w, const char *extra)
                        "\n"
                        "[agent.filesystem]\n"
                        "read_file = [\"%s\"]\n"
-                       "\n%s",
+                       "%s\n%s",
                        w->bw_state, w->bw_agent, w->bw_project, w->bw_agent,
-                       extra),
+                       agent_fs, extra),
         BOX_OK);
     box_world_put(w->bw_config, b.b_data);
     box_buf_reset(&b);
@@ -148,7 +154,7 @@ box_world_policy(box_world *w, const char *text)
 }
 
 void
-box_world_run(box_world *w, const char *script, box_proc_result *r)
+box_world_start(box_world *w, const char *script, box_proc *bp)
 {
     char body[65536];
     snprintf(body, sizeof body, "#!/bin/sh\n%s\n", script);
@@ -165,8 +171,14 @@ box_world_run(box_world *w, const char *script, box_proc_result *r)
     snprintf(path, sizeof path, "PATH=%s", p ? p : "/usr/bin:/bin");
     char *envp[] = {home, path, NULL};
     char *argv[] = {bin, "run", "--config", w->bw_config, NULL};
+    assert_true(box_proc_start(bp, argv, envp));
+}
+
+void
+box_world_run(box_world *w, const char *script, box_proc_result *r)
+{
     box_proc p2;
-    assert_true(box_proc_start(&p2, argv, envp));
+    box_world_start(w, script, &p2);
     box_proc_finish(&p2, WORLD_RUN_MS, r);
     assert_false(r->pr_timeout);
 }

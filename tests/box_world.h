@@ -40,6 +40,10 @@ extern const char box_world_git_tool[];
 /* Writes box.toml: name, box_dir, policy, [agent] running agent.sh in the
  * project, then extra (more tables, e.g. box_world_git_tool; may be ""). */
 void box_world_config(box_world *w, const char *extra);
+/* The same, with agent_fs (more `key = [...]` lines, may be "") appended to
+ * the [agent.filesystem] table after its read_file line. */
+void box_world_config_agent(box_world *w, const char *agent_fs,
+                            const char *extra);
 /* Writes policy.dw. */
 void box_world_policy(box_world *w, const char *text);
 
@@ -47,6 +51,9 @@ void box_world_policy(box_world *w, const char *text);
  * runs `box run --config box.toml` with HOME set to the world's home.
  * r is the caller's (box_proc_result_free). */
 void box_world_run(box_world *w, const char *script, box_proc_result *r);
+/* The same start, without the wait: bp is running `box run` (finish it with
+ * box_proc_finish; its pipes are the caller's to read meanwhile). */
+void box_world_start(box_world *w, const char *script, box_proc *bp);
 
 /* The run's decisions as `box log` prints them, one per line, columns
  * squeezed to single spaces: "permit shell:exec grep\n…". Caller frees. */

@@ -381,6 +381,12 @@ run_argv(sh_ctx *cx, int argc, char **argv, bool bypass_funcs,
         int rc = sh_opts_parse(cx, c, argc, argv, &o);
         if (rc != 0)
             return rc;
+        if (o.o_help)
+            return sh_puts(cx, 1, "usage: ") == SH_IO_OK &&
+                           sh_puts(cx, 1, c->c_usage) == SH_IO_OK &&
+                           sh_puts(cx, 1, "\n") == SH_IO_OK
+                       ? 0
+                       : 1;
         return c->c_fn(cx, argc, argv, &o);
     }
     if (!bypass_funcs) {

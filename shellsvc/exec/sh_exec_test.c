@@ -26,6 +26,8 @@ static const tcase cases[] = {
     {"X=rm; $X x", "", DENIED("rm"), 126, "rm|rm x|x|^|1\n", "rm"},
     {"\\rm x", "", DENIED("rm"), 126, "rm|rm x|x|^|1\n", "rm"},
     {"\"rm\" -rf /", "", DENIED("rm"), 126, "rm|rm -rf /|-rf|/|2\n", "rm"},
+    {"wc --help | head -n 1", "usage: wc [-clw] [FILE]...\n", "", 0,
+     "wc|wc --help|--help|^|1\nhead|head -n 1|-n|1|2\n"},
     {"nosuch x", "", "strands-shell: nosuch: command not found\n", 127,
      "nosuch|nosuch x|x|^|1\n"},
     {"rm x", "", "strands-shell: rm: x: No such file or directory\n", 1,

@@ -291,6 +291,7 @@ typedef struct sh_opts {
     uint64_t o_set[2];      // one bit per ASCII option letter
     const char *o_arg[128]; // arguments of options that take one
     int o_ind;              // first operand
+    bool o_help;            // `--help`: print the usage instead
 } sh_opts;
 
 static inline bool
@@ -310,13 +311,14 @@ typedef struct sh_cmd {
     sh_cmd_fn c_fn;
     const char *c_flags; // option letters; "x:" takes an argument
     unsigned c_mode;
+    const char *c_usage; // commands: `NAME --help` prints this, status 0
 } sh_cmd;
 
 const sh_cmd *sh_cmd_lookup(const char *name);
 /* The i-th registered name in table order, NULL past the end. */
 const char *sh_cmd_name_at(size_t i);
 /* Parses options per spec; returns 0 or 2 after the invalid-option
- * message. */
+ * message. A command's `--help` (first argument) sets o_help. */
 int sh_opts_parse(sh_ctx *cx, const sh_cmd *c, int argc, char **argv,
                   sh_opts *o);
 /* "strands-shell: <cmd>: <text>" and returns status. */
