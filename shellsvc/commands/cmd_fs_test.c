@@ -140,6 +140,11 @@ static const fcase cases[] = {
     {"echo hi > f", "touch f g; read x < f; echo $x; [ -e g ]", "hi\n", "", 0,
      WC(H "f") WC(H "g") RC(H "f") MD(H "g")},
     {"mkdir d", "touch d", "", "", 0, WC(H "d")},
+    // An existing file's time is renewed (the VFS keeps whole seconds).
+    {"touch a; sleep 1.1; touch b",
+     "[ b -nt a ] && sleep 1.1 && touch a && [ a -nt b ] && echo renewed",
+     "renewed\n", "", 0,
+     MD(H "b") MD(H "a") WC(H "a") MD(H "a") MD(H "b")},
     {NULL, "touch a/b", "", NOENT("touch", "a/b"), 1, WC(H "a/b")},
     {NULL, "touch /usr/f x; [ -e x ]", "", DENIED("touch", "/usr/f"), 0,
      WC("/usr/f") WC(H "x") MD(H "x"), "/usr/f"},

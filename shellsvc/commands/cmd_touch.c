@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* touch file...: creates missing files through the kernel. */
+/* touch file...: creates missing files, renews times, through the kernel. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -11,9 +11,8 @@
 
 /*
  * One fs:write write_content open with O_CREAT and no O_TRUNC, so an
- * existing file keeps its bytes. The kernel has no operation that sets
- * a file's times, so an existing file's mtime is left as it was (see
- * sh_cmd_touch). Returns 0, 1 or 125.
+ * existing file keeps its bytes; its times are then set to now on the
+ * descriptor that was decided. Returns 0, 1 or 125.
  */
 static int
 touch_one(sh_ctx *cx, const char *path)
@@ -33,14 +32,16 @@ touch_one(sh_ctx *cx, const char *path)
     if (err != 0)
         return sh_fs_fail(cx, "touch", path, &r);
     sh_kernel_result_clear(&r);
+    int terr = sh_kernel_touch(f);
     sh_kernel_close(f);
+    if (terr != 0)
+        return sh_cmd_err(cx, "touch", 1, "%s: %s", path, strerror(terr));
     return 0;
 }
 
 /*
  * touch file...: creates each missing file (box-spec §3.6: touch is an
- * open for write, fs:write write_content). Updating an existing file's
- * mtime needs a kernel set-times operation that does not exist yet.
+ * open for write, fs:write write_content) and sets its times to now.
  */
 int
 sh_cmd_touch(sh_ctx *cx, int argc, char **argv, const sh_opts *o)

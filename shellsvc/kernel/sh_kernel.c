@@ -547,6 +547,17 @@ sh_kernel_write(sh_kernel_file *f, const void *buf, size_t n)
     return r < 0 ? -errno : r;
 }
 
+int
+sh_kernel_touch(sh_kernel_file *f)
+{
+    if (f->kf_vf != NULL) {
+        sh_vfs_touch(f->kf_vf);
+        return 0;
+    }
+    // The descriptor is the identity that was decided and re-checked.
+    return futimens(f->kf_fd, NULL) == 0 ? 0 : errno;
+}
+
 void
 sh_kernel_close(sh_kernel_file *f)
 {

@@ -105,6 +105,10 @@ int sh_kernel_open(sh_kernel *k, const char *cwd, const char *path, int flags,
 ssize_t sh_kernel_read(sh_kernel_file *f, void *buf, size_t n);
 ssize_t sh_kernel_write(sh_kernel_file *f, const void *buf, size_t n);
 void sh_kernel_close(sh_kernel_file *f);
+/* Sets an open file's modification (and access) time to now: `touch`,
+ * whose open for writing was the decision (fs:write write_content).
+ * 0 or an errno value. */
+int sh_kernel_touch(sh_kernel_file *f);
 
 typedef struct sh_kernel_stat {
     uint64_t ks_dev, ks_ino;

@@ -306,6 +306,19 @@ test_host_open_read_write(void **state)
     expect_req(&f->d.log[1], "fs:write", "write_content", pj(f->ws, "a.txt"));
     sh_kernel_close(kf);
 
+    // touch: the decided descriptor's times are set to now.
+    struct timespec old[2] = {{1000000, 0}, {1000000, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, pj(f->ws, "a.txt"), old, 0), 0);
+    assert_int_equal(sh_kernel_open(f->k, f->ws, "a.txt", O_WRONLY | O_CREAT,
+                                    0644, &kf, &r),
+                     0);
+    assert_int_equal(sh_kernel_touch(kf), 0);
+    sh_kernel_close(kf);
+    struct stat tst;
+    assert_int_equal(stat(pj(f->ws, "a.txt"), &tst), 0);
+    assert_true(tst.st_mtime > 1000000);
+    assert_int_equal(tst.st_size, 3); // contents kept
+
     // Missing file: policy is asked, then "No such file or directory".
     reset_log(f);
     assert_int_equal(sh_kernel_open(f->k, f->ws, "nope", O_RDONLY, 0, &kf, &r),

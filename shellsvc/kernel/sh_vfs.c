@@ -592,6 +592,15 @@ sh_vfs_read(sh_vfs_file *f, void *buf, size_t n)
     return r;
 }
 
+void
+sh_vfs_touch(sh_vfs_file *f)
+{
+    sh_vfs *v = f->f_vfs;
+    pthread_mutex_lock(&v->v_lock);
+    f->f_node->vn_mtime = now();
+    pthread_mutex_unlock(&v->v_lock);
+}
+
 ssize_t
 sh_vfs_write(sh_vfs_file *f, const void *buf, size_t n)
 {

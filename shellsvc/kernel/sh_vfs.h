@@ -66,6 +66,8 @@ int sh_vfs_open(sh_vfs *v, const char *path, int flags, mode_t mode,
 ssize_t sh_vfs_read(sh_vfs_file *f, void *buf, size_t n);
 ssize_t sh_vfs_write(sh_vfs_file *f, const void *buf, size_t n);
 void sh_vfs_close(sh_vfs_file *f);
+/* Sets the file's modification time to now (touch). */
+void sh_vfs_touch(sh_vfs_file *f);
 
 /* Live inodes (for tests). */
 size_t sh_vfs_inodes(sh_vfs *v);
