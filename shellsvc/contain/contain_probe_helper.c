@@ -17,6 +17,7 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,6 +78,22 @@ do_connect(const char *ip, const char *port)
         return -1;
     sa.sin_port = htons((uint16_t)atoi(port));
     inet_pton(AF_INET, ip, &sa.sin_addr);
+    int rc = connect(s, (struct sockaddr *)&sa, sizeof sa);
+    int err = errno;
+    close(s);
+    errno = err;
+    return rc;
+}
+
+// Connects to a Unix socket by path (Landlock does not govern this).
+static int
+do_unix(const char *path)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return -1;
     int rc = connect(s, (struct sockaddr *)&sa, sizeof sa);
     int err = errno;
     close(s);
@@ -230,6 +247,9 @@ main(int argc, char **argv)
                      argv[i + 2]);
             report(what, do_connect(argv[i + 1], argv[i + 2]));
             i += 2;
+        } else if (strcmp(c, "unix") == 0 && i + 1 < argc) {
+            snprintf(what, sizeof what, "unix %s", argv[i + 1]);
+            report(what, do_unix(argv[++i]));
         } else if (strcmp(c, "loopback") == 0) {
             report("loopback", do_loopback());
         } else if (strcmp(c, "ifaces") == 0) {

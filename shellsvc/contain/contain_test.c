@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -412,6 +414,62 @@ test_read_file_only(void **state)
              "read /etc/passwd: EACCES\n",
              t.t_root, t.t_root);
     assert_string_equal(r.ro_out, want);
+    run_free(&r);
+    tree_rm(&t);
+}
+
+/* --hide covers a directory in the sandbox's mount namespace: its files
+ * and its Unix sockets are gone, where Landlock alone would still let a
+ * connect(2) through. */
+static void
+test_hide(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+
+    need_sandbox();
+    tree_make(&t);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    char *sock = sa.sun_path;
+    assert_true((size_t)snprintf(sock, sizeof sa.sun_path, "%s/out/s.sock",
+                                 t.t_root) < sizeof sa.sun_path);
+    int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(l >= 0);
+    assert_int_equal(bind(l, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(l, 4), 0);
+
+    for (int hide = 0; hide < 2; hide++) {
+        av_start(&a);
+        av_add(&a, "--read");
+        av_add(&a, "%s/in", t.t_root);
+        if (hide) {
+            av_add(&a, "--hide");
+            av_add(&a, "%s/out", t.t_root);
+        }
+        av_program(&a, probe_bin);
+        av_add(&a, "unix");
+        av_add(&a, "%s", sock);
+        av_add(&a, "read");
+        av_add(&a, "%s/in/a.txt", t.t_root);
+        run(&r, a.a_v);
+        assert_int_equal(r.ro_status, 0);
+        char want[1400];
+        snprintf(want, sizeof want, "unix %s: %s\nread %s/in/a.txt: ok\n",
+                 sock, hide ? "ENOENT" : "ok", t.t_root);
+        assert_string_equal(r.ro_out, want);
+        run_free(&r);
+    }
+    close(l);
+
+    av_start(&a);
+    av_add(&a, "--hide");
+    av_add(&a, "relative");
+    av_program(&a, "/bin/true");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 125);
+    assert_non_null(strstr(r.ro_err, "--hide relative: expected an absolute "
+                                     "directory other than /"));
     run_free(&r);
     tree_rm(&t);
 }
@@ -980,6 +1038,7 @@ main(void)
         cmocka_unit_test(test_read_inside_outside),
         cmocka_unit_test(test_read_file_only),
         cmocka_unit_test(test_write_inside_outside),
+        cmocka_unit_test(test_hide),
         cmocka_unit_test(test_network_only_lo),
         cmocka_unit_test(test_syscalls_refused),
         cmocka_unit_test(test_exit_status),
