@@ -160,6 +160,10 @@ box_frame_name(Box__AliasFrame__BodyCase c)
         return "exit";
     case BOX__ALIAS_FRAME__BODY_DENIED:
         return "denied";
+    case BOX__ALIAS_FRAME__BODY_DECIDE:
+        return "decide";
+    case BOX__ALIAS_FRAME__BODY_ANSWER:
+        return "answer";
     default:
         return "empty";
     }

@@ -34,8 +34,9 @@
 #define BROKER_FINISH_MS 5000 // after the grace, for threads to end
 #define BROKER_BACKLOG 128
 #define BROKER_INTERRUPTED 130 // Signal{interrupt}: 128 + SIGINT
-// A worker's frames carry at most one output chunk.
-#define BROKER_WORKER_FRAME_MAX (BOX_OUTPUT_CHUNK_MAX + 64)
+// A worker's frames carry one output chunk or one decision request (a
+// command text of up to 256 KiB with its arguments).
+#define BROKER_WORKER_FRAME_MAX BOX_FRAME_MAX
 
 struct broker {
     broker_config br_cfg;
@@ -238,6 +239,28 @@ conn_worker_gone(broker_conn *c)
         (void)conn_exit(c, 125);
 }
 
+/* Answers a worker's decide frame from the box's PDP client. A client
+ * that cannot decide answers a fault naming the PDP (the command ends
+ * 125); a channel that fails ends the call. */
+static bool
+conn_decide(broker_conn *c, const Box__DecisionRequest *req)
+{
+    box_pdp_answer a = {0};
+    box_err rv = box_pdp_decide(c->cn_b->br_cfg.bc_pdp, req, &a);
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__WorkerAnswer wa = BOX__WORKER_ANSWER__INIT;
+    f.program = c->cn_program;
+    f.body_case = BOX__ALIAS_FRAME__BODY_ANSWER;
+    f.answer = &wa;
+    wa.permit = rv == BOX_OK && a.pa_verdict == BOX_VERDICT_PERMIT;
+    wa.fault = rv != BOX_OK;
+    wa.message = a.pa_message ? a.pa_message : (char *)"";
+    box_err wr = box_frame_write(c->cn_chan, &f, BOX_FRAME_MAX,
+                                 BROKER_FRAME_MS);
+    box_pdp_answer_clear(&a);
+    return wr == BOX_OK;
+}
+
 /* Relays one frame from the worker. Returns true when the call is over
  * (Exit relayed, or the call was refused/ended). */
 static bool
@@ -251,7 +274,12 @@ conn_from_worker(broker_conn *c)
         return true;
     }
     bool done = true;
-    if (w->body_case == BOX__ALIAS_FRAME__BODY_EXIT) {
+    if (w->body_case == BOX__ALIAS_FRAME__BODY_DECIDE &&
+        w->decide != NULL && c->cn_b->br_cfg.bc_pdp != NULL) {
+        done = !conn_decide(c, w->decide);
+        if (done)
+            conn_worker_gone(c);
+    } else if (w->body_case == BOX__ALIAS_FRAME__BODY_EXIT) {
         (void)conn_send(c, w);
     } else if (w->body_case == BOX__ALIAS_FRAME__BODY_OUTPUT &&
                (w->output->stream == BOX__STREAM__STREAM_STDOUT ||
@@ -456,6 +484,11 @@ conn_thread(void *arg)
     broker *b = c->cn_b;
     conn_serve(c);
     conn_drop_worker(c);
+    // Decisions answered from the cache still belong in the decision log.
+    if (b->br_cfg.bc_pdp != NULL &&
+        box_pdp_client_flush(b->br_cfg.bc_pdp) != BOX_OK)
+        box_log(BOX_LOG_WARN, BROKER_SVC,
+                "cached decisions were not reported to the PDP");
     close(c->cn_fd);
     box_free(c);
     pthread_mutex_lock(&b->br_mu);

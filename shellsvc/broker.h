@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "box_err.h"
+#include "box_pdp_client.h"
 #include "worker_pool.h"
 
 /*
@@ -13,7 +14,8 @@
  * BOX_MAX_CONNECTIONS; the next one gets Denied{flow_control} and is
  * closed) gets a thread that reads Open and Call, asks the pool for a
  * fresh worker, forwards the Call to it and relays the worker's Output and
- * Exit frames to the alias. The broker owns the alias connection from the
+ * Exit frames to the alias; the worker's decide frames are answered here
+ * from bc_pdp (cache or PDP) and never reach the alias. The broker owns the alias connection from the
  * first byte to the last, so it can always end it with a whole terminal
  * frame: the output budget (Denied{over_budget}), the backstop
  * (Denied{timeout}), a frame over 1 MiB (Denied{transport_error}) and a
@@ -27,6 +29,9 @@ typedef struct broker_config {
     worker_pool *bc_pool;   // borrowed; must outlive the broker
     int bc_backstop_ms;     // per call (BOX_CALL_BACKSTOP_MS)
     int bc_grace_ms;        // drain: how long calls in flight may go on
+    /* Answers the workers' decide frames (borrowed; outlives the broker).
+     * One client for every call, so its permit cache stays warm. */
+    box_pdp_client *bc_pdp;
 } broker_config;
 
 /*

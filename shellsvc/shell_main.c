@@ -14,6 +14,7 @@
 #include "box_log.h"
 #include "box_svc.h"
 #include "box_wire.h"
+#include "box_pdp_client.h"
 #include "broker.h"
 #include "shell_settings.h"
 #include "worker_pool.h"
@@ -25,6 +26,7 @@
 #define SHELL_WORKER_AS (2ull << 30) // 2 GiB of address space
 #define SHELL_WORKER_CPU_S (BOX_CALL_BACKSTOP_MS / 1000)
 #define SHELL_WORKER_NOFILE 256
+#define SHELL_CACHE_SLOTS 4096 // permits kept per decision epoch
 
 static const char shell_usage[] =
     "usage: box-shell --box-dir DIR --pdp URL [--epoch-pub URL] [--config FILE]\n"
@@ -193,7 +195,21 @@ main(int argc, char **argv)
         shell_settings_free(&set);
         return 1;
     }
+    // The PDP client lives here, not in the workers: one client for every
+    // call keeps the permit cache warm. Its threads create no files, so
+    // the broker's umask around bind is unaffected.
+    box_pdp_client *pdp = NULL;
+    box_pdp_client_opts co = {.co_url = sa.sa_pdp_url,
+                              .co_epoch_url = sa.sa_epoch_url,
+                              .co_cache_slots = SHELL_CACHE_SLOTS,
+                              .co_box_id = sa.sa_box_id};
+    if ((rv = box_pdp_client_open(&co, &pdp)) != BOX_OK) {
+        box_log(BOX_LOG_ERROR, SHELL_SVC, "cannot open the PDP client: %s",
+                box_strerror(rv));
+        goto out;
+    }
     broker_config bc = {.bc_box_dir = sa.sa_box_dir,
+                        .bc_pdp = pdp,
                         .bc_pool = pool,
                         .bc_backstop_ms = backstop_ms,
                         .bc_grace_ms = SHELL_GRACE_MS};
@@ -214,6 +230,7 @@ main(int argc, char **argv)
     status = 0;
 out:
     broker_drain(brk);
+    box_pdp_client_close(pdp);
     worker_pool_stop(pool);
     box_control_stop(ctl);
     shell_settings_free(&set);

@@ -90,9 +90,6 @@ shell_settings_build(const shell_args *a, shell_settings *s, char **err)
     }
     const char *path = getenv("PATH");
     s->ss_settings = (worker_settings){
-        .ws_pdp_url = a->sa_pdp_url,
-        .ws_epoch_url = a->sa_epoch_url,
-        .ws_box_id = a->sa_box_id,
         .ws_box_dir = s->ss_box_dir,
         .ws_operator_home = s->ss_operator_home,
         .ws_agent_home = s->ss_agent_home,

@@ -2,17 +2,22 @@
 /* The worker process body: read one Call, run it, stream Output, send Exit. */
 #include "worker.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
 
+#include "box_alloc.h"
 #include "box_frame.h"
 #include "box_wire.h"
 #include "worker_interp.h"
 
 #define WORKER_CALL_READ_MS 10000 // the broker sends the call right away
 #define WORKER_WRITE_MS BOX_CALL_BACKSTOP_MS // the broker's backstop ends us
+// The broker answers within the PDP client's own deadline; this only
+// bounds a broker that stopped answering altogether.
+#define WORKER_ANSWER_MS (4 * BOX_PDP_TIMEOUT_MS_DEFAULT)
 
 #if defined(__SANITIZE_ADDRESS__)
 #define WORKER_ASAN 1
@@ -27,6 +32,10 @@ typedef struct worker_ctx {
     uint32_t wk_program;
     uint64_t wk_total; // output bytes sent
     bool wk_broken;    // the channel failed or the budget is spent
+    // Output (under the session's lock) and decisions (from any stage
+    // thread) share the channel: one frame, or one decide/answer pair,
+    // at a time.
+    pthread_mutex_t wk_chan_lock;
 } worker_ctx;
 
 static box_err
@@ -66,8 +75,11 @@ worker_emit(worker_ctx *w, Box__Stream stream, const char *p, size_t n)
         size_t k = n < BOX_OUTPUT_CHUNK_MAX ? n : BOX_OUTPUT_CHUNK_MAX;
         o.data.data = (uint8_t *)p;
         o.data.len = k;
-        if (box_frame_write(w->wk_chan, &f, BOX_FRAME_MAX, WORKER_WRITE_MS) !=
-            BOX_OK) {
+        pthread_mutex_lock(&w->wk_chan_lock);
+        box_err rv =
+            box_frame_write(w->wk_chan, &f, BOX_FRAME_MAX, WORKER_WRITE_MS);
+        pthread_mutex_unlock(&w->wk_chan_lock);
+        if (rv != BOX_OK) {
             w->wk_broken = true;
             break;
         }
@@ -94,11 +106,44 @@ worker_err(void *ctx, const char *p, size_t n)
     return worker_emit(ctx, BOX__STREAM__STREAM_STDERR, p, n);
 }
 
+/* One decide frame to the broker and its answer. A channel that fails is
+ * a fault (125), never a permit. */
+static worker_verdict
+worker_decide(void *ctx, const Box__DecisionRequest *req, char **message)
+{
+    worker_ctx *w = ctx;
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    f.program = w->wk_program;
+    f.body_case = BOX__ALIAS_FRAME__BODY_DECIDE;
+    f.decide = (Box__DecisionRequest *)req;
+    Box__AliasFrame *a = NULL;
+    pthread_mutex_lock(&w->wk_chan_lock);
+    box_err rv = box_frame_write(w->wk_chan, &f, BOX_FRAME_MAX,
+                                 WORKER_WRITE_MS);
+    if (rv == BOX_OK)
+        rv = box_frame_read(w->wk_chan, BOX_FRAME_MAX, WORKER_ANSWER_MS, &a,
+                            NULL);
+    pthread_mutex_unlock(&w->wk_chan_lock);
+    worker_verdict v = WORKER_FAULT;
+    if (rv != BOX_OK || a->body_case != BOX__ALIAS_FRAME__BODY_ANSWER) {
+        *message = box_strdup("the box broker did not answer a decision");
+    } else if (a->answer->permit) {
+        v = WORKER_PERMIT;
+    } else {
+        v = a->answer->fault ? WORKER_FAULT : WORKER_DENY;
+        *message = box_strdup(a->answer->message ? a->answer->message : "");
+    }
+    if (a != NULL)
+        box__alias_frame__free_unpacked(a, NULL);
+    return v;
+}
+
 int
 worker_main(int chan, const worker_settings *ws)
 {
     Box__AliasFrame *call = NULL;
     worker_ctx w = {.wk_chan = chan};
+    pthread_mutex_init(&w.wk_chan_lock, NULL);
     if (box_frame_read(chan, BOX_FRAME_MAX, WORKER_CALL_READ_MS, &call, NULL) !=
         BOX_OK)
         return 1;
@@ -109,8 +154,11 @@ worker_main(int chan, const worker_settings *ws)
     }
     w.wk_program = call->program;
     const char *src = call->call->source;
-    int status =
-        worker_interp_run(ws, src, strlen(src), worker_out, worker_err, &w);
+    worker_io io = {.wi_out = worker_out,
+                    .wi_err = worker_err,
+                    .wi_decide = worker_decide,
+                    .wi_ctx = &w};
+    int status = worker_interp_run(ws, src, strlen(src), &io);
     box__alias_frame__free_unpacked(call, NULL);
     if (w.wk_broken)
         return 1;

@@ -14,9 +14,6 @@ struct box_config;
  * it through fork, read-only). Paths are canonical.
  */
 typedef struct worker_settings {
-    const char *ws_pdp_url;   // decisions
-    const char *ws_epoch_url; // epoch notices (permit cache), or NULL
-    const char *ws_box_id;    // sent with every decision, or NULL
     const char *ws_box_dir;   // reserved: nothing inside is reachable
     const char *ws_operator_home;
     const char *ws_agent_home;

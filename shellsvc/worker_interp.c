@@ -1,80 +1,45 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The worker's interpreter: one Program per call, every effect decided by
  * the PDP. */
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "box_alloc.h"
-#include "box_log.h"
-#include "box_pdp_client.h"
 #include "sh_exec.h"
 #include "sh_kernel.h"
 #include "worker_interp.h"
 
-#define INTERP_CACHE_SLOTS 1024
-
 /* PATH of the Shell's own start state (box-spec §2), not the operator's. */
 static const char interp_path_env[] = "PATH=/usr/bin:/bin";
 
-/*
- * One PDP client per call: the worker is a fresh process, and nng's
- * threads never cross a fork, so the client is made here. Stage threads
- * and the kernel may ask at once; the client takes one question at a time.
- */
-typedef struct interp_pdp {
-    box_pdp_client *ip_client;
-    pthread_mutex_t ip_lock;
-} interp_pdp;
-
-typedef enum interp_answer { INTERP_PERMIT, INTERP_DENY, INTERP_FAULT } interp_answer;
-
-static interp_answer
-interp_ask(interp_pdp *ip, const Box__DecisionRequest *req, char **message)
-{
-    box_pdp_answer a = {0};
-    pthread_mutex_lock(&ip->ip_lock);
-    box_err rv = box_pdp_decide(ip->ip_client, req, &a);
-    pthread_mutex_unlock(&ip->ip_lock);
-    interp_answer out = rv != BOX_OK                           ? INTERP_FAULT
-                        : a.pa_verdict == BOX_VERDICT_PERMIT ? INTERP_PERMIT
-                                                             : INTERP_DENY;
-    if (out != INTERP_PERMIT) {
-        *message = a.pa_message;
-        a.pa_message = NULL;
-        if (*message == NULL)
-            *message = box_strdup(out == INTERP_FAULT
-                                      ? "the policy decision point did not "
-                                        "answer"
-                                      : "policy denied this operation.");
-    }
-    box_pdp_answer_clear(&a);
-    return out;
-}
-
+/* Both deciders go to the broker, which holds the PDP client and its
+ * permit cache (it outlives this call); they differ only in the verdict
+ * type their caller speaks. */
 static sh_verdict
 interp_decide_exec(void *arg, const Box__DecisionRequest *req, char **message)
 {
-    switch (interp_ask(arg, req, message)) {
-    case INTERP_PERMIT:
+    const worker_io *io = arg;
+    switch (io->wi_decide(io->wi_ctx, req, message)) {
+    case WORKER_PERMIT:
         return SH_PERMIT;
-    case INTERP_DENY:
-        return SH_DENY;
-    default:
+    case WORKER_FAULT:
         return SH_FAULT;
+    default:
+        return SH_DENY;
     }
 }
 
 static sh_kernel_verdict
 interp_decide_fs(void *arg, const Box__DecisionRequest *req, char **message)
 {
-    switch (interp_ask(arg, req, message)) {
-    case INTERP_PERMIT:
+    const worker_io *io = arg;
+    switch (io->wi_decide(io->wi_ctx, req, message)) {
+    case WORKER_PERMIT:
         return SH_KERNEL_PERMIT;
-    case INTERP_DENY:
-        return SH_KERNEL_DENY;
-    default:
+    case WORKER_FAULT:
         return SH_KERNEL_FAULT;
+    default:
+        return SH_KERNEL_DENY;
     }
 }
 
@@ -89,23 +54,13 @@ interp_fail(worker_write_fn err, void *ctx, const char *what)
 
 int
 worker_interp_run(const worker_settings *ws, const char *source, size_t len,
-                  worker_write_fn out, worker_write_fn err, void *ctx)
+                  const worker_io *io)
 {
-    interp_pdp ip = {0};
     sh_kernel *k = NULL;
     char *home_env = NULL, *pwd_env = NULL;
     int status = 125;
-    pthread_mutex_init(&ip.ip_lock, NULL);
-
-    box_pdp_client_opts co = {.co_url = ws->ws_pdp_url,
-                              .co_epoch_url = ws->ws_epoch_url,
-                              .co_cache_slots = INTERP_CACHE_SLOTS,
-                              .co_box_id = ws->ws_box_id};
-    if (box_pdp_client_open(&co, &ip.ip_client) != BOX_OK) {
-        status = interp_fail(err, ctx, "cannot reach the policy decision "
-                                       "point");
-        goto out;
-    }
+    worker_write_fn err = io->wi_err;
+    void *ctx = io->wi_ctx;
     // Binds in §3.1 order; the kernel skips one nested in an earlier one.
     const char *binds[3];
     size_t nb = 0;
@@ -119,7 +74,7 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
                          .ko_nbinds = nb,
                          .ko_operator_home = ws->ws_operator_home,
                          .ko_decide = interp_decide_fs,
-                         .ko_decide_arg = &ip,
+                         .ko_decide_arg = (void *)io,
                          .ko_authority = ws->ws_authority,
                          .ko_nauthority = ws->ws_nauthority,
                          .ko_reserved = reserved,
@@ -144,24 +99,17 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
                          .ho_config = ws->ws_config,
                          .ho_contain = ws->ws_contain_bin};
     sh_session_opts so = {.so_decide = interp_decide_exec,
-                          .so_decide_arg = &ip,
-                          .so_out = out,
-                          .so_err = err,
+                          .so_decide_arg = (void *)io,
+                          .so_out = io->wi_out,
+                          .so_err = io->wi_err,
                           .so_io_arg = ctx,
                           .so_kernel = k,
                           .so_host = &host,
                           .so_cwd = cwd,
                           .so_env = env};
     status = sh_run_once(&so, source, len);
-    // Decisions served from the cache still belong in the decision log;
-    // a lost report is the PDP's to notice, the command already ran.
-    if (box_pdp_client_flush(ip.ip_client) != BOX_OK)
-        box_log(BOX_LOG_WARN, "box-shell",
-                "cached decisions were not reported to the PDP");
 out:
     sh_kernel_free(k);
-    box_pdp_client_close(ip.ip_client);
-    pthread_mutex_destroy(&ip.ip_lock);
     box_free(home_env);
     box_free(pwd_env);
     return status;
