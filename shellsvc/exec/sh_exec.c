@@ -165,6 +165,9 @@ sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
 static int
 admit_argv(sh_ctx *cx, sh_argv *av)
 {
+    int rc = sh_host_multicall(cx, &av->av_v[0]);
+    if (rc != 0)
+        return rc;
     if (av->av_bind == NULL &&
         (av->av_bind = box_calloc(1, sizeof *av->av_bind)) == NULL) {
         sh_errf(cx, "out of memory");
@@ -402,8 +405,11 @@ int
 sh_exec_argv(sh_ctx *cx, int argc, char **argv, const bool *exp,
              bool bypass_funcs)
 {
-    sh_host_bind b;
-    int rc = sh_exec_admit(cx, argc, argv, exp, bypass_funcs, &b);
+    sh_host_bind b = {0};
+    int rc = sh_host_multicall(cx, &argv[0]);
+    if (rc != 0)
+        return rc;
+    rc = sh_exec_admit(cx, argc, argv, exp, bypass_funcs, &b);
     if (rc == 0)
         rc = run_argv(cx, argc, argv, bypass_funcs, &b);
     sh_host_bind_clear(&b);

@@ -28,6 +28,11 @@ static const tcase cases[] = {
     {"\"rm\" -rf /", "", DENIED("rm"), 126, "rm|rm -rf /|-rf|/|2\n", "rm"},
     {"wc --help | head -n 1", "usage: wc [-clw] [FILE]...\n", "", 0,
      "wc|wc --help|--help|^|1\nhead|head -n 1|-n|1|2\n"},
+    // A /-spelled word linking to /bin/lash runs as its command.
+    {"echo hi > /tmp/f; /bin/cat /tmp/f", "hi\n", "", 0,
+     "echo|echo hi|hi|^|1\ncat|cat /tmp/f|/tmp/f|^|1\n"},
+    {"/bin/nosuch", "", "strands-shell: /bin/nosuch: command not found\n",
+     127, "/bin/nosuch|/bin/nosuch|^|^|0\n"},
     {"nosuch x", "", "strands-shell: nosuch: command not found\n", 127,
      "nosuch|nosuch x|x|^|1\n"},
     {"rm x", "", "strands-shell: rm: x: No such file or directory\n", 1,

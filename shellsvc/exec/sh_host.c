@@ -89,6 +89,41 @@ sh_host_locate(sh_ctx *cx, const char *word, bool bypass_funcs,
     return b->hb_reported != NULL ? 0 : ENOMEM;
 }
 
+int
+sh_host_multicall(sh_ctx *cx, char **slot)
+{
+    const char *word = *slot;
+    if (strchr(word, '/') == NULL)
+        return 0;
+    sh_kernel *k = sh_kern(cx);
+    sh_kernel_result r = {0};
+    int err = sh_kernel_probe_exec(k, cx->cx_st->st_cwd, word, &r);
+    if (r.kr_fault)
+        return sh_fs_fail(cx, NULL, word, &r);
+    sh_kernel_result_clear(&r);
+    if (err != 0)
+        return 0; // absent, not executable or denied: the host decides
+    char *canon = NULL;
+    bool host = true;
+    if (sh_kernel_resolve_path(k, cx->cx_st->st_cwd, word, true, &canon,
+                               &host) != 0)
+        return 0;
+    size_t n = strlen(canon);
+    bool lash = !host && n >= 5 && strcmp(canon + n - 5, "/lash") == 0;
+    box_free(canon);
+    const char *base = strrchr(word, '/') + 1;
+    if (!lash || sh_cmd_lookup(base) == NULL)
+        return 0;
+    char *name = box_strdup(base);
+    if (name == NULL) {
+        sh_errf(cx, "out of memory");
+        return 1;
+    }
+    box_free(*slot);
+    *slot = name;
+    return 0;
+}
+
 typedef struct host_out {
     sh_ctx *ho_cx;
 } host_out;

@@ -267,6 +267,11 @@ typedef struct sh_host_bind {
 } sh_host_bind;
 
 void sh_host_bind_clear(sh_host_bind *b);
+/* Pre-admission probe (§3.4): a `/`-spelled word that the fs:read exec
+ * probe finds in memory linking to /bin/lash becomes the multicall name
+ * (`/bin/cat` → `cat`); *slot (box_alloc'd) is replaced. 0, or a status
+ * (125 after a decision fault). */
+int sh_host_multicall(sh_ctx *cx, char **slot);
 /* §3.4 for word: fills b (hb_host false when the word is internal, or no
  * host programs exist in this session, or a bare name not on PATH).
  * Returns 0 or ENOMEM. */
