@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `box bench pdp`: decisions in process, over the wire and from the cache,
- * each printed next to a peer measured in the same run. */
+ * each printed next to a peer measured in the same run; `box bench`
+ * dispatches its other subcommands from here (box_bench.h). */
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -17,12 +18,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/rep.h>
 #include <nng/protocol/reqrep0/req.h>
 
 #include "box.pb-c.h"
 #include "box_alloc.h"
+#include "box_bench.h"
 #include "box_cmd.h"
 #include "box_control.h"
 #include "box_pdp_client.h"
@@ -37,6 +40,7 @@ extern char **environ;
 
 static const char bench_usage[] =
     "usage: box bench pdp [--seconds S] [--no-cedar] [--dir DIR]\n"
+    "       box bench e2e [--runs N] [--warmup N]  (box bench e2e --help)\n"
     "\n"
     "Measures the policy decision point on bench/pdp/policy.dw and\n"
     "bench/pdp/requests.json, each figure next to a peer from the same run:\n"
@@ -54,7 +58,6 @@ static const char bench_usage[] =
 #define BENCH_JSON_MAX (1u << 20)   // requests.json
 #define BENCH_ARENA_MAX (16u << 20) // the requests, both shapes
 #define BENCH_JSON_DEPTH 16
-#define BENCH_JSON_FIELDS 64        // fields of one JSON object
 #define BENCH_ROUND 500             // remote calls per interleaved block
 #define BENCH_MAX_SAMPLES (4u << 20)
 #define BENCH_HIT_BLOCK 200         // < the client's 256 report slots
@@ -97,201 +100,108 @@ bench_now_ns(void)
 /* ------------------------------------------------------------------ */
 
 /*
- * A reader for the small JSON shape of requests.json, building
- * Box__Value trees in an arena: strings, integers, booleans, objects
- * (records), arrays (sets), and Cedar's entity escape
- * {"__entity": {"type": T, "id": I}}. Numbers other than integers are
- * refused. It never reads past end and caps nesting at BENCH_JSON_DEPTH.
+ * requests.json is parsed by json-c; these functions turn its tree into
+ * Box__Value trees in the set's arena: strings, integers, booleans,
+ * objects (records), arrays (sets), and Cedar's entity escape
+ * {"__entity": {"type": T, "id": I}}. Other numbers, null and strings
+ * holding NUL are refused. The tokener caps nesting; so does the walk.
+ * Nothing here keeps a pointer into the json-c tree.
  */
-typedef struct jp {
-    const char *jp_p;
-    const char *jp_end;
-    const char *jp_start;
-    box_arena *jp_a;
-    char jp_err[160];
-} jp;
+typedef struct bench_jctx {
+    box_arena *jc_a;
+    char jc_err[160];
+} bench_jctx;
 
 static bool
-jp_fail(jp *j, const char *what)
+bench_jfail(bench_jctx *j, const char *what)
 {
-    if (j->jp_err[0] == '\0')
-        snprintf(j->jp_err, sizeof j->jp_err, "offset %ld: %s",
-                 (long)(j->jp_p - j->jp_start), what);
+    if (j->jc_err[0] == '\0')
+        snprintf(j->jc_err, sizeof j->jc_err, "%s", what);
     return false;
 }
 
-static void
-jp_ws(jp *j)
-{
-    while (j->jp_p < j->jp_end && strchr(" \t\r\n", *j->jp_p) != NULL)
-        j->jp_p++;
-}
-
+/* A string value copied into the arena. */
 static bool
-jp_eat(jp *j, char c)
+bench_jstr(bench_jctx *j, json_object *o, char **out)
 {
-    jp_ws(j);
-    if (j->jp_p < j->jp_end && *j->jp_p == c) {
-        j->jp_p++;
-        return true;
-    }
-    return false;
-}
-
-static void
-jp_utf8(char *out, size_t *n, unsigned cp)
-{
-    if (cp < 0x80) {
-        out[(*n)++] = (char)cp;
-    } else if (cp < 0x800) {
-        out[(*n)++] = (char)(0xc0 | (cp >> 6));
-        out[(*n)++] = (char)(0x80 | (cp & 0x3f));
-    } else {
-        out[(*n)++] = (char)(0xe0 | (cp >> 12));
-        out[(*n)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        out[(*n)++] = (char)(0x80 | (cp & 0x3f));
-    }
-}
-
-/* string -> '"' { char | escape } '"' ; \uXXXX outside the surrogates */
-static bool
-jp_string(jp *j, char **out)
-{
-    if (!jp_eat(j, '"'))
-        return jp_fail(j, "expected a string");
-    const char *s = j->jp_p;
-    while (j->jp_p < j->jp_end && *j->jp_p != '"')
-        j->jp_p += *j->jp_p == '\\' ? 2 : 1;
-    if (j->jp_p >= j->jp_end)
-        return jp_fail(j, "unterminated string");
-    size_t max = (size_t)(j->jp_p - s);
-    char *buf = box_arena_alloc(j->jp_a, max + 1);
-    if (buf == NULL)
-        return jp_fail(j, "out of memory");
-    size_t n = 0;
-    for (const char *p = s; p < j->jp_p; p++) {
-        if (*p != '\\') {
-            buf[n++] = *p;
-            continue;
-        }
-        static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-        const char *e = strchr(from, *++p);
-        if (e != NULL && *p != '\0') {
-            buf[n++] = to[e - from];
-        } else if (*p == 'u' && j->jp_p - p > 4) {
-            char hex[5] = {p[1], p[2], p[3], p[4], 0};
-            char *endp;
-            unsigned long cp = strtoul(hex, &endp, 16);
-            if (*endp != '\0' || (cp >= 0xd800 && cp < 0xe000))
-                return jp_fail(j, "unsupported \\u escape");
-            jp_utf8(buf, &n, (unsigned)cp); // 6 source bytes >= 3 out
-            p += 4;
-        } else {
-            return jp_fail(j, "bad escape");
-        }
-    }
-    buf[n] = '\0';
-    j->jp_p++;
-    *out = buf;
+    if (!json_object_is_type(o, json_type_string))
+        return bench_jfail(j, "expected a string");
+    const char *s = json_object_get_string(o);
+    size_t n = (size_t)json_object_get_string_len(o);
+    if (memchr(s, '\0', n) != NULL)
+        return bench_jfail(j, "strings holding NUL are not supported");
+    if ((*out = box_arena_strndup(j->jc_a, s, n)) == NULL)
+        return bench_jfail(j, "out of memory");
     return true;
 }
 
-static bool jp_value(jp *j, Box__Value **out, int depth);
+static bool bench_jvalue(bench_jctx *j, json_object *o, int depth,
+                         Box__Value **out);
 
-/* entity -> '{' "type" ':' string ',' "id" ':' string '}' (either order) */
+/* entity -> {"type": string, "id": string} (the value of "__entity") */
 static bool
-jp_entity(jp *j, Box__Value *v)
+bench_jentity(bench_jctx *j, json_object *o, Box__Value *v)
 {
-    Box__EntityRef *e = box_arena_zalloc(j->jp_a, sizeof *e);
+    json_object *t, *id;
+    Box__EntityRef *e = box_arena_zalloc(j->jc_a, sizeof *e);
     if (e == NULL)
-        return jp_fail(j, "out of memory");
+        return bench_jfail(j, "out of memory");
     box__entity_ref__init(e);
-    if (!jp_eat(j, '{'))
-        return jp_fail(j, "expected {\"type\", \"id\"}");
-    for (int i = 0; i < 2; i++) {
-        char *k, *s;
-        if ((i > 0 && !jp_eat(j, ',')) || !jp_string(j, &k) ||
-            !jp_eat(j, ':') || !jp_string(j, &s))
-            return jp_fail(j, "bad __entity");
-        if (strcmp(k, "type") == 0)
-            e->type = s;
-        else if (strcmp(k, "id") == 0)
-            e->id = s;
-        else
-            return jp_fail(j, "__entity takes type and id");
-    }
-    if (!jp_eat(j, '}') || e->type == NULL || e->id == NULL)
-        return jp_fail(j, "bad __entity");
+    if (!json_object_is_type(o, json_type_object) ||
+        json_object_object_length(o) != 2 ||
+        !json_object_object_get_ex(o, "type", &t) ||
+        !json_object_object_get_ex(o, "id", &id))
+        return bench_jfail(j, "__entity takes type and id");
+    if (!bench_jstr(j, t, &e->type) || !bench_jstr(j, id, &e->id))
+        return false;
     v->kind_case = BOX__VALUE__KIND_ENTITY;
     v->entity = e;
     return true;
 }
 
-/* record -> '{' [ string ':' value { ',' string ':' value } ] '}' */
+/* record -> { name: value }, fields in the file's order */
 static bool
-jp_record(jp *j, Box__Value *v, int depth)
+bench_jrecord(bench_jctx *j, json_object *o, int depth, Box__Value *v)
 {
-    Box__RecordField *f[BENCH_JSON_FIELDS];
-    size_t n = 0;
-    if (jp_eat(j, '}'))
-        goto done;
-    do {
-        char *key;
-        if (!jp_string(j, &key) || !jp_eat(j, ':'))
-            return jp_fail(j, "expected \"name\":");
-        if (n == 0 && strcmp(key, "__entity") == 0) {
-            if (!jp_entity(j, v) || !jp_eat(j, '}'))
-                return jp_fail(j, "__entity stands alone");
-            return true;
-        }
-        if (n == BENCH_JSON_FIELDS)
-            return jp_fail(j, "too many fields");
-        if ((f[n] = box_arena_zalloc(j->jp_a, sizeof *f[n])) == NULL)
-            return jp_fail(j, "out of memory");
-        box__record_field__init(f[n]);
-        f[n]->name = key;
-        if (!jp_value(j, &f[n]->value, depth + 1))
-            return false;
-        n++;
-    } while (jp_eat(j, ','));
-    if (!jp_eat(j, '}'))
-        return jp_fail(j, "expected , or }");
-done:;
-    Box__ValueRecord *r = box_arena_zalloc(j->jp_a, sizeof *r);
-    Box__RecordField **fs = box_arena_zalloc(j->jp_a, (n + 1) * sizeof *fs);
+    size_t n = (size_t)json_object_object_length(o), i = 0;
+    Box__ValueRecord *r = box_arena_zalloc(j->jc_a, sizeof *r);
+    Box__RecordField **fs = box_arena_zalloc(j->jc_a, (n + 1) * sizeof *fs);
     if (r == NULL || fs == NULL)
-        return jp_fail(j, "out of memory");
+        return bench_jfail(j, "out of memory");
     box__value_record__init(r);
-    memcpy(fs, f, n * sizeof *fs);
-    r->n_fields = n;
+    json_object_object_foreach(o, key, val)
+    {
+        Box__RecordField *f = box_arena_zalloc(j->jc_a, sizeof *f);
+        if (f == NULL)
+            return bench_jfail(j, "out of memory");
+        box__record_field__init(f);
+        if ((f->name = box_arena_strndup(j->jc_a, key, strlen(key))) == NULL)
+            return bench_jfail(j, "out of memory");
+        if (!bench_jvalue(j, val, depth + 1, &f->value))
+            return false;
+        fs[i++] = f;
+    }
+    r->n_fields = i;
     r->fields = fs;
     v->kind_case = BOX__VALUE__KIND_RECORD;
     v->record = r;
     return true;
 }
 
-/* set -> '[' [ value { ',' value } ] ']' */
+/* set -> [ value, ... ] */
 static bool
-jp_set(jp *j, Box__Value *v, int depth)
+bench_jset(bench_jctx *j, json_object *o, int depth, Box__Value *v)
 {
-    Box__Value *e[BENCH_JSON_FIELDS];
-    size_t n = 0;
-    if (!jp_eat(j, ']')) {
-        do {
-            if (n == BENCH_JSON_FIELDS)
-                return jp_fail(j, "too many elements");
-            if (!jp_value(j, &e[n++], depth + 1))
-                return false;
-        } while (jp_eat(j, ','));
-        if (!jp_eat(j, ']'))
-            return jp_fail(j, "expected , or ]");
-    }
-    Box__ValueSet *s = box_arena_zalloc(j->jp_a, sizeof *s);
-    Box__Value **es = box_arena_zalloc(j->jp_a, (n + 1) * sizeof *es);
+    size_t n = json_object_array_length(o);
+    Box__ValueSet *s = box_arena_zalloc(j->jc_a, sizeof *s);
+    Box__Value **es = box_arena_zalloc(j->jc_a, (n + 1) * sizeof *es);
     if (s == NULL || es == NULL)
-        return jp_fail(j, "out of memory");
+        return bench_jfail(j, "out of memory");
     box__value_set__init(s);
-    memcpy(es, e, n * sizeof *es);
+    for (size_t i = 0; i < n; i++)
+        if (!bench_jvalue(j, json_object_array_get_idx(o, i), depth + 1,
+                          &es[i]))
+            return false;
     s->n_elements = n;
     s->elements = es;
     v->kind_case = BOX__VALUE__KIND_SET;
@@ -299,63 +209,51 @@ jp_set(jp *j, Box__Value *v, int depth)
     return true;
 }
 
-/* value -> string | integer | true | false | record | set */
+/* value -> string | integer | true | false | entity | record | set */
 static bool
-jp_value(jp *j, Box__Value **out, int depth)
+bench_jvalue(bench_jctx *j, json_object *o, int depth, Box__Value **out)
 {
+    json_object *ent;
     if (depth > BENCH_JSON_DEPTH)
-        return jp_fail(j, "nested too deeply");
-    Box__Value *v = box_arena_zalloc(j->jp_a, sizeof *v);
+        return bench_jfail(j, "nested too deeply");
+    Box__Value *v = box_arena_zalloc(j->jc_a, sizeof *v);
     if (v == NULL)
-        return jp_fail(j, "out of memory");
+        return bench_jfail(j, "out of memory");
     box__value__init(v);
     *out = v;
-    jp_ws(j);
-    if (j->jp_p >= j->jp_end)
-        return jp_fail(j, "expected a value");
-    size_t left = (size_t)(j->jp_end - j->jp_p);
-    char c = *j->jp_p;
-    if (c == '"') {
+    switch (json_object_get_type(o)) {
+    case json_type_string:
         v->kind_case = BOX__VALUE__KIND_STR;
-        return jp_string(j, &v->str);
-    }
-    if (c == '{') {
-        j->jp_p++;
-        return jp_record(j, v, depth);
-    }
-    if (c == '[') {
-        j->jp_p++;
-        return jp_set(j, v, depth);
-    }
-    if (left >= 4 && memcmp(j->jp_p, "true", 4) == 0) {
-        j->jp_p += 4;
+        return bench_jstr(j, o, &v->str);
+    case json_type_boolean:
         v->kind_case = BOX__VALUE__KIND_BOOLEAN;
-        v->boolean = 1;
+        v->boolean = json_object_get_boolean(o) ? 1 : 0;
         return true;
-    }
-    if (left >= 5 && memcmp(j->jp_p, "false", 5) == 0) {
-        j->jp_p += 5;
-        v->kind_case = BOX__VALUE__KIND_BOOLEAN;
-        return true;
-    }
-    if (c == '-' || (c >= '0' && c <= '9')) {
-        char num[32];
-        size_t n = 0;
-        while (j->jp_p < j->jp_end && n < sizeof num - 1 &&
-               strchr("-0123456789", *j->jp_p) != NULL)
-            num[n++] = *j->jp_p++;
-        num[n] = '\0';
-        char *endp;
-        errno = 0;
-        long long l = strtoll(num, &endp, 10);
-        if (*endp != '\0' || errno != 0 ||
-            (j->jp_p < j->jp_end && strchr(".eE", *j->jp_p) != NULL))
-            return jp_fail(j, "only integers are supported");
+    case json_type_int:
+        // json-c keeps integers over INT64_MAX as uint64 and clamps those
+        // under INT64_MIN to it, so INT64_MIN is refused with them.
+        v->long_ = json_object_get_int64(o);
+        if ((v->long_ == INT64_MAX &&
+             json_object_get_uint64(o) != (uint64_t)INT64_MAX) ||
+            v->long_ == INT64_MIN)
+            return bench_jfail(j, "integer out of range (-2^63 < n < 2^63)");
         v->kind_case = BOX__VALUE__KIND_LONG;
-        v->long_ = l;
         return true;
+    case json_type_object:
+        if (json_object_object_get_ex(o, "__entity", &ent)) {
+            if (json_object_object_length(o) != 1)
+                return bench_jfail(j, "__entity stands alone");
+            return bench_jentity(j, ent, v);
+        }
+        return bench_jrecord(j, o, depth, v);
+    case json_type_array:
+        return bench_jset(j, o, depth, v);
+    case json_type_double:
+        return bench_jfail(j, "only integers are supported");
+    case json_type_null:
+        break;
     }
-    return jp_fail(j, "unexpected character");
+    return bench_jfail(j, "null is not supported");
 }
 
 /* Builds the library's request for q (principal, action and resource as
@@ -391,47 +289,39 @@ bench_req_lib(box_arena *a, bench_req *q)
     return true;
 }
 
-/* request -> '{' "action" ':' string ',' "resource" ':' string ','
- *            "input" ':' record ',' "expect" ':' ("allow"|"deny") '}'
- * (keys in any order) */
+/* request -> {"action": string, "resource": string, "input": record,
+ *             "expect": "allow" | "deny"} (keys in any order) */
 static bool
-jp_request(jp *j, bench_req *q)
+bench_jrequest(bench_jctx *j, json_object *o, bench_req *q)
 {
     char *expect = NULL;
     box__decision_request__init(&q->br_wire);
-    if (!jp_eat(j, '{'))
-        return jp_fail(j, "expected a request object");
-    do {
-        char *key, *s;
-        if (!jp_string(j, &key) || !jp_eat(j, ':'))
-            return jp_fail(j, "expected \"name\":");
+    if (!json_object_is_type(o, json_type_object))
+        return bench_jfail(j, "expected a request object");
+    json_object_object_foreach(o, key, val)
+    {
+        char **slot = strcmp(key, "action") == 0     ? &q->br_wire.action
+                      : strcmp(key, "resource") == 0 ? &q->br_wire.resource
+                      : strcmp(key, "expect") == 0   ? &expect
+                                                     : NULL;
         if (strcmp(key, "input") == 0) {
-            if (!jp_value(j, &q->br_wire.input, 0))
+            if (!bench_jvalue(j, val, 0, &q->br_wire.input))
                 return false;
-            continue;
-        }
-        if (!jp_string(j, &s))
+        } else if (slot == NULL) {
+            return bench_jfail(j, "unknown request key");
+        } else if (!bench_jstr(j, val, slot)) {
             return false;
-        if (strcmp(key, "action") == 0)
-            q->br_wire.action = s;
-        else if (strcmp(key, "resource") == 0)
-            q->br_wire.resource = s;
-        else if (strcmp(key, "expect") == 0)
-            expect = s;
-        else
-            return jp_fail(j, "unknown request key");
-    } while (jp_eat(j, ','));
-    if (!jp_eat(j, '}'))
-        return jp_fail(j, "expected , or }");
+        }
+    }
     if (q->br_wire.action == NULL || q->br_wire.resource == NULL ||
         q->br_wire.input == NULL || expect == NULL ||
         q->br_wire.input->kind_case != BOX__VALUE__KIND_RECORD ||
         (strcmp(expect, "allow") != 0 && strcmp(expect, "deny") != 0))
-        return jp_fail(j, "a request needs action, resource, input "
-                          "(an object) and expect (allow|deny)");
+        return bench_jfail(j, "a request needs action, resource, input "
+                              "(an object) and expect (allow|deny)");
     q->br_expect_allow = strcmp(expect, "allow") == 0;
-    if (!bench_req_lib(j->jp_a, q))
-        return jp_fail(j, "request does not convert to a policy value");
+    if (!bench_req_lib(j->jc_a, q))
+        return bench_jfail(j, "request does not convert to a policy value");
     return true;
 }
 
@@ -453,6 +343,8 @@ bench_read_file(const char *path, size_t max, size_t *len)
     return buf;
 }
 
+/* requests -> '[' request { ',' request } ']', at most BENCH_MAX_REQUESTS,
+ * nothing but white space after it. */
 static bool
 bench_load_requests(const char *path, bench_set *bs)
 {
@@ -463,29 +355,58 @@ bench_load_requests(const char *path, bench_set *bs)
                       BENCH_JSON_MAX);
         return false;
     }
-    jp j = {.jp_p = text, .jp_end = text + len, .jp_start = text,
-            .jp_a = bs->bs_arena};
-    bool ok = jp_eat(&j, '[');
-    if (!ok)
-        jp_fail(&j, "expected [");
-    while (ok && bs->bs_n < BENCH_MAX_REQUESTS) {
-        bench_req *q = &bs->bs_req[bs->bs_n];
-        if (!(ok = jp_request(&j, q)))
-            break;
+    bench_jctx j = {.jc_a = bs->bs_arena};
+    json_object *root = NULL;
+    // The file's array and a request object sit above the input value.
+    json_tokener *tok = json_tokener_new_ex(BENCH_JSON_DEPTH + 3);
+    bool ok = false;
+    if (tok == NULL) {
+        bench_jfail(&j, "out of memory");
+        goto out;
+    }
+    json_tokener_set_flags(tok,
+                           JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+    root = json_tokener_parse_ex(tok, text, (int)len);
+    enum json_tokener_error je = json_tokener_get_error(tok);
+    if (root == NULL || je != json_tokener_success) {
+        snprintf(j.jc_err, sizeof j.jc_err, "offset %zu: %s",
+                 json_tokener_get_parse_end(tok),
+                 je == json_tokener_continue ? "unexpected end of text"
+                                             : json_tokener_error_desc(je));
+        goto out;
+    }
+    size_t end = json_tokener_get_parse_end(tok);
+    if (end + strspn(text + end, " \t\r\n") != len) {
+        snprintf(j.jc_err, sizeof j.jc_err, "offset %zu: trailing text", end);
+        goto out;
+    }
+    if (!json_object_is_type(root, json_type_array)) {
+        bench_jfail(&j, "expected an array of requests");
+        goto out;
+    }
+    size_t n = json_object_array_length(root);
+    if (n == 0 || n > BENCH_MAX_REQUESTS) {
+        snprintf(j.jc_err, sizeof j.jc_err, "%zu requests (1 to %d)", n,
+                 BENCH_MAX_REQUESTS);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        bench_req *q = &bs->bs_req[i];
+        if (!bench_jrequest(&j, json_object_array_get_idx(root, i), q)) {
+            box_cmd_error("%s: request %zu: %s", path, i, j.jc_err);
+            j.jc_err[0] = '\0'; // said
+            goto out;
+        }
         bs->bs_permits += q->br_expect_allow;
         bs->bs_n++;
-        if (!jp_eat(&j, ','))
-            break;
     }
-    if (ok && !jp_eat(&j, ']'))
-        ok = jp_fail(&j, "expected ] (or too many requests)");
-    jp_ws(&j);
-    if (ok && j.jp_p != j.jp_end)
-        ok = jp_fail(&j, "trailing text");
-    if (ok && bs->bs_n == 0)
-        ok = jp_fail(&j, "no requests");
-    if (!ok)
-        box_cmd_error("%s: %s", path, j.jp_err);
+    ok = true;
+out:
+    if (!ok && j.jc_err[0] != '\0')
+        box_cmd_error("%s: %s", path, j.jc_err);
+    json_object_put(root);
+    if (tok != NULL)
+        json_tokener_free(tok);
     box_free(text);
     return ok;
 }
@@ -1318,15 +1239,15 @@ box_cmd_bench(int argc, char **argv)
     const char *dir = NULL;
     int c;
 
+    if (argc >= 2 && strcmp(argv[1], "e2e") == 0)
+        return box_bench_e2e(argc - 1, argv + 1);
     if (argc < 2 || strcmp(argv[1], "pdp") != 0) {
         if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
             fputs(bench_usage, stdout);
             return 0;
         }
         fputs(bench_usage, stderr);
-        return argc >= 2 && strcmp(argv[1], "e2e") == 0
-                   ? box_cmd_error("`box bench e2e` is not supported yet")
-                   : 2;
+        return 2;
     }
     argc--;
     argv++;
