@@ -6,8 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "box_alloc.h"
 #include "box_world.h"
@@ -200,6 +204,88 @@ test_agent_status_and_disclosure(void **state)
     box_proc_result_free(&r);
 }
 
+/* The pid of parent's child whose comm is name, or -1. */
+static pid_t
+child_named(pid_t parent, const char *name)
+{
+    DIR *d = opendir("/proc");
+    assert_non_null(d);
+    pid_t found = -1;
+    struct dirent *de;
+    while (found < 0 && (de = readdir(d)) != NULL) {
+        char p[300], buf[512];
+        snprintf(p, sizeof p, "/proc/%s/stat", de->d_name);
+        FILE *f = fopen(p, "r");
+        if (f == NULL)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        // pid (comm) state ppid ...
+        char *open = strchr(buf, '('), *close = strrchr(buf, ')');
+        if (open == NULL || close == NULL)
+            continue;
+        *close = '\0';
+        int ppid = 0;
+        char state;
+        if (sscanf(close + 2, "%c %d", &state, &ppid) == 2 &&
+            ppid == parent && strcmp(open + 1, name) == 0 && state != 'Z')
+            found = (pid_t)atoi(de->d_name);
+    }
+    closedir(d);
+    return found;
+}
+
+/* A service that dies ends the run at once: the agent is stopped with it
+ * and never keeps a shell nobody mediates. */
+static void
+test_service_death_ends_run(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, "");
+    box_world_policy(w, example_policy);
+    box_proc bp;
+    box_world_start(w, "echo started; sleep 60; echo never", &bp);
+    char buf[64];
+    ssize_t n = read(bp.bp_out_fd, buf, sizeof buf);
+    assert_int_equal(n, 8);
+    assert_memory_equal(buf, "started\n", 8);
+    pid_t shell = child_named(bp.bp_pid, "box-shell");
+    assert_true(shell > 0);
+    assert_int_equal(kill(shell, SIGKILL), 0);
+    box_proc_result r;
+    box_proc_finish(&bp, 30000, &r);
+    assert_false(r.pr_timeout);
+    if (r.pr_status != 125)
+        show("service death", &r);
+    assert_int_equal(r.pr_status, 125);
+    assert_string_equal(r.pr_out, "");
+    assert_non_null(strstr(r.pr_err, "strands-box: box-shell stopped during "
+                                      "the run; the agent was stopped with "
+                                      "it\n"));
+    box_proc_result_free(&r);
+}
+
+/* Refusals before anything starts: a config without [agent]. */
+static void
+test_no_agent_table(void **state)
+{
+    box_world *w = *state;
+    char text[PATH_MAX * 2];
+    snprintf(text, sizeof text,
+             "name = \"world\"\nbox_dir = \"%s\"\npolicy = \"policy.dw\"\n",
+             w->bw_state);
+    box_world_put(w->bw_config, text);
+    box_world_policy(w, example_policy);
+    box_proc_result r;
+    box_world_run(w, "exit 0", &r);
+    assert_int_equal(r.pr_status, 1);
+    assert_string_equal(r.pr_err, "strands-box: error: the configuration has "
+                                  "no `[agent]` table, so there is nothing "
+                                  "to run\n");
+    box_proc_result_free(&r);
+}
+
 int
 main(void)
 {
@@ -214,6 +300,10 @@ main(void)
                                         world_teardown),
         cmocka_unit_test_setup_teardown(test_agent_status_and_disclosure,
                                         world_setup, world_teardown),
+        cmocka_unit_test_setup_teardown(test_service_death_ends_run,
+                                        world_setup, world_teardown),
+        cmocka_unit_test_setup_teardown(test_no_agent_table, world_setup,
+                                        world_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
