@@ -224,48 +224,19 @@ agent_disclose(FILE *f, const box_config_process *pr, const char *home,
     fprintf(f, "  %-12s%s (command, implicit)\n", "exec", program);
 }
 
-/* The agent's environment (§5): HOME, the spec's env, PWD, USER, PATH
- * with the box's bin/ first. Each as a `--env K=V` pair. */
-static box_err
-agent_env_args(box_argv *av, const box_agent_opts *o)
-{
-    const box_config_process *pr = o->ao_spec;
-    const char *home = box_procspec_env(pr, "HOME");
-    const char *path = box_procspec_env(pr, "PATH");
-    box_err rv = box_argv_push(av, "--env");
-    if (rv == BOX_OK)
-        rv = box_argv_pushf(av, "HOME=%s", home ? home : o->ao_operator_home);
-    for (size_t i = 0; rv == BOX_OK && i < pr->pr_nenv; i++) {
-        const char *n = pr->pr_env[i].ev_name;
-        if (strcmp(n, "HOME") == 0 || strcmp(n, "PATH") == 0)
-            continue;
-        if ((rv = box_argv_push(av, "--env")) == BOX_OK)
-            rv = box_argv_pushf(av, "%s=%s", n, pr->pr_env[i].ev_value);
-    }
-    if (rv == BOX_OK && (rv = box_argv_push(av, "--env")) == BOX_OK)
-        rv = box_argv_pushf(av, "PWD=%s", o->ao_workspace);
-    if (rv == BOX_OK && (rv = box_argv_push(av, "--env")) == BOX_OK)
-        rv = box_argv_push(av, "USER=strands-box");
-    if (rv == BOX_OK && (rv = box_argv_push(av, "--env")) == BOX_OK)
-        rv = box_argv_pushf(av, "PATH=%s/bin:%s", o->ao_box_dir,
-                            path ? path : o->ao_operator_path);
-    return rv;
-}
-
 box_err
 box_agent_start(const box_agent_opts *o, pid_t *pid, char **err)
 {
     const box_config_process *pr = o->ao_spec;
     const char *cmd0 = pr->pr_command.sv_items[0];
-    const char *spath = box_procspec_env(pr, "PATH");
     box_argv av = {0};
-    char *prog = NULL;
+    char *prog = NULL, *bin = NULL;
     dev_t dev;
     ino_t ino;
     box_err rv = BOX_ENOMEM;
 
-    int werr = box_which(cmd0, spath ? spath : o->ao_operator_path, &prog,
-                         &dev, &ino);
+    int werr = box_which(cmd0, box_procspec_path(pr, o->ao_operator_path),
+                         &prog, &dev, &ino);
     if (werr != 0) {
         *err = box_asprintf("`[agent]` command \"%s\" is not an executable "
                             "program%s",
@@ -273,15 +244,18 @@ box_agent_start(const box_agent_opts *o, pid_t *pid, char **err)
         rv = werr == ENOMEM ? BOX_ENOMEM : BOX_ECONFIG;
         goto out;
     }
-    if (box_argv_pushf(&av, "%s/box-contain", o->ao_bindir) != BOX_OK ||
+    // The box's bin/ (the aliases): executable, and first on PATH (§5).
+    if ((bin = box_asprintf("%s/bin", o->ao_box_dir)) == NULL ||
+        box_argv_pushf(&av, "%s/box-contain", o->ao_bindir) != BOX_OK ||
         box_procspec_fs_args(&av, pr, o->ao_operator_home) != BOX_OK ||
         box_argv_push(&av, "--exec") != BOX_OK ||
-        box_argv_pushf(&av, "%s/bin", o->ao_box_dir) != BOX_OK ||
+        box_argv_push(&av, bin) != BOX_OK ||
         box_argv_push(&av, "--hide") != BOX_OK ||
         box_argv_pushf(&av, "%s/private", o->ao_box_dir) != BOX_OK ||
         box_argv_push(&av, "--cwd") != BOX_OK ||
         box_argv_push(&av, o->ao_workspace) != BOX_OK ||
-        agent_env_args(&av, o) != BOX_OK ||
+        box_procspec_env_args(&av, pr, o->ao_operator_home, o->ao_workspace,
+                              o->ao_operator_path, bin) != BOX_OK ||
         box_argv_push(&av, "--exec-path") != BOX_OK ||
         box_argv_push(&av, prog) != BOX_OK ||
         box_argv_push(&av, "--exec-id") != BOX_OK ||
@@ -317,6 +291,7 @@ box_agent_start(const box_agent_opts *o, pid_t *pid, char **err)
     rv = BOX_OK;
 out:
     box_argv_free(&av);
+    box_free(bin);
     box_free(prog);
     return rv;
 }

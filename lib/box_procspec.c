@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ProcessSpec → box-contain: program lookup and filesystem arguments. */
+/* ProcessSpec → box-contain: program lookup, filesystem and environment
+ * arguments. */
 #include "box_procspec.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -52,48 +52,78 @@ box_argv_free(box_argv *av)
     memset(av, 0, sizeof *av);
 }
 
-/* A regular file with an x bit: its canonical path and identity. */
+/* dir (len bytes of it) + "/" + name, without doubling the slash. */
+static char *
+procspec_join(const char *dir, size_t len, const char *name)
+{
+    bool slash = len > 0 && dir[len - 1] == '/';
+    return box_asprintf("%.*s%s%s", (int)len, dir, slash ? "" : "/", name);
+}
+
+/*
+ * One candidate spelling (taken; NULL is ENOMEM): canonicalised, then
+ * judged on the canonical file's own stat, so the identity recorded is
+ * the one that was checked. A path through a non-directory, a loop or an
+ * unsearchable directory is simply absent.
+ */
 static int
-which_try(const char *path, char **canonical, dev_t *dev, ino_t *ino)
+which_try(char *cand, char **spelled, char **canonical, dev_t *dev, ino_t *ino)
 {
     char real[PATH_MAX];
     struct stat st;
-    if (realpath(path, real) == NULL || stat(real, &st) != 0 ||
-        !S_ISREG(st.st_mode) || (st.st_mode & 0111) == 0)
-        return ENOENT;
-    if ((*canonical = box_strdup(real)) == NULL)
+    int err = 0;
+
+    if (cand == NULL)
         return ENOMEM;
+    if (realpath(cand, real) == NULL || stat(real, &st) != 0)
+        err = errno == ENOTDIR || errno == ELOOP || errno == EACCES ? ENOENT
+                                                                    : errno;
+    else if (!S_ISREG(st.st_mode) || (st.st_mode & 0111) == 0)
+        err = EACCES;
+    else if ((*canonical = box_strdup(real)) == NULL)
+        err = ENOMEM;
+    if (err != 0 || spelled == NULL)
+        box_free(cand);
+    else
+        *spelled = cand;
+    if (err != 0)
+        return err;
     *dev = st.st_dev;
     *ino = st.st_ino;
     return 0;
 }
 
 int
-box_which(const char *name, const char *path_list, char **canonical,
-          dev_t *dev, ino_t *ino)
+box_which_spelled(const char *name, const char *path_list, char **spelled,
+                  char **canonical, dev_t *dev, ino_t *ino)
 {
     *canonical = NULL;
+    if (spelled != NULL)
+        *spelled = NULL;
     if (name == NULL || name[0] == '\0')
         return ENOENT;
     if (strchr(name, '/') != NULL)
-        return which_try(name, canonical, dev, ino);
+        return which_try(box_strdup(name), spelled, canonical, dev, ino);
     if (path_list == NULL || path_list[0] == '\0')
-        path_list = "/usr/bin:/bin";
-    for (const char *p = path_list; *p != '\0';) {
-        const char *e = strchr(p, ':');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len > 0 && len < PATH_MAX) {
-            char cand[PATH_MAX];
-            int n = snprintf(cand, sizeof cand, "%.*s/%s", (int)len, p, name);
-            if (n > 0 && (size_t)n < sizeof cand) {
-                int err = which_try(cand, canonical, dev, ino);
-                if (err != ENOENT)
-                    return err;
-            }
-        }
-        p += len + (e ? 1 : 0);
+        path_list = BOX_PROCSPEC_DEFAULT_PATH;
+    for (const char *p = path_list, *e; *p != '\0'; p = *e == ':' ? e + 1 : e) {
+        if ((e = strchr(p, ':')) == NULL)
+            e = p + strlen(p);
+        if (p[0] != '/')
+            continue; // empty or relative
+        int err = which_try(procspec_join(p, (size_t)(e - p), name), spelled,
+                            canonical, dev, ino);
+        if (err == 0 || err == ENOMEM)
+            return err;
     }
     return ENOENT;
+}
+
+int
+box_which(const char *name, const char *path_list, char **canonical, dev_t *dev,
+          ino_t *ino)
+{
+    return box_which_spelled(name, path_list, NULL, canonical, dev, ino);
 }
 
 const char *
@@ -105,20 +135,38 @@ box_procspec_env(const box_config_process *pr, const char *name)
     return NULL;
 }
 
+const char *
+box_procspec_path(const box_config_process *pr, const char *operator_path)
+{
+    const char *path = box_procspec_env(pr, "PATH");
+
+    if (path != NULL && path[0] != '\0')
+        return path;
+    if (operator_path != NULL && operator_path[0] != '\0')
+        return operator_path;
+    return BOX_PROCSPEC_DEFAULT_PATH;
+}
+
 char *
 box_procspec_expand(const char *entry, const char *home)
 {
-    if (strcmp(entry, "~") == 0)
+    if (home != NULL && strcmp(entry, "~") == 0)
         return box_strdup(home);
-    if (strncmp(entry, "~/", 2) == 0)
-        return box_asprintf("%s/%s", home, entry + 2);
+    if (home != NULL && strncmp(entry, "~/", 2) == 0)
+        return procspec_join(home, strlen(home), entry + 2);
     return box_strdup(entry);
 }
 
 /* ORDER BOX_GRANT: the box-contain flag of each list. */
 static const char *const procspec_flag[BOX_GRANT_COUNT] = {
-    "--read",  "--write",    "--read-file", "--write-file",
-    "--list",  "--metadata", "--exec",      "--deny",
+    [BOX_GRANT_READ] = "--read",
+    [BOX_GRANT_WRITE] = "--write",
+    [BOX_GRANT_READ_FILE] = "--read-file",
+    [BOX_GRANT_WRITE_FILE] = "--write-file",
+    [BOX_GRANT_LIST] = "--list",
+    [BOX_GRANT_METADATA] = "--metadata",
+    [BOX_GRANT_EXEC] = "--exec",
+    [BOX_GRANT_DENY] = "--deny",
 };
 
 box_err
@@ -140,4 +188,37 @@ box_procspec_fs_args(box_argv *av, const box_config_process *pr,
         }
     }
     return BOX_OK;
+}
+
+static box_err
+procspec_env1(box_argv *av, const char *name, const char *value)
+{
+    box_err rv = box_argv_push(av, "--env");
+    if (rv == BOX_OK)
+        rv = box_argv_pushf(av, "%s=%s", name, value);
+    return rv;
+}
+
+box_err
+box_procspec_env_args(box_argv *av, const box_config_process *pr,
+                      const char *home, const char *cwd,
+                      const char *operator_path, const char *path_first)
+{
+    const char *spec_home = box_procspec_env(pr, "HOME");
+    const char *path = box_procspec_path(pr, operator_path);
+    box_err rv = procspec_env1(av, "HOME", spec_home ? spec_home : home);
+
+    for (size_t i = 0; rv == BOX_OK && i < pr->pr_nenv; i++) {
+        const char *n = pr->pr_env[i].ev_name;
+        if (strcmp(n, "HOME") != 0 && strcmp(n, "PATH") != 0)
+            rv = procspec_env1(av, n, pr->pr_env[i].ev_value);
+    }
+    if (rv == BOX_OK)
+        rv = procspec_env1(av, "PWD", cwd);
+    if (rv == BOX_OK)
+        rv = procspec_env1(av, "USER", "strands-box");
+    if (rv == BOX_OK && (rv = box_argv_push(av, "--env")) == BOX_OK)
+        rv = box_argv_pushf(av, "PATH=%s%s%s", path_first ? path_first : "",
+                            path_first ? ":" : "", path);
+    return rv;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* From a ProcessSpec ([agent], [tool.NAME]) to what box-contain is given:
- * the program's canonical file and the filesystem arguments. */
+ * the program's canonical file, the filesystem and environment arguments. */
 #ifndef BOX_PROCSPEC_H
 #define BOX_PROCSPEC_H
 
@@ -11,37 +11,71 @@
 #include "box_err.h"
 #include "config.h"
 
+/* The search path when neither the spec nor the operator has one (§5). */
+#define BOX_PROCSPEC_DEFAULT_PATH "/usr/bin:/bin"
+
 /* A growing NULL-terminated argv of box_alloc'd strings. */
 typedef struct box_argv {
     char **av_v; // av_v[av_n] == NULL once anything was pushed
     size_t av_n, av_cap;
 } box_argv;
 
+/* Both copy; on BOX_ENOMEM av is unchanged (still the caller's to free). */
 box_err box_argv_push(box_argv *av, const char *s) BOX_WARN_UNUSED;
 box_err box_argv_pushf(box_argv *av, const char *fmt, ...) BOX_WARN_UNUSED
     __attribute__((format(printf, 2, 3)));
 void box_argv_free(box_argv *av);
 
 /*
- * Finds a program the way box-spec §3.4 and §5 do: a name holding '/' is
- * that path; a bare name walks path_list (':'-separated, empty entries
- * skipped; NULL or empty: "/usr/bin:/bin") for a regular file with an x
- * bit. On 0, *canonical (caller frees) is its realpath and *dev / *ino its
- * identity; else ENOENT (or ENOMEM).
+ * Finds a program the way box-spec §3.4 and §5 do. A name holding '/' is
+ * that path (relative ones against the process cwd). A bare name walks
+ * path_list (':'-separated; NULL or empty: BOX_PROCSPEC_DEFAULT_PATH),
+ * skipping empty and relative entries (a relative one would mean whatever
+ * the cwd is, which no trusted PATH meant), for the first candidate that
+ * is a regular file with an x bit, judged on the canonical file's own
+ * stat. On 0, *canonical (caller frees) is its realpath and *dev / *ino
+ * its identity; on failure *canonical is NULL. Returns 0, ENOENT (nothing
+ * found; also a '/' name through a non-directory, a loop or an unsearchable
+ * directory), ENOMEM, or for a '/' name EACCES (it exists but is not an
+ * executable regular file), ENAMETOOLONG or another realpath/stat errno.
  */
 int box_which(const char *name, const char *path_list, char **canonical,
               dev_t *dev, ino_t *ino);
+/* box_which, also giving the spelling that found the file: name itself,
+ * or the PATH directory joined to it (*spelled caller's, NULL on failure). */
+int box_which_spelled(const char *name, const char *path_list, char **spelled,
+                      char **canonical, dev_t *dev, ino_t *ino);
 
 /* The value of a spec's env entry, or NULL. */
 const char *box_procspec_env(const box_config_process *pr, const char *name);
 
-/* An entry as written (`~`, `~/rel`, absolute) made absolute with home.
- * Caller frees; NULL on ENOMEM. */
+/* The search path of a process under pr (§3.9, §5): the spec's env PATH,
+ * else operator_path, else BOX_PROCSPEC_DEFAULT_PATH (empty counts as
+ * unset). Borrowed from its arguments; never NULL. */
+const char *box_procspec_path(const box_config_process *pr,
+                              const char *operator_path);
+
+/* An entry as written (`~`, `~/rel`, absolute) made absolute with home
+ * (no doubled '/'; home NULL: the entry as is). Caller frees; NULL on
+ * ENOMEM. */
 char *box_procspec_expand(const char *entry, const char *home);
 
 /* Appends one `--read P`, `--write P`, ... pair per filesystem entry of
  * pr, `~` expanded with home (the lists are box-contain's, one to one). */
 box_err box_procspec_fs_args(box_argv *av, const box_config_process *pr,
                              const char *home) BOX_WARN_UNUSED;
+
+/*
+ * Appends the §5 environment of a process run under pr as `--env K=V`
+ * pairs, in this order: HOME (the spec's, else home), the spec's other
+ * names in source order, PWD=cwd, USER=strands-box, and PATH: path_first
+ * (the agent's box bin/; NULL: nothing) then box_procspec_path(pr,
+ * operator_path). The proxy, OTLP and trust names join when the gateway
+ * and telemetry do. On BOX_ENOMEM av holds a prefix (the caller frees).
+ */
+box_err box_procspec_env_args(box_argv *av, const box_config_process *pr,
+                              const char *home, const char *cwd,
+                              const char *operator_path,
+                              const char *path_first) BOX_WARN_UNUSED;
 
 #endif

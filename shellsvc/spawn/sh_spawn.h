@@ -10,8 +10,6 @@
 #include "box_err.h"
 #include "config.h"
 
-/* The fallback search path when a PATH is unset or empty (§3.4, §5). */
-#define SH_SPAWN_DEFAULT_PATH "/usr/bin:/bin"
 /* Per-command wall clock (§3.1): past it the run is killed. */
 #define SH_SPAWN_TIMEOUT_MS 30000L
 /* Each captured stream holds at most this much; past it the run is killed. */
@@ -38,12 +36,13 @@ typedef struct sh_spawn_found {
  * §3.4 host lookup, on the host file system (this runs in the trusted
  * shell process, not in the agent's view). A word containing '/' is that
  * path (joined to cwd when relative); a bare name walks trusted_path (NULL
- * or empty: SH_SPAWN_DEFAULT_PATH), skipping empty and relative entries (a
+ * or empty: "/usr/bin:/bin"), skipping empty and relative entries (a
  * relative entry would resolve against an agent-controlled cwd). A
- * candidate must be a regular file with an x bit. Returns 0 (out filled),
- * ENOENT (nothing found), EACCES (a '/' word names something that exists
- * but is not an executable regular file), ENAMETOOLONG or ENOMEM; on
- * failure out is left empty.
+ * candidate must be a regular file with an x bit (box_which_spelled).
+ * Returns 0 (out filled), ENOENT (nothing found), ENOMEM, or for a '/'
+ * word EACCES (it names something that exists but is not an executable
+ * regular file), ENAMETOOLONG or another realpath errno; on failure out
+ * is left empty.
  */
 int sh_spawn_locate(const char *trusted_path, const char *cwd, const char *word,
                     sh_spawn_found *out) BOX_WARN_UNUSED;
@@ -57,7 +56,7 @@ typedef struct sh_spawn_plan sh_spawn_plan;
  * §3.9 selection for the program prog (from sh_spawn_locate) called with
  * argv[0..argc) (argv[0] is the word as typed; the plan's argv[0] is
  * prog->sf_argv0). Tools first: a `[tool.NAME]` whose command[0] resolves
- * (bare: its env PATH, else operator_path, else SH_SPAWN_DEFAULT_PATH) to
+ * (bare: its env PATH, else operator_path, else "/usr/bin:/bin") to
  * prog's canonical path names it; its command[1..] must equal argv's
  * leading arguments; the longest command wins (the first in source order
  * on a tie). A tool naming the program with no argument match refuses:

@@ -283,7 +283,7 @@ sh_spawn_run(const sh_spawn_plan *plan, const sh_spawn_run_opts *o, int *status,
              char **err)
 {
     sp_run r = {.ru_pid = -1};
-    sp_strv argv = {0};
+    box_argv argv = {0};
     int wr[2] = {-1, -1}, rc;
     long timeout;
     box_err rv;
@@ -302,7 +302,7 @@ sh_spawn_run(const sh_spawn_plan *plan, const sh_spawn_run_opts *o, int *status,
         goto out;
     r.ru_deadline = sp_now_ms() + timeout;
     if ((rc = sp_pipes(&r, wr)) == 0)
-        rc = sp_spawn(&r, argv.sv_v, o->ro_stdin, wr);
+        rc = sp_spawn(&r, argv.av_v, o->ro_stdin, wr);
     for (int i = 0; i < 2; i++) {
         if (wr[i] >= 0)
             close(wr[i]); // only the child holds the write ends now
@@ -325,7 +325,7 @@ sh_spawn_run(const sh_spawn_plan *plan, const sh_spawn_run_opts *o, int *status,
 out:
     sp_close(&r.ru_out[0]);
     sp_close(&r.ru_out[1]);
-    sp_strv_free(&argv);
+    box_argv_free(&argv);
     box_buf_reset(&r.ru_out[0].ss_buf);
     box_buf_reset(&r.ru_out[1].ss_buf);
     return rv;

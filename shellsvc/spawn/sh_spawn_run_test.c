@@ -56,7 +56,7 @@ static const char fx_toml[] =
     "env = { FOO = \"bar\", PATH = \"/opt/x:/usr/bin\" }\n"
     "[tool.envhome]\n"
     "command = [\"env\", \"-u\", \"FOO\"]\n"
-    "env = { HOME = \"@/ws\", LANG = \"C\" }\n"
+    "env = { LANG = \"C\", HOME = \"@/ws\" }\n"
     "[tool.pwd]\n"
     "command = [\"pwd\"]\n"
     "[tool.pwd.filesystem]\n"
@@ -391,7 +391,8 @@ test_env(void **state)
              f->fx_home, f->fx_ws);
     assert_string_equal(text(&g.g_out), want);
     got_free(&g);
-    // The spec's HOME replaces the default; PATH is the operator's.
+    // The spec's HOME replaces the default in its place, first, wherever
+    // the table wrote it (§5); PATH is the operator's.
     run(f, ARGV("env", "-u", "FOO"), &g);
     assert_int_equal(g.g_status, 0);
     snprintf(want, sizeof want,

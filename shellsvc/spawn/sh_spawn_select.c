@@ -3,7 +3,10 @@
 #include "sh_spawn_int.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "box_alloc.h"
 
@@ -15,14 +18,23 @@ typedef enum sp_pick {
     SP_PICK_MATCH,      // runs under this spec
 } sp_pick;
 
-static const char *
-sp_env_get(const box_config_process *spec, const char *name)
+/*
+ * realpath(path) into *canon (caller's) and its stat in *st. Returns 0,
+ * or the errno of the failing call (ENOMEM when the copy fails).
+ */
+static int
+sp_canon(const char *path, char **canon, struct stat *st)
 {
-    for (size_t i = 0; i < spec->pr_nenv; i++) {
-        if (strcmp(spec->pr_env[i].ev_name, name) == 0)
-            return spec->pr_env[i].ev_value;
-    }
-    return NULL;
+    char buf[PATH_MAX];
+
+    *canon = NULL;
+    if (realpath(path, buf) == NULL)
+        return errno;
+    if (stat(buf, st) != 0)
+        return errno;
+    if ((*canon = box_strdup(buf)) == NULL)
+        return ENOMEM;
+    return 0;
 }
 
 /*
@@ -34,14 +46,12 @@ static sp_pick
 sp_tool_names(const box_config_process *tool, const char *operator_path,
               const sh_spawn_found *prog)
 {
-    const char *search = sp_env_get(tool, "PATH");
     sh_spawn_found f;
     sp_pick pick;
     int rv;
 
-    if (search == NULL || search[0] == '\0')
-        search = operator_path;
-    rv = sh_spawn_locate(search, NULL, tool->pr_command.sv_items[0], &f);
+    rv = sh_spawn_locate(box_procspec_path(tool, operator_path), NULL,
+                         tool->pr_command.sv_items[0], &f);
     if (rv == ENOMEM)
         return SP_PICK_ERROR;
     if (rv != 0)
@@ -109,7 +119,7 @@ static sp_pick
 sp_entry_covers(const char *entry, const char *home, const sh_spawn_found *prog,
                 bool *unresolved)
 {
-    char *exp = sp_tilde(entry, home), *canon = NULL;
+    char *exp = box_procspec_expand(entry, home), *canon = NULL;
     struct stat st;
     sp_pick pick = SP_PICK_NONE;
     int rv;
