@@ -169,7 +169,21 @@ box_world_start(box_world *w, const char *script, box_proc *bp)
     snprintf(home, sizeof home, "HOME=%s", w->bw_home);
     const char *p = getenv("PATH");
     snprintf(path, sizeof path, "PATH=%s", p ? p : "/usr/bin:/bin");
-    char *envp[] = {home, path, NULL};
+    // Sanitizer builds: the services take the suite's options with them.
+    static const char *const keep[] = {"ASAN_OPTIONS", "LSAN_OPTIONS",
+                                       "UBSAN_OPTIONS"};
+    char kept[3][4096];
+    char *envp[3 + 3] = {home, path};
+    size_t ne = 2;
+    for (size_t i = 0; i < 3; i++) {
+        const char *v = getenv(keep[i]);
+        if (v == NULL)
+            continue;
+        snprintf(kept[ne - 2], sizeof kept[0], "%s=%s", keep[i], v);
+        envp[ne] = kept[ne - 2];
+        ne++;
+    }
+    envp[ne] = NULL;
     char *argv[] = {bin, "run", "--config", w->bw_config, NULL};
     assert_true(box_proc_start(bp, argv, envp));
 }
