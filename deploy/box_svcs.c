@@ -165,6 +165,10 @@ static box_err
 svc_wait_ready(const svc_row *row, svc_proc *pr, char **err)
 {
     uint64_t deadline = box_svc_now_ms() + SVC_START_TIMEOUT_MS;
+    // Each try waits longer than the last (200 ms up to 3 s): on a loaded
+    // machine a sanitizer-built service can be up and still slower than a
+    // fixed short deadline, every time.
+    int try_ms = 200;
     while (box_svc_now_ms() < deadline) {
         int st;
         if (waitpid(pr->sv_pid, &st, WNOHANG) == pr->sv_pid) {
@@ -179,14 +183,16 @@ svc_wait_ready(const svc_row *row, svc_proc *pr, char **err)
         }
         Box__HealthResponse *h = NULL;
         box_err rv = row->sr_health == SVC_HEALTH_PDP
-                         ? box_pdp_health(pr->sv_url, 200, &h)
-                         : box_control_health(pr->sv_url, 200, &h);
+                         ? box_pdp_health(pr->sv_url, try_ms, &h)
+                         : box_control_health(pr->sv_url, try_ms, &h);
         if (rv == BOX_OK) {
             bool ready = h->ready;
             box__health_response__free_unpacked(h, NULL);
             if (ready)
                 return BOX_OK;
         }
+        if (rv != BOX_OK && try_ms < 3000)
+            try_ms *= 2;
         struct timespec ts = {0, 20 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
