@@ -392,10 +392,9 @@ test_floor_authority_sources(void **state)
     snprintf(want, sizeof want, "strands-shell: cat: %s: %s", w->bw_policy,
              txt_authority);
     expect_line(&r, want);
-    // A redirect prints `<target>: <err>` (§3.10) and the floor's error is
-    // `<requested path>: <reason>` (§3.7), so the path shows twice.
-    snprintf(want, sizeof want, "strands-shell: %s: %s: %s", w->bw_policy,
-             w->bw_policy, txt_authority);
+    // A redirect prints the floor's `<requested path>: <reason>` (§3.7).
+    snprintf(want, sizeof want, "strands-shell: %s: %s", w->bw_policy,
+             txt_authority);
     expect_line(&r, want);
     box_proc_result_free(&r);
 
@@ -451,10 +450,8 @@ test_floor_box_dir_in_home(void **state)
     snprintf(want, sizeof want, "strands-shell: cat: %s/private/box-id: %s",
              w->bw_state, txt_reserved);
     expect_line(&r, want);
-    snprintf(want, sizeof want,
-             "strands-shell: %s/run/planted: "
-             "%s/run/planted: %s",
-             w->bw_state, w->bw_state, txt_reserved);
+    snprintf(want, sizeof want, "strands-shell: %s/run/planted: %s",
+             w->bw_state, txt_reserved);
     expect_line(&r, want);
     box_proc_result_free(&r);
 

@@ -27,8 +27,10 @@ sh_fs_fail(sh_ctx *cx, const char *cmd, const char *target,
         sh_session_abort(cx->cx_ss, 125);
         sh_fatal(cx, 125);
         status = 125;
-    } else if (cmd == NULL) {
+    } else if (cmd == NULL && !r->kr_enforcement) {
         sh_errf(cx, "%s: %s", target, m);
+    } else if (cmd == NULL) {
+        sh_errf(cx, "%s", m); // the floor's text names the path (§3.7)
     } else if (r->kr_self_contained || target == NULL) {
         sh_errf(cx, "%s: %s", cmd, m);
     } else {
