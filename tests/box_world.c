@@ -184,8 +184,9 @@ box_world_start(box_world *w, const char *script, box_proc *bp)
         ne++;
     }
     envp[ne] = NULL;
-    char *argv[] = {bin, "run", "--config", w->bw_config, NULL};
-    assert_true(box_proc_start(bp, argv, envp));
+    char *argv[] = {(char *)w->bw_wrap, bin, "run", "--config", w->bw_config,
+                    NULL};
+    assert_true(box_proc_start(bp, w->bw_wrap ? argv : argv + 1, envp));
 }
 
 void

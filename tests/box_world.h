@@ -28,6 +28,7 @@ typedef struct box_world {
     char bw_agent[PATH_MAX];
     char bw_state[PATH_MAX];
     char bw_git[PATH_MAX]; // git's canonical path on this machine
+    const char *bw_wrap;   // runs box run as `bw_wrap box run …` when set
 } box_world;
 
 /* Lays the world out (git init, one commit). */

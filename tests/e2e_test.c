@@ -286,6 +286,33 @@ test_no_agent_table(void **state)
     box_proc_result_free(&r);
 }
 
+/* A kernel without Landlock: box run refuses before anything starts and
+ * names the missing feature. */
+static void
+test_missing_kernel_feature(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, "");
+    box_world_policy(w, example_policy);
+    char wrap[PATH_MAX];
+    box_proc_bin(wrap, sizeof wrap, "no_landlock");
+    w->bw_wrap = wrap;
+    box_proc_result r;
+    box_world_run(w, "echo agent ran", &r);
+    w->bw_wrap = NULL;
+    assert_int_equal(r.pr_status, 1);
+    assert_string_equal(r.pr_out, "");
+    if (strstr(r.pr_err, "landlock: missing") == NULL)
+        show("no landlock", &r);
+    assert_non_null(strstr(r.pr_err,
+                           "strands-box: error: this kernel cannot build the "
+                           "sandbox every program of the box runs in: "
+                           "landlock: missing"));
+    // Nothing started: no service was spawned, no box directory made.
+    assert_null(strstr(r.pr_err, "up \xc2\xb7 pid"));
+    box_proc_result_free(&r);
+}
+
 int
 main(void)
 {
@@ -304,6 +331,8 @@ main(void)
                                         world_setup, world_teardown),
         cmocka_unit_test_setup_teardown(test_no_agent_table, world_setup,
                                         world_teardown),
+        cmocka_unit_test_setup_teardown(test_missing_kernel_feature,
+                                        world_setup, world_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
