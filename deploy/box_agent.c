@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,20 @@ agent_read_file(const char *path, char **img, size_t *len)
     return BOX_OK;
 }
 
+/* True when dir/name holds exactly img already. */
+static bool
+agent_same(const char *dir, const char *name, const char *img, size_t len)
+{
+    char *path = box_asprintf("%s/%s", dir, name);
+    char *old = NULL;
+    size_t olen = 0;
+    bool same = path != NULL && agent_read_file(path, &old, &olen) == BOX_OK &&
+                olen == len && memcmp(old, img, len) == 0;
+    box_free(old);
+    box_free(path);
+    return same;
+}
+
 /* Writes img as dir/name through a temporary file and rename(2). */
 static box_err
 agent_install_one(const char *dir, const char *name, const char *img,
@@ -173,8 +188,10 @@ out:
 }
 
 box_err
-box_agent_install_aliases(const char *bindir, const char *box_dir, char **err)
+box_agent_install_aliases(const char *bindir, const char *box_dir,
+                          bool *refreshed, char **err)
 {
+    *refreshed = false;
     char *src = box_asprintf("%s/box-alias", bindir);
     char *dir = box_asprintf("%s/bin", box_dir);
     char *img = NULL;
@@ -187,13 +204,21 @@ box_agent_install_aliases(const char *bindir, const char *box_dir, char **err)
         goto out;
     }
     for (size_t i = 0; i < sizeof agent_alias_names / sizeof *agent_alias_names;
-         i++)
+         i++) {
+        char *path = box_asprintf("%s/%s", dir, agent_alias_names[i]);
+        bool existed = path != NULL && access(path, F_OK) == 0;
+        box_free(path);
+        if (existed && agent_same(dir, agent_alias_names[i], img, len))
+            continue;
+        *refreshed = *refreshed || existed;
         if ((rv = agent_install_one(dir, agent_alias_names[i], img, len)) !=
             BOX_OK) {
             *err = box_asprintf("cannot install %s/%s: %s", dir,
                                 agent_alias_names[i], strerror(errno));
             goto out;
         }
+    }
+    rv = BOX_OK;
 out:
     box_free(src);
     box_free(dir);
@@ -271,6 +296,8 @@ box_agent_start(const box_agent_opts *o, pid_t *pid, char **err)
             goto out;
 
     agent_disclose(o->ao_disclose, pr, o->ao_operator_home, prog);
+    if (o->ao_disclose != NULL)
+        fputs("strands-box: starting workload\n", o->ao_disclose);
     // The agent starts with a clean signal state, whatever ours is.
     posix_spawnattr_t attr;
     sigset_t none, all;

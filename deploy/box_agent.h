@@ -3,6 +3,7 @@
 #ifndef BOX_AGENT_H
 #define BOX_AGENT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -15,9 +16,11 @@
 box_err box_agent_probe(const char *bindir, char **err) BOX_WARN_UNUSED;
 
 /* Installs <box_dir>/bin/{zsh,bash,sh}: real copies of box-alias, mode
- * 0500, each replaced atomically (never a link the agent could retarget). */
+ * 0500, each replaced atomically (never a link the agent could retarget)
+ * unless it already holds this image. *refreshed: an existing alias held
+ * another image and was replaced. */
 box_err box_agent_install_aliases(const char *bindir, const char *box_dir,
-                                  char **err) BOX_WARN_UNUSED;
+                                  bool *refreshed, char **err) BOX_WARN_UNUSED;
 
 typedef struct box_agent_opts {
     const char *ao_bindir;        // box-contain lives here

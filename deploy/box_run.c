@@ -263,10 +263,15 @@ box_cmd_run(int argc, char **argv)
                 box_dir_id(dir), created ? "created" : "updated",
                 box_config_path(cfg));
 
-    if (box_agent_install_aliases(bindir, box_dir_path, &err) != BOX_OK) {
+    bool refreshed = false;
+    if (box_agent_install_aliases(bindir, box_dir_path, &refreshed, &err) !=
+        BOX_OK) {
         status = box_cmd_error("%s", err ? err : "out of memory");
         goto out;
     }
+    if (refreshed && !created)
+        fprintf(stderr, "strands-box: box %s alias image refreshed\n",
+                box_dir_id(dir));
     run_mint_id(run_id, sizeof run_id);
     box_svcs_paths paths = {
         .sp_bindir = bindir,

@@ -196,11 +196,25 @@ test_agent_status_and_disclosure(void **state)
              "strands-box: [agent] runs /usr/bin/dash with no policy decision "
              "over these paths:\n"
              "  read_file   %s\n"
-             "  exec        /usr/bin/dash (command, implicit)\n",
+             "  exec        /usr/bin/dash (command, implicit)\n"
+             "strands-box: starting workload\n",
              w->bw_agent);
     if (strstr(r.pr_err, want) == NULL)
         show("disclosure", &r);
     assert_non_null(strstr(r.pr_err, want));
+    assert_non_null(strstr(r.pr_err, " created \xc2\xb7 config "));
+    assert_null(strstr(r.pr_err, "alias image refreshed"));
+    box_proc_result_free(&r);
+
+    // An alias that no longer holds this build's image is replaced, and
+    // the run says so.
+    char sh[PATH_MAX + 16];
+    snprintf(sh, sizeof sh, "%s/bin/sh", w->bw_state);
+    box_world_put(sh, "#!/bin/sh\necho planted\n");
+    box_world_run(w, "sh -c 'echo via alias'", &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out, "via alias\n");
+    assert_non_null(strstr(r.pr_err, " alias image refreshed\n"));
     box_proc_result_free(&r);
 }
 
