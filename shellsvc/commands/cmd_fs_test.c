@@ -213,66 +213,6 @@ static const fcase cases[] = {
     {NULL, "rm -i f", "", "strands-shell: rm: -i: invalid option\n", 2, ""},
 };
 
-/*
- * th_decide_fs logs the operation as a string, but the kernel sends it as
- * an entity (Box::FsReadOperation::"enumerate"), so its log is garbage.
- * Until the harness reads op->entity->id, fs requests come here first:
- * logged and judged the same way, with the entity's id.
- */
-static sh_verdict
-fs_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
-{
-    th *t = arg;
-    if (strncmp(rq->action, "fs:", 3) != 0)
-        return th_decide(arg, rq, msg);
-    const Box__Value *path = th_field(rq, "path");
-    const Box__Value *op = th_field(rq, "operation");
-    assert_non_null(path);
-    assert_non_null(op);
-    assert_int_equal(op->kind_case, BOX__VALUE__KIND_ENTITY);
-    assert_int_equal(box_buf_printf(&t->th_fslog, "%s %s %s\n", rq->action,
-                                    op->entity->id, path->str),
-                     BOX_OK);
-    if (th_listed(t->th_fault_fs, path->str)) {
-        *msg = box_strdup("the policy decision point did not answer");
-        return SH_FAULT;
-    }
-    if (th_listed(t->th_deny_fs, path->str)) {
-        *msg = box_asprintf("policy denied this operation on '%s' "
-                            "[default-deny]: No permit policy matched this "
-                            "request.",
-                            path->str);
-        return SH_DENY;
-    }
-    return SH_PERMIT;
-}
-
-/* th_run with fs_decide. */
-static int
-fs_run(th *t, const char *script, unsigned timeout_ms)
-{
-    box_buf_init(&t->th_out, 1u << 22);
-    box_buf_init(&t->th_err, 1u << 22);
-    box_buf_init(&t->th_log, 1u << 22);
-    box_buf_init(&t->th_fslog, 1u << 22);
-    static const char *const env[] = {"HOME=/home/lash", NULL};
-    sh_session_opts o = {
-        .so_decide = fs_decide,
-        .so_decide_arg = t,
-        .so_out = th_out,
-        .so_err = th_err,
-        .so_io_arg = t,
-        .so_cwd = "/home/lash",
-        .so_env = env,
-        .so_timeout_ms = timeout_ms,
-    };
-    sh_session *ss = sh_session_new(&o);
-    assert_non_null(ss);
-    int st = sh_session_run(ss, script, strlen(script));
-    sh_session_free(ss);
-    return st;
-}
-
 static char *
 case_script(const fcase *c)
 {
@@ -299,7 +239,7 @@ test_cases(void **state)
         th t = {.th_deny_fs = c->deny_fs, .th_fault_fs = c->fault_fs};
         char *script = case_script(c);
         assert_non_null(script);
-        int st = fs_run(&t, script, 0);
+        int st = th_run(&t, script, 0);
         const char *log = fslog_after_mark(&t);
         bool ok = st == c->status &&
                   (c->out == NULL || strcmp(th_s(&t.th_out), c->out) == 0) &&
@@ -361,7 +301,7 @@ test_long(void **state)
         regex_t re;
         assert_int_equal(regcomp(&re, lcases[i].re, REG_EXTENDED | REG_NOSUB),
                          0);
-        int st = fs_run(&t, lcases[i].script, 0);
+        int st = th_run(&t, lcases[i].script, 0);
         bool ok = st == lcases[i].status &&
                   regexec(&re, th_s(&t.th_out), 0, NULL, 0) == 0 &&
                   strcmp(th_s(&t.th_err), "") == 0;
@@ -382,7 +322,7 @@ static void
 test_ls_many(void **state)
 {
     th t = {0};
-    assert_int_equal(fs_run(&t,
+    assert_int_equal(th_run(&t,
                             "i=0; while [ $i -lt 3000 ]; do "
                             ": > \"/tmp/name-with-a-longer-tail-$((i + "
                             "1000))\"; i=$((i + 1)); done; ls /tmp",
@@ -406,7 +346,7 @@ static void
 test_ls_pipe_closed(void **state)
 {
     th t = {0};
-    int st = fs_run(&t,
+    int st = th_run(&t,
                     "i=0; while [ $i -lt 3000 ]; do : > /tmp/f$i; "
                     "i=$((i + 1)); done; ls /tmp | { read x; echo $x; }",
                     30000);
@@ -421,7 +361,7 @@ static void
 test_ls_closed_stdout(void **state)
 {
     th t = {0};
-    assert_int_equal(fs_run(&t, "ls / >&-", 0), 1);
+    assert_int_equal(th_run(&t, "ls / >&-", 0), 1);
     assert_string_equal(
         th_s(&t.th_err),
         "strands-shell: ls: write error: Bad file descriptor\n");

@@ -34,81 +34,12 @@ typedef struct tail_ring {
 } tail_ring;
 
 typedef struct tail_run {
-    sh_ctx *tr_cx;
+    sh_cmd_run tr_run;  // first: the bodies get &tr_run
     uintmax_t tr_lines; // N
     bool tr_from_start; // -n +N: print from line N on
-    bool tr_headers;    // several operands: "==> name <==" before each
-    bool tr_first;      // no header printed yet (no blank line before it)
     tail_ring tr_ring;
     char *tr_chunk; // -n +N copy buffer
-    int tr_status;  // 0, 1 after a failed operand, or the stop status
 } tail_run;
-
-/*
- * N of -n, GNU's spelling: '+' counts from the start (+0 is +1), a '-'
- * is allowed and changes nothing, then decimal digits (a value past
- * UINTMAX_MAX means "everything").
- */
-static bool
-tail_count(const char *s, uintmax_t *out, bool *from_start)
-{
-    *from_start = *s == '+';
-    if (*s == '+' || *s == '-')
-        s++;
-    if (*s == '\0')
-        return false;
-    uintmax_t v = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return false;
-        unsigned d = (unsigned)(*s - '0');
-        v = v > (UINTMAX_MAX - d) / 10 ? UINTMAX_MAX : v * 10 + d;
-    }
-    *out = v;
-    return true;
-}
-
-/*
- * Writes p to stdout. False when tail must end now: the reader is gone
- * or the call's output is spent (sh_write already set the flow: end
- * quietly with its status), or fd 1 is unusable (after the message).
- */
-static bool
-tail_emit(tail_run *r, const char *p, size_t n)
-{
-    if (n == 0 || sh_write(r->tr_cx, 1, p, n) == SH_IO_OK)
-        return true;
-    if (r->tr_cx->cx_flow != SH_FLOW_NONE)
-        r->tr_status = r->tr_cx->cx_status;
-    else
-        r->tr_status =
-            sh_cmd_err(r->tr_cx, "tail", 1, "write error: Bad file descriptor");
-    return false;
-}
-
-/* False (status set) when the call is being torn down: timeout, abort. */
-static bool
-tail_live(tail_run *r)
-{
-    if (!sh_check_stop(r->tr_cx))
-        return true;
-    r->tr_status = r->tr_cx->cx_status;
-    return false;
-}
-
-/* GNU's header: a blank line between operands; "-" is standard input. */
-static bool
-tail_header(tail_run *r, const char *operand)
-{
-    if (!r->tr_headers)
-        return true;
-    const char *name = strcmp(operand, "-") == 0 ? "standard input" : operand;
-    bool ok = (r->tr_first || tail_emit(r, "\n", 1)) &&
-              tail_emit(r, "==> ", 4) && tail_emit(r, name, strlen(name)) &&
-              tail_emit(r, " <==\n", 5);
-    r->tr_first = false;
-    return ok;
-}
 
 /* The slot for a new line: a fresh one until N are in use, then the
  * oldest. NULL on allocation failure. */
@@ -190,37 +121,36 @@ ring_free(tail_ring *g)
 
 /* Reads the whole operand into the ring, then writes what it holds. */
 static bool
-tail_last(tail_run *r, sh_input *in, const char *name)
+tail_last(sh_cmd_run *cr, sh_input *in, const char *name)
 {
+    tail_run *r = (tail_run *)cr;
     tail_ring *g = &r->tr_ring;
     g->rg_n = g->rg_start = 0;
     g->rg_open = false;
     while (r->tr_lines > 0) { // -n 0: nothing to read
-        if (!tail_live(r))
-            return false;
         const char *line;
         size_t len;
-        int rc = sh_input_line(in, &line, &len);
+        int rc = sh_cmd_line(cr, in, &line, &len);
         if (rc < 0)
-            r->tr_status = 1; // reported by the input; print what we have
-        if (rc <= 0)
-            break;
+            return false;
+        if (rc == 0)
+            break; // after a read error too: print what we have
         box_err e = ring_add(g, r->tr_lines, line, len);
         if (e == BOX_ETOOBIG) {
-            r->tr_status = sh_cmd_err(r->tr_cx, "tail", 1,
-                                      "%s: lines too long to hold (limit %u "
-                                      "MiB)",
-                                      name, TAIL_HOLD_MAX >> 20);
+            cr->cr_status = sh_cmd_err(cr->cr_cx, "tail", 1,
+                                       "%s: lines too long to hold (limit "
+                                       "%u MiB)",
+                                       name, TAIL_HOLD_MAX >> 20);
             return false;
         }
         if (e != BOX_OK) {
-            r->tr_status = sh_cmd_err(r->tr_cx, "tail", 1, "out of memory");
+            cr->cr_status = sh_cmd_err(cr->cr_cx, "tail", 1, "out of memory");
             return false;
         }
     }
     for (size_t i = 0; i < g->rg_n; i++) {
         const tail_line *l = &g->rg_v[(g->rg_start + i) % g->rg_cap];
-        if (!tail_emit(r, l->tl_p, l->tl_len))
+        if (!sh_cmd_emit(cr, l->tl_p, l->tl_len))
             return false;
     }
     return true;
@@ -228,72 +158,45 @@ tail_last(tail_run *r, sh_input *in, const char *name)
 
 /* -n +N: skips N-1 lines, then copies the rest a chunk at a time. */
 static bool
-tail_from(tail_run *r, sh_input *in)
+tail_from(sh_cmd_run *cr, sh_input *in, const char *name)
 {
+    (void)name;
+    tail_run *r = (tail_run *)cr;
     for (uintmax_t skipped = 1; skipped < r->tr_lines;) {
-        if (!tail_live(r))
-            return false;
         const char *line;
         size_t len;
-        int rc = sh_input_line(in, &line, &len);
-        if (rc < 0)
-            r->tr_status = 1; // reported by the input; next operand
+        int rc = sh_cmd_line(cr, in, &line, &len);
         if (rc <= 0)
-            return true;
+            return rc == 0;
         skipped += line[len - 1] == '\n';
     }
-    for (;;) {
-        if (!tail_live(r))
-            return false;
-        ssize_t n = sh_input_read(in, r->tr_chunk, TAIL_CHUNK);
-        if (n < 0)
-            r->tr_status = 1;
-        if (n <= 0)
-            return true;
-        if (!tail_emit(r, r->tr_chunk, (size_t)n))
-            return false;
-    }
+    return sh_cmd_copy(cr, in, r->tr_chunk, TAIL_CHUNK);
 }
 
-/* One operand (NULL: stdin). False when tail must stop (status set). */
-static bool
-tail_operand(tail_run *r, const char *operand)
-{
-    int st;
-    sh_input *in = sh_input_open(r->tr_cx, "tail", operand, &st);
-    if (in == NULL) {
-        r->tr_status = st;
-        return st != 125; // 125: the PDP failed, nothing more may run
-    }
-    const char *name = operand ? operand : "-";
-    bool go = tail_header(r, name) &&
-              (r->tr_from_start ? tail_from(r, in) : tail_last(r, in, name));
-    sh_input_close(in);
-    return go;
-}
-
-/* Continues past a failed operand (status 1 at the end), like GNU. */
+/*
+ * Continues past a failed operand (status 1 at the end), like GNU. N of
+ * -n: '+' counts from the start (+0 is +1); a '-' changes nothing.
+ */
 int
 sh_cmd_tail(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 {
-    int nops = argc - o->o_ind;
-    tail_run r = {.tr_cx = cx,
-                  .tr_lines = TAIL_DEFAULT_LINES,
-                  .tr_headers = nops > 1,
-                  .tr_first = true};
+    tail_run r = {.tr_run = {.cr_cx = cx,
+                             .cr_cmd = "tail",
+                             .cr_headers = argc - o->o_ind > 1},
+                  .tr_lines = TAIL_DEFAULT_LINES};
     const char *n = o->o_arg['n'];
-    if (sh_opt(o, 'n') && !tail_count(n, &r.tr_lines, &r.tr_from_start))
+    char sign = 0;
+    if (sh_opt(o, 'n') && !sh_cmd_count(n, &r.tr_lines, &sign))
         return sh_cmd_err(cx, "tail", 1, "invalid number of lines: '%s'", n);
+    r.tr_from_start = sign == '+';
     if (r.tr_from_start && (r.tr_chunk = box_alloc(TAIL_CHUNK)) == NULL) {
-        r.tr_status = sh_cmd_err(cx, "tail", 1, "out of memory");
+        r.tr_run.cr_status = sh_cmd_err(cx, "tail", 1, "out of memory");
         goto out;
     }
-    for (int i = 0; i < (nops > 0 ? nops : 1); i++) {
-        if (!tail_operand(&r, nops > 0 ? argv[o->o_ind + i] : NULL))
-            break;
-    }
+    sh_cmd_operands(&r.tr_run, argc, argv, o,
+                    r.tr_from_start ? tail_from : tail_last);
 out:
     ring_free(&r.tr_ring);
     box_free(r.tr_chunk);
-    return r.tr_status;
+    return r.tr_run.cr_status;
 }

@@ -369,4 +369,37 @@ box_err sh_local_save(sh_ctx *cx, const char *name) BOX_WARN_UNUSED;
 void sh_locals_restore(sh_ctx *cx, sh_local *mark);
 sh_local *sh_locals_mark(const sh_ctx *cx);
 
+/* ---- shared by commands (shellsvc/commands/cmd_common.c) ---- */
+
+/*
+ * One run of a command over its operands, writing fd 1 (cat, head,
+ * tail). It is the first member of the command's own run struct. The
+ * helpers that return false (or -1) have set cr_status: the run ends.
+ */
+typedef struct sh_cmd_run {
+    sh_ctx *cr_cx;
+    const char *cr_cmd; // the command's name, for its messages
+    bool cr_headers;    // "==> name <==" before each operand (GNU)
+    bool cr_headed;     // a header is out: the next gets a blank line
+    int cr_status;      // 0, 1 after a failed operand, or the stop status
+} sh_cmd_run;
+
+/* What a command does with one opened operand (name: "-" for stdin).
+ * False when the run must stop (cr_status set). */
+typedef bool (*sh_cmd_body)(sh_cmd_run *r, sh_input *in, const char *name);
+
+/* N of -n: an optional '+' or '-' (in *sign, else 0), then digits. */
+bool sh_cmd_count(const char *s, uintmax_t *out, char *sign);
+/* Writes p to fd 1; false (after a message if fd 1 is bad) to stop. */
+bool sh_cmd_emit(sh_cmd_run *r, const char *p, size_t n);
+/* The next line of in (sh_input_line): 1 with line and len set; 0 at
+ * the end of the operand (status 1 after a read error); -1 to stop. */
+int sh_cmd_line(sh_cmd_run *r, sh_input *in, const char **line, size_t *len);
+/* Copies the rest of in to fd 1 through buf; false to stop. */
+bool sh_cmd_copy(sh_cmd_run *r, sh_input *in, char *buf, size_t size);
+/* Opens each operand (none: stdin) and runs body on it, with a header
+ * first when cr_headers. Returns cr_status. */
+int sh_cmd_operands(sh_cmd_run *r, int argc, char **argv, const sh_opts *o,
+                    sh_cmd_body body);
+
 #endif

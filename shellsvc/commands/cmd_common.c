@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What cat, head and tail share: -n numbers, operands, output to fd 1. */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "sh_internal.h"
+
+/*
+ * N of -n, GNU's spelling: an optional '+' or '-' (returned in *sign,
+ * else 0), then decimal digits (a value past UINTMAX_MAX means
+ * "everything"). What the sign means is the command's business.
+ */
+bool
+sh_cmd_count(const char *s, uintmax_t *out, char *sign)
+{
+    *sign = *s == '+' || *s == '-' ? *s++ : 0;
+    if (*s == '\0')
+        return false;
+    uintmax_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return false;
+        unsigned d = (unsigned)(*s - '0');
+        v = v > (UINTMAX_MAX - d) / 10 ? UINTMAX_MAX : v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+/*
+ * Writes p to stdout. False when the run must end now: the reader is
+ * gone or the call's output is spent (sh_write already set the flow: end
+ * quietly with its status), or fd 1 is unusable (after the message).
+ */
+bool
+sh_cmd_emit(sh_cmd_run *r, const char *p, size_t n)
+{
+    if (n == 0 || sh_write(r->cr_cx, 1, p, n) == SH_IO_OK)
+        return true;
+    if (r->cr_cx->cx_flow != SH_FLOW_NONE)
+        r->cr_status = r->cr_cx->cx_status;
+    else
+        r->cr_status = sh_cmd_err(r->cr_cx, r->cr_cmd, 1,
+                                  "write error: Bad file descriptor");
+    return false;
+}
+
+/* False (status set) when the call is being torn down: timeout, abort. */
+static bool
+cmd_live(sh_cmd_run *r)
+{
+    if (!sh_check_stop(r->cr_cx))
+        return true;
+    r->cr_status = r->cr_cx->cx_status;
+    return false;
+}
+
+int
+sh_cmd_line(sh_cmd_run *r, sh_input *in, const char **line, size_t *len)
+{
+    if (!cmd_live(r))
+        return -1;
+    int rc = sh_input_line(in, line, len);
+    if (rc < 0)
+        r->cr_status = 1; // reported by the input; next operand
+    return rc < 0 ? 0 : rc;
+}
+
+bool
+sh_cmd_copy(sh_cmd_run *r, sh_input *in, char *buf, size_t size)
+{
+    for (;;) {
+        if (!cmd_live(r))
+            return false;
+        ssize_t n = sh_input_read(in, buf, size);
+        if (n < 0)
+            r->cr_status = 1; // reported by the input; next operand
+        if (n <= 0)
+            return true;
+        if (!sh_cmd_emit(r, buf, (size_t)n))
+            return false;
+    }
+}
+
+/* GNU's header: a blank line between operands; "-" is standard input. */
+static bool
+cmd_header(sh_cmd_run *r, const char *name)
+{
+    if (!r->cr_headers)
+        return true;
+    if (strcmp(name, "-") == 0)
+        name = "standard input";
+    bool ok = (!r->cr_headed || sh_cmd_emit(r, "\n", 1)) &&
+              sh_cmd_emit(r, "==> ", 4) && sh_cmd_emit(r, name, strlen(name)) &&
+              sh_cmd_emit(r, " <==\n", 5);
+    r->cr_headed = true;
+    return ok;
+}
+
+/* One operand (NULL: stdin). False when the run must stop (status set). */
+static bool
+cmd_operand(sh_cmd_run *r, const char *operand, sh_cmd_body body)
+{
+    int st;
+    sh_input *in = sh_input_open(r->cr_cx, r->cr_cmd, operand, &st);
+    if (in == NULL) {
+        r->cr_status = st;
+        return st != 125; // 125: the PDP failed, nothing more may run
+    }
+    const char *name = operand ? operand : "-";
+    bool go = cmd_header(r, name) && body(r, in, name);
+    sh_input_close(in);
+    return go;
+}
+
+/* Continues past a failed operand (status 1 at the end), like GNU. */
+int
+sh_cmd_operands(sh_cmd_run *r, int argc, char **argv, const sh_opts *o,
+                sh_cmd_body body)
+{
+    int nops = argc - o->o_ind;
+    for (int i = 0; i < (nops > 0 ? nops : 1); i++) {
+        if (!cmd_operand(r, nops > 0 ? argv[o->o_ind + i] : NULL, body))
+            break;
+    }
+    return r->cr_status;
+}
