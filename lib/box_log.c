@@ -4,6 +4,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,9 +16,27 @@ static const char *const log_level_name[] = {
     [BOX_LOG_ERROR] = "error",
 };
 
+/* The least level written: BOX_LOG_LEVEL=debug|info|warn|error, read on
+ * each call (logging is rare; an operator can quiet every service of a
+ * run through the one environment they inherit). Default info. */
+static box_log_level
+log_threshold(void)
+{
+    const char *v = getenv("BOX_LOG_LEVEL");
+    if (v == NULL)
+        return BOX_LOG_INFO;
+    for (size_t i = 0; i < sizeof log_level_name / sizeof *log_level_name;
+         i++)
+        if (log_level_name[i] != NULL && strcmp(v, log_level_name[i]) == 0)
+            return (box_log_level)i;
+    return BOX_LOG_INFO;
+}
+
 void
 box_log(box_log_level lvl, const char *svc, const char *fmt, ...)
 {
+    if (lvl < log_threshold())
+        return;
     char msg[1024];
     char line[1400];
     struct timespec ts;

@@ -11,7 +11,9 @@ typedef enum box_log_level {
 } box_log_level;
 
 /* One line per call, written with a single write(2) so lines from
- * concurrent threads never interleave. svc names the service. */
+ * concurrent threads never interleave. svc names the service. Lines below
+ * the level named by the environment's BOX_LOG_LEVEL (debug, info, warn,
+ * error; default info) are not written. */
 void box_log(box_log_level lvl, const char *svc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -7,7 +7,10 @@ cd "$(dirname "$0")/../.."
 deploy/setup.sh
 deploy/quickstart/prepare.sh
 status=0
-build/bin/box run --config deploy/quickstart/box.toml "$@" || status=$?
+# The services' own info lines would interleave with the agent's output;
+# warnings and errors still show (BOX_LOG_LEVEL=info to see them all).
+BOX_LOG_LEVEL=${BOX_LOG_LEVEL:-warn} \
+  build/bin/box run --config deploy/quickstart/box.toml "$@" || status=$?
 echo "--- decision log (box log --box-dir /tmp/box-quickstart/state)"
 build/bin/box log --box-dir /tmp/box-quickstart/state
 exit "$status"
