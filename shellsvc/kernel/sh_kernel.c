@@ -408,21 +408,6 @@ resolve(sh_kernel *k, const char *cwd, const char *path, bool follow,
     return 0;
 }
 
-/* resolve → decide → reach floor → hook. */
-static int
-admit(sh_kernel *k, const char *cwd, const char *path, enum kop op, bool follow,
-      sh_res *rs, sh_kernel_result *r)
-{
-    int err = resolve(k, cwd, path, follow, rs, r);
-    if (err == 0)
-        err = decide(k, op, rs->rs_canon, floor_reason(k, op, rs), r);
-    if (err == 0)
-        err = floor_check(k, op, path, rs, r);
-    if (err == 0 && k->k_hook != NULL)
-        k->k_hook(k->k_hook_arg, rs->rs_canon);
-    return err;
-}
-
 static int
 recheck(sh_kernel *k, const sh_res *rs, sh_kernel_result *r)
 {
@@ -430,10 +415,179 @@ recheck(sh_kernel *k, const sh_res *rs, sh_kernel_result *r)
     return err == 0 ? 0 : fail_errno(r, err);
 }
 
+/* ---- admission ---------------------------------------------------------- */
+
+/* One question to the decider: op on a canonical name, sent with the reach
+ * floor's reason when the floor will refuse that name (else NULL). */
+typedef struct kask {
+    enum kop ka_op;
+    const char *ka_canon;
+    const char *ka_floor;
+} kask;
+
+/* A name the operation acts on: after the permits the reach floor (for
+ * kn_op) may refuse it, by its spelling; right before the act its identity
+ * is re-checked. */
+typedef struct kname {
+    enum kop kn_op;
+    const char *kn_spelled;
+    const sh_res *kn_rs;
+} kname;
+
+/* The admission of one operation (box-spec §3.6–§3.8). A rename asks the
+ * most: four questions about two names. */
+typedef struct kadm {
+    kask ad_ask[4];
+    size_t ad_nask;
+    kname ad_name[2]; // the test hook sees the first
+    size_t ad_nname;
+    int ad_veto; // a refusal reported only after the permits, or 0
+    const char *ad_veto_msg;
+} kadm;
+
+static void
+ask(kadm *ad, enum kop op, const char *canon, const char *floor)
+{
+    ad->ad_ask[ad->ad_nask++] = (kask){op, canon, floor};
+}
+
+/* Every operation passes here, in this order: each question (the first
+ * denial wins), the reach floor on each name, the test hook, the veto, the
+ * identity re-check of each name. Nothing is acted on before it returns 0. */
+static int
+admit(sh_kernel *k, const kadm *ad, sh_kernel_result *r)
+{
+    int err = 0;
+    for (size_t i = 0; err == 0 && i < ad->ad_nask; i++) {
+        const kask *q = &ad->ad_ask[i];
+        err = decide(k, q->ka_op, q->ka_canon, q->ka_floor, r);
+    }
+    for (size_t i = 0; err == 0 && i < ad->ad_nname; i++) {
+        const kname *nm = &ad->ad_name[i];
+        err = floor_check(k, nm->kn_op, nm->kn_spelled, nm->kn_rs, r);
+    }
+    if (err != 0)
+        return err;
+    if (k->k_hook != NULL)
+        k->k_hook(k->k_hook_arg, ad->ad_name[0].kn_rs->rs_canon);
+    if (ad->ad_veto != 0)
+        return fail(r, ad->ad_veto, ad->ad_veto_msg);
+    for (size_t i = 0; err == 0 && i < ad->ad_nname; i++)
+        err = recheck(k, ad->ad_name[i].kn_rs, r);
+    return err;
+}
+
+/* A denied probe answers "absent": ENOENT without message. */
+static int
+probe_denied(sh_kernel_result *r)
+{
+    if (r->kr_fault)
+        return r->kr_errno;
+    box_free(r->kr_message);
+    r->kr_message = NULL;
+    r->kr_self_contained = false;
+    r->kr_errno = ENOENT;
+    return ENOENT;
+}
+
+/* The operands and outputs of a one-name operation; each act reads its
+ * own fields. */
+typedef struct kargs {
+    mode_t ka_mode;           // mkdir, chmod, open
+    int ka_flags;             // open
+    const char *ka_target;    // symlink: the link's text
+    sh_kernel_stat *ka_st;    // stat
+    char **ka_text;           // readlink's target, chdir's canonical path
+    char ***ka_names;         // list
+    size_t *ka_n;             // list
+    sh_kernel_file **ka_file; // open
+} kargs;
+
+/* The effect on an admitted name; op is the question the floor applied
+ * for. On failure r is filled and the errno value returned. */
+typedef int (*kact_fn)(sh_kernel *k, enum kop op, const sh_res *rs,
+                       const kargs *a, sh_kernel_result *r);
+
+/* What an admitted name must be before the act (checked first). */
+enum kneed {
+    NEED_ANY,
+    NEED_EXISTS, // else ENOENT
+    NEED_DIR,    // else ENOENT, ENOTDIR
+    NEED_LINK,   // else ENOENT, EINVAL "not a symbolic link"
+};
+
+/* A one-name operation: its questions (each with its own floor reason;
+ * the floor then applies for the last), whether a final link is followed,
+ * whether it is a probe (a denial answers "absent"), what the name must
+ * be, and the act. */
+typedef struct kone {
+    enum kop ko_ops[2];
+    size_t ko_nops;
+    bool ko_follow;
+    bool ko_probe;
+    enum kneed ko_need;
+    kact_fn ko_act;
+} kone;
+
+static int
+need(enum kneed nd, const sh_res *rs, sh_kernel_result *r)
+{
+    if (nd == NEED_ANY)
+        return 0;
+    if (!rs->rs_exists)
+        return fail(r, ENOENT, NULL);
+    if (nd == NEED_DIR && !S_ISDIR(rs->rs_mode))
+        return fail(r, ENOTDIR, NULL);
+    if (nd == NEED_LINK && !S_ISLNK(rs->rs_mode))
+        return fail(r, EINVAL, txt_notlink);
+    return 0;
+}
+
+/* The admission of a one-name operation on its resolved name. */
+static int
+admit_one(sh_kernel *k, const kone *one, const char *path, const sh_res *rs,
+          sh_kernel_result *r)
+{
+    kadm ad = {.ad_name = {{one->ko_ops[one->ko_nops - 1], path, rs}},
+               .ad_nname = 1};
+    for (size_t i = 0; i < one->ko_nops; i++)
+        ask(&ad, one->ko_ops[i], rs->rs_canon,
+            floor_reason(k, one->ko_ops[i], rs));
+    return admit(k, &ad, r);
+}
+
+/* resolve → decide → reach floor → hook → re-check → need → act. */
+static int
+run(sh_kernel *k, const kone *one, const char *cwd, const char *path,
+    const kargs *a, sh_kernel_result *r)
+{
+    sh_res rs;
+    int err = resolve(k, cwd, path, one->ko_follow, &rs, r);
+    if (err != 0)
+        goto out;
+    if ((err = admit_one(k, one, path, &rs, r)) != 0) {
+        if (one->ko_probe && r->kr_denied)
+            err = probe_denied(r);
+        goto out;
+    }
+    if ((err = need(one->ko_need, &rs, r)) == 0)
+        err = one->ko_act(k, one->ko_ops[one->ko_nops - 1], &rs, a, r);
+out:
+    sh_res_clear(&rs);
+    return err;
+}
+
 static uint64_t
 vino(const sh_res *rs)
 {
     return rs->rs_exists ? rs->rs_vino : SH_VFS_MISSING;
+}
+
+/* fail_errno, except that EBUSY is a bind mount point (or an ancestor). */
+static int
+fail_busy(sh_kernel_result *r, int err)
+{
+    return err == EBUSY ? fail(r, EBUSY, txt_busy) : fail_errno(r, err);
 }
 
 /* Opens the resolved host target itself with flags (no follow), and
@@ -460,73 +614,65 @@ host_open_target(const sh_res *rs, int flags)
 
 /* ---- open / read / write ---------------------------------------------- */
 
+/* Opens the admitted name into f; 0 or an errno value. */
+static int
+open_res(sh_kernel *k, const sh_res *rs, int flags, mode_t mode,
+         sh_kernel_file *f)
+{
+    int oflags = flags & (O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND | O_EXCL);
+    if (!rs->rs_host)
+        return sh_vfs_open(k->k_vfs, rs->rs_canon, oflags, mode, vino(rs),
+                           &f->kf_vf);
+    if (!rs->rs_exists) {
+        if (!(flags & O_CREAT) || rs->rs_parent_fd < 0)
+            return ENOENT;
+        f->kf_fd = openat(rs->rs_parent_fd, rs->rs_leaf,
+                          oflags | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        return f->kf_fd >= 0 ? 0 : errno == EEXIST ? ESTALE : errno;
+    }
+    if ((flags & O_CREAT) && (flags & O_EXCL))
+        return EEXIST;
+    // Truncate only once the opened file is known to be the decided one.
+    int fd = host_open_target(rs, oflags & ~(O_CREAT | O_EXCL | O_TRUNC));
+    if (fd < 0)
+        return -fd;
+    f->kf_fd = fd;
+    if ((oflags & O_TRUNC) && S_ISREG(rs->rs_mode) && ftruncate(fd, 0) != 0)
+        return errno;
+    return 0;
+}
+
+static int
+act_open(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
+         sh_kernel_result *r)
+{
+    sh_kernel_file *f = box_calloc(1, sizeof *f);
+    if (f == NULL)
+        return fail(r, ENOMEM, NULL);
+    f->kf_fd = -1;
+    int err = open_res(k, rs, a->ka_flags, a->ka_mode, f);
+    if (err != 0) {
+        sh_kernel_close(f);
+        return fail_errno(r, err);
+    }
+    *a->ka_file = f;
+    if (!rs->rs_exists)
+        bump(k, 0);
+    return 0;
+}
+
 int
 sh_kernel_open(sh_kernel *k, const char *cwd, const char *path, int flags,
                mode_t mode, sh_kernel_file **out, sh_kernel_result *r)
 {
-    sh_res rs;
     int acc = flags & O_ACCMODE;
-    int err = resolve(k, cwd, path, true, &rs, r);
-    if (err != 0)
-        return err;
+    kone one = {.ko_follow = true, .ko_act = act_open};
     if (acc != O_WRONLY)
-        err = decide(k, KOP_READ_CONTENT, rs.rs_canon,
-                     floor_reason(k, KOP_READ_CONTENT, &rs), r);
-    if (err == 0 && acc != O_RDONLY)
-        err = decide(k, KOP_WRITE_CONTENT, rs.rs_canon,
-                     floor_reason(k, KOP_WRITE_CONTENT, &rs), r);
-    if (err == 0)
-        err = floor_check(
-            k, acc == O_RDONLY ? KOP_READ_CONTENT : KOP_WRITE_CONTENT, path,
-            &rs, r);
-    if (err == 0 && k->k_hook != NULL)
-        k->k_hook(k->k_hook_arg, rs.rs_canon);
-    if (err == 0)
-        err = recheck(k, &rs, r);
-    if (err != 0)
-        goto out;
-    sh_kernel_file *f = box_calloc(1, sizeof *f);
-    if (f == NULL) {
-        err = fail(r, ENOMEM, NULL);
-        goto out;
-    }
-    f->kf_fd = -1;
-    int oflags = flags & (O_ACCMODE | O_CREAT | O_TRUNC | O_APPEND | O_EXCL);
-    if (!rs.rs_host) {
-        err = sh_vfs_open(k->k_vfs, rs.rs_canon, oflags, mode, vino(&rs),
-                          &f->kf_vf);
-    } else if (!rs.rs_exists) {
-        if (!(flags & O_CREAT) || rs.rs_parent_fd < 0) {
-            err = ENOENT;
-        } else {
-            f->kf_fd = openat(rs.rs_parent_fd, rs.rs_leaf,
-                              oflags | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-            err = f->kf_fd >= 0 ? 0 : errno == EEXIST ? ESTALE : errno;
-        }
-    } else if ((flags & O_CREAT) && (flags & O_EXCL)) {
-        err = EEXIST;
-    } else {
-        // Truncate only once the opened file is known to be the decided one.
-        int fd = host_open_target(&rs, oflags & ~(O_CREAT | O_EXCL | O_TRUNC));
-        if (fd < 0)
-            err = -fd;
-        else
-            f->kf_fd = fd;
-        if (fd >= 0 && (oflags & O_TRUNC) && S_ISREG(rs.rs_mode) &&
-            ftruncate(fd, 0) != 0)
-            err = errno;
-    }
-    if (err != 0) {
-        box_free(f);
-        err = fail_errno(r, err);
-        goto out;
-    }
-    *out = f;
-    if (!rs.rs_exists)
-        bump(k, 0);
-out:
-    sh_res_clear(&rs);
-    return err;
+        one.ko_ops[one.ko_nops++] = KOP_READ_CONTENT;
+    if (acc != O_RDONLY)
+        one.ko_ops[one.ko_nops++] = KOP_WRITE_CONTENT;
+    kargs a = {.ka_flags = flags, .ka_mode = mode, .ka_file = out};
+    return run(k, &one, cwd, path, &a, r);
 }
 
 ssize_t
@@ -570,7 +716,7 @@ sh_kernel_close(sh_kernel_file *f)
     box_free(f);
 }
 
-/* ---- probes ------------------------------------------------------------ */
+/* ---- the acts on one name ---------------------------------------------- */
 
 static int
 stat_res(sh_kernel *k, const sh_res *rs, sh_kernel_stat *st,
@@ -604,69 +750,23 @@ stat_res(sh_kernel *k, const sh_res *rs, sh_kernel_stat *st,
     return 0;
 }
 
-/* A denied probe answers "absent": ENOENT without message. */
 static int
-probe_denied(sh_kernel_result *r)
+act_stat(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
+         sh_kernel_result *r)
 {
-    if (r->kr_fault)
-        return r->kr_errno;
-    box_free(r->kr_message);
-    r->kr_message = NULL;
-    r->kr_self_contained = false;
-    r->kr_errno = ENOENT;
-    return ENOENT;
+    return stat_res(k, rs, a->ka_st, r);
 }
 
 static int
-do_stat(sh_kernel *k, const char *cwd, const char *path, bool follow,
-        sh_kernel_stat *st, sh_kernel_result *r)
+act_exec(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
+         sh_kernel_result *r)
 {
-    sh_res rs;
-    int err = admit(k, cwd, path, KOP_READ_METADATA, follow, &rs, r);
-    if (err == 0)
-        err = recheck(k, &rs, r);
-    if (err == 0)
-        err = stat_res(k, &rs, st, r);
-    else if (r->kr_denied)
-        err = probe_denied(r);
-    sh_res_clear(&rs);
-    return err;
-}
-
-int
-sh_kernel_stat_path(sh_kernel *k, const char *cwd, const char *path,
-                    sh_kernel_stat *st, sh_kernel_result *r)
-{
-    return do_stat(k, cwd, path, true, st, r);
-}
-
-int
-sh_kernel_lstat(sh_kernel *k, const char *cwd, const char *path,
-                sh_kernel_stat *st, sh_kernel_result *r)
-{
-    return do_stat(k, cwd, path, false, st, r);
-}
-
-int
-sh_kernel_probe_exec(sh_kernel *k, const char *cwd, const char *path,
-                     sh_kernel_result *r)
-{
-    sh_res rs;
     sh_kernel_stat st;
-    int err = admit(k, cwd, path, KOP_EXEC, true, &rs, r);
-    if (err == 0)
-        err = recheck(k, &rs, r);
-    if (err == 0)
-        err = stat_res(k, &rs, &st, r);
+    int err = stat_res(k, rs, &st, r);
     if (err == 0 && (!S_ISREG(st.ks_mode) || (st.ks_mode & 0111) == 0))
         err = fail(r, EACCES, NULL);
-    else if (err != 0 && r->kr_denied)
-        err = probe_denied(r);
-    sh_res_clear(&rs);
     return err;
 }
-
-/* ---- directories ------------------------------------------------------- */
 
 void
 sh_kernel_names_free(char **names, size_t n)
@@ -720,256 +820,307 @@ host_list(const sh_res *rs, char ***names, size_t *count)
     return 0;
 }
 
+static int
+act_list(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
+         sh_kernel_result *r)
+{
+    int err = rs->rs_host ? host_list(rs, a->ka_names, a->ka_n)
+                          : sh_vfs_list(k->k_vfs, rs->rs_canon, rs->rs_vino,
+                                        a->ka_names, a->ka_n);
+    return err == 0 ? 0 : fail_errno(r, err);
+}
+
+static int
+act_chdir(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
+          sh_kernel_result *r)
+{
+    if ((*a->ka_text = box_strdup(rs->rs_canon)) == NULL)
+        return fail(r, ENOMEM, NULL);
+    return 0;
+}
+
+static int
+act_readlink(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
+             sh_kernel_result *r)
+{
+    if (!rs->rs_host) {
+        int err = sh_vfs_readlink(k->k_vfs, rs->rs_canon, a->ka_text);
+        return err == 0 ? 0 : fail_errno(r, err);
+    }
+    char buf[SH_KERNEL_MAX_PATH];
+    ssize_t l = readlinkat(rs->rs_fd, "", buf, sizeof buf - 1);
+    if (l < 0)
+        return fail_errno(r, errno);
+    if ((*a->ka_text = box_strndup(buf, (size_t)l)) == NULL)
+        return fail(r, ENOMEM, NULL);
+    return 0;
+}
+
+/* mkdir, or with ka_target a symbolic link: the name must be new. */
+static int
+act_create(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
+           sh_kernel_result *r)
+{
+    const char *t = a->ka_target;
+    int err = 0;
+    if (rs->rs_exists)
+        err = EEXIST;
+    else if (!rs->rs_host)
+        err = t ? sh_vfs_symlink(k->k_vfs, t, rs->rs_canon)
+                : sh_vfs_mkdir(k->k_vfs, rs->rs_canon, a->ka_mode);
+    else if (rs->rs_parent_fd < 0)
+        err = ENOENT;
+    else if ((t ? symlinkat(t, rs->rs_parent_fd, rs->rs_leaf)
+                : mkdirat(rs->rs_parent_fd, rs->rs_leaf, a->ka_mode & 0777)) !=
+             0)
+        err = errno;
+    if (err != 0)
+        err = fail_errno(r, err);
+    bump(k, err);
+    return err;
+}
+
+static int
+act_chmod(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
+          sh_kernel_result *r)
+{
+    mode_t mode = a->ka_mode;
+    if (!rs->rs_host) {
+        int err = sh_vfs_chmod(k->k_vfs, rs->rs_canon, rs->rs_vino, mode);
+        return err == 0 ? 0 : fail_errno(r, err);
+    }
+    if (mode & 07000)
+        return fail(r, EPERM, txt_setid);
+    // Through the O_PATH fd: the decided inode, whatever its name now.
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", rs->rs_fd);
+    int rc = fchmodat(AT_FDCWD, proc, mode & 0777, 0);
+    // Without /proc: by name under the held parent (just re-checked; the
+    // leaf is not a link, which chmod would follow).
+    if (rc != 0 && errno == ENOENT && rs->rs_parent_fd >= 0 &&
+        !S_ISLNK(rs->rs_mode))
+        rc = fchmodat(rs->rs_parent_fd, rs->rs_leaf, mode & 0777, 0);
+    return rc == 0 ? 0 : fail_errno(r, errno);
+}
+
+/* unlink (op remove_file) or rmdir (remove_dir). */
+static int
+act_remove(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
+           sh_kernel_result *r)
+{
+    bool dir = op == KOP_REMOVE_DIR;
+    int err = 0;
+    if (!rs->rs_host)
+        err = dir ? sh_vfs_rmdir(k->k_vfs, rs->rs_canon, rs->rs_vino)
+                  : sh_vfs_unlink(k->k_vfs, rs->rs_canon, rs->rs_vino);
+    else if (rs->rs_parent_fd < 0)
+        err = EBUSY;
+    else if (dir && !S_ISDIR(rs->rs_mode))
+        err = ENOTDIR;
+    else if (!dir && S_ISDIR(rs->rs_mode))
+        err = EISDIR;
+    else if (unlinkat(rs->rs_parent_fd, rs->rs_leaf, dir ? AT_REMOVEDIR : 0))
+        err = errno;
+    if (err != 0)
+        err = fail_busy(r, err);
+    bump(k, err);
+    return err;
+}
+
+/* ---- one-name operations ----------------------------------------------- */
+
+/* ORDER KONE: one_tab follows this order. */
+enum kone_id {
+    ONE_STAT,
+    ONE_LSTAT,
+    ONE_EXEC,
+    ONE_LIST,
+    ONE_CHDIR,
+    ONE_READLINK,
+    ONE_MKDIR,
+    ONE_CHMOD,
+    ONE_UNLINK,
+    ONE_RMDIR,
+};
+
+static const kone one_tab[] = {
+    [ONE_STAT] = {{KOP_READ_METADATA}, 1, true, true, NEED_ANY, act_stat},
+    [ONE_LSTAT] = {{KOP_READ_METADATA}, 1, false, true, NEED_ANY, act_stat},
+    [ONE_EXEC] = {{KOP_EXEC}, 1, true, true, NEED_ANY, act_exec},
+    [ONE_LIST] = {{KOP_ENUMERATE}, 1, true, false, NEED_DIR, act_list},
+    [ONE_CHDIR] = {{KOP_CHANGE_DIR}, 1, true, false, NEED_DIR, act_chdir},
+    [ONE_READLINK] =
+        {{KOP_READ_LINK}, 1, false, false, NEED_LINK, act_readlink},
+    [ONE_MKDIR] = {{KOP_CREATE_DIR}, 1, false, false, NEED_ANY, act_create},
+    [ONE_CHMOD] =
+        {{KOP_SET_PERMISSIONS}, 1, true, false, NEED_EXISTS, act_chmod},
+    [ONE_UNLINK] =
+        {{KOP_REMOVE_FILE}, 1, false, false, NEED_EXISTS, act_remove},
+    [ONE_RMDIR] = {{KOP_REMOVE_DIR}, 1, true, false, NEED_EXISTS, act_remove},
+};
+
+int
+sh_kernel_stat_path(sh_kernel *k, const char *cwd, const char *path,
+                    sh_kernel_stat *st, sh_kernel_result *r)
+{
+    return run(k, &one_tab[ONE_STAT], cwd, path, &(kargs){.ka_st = st}, r);
+}
+
+int
+sh_kernel_lstat(sh_kernel *k, const char *cwd, const char *path,
+                sh_kernel_stat *st, sh_kernel_result *r)
+{
+    return run(k, &one_tab[ONE_LSTAT], cwd, path, &(kargs){.ka_st = st}, r);
+}
+
+int
+sh_kernel_probe_exec(sh_kernel *k, const char *cwd, const char *path,
+                     sh_kernel_result *r)
+{
+    return run(k, &one_tab[ONE_EXEC], cwd, path, &(kargs){0}, r);
+}
+
 int
 sh_kernel_list(sh_kernel *k, const char *cwd, const char *path, char ***names,
                size_t *n, sh_kernel_result *r)
 {
-    sh_res rs;
     *names = NULL;
     *n = 0;
-    int err = admit(k, cwd, path, KOP_ENUMERATE, true, &rs, r);
-    if (err == 0)
-        err = recheck(k, &rs, r);
-    if (err == 0) {
-        if (!rs.rs_exists)
-            err = ENOENT;
-        else if (!S_ISDIR(rs.rs_mode))
-            err = ENOTDIR;
-        else if (rs.rs_host)
-            err = host_list(&rs, names, n);
-        else
-            err = sh_vfs_list(k->k_vfs, rs.rs_canon, rs.rs_vino, names, n);
-        if (err != 0)
-            err = fail_errno(r, err);
-    }
-    sh_res_clear(&rs);
-    return err;
+    kargs a = {.ka_names = names, .ka_n = n};
+    return run(k, &one_tab[ONE_LIST], cwd, path, &a, r);
 }
 
 int
 sh_kernel_chdir(sh_kernel *k, const char *cwd, const char *path,
                 char **canonical, sh_kernel_result *r)
 {
-    sh_res rs;
-    int err = admit(k, cwd, path, KOP_CHANGE_DIR, true, &rs, r);
-    if (err == 0)
-        err = recheck(k, &rs, r);
-    if (err == 0) {
-        if (!rs.rs_exists)
-            err = fail(r, ENOENT, NULL);
-        else if (!S_ISDIR(rs.rs_mode))
-            err = fail(r, ENOTDIR, NULL);
-        else if ((*canonical = box_strdup(rs.rs_canon)) == NULL)
-            err = fail(r, ENOMEM, NULL);
-    }
-    sh_res_clear(&rs);
-    return err;
+    kargs a = {.ka_text = canonical};
+    return run(k, &one_tab[ONE_CHDIR], cwd, path, &a, r);
 }
 
 int
 sh_kernel_readlink(sh_kernel *k, const char *cwd, const char *path,
                    char **target, sh_kernel_result *r)
 {
-    sh_res rs;
-    int err = admit(k, cwd, path, KOP_READ_LINK, false, &rs, r);
-    if (err == 0)
-        err = recheck(k, &rs, r);
-    if (err != 0)
-        goto out;
-    if (!rs.rs_exists) {
-        err = fail(r, ENOENT, NULL);
-    } else if (!S_ISLNK(rs.rs_mode)) {
-        err = fail(r, EINVAL, txt_notlink);
-    } else if (!rs.rs_host) {
-        err = sh_vfs_readlink(k->k_vfs, rs.rs_canon, target);
-        if (err != 0)
-            err = fail_errno(r, err);
-    } else {
-        char buf[SH_KERNEL_MAX_PATH];
-        ssize_t l = readlinkat(rs.rs_fd, "", buf, sizeof buf - 1);
-        if (l < 0) {
-            err = fail_errno(r, errno);
-        } else if ((*target = box_strndup(buf, (size_t)l)) == NULL) {
-            err = fail(r, ENOMEM, NULL);
-        }
-    }
-out:
-    sh_res_clear(&rs);
-    return err;
+    kargs a = {.ka_text = target};
+    return run(k, &one_tab[ONE_READLINK], cwd, path, &a, r);
 }
 
 int
 sh_kernel_mkdir(sh_kernel *k, const char *cwd, const char *path, mode_t mode,
                 sh_kernel_result *r)
 {
-    sh_res rs;
-    int err = admit(k, cwd, path, KOP_CREATE_DIR, false, &rs, r);
-    if (err == 0)
-        err = recheck(k, &rs, r);
-    if (err != 0)
-        goto out;
-    if (rs.rs_exists)
-        err = EEXIST;
-    else if (!rs.rs_host)
-        err = sh_vfs_mkdir(k->k_vfs, rs.rs_canon, mode);
-    else if (rs.rs_parent_fd < 0)
-        err = ENOENT;
-    else if (mkdirat(rs.rs_parent_fd, rs.rs_leaf, mode & 0777) != 0)
-        err = errno;
-    if (err != 0)
-        err = fail_errno(r, err);
-    bump(k, err);
-out:
-    sh_res_clear(&rs);
-    return err;
+    kargs a = {.ka_mode = mode};
+    return run(k, &one_tab[ONE_MKDIR], cwd, path, &a, r);
 }
 
 int
 sh_kernel_chmod(sh_kernel *k, const char *cwd, const char *path, mode_t mode,
                 sh_kernel_result *r)
 {
-    sh_res rs;
-    int err = admit(k, cwd, path, KOP_SET_PERMISSIONS, true, &rs, r);
-    if (err == 0)
-        err = recheck(k, &rs, r);
-    if (err != 0)
-        goto out;
-    if (!rs.rs_exists) {
-        err = fail(r, ENOENT, NULL);
-    } else if (!rs.rs_host) {
-        if ((err = sh_vfs_chmod(k->k_vfs, rs.rs_canon, rs.rs_vino, mode)))
-            err = fail_errno(r, err);
-    } else if (mode & 07000) {
-        err = fail(r, EPERM, txt_setid);
-    } else {
-        // Through the O_PATH fd: the decided inode, whatever its name now.
-        char proc[64];
-        snprintf(proc, sizeof proc, "/proc/self/fd/%d", rs.rs_fd);
-        int rc = fchmodat(AT_FDCWD, proc, mode & 0777, 0);
-        // Without /proc: by name under the held parent (just re-checked;
-        // the leaf is not a link, which chmod would follow).
-        if (rc != 0 && errno == ENOENT && rs.rs_parent_fd >= 0 &&
-            !S_ISLNK(rs.rs_mode))
-            rc = fchmodat(rs.rs_parent_fd, rs.rs_leaf, mode & 0777, 0);
-        if (rc != 0)
-            err = fail_errno(r, errno);
-    }
-out:
-    sh_res_clear(&rs);
-    return err;
-}
-
-static int
-remove_common(sh_kernel *k, const char *cwd, const char *path, bool dir,
-              sh_kernel_result *r)
-{
-    sh_res rs;
-    int err = admit(k, cwd, path, dir ? KOP_REMOVE_DIR : KOP_REMOVE_FILE, dir,
-                    &rs, r);
-    if (err == 0)
-        err = recheck(k, &rs, r);
-    if (err != 0)
-        goto out;
-    if (!rs.rs_exists)
-        err = ENOENT;
-    else if (!rs.rs_host)
-        err = dir ? sh_vfs_rmdir(k->k_vfs, rs.rs_canon, rs.rs_vino)
-                  : sh_vfs_unlink(k->k_vfs, rs.rs_canon, rs.rs_vino);
-    else if (rs.rs_parent_fd < 0)
-        err = EBUSY;
-    else if (dir && !S_ISDIR(rs.rs_mode))
-        err = ENOTDIR;
-    else if (!dir && S_ISDIR(rs.rs_mode))
-        err = EISDIR;
-    else if (unlinkat(rs.rs_parent_fd, rs.rs_leaf, dir ? AT_REMOVEDIR : 0))
-        err = errno;
-    if (err == EBUSY)
-        err = fail(r, EBUSY, txt_busy);
-    else if (err != 0)
-        err = fail_errno(r, err);
-    bump(k, err);
-out:
-    sh_res_clear(&rs);
-    return err;
+    kargs a = {.ka_mode = mode};
+    return run(k, &one_tab[ONE_CHMOD], cwd, path, &a, r);
 }
 
 int
 sh_kernel_unlink(sh_kernel *k, const char *cwd, const char *path,
                  sh_kernel_result *r)
 {
-    return remove_common(k, cwd, path, false, r);
+    return run(k, &one_tab[ONE_UNLINK], cwd, path, &(kargs){0}, r);
 }
 
 int
 sh_kernel_rmdir(sh_kernel *k, const char *cwd, const char *path,
                 sh_kernel_result *r)
 {
-    return remove_common(k, cwd, path, true, r);
+    return run(k, &one_tab[ONE_RMDIR], cwd, path, &(kargs){0}, r);
 }
 
 /* ---- rename and symlink (several legs) ------------------------------- */
+
+/* The legs of box-spec §3.6, in order; the first denial wins. */
+static void
+rename_adm(const sh_kernel *k, kadm *ad, const char *from, const sh_res *src,
+           const char *to, const sh_res *dst)
+{
+    const char *sfl = floor_reason(k, KOP_RENAME, src);
+    const char *dfl = floor_reason(k, KOP_RENAME, dst);
+    *ad = (kadm){
+        .ad_name = {{KOP_RENAME, from, src}, {KOP_RENAME, to, dst}},
+        .ad_nname = 2,
+    };
+    ask(ad, KOP_RENAME, src->rs_canon, sfl);
+    ask(ad, KOP_READ_CONTENT, src->rs_canon, sfl);
+    if (dst->rs_exists)
+        ask(ad, S_ISDIR(dst->rs_mode) ? KOP_REMOVE_DIR : KOP_REMOVE_FILE,
+            dst->rs_canon, dfl);
+    ask(ad, KOP_RENAME, dst->rs_canon, dfl);
+    if (src->rs_host != dst->rs_host) {
+        ad->ad_veto = EXDEV;
+        ad->ad_veto_msg = txt_xdev;
+    }
+}
+
+static int
+rename_res(sh_kernel *k, const sh_res *src, const sh_res *dst,
+           sh_kernel_result *r)
+{
+    int err = 0;
+    if (!src->rs_exists) {
+        err = fail(r, ENOENT, NULL);
+    } else if (!src->rs_host) {
+        err = sh_vfs_rename(k->k_vfs, src->rs_canon, src->rs_vino,
+                            dst->rs_canon, vino(dst));
+        if (err != 0)
+            err = fail_busy(r, err);
+    } else if (src->rs_parent_fd < 0 ||
+               (dst->rs_parent_fd < 0 && dst->rs_parent_exists)) {
+        err = fail(r, EBUSY, txt_busy);
+    } else if (dst->rs_exists && S_ISLNK(dst->rs_mode)) {
+        err = fail(r, EPERM, txt_onto_link);
+    } else if (dst->rs_parent_fd < 0) {
+        err = fail(r, ENOENT, NULL);
+    } else if (renameat(src->rs_parent_fd, src->rs_leaf, dst->rs_parent_fd,
+                        dst->rs_leaf) != 0) {
+        err = fail_errno(r, errno);
+    }
+    bump(k, err);
+    return err;
+}
 
 int
 sh_kernel_rename(sh_kernel *k, const char *cwd, const char *from,
                  const char *to, sh_kernel_result *r)
 {
-    sh_res src, dst;
-    memset(&dst, 0, sizeof dst);
-    dst.rs_fd = dst.rs_parent_fd = -1;
+    sh_res src, dst = {.rs_fd = -1, .rs_parent_fd = -1};
+    kadm ad;
     int err = resolve(k, cwd, from, false, &src, r);
     if (err != 0)
         return err;
     if ((err = resolve(k, cwd, to, false, &dst, r)) != 0)
         goto out;
-    // The legs of box-spec §3.6, in order; the first denial wins.
-    const char *sfl = floor_reason(k, KOP_RENAME, &src);
-    const char *dfl = floor_reason(k, KOP_RENAME, &dst);
-    if ((err = decide(k, KOP_RENAME, src.rs_canon, sfl, r)) != 0 ||
-        (err = decide(k, KOP_READ_CONTENT, src.rs_canon, sfl, r)) != 0)
-        goto out;
-    if (dst.rs_exists &&
-        (err =
-             decide(k, S_ISDIR(dst.rs_mode) ? KOP_REMOVE_DIR : KOP_REMOVE_FILE,
-                    dst.rs_canon, dfl, r)) != 0)
-        goto out;
-    if ((err = decide(k, KOP_RENAME, dst.rs_canon, dfl, r)) != 0)
-        goto out;
-    if ((err = floor_check(k, KOP_RENAME, from, &src, r)) != 0 ||
-        (err = floor_check(k, KOP_RENAME, to, &dst, r)) != 0)
-        goto out;
-    if (k->k_hook != NULL)
-        k->k_hook(k->k_hook_arg, src.rs_canon);
-    if (src.rs_host != dst.rs_host) {
-        err = fail(r, EXDEV, txt_xdev);
-        goto out;
-    }
-    if ((err = recheck(k, &src, r)) != 0 || (err = recheck(k, &dst, r)) != 0)
-        goto out;
-    if (!src.rs_exists) {
-        err = fail(r, ENOENT, NULL);
-    } else if (!src.rs_host) {
-        err = sh_vfs_rename(k->k_vfs, src.rs_canon, src.rs_vino, dst.rs_canon,
-                            vino(&dst));
-        if (err == EBUSY)
-            err = fail(r, EBUSY, txt_busy);
-        else if (err != 0)
-            err = fail_errno(r, err);
-    } else if (src.rs_parent_fd < 0 ||
-               (dst.rs_parent_fd < 0 && dst.rs_parent_exists)) {
-        err = fail(r, EBUSY, txt_busy);
-    } else if (dst.rs_exists && S_ISLNK(dst.rs_mode)) {
-        err = fail(r, EPERM, txt_onto_link);
-    } else if (dst.rs_parent_fd < 0) {
-        err = fail(r, ENOENT, NULL);
-    } else if (renameat(src.rs_parent_fd, src.rs_leaf, dst.rs_parent_fd,
-                        dst.rs_leaf) != 0) {
-        err = fail_errno(r, errno);
-    }
-    if (err == 0)
-        bump(k, err);
+    rename_adm(k, &ad, from, &src, to, &dst);
+    if ((err = admit(k, &ad, r)) == 0)
+        err = rename_res(k, &src, &dst, r);
 out:
     sh_res_clear(&src);
     sh_res_clear(&dst);
+    return err;
+}
+
+/* Resolves a link's target as the link will read it: a relative one from
+ * the link's directory. */
+static int
+resolve_target(sh_kernel *k, const sh_res *lr, const char *target, sh_res *tr,
+               sh_kernel_result *r)
+{
+    const char *end = strrchr(lr->rs_canon, '/');
+    char *ldir = box_strndup(
+        lr->rs_canon, end == lr->rs_canon ? 1 : (size_t)(end - lr->rs_canon));
+    if (ldir == NULL)
+        return fail(r, ENOMEM, NULL);
+    int err = resolve(k, ldir, target, true, tr, r);
+    box_free(ldir);
     return err;
 }
 
@@ -977,57 +1128,25 @@ int
 sh_kernel_symlink(sh_kernel *k, const char *cwd, const char *target,
                   const char *link, sh_kernel_result *r)
 {
-    sh_res lr, tr;
-    memset(&tr, 0, sizeof tr);
-    tr.rs_fd = tr.rs_parent_fd = -1;
+    sh_res lr, tr = {.rs_fd = -1, .rs_parent_fd = -1};
+    kadm ad = {.ad_name = {{KOP_SYMLINK, link, &lr}}, .ad_nname = 1};
     int err = resolve(k, cwd, link, false, &lr, r);
     if (err != 0)
         return err;
-    // A relative target is read from the link's directory.
-    const char *ldir_end = strrchr(lr.rs_canon, '/');
-    char *ldir = box_strndup(
-        lr.rs_canon,
-        ldir_end == lr.rs_canon ? 1 : (size_t)(ldir_end - lr.rs_canon));
-    if (ldir == NULL) {
-        err = fail(r, ENOMEM, NULL);
+    if ((err = resolve_target(k, &lr, target, &tr, r)) != 0)
         goto out;
-    }
-    const char *why = NULL;
-    err = sh_res_resolve(k, ldir, target, true, &tr, &why);
-    box_free(ldir);
-    if (err != 0) {
-        err = fail(r, err, why);
-        goto out;
-    }
-    if ((err = decide(k, KOP_SYMLINK, tr.rs_canon, NULL, r)) != 0 ||
-        (err = decide(k, KOP_READ_CONTENT, tr.rs_canon, NULL, r)) != 0 ||
-        (err = decide(k, KOP_SYMLINK, lr.rs_canon,
-                      floor_reason(k, KOP_SYMLINK, &lr), r)) != 0)
-        goto out;
-    if ((err = floor_check(k, KOP_SYMLINK, link, &lr, r)) != 0)
-        goto out;
-    if (k->k_hook != NULL)
-        k->k_hook(k->k_hook_arg, lr.rs_canon);
+    ask(&ad, KOP_SYMLINK, tr.rs_canon, NULL);
+    ask(&ad, KOP_READ_CONTENT, tr.rs_canon, NULL);
+    ask(&ad, KOP_SYMLINK, lr.rs_canon, floor_reason(k, KOP_SYMLINK, &lr));
     if (lr.rs_host &&
         (target[0] == '/' ||
          !sh_res_under(tr.rs_canon, k->k_binds[lr.rs_bind].bd_root,
                        k->k_binds[lr.rs_bind].bd_len))) {
-        err = fail(r, EACCES, txt_escape);
-        goto out;
+        ad.ad_veto = EACCES;
+        ad.ad_veto_msg = txt_escape;
     }
-    if ((err = recheck(k, &lr, r)) != 0)
-        goto out;
-    if (lr.rs_exists)
-        err = EEXIST;
-    else if (!lr.rs_host)
-        err = sh_vfs_symlink(k->k_vfs, target, lr.rs_canon);
-    else if (lr.rs_parent_fd < 0)
-        err = ENOENT;
-    else if (symlinkat(target, lr.rs_parent_fd, lr.rs_leaf) != 0)
-        err = errno;
-    if (err != 0)
-        err = fail_errno(r, err);
-    bump(k, err);
+    if ((err = admit(k, &ad, r)) == 0)
+        err = act_create(k, KOP_SYMLINK, &lr, &(kargs){.ka_target = target}, r);
 out:
     sh_res_clear(&lr);
     sh_res_clear(&tr);

@@ -164,18 +164,6 @@ walk_parent(sh_vfs *v, const char *path, vnode **dir, const char **leaf,
     }
 }
 
-/* The node at path (NULL with 0 when missing under an existing dir). */
-static int
-lookup(sh_vfs *v, const char *path, vnode **dir, vnode **n, const char **leaf,
-       size_t *len)
-{
-    int err = walk_parent(v, path, dir, leaf, len);
-    if (err != 0)
-        return err;
-    *n = *len == 0 ? *dir : child(*dir, *leaf, *len);
-    return 0;
-}
-
 static int
 check_ino(vnode *n, uint64_t expect)
 {
@@ -186,22 +174,54 @@ check_ino(vnode *n, uint64_t expect)
     return n != NULL && n->vn_ino == expect ? 0 : ESTALE;
 }
 
+/* Where a path lands: its directory, the node there (NULL when missing
+ * under an existing directory) and the last component. */
+typedef struct vloc {
+    vnode *lc_dir;
+    vnode *lc_node;
+    const char *lc_leaf;
+    size_t lc_len;
+} vloc;
+
+/* Looks path up (under the lock) and checks the expected identity. */
+static int
+locate(sh_vfs *v, const char *path, uint64_t expect_ino, vloc *lc)
+{
+    lc->lc_node = NULL;
+    int err = walk_parent(v, path, &lc->lc_dir, &lc->lc_leaf, &lc->lc_len);
+    if (err != 0)
+        return err;
+    lc->lc_node = lc->lc_len == 0 ? lc->lc_dir
+                                  : child(lc->lc_dir, lc->lc_leaf, lc->lc_len);
+    return check_ino(lc->lc_node, expect_ino);
+}
+
+/* The node that must be at path with the expected identity (ENOENT when
+ * there is none). */
+static int
+find(sh_vfs *v, const char *path, uint64_t expect_ino, vnode **n)
+{
+    vloc lc;
+    int err = locate(v, path, expect_ino, &lc);
+    if (err == 0 && lc.lc_node == NULL)
+        err = ENOENT;
+    *n = lc.lc_node;
+    return err;
+}
+
 static int
 mk(sh_vfs *v, const char *path, mode_t mode, vnode **out)
 {
-    vnode *dir, *n;
-    const char *leaf;
-    size_t len;
-    int err = lookup(v, path, &dir, &n, &leaf, &len);
+    vloc lc;
+    vnode *n;
+    int err = locate(v, path, 0, &lc);
     if (err != 0)
         return err;
-    if (n != NULL)
+    if (lc.lc_node != NULL) // also "/" itself
         return EEXIST;
-    if (len == 0)
-        return EEXIST;
-    if ((n = node_new(v, leaf, len, mode)) == NULL)
+    if ((n = node_new(v, lc.lc_leaf, lc.lc_len, mode)) == NULL)
         return v->v_inodes >= SH_VFS_MAX_INODES ? ENOSPC : ENOMEM;
-    attach(dir, n);
+    attach(lc.lc_dir, n);
     if (out)
         *out = n;
     return 0;
@@ -273,10 +293,9 @@ sh_vfs_mount_point(sh_vfs *v, const char *path)
             continue;
         char c = p[i];
         p[i] = '\0';
-        vnode *dir, *n;
-        const char *leaf;
-        size_t l;
-        err = lookup(v, p, &dir, &n, &leaf, &l);
+        vloc lc;
+        err = locate(v, p, 0, &lc);
+        vnode *n = lc.lc_node; // NULL on error
         if (err == 0 && n == NULL)
             err = mk(v, p, S_IFDIR | 0755, &n);
         if (err == 0 && !S_ISDIR(n->vn_mode))
@@ -293,13 +312,9 @@ sh_vfs_mount_point(sh_vfs *v, const char *path)
 int
 sh_vfs_lstat(sh_vfs *v, const char *path, sh_vfs_stat *st)
 {
-    vnode *dir, *n;
-    const char *leaf;
-    size_t len;
+    vnode *n;
     pthread_mutex_lock(&v->v_lock);
-    int err = lookup(v, path, &dir, &n, &leaf, &len);
-    if (err == 0 && n == NULL)
-        err = ENOENT;
+    int err = find(v, path, 0, &n);
     if (err == 0) {
         st->vs_ino = n->vn_ino;
         st->vs_mode = n->vn_mode;
@@ -313,13 +328,9 @@ sh_vfs_lstat(sh_vfs *v, const char *path, sh_vfs_stat *st)
 int
 sh_vfs_readlink(sh_vfs *v, const char *path, char **target)
 {
-    vnode *dir, *n;
-    const char *leaf;
-    size_t len;
+    vnode *n;
     pthread_mutex_lock(&v->v_lock);
-    int err = lookup(v, path, &dir, &n, &leaf, &len);
-    if (err == 0 && n == NULL)
-        err = ENOENT;
+    int err = find(v, path, 0, &n);
     if (err == 0 && !S_ISLNK(n->vn_mode))
         err = EINVAL;
     if (err == 0 && (*target = box_strdup(n->vn_link)) == NULL)
@@ -332,17 +343,11 @@ int
 sh_vfs_list(sh_vfs *v, const char *path, uint64_t expect_ino, char ***names,
             size_t *count)
 {
-    vnode *dir, *n;
-    const char *leaf;
-    size_t len;
+    vnode *n;
     char **out = NULL;
     size_t cnt = 0;
     pthread_mutex_lock(&v->v_lock);
-    int err = lookup(v, path, &dir, &n, &leaf, &len);
-    if (err == 0)
-        err = check_ino(n, expect_ino);
-    if (err == 0 && n == NULL)
-        err = ENOENT;
+    int err = find(v, path, expect_ino, &n);
     if (err == 0 && !S_ISDIR(n->vn_mode))
         err = ENOTDIR;
     if (err == 0) {
@@ -408,15 +413,9 @@ drop(sh_vfs *v, vnode *n)
 static int
 remove_node(sh_vfs *v, const char *path, uint64_t expect_ino, bool isdir)
 {
-    vnode *dir, *n;
-    const char *leaf;
-    size_t len;
+    vnode *n;
     pthread_mutex_lock(&v->v_lock);
-    int err = lookup(v, path, &dir, &n, &leaf, &len);
-    if (err == 0)
-        err = check_ino(n, expect_ino);
-    if (err == 0 && n == NULL)
-        err = ENOENT;
+    int err = find(v, path, expect_ino, &n);
     if (err == 0 && n == v->v_root)
         err = EBUSY;
     if (err == 0 && isdir && !S_ISDIR(n->vn_mode))
@@ -448,103 +447,112 @@ sh_vfs_rmdir(sh_vfs *v, const char *path, uint64_t expect_ino)
 int
 sh_vfs_chmod(sh_vfs *v, const char *path, uint64_t expect_ino, mode_t mode)
 {
-    vnode *dir, *n;
-    const char *leaf;
-    size_t len;
+    vnode *n;
     pthread_mutex_lock(&v->v_lock);
-    int err = lookup(v, path, &dir, &n, &leaf, &len);
-    if (err == 0)
-        err = check_ino(n, expect_ino);
-    if (err == 0 && n == NULL)
-        err = ENOENT;
+    int err = find(v, path, expect_ino, &n);
     if (err == 0)
         n->vn_mode = (n->vn_mode & S_IFMT) | (mode & 07777);
     pthread_mutex_unlock(&v->v_lock);
     return err;
 }
 
+/* POSIX rules for moving fn onto dst (under the lock): a file replaces a
+ * file, a directory an empty directory; not into itself. */
+static int
+rename_check(sh_vfs *v, const vnode *fn, const vloc *dst)
+{
+    const vnode *tn = dst->lc_node;
+    if (fn == v->v_root || dst->lc_len == 0)
+        return EBUSY;
+    if (fn->vn_busy || (tn != NULL && tn->vn_busy))
+        return EBUSY;
+    for (const vnode *a = dst->lc_dir; a != NULL; a = a->vn_parent)
+        if (a == fn)
+            return EINVAL; // into itself
+    if (tn == NULL || tn == fn)
+        return 0;
+    if (S_ISDIR(fn->vn_mode) && !S_ISDIR(tn->vn_mode))
+        return ENOTDIR;
+    if (!S_ISDIR(fn->vn_mode) && S_ISDIR(tn->vn_mode))
+        return EISDIR;
+    if (S_ISDIR(tn->vn_mode) && tn->vn_kids != NULL)
+        return ENOTEMPTY;
+    return 0;
+}
+
+/* Moves fn to the checked dst, replacing what is there. */
+static int
+move(sh_vfs *v, vnode *fn, const vloc *dst)
+{
+    char *name = box_strndup(dst->lc_leaf, dst->lc_len);
+    if (name == NULL)
+        return ENOMEM;
+    if (dst->lc_node != NULL)
+        drop(v, dst->lc_node);
+    detach(fn);
+    box_free(fn->vn_name);
+    fn->vn_name = name;
+    attach(dst->lc_dir, fn);
+    return 0;
+}
+
 int
 sh_vfs_rename(sh_vfs *v, const char *from, uint64_t from_ino, const char *to,
               uint64_t to_ino)
 {
-    vnode *fdir, *fn, *tdir, *tn;
-    const char *fleaf, *tleaf;
-    size_t flen, tlen;
-    char *name = NULL;
+    vnode *fn;
+    vloc dst;
     pthread_mutex_lock(&v->v_lock);
-    int err = lookup(v, from, &fdir, &fn, &fleaf, &flen);
+    int err = find(v, from, from_ino, &fn);
     if (err == 0)
-        err = check_ino(fn, from_ino);
-    if (err == 0 && fn == NULL)
-        err = ENOENT;
+        err = locate(v, to, to_ino, &dst);
     if (err == 0)
-        err = lookup(v, to, &tdir, &tn, &tleaf, &tlen);
-    if (err == 0)
-        err = check_ino(tn, to_ino);
-    if (err == 0 && (fn == v->v_root || tlen == 0))
-        err = EBUSY;
-    if (err == 0 && (fn->vn_busy || (tn != NULL && tn->vn_busy)))
-        err = EBUSY;
-    for (vnode *a = tdir; err == 0 && a != NULL; a = a->vn_parent)
-        if (a == fn)
-            err = EINVAL; // into itself
-    if (err == 0 && tn == fn)
-        goto out;
-    if (err == 0 && tn != NULL) {
-        if (S_ISDIR(fn->vn_mode) && !S_ISDIR(tn->vn_mode))
-            err = ENOTDIR;
-        else if (!S_ISDIR(fn->vn_mode) && S_ISDIR(tn->vn_mode))
-            err = EISDIR;
-        else if (S_ISDIR(tn->vn_mode) && tn->vn_kids != NULL)
-            err = ENOTEMPTY;
-    }
-    if (err == 0 && (name = box_strndup(tleaf, tlen)) == NULL)
-        err = ENOMEM;
-    if (err == 0) {
-        if (tn != NULL)
-            drop(v, tn);
-        detach(fn);
-        box_free(fn->vn_name);
-        fn->vn_name = name;
-        attach(tdir, fn);
-    }
-out:
+        err = rename_check(v, fn, &dst);
+    if (err == 0 && dst.lc_node != fn) // onto itself: nothing to do
+        err = move(v, fn, &dst);
     pthread_mutex_unlock(&v->v_lock);
     return err;
+}
+
+/* The node an open reaches (under the lock), created if asked. */
+static int
+open_node(sh_vfs *v, const char *path, int flags, mode_t mode,
+          uint64_t expect_ino, vnode **out)
+{
+    int acc = flags & O_ACCMODE;
+    vloc lc;
+    int err = locate(v, path, expect_ino, &lc);
+    vnode *n = lc.lc_node;
+    if (err != 0)
+        return err;
+    if (n != NULL && (flags & O_CREAT) && (flags & O_EXCL))
+        return EEXIST;
+    if (n == NULL && !(flags & O_CREAT))
+        return ENOENT;
+    if (n == NULL && (err = mk(v, path, S_IFREG | (mode & 0777), &n)) != 0)
+        return err;
+    if (S_ISLNK(n->vn_mode))
+        return ELOOP;
+    if (S_ISDIR(n->vn_mode) && acc != O_RDONLY)
+        return EISDIR;
+    if ((flags & O_TRUNC) && acc != O_RDONLY && S_ISREG(n->vn_mode)) {
+        n->vn_size = 0;
+        n->vn_mtime = now();
+    }
+    *out = n;
+    return 0;
 }
 
 int
 sh_vfs_open(sh_vfs *v, const char *path, int flags, mode_t mode,
             uint64_t expect_ino, sh_vfs_file **out)
 {
-    vnode *dir, *n;
-    const char *leaf;
-    size_t len;
+    vnode *n;
     sh_vfs_file *f = box_calloc(1, sizeof *f);
     if (f == NULL)
         return ENOMEM;
-    int acc = flags & O_ACCMODE;
     pthread_mutex_lock(&v->v_lock);
-    int err = lookup(v, path, &dir, &n, &leaf, &len);
-    if (err == 0)
-        err = check_ino(n, expect_ino);
-    if (err == 0 && n != NULL && (flags & O_CREAT) && (flags & O_EXCL))
-        err = EEXIST;
-    if (err == 0 && n == NULL) {
-        if (!(flags & O_CREAT))
-            err = ENOENT;
-        else
-            err = mk(v, path, S_IFREG | (mode & 0777), &n);
-    }
-    if (err == 0 && S_ISLNK(n->vn_mode))
-        err = ELOOP;
-    if (err == 0 && S_ISDIR(n->vn_mode) && acc != O_RDONLY)
-        err = EISDIR;
-    if (err == 0 && (flags & O_TRUNC) && acc != O_RDONLY &&
-        S_ISREG(n->vn_mode)) {
-        n->vn_size = 0;
-        n->vn_mtime = now();
-    }
+    int err = open_node(v, path, flags, mode, expect_ino, &n);
     if (err == 0) {
         n->vn_refs++;
         f->f_vfs = v;
