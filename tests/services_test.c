@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "box.pb-c.h"
@@ -165,6 +168,46 @@ raw_call(box_rpc_client *c, const void *p, size_t n)
     return (Box__PdpResponse *)m;
 }
 
+/*
+ * Connects to an nng IPC listener at path as a REQ peer and announces one
+ * message of len bytes (nng's IPC framing: the 8-byte SP header, then a
+ * 0x01 byte and a 64-bit big-endian length before each message). True when
+ * the server hangs up before taking it all, as it must past its limit.
+ */
+static bool
+raw_oversized(const char *path, uint64_t len)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof sa.sun_path)
+        return false;
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+        return false;
+    const uint8_t sp[8] = {0, 'S', 'P', 0, 0x00, 0x30, 0, 0}; // REQ
+    uint8_t peer[8];
+    if (send(fd, sp, sizeof sp, MSG_NOSIGNAL) != (ssize_t)sizeof sp ||
+        recv(fd, peer, sizeof peer, MSG_WAITALL) != (ssize_t)sizeof peer) {
+        close(fd);
+        return false;
+    }
+    uint8_t hdr[9] = {0x01};
+    for (int i = 0; i < 8; i++)
+        hdr[1 + i] = (uint8_t)(len >> (56 - 8 * i));
+    bool hung_up = send(fd, hdr, sizeof hdr, MSG_NOSIGNAL) < 0;
+    static const uint8_t zeros[65536];
+    for (uint64_t sent = 0; !hung_up && sent < len; sent += sizeof zeros)
+        hung_up = send(fd, zeros, sizeof zeros, MSG_NOSIGNAL) < 0;
+    if (!hung_up) {
+        // All of it went into the socket buffers: the server must still
+        // close rather than answer.
+        char b;
+        hung_up = recv(fd, &b, 1, 0) <= 0;
+    }
+    close(fd);
+    return hung_up;
+}
+
 static void
 test_pdp_bad_requests_answered(void **state)
 {
@@ -212,23 +255,24 @@ test_pdp_bad_requests_answered(void **state)
     box__pdp_response__free_unpacked(r, NULL);
     box_free(packed);
 
-    // Past the transport's limit the connection is dropped: the caller
-    // gets an error (a refusal), never an answer, and others are served.
-    size_t huge = 5u * 1024 * 1024;
-    uint8_t *hblob = box_calloc(1, huge);
-    box_rpc_client *c2;
-    assert_int_equal(box_rpc_client_open(url, 1000, &c2), BOX_OK);
-    ProtobufCMessage *m = NULL;
-    assert_int_not_equal(box_rpc_call_raw(c2, hblob, huge,
-                                          &box__pdp_response__descriptor, &m),
-                         BOX_OK);
-    assert_null(m);
-    box_rpc_client_close(c2);
-    box_free(hblob);
+    // Past the transport's limit the connection is dropped, and others
+    // are served. The oversized client speaks nng's IPC framing by hand
+    // (as a hostile peer would), not through nng: a client socket whose
+    // request times out mid-send can hang in nng 1.5.2's close (upstream
+    // #1543) and stall this process's own later connections.
+    assert_true(raw_oversized(url + strlen("ipc://"), 5u * 1024 * 1024));
 
     // Still serving.
     h = wait_health(url, true);
-    assert_non_null(h);
+    if (h == NULL) {
+        kill(p.bp_pid, SIGTERM);
+        box_proc_result res;
+        box_proc_finish(&p, 5000, &res);
+        print_error("box-pdp stopped answering: status %d, stderr:\n%s\n",
+                    res.pr_status, res.pr_err);
+        box_proc_result_free(&res);
+        fail();
+    }
     box__health_response__free_unpacked(h, NULL);
     box_rpc_client_close(c);
 
