@@ -19,6 +19,7 @@
 extern char **environ;
 
 #define SVC_START_TIMEOUT_MS 30000 // a loaded machine can be slow
+#define SVC_HEALTH_TRY_MS 1000  // one health question
 #define SVC_STOP_GRACE_MS 15000 // drains, plus a sanitizer's exit checks
 #define SVC_ARGV_MAX 20
 
@@ -165,10 +166,17 @@ static box_err
 svc_wait_ready(const svc_row *row, svc_proc *pr, char **err)
 {
     uint64_t deadline = box_svc_now_ms() + SVC_START_TIMEOUT_MS;
-    // Each try waits longer than the last (200 ms up to 3 s): on a loaded
-    // machine a sanitizer-built service can be up and still slower than a
-    // fixed short deadline, every time.
-    int try_ms = 200;
+    // One socket for every try (see box_health_probe); each try waits up
+    // to a second, which a loaded machine's sanitizer build needs.
+    box_health_probe *probe = NULL;
+    box_err prv = box_health_probe_open(pr->sv_url,
+                                        row->sr_health == SVC_HEALTH_PDP,
+                                        SVC_HEALTH_TRY_MS, &probe);
+    if (prv != BOX_OK) {
+        *err = box_asprintf("cannot ask %s for health at %s: %s",
+                            row->sr_name, pr->sv_url, box_strerror(prv));
+        return prv;
+    }
     while (box_svc_now_ms() < deadline) {
         int st;
         if (waitpid(pr->sv_pid, &st, WNOHANG) == pr->sv_pid) {
@@ -179,23 +187,23 @@ svc_wait_ready(const svc_row *row, svc_proc *pr, char **err)
                                 WIFSIGNALED(st) ? "signal" : "status",
                                 WIFSIGNALED(st) ? WTERMSIG(st)
                                                 : WEXITSTATUS(st));
+            box_health_probe_close(probe);
             return BOX_ECLOSED;
         }
         Box__HealthResponse *h = NULL;
-        box_err rv = row->sr_health == SVC_HEALTH_PDP
-                         ? box_pdp_health(pr->sv_url, try_ms, &h)
-                         : box_control_health(pr->sv_url, try_ms, &h);
+        box_err rv = box_health_probe_ask(probe, &h);
         if (rv == BOX_OK) {
             bool ready = h->ready;
             box__health_response__free_unpacked(h, NULL);
-            if (ready)
+            if (ready) {
+                box_health_probe_close(probe);
                 return BOX_OK;
+            }
         }
-        if (rv != BOX_OK && try_ms < 3000)
-            try_ms *= 2;
         struct timespec ts = {0, 20 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
+    box_health_probe_close(probe);
     *err = box_asprintf("%s did not answer at %s within %d s", row->sr_name,
                         pr->sv_url, SVC_START_TIMEOUT_MS / 1000);
     return BOX_ETIMEDOUT;

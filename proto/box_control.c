@@ -94,62 +94,107 @@ box_control_stop(box_control *c)
     box_free(c);
 }
 
-box_err
-box_control_health(const char *url, int timeout_ms, Box__HealthResponse **out)
+/* One health question on an open client: ControlRequest{health} on a
+ * control socket, PdpRequest{health} on a PDP. */
+static box_err
+health_call(box_rpc_client *cl, bool pdp, Box__HealthResponse **out)
+{
+    ProtobufCMessage *m = NULL;
+    Box__HealthRequest hr = BOX__HEALTH_REQUEST__INIT;
+    Box__ControlRequest creq = BOX__CONTROL_REQUEST__INIT;
+    Box__PdpRequest preq = BOX__PDP_REQUEST__INIT;
+    creq.body_case = BOX__CONTROL_REQUEST__BODY_HEALTH;
+    creq.health = &hr;
+    preq.body_case = BOX__PDP_REQUEST__BODY_HEALTH;
+    preq.health = &hr;
+    *out = NULL;
+    box_err rv = pdp ? box_rpc_call(cl, &preq.base,
+                                    &box__pdp_response__descriptor, &m)
+                     : box_rpc_call(cl, &creq.base,
+                                    &box__control_response__descriptor, &m);
+    if (rv != BOX_OK)
+        return rv;
+    if (pdp) {
+        Box__PdpResponse *resp = (Box__PdpResponse *)m;
+        if (resp->body_case == BOX__PDP_RESPONSE__BODY_HEALTH) {
+            *out = resp->health; // detach: the caller owns it now
+            resp->health = NULL;
+            resp->body_case = BOX__PDP_RESPONSE__BODY__NOT_SET;
+        }
+        box__pdp_response__free_unpacked(resp, NULL);
+    } else {
+        Box__ControlResponse *resp = (Box__ControlResponse *)m;
+        if (resp->body_case == BOX__CONTROL_RESPONSE__BODY_HEALTH) {
+            *out = resp->health;
+            resp->health = NULL;
+            resp->body_case = BOX__CONTROL_RESPONSE__BODY__NOT_SET;
+        }
+        box__control_response__free_unpacked(resp, NULL);
+    }
+    return *out != NULL ? BOX_OK : BOX_EPROTO;
+}
+
+static box_err
+health_once(const char *url, bool pdp, int timeout_ms,
+            Box__HealthResponse **out)
 {
     box_rpc_client *cl = NULL;
-    ProtobufCMessage *m = NULL;
-    Box__ControlRequest req = BOX__CONTROL_REQUEST__INIT;
-    Box__HealthRequest hr = BOX__HEALTH_REQUEST__INIT;
     box_err rv = box_rpc_client_open(url, timeout_ms, &cl);
     *out = NULL;
     if (rv != BOX_OK)
         return rv;
-    req.body_case = BOX__CONTROL_REQUEST__BODY_HEALTH;
-    req.health = &hr;
-    rv = box_rpc_call(cl, &req.base, &box__control_response__descriptor, &m);
-    if (rv == BOX_OK) {
-        Box__ControlResponse *resp = (Box__ControlResponse *)m;
-        if (resp->body_case == BOX__CONTROL_RESPONSE__BODY_HEALTH) {
-            *out = resp->health;
-            resp->health = NULL; // detach: the caller owns it now
-            resp->body_case = BOX__CONTROL_RESPONSE__BODY__NOT_SET;
-        } else {
-            rv = BOX_EPROTO;
-        }
-        box__control_response__free_unpacked(resp, NULL);
-    }
+    rv = health_call(cl, pdp, out);
     box_rpc_client_close(cl);
     return rv;
 }
 
 box_err
+box_control_health(const char *url, int timeout_ms, Box__HealthResponse **out)
+{
+    return health_once(url, false, timeout_ms, out);
+}
+
+box_err
 box_pdp_health(const char *url, int timeout_ms, Box__HealthResponse **out)
 {
-    box_rpc_client *cl = NULL;
-    ProtobufCMessage *m = NULL;
-    Box__PdpRequest req = BOX__PDP_REQUEST__INIT;
-    Box__HealthRequest hr = BOX__HEALTH_REQUEST__INIT;
-    box_err rv = box_rpc_client_open(url, timeout_ms, &cl);
-    *out = NULL;
-    if (rv != BOX_OK)
+    return health_once(url, true, timeout_ms, out);
+}
+
+struct box_health_probe {
+    box_rpc_client *hp_client;
+    bool hp_pdp;
+};
+
+box_err
+box_health_probe_open(const char *url, bool pdp, int timeout_ms,
+                      box_health_probe **out)
+{
+    box_health_probe *p = box_calloc(1, sizeof *p);
+    if (p == NULL)
+        return BOX_ENOMEM;
+    p->hp_pdp = pdp;
+    box_err rv = box_rpc_client_open(url, timeout_ms, &p->hp_client);
+    if (rv != BOX_OK) {
+        box_free(p);
         return rv;
-    req.body_case = BOX__PDP_REQUEST__BODY_HEALTH;
-    req.health = &hr;
-    rv = box_rpc_call(cl, &req.base, &box__pdp_response__descriptor, &m);
-    if (rv == BOX_OK) {
-        Box__PdpResponse *resp = (Box__PdpResponse *)m;
-        if (resp->body_case == BOX__PDP_RESPONSE__BODY_HEALTH) {
-            *out = resp->health;
-            resp->health = NULL;
-            resp->body_case = BOX__PDP_RESPONSE__BODY__NOT_SET;
-        } else {
-            rv = BOX_EPROTO;
-        }
-        box__pdp_response__free_unpacked(resp, NULL);
     }
-    box_rpc_client_close(cl);
-    return rv;
+    *out = p;
+    return BOX_OK;
+}
+
+box_err
+box_health_probe_ask(box_health_probe *p, Box__HealthResponse **out)
+{
+    return health_call(p->hp_client, p->hp_pdp, out);
+}
+
+void
+box_health_probe_close(box_health_probe *p)
+{
+    if (p == NULL)
+        return;
+    box_rpc_client_close(p->hp_client);
+    box_free(p);
 }
 
 int

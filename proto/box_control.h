@@ -3,6 +3,7 @@
 #ifndef BOX_CONTROL_H
 #define BOX_CONTROL_H
 
+#include <stdbool.h>
 #include <signal.h>
 #include <stdint.h>
 
@@ -31,5 +32,22 @@ box_err box_control_health(const char *url, int timeout_ms,
 /* Asks a PDP socket for health (PdpRequest{health}); same contract. */
 box_err box_pdp_health(const char *url, int timeout_ms,
                        Box__HealthResponse **out) BOX_WARN_UNUSED;
+
+/*
+ * Asking again and again until a service is up: one socket kept across
+ * tries (nng reconnects by itself), so no try leaves a socket whose close
+ * could hang (nng 1.5.2 can block closing a REQ socket whose request
+ * timed out, upstream #1543) and stall the asker's later connections.
+ */
+typedef struct box_health_probe box_health_probe;
+
+/* pdp: ask with PdpRequest{health}, else ControlRequest{health}. Each ask
+ * waits at most timeout_ms. The caller owns *out (box_health_probe_close). */
+box_err box_health_probe_open(const char *url, bool pdp, int timeout_ms,
+                              box_health_probe **out) BOX_WARN_UNUSED;
+/* Same contract as box_control_health. */
+box_err box_health_probe_ask(box_health_probe *p,
+                             Box__HealthResponse **out) BOX_WARN_UNUSED;
+void box_health_probe_close(box_health_probe *p);
 
 #endif
