@@ -233,8 +233,9 @@ agent_disclose(FILE *f, const box_config_process *pr, const char *home,
 {
     if (f == NULL)
         return;
-    fprintf(f, "strands-box: [agent] runs %s with no policy decision over "
-               "these paths:\n",
+    fprintf(f,
+            "strands-box: [agent] runs %s with no policy decision over "
+            "these paths:\n",
             program);
     for (int g = 0; g < BOX_GRANT_COUNT; g++) {
         if (g == BOX_GRANT_DENY)

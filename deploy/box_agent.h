@@ -23,14 +23,14 @@ box_err box_agent_install_aliases(const char *bindir, const char *box_dir,
                                   bool *refreshed, char **err) BOX_WARN_UNUSED;
 
 typedef struct box_agent_opts {
-    const char *ao_bindir;        // box-contain lives here
-    const char *ao_box_dir;       // bin/ on PATH; private/ hidden
-    const char *ao_operator_home; // `~`, default HOME
-    const char *ao_operator_path; // the trusted PATH
-    const char *ao_workspace;     // canonical; the agent's cwd
+    const char *ao_bindir;             // box-contain lives here
+    const char *ao_box_dir;            // bin/ on PATH; private/ hidden
+    const char *ao_operator_home;      // `~`, default HOME
+    const char *ao_operator_path;      // the trusted PATH
+    const char *ao_workspace;          // canonical; the agent's cwd
     const box_config_process *ao_spec; // [agent]
-    char *const *ao_args;         // run's trailing arguments (may be NULL)
-    FILE *ao_disclose;            // §5 startup disclosure goes here
+    char *const *ao_args;              // run's trailing arguments (may be NULL)
+    FILE *ao_disclose;                 // §5 startup disclosure goes here
 } box_agent_opts;
 
 /* Prints the disclosure, then posix_spawns the agent inside box-contain.

@@ -58,9 +58,9 @@ static const char bench_usage[] =
 #define BENCH_JSON_MAX (1u << 20)   // requests.json
 #define BENCH_ARENA_MAX (16u << 20) // the requests, both shapes
 #define BENCH_JSON_DEPTH 16
-#define BENCH_ROUND 500             // remote calls per interleaved block
+#define BENCH_ROUND 500 // remote calls per interleaved block
 #define BENCH_MAX_SAMPLES (4u << 20)
-#define BENCH_HIT_BLOCK 200         // < the client's 256 report slots
+#define BENCH_HIT_BLOCK 200 // < the client's 256 report slots
 #define BENCH_START_MS 10000
 #define BENCH_RPC_TIMEOUT_MS 5000
 #define BENCH_PEER_OUT_MAX 65536
@@ -266,10 +266,9 @@ bench_req_lib(box_arena *a, bench_req *q)
     const char *act_id = q->br_wire.action;
     if (pdp_wire_value(a, q->br_wire.input, 0, &in) != BOX_OK ||
         pdp_value_entity(a, "Box::Agent", 10, "self", 4, &p) != BOX_OK ||
-        pdp_value_entity(a, "Box::Action", 11, act_id, strlen(act_id),
-                         &act) != BOX_OK ||
-        pdp_value_entity(a, "Box::Resource", 13, "unused", 6, &res) !=
+        pdp_value_entity(a, "Box::Action", 11, act_id, strlen(act_id), &act) !=
             BOX_OK ||
+        pdp_value_entity(a, "Box::Resource", 13, "unused", 6, &res) != BOX_OK ||
         (ctx = pdp_value_record_new(a)) == NULL ||
         pdp_value_record_put(a, ctx, "input", 5, in) != BOX_OK)
         return false;
@@ -628,9 +627,10 @@ bench_cedar(const char *dir, const char *tmp, const char *verdicts,
                  strerror(errno));
         return;
     }
-    char *argv[] = {"node", script, "--policy", policy, "--requests", reqs,
-                    "--schema", schema, "--seconds", secs,
-                    "--ours", (char *)verdicts, NULL};
+    char *argv[] = {"node",       script, "--policy", policy,
+                    "--requests", reqs,   "--schema", schema,
+                    "--seconds",  secs,   "--ours",   (char *)verdicts,
+                    NULL};
     pid_t pid;
     int rv = bench_spawn(argv, true, pfd[1], NULL, &pid);
     close(pfd[1]);
@@ -638,7 +638,8 @@ bench_cedar(const char *dir, const char *tmp, const char *verdicts,
         close(pfd[0]);
         snprintf(f->bf_cedar_why, sizeof f->bf_cedar_why,
                  "cannot run node (%s); install Node.js, then "
-                 "`npm --prefix bench/pdp install`", strerror(rv));
+                 "`npm --prefix bench/pdp install`",
+                 strerror(rv));
         return;
     }
     char out[BENCH_PEER_OUT_MAX];
@@ -665,8 +666,10 @@ bench_cedar(const char *dir, const char *tmp, const char *verdicts,
         return;
     }
     if (mism != 0) {
-        fprintf(stderr, "box bench: MISMATCH: cedar-wasm disagrees with box "
-                        "on %g request(s); see above\n", mism);
+        fprintf(stderr,
+                "box bench: MISMATCH: cedar-wasm disagrees with box "
+                "on %g request(s); see above\n",
+                mism);
         f->bf_mismatches += (int)mism;
     }
     f->bf_cedar = true;
@@ -684,7 +687,8 @@ bench_echo_server(const char *url)
 {
     nng_socket s;
     int rv;
-    if ((rv = nng_rep0_open(&s)) != 0 || (rv = nng_listen(s, url, NULL, 0)) != 0)
+    if ((rv = nng_rep0_open(&s)) != 0 ||
+        (rv = nng_listen(s, url, NULL, 0)) != 0)
         return box_cmd_error("echo server on %s: %s", url, nng_strerror(rv));
     for (;;) {
         nng_msg *m;
@@ -769,8 +773,7 @@ bench_remote(const bench_set *bs, const char *url, const char *echo_url,
     nng_socket_set_ms(es, NNG_OPT_RECVTIMEO, BENCH_RPC_TIMEOUT_MS);
     nng_socket_set_ms(es, NNG_OPT_SENDTIMEO, BENCH_RPC_TIMEOUT_MS);
     for (uint64_t end = box_svc_now_ms() + BENCH_START_MS;
-         (rv = nng_dial(es, echo_url, NULL, 0)) != 0 &&
-         box_svc_now_ms() < end;)
+         (rv = nng_dial(es, echo_url, NULL, 0)) != 0 && box_svc_now_ms() < end;)
         usleep(10000);
     if (rv != 0) {
         box_cmd_error("echo server at %s: %s", echo_url, nng_strerror(rv));
@@ -784,8 +787,9 @@ bench_remote(const bench_set *bs, const char *url, const char *echo_url,
         box_err e = box_pdp_decide(c, &q->br_wire, &a);
         bool allow = e == BOX_OK && a.pa_verdict == BOX_VERDICT_PERMIT;
         if (allow != q->br_expect_allow) {
-            fprintf(stderr, "box bench: MISMATCH: request %zu over the wire: "
-                            "box-pdp %s (%s), expected %s\n",
+            fprintf(stderr,
+                    "box bench: MISMATCH: request %zu over the wire: "
+                    "box-pdp %s (%s), expected %s\n",
                     i, allow ? "allow" : "deny",
                     a.pa_message ? a.pa_message : box_strerror(e),
                     q->br_expect_allow ? "allow" : "deny");
@@ -941,8 +945,7 @@ bench_cache(const bench_set *bs, const char *url, const char *pub,
     }
     if (nhit_ok != hits)
         fprintf(stderr, "box bench: %llu of %llu cache calls missed\n",
-                (unsigned long long)(hits - nhit_ok),
-                (unsigned long long)hits);
+                (unsigned long long)(hits - nhit_ok), (unsigned long long)hits);
     f->bf_hit_ns = (double)ns / (double)hits;
 
     // Amortized: the same calls with the flushes they cause.
@@ -998,8 +1001,8 @@ bench_cell(const char *s, int w, bool right)
 
 /* One table row: figure, box, peer, ratio, goal, verdict. */
 static void
-bench_row(const char *fig, const char *box, const char *peer,
-          const char *ratio, const char *goal, const char *verdict)
+bench_row(const char *fig, const char *box, const char *peer, const char *ratio,
+          const char *goal, const char *verdict)
 {
     bench_cell(fig, 28, false);
     bench_cell(box, 13, true);
@@ -1048,16 +1051,15 @@ bench_print(const bench_figs *f, const bench_set *bs, size_t rules,
                                            "remote round trip, p99",
                                            "remote round trip, mean"};
         const double pdp[] = {f->bf_pdp_med, f->bf_pdp_p99, f->bf_pdp_mean};
-        const double echo[] = {f->bf_echo_med, f->bf_echo_p99,
-                               f->bf_echo_mean};
+        const double echo[] = {f->bf_echo_med, f->bf_echo_p99, f->bf_echo_mean};
         for (int i = 0; i < 3; i++) {
             snprintf(box, sizeof box, "%.1f µs", pdp[i] / 1e3);
             snprintf(peer, sizeof peer, "nng echo %.1f µs", echo[i] / 1e3);
             snprintf(ratio, sizeof ratio, "%.2f×", pdp[i] / echo[i]);
             bench_row(what[i], box, peer, ratio, i == 0 ? "≤ 1.2×" : "(info)",
-                      i == 0 ? bench_meets(pdp[i] / echo[i] <=
-                                           GOAL_REMOTE_RATIO)
-                             : "");
+                      i == 0
+                          ? bench_meets(pdp[i] / echo[i] <= GOAL_REMOTE_RATIO)
+                          : "");
         }
         printf("  %zu calls each, interleaved; request %.0f B, reply ~%.0f B"
                " (the echo returns the request bytes)\n",
@@ -1082,7 +1084,8 @@ bench_print(const bench_figs *f, const bench_set *bs, size_t rules,
         printf("\npeer unavailable: %s\n", f->bf_cedar_why);
     if (f->bf_mismatches > 0)
         printf("\n*** %d VERDICT MISMATCH(ES): the figures above compare "
-               "different answers ***\n", f->bf_mismatches);
+               "different answers ***\n",
+               f->bf_mismatches);
     else
         printf("\nverdicts: box in process%s%s agree with requests.json\n",
                f->bf_remote ? ", box-pdp" : "",
@@ -1166,8 +1169,8 @@ bench_pdp(double seconds, bool cedar, const char *dir_opt)
     snprintf(pub, sizeof pub, "ipc://%s/pdp-epoch.sock", tmp);
     snprintf(echo_url, sizeof echo_url, "ipc://%s/echo.sock", tmp);
     snprintf(pdp_log, sizeof pdp_log, "%s/box-pdp.out", tmp);
-    char *pdp_argv[] = {pdp_bin, "--listen", url, "--epoch-pub", pub,
-                        "--policy", policy, NULL};
+    char *pdp_argv[] = {pdp_bin, "--listen", url,    "--epoch-pub",
+                        pub,     "--policy", policy, NULL};
     char *echo_argv[] = {exe, "bench", "pdp", "--echo-server", echo_url, NULL};
     int sr;
     if ((sr = bench_spawn(pdp_argv, false, -1, pdp_log, &pdp_pid)) != 0) {

@@ -43,13 +43,15 @@ run_control_record(const char *dir_path, const char *box_id, const char *run_id,
     pdp_dlog_ident id = {.di_box_id = box_id, .di_run_id = run_id};
     char *line = pdp_dlog_control_line(&id, op, "ok", subject, NULL);
     char *path = box_svcs_decision_log(dir_path);
-    int fd = path ? open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600)
-                  : -1;
+    int fd =
+        path ? open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600) : -1;
     if (fd >= 0 && line != NULL) {
         size_t n = strlen(line);
         if (write(fd, line, n) != (ssize_t)n)
-            fprintf(stderr, "strands-box: warning: the %s record was not "
-                            "written\n", op);
+            fprintf(stderr,
+                    "strands-box: warning: the %s record was not "
+                    "written\n",
+                    op);
     }
     if (fd >= 0)
         close(fd);
@@ -68,8 +70,8 @@ run_mint_id(char *out, size_t n)
             memset(r, 0, sizeof r);
         close(fd);
     }
-    snprintf(out, n, "%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2],
-             r[3], r[4], r[5], r[6], r[7]);
+    snprintf(out, n, "%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3],
+             r[4], r[5], r[6], r[7]);
 }
 
 /* FNV-1a over a file's bytes, folded into h; a missing file counts as
@@ -128,8 +130,9 @@ run_wait_agent(pid_t agent, box_svcs *svcs, const sigset_t *sigs)
             kill(agent, SIGKILL);
             while (waitpid(agent, &ws, 0) < 0 && errno == EINTR)
                 ;
-            fprintf(stderr, "strands-box: %s stopped during the run; the "
-                            "agent was stopped with it\n",
+            fprintf(stderr,
+                    "strands-box: %s stopped during the run; the "
+                    "agent was stopped with it\n",
                     dead);
             return 125;
         }
@@ -201,8 +204,8 @@ box_cmd_run(int argc, char **argv)
     {
         pdp_policy_set *set = NULL;
         pdp_validate_warnings w = {0};
-        box_err prv = pdp_policy_load_file(box_config_policy(cfg), home, &set,
-                                           &w, &err);
+        box_err prv =
+            pdp_policy_load_file(box_config_policy(cfg), home, &set, &w, &err);
         for (size_t i = 0; i < w.vw_n; i++)
             fprintf(stderr, "strands-box: warning: %s\n", w.vw_items[i]);
         pdp_validate_warnings_free(&w);
@@ -231,8 +234,8 @@ box_cmd_run(int argc, char **argv)
     }
     // The agent's workspace: `[agent] workspace`, else where run started.
     char workspace[PATH_MAX];
-    if (realpath(agent->pr_workspace ? agent->pr_workspace : ".",
-                 workspace) == NULL) {
+    if (realpath(agent->pr_workspace ? agent->pr_workspace : ".", workspace) ==
+        NULL) {
         status = box_cmd_error("the workspace %s does not resolve: %s",
                                agent->pr_workspace ? agent->pr_workspace
                                                    : "(current directory)",
@@ -253,8 +256,8 @@ box_cmd_run(int argc, char **argv)
     snprintf(record, sizeof record, "%016llx", (unsigned long long)h);
 
     bool created, changed;
-    if (box_dir_open(box_dir_path, box_config_name(cfg), record, &dir,
-                     &created, &changed, &err) != BOX_OK) {
+    if (box_dir_open(box_dir_path, box_config_name(cfg), record, &dir, &created,
+                     &changed, &err) != BOX_OK) {
         status = box_cmd_error("%s", err ? err : "out of memory");
         goto out;
     }
@@ -297,8 +300,8 @@ box_cmd_run(int argc, char **argv)
     box_agent_opts ao = {.ao_bindir = bindir,
                          .ao_box_dir = box_dir_path,
                          .ao_operator_home = home,
-                         .ao_operator_path = path && *path ? path
-                                                           : "/usr/bin:/bin",
+                         .ao_operator_path =
+                             path && *path ? path : "/usr/bin:/bin",
                          .ao_workspace = workspace,
                          .ao_spec = agent,
                          .ao_args = argv + optind,

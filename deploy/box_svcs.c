@@ -19,8 +19,8 @@
 extern char **environ;
 
 #define SVC_START_TIMEOUT_MS 30000 // a loaded machine can be slow
-#define SVC_HEALTH_TRY_MS 1000  // one health question
-#define SVC_STOP_GRACE_MS 15000 // drains, plus a sanitizer's exit checks
+#define SVC_HEALTH_TRY_MS 1000     // one health question
+#define SVC_STOP_GRACE_MS 15000    // drains, plus a sanitizer's exit checks
 #define SVC_ARGV_MAX 20
 
 enum svc_health { SVC_HEALTH_PDP, SVC_HEALTH_CONTROL };
@@ -46,13 +46,19 @@ typedef struct svc_row {
 } svc_row;
 
 static const svc_row svc_table[] = {
-    {"box-pdp", SVC_HEALTH_PDP, "{pdp}",
+    {"box-pdp",
+     SVC_HEALTH_PDP,
+     "{pdp}",
      {"--listen", "{pdp}", "--epoch-pub", "{epoch}", "--log", "{log}",
       "--policy", "{policy}", "--box-id", "{boxid}", "--run-id", "{runid}",
       NULL}},
-    {"box-gateway", SVC_HEALTH_CONTROL, "{gwctl}",
+    {"box-gateway",
+     SVC_HEALTH_CONTROL,
+     "{gwctl}",
      {"--pdp", "{pdp}", "--control", "{gwctl}", NULL}},
-    {"box-shell", SVC_HEALTH_CONTROL, "{shctl}",
+    {"box-shell",
+     SVC_HEALTH_CONTROL,
+     "{shctl}",
      {"--box-dir", "{dir}", "--pdp", "{pdp}", "--epoch-pub", "{epoch}",
       "--box-id", "{boxid}", "--config", "{config}", "--workspace",
       "{workspace}", "--control", "{shctl}", NULL}},
@@ -118,15 +124,13 @@ svc_free_argv(char **argv)
 }
 
 static box_err
-svc_spawn(const svc_row *row, const box_svcs_paths *p, svc_proc *pr,
-          char **err)
+svc_spawn(const svc_row *row, const box_svcs_paths *p, svc_proc *pr, char **err)
 {
     char *argv[SVC_ARGV_MAX + 2] = {0};
     size_t n = 0;
     box_err ret = BOX_ENOMEM;
 
-    if ((argv[n++] = box_asprintf("%s/%s", p->sp_bindir, row->sr_name)) ==
-        NULL)
+    if ((argv[n++] = box_asprintf("%s/%s", p->sp_bindir, row->sr_name)) == NULL)
         goto out;
     for (size_t i = 0; row->sr_args[i] != NULL; i += 2) {
         if (strcmp(row->sr_args[i + 1], "{policy}") == 0 &&
@@ -146,8 +150,8 @@ svc_spawn(const svc_row *row, const box_svcs_paths *p, svc_proc *pr,
     posix_spawnattr_init(&attr);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
-                                        POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setflags(&attr,
+                             POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     int rv = posix_spawn(&pr->sv_pid, argv[0], NULL, &attr, argv, environ);
     posix_spawnattr_destroy(&attr);
     if (rv != 0) {
@@ -169,12 +173,12 @@ svc_wait_ready(const svc_row *row, svc_proc *pr, char **err)
     // One socket for every try (see box_health_probe); each try waits up
     // to a second, which a loaded machine's sanitizer build needs.
     box_health_probe *probe = NULL;
-    box_err prv = box_health_probe_open(pr->sv_url,
-                                        row->sr_health == SVC_HEALTH_PDP,
-                                        SVC_HEALTH_TRY_MS, &probe);
+    box_err prv =
+        box_health_probe_open(pr->sv_url, row->sr_health == SVC_HEALTH_PDP,
+                              SVC_HEALTH_TRY_MS, &probe);
     if (prv != BOX_OK) {
-        *err = box_asprintf("cannot ask %s for health at %s: %s",
-                            row->sr_name, pr->sv_url, box_strerror(prv));
+        *err = box_asprintf("cannot ask %s for health at %s: %s", row->sr_name,
+                            pr->sv_url, box_strerror(prv));
         return prv;
     }
     while (box_svc_now_ms() < deadline) {
@@ -182,11 +186,10 @@ svc_wait_ready(const svc_row *row, svc_proc *pr, char **err)
         if (waitpid(pr->sv_pid, &st, WNOHANG) == pr->sv_pid) {
             pr->sv_reaped = true;
             pr->sv_status = st;
-            *err = box_asprintf("%s exited while starting (%s %d)",
-                                row->sr_name,
-                                WIFSIGNALED(st) ? "signal" : "status",
-                                WIFSIGNALED(st) ? WTERMSIG(st)
-                                                : WEXITSTATUS(st));
+            *err =
+                box_asprintf("%s exited while starting (%s %d)", row->sr_name,
+                             WIFSIGNALED(st) ? "signal" : "status",
+                             WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
             box_health_probe_close(probe);
             return BOX_ECLOSED;
         }
@@ -291,16 +294,16 @@ box_svcs_stop(box_svcs *s)
         if (!svc_reap_within(pr, SVC_STOP_GRACE_MS)) {
             kill(pr->sv_pid, SIGKILL);
             (void)svc_reap_within(pr, SVC_STOP_GRACE_MS);
-            fprintf(stderr, "strands-box: %s did not stop within %d s and was "
-                            "killed\n",
+            fprintf(stderr,
+                    "strands-box: %s did not stop within %d s and was "
+                    "killed\n",
                     svc_table[i].sr_name, SVC_STOP_GRACE_MS / 1000);
             status = 1;
         } else if (!WIFEXITED(pr->sv_status) ||
                    WEXITSTATUS(pr->sv_status) != 0) {
             int st = pr->sv_status;
             fprintf(stderr, "strands-box: %s stopped with %s %d\n",
-                    svc_table[i].sr_name,
-                    WIFSIGNALED(st) ? "signal" : "status",
+                    svc_table[i].sr_name, WIFSIGNALED(st) ? "signal" : "status",
                     WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
             status = 1;
         }

@@ -11,11 +11,11 @@ typedef struct box_svcs box_svcs;
 
 /* Where a box's services live and listen. All strings borrowed. */
 typedef struct box_svcs_paths {
-    const char *sp_bindir;  // directory holding box-pdp, box-shell, ...
-    const char *sp_box_dir; // the box directory
-    const char *sp_policy;  // policy file, or NULL (deny everything)
-    const char *sp_box_id;  // box-<16 hex>, named in the decision log
-    const char *sp_run_id;  // this run, named in the decision log
+    const char *sp_bindir;    // directory holding box-pdp, box-shell, ...
+    const char *sp_box_dir;   // the box directory
+    const char *sp_policy;    // policy file, or NULL (deny everything)
+    const char *sp_box_id;    // box-<16 hex>, named in the decision log
+    const char *sp_run_id;    // this run, named in the decision log
     const char *sp_config;    // the run's box.toml
     const char *sp_workspace; // the agent's workspace (canonical)
 } box_svcs_paths;

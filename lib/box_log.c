@@ -25,8 +25,7 @@ log_threshold(void)
     const char *v = getenv("BOX_LOG_LEVEL");
     if (v == NULL)
         return BOX_LOG_INFO;
-    for (size_t i = 0; i < sizeof log_level_name / sizeof *log_level_name;
-         i++)
+    for (size_t i = 0; i < sizeof log_level_name / sizeof *log_level_name; i++)
         if (log_level_name[i] != NULL && strcmp(v, log_level_name[i]) == 0)
             return (box_log_level)i;
     return BOX_LOG_INFO;

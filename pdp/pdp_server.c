@@ -126,7 +126,8 @@ gen_publish(pdp_server *s, uint64_t epoch)
     nng_msg *m = NULL;
     if (nng_msg_alloc(&m, 0) != 0)
         return;
-    if (box_rpc_msg_pack(m, &n.base) != BOX_OK || nng_sendmsg(s->sv_pub, m, 0) != 0)
+    if (box_rpc_msg_pack(m, &n.base) != BOX_OK ||
+        nng_sendmsg(s->sv_pub, m, 0) != 0)
         nng_msg_free(m);
 }
 
@@ -150,7 +151,8 @@ gen_install(pdp_server *s, pdp_policy_set *set)
     gen_publish(s, g->g_epoch);
     if (s->sv_log != NULL &&
         pdp_dlog_control_add(s->sv_log, "policy_installed", "ok",
-                             s->sv_policy ? s->sv_policy : "<no authored policy>",
+                             s->sv_policy ? s->sv_policy
+                                          : "<no authored policy>",
                              NULL) != BOX_OK)
         box_log(BOX_LOG_WARN, PDP_SVC, "policy_installed record not logged");
     box_log(BOX_LOG_INFO, PDP_SVC, "policy installed, epoch %llu",
@@ -244,7 +246,8 @@ server_decide_one(pdp_server *s, pdp_gen *g, pdp_scratch *sc,
     pdp_wire_decide(g->g_set, sc->sc_arena, sc->sc_ans, req, g->g_epoch, out,
                     &d);
     pdp_wire_enforce(sc->sc_arena, req, out, &d);
-    if (s->sv_log != NULL && pdp_dlog_decision_add(s->sv_log, &d.wd_log) != BOX_OK)
+    if (s->sv_log != NULL &&
+        pdp_dlog_decision_add(s->sv_log, &d.wd_log) != BOX_OK)
         box_log(BOX_LOG_ERROR, PDP_SVC, "a decision could not be logged");
 }
 
@@ -334,7 +337,8 @@ server_handle(void *arg, const void *req, size_t len, nng_msg *reply)
         // per decision, so each response is copied into the arena.
         for (size_t i = 0; i < n; i++) {
             box__decision_response__init(&cells[i]);
-            server_decide_one(s, g, sc, r->decide_batch->requests[i], &cells[i]);
+            server_decide_one(s, g, sc, r->decide_batch->requests[i],
+                              &cells[i]);
             pdp_wire_response_own(sc->sc_arena, &cells[i]);
             outs[i] = &cells[i];
         }
@@ -384,12 +388,14 @@ pdp_server_start(const pdp_server_opts *o, pdp_server **out, char **err)
     pthread_mutex_init(&s->sv_reload_lock, NULL);
     pthread_mutex_init(&s->sv_scratch_lock, NULL);
     s->sv_started_ms = box_svc_now_ms();
-    if (o->so_policy != NULL && (s->sv_policy = box_strdup(o->so_policy)) == NULL)
+    if (o->so_policy != NULL &&
+        (s->sv_policy = box_strdup(o->so_policy)) == NULL)
         goto fail;
     if (o->so_home != NULL && (s->sv_home = box_strdup(o->so_home)) == NULL)
         goto fail;
     if (o->so_log != NULL) {
-        pdp_dlog_ident id = {.di_box_id = o->so_box_id, .di_run_id = o->so_run_id};
+        pdp_dlog_ident id = {.di_box_id = o->so_box_id,
+                             .di_run_id = o->so_run_id};
         if ((rv = pdp_dlog_open(o->so_log, &id, o->so_log_queue, &s->sv_log)) !=
             BOX_OK) {
             *err = box_asprintf("cannot open the decision log %s: %s",
@@ -419,11 +425,10 @@ pdp_server_start(const pdp_server_opts *o, pdp_server **out, char **err)
         rv = BOX_ENOMEM;
         goto fail;
     }
-    rv = box_rpc_server_start(o->so_listen,
-                              o->so_contexts > 0 ? o->so_contexts
-                                                 : PDP_CONTEXTS_DEFAULT,
-                              BOX_PDP_TRANSPORT_MAX, server_handle, s,
-                              &s->sv_rpc);
+    rv = box_rpc_server_start(
+        o->so_listen,
+        o->so_contexts > 0 ? o->so_contexts : PDP_CONTEXTS_DEFAULT,
+        BOX_PDP_TRANSPORT_MAX, server_handle, s, &s->sv_rpc);
     if (rv != BOX_OK) {
         *err = box_asprintf("cannot listen on %s: %s", o->so_listen,
                             box_strerror(rv));

@@ -116,7 +116,8 @@ wire_request(box_arena *a, const Box__DecisionRequest *req, pdp_request *rq)
             BOX_OK ||
         pdp_value_entity(a, "Box::Resource", 13, "unused", 6, &res) != BOX_OK)
         return false;
-    if (req->input == NULL || req->input->kind_case != BOX__VALUE__KIND_RECORD ||
+    if (req->input == NULL ||
+        req->input->kind_case != BOX__VALUE__KIND_RECORD ||
         pdp_wire_value(a, req->input, 0, &input) != BOX_OK)
         return false;
     if (pdp_value_record_put(a, ctx, "input", 5, input) != BOX_OK)
@@ -170,8 +171,10 @@ pdp_wire_decide(const pdp_policy_set *set, box_arena *a, pdp_answer *ans,
     out->cacheable = 1; // no rule can read history yet
     out->request_id = req->request_id;
 
-    Box__DeterminingPolicy *cells = box_arena_zalloc(a, (nd + 1) * sizeof *cells);
-    Box__DeterminingPolicy **dets = box_arena_zalloc(a, (nd + 1) * sizeof *dets);
+    Box__DeterminingPolicy *cells =
+        box_arena_zalloc(a, (nd + 1) * sizeof *cells);
+    Box__DeterminingPolicy **dets =
+        box_arena_zalloc(a, (nd + 1) * sizeof *dets);
     const char **ids = box_arena_zalloc(a, (nd + 1) * sizeof *ids);
     char **errs = box_arena_zalloc(a, (ne + 1) * sizeof *errs);
     if (cells == NULL || dets == NULL || ids == NULL || errs == NULL)
@@ -223,8 +226,8 @@ pdp_wire_decide(const pdp_policy_set *set, box_arena *a, pdp_answer *ans,
     l->dd_permit = v == PDP_ALLOW;
     l->dd_cause = wire_cause(r);
     l->dd_reason = pdp_reason_words(r);
-    l->dd_rule = nd > 0 && r != PDP_REASON_INTERNAL_FAULT ? ids[0]
-                                                          : "<default-deny>";
+    l->dd_rule =
+        nd > 0 && r != PDP_REASON_INTERNAL_FAULT ? ids[0] : "<default-deny>";
     if (r == PDP_REASON_FORBIDDEN && nd > 0 && cells[0].description[0])
         l->dd_description = cells[0].description;
     l->dd_determining = ids;

@@ -108,10 +108,10 @@ health_call(box_rpc_client *cl, bool pdp, Box__HealthResponse **out)
     preq.body_case = BOX__PDP_REQUEST__BODY_HEALTH;
     preq.health = &hr;
     *out = NULL;
-    box_err rv = pdp ? box_rpc_call(cl, &preq.base,
-                                    &box__pdp_response__descriptor, &m)
-                     : box_rpc_call(cl, &creq.base,
-                                    &box__control_response__descriptor, &m);
+    box_err rv =
+        pdp ? box_rpc_call(cl, &preq.base, &box__pdp_response__descriptor, &m)
+            : box_rpc_call(cl, &creq.base, &box__control_response__descriptor,
+                           &m);
     if (rv != BOX_OK)
         return rv;
     if (pdp) {

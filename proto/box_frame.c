@@ -73,8 +73,8 @@ frame_read_all(int fd, uint8_t *p, size_t n, int timeout_ms, size_t *got)
 box_err
 box_frame_write_bytes(int fd, const void *p, size_t n, int timeout_ms)
 {
-    uint8_t hdr[4] = {(uint8_t)(n >> 24), (uint8_t)(n >> 16),
-                      (uint8_t)(n >> 8), (uint8_t)n};
+    uint8_t hdr[4] = {(uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8),
+                      (uint8_t)n};
     box_err rv = frame_write_all(fd, hdr, 4, timeout_ms);
     if (rv != BOX_OK)
         return rv;

@@ -15,11 +15,11 @@
 #include "box_wire.h"
 
 #define CACHE_PROBE 8
-#define CACHE_KEY_MAX 2048       // longer keys are never cached
-#define REPORT_SLOTS 256         // cached decisions waiting to be logged
-#define REPORT_SLOT_BYTES 4096   // a cached decision's packed request
-#define CANON_RECORD_MAX 32      // records with more fields are not keyed
-#define CLIENT_MAX_RETRIES 3     // answers from an older generation
+#define CACHE_KEY_MAX 2048     // longer keys are never cached
+#define REPORT_SLOTS 256       // cached decisions waiting to be logged
+#define REPORT_SLOT_BYTES 4096 // a cached decision's packed request
+#define CANON_RECORD_MAX 32    // records with more fields are not keyed
+#define CLIENT_MAX_RETRIES 3   // answers from an older generation
 
 typedef struct cache_entry {
     uint64_t ce_hash;
@@ -60,7 +60,7 @@ struct box_pdp_client {
     // Cache and the reports of its hits, under one lock.
     pthread_mutex_t pc_lock;
     cache_entry *pc_cache;
-    size_t pc_cache_mask; // slots - 1, or 0 with no cache
+    size_t pc_cache_mask;    // slots - 1, or 0 with no cache
     uint64_t pc_cache_epoch; // the epoch the entries belong to
     report_slot *pc_reports;
     size_t pc_nreports;
@@ -120,8 +120,8 @@ canon_record(canon *c, const Box__ValueRecord *r, int depth)
     // Insertion sort by name: records are small.
     for (size_t i = 0; i < n; i++) {
         size_t j = i;
-        while (j > 0 && strcmp(r->fields[idx[j - 1]]->name,
-                               r->fields[i]->name) > 0) {
+        while (j > 0 &&
+               strcmp(r->fields[idx[j - 1]]->name, r->fields[i]->name) > 0) {
             idx[j] = idx[j - 1];
             j--;
         }
@@ -276,7 +276,8 @@ box_pdp_client_open(const box_pdp_client_opts *o, box_pdp_client **out)
         o->co_timeout_ms > 0 ? o->co_timeout_ms : BOX_PDP_TIMEOUT_MS_DEFAULT;
     if ((c->pc_url = box_strdup(o->co_url)) == NULL)
         goto fail;
-    if (o->co_box_id != NULL && (c->pc_box_id = box_strdup(o->co_box_id)) == NULL)
+    if (o->co_box_id != NULL &&
+        (c->pc_box_id = box_strdup(o->co_box_id)) == NULL)
         goto fail;
     // Without epoch notices a reload would go unseen by cached entries,
     // so there is no cache without them.
@@ -300,10 +301,10 @@ box_pdp_client_open(const box_pdp_client_opts *o, box_pdp_client **out)
         c->pc_sub_open = true;
         (void)nng_socket_set_ms(c->pc_sub, NNG_OPT_RECONNMINT, 10);
         (void)nng_socket_set_ms(c->pc_sub, NNG_OPT_RECONNMAXT, 200);
-        if (nng_pipe_notify(c->pc_sub, NNG_PIPE_EV_ADD_POST,
-                            client_sub_pipe_cb, c) != 0 ||
-            nng_pipe_notify(c->pc_sub, NNG_PIPE_EV_REM_POST,
-                            client_sub_pipe_cb, c) != 0 ||
+        if (nng_pipe_notify(c->pc_sub, NNG_PIPE_EV_ADD_POST, client_sub_pipe_cb,
+                            c) != 0 ||
+            nng_pipe_notify(c->pc_sub, NNG_PIPE_EV_REM_POST, client_sub_pipe_cb,
+                            c) != 0 ||
             nng_socket_set(c->pc_sub, NNG_OPT_SUB_SUBSCRIBE, "", 0) != 0 ||
             nng_aio_alloc(&c->pc_sub_aio, client_sub_cb, c) != 0 ||
             nng_dial(c->pc_sub, o->co_epoch_url, NULL, NNG_FLAG_NONBLOCK) != 0)
@@ -386,9 +387,8 @@ cache_find(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
 {
     for (size_t i = 0; i < CACHE_PROBE; i++) {
         cache_entry *e = &c->pc_cache[(h + i) & c->pc_cache_mask];
-        if (e->ce_epoch == epoch && e->ce_subgen == subgen &&
-            e->ce_hash == h && e->ce_len == n &&
-            memcmp(e->ce_key, key, n) == 0)
+        if (e->ce_epoch == epoch && e->ce_subgen == subgen && e->ce_hash == h &&
+            e->ce_len == n && memcmp(e->ce_key, key, n) == 0)
             return e;
     }
     return NULL;
@@ -578,9 +578,8 @@ client_round_trip(box_pdp_client *c, const Box__DecisionRequest *const *reqs,
         if (ret != BOX_OK)
             goto out;
     }
-    if (!single &&
-        (ret = put_field(&msg, TAG_PDP_DECIDE_BATCH, batch.b_data,
-                         batch.b_len)) != BOX_OK)
+    if (!single && (ret = put_field(&msg, TAG_PDP_DECIDE_BATCH, batch.b_data,
+                                    batch.b_len)) != BOX_OK)
         goto out;
     ret = box_rpc_call_raw(c->pc_rpc, msg.b_data, msg.b_len,
                            &box__pdp_response__descriptor, &m);

@@ -237,7 +237,8 @@ oneof_members_max(const ProtobufCMessageDescriptor *d)
         int n = 0;
         for (unsigned j = 0; j < d->n_fields; j++)
             if ((d->fields[j].flags & PROTOBUF_C_FIELD_FLAG_ONEOF) &&
-                d->fields[j].quantifier_offset == d->fields[i].quantifier_offset)
+                d->fields[j].quantifier_offset ==
+                    d->fields[i].quantifier_offset)
                 n++;
         if (n > best)
             best = n;

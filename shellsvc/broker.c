@@ -255,8 +255,8 @@ conn_decide(broker_conn *c, const Box__DecisionRequest *req)
     wa.permit = rv == BOX_OK && a.pa_verdict == BOX_VERDICT_PERMIT;
     wa.fault = rv != BOX_OK;
     wa.message = a.pa_message ? a.pa_message : (char *)"";
-    box_err wr = box_frame_write(c->cn_chan, &f, BOX_FRAME_MAX,
-                                 BROKER_FRAME_MS);
+    box_err wr =
+        box_frame_write(c->cn_chan, &f, BOX_FRAME_MAX, BROKER_FRAME_MS);
     box_pdp_answer_clear(&a);
     return wr == BOX_OK;
 }
@@ -274,8 +274,8 @@ conn_from_worker(broker_conn *c)
         return true;
     }
     bool done = true;
-    if (w->body_case == BOX__ALIAS_FRAME__BODY_DECIDE &&
-        w->decide != NULL && c->cn_b->br_cfg.bc_pdp != NULL) {
+    if (w->body_case == BOX__ALIAS_FRAME__BODY_DECIDE && w->decide != NULL &&
+        c->cn_b->br_cfg.bc_pdp != NULL) {
         done = !conn_decide(c, w->decide);
         if (done)
             conn_worker_gone(c);

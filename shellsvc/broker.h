@@ -15,12 +15,12 @@
  * closed) gets a thread that reads Open and Call, asks the pool for a
  * fresh worker, forwards the Call to it and relays the worker's Output and
  * Exit frames to the alias; the worker's decide frames are answered here
- * from bc_pdp (cache or PDP) and never reach the alias. The broker owns the alias connection from the
- * first byte to the last, so it can always end it with a whole terminal
- * frame: the output budget (Denied{over_budget}), the backstop
- * (Denied{timeout}), a frame over 1 MiB (Denied{transport_error}) and a
- * crashed worker (Output(stderr) + Exit{125}) are all decided here, never
- * in the worker.
+ * from bc_pdp (cache or PDP) and never reach the alias. The broker owns the
+ * alias connection from the first byte to the last, so it can always end it
+ * with a whole terminal frame: the output budget (Denied{over_budget}), the
+ * backstop (Denied{timeout}), a frame over 1 MiB (Denied{transport_error}) and
+ * a crashed worker (Output(stderr) + Exit{125}) are all decided here, never in
+ * the worker.
  */
 typedef struct broker broker;
 

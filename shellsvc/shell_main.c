@@ -29,7 +29,8 @@
 #define SHELL_CACHE_SLOTS 4096 // permits kept per decision epoch
 
 static const char shell_usage[] =
-    "usage: box-shell --box-dir DIR --pdp URL [--epoch-pub URL] [--config FILE]\n"
+    "usage: box-shell --box-dir DIR --pdp URL [--epoch-pub URL] [--config "
+    "FILE]\n"
     "                 [--workspace DIR] [--box-id ID] [--control URL]\n"
     "\n"
     "Serves the aliases (zsh, bash, sh) of one box on DIR/run/box.sock and\n"
@@ -168,8 +169,8 @@ main(int argc, char **argv)
      * threads start (the broker's, nng's).
      */
     char contain[PATH_MAX];
-    if (sa.sa_contain_bin == NULL && shell_beside_self(contain, sizeof contain,
-                                                       "box-contain") == 0)
+    if (sa.sa_contain_bin == NULL &&
+        shell_beside_self(contain, sizeof contain, "box-contain") == 0)
         sa.sa_contain_bin = contain;
     shell_settings set;
     char *serr = NULL;

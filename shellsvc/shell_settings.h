@@ -10,10 +10,10 @@
 typedef struct shell_args {
     const char *sa_box_dir;
     const char *sa_pdp_url;
-    const char *sa_epoch_url;  // or NULL
-    const char *sa_box_id;     // or NULL
-    const char *sa_config;     // box.toml, or NULL (no tools, no [agent])
-    const char *sa_workspace;  // or NULL: [agent] workspace, else the cwd
+    const char *sa_epoch_url;   // or NULL
+    const char *sa_box_id;      // or NULL
+    const char *sa_config;      // box.toml, or NULL (no tools, no [agent])
+    const char *sa_workspace;   // or NULL: [agent] workspace, else the cwd
     const char *sa_contain_bin; // box-contain
 } shell_args;
 

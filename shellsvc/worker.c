@@ -118,8 +118,8 @@ worker_decide(void *ctx, const Box__DecisionRequest *req, char **message)
     f.decide = (Box__DecisionRequest *)req;
     Box__AliasFrame *a = NULL;
     pthread_mutex_lock(&w->wk_chan_lock);
-    box_err rv = box_frame_write(w->wk_chan, &f, BOX_FRAME_MAX,
-                                 WORKER_WRITE_MS);
+    box_err rv =
+        box_frame_write(w->wk_chan, &f, BOX_FRAME_MAX, WORKER_WRITE_MS);
     if (rv == BOX_OK)
         rv = box_frame_read(w->wk_chan, BOX_FRAME_MAX, WORKER_ANSWER_MS, &a,
                             NULL);

@@ -14,11 +14,11 @@ struct box_config;
  * it through fork, read-only). Paths are canonical.
  */
 typedef struct worker_settings {
-    const char *ws_box_dir;   // reserved: nothing inside is reachable
+    const char *ws_box_dir; // reserved: nothing inside is reachable
     const char *ws_operator_home;
     const char *ws_agent_home;
-    const char *ws_workspace;    // the start cwd of every command
-    const char *ws_trusted_path; // PATH for host programs (§3.4)
+    const char *ws_workspace;        // the start cwd of every command
+    const char *ws_trusted_path;     // PATH for host programs (§3.4)
     const char *const *ws_authority; // box.toml, the policy file
     size_t ws_nauthority;
     const struct box_config *ws_config; // tools and [agent]; may be NULL
@@ -29,9 +29,9 @@ typedef struct worker_settings {
  * call (a zero field leaves that limit as inherited), and the settings
  * every worker runs its call with. */
 typedef struct worker_limits {
-    unsigned long long wl_as_bytes; // RLIMIT_AS (skipped under ASan)
-    unsigned wl_cpu_s;              // RLIMIT_CPU soft; hard is 5 s more
-    unsigned wl_nofile;             // RLIMIT_NOFILE
+    unsigned long long wl_as_bytes;     // RLIMIT_AS (skipped under ASan)
+    unsigned wl_cpu_s;                  // RLIMIT_CPU soft; hard is 5 s more
+    unsigned wl_nofile;                 // RLIMIT_NOFILE
     const worker_settings *wl_settings; // borrowed for the pool's life
 } worker_limits;
 

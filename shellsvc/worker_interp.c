@@ -83,16 +83,16 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
         status = interp_fail(err, ctx, "cannot build the shell's file system");
         goto out;
     }
-    const char *home = ws->ws_agent_home ? ws->ws_agent_home
-                                         : ws->ws_operator_home;
+    const char *home =
+        ws->ws_agent_home ? ws->ws_agent_home : ws->ws_operator_home;
     const char *cwd = ws->ws_workspace ? ws->ws_workspace : "/";
     if ((home_env = box_asprintf("HOME=%s", home ? home : "/")) == NULL ||
         (pwd_env = box_asprintf("PWD=%s", cwd)) == NULL) {
         status = interp_fail(err, ctx, "out of memory");
         goto out;
     }
-    const char *env[] = {home_env, pwd_env, "USER=strands-box",
-                         interp_path_env, NULL};
+    const char *env[] = {home_env, pwd_env, "USER=strands-box", interp_path_env,
+                         NULL};
     sh_host_opts host = {.ho_trusted_path = ws->ws_trusted_path,
                          .ho_operator_home = ws->ws_operator_home,
                          .ho_workspace = ws->ws_workspace,

@@ -42,7 +42,7 @@ typedef struct worker_io {
  * interpreter needs no teardown discipline beyond its own limits. ws says
  * which box (worker_interp.c).
  */
-int worker_interp_run(const worker_settings *ws, const char *source,
-                      size_t len, const worker_io *io);
+int worker_interp_run(const worker_settings *ws, const char *source, size_t len,
+                      const worker_io *io);
 
 #endif

@@ -50,9 +50,8 @@ world_mkdir(const char *fmt, const char *a, const char *b)
 static void
 world_git(const box_world *w, char *const *args)
 {
-    char *argv[16] = {"/usr/bin/git", "-C", (char *)w->bw_project,
-                      "-c",           "user.name=box",
-                      "-c",           "user.email=box@localhost"};
+    char *argv[16] = {"/usr/bin/git",  "-C", (char *)w->bw_project,     "-c",
+                      "user.name=box", "-c", "user.email=box@localhost"};
     size_t n = 7;
     for (size_t i = 0; args[i] != NULL && n < 15; i++)
         argv[n++] = args[i];
@@ -73,11 +72,9 @@ box_world_make(box_world *w)
     assert_non_null(mkdtemp(w->bw_root));
     assert_int_equal(chmod(w->bw_root, 0755), 0);
     snprintf(w->bw_home, sizeof w->bw_home, "%s/home", w->bw_root);
-    snprintf(w->bw_project, sizeof w->bw_project, "%s/src/project",
-             w->bw_home);
+    snprintf(w->bw_project, sizeof w->bw_project, "%s/src/project", w->bw_home);
     snprintf(w->bw_config, sizeof w->bw_config, "%s/cfg/box.toml", w->bw_home);
-    snprintf(w->bw_policy, sizeof w->bw_policy, "%s/cfg/policy.dw",
-             w->bw_home);
+    snprintf(w->bw_policy, sizeof w->bw_policy, "%s/cfg/policy.dw", w->bw_home);
     snprintf(w->bw_agent, sizeof w->bw_agent, "%s/agent.sh", w->bw_root);
     snprintf(w->bw_state, sizeof w->bw_state, "%s/state", w->bw_root);
     world_mkdir("%s%s", w->bw_home, "");
@@ -127,22 +124,21 @@ box_world_config_agent(box_world *w, const char *agent_fs, const char *extra)
 {
     box_buf b;
     box_buf_init(&b, 1u << 20);
-    assert_int_equal(
-        box_buf_printf(&b,
-                       "name = \"world\"\n"
-                       "box_dir = \"%s\"\n"
-                       "policy = \"policy.dw\"\n"
-                       "\n"
-                       "[agent]\n"
-                       "command = [\"/bin/sh\", \"%s\"]\n"
-                       "workspace = \"%s\"\n"
-                       "\n"
-                       "[agent.filesystem]\n"
-                       "read_file = [\"%s\"]\n"
-                       "%s\n%s",
-                       w->bw_state, w->bw_agent, w->bw_project, w->bw_agent,
-                       agent_fs, extra),
-        BOX_OK);
+    assert_int_equal(box_buf_printf(&b,
+                                    "name = \"world\"\n"
+                                    "box_dir = \"%s\"\n"
+                                    "policy = \"policy.dw\"\n"
+                                    "\n"
+                                    "[agent]\n"
+                                    "command = [\"/bin/sh\", \"%s\"]\n"
+                                    "workspace = \"%s\"\n"
+                                    "\n"
+                                    "[agent.filesystem]\n"
+                                    "read_file = [\"%s\"]\n"
+                                    "%s\n%s",
+                                    w->bw_state, w->bw_agent, w->bw_project,
+                                    w->bw_agent, agent_fs, extra),
+                     BOX_OK);
     box_world_put(w->bw_config, b.b_data);
     box_buf_reset(&b);
 }
@@ -184,8 +180,8 @@ box_world_start(box_world *w, const char *script, box_proc *bp)
         ne++;
     }
     envp[ne] = NULL;
-    char *argv[] = {(char *)w->bw_wrap, bin, "run", "--config", w->bw_config,
-                    NULL};
+    char *argv[] = {(char *)w->bw_wrap, bin,          "run",
+                    "--config",         w->bw_config, NULL};
     assert_true(box_proc_start(bp, w->bw_wrap ? argv : argv + 1, envp));
 }
 

@@ -59,8 +59,9 @@ world_teardown(void **state)
 static char *
 staged(const box_world *w)
 {
-    char *argv[] = {"/usr/bin/git", "-C", (char *)w->bw_project, "diff",
-                    "--cached", "--name-only", NULL};
+    char *argv[] = {
+        "/usr/bin/git", "-C", (char *)w->bw_project, "diff", "--cached",
+        "--name-only",  NULL};
     box_proc_result r;
     box_proc_run(argv, 30000, &r);
     assert_int_equal(r.pr_status, 0);
@@ -242,8 +243,8 @@ child_named(pid_t parent, const char *name)
         *close = '\0';
         int ppid = 0;
         char state;
-        if (sscanf(close + 2, "%c %d", &state, &ppid) == 2 &&
-            ppid == parent && strcmp(open + 1, name) == 0 && state != 'Z')
+        if (sscanf(close + 2, "%c %d", &state, &ppid) == 2 && ppid == parent &&
+            strcmp(open + 1, name) == 0 && state != 'Z')
             found = (pid_t)atoi(de->d_name);
     }
     closedir(d);
@@ -275,8 +276,8 @@ test_service_death_ends_run(void **state)
     assert_int_equal(r.pr_status, 125);
     assert_string_equal(r.pr_out, "");
     assert_non_null(strstr(r.pr_err, "strands-box: box-shell stopped during "
-                                      "the run; the agent was stopped with "
-                                      "it\n"));
+                                     "the run; the agent was stopped with "
+                                     "it\n"));
     box_proc_result_free(&r);
 }
 

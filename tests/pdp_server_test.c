@@ -75,9 +75,18 @@ fx_start(fx *f, const char *policy_text, int timeout_ms)
     write_file(f->policy, policy_text);
     char bin[4096];
     box_proc_bin(bin, sizeof bin, "box-pdp");
-    char *argv[] = {bin, "--listen", f->url, "--epoch-pub", f->pub,
-                    "--policy", f->policy, "--log", f->log,
-                    "--box-id", "box-0123456789abcdef", NULL};
+    char *argv[] = {bin,
+                    "--listen",
+                    f->url,
+                    "--epoch-pub",
+                    f->pub,
+                    "--policy",
+                    f->policy,
+                    "--log",
+                    f->log,
+                    "--box-id",
+                    "box-0123456789abcdef",
+                    NULL};
     assert_true(box_proc_start(&f->proc, argv, NULL));
     Box__HealthResponse *h = box_wait_pdp(f->url, 60000);
     assert_non_null(h);
@@ -157,7 +166,8 @@ test_decisions_messages_and_log(void **state)
     assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
     assert_int_equal(a.pa_verdict, BOX_VERDICT_PERMIT);
     assert_false(a.pa_from_cache);
-    assert_string_equal(a.pa_message, "policy permitted this operation on 'echo'.");
+    assert_string_equal(a.pa_message,
+                        "policy permitted this operation on 'echo'.");
     assert_string_equal(a.pa_rules, "exec");
     box_pdp_answer_clear(&a);
 
@@ -167,7 +177,8 @@ test_decisions_messages_and_log(void **state)
     assert_true(a.pa_from_cache);
     box_pdp_answer_clear(&a);
 
-    box_req_fs(&q, "fs:read", "Box::FsReadOperation", "read_content", "/w/.env");
+    box_req_fs(&q, "fs:read", "Box::FsReadOperation", "read_content",
+               "/w/.env");
     assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
     assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
     assert_int_equal(a.pa_reason, BOX__REASON_CLASS__REASON_FORBIDDEN);
@@ -181,9 +192,9 @@ test_decisions_messages_and_log(void **state)
     assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
     assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
     assert_int_equal(a.pa_reason, BOX__REASON_CLASS__REASON_NO_MATCH);
-    assert_string_equal(a.pa_message,
-                        "policy denied this operation on '/w/todo.txt' "
-                        "[default-deny]: No permit policy matched this request.");
+    assert_string_equal(
+        a.pa_message, "policy denied this operation on '/w/todo.txt' "
+                      "[default-deny]: No permit policy matched this request.");
     box_pdp_answer_clear(&a);
 
     // A malformed request (input not a record) fails closed.
@@ -202,7 +213,8 @@ test_decisions_messages_and_log(void **state)
     box_req b1, b2, b3;
     box_req_exec(&b1, "ls", "ls", 0, "/w");
     box_req_fs(&b2, "fs:read", "Box::FsReadOperation", "read_content", "/w/a");
-    box_req_fs(&b3, "fs:delete", "Box::FsDeleteOperation", "remove_file", "/w/a");
+    box_req_fs(&b3, "fs:delete", "Box::FsDeleteOperation", "remove_file",
+               "/w/a");
     const Box__DecisionRequest *reqs[] = {&b1.r_req, &b2.r_req, &b3.r_req};
     box_pdp_answer ans[3];
     assert_int_equal(box_pdp_decide_batch(f.client, reqs, 3, ans), BOX_OK);
@@ -223,9 +235,12 @@ test_decisions_messages_and_log(void **state)
         lines += *lp == '\n';
     assert_int_equal(lines, 9);
     assert_int_equal(count(log, "{\"key\":\"strands.box.policy.cached\""), 1);
-    assert_non_null(strstr(log, "{\"key\":\"strands.box.policy.rule\",\"value\":{\"stringValue\":\"no_env\"}}"));
-    assert_non_null(strstr(log, "{\"key\":\"strands.box.policy.cause\",\"value\":{\"stringValue\":\"no_match\"}}"));
-    assert_non_null(strstr(log, "{\"key\":\"strands.box.name\",\"value\":{\"stringValue\":\"box-0123456789abcdef\"}}"));
+    assert_non_null(strstr(log, "{\"key\":\"strands.box.policy.rule\","
+                                "\"value\":{\"stringValue\":\"no_env\"}}"));
+    assert_non_null(strstr(log, "{\"key\":\"strands.box.policy.cause\","
+                                "\"value\":{\"stringValue\":\"no_match\"}}"));
+    assert_non_null(strstr(log, "{\"key\":\"strands.box.name\",\"value\":{"
+                                "\"stringValue\":\"box-0123456789abcdef\"}}"));
     box_free(log);
 }
 
@@ -471,7 +486,8 @@ storm_client(void *arg)
         } else {
             if (a.pa_epoch < seen)
                 atomic_fetch_add(&s->violations, 1);
-            storm_note(s, a.pa_epoch, a.pa_verdict == BOX_VERDICT_PERMIT ? 1 : 2);
+            storm_note(s, a.pa_epoch,
+                       a.pa_verdict == BOX_VERDICT_PERMIT ? 1 : 2);
         }
         box_pdp_answer_clear(&a);
     }
@@ -487,7 +503,7 @@ storm_reloader(void *arg)
     storm *s = arg;
     static const char broken[] = "forbid (principal, action, resource) when {";
     for (int i = 0; !atomic_load(&s->stop); i++) {
-        const char *text = i % 3 == 0 ? permit_all_exec
+        const char *text = i % 3 == 0   ? permit_all_exec
                            : i % 3 == 1 ? broken
                                         : forbid_exec;
         write_file(s->f->policy, text);
@@ -558,7 +574,8 @@ fifo_drain(void *arg)
         if (box_buf_append(&b, chunk, (size_t)n) != BOX_OK)
             break;
     }
-    fr->decisions = b.b_data ? count(b.b_data, "strands.box.policy.decision") : 0;
+    fr->decisions =
+        b.b_data ? count(b.b_data, "strands.box.policy.decision") : 0;
     box_buf_reset(&b);
     return NULL;
 }
@@ -580,8 +597,8 @@ test_slow_log_makes_decisions_wait_never_unlogged(void **state)
 
     char bin[4096];
     box_proc_bin(bin, sizeof bin, "box-pdp");
-    char *argv[] = {bin, "--listen", url, "--policy", policy, "--log", fifo,
-                    "--log-queue", "4", NULL};
+    char *argv[] = {bin,     "--listen", url,           "--policy", policy,
+                    "--log", fifo,       "--log-queue", "4",        NULL};
     box_proc p;
     assert_true(box_proc_start(&p, argv, NULL));
     box_pdp_client_opts o = {.co_url = url, .co_timeout_ms = 300};

@@ -143,8 +143,7 @@ static const fcase cases[] = {
     // An existing file's time is renewed (the VFS keeps whole seconds).
     {"touch a; sleep 1.1; touch b",
      "[ b -nt a ] && sleep 1.1 && touch a && [ a -nt b ] && echo renewed",
-     "renewed\n", "", 0,
-     MD(H "b") MD(H "a") WC(H "a") MD(H "a") MD(H "b")},
+     "renewed\n", "", 0, MD(H "b") MD(H "a") WC(H "a") MD(H "a") MD(H "b")},
     {NULL, "touch a/b", "", NOENT("touch", "a/b"), 1, WC(H "a/b")},
     {NULL, "touch /usr/f x; [ -e x ]", "", DENIED("touch", "/usr/f"), 0,
      WC("/usr/f") WC(H "x") MD(H "x"), "/usr/f"},

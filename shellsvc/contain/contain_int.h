@@ -29,7 +29,7 @@ void ct_report(const ct_err *e);
 contain_status ct_userns(ct_err *e);            // not root: own user ns
 contain_status ct_unshare(int flag, ct_err *e); // one CLONE_NEW* flag
 const char *ct_ns_name(int flag);               // "mount", "pid", ...
-contain_status ct_mounts(ct_err *e);   // private propagation + fresh /proc
+contain_status ct_mounts(ct_err *e); // private propagation + fresh /proc
 contain_status ct_hide(const contain_spec *spec, ct_err *e); // --hide dirs
 contain_status ct_hostname(ct_err *e); // inside a new uts namespace only
 contain_status ct_lo_up(ct_err *e);

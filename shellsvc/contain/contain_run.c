@@ -217,8 +217,7 @@ ct_init(const contain_spec *spec, ct_plan *plan, int fd, int alive,
         _exit(CONTAIN_FAIL);
     close(alive);
     if ((st = ct_mounts(&e)) != 0 || (st = ct_hide(spec, &e)) != 0 ||
-        (st = ct_hostname(&e)) != 0 ||
-        (st = ct_lo_up(&e)) != 0)
+        (st = ct_hostname(&e)) != 0 || (st = ct_lo_up(&e)) != 0)
         goto fail;
     if (chdir(spec->cs_cwd != NULL ? spec->cs_cwd : "/") != 0) {
         st =

@@ -455,8 +455,8 @@ test_hide(void **state)
         run(&r, a.a_v);
         assert_int_equal(r.ro_status, 0);
         char want[1400];
-        snprintf(want, sizeof want, "unix %s: %s\nread %s/in/a.txt: ok\n",
-                 sock, hide ? "ENOENT" : "ok", t.t_root);
+        snprintf(want, sizeof want, "unix %s: %s\nread %s/in/a.txt: ok\n", sock,
+                 hide ? "ENOENT" : "ok", t.t_root);
         assert_string_equal(r.ro_out, want);
         run_free(&r);
     }

@@ -68,10 +68,10 @@ tstat(tp *t, const char *path, bool follow, sh_kernel_stat *st)
 {
     sh_kernel_result r = {0};
     sh_ctx *cx = t->t_cx;
-    int err = follow ? sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd,
-                                           path, st, &r)
-                     : sh_kernel_lstat(sh_kern(cx), cx->cx_st->st_cwd, path,
-                                       st, &r);
+    int err =
+        follow
+            ? sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, path, st, &r)
+            : sh_kernel_lstat(sh_kern(cx), cx->cx_st->st_cwd, path, st, &r);
     if (r.kr_fault) {
         (void)sh_fs_fail(cx, t->t_who, path, &r);
         t->t_err = true;
@@ -103,19 +103,31 @@ file_test(tp *t, char op, const char *a)
     if (!tstat(t, a, op != 'L' && op != 'h', &st))
         return false;
     switch (op) {
-    case 'f': return S_ISREG(st.ks_mode);
-    case 'd': return S_ISDIR(st.ks_mode);
+    case 'f':
+        return S_ISREG(st.ks_mode);
+    case 'd':
+        return S_ISDIR(st.ks_mode);
     case 'L':
-    case 'h': return S_ISLNK(st.ks_mode);
-    case 's': return st.ks_size > 0;
-    case 'b': return S_ISBLK(st.ks_mode);
-    case 'c': return S_ISCHR(st.ks_mode);
-    case 'p': return S_ISFIFO(st.ks_mode);
-    case 'S': return S_ISSOCK(st.ks_mode);
-    case 'u': return (st.ks_mode & S_ISUID) != 0;
-    case 'g': return (st.ks_mode & S_ISGID) != 0;
-    case 'k': return (st.ks_mode & S_ISVTX) != 0;
-    default: return true; // -e -r -w -G -O: it exists (policy decides use)
+    case 'h':
+        return S_ISLNK(st.ks_mode);
+    case 's':
+        return st.ks_size > 0;
+    case 'b':
+        return S_ISBLK(st.ks_mode);
+    case 'c':
+        return S_ISCHR(st.ks_mode);
+    case 'p':
+        return S_ISFIFO(st.ks_mode);
+    case 'S':
+        return S_ISSOCK(st.ks_mode);
+    case 'u':
+        return (st.ks_mode & S_ISUID) != 0;
+    case 'g':
+        return (st.ks_mode & S_ISGID) != 0;
+    case 'k':
+        return (st.ks_mode & S_ISVTX) != 0;
+    default:
+        return true; // -e -r -w -G -O: it exists (policy decides use)
     }
 }
 

@@ -24,7 +24,8 @@ static const sh_cmd sh_cmds[] = {
     {"[", sh_bi_test, "", SH_CMD_RAWARGS, NULL},
     {"break", sh_bi_break, "", SH_CMD_RAWARGS, NULL},
     {"cat", sh_cmd_cat, "n", 0,
-     "cat [-n] [FILE]...\nConcatenate FILEs (standard input for - or none) to standard output.\n  -n  number all output lines"},
+     "cat [-n] [FILE]...\nConcatenate FILEs (standard input for - or none) to "
+     "standard output.\n  -n  number all output lines"},
     {"cd", sh_bi_cd, "LP", 0, NULL},
     {"command", sh_bi_command, "pvV", 0, NULL},
     {"continue", sh_bi_break, "", SH_CMD_RAWARGS, NULL},
@@ -34,26 +35,36 @@ static const sh_cmd sh_cmds[] = {
     {"export", sh_bi_export, "p", 0, NULL},
     {"false", sh_bi_false, "", SH_CMD_RAWARGS, NULL},
     {"grep", sh_cmd_grep, "EFHce:hilnqv", 0,
-     "grep [-EFHchilnqv] [-e PATTERN]... [PATTERN] [FILE]...\nPrint lines of FILEs (standard input for - or none) that match PATTERN.\n  -E extended regex  -F fixed strings  -e PATTERN  -i ignore case\n  -v invert  -c count  -l file names  -n line numbers  -q quiet\n  -H always / -h never print file names"},
+     "grep [-EFHchilnqv] [-e PATTERN]... [PATTERN] [FILE]...\nPrint lines of "
+     "FILEs (standard input for - or none) that match PATTERN.\n  -E extended "
+     "regex  -F fixed strings  -e PATTERN  -i ignore case\n  -v invert  -c "
+     "count  -l file names  -n line numbers  -q quiet\n  -H always / -h never "
+     "print file names"},
     {"head", sh_cmd_head, "n:", 0,
-     "head [-n N] [FILE]...\nPrint the first N lines (10 by default) of each FILE."},
+     "head [-n N] [FILE]...\nPrint the first N lines (10 by default) of each "
+     "FILE."},
     {"local", sh_bi_local, "", 0, NULL},
     {"ls", sh_cmd_ls, "1al", 0,
-     "ls [-1al] [FILE]...\nList directory contents, one name per line.\n  -a  include names starting with .  -l  long format  -1  one per line"},
+     "ls [-1al] [FILE]...\nList directory contents, one name per line.\n  -a  "
+     "include names starting with .  -l  long format  -1  one per line"},
     {"mkdir", sh_cmd_mkdir, "p", 0,
-     "mkdir [-p] DIRECTORY...\nCreate directories.\n  -p  create parents as needed; no error if existing"},
+     "mkdir [-p] DIRECTORY...\nCreate directories.\n  -p  create parents as "
+     "needed; no error if existing"},
     {"printf", sh_bi_printf, "", SH_CMD_RAWARGS, NULL},
     {"pwd", sh_bi_pwd, "LP", 0, NULL},
     {"read", sh_bi_read, "rp:", 0, NULL},
     {"return", sh_bi_return, "", SH_CMD_RAWARGS, NULL},
     {"rm", sh_cmd_rm, "Rfr", 0,
-     "rm [-rRf] FILE...\nRemove files (and, with -r, directories and their contents).\n  -f  ignore missing files  -r, -R  remove directories recursively"},
+     "rm [-rRf] FILE...\nRemove files (and, with -r, directories and their "
+     "contents).\n  -f  ignore missing files  -r, -R  remove directories "
+     "recursively"},
     {"set", sh_bi_set, "", SH_CMD_RAWARGS, NULL},
     {"shift", sh_bi_shift, "", SH_CMD_RAWARGS, NULL},
     {"sleep", sh_cmd_sleep, "", 0,
      "sleep NUMBER[smhd]...\nPause for the sum of the given times."},
     {"tail", sh_cmd_tail, "n:", 0,
-     "tail [-n [+]N] [FILE]...\nPrint the last N lines (10 by default) of each FILE; +N starts at line N."},
+     "tail [-n [+]N] [FILE]...\nPrint the last N lines (10 by default) of each "
+     "FILE; +N starts at line N."},
     {"test", sh_bi_test, "", SH_CMD_RAWARGS, NULL},
     {"touch", sh_cmd_touch, "", 0,
      "touch FILE...\nCreate each FILE that does not exist."},
@@ -62,7 +73,8 @@ static const sh_cmd sh_cmds[] = {
     {"unset", sh_bi_unset, "fv", 0, NULL},
     {"wait", sh_bi_wait, "", 0, NULL},
     {"wc", sh_cmd_wc, "clw", 0,
-     "wc [-clw] [FILE]...\nPrint line, word and byte counts for each FILE.\n  -l lines  -w words  -c bytes"},
+     "wc [-clw] [FILE]...\nPrint line, word and byte counts for each FILE.\n  "
+     "-l lines  -w words  -c bytes"},
 };
 
 const sh_cmd *

@@ -13,9 +13,9 @@
 /*
  * A session is one Program (box-spec §3.1): shell state (variables,
  * functions, cwd), the decider every command is admitted through, the
- * output callbacks and the kernel every file effect goes through. One session runs one command
- * text at a time (sh_session_run); pipeline stages, subshells and `&`
- * jobs run as threads with their own copy of the state.
+ * output callbacks and the kernel every file effect goes through. One session
+ * runs one command text at a time (sh_session_run); pipeline stages, subshells
+ * and `&` jobs run as threads with their own copy of the state.
  *
  * Limits (spec §3.1): SH_MAX_INPUT bytes of text, recursion depth
  * SH_EXEC_MAX_DEPTH, SH_CAPTURE_MAX bytes per $( ) capture, wall clock

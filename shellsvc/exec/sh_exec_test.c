@@ -31,8 +31,8 @@ static const tcase cases[] = {
     // A /-spelled word linking to /bin/lash runs as its command.
     {"echo hi > /tmp/f; /bin/cat /tmp/f", "hi\n", "", 0,
      "echo|echo hi|hi|^|1\ncat|cat /tmp/f|/tmp/f|^|1\n"},
-    {"/bin/nosuch", "", "strands-shell: /bin/nosuch: command not found\n",
-     127, "/bin/nosuch|/bin/nosuch|^|^|0\n"},
+    {"/bin/nosuch", "", "strands-shell: /bin/nosuch: command not found\n", 127,
+     "/bin/nosuch|/bin/nosuch|^|^|0\n"},
     {"nosuch x", "", "strands-shell: nosuch: command not found\n", 127,
      "nosuch|nosuch x|x|^|1\n"},
     {"rm x", "", "strands-shell: rm: x: No such file or directory\n", 1,
@@ -100,7 +100,8 @@ static const tcase cases[] = {
      "<one>\n<two>\n", "", 0},
     {"echo a >/dev/null; echo b", "b\n", "", 0},
     {"echo a > out.txt; echo b >> out.txt; { read x; read y; } < out.txt; "
-     "echo $x$y", "ab\n", "", 0},
+     "echo $x$y",
+     "ab\n", "", 0},
     {"read x < in.txt", "",
      "strands-shell: in.txt: No such file or directory\n", 1},
     {"echo a > /nodir/f", "",
@@ -108,8 +109,8 @@ static const tcase cases[] = {
     {"cd /tmp && pwd && cd nope", "/tmp\n",
      "strands-shell: cd: nope: No such file or directory\n", 1},
     {"echo x > /tmp/f; [ -f /tmp/f ] && [ -d /tmp ] && [ ! -e /tmp/g ] && "
-     "[ -s /tmp/f ] && [ -L /bin/echo ] && [ -x /bin/echo ] && echo ok", "ok\n",
-     "", 0},
+     "[ -s /tmp/f ] && [ -L /bin/echo ] && [ -x /bin/echo ] && echo ok",
+     "ok\n", "", 0},
     {"echo err 1>&2", "", "err\n", 0},
     {"{ echo a; echo b >&2; } 2>&1", "a\nb\n", "", 0},
     {"echo a >&-", "",

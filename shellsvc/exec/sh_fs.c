@@ -16,8 +16,7 @@ sh_kern(const sh_ctx *cx)
 }
 
 int
-sh_fs_fail(sh_ctx *cx, const char *cmd, const char *target,
-           sh_kernel_result *r)
+sh_fs_fail(sh_ctx *cx, const char *cmd, const char *target, sh_kernel_result *r)
 {
     int status = 1;
     const char *m = r->kr_message ? r->kr_message : strerror(r->kr_errno);
@@ -42,8 +41,8 @@ sh_fs_fail(sh_ctx *cx, const char *cmd, const char *target,
 
 struct sh_input {
     sh_ctx *in_cx;
-    const char *in_cmd;  // borrowed, for read-error messages
-    char *in_name;       // the operand as given
+    const char *in_cmd;      // borrowed, for read-error messages
+    char *in_name;           // the operand as given
     sh_kernel_file *in_file; // NULL: shell fd 0
     char *in_buf;
     size_t in_pos, in_len;
@@ -67,8 +66,8 @@ sh_input_open(sh_ctx *cx, const char *cmd, const char *operand, int *status)
     in->in_cmd = cmd;
     if (operand != NULL && strcmp(operand, "-") != 0) {
         sh_kernel_result r = {0};
-        if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, operand, O_RDONLY,
-                           0, &in->in_file, &r) != 0) {
+        if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, operand, O_RDONLY, 0,
+                           &in->in_file, &r) != 0) {
             *status = sh_fs_fail(cx, cmd, operand, &r);
             sh_input_close(in);
             return NULL;

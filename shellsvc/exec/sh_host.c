@@ -20,8 +20,8 @@ sh_host_bind_clear(sh_host_bind *b)
 static char *
 host_fold(const char *cwd, const char *word)
 {
-    char *joined = word[0] == '/' ? box_strdup(word)
-                                  : box_asprintf("%s/%s", cwd, word);
+    char *joined =
+        word[0] == '/' ? box_strdup(word) : box_asprintf("%s/%s", cwd, word);
     if (joined == NULL)
         return NULL;
     char *out = box_alloc(strlen(joined) + 2);
@@ -57,8 +57,7 @@ host_fold(const char *cwd, const char *word)
 }
 
 int
-sh_host_locate(sh_ctx *cx, const char *word, bool bypass_funcs,
-               sh_host_bind *b)
+sh_host_locate(sh_ctx *cx, const char *word, bool bypass_funcs, sh_host_bind *b)
 {
     memset(b, 0, sizeof *b);
     const sh_host_opts *h = cx->cx_ss->ss_o.so_host;
@@ -71,8 +70,8 @@ sh_host_locate(sh_ctx *cx, const char *word, bool bypass_funcs,
         return ENOMEM;
     if (err == 0) {
         b->hb_host = true;
-        b->hb_reported = sh_kernel_report_path(sh_kern(cx),
-                                               b->hb_found.sf_path);
+        b->hb_reported =
+            sh_kernel_report_path(sh_kern(cx), b->hb_found.sf_path);
         return b->hb_reported != NULL ? 0 : ENOMEM;
     }
     if (strchr(word, '/') == NULL)
@@ -160,16 +159,17 @@ sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
         return 126;
     }
     if (h->ho_contain == NULL) {
-        sh_errf(cx, "%s: host-binary execution requires a contained "
-                    "spawner; none is installed",
+        sh_errf(cx,
+                "%s: host-binary execution requires a contained "
+                "spawner; none is installed",
                 argv[0]);
         return 126;
     }
     sh_spawn_plan *plan = NULL;
     char *err = NULL;
-    box_err rv = sh_spawn_select(h->ho_config, h->ho_trusted_path,
-                                 h->ho_operator_home, &b->hb_found, argc,
-                                 argv, &plan, &err);
+    box_err rv =
+        sh_spawn_select(h->ho_config, h->ho_trusted_path, h->ho_operator_home,
+                        &b->hb_found, argc, argv, &plan, &err);
     if (rv != BOX_OK) {
         sh_errf(cx, "%s: %s", argv[0], err ? err : box_strerror(rv));
         box_free(err);

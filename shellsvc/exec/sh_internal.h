@@ -45,8 +45,8 @@ sh_stream *sh_stream_fd(int fd);
 sh_stream *sh_stream_mem_take(char *p, size_t n); // owns p
 sh_stream *sh_stream_buf(size_t max);
 sh_stream *sh_stream_file(sh_kernel_file *f); // takes f
-sh_stream *sh_stream_ref(sh_stream *s); // NULL-safe
-void sh_stream_unref(sh_stream *s);     // NULL-safe
+sh_stream *sh_stream_ref(sh_stream *s);       // NULL-safe
+void sh_stream_unref(sh_stream *s);           // NULL-safe
 /* The OS descriptor of an FD stream (a pipe end), else -1. */
 int sh_stream_os_fd(const sh_stream *s);
 /* Takes the captured bytes of a BUF stream (box_alloc'd). */
@@ -102,7 +102,7 @@ typedef struct sh_keep sh_keep; // arenas kept alive (eval, functions)
 
 struct sh_session {
     sh_session_opts ss_o;
-    sh_kernel *ss_kernel; // every file effect
+    sh_kernel *ss_kernel;     // every file effect
     sh_kernel *ss_own_kernel; // built by the session (no so_kernel)
     char *ss_cwd0;
     char **ss_env0;

@@ -26,7 +26,7 @@ session_fs_decide(void *arg, const Box__DecisionRequest *req, char **message)
     pthread_mutex_lock(&ss->ss_lock);
     sh_verdict v = ss->ss_o.so_decide(ss->ss_o.so_decide_arg, req, message);
     pthread_mutex_unlock(&ss->ss_lock);
-    return v == SH_PERMIT ? SH_KERNEL_PERMIT
+    return v == SH_PERMIT  ? SH_KERNEL_PERMIT
            : v == SH_FAULT ? SH_KERNEL_FAULT
                            : SH_KERNEL_DENY;
 }

@@ -309,9 +309,9 @@ test_host_open_read_write(void **state)
     // touch: the decided descriptor's times are set to now.
     struct timespec old[2] = {{1000000, 0}, {1000000, 0}};
     assert_int_equal(utimensat(AT_FDCWD, pj(f->ws, "a.txt"), old, 0), 0);
-    assert_int_equal(sh_kernel_open(f->k, f->ws, "a.txt", O_WRONLY | O_CREAT,
-                                    0644, &kf, &r),
-                     0);
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "a.txt", O_WRONLY | O_CREAT, 0644, &kf, &r),
+        0);
     assert_int_equal(sh_kernel_touch(kf), 0);
     sh_kernel_close(kf);
     struct stat tst;
