@@ -16,6 +16,7 @@
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "box_procspec.h"
+#include "box_svc.h"
 
 extern char **environ;
 
@@ -36,7 +37,7 @@ agent_run_capture(char *const *argv, box_buf *out, int *wstatus)
     posix_spawn_file_actions_adddup2(&fa, pp[1], 1);
     posix_spawn_file_actions_adddup2(&fa, pp[1], 2);
     pid_t pid;
-    int rv = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    int rv = box_svc_spawn(&pid, argv[0], &fa, argv, environ, 0);
     posix_spawn_file_actions_destroy(&fa);
     close(pp[1]);
     if (rv != 0) {
@@ -300,17 +301,7 @@ box_agent_start(const box_agent_opts *o, pid_t *pid, char **err)
     if (o->ao_disclose != NULL)
         fputs("strands-box: starting workload\n", o->ao_disclose);
     // The agent starts with a clean signal state, whatever ours is.
-    posix_spawnattr_t attr;
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setflags(&attr,
-                             POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    int e = posix_spawn(pid, av.av_v[0], NULL, &attr, av.av_v, environ);
-    posix_spawnattr_destroy(&attr);
+    int e = box_svc_spawn(pid, av.av_v[0], NULL, av.av_v, environ, 0);
     if (e != 0) {
         *err = box_asprintf("cannot start %s: %s", av.av_v[0], strerror(e));
         rv = BOX_EIO;

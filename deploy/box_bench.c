@@ -421,10 +421,6 @@ bench_spawn(char *const argv[], bool search, int out, const char *log_path,
             pid_t *pid)
 {
     posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     if (out >= 0)
@@ -434,14 +430,8 @@ bench_spawn(char *const argv[], bool search, int out, const char *log_path,
                                          O_WRONLY | O_CREAT | O_APPEND, 0600);
         posix_spawn_file_actions_adddup2(&fa, 1, 2);
     }
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setflags(&attr,
-                             POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    int rv = search ? posix_spawnp(pid, argv[0], &fa, &attr, argv, environ)
-                    : posix_spawn(pid, argv[0], &fa, &attr, argv, environ);
-    posix_spawnattr_destroy(&attr);
+    int rv = box_svc_spawn(pid, argv[0], &fa, argv, environ,
+                           search ? BOX_SPAWN_SEARCH : 0);
     posix_spawn_file_actions_destroy(&fa);
     return rv;
 }

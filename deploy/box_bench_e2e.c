@@ -299,22 +299,12 @@ static bool
 e2e_start(char *const argv[], const char *out_path, pid_t *pid)
 {
     posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, out_path,
                                      O_WRONLY | O_CREAT | O_APPEND, 0600);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setflags(&attr,
-                             POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    int rv = posix_spawn(pid, argv[0], &fa, &attr, argv, environ);
-    posix_spawnattr_destroy(&attr);
+    int rv = box_svc_spawn(pid, argv[0], &fa, argv, environ, 0);
     posix_spawn_file_actions_destroy(&fa);
     if (rv != 0) {
         *pid = 0;
@@ -466,8 +456,6 @@ e2e_call(const e2e_ctx *c, enum e2e_case k, uint64_t *ns, int *wstatus,
 {
     int pfd[2];
     posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    sigset_t none, all;
     const char *path = e2e_cases[k].ek_box ? c->ec_sh : E2E_BASH;
     char *argv[] = {e2e_cases[k].ek_box ? "sh" : "bash", "-c",
                     (char *)e2e_cases[k].ek_text, NULL};
@@ -476,24 +464,16 @@ e2e_call(const e2e_ctx *c, enum e2e_case k, uint64_t *ns, int *wstatus,
 
     if (pipe2(pfd, O_CLOEXEC) != 0)
         return e2e_fail("pipe: %s", strerror(errno));
-    sigemptyset(&none);
-    sigfillset(&all);
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
     posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
     posix_spawn_file_actions_addchdir_np(&fa, c->ec_ws);
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setflags(&attr,
-                             POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
     pid_t pid;
     uint64_t t0 = e2e_now_ns();
-    int rv = posix_spawn(&pid, path, &fa, &attr, argv, environ);
+    int rv = box_svc_spawn(&pid, path, &fa, argv, environ, 0);
     close(pfd[1]);
-    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     if (rv != 0) {
         close(pfd[0]);

@@ -143,17 +143,7 @@ svc_spawn(const svc_row *row, const box_svcs_paths *p, svc_proc *pr, char **err)
     if ((pr->sv_url = svc_expand(row->sr_health_token, p)) == NULL)
         goto out;
     // The service starts with a clean signal state whatever ours is.
-    posix_spawnattr_t attr;
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setflags(&attr,
-                             POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    int rv = posix_spawn(&pr->sv_pid, argv[0], NULL, &attr, argv, environ);
-    posix_spawnattr_destroy(&attr);
+    int rv = box_svc_spawn(&pr->sv_pid, argv[0], NULL, argv, environ, 0);
     if (rv != 0) {
         *err = box_asprintf("cannot start %s: %s", argv[0], strerror(rv));
         ret = BOX_EIO;

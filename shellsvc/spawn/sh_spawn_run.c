@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_svc.h"
 #include "box_buf.h"
 
 /* After the kill, how long the pipes may take to close before we stop
@@ -160,19 +161,11 @@ static int
 sp_spawn(sp_run *r, char *const *argv, int in, const int out[2])
 {
     posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    sigset_t none, all;
     char *envp[] = {NULL};
     int rc;
 
-    sigemptyset(&none);
-    sigfillset(&all);
     if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
         return rc;
-    if ((rc = posix_spawnattr_init(&at)) != 0) {
-        posix_spawn_file_actions_destroy(&fa);
-        return rc;
-    }
     rc = in >= 0 ? posix_spawn_file_actions_adddup2(&fa, in, 0)
                  : posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
                                                     O_RDONLY, 0);
@@ -181,18 +174,8 @@ sp_spawn(sp_run *r, char *const *argv, int in, const int out[2])
     if (rc == 0)
         rc = posix_spawn_file_actions_adddup2(&fa, out[1], 2);
     if (rc == 0)
-        rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
-                                               POSIX_SPAWN_SETSIGMASK |
-                                               POSIX_SPAWN_SETSIGDEF);
-    if (rc == 0)
-        rc = posix_spawnattr_setpgroup(&at, 0);
-    if (rc == 0)
-        rc = posix_spawnattr_setsigmask(&at, &none);
-    if (rc == 0)
-        rc = posix_spawnattr_setsigdefault(&at, &all);
-    if (rc == 0)
-        rc = posix_spawn(&r->ru_pid, argv[0], &fa, &at, argv, envp);
-    posix_spawnattr_destroy(&at);
+        rc = box_svc_spawn(&r->ru_pid, argv[0], &fa, argv, envp,
+                           BOX_SPAWN_NEW_GROUP);
     posix_spawn_file_actions_destroy(&fa);
     return rc;
 }
