@@ -26,6 +26,7 @@
 #include <json-c/json.h>
 
 #include "box.pb-c.h"
+#include "box_agent.h"
 #include "box_alloc.h"
 #include "box_cmd.h"
 #include "box_control.h"
@@ -177,34 +178,17 @@ e2e_write_file(const char *path, const char *p, size_t n, mode_t mode)
     return true;
 }
 
-/* The alias image, copied as <dir>/bin/sh, mode 0500 (as box run does). */
+/* The aliases in <dir>/bin, installed the way box run installs them. */
 static bool
 e2e_install_alias(const e2e_ctx *c, const char *bindir)
 {
-    char src[4200];
-    struct stat st;
-    snprintf(src, sizeof src, "%s/box-alias", bindir);
-    int fd = open(src, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
-        if (fd >= 0)
-            close(fd);
-        return e2e_fail("cannot read the alias program %s", src);
-    }
-    char *img = box_alloc((size_t)st.st_size);
-    size_t got = 0;
-    while (img != NULL && got < (size_t)st.st_size) {
-        ssize_t r = read(fd, img + got, (size_t)st.st_size - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    bool ok = img != NULL && got == (size_t)st.st_size
-                  ? e2e_write_file(c->ec_sh, img, got, 0500)
-                  : e2e_fail("cannot read the alias program %s", src);
-    box_free(img);
+    bool refreshed;
+    char *err = NULL;
+    if (box_agent_install_aliases(bindir, c->ec_dir, &refreshed, &err) ==
+        BOX_OK)
+        return true;
+    bool ok = e2e_fail("%s", err ? err : "out of memory");
+    box_free(err);
     return ok;
 }
 
