@@ -49,8 +49,9 @@ dir_write_small(int dirfd, const char *name, const char *text)
     snprintf(tmp, sizeof tmp, "%.*s.%s.tmp",
              slash ? (int)(slash - name + 1) : 0, name,
              slash ? slash + 1 : name);
-    int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-                                    O_NOFOLLOW, 0600);
+    int fd =
+        openat(dirfd, tmp,
+               O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)
         return BOX_EIO;
     size_t n = strlen(text);
@@ -99,16 +100,16 @@ box_dir_open(const char *path, const char *name, const char *record,
     if (mkdir(path, 0700) == 0) {
         *created = true;
     } else if (errno != EEXIST) {
-        *err = box_asprintf("cannot create box_dir %s: %s", path,
-                            strerror(errno));
+        *err =
+            box_asprintf("cannot create box_dir %s: %s", path, strerror(errno));
         ret = BOX_EIO;
         goto fail;
     }
     dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     struct stat st;
     if (dirfd < 0 || fstat(dirfd, &st) != 0) {
-        *err = box_asprintf("cannot open box_dir %s: %s", path,
-                            strerror(errno));
+        *err =
+            box_asprintf("cannot open box_dir %s: %s", path, strerror(errno));
         ret = BOX_EIO;
         goto fail;
     }
@@ -149,8 +150,8 @@ box_dir_open(const char *path, const char *name, const char *record,
         strncmp(d->bd_id, "box-", 4) != 0 || strlen(d->bd_id) != 20) {
         if (dir_mint_id(d->bd_id, sizeof d->bd_id) != BOX_OK ||
             dir_write_small(dirfd, "private/box-id", d->bd_id) != BOX_OK) {
-            *err = box_asprintf("cannot write the box id under %s/private",
-                                path);
+            *err =
+                box_asprintf("cannot write the box id under %s/private", path);
             ret = BOX_EIO;
             goto fail;
         }

@@ -62,16 +62,20 @@ log_print_record(json_object *root, const log_filter *f)
             json_object *sl = json_object_array_get_idx(sls, j);
             if (!json_object_object_get_ex(sl, "scope", &scope) ||
                 !json_object_object_get_ex(scope, "name", &name) ||
-                strcmp(json_object_get_string(name), "strands-box.policy") != 0 ||
+                strcmp(json_object_get_string(name), "strands-box.policy") !=
+                    0 ||
                 !json_object_object_get_ex(sl, "logRecords", &lrs))
                 continue;
             for (size_t k = 0; k < json_object_array_length(lrs); k++) {
                 json_object *lr = json_object_array_get_idx(lrs, k);
                 if (!json_object_object_get_ex(lr, "attributes", &attrs))
                     continue;
-                const char *verdict = log_attr(attrs, "strands.box.policy.verdict");
-                const char *action = log_attr(attrs, "strands.box.policy.action");
-                const char *res = log_attr(attrs, "strands.box.policy.resource");
+                const char *verdict =
+                    log_attr(attrs, "strands.box.policy.verdict");
+                const char *action =
+                    log_attr(attrs, "strands.box.policy.action");
+                const char *res =
+                    log_attr(attrs, "strands.box.policy.resource");
                 if (verdict == NULL || action == NULL)
                     continue;
                 if ((f->lf_verdict && strcmp(verdict, f->lf_verdict) != 0) ||
@@ -112,8 +116,9 @@ log_drain(FILE *fp, const char *path, unsigned long *lineno, box_buf *pend,
         for (size_t i = 0; i < n; i++) {
             if (chunk[i] != '\n') {
                 if (box_buf_putc(pend, chunk[i]) != BOX_OK) {
-                    fprintf(stderr, "strands-box: warning: %s:%lu: line over "
-                                    "%u bytes skipped\n",
+                    fprintf(stderr,
+                            "strands-box: warning: %s:%lu: line over "
+                            "%u bytes skipped\n",
                             path, *lineno + 1, LOG_LINE_MAX);
                     box_buf_reset(pend);
                 }

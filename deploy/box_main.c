@@ -16,18 +16,24 @@ typedef struct box_verb {
 
 /* One row per verb (ARCHITECTURE §1). */
 static const box_verb box_verbs[] = {
-    {"run", box_cmd_run, "run --config FILE [-- ARGS...]   start a box and run its agent"},
-    {"policy", box_cmd_policy, "policy check FILE                check a policy file"},
-    {"log", box_cmd_log, "log [--box-dir D | FILE] [--verdict V] [--action A] [--follow]\n"
-              "                                   print the decision log"},
-    {"bench", box_cmd_bench, "bench pdp|e2e                    run a benchmark"},
-    {"load", NULL, "load ...                         drive load through the services"},
+    {"run", box_cmd_run,
+     "run --config FILE [-- ARGS...]   start a box and run its agent"},
+    {"policy", box_cmd_policy,
+     "policy check FILE                check a policy file"},
+    {"log", box_cmd_log,
+     "log [--box-dir D | FILE] [--verdict V] [--action A] [--follow]\n"
+     "                                   print the decision log"},
+    {"bench", box_cmd_bench,
+     "bench pdp|e2e                    run a benchmark"},
+    {"load", NULL,
+     "load ...                         drive load through the services"},
 };
 
 static void
 box_usage(FILE *out)
 {
-    fputs("Run workloads inside a zero-trust box\n\nusage: box <command> [options]\n\n",
+    fputs("Run workloads inside a zero-trust box\n\nusage: box <command> "
+          "[options]\n\n",
           out);
     for (size_t i = 0; i < sizeof box_verbs / sizeof box_verbs[0]; i++)
         fprintf(out, "  box %s\n", box_verbs[i].bv_help);

@@ -102,6 +102,24 @@ box_world_make(box_world *w)
     box_free(git);
 }
 
+int
+box_world_setup(void **state)
+{
+    box_world *w = box_alloc(sizeof *w);
+    assert_non_null(w);
+    box_world_make(w);
+    *state = w;
+    return 0;
+}
+
+int
+box_world_teardown(void **state)
+{
+    box_world_drop(*state);
+    box_free(*state);
+    return 0;
+}
+
 void
 box_world_drop(box_world *w)
 {

@@ -31,6 +31,10 @@ typedef struct box_world {
     const char *bw_wrap;   // runs box run as `bw_wrap box run …` when set
 } box_world;
 
+/* cmocka fixtures: a fresh world in *state, dropped afterwards. */
+int box_world_setup(void **state);
+int box_world_teardown(void **state);
+
 /* Lays the world out (git init, one commit). */
 void box_world_make(box_world *w);
 void box_world_drop(box_world *w);

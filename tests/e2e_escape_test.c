@@ -38,24 +38,6 @@ static const char project_only[] =
 static const char default_deny[] =
     "[default-deny]: No permit policy matched this request.";
 
-static int
-world_setup(void **state)
-{
-    box_world *w = box_alloc(sizeof *w);
-    assert_non_null(w);
-    box_world_make(w);
-    *state = w;
-    return 0;
-}
-
-static int
-world_teardown(void **state)
-{
-    box_world_drop(*state);
-    box_free(*state);
-    return 0;
-}
-
 /* stderr, not print_message: a box run's stderr is longer than cmocka's
  * message buffer. */
 static void
@@ -776,7 +758,8 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, world_setup, world_teardown)
+#define T(f)                                                                   \
+    cmocka_unit_test_setup_teardown(f, box_world_setup, box_world_teardown)
         T(test_link_to_host_file),
         T(test_link_to_unpermitted_file),
         T(test_absolute_link_inside_bind),

@@ -37,24 +37,6 @@ static const char example_policy[] =
 static const char example_command[] =
     "zsh -c 'grep -n TODO src/main.rs > todo.txt && git add todo.txt'";
 
-static int
-world_setup(void **state)
-{
-    box_world *w = box_alloc(sizeof *w);
-    assert_non_null(w);
-    box_world_make(w);
-    *state = w;
-    return 0;
-}
-
-static int
-world_teardown(void **state)
-{
-    box_world_drop(*state);
-    box_free(*state);
-    return 0;
-}
-
 /* `git diff --cached --name-only` in the project. */
 static char *
 staged(const box_world *w)
@@ -332,22 +314,22 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_worked_example, world_setup,
-                                        world_teardown),
-        cmocka_unit_test_setup_teardown(test_write_denied, world_setup,
-                                        world_teardown),
-        cmocka_unit_test_setup_teardown(test_no_env, world_setup,
-                                        world_teardown),
-        cmocka_unit_test_setup_teardown(test_no_tool, world_setup,
-                                        world_teardown),
+        cmocka_unit_test_setup_teardown(test_worked_example, box_world_setup,
+                                        box_world_teardown),
+        cmocka_unit_test_setup_teardown(test_write_denied, box_world_setup,
+                                        box_world_teardown),
+        cmocka_unit_test_setup_teardown(test_no_env, box_world_setup,
+                                        box_world_teardown),
+        cmocka_unit_test_setup_teardown(test_no_tool, box_world_setup,
+                                        box_world_teardown),
         cmocka_unit_test_setup_teardown(test_agent_status_and_disclosure,
-                                        world_setup, world_teardown),
+                                        box_world_setup, box_world_teardown),
         cmocka_unit_test_setup_teardown(test_service_death_ends_run,
-                                        world_setup, world_teardown),
-        cmocka_unit_test_setup_teardown(test_no_agent_table, world_setup,
-                                        world_teardown),
+                                        box_world_setup, box_world_teardown),
+        cmocka_unit_test_setup_teardown(test_no_agent_table, box_world_setup,
+                                        box_world_teardown),
         cmocka_unit_test_setup_teardown(test_missing_kernel_feature,
-                                        world_setup, world_teardown),
+                                        box_world_setup, box_world_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
