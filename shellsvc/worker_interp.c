@@ -12,25 +12,10 @@
 /* PATH of the Shell's own start state (box-spec §2), not the operator's. */
 static const char interp_path_env[] = "PATH=/usr/bin:/bin";
 
-/* Both deciders go to the broker, which holds the PDP client and its
- * permit cache (it outlives this call); they differ only in the verdict
- * type their caller speaks. */
-static sh_verdict
-interp_decide_exec(void *arg, const Box__DecisionRequest *req, char **message)
-{
-    const worker_io *io = arg;
-    switch (io->wi_decide(io->wi_ctx, req, message)) {
-    case WORKER_PERMIT:
-        return SH_PERMIT;
-    case WORKER_FAULT:
-        return SH_FAULT;
-    default:
-        return SH_DENY;
-    }
-}
-
+/* Shell commands and the kernel decide through the broker, which holds
+ * the PDP client and its permit cache (it outlives this call). */
 static sh_kernel_verdict
-interp_decide_fs(void *arg, const Box__DecisionRequest *req, char **message)
+interp_decide(void *arg, const Box__DecisionRequest *req, char **message)
 {
     const worker_io *io = arg;
     switch (io->wi_decide(io->wi_ctx, req, message)) {
@@ -73,7 +58,7 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
     sh_kernel_opts ko = {.ko_binds = binds,
                          .ko_nbinds = nb,
                          .ko_operator_home = ws->ws_operator_home,
-                         .ko_decide = interp_decide_fs,
+                         .ko_decide = interp_decide,
                          .ko_decide_arg = (void *)io,
                          .ko_authority = ws->ws_authority,
                          .ko_nauthority = ws->ws_nauthority,
@@ -98,7 +83,7 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
                          .ho_workspace = ws->ws_workspace,
                          .ho_config = ws->ws_config,
                          .ho_contain = ws->ws_contain_bin};
-    sh_session_opts so = {.so_decide = interp_decide_exec,
+    sh_session_opts so = {.so_decide = interp_decide,
                           .so_decide_arg = (void *)io,
                           .so_out = io->wi_out,
                           .so_err = io->wi_err,

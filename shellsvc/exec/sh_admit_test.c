@@ -45,11 +45,11 @@ test_redact_caps(void **state)
 
 typedef struct seen {
     int calls;
-    sh_verdict answer;
+    sh_kernel_verdict answer;
     bool with_message;
 } seen;
 
-static sh_verdict
+static sh_kernel_verdict
 check_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
 {
     seen *s = arg;
@@ -94,13 +94,13 @@ test_request_and_verdicts(void **state)
     sh_cmd_value cv = {
         .cv_argc = 4, .cv_argv = argv, .cv_expanded = exp, .cv_cwd = "/w"};
     static const struct {
-        sh_verdict v;
+        sh_kernel_verdict v;
         bool msg;
         int status;
     } rows[] = {
-        {SH_PERMIT, true, 0},         {SH_DENY, true, 126},
-        {SH_DENY, false, 126},        {SH_FAULT, true, 125},
-        {(sh_verdict)42, false, 125},
+        {SH_KERNEL_PERMIT, true, 0},         {SH_KERNEL_DENY, true, 126},
+        {SH_KERNEL_DENY, false, 126},        {SH_KERNEL_FAULT, true, 125},
+        {(sh_kernel_verdict)42, false, 125},
     };
     for (size_t i = 0; i < NELEM(rows); i++) {
         s.answer = rows[i].v;

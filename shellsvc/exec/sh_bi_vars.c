@@ -7,7 +7,6 @@
 #include "box_buf.h"
 #include "sh_internal.h"
 
-
 /* Prints NAME='value' with ' quoted the POSIX way. */
 static box_err
 put_quoted(box_buf *b, const char *prefix, const char *name, const char *v)

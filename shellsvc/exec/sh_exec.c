@@ -137,14 +137,14 @@ sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
     }
     if (arv != BOX_OK) {
         box_free(ad.ad_message);
-        ad.ad_verdict = SH_FAULT;
+        ad.ad_verdict = SH_KERNEL_FAULT;
         ad.ad_message = box_strdup("out of memory");
     }
     int st = 0;
     switch (ad.ad_verdict) {
-    case SH_PERMIT:
+    case SH_KERNEL_PERMIT:
         break;
-    case SH_DENY:
+    case SH_KERNEL_DENY:
         sh_errf(cx, "effect denied: %s",
                 ad.ad_message ? ad.ad_message : "policy denied this operation");
         st = 126;

@@ -27,17 +27,15 @@
 #define SH_TIMEOUT_MS 30000u
 #define SH_MAX_FD 128
 
-/* ORDER SH_VERDICT. A decider's answer; a fault ends the call (125). */
-typedef enum sh_verdict { SH_PERMIT, SH_DENY, SH_FAULT } sh_verdict;
-
 /*
- * Decides one shell:exec request (borrowed). On SH_DENY / SH_FAULT it may
- * set *message to a box_alloc'd text (the session frees it): the §3.11
- * denial text or the fault reason. Called with the session's decision
- * lock held, so a decider needs no locking of its own.
+ * Decides one request (borrowed), with the kernel's verdict (sh_kernel.h:
+ * its zero value is a deny; a fault ends the call, 125). On a deny or a
+ * fault it may set *message to a box_alloc'd text (the session frees it):
+ * the §3.11 denial text or the fault reason. The session calls it with its
+ * decision lock held, for shell:exec and for the fs:* requests of the
+ * kernel it builds when given none, so a decider needs no locking.
  */
-typedef sh_verdict (*sh_decide_fn)(void *arg, const Box__DecisionRequest *req,
-                                   char **message);
+typedef sh_kernel_decide_fn sh_decide_fn;
 
 /* Writes n bytes of stdout/stderr (same contract as worker_write_fn):
  * 0, or -1 when the call must stop (output budget spent, broker gone). */
@@ -105,7 +103,7 @@ typedef struct sh_cmd_value {
 
 /* The outcome of one admission. */
 typedef struct sh_admission {
-    sh_verdict ad_verdict;
+    sh_kernel_verdict ad_verdict;
     int ad_status;    // 0 permit, 126 deny, 125 fault
     char *ad_message; // box_alloc'd text for deny/fault, or NULL; the
                       // caller frees it with box_free

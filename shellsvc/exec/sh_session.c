@@ -24,11 +24,10 @@ session_fs_decide(void *arg, const Box__DecisionRequest *req, char **message)
 {
     sh_session *ss = arg;
     pthread_mutex_lock(&ss->ss_lock);
-    sh_verdict v = ss->ss_o.so_decide(ss->ss_o.so_decide_arg, req, message);
+    sh_kernel_verdict v =
+        ss->ss_o.so_decide(ss->ss_o.so_decide_arg, req, message);
     pthread_mutex_unlock(&ss->ss_lock);
-    return v == SH_PERMIT  ? SH_KERNEL_PERMIT
-           : v == SH_FAULT ? SH_KERNEL_FAULT
-                           : SH_KERNEL_DENY;
+    return v;
 }
 
 /* /bin/lash and /bin/<cmd> -> lash for every command (spec §3.1); a name
