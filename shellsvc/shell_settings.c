@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_procspec.h"
 #include "config.h"
 
 /* realpath into a box_alloc'd string; NULL when it does not resolve. */
@@ -19,15 +20,6 @@ shset_real(const char *p)
     if (p == NULL || realpath(p, buf) == NULL)
         return NULL;
     return box_strdup(buf);
-}
-
-static const char *
-shset_env_of(const box_config_process *pr, const char *name)
-{
-    for (size_t i = 0; pr != NULL && i < pr->pr_nenv; i++)
-        if (strcmp(pr->pr_env[i].ev_name, name) == 0)
-            return pr->pr_env[i].ev_value;
-    return NULL;
 }
 
 /* The operator's home: $HOME of the trusted process, else the password
@@ -59,7 +51,7 @@ shell_settings_build(const shell_args *a, shell_settings *s, char **err)
         *err = box_strdup("the operator's home directory does not resolve");
         goto fail;
     }
-    const char *ah = shset_env_of(agent, "HOME");
+    const char *ah = box_procspec_env(agent, "HOME");
     if ((s->ss_agent_home = shset_real(ah ? ah : s->ss_operator_home)) ==
         NULL) {
         *err = box_asprintf("the agent's home %s does not resolve", ah);
