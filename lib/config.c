@@ -529,16 +529,15 @@ decode_env(cfg_ctx *cx, const toml_value *v, box_config_process *p)
 }
 
 /* The reference loader names a list a tool no longer takes, and what
- * replaced it, rather than calling it unknown. */
+ * replaced it, rather than calling it unknown. Only `metadata` is such a
+ * list: a tool's `exec` names the programs it may run besides its own
+ * command (box-spec §5 as amended by issue 17 item 9). */
 static box_err
 removed_tool_list(cfg_ctx *cx, box_config_grant g)
 {
     const char *key = grant_keys[g];
-    const char *why =
-        g == BOX_GRANT_METADATA
-            ? "a tool tests existence and reads metadata across the operator "
-              "home by default"
-            : "a tool runs its whole toolchain through broad exec on macOS";
+    const char *why = "a tool tests existence and reads metadata across the "
+                      "operator home by default";
     return cx_fail(cx, BOX_ECONFIG,
                    "%s carries `[tool.<name>.filesystem] %s`, which this "
                    "build does not read; write nothing \xe2\x80\x94 %s, so it "
@@ -560,8 +559,7 @@ decode_filesystem(cfg_ctx *cx, const toml_value *v, box_config_process *p)
         int g = field_index(grant_keys, key, klen);
         if (g < 0)
             return unknown_field(cx, v, i, grant_keys);
-        if (p->pr_label != NULL &&
-            (g == BOX_GRANT_METADATA || g == BOX_GRANT_EXEC))
+        if (p->pr_label != NULL && g == BOX_GRANT_METADATA)
             return removed_tool_list(cx, (box_config_grant)g);
         box_err rv = decode_strv(cx, toml_table_at(v, i), &p->pr_fs[g]);
         if (rv != BOX_OK)

@@ -41,8 +41,9 @@ typedef enum box_config_grant {
     BOX_GRANT_READ_FILE,
     BOX_GRANT_WRITE_FILE,
     BOX_GRANT_LIST,
-    BOX_GRANT_METADATA, // `[agent]` only
-    BOX_GRANT_EXEC,     // `[agent]` only
+    BOX_GRANT_METADATA, // `[agent]` only; refused by name on a tool
+    BOX_GRANT_EXEC,     // programs the process may run besides its command
+                        // (Landlock's execute right); agent and tools
     BOX_GRANT_DENY,
     BOX_GRANT_COUNT
 } box_config_grant;

@@ -1283,7 +1283,7 @@ test_tool_label_refusals(void **state)
 }
 
 static void
-test_tool_metadata_and_exec_refused(void **state)
+test_tool_metadata_refused(void **state)
 {
     fixture *fx = *state;
     static const bad_case cases[] = {
@@ -1295,24 +1295,57 @@ test_tool_metadata_and_exec_refused(void **state)
          "states no `metadata` list; only `[agent.filesystem]` takes "
          "`metadata` instead. Edit the configuration, or select an empty "
          "`box_dir` to rebuild a stored record"},
-        {HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
-              "exec = [\"/usr/bin\"]\n",
-         "@P carries `[tool.<name>.filesystem] exec`, which this build does "
-         "not read; write nothing \xE2\x80\x94 a tool runs its whole "
-         "toolchain through broad exec on macOS, so it states no `exec` "
-         "list; only `[agent.filesystem]` takes `exec` instead. Edit the "
-         "configuration, or select an empty `box_dir` to rebuild a stored "
-         "record"},
         // By name, whatever the value.
-        {HEAD "[tool.git]\ncommand = [\"git\"]\nfilesystem = { exec = 5 }\n",
-         "@P carries `[tool.<name>.filesystem] exec`, which this build does "
-         "not read; write nothing \xE2\x80\x94 a tool runs its whole "
-         "toolchain through broad exec on macOS, so it states no `exec` "
-         "list; only `[agent.filesystem]` takes `exec` instead. Edit the "
-         "configuration, or select an empty `box_dir` to rebuild a stored "
-         "record"},
+        {HEAD "[tool.git]\ncommand = [\"git\"]\nfilesystem = { metadata = 5 "
+              "}\n",
+         "@P carries `[tool.<name>.filesystem] metadata`, which this build "
+         "does not read; write nothing \xE2\x80\x94 a tool tests existence "
+         "and reads metadata across the operator home by default, so it "
+         "states no `metadata` list; only `[agent.filesystem]` takes "
+         "`metadata` instead. Edit the configuration, or select an empty "
+         "`box_dir` to rebuild a stored record"},
     };
     RUN_BAD(fx, BOX_ECONFIG, cases);
+}
+
+/* A tool's `exec` lists the programs it may run besides its command
+ * (issue 17 item 9); it is read, and judged, as the agent's is. */
+static void
+test_tool_exec_accepted(void **state)
+{
+    fixture *fx = *state;
+    box_config *c = load_ok(
+        fx, HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
+                 "read = [\"~/src\"]\n"
+                 "exec = [\"/usr/lib/git-core\", \"~/bin/helper\"]\n");
+    const box_config_process *t = box_config_tool_find(c, "git");
+    assert_non_null(t);
+    STRV(&t->pr_fs[BOX_GRANT_EXEC], "/usr/lib/git-core", "~/bin/helper");
+    STRV(&t->pr_fs[BOX_GRANT_READ], "~/src");
+    box_config_free(c);
+    // The agent's spelling rules, with the tool's table named.
+    static const bad_case spelled[] = {
+        {HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
+              "exec = [\"/usr/lib/*\"]\n",
+         ENTRY("[tool.git]", "/usr/lib/*",
+               "`filesystem.exec` path contains the pattern character '*'; a "
+               "path must be exact, never a pattern")},
+        {HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
+              "exec = [\"bin\"]\n",
+         ENTRY("[tool.git]", "bin",
+               "`filesystem.exec` path must be absolute or start with `~/`, "
+               "so a checked-in configuration holds in every clone")},
+        {HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
+              "exec = [\"/usr/bin\", \"/usr/bin/\"]\n",
+         ENTRY("[tool.git]", "/usr/bin/",
+               "`filesystem.exec` already lists \"/usr/bin\"")},
+    };
+    RUN_BAD(fx, BOX_ECONFIG, spelled);
+    expect_refusal(fx, BOX_EPARSE,
+                   HEAD "[tool.git]\ncommand = [\"git\"]\n"
+                        "filesystem = { exec = 5 }\n",
+                   "cannot parse config file @P: line 5, column 23: invalid "
+                   "type: integer `5`, expected an array of strings");
 }
 
 static void
@@ -1639,7 +1672,8 @@ main(void)
         cmocka_unit_test(test_env_refusals),
         cmocka_unit_test(test_entry_refusals),
         cmocka_unit_test(test_tool_label_refusals),
-        cmocka_unit_test(test_tool_metadata_and_exec_refused),
+        cmocka_unit_test(test_tool_metadata_refused),
+        cmocka_unit_test(test_tool_exec_accepted),
         cmocka_unit_test(test_unsupported_sections),
         cmocka_unit_test(test_validation_order),
         cmocka_unit_test(test_check_paths_ok),
