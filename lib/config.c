@@ -14,6 +14,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "config_reach.h"
 #include "toml.h"
 
 /*
@@ -1436,9 +1437,11 @@ entry_path_reason(box_config_grant g, const char *lexical, box_err *rv)
     return r;
 }
 
+/* Every entry of one table: its path (entry_path_reason), then what it
+ * reaches (config_reach.c), one entry at a time in contract order. */
 static box_err
 check_process_entries(cfg_ctx *cx, const box_config_process *p,
-                      const char *home)
+                      const char *home, const cfg_reach *reach)
 {
     for (int g = 0; g < BOX_GRANT_COUNT; g++) {
         const box_config_strv *l = &p->pr_fs[g];
@@ -1450,6 +1453,10 @@ check_process_entries(cfg_ctx *cx, const box_config_process *p,
                 return cx_fail(cx, BOX_ENOMEM, "out of memory");
             box_err rv;
             char *reason = entry_path_reason((box_config_grant)g, lexical, &rv);
+            // The path is canonical and there once it passes.
+            if (rv == BOX_OK && reason == NULL)
+                reason =
+                    cfg_reach_reason(reach, (box_config_grant)g, lexical, &rv);
             box_free(lexical);
             if (rv != BOX_OK)
                 return cx_fail(cx, rv, "out of memory");
@@ -1469,6 +1476,8 @@ box_config_check_paths(const box_config *c, const char *home, char **err)
     cfg_ctx cx;
     char home_canon[PATH_MAX];
     struct stat home_st;
+    cfg_reach *reach = NULL;
+    char *why = NULL;
     box_err rv;
 
     if (err != NULL)
@@ -1498,17 +1507,27 @@ box_config_check_paths(const box_config *c, const char *home, char **err)
             (rv = check_workspace(&cx, c->bc_tools[i].pr_workspace,
                                   &home_st)) != BOX_OK)
             goto out;
+    if ((rv = cfg_reach_open(c->bc_path, c->bc_policy, c->bc_box_dir, &reach,
+                             &why)) != BOX_OK) {
+        rv = cx_fail(&cx, rv, "%s", why != NULL ? why : "out of memory");
+        goto out;
+    }
+    // Every table that starts a process: the agent, then each tool
+    // (`[mcp.*]` joins here when the loader accepts it).
     if (c->bc_agent != NULL &&
-        (rv = check_process_entries(&cx, c->bc_agent, home_canon)) != BOX_OK)
+        (rv = check_process_entries(&cx, c->bc_agent, home_canon, reach)) !=
+            BOX_OK)
         goto out;
     for (size_t i = 0; i < c->bc_ntools; i++)
-        if ((rv = check_process_entries(&cx, &c->bc_tools[i], home_canon)) !=
-            BOX_OK)
+        if ((rv = check_process_entries(&cx, &c->bc_tools[i], home_canon,
+                                        reach)) != BOX_OK)
             goto out;
     rv = BOX_OK;
 out:
     if (rv != BOX_OK)
         *err = cx_take_message(&cx);
     box_free(cx.cx_msg);
+    box_free(why);
+    cfg_reach_free(reach);
     return rv;
 }
