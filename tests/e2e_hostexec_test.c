@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The shipped quickstart policy under the real box: the agent cannot plant
- * files a host runs code from later (issue 17 item 10), and the
- * quickstart's own agent still works. */
+ * files a host runs code from later (issue 17 item 10), the quickstart's
+ * own agent still works, and `box policy check` warns about permits that
+ * would let it. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -223,6 +224,78 @@ test_quickstart_agent_still_works(void **state)
     box_free(agent);
 }
 
+static void
+box_cli(char *const *args, box_proc_result *r)
+{
+    char bin[PATH_MAX];
+    char *argv[10] = {bin};
+    box_proc_bin(bin, sizeof bin, "box");
+    for (size_t i = 0; args[i] != NULL && i < 8; i++)
+        argv[i + 1] = args[i];
+    box_proc_run(argv, 30000, r);
+}
+
+/*
+ * `box policy check`: the shipped policy and the world's copy (with the
+ * config's workspace and homes) draw no warning; a permit with no path
+ * literal is judged under the operator home, and with --config under the
+ * workspace too; exit status 0 either way.
+ */
+static void
+test_policy_check_warns(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, box_world_git_tool);
+    char shipped[PATH_MAX];
+    snprintf(shipped, sizeof shipped, "%s/deploy/quickstart/policy.dw",
+             getenv("BOX_SOURCE_DIR") ? getenv("BOX_SOURCE_DIR") : "..");
+    box_proc_result r;
+    box_cli((char *[]){"policy", "check", shipped, NULL}, &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_err, "");
+    box_proc_result_free(&r);
+
+    world_quickstart_policy(w);
+    box_cli((char *[]){"policy", "check", "--home", w->bw_home, "--config",
+                       w->bw_config, NULL},
+            &r);
+    if (r.pr_status != 0 || r.pr_err[0] != '\0')
+        show("policy check --config", &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_err, "");
+    box_proc_result_free(&r);
+
+    box_world_policy(w, "@id(\"writes\")\n"
+                        "permit (principal, action == "
+                        "Box::Action::\"fs:write\", resource)\n"
+                        "unless { context.input.path like \"*/.env\" };\n");
+    box_cli((char *[]){"policy", "check", "--home", w->bw_home, w->bw_policy,
+                       NULL},
+            &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(
+        r.pr_err,
+        "strands-box: warning: rule @id(\"writes\") lets the agent write or "
+        "rename 26 files a host runs code from later: ~/.git, ~/.git/config, "
+        "~/.git/hooks, ~/.git/hooks/pre-commit and 22 more; add a forbid on "
+        "fs:write, fs:delete and fs:move for them (see README, \"Files that "
+        "run code later\")\n");
+    box_proc_result_free(&r);
+    box_cli((char *[]){"policy", "check", "--home", w->bw_home, "--config",
+                       w->bw_config, NULL},
+            &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(
+        r.pr_err,
+        "strands-box: warning: rule @id(\"writes\") lets the agent write or "
+        "rename 52 files a host runs code from later: ~/.git, ~/.git/config, "
+        "~/.git/hooks, ~/.git/hooks/pre-commit and 48 more; add a forbid on "
+        "fs:write, fs:delete and fs:move for them (see README, \"Files that "
+        "run code later\")\n");
+    assert_non_null(strstr(r.pr_out, "loads (1 rules)"));
+    box_proc_result_free(&r);
+}
+
 int
 main(void)
 {
@@ -230,6 +303,7 @@ main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, box_world_setup, box_world_teardown)
         T(test_quickstart_refuses_planting),
         T(test_quickstart_agent_still_works),
+        T(test_policy_check_warns),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
