@@ -59,8 +59,8 @@ log_attr(json_object *attrs, const char *key, size_t *len)
  * or malformed byte reaches the terminal, and a row is one line.
  */
 static void
-log_print_row(const char *verdict, size_t vlen, const char *action,
-              size_t alen, const char *res, size_t rlen)
+log_print_row(const char *verdict, size_t vlen, const char *action, size_t alen,
+              const char *res, size_t rlen)
 {
     box_buf v, a, r;
     box_buf_init(&v, LOG_LINE_MAX * 10);
@@ -73,8 +73,8 @@ log_print_row(const char *verdict, size_t vlen, const char *action,
                         "printed: out of memory\n");
         goto out;
     }
-    printf("%-7s %-12s %s\n", v.b_len ? v.b_data : "",
-           a.b_len ? a.b_data : "", r.b_len ? r.b_data : "");
+    printf("%-7s %-12s %s\n", v.b_len ? v.b_data : "", a.b_len ? a.b_data : "",
+           r.b_len ? r.b_data : "");
 out:
     box_buf_reset(&v);
     box_buf_reset(&a);

@@ -56,8 +56,8 @@ policy_config_roots(const box_config *cfg, const char *home, char *roots[2],
     *n = 0;
     if (ws != NULL && (roots[(*n)++] = policy_reported(ws, home)) == NULL)
         goto out;
-    if (ah != NULL && (ahx == NULL ||
-                       (roots[(*n)++] = policy_reported(ahx, home)) == NULL))
+    if (ah != NULL &&
+        (ahx == NULL || (roots[(*n)++] = policy_reported(ahx, home)) == NULL))
         goto out;
     rv = BOX_OK;
 out:
@@ -120,8 +120,8 @@ policy_check(int argc, char **argv)
          (rv = policy_config_roots(cfg, home, roots, &nroots)) != BOX_OK) ||
         (rv = pdp_hostexec_check(set, (const char *const *)roots, nroots,
                                  &w)) != BOX_OK) {
-        box_cmd_error("cannot check %s for files that run code later: %s",
-                      file, box_strerror(rv));
+        box_cmd_error("cannot check %s for files that run code later: %s", file,
+                      box_strerror(rv));
         goto out;
     }
     for (size_t i = 0; i < w.vw_n; i++)

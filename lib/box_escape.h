@@ -24,8 +24,7 @@
  * and bidi characters, separators other than space, private use,
  * noncharacters) and every grapheme extender as \u{…}. The form of the
  * resource in a denial message (box-spec §3.11) and of `box log`. */
-box_err box_escape_debug(box_buf *out, const char *s,
-                         size_t n) BOX_WARN_UNUSED;
+box_err box_escape_debug(box_buf *out, const char *s, size_t n) BOX_WARN_UNUSED;
 /* One scalar c in the box_escape_debug form (for callers that cap the
  * escaped length character by character). */
 box_err box_escape_debug_char(box_buf *out, uint32_t c) BOX_WARN_UNUSED;

@@ -23,7 +23,10 @@ typedef struct esc_case {
     const char *ec_ids;   // box_escape_ids
 } esc_case;
 
-#define C(in, d, s, i) {in, sizeof(in) - 1, d, s, i}
+#define C(in, d, s, i)                                                         \
+    {                                                                          \
+        in, sizeof(in) - 1, d, s, i                                            \
+    }
 
 static const esc_case esc_cases[] = {
     C("src/main.rs", "src/main.rs", "src/main.rs", "src/main.rs"),
@@ -40,8 +43,7 @@ static const esc_case esc_cases[] = {
     C("a\0b", "a\\0b", "a\\0b", "a\\u{0}b"),
     C("\\u{1b}", "\\\\u{1b}", "\\\\u{1b}", "\\\\u{1b}"),
     /* C1 controls: NEL and the 8-bit CSI. */
-    C("\xc2\x85\xc2\x9b", "\\u{85}\\u{9b}", "\\u{85}\\u{9b}",
-      "\\u{85}\\u{9b}"),
+    C("\xc2\x85\xc2\x9b", "\\u{85}\\u{9b}", "\\u{85}\\u{9b}", "\\u{85}\\u{9b}"),
     /* Bidi and format characters. */
     C("\xd8\x9c", "\\u{61c}", "\\u{61c}", "\\u{61c}"),
     C("\xe2\x80\x8e\xe2\x80\x8f", "\\u{200e}\\u{200f}", "\\u{200e}\\u{200f}",
@@ -54,8 +56,8 @@ static const esc_case esc_cases[] = {
       "\\u{2066}\\u{2067}\\u{2068}\\u{2069}",
       "\\u{2066}\\u{2067}\\u{2068}\\u{2069}",
       "\\u{2066}\\u{2067}\\u{2068}\\u{2069}"),
-    C("txt.\xe2\x80\xaegpj.exe", "txt.\\u{202e}gpj.exe",
-      "txt.\\u{202e}gpj.exe", "txt.\\u{202e}gpj.exe"),
+    C("txt.\xe2\x80\xaegpj.exe", "txt.\\u{202e}gpj.exe", "txt.\\u{202e}gpj.exe",
+      "txt.\\u{202e}gpj.exe"),
     C("\xe2\x80\xa8", "\\u{2028}", "\\u{2028}", "\\u{2028}"),
     /* Not printable for Rust, kept by the ids form. */
     C("\xc2\xa0\xef\xbb\xbf", "\\u{a0}\\u{feff}", "\\u{a0}\\u{feff}",
@@ -75,7 +77,7 @@ static const esc_case esc_cases[] = {
     C("a\xe2\x80", "a" FFFD FFFD, "a" FFFD FFFD, "a" FFFD FFFD),
     C("\xc0\xaf", FFFD FFFD, FFFD FFFD, FFFD FFFD),
     C("\xed\xa0\x80", FFFD FFFD FFFD, FFFD FFFD FFFD, FFFD FFFD FFFD),
-    C("\x9b" "2K", FFFD "2K", FFFD "2K", FFFD "2K"),
+    C("\2332K", FFFD "2K", FFFD "2K", FFFD "2K"),
 };
 
 typedef box_err (*esc_fn)(box_buf *, const char *, size_t);

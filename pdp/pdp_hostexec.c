@@ -127,7 +127,8 @@ hx_is_input_path(const pdp_expr *e)
     if (e->x_kind != PDP_X_ATTR || strcmp(e->u.attr.name.s, "path") != 0)
         return false;
     const pdp_expr *in = e->u.attr.obj;
-    return in->x_kind == PDP_X_ATTR && strcmp(in->u.attr.name.s, "input") == 0 &&
+    return in->x_kind == PDP_X_ATTR &&
+           strcmp(in->u.attr.name.s, "input") == 0 &&
            in->u.attr.obj->x_kind == PDP_X_VAR &&
            in->u.attr.obj->u.var == PDP_VAR_CONTEXT;
 }
@@ -282,8 +283,7 @@ hx_ask(hx_check *hc, const hx_op *op, const char *path)
     pdp_value *in = NULL, *ctx = NULL;
     box_err rv;
     box_arena_reset(a);
-    if ((rv = pdp_value_entity(a, "Box::Agent", 10, "self", 4, &p)) !=
-            BOX_OK ||
+    if ((rv = pdp_value_entity(a, "Box::Agent", 10, "self", 4, &p)) != BOX_OK ||
         (rv = pdp_value_entity(a, "Box::Action", 11, op->ho_action,
                                strlen(op->ho_action), &act)) != BOX_OK ||
         (rv = pdp_value_entity(a, "Box::Resource", 13, "unused", 6, &res)) !=
@@ -306,8 +306,8 @@ hx_ask(hx_check *hc, const hx_op *op, const char *path)
         return BOX_OK;
     for (size_t i = 0; i < pdp_answer_determining_count(hc->hc_ans); i++) {
         const pdp_rule *r = pdp_answer_determining(hc->hc_ans, i);
-        if ((rv = hx_list_add(&hc->hc_hits[r->r_index], path,
-                              strlen(path))) != BOX_OK)
+        if ((rv = hx_list_add(&hc->hc_hits[r->r_index], path, strlen(path))) !=
+            BOX_OK)
             return rv;
     }
     return BOX_OK;
@@ -334,9 +334,8 @@ hx_ask_file(hx_check *hc, const char *root, const char *probe)
             (rv = box_buf_append(&path, probe, end)) != BOX_OK)
             break;
         size_t first = end == plen ? 0 : 1; // directories: no write_content
-        for (size_t o = first; o < sizeof hx_ops / sizeof hx_ops[0] &&
-                               rv == BOX_OK;
-             o++)
+        for (size_t o = first;
+             o < sizeof hx_ops / sizeof hx_ops[0] && rv == BOX_OK; o++)
             rv = hx_ask(hc, &hx_ops[o], path.b_data);
     }
 out:

@@ -45,8 +45,8 @@ extern const size_t pdp_hostexec_nfiles;
  * Errors only for memory (BOX_ENOMEM) or a request the set refuses to
  * evaluate (BOX_EINVAL, a bug).
  */
-box_err pdp_hostexec_check(const pdp_policy_set *set,
-                           const char *const *extra, size_t nextra,
+box_err pdp_hostexec_check(const pdp_policy_set *set, const char *const *extra,
+                           size_t nextra,
                            pdp_validate_warnings *w) BOX_WARN_UNUSED;
 
 #endif

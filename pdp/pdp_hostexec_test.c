@@ -44,8 +44,7 @@ static const char forbids[] =
 
 static const char project_write[] =
     "@id(\"project_write\")\n"
-    "permit (principal, action in [" FS_WRITE ", " FS_DELETE
-    "], resource)\n"
+    "permit (principal, action in [" FS_WRITE ", " FS_DELETE "], resource)\n"
     "when { context.input.path like \"~/src/project/*\" };\n";
 
 static const char broad_warning[] =
@@ -72,9 +71,8 @@ check(const char *text, const char *const *extra, size_t nextra)
     box_buf_init(&b, 1u << 20);
     assert_int_equal(box_buf_puts(&b, ""), BOX_OK);
     for (size_t i = 0; i < w.vw_n; i++)
-        assert_int_equal(box_buf_printf(&b, "%s%s", i ? "\n" : "",
-                                        w.vw_items[i]),
-                         BOX_OK);
+        assert_int_equal(
+            box_buf_printf(&b, "%s%s", i ? "\n" : "", w.vw_items[i]), BOX_OK);
     pdp_validate_warnings_free(&w);
     pdp_policy_free(set);
     return box_buf_take(&b);
@@ -250,9 +248,8 @@ test_readme_lists_the_table(void **state)
     assert_non_null(sec);
     const char *end = strstr(sec + 1, "\n## ");
     size_t rows = 0;
-    for (const char *p = sec; (p = strstr(p, "\n| `")) != NULL &&
-                              (end == NULL || p < end);
-         p++)
+    for (const char *p = sec;
+         (p = strstr(p, "\n| `")) != NULL && (end == NULL || p < end); p++)
         rows++;
     assert_int_equal(rows, pdp_hostexec_nfiles);
     for (size_t i = 0; i < pdp_hostexec_nfiles; i++) {

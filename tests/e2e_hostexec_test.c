@@ -269,9 +269,9 @@ test_policy_check_warns(void **state)
                         "permit (principal, action == "
                         "Box::Action::\"fs:write\", resource)\n"
                         "unless { context.input.path like \"*/.env\" };\n");
-    box_cli((char *[]){"policy", "check", "--home", w->bw_home, w->bw_policy,
-                       NULL},
-            &r);
+    box_cli(
+        (char *[]){"policy", "check", "--home", w->bw_home, w->bw_policy, NULL},
+        &r);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(
         r.pr_err,
@@ -300,7 +300,8 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, box_world_setup, box_world_teardown)
+#define T(f)                                                                   \
+    cmocka_unit_test_setup_teardown(f, box_world_setup, box_world_teardown)
         T(test_quickstart_refuses_planting),
         T(test_quickstart_agent_still_works),
         T(test_policy_check_warns),

@@ -67,8 +67,7 @@ control_at(const char *s)
     for (size_t i = 0; i < n;) {
         uint32_t c;
         size_t k = box_utf8_decode(s + i, n - i, &c);
-        if (k == 0 ||
-            (c != '\n' && (c < 0x20 || (c >= 0x7f && c <= 0x9f))) ||
+        if (k == 0 || (c != '\n' && (c < 0x20 || (c >= 0x7f && c <= 0x9f))) ||
             c == 0x061c || c == 0x200e || c == 0x200f ||
             (c >= 0x2028 && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069))
             return (long)i;
@@ -189,8 +188,8 @@ test_every_field(void **state)
     char text[4096];
     int n = snprintf(text, sizeof text, rec, "permit", "fs:read",
                      "~/a\\u001b[2K\\r\\u0000b\\u0085\\u009b\\u202e\\u2066c");
-    n += snprintf(text + n, sizeof text - (size_t)n, rec,
-                  "permit\\u001b[1A", "fs:\\nread", "\xff\xfe\x1b" "d\x7f");
+    n += snprintf(text + n, sizeof text - (size_t)n, rec, "permit\\u001b[1A",
+                  "fs:\\nread", "\xff\xfe\033d\177");
     box_world_put(p, text);
     box_proc_result r;
     box_log((char *[]){p, NULL}, &r);
@@ -208,7 +207,8 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-#define T(f) cmocka_unit_test_setup_teardown(f, box_world_setup, box_world_teardown)
+#define T(f)                                                                   \
+    cmocka_unit_test_setup_teardown(f, box_world_setup, box_world_teardown)
         T(test_hostile_names),
         T(test_every_field),
 #undef T
