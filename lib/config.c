@@ -560,8 +560,7 @@ decode_filesystem(cfg_ctx *cx, const toml_value *v, box_config_process *p)
         int g = field_index(grant_keys, key, klen);
         if (g < 0)
             return unknown_field(cx, v, i, grant_keys);
-        if (p->pr_label != NULL &&
-            (g == BOX_GRANT_METADATA || g == BOX_GRANT_EXEC))
+        if (p->pr_label != NULL && g == BOX_GRANT_METADATA)
             return removed_tool_list(cx, (box_config_grant)g);
         box_err rv = decode_strv(cx, toml_table_at(v, i), &p->pr_fs[g]);
         if (rv != BOX_OK)

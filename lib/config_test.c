@@ -1283,7 +1283,7 @@ test_tool_label_refusals(void **state)
 }
 
 static void
-test_tool_metadata_and_exec_refused(void **state)
+test_tool_metadata_refused(void **state)
 {
     fixture *fx = *state;
     static const bad_case cases[] = {
@@ -1295,22 +1295,6 @@ test_tool_metadata_and_exec_refused(void **state)
          "states no `metadata` list; only `[agent.filesystem]` takes "
          "`metadata` instead. Edit the configuration, or select an empty "
          "`box_dir` to rebuild a stored record"},
-        {HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
-              "exec = [\"/usr/bin\"]\n",
-         "@P carries `[tool.<name>.filesystem] exec`, which this build does "
-         "not read; write nothing \xE2\x80\x94 a tool runs its whole "
-         "toolchain through broad exec on macOS, so it states no `exec` "
-         "list; only `[agent.filesystem]` takes `exec` instead. Edit the "
-         "configuration, or select an empty `box_dir` to rebuild a stored "
-         "record"},
-        // By name, whatever the value.
-        {HEAD "[tool.git]\ncommand = [\"git\"]\nfilesystem = { exec = 5 }\n",
-         "@P carries `[tool.<name>.filesystem] exec`, which this build does "
-         "not read; write nothing \xE2\x80\x94 a tool runs its whole "
-         "toolchain through broad exec on macOS, so it states no `exec` "
-         "list; only `[agent.filesystem]` takes `exec` instead. Edit the "
-         "configuration, or select an empty `box_dir` to rebuild a stored "
-         "record"},
     };
     RUN_BAD(fx, BOX_ECONFIG, cases);
 }
@@ -1639,7 +1623,7 @@ main(void)
         cmocka_unit_test(test_env_refusals),
         cmocka_unit_test(test_entry_refusals),
         cmocka_unit_test(test_tool_label_refusals),
-        cmocka_unit_test(test_tool_metadata_and_exec_refused),
+        cmocka_unit_test(test_tool_metadata_refused),
         cmocka_unit_test(test_unsupported_sections),
         cmocka_unit_test(test_validation_order),
         cmocka_unit_test(test_check_paths_ok),
