@@ -82,8 +82,9 @@ sp_program(box_argv *v, const sh_spawn_plan *plan)
  * the dynamic loader looks, the program's own file (read+exec) by its
  * descriptor and the loader it names. The box directory is hidden whole:
  * its sockets (the PDP's, the control sockets, the alias socket) are no
- * route for a leaf (§1). The environment is §5's without the agent's bin/
- * on PATH (§3.9).
+ * route for a leaf (§1). (When the gateway hands out its CA, trust/ is
+ * shown back with `--show`, as the agent's bin/ is.) The environment is
+ * §5's without the agent's bin/ on PATH (§3.9).
  */
 box_err
 sp_cmd_build(const sh_spawn_plan *plan, const sh_spawn_run_opts *o,
