@@ -292,7 +292,8 @@ static void
 test_service_death_ends_run(void **state)
 {
     box_world *w = *state;
-    box_world_config(w, "");
+    // The agent runs sleep itself: its sandbox executes only what it lists.
+    box_world_config_agent(w, "exec = [\"/usr/bin/sleep\"]\n", "");
     box_world_policy(w, example_policy);
     box_proc bp;
     box_world_start(w, "echo started; sleep 60; echo never", &bp);

@@ -179,6 +179,7 @@ sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
     sh_spawn_run_opts ro = {.ro_contain = h->ho_contain,
                             .ro_cwd = cx->cx_st->st_cwd,
                             .ro_workspace = h->ho_workspace,
+                            .ro_box_dir = h->ho_box_dir,
                             .ro_stdin = host_stdin(cx),
                             .ro_write = host_write,
                             .ro_ctx = &o};
