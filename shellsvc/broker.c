@@ -26,7 +26,11 @@
 #include "box_wire.h"
 
 #define BROKER_SVC "box-shell"
-#define BROKER_IDLE_MS BOX_CALL_BACKSTOP_MS // request-shaped idle (spec §2)
+// The Open, from the accept, and then the Call, from the Open, must each
+// arrive whole within this: an alias sends them at once, and a peer that
+// is silent or sends a byte now and then must not hold one of the
+// BOX_MAX_CONNECTIONS slots (the calls' backstop is far longer).
+#define BROKER_OPENING_MS 5000
 #define BROKER_FRAME_MS 5000  // a frame during a call, whole, once begun
 #define BROKER_WRITE_MS 35000 // one frame to the alias
 #define BROKER_REFUSE_MS 200  // the flow-control refusal to a new peer
@@ -460,9 +464,9 @@ conn_serve(broker_conn *c)
     box_frame_fault fault = {0};
 
     conn_read_end end =
-        conn_read(c, b->br_stop, BROKER_IDLE_MS, &f, &err, &fault);
+        conn_read(c, b->br_stop, BROKER_OPENING_MS, &f, &err, &fault);
     if (end != CONN_READ_FRAME) {
-        conn_read_failed(c, end, err, &fault, "open", BROKER_IDLE_MS);
+        conn_read_failed(c, end, err, &fault, "open", BROKER_OPENING_MS);
         return;
     }
     c->cn_program = f->program;
@@ -497,9 +501,9 @@ conn_serve(broker_conn *c)
     box__alias_frame__free_unpacked(f, NULL);
     f = NULL;
 
-    end = conn_read(c, b->br_stop, BROKER_IDLE_MS, &f, &err, &fault);
+    end = conn_read(c, b->br_stop, BROKER_OPENING_MS, &f, &err, &fault);
     if (end != CONN_READ_FRAME) {
-        conn_read_failed(c, end, err, &fault, "call", BROKER_IDLE_MS);
+        conn_read_failed(c, end, err, &fault, "call", BROKER_OPENING_MS);
         return;
     }
     if (f->body_case == BOX__ALIAS_FRAME__BODY_CLOSE)
