@@ -29,7 +29,8 @@
 #define BOX_FRAME_KIND(c) BOX_WIRE_SCAN_KIND(BOX__ALIAS_FRAME__BODY_##c)
 #define BOX_FRAMES_FROM_ALIAS                                                  \
     (BOX_FRAME_KIND(OPEN) | BOX_FRAME_KIND(CALL) | BOX_FRAME_KIND(INPUT) |     \
-     BOX_FRAME_KIND(INPUT_EOF) | BOX_FRAME_KIND(SIGNAL) | BOX_FRAME_KIND(CLOSE))
+     BOX_FRAME_KIND(INPUT_EOF) | BOX_FRAME_KIND(SIGNAL) |                      \
+     BOX_FRAME_KIND(CLOSE))
 #define BOX_FRAMES_TO_ALIAS                                                    \
     (BOX_FRAME_KIND(OUTPUT) | BOX_FRAME_KIND(EXIT) | BOX_FRAME_KIND(DENIED))
 #define BOX_FRAMES_FROM_WORKER                                                 \

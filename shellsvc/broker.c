@@ -153,7 +153,8 @@ conn_read(broker_conn *c, int wake_fd, int within_ms, Box__AliasFrame **out,
                           {.fd = wake_fd, .events = POLLIN}};
     int n;
     do {
-        n = poll(p, 2, within_ms);
+        uint64_t now = box_svc_now_ms();
+        n = poll(p, 2, now < deadline ? (int)(deadline - now) : 0);
     } while (n < 0 && errno == EINTR);
     if (n == 0)
         return CONN_READ_IDLE;
