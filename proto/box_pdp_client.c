@@ -13,6 +13,7 @@
 #include "box_buf.h"
 #include "box_rpc.h"
 #include "box_wire.h"
+#include "box_wire_scan.h"
 
 #define CACHE_PROBE 8
 #define CACHE_KEY_MAX 2048     // longer keys are never cached
@@ -227,8 +228,9 @@ client_sub_cb(void *arg)
     if (nng_aio_result(c->pc_sub_aio) != 0)
         return; // closed
     nng_msg *m = nng_aio_get_msg(c->pc_sub_aio);
-    Box__EpochNotice *n =
-        box__epoch_notice__unpack(NULL, nng_msg_len(m), nng_msg_body(m));
+    Box__EpochNotice *n = (Box__EpochNotice *)box_wire_scan_unpack(
+        &box__epoch_notice__descriptor, BOX_WIRE_SCAN_ANY, nng_msg_body(m),
+        nng_msg_len(m), NULL);
     if (n != NULL) {
         client_see_epoch(c, n->epoch);
         box__epoch_notice__free_unpacked(n, NULL);

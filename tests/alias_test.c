@@ -431,8 +431,9 @@ static Box__AliasFrame *
 raw_read(int fd)
 {
     Box__AliasFrame *f = NULL;
-    assert_int_equal(box_frame_read(fd, BOX_FRAME_MAX, 10000, &f, NULL),
-                     BOX_OK);
+    assert_int_equal(
+        box_frame_read(fd, BOX_FRAME_MAX, 10000, BOX_FRAMES_TO_ALIAS, &f, NULL),
+        BOX_OK);
     return f;
 }
 
@@ -446,8 +447,9 @@ raw_expect_denied(int fd, Box__DeniedKind kind, const char *reason)
     assert_string_equal(f->denied->reason, reason);
     box__alias_frame__free_unpacked(f, NULL);
     Box__AliasFrame *g = NULL;
-    assert_int_equal(box_frame_read(fd, BOX_FRAME_MAX, 10000, &g, NULL),
-                     BOX_ECLOSED);
+    assert_int_equal(
+        box_frame_read(fd, BOX_FRAME_MAX, 10000, BOX_FRAMES_TO_ALIAS, &g, NULL),
+        BOX_ECLOSED);
 }
 
 /* The box still serves: one ordinary call works. */
@@ -1132,7 +1134,8 @@ fake_serve(int lfd, fake_act act)
         return 2;
     Box__AliasFrame *f[3] = {NULL, NULL, NULL};
     for (int i = 0; i < 3; i++) {
-        if (box_frame_read(fd, BOX_FRAME_MAX, 5000, &f[i], NULL) != BOX_OK)
+        if (box_frame_read(fd, BOX_FRAME_MAX, 5000, BOX_FRAMES_FROM_ALIAS,
+                           &f[i], NULL) != BOX_OK)
             return 3;
     }
     int status = 0;
