@@ -92,7 +92,8 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
                           .so_kernel = k,
                           .so_host = &host,
                           .so_cwd = cwd,
-                          .so_env = env};
+                          .so_env = env,
+                          .so_timeout_ms = ws->ws_call_budget_ms};
     status = sh_run_once(&so, source, len);
 out:
     sh_kernel_free(k);
