@@ -265,7 +265,8 @@ test_git_helpers_do_not_start(void **state)
     box_free(log);
 
     // A hook planted in .git: the commit that would run it does not run
-    // it (git cannot start it, so the commit stops there).
+    // it. .git is a noexec mount in git's leaf, so git sees no executable
+    // hook, says so, and commits without it.
     char hook[PATH_MAX + 32], text[PATH_MAX + 64];
     snprintf(hook, sizeof hook, "%s/.git/hooks/pre-commit", w->bw_project);
     snprintf(text, sizeof text, "#!/bin/sh\ntouch %s/.git/M5\n", w->bw_project);
@@ -277,9 +278,9 @@ test_git_helpers_do_not_start(void **state)
                   "echo \"hooked $?\"",
                   &r);
     assert_int_equal(r.pr_status, 0);
-    expect_out(&r, "hooked 1\n");
-    expect_err_has(&r, "fatal: cannot exec '.git/hooks/pre-commit': "
-                       "Permission denied\n");
+    expect_out(&r, "hooked 0\n");
+    expect_err_has(&r, "hint: The '.git/hooks/pre-commit' hook was ignored "
+                       "because it's not set as executable.\n");
     box_proc_result_free(&r);
     snprintf(hook, sizeof hook, "%s/.git/M5", w->bw_project);
     assert_int_equal(access(hook, F_OK), -1);
