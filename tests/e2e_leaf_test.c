@@ -328,11 +328,12 @@ test_git_show_env(void **state)
 
 /* ---- the loader runs only what may run --------------------------------- */
 
-/* The dynamic loader git names (PT_INTERP), as an alias would spell it. */
+/* The dynamic loader a program names (PT_INTERP), as an alias would
+ * spell it. */
 static void
-git_loader(const box_world *w, char *buf, size_t n)
+loader_of(const char *program, char *buf, size_t n)
 {
-    int fd = open(w->bw_git, O_RDONLY | O_CLOEXEC);
+    int fd = open(program, O_RDONLY | O_CLOEXEC);
     assert_true(fd >= 0);
     assert_int_equal(ct_elf_interp(fd, buf, n), CT_INTERP_FOUND);
     close(fd);
@@ -369,7 +370,7 @@ test_git_loader_runs_nothing(void **state)
     box_world *w = *state;
     quickstart_world(w);
     char ld[PATH_MAX], mine[PATH_MAX + 16];
-    git_loader(w, ld, sizeof ld);
+    loader_of(w->bw_git, ld, sizeof ld);
     snprintf(mine, sizeof mine, "%s/mytouch", w->bw_project);
     put_exec("/usr/bin/touch", mine);
     const char *g = w->bw_project;
@@ -418,6 +419,46 @@ test_git_loader_runs_nothing(void **state)
     char *log = host_git(w, "log", "--format=%s");
     assert_string_equal(log, "todo\ninitial\n");
     box_free(log);
+}
+
+/*
+ * The agent's own sandbox is built the same way: the loader its shell
+ * runs on maps neither a system program nor an ELF in the agent's write
+ * grant, while its aliases (bin/, an exec entry shown beneath the hidden
+ * box directory) still run. Before the binds, A1 and A2 were made.
+ */
+static void
+test_agent_loader_runs_nothing(void **state)
+{
+    box_world *w = *state;
+    char scratch[PATH_MAX], ld[PATH_MAX], fs[PATH_MAX + 32], p[PATH_MAX + 16];
+    snprintf(scratch, sizeof scratch, "%s/scratch", w->bw_root);
+    assert_int_equal(mkdir(scratch, 0755), 0);
+    snprintf(p, sizeof p, "%s/touch", scratch);
+    put_exec("/usr/bin/touch", p);
+    snprintf(fs, sizeof fs, "write = [\"%s\"]\n", scratch);
+    box_world_config_agent(w, fs, "");
+    box_world_policy(w, permit_all);
+    assert_non_null(realpath("/bin/sh", p));
+    loader_of(p, ld, sizeof ld);
+    static char script[PATH_MAX * 8];
+    snprintf(script, sizeof script,
+             "%s /usr/bin/touch %s/A1; echo \"system $?\"\n"
+             "%s %s/touch %s/A2; echo \"written $?\"\n"
+             "zsh -c 'echo alias $?'\n",
+             ld, scratch, ld, scratch, scratch);
+    box_proc_result r;
+    box_world_run(w, script, &r);
+    assert_int_equal(r.pr_status, 0);
+    expect_out(&r, "system 127\nwritten 127\nalias 0\n");
+    expect_err_has(&r, "failed to map segment from shared object\n");
+    box_proc_result_free(&r);
+    for (int i = 1; i <= 2; i++) {
+        snprintf(p, sizeof p, "%s/A%d", scratch, i);
+        if (access(p, F_OK) == 0)
+            fprintf(stderr, "%s was created\n", p);
+        assert_int_equal(access(p, F_OK), -1);
+    }
 }
 
 /* ---- git's leaf cannot write its own config or hooks -------------------- */
@@ -499,6 +540,7 @@ main(void)
         T(test_git_helpers_do_not_start),
         T(test_git_show_env),
         T(test_git_loader_runs_nothing),
+        T(test_agent_loader_runs_nothing),
         T(test_git_config_read_only),
 #undef T
     };
