@@ -47,19 +47,26 @@
  * grant keeps its host flags: Landlock already refuses writes there (as
  * EACCES).
  *
- * Library directories (/usr/lib, /lib, /lib64 and what lies beneath
- * them) keep their exec: the loader maps shared objects from there. What
- * remains: an ELF program that lives inside a library directory (e.g.
+ * The library trees (/usr, /lib, /lib64: bind_library) keep the host's
+ * exec: the loader maps shared objects from there. A read-type entry at
+ * or inside one changes no exec (every sandbox reads the system's files
+ * anyway); a grant around one (`--read /`) is noexec but for the library
+ * trees, which are bound back with the host's flags. What remains: an
+ * ELF program that lives inside a library directory (e.g.
  * /usr/lib/gcc/<triplet>/<v>/cc1, /usr/lib/systemd/ *) can still be run
  * through the loader. The helper program directories listed below are
  * closed too; they hold programs, never the shared objects a program
- * loads.
+ * loads. A shared object a program loads from a granted directory
+ * outside the library trees needs that directory in --exec.
  *
  * Every bind is cloned first, whole (with the host's mounts beneath it),
  * from the tree as the host has it, and each clone is checked to be the
  * file the plan saw (dev, ino), then the clones are attached from the
  * shallowest path down. No flag the host set is ever cleared (a clone
- * only gains flags), so a host noexec or read-only mount stays so.
+ * only gains flags), so a host noexec or read-only mount stays so. A
+ * grant of / itself has its flags set in place, on every mount of this
+ * namespace, once every clone is taken: a mount over the root directory
+ * is not what a path from / resolves through.
  */
 
 /* Program directories (glob(3) patterns; missing ones are skipped). */
@@ -82,12 +89,18 @@ static const char *const bind_system[] = {
     "/usr/local/lib/*/bin",
 };
 
+/* The trees the loader maps shared objects from (missing ones skipped):
+ * what contain_landlock.c's ll_system lets every sandbox read, less the
+ * program directories /bin and /sbin. */
+static const char *const bind_library[] = {"/usr", "/lib", "/lib64"};
+
 /* What planned a path (cb_kinds); several may name one. */
 enum {
-    BIND_SYSTEM = 1u << 0, // bind_system
-    BIND_READ = 1u << 1,   // read, read_file, list
-    BIND_WRITE = 1u << 2,  // write, write_file
-    BIND_EXEC = 1u << 3,   // --exec, the program
+    BIND_SYSTEM = 1u << 0,  // bind_system
+    BIND_READ = 1u << 1,    // read, read_file, list
+    BIND_WRITE = 1u << 2,   // write, write_file
+    BIND_EXEC = 1u << 3,    // --exec, the program
+    BIND_LIBRARY = 1u << 4, // bind_library
 };
 
 /* ORDER CONTAIN_LIST: the bind kind of each list (0: none). */
@@ -150,23 +163,24 @@ bind_push_fd(ct_plan *plan, int fd, unsigned kind, bool optional,
     return bind_push(plan, path, &sb, kind, optional, e);
 }
 
-/* Every existing directory a bind_system pattern names, canonical. */
+/* Every existing directory a pattern names, canonical, as kind. */
 static contain_status
-bind_push_system(ct_plan *plan, ct_err *e)
+bind_push_globs(ct_plan *plan, const char *const *pats, size_t n, unsigned kind,
+                ct_err *e)
 {
     contain_status st = CONTAIN_OK;
 
-    for (size_t i = 0; i < sizeof bind_system / sizeof *bind_system; i++) {
+    for (size_t i = 0; i < n; i++) {
         glob_t g;
         char real[PATH_MAX];
         struct stat sb;
 
-        if (glob(bind_system[i], GLOB_ONLYDIR | GLOB_NOSORT, NULL, &g) != 0)
+        if (glob(pats[i], GLOB_ONLYDIR | GLOB_NOSORT, NULL, &g) != 0)
             continue; // nothing there (or unreadable): nothing to close
         for (size_t k = 0; k < g.gl_pathc && st == CONTAIN_OK; k++) {
             if (realpath(g.gl_pathv[k], real) != NULL && stat(real, &sb) == 0 &&
                 S_ISDIR(sb.st_mode))
-                st = bind_push(plan, real, &sb, BIND_SYSTEM, false, e);
+                st = bind_push(plan, real, &sb, kind, false, e);
         }
         globfree(&g);
         if (st != CONTAIN_OK)
@@ -225,45 +239,79 @@ bind_merge(ct_plan *plan, ct_err *e)
     return CONTAIN_OK;
 }
 
-/*
- * The flags of each path, from the shallowest down: its own entries
- * decide, else the nearest bound path above it. A system program
- * directory beneath an executable entry is not bound at all (it keeps
- * that entry's exec). Read-only only where a write grant above makes it
- * a carve.
- */
-static void
-bind_flags(ct_plan *plan)
+/* path is at or beneath dir (both canonical). */
+static bool
+bind_within(const char *dir, const char *path)
 {
+    return strcmp(dir, path) == 0 || bind_beneath(dir, path);
+}
+
+/*
+ * The flags of each path, from the shallowest down; the nearest bound
+ * path above it is `up`. Exec: an --exec entry or the program runs
+ * (listed); a write grant does not; a read-type grant does not, unless it
+ * lies in a library tree, where it keeps what is above it (or the
+ * host's); a program directory does not, and is not bound at all beneath
+ * a listed path (it keeps that exec); a library tree is bound back only
+ * beneath a noexec path. Writable: a write grant, else a read-type one is
+ * not, else what is above. Read-only only where a write grant above makes
+ * it a carve, and on the program directories.
+ */
+static contain_status
+bind_flags(ct_plan *plan, ct_err *e)
+{
+    bool *drop = box_calloc(plan->cp_nbinds + 1, sizeof *drop);
     size_t out = 0;
 
+    if (drop == NULL)
+        return ct_fail(e, CONTAIN_FAIL, false, "out of memory");
     for (size_t i = 0; i < plan->cp_nbinds; i++) {
         ct_bind *b = &plan->cp_binds[i];
         const ct_bind *up = NULL;
-        bool in_write = false;
+        bool in_write = false, in_library = false;
+        unsigned k = b->cb_kinds;
 
-        for (size_t j = 0; j < out; j++) {
-            if (bind_beneath(plan->cp_binds[j].cb_path, b->cb_path)) {
-                up = &plan->cp_binds[j]; // the last one is the nearest
-                in_write = in_write || plan->cp_binds[j].cb_writable;
+        for (size_t j = 0; j <= i; j++) {
+            const ct_bind *o = &plan->cp_binds[j];
+            if ((o->cb_kinds & BIND_LIBRARY) &&
+                bind_within(o->cb_path, b->cb_path))
+                in_library = true;
+            if (j < i && !drop[j] && bind_beneath(o->cb_path, b->cb_path)) {
+                up = o; // the last one is the nearest
+                in_write = in_write || o->cb_writable;
             }
         }
-        if (b->cb_kinds == BIND_SYSTEM && up != NULL && up->cb_exec) {
-            box_free(b->cb_path);
-            continue;
+        if (k & BIND_EXEC) {
+            b->cb_exec = b->cb_listed = true;
+        } else if (k & BIND_WRITE) {
+            b->cb_exec = false;
+        } else if ((k & BIND_READ) && in_library) {
+            b->cb_exec = up == NULL || up->cb_exec;
+            b->cb_listed = up != NULL && up->cb_listed;
+        } else if (k & (BIND_READ | BIND_SYSTEM)) {
+            b->cb_exec = false;
+            drop[i] = !(k & BIND_READ) && up != NULL && up->cb_listed;
+        } else { // a library tree alone
+            b->cb_exec = true;
+            drop[i] = up == NULL || up->cb_exec;
         }
-        b->cb_exec = (b->cb_kinds & BIND_EXEC) != 0;
-        b->cb_writable = (b->cb_kinds & BIND_WRITE)  ? true
-                         : (b->cb_kinds & BIND_READ) ? false
-                         : up != NULL                ? up->cb_writable
-                                                     : false;
+        b->cb_writable = (k & BIND_WRITE)  ? true
+                         : (k & BIND_READ) ? false
+                         : up != NULL      ? up->cb_writable
+                                           : false;
         // The system's program directories are read-only whatever lies
         // above them, unless a write grant reaches them.
-        b->cb_rdonly =
-            !b->cb_writable && (in_write || (b->cb_kinds & BIND_SYSTEM) != 0);
-        plan->cp_binds[out++] = *b;
+        b->cb_rdonly = !b->cb_writable && (in_write || (k & BIND_SYSTEM) != 0);
+    }
+    for (size_t i = 0; i < plan->cp_nbinds; i++) {
+        if (drop[i])
+            box_free(plan->cp_binds[i].cb_path);
+        else
+            plan->cp_binds[out++] = plan->cp_binds[i];
     }
     plan->cp_nbinds = out;
+    box_free(drop);
+    return CONTAIN_OK;
 }
 
 contain_status
@@ -284,24 +332,64 @@ ct_bind_plan(ct_plan *plan, int exec_fd, ct_err *e)
     if (exec_fd >= 0 && (st = bind_push_fd(plan, exec_fd, BIND_EXEC, true,
                                            "the program", e)) != 0)
         return st;
-    if ((st = bind_push_system(plan, e)) != 0 ||
+    if ((st = bind_push_globs(plan, bind_system,
+                              sizeof bind_system / sizeof *bind_system,
+                              BIND_SYSTEM, e)) != 0 ||
+        (st = bind_push_globs(plan, bind_library,
+                              sizeof bind_library / sizeof *bind_library,
+                              BIND_LIBRARY, e)) != 0 ||
         (st = bind_merge(plan, e)) != 0)
         return st;
-    bind_flags(plan);
-    return CONTAIN_OK;
+    return bind_flags(plan, e);
+}
+
+/* Sets b's flags on the mount tree at fd, every mount of it: never
+ * cleared, only added. */
+static contain_status
+bind_setattr(const ct_bind *b, int fd, ct_err *e)
+{
+    struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID};
+
+    if (!b->cb_exec)
+        attr.attr_set |= MOUNT_ATTR_NOEXEC;
+    if (b->cb_rdonly)
+        attr.attr_set |= MOUNT_ATTR_RDONLY;
+    if (mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+                      sizeof attr) == 0)
+        return CONTAIN_OK;
+    return ct_fail(e, CONTAIN_FAIL, errno == ENOSYS,
+                   "%s: cannot set its mount flags (mount_setattr: %s%s)",
+                   b->cb_path, strerror(errno),
+                   errno == ENOSYS ? "; Linux 5.12 has it" : "");
+}
+
+/* fd is the file the plan saw; else the refusal (or, for an optional
+ * path, -1 in *keep). */
+static contain_status
+bind_check(const ct_bind *b, int fd, bool *keep, ct_err *e)
+{
+    struct stat sb;
+
+    *keep = true;
+    if (fstat(fd, &sb) == 0 && sb.st_dev == b->cb_dev && sb.st_ino == b->cb_ino)
+        return CONTAIN_OK;
+    *keep = false;
+    if (b->cb_optional)
+        return CONTAIN_OK;
+    return ct_fail(e, CONTAIN_FAIL, false,
+                   "%s: it changed while the sandbox was built", b->cb_path);
 }
 
 /*
  * A whole clone of the path as the host has it, checked to be the file
- * the plan saw, with its flags set: never cleared, only added, on every
- * mount of the clone. -1 (and CONTAIN_OK) for an optional path that is
- * not there as planned.
+ * the plan saw, with its flags set. -1 (and CONTAIN_OK) for an optional
+ * path that is not there as planned.
  */
 static contain_status
 bind_clone(const ct_bind *b, int *out, ct_err *e)
 {
-    struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID};
-    struct stat sb;
+    contain_status st;
+    bool keep;
     int fd;
 
     *out = -1;
@@ -314,27 +402,10 @@ bind_clone(const ct_bind *b, int *out, ct_err *e)
         return ct_fail(e, CONTAIN_FAIL, errno == ENOSYS,
                        "%s: cannot bind it (open_tree: %s)", b->cb_path,
                        strerror(errno));
-    if (fstat(fd, &sb) != 0 || sb.st_dev != b->cb_dev ||
-        sb.st_ino != b->cb_ino) {
+    if ((st = bind_check(b, fd, &keep, e)) != 0 || !keep ||
+        (st = bind_setattr(b, fd, e)) != 0) {
         close(fd);
-        if (b->cb_optional)
-            return CONTAIN_OK;
-        return ct_fail(e, CONTAIN_FAIL, false,
-                       "%s: it changed while the sandbox was built",
-                       b->cb_path);
-    }
-    if (!b->cb_exec)
-        attr.attr_set |= MOUNT_ATTR_NOEXEC;
-    if (b->cb_rdonly)
-        attr.attr_set |= MOUNT_ATTR_RDONLY;
-    if (mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
-                      sizeof attr) != 0) {
-        int err = errno;
-        close(fd);
-        return ct_fail(e, CONTAIN_FAIL, err == ENOSYS,
-                       "%s: cannot set its mount flags (mount_setattr: %s%s)",
-                       b->cb_path, strerror(err),
-                       err == ENOSYS ? "; Linux 5.12 has it" : "");
+        return st;
     }
     *out = fd;
     return CONTAIN_OK;
@@ -345,25 +416,39 @@ bind_clone(const ct_bind *b, int *out, ct_err *e)
 static contain_status
 bind_attach(const ct_bind *b, int clone, ct_err *e)
 {
-    struct stat sb;
-    contain_status st = CONTAIN_OK;
+    contain_status st;
+    bool keep;
     int target = open(b->cb_path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
-    if (target < 0 || fstat(target, &sb) != 0 || sb.st_dev != b->cb_dev ||
-        sb.st_ino != b->cb_ino) {
-        if (!b->cb_optional)
-            st = ct_fail(e, CONTAIN_FAIL, false,
-                         "%s: it changed while the sandbox was built",
-                         b->cb_path);
-    } else if (move_mount(clone, "", target, "",
-                          MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) !=
-               0) {
+    if (target < 0)
+        return b->cb_optional ? CONTAIN_OK
+                              : ct_fail(e, CONTAIN_FAIL, false,
+                                        "%s: it changed while the sandbox "
+                                        "was built (%s)",
+                                        b->cb_path, strerror(errno));
+    if ((st = bind_check(b, target, &keep, e)) == 0 && keep &&
+        move_mount(clone, "", target, "",
+                   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
         st = ct_fail(e, CONTAIN_FAIL, true,
                      "%s: cannot bind it (move_mount: %s)", b->cb_path,
                      strerror(errno));
-    }
-    if (target >= 0)
-        close(target);
+    close(target);
+    return st;
+}
+
+/* A grant of / itself: its flags on this namespace's own mounts. */
+static contain_status
+bind_root(const ct_bind *b, ct_err *e)
+{
+    contain_status st;
+    bool keep;
+    int fd = open("/", O_PATH | O_CLOEXEC);
+
+    if (fd < 0)
+        return ct_fail(e, CONTAIN_FAIL, false, "/: %s", strerror(errno));
+    if ((st = bind_check(b, fd, &keep, e)) == 0 && keep)
+        st = bind_setattr(b, fd, e);
+    close(fd);
     return st;
 }
 
@@ -379,9 +464,14 @@ ct_binds(const ct_plan *plan, ct_err *e)
         return ct_fail(e, CONTAIN_FAIL, false, "out of memory");
     for (size_t i = 0; i < plan->cp_nbinds; i++)
         clones[i] = -1;
-    // Every clone before any bind: each starts from the host's tree.
-    for (size_t i = 0; i < plan->cp_nbinds && st == CONTAIN_OK; i++)
-        st = bind_clone(&plan->cp_binds[i], &clones[i], e);
+    // Every clone before any flag changes: each starts from the host's
+    // tree. / sorts first.
+    for (size_t i = 0; i < plan->cp_nbinds && st == CONTAIN_OK; i++) {
+        if (strcmp(plan->cp_binds[i].cb_path, "/") != 0)
+            st = bind_clone(&plan->cp_binds[i], &clones[i], e);
+    }
+    if (st == CONTAIN_OK && strcmp(plan->cp_binds[0].cb_path, "/") == 0)
+        st = bind_root(&plan->cp_binds[0], e);
     for (size_t i = 0; i < plan->cp_nbinds && st == CONTAIN_OK; i++) {
         if (clones[i] >= 0)
             st = bind_attach(&plan->cp_binds[i], clones[i], e);

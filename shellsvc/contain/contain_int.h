@@ -62,6 +62,7 @@ typedef struct ct_bind {
     unsigned cb_kinds; // what planned it (contain_bind.c)
     bool cb_optional;  // skipped, not refused, when not there as planned
     bool cb_exec;      // else MS_NOEXEC
+    bool cb_listed;    // exec because --exec (or the program) names it
     bool cb_writable;  // a write grant reaches it (with nothing deeper)
     bool cb_rdonly;    // MS_RDONLY: a read-type carve in a write grant
 } ct_bind;

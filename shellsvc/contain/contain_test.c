@@ -1487,6 +1487,33 @@ test_loader_runs_only_exec_set(void **state)
              probe_bin, lib, ld, t.t_root, t.t_root, t.t_root, t.t_root);
     assert_string_equal(r.ro_out, want);
     run_free(&r);
+
+    // A grant of / itself (set in place: a mount over / is not what paths
+    // resolve through) or of a library tree: the libraries stay mappable
+    // and the program starts; the program directories and every other
+    // file stay noexec.
+    snprintf(p, sizeof p, "%s/out/touch", t.t_root);
+    copy_exec("/usr/bin/touch", p);
+    for (int i = 0; i < 2; i++) {
+        av_start(&a);
+        av_add(&a, "--read");
+        av_add(&a, "%s", i == 0 ? "/" : "/usr");
+        av_program(&a, probe_bin);
+        av_add(&a, "mmap");
+        av_add(&a, "%s", lib);
+        av_add(&a, "mmap");
+        av_add(&a, "/usr/bin/env");
+        av_add(&a, "mmap");
+        av_add(&a, "%s/out/touch", t.t_root);
+        run(&r, a.a_v);
+        assert_int_equal(r.ro_status, 0);
+        snprintf(want, sizeof want,
+                 "mmap %s: ok\nmmap /usr/bin/env: EPERM\n"
+                 "mmap %s/out/touch: %s\n",
+                 lib, t.t_root, i == 0 ? "EPERM" : "EACCES");
+        assert_string_equal(r.ro_out, want);
+        run_free(&r);
+    }
     tree_rm(&t);
 }
 
