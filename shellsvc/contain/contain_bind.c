@@ -216,6 +216,7 @@ bind_beneath(const char *dir, const char *path)
 static contain_status
 bind_merge(ct_plan *plan, ct_err *e)
 {
+    contain_status st = CONTAIN_OK;
     size_t out = 0;
 
     qsort(plan->cp_binds, plan->cp_nbinds, sizeof *plan->cp_binds, bind_cmp);
@@ -223,20 +224,21 @@ bind_merge(ct_plan *plan, ct_err *e)
         ct_bind *b = &plan->cp_binds[i];
         ct_bind *last = out > 0 ? &plan->cp_binds[out - 1] : NULL;
 
-        if (last != NULL && strcmp(last->cb_path, b->cb_path) == 0) {
-            if (last->cb_dev != b->cb_dev || last->cb_ino != b->cb_ino)
-                return ct_fail(e, CONTAIN_FAIL, false,
-                               "%s: it changed while the sandbox was built",
-                               b->cb_path);
-            last->cb_kinds |= b->cb_kinds;
-            last->cb_optional = last->cb_optional && b->cb_optional;
-            box_free(b->cb_path);
+        if (last == NULL || strcmp(last->cb_path, b->cb_path) != 0) {
+            plan->cp_binds[out++] = *b;
             continue;
         }
-        plan->cp_binds[out++] = *b;
+        if ((last->cb_dev != b->cb_dev || last->cb_ino != b->cb_ino) &&
+            st == CONTAIN_OK)
+            st = ct_fail(e, CONTAIN_FAIL, false,
+                         "%s: it changed while the sandbox was built",
+                         b->cb_path);
+        last->cb_kinds |= b->cb_kinds;
+        last->cb_optional = last->cb_optional && b->cb_optional;
+        box_free(b->cb_path);
     }
-    plan->cp_nbinds = out;
-    return CONTAIN_OK;
+    plan->cp_nbinds = out; // each path owned once, whatever st says
+    return st;
 }
 
 /* path is at or beneath dir (both canonical). */
