@@ -33,6 +33,11 @@
  */
 
 /* The eight filesystem lists, in the order the contract states them.
+ * Lists may nest and the deepest entry wins (box-contain binds each path
+ * over itself): a `read`, `read_file` or `list` entry inside a `write`
+ * grant is read-only there, an `exec` entry inside a grant is executable
+ * while every other grant is not, and the same path in `read` and `write`
+ * is writable. The loader accepts every such shape.
  * ORDER BOX_GRANT: keep box_config_grant_key's table in config.c in this
  * order. */
 typedef enum box_config_grant {

@@ -1530,6 +1530,24 @@ test_check_paths_ok(void **state)
         fail_msg("%s", err);
     assert_null(err);
 
+    // Read-type entries inside a write grant (read-only there, as the
+    // quickstart's [tool.git] keeps .git/config and .git/hooks) pass.
+    make_dir(fx, "home/dir/hooks");
+    write_file(fx, "home/dir/config", "x");
+    make_dir(fx, "home/dir/refs");
+    rv = check_paths(fx,
+                     "name = \"a\"\nbox_dir = \"@D/boxes/new\"\n"
+                     "[tool.git]\ncommand = [\"git\"]\n"
+                     "[tool.git.filesystem]\n"
+                     "read = [\"~\", \"~/dir/hooks\"]\n"
+                     "write = [\"~/dir\"]\n"
+                     "read_file = [\"~/dir/config\"]\n"
+                     "list = [\"~/dir/refs\"]\n",
+                     &err);
+    if (rv != BOX_OK)
+        fail_msg("%s", err);
+    assert_null(err);
+
     // box_dir may exist already.
     rv = check_paths(fx, "name = \"a\"\nbox_dir = \"@D/boxes\"\n", &err);
     assert_int_equal(rv, BOX_OK);

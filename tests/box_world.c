@@ -2,6 +2,7 @@
 /* A whole box on disk, run through the real `box run`. */
 #include "box_world.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -92,6 +93,10 @@ box_world_make(box_world *w)
     snprintf(p, sizeof p, "%s/.env", w->bw_project);
     box_world_put(p, "API_TOKEN=not-for-agents\n");
     world_git(w, (char *[]){"init", "-q", NULL});
+    // As the quickstart's prepare.sh: its [tool.git] reads .git/hooks,
+    // which must exist (git's template usually makes it).
+    snprintf(p, sizeof p, "%s/.git/hooks", w->bw_project);
+    assert_true(mkdir(p, 0755) == 0 || errno == EEXIST);
     world_git(w, (char *[]){"add", "README.md", "src/main.rs", NULL});
     world_git(w, (char *[]){"commit", "-q", "-m", "initial", NULL});
     char *git = NULL;

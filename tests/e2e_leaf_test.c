@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Leaf sandboxes under `box run`: what a host program the shell starts can
  * reach (none of the box directory) and run (its program and its `exec`
- * list), and the quickstart's [tool.git] keeping .env and its helpers in. */
+ * list, also through the dynamic loader), and the quickstart's [tool.git]
+ * keeping .env, its helpers, its config and its hooks in. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "box_world.h"
+#include "contain_int.h"
 
 static const char permit_all[] = "permit (principal, action, resource);\n";
 
@@ -265,7 +267,8 @@ test_git_helpers_do_not_start(void **state)
     box_free(log);
 
     // A hook planted in .git: the commit that would run it does not run
-    // it (git cannot start it, so the commit stops there).
+    // it. .git is a noexec mount in git's leaf, so git sees no executable
+    // hook, says so, and commits without it.
     char hook[PATH_MAX + 32], text[PATH_MAX + 64];
     snprintf(hook, sizeof hook, "%s/.git/hooks/pre-commit", w->bw_project);
     snprintf(text, sizeof text, "#!/bin/sh\ntouch %s/.git/M5\n", w->bw_project);
@@ -277,9 +280,9 @@ test_git_helpers_do_not_start(void **state)
                   "echo \"hooked $?\"",
                   &r);
     assert_int_equal(r.pr_status, 0);
-    expect_out(&r, "hooked 1\n");
-    expect_err_has(&r, "fatal: cannot exec '.git/hooks/pre-commit': "
-                       "Permission denied\n");
+    expect_out(&r, "hooked 0\n");
+    expect_err_has(&r, "hint: The '.git/hooks/pre-commit' hook was ignored "
+                       "because it's not set as executable.\n");
     box_proc_result_free(&r);
     snprintf(hook, sizeof hook, "%s/.git/M5", w->bw_project);
     assert_int_equal(access(hook, F_OK), -1);
@@ -323,6 +326,210 @@ test_git_show_env(void **state)
     box_free(shown);
 }
 
+/* ---- the loader runs only what may run --------------------------------- */
+
+/* The dynamic loader a program names (PT_INTERP), as an alias would
+ * spell it. */
+static void
+loader_of(const char *program, char *buf, size_t n)
+{
+    int fd = open(program, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(ct_elf_interp(fd, buf, n), CT_INTERP_FOUND);
+    close(fd);
+}
+
+/* Copies an executable (mode 0755): what the agent could have written. */
+static void
+put_exec(const char *src, const char *dst)
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+    assert_true(in >= 0 && out >= 0);
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(in, buf, sizeof buf)) > 0)
+        assert_int_equal(write(out, buf, (size_t)n), n);
+    assert_int_equal(n, 0);
+    close(in);
+    assert_int_equal(fchmod(out, 0755), 0);
+    close(out);
+}
+
+/*
+ * git's leaf may execute the loader (git needs it), and the loader runs
+ * whatever ELF it can map. Under the quickstart's [tool.git], an alias
+ * naming the loader runs neither a system program (/usr/bin/touch: a
+ * noexec program directory in the leaf) nor an ELF in the workspace (a
+ * noexec grant); through the shell it does not start at all. git's own
+ * work goes on. Before the binds, L1 and L3 were made.
+ */
+static void
+test_git_loader_runs_nothing(void **state)
+{
+    box_world *w = *state;
+    quickstart_world(w);
+    char ld[PATH_MAX], mine[PATH_MAX + 16];
+    loader_of(w->bw_git, ld, sizeof ld);
+    snprintf(mine, sizeof mine, "%s/mytouch", w->bw_project);
+    put_exec("/usr/bin/touch", mine);
+    const char *g = w->bw_project;
+    static char script[PATH_MAX * 12];
+    snprintf(script, sizeof script,
+             "zsh -c \"git -c alias.x='!%s' x /usr/bin/touch %s/.git/L1\"; "
+             "echo \"system $?\"\n"
+             "zsh -c \"git -c alias.y='!%s /usr/bin/touch %s/.git/L2' y\"; "
+             "echo \"shell $?\"\n"
+             "zsh -c \"git -c alias.z='!%s' z ./mytouch %s/.git/L3\"; "
+             "echo \"workspace $?\"\n"
+             "zsh -c 'grep -n TODO src/main.rs > todo.txt && git add "
+             "todo.txt && git status --short'\n"
+             "zsh -c 'git -c user.name=a -c user.email=a@b commit -q -m "
+             "todo'; echo \"commit $?\"\n",
+             ld, g, ld, g, ld, g);
+    box_proc_result r;
+    box_world_run(w, script, &r);
+    assert_int_equal(r.pr_status, 0);
+    expect_out(&r, "system 127\n"
+                   "shell 128\n"
+                   "workspace 127\n"
+                   "A  todo.txt\n"
+                   "?? .env\n"
+                   "?? mytouch\n"
+                   "commit 0\n");
+    expect_err_has(&r, "/usr/bin/touch: error while loading shared "
+                       "libraries: /usr/bin/touch: failed to map segment "
+                       "from shared object\n");
+    expect_err_has(&r, "./mytouch: failed to map segment from shared "
+                       "object\n");
+    char why[PATH_MAX * 3];
+    snprintf(why, sizeof why,
+             "fatal: cannot exec '%s /usr/bin/touch %s/.git/L2': Permission "
+             "denied\n",
+             ld, g);
+    expect_err_has(&r, why);
+    box_proc_result_free(&r);
+    for (int i = 1; i <= 3; i++) {
+        char m[PATH_MAX + 16];
+        snprintf(m, sizeof m, "%s/.git/L%d", w->bw_project, i);
+        if (access(m, F_OK) == 0)
+            fprintf(stderr, "%s was created\n", m);
+        assert_int_equal(access(m, F_OK), -1);
+    }
+    char *log = host_git(w, "log", "--format=%s");
+    assert_string_equal(log, "todo\ninitial\n");
+    box_free(log);
+}
+
+/*
+ * The agent's own sandbox is built the same way: the loader its shell
+ * runs on maps neither a system program nor an ELF in the agent's write
+ * grant, while its aliases (bin/, an exec entry shown beneath the hidden
+ * box directory) still run. Before the binds, A1 and A2 were made.
+ */
+static void
+test_agent_loader_runs_nothing(void **state)
+{
+    box_world *w = *state;
+    char scratch[PATH_MAX], ld[PATH_MAX], fs[PATH_MAX + 32], p[PATH_MAX + 16];
+    snprintf(scratch, sizeof scratch, "%s/scratch", w->bw_root);
+    assert_int_equal(mkdir(scratch, 0755), 0);
+    snprintf(p, sizeof p, "%s/touch", scratch);
+    put_exec("/usr/bin/touch", p);
+    snprintf(fs, sizeof fs, "write = [\"%s\"]\n", scratch);
+    box_world_config_agent(w, fs, "");
+    box_world_policy(w, permit_all);
+    assert_non_null(realpath("/bin/sh", p));
+    loader_of(p, ld, sizeof ld);
+    static char script[PATH_MAX * 8];
+    snprintf(script, sizeof script,
+             "%s /usr/bin/touch %s/A1; echo \"system $?\"\n"
+             "%s %s/touch %s/A2; echo \"written $?\"\n"
+             "zsh -c 'echo alias $?'\n",
+             ld, scratch, ld, scratch, scratch);
+    box_proc_result r;
+    box_world_run(w, script, &r);
+    assert_int_equal(r.pr_status, 0);
+    expect_out(&r, "system 127\nwritten 127\nalias 0\n");
+    expect_err_has(&r, "failed to map segment from shared object\n");
+    box_proc_result_free(&r);
+    for (int i = 1; i <= 2; i++) {
+        snprintf(p, sizeof p, "%s/A%d", scratch, i);
+        if (access(p, F_OK) == 0)
+            fprintf(stderr, "%s was created\n", p);
+        assert_int_equal(access(p, F_OK), -1);
+    }
+}
+
+/* ---- git's leaf cannot write its own config or hooks -------------------- */
+
+/*
+ * The quickstart's [tool.git] writes .git but reads .git/config and
+ * .git/hooks (read entries inside the write grant: read-only mounts in
+ * the leaf). `git config core.fsmonitor`, `git config core.hooksPath`
+ * and a hook copied in by `git init --template` (from a directory the
+ * agent can write) all fail, .git/config is byte for byte what it was,
+ * and add, status and commit still work. Before, each of them planted
+ * code the operator's own git would run on the host.
+ */
+static void
+test_git_config_read_only(void **state)
+{
+    box_world *w = *state;
+    quickstart_world(w);
+    char cfg[PATH_MAX + 16], p[PATH_MAX + 64], why[PATH_MAX * 3];
+    snprintf(cfg, sizeof cfg, "%s/.git/config", w->bw_project);
+    char *before = slurp(cfg);
+    assert_non_null(before);
+    snprintf(p, sizeof p, "%s/tpl", w->bw_project);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/tpl/hooks", w->bw_project);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/tpl/hooks/pre-commit", w->bw_project);
+    box_world_put(p, "#!/bin/sh\necho hooked\n");
+    assert_int_equal(chmod(p, 0755), 0);
+    const char *g = w->bw_project;
+    static char script[PATH_MAX * 8];
+    snprintf(script, sizeof script,
+             "zsh -c \"git config core.fsmonitor 'touch %s/.git/F'\"; "
+             "echo \"fsmonitor $?\"\n"
+             "zsh -c 'git config core.hooksPath tpl/hooks'; "
+             "echo \"hooksPath $?\"\n"
+             "zsh -c 'git init -q --template=%s/tpl'; echo \"template $?\"\n"
+             "zsh -c 'grep -n TODO src/main.rs > todo.txt && git add "
+             "todo.txt && git status --short'\n"
+             "zsh -c 'git -c user.name=a -c user.email=a@b commit -q -m "
+             "todo'; echo \"commit $?\"\n",
+             g, g);
+    box_proc_result r;
+    box_world_run(w, script, &r);
+    assert_int_equal(r.pr_status, 0);
+    expect_out(&r, "fsmonitor 4\n"
+                   "hooksPath 4\n"
+                   "template 128\n"
+                   "A  todo.txt\n"
+                   "?? .env\n"
+                   "?? tpl/\n"
+                   "commit 0\n");
+    expect_err_has(&r, "error: could not write config file .git/config: "
+                       "Device or resource busy\n");
+    snprintf(why, sizeof why,
+             "fatal: cannot copy '%s/tpl/hooks/pre-commit' to "
+             "'%s/.git/hooks/pre-commit': Read-only file system\n",
+             g, g);
+    expect_err_has(&r, why);
+    box_proc_result_free(&r);
+    char *after = slurp(cfg);
+    assert_string_equal(after, before);
+    box_free(after);
+    box_free(before);
+    snprintf(p, sizeof p, "%s/.git/hooks/pre-commit", w->bw_project);
+    assert_int_equal(access(p, F_OK), -1);
+    char *log = host_git(w, "log", "--format=%s");
+    assert_string_equal(log, "todo\ninitial\n");
+    box_free(log);
+}
+
 int
 main(void)
 {
@@ -332,6 +539,9 @@ main(void)
         T(test_leaf_reaches_no_box_socket),
         T(test_git_helpers_do_not_start),
         T(test_git_show_env),
+        T(test_git_loader_runs_nothing),
+        T(test_agent_loader_runs_nothing),
+        T(test_git_config_read_only),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

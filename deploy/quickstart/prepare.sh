@@ -19,5 +19,8 @@ RS
 printf 'API_TOKEN=not-for-agents\n' > "$root/project/.env"
 printf '# quickstart project\n' > "$root/project/README.md"
 git -C "$root/project" init -q
+# box.toml makes .git/hooks read-only for git's leaf, and an entry must
+# exist (git's template usually makes it).
+mkdir -p "$root/project/.git/hooks"
 git -C "$root/project" -c user.name=box -c user.email=box@localhost add README.md src/main.rs
 git -C "$root/project" -c user.name=box -c user.email=box@localhost commit -q -m "initial"

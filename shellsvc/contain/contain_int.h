@@ -41,8 +41,9 @@ contain_status ct_drop_caps(ct_err *e);
 typedef struct ct_rule {
     int cr_fd; // O_PATH, owned by the plan
     uint64_t cr_access;
-    const char *cr_path; // borrowed; what messages name
-    bool cr_implicit;    // the program or its loader, not a user grant
+    const char *cr_path;  // borrowed; what messages name
+    bool cr_implicit;     // the program or its loader, not a user grant
+    contain_list cr_list; // the list a user grant came from
 } ct_rule;
 
 /* A --deny to cover in the mount namespace, as the check saw it. */
@@ -53,11 +54,26 @@ typedef struct ct_mask {
     bool cm_dir;
 } ct_mask;
 
+/* A path bound over itself with its own mount flags (contain_bind.c). */
+typedef struct ct_bind {
+    char *cb_path; // canonical; owned by the plan
+    dev_t cb_dev;
+    ino_t cb_ino;
+    unsigned cb_kinds; // what planned it (contain_bind.c)
+    bool cb_optional;  // skipped, not refused, when not there as planned
+    bool cb_exec;      // else MS_NOEXEC
+    bool cb_listed;    // exec because --exec (or the program) names it
+    bool cb_writable;  // a write grant reaches it (with nothing deeper)
+    bool cb_rdonly;    // MS_RDONLY: a read-type carve in a write grant
+} ct_bind;
+
 typedef struct ct_plan {
     ct_rule *cp_rules;
     size_t cp_nrules;
     ct_mask *cp_masks;
     size_t cp_nmasks;
+    ct_bind *cp_binds; // shallowest path first
+    size_t cp_nbinds, cp_capbinds;
     int cp_abi;
 } ct_plan;
 
@@ -75,6 +91,18 @@ contain_status ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd,
  * thread. Needs no_new_privs already set. */
 contain_status ct_ll_apply(const ct_plan *plan, ct_err *e);
 void ct_plan_free(ct_plan *plan);
+
+/*
+ * Mount binds (contain_bind.c). ct_bind_plan, outside the namespaces
+ * after ct_ll_prepare: the system's program directories, every grant of
+ * the plan and what may run (--exec, the program on exec_fd), each with
+ * its flags (noexec but what may run; read-only where a read-type entry
+ * lies in a write grant). ct_binds, in init after the fresh /proc and
+ * before the masks: binds them, checked against the plan's identities.
+ */
+contain_status ct_bind_plan(ct_plan *plan, int exec_fd, ct_err *e);
+contain_status ct_binds(const ct_plan *plan, ct_err *e);
+void ct_bind_free(ct_plan *plan);
 
 /* The ELF interpreter (contain_elf.c). */
 typedef enum ct_interp {

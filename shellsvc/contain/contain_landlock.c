@@ -400,6 +400,7 @@ ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd, ct_plan *plan,
         if ((st = ll_plan_rule(plan, fd, row->lr_access & mask, p->cp_path,
                                false, e)) != 0)
             return st;
+        plan->cp_rules[plan->cp_nrules - 1].cr_list = p->cp_list;
         if (p->cp_list == CONTAIN_EXEC && S_ISREG(sb.st_mode) &&
             (st =
                  ll_plan_loader(plan, plan->cp_rules[plan->cp_nrules - 1].cr_fd,
@@ -489,6 +490,7 @@ ct_plan_free(ct_plan *plan)
         close(plan->cp_rules[i].cr_fd);
     box_free(plan->cp_rules);
     box_free(plan->cp_masks);
+    ct_bind_free(plan);
     plan->cp_rules = NULL;
     plan->cp_masks = NULL;
     plan->cp_nrules = 0;

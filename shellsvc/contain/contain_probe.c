@@ -163,12 +163,16 @@ pr_seccomp(probe_result *r, int out)
 
 /*
  * --deny masks and --show paths are detached clones moved onto a path
- * (open_tree and move_mount, Linux 5.2): clone /proc onto itself in a
- * private mount namespace.
+ * (open_tree and move_mount, Linux 5.2), and the noexec and read-only
+ * binds are clones given their flags first (mount_setattr, Linux 5.12):
+ * clone /proc, make it read-only and noexec, and move it onto itself in
+ * a private mount namespace.
  */
 static contain_status
 pr_masks(probe_result *r, int out)
 {
+    struct mount_attr attr = {.attr_set =
+                                  MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC};
     contain_status st;
     int fd;
 
@@ -181,6 +185,15 @@ pr_masks(probe_result *r, int out)
                        strerror(errno));
     fd = open_tree(AT_FDCWD, "/proc",
                    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    if (fd >= 0 && mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+                                 sizeof attr) != 0) {
+        st = ct_fail(&r->pr_err, CONTAIN_FAIL, true,
+                     "the kernel cannot set the flags of a cloned mount "
+                     "(mount_setattr: %s; Linux 5.12 has it)",
+                     strerror(errno));
+        close(fd);
+        return st;
+    }
     if (fd < 0 ||
         move_mount(fd, "", AT_FDCWD, "/proc", MOVE_MOUNT_F_EMPTY_PATH) != 0)
         return ct_fail(&r->pr_err, CONTAIN_FAIL, true,
@@ -188,7 +201,8 @@ pr_masks(probe_result *r, int out)
                        "Linux 5.2 has it)",
                        fd < 0 ? "open_tree" : "move_mount", strerror(errno));
     close(fd);
-    snprintf(r->pr_ok, sizeof r->pr_ok, "(open_tree, move_mount)");
+    snprintf(r->pr_ok, sizeof r->pr_ok,
+             "(open_tree, mount_setattr, move_mount)");
     return CONTAIN_OK;
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -23,7 +24,8 @@
 
 /*
  * Usage: contain_probe CMD [ARG...] [CMD [ARG...]]...
- *   read PATH | write PATH | unlink PATH | list DIR | exec PATH |
+ *   read PATH | write PATH | unlink PATH | rename FROM TO | list DIR |
+ *   exec PATH | mmap PATH |
  *   connect IP PORT | unix PATH | loopback | ifaces | syscalls | env | fds |
  *   pid | hostname | caps | exit N | kill SIG | sleep
  * Each command prints one line `CMD ...: ok` or `CMD ...: ERRNO_NAME`
@@ -68,6 +70,25 @@ do_write(const char *path)
     close(fd);
     errno = err;
     return n == 2 ? 0 : -1;
+}
+
+/* What the dynamic loader does with a program or a shared object: map
+ * its first page executable from a read-only open. */
+static int
+do_mmap(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    void *p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+    int err = errno;
+    close(fd);
+    if (p == MAP_FAILED) {
+        errno = err;
+        return -1;
+    }
+    munmap(p, 4096);
+    return 0;
 }
 
 static int
@@ -312,6 +333,14 @@ main(int argc, char **argv)
         } else if (strcmp(c, "unlink") == 0 && i + 1 < argc) {
             snprintf(what, sizeof what, "unlink %s", argv[i + 1]);
             report(what, unlink(argv[++i]));
+        } else if (strcmp(c, "rename") == 0 && i + 2 < argc) {
+            snprintf(what, sizeof what, "rename %s %s", argv[i + 1],
+                     argv[i + 2]);
+            report(what, rename(argv[i + 1], argv[i + 2]));
+            i += 2;
+        } else if (strcmp(c, "mmap") == 0 && i + 1 < argc) {
+            snprintf(what, sizeof what, "mmap %s", argv[i + 1]);
+            report(what, do_mmap(argv[++i]));
         } else if (strcmp(c, "exec") == 0 && i + 1 < argc) {
             snprintf(what, sizeof what, "exec %s", argv[i + 1]);
             report(what, do_exec(argv[++i]));

@@ -216,8 +216,9 @@ ct_init(const contain_spec *spec, ct_plan *plan, int fd, int alive,
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || poll(&p, 1, 0) != 0)
         _exit(CONTAIN_FAIL);
     close(alive);
-    if ((st = ct_mounts(&e)) != 0 || (st = ct_masks(spec, plan, &e)) != 0 ||
-        (st = ct_hostname(&e)) != 0 || (st = ct_lo_up(&e)) != 0)
+    if ((st = ct_mounts(&e)) != 0 || (st = ct_binds(plan, &e)) != 0 ||
+        (st = ct_masks(spec, plan, &e)) != 0 || (st = ct_hostname(&e)) != 0 ||
+        (st = ct_lo_up(&e)) != 0)
         goto fail;
     if (chdir(spec->cs_cwd != NULL ? spec->cs_cwd : "/") != 0) {
         st =
@@ -276,7 +277,9 @@ ct_which_ns(int err, ct_err *e)
  * The sandbox, in one place and one order: program identity, kernel
  * features, the Landlock plan, user namespace (not root), then init is
  * cloned into new mount, pid, ipc, uts and net namespaces; init mounts
- * /proc, lays the --deny masks and --hide covers, sets the hostname,
+ * /proc, binds the grants and program directories noexec and what may
+ * run executable (contain_bind.c), lays the --deny masks and --hide
+ * covers, sets the hostname,
  * raises lo, sets no_new_privs, Landlock,
  * seccomp, rlimits, drops every capability and forks the program. This process
  * only forwards signals and the status.
@@ -299,7 +302,8 @@ contain_run(const contain_spec *spec)
         goto fail;
     if ((st = ct_ll_abi(&abi, &e)) != 0 || (st = ct_seccomp_avail(&e)) != 0)
         goto fail;
-    if ((st = ct_ll_prepare(spec, abi, fd, &plan, &e)) != 0)
+    if ((st = ct_ll_prepare(spec, abi, fd, &plan, &e)) != 0 ||
+        (st = ct_bind_plan(&plan, fd, &e)) != 0)
         goto fail;
     if (geteuid() != 0 && (st = ct_userns(&e)) != 0)
         goto fail;

@@ -43,6 +43,7 @@
  */
 static char contain_bin[4096];
 static char probe_bin[4096];
+static char preload_so[4096]; // contain_preload.so: marks when it is run
 static char probe_id[64];
 static char probe_out[4096];
 static int probe_status = -1;
@@ -272,8 +273,11 @@ group_setup(void **state)
     }
     snprintf(contain_bin, sizeof contain_bin, "%s/bin/box-contain", dir);
     snprintf(probe_bin, sizeof probe_bin, "%s/bin/contain_probe", dir);
-    if (access(contain_bin, X_OK) != 0 || access(probe_bin, X_OK) != 0) {
-        fprintf(stderr, "missing %s or %s\n", contain_bin, probe_bin);
+    snprintf(preload_so, sizeof preload_so, "%s/bin/contain_preload.so", dir);
+    if (access(contain_bin, X_OK) != 0 || access(probe_bin, X_OK) != 0 ||
+        access(preload_so, R_OK) != 0) {
+        fprintf(stderr, "missing %s, %s or %s\n", contain_bin, probe_bin,
+                preload_so);
         return -1;
     }
     argv[0] = contain_bin;
@@ -1295,6 +1299,8 @@ test_unprivileged_caller(void **state)
     av_add(&a, "%s/in/a.txt", t.t_root);
     av_add(&a, "read");
     av_add(&a, "%s/out/b.txt", t.t_root);
+    av_add(&a, "mmap");
+    av_add(&a, "/usr/bin/env");
     av_add(&a, "syscalls");
     av_add(&a, "caps");
     av_add(&a, "pid");
@@ -1311,6 +1317,8 @@ test_unprivileged_caller(void **state)
     assert_int_equal(r.ro_status, 0);
     assert_non_null(strstr(r.ro_out, "/in/a.txt: ok\n"));
     assert_non_null(strstr(r.ro_out, "/out/b.txt: EACCES\n"));
+    // The program directories are noexec binds in its namespace too.
+    assert_non_null(strstr(r.ro_out, "mmap /usr/bin/env: EPERM\n"));
     assert_non_null(strstr(r.ro_out, "ptrace: EPERM\n"));
     assert_non_null(strstr(r.ro_out, "unshare_user: EPERM\n"));
     assert_non_null(strstr(r.ro_out, "CapEff:\t0000000000000000\n"));
@@ -1355,6 +1363,250 @@ test_unprivileged_caller(void **state)
     run_as(&r, argv, -1, nobody);
     assert_non_null(strstr(r.ro_out, "user-namespace: "));
     assert_null(strstr(r.ro_out, "user-namespace: unused"));
+    run_free(&r);
+    tree_rm(&t);
+}
+
+/* The dynamic loader /bin/sh names (every dynamic program's). */
+static void
+loader_of_sh(char *buf, size_t n)
+{
+    int fd = open(sh_bin, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(ct_elf_interp(fd, buf, n), CT_INTERP_FOUND);
+    close(fd);
+}
+
+/*
+ * Every dynamic program may execute its loader, and the loader runs any
+ * ELF it can read, by mapping it executable: Landlock does not govern
+ * that mmap. In the sandbox the system's program directories and every
+ * grant are noexec binds, so the loader cannot run a program outside
+ * what may run (/usr/bin/touch), an ELF copied into a write grant, or
+ * preload a shared object from there; the program itself and the --exec
+ * files still run through it. Before the binds, each of F1, F2 and the
+ * preload mark was made.
+ */
+static void
+test_loader_runs_only_exec_set(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+    char ld[PATH_MAX], p[600], lib[PATH_MAX + 16];
+    static char script[8 * PATH_MAX], want[4 * PATH_MAX];
+
+    need_sandbox();
+    tree_make(&t);
+    loader_of_sh(ld, sizeof ld);
+    snprintf(p, sizeof p, "%s/w/touch", t.t_root);
+    copy_exec("/usr/bin/touch", p);
+    snprintf(p, sizeof p, "%s/w/evil.so", t.t_root);
+    copy_exec(preload_so, p);
+    snprintf(script, sizeof script,
+             "%s /usr/bin/touch %s/w/F1; echo \"system $?\"; "
+             "%s %s/w/touch %s/w/F2; echo \"copied $?\"; "
+             "%s --preload %s/w/evil.so %s -c 'exit 5'; echo \"preload $?\"; "
+             "%s /usr/bin/true; echo \"exec-list $?\"; "
+             "%s %s -c 'exit 3'; echo \"program $?\"",
+             ld, t.t_root, ld, t.t_root, t.t_root, ld, t.t_root, sh_bin, ld, ld,
+             sh_bin);
+    av_start(&a);
+    av_add(&a, "--write");
+    av_add(&a, "%s/w", t.t_root);
+    av_add(&a, "--exec");
+    av_add(&a, "/usr/bin/true");
+    av_add(&a, "--env");
+    av_add(&a, "CONTAIN_PRELOAD_MARK=%s/w/mark", t.t_root);
+    av_program(&a, sh_bin);
+    av_add(&a, "-c");
+    av_add(&a, "%s", script);
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    assert_string_equal(r.ro_out, "system 127\ncopied 127\npreload 5\n"
+                                  "exec-list 0\nprogram 3\n");
+    assert_non_null(strstr(r.ro_err, "/usr/bin/touch: failed to map segment "
+                                     "from shared object"));
+    assert_non_null(strstr(r.ro_err, "/w/touch: failed to map segment"));
+    assert_non_null(strstr(r.ro_err, "evil.so' from --preload cannot be "
+                                     "preloaded"));
+    run_free(&r);
+    static const char *const made[] = {"F1", "F2", "mark"};
+    for (size_t i = 0; i < sizeof made / sizeof *made; i++) {
+        snprintf(p, sizeof p, "%s/w/%s", t.t_root, made[i]);
+        if (access(p, F_OK) == 0)
+            print_message("%s was made\n", p);
+        assert_int_equal(access(p, F_OK), -1);
+    }
+
+    // What the loader does, one mapping each: a program directory and a
+    // grant refuse it (EPERM); the program, an --exec file, an --exec
+    // directory inside the write grant and the library directories allow
+    // it; a grant inside that --exec directory refuses it again (the
+    // deepest entry wins).
+    char *slash = realpath(ld, p) != NULL ? strrchr(p, '/') : NULL;
+    assert_non_null(slash);
+    *slash = '\0';
+    snprintf(lib, sizeof lib, "%s/libc.so.6", p);
+    static const char *const dirs[] = {"w/bin", "w/bin/out"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/%s", t.t_root, dirs[i]);
+        assert_int_equal(mkdir(p, 0755), 0);
+        snprintf(p, sizeof p, "%s/%s/true", t.t_root, dirs[i]);
+        copy_exec("/usr/bin/true", p);
+    }
+    av_start(&a);
+    av_add(&a, "--write");
+    av_add(&a, "%s/w", t.t_root);
+    av_add(&a, "--exec");
+    av_add(&a, "/usr/bin/true");
+    av_add(&a, "--exec");
+    av_add(&a, "%s/w/bin", t.t_root);
+    av_add(&a, "--write");
+    av_add(&a, "%s/w/bin/out", t.t_root);
+    av_program(&a, probe_bin);
+    const char *maps[] = {
+        "/usr/bin/env", "/usr/bin/true", probe_bin,       lib, ld,
+        "W/touch",      "W/bin/true",    "W/bin/out/true"};
+    for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) {
+        av_add(&a, "mmap");
+        if (maps[i][0] == 'W')
+            av_add(&a, "%s/w%s", t.t_root, maps[i] + 1);
+        else
+            av_add(&a, "%s", maps[i]);
+    }
+    av_add(&a, "exec");
+    av_add(&a, "%s/w/bin/true", t.t_root);
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    snprintf(want, sizeof want,
+             "mmap /usr/bin/env: EPERM\nmmap /usr/bin/true: ok\n"
+             "mmap %s: ok\nmmap %s: ok\nmmap %s: ok\n"
+             "mmap %s/w/touch: EPERM\nmmap %s/w/bin/true: ok\n"
+             "mmap %s/w/bin/out/true: EPERM\nexec %s/w/bin/true: ok\n",
+             probe_bin, lib, ld, t.t_root, t.t_root, t.t_root, t.t_root);
+    assert_string_equal(r.ro_out, want);
+    run_free(&r);
+
+    // A grant of / itself (set in place: a mount over / is not what paths
+    // resolve through) or of a library tree: the libraries stay mappable
+    // and the program starts; the program directories and every other
+    // file stay noexec.
+    snprintf(p, sizeof p, "%s/out/touch", t.t_root);
+    copy_exec("/usr/bin/touch", p);
+    for (int i = 0; i < 2; i++) {
+        av_start(&a);
+        av_add(&a, "--read");
+        av_add(&a, "%s", i == 0 ? "/" : "/usr");
+        av_program(&a, probe_bin);
+        av_add(&a, "mmap");
+        av_add(&a, "%s", lib);
+        av_add(&a, "mmap");
+        av_add(&a, "/usr/bin/env");
+        av_add(&a, "mmap");
+        av_add(&a, "%s/out/touch", t.t_root);
+        run(&r, a.a_v);
+        assert_int_equal(r.ro_status, 0);
+        snprintf(want, sizeof want,
+                 "mmap %s: ok\nmmap /usr/bin/env: EPERM\n"
+                 "mmap %s/out/touch: %s\n",
+                 lib, t.t_root, i == 0 ? "EPERM" : "EACCES");
+        assert_string_equal(r.ro_out, want);
+        run_free(&r);
+    }
+    tree_rm(&t);
+}
+
+/*
+ * A read-type entry (--read, --read-file, --list) inside a write grant is
+ * read-only there: a write in it fails (EROFS), a rename onto it or a
+ * removal of it fails (EBUSY: it is a mount point, which is how git's
+ * rename of config.lock onto .git/config is refused), and a write grant
+ * deeper inside it is writable again. The host's files are untouched.
+ * The same path in --read and --write stays writable. Before the carve,
+ * the write grant around them made every one of these writes succeed.
+ */
+static void
+test_read_carve(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+    char p[600], want[4096];
+
+    need_sandbox();
+    tree_make(&t);
+    static const char *const dirs[] = {"w/ro", "w/ro/deep", "w/ls"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        snprintf(p, sizeof p, "%s/%s", t.t_root, dirs[i]);
+        assert_int_equal(mkdir(p, 0755), 0);
+    }
+    snprintf(p, sizeof p, "%s/w/cfg", t.t_root);
+    write_file(p, "cfg\n", 0644);
+    snprintf(p, sizeof p, "%s/w/cfg.lock", t.t_root);
+    write_file(p, "planted\n", 0644);
+
+    av_start(&a);
+    av_add(&a, "--write");
+    av_add(&a, "%s/w", t.t_root);
+    av_add(&a, "--read");
+    av_add(&a, "%s/w/ro", t.t_root);
+    av_add(&a, "--read-file");
+    av_add(&a, "%s/w/cfg", t.t_root);
+    av_add(&a, "--list");
+    av_add(&a, "%s/w/ls", t.t_root);
+    av_add(&a, "--write");
+    av_add(&a, "%s/w/ro/deep", t.t_root);
+    av_program(&a, probe_bin);
+    static const char *const cmds[][3] = {
+        {"read", "w/cfg", NULL},           {"write", "w/cfg", NULL},
+        {"rename", "w/cfg.lock", "w/cfg"}, {"unlink", "w/cfg", NULL},
+        {"write", "w/ro/new", NULL},       {"rename", "w/ro", "w/moved"},
+        {"write", "w/ls/new", NULL},       {"write", "w/ro/deep/new", NULL},
+        {"write", "w/new", NULL},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        av_add(&a, "%s", cmds[i][0]);
+        av_add(&a, "%s/%s", t.t_root, cmds[i][1]);
+        if (cmds[i][2] != NULL)
+            av_add(&a, "%s/%s", t.t_root, cmds[i][2]);
+    }
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    const char *R = t.t_root;
+    snprintf(want, sizeof want,
+             "read %s/w/cfg: ok\n"
+             "write %s/w/cfg: EROFS\n"
+             "rename %s/w/cfg.lock %s/w/cfg: EBUSY\n"
+             "unlink %s/w/cfg: EBUSY\n"
+             "write %s/w/ro/new: EROFS\n"
+             "rename %s/w/ro %s/w/moved: EBUSY\n"
+             "write %s/w/ls/new: EROFS\n"
+             "write %s/w/ro/deep/new: ok\n"
+             "write %s/w/new: ok\n",
+             R, R, R, R, R, R, R, R, R, R, R);
+    assert_string_equal(r.ro_out, want);
+    run_free(&r);
+    snprintf(p, sizeof p, "%s/w/cfg", t.t_root);
+    expect_file(p, "cfg\n");
+    snprintf(p, sizeof p, "%s/w/cfg.lock", t.t_root);
+    expect_file(p, "planted\n");
+    snprintf(p, sizeof p, "%s/w/ro/new", t.t_root);
+    assert_int_equal(access(p, F_OK), -1);
+
+    // One path in both lists: the write grant holds.
+    av_start(&a);
+    av_add(&a, "--read");
+    av_add(&a, "%s/w", t.t_root);
+    av_add(&a, "--write");
+    av_add(&a, "%s/w", t.t_root);
+    av_program(&a, probe_bin);
+    av_add(&a, "write");
+    av_add(&a, "%s/w/both", t.t_root);
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    snprintf(want, sizeof want, "write %s/w/both: ok\n", t.t_root);
+    assert_string_equal(r.ro_out, want);
     run_free(&r);
     tree_rm(&t);
 }
@@ -1455,6 +1707,8 @@ main(void)
         cmocka_unit_test(test_elf_interp),
         cmocka_unit_test(test_signal_forwarded),
         cmocka_unit_test(test_unprivileged_caller),
+        cmocka_unit_test(test_loader_runs_only_exec_set),
+        cmocka_unit_test(test_read_carve),
         cmocka_unit_test(test_missing_feature_refused),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
