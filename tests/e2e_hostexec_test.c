@@ -23,9 +23,9 @@
 
 /* The forbid's message after "policy denied this operation on '<path>'". */
 static const char qs_forbid[] =
-    " [policy: host_exec_files]: Files a host runs code from later (git "
-    "config and hooks, shell start-up files, direnv, editor tasks) stay "
-    "unwritten.";
+    " [policy: host_exec_files]: Files a host runs code from later (anything "
+    "inside .git, shell start-up files, direnv, editor tasks) stay "
+    "unwritten; git itself writes .git from its own sandbox.";
 
 static void
 show(const char *what, const box_proc_result *r)
@@ -158,11 +158,13 @@ test_quickstart_refuses_planting(void **state)
                   "sh -c 'mkdir .vscode'; echo \"vscode $?\"\n"
                   "sh -c 'touch .gitmodules'; echo \"gitmodules $?\"\n"
                   "sh -c 'rm .git/config'; echo \"rm $?\"\n"
+                  "sh -c 'echo ../evil > .git/commondir'; "
+                  "echo \"commondir $?\"\n"
                   "sh -c 'echo fine > notes.txt'; echo \"notes $?\"\n",
                   &r);
     static const char want_out[] = "config 1\nhook 1\nmkdir 1\nbashrc 1\n"
                                    "envrc 1\nvscode 1\ngitmodules 1\nrm 1\n"
-                                   "notes 0\n";
+                                   "commondir 1\nnotes 0\n";
     if (r.pr_status != 0 || strcmp(r.pr_out, want_out) != 0)
         show("planting", &r);
     assert_int_equal(r.pr_status, 0);
@@ -175,6 +177,7 @@ test_quickstart_refuses_planting(void **state)
     expect_refused(&r, "mkdir", ".vscode");
     expect_refused(&r, "touch", ".gitmodules");
     expect_refused(&r, "rm", ".git/config");
+    expect_refused(&r, ".git/commondir", ".git/commondir");
     box_proc_result_free(&r);
 
     char *after = slurp(cfgp);
@@ -187,6 +190,7 @@ test_quickstart_refuses_planting(void **state)
     assert_false(exists(w, ".envrc"));
     assert_false(exists(w, ".vscode"));
     assert_false(exists(w, ".gitmodules"));
+    assert_false(exists(w, ".git/commondir"));
     assert_true(exists(w, "notes.txt"));
 
     char *d = box_world_decisions(w);
@@ -276,8 +280,8 @@ test_policy_check_warns(void **state)
     assert_string_equal(
         r.pr_err,
         "strands-box: warning: rule @id(\"writes\") lets the agent write or "
-        "rename 26 files a host runs code from later: ~/.git, ~/.git/config, "
-        "~/.git/hooks, ~/.git/hooks/pre-commit and 22 more; add a forbid on "
+        "rename 34 files a host runs code from later: ~/.git, ~/.git/config, "
+        "~/.git/hooks, ~/.git/hooks/pre-commit and 30 more; add a forbid on "
         "fs:write, fs:delete and fs:move for them (see README, \"Files that "
         "run code later\")\n");
     box_proc_result_free(&r);
@@ -288,8 +292,8 @@ test_policy_check_warns(void **state)
     assert_string_equal(
         r.pr_err,
         "strands-box: warning: rule @id(\"writes\") lets the agent write or "
-        "rename 52 files a host runs code from later: ~/.git, ~/.git/config, "
-        "~/.git/hooks, ~/.git/hooks/pre-commit and 48 more; add a forbid on "
+        "rename 68 files a host runs code from later: ~/.git, ~/.git/config, "
+        "~/.git/hooks, ~/.git/hooks/pre-commit and 64 more; add a forbid on "
         "fs:write, fs:delete and fs:move for them (see README, \"Files that "
         "run code later\")\n");
     assert_non_null(strstr(r.pr_out, "loads (1 rules)"));
