@@ -153,9 +153,12 @@ sp_reap(sp_run *r)
 
 /*
  * box-contain runs in its own process group (so a deadline can kill the
- * whole run), with default signal dispositions, nothing blocked, an empty
- * environment of its own (the program's is the --env set) and exactly
- * three descriptors: stdin, and the two pipes.
+ * whole run, and a program cannot signal the worker's group with
+ * kill(0, ...)), with default signal dispositions, nothing blocked, an
+ * environment of its own holding only the tie to this process (the
+ * program's is the --env set) and exactly three descriptors: stdin, and
+ * the two pipes. Tied, it dies with the thread that runs this (which
+ * waits for it), so a worker killed mid-call takes its leaves along.
  */
 static int
 sp_spawn(sp_run *r, char *const *argv, int in, const int out[2])
@@ -175,7 +178,7 @@ sp_spawn(sp_run *r, char *const *argv, int in, const int out[2])
         rc = posix_spawn_file_actions_adddup2(&fa, out[1], 2);
     if (rc == 0)
         rc = box_svc_spawn(&r->ru_pid, argv[0], &fa, argv, envp,
-                           BOX_SPAWN_NEW_GROUP);
+                           BOX_SPAWN_NEW_GROUP | BOX_SPAWN_TIED);
     posix_spawn_file_actions_destroy(&fa);
     return rc;
 }

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Process lifetime end to end under `box run`: host programs die with their
+ * call and their box. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "box_world.h"
+
+#define LIFE_RUN_MS 120000 // a whole box run, under a sanitizer on a busy box
+#define LIFE_SEEN_MS 30000 // a host program starts (decision, sandbox)
+#define LIFE_GONE_MS 10000 // parent-death links act at once; this is slack
+
+static const char permit_all[] = "permit (principal, action, resource);\n";
+
+static long long
+now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+show(const char *what, int status, const char *out, const char *err)
+{
+    fprintf(stderr, "%s: status %d\n--- stdout\n%s--- stderr\n%s---\n", what,
+            status, out, err);
+}
+
+/* A built test program's canonical path (a tool's command must be). */
+static void
+helper_path(const char *name, char *out)
+{
+    char bin[PATH_MAX];
+    box_proc_bin(bin, sizeof bin, name);
+    assert_non_null(realpath(bin, out));
+}
+
+/*
+ * Processes other than this one whose command line holds needle. what
+ * (n bytes) receives "pid: cmdline" lines for a failure message. A
+ * zombie's command line is empty: a dead process is not counted.
+ */
+static int
+procs_holding(const char *needle, char *what, size_t n)
+{
+    DIR *d = opendir("/proc");
+    assert_non_null(d);
+    int count = 0;
+    size_t used = 0;
+    if (n > 0)
+        what[0] = '\0';
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end != '\0' || pid <= 0 || pid == (long)getpid())
+            continue;
+        char path[64], line[8192];
+        snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue; // gone meanwhile
+        ssize_t got = read(fd, line, sizeof line - 1);
+        close(fd);
+        if (got <= 0)
+            continue;
+        for (ssize_t i = 0; i < got; i++)
+            if (line[i] == '\0')
+                line[i] = ' ';
+        line[got] = '\0';
+        if (strstr(line, needle) == NULL)
+            continue;
+        count++;
+        if (used < n) {
+            int k =
+                snprintf(what + used, n - used, "  %ld: %.300s\n", pid, line);
+            used += k > 0 ? (size_t)k : 0;
+        }
+    }
+    closedir(d);
+    return count;
+}
+
+/* Reads the run (lv may be NULL once it ended) until at least want
+ * processes hold needle, or fails after ms. */
+static void
+wait_procs(box_world_live *lv, const char *needle, int want, int ms)
+{
+    long long deadline = now_ms() + ms;
+    char what[4096];
+    int n;
+    while ((n = procs_holding(needle, what, sizeof what)) < want) {
+        if (now_ms() >= deadline) {
+            fprintf(stderr, "%d process(es) holding %s, not %d:\n%s", n, needle,
+                    want, what);
+            if (lv != NULL)
+                show("run", -1, box_world_live_text(lv, 1),
+                     box_world_live_text(lv, 2));
+            fail();
+        }
+        if (lv != NULL)
+            box_world_live_pump(lv, 100);
+        else
+            usleep(100 * 1000);
+    }
+}
+
+/* The same until no process holds needle. */
+static void
+wait_gone(box_world_live *lv, const char *needle, int ms)
+{
+    long long deadline = now_ms() + ms;
+    char what[4096];
+    int n;
+    while ((n = procs_holding(needle, what, sizeof what)) > 0) {
+        if (now_ms() >= deadline) {
+            fprintf(stderr, "%d process(es) still hold %s:\n%s", n, needle,
+                    what);
+            if (lv != NULL)
+                show("run", -1, box_world_live_text(lv, 1),
+                     box_world_live_text(lv, 2));
+            fail();
+        }
+        if (lv != NULL)
+            box_world_live_pump(lv, 100);
+        else
+            usleep(100 * 1000);
+    }
+}
+
+/* [tool.sleeper] running life_sleeper; the agent may run timeout and
+ * sleep itself (for its own waits). */
+static void
+config_sleeper(box_world *w)
+{
+    char sleeper[PATH_MAX], extra[PATH_MAX + 64];
+    helper_path("life_sleeper", sleeper);
+    snprintf(extra, sizeof extra, "[tool.sleeper]\ncommand = [\"%s\"]\n",
+             sleeper);
+    box_world_config_agent(w, "exec = [\"/usr/bin/sleep\"]\n", extra);
+    box_world_policy(w, permit_all);
+}
+
+/* Agent shell that waits (bounded) for the test's go file NAME. */
+static int
+wait_go(char *out, size_t n, const box_world *w, const char *name)
+{
+    return snprintf(out, n,
+                    "i=0; while [ ! -e %s/%s ] && [ $i -lt 900 ]; do "
+                    "sleep 0.1; i=$((i+1)); done\n",
+                    w->bw_root, name);
+}
+
+static void
+go(const box_world *w, const char *name)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/%s", w->bw_root, name);
+    box_world_put(p, "");
+}
+
+/*
+ * Issue 17 item 4: the alias goes away mid-call (killed, as `timeout`
+ * kills it), so the broker drops the worker. The host program it was
+ * running (and the child that program put in a session of its own) dies
+ * with it, while the box still runs; once box run returns, nothing it
+ * started is left: services, zygote, workers, box-contain, leaves.
+ */
+static void
+test_disconnect_ends_leaf(void **state)
+{
+    box_world *w = *state;
+    config_sleeper(w);
+    char sleeper[PATH_MAX], tag[PATH_MAX + 16], script[4 * PATH_MAX];
+    helper_path("life_sleeper", sleeper);
+    snprintf(tag, sizeof tag, "%s/tag-disconnect", w->bw_root);
+    int k = snprintf(script, sizeof script, "sh -c '%s 80 %s --fork' & p=$!\n",
+                     sleeper, tag);
+    k += wait_go(script + k, sizeof script - (size_t)k, w, "go1");
+    k += snprintf(script + k, sizeof script - (size_t)k,
+                  "kill -KILL $p; wait $p; echo \"alias $?\"\n");
+    k += wait_go(script + k, sizeof script - (size_t)k, w, "go2");
+    snprintf(script + k, sizeof script - (size_t)k, "echo done\n");
+
+    box_world_live lv;
+    box_world_live_start(w, script, &lv);
+    wait_procs(&lv, tag, 2, LIFE_SEEN_MS); // the program and its child
+    go(w, "go1");
+    box_world_live_wait(&lv, 1, "alias 137\n", 1, LIFE_RUN_MS);
+    wait_gone(&lv, tag, LIFE_GONE_MS);
+    go(w, "go2");
+    box_proc_result r;
+    box_world_live_finish(&lv, LIFE_RUN_MS, &r);
+    if (r.pr_status != 0 || strcmp(r.pr_out, "alias 137\ndone\n") != 0)
+        show("run", r.pr_status, r.pr_out, r.pr_err);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out, "alias 137\ndone\n");
+    box_proc_result_free(&r);
+    // Every process of the box names a path under the world's root.
+    wait_gone(NULL, w->bw_root, LIFE_GONE_MS);
+}
+
+/* box run killed outright: every service, the agent and the host program
+ * it runs die with it (nothing is left to stop them in order). */
+static void
+test_kill_box_run(void **state)
+{
+    box_world *w = *state;
+    config_sleeper(w);
+    char sleeper[PATH_MAX], tag[PATH_MAX + 16], script[2 * PATH_MAX];
+    helper_path("life_sleeper", sleeper);
+    snprintf(tag, sizeof tag, "%s/tag-kill", w->bw_root);
+    snprintf(script, sizeof script, "sh -c '%s 80 %s --fork'\necho never\n",
+             sleeper, tag);
+
+    box_world_live lv;
+    box_world_live_start(w, script, &lv);
+    wait_procs(&lv, tag, 2, LIFE_SEEN_MS);
+    // box run, box-pdp, box-gateway, box-shell, the zygote, a worker, the
+    // agent's box-contain, its init and the agent, the alias, the leaf's
+    // box-contain and init, the program and its child: all name the
+    // world's root.
+    char what[4096];
+    int n = procs_holding(w->bw_root, what, sizeof what);
+    if (n < 14)
+        fprintf(stderr, "only %d processes of the box:\n%s", n, what);
+    assert_true(n >= 14);
+    assert_int_equal(kill(lv.lv_proc.bp_pid, SIGKILL), 0);
+    wait_gone(&lv, w->bw_root, LIFE_GONE_MS);
+    box_proc_result r;
+    box_world_live_finish(&lv, LIFE_RUN_MS, &r);
+    assert_int_equal(r.pr_status, 128 + SIGKILL);
+    assert_null(strstr(r.pr_out, "never"));
+    box_proc_result_free(&r);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+#define T(f)                                                                   \
+    cmocka_unit_test_setup_teardown(f, box_world_setup, box_world_teardown)
+        T(test_disconnect_ends_leaf),
+        T(test_kill_box_run),
+#undef T
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
