@@ -321,13 +321,14 @@ sh_ctx_fork(const sh_ctx *cx)
     n->cx_depth = cx->cx_depth;
     n->cx_status = cx->cx_status;
     n->cx_cond = cx->cx_cond;
+    n->cx_bg = cx->cx_bg;
     return n;
 }
 
 void
 sh_ctx_release(sh_ctx *cx)
 {
-    sh_ctx_wait_jobs(cx);
+    sh_ctx_orphan_jobs(cx);
     sh_locals_restore(cx, NULL);
     for (int i = 0; i < SH_MAX_FD; i++) {
         sh_stream_unref(cx->cx_fd[i]);
@@ -371,6 +372,10 @@ sh_check_stop(sh_ctx *cx)
         return true;
     if (atomic_load(&ss->ss_abort)) {
         sh_fatal(cx, atomic_load(&ss->ss_abort_status));
+        return true;
+    }
+    if (cx->cx_bg && atomic_load(&ss->ss_jobs_end)) {
+        sh_fatal(cx, SH_JOB_ENDED); // quietly: the call has returned
         return true;
     }
     if (now_ns() > ss->ss_deadline_ns) {
