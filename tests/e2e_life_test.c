@@ -249,6 +249,41 @@ test_kill_box_run(void **state)
 }
 
 /*
+ * The call's deadline (the 30 s budget, box-spec §3.1) ends the host
+ * program it is running, counted from the call's start, not from the
+ * program's: here 10 s of the budget are gone when it starts, so the call
+ * ends with the spec's message before the alias gives up at 35 s.
+ */
+static void
+test_deadline_ends_leaf(void **state)
+{
+    box_world *w = *state;
+    config_sleeper(w);
+    char sleeper[PATH_MAX], tag[PATH_MAX + 16], script[2 * PATH_MAX];
+    helper_path("life_sleeper", sleeper);
+    snprintf(tag, sizeof tag, "%s/tag-deadline", w->bw_root);
+    snprintf(script, sizeof script,
+             "sh -c 'sleep 10; %s 80 %s'; echo \"call $?\"\n", sleeper, tag);
+
+    box_world_live lv;
+    box_world_live_start(w, script, &lv);
+    wait_procs(&lv, tag, 1, LIFE_SEEN_MS);
+    box_world_live_wait(&lv, 1, "call ", 1, LIFE_RUN_MS);
+    wait_gone(&lv, tag, LIFE_GONE_MS);
+    box_proc_result r;
+    box_world_live_finish(&lv, LIFE_RUN_MS, &r);
+    if (r.pr_status != 0 || strcmp(r.pr_out, "call 1\n") != 0)
+        show("run", r.pr_status, r.pr_out, r.pr_err);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out, "call 1\n");
+    const char *msg = "strands-shell: execution timeout exceeded\n";
+    const char *at = strstr(r.pr_err, msg);
+    assert_non_null(at);
+    assert_null(strstr(at + 1, msg)); // said once
+    box_proc_result_free(&r);
+}
+
+/*
  * The issue's "also noticed": a background job of the call ends with the
  * call (as `bash -c` returns at once) instead of holding it to the 30 s
  * budget. An internal job, and a host program run as a job, whose leaf
@@ -310,6 +345,7 @@ main(void)
     cmocka_unit_test_setup_teardown(f, box_world_setup, box_world_teardown)
         T(test_disconnect_ends_leaf),
         T(test_kill_box_run),
+        T(test_deadline_ends_leaf),
         T(test_job_ends_with_call),
 #undef T
     };
