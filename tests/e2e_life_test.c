@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Process lifetime end to end under `box run`: host programs die with their
- * call and their box, and background jobs end with their call. */
+ * call and their box, background jobs end with their call, and the PDP
+ * answers only its own box's shell. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -337,16 +338,77 @@ test_job_ends_with_call(void **state)
     assert_true(host_ms <= 10000);
 }
 
+/* Lines of text holding needle. */
+static int
+count_lines(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *l = text; *l != '\0';) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        n += memmem(l, len, needle, strlen(needle)) != NULL;
+        l += len + (e ? 1 : 0);
+    }
+    return n;
+}
+
+/*
+ * Issue 17 item 2, the PDP's half: a host program run by the box's shell
+ * (a leaf) asks the PDP directly, as a hostile program that reached its
+ * socket would. Nothing is decided and the decision log has no line for
+ * it (whether the socket is hidden from the leaf or the PDP refuses the
+ * connection), and the real shell still decides the next call.
+ */
+static void
+test_forged_request_from_leaf(void **state)
+{
+    box_world *w = *state;
+    char forge[PATH_MAX], extra[PATH_MAX + 64], script[4 * PATH_MAX];
+    helper_path("pdp_forge", forge);
+    snprintf(extra, sizeof extra, "[tool.forge]\ncommand = [\"%s\"]\n", forge);
+    box_world_config(w, extra);
+    box_world_policy(w, permit_all);
+    snprintf(script, sizeof script,
+             "sh -c '%s ipc://%s/private/pdp.sock leaf'; "
+             "echo \"forge $?\"\n"
+             "sh -c 'cat README.md'; echo \"cat $?\"\n",
+             forge, w->bw_state);
+    box_proc_result r;
+    box_world_run(w, script, &r);
+    const char *tail = "\nforge 1\n# project\ncat 0\n";
+    if (r.pr_status != 0 || strncmp(r.pr_out, "refused: ", 9) != 0 ||
+        strstr(r.pr_out, tail) == NULL)
+        show("run", r.pr_status, r.pr_out, r.pr_err);
+    assert_int_equal(r.pr_status, 0);
+    assert_int_equal(strncmp(r.pr_out, "refused: ", 9), 0);
+    assert_non_null(strstr(r.pr_out, tail));
+    box_proc_result_free(&r);
+    char p[PATH_MAX + 64];
+    snprintf(p, sizeof p, "%s/private/telemetry/records.jsonl", w->bw_state);
+    FILE *f = fopen(p, "r");
+    assert_non_null(f);
+    box_buf b;
+    box_buf_init(&b, 64u << 20);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        assert_int_equal(box_buf_append(&b, buf, n), BOX_OK);
+    fclose(f);
+    const char *log = b.b_len ? b.b_data : "";
+    assert_int_equal(count_lines(log, "forged-leaf"), 0);
+    assert_int_equal(count_lines(log, "~/src/project/README.md"), 1);
+    box_buf_reset(&b);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
 #define T(f)                                                                   \
     cmocka_unit_test_setup_teardown(f, box_world_setup, box_world_teardown)
-        T(test_disconnect_ends_leaf),
-        T(test_kill_box_run),
-        T(test_deadline_ends_leaf),
-        T(test_job_ends_with_call),
+        T(test_disconnect_ends_leaf),     T(test_kill_box_run),
+        T(test_deadline_ends_leaf),       T(test_job_ends_with_call),
+        T(test_forged_request_from_leaf),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
