@@ -70,6 +70,10 @@ zyg_worker_child(int chan, pid_t zygote, const worker_limits *lim)
     for (size_t i = 0; i < sizeof dfl / sizeof dfl[0]; i++)
         signal(dfl[i], SIG_DFL);
     signal(SIGPIPE, SIG_IGN);
+    // Its own group is a background one on box run's terminal: a line on
+    // stderr must not stop it (stty tostop), a read gets EIO.
+    signal(SIGTTOU, SIG_IGN);
+    signal(SIGTTIN, SIG_IGN);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
