@@ -51,12 +51,14 @@ helper_path(const char *name, char *out)
 }
 
 /*
- * Processes other than this one whose command line holds needle. what
- * (n bytes) receives "pid: cmdline" lines for a failure message. A
+ * Processes other than this one whose command line holds needle and, when
+ * argv0 is not NULL, whose argv[0] is argv0 (a host program's argv[0] is
+ * its absolute path; the alias and box-contain name it later in theirs).
+ * what (n bytes) receives "pid: cmdline" lines for a failure message. A
  * zombie's command line is empty: a dead process is not counted.
  */
 static int
-procs_holding(const char *needle, char *what, size_t n)
+procs_holding(const char *argv0, const char *needle, char *what, size_t n)
 {
     DIR *d = opendir("/proc");
     assert_non_null(d);
@@ -79,6 +81,9 @@ procs_holding(const char *needle, char *what, size_t n)
         close(fd);
         if (got <= 0)
             continue;
+        line[got] = '\0';
+        if (argv0 != NULL && strcmp(line, argv0) != 0)
+            continue;
         for (ssize_t i = 0; i < got; i++)
             if (line[i] == '\0')
                 line[i] = ' ';
@@ -97,14 +102,15 @@ procs_holding(const char *needle, char *what, size_t n)
 }
 
 /* Reads the run (lv may be NULL once it ended) until at least want
- * processes hold needle, or fails after ms. */
+ * processes of argv0 (NULL: any) hold needle, or fails after ms. */
 static void
-wait_procs(box_world_live *lv, const char *needle, int want, int ms)
+wait_procs(box_world_live *lv, const char *argv0, const char *needle, int want,
+           int ms)
 {
     long long deadline = now_ms() + ms;
     char what[4096];
     int n;
-    while ((n = procs_holding(needle, what, sizeof what)) < want) {
+    while ((n = procs_holding(argv0, needle, what, sizeof what)) < want) {
         if (now_ms() >= deadline) {
             fprintf(stderr, "%d process(es) holding %s, not %d:\n%s", n, needle,
                     want, what);
@@ -127,7 +133,7 @@ wait_gone(box_world_live *lv, const char *needle, int ms)
     long long deadline = now_ms() + ms;
     char what[4096];
     int n;
-    while ((n = procs_holding(needle, what, sizeof what)) > 0) {
+    while ((n = procs_holding(NULL, needle, what, sizeof what)) > 0) {
         if (now_ms() >= deadline) {
             fprintf(stderr, "%d process(es) still hold %s:\n%s", n, needle,
                     what);
@@ -199,7 +205,7 @@ test_disconnect_ends_leaf(void **state)
 
     box_world_live lv;
     box_world_live_start(w, script, &lv);
-    wait_procs(&lv, tag, 2, LIFE_SEEN_MS); // the program and its child
+    wait_procs(&lv, sleeper, tag, 2, LIFE_SEEN_MS); // it and its child
     go(w, "go1");
     box_world_live_wait(&lv, 1, "alias 137\n", 1, LIFE_RUN_MS);
     wait_gone(&lv, tag, LIFE_GONE_MS);
@@ -229,13 +235,13 @@ test_kill_box_run(void **state)
 
     box_world_live lv;
     box_world_live_start(w, script, &lv);
-    wait_procs(&lv, tag, 2, LIFE_SEEN_MS);
+    wait_procs(&lv, sleeper, tag, 2, LIFE_SEEN_MS);
     // box run, box-pdp, box-gateway, box-shell, the zygote, a worker, the
     // agent's box-contain, its init and the agent, the alias, the leaf's
     // box-contain and init, the program and its child: all name the
     // world's root.
     char what[4096];
-    int n = procs_holding(w->bw_root, what, sizeof what);
+    int n = procs_holding(NULL, w->bw_root, what, sizeof what);
     if (n < 14)
         fprintf(stderr, "only %d processes of the box:\n%s", n, what);
     assert_true(n >= 14);
@@ -266,7 +272,7 @@ test_deadline_ends_leaf(void **state)
 
     box_world_live lv;
     box_world_live_start(w, script, &lv);
-    wait_procs(&lv, tag, 1, LIFE_SEEN_MS);
+    wait_procs(&lv, sleeper, tag, 1, LIFE_SEEN_MS);
     box_world_live_wait(&lv, 1, "call ", 1, LIFE_RUN_MS);
     wait_gone(&lv, tag, LIFE_GONE_MS);
     box_proc_result r;
@@ -311,7 +317,7 @@ test_job_ends_with_call(void **state)
     long long t0 = now_ms();
     box_world_live_wait(&lv, 1, "internal ", 1, LIFE_RUN_MS);
     long long internal_ms = now_ms() - t0;
-    wait_procs(&lv, tag, 1, LIFE_SEEN_MS);
+    wait_procs(&lv, sleeper, tag, 1, LIFE_SEEN_MS);
     char p[PATH_MAX];
     snprintf(p, sizeof p, "%s/go1", w->bw_project);
     box_world_put(p, ""); // the call's foreground ends now
