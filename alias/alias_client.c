@@ -80,17 +80,40 @@ alias_write_out(int fd, const uint8_t *p, size_t n)
     return 0;
 }
 
+/* Reports bytes from the broker that were refused before decoding (a kind
+ * the broker may not send, nesting too deep, malformed, cut short);
+ * returns the exit status. */
+static int
+alias_bad_frame(const box_frame_fault *ff)
+{
+    Box__AliasFrame__BodyCase kind =
+        (Box__AliasFrame__BodyCase)ff->ff_scan.sr_field;
+    if (!ff->ff_cut && ff->ff_scan.sr_fault == BOX_WIRE_SCAN_REFUSED)
+        return box_frame_is_client(kind)
+                   ? alias_fail("the box broker sent a client frame: %s",
+                                box_frame_name(kind))
+                   : alias_fail("the box broker sent a %s frame",
+                                box_frame_name(kind));
+    if (!ff->ff_cut && ff->ff_scan.sr_fault == BOX_WIRE_SCAN_TOO_DEEP)
+        return alias_fail("read a transport frame: the frame nests messages "
+                          "deeper than %d",
+                          BOX_WIRE_DEPTH_MAX);
+    return alias_fail("read a transport frame: the frame is truncated or "
+                      "does not decode");
+}
+
 /*
- * Reads frames until the terminal one. read_ms bounds every wait for a
- * frame. Returns the exit status.
+ * Reads frames until the terminal one. read_ms bounds each frame, whole.
+ * Returns the exit status.
  */
 static int
 alias_relay(int fd, int read_ms)
 {
     for (;;) {
         Box__AliasFrame *f = NULL;
-        uint32_t size = 0;
-        box_err rv = box_frame_read(fd, BOX_FRAME_MAX, read_ms, &f, &size);
+        box_frame_fault ff;
+        box_err rv = box_frame_read(fd, BOX_FRAME_MAX, read_ms,
+                                    BOX_FRAMES_TO_ALIAS, &f, &ff);
         switch (rv) {
         case BOX_OK:
             break;
@@ -99,11 +122,10 @@ alias_relay(int fd, int read_ms)
         case BOX_ECLOSED:
             return alias_fail("the box broker closed");
         case BOX_ETOOBIG:
-            return alias_fail("Shell frame is %u bytes; maximum is %u", size,
-                              BOX_FRAME_MAX);
+            return alias_fail("Shell frame is %u bytes; maximum is %u",
+                              ff.ff_size, BOX_FRAME_MAX);
         case BOX_EPROTO:
-            return alias_fail("read a transport frame: the frame is "
-                              "truncated or does not decode");
+            return alias_bad_frame(&ff);
         case BOX_EIO:
             return alias_fail("read a transport frame: %s",
                               alias_os_err(errno));
@@ -112,10 +134,7 @@ alias_relay(int fd, int read_ms)
         }
 
         int status = -1;
-        if (box_frame_is_client(f->body_case)) {
-            status = alias_fail("the box broker sent a client frame: %s",
-                                box_frame_name(f->body_case));
-        } else if (f->body_case == BOX__ALIAS_FRAME__BODY_OUTPUT) {
+        if (f->body_case == BOX__ALIAS_FRAME__BODY_OUTPUT) {
             Box__Output *o = f->output;
             int out_fd = o->stream == BOX__STREAM__STREAM_STDOUT   ? 1
                          : o->stream == BOX__STREAM__STREAM_STDERR ? 2

@@ -227,6 +227,33 @@ out:
     return rv;
 }
 
+/*
+ * The §5 disclosure for each [tool.*] with an `exec` list: the programs
+ * its leaf may start with no shell:spawn decision (git's helpers, what
+ * an alias or hook names if it lies there). A tool without one starts
+ * nothing but its own program, and says nothing.
+ */
+static void
+agent_disclose_tools(FILE *f, const box_config *cfg, const char *home)
+{
+    for (size_t t = 0;
+         f != NULL && cfg != NULL && t < box_config_tool_count(cfg); t++) {
+        const box_config_process *pr = box_config_tool(cfg, t);
+        const box_config_strv *l = &pr->pr_fs[BOX_GRANT_EXEC];
+        for (size_t i = 0; i < l->sv_len; i++) {
+            char *p = box_procspec_expand(l->sv_items[i], home);
+            const char *shown = p != NULL ? p : l->sv_items[i];
+            struct stat st;
+            bool dir = stat(shown, &st) == 0 && S_ISDIR(st.st_mode);
+            fprintf(f,
+                    "strands-box: %s may run %s%s with no policy "
+                    "decision\n",
+                    pr->pr_table, dir ? "programs beneath " : "", shown);
+            box_free(p);
+        }
+    }
+}
+
 /* The §5 disclosure: what the agent reaches with no decision at all. */
 static void
 agent_disclose(FILE *f, const box_config_process *pr, const char *home,
@@ -271,14 +298,23 @@ box_agent_start(const box_agent_opts *o, pid_t *pid, char **err)
         rv = werr == ENOMEM ? BOX_ENOMEM : BOX_ECONFIG;
         goto out;
     }
-    // The box's bin/ (the aliases): executable, and first on PATH (§5).
+    /*
+     * The box's bin/ (the aliases): executable, and first on PATH (§5).
+     * The rest of the box directory is hidden but bin/ and the alias
+     * socket, the agent's one route (§1): Landlock would not stop a
+     * connect(2) to the PDP's or a control socket.
+     */
     if ((bin = box_asprintf("%s/bin", o->ao_box_dir)) == NULL ||
         box_argv_pushf(&av, "%s/box-contain", o->ao_bindir) != BOX_OK ||
         box_procspec_fs_args(&av, pr, o->ao_operator_home) != BOX_OK ||
         box_argv_push(&av, "--exec") != BOX_OK ||
         box_argv_push(&av, bin) != BOX_OK ||
         box_argv_push(&av, "--hide") != BOX_OK ||
-        box_argv_pushf(&av, "%s/private", o->ao_box_dir) != BOX_OK ||
+        box_argv_push(&av, o->ao_box_dir) != BOX_OK ||
+        box_argv_push(&av, "--show") != BOX_OK ||
+        box_argv_push(&av, bin) != BOX_OK ||
+        box_argv_push(&av, "--show") != BOX_OK ||
+        box_argv_pushf(&av, "%s/run/box.sock", o->ao_box_dir) != BOX_OK ||
         box_argv_push(&av, "--cwd") != BOX_OK ||
         box_argv_push(&av, o->ao_workspace) != BOX_OK ||
         box_procspec_env_args(&av, pr, o->ao_operator_home, o->ao_workspace,
@@ -297,6 +333,7 @@ box_agent_start(const box_agent_opts *o, pid_t *pid, char **err)
         if (box_argv_push(&av, o->ao_args[i]) != BOX_OK)
             goto out;
 
+    agent_disclose_tools(o->ao_disclose, o->ao_config, o->ao_operator_home);
     agent_disclose(o->ao_disclose, pr, o->ao_operator_home, prog);
     if (o->ao_disclose != NULL)
         fputs("strands-box: starting workload\n", o->ao_disclose);

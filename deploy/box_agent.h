@@ -24,16 +24,18 @@ box_err box_agent_install_aliases(const char *bindir, const char *box_dir,
 
 typedef struct box_agent_opts {
     const char *ao_bindir;             // box-contain lives here
-    const char *ao_box_dir;            // bin/ on PATH; private/ hidden
+    const char *ao_box_dir;            // hidden but bin/ and run/box.sock
     const char *ao_operator_home;      // `~`, default HOME
     const char *ao_operator_path;      // the trusted PATH
     const char *ao_workspace;          // canonical; the agent's cwd
     const box_config_process *ao_spec; // [agent]
+    const box_config *ao_config;       // its [tool.*] are disclosed; or NULL
     char *const *ao_args;              // run's trailing arguments (may be NULL)
     FILE *ao_disclose;                 // §5 startup disclosure goes here
 } box_agent_opts;
 
-/* Prints the disclosure, then posix_spawns the agent inside box-contain.
+/* Prints the disclosures (each [tool.*] `exec` list, then the [agent]'s
+ * reach), then posix_spawns the agent inside box-contain.
  * On BOX_OK *pid is the box-contain process (its status is the agent's). */
 box_err box_agent_start(const box_agent_opts *o, pid_t *pid,
                         char **err) BOX_WARN_UNUSED;

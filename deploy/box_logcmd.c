@@ -11,6 +11,7 @@
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "box_cmd.h"
+#include "box_escape.h"
 
 static const char log_usage[] =
     "usage: box log [--box-dir DIR | FILE] [--verdict permit|deny]\n"
@@ -28,9 +29,10 @@ typedef struct log_filter {
     const char *lf_action;  // NULL = any
 } log_filter;
 
-/* The string value of attribute key in an OTLP attribute array, or NULL. */
+/* The string value of attribute key in an OTLP attribute array (its
+ * length in *len: the value may hold NULs), or NULL. */
 static const char *
-log_attr(json_object *attrs, const char *key)
+log_attr(json_object *attrs, const char *key, size_t *len)
 {
     size_t n = json_object_is_type(attrs, json_type_array)
                    ? json_object_array_length(attrs)
@@ -41,10 +43,42 @@ log_attr(json_object *attrs, const char *key)
         if (json_object_object_get_ex(a, "key", &k) &&
             strcmp(json_object_get_string(k), key) == 0 &&
             json_object_object_get_ex(a, "value", &v) &&
-            json_object_object_get_ex(v, "stringValue", &sv))
+            json_object_object_get_ex(v, "stringValue", &sv)) {
+            *len = (size_t)json_object_get_string_len(sv);
             return json_object_get_string(sv);
+        }
     }
+    *len = 0;
     return NULL;
+}
+
+/*
+ * Prints one row. Every field is text an agent can steer (a path, a
+ * program name) or a hand-edited log can hold, so each is escaped as a
+ * denial message escapes its resource (box-spec §3.11): no control, bidi
+ * or malformed byte reaches the terminal, and a row is one line.
+ */
+static void
+log_print_row(const char *verdict, size_t vlen, const char *action, size_t alen,
+              const char *res, size_t rlen)
+{
+    box_buf v, a, r;
+    box_buf_init(&v, LOG_LINE_MAX * 10);
+    box_buf_init(&a, LOG_LINE_MAX * 10);
+    box_buf_init(&r, LOG_LINE_MAX * 10);
+    if (box_escape_debug(&v, verdict, vlen) != BOX_OK ||
+        box_escape_debug(&a, action, alen) != BOX_OK ||
+        box_escape_debug(&r, res, rlen) != BOX_OK) {
+        fprintf(stderr, "strands-box: warning: a decision could not be "
+                        "printed: out of memory\n");
+        goto out;
+    }
+    printf("%-7s %-12s %s\n", v.b_len ? v.b_data : "", a.b_len ? a.b_data : "",
+           r.b_len ? r.b_data : "");
+out:
+    box_buf_reset(&v);
+    box_buf_reset(&a);
+    box_buf_reset(&r);
 }
 
 /* Walks resourceLogs[].scopeLogs[].logRecords[] and prints decisions. */
@@ -70,18 +104,20 @@ log_print_record(json_object *root, const log_filter *f)
                 json_object *lr = json_object_array_get_idx(lrs, k);
                 if (!json_object_object_get_ex(lr, "attributes", &attrs))
                     continue;
+                size_t vlen, alen, rlen;
                 const char *verdict =
-                    log_attr(attrs, "strands.box.policy.verdict");
+                    log_attr(attrs, "strands.box.policy.verdict", &vlen);
                 const char *action =
-                    log_attr(attrs, "strands.box.policy.action");
+                    log_attr(attrs, "strands.box.policy.action", &alen);
                 const char *res =
-                    log_attr(attrs, "strands.box.policy.resource");
+                    log_attr(attrs, "strands.box.policy.resource", &rlen);
                 if (verdict == NULL || action == NULL)
                     continue;
                 if ((f->lf_verdict && strcmp(verdict, f->lf_verdict) != 0) ||
                     (f->lf_action && strcmp(action, f->lf_action) != 0))
                     continue;
-                printf("%-7s %-12s %s\n", verdict, action, res ? res : "");
+                log_print_row(verdict, vlen, action, alen, res ? res : "",
+                              rlen);
             }
         }
     }

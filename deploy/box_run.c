@@ -304,6 +304,7 @@ box_cmd_run(int argc, char **argv)
                              path && *path ? path : "/usr/bin:/bin",
                          .ao_workspace = workspace,
                          .ao_spec = agent,
+                         .ao_config = cfg,
                          .ao_args = argv + optind,
                          .ao_disclose = stderr};
     pid_t agent_pid;

@@ -14,6 +14,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "config_reach.h"
 #include "toml.h"
 
 /*
@@ -529,16 +530,15 @@ decode_env(cfg_ctx *cx, const toml_value *v, box_config_process *p)
 }
 
 /* The reference loader names a list a tool no longer takes, and what
- * replaced it, rather than calling it unknown. */
+ * replaced it, rather than calling it unknown. Only `metadata` is such a
+ * list: a tool's `exec` names the programs it may run besides its own
+ * command (box-spec §5 as amended by issue 17 item 9). */
 static box_err
 removed_tool_list(cfg_ctx *cx, box_config_grant g)
 {
     const char *key = grant_keys[g];
-    const char *why =
-        g == BOX_GRANT_METADATA
-            ? "a tool tests existence and reads metadata across the operator "
-              "home by default"
-            : "a tool runs its whole toolchain through broad exec on macOS";
+    const char *why = "a tool tests existence and reads metadata across the "
+                      "operator home by default";
     return cx_fail(cx, BOX_ECONFIG,
                    "%s carries `[tool.<name>.filesystem] %s`, which this "
                    "build does not read; write nothing \xe2\x80\x94 %s, so it "
@@ -560,8 +560,7 @@ decode_filesystem(cfg_ctx *cx, const toml_value *v, box_config_process *p)
         int g = field_index(grant_keys, key, klen);
         if (g < 0)
             return unknown_field(cx, v, i, grant_keys);
-        if (p->pr_label != NULL &&
-            (g == BOX_GRANT_METADATA || g == BOX_GRANT_EXEC))
+        if (p->pr_label != NULL && g == BOX_GRANT_METADATA)
             return removed_tool_list(cx, (box_config_grant)g);
         box_err rv = decode_strv(cx, toml_table_at(v, i), &p->pr_fs[g]);
         if (rv != BOX_OK)
@@ -1438,9 +1437,11 @@ entry_path_reason(box_config_grant g, const char *lexical, box_err *rv)
     return r;
 }
 
+/* Every entry of one table: its path (entry_path_reason), then what it
+ * reaches (config_reach.c), one entry at a time in contract order. */
 static box_err
 check_process_entries(cfg_ctx *cx, const box_config_process *p,
-                      const char *home)
+                      const char *home, const cfg_reach *reach)
 {
     for (int g = 0; g < BOX_GRANT_COUNT; g++) {
         const box_config_strv *l = &p->pr_fs[g];
@@ -1452,6 +1453,10 @@ check_process_entries(cfg_ctx *cx, const box_config_process *p,
                 return cx_fail(cx, BOX_ENOMEM, "out of memory");
             box_err rv;
             char *reason = entry_path_reason((box_config_grant)g, lexical, &rv);
+            // The path is canonical and there once it passes.
+            if (rv == BOX_OK && reason == NULL)
+                reason =
+                    cfg_reach_reason(reach, (box_config_grant)g, lexical, &rv);
             box_free(lexical);
             if (rv != BOX_OK)
                 return cx_fail(cx, rv, "out of memory");
@@ -1471,6 +1476,8 @@ box_config_check_paths(const box_config *c, const char *home, char **err)
     cfg_ctx cx;
     char home_canon[PATH_MAX];
     struct stat home_st;
+    cfg_reach *reach = NULL;
+    char *why = NULL;
     box_err rv;
 
     if (err != NULL)
@@ -1500,17 +1507,27 @@ box_config_check_paths(const box_config *c, const char *home, char **err)
             (rv = check_workspace(&cx, c->bc_tools[i].pr_workspace,
                                   &home_st)) != BOX_OK)
             goto out;
+    if ((rv = cfg_reach_open(c->bc_path, c->bc_policy, c->bc_box_dir, &reach,
+                             &why)) != BOX_OK) {
+        rv = cx_fail(&cx, rv, "%s", why != NULL ? why : "out of memory");
+        goto out;
+    }
+    // Every table that starts a process: the agent, then each tool
+    // (`[mcp.*]` joins here when the loader accepts it).
     if (c->bc_agent != NULL &&
-        (rv = check_process_entries(&cx, c->bc_agent, home_canon)) != BOX_OK)
+        (rv = check_process_entries(&cx, c->bc_agent, home_canon, reach)) !=
+            BOX_OK)
         goto out;
     for (size_t i = 0; i < c->bc_ntools; i++)
-        if ((rv = check_process_entries(&cx, &c->bc_tools[i], home_canon)) !=
-            BOX_OK)
+        if ((rv = check_process_entries(&cx, &c->bc_tools[i], home_canon,
+                                        reach)) != BOX_OK)
             goto out;
     rv = BOX_OK;
 out:
     if (rv != BOX_OK)
         *err = cx_take_message(&cx);
     box_free(cx.cx_msg);
+    box_free(why);
+    cfg_reach_free(reach);
     return rv;
 }

@@ -41,8 +41,9 @@ typedef enum box_config_grant {
     BOX_GRANT_READ_FILE,
     BOX_GRANT_WRITE_FILE,
     BOX_GRANT_LIST,
-    BOX_GRANT_METADATA, // `[agent]` only
-    BOX_GRANT_EXEC,     // `[agent]` only
+    BOX_GRANT_METADATA, // `[agent]` only; refused by name on a tool
+    BOX_GRANT_EXEC,     // programs the process may run besides its command
+                        // (Landlock's execute right); agent and tools
     BOX_GRANT_DENY,
     BOX_GRANT_COUNT
 } box_config_grant;
@@ -129,13 +130,20 @@ const char *box_config_grant_key(box_config_grant g);
 /*
  * The checks that need the filesystem, in this order: `box_dir` exists or
  * its parent does; each `workspace` exists, is a directory and is not the
- * operator's home; every filesystem entry (with `~` meaning home) exists,
- * is not a symbolic link, is spelled as the kernel resolves it (grants),
- * and fits its list (`read_file` / `write_file` name files, `list` and
- * `metadata` directories, an `exec` file is executable). home is the
- * operator's home (normally $HOME). The `[agent]` workspace default (the
- * directory `run` started in) is the caller's to check. On failure *err
- * is the caller's message; returns BOX_ECONFIG, BOX_EIO or BOX_ENOMEM.
+ * operator's home; every filesystem entry of `[agent]`, then of each
+ * `[tool.NAME]` (with `~` meaning home) exists, is not a symbolic link, is
+ * spelled as the kernel resolves it (grants), fits its list (`read_file` /
+ * `write_file` name files, `list` and `metadata` directories, an `exec`
+ * file is executable), and reaches neither the run's authority files nor
+ * its box directory: no grant at or inside the directory of box.toml or of
+ * the policy, or at or inside `box_dir`; no `write` / `write_file` at or
+ * above any of those directories (`box_dir`'s parent while it is not made
+ * yet). Reach is judged by identity (device and inode of the entry and
+ * each ancestor), so no other spelling or bind mount passes; the reason
+ * names what the entry reaches. home is the operator's home (normally
+ * $HOME). The `[agent]` workspace default (the directory `run` started in)
+ * is the caller's to check. On failure *err is the caller's message;
+ * returns BOX_ECONFIG, BOX_EIO or BOX_ENOMEM.
  */
 box_err box_config_check_paths(const box_config *c, const char *home,
                                char **err) BOX_WARN_UNUSED;

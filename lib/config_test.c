@@ -10,10 +10,13 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
@@ -136,21 +139,30 @@ make_link(const fixture *fx, const char *target, const char *name)
     assert_int_equal(symlink(target, path), 0);
 }
 
-/* Writes text (after @-expansion) as box.toml and loads it. */
+/* Writes text (after @-expansion) as fx_dir/name and loads it. */
 static box_config *
-load_ok(const fixture *fx, const char *text)
+load_ok_at(const fixture *fx, const char *name, const char *text)
 {
     char *t = expand(fx, text);
-    write_file(fx, "box.toml", t);
+    write_file(fx, name, t);
     box_free(t);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof(path), "%s/%s", fx->fx_dir, name);
     box_config *c = NULL;
     char *err = NULL;
-    box_err rv = box_config_load(fx->fx_conf, &c, &err);
+    box_err rv = box_config_load(path, &c, &err);
     if (rv != BOX_OK)
         fail_msg("refused: %s\n--- input:\n%s", err ? err : "(none)", text);
     assert_null(err);
     assert_non_null(c);
     return c;
+}
+
+/* Writes text (after @-expansion) as box.toml and loads it. */
+static box_config *
+load_ok(const fixture *fx, const char *text)
+{
+    return load_ok_at(fx, "box.toml", text);
 }
 
 static void
@@ -1283,7 +1295,7 @@ test_tool_label_refusals(void **state)
 }
 
 static void
-test_tool_metadata_and_exec_refused(void **state)
+test_tool_metadata_refused(void **state)
 {
     fixture *fx = *state;
     static const bad_case cases[] = {
@@ -1295,24 +1307,57 @@ test_tool_metadata_and_exec_refused(void **state)
          "states no `metadata` list; only `[agent.filesystem]` takes "
          "`metadata` instead. Edit the configuration, or select an empty "
          "`box_dir` to rebuild a stored record"},
-        {HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
-              "exec = [\"/usr/bin\"]\n",
-         "@P carries `[tool.<name>.filesystem] exec`, which this build does "
-         "not read; write nothing \xE2\x80\x94 a tool runs its whole "
-         "toolchain through broad exec on macOS, so it states no `exec` "
-         "list; only `[agent.filesystem]` takes `exec` instead. Edit the "
-         "configuration, or select an empty `box_dir` to rebuild a stored "
-         "record"},
         // By name, whatever the value.
-        {HEAD "[tool.git]\ncommand = [\"git\"]\nfilesystem = { exec = 5 }\n",
-         "@P carries `[tool.<name>.filesystem] exec`, which this build does "
-         "not read; write nothing \xE2\x80\x94 a tool runs its whole "
-         "toolchain through broad exec on macOS, so it states no `exec` "
-         "list; only `[agent.filesystem]` takes `exec` instead. Edit the "
-         "configuration, or select an empty `box_dir` to rebuild a stored "
-         "record"},
+        {HEAD "[tool.git]\ncommand = [\"git\"]\nfilesystem = { metadata = 5 "
+              "}\n",
+         "@P carries `[tool.<name>.filesystem] metadata`, which this build "
+         "does not read; write nothing \xE2\x80\x94 a tool tests existence "
+         "and reads metadata across the operator home by default, so it "
+         "states no `metadata` list; only `[agent.filesystem]` takes "
+         "`metadata` instead. Edit the configuration, or select an empty "
+         "`box_dir` to rebuild a stored record"},
     };
     RUN_BAD(fx, BOX_ECONFIG, cases);
+}
+
+/* A tool's `exec` lists the programs it may run besides its command
+ * (issue 17 item 9); it is read, and judged, as the agent's is. */
+static void
+test_tool_exec_accepted(void **state)
+{
+    fixture *fx = *state;
+    box_config *c = load_ok(
+        fx, HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
+                 "read = [\"~/src\"]\n"
+                 "exec = [\"/usr/lib/git-core\", \"~/bin/helper\"]\n");
+    const box_config_process *t = box_config_tool_find(c, "git");
+    assert_non_null(t);
+    STRV(&t->pr_fs[BOX_GRANT_EXEC], "/usr/lib/git-core", "~/bin/helper");
+    STRV(&t->pr_fs[BOX_GRANT_READ], "~/src");
+    box_config_free(c);
+    // The agent's spelling rules, with the tool's table named.
+    static const bad_case spelled[] = {
+        {HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
+              "exec = [\"/usr/lib/*\"]\n",
+         ENTRY("[tool.git]", "/usr/lib/*",
+               "`filesystem.exec` path contains the pattern character '*'; a "
+               "path must be exact, never a pattern")},
+        {HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
+              "exec = [\"bin\"]\n",
+         ENTRY("[tool.git]", "bin",
+               "`filesystem.exec` path must be absolute or start with `~/`, "
+               "so a checked-in configuration holds in every clone")},
+        {HEAD "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
+              "exec = [\"/usr/bin\", \"/usr/bin/\"]\n",
+         ENTRY("[tool.git]", "/usr/bin/",
+               "`filesystem.exec` already lists \"/usr/bin\"")},
+    };
+    RUN_BAD(fx, BOX_ECONFIG, spelled);
+    expect_refusal(fx, BOX_EPARSE,
+                   HEAD "[tool.git]\ncommand = [\"git\"]\n"
+                        "filesystem = { exec = 5 }\n",
+                   "cannot parse config file @P: line 5, column 23: invalid "
+                   "type: integer `5`, expected an array of strings");
 }
 
 static void
@@ -1370,16 +1415,43 @@ test_validation_order(void **state)
 
 /* ---- filesystem checks ---- */
 
-/* Loads text and runs the filesystem checks with home = @D/home. */
+/*
+ * Where the filesystem checks' box.toml lives: a directory of its own, so
+ * the trees the cases lay out under @D are not inside the configuration's
+ * directory, where no grant may reach (config_reach.c).
+ */
+#define CHECK_CONF "conf/box.toml"
+
+/* Loads text as @D/name and runs the filesystem checks with home =
+ * @D/home. */
 static box_err
-check_paths(const fixture *fx, const char *text, char **err)
+check_paths_at(const fixture *fx, const char *name, const char *text,
+               char **err)
 {
-    box_config *c = load_ok(fx, text);
+    box_config *c = load_ok_at(fx, name, text);
     char *home = expand(fx, "@D/home");
     box_err rv = box_config_check_paths(c, home, err);
     box_free(home);
     box_config_free(c);
     return rv;
+}
+
+/* The same, with box.toml in @D/conf. */
+static box_err
+check_paths(const fixture *fx, const char *text, char **err)
+{
+    make_dir(fx, "conf");
+    return check_paths_at(fx, CHECK_CONF, text, err);
+}
+
+static void
+expect_refused_as(const char *text, box_err rv, char *err, const char *want)
+{
+    if (rv == BOX_OK)
+        fail_msg("accepted:\n%s", text);
+    assert_non_null(err);
+    assert_string_equal(err, want);
+    assert_int_equal(rv, BOX_ECONFIG);
 }
 
 static void
@@ -1388,13 +1460,31 @@ expect_paths_refused(const fixture *fx, const char *text, const char *want)
     char *err = NULL;
     box_err rv = check_paths(fx, text, &err);
     char *w = expand(fx, want);
-    if (rv == BOX_OK)
-        fail_msg("accepted:\n%s", text);
-    assert_non_null(err);
-    assert_string_equal(err, w);
-    assert_int_equal(rv, BOX_ECONFIG);
+    expect_refused_as(text, rv, err, w);
     box_free(w);
     box_free(err);
+}
+
+/* As expect_paths_refused, with box.toml at @D/name. */
+static void
+expect_paths_refused_at(const fixture *fx, const char *name, const char *text,
+                        const char *want)
+{
+    char *err = NULL;
+    box_err rv = check_paths_at(fx, name, text, &err);
+    char *w = expand(fx, want);
+    expect_refused_as(text, rv, err, w);
+    box_free(w);
+    box_free(err);
+}
+
+static void
+expect_paths_ok_at(const fixture *fx, const char *name, const char *text)
+{
+    char *err = NULL;
+    if (check_paths_at(fx, name, text, &err) != BOX_OK)
+        fail_msg("refused: %s\n--- input:\n%s", err ? err : "(none)", text);
+    assert_null(err);
 }
 
 /* A tree under @D: home/ (with file, dir/, link -> dir), work/, a file,
@@ -1433,7 +1523,8 @@ test_check_paths_ok(void **state)
                     "exec = [\"@D/tool.sh\", \"@D/work\"]\n"
                     "deny = [\"~/file\", \"@D/work\"]\n"
                     "[tool.t]\ncommand = [\"t\"]\nworkspace = \"@D/worklink\"\n"
-                    "[tool.t.filesystem]\nread = [\"@D/work\"]\n",
+                    "[tool.t.filesystem]\nread = [\"@D/work\"]\n"
+                    "exec = [\"@D/tool.sh\", \"@D/work\"]\n",
                     &err);
     if (rv != BOX_OK)
         fail_msg("%s", err);
@@ -1444,9 +1535,9 @@ test_check_paths_ok(void **state)
     assert_int_equal(rv, BOX_OK);
     // A home reached through a link is still the home.
     make_link(fx, "home", "homelink");
-    box_config *c =
-        load_ok(fx, HEAD "[agent]\ncommand = [\"a\"]\n"
-                         "[agent.filesystem]\nread = [\"~/dir\"]\n");
+    box_config *c = load_ok_at(fx, CHECK_CONF,
+                               HEAD "[agent]\ncommand = [\"a\"]\n"
+                                    "[agent.filesystem]\nread = [\"~/dir\"]\n");
     char *home = expand(fx, "@D/homelink");
     assert_int_equal(box_config_check_paths(c, home, &err), BOX_OK);
     box_free(home);
@@ -1597,6 +1688,21 @@ test_check_paths_entries(void **state)
     expect_paths_refused(fx, AG "exec = [\"@D/plain\"]\n",
                          ENTRY("[agent]", "@D/plain",
                                "@D/plain is not an executable regular file"));
+    // A tool's exec list is judged as the agent's.
+    expect_paths_refused(fx,
+                         HEAD
+                         "[tool.t]\ncommand = [\"t\"]\n[tool.t.filesystem]\n"
+                         "exec = [\"@D/tool.sh\", \"@D/plain\"]\n",
+                         ENTRY("[tool.t]", "@D/plain",
+                               "@D/plain is not an executable regular file"));
+    expect_paths_refused(
+        fx,
+        HEAD "[tool.t]\ncommand = [\"t\"]\n[tool.t.filesystem]\n"
+             "exec = [\"@D/worklink\"]\n",
+        ENTRY("[tool.t]", "@D/worklink",
+              "@D/worklink is a symbolic link. A grant carries the identity "
+              "the kernel checks, so a link renders a rule that matches "
+              "nothing; name what it points at"));
     // Lists in contract order; the first bad entry wins.
     expect_paths_refused(
         fx, AG "deny = [\"~/nothing\"]\nread = [\"~/gone\"]\n",
@@ -1610,6 +1716,324 @@ test_check_paths_entries(void **state)
                             "workspace = \"@D/plain\"\n",
                          WS_PREFIX "@D/plain is not a directory");
 #undef AG
+}
+
+/* ---- grants that reach the authority files or the box dir ---- */
+
+/* Every case's tree lives under @D/reach (R below):
+ *   ws/box.toml, ws/policy.dw, ws/sub/, ws/tool.sh  box.toml in the workspace
+ *   ws2/cfg/box.toml, ws2/src/                      box.toml in <ws>/cfg
+ *   cfg3/box.toml; p/pol/policy.dw                  the policy elsewhere
+ *   cfg4/box.toml, cfg4/pol/policy.dw               `policy = "pol/..."`
+ *   plink -> p/pol, hard (a hard link of the policy)
+ *   boxes/b1/run/ (a box dir), boxlink -> boxes */
+#define R "@D/reach"
+
+static void
+make_reach_tree(const fixture *fx)
+{
+    static const char *const dirs[] = {
+        "reach",          "reach/ws",           "reach/ws/sub",   "reach/ws2",
+        "reach/ws2/cfg",  "reach/ws2/src",      "reach/cfg3",     "reach/p",
+        "reach/p/pol",    "reach/cfg4",         "reach/cfg4/pol", "reach/boxes",
+        "reach/boxes/b1", "reach/boxes/b1/run", "reach/mnt",
+    };
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+        make_dir(fx, dirs[i]);
+    make_dir(fx, "home");
+    write_file(fx, "reach/ws/policy.dw", "");
+    write_file_len(fx, "reach/ws/tool.sh", "#!/bin/sh\n", 10, 0755);
+    write_file(fx, "reach/p/pol/policy.dw", "");
+    write_file(fx, "reach/cfg4/pol/policy.dw", "");
+    make_link(fx, "p/pol", "reach/plink");
+    make_link(fx, "boxes", "reach/boxlink");
+    char *policy = expand(fx, R "/p/pol/policy.dw");
+    char *hard = expand(fx, R "/hard");
+    unlink(hard);
+    assert_int_equal(link(policy, hard), 0);
+    box_free(policy);
+    box_free(hard);
+}
+
+/* box.toml heads: where the box lives and which policy it loads. */
+#define HEAD_AT(box, policy)                                                   \
+    "name = \"a\"\nbox_dir = \"" box "\"\npolicy = \"" policy "\"\n"
+#define HEAD_R HEAD_AT(R "/boxes/new", "policy.dw")
+#define AGENT_FS "[agent]\ncommand = [\"a\"]\n[agent.filesystem]\n"
+#define TOOL_FS "[tool.git]\ncommand = [\"git\"]\n[tool.git.filesystem]\n"
+
+#define WHY_AUTH "no grant may reach the files that decide what the box allows"
+#define WHY_AUTH_ABOVE                                                         \
+    "a write grant there could replace that file and so change what the box "  \
+    "allows"
+#define WHY_BOX "no grant may reach the box's own trusted state"
+#define WHY_BOX_ABOVE                                                          \
+    "a write grant there could replace the box's own trusted state"
+
+/* Issue 17 item 3 (a): box.toml inside the workspace, and a grant of the
+ * workspace, from the agent or a tool, of any kind. */
+static void
+test_reach_config_in_workspace(void **state)
+{
+    fixture *fx = *state;
+    make_reach_tree(fx);
+    static const char conf[] = "reach/ws/box.toml";
+    expect_paths_refused_at(
+        fx, conf, HEAD_R AGENT_FS "write = [\"" R "/ws\"]\n",
+        ENTRY("[agent]", R "/ws",
+              R "/ws is the directory of the configuration file " R
+                "/ws/box.toml; " WHY_AUTH));
+    expect_paths_refused_at(
+        fx, conf, HEAD_R TOOL_FS "write = [\"" R "/ws\"]\n",
+        ENTRY("[tool.git]", R "/ws",
+              R "/ws is the directory of the configuration file " R
+                "/ws/box.toml; " WHY_AUTH));
+    // Any grant, not only a write one.
+    expect_paths_refused_at(
+        fx, conf, HEAD_R AGENT_FS "read = [\"" R "/ws\"]\n",
+        ENTRY("[agent]", R "/ws",
+              R "/ws is the directory of the configuration file " R
+                "/ws/box.toml; " WHY_AUTH));
+    expect_paths_refused_at(
+        fx, conf, HEAD_R AGENT_FS "list = [\"" R "/ws/sub\"]\n",
+        ENTRY("[agent]", R "/ws/sub",
+              R "/ws/sub lies inside the directory of the configuration "
+                "file " R "/ws/box.toml; " WHY_AUTH));
+    expect_paths_refused_at(
+        fx, conf, HEAD_R TOOL_FS "exec = [\"" R "/ws/tool.sh\"]\n",
+        ENTRY("[tool.git]", R "/ws/tool.sh",
+              R "/ws/tool.sh lies inside the directory of the configuration "
+                "file " R "/ws/box.toml; " WHY_AUTH));
+    expect_paths_refused_at(
+        fx, conf, HEAD_R AGENT_FS "read_file = [\"" R "/ws/box.toml\"]\n",
+        ENTRY("[agent]", R "/ws/box.toml",
+              R "/ws/box.toml is the configuration file " R
+                "/ws/box.toml; " WHY_AUTH));
+    // The first entry that reaches, in contract order; the agent first.
+    expect_paths_refused_at(
+        fx, conf,
+        HEAD_R AGENT_FS "read = [\"" R "/p\", \"" R "/ws/sub\"]\n"
+                        "write = [\"" R "/ws\"]\n" TOOL_FS "write = [\"" R
+                        "/ws\"]\n",
+        ENTRY("[agent]", R "/ws/sub",
+              R "/ws/sub lies inside the directory of the configuration "
+                "file " R "/ws/box.toml; " WHY_AUTH));
+    // A deny takes reach away, so it may sit anywhere.
+    expect_paths_ok_at(fx, conf,
+                       HEAD_R AGENT_FS "deny = [\"" R "/ws/box.toml\", \"" R
+                                       "/ws\"]\n");
+}
+
+/* (b): box.toml in <ws>/cfg; a write grant of the workspace holds it, a
+ * read grant of it does not change it. */
+static void
+test_reach_config_below_workspace(void **state)
+{
+    fixture *fx = *state;
+    make_reach_tree(fx);
+    static const char conf[] = "reach/ws2/cfg/box.toml";
+    expect_paths_refused_at(
+        fx, conf, HEAD_R AGENT_FS "write = [\"" R "/ws2\"]\n",
+        ENTRY("[agent]", R "/ws2",
+              R "/ws2 contains the directory of the configuration file " R
+                "/ws2/cfg/box.toml; " WHY_AUTH_ABOVE));
+    expect_paths_refused_at(
+        fx, conf, HEAD_R TOOL_FS "write = [\"" R "/ws2\"]\n",
+        ENTRY("[tool.git]", R "/ws2",
+              R "/ws2 contains the directory of the configuration file " R
+                "/ws2/cfg/box.toml; " WHY_AUTH_ABOVE));
+    // Reading the parent of box.toml's directory stays allowed, as does
+    // writing beside that directory.
+    expect_paths_ok_at(fx, conf,
+                       HEAD_R AGENT_FS "read = [\"" R "/ws2\"]\n"
+                                       "list = [\"" R "/ws2\"]\n"
+                                       "write = [\"" R "/ws2/src\"]\n" TOOL_FS
+                                       "read = [\"" R "/ws2\"]\n");
+}
+
+/* (c): a write grant of the policy's own directory, wherever it is, and
+ * whatever spelling the configuration gives the policy. */
+static void
+test_reach_policy_dir(void **state)
+{
+    fixture *fx = *state;
+    make_reach_tree(fx);
+    static const char conf3[] = "reach/cfg3/box.toml";
+    expect_paths_refused_at(
+        fx, conf3,
+        HEAD_AT(R "/boxes/new", R "/p/pol/policy.dw") AGENT_FS "write = [\"" R
+                                                               "/p/pol\"]\n",
+        ENTRY("[agent]", R "/p/pol",
+              R "/p/pol is the directory of the policy file " R
+                "/p/pol/policy.dw; " WHY_AUTH));
+    expect_paths_refused_at(
+        fx, conf3,
+        HEAD_AT(R "/boxes/new", R "/p/pol/policy.dw") TOOL_FS "write = [\"" R
+                                                              "/p\"]\n",
+        ENTRY("[tool.git]", R "/p",
+              R "/p contains the directory of the policy file " R
+                "/p/pol/policy.dw; " WHY_AUTH_ABOVE));
+    // The issue's spelling: `policy = "pol/policy.dw"` beside box.toml;
+    // the nearest authority names the refusal.
+    expect_paths_refused_at(
+        fx, "reach/cfg4/box.toml",
+        HEAD_AT(R "/boxes/new", "pol/policy.dw") AGENT_FS "write = [\"" R
+                                                          "/cfg4/pol\"]\n",
+        ENTRY("[agent]", R "/cfg4/pol",
+              R "/cfg4/pol is the directory of the policy file " R
+                "/cfg4/pol/policy.dw; " WHY_AUTH));
+    // The policy named through a symlinked directory: the same directory.
+    expect_paths_refused_at(
+        fx, conf3,
+        HEAD_AT(R "/boxes/new", R "/plink/policy.dw") AGENT_FS "write = [\"" R
+                                                               "/p/pol\"]\n",
+        ENTRY("[agent]", R "/p/pol",
+              R "/p/pol is the directory of the policy file " R
+                "/plink/policy.dw; " WHY_AUTH));
+    // Another name of the policy file itself.
+    expect_paths_refused_at(fx, conf3,
+                            HEAD_AT(R "/boxes/new", R "/p/pol/policy.dw")
+                                AGENT_FS "write_file = [\"" R "/hard\"]\n",
+                            ENTRY("[agent]", R "/hard",
+                                  R "/hard is the policy file " R
+                                    "/p/pol/policy.dw; " WHY_AUTH));
+    // A policy not written yet still has its directory guarded.
+    expect_paths_refused_at(
+        fx, conf3,
+        HEAD_AT(R "/boxes/new", R "/p/pol/later.dw") AGENT_FS "write = [\"" R
+                                                              "/p/pol\"]\n",
+        ENTRY("[agent]", R "/p/pol",
+              R "/p/pol is the directory of the policy file " R
+                "/p/pol/later.dw; " WHY_AUTH));
+    // Reading above the policy's directory stays allowed.
+    expect_paths_ok_at(fx, conf3,
+                       HEAD_AT(R "/boxes/new", R "/p/pol/policy.dw") AGENT_FS
+                       "read = [\"" R "/p\"]\n");
+}
+
+/* The box directory: nothing inside it, no write grant above it, made or
+ * not, however its path is spelled. */
+static void
+test_reach_box_dir(void **state)
+{
+    fixture *fx = *state;
+    make_reach_tree(fx);
+    static const char conf[] = "reach/cfg3/box.toml";
+#define HEAD_B1 HEAD_AT(R "/boxes/b1", R "/p/pol/policy.dw")
+#define HEAD_NEW HEAD_AT(R "/boxes/new", R "/p/pol/policy.dw")
+    expect_paths_refused_at(
+        fx, conf, HEAD_B1 AGENT_FS "read = [\"" R "/boxes/b1/run\"]\n",
+        ENTRY("[agent]", R "/boxes/b1/run",
+              R "/boxes/b1/run lies inside the box directory " R
+                "/boxes/b1; " WHY_BOX));
+    expect_paths_refused_at(
+        fx, conf, HEAD_B1 TOOL_FS "list = [\"" R "/boxes/b1\"]\n",
+        ENTRY("[tool.git]", R "/boxes/b1",
+              R "/boxes/b1 is the box directory " R "/boxes/b1; " WHY_BOX));
+    expect_paths_refused_at(fx, conf,
+                            HEAD_B1 AGENT_FS "write = [\"" R "/boxes\"]\n",
+                            ENTRY("[agent]", R "/boxes",
+                                  R "/boxes contains the box directory " R
+                                    "/boxes/b1; " WHY_BOX_ABOVE));
+    // Not made yet: its parent is where it will be.
+    expect_paths_refused_at(fx, conf,
+                            HEAD_NEW AGENT_FS "write = [\"" R "/boxes\"]\n",
+                            ENTRY("[agent]", R "/boxes",
+                                  R "/boxes contains the box directory " R
+                                    "/boxes/new; " WHY_BOX_ABOVE));
+    // Spelled through a symlinked parent, made or not.
+    expect_paths_refused_at(fx, conf,
+                            HEAD_AT(R "/boxlink/new", R "/p/pol/policy.dw")
+                                AGENT_FS "write = [\"" R "/boxes\"]\n",
+                            ENTRY("[agent]", R "/boxes",
+                                  R "/boxes contains the box directory " R
+                                    "/boxlink/new; " WHY_BOX_ABOVE));
+    expect_paths_refused_at(
+        fx, conf,
+        HEAD_AT(R "/boxlink/b1", R "/p/pol/policy.dw") AGENT_FS
+        "read = [\"" R "/boxes/b1/run\"]\n",
+        ENTRY("[agent]", R "/boxes/b1/run",
+              R "/boxes/b1/run lies inside the box directory " R
+                "/boxlink/b1; " WHY_BOX));
+    // Reading above it stays allowed (the sandbox hides the box dir).
+    expect_paths_ok_at(fx, conf,
+                       HEAD_NEW AGENT_FS "read = [\"" R "/boxes\"]\n");
+    expect_paths_ok_at(fx, conf, HEAD_B1 AGENT_FS "read = [\"" R "/boxes\"]\n");
+#undef HEAD_B1
+#undef HEAD_NEW
+}
+
+/* A bind mount of box.toml's directory is that directory: run in a mount
+ * namespace of a child (a user namespace lets it mount without root). */
+static void
+test_reach_bind_mount(void **state)
+{
+    fixture *fx = *state;
+    make_reach_tree(fx);
+    box_config *c = load_ok_at(fx, "reach/ws/box.toml",
+                               HEAD_R AGENT_FS "write = [\"" R "/mnt\"]\n");
+    char *src = expand(fx, R "/ws");
+    char *dst = expand(fx, R "/mnt");
+    char *home = expand(fx, "@D/home");
+    char *want =
+        expand(fx, ENTRY("[agent]", R "/mnt",
+                         R "/mnt is the directory of the configuration file " R
+                           "/ws/box.toml; " WHY_AUTH));
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    uid_t uid = getuid();
+    gid_t gid = getgid();
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char map[64];
+        char *err = NULL;
+        close(fds[0]);
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0)
+            _exit(10);
+        int n = snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
+        int fd = open("/proc/self/uid_map", O_WRONLY);
+        if (fd < 0 || write(fd, map, (size_t)n) != n || close(fd) != 0)
+            _exit(11);
+        fd = open("/proc/self/setgroups", O_WRONLY);
+        if (fd < 0 || write(fd, "deny", 4) != 4 || close(fd) != 0)
+            _exit(12);
+        n = snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)gid);
+        fd = open("/proc/self/gid_map", O_WRONLY);
+        if (fd < 0 || write(fd, map, (size_t)n) != n || close(fd) != 0)
+            _exit(13);
+        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+            mount(src, dst, NULL, MS_BIND, NULL) != 0)
+            _exit(14);
+        box_err rv = box_config_check_paths(c, home, &err);
+        size_t len = err != NULL ? strlen(err) : 0;
+        if (len > 0 && write(fds[1], err, len) != (ssize_t)len)
+            _exit(15);
+        _exit(rv == BOX_ECONFIG ? 0 : 16);
+    }
+    close(fds[1]);
+    char got[4096];
+    size_t have = 0;
+    for (ssize_t n; (n = read(fds[0], got + have, sizeof(got) - 1 - have)) > 0;)
+        have += (size_t)n;
+    got[have] = '\0';
+    close(fds[0]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) != 0)
+        fail_msg("child status %d (10+: namespace set-up step; 16: not "
+                 "refused): %s",
+                 WEXITSTATUS(status), got);
+    assert_string_equal(got, want);
+    // Outside the namespace the mount point is an empty directory.
+    char *err = NULL;
+    assert_int_equal(box_config_check_paths(c, home, &err), BOX_OK);
+    box_free(src);
+    box_free(dst);
+    box_free(home);
+    box_free(want);
+    box_config_free(c);
 }
 
 int
@@ -1639,7 +2063,8 @@ main(void)
         cmocka_unit_test(test_env_refusals),
         cmocka_unit_test(test_entry_refusals),
         cmocka_unit_test(test_tool_label_refusals),
-        cmocka_unit_test(test_tool_metadata_and_exec_refused),
+        cmocka_unit_test(test_tool_metadata_refused),
+        cmocka_unit_test(test_tool_exec_accepted),
         cmocka_unit_test(test_unsupported_sections),
         cmocka_unit_test(test_validation_order),
         cmocka_unit_test(test_check_paths_ok),
@@ -1647,6 +2072,11 @@ main(void)
         cmocka_unit_test(test_check_paths_box_dir),
         cmocka_unit_test(test_check_paths_workspace),
         cmocka_unit_test(test_check_paths_entries),
+        cmocka_unit_test(test_reach_config_in_workspace),
+        cmocka_unit_test(test_reach_config_below_workspace),
+        cmocka_unit_test(test_reach_policy_dir),
+        cmocka_unit_test(test_reach_box_dir),
+        cmocka_unit_test(test_reach_bind_mount),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "box_escape.h"
 #include "pdp_int.h"
 #include "box_utf8.h"
 
@@ -74,7 +75,7 @@ dump_str(box_buf *out, pdp_str s)
 {
     box_err rv;
     if ((rv = box_buf_putc(out, '"')) != BOX_OK ||
-        (rv = pdp_escape_debug_str(out, s.s, s.len)) != BOX_OK)
+        (rv = box_escape_debug_str(out, s.s, s.len)) != BOX_OK)
         return rv;
     return box_buf_putc(out, '"');
 }

@@ -49,8 +49,4 @@ pdp_entity_eq(const pdp_value *a, const pdp_value *b)
            __builtin_memcmp(a->u.ent.type, b->u.ent.type, a->u.ent.tlen) == 0 &&
            __builtin_memcmp(a->u.ent.id, b->u.ent.id, a->u.ent.idlen) == 0;
 }
-/* Appends Rust `str` Debug-style escaped text of s (no quotes): escapes
- * `"`, `\`, controls and invisible characters; keeps `'` as is. */
-box_err pdp_escape_debug_str(box_buf *out, const char *s, size_t n);
-
 #endif

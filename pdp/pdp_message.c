@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "box_alloc.h"
-#include "pdp_int.h"
+#include "box_escape.h"
 #include "box_utf8.h"
+#include "pdp_int.h"
 
 /* ORDER PDP_REASON */
 static const struct {
@@ -32,151 +33,6 @@ const char *
 pdp_reason_name(pdp_reason r)
 {
     return (unsigned)r < 5 ? pdp_reasons[r].rs_name : "?";
-}
-
-/* ---- escaping ---- */
-
-/* Characters Rust's is_printable rejects, approximated: controls, format
- * characters (Cf), separators other than space (Zs, Zl, Zp), private use,
- * noncharacters. Unassigned code points are not tracked. */
-static bool
-not_printable(uint32_t c)
-{
-    static const uint32_t ranges[][2] = {
-        {0x0000, 0x001F}, {0x007F, 0x00A0}, {0x00AD, 0x00AD},
-        {0x0600, 0x0605}, {0x061C, 0x061C}, {0x06DD, 0x06DD},
-        {0x070F, 0x070F}, {0x0890, 0x0891}, {0x08E2, 0x08E2},
-        {0x1680, 0x1680}, {0x180E, 0x180E}, {0x2000, 0x200F},
-        {0x2028, 0x202F}, {0x205F, 0x2064}, {0x2066, 0x206F},
-        {0x3000, 0x3000}, {0xD800, 0xF8FF}, {0xFDD0, 0xFDEF},
-        {0xFEFF, 0xFEFF}, {0xFFF9, 0xFFFB}, {0xFFFE, 0xFFFF},
-        {0x110BD, 0x110BD}, {0x110CD, 0x110CD}, {0x13430, 0x1343F},
-        {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001},
-        {0xE0020, 0xE007F}, {0xF0000, 0x10FFFF},
-    };
-    for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
-        if (c >= ranges[i][0] && c <= ranges[i][1])
-            return true;
-    }
-    return (c & 0xFFFE) == 0xFFFE; // noncharacters in every plane
-}
-
-/* Grapheme_Extend, approximated by the main combining-mark blocks. */
-static bool
-grapheme_extend(uint32_t c)
-{
-    return (c >= 0x0300 && c <= 0x036F) || (c >= 0x0483 && c <= 0x0489) ||
-           (c >= 0x0591 && c <= 0x05BD) || (c >= 0x1AB0 && c <= 0x1AFF) ||
-           (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x20D0 && c <= 0x20FF) ||
-           (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xFE20 && c <= 0xFE2F) ||
-           (c >= 0xE0100 && c <= 0xE01EF);
-}
-
-static box_err
-put_unicode(box_buf *out, uint32_t c)
-{
-    return box_buf_printf(out, "\\u{%x}", c);
-}
-
-/* One character the way char::escape_debug (quote_single/quote_double
- * chosen by the caller) writes it. */
-static box_err
-debug_char(box_buf *out, uint32_t c, bool esc_single, bool esc_double,
-           bool esc_grapheme)
-{
-    switch (c) {
-    case 0: return box_buf_puts(out, "\\0");
-    case '\t': return box_buf_puts(out, "\\t");
-    case '\r': return box_buf_puts(out, "\\r");
-    case '\n': return box_buf_puts(out, "\\n");
-    case '\\': return box_buf_puts(out, "\\\\");
-    case '"':
-        return esc_double ? box_buf_puts(out, "\\\"") : box_buf_putc(out, '"');
-    case '\'':
-        return esc_single ? box_buf_puts(out, "\\'") : box_buf_putc(out, '\'');
-    default:
-        break;
-    }
-    if ((esc_grapheme && grapheme_extend(c)) || not_printable(c))
-        return put_unicode(out, c);
-    char b[4];
-    size_t k = box_utf8_encode(c, b);
-    return box_buf_append(out, b, k);
-}
-
-box_err
-pdp_escape_debug(box_buf *out, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        uint32_t c;
-        size_t k = box_utf8_decode(s + i, n - i, &c);
-        if (k == 0)
-            k = 1; // malformed byte: shown as U+FFFD
-        box_err rv = debug_char(out, c, true, true, true);
-        if (rv != BOX_OK)
-            return rv;
-        i += k;
-    }
-    return BOX_OK;
-}
-
-box_err
-pdp_escape_debug_str(box_buf *out, const char *s, size_t n)
-{
-    /* str's Debug: double quotes escaped, apostrophes not, grapheme
-     * extenders only at the start. */
-    for (size_t i = 0; i < n;) {
-        uint32_t c;
-        size_t k = box_utf8_decode(s + i, n - i, &c);
-        if (k == 0)
-            k = 1;
-        box_err rv = debug_char(out, c, false, true, i == 0);
-        if (rv != BOX_OK)
-            return rv;
-        i += k;
-    }
-    return BOX_OK;
-}
-
-static bool
-id_escaped(uint32_t c)
-{
-    return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == '\\' || c == 0x061C ||
-           c == 0x200E || c == 0x200F || (c >= 0x2028 && c <= 0x202E) ||
-           (c >= 0x2066 && c <= 0x2069);
-}
-
-box_err
-pdp_escape_ids(box_buf *out, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        uint32_t c;
-        size_t k = box_utf8_decode(s + i, n - i, &c);
-        box_err rv;
-        if (k == 0) {
-            k = 1;
-            c = 0xFFFD;
-        }
-        if (!id_escaped(c)) {
-            rv = box_buf_append(out, s + i, k == 1 && c == 0xFFFD ? 0 : k);
-            if (rv == BOX_OK && c == 0xFFFD && k == 1)
-                rv = box_buf_puts(out, "\xEF\xBF\xBD");
-        } else if (c == '\t') {
-            rv = box_buf_puts(out, "\\t");
-        } else if (c == '\r') {
-            rv = box_buf_puts(out, "\\r");
-        } else if (c == '\n') {
-            rv = box_buf_puts(out, "\\n");
-        } else if (c == '\\') {
-            rv = box_buf_puts(out, "\\\\");
-        } else {
-            rv = put_unicode(out, c);
-        }
-        if (rv != BOX_OK)
-            return rv;
-        i += k;
-    }
-    return BOX_OK;
 }
 
 /* ---- the message ---- */
@@ -256,13 +112,13 @@ put_cause(box_buf *out, pdp_reason r, const pdp_msg_rule *rules, size_t n)
         pdp_str id = present(m->mr_id) ? m->mr_id : m->mr_rule_id;
         rv = box_buf_puts(out, i == 0 ? " [policy: " : "; [policy: ");
         if (rv == BOX_OK)
-            rv = pdp_escape_ids(out, id.s, id.len);
+            rv = box_escape_ids(out, id.s, id.len);
         if (rv == BOX_OK)
             rv = box_buf_putc(out, ']');
         if (rv == BOX_OK && present(m->mr_description)) {
             rv = box_buf_puts(out, ": ");
             if (rv == BOX_OK)
-                rv = pdp_escape_ids(out, m->mr_description.s,
+                rv = box_escape_ids(out, m->mr_description.s,
                                     m->mr_description.len);
         }
     }
@@ -303,7 +159,7 @@ pdp_message_format(pdp_verdict v, pdp_reason r, const char *resource,
                 k = 1;
             size_t before = res.b_len;
             /* res has room for one escape past the cap; roll it back. */
-            if ((rv = debug_char(&res, c, true, true, true)) != BOX_OK)
+            if ((rv = box_escape_debug_char(&res, c)) != BOX_OK)
                 goto out;
             if (res.b_len > PDP_MESSAGE_RESOURCE_MAX) {
                 res.b_len = before;

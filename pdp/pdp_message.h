@@ -62,11 +62,4 @@ const char *pdp_reason_words(pdp_reason r);
 /* Short class name: "Permitted", "Forbidden", "NoMatch", … */
 const char *pdp_reason_name(pdp_reason r);
 
-/* Appends s escaped as Rust's char::escape_debug does for each character
- * (quotes and apostrophes escaped); the resource form. */
-box_err pdp_escape_debug(box_buf *out, const char *s, size_t n) BOX_WARN_UNUSED;
-/* Appends s with only control characters, `\`, U+061C, U+200E, U+200F,
- * U+2028–U+202E and U+2066–U+2069 escaped (char::escape_default). */
-box_err pdp_escape_ids(box_buf *out, const char *s, size_t n) BOX_WARN_UNUSED;
-
 #endif

@@ -8,6 +8,7 @@
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "box_arena.h"
+#include "box_escape.h"
 #include "pdp_int.h"
 #include "pdp_message.h"
 #include "pdp_parse.h"
@@ -61,7 +62,7 @@ put_rule_name(box_buf *b, const pdp_rule *r)
     box_err rv;
     if (an != NULL) {
         if ((rv = box_buf_puts(b, "rule @id(\"")) != BOX_OK ||
-            (rv = pdp_escape_debug_str(b, an->an_value.s, an->an_value.len)) !=
+            (rv = box_escape_debug_str(b, an->an_value.s, an->an_value.len)) !=
                 BOX_OK ||
             (rv = box_buf_puts(b, "\")")) != BOX_OK)
             return rv;
@@ -128,7 +129,7 @@ check_duplicate_ids(const pdp_ast *ast, box_buf *msg)
                                        : "policy gives one @id to more than "
                                          "one rule: @id(\"");
             if (rv == BOX_OK)
-                rv = pdp_escape_debug_str(msg, uses[i].iu_id.s,
+                rv = box_escape_debug_str(msg, uses[i].iu_id.s,
                                           uses[i].iu_id.len);
             if (rv == BOX_OK)
                 rv = box_buf_puts(msg, "\") is on rules ");

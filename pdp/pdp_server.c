@@ -22,6 +22,7 @@
 #include "box_rpc.h"
 #include "box_svc.h"
 #include "box_wire.h"
+#include "box_wire_scan.h"
 #include "pdp_decide.h"
 #include "pdp_dlog.h"
 #include "pdp_peer.h"
@@ -274,6 +275,7 @@ server_handle(void *arg, const void *req, size_t len, nng_msg *reply)
     Box__DecisionBatchResponse batch = BOX__DECISION_BATCH_RESPONSE__INIT;
     Box__EventAck ack = BOX__EVENT_ACK__INIT;
     Box__PdpRequest *r = NULL;
+    box_wire_scan_result why;
     pdp_gen *g = NULL;
     pdp_scratch *sc = NULL;
     char *detail = NULL;
@@ -283,9 +285,15 @@ server_handle(void *arg, const void *req, size_t len, nng_msg *reply)
                      "request over the PDP's message limit");
         goto send;
     }
-    if ((r = box__pdp_request__unpack(NULL, len, req)) == NULL) {
-        server_error(&resp, &e, BOX__ERROR_CODE__ERROR_MALFORMED,
-                     "request did not decode");
+    // Nesting is bounded before protobuf-c recurses into the bytes.
+    if ((r = (Box__PdpRequest *)box_wire_scan_unpack(
+             &box__pdp_request__descriptor, BOX_WIRE_SCAN_ANY, req, len,
+             &why)) == NULL) {
+        server_error(
+            &resp, &e, BOX__ERROR_CODE__ERROR_MALFORMED,
+            why.sr_fault == BOX_WIRE_SCAN_TOO_DEEP
+                ? "request nests messages deeper than " BOX_WIRE_DEPTH_MAX_TEXT
+                : "request did not decode");
         goto send;
     }
     g = gen_acquire(s);

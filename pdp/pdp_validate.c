@@ -10,6 +10,7 @@
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "box_arena.h"
+#include "box_escape.h"
 #include "pdp_int.h"
 
 /*
@@ -227,7 +228,7 @@ put_uid(box_buf *b, const char *type, size_t tlen, const char *id, size_t idlen)
     box_err rv;
     if ((rv = box_buf_append(b, type, tlen)) != BOX_OK ||
         (rv = box_buf_puts(b, "::\"")) != BOX_OK ||
-        (rv = pdp_escape_debug_str(b, id, idlen)) != BOX_OK)
+        (rv = box_escape_debug_str(b, id, idlen)) != BOX_OK)
         return rv;
     return box_buf_puts(b, "\"");
 }
@@ -352,7 +353,7 @@ check_uid(vctx *v, pdp_pos pos, const pdp_value *uid)
     /* Cedar: "for policy `p`: entity `T::"x"` is of an enumerated …". */
     box_buf id;
     box_buf_init(&id, 1024);
-    box_err rv = pdp_escape_debug_str(&id, uid->u.ent.id, uid->u.ent.idlen);
+    box_err rv = box_escape_debug_str(&id, uid->u.ent.id, uid->u.ent.idlen);
     char msg[PDP_VALIDATE_MSG_MAX];
     snprintf(msg, sizeof(msg),
              "for policy `%s`: entity `%s` is of an "
@@ -629,7 +630,7 @@ put_attr_name(box_buf *b, pdp_str name, bool first)
         return box_buf_append(b, name.s, name.len);
     }
     if ((rv = box_buf_puts(b, "[\"")) != BOX_OK ||
-        (rv = pdp_escape_debug_str(b, name.s, name.len)) != BOX_OK)
+        (rv = box_escape_debug_str(b, name.s, name.len)) != BOX_OK)
         return rv;
     return box_buf_puts(b, "\"]");
 }

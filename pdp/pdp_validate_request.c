@@ -7,6 +7,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_escape.h"
 #include "pdp_int.h"
 
 /*
@@ -28,7 +29,7 @@ put_path(box_buf *b, const pdp_str *path, size_t n)
         if (i > 0)
             rv = box_buf_putc(b, '.');
         if (rv == BOX_OK)
-            rv = pdp_escape_debug_str(b, path[i].s, path[i].len);
+            rv = box_escape_debug_str(b, path[i].s, path[i].len);
     }
     if (rv == BOX_OK)
         rv = box_buf_putc(b, '`');
@@ -136,7 +137,7 @@ conform(const pdp_schema *s, const pdp_type *t, const pdp_value *v,
             if ((rv = put_path(why, path, n)) != BOX_OK ||
                 (rv = box_buf_printf(why, " is %.*s::\"", (int)v->u.ent.tlen,
                                      v->u.ent.type)) != BOX_OK ||
-                (rv = pdp_escape_debug_str(why, v->u.ent.id, v->u.ent.idlen)) !=
+                (rv = box_escape_debug_str(why, v->u.ent.id, v->u.ent.idlen)) !=
                     BOX_OK ||
                 (rv = box_buf_puts(why, "\", which is not a declared id of "
                                         "that enumerated type")) != BOX_OK)

@@ -7,6 +7,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_escape.h"
 #include "pdp_int.h"
 
 /*
@@ -112,7 +113,7 @@ put_rule(box_buf *b, const pdp_rule *r)
         return box_buf_printf(b, "the %s rule with no @id",
                               r->r_effect == PDP_PERMIT ? "permit" : "forbid");
     if ((rv = box_buf_puts(b, "rule @id(\"")) != BOX_OK ||
-        (rv = pdp_escape_debug_str(b, an->an_value.s, an->an_value.len)) !=
+        (rv = box_escape_debug_str(b, an->an_value.s, an->an_value.len)) !=
             BOX_OK)
         return rv;
     return box_buf_puts(b, "\")");
@@ -124,7 +125,7 @@ put_quoted(box_buf *b, const char *s, size_t n)
 {
     box_err rv = box_buf_putc(b, '"');
     if (rv == BOX_OK)
-        rv = pdp_escape_debug_str(b, s, n);
+        rv = box_escape_debug_str(b, s, n);
     if (rv == BOX_OK)
         rv = box_buf_putc(b, '"');
     return rv;
@@ -140,13 +141,13 @@ put_pattern(box_buf *b, const pdp_pattern *p, size_t from, size_t to)
     for (size_t i = from; i < to && rv == BOX_OK; i++) {
         if (p->bytes[i] != '*')
             continue;
-        rv = pdp_escape_debug_str(b, p->bytes + start, i - start);
+        rv = box_escape_debug_str(b, p->bytes + start, i - start);
         if (rv == BOX_OK)
             rv = box_buf_puts(b, p->wild[i] ? "*" : "\\*");
         start = i + 1;
     }
     if (rv == BOX_OK)
-        rv = pdp_escape_debug_str(b, p->bytes + start, to - start);
+        rv = box_escape_debug_str(b, p->bytes + start, to - start);
     return rv;
 }
 
@@ -212,7 +213,7 @@ judge_literal(spell *sp, unsigned bit, const char *attr, const pdp_value *lit)
             (rv = put_quoted(&m, s, n)) == BOX_OK &&
             (rv = box_buf_puts(&m, ", and a path under the operator home is "
                                    "spelled ~/…; write \"~")) == BOX_OK &&
-            (rv = pdp_escape_debug_str(&m, s + h, n - h)) == BOX_OK &&
+            (rv = box_escape_debug_str(&m, s + h, n - h)) == BOX_OK &&
             (rv = box_buf_putc(&m, '"')) == BOX_OK)
             emit(sp, &m, true);
     } else if (rv == BOX_OK && sp->sp_fam != FAM_UNSCOPED && n > 1 &&

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
+#include "box_escape.h"
 #include "pdp_int.h"
 #include "box_utf8.h"
 
@@ -520,7 +521,7 @@ format_quoted(box_buf *out, const char *s, size_t n)
 {
     box_err rv;
     if ((rv = box_buf_putc(out, '"')) != BOX_OK ||
-        (rv = pdp_escape_debug_str(out, s, n)) != BOX_OK)
+        (rv = box_escape_debug_str(out, s, n)) != BOX_OK)
         return rv;
     return box_buf_putc(out, '"');
 }

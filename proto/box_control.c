@@ -9,6 +9,10 @@
 #include "box_rpc.h"
 #include "box_svc.h"
 #include "box_wire.h"
+#include "box_wire_scan.h"
+
+// The requests a control socket takes (ControlRequest's body cases).
+#define CONTROL_ACCEPTS BOX_WIRE_SCAN_KIND(BOX__CONTROL_REQUEST__BODY_HEALTH)
 
 struct box_control {
     box_rpc_server *ct_srv;
@@ -24,15 +28,21 @@ control_handle(void *arg, const void *req, size_t len, nng_msg *reply)
     Box__HealthResponse h = BOX__HEALTH_RESPONSE__INIT;
     Box__ErrorReply e = BOX__ERROR_REPLY__INIT;
     Box__ControlRequest *r = NULL;
+    box_wire_scan_result why;
 
     if (len > BOX_CONTROL_MSG_MAX) {
         e.code = BOX__ERROR_CODE__ERROR_TOO_LARGE;
         e.message = "control request over its size limit";
         goto error;
     }
-    if ((r = box__control_request__unpack(NULL, len, req)) == NULL) {
+    if ((r = (Box__ControlRequest *)box_wire_scan_unpack(
+             &box__control_request__descriptor, CONTROL_ACCEPTS, req, len,
+             &why)) == NULL) {
         e.code = BOX__ERROR_CODE__ERROR_MALFORMED;
-        e.message = "control request did not decode";
+        e.message = why.sr_fault == BOX_WIRE_SCAN_TOO_DEEP
+                        ? "control request nests messages deeper "
+                          "than " BOX_WIRE_DEPTH_MAX_TEXT
+                        : "control request did not decode";
         goto error;
     }
     switch (r->body_case) {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Length-prefixed protobuf frames over a stream fd, every wait bounded. */
+/* Length-prefixed protobuf frames over a stream fd, each frame bounded in
+ * time, size, nesting and kind. */
 #include "box_frame.h"
 
 #include <errno.h>
@@ -9,13 +10,17 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_svc.h"
 
+/* Waits for ev on fd until deadline_ms (box_svc_now_ms clock); past it,
+ * only what is ready already counts. */
 static box_err
-frame_wait(int fd, short ev, int timeout_ms)
+frame_wait(int fd, short ev, uint64_t deadline_ms)
 {
     struct pollfd p = {.fd = fd, .events = ev};
     for (;;) {
-        int n = poll(&p, 1, timeout_ms);
+        uint64_t now = box_svc_now_ms();
+        int n = poll(&p, 1, now < deadline_ms ? (int)(deadline_ms - now) : 0);
         if (n > 0)
             return BOX_OK;
         if (n == 0)
@@ -25,11 +30,18 @@ frame_wait(int fd, short ev, int timeout_ms)
     }
 }
 
+/* The deadline of a frame begun now, timeout_ms long (at least 1 ms). */
+static uint64_t
+frame_deadline(int timeout_ms)
+{
+    return box_svc_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 1);
+}
+
 static box_err
-frame_write_all(int fd, const uint8_t *p, size_t n, int timeout_ms)
+frame_write_all(int fd, const uint8_t *p, size_t n, uint64_t deadline_ms)
 {
     while (n > 0) {
-        box_err rv = frame_wait(fd, POLLOUT, timeout_ms);
+        box_err rv = frame_wait(fd, POLLOUT, deadline_ms);
         if (rv != BOX_OK)
             return rv;
         ssize_t w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -48,13 +60,14 @@ frame_write_all(int fd, const uint8_t *p, size_t n, int timeout_ms)
     return BOX_OK;
 }
 
-/* Reads exactly n bytes; *got tells how many arrived before an EOF. */
+/* Reads exactly n bytes by deadline_ms; *got tells how many arrived
+ * before an EOF. */
 static box_err
-frame_read_all(int fd, uint8_t *p, size_t n, int timeout_ms, size_t *got)
+frame_read_all(int fd, uint8_t *p, size_t n, uint64_t deadline_ms, size_t *got)
 {
     *got = 0;
     while (*got < n) {
-        box_err rv = frame_wait(fd, POLLIN, timeout_ms);
+        box_err rv = frame_wait(fd, POLLIN, deadline_ms);
         if (rv != BOX_OK)
             return rv;
         ssize_t r = read(fd, p + *got, n - *got);
@@ -75,10 +88,11 @@ box_frame_write_bytes(int fd, const void *p, size_t n, int timeout_ms)
 {
     uint8_t hdr[4] = {(uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8),
                       (uint8_t)n};
-    box_err rv = frame_write_all(fd, hdr, 4, timeout_ms);
+    uint64_t deadline = frame_deadline(timeout_ms);
+    box_err rv = frame_write_all(fd, hdr, 4, deadline);
     if (rv != BOX_OK)
         return rv;
-    return frame_write_all(fd, p, n, timeout_ms);
+    return frame_write_all(fd, p, n, deadline);
 }
 
 box_err
@@ -97,44 +111,55 @@ box_frame_write(int fd, const Box__AliasFrame *f, size_t max, int timeout_ms)
     buf[2] = (uint8_t)(n >> 8);
     buf[3] = (uint8_t)n;
     box__alias_frame__pack(f, buf + 4);
-    box_err rv = frame_write_all(fd, buf, n + 4, timeout_ms);
+    box_err rv = frame_write_all(fd, buf, n + 4, frame_deadline(timeout_ms));
     if (buf != stackbuf)
         box_free(buf);
     return rv;
 }
 
 box_err
-box_frame_read(int fd, size_t max, int timeout_ms, Box__AliasFrame **out,
-               uint32_t *size_out)
+box_frame_read(int fd, size_t max, int timeout_ms, uint64_t accept,
+               Box__AliasFrame **out, box_frame_fault *fault)
 {
+    uint64_t deadline = frame_deadline(timeout_ms);
+    box_frame_fault ff = {0};
     uint8_t hdr[4];
+    uint8_t *buf = NULL;
     size_t got;
     *out = NULL;
-    if (size_out != NULL)
-        *size_out = 0;
-    box_err rv = frame_read_all(fd, hdr, 4, timeout_ms, &got);
-    if (rv == BOX_ECLOSED && got > 0)
-        return BOX_EPROTO;
+    box_err rv = frame_read_all(fd, hdr, 4, deadline, &got);
+    if (rv == BOX_ECLOSED && got > 0) {
+        rv = BOX_EPROTO;
+        ff.ff_cut = true;
+    }
     if (rv != BOX_OK)
-        return rv;
+        goto out;
     uint32_t n = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 |
                  (uint32_t)hdr[2] << 8 | hdr[3];
-    if (size_out != NULL)
-        *size_out = n;
-    if (n > max)
-        return BOX_ETOOBIG;
-    uint8_t *buf = box_alloc(n);
-    if (buf == NULL)
-        return BOX_ENOMEM;
-    rv = frame_read_all(fd, buf, n, timeout_ms, &got);
-    if (rv == BOX_ECLOSED)
-        rv = BOX_EPROTO; // EOF inside a frame is a truncated frame
-    if (rv == BOX_OK) {
-        *out = box__alias_frame__unpack(NULL, n, buf);
-        if (*out == NULL)
-            rv = BOX_EPROTO;
+    ff.ff_size = n;
+    if (n > max) {
+        rv = BOX_ETOOBIG;
+        goto out;
     }
+    if ((buf = box_alloc(n)) == NULL) {
+        rv = BOX_ENOMEM;
+        goto out;
+    }
+    rv = frame_read_all(fd, buf, n, deadline, &got);
+    if (rv == BOX_ECLOSED) {
+        rv = BOX_EPROTO; // EOF inside a frame is a truncated frame
+        ff.ff_cut = true;
+    }
+    if (rv != BOX_OK)
+        goto out;
+    *out = (Box__AliasFrame *)box_wire_scan_unpack(
+        &box__alias_frame__descriptor, accept, buf, n, &ff.ff_scan);
+    if (*out == NULL)
+        rv = BOX_EPROTO;
+out:
     box_free(buf);
+    if (fault != NULL)
+        *fault = ff;
     return rv;
 }
 
@@ -172,15 +197,6 @@ box_frame_name(Box__AliasFrame__BodyCase c)
 bool
 box_frame_is_client(Box__AliasFrame__BodyCase c)
 {
-    switch (c) {
-    case BOX__ALIAS_FRAME__BODY_OPEN:
-    case BOX__ALIAS_FRAME__BODY_CALL:
-    case BOX__ALIAS_FRAME__BODY_INPUT:
-    case BOX__ALIAS_FRAME__BODY_INPUT_EOF:
-    case BOX__ALIAS_FRAME__BODY_SIGNAL:
-    case BOX__ALIAS_FRAME__BODY_CLOSE:
-        return true;
-    default:
-        return false;
-    }
+    return (unsigned)c < 64 &&
+           (BOX_FRAMES_FROM_ALIAS & BOX_WIRE_SCAN_KIND(c)) != 0;
 }

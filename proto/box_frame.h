@@ -9,6 +9,7 @@
 
 #include "box.pb-c.h"
 #include "box_err.h"
+#include "box_wire_scan.h"
 
 /*
  * A frame is a 4-byte big-endian length, then that many bytes of one
@@ -17,19 +18,55 @@
  * carrying these frames.
  */
 
-/* Writes one frame within timeout_ms. BOX_ETIMEDOUT, BOX_ECLOSED (peer
- * gone), BOX_ETOOBIG (packed size over max), BOX_EIO. */
+/*
+ * Which frames each reader accepts, by body case (box-spec §2, ARCHITECTURE
+ * §3). A reader passes its set to box_frame_read, which refuses any other
+ * kind before its body is looked at: the broker reading the alias takes
+ * only what an alias sends, the alias only what the broker answers, and
+ * the worker channel only its own frames in each direction. A frame with
+ * no body passes (each reader answers it itself).
+ */
+#define BOX_FRAME_KIND(c) BOX_WIRE_SCAN_KIND(BOX__ALIAS_FRAME__BODY_##c)
+#define BOX_FRAMES_FROM_ALIAS                                                  \
+    (BOX_FRAME_KIND(OPEN) | BOX_FRAME_KIND(CALL) | BOX_FRAME_KIND(INPUT) |     \
+     BOX_FRAME_KIND(INPUT_EOF) | BOX_FRAME_KIND(SIGNAL) |                      \
+     BOX_FRAME_KIND(CLOSE))
+#define BOX_FRAMES_TO_ALIAS                                                    \
+    (BOX_FRAME_KIND(OUTPUT) | BOX_FRAME_KIND(EXIT) | BOX_FRAME_KIND(DENIED))
+#define BOX_FRAMES_FROM_WORKER                                                 \
+    (BOX_FRAME_KIND(OUTPUT) | BOX_FRAME_KIND(EXIT) | BOX_FRAME_KIND(DECIDE))
+#define BOX_FRAMES_TO_WORKER (BOX_FRAME_KIND(CALL) | BOX_FRAME_KIND(ANSWER))
+
+/* Why box_frame_read gave no frame, for the reader's answer. */
+typedef struct box_frame_fault {
+    uint32_t ff_size; // BOX_ETOOBIG: the announced size
+    bool ff_cut;      // BOX_EPROTO: an EOF cut the frame short
+    /* BOX_EPROTO, not cut: why the bytes were refused (REFUSED: sr_field
+     * is the frame's body case). */
+    box_wire_scan_result ff_scan;
+} box_frame_fault;
+
+/* Writes one frame; timeout_ms bounds the whole frame, not each wait.
+ * BOX_ETIMEDOUT, BOX_ECLOSED (peer gone), BOX_ETOOBIG (packed size over
+ * max), BOX_EIO. */
 box_err box_frame_write(int fd, const Box__AliasFrame *f, size_t max,
                         int timeout_ms) BOX_WARN_UNUSED;
 
-/* Reads one frame within timeout_ms (each read waits at most that long
- * for bytes). On BOX_OK the caller owns *out and frees it with
- * box__alias_frame__free_unpacked(*out, NULL). BOX_ETOOBIG reports the
- * announced size in *size_out (the stream is then unusable); BOX_EPROTO
- * when the bytes do not decode; BOX_ECLOSED at a clean EOF before any
- * byte of a frame, BOX_EPROTO at an EOF inside one. */
-box_err box_frame_read(int fd, size_t max, int timeout_ms,
-                       Box__AliasFrame **out, uint32_t *size_out) BOX_WARN_UNUSED;
+/*
+ * Reads one frame of a kind in `accept` (BOX_FRAMES_*). timeout_ms bounds
+ * the whole frame, from this call to its last byte, so a peer that sends a
+ * byte now and then cannot hold the reader longer. The bytes go through
+ * box_wire_scan_unpack: nesting is bounded and a refused kind is never
+ * decoded. On BOX_OK the caller owns *out and frees it with
+ * box__alias_frame__free_unpacked(*out, NULL). BOX_ETOOBIG when the
+ * announced size is over max (the stream is then unusable); BOX_EPROTO
+ * when the bytes are refused (*fault says why) or a frame is cut by an
+ * EOF; BOX_ECLOSED at a clean EOF before any byte of a frame. fault may be
+ * NULL.
+ */
+box_err box_frame_read(int fd, size_t max, int timeout_ms, uint64_t accept,
+                       Box__AliasFrame **out,
+                       box_frame_fault *fault) BOX_WARN_UNUSED;
 
 /* The wire name of a frame type ("open", "call", …, "denied"); "empty"
  * for a frame with no body. */

@@ -5,12 +5,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
 #include "box_frame.h"
+#include "box_svc.h"
 #include "box_wire.h"
 
 static void
@@ -33,9 +35,10 @@ test_round_trip(void **state)
     f.call = &call;
     assert_int_equal(box_frame_write(sv[0], &f, BOX_FRAME_MAX, 1000), BOX_OK);
     Box__AliasFrame *g = NULL;
-    uint32_t sz;
-    assert_int_equal(box_frame_read(sv[1], BOX_FRAME_MAX, 1000, &g, &sz),
-                     BOX_OK);
+    box_frame_fault ff;
+    assert_int_equal(
+        box_frame_read(sv[1], BOX_FRAME_MAX, 1000, BOX_WIRE_SCAN_ANY, &g, &ff),
+        BOX_OK);
     assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_CALL);
     assert_string_equal(g->call->source, "echo hi");
     assert_int_equal(g->program, 1);
@@ -53,10 +56,11 @@ test_oversized_announced(void **state)
     uint8_t hdr[4] = {0x00, 0x20, 0x00, 0x00}; // 2 MiB
     assert_int_equal(write(sv[0], hdr, 4), 4);
     Box__AliasFrame *g = NULL;
-    uint32_t sz = 0;
-    assert_int_equal(box_frame_read(sv[1], BOX_FRAME_MAX, 1000, &g, &sz),
-                     BOX_ETOOBIG);
-    assert_int_equal(sz, 2u * 1024 * 1024);
+    box_frame_fault ff;
+    assert_int_equal(
+        box_frame_read(sv[1], BOX_FRAME_MAX, 1000, BOX_WIRE_SCAN_ANY, &g, &ff),
+        BOX_ETOOBIG);
+    assert_int_equal(ff.ff_size, 2u * 1024 * 1024);
     assert_null(g);
     close(sv[0]);
     close(sv[1]);
@@ -90,22 +94,27 @@ test_truncated_and_eof(void **state)
     assert_int_equal(write(sv[0], part, sizeof part), (ssize_t)sizeof part);
     close(sv[0]);
     Box__AliasFrame *g = NULL;
-    assert_int_equal(box_frame_read(sv[1], BOX_FRAME_MAX, 1000, &g, NULL),
-                     BOX_EPROTO);
+    box_frame_fault ff;
+    assert_int_equal(
+        box_frame_read(sv[1], BOX_FRAME_MAX, 1000, BOX_WIRE_SCAN_ANY, &g, &ff),
+        BOX_EPROTO);
+    assert_true(ff.ff_cut);
     close(sv[1]);
 
     pair(sv);
     close(sv[0]);
-    assert_int_equal(box_frame_read(sv[1], BOX_FRAME_MAX, 1000, &g, NULL),
-                     BOX_ECLOSED);
+    assert_int_equal(
+        box_frame_read(sv[1], BOX_FRAME_MAX, 1000, BOX_WIRE_SCAN_ANY, &g, NULL),
+        BOX_ECLOSED);
     close(sv[1]);
 
     pair(sv);
     uint8_t half_hdr[] = {0x00, 0x00};
     assert_int_equal(write(sv[0], half_hdr, 2), 2);
     close(sv[0]);
-    assert_int_equal(box_frame_read(sv[1], BOX_FRAME_MAX, 1000, &g, NULL),
-                     BOX_EPROTO);
+    assert_int_equal(
+        box_frame_read(sv[1], BOX_FRAME_MAX, 1000, BOX_WIRE_SCAN_ANY, &g, NULL),
+        BOX_EPROTO);
     close(sv[1]);
 }
 
@@ -119,12 +128,99 @@ test_garbage_and_timeout(void **state)
     assert_int_equal(box_frame_write_bytes(sv[0], junk, sizeof junk, 1000),
                      BOX_OK);
     Box__AliasFrame *g = NULL;
-    assert_int_equal(box_frame_read(sv[1], BOX_FRAME_MAX, 1000, &g, NULL),
-                     BOX_EPROTO);
-    assert_int_equal(box_frame_read(sv[1], BOX_FRAME_MAX, 50, &g, NULL),
-                     BOX_ETIMEDOUT);
+    assert_int_equal(
+        box_frame_read(sv[1], BOX_FRAME_MAX, 1000, BOX_WIRE_SCAN_ANY, &g, NULL),
+        BOX_EPROTO);
+    assert_int_equal(
+        box_frame_read(sv[1], BOX_FRAME_MAX, 50, BOX_WIRE_SCAN_ANY, &g, NULL),
+        BOX_ETIMEDOUT);
     close(sv[0]);
     close(sv[1]);
+}
+
+/* A kind the reader does not take is refused, whole, before decoding; the
+ * stream goes on at the next frame. */
+static void
+test_refused_kind(void **state)
+{
+    (void)state;
+    int sv[2];
+    pair(sv);
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__DecisionRequest d = BOX__DECISION_REQUEST__INIT;
+    Box__Call call = BOX__CALL__INIT;
+    d.action = "shell:exec";
+    f.body_case = BOX__ALIAS_FRAME__BODY_DECIDE;
+    f.decide = &d;
+    assert_int_equal(box_frame_write(sv[0], &f, BOX_FRAME_MAX, 1000), BOX_OK);
+    call.source = "true";
+    f.body_case = BOX__ALIAS_FRAME__BODY_CALL;
+    f.call = &call;
+    assert_int_equal(box_frame_write(sv[0], &f, BOX_FRAME_MAX, 1000), BOX_OK);
+
+    Box__AliasFrame *g = NULL;
+    box_frame_fault ff;
+    assert_int_equal(box_frame_read(sv[1], BOX_FRAME_MAX, 1000,
+                                    BOX_FRAMES_FROM_ALIAS, &g, &ff),
+                     BOX_EPROTO);
+    assert_null(g);
+    assert_false(ff.ff_cut);
+    assert_int_equal(ff.ff_scan.sr_fault, BOX_WIRE_SCAN_REFUSED);
+    assert_int_equal(ff.ff_scan.sr_field, BOX__ALIAS_FRAME__BODY_DECIDE);
+    assert_int_equal(box_frame_read(sv[1], BOX_FRAME_MAX, 1000,
+                                    BOX_FRAMES_FROM_ALIAS, &g, &ff),
+                     BOX_OK);
+    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_CALL);
+    box__alias_frame__free_unpacked(g, NULL);
+    assert_true(box_frame_is_client(BOX__ALIAS_FRAME__BODY_CLOSE));
+    assert_false(box_frame_is_client(BOX__ALIAS_FRAME__BODY_DECIDE));
+    close(sv[0]);
+    close(sv[1]);
+}
+
+/* Writes a frame one byte at a time, DRIBBLE_MS apart. */
+#define DRIBBLE_MS 30
+static void *
+dribble_main(void *arg)
+{
+    int fd = *(int *)arg;
+    const uint8_t frame[] = {0,    0,    0,   8,   0x1a, 0x06,
+                             0x0a, 0x04, 't', 'r', 'u',  'e'};
+    for (size_t i = 0; i < sizeof frame; i++) {
+        if (send(fd, frame + i, 1, MSG_NOSIGNAL) != 1)
+            break;
+        usleep(DRIBBLE_MS * 1000);
+    }
+    return NULL;
+}
+
+/* The timeout bounds the whole frame: bytes that each come well within it
+ * but add up to more are cut. The same frame with room enough reads. */
+static void
+test_deadline_is_per_frame(void **state)
+{
+    (void)state;
+    const int within[] = {5 * DRIBBLE_MS, 60 * DRIBBLE_MS};
+    const box_err want[] = {BOX_ETIMEDOUT, BOX_OK};
+    for (int i = 0; i < 2; i++) {
+        int sv[2];
+        pair(sv);
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, dribble_main, &sv[0]), 0);
+        Box__AliasFrame *g = NULL;
+        uint64_t t0 = box_svc_now_ms();
+        assert_int_equal(box_frame_read(sv[1], BOX_FRAME_MAX, within[i],
+                                        BOX_FRAMES_FROM_ALIAS, &g, NULL),
+                         want[i]);
+        uint64_t took = box_svc_now_ms() - t0;
+        if (want[i] == BOX_ETIMEDOUT)
+            assert_true(took < (uint64_t)within[i] + 100);
+        else
+            box__alias_frame__free_unpacked(g, NULL);
+        close(sv[1]); // the writer's next byte fails, and it ends
+        pthread_join(t, NULL);
+        close(sv[0]);
+    }
 }
 
 static void
@@ -152,6 +248,8 @@ main(void)
         cmocka_unit_test(test_oversized_write_refused),
         cmocka_unit_test(test_truncated_and_eof),
         cmocka_unit_test(test_garbage_and_timeout),
+        cmocka_unit_test(test_refused_kind),
+        cmocka_unit_test(test_deadline_is_per_frame),
         cmocka_unit_test(test_write_to_closed_peer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include "box_buf.h"
 #include "box_rpc.h"
 #include "box_wire.h"
+#include "box_wire_scan.h"
 
 #define CACHE_PROBE 8
 #define CACHE_KEY_MAX 2048     // longer keys are never cached
@@ -28,9 +29,12 @@ typedef struct cache_entry {
     uint8_t *ce_key;
     char *ce_rules;
     uint64_t ce_subgen; // the notice connection the entry was made under
-    // The request that made the entry, packed with cached = 1: a hit
-    // reports it for the log by copying these bytes. Resource and subject
-    // derive from the input, so every hit on this key reports the same.
+    // The request that made the entry, packed with cached = 1 and without
+    // its subject and request id: a hit reports it for the log by copying
+    // these bytes and appending its OWN subject and id. The key is the
+    // canonical input, but the subject is not derived from it alone (two
+    // argvs can join to one `command`), so the log must describe the
+    // request that was served, never the one that filled the entry.
     uint8_t *ce_packed;
     uint32_t ce_packed_len;
 } cache_entry;
@@ -224,8 +228,9 @@ client_sub_cb(void *arg)
     if (nng_aio_result(c->pc_sub_aio) != 0)
         return; // closed
     nng_msg *m = nng_aio_get_msg(c->pc_sub_aio);
-    Box__EpochNotice *n =
-        box__epoch_notice__unpack(NULL, nng_msg_len(m), nng_msg_body(m));
+    Box__EpochNotice *n = (Box__EpochNotice *)box_wire_scan_unpack(
+        &box__epoch_notice__descriptor, BOX_WIRE_SCAN_ANY, nng_msg_body(m),
+        nng_msg_len(m), NULL);
     if (n != NULL) {
         client_see_epoch(c, n->epoch);
         box__epoch_notice__free_unpacked(n, NULL);
@@ -411,6 +416,8 @@ cache_insert(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
         victim = &c->pc_cache[h & c->pc_cache_mask];
     Box__DecisionRequest copy = *req;
     copy.cached = 1;
+    copy.subject = NULL; // each hit appends its own (report_push)
+    copy.request_id = 0;
     size_t plen = box__decision_request__get_packed_size(&copy);
     if (plen > REPORT_SLOT_BYTES)
         return; // could not be reported from a hit: never cache it
@@ -438,16 +445,55 @@ cache_insert(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
                             .ce_packed_len = (uint32_t)plen};
 }
 
-/* Keeps a hit's request so the PDP can log it. False if there is no room;
- * the caller then asks the PDP, which logs it as a normal decision. */
+/* Writes a protobuf varint into p (room for 10 bytes); returns its size. */
+static size_t
+varint_put(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    do {
+        p[n] = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        if (v != 0)
+            p[n] |= 0x80;
+        n++;
+    } while (v != 0);
+    return n;
+}
+
+/* Field tags of DecisionRequest appended to a cached entry's bytes (a
+ * field later in the bytes is as good as one in order). */
+#define TAG_REQ_REQUEST_ID 0x20 // DecisionRequest.request_id = 4, varint
+#define TAG_REQ_SUBJECT 0x2a    // DecisionRequest.subject = 5, message
+
+/* Keeps a hit's request so the PDP can log it: the entry's bytes, then
+ * req's own request id and subject. False if there is no room; the caller
+ * then asks the PDP, which logs it as a normal decision. */
 static bool
-report_push(box_pdp_client *c, const cache_entry *e)
+report_push(box_pdp_client *c, const cache_entry *e,
+            const Box__DecisionRequest *req)
 {
     if (c->pc_nreports >= REPORT_SLOTS)
         return false;
+    size_t slen = req->subject != NULL
+                      ? box__subject__get_packed_size(req->subject)
+                      : 0;
+    // tag + 10-byte varint, twice, at most
+    if ((size_t)e->ce_packed_len + slen + 22 > REPORT_SLOT_BYTES)
+        return false;
     report_slot *s = &c->pc_reports[c->pc_nreports++];
-    memcpy(s->rs_data, e->ce_packed, e->ce_packed_len);
-    s->rs_len = e->ce_packed_len;
+    uint8_t *p = s->rs_data;
+    memcpy(p, e->ce_packed, e->ce_packed_len);
+    p += e->ce_packed_len;
+    if (req->request_id != 0) {
+        *p++ = TAG_REQ_REQUEST_ID;
+        p += varint_put(p, req->request_id);
+    }
+    if (req->subject != NULL) {
+        *p++ = TAG_REQ_SUBJECT;
+        p += varint_put(p, slen);
+        p += box__subject__pack(req->subject, p);
+    }
+    s->rs_len = (uint32_t)(p - s->rs_data);
     return true;
 }
 
@@ -504,15 +550,7 @@ static box_err
 put_varint(box_buf *b, uint64_t v)
 {
     uint8_t tmp[10];
-    size_t n = 0;
-    do {
-        tmp[n] = (uint8_t)(v & 0x7f);
-        v >>= 7;
-        if (v != 0)
-            tmp[n] |= 0x80;
-        n++;
-    } while (v != 0);
-    return box_buf_append(b, tmp, n);
+    return box_buf_append(b, tmp, varint_put(tmp, v));
 }
 
 /* Appends one length-delimited field (tag byte, length, bytes). */
@@ -675,7 +713,7 @@ box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
         cache_sync_epoch(c, epoch);
         cache_entry *e =
             epoch != 0 ? cache_find(c, h, key, klen, epoch, subgen) : NULL;
-        if (e != NULL && report_push(c, e)) {
+        if (e != NULL && report_push(c, e, req)) {
             c->pc_stats.cs_hits++;
             pthread_mutex_unlock(&c->pc_lock);
             *a = (box_pdp_answer){.pa_verdict = BOX_VERDICT_PERMIT,

@@ -13,6 +13,7 @@
 #include <nng/protocol/reqrep0/req.h>
 
 #include "box_alloc.h"
+#include "box_wire_scan.h"
 
 /* ------------------------------------------------------------------ */
 /* Client                                                              */
@@ -229,8 +230,8 @@ box_rpc_call_raw(box_rpc_client *c, const void *req, size_t len,
         goto out;
     }
     msg = nng_aio_get_msg(aio);
-    *resp = protobuf_c_message_unpack(resp_desc, NULL, nng_msg_len(msg),
-                                      nng_msg_body(msg));
+    *resp = box_wire_scan_unpack(resp_desc, BOX_WIRE_SCAN_ANY,
+                                 nng_msg_body(msg), nng_msg_len(msg), NULL);
     ret = *resp != NULL ? BOX_OK : BOX_EPROTO;
 
 out:

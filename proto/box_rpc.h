@@ -35,8 +35,8 @@ void box_rpc_close_socket(nng_socket sock);
 /* Sends req and waits for one reply of type resp_desc, at most the
  * client's timeout. On BOX_OK the caller owns *resp and frees it with
  * protobuf_c_message_free_unpacked(*resp, NULL). Errors: BOX_ETIMEDOUT,
- * BOX_ECLOSED (no transport), BOX_EPROTO (reply did not decode),
- * BOX_ENOMEM. */
+ * BOX_ECLOSED (no transport), BOX_EPROTO (reply did not decode, or
+ * nests deeper than BOX_WIRE_DEPTH_MAX: see box_wire_scan.h), BOX_ENOMEM. */
 box_err box_rpc_call(box_rpc_client *c, const ProtobufCMessage *req,
                      const ProtobufCMessageDescriptor *resp_desc,
                      ProtobufCMessage **resp) BOX_WARN_UNUSED;

@@ -28,4 +28,19 @@
 // Control sockets (health/status).
 #define BOX_CONTROL_MSG_MAX (64u * 1024u)
 
+// Messages nested in one message read from a peer, the outermost being 1
+// (proto/box_wire_scan.h refuses deeper ones before protobuf-c, which
+// recurses once per level with no limit of its own, unpacks them). The
+// deepest message a box process sends is a decision input as deep as the
+// PDP takes it (pdp_wire.c: values nested 32 deep, three messages a level
+// through a record: Value -> ValueRecord -> RecordField -> Value) inside
+// PdpRequest -> DecisionBatch -> DecisionRequest: 101. Requests the shell
+// builds are under 10. At about 1 KiB of protobuf-c's stack a level, 128
+// levels need well under a thread's stack.
+#define BOX_WIRE_DEPTH_MAX 128
+#define BOX_WIRE_STR_(x) #x
+#define BOX_WIRE_STR(x) BOX_WIRE_STR_(x)
+// The limit as text, for messages: "128".
+#define BOX_WIRE_DEPTH_MAX_TEXT BOX_WIRE_STR(BOX_WIRE_DEPTH_MAX)
+
 #endif

@@ -26,8 +26,12 @@
 #include "box_wire.h"
 
 #define BROKER_SVC "box-shell"
-#define BROKER_IDLE_MS BOX_CALL_BACKSTOP_MS // request-shaped idle (spec §2)
-#define BROKER_FRAME_MS 5000  // the rest of a frame once it has begun
+// The Open, from the accept, and then the Call, from the Open, must each
+// arrive whole within this: an alias sends them at once, and a peer that
+// is silent or sends a byte now and then must not hold one of the
+// BOX_MAX_CONNECTIONS slots (the calls' backstop is far longer).
+#define BROKER_OPENING_MS 5000
+#define BROKER_FRAME_MS 5000  // a frame during a call, whole, once begun
 #define BROKER_WRITE_MS 35000 // one frame to the alias
 #define BROKER_REFUSE_MS 200  // the flow-control refusal to a new peer
 #define BROKER_STATUS_MS 5000 // a dead worker's wait status
@@ -133,22 +137,24 @@ conn_drop_worker(broker_conn *c)
 /* How reading a frame from the alias ended, besides a box_err. */
 typedef enum conn_read_end {
     CONN_READ_FRAME,  // *out holds a frame
-    CONN_READ_IDLE,   // no frame began within the idle bound
+    CONN_READ_IDLE,   // no frame began within the deadline
     CONN_READ_WOKEN,  // wake_fd fired (the broker is stopping)
-    CONN_READ_FAILED, // see the box_err
+    CONN_READ_FAILED, // see the box_err and the fault
 } conn_read_end;
 
-/* Waits up to idle_ms for a frame to begin (or wake_fd), then reads it
- * with BROKER_FRAME_MS per read. */
+/* Waits up to within_ms for a frame to begin (or wake_fd), then reads it
+ * whole by the same deadline. */
 static conn_read_end
-conn_read(broker_conn *c, int wake_fd, int idle_ms, Box__AliasFrame **out,
-          box_err *err, uint32_t *size)
+conn_read(broker_conn *c, int wake_fd, int within_ms, Box__AliasFrame **out,
+          box_err *err, box_frame_fault *fault)
 {
+    uint64_t deadline = box_svc_now_ms() + (uint64_t)within_ms;
     struct pollfd p[2] = {{.fd = c->cn_fd, .events = POLLIN},
                           {.fd = wake_fd, .events = POLLIN}};
     int n;
     do {
-        n = poll(p, 2, idle_ms);
+        uint64_t now = box_svc_now_ms();
+        n = poll(p, 2, now < deadline ? (int)(deadline - now) : 0);
     } while (n < 0 && errno == EINTR);
     if (n == 0)
         return CONN_READ_IDLE;
@@ -158,18 +164,24 @@ conn_read(broker_conn *c, int wake_fd, int idle_ms, Box__AliasFrame **out,
     }
     if (p[1].revents & POLLIN)
         return CONN_READ_WOKEN;
-    *err = box_frame_read(c->cn_fd, BOX_FRAME_MAX, BROKER_FRAME_MS, out, size);
+    uint64_t now = box_svc_now_ms();
+    int left = now < deadline ? (int)(deadline - now) : 0;
+    *err = box_frame_read(c->cn_fd, BOX_FRAME_MAX, left, BOX_FRAMES_FROM_ALIAS,
+                          out, fault);
     return *err == BOX_OK ? CONN_READ_FRAME : CONN_READ_FAILED;
 }
 
-/* Answers a read that did not give a frame. A peer that is simply gone
- * gets nothing. */
+/* Answers a read that did not give a frame within within_ms; `what`
+ * names the frame that did not come (for CONN_READ_IDLE). A peer that is
+ * simply gone gets nothing. */
 static void
-conn_read_failed(broker_conn *c, conn_read_end end, box_err err, uint32_t size)
+conn_read_failed(broker_conn *c, conn_read_end end, box_err err,
+                 const box_frame_fault *fault, const char *what, int within_ms)
 {
     if (end == CONN_READ_IDLE) {
         conn_deny(c, BOX__DENIED_KIND__DENIED_TIMEOUT,
-                  "the alias sent nothing for %d s", BROKER_IDLE_MS / 1000);
+                  "the alias sent no %s frame within %d s", what,
+                  within_ms / 1000);
         return;
     }
     if (end == CONN_READ_WOKEN) {
@@ -180,17 +192,30 @@ conn_read_failed(broker_conn *c, conn_read_end end, box_err err, uint32_t size)
     switch (err) {
     case BOX_ETOOBIG:
         conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
-                  "Shell frame is %u bytes; maximum is %u", size,
+                  "Shell frame is %u bytes; maximum is %u", fault->ff_size,
                   BOX_FRAME_MAX);
         break;
     case BOX_EPROTO:
-        conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
-                  "read a transport frame: the frame is truncated or does "
-                  "not decode");
+        if (!fault->ff_cut && fault->ff_scan.sr_fault == BOX_WIRE_SCAN_REFUSED)
+            conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
+                      "the alias may not send a %s frame",
+                      box_frame_name(
+                          (Box__AliasFrame__BodyCase)fault->ff_scan.sr_field));
+        else if (!fault->ff_cut &&
+                 fault->ff_scan.sr_fault == BOX_WIRE_SCAN_TOO_DEEP)
+            conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
+                      "read a transport frame: the frame nests messages "
+                      "deeper than %d",
+                      BOX_WIRE_DEPTH_MAX);
+        else
+            conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
+                      "read a transport frame: the frame is truncated or "
+                      "does not decode");
         break;
     case BOX_ETIMEDOUT:
         conn_deny(c, BOX__DENIED_KIND__DENIED_TIMEOUT,
-                  "read a transport frame timed out");
+                  "the alias did not finish a frame within %d s",
+                  within_ms / 1000);
         break;
     case BOX_ENOMEM:
         conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL,
@@ -261,14 +286,42 @@ conn_decide(broker_conn *c, const Box__DecisionRequest *req)
     return wr == BOX_OK;
 }
 
+/* The worker sent a frame it may not send: it is killed and the call
+ * ends. */
+static void
+conn_worker_broke(broker_conn *c, const char *what)
+{
+    box_log(BOX_LOG_ERROR, BROKER_SVC, "a shell worker sent %s; killed", what);
+    conn_drop_worker(c);
+    conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL,
+              "the shell worker broke the frame protocol");
+}
+
 /* Relays one frame from the worker. Returns true when the call is over
  * (Exit relayed, or the call was refused/ended). */
 static bool
 conn_from_worker(broker_conn *c)
 {
     Box__AliasFrame *w = NULL;
-    box_err rv = box_frame_read(c->cn_chan, BROKER_WORKER_FRAME_MAX,
-                                BROKER_FRAME_MS, &w, NULL);
+    box_frame_fault fault;
+    char what[64];
+    box_err rv =
+        box_frame_read(c->cn_chan, BROKER_WORKER_FRAME_MAX, BROKER_FRAME_MS,
+                       BOX_FRAMES_FROM_WORKER, &w, &fault);
+    if (rv == BOX_EPROTO && !fault.ff_cut) {
+        // Whole bytes refused: the worker lives on and must be ended.
+        if (fault.ff_scan.sr_fault == BOX_WIRE_SCAN_REFUSED)
+            snprintf(what, sizeof what, "a %s frame",
+                     box_frame_name(
+                         (Box__AliasFrame__BodyCase)fault.ff_scan.sr_field));
+        else
+            snprintf(what, sizeof what, "a frame that %s",
+                     fault.ff_scan.sr_fault == BOX_WIRE_SCAN_TOO_DEEP
+                         ? "nests too deep"
+                         : "does not decode");
+        conn_worker_broke(c, what);
+        return true;
+    }
     if (rv != BOX_OK) {
         conn_worker_gone(c);
         return true;
@@ -295,12 +348,9 @@ conn_from_worker(broker_conn *c)
             done = conn_send(c, w) != BOX_OK;
         }
     } else {
-        box_log(BOX_LOG_ERROR, BROKER_SVC,
-                "a shell worker sent a bad %s frame; killed",
-                box_frame_name(w->body_case));
-        conn_drop_worker(c);
-        conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL,
-                  "the shell worker broke the frame protocol");
+        snprintf(what, sizeof what, "a bad %s frame",
+                 box_frame_name(w->body_case));
+        conn_worker_broke(c, what);
     }
     box__alias_frame__free_unpacked(w, NULL);
     return done;
@@ -312,12 +362,13 @@ static bool
 conn_from_alias(broker_conn *c)
 {
     Box__AliasFrame *a = NULL;
-    uint32_t size = 0;
-    box_err rv =
-        box_frame_read(c->cn_fd, BOX_FRAME_MAX, BROKER_FRAME_MS, &a, &size);
+    box_frame_fault fault;
+    box_err rv = box_frame_read(c->cn_fd, BOX_FRAME_MAX, BROKER_FRAME_MS,
+                                BOX_FRAMES_FROM_ALIAS, &a, &fault);
     if (rv != BOX_OK) {
         conn_drop_worker(c);
-        conn_read_failed(c, CONN_READ_FAILED, rv, size);
+        conn_read_failed(c, CONN_READ_FAILED, rv, &fault, NULL,
+                         BROKER_FRAME_MS);
         return true;
     }
     bool done = true;
@@ -411,12 +462,12 @@ conn_serve(broker_conn *c)
     broker *b = c->cn_b;
     Box__AliasFrame *f = NULL;
     box_err err = BOX_OK;
-    uint32_t size = 0;
+    box_frame_fault fault = {0};
 
     conn_read_end end =
-        conn_read(c, b->br_stop, BROKER_IDLE_MS, &f, &err, &size);
+        conn_read(c, b->br_stop, BROKER_OPENING_MS, &f, &err, &fault);
     if (end != CONN_READ_FRAME) {
-        conn_read_failed(c, end, err, size);
+        conn_read_failed(c, end, err, &fault, "open", BROKER_OPENING_MS);
         return;
     }
     c->cn_program = f->program;
@@ -451,9 +502,9 @@ conn_serve(broker_conn *c)
     box__alias_frame__free_unpacked(f, NULL);
     f = NULL;
 
-    end = conn_read(c, b->br_stop, BROKER_IDLE_MS, &f, &err, &size);
+    end = conn_read(c, b->br_stop, BROKER_OPENING_MS, &f, &err, &fault);
     if (end != CONN_READ_FRAME) {
-        conn_read_failed(c, end, err, size);
+        conn_read_failed(c, end, err, &fault, "call", BROKER_OPENING_MS);
         return;
     }
     if (f->body_case == BOX__ALIAS_FRAME__BODY_CLOSE)

@@ -18,8 +18,11 @@
  * from bc_pdp (cache or PDP) and never reach the alias. The broker owns the
  * alias connection from the first byte to the last, so it can always end it
  * with a whole terminal frame: the output budget (Denied{over_budget}), the
- * backstop (Denied{timeout}), a frame over 1 MiB (Denied{transport_error}) and
- * a crashed worker (Output(stderr) + Exit{125}) are all decided here, never in
+ * backstop (Denied{timeout}), an Open or Call that is not whole within 5 s of
+ * the one before (Denied{timeout}: a silent peer must not hold a slot), a
+ * frame over 1 MiB, nested too deep, malformed or of a kind an alias may not
+ * send (Denied{transport_error}, decided before its body is decoded) and a
+ * crashed worker (Output(stderr) + Exit{125}) are all decided here, never in
  * the worker.
  */
 typedef struct broker broker;

@@ -47,6 +47,9 @@ static const char shell_usage[] =
     "  --box-id ID         the box identity sent with every decision\n"
     "  --contain PATH      box-contain (default: beside box-shell)\n"
     "  --control URL       answer health/status requests here\n"
+    "  --call-budget-ms MS each call's own budget: past it the call ends\n"
+    "                      with \"execution timeout exceeded\", status 1\n"
+    "                      (default 30000)\n"
     "  --backstop-ms MS    end a call that runs longer (default 300000)\n"
     "  --help              print this help and exit\n"
     "  --version           print the version and exit\n"
@@ -91,6 +94,7 @@ main(int argc, char **argv)
         {"pdp", required_argument, NULL, 'p'},
         {"control", required_argument, NULL, 'c'},
         {"backstop-ms", required_argument, NULL, 't'},
+        {"call-budget-ms", required_argument, NULL, 'u'},
         {"epoch-pub", required_argument, NULL, 'e'},
         {"config", required_argument, NULL, 'f'},
         {"workspace", required_argument, NULL, 'w'},
@@ -102,7 +106,7 @@ main(int argc, char **argv)
     };
     const char *control_url = NULL;
     shell_args sa = {0};
-    int backstop_ms = BOX_CALL_BACKSTOP_MS;
+    int backstop_ms = BOX_CALL_BACKSTOP_MS, budget_ms;
     sigset_t sigs;
     int c;
 
@@ -142,6 +146,14 @@ main(int argc, char **argv)
                         BOX_CALL_BACKSTOP_MS);
                 return 2;
             }
+            break;
+        case 'u':
+            if ((budget_ms = shell_parse_ms(optarg)) < 0) {
+                fprintf(stderr, "box-shell: --call-budget-ms wants 1..%d\n",
+                        BOX_CALL_BACKSTOP_MS);
+                return 2;
+            }
+            sa.sa_call_budget_ms = (unsigned)budget_ms;
             break;
         case 'h':
             fputs(shell_usage, stdout);

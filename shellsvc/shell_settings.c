@@ -91,6 +91,7 @@ shell_settings_build(const shell_args *a, shell_settings *s, char **err)
         .ws_nauthority = s->ss_nauthority,
         .ws_config = s->ss_config,
         .ws_contain_bin = a->sa_contain_bin,
+        .ws_call_budget_ms = a->sa_call_budget_ms,
     };
     return BOX_OK;
 fail:

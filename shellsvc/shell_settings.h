@@ -15,6 +15,7 @@ typedef struct shell_args {
     const char *sa_config;      // box.toml, or NULL (no tools, no [agent])
     const char *sa_workspace;   // or NULL: [agent] workspace, else the cwd
     const char *sa_contain_bin; // box-contain
+    unsigned sa_call_budget_ms; // 0: the shell's own (box-spec §3.1, 30 s)
 } shell_args;
 
 /* What the workers see (ss_settings) and the storage behind it. */

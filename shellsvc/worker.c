@@ -121,8 +121,8 @@ worker_decide(void *ctx, const Box__DecisionRequest *req, char **message)
     box_err rv =
         box_frame_write(w->wk_chan, &f, BOX_FRAME_MAX, WORKER_WRITE_MS);
     if (rv == BOX_OK)
-        rv = box_frame_read(w->wk_chan, BOX_FRAME_MAX, WORKER_ANSWER_MS, &a,
-                            NULL);
+        rv = box_frame_read(w->wk_chan, BOX_FRAME_MAX, WORKER_ANSWER_MS,
+                            BOX_FRAMES_TO_WORKER, &a, NULL);
     pthread_mutex_unlock(&w->wk_chan_lock);
     worker_verdict v = WORKER_FAULT;
     if (rv != BOX_OK || a->body_case != BOX__ALIAS_FRAME__BODY_ANSWER) {
@@ -144,8 +144,8 @@ worker_main(int chan, const worker_settings *ws)
     Box__AliasFrame *call = NULL;
     worker_ctx w = {.wk_chan = chan};
     pthread_mutex_init(&w.wk_chan_lock, NULL);
-    if (box_frame_read(chan, BOX_FRAME_MAX, WORKER_CALL_READ_MS, &call, NULL) !=
-        BOX_OK)
+    if (box_frame_read(chan, BOX_FRAME_MAX, WORKER_CALL_READ_MS,
+                       BOX_FRAMES_TO_WORKER, &call, NULL) != BOX_OK)
         return 1;
     if (call->body_case != BOX__ALIAS_FRAME__BODY_CALL ||
         call->call->source == NULL) {

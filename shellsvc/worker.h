@@ -23,6 +23,7 @@ typedef struct worker_settings {
     size_t ws_nauthority;
     const struct box_config *ws_config; // tools and [agent]; may be NULL
     const char *ws_contain_bin;         // box-contain
+    unsigned ws_call_budget_ms;         // 0: the shell's 30 s (§3.1)
 } worker_settings;
 
 /* Per-call resource limits, applied to each worker before it reads its

@@ -82,7 +82,8 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
                          .ho_operator_home = ws->ws_operator_home,
                          .ho_workspace = ws->ws_workspace,
                          .ho_config = ws->ws_config,
-                         .ho_contain = ws->ws_contain_bin};
+                         .ho_contain = ws->ws_contain_bin,
+                         .ho_box_dir = ws->ws_box_dir};
     sh_session_opts so = {.so_decide = interp_decide,
                           .so_decide_arg = (void *)io,
                           .so_out = io->wi_out,
@@ -91,7 +92,8 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
                           .so_kernel = k,
                           .so_host = &host,
                           .so_cwd = cwd,
-                          .so_env = env};
+                          .so_env = env,
+                          .so_timeout_ms = ws->ws_call_budget_ms};
     status = sh_run_once(&so, source, len);
 out:
     sh_kernel_free(k);

@@ -195,17 +195,24 @@ sock_connect(const char *dir)
     return fd;
 }
 
-/* Starts box-shell on the box, asking the box's PDP, with extra arguments
- * (NULL-terminated). */
+/* Starts box-shell on the box, asking the box's PDP, with up to 8 extra
+ * arguments (NULL-terminated; a later option overrides an earlier one,
+ * e.g. a --workspace of its own). */
 static void
-broker_start(test_box *b, const char *extra1, const char *extra2)
+broker_start_argv(test_box *b, char *const *extra)
 {
     char bin[PATH_MAX];
     box_proc_bin(bin, sizeof bin, "box-shell");
-    char *argv[] = {
-        bin,           "--box-dir",    b->tb_dir,      "--pdp",   b->tb_pdp,
-        "--epoch-pub", b->tb_pub,      "--workspace",  b->tb_dir, "--control",
-        b->tb_ctl,     (char *)extra1, (char *)extra2, NULL};
+    char *argv[11 + 8 + 1] = {bin,         "--box-dir",   b->tb_dir,
+                              "--pdp",     b->tb_pdp,     "--epoch-pub",
+                              b->tb_pub,   "--workspace", b->tb_dir,
+                              "--control", b->tb_ctl};
+    size_t n = 11;
+    for (size_t i = 0; extra != NULL && extra[i] != NULL; i++) {
+        assert_true(n < 11 + 8);
+        argv[n++] = extra[i];
+    }
+    argv[n] = NULL;
     assert_true(box_proc_start(&b->tb_broker, argv, NULL));
     b->tb_running = true;
     for (int i = 0; i < 500; i++) {
@@ -217,6 +224,14 @@ broker_start(test_box *b, const char *extra1, const char *extra2)
         sleep_ms(10);
     }
     fail_msg("box-shell did not start serving %s", b->tb_dir);
+}
+
+/* Starts box-shell with extra arguments (NULL-terminated). */
+static void
+broker_start(test_box *b, const char *extra1, const char *extra2)
+{
+    char *extra[] = {(char *)extra1, (char *)extra2, NULL};
+    broker_start_argv(b, extra);
 }
 
 /* SIGTERM; the broker must exit 0 and say it stopped. */
@@ -431,8 +446,9 @@ static Box__AliasFrame *
 raw_read(int fd)
 {
     Box__AliasFrame *f = NULL;
-    assert_int_equal(box_frame_read(fd, BOX_FRAME_MAX, 10000, &f, NULL),
-                     BOX_OK);
+    assert_int_equal(
+        box_frame_read(fd, BOX_FRAME_MAX, 10000, BOX_FRAMES_TO_ALIAS, &f, NULL),
+        BOX_OK);
     return f;
 }
 
@@ -446,8 +462,9 @@ raw_expect_denied(int fd, Box__DeniedKind kind, const char *reason)
     assert_string_equal(f->denied->reason, reason);
     box__alias_frame__free_unpacked(f, NULL);
     Box__AliasFrame *g = NULL;
-    assert_int_equal(box_frame_read(fd, BOX_FRAME_MAX, 10000, &g, NULL),
-                     BOX_ECLOSED);
+    assert_int_equal(
+        box_frame_read(fd, BOX_FRAME_MAX, 10000, BOX_FRAMES_TO_ALIAS, &g, NULL),
+        BOX_ECLOSED);
 }
 
 /* The box still serves: one ordinary call works. */
@@ -1132,7 +1149,8 @@ fake_serve(int lfd, fake_act act)
         return 2;
     Box__AliasFrame *f[3] = {NULL, NULL, NULL};
     for (int i = 0; i < 3; i++) {
-        if (box_frame_read(fd, BOX_FRAME_MAX, 5000, &f[i], NULL) != BOX_OK)
+        if (box_frame_read(fd, BOX_FRAME_MAX, 5000, BOX_FRAMES_FROM_ALIAS,
+                           &f[i], NULL) != BOX_OK)
             return 3;
     }
     int status = 0;
@@ -1363,6 +1381,145 @@ test_sigterm_ends_long_calls(void **state)
     box_remove(&b);
 }
 
+/* ------------------------------------------------------------------ */
+/* The call's budget and host files that would block                   */
+/* ------------------------------------------------------------------ */
+
+#define CALL_BUDGET_MS 2000
+#define CALL_BUDGET_ARG "2000"
+#define TIMEOUT_ERR "strands-shell: execution timeout exceeded\n"
+#define FIFO_ERR(pre, verb, kind)                                              \
+    "strands-shell: " pre "cannot " verb " " kind " in this box\n"
+
+/* A tree of our own (test cleanup only: mkdtemp-named). */
+static void
+dir_remove(const char *dir)
+{
+    if (strncmp(dir, "/tmp/box-alias-", 15) != 0)
+        return;
+    char *argv[] = {"/bin/rm", "-rf", (char *)dir, NULL};
+    box_proc_result r;
+    box_proc_run(argv, 10000, &r);
+    box_proc_result_free(&r);
+}
+
+/* One call: its status, output and time (ms) in *took. */
+static void
+expect_timed(const test_box *b, const char *src, int status, const char *out,
+             const char *err, long long *took)
+{
+    long long t0 = now_ms();
+    expect(b, "sh", "-c", src, NULL, status, out, err);
+    *took = now_ms() - t0;
+}
+
+typedef struct budget_case {
+    const char *bc_src;
+    int bc_status;
+    const char *bc_out, *bc_err;
+} budget_case;
+
+/*
+ * Issue 17 item 7. A FIFO in the workspace hung `cat fifo` / `echo x >
+ * fifo` in openat() until the alias gave up at 35 s with 125. Now every
+ * content operation on a host FIFO or socket is refused at once, after
+ * the decision, in the shell's words; and every blocking point of a call
+ * (loops, the in-memory /dev/zero, `sleep`, `read` on a pipe, a full
+ * pipe, host programs one after another) ends at the call's budget with
+ * "execution timeout exceeded", status 1, long before the alias's 35 s.
+ * The broker runs with a 2 s budget (--call-budget-ms) and a box.toml
+ * whose [tool.sleep] lets /usr/bin/sleep run as a host program.
+ */
+static void
+test_fifo_and_call_budget(void **state)
+{
+    (void)state;
+    static const budget_case refused[] = {
+        {"cat fifo", 1, "", FIFO_ERR("cat: fifo: ", "read", "a FIFO")},
+        {"echo x > fifo", 1, "", FIFO_ERR("fifo: ", "write to", "a FIFO")},
+        {"cat < fifo", 1, "", FIFO_ERR("fifo: ", "read", "a FIFO")},
+        // grep's error status is 2 (GNU)
+        {"grep x fifo", 2, "", FIFO_ERR("grep: fifo: ", "read", "a FIFO")},
+        {"echo x >> fifo", 1, "", FIFO_ERR("fifo: ", "write to", "a FIFO")},
+        {"cat <> fifo", 1, "", FIFO_ERR("fifo: ", "read or write", "a FIFO")},
+        {"read x < fifo", 1, "", FIFO_ERR("fifo: ", "read", "a FIFO")},
+        {"wc -l fifo", 1, "", FIFO_ERR("wc: fifo: ", "read", "a FIFO")},
+        {"head fifo; tail fifo", 1, "",
+         FIFO_ERR("head: fifo: ", "read", "a FIFO")
+             FIFO_ERR("tail: fifo: ", "read", "a FIFO")},
+        {"cat sock", 1, "", FIFO_ERR("cat: sock: ", "read", "a socket")},
+        {"echo x > sock", 1, "", FIFO_ERR("sock: ", "write to", "a socket")},
+        // the call goes on after the refusal; metadata is not content
+        {"cat fifo; echo next", 0, "next\n",
+         FIFO_ERR("cat: fifo: ", "read", "a FIFO")},
+        {"touch fifo && test -p fifo && ls fifo", 0, "fifo\n", ""},
+    };
+    static const budget_case timed[] = {
+        {"while true; do :; done", 1, "", TIMEOUT_ERR},
+        {"cat /dev/zero > /dev/null", 1, "", TIMEOUT_ERR},
+        {"sleep 100", 1, "", TIMEOUT_ERR},
+        {"sleep 100 | read x", 1, "", TIMEOUT_ERR},
+        {"cat /dev/zero | { while :; do :; done; }", 1, "", TIMEOUT_ERR},
+        {"echo go; /usr/bin/sleep 100; echo never", 1, "go\n", TIMEOUT_ERR},
+        {"/usr/bin/sleep 100 | read x", 1, "", TIMEOUT_ERR},
+        // each host program had 30 s of its own: three of 1 s ran 3 s
+        {"/usr/bin/sleep 1; /usr/bin/sleep 1; /usr/bin/sleep 1; echo never", 1,
+         "", TIMEOUT_ERR},
+    };
+    test_box b;
+    box_make(&b);
+    char ws[] = "/tmp/box-alias-ws-XXXXXX", p[PATH_MAX], cfg[PATH_MAX];
+    assert_non_null(mkdtemp(ws));
+    snprintf(p, sizeof p, "%s/fifo", ws);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s/sock", ws);
+    int sfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(sfd >= 0);
+    assert_int_equal(bind(sfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    close(sfd);
+    snprintf(cfg, sizeof cfg, "%s/box.toml", b.tb_dir);
+    char toml[PATH_MAX + 256];
+    int n = snprintf(toml, sizeof toml,
+                     "name = \"budget\"\nbox_dir = \"%s\"\n"
+                     "policy = \"policy.dw\"\n\n[agent]\n"
+                     "command = [\"/bin/true\"]\n\n[tool.sleep]\n"
+                     "command = [\"sleep\"]\n",
+                     b.tb_dir);
+    write_file(cfg, toml, (size_t)n, 0600);
+    char *extra[] = {"--call-budget-ms",
+                     CALL_BUDGET_ARG,
+                     "--config",
+                     cfg,
+                     "--workspace",
+                     ws,
+                     NULL};
+    broker_start_argv(&b, extra);
+
+    long long took;
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        const budget_case *c = &refused[i];
+        expect_timed(&b, c->bc_src, c->bc_status, c->bc_out, c->bc_err, &took);
+        if (took >= CALL_BUDGET_MS)
+            print_error("%s: %lld ms\n", c->bc_src, took);
+        assert_true(took < CALL_BUDGET_MS);
+    }
+    for (size_t i = 0; i < sizeof timed / sizeof timed[0]; i++) {
+        const budget_case *c = &timed[i];
+        expect_timed(&b, c->bc_src, c->bc_status, c->bc_out, c->bc_err, &took);
+        // The budget, then at most a few seconds of slack (a loaded,
+        // sanitized machine): far below the alias's 35 s.
+        if (took < CALL_BUDGET_MS - 100 || took >= CALL_BUDGET_MS + 4000)
+            print_error("%s: %lld ms\n", c->bc_src, took);
+        assert_true(took >= CALL_BUDGET_MS - 100);
+        assert_true(took < CALL_BUDGET_MS + 4000);
+    }
+    expect_serving(&b);
+    broker_stop(&b, 10000);
+    box_remove(&b);
+    dir_remove(ws);
+}
+
 int
 main(void)
 {
@@ -1389,6 +1546,7 @@ main(void)
         cmocka_unit_test(test_fake_broker_oversized_frame),
         cmocka_unit_test(test_backstop_and_sigterm),
         cmocka_unit_test(test_sigterm_ends_long_calls),
+        cmocka_unit_test(test_fifo_and_call_budget),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

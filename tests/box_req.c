@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "box_alloc.h"
 #include "box_control.h"
 #include "box_svc.h"
 
@@ -82,4 +83,37 @@ box_wait_pdp(const char *url, int timeout_ms)
         nanosleep(&ts, NULL);
     }
     return NULL;
+}
+
+/* The field of the message at level - 1 that holds the one at level. */
+static uint32_t
+req_nest_field(uint32_t top_field, unsigned level)
+{
+    if (level == 2)
+        return top_field;
+    if (level == 3)
+        return 2;                  // DecisionRequest.input
+    return level % 2 == 0 ? 4 : 1; // Value.set, ValueSet.elements
+}
+
+uint8_t *
+box_req_nested(uint32_t top_field, unsigned depth, size_t *len)
+{
+    // Built from the innermost message out, backwards from the end.
+    size_t cap = (size_t)depth * 6 + 16, pos = cap;
+    uint8_t *b = box_alloc(cap);
+    if (b == NULL)
+        return NULL;
+    for (unsigned level = depth; level >= 2; level--) {
+        uint8_t v[10];
+        size_t n = 0;
+        for (uint64_t x = cap - pos; n == 0 || x != 0; x >>= 7)
+            v[n++] = (uint8_t)((x & 0x7f) | (x >> 7 ? 0x80 : 0));
+        pos -= n;
+        memcpy(b + pos, v, n);
+        b[--pos] = (uint8_t)(req_nest_field(top_field, level) << 3 | 2);
+    }
+    memmove(b, b + pos, cap - pos);
+    *len = cap - pos;
+    return b;
 }

@@ -3,6 +3,9 @@
 #ifndef BOX_REQ_H
 #define BOX_REQ_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "box.pb-c.h"
 
 /* A request plus the storage it points into; all inline, no allocation. */
@@ -23,6 +26,17 @@ void box_req_exec(box_req *q, const char *program, const char *command,
 /* fs:<verb> {path, operation: Box::Fs<Verb>Operation::"op"}. */
 void box_req_fs(box_req *q, const char *action, const char *optype,
                 const char *op, const char *path);
+
+/*
+ * The wire bytes of a message nested exactly `depth` messages deep, the
+ * outermost being 1 (as BOX_WIRE_DEPTH_MAX counts): a top message whose
+ * field top_field holds a DecisionRequest (an AliasFrame's decide, 11, or
+ * a PdpRequest's, 1), whose input is a Value nested through sets (Value ->
+ * ValueSet -> Value ...) down to an empty message at `depth` (>= 2). About
+ * 4 bytes a level past the first hundred. The caller frees the bytes with
+ * box_free; NULL when out of memory.
+ */
+uint8_t *box_req_nested(uint32_t top_field, unsigned depth, size_t *len);
 
 /* Asks the PDP at url for health until it answers or timeout_ms passes
  * (a loaded machine can be slow to start a service). On success the

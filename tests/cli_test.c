@@ -228,7 +228,7 @@ test_policy_check(void **state)
     box_proc_result r;
     box((char *[]){"policy", "check", src, NULL}, &r);
     assert_int_equal(r.pr_status, 0);
-    assert_non_null(strstr(r.pr_out, "loads (5 rules)"));
+    assert_non_null(strstr(r.pr_out, "loads (6 rules)"));
     assert_string_equal(r.pr_err, "");
     box_proc_result_free(&r);
 

@@ -23,6 +23,9 @@
 
 #define ESC_WAIT_MS 60000
 
+/* The reload agent waits with sleep, which its sandbox must list. */
+static const char agent_sleep[] = "exec = [\"/usr/bin/sleep\"]\n";
+
 /* Where the case is about the kernel, not policy. */
 static const char permit_all[] = "permit (principal, action, resource);\n";
 
@@ -462,7 +465,10 @@ test_floor_box_dir_in_home(void **state)
 /* ---- 3. the agent's own sandbox --------------------------------------- */
 
 /* The agent (dash in box-contain) runs these itself, not through the
- * shell service: no policy is asked, the kernel answers. */
+ * shell service: no policy is asked, the kernel answers. Of the box
+ * directory it reaches bin/ and run/box.sock, nothing else: every other
+ * socket and directory there is gone, not just unreadable. It executes
+ * only what it lists (connect_probe, ls, cat) and the aliases. */
 static void
 test_agent_sandbox(void **state)
 {
@@ -470,35 +476,45 @@ test_agent_sandbox(void **state)
     char bin[PATH_MAX], probe[PATH_MAX];
     box_proc_bin(bin, sizeof bin, "connect_probe");
     assert_non_null(realpath(bin, probe));
-    char fs[PATH_MAX + 32];
-    snprintf(fs, sizeof fs, "exec = [\"%s\"]\n", probe);
+    char fs[PATH_MAX + 64];
+    snprintf(fs, sizeof fs,
+             "exec = [\"%s\", \"/usr/bin/ls\", \"/usr/bin/cat\"]\n", probe);
     box_world_config_agent(w, fs, "");
     box_world_policy(w, permit_all);
-    char script[PATH_MAX * 8];
-    snprintf(script, sizeof script,
-             "echo x > direct.txt; echo \"direct $?\"\n"
-             "%s %s/private/pdp.sock; echo \"pdp $?\"\n"
-             "%s %s/private/shell-ctl.sock; echo \"shell-ctl $?\"\n"
-             "%s %s/run/box.sock; echo \"box.sock $?\"\n"
-             "ls %s/private; echo \"ls $?\"\n"
-             "cat /etc/shadow; echo \"shadow $?\"\n"
-             "cat %s; echo \"policy $?\"\n"
-             "sh -c 'echo through the alias'; echo \"alias $?\"",
-             probe, w->bw_state, probe, w->bw_state, probe, w->bw_state,
-             w->bw_state, w->bw_policy);
+    char script[PATH_MAX * 12];
+    snprintf(
+        script, sizeof script,
+        "echo x > direct.txt; echo \"direct $?\"\n"
+        "for s in private/pdp.sock private/pdp-epoch.sock "
+        "private/shell-ctl.sock private/gateway-ctl.sock run/box.sock; do\n"
+        "  %s %s/$s; echo \"$s $?\"\n"
+        "done\n"
+        "ls %s/private; echo \"ls $?\"\n"
+        "ls %s/trust; echo \"trust $?\"\n"
+        "cat /etc/shadow; echo \"shadow $?\"\n"
+        "cat %s; echo \"policy $?\"\n"
+        "/usr/bin/env; echo \"env $?\"\n"
+        "sh -c 'echo through the alias'; echo \"alias $?\"",
+        probe, w->bw_state, w->bw_state, w->bw_state, w->bw_policy);
     box_proc_result r;
     box_world_run(w, script, &r);
     expect_status(&r, 0);
     expect_out(&r, "direct 2\n"
                    "refused: No such file or directory\n"
-                   "pdp 1\n"
+                   "private/pdp.sock 1\n"
                    "refused: No such file or directory\n"
-                   "shell-ctl 1\n"
+                   "private/pdp-epoch.sock 1\n"
+                   "refused: No such file or directory\n"
+                   "private/shell-ctl.sock 1\n"
+                   "refused: No such file or directory\n"
+                   "private/gateway-ctl.sock 1\n"
                    "connected\n"
-                   "box.sock 0\n"
+                   "run/box.sock 0\n"
                    "ls 2\n"
+                   "trust 2\n"
                    "shadow 1\n"
                    "policy 1\n"
+                   "env 126\n"
                    "through the alias\n"
                    "alias 0\n");
     char want[PATH_MAX * 3];
@@ -506,11 +522,18 @@ test_agent_sandbox(void **state)
              "%s: 2: cannot create direct.txt: Permission denied", w->bw_agent);
     expect_line(&r, want);
     snprintf(want, sizeof want,
-             "ls: cannot open directory '%s/private': Permission denied",
+             "ls: cannot access '%s/private': No such file or directory",
+             w->bw_state);
+    expect_line(&r, want);
+    snprintf(want, sizeof want,
+             "ls: cannot access '%s/trust': No such file or directory",
              w->bw_state);
     expect_line(&r, want);
     expect_line(&r, "cat: /etc/shadow: Permission denied");
     snprintf(want, sizeof want, "cat: %s: Permission denied", w->bw_policy);
+    expect_line(&r, want);
+    snprintf(want, sizeof want, "%s: 10: /usr/bin/env: Permission denied",
+             w->bw_agent);
     expect_line(&r, want);
     box_proc_result_free(&r);
     char p[PATH_MAX];
@@ -671,7 +694,7 @@ static void
 test_reload_forbid(void **state)
 {
     box_world *w = *state;
-    box_world_config(w, "");
+    box_world_config_agent(w, agent_sleep, "");
     box_world_policy(w, permit_all);
     char script[4096];
     reload_script(w, 2, script, sizeof script);
@@ -704,7 +727,7 @@ static void
 test_reload_refused(void **state)
 {
     box_world *w = *state;
-    box_world_config(w, "");
+    box_world_config_agent(w, agent_sleep, "");
     box_world_policy(w, readme_forbidden);
     char script[4096];
     reload_script(w, 3, script, sizeof script);

@@ -89,6 +89,59 @@ test_worked_example(void **state)
     box_free(d);
 }
 
+/* The decision log describes the request that was decided, also when the
+ * permit came from the cache: `echo a b "c d" e` and `echo a b c "d e"`
+ * have one policy input (`command` joins the argv with spaces), so the
+ * second is a cache hit, and must still be logged with its own argv. */
+static void
+test_cache_hit_logs_its_own_args(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, "");
+    box_world_policy(w, "permit (principal, action == "
+                        "Box::Action::\"shell:exec\", resource);\n");
+    box_proc_result r;
+    box_world_run(w,
+                  "sh -c 'echo a b \"c d\" e' && sh -c 'echo a b c \"d e\"'",
+                  &r);
+    if (r.pr_status != 0)
+        show("two echoes", &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out, "a b c d e\na b c d e\n");
+    box_proc_result_free(&r);
+
+    char log[PATH_MAX + 64];
+    snprintf(log, sizeof log, "%s/private/telemetry/records.jsonl",
+             w->bw_state);
+    char *argv[] = {"/bin/cat", log, NULL};
+    box_proc_run(argv, 30000, &r);
+    assert_int_equal(r.pr_status, 0);
+#define ARG(s) "{\"stringValue\":\"" s "\"}"
+    const char *first = "\"process.command_args\",\"value\":{\"arrayValue\":"
+                        "{\"values\":[" ARG("echo") "," ARG("a") "," ARG("b")
+                        "," ARG("c d") "," ARG("e") "]}}";
+    const char *second = "\"process.command_args\",\"value\":{\"arrayValue\":"
+                         "{\"values\":[" ARG("echo") "," ARG("a") "," ARG("b")
+                         "," ARG("c") "," ARG("d e") "]}}";
+#undef ARG
+    const char *p1 = strstr(r.pr_out, first);
+    const char *p2 = strstr(r.pr_out, second);
+    if (p1 == NULL || p2 == NULL)
+        print_message("decision log:\n%s", r.pr_out);
+    assert_non_null(p1);
+    assert_non_null(p2);
+    // The second was served from the cache (so this tests the hit path).
+    const char *eol = strchr(p2, '\n');
+    const char *bol = p2;
+    while (bol > r.pr_out && bol[-1] != '\n')
+        bol--;
+    size_t n = eol != NULL ? (size_t)(eol - bol) : strlen(bol);
+    char *line = strndup(bol, n);
+    assert_non_null(strstr(line, "\"strands.box.policy.cached\""));
+    free(line);
+    box_proc_result_free(&r);
+}
+
 static void
 test_write_denied(void **state)
 {
@@ -239,7 +292,8 @@ static void
 test_service_death_ends_run(void **state)
 {
     box_world *w = *state;
-    box_world_config(w, "");
+    // The agent runs sleep itself: its sandbox executes only what it lists.
+    box_world_config_agent(w, "exec = [\"/usr/bin/sleep\"]\n", "");
     box_world_policy(w, example_policy);
     box_proc bp;
     box_world_start(w, "echo started; sleep 60; echo never", &bp);
@@ -316,6 +370,8 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_worked_example, box_world_setup,
                                         box_world_teardown),
+        cmocka_unit_test_setup_teardown(test_cache_hit_logs_its_own_args,
+                                        box_world_setup, box_world_teardown),
         cmocka_unit_test_setup_teardown(test_write_denied, box_world_setup,
                                         box_world_teardown),
         cmocka_unit_test_setup_teardown(test_no_env, box_world_setup,

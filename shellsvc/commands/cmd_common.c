@@ -62,6 +62,8 @@ sh_cmd_line(sh_cmd_run *r, sh_input *in, const char **line, size_t *len)
     if (!cmd_live(r))
         return -1;
     int rc = sh_input_line(in, line, len);
+    if (rc < 0 && !cmd_live(r))
+        return -1; // the wait for input ended with the call
     if (rc < 0)
         r->cr_status = 1; // reported by the input; next operand
     return rc < 0 ? 0 : rc;
@@ -74,6 +76,8 @@ sh_cmd_copy(sh_cmd_run *r, sh_input *in, char *buf, size_t size)
         if (!cmd_live(r))
             return false;
         ssize_t n = sh_input_read(in, buf, size);
+        if (n < 0 && !cmd_live(r))
+            return false; // the wait for input ended with the call
         if (n < 0)
             r->cr_status = 1; // reported by the input; next operand
         if (n <= 0)

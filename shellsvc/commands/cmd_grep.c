@@ -404,8 +404,9 @@ grep_input(grep *g, sh_input *in, const char *name)
         if (!g->g_count && !out_line(g, name, lineno, line, body))
             return 2;
     }
-    // An input can end because the call is stopping (its writer did).
-    if (rc < 0 || grep_stopped(g))
+    // An input can end because the call is stopping (its writer did, or
+    // the wait for it ended with the call's budget).
+    if (grep_stopped(g) || rc < 0)
         return 2;
     if (!grep_summary(g, name, count))
         return 2;

@@ -23,9 +23,10 @@ touch_one(sh_ctx *cx, const char *path)
         return sh_cmd_err(cx, "touch", 1, ": %s", strerror(ENOENT));
     int err = sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, path,
                              O_WRONLY | O_CREAT, TOUCH_MODE, &f, &r);
-    if (err == EISDIR && !r.kr_denied && !r.kr_fault) {
-        // GNU touches a directory successfully; it is there, which is
-        // all we can give without a set-times operation.
+    if ((err == EISDIR || err == ENXIO) && !r.kr_denied && !r.kr_fault) {
+        // GNU touches a directory (or a FIFO, socket or device, which the
+        // kernel never opens) successfully; it is there, which is all we
+        // can give without a set-times operation.
         sh_kernel_result_clear(&r);
         return 0;
     }

@@ -65,6 +65,8 @@ wc_operand(sh_ctx *cx, const char *operand, char *buf, wc_counts *c, bool *stop)
             break;
         }
         ssize_t n = sh_input_read(in, buf, WC_CHUNK);
+        if (n < 0 && cx->cx_flow != SH_FLOW_NONE)
+            continue; // the wait for input ended with the call: stop above
         if (n < 0)
             st = 1; // reported by the input
         if (n <= 0)

@@ -27,7 +27,7 @@ typedef enum contain_list {
     CONTAIN_LIST,       // list directories beneath (no file contents)
     CONTAIN_METADATA,   // stat only: Landlock never restricts stat
     CONTAIN_EXEC,       // execute (and read) beneath
-    CONTAIN_DENY,       // must stay unreachable: refused if a grant covers it
+    CONTAIN_DENY,       // unreachable: masked in the sandbox's mount namespace
     CONTAIN_LIST_COUNT
 } contain_list;
 
@@ -47,6 +47,8 @@ typedef struct contain_spec {
     size_t cs_nenv;
     const char **cs_hide; // --hide directories (borrowed strings)
     size_t cs_nhide;
+    const char **cs_show; // --show paths, each beneath a --hide (borrowed)
+    size_t cs_nshow;
     const char *cs_cwd; // NULL: "/"
     int cs_exec_fd;     // -1 unless --exec-fd
     const char *cs_exec_path;

@@ -37,23 +37,33 @@ static const char contain_usage_text[] =
     "  --list D             list D and the directories beneath (no contents)\n"
     "  --metadata P         accepted; Landlock never restricts stat, so stat\n"
     "                       works everywhere and no rule is added\n"
-    "  --exec P             execute (and read) files beneath P\n"
-    "  --deny P             P must stay unreachable. Landlock cannot carve a\n"
-    "                       hole in a granted tree, so a deny inside (or "
-    "equal\n"
-    "                       to) any grant, or a grant inside a deny, is\n"
-    "                       refused (125): split the grant into the siblings\n"
-    "                       you mean. A deny outside every grant is already\n"
-    "                       unreachable.\n"
+    "  --exec P             execute (and read) P, or the files beneath P.\n"
+    "                       Nothing else may be executed: not /usr, not\n"
+    "                       /bin (a #! script's interpreter must be listed)\n"
+    "  --deny P             P stays unreachable: it is masked in the\n"
+    "                       sandbox's mount namespace (an empty read-only\n"
+    "                       file over a file, an empty read-only directory\n"
+    "                       over a directory), so no grant around it\n"
+    "                       reaches it. Refused (125): a grant inside (or\n"
+    "                       equal to) a deny, and a deny that does not exist\n"
+    "                       inside a grant (a mask covers only what is\n"
+    "                       there, and Landlock cannot carve a hole in a\n"
+    "                       grant)\n"
     "  --hide DIR           mount an empty read-only directory over DIR in\n"
     "                       the sandbox's mount namespace: nothing beneath\n"
     "                       (files, Unix sockets) can be reached, not even\n"
     "                       by connect(2), which Landlock does not govern\n"
-    "  Always granted: /usr /lib /lib64 /bin /sbin (read+exec), "
-    "/etc/ld.so.cache\n"
-    "  (read), /dev/null /dev/zero (read+write), /dev/urandom (read), /proc\n"
-    "  (read, a fresh procfs for the pid namespace), and the program's own\n"
-    "  file (read+exec).\n"
+    "  --show P             P, beneath a --hide directory, stays at its path\n"
+    "                       (the original, bound back over the cover); a\n"
+    "                       --show inside another --show is refused\n"
+    "  Always granted: /usr /lib /lib64 /bin /sbin (read; never execute),\n"
+    "  /etc/ld.so.cache (read), /dev/null /dev/zero (read+write), "
+    "/dev/urandom\n"
+    "  (read), /proc (read, a fresh procfs for the pid namespace), the\n"
+    "  program's own file (read+execute), and read+execute on the ELF\n"
+    "  interpreter (PT_INTERP, the dynamic loader) that the program, its #!\n"
+    "  interpreter or a --exec file names: the kernel checks the execute\n"
+    "  right when it opens that loader. Shared libraries need only read.\n"
     "\n"
     "Process:\n"
     "  --cwd DIR            working directory (default /)\n"
@@ -64,7 +74,8 @@ static const char contain_usage_text[] =
     "Sandbox, in this order: user namespace (when not root; the caller's\n"
     "uid/gid map to themselves), mount+pid+ipc+uts+net namespaces, fork (the\n"
     "first child is pid 1 and reaps; the program is its child, pid 2),\n"
-    "fresh /proc, hostname `box`, lo up, no_new_privs, Landlock, seccomp\n"
+    "fresh /proc, --deny masks, --hide covers, hostname `box`, lo up,\n"
+    "no_new_privs, Landlock, seccomp\n"
     "(ptrace, mount, bpf, keyctl, kexec, perf_event_open, io_uring, module\n"
     "loading, new user namespaces, clone3 (ENOSYS), ... refused), rlimits\n"
     "(NPROC 1024, NOFILE 4096, CORE 0; never raised), every capability\n"
@@ -95,6 +106,7 @@ typedef enum opt_kind {
     OPT_EXEC_PATH,
     OPT_EXEC_ID,
     OPT_HIDE,
+    OPT_SHOW,
     OPT_PROBE,
     OPT_HELP,
 } opt_kind;
@@ -122,6 +134,7 @@ static const opt_row contain_opts[] = {
     {"--exec-path", OPT_EXEC_PATH, true, 0},
     {"--exec-id", OPT_EXEC_ID, true, 0},
     {"--hide", OPT_HIDE, true, 0},
+    {"--show", OPT_SHOW, true, 0},
     {"--probe", OPT_PROBE, false, 0},
     {"--help", OPT_HELP, false, 0},
 };
@@ -159,13 +172,64 @@ args_u64(const char *s, uint64_t *out)
     return true;
 }
 
+// A '..' component anywhere (an absolute path cannot start with one).
+static bool
+args_dotdot(const char *v)
+{
+    size_t n = strlen(v);
+    return strstr(v, "/../") != NULL ||
+           (n >= 3 && strcmp(v + n - 3, "/..") == 0);
+}
+
+/* path lies strictly beneath dir (both absolute, compared as spelled). */
+static bool
+args_beneath(const char *dir, const char *path)
+{
+    size_t n = strlen(dir);
+
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    if (strncmp(dir, path, n) != 0 || path[n] != '/')
+        return false;
+    while (path[n] == '/')
+        n++;
+    return path[n] != '\0';
+}
+
+/*
+ * Every --show names something beneath a --hide (it is bound back over
+ * that cover), and none lies inside another: the inner one's mount point
+ * would have to be made inside the outer one, which is the host's own
+ * directory.
+ */
+static contain_status
+args_shows(const contain_spec *spec)
+{
+    for (size_t i = 0; i < spec->cs_nshow; i++) {
+        const char *s = spec->cs_show[i];
+        bool under = false;
+
+        for (size_t h = 0; h < spec->cs_nhide && !under; h++)
+            under = args_beneath(spec->cs_hide[h], s);
+        if (!under)
+            return args_fail("--show %s: it lies beneath no --hide directory",
+                             s);
+        for (size_t k = 0; k < spec->cs_nshow; k++) {
+            if (k != i && (args_beneath(spec->cs_show[k], s) ||
+                           (k < i && strcmp(spec->cs_show[k], s) == 0)))
+                return args_fail("--show %s: it lies inside --show %s", s,
+                                 spec->cs_show[k]);
+        }
+    }
+    return CONTAIN_OK;
+}
+
 static contain_status
 args_path(const opt_row *o, const char *v, contain_spec *spec)
 {
     if (v[0] != '/')
         return args_fail("%s %s: the path must be absolute", o->ov_name, v);
-    size_t n = strlen(v);
-    if (strstr(v, "/../") != NULL || (n >= 3 && strcmp(v + n - 3, "/..") == 0))
+    if (args_dotdot(v))
         return args_fail("%s %s: the path must not contain '..'", o->ov_name,
                          v);
     spec->cs_paths[spec->cs_npaths].cp_list = o->ov_list;
@@ -236,6 +300,13 @@ args_one(const opt_row *o, const char *v, contain_spec *spec)
                              v);
         spec->cs_hide[spec->cs_nhide++] = v;
         return CONTAIN_OK;
+    case OPT_SHOW:
+        if (v[0] != '/' || args_dotdot(v))
+            return args_fail("--show %s: expected an absolute path without "
+                             "'..'",
+                             v);
+        spec->cs_show[spec->cs_nshow++] = v;
+        return CONTAIN_OK;
     case OPT_PROBE:
         spec->cs_probe = true;
         return CONTAIN_OK;
@@ -258,8 +329,9 @@ contain_parse(int argc, char **argv, contain_spec *spec)
     spec->cs_paths = box_calloc(cap, sizeof *spec->cs_paths);
     spec->cs_env = box_calloc(cap + 1, sizeof *spec->cs_env);
     spec->cs_hide = box_calloc(cap, sizeof *spec->cs_hide);
+    spec->cs_show = box_calloc(cap, sizeof *spec->cs_show);
     if (spec->cs_paths == NULL || spec->cs_env == NULL ||
-        spec->cs_hide == NULL) {
+        spec->cs_hide == NULL || spec->cs_show == NULL) {
         fprintf(stderr, "box-contain: out of memory\n");
         return CONTAIN_FAIL;
     }
@@ -290,7 +362,7 @@ contain_parse(int argc, char **argv, contain_spec *spec)
     }
     if (spec->cs_help || spec->cs_probe) {
         if (i < argc || spec->cs_npaths || spec->cs_nenv || spec->cs_nhide ||
-            spec->cs_exec_fd >= 0 || spec->cs_exec_path)
+            spec->cs_nshow || spec->cs_exec_fd >= 0 || spec->cs_exec_path)
             return args_fail("--probe and --help take no other arguments");
         return CONTAIN_OK;
     }
@@ -302,7 +374,7 @@ contain_parse(int argc, char **argv, contain_spec *spec)
         return args_fail("--exec-path %s needs --exec-id DEV:INO, the "
                          "identity the caller decided on",
                          spec->cs_exec_path);
-    return CONTAIN_OK;
+    return args_shows(spec);
 }
 
 void
@@ -311,7 +383,9 @@ contain_spec_free(contain_spec *spec)
     box_free(spec->cs_paths);
     box_free(spec->cs_env);
     box_free(spec->cs_hide);
+    box_free(spec->cs_show);
     spec->cs_hide = NULL;
+    spec->cs_show = NULL;
     spec->cs_paths = NULL;
     spec->cs_env = NULL;
 }

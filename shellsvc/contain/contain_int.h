@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "contain.h"
 
@@ -29,8 +30,7 @@ void ct_report(const ct_err *e);
 contain_status ct_userns(ct_err *e);            // not root: own user ns
 contain_status ct_unshare(int flag, ct_err *e); // one CLONE_NEW* flag
 const char *ct_ns_name(int flag);               // "mount", "pid", ...
-contain_status ct_mounts(ct_err *e); // private propagation + fresh /proc
-contain_status ct_hide(const contain_spec *spec, ct_err *e); // --hide dirs
+contain_status ct_mounts(ct_err *e);   // private propagation + fresh /proc
 contain_status ct_hostname(ct_err *e); // inside a new uts namespace only
 contain_status ct_lo_up(ct_err *e);
 contain_status ct_nnp(ct_err *e);
@@ -41,25 +41,57 @@ contain_status ct_drop_caps(ct_err *e);
 typedef struct ct_rule {
     int cr_fd; // O_PATH, owned by the plan
     uint64_t cr_access;
-    const char *cr_path;
+    const char *cr_path; // borrowed; what messages name
+    bool cr_implicit;    // the program or its loader, not a user grant
 } ct_rule;
+
+/* A --deny to cover in the mount namespace, as the check saw it. */
+typedef struct ct_mask {
+    const char *cm_path; // borrowed from argv
+    dev_t cm_dev;
+    ino_t cm_ino;
+    bool cm_dir;
+} ct_mask;
 
 typedef struct ct_plan {
     ct_rule *cp_rules;
     size_t cp_nrules;
+    ct_mask *cp_masks;
+    size_t cp_nmasks;
     int cp_abi;
 } ct_plan;
 
 /* The Landlock ABI version (>= 1), or CONTAIN_FAIL with e filled. */
 contain_status ct_ll_abi(int *abi, ct_err *e);
-/* Opens and checks every user path (symlinks, types, deny shapes). */
-contain_status ct_ll_prepare(const contain_spec *spec, int abi, ct_plan *plan,
-                             ct_err *e);
-/* Adds the system rules, the plan's rules and the program's own file
- * (exec_fd, may be -1), then restricts the calling thread. Needs
- * no_new_privs already set. */
-contain_status ct_ll_apply(const ct_plan *plan, int exec_fd, ct_err *e);
+/*
+ * Opens and checks every user path (symlinks, types, deny shapes), and
+ * plans the implicit rules: execute on the program (exec_fd, O_PATH is
+ * enough) and on the ELF loader it, its #! interpreter and each --exec
+ * file name. Existing denies become the plan's masks.
+ */
+contain_status ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd,
+                             ct_plan *plan, ct_err *e);
+/* Adds the system rules and the plan's rules, then restricts the calling
+ * thread. Needs no_new_privs already set. */
+contain_status ct_ll_apply(const ct_plan *plan, ct_err *e);
 void ct_plan_free(ct_plan *plan);
+
+/* The ELF interpreter (contain_elf.c). */
+typedef enum ct_interp {
+    CT_INTERP_NONE,   // not ELF, or an ELF with no PT_INTERP (static)
+    CT_INTERP_FOUND,  // buf holds the PT_INTERP path
+    CT_INTERP_SCRIPT, // a #! script: buf holds its interpreter's path
+    CT_INTERP_BAD,    // unreadable or malformed
+} ct_interp;
+/* What the file open for reading on fd names to be run through, read with
+ * pread (the offset is untouched); buf gets a NUL-terminated path. */
+ct_interp ct_elf_interp(int fd, char *buf, size_t n);
+
+/* Mount masks (contain_mask.c), in the sandbox's mount namespace after
+ * the fresh /proc: every planned --deny mask, then every --hide cover
+ * with its --show paths bound back. */
+contain_status ct_masks(const contain_spec *spec, const ct_plan *plan,
+                        ct_err *e);
 
 /* seccomp (contain_seccomp.c). */
 contain_status ct_seccomp_avail(ct_err *e);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <linux/landlock.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,16 +76,22 @@ static const struct ll_list_row {
     [CONTAIN_DENY] = {"--deny", 0, true, true, false},
 };
 
-/* What every program needs to load and run; missing paths are skipped. */
+/*
+ * What every program needs to load and run; missing paths are skipped.
+ * Read, never execute: a sandbox executes only its program, the loader
+ * that program names, and its --exec list (ct_ll_prepare). Shared
+ * libraries are mapped by the loader after a read-only open, which
+ * Landlock's execute right does not govern.
+ */
 static const struct ll_sys_row {
     const char *sr_path;
     uint64_t sr_access;
 } ll_system[] = {
-    {"/usr", LL_R_EXEC},
-    {"/lib", LL_R_EXEC},
-    {"/lib64", LL_R_EXEC},
-    {"/bin", LL_R_EXEC},
-    {"/sbin", LL_R_EXEC},
+    {"/usr", LL_R_READ},
+    {"/lib", LL_R_READ},
+    {"/lib64", LL_R_READ},
+    {"/bin", LL_R_READ},
+    {"/sbin", LL_R_READ},
     {"/etc/ld.so.cache", LL_READ_FILE},
     {"/dev/null", LL_READ_FILE | LL_WRITE_FILE | LL_TRUNCATE},
     {"/dev/zero", LL_READ_FILE | LL_WRITE_FILE | LL_TRUNCATE},
@@ -182,21 +189,36 @@ ll_in_chain(const ll_id *ids, size_t n, dev_t dev, ino_t ino)
 }
 
 /*
- * Landlock only grants, so a deny inside a granted tree cannot be
- * enforced. Refuse that shape (and a grant inside a deny) rather than
- * guess at siblings: the caller splits the grant. Identities, not
- * spellings, are compared, so symlinked spellings cannot slip past.
+ * Landlock only grants, so a deny inside a granted tree is kept out by a
+ * mask in the mount namespace (contain_mask.c) instead. What no mask can
+ * fix is refused: a grant inside (or equal to) a deny, which asks for
+ * both, and a deny not created yet inside a grant (or a system tree),
+ * which the program or the host could create after the mask was laid.
+ * Identities, not spellings, are compared, so symlinked spellings cannot
+ * slip past.
  */
 static contain_status
 ll_check_deny(const char *deny, const ct_plan *plan, ct_err *e)
 {
     ll_id chain[LL_MAX_DEPTH];
     ll_id sub[LL_MAX_DEPTH];
-    size_t n = ll_chain(deny, chain, LL_MAX_DEPTH), m;
+    size_t n, m;
     struct stat st, dst;
-    bool deny_exists = stat(deny, &dst) == 0;
 
-    if (n == 0)
+    if (stat(deny, &dst) == 0) {
+        for (size_t i = 0; i < plan->cp_nrules; i++) {
+            const ct_rule *r = &plan->cp_rules[i];
+            if (r->cr_implicit)
+                continue;
+            m = ll_chain(r->cr_path, sub, LL_MAX_DEPTH);
+            if (ll_in_chain(sub, m, dst.st_dev, dst.st_ino))
+                return ct_fail(e, CONTAIN_FAIL, false,
+                               "the grant %s lies inside --deny %s", r->cr_path,
+                               deny);
+        }
+        return CONTAIN_OK;
+    }
+    if ((n = ll_chain(deny, chain, LL_MAX_DEPTH)) == 0)
         return ct_fail(e, CONTAIN_FAIL, false, "--deny %s: cannot resolve",
                        deny);
     for (size_t i = 0; i < sizeof ll_system / sizeof *ll_system; i++) {
@@ -204,41 +226,141 @@ ll_check_deny(const char *deny, const ct_plan *plan, ct_err *e)
             continue;
         if (ll_in_chain(chain, n, st.st_dev, st.st_ino))
             return ct_fail(e, CONTAIN_FAIL, false,
-                           "--deny %s lies inside %s, which every sandbox "
-                           "grants; Landlock cannot carve a hole in a grant",
+                           "--deny %s does not exist and lies inside %s, "
+                           "which every sandbox grants: a mask covers only "
+                           "what is there, and Landlock cannot carve a hole "
+                           "in a grant",
                            deny, ll_system[i].sr_path);
     }
     for (size_t i = 0; i < plan->cp_nrules; i++) {
         const ct_rule *r = &plan->cp_rules[i];
-        if (fstat(r->cr_fd, &st) != 0)
+        if (r->cr_implicit || fstat(r->cr_fd, &st) != 0)
             continue;
         if (ll_in_chain(chain, n, st.st_dev, st.st_ino))
             return ct_fail(e, CONTAIN_FAIL, false,
-                           "--deny %s lies inside the grant %s; Landlock "
-                           "cannot carve a hole in a grant, so grant the "
-                           "siblings you mean instead",
+                           "--deny %s does not exist and lies inside the "
+                           "grant %s: a mask covers only what is there, and "
+                           "Landlock cannot carve a hole in a grant; create "
+                           "it first",
                            deny, r->cr_path);
-        if (!deny_exists)
-            continue;
-        m = ll_chain(r->cr_path, sub, LL_MAX_DEPTH);
-        if (ll_in_chain(sub, m, dst.st_dev, dst.st_ino))
-            return ct_fail(e, CONTAIN_FAIL, false,
-                           "the grant %s lies inside --deny %s", r->cr_path,
-                           deny);
     }
     return CONTAIN_OK;
 }
 
+/* Takes fd into the plan (closed on failure). */
+static contain_status
+ll_plan_rule(ct_plan *plan, int fd, uint64_t access, const char *path,
+             bool implicit, ct_err *e)
+{
+    struct stat sb;
+
+    if (fstat(fd, &sb) != 0) {
+        close(fd);
+        return ct_fail(e, CONTAIN_FAIL, false, "%s: %s", path, strerror(errno));
+    }
+    plan->cp_rules[plan->cp_nrules].cr_fd = fd;
+    plan->cp_rules[plan->cp_nrules].cr_path = path;
+    plan->cp_rules[plan->cp_nrules].cr_implicit = implicit;
+    plan->cp_rules[plan->cp_nrules].cr_access =
+        access & (S_ISDIR(sb.st_mode) ? ~0ULL : LL_FILE_RIGHTS);
+    plan->cp_nrules++;
+    return CONTAIN_OK;
+}
+
+/*
+ * The loader a file names: its PT_INTERP, or for a #! script the
+ * PT_INTERP of its interpreter (one level, as the kernel's own is one
+ * level for the script and one for the ELF it names). The file is read
+ * through /proc/self/fd, since the caller's descriptor may be O_PATH.
+ * The interpreter of a script gets no right here: it must be listed.
+ * Nothing found (a static program, a loader that is missing) adds no
+ * rule; the exec then fails with the kernel's own error.
+ */
+static contain_status
+ll_plan_loader(ct_plan *plan, int fd, uint64_t mask, ct_err *e)
+{
+    char proc[64], path[PATH_MAX];
+    ct_interp kind;
+    int rd, lfd;
+    struct stat sb;
+
+    for (int depth = 0; depth < 2; depth++) {
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+        rd = depth == 0 ? open(proc, O_RDONLY | O_CLOEXEC)
+                        : open(path, O_RDONLY | O_CLOEXEC);
+        if (rd < 0)
+            return CONTAIN_OK;
+        kind = ct_elf_interp(rd, path, sizeof path);
+        close(rd);
+        if (kind == CT_INTERP_SCRIPT && depth == 0)
+            continue; // the loader of the interpreter it names
+        if (kind != CT_INTERP_FOUND)
+            return CONTAIN_OK;
+        lfd = open(path, O_PATH | O_CLOEXEC);
+        if (lfd < 0 || fstat(lfd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            if (lfd >= 0)
+                close(lfd);
+            return CONTAIN_OK;
+        }
+        for (size_t i = 0; i < plan->cp_nrules; i++) {
+            struct stat have;
+            if (plan->cp_rules[i].cr_implicit &&
+                fstat(plan->cp_rules[i].cr_fd, &have) == 0 &&
+                have.st_dev == sb.st_dev && have.st_ino == sb.st_ino) {
+                close(lfd);
+                return CONTAIN_OK; // planned already
+            }
+        }
+        return ll_plan_rule(plan, lfd, (LL_EXECUTE | LL_READ_FILE) & mask,
+                            "the program's loader", true, e);
+    }
+    return CONTAIN_OK;
+}
+
+/* The program itself: read and execute on its own file, and its loader. */
+static contain_status
+ll_plan_program(ct_plan *plan, int exec_fd, uint64_t mask, ct_err *e)
+{
+    int fd;
+    contain_status st;
+
+    if (exec_fd < 0)
+        return CONTAIN_OK;
+    if ((fd = fcntl(exec_fd, F_DUPFD_CLOEXEC, 3)) < 0)
+        return ct_fail(e, CONTAIN_FAIL, false, "the program: %s",
+                       strerror(errno));
+    if ((st = ll_plan_rule(plan, fd, (LL_EXECUTE | LL_READ_FILE) & mask,
+                           "the program", true, e)) != 0)
+        return st;
+    return ll_plan_loader(plan, exec_fd, mask, e);
+}
+
+/* An existing deny, as its mask will check it again inside. */
+static void
+ll_plan_mask(ct_plan *plan, const char *path, const struct stat *sb)
+{
+    ct_mask *m = &plan->cp_masks[plan->cp_nmasks++];
+
+    m->cm_path = path;
+    m->cm_dev = sb->st_dev;
+    m->cm_ino = sb->st_ino;
+    m->cm_dir = S_ISDIR(sb->st_mode);
+}
+
 contain_status
-ct_ll_prepare(const contain_spec *spec, int abi, ct_plan *plan, ct_err *e)
+ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd, ct_plan *plan,
+              ct_err *e)
 {
     uint64_t mask = ll_fs_mask(abi);
     contain_status st;
+    // Each path, and a loader per --exec file; the program and its loader.
+    size_t cap = spec->cs_npaths * 2 + 2;
 
     memset(plan, 0, sizeof *plan);
     plan->cp_abi = abi;
-    plan->cp_rules = box_calloc(spec->cs_npaths + 1, sizeof *plan->cp_rules);
-    if (plan->cp_rules == NULL)
+    plan->cp_rules = box_calloc(cap, sizeof *plan->cp_rules);
+    plan->cp_masks = box_calloc(spec->cs_npaths + 1, sizeof *plan->cp_masks);
+    if (plan->cp_rules == NULL || plan->cp_masks == NULL)
         return ct_fail(e, CONTAIN_FAIL, false, "out of memory");
     for (size_t i = 0; i < spec->cs_npaths; i++) {
         const contain_path *p = &spec->cs_paths[i];
@@ -269,16 +391,23 @@ ct_ll_prepare(const contain_spec *spec, int abi, ct_plan *plan, ct_err *e)
                 : dir               ? "is a directory; this list takes files"
                                     : "is not a directory");
         }
+        if (p->cp_list == CONTAIN_DENY)
+            ll_plan_mask(plan, p->cp_path, &sb);
         if (row->lr_access == 0) {
             close(fd);
             continue;
         }
-        plan->cp_rules[plan->cp_nrules].cr_fd = fd;
-        plan->cp_rules[plan->cp_nrules].cr_path = p->cp_path;
-        plan->cp_rules[plan->cp_nrules].cr_access =
-            row->lr_access & mask & (dir ? ~0ULL : LL_FILE_RIGHTS);
-        plan->cp_nrules++;
+        if ((st = ll_plan_rule(plan, fd, row->lr_access & mask, p->cp_path,
+                               false, e)) != 0)
+            return st;
+        if (p->cp_list == CONTAIN_EXEC && S_ISREG(sb.st_mode) &&
+            (st =
+                 ll_plan_loader(plan, plan->cp_rules[plan->cp_nrules - 1].cr_fd,
+                                mask, e)) != 0)
+            return st;
     }
+    if ((st = ll_plan_program(plan, exec_fd, mask, e)) != 0)
+        return st;
     for (size_t i = 0; i < spec->cs_npaths; i++) {
         if (spec->cs_paths[i].cp_list != CONTAIN_DENY)
             continue;
@@ -311,7 +440,7 @@ ll_add(int rs, int fd, uint64_t access, const char *what, ct_err *e)
 }
 
 contain_status
-ct_ll_apply(const ct_plan *plan, int exec_fd, ct_err *e)
+ct_ll_apply(const ct_plan *plan, ct_err *e)
 {
     struct ll_ruleset_attr attr;
     uint64_t mask = ll_fs_mask(plan->cp_abi);
@@ -343,10 +472,6 @@ ct_ll_apply(const ct_plan *plan, int exec_fd, ct_err *e)
         if ((st = ll_add(rs, r->cr_fd, r->cr_access, r->cr_path, e)) != 0)
             goto out;
     }
-    if (exec_fd >= 0 &&
-        (st = ll_add(rs, exec_fd, (LL_EXECUTE | LL_READ_FILE) & mask,
-                     "the program", e)) != 0)
-        goto out;
     if (syscall(SYS_landlock_restrict_self, rs, 0) != 0)
         st = ct_fail(e, CONTAIN_FAIL, true,
                      "the kernel refused the Landlock domain "
@@ -363,6 +488,9 @@ ct_plan_free(ct_plan *plan)
     for (size_t i = 0; i < plan->cp_nrules; i++)
         close(plan->cp_rules[i].cr_fd);
     box_free(plan->cp_rules);
+    box_free(plan->cp_masks);
     plan->cp_rules = NULL;
+    plan->cp_masks = NULL;
     plan->cp_nrules = 0;
+    plan->cp_nmasks = 0;
 }

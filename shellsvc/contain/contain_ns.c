@@ -141,25 +141,6 @@ ct_mounts(ct_err *e)
     return CONTAIN_OK;
 }
 
-/*
- * Covers each --hide directory with an empty read-only tmpfs, inside the
- * new mount namespace only. A Unix socket beneath (the PDP's, the
- * services' control sockets) is then gone for connect(2) as well, which
- * Landlock's file rules never see.
- */
-contain_status
-ct_hide(const contain_spec *spec, ct_err *e)
-{
-    for (size_t i = 0; i < spec->cs_nhide; i++)
-        if (mount("box-hidden", spec->cs_hide[i], "tmpfs",
-                  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                  "size=4k,nr_inodes=1,mode=0500") != 0)
-            return ct_fail(e, CONTAIN_FAIL, true,
-                           "--hide %s: cannot cover it (mount: %s)",
-                           spec->cs_hide[i], strerror(errno));
-    return CONTAIN_OK;
-}
-
 // Only ever called inside a new uts namespace.
 contain_status
 ct_hostname(ct_err *e)

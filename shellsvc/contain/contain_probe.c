@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -131,7 +132,7 @@ pr_landlock(probe_result *r, int out)
         return st;
     plan.cp_abi = abi;
     if ((st = ct_nnp(&r->pr_err)) != 0 ||
-        (st = ct_ll_apply(&plan, -1, &r->pr_err)) != 0)
+        (st = ct_ll_apply(&plan, &r->pr_err)) != 0)
         return st;
     fd = open("/etc/passwd", O_RDONLY | O_CLOEXEC);
     if (fd >= 0 || errno != EACCES)
@@ -160,6 +161,37 @@ pr_seccomp(probe_result *r, int out)
     return CONTAIN_OK;
 }
 
+/*
+ * --deny masks and --show paths are detached clones moved onto a path
+ * (open_tree and move_mount, Linux 5.2): clone /proc onto itself in a
+ * private mount namespace.
+ */
+static contain_status
+pr_masks(probe_result *r, int out)
+{
+    contain_status st;
+    int fd;
+
+    if ((st = pr_as_runner(r)) != 0 ||
+        (st = ct_unshare(CLONE_NEWNS, &r->pr_err)) != 0)
+        return st;
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        return ct_fail(&r->pr_err, CONTAIN_FAIL, true,
+                       "cannot make mounts private (mount: %s)",
+                       strerror(errno));
+    fd = open_tree(AT_FDCWD, "/proc",
+                   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+    if (fd < 0 ||
+        move_mount(fd, "", AT_FDCWD, "/proc", MOVE_MOUNT_F_EMPTY_PATH) != 0)
+        return ct_fail(&r->pr_err, CONTAIN_FAIL, true,
+                       "the kernel cannot move a cloned mount (%s: %s; "
+                       "Linux 5.2 has it)",
+                       fd < 0 ? "open_tree" : "move_mount", strerror(errno));
+    close(fd);
+    snprintf(r->pr_ok, sizeof r->pr_ok, "(open_tree, move_mount)");
+    return CONTAIN_OK;
+}
+
 /* ORDER PROBE: the lines --probe prints, in this order. */
 static const struct probe_row {
     const char *pw_name;
@@ -170,7 +202,7 @@ static const struct probe_row {
     {"pid-namespace", pr_pidns, false},  {"ipc-namespace", pr_ipcns, false},
     {"uts-namespace", pr_utsns, false},  {"net-namespace", pr_netns, false},
     {"no-new-privs", pr_nnp, false},     {"landlock", pr_landlock, false},
-    {"seccomp", pr_seccomp, false},
+    {"seccomp", pr_seccomp, false},      {"mount-masks", pr_masks, false},
 };
 
 static void

@@ -23,10 +23,11 @@
 
 /*
  * Usage: contain_probe CMD [ARG...] [CMD [ARG...]]...
- *   read PATH | write PATH | connect IP PORT | loopback | ifaces |
- *   syscalls | env | fds | pid | hostname | caps | exit N | kill SIG |
- *   sleep
- * Each command prints one line `CMD ...: ok` or `CMD ...: ERRNO_NAME`.
+ *   read PATH | write PATH | unlink PATH | list DIR | exec PATH |
+ *   connect IP PORT | unix PATH | loopback | ifaces | syscalls | env | fds |
+ *   pid | hostname | caps | exit N | kill SIG | sleep
+ * Each command prints one line `CMD ...: ok` or `CMD ...: ERRNO_NAME`
+ * (list: `list DIR: NAME NAME ...`, sorted, or the error).
  */
 
 static const char *
@@ -83,6 +84,72 @@ do_connect(const char *ip, const char *port)
     close(s);
     errno = err;
     return rc;
+}
+
+/*
+ * Starts PATH (no arguments, empty environment) and waits for it: ok when
+ * the exec itself succeeded, whatever the program then did. The child
+ * reports a failed exec's errno through a close-on-exec pipe.
+ */
+static int
+do_exec(const char *path)
+{
+    int p[2], err = 0;
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        char *argv[] = {(char *)path, NULL}, *envp[] = {NULL};
+        close(p[0]);
+        execve(path, argv, envp);
+        err = errno;
+        if (write(p[1], &err, sizeof err) < 0)
+            _exit(126);
+        _exit(127);
+    }
+    close(p[1]);
+    if (pid < 0) {
+        close(p[0]);
+        return -1;
+    }
+    ssize_t n = read(p[0], &err, sizeof err);
+    close(p[0]);
+    waitpid(pid, NULL, 0);
+    errno = err;
+    return n == (ssize_t)sizeof err ? -1 : 0;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+// The entries of DIR but . and .., sorted, on one line.
+static void
+do_list(const char *dir)
+{
+    DIR *d = opendir(dir);
+    char *names[64];
+    size_t n = 0;
+    struct dirent *de;
+
+    printf("list %s:", dir);
+    if (d == NULL) {
+        printf(" %s\n", errname(errno));
+        return;
+    }
+    while ((de = readdir(d)) != NULL && n < 64) {
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+            names[n++] = strdup(de->d_name);
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, name_cmp);
+    for (size_t i = 0; i < n; i++) {
+        printf(" %s", names[i]);
+        free(names[i]);
+    }
+    printf("\n");
 }
 
 // Connects to a Unix socket by path (Landlock does not govern this).
@@ -242,6 +309,14 @@ main(int argc, char **argv)
         } else if (strcmp(c, "write") == 0 && i + 1 < argc) {
             snprintf(what, sizeof what, "write %s", argv[i + 1]);
             report(what, do_write(argv[++i]));
+        } else if (strcmp(c, "unlink") == 0 && i + 1 < argc) {
+            snprintf(what, sizeof what, "unlink %s", argv[i + 1]);
+            report(what, unlink(argv[++i]));
+        } else if (strcmp(c, "exec") == 0 && i + 1 < argc) {
+            snprintf(what, sizeof what, "exec %s", argv[i + 1]);
+            report(what, do_exec(argv[++i]));
+        } else if (strcmp(c, "list") == 0 && i + 1 < argc) {
+            do_list(argv[++i]);
         } else if (strcmp(c, "connect") == 0 && i + 2 < argc) {
             snprintf(what, sizeof what, "connect %s %s", argv[i + 1],
                      argv[i + 2]);

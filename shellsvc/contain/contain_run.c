@@ -216,7 +216,7 @@ ct_init(const contain_spec *spec, ct_plan *plan, int fd, int alive,
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || poll(&p, 1, 0) != 0)
         _exit(CONTAIN_FAIL);
     close(alive);
-    if ((st = ct_mounts(&e)) != 0 || (st = ct_hide(spec, &e)) != 0 ||
+    if ((st = ct_mounts(&e)) != 0 || (st = ct_masks(spec, plan, &e)) != 0 ||
         (st = ct_hostname(&e)) != 0 || (st = ct_lo_up(&e)) != 0)
         goto fail;
     if (chdir(spec->cs_cwd != NULL ? spec->cs_cwd : "/") != 0) {
@@ -225,7 +225,7 @@ ct_init(const contain_spec *spec, ct_plan *plan, int fd, int alive,
                     spec->cs_cwd != NULL ? spec->cs_cwd : "/", strerror(errno));
         goto fail;
     }
-    if ((st = ct_nnp(&e)) != 0 || (st = ct_ll_apply(plan, fd, &e)) != 0)
+    if ((st = ct_nnp(&e)) != 0 || (st = ct_ll_apply(plan, &e)) != 0)
         goto fail;
     ct_plan_free(plan);
     if ((st = ct_seccomp_load(&e)) != 0 || (st = ct_rlimits(&e)) != 0 ||
@@ -276,7 +276,8 @@ ct_which_ns(int err, ct_err *e)
  * The sandbox, in one place and one order: program identity, kernel
  * features, the Landlock plan, user namespace (not root), then init is
  * cloned into new mount, pid, ipc, uts and net namespaces; init mounts
- * /proc, sets the hostname, raises lo, sets no_new_privs, Landlock,
+ * /proc, lays the --deny masks and --hide covers, sets the hostname,
+ * raises lo, sets no_new_privs, Landlock,
  * seccomp, rlimits, drops every capability and forks the program. This process
  * only forwards signals and the status.
  */
@@ -298,7 +299,7 @@ contain_run(const contain_spec *spec)
         goto fail;
     if ((st = ct_ll_abi(&abi, &e)) != 0 || (st = ct_seccomp_avail(&e)) != 0)
         goto fail;
-    if ((st = ct_ll_prepare(spec, abi, &plan, &e)) != 0)
+    if ((st = ct_ll_prepare(spec, abi, fd, &plan, &e)) != 0)
         goto fail;
     if (geteuid() != 0 && (st = ct_userns(&e)) != 0)
         goto fail;

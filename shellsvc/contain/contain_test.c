@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <grp.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -33,6 +34,7 @@
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "contain.h"
+#include "contain_int.h"
 
 #define OUT_MAX (1u << 20)
 #define MAX_ARGS 64
@@ -44,6 +46,7 @@ static char probe_bin[4096];
 static char probe_id[64];
 static char probe_out[4096];
 static int probe_status = -1;
+static char sh_bin[4096]; // what #!/bin/sh runs, canonical (--exec takes it)
 
 typedef struct run_out {
     int ro_status; // exit code, or 128 + signal
@@ -285,6 +288,8 @@ group_setup(void **state)
         return -1;
     snprintf(probe_id, sizeof probe_id, "%ju:%ju", (uintmax_t)st.st_dev,
              (uintmax_t)st.st_ino);
+    if (realpath("/bin/sh", sh_bin) == NULL)
+        return -1;
     return 0;
 }
 
@@ -662,6 +667,8 @@ test_identity_swapped(void **state)
     assert_int_equal(rename(other, prog), 0);
 
     av_start(&a);
+    av_add(&a, "--exec");
+    av_add(&a, "%s", sh_bin);
     av_add(&a, "--exec-path");
     av_add(&a, "%s", prog);
     av_add(&a, "--exec-id");
@@ -676,8 +683,10 @@ test_identity_swapped(void **state)
     run_free(&r);
 
     // The file now at the path runs when its own identity is given (and a
-    // #! script runs by fd).
+    // #! script runs by fd, its interpreter listed).
     av_start(&a);
+    av_add(&a, "--exec");
+    av_add(&a, "%s", sh_bin);
     av_program(&a, prog);
     run(&r, a.a_v);
     assert_int_equal(r.ro_status, 0);
@@ -706,6 +715,8 @@ test_exec_fd_is_what_runs(void **state)
     assert_int_equal(rename(other, prog), 0);
 
     av_start(&a);
+    av_add(&a, "--exec");
+    av_add(&a, "%s", sh_bin);
     av_add(&a, "--exec-fd");
     av_add(&a, "%d", fd);
     av_add(&a, "--");
@@ -769,19 +780,22 @@ test_deny_shapes(void **state)
 
     need_sandbox();
     tree_make(&t);
-    // A deny inside a grant cannot be enforced by Landlock: refused.
+    // A deny inside a grant is masked: an empty file stands in for it.
     av_start(&a);
     av_add(&a, "--read");
     av_add(&a, "%s/in", t.t_root);
     av_add(&a, "--deny");
     av_add(&a, "%s/in/a.txt", t.t_root);
     av_program(&a, "/bin/cat");
+    av_add(&a, "%s/in/a.txt", t.t_root);
+    av_add(&a, "%s/in/c.txt", t.t_root);
     run(&r, a.a_v);
-    assert_int_equal(r.ro_status, CONTAIN_FAIL);
-    assert_non_null(strstr(r.ro_err, "cannot carve a hole"));
+    assert_int_equal(r.ro_status, 0);
+    assert_string_equal(r.ro_out, "sibling\n");
     run_free(&r);
 
-    // Not yet existing, still inside the write grant: refused.
+    // Not yet existing, still inside the write grant: no mask can cover
+    // what the program could create, so refused.
     av_start(&a);
     av_add(&a, "--write");
     av_add(&a, "%s/w", t.t_root);
@@ -790,29 +804,46 @@ test_deny_shapes(void **state)
     av_program(&a, "/bin/cat");
     run(&r, a.a_v);
     assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_non_null(strstr(r.ro_err, "does not exist and lies inside the "
+                                     "grant"));
     assert_non_null(strstr(r.ro_err, "cannot carve a hole"));
     run_free(&r);
 
-    // Inside a system grant: refused.
+    // Not yet existing inside a system grant: refused the same way.
     av_start(&a);
     av_add(&a, "--deny");
-    av_add(&a, "/usr/bin");
+    av_add(&a, "/usr/contain-test-absent");
     av_program(&a, "/bin/cat");
     run(&r, a.a_v);
     assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_non_null(strstr(r.ro_err, "which every sandbox grants"));
     run_free(&r);
 
-    // A grant inside a deny: refused.
+    // An existing directory inside a system grant: masked, listed empty.
     av_start(&a);
-    av_add(&a, "--read");
-    av_add(&a, "%s/in", t.t_root);
     av_add(&a, "--deny");
-    av_add(&a, "%s", t.t_root);
-    av_program(&a, "/bin/cat");
+    av_add(&a, "/usr/share");
+    av_program(&a, probe_bin);
+    av_add(&a, "list");
+    av_add(&a, "/usr/share");
     run(&r, a.a_v);
-    assert_int_equal(r.ro_status, CONTAIN_FAIL);
-    assert_non_null(strstr(r.ro_err, "lies inside --deny"));
+    assert_int_equal(r.ro_status, 0);
+    assert_string_equal(r.ro_out, "list /usr/share:\n");
     run_free(&r);
+
+    // A grant inside a deny, or equal to it: refused.
+    for (int equal = 0; equal < 2; equal++) {
+        av_start(&a);
+        av_add(&a, "--read");
+        av_add(&a, "%s/in", t.t_root);
+        av_add(&a, "--deny");
+        av_add(&a, "%s%s", t.t_root, equal ? "/in" : "");
+        av_program(&a, "/bin/cat");
+        run(&r, a.a_v);
+        assert_int_equal(r.ro_status, CONTAIN_FAIL);
+        assert_non_null(strstr(r.ro_err, "lies inside --deny"));
+        run_free(&r);
+    }
 
     // Outside every grant: fine, and unreachable.
     av_start(&a);
@@ -841,6 +872,344 @@ test_deny_shapes(void **state)
     assert_int_equal(r.ro_status, CONTAIN_FAIL);
     assert_non_null(strstr(r.ro_err, "symbolic link"));
     run_free(&r);
+    tree_rm(&t);
+}
+
+/* A file's bytes, for checking the host side after a run. */
+static void
+expect_file(const char *path, const char *want)
+{
+    char buf[256];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    assert_true(n >= 0);
+    buf[n] = '\0';
+    assert_string_equal(buf, want);
+}
+
+/*
+ * Denies inside a write grant: the masks read empty, refuse writes and
+ * removal, and the host's files are untouched; a denied directory lists
+ * empty and takes nothing new. The siblings stay granted.
+ */
+static void
+test_deny_mask(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+    char p[600], want[4096];
+
+    need_sandbox();
+    tree_make(&t);
+    snprintf(p, sizeof p, "%s/w/.env", t.t_root);
+    write_file(p, "TOKEN=secret\n", 0644);
+    snprintf(p, sizeof p, "%s/w/keep.txt", t.t_root);
+    write_file(p, "kept\n", 0644);
+    snprintf(p, sizeof p, "%s/w/private", t.t_root);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/w/private/key", t.t_root);
+    write_file(p, "KEY\n", 0644);
+
+    av_start(&a);
+    av_add(&a, "--write");
+    av_add(&a, "%s/w", t.t_root);
+    av_add(&a, "--deny");
+    av_add(&a, "%s/w/.env", t.t_root);
+    av_add(&a, "--deny");
+    av_add(&a, "%s/w/private", t.t_root);
+    av_program(&a, "/bin/cat");
+    av_add(&a, "%s/w/.env", t.t_root);
+    av_add(&a, "%s/w/keep.txt", t.t_root);
+    av_add(&a, "%s/w/private/key", t.t_root);
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 1);
+    assert_string_equal(r.ro_out, "kept\n");
+    assert_non_null(strstr(r.ro_err, "private/key: No such file"));
+    run_free(&r);
+
+    av_start(&a);
+    av_add(&a, "--write");
+    av_add(&a, "%s/w", t.t_root);
+    av_add(&a, "--deny");
+    av_add(&a, "%s/w/.env", t.t_root);
+    av_add(&a, "--deny");
+    av_add(&a, "%s/w/private", t.t_root);
+    av_program(&a, probe_bin);
+    const char *cmds[][2] = {
+        {"write", "w/.env"},    {"unlink", "w/.env"},
+        {"list", "w/private"},  {"write", "w/private/new"},
+        {"write", "w/new.txt"}, {"unlink", "w/keep.txt"},
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        av_add(&a, "%s", cmds[i][0]);
+        av_add(&a, "%s/%s", t.t_root, cmds[i][1]);
+    }
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    snprintf(want, sizeof want,
+             "write %s/w/.env: EROFS\n"
+             "unlink %s/w/.env: EBUSY\n"
+             "list %s/w/private:\n"
+             "write %s/w/private/new: EROFS\n"
+             "write %s/w/new.txt: ok\n"
+             "unlink %s/w/keep.txt: ok\n",
+             t.t_root, t.t_root, t.t_root, t.t_root, t.t_root, t.t_root);
+    assert_string_equal(r.ro_out, want);
+    run_free(&r);
+
+    snprintf(p, sizeof p, "%s/w/.env", t.t_root);
+    expect_file(p, "TOKEN=secret\n");
+    snprintf(p, sizeof p, "%s/w/private/key", t.t_root);
+    expect_file(p, "KEY\n");
+    snprintf(p, sizeof p, "%s/w/private/new", t.t_root);
+    assert_int_equal(access(p, F_OK), -1);
+    tree_rm(&t);
+}
+
+/*
+ * A sandbox executes only its program (and the loader it names) and what
+ * --exec lists: /usr/bin is readable, not executable. A listed directory
+ * covers what lies beneath; a #! script's interpreter must be listed.
+ */
+static void
+test_exec_rule(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+    char script[600], want[4096];
+
+    need_sandbox();
+    tree_make(&t);
+    snprintf(script, sizeof script, "%s/w/tool.sh", t.t_root);
+    write_file(script, "#!/bin/sh\nexit 0\n", 0755);
+    static const char *const lists[][2] = {
+        {NULL, NULL},           {"--exec", "/usr/bin/true"},
+        {"--exec", "/usr/bin"}, {"--exec", "W"},
+        {"--exec", "SH"},
+    };
+    // The outcome of: exec /usr/bin/true, exec /usr/bin/env, exec script.
+    static const char *const outcome[][3] = {
+        {"EACCES", "EACCES", "EACCES"}, {"ok", "EACCES", "EACCES"},
+        {"ok", "ok", "EACCES"},         {"EACCES", "EACCES", "EACCES"},
+        {"EACCES", "EACCES", "EACCES"},
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
+        av_start(&a);
+        if (lists[i][0] != NULL) {
+            av_add(&a, "%s", lists[i][0]);
+            if (strcmp(lists[i][1], "W") == 0)
+                av_add(&a, "%s/w", t.t_root);
+            else if (strcmp(lists[i][1], "SH") == 0)
+                av_add(&a, "%s", sh_bin);
+            else
+                av_add(&a, "%s", lists[i][1]);
+        }
+        av_program(&a, probe_bin);
+        av_add(&a, "exec");
+        av_add(&a, "/usr/bin/true");
+        av_add(&a, "exec");
+        av_add(&a, "/usr/bin/env");
+        av_add(&a, "exec");
+        av_add(&a, "%s", script);
+        run(&r, a.a_v);
+        assert_int_equal(r.ro_status, 0);
+        snprintf(want, sizeof want,
+                 "exec /usr/bin/true: %s\nexec /usr/bin/env: %s\n"
+                 "exec %s: %s\n",
+                 outcome[i][0], outcome[i][1], script, outcome[i][2]);
+        if (strcmp(r.ro_out, want) != 0)
+            print_message("case %zu\n", i);
+        assert_string_equal(r.ro_out, want);
+        run_free(&r);
+    }
+
+    // The script with both itself and its interpreter listed runs.
+    av_start(&a);
+    av_add(&a, "--exec");
+    av_add(&a, "%s/w", t.t_root);
+    av_add(&a, "--exec");
+    av_add(&a, "%s", sh_bin);
+    av_program(&a, probe_bin);
+    av_add(&a, "exec");
+    av_add(&a, "%s", script);
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    snprintf(want, sizeof want, "exec %s: ok\n", script);
+    assert_string_equal(r.ro_out, want);
+    run_free(&r);
+
+    // A shell as the program may not start what it is not given either.
+    av_start(&a);
+    av_program(&a, sh_bin);
+    av_add(&a, "-c");
+    av_add(&a, "/usr/bin/true");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 126);
+    assert_non_null(strstr(r.ro_err, "Permission denied"));
+    run_free(&r);
+    tree_rm(&t);
+}
+
+/*
+ * --hide covers a directory, --show keeps what lies beneath it at its
+ * own path (a socket, a directory, whose own grant still holds), and
+ * everything else there is gone: the cover is empty, read-only, granted
+ * nothing. A --show with no --hide above it, or inside another, is
+ * refused.
+ */
+static void
+test_hide_show(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+    char want[4096], p[600];
+    int l[2];
+
+    need_sandbox();
+    tree_make(&t);
+    snprintf(p, sizeof p, "%s/out/keep", t.t_root);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/out/keep/k.txt", t.t_root);
+    write_file(p, "k\n", 0644);
+    for (int i = 0; i < 2; i++) {
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        assert_true((size_t)snprintf(sa.sun_path, sizeof sa.sun_path,
+                                     "%s/out/%s.sock", t.t_root,
+                                     i == 0 ? "shown" : "other") <
+                    sizeof sa.sun_path);
+        l[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        assert_true(l[i] >= 0);
+        assert_int_equal(bind(l[i], (struct sockaddr *)&sa, sizeof sa), 0);
+        assert_int_equal(listen(l[i], 4), 0);
+    }
+
+    av_start(&a);
+    av_add(&a, "--read");
+    av_add(&a, "%s/out/keep", t.t_root);
+    av_add(&a, "--hide");
+    av_add(&a, "%s/out", t.t_root);
+    av_add(&a, "--show");
+    av_add(&a, "%s/out/shown.sock", t.t_root);
+    av_add(&a, "--show");
+    av_add(&a, "%s/out/keep", t.t_root);
+    av_program(&a, probe_bin);
+    av_add(&a, "unix");
+    av_add(&a, "%s/out/shown.sock", t.t_root);
+    av_add(&a, "unix");
+    av_add(&a, "%s/out/other.sock", t.t_root);
+    av_add(&a, "read");
+    av_add(&a, "%s/out/keep/k.txt", t.t_root);
+    av_add(&a, "read");
+    av_add(&a, "%s/out/b.txt", t.t_root);
+    av_add(&a, "list");
+    av_add(&a, "%s/out", t.t_root);
+    av_add(&a, "write");
+    av_add(&a, "%s/out/new", t.t_root);
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    snprintf(want, sizeof want,
+             "unix %s/out/shown.sock: ok\n"
+             "unix %s/out/other.sock: ENOENT\n"
+             "read %s/out/keep/k.txt: ok\n"
+             "read %s/out/b.txt: ENOENT\n"
+             "list %s/out: EACCES\n"
+             "write %s/out/new: EROFS\n",
+             t.t_root, t.t_root, t.t_root, t.t_root, t.t_root, t.t_root);
+    assert_string_equal(r.ro_out, want);
+    run_free(&r);
+    close(l[0]);
+    close(l[1]);
+
+    static const char *const bad[][4] = {
+        {"--show", "/OUT/keep", NULL, "lies beneath no --hide directory"},
+        {"--hide", "/OUT", "/OUT/keep/k.txt", "lies inside --show"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        av_start(&a);
+        for (int k = 0; k < 3 && bad[i][k] != NULL; k++) {
+            const char *v = bad[i][k];
+            if (k == 2)
+                av_add(&a, "--show");
+            if (strncmp(v, "/OUT", 4) == 0)
+                av_add(&a, "%s/out%s", t.t_root, v + 4);
+            else
+                av_add(&a, "%s", v);
+        }
+        if (i == 1) {
+            av_add(&a, "--show");
+            av_add(&a, "%s/out/keep", t.t_root);
+        }
+        av_program(&a, "/bin/true");
+        run(&r, a.a_v);
+        assert_int_equal(r.ro_status, CONTAIN_FAIL);
+        assert_non_null(strstr(r.ro_err, bad[i][3]));
+        run_free(&r);
+    }
+    tree_rm(&t);
+}
+
+/* ct_elf_interp on one file written with len bytes of text. */
+static ct_interp
+interp_of(const tree *t, const void *text, size_t len, char *buf, size_t n)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/w/elf", t->t_root);
+    int fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, len), (ssize_t)len);
+    ct_interp k = ct_elf_interp(fd, buf, n);
+    close(fd);
+    return k;
+}
+
+/*
+ * The loader a file names, from untrusted bytes: a real program's
+ * PT_INTERP, a script's #! path, nothing for text, and BAD (never a
+ * path) for a truncated or hostile header.
+ */
+static void
+test_elf_interp(void **state)
+{
+    tree t;
+    char buf[PATH_MAX], head[4096];
+    tree_make(&t);
+
+    int fd = open("/usr/bin/true", O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(ct_elf_interp(fd, buf, sizeof buf), CT_INTERP_FOUND);
+    assert_int_equal(access(buf, X_OK), 0);
+    assert_non_null(strstr(buf, "ld-linux"));
+    ssize_t got = read(fd, head, sizeof head);
+    close(fd);
+    assert_true(got == (ssize_t)sizeof head);
+
+    assert_int_equal(interp_of(&t, "#!/bin/sh -e\n", 13, buf, sizeof buf),
+                     CT_INTERP_SCRIPT);
+    assert_string_equal(buf, "/bin/sh");
+    assert_int_equal(
+        interp_of(&t, "#! /usr/bin/env python3\n", 24, buf, sizeof buf),
+        CT_INTERP_SCRIPT);
+    assert_string_equal(buf, "/usr/bin/env");
+    assert_int_equal(interp_of(&t, "#!\n", 3, buf, sizeof buf), CT_INTERP_BAD);
+    assert_int_equal(interp_of(&t, "hello\n", 6, buf, sizeof buf),
+                     CT_INTERP_NONE);
+    assert_int_equal(interp_of(&t, "", 0, buf, sizeof buf), CT_INTERP_NONE);
+    // The header alone: its program headers lie past the end.
+    assert_int_equal(interp_of(&t, head, 64, buf, sizeof buf), CT_INTERP_BAD);
+    // A header claiming 65535 program headers.
+    char hostile[4096];
+    memcpy(hostile, head, sizeof hostile);
+    hostile[56] = (char)0xff; // e_phnum of an Elf64_Ehdr
+    hostile[57] = (char)0xff;
+    assert_int_equal(interp_of(&t, hostile, sizeof hostile, buf, sizeof buf),
+                     CT_INTERP_BAD);
+    // A PT_INTERP longer than the caller's buffer is refused, not cut.
+    assert_int_equal(interp_of(&t, head, sizeof head, buf, 8), CT_INTERP_BAD);
     tree_rm(&t);
 }
 
@@ -948,6 +1317,39 @@ test_unprivileged_caller(void **state)
     assert_non_null(strstr(r.ro_out, "pid=2 ppid=1\n"));
     run_free(&r);
 
+    // Masks, covers and shown paths are made inside its user namespace.
+    char sub[600];
+    snprintf(sub, sizeof sub, "%s/in/sub", t.t_root);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    snprintf(sub, sizeof sub, "%s/in/sub/f", t.t_root);
+    write_file(sub, "f\n", 0644);
+    av_start(&a);
+    snprintf(a.a_store[0], sizeof a.a_store[0], "%.300s", my_contain);
+    av_add(&a, "--read");
+    av_add(&a, "%s/in", t.t_root);
+    av_add(&a, "--deny");
+    av_add(&a, "%s/in/sub", t.t_root);
+    av_add(&a, "--hide");
+    av_add(&a, "%s/out", t.t_root);
+    av_add(&a, "--show");
+    av_add(&a, "%s/out/b.txt", t.t_root);
+    av_program(&a, my_probe);
+    av_add(&a, "read");
+    av_add(&a, "%s/in/sub/f", t.t_root);
+    av_add(&a, "list");
+    av_add(&a, "%s/in", t.t_root);
+    av_add(&a, "unix");
+    av_add(&a, "%s/out/b.txt", t.t_root);
+    run_as(&r, a.a_v, -1, nobody);
+    assert_int_equal(r.ro_status, 0);
+    char want[2048];
+    snprintf(want, sizeof want,
+             "read %s/in/sub/f: ENOENT\nlist %s/in: a.txt c.txt sub\n"
+             "unix %s/out/b.txt: EACCES\n", // there: not ENOENT
+             t.t_root, t.t_root, t.t_root);
+    assert_string_equal(r.ro_out, want);
+    run_free(&r);
+
     // And --probe as that user names user namespaces as needed.
     char *argv[] = {contain_bin, "--probe", NULL};
     run_as(&r, argv, -1, nobody);
@@ -1047,6 +1449,10 @@ main(void)
         cmocka_unit_test(test_exec_fd_is_what_runs),
         cmocka_unit_test(test_missing_program),
         cmocka_unit_test(test_deny_shapes),
+        cmocka_unit_test(test_deny_mask),
+        cmocka_unit_test(test_exec_rule),
+        cmocka_unit_test(test_hide_show),
+        cmocka_unit_test(test_elf_interp),
         cmocka_unit_test(test_signal_forwarded),
         cmocka_unit_test(test_unprivileged_caller),
         cmocka_unit_test(test_missing_feature_refused),

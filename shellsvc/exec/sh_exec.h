@@ -52,6 +52,7 @@ typedef struct sh_host_opts {
     const char *ho_workspace;     // the agent workspace
     const struct box_config *ho_config; // [agent], [tool.NAME]; may be NULL
     const char *ho_contain;             // box-contain, or NULL
+    const char *ho_box_dir;             // hidden from every host program
 } sh_host_opts;
 
 typedef struct sh_session_opts {

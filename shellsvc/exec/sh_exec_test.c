@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Data-driven executor tests: script -> stdout, stderr, status, admissions. */
 #include "sh_test_harness.h"
+#include "sh_internal.h"
 #include "sh_lex.h"
 
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 
 // Table rows leave trailing fields out.
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -327,6 +330,82 @@ test_jobs_next_run(void **state)
     th_reset(&t);
 }
 
+#define PIPE_BUDGET_MS 300
+
+/* A session whose call has PIPE_BUDGET_MS left, and a context on it
+ * whose shell fd `fd` is one end of a fresh pipe; *other is the other
+ * end, which the test holds and never touches. */
+static sh_session *
+pipe_session(th *t, sh_ctx *cx, int fd, int *other)
+{
+    box_buf_init(&t->th_out, 1u << 20);
+    box_buf_init(&t->th_err, 1u << 20);
+    box_buf_init(&t->th_log, 1u << 20);
+    sh_session_opts o = {.so_decide = th_decide,
+                         .so_decide_arg = t,
+                         .so_out = th_out,
+                         .so_err = th_err,
+                         .so_io_arg = t};
+    sh_session *ss = sh_session_new(&o);
+    assert_non_null(ss);
+    ss->ss_deadline_ns =
+        (uint64_t)(mono_ms() + PIPE_BUDGET_MS) * 1000000u; // as a run sets it
+    sh_ctx_init(cx, ss, ss->ss_state);
+    int p[2];
+    assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+    sh_stream_unref(cx->cx_fd[fd]);
+    cx->cx_fd[fd] = sh_stream_fd(p[fd == 0 ? 0 : 1]);
+    assert_non_null(cx->cx_fd[fd]);
+    *other = p[fd == 0 ? 1 : 0];
+    return ss;
+}
+
+/*
+ * A wait on a pipe ends with the call's budget even when the other side
+ * never moves (box-spec §3.1): `read` on an empty pipe, a write into a
+ * full one. Each ends after the budget with "execution timeout exceeded"
+ * (once) and the context unwinding with status 1; before, both waited in
+ * read()/write() for as long as the other side lived.
+ */
+static void
+test_pipe_waits_end_with_budget(void **state)
+{
+    th t = {0};
+    sh_ctx cx;
+    int other;
+    alarm(20); // a wait that does not end fails the test
+    sh_session *ss = pipe_session(&t, &cx, 0, &other);
+    long long t0 = mono_ms();
+    char c;
+    assert_int_equal(sh_read(&cx, 0, &c, 1), -1);
+    long long took = mono_ms() - t0;
+    assert_true(took >= PIPE_BUDGET_MS - 5 && took < PIPE_BUDGET_MS + 2000);
+    assert_int_equal(cx.cx_flow, SH_FLOW_EXIT);
+    assert_int_equal(cx.cx_status, 1);
+    assert_string_equal(th_s(&t.th_err),
+                        "strands-shell: execution timeout exceeded\n");
+    sh_ctx_release(&cx);
+    close(other);
+    sh_session_free(ss);
+    th_reset(&t);
+
+    ss = pipe_session(&t, &cx, 1, &other);
+    static char big[1 << 20]; // more than a pipe holds
+    t0 = mono_ms();
+    assert_int_equal(sh_write(&cx, 1, big, sizeof big), SH_IO_OVER);
+    took = mono_ms() - t0;
+    assert_true(took >= PIPE_BUDGET_MS - 5 && took < PIPE_BUDGET_MS + 2000);
+    assert_int_equal(cx.cx_flow, SH_FLOW_EXIT);
+    assert_int_equal(cx.cx_status, 1);
+    assert_string_equal(th_s(&t.th_err),
+                        "strands-shell: execution timeout exceeded\n");
+    sh_ctx_release(&cx);
+    close(other);
+    sh_session_free(ss);
+    th_reset(&t);
+    alarm(0);
+}
+
 int
 main(void)
 {
@@ -337,6 +416,7 @@ main(void)
         cmocka_unit_test(test_session_state),
         cmocka_unit_test(test_jobs_end_with_call),
         cmocka_unit_test(test_jobs_next_run),
+        cmocka_unit_test(test_pipe_waits_end_with_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

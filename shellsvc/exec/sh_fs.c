@@ -89,6 +89,8 @@ input_fill(sh_input *in, void *buf, size_t n)
         in->in_eof = true;
     if (r < 0) {
         in->in_failed = true;
+        if (in->in_cx->cx_flow != SH_FLOW_NONE)
+            return -1; // the call is over (sh_read said so): no read error
         int e = in->in_file ? (int)-r : EIO;
         sh_cmd_err(in->in_cx, in->in_cmd, 1, "%s: %s", in->in_name,
                    strerror(e));

@@ -155,6 +155,8 @@ int
 sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
 {
     const sh_host_opts *h = cx->cx_ss->ss_o.so_host;
+    if (sh_check_stop(cx))
+        return cx->cx_status;
     if (b->hb_found.sf_path == NULL) {
         if (b->hb_unbound_err == EACCES) {
             sh_errf(cx, "%s: Permission denied", argv[0]);
@@ -184,11 +186,16 @@ sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
         box_free(err);
         return 126;
     }
+    // The program has what is left of the call's budget, not a budget of
+    // its own: the call ends on time however many programs it starts.
+    long left = sh_budget_left_ms(cx->cx_ss);
     host_out o = {.ho_cx = cx};
     sh_spawn_run_opts ro = {.ro_contain = h->ho_contain,
                             .ro_cwd = cx->cx_st->st_cwd,
                             .ro_workspace = h->ho_workspace,
+                            .ro_box_dir = h->ho_box_dir,
                             .ro_stdin = host_stdin(cx),
+                            .ro_timeout_ms = left > 0 ? left : 1,
                             .ro_write = host_write,
                             .ro_stop = host_stop,
                             .ro_ctx = &o};
@@ -200,7 +207,9 @@ sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
     rv = sh_spawn_run(plan, &ro, &status, &err);
     if (rv == BOX_ECANCELED)
         status = cx->cx_status; // sh_check_stop said why, if anything
-    else if (rv == BOX_ETIMEDOUT || rv == BOX_ETOOBIG)
+    else if (rv == BOX_ETIMEDOUT)
+        sh_timeout(cx); // the call's budget, said once for the call
+    else if (rv == BOX_ETOOBIG)
         sh_errf(cx, "%s", err ? err : box_strerror(rv));
     else if (rv != BOX_OK)
         sh_errf(cx, "%s: %s", argv[0], err ? err : box_strerror(rv));

@@ -39,6 +39,9 @@ typedef struct sh_stream sh_stream;
 #define SH_IO_ERR (-1)  // bad fd / failed write
 #define SH_IO_PIPE (-2) // the reader is gone (or capture full): end stage
 #define SH_IO_STOP (-3) // the call's output is spent: end the call
+/* The call's budget ran out (or it was aborted) while a pipe was full:
+ * end the call. */
+#define SH_IO_OVER (-4)
 
 sh_stream *sh_stream_new(sh_stream_kind k);
 sh_stream *sh_stream_fd(int fd);
@@ -181,8 +184,9 @@ void sh_ctx_wait_jobs(sh_ctx *cx);
 /* Hands the jobs this context started to its session. */
 void sh_ctx_orphan_jobs(sh_ctx *cx);
 
-/* Output helpers: write to shell fd n (results SH_IO_*). A broken pipe
- * or spent output also sets the flow so the context unwinds. */
+/* Output helpers: write to shell fd n (results SH_IO_*). A broken pipe,
+ * spent output or a budget that ran out while a pipe was full also sets
+ * the flow so the context unwinds. */
 int sh_write(sh_ctx *cx, int fd, const char *p, size_t n);
 int sh_puts(sh_ctx *cx, int fd, const char *s);
 /* "strands-shell: " + printf text + "\n" on fd 2. */
@@ -191,7 +195,8 @@ void sh_errf(sh_ctx *cx, const char *fmt, ...)
 /* Reads one byte from shell fd n: 1, 0 at end, -1 on error. */
 int sh_read_byte(sh_ctx *cx, int fd, char *c);
 /* Reads up to n bytes from shell fd fd: bytes read, 0 at end, -1 on
- * error (a bad fd, a write-only stream). */
+ * error (a bad fd, a write-only stream) or when the call is over while
+ * a pipe had nothing (cx then unwinds, its flow set). */
 ssize_t sh_read(sh_ctx *cx, int fd, void *buf, size_t n);
 
 /* ---- files (sh_fs.c): every effect through the session's kernel ---- */
@@ -235,6 +240,11 @@ void sh_input_close(sh_input *in); // NULL-safe
 void sh_fatal(sh_ctx *cx, int status);
 /* True when the context must stop now (flow set, abort, timeout). */
 bool sh_check_stop(sh_ctx *cx);
+/* Ends the call for its budget (box-spec §3.1): "execution timeout
+ * exceeded" once per call, the call's status 1, and cx unwinds. */
+void sh_timeout(sh_ctx *cx);
+/* What is left of the call's budget, in ms (0 once it is spent). */
+long sh_budget_left_ms(sh_session *ss);
 
 /* ---- expansion (sh_expand.c, sh_arith.c) ---- */
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Streams behind shell fds, and the write/read helpers commands use. */
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +12,8 @@
 
 #include "box_alloc.h"
 #include "sh_internal.h"
+
+#define IO_SLICE_MS 50 // a wait on a pipe end looks at the budget this often
 
 /*
  * A stream is shared by every fd that dups it (refcounted, atomically:
@@ -127,6 +131,47 @@ sh_stream_buf_take(sh_stream *s, size_t *len)
     return p;
 }
 
+static uint64_t
+now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* True once the call must stop: its budget is spent or it was aborted. */
+static bool
+call_over(sh_session *ss)
+{
+    return atomic_load(&ss->ss_abort) || now_ns() > ss->ss_deadline_ns;
+}
+
+/*
+ * Waits until a pipe end is ready for events (or has an error or hang-up
+ * for the read or write to report): 0. A pipe whose other side never
+ * moves cannot hold the call past its budget: once the call is over, 1
+ * (after one last look). The wait is cut in slices so an abort by
+ * another thread is seen too. Pipe ends stay blocking (a host program
+ * may be handed one as its stdin), so after "ready" a reader reads what
+ * is there and a writer writes at most PIPE_BUF bytes, which a ready pipe
+ * takes whole; only another thread draining or filling the same pipe end
+ * in between could make that call wait, and then only until that
+ * thread's own side ends, which it does by the same budget.
+ */
+static int
+io_wait(sh_session *ss, int fd, short events)
+{
+    for (;;) {
+        bool over = call_over(ss);
+        struct pollfd p = {.fd = fd, .events = events};
+        int n = poll(&p, 1, over ? 0 : IO_SLICE_MS);
+        if (n > 0 || (n < 0 && errno != EINTR))
+            return 0;
+        if (n == 0 && over)
+            return 1;
+    }
+}
+
 /* Drops a SIGPIPE raised by our own write (it is blocked in every thread
  * that runs shell code; see sh_session_run). */
 static void
@@ -188,9 +233,11 @@ stream_write(sh_session *ss, sh_stream *s, const char *p, size_t n)
     }
     case SH_ST_FD:
         while (n > 0) {
-            ssize_t w = write(s->s_fd, p, n);
+            if (io_wait(ss, s->s_fd, POLLOUT) != 0)
+                return SH_IO_OVER;
+            ssize_t w = write(s->s_fd, p, n < PIPE_BUF ? n : PIPE_BUF);
             if (w < 0) {
-                if (errno == EINTR)
+                if (errno == EINTR || errno == EAGAIN)
                     continue;
                 if (errno == EPIPE) {
                     drain_sigpipe();
@@ -218,6 +265,8 @@ sh_write(sh_ctx *cx, int fd, const char *p, size_t n)
     } else if (rc == SH_IO_STOP) {
         sh_session_abort(cx->cx_ss, 1);
         sh_fatal(cx, 1);
+    } else if (rc == SH_IO_OVER) {
+        sh_check_stop(cx); // says why (the budget), once, and unwinds
     }
     return rc;
 }
@@ -274,8 +323,12 @@ sh_read(sh_ctx *cx, int fd, void *buf, size_t n)
     }
     case SH_ST_FD:
         for (;;) {
+            if (io_wait(cx->cx_ss, s->s_fd, POLLIN) != 0) {
+                sh_check_stop(cx); // says why (the budget), once, and unwinds
+                return -1;
+            }
             ssize_t r = read(s->s_fd, buf, n);
-            if (r < 0 && errno == EINTR)
+            if (r < 0 && (errno == EINTR || errno == EAGAIN))
                 continue;
             return r < 0 ? -1 : r;
         }
@@ -356,14 +409,6 @@ sh_fatal(sh_ctx *cx, int status)
     cx->cx_status = status;
 }
 
-static uint64_t
-now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 bool
 sh_check_stop(sh_ctx *cx)
 {
@@ -379,15 +424,32 @@ sh_check_stop(sh_ctx *cx)
         return true;
     }
     if (now_ns() > ss->ss_deadline_ns) {
-        bool was = atomic_exchange(&ss->ss_abort, true);
-        if (!was) {
-            atomic_store(&ss->ss_abort_status, 1);
-            sh_errf(cx, "execution timeout exceeded");
-        }
-        sh_fatal(cx, 1);
+        sh_timeout(cx);
         return true;
     }
     return false;
+}
+
+void
+sh_timeout(sh_ctx *cx)
+{
+    sh_session *ss = cx->cx_ss;
+    // The abort is set before the message, so a write of it that meets
+    // the same spent budget only unwinds.
+    if (!atomic_exchange(&ss->ss_abort, true)) {
+        atomic_store(&ss->ss_abort_status, 1);
+        sh_errf(cx, "execution timeout exceeded");
+    }
+    sh_fatal(cx, 1);
+}
+
+long
+sh_budget_left_ms(sh_session *ss)
+{
+    uint64_t now = now_ns();
+    if (now >= ss->ss_deadline_ns)
+        return 0;
+    return (long)((ss->ss_deadline_ns - now + 999999u) / 1000000u);
 }
 
 void

@@ -31,6 +31,23 @@ static const char txt_notlink[] = "not a symbolic link";
 static const char txt_escape[] = "symlink target escapes the bind mount";
 static const char rule_floor[] = "enforcement:reach-floor";
 
+/*
+ * What the kernel opens on the host: regular files and directories. A
+ * FIFO's open waits for its other end, a device's may wait or never end
+ * (a tty, /dev/zero), and a socket has no content to open, so no content
+ * operation (read, write, truncate, append, `<>`) reaches one; this table
+ * names them in the refusal. Metadata (stat, ls, rm, mv) is unaffected.
+ */
+static const struct kspecial {
+    mode_t ks_type;
+    const char *ks_name;
+} special_tab[] = {
+    {S_IFIFO, "a FIFO"},
+    {S_IFSOCK, "a socket"},
+    {S_IFCHR, "a character device"},
+    {S_IFBLK, "a block device"},
+};
+
 /* ORDER KOP: kop_tab follows this order. */
 enum kop {
     KOP_READ_CONTENT,
@@ -161,6 +178,7 @@ sh_kernel_new(const sh_kernel_opts *o, sh_kernel **out)
     k->k_decide = o->ko_decide;
     k->k_decide_arg = o->ko_decide_arg;
     k->k_hook = o->ko_hook;
+    k->k_act_hook = o->ko_act_hook;
     k->k_hook_arg = o->ko_hook_arg;
     if (sh_vfs_new(&k->k_vfs) != 0)
         goto fail;
@@ -556,7 +574,8 @@ admit_one(sh_kernel *k, const kone *one, const char *path, const sh_res *rs,
     return admit(k, &ad, r);
 }
 
-/* resolve → decide → reach floor → hook → re-check → need → act. */
+/* resolve → decide → reach floor → hook → re-check → need → (act hook)
+ * → act. */
 static int
 run(sh_kernel *k, const kone *one, const char *cwd, const char *path,
     const kargs *a, sh_kernel_result *r)
@@ -570,8 +589,11 @@ run(sh_kernel *k, const kone *one, const char *cwd, const char *path,
             err = probe_denied(r);
         goto out;
     }
-    if ((err = need(one->ko_need, &rs, r)) == 0)
-        err = one->ko_act(k, one->ko_ops[one->ko_nops - 1], &rs, a, r);
+    if ((err = need(one->ko_need, &rs, r)) != 0)
+        goto out;
+    if (k->k_act_hook != NULL)
+        k->k_act_hook(k->k_hook_arg, rs.rs_canon);
+    err = one->ko_act(k, one->ko_ops[one->ko_nops - 1], &rs, a, r);
 out:
     sh_res_clear(&rs);
     return err;
@@ -590,26 +612,66 @@ fail_busy(sh_kernel_result *r, int err)
     return err == EBUSY ? fail(r, EBUSY, txt_busy) : fail_errno(r, err);
 }
 
-/* Opens the resolved host target itself with flags (no follow), and
- * verifies it is the decided identity. */
+/*
+ * Opens the resolved host target itself with flags (no follow), and
+ * verifies it is the decided identity, a regular file or a directory.
+ * The decided name was one of those, yet the name may have been swapped
+ * since (for a FIFO, a device): the open itself is non-blocking and takes
+ * no controlling terminal, so whatever is there now answers at once, and
+ * the identity check refuses it. O_NONBLOCK is then cleared again. The
+ * name turned into a link (ELOOP) or a FIFO with no reader (ENXIO) is
+ * the same swap.
+ */
 static int
 host_open_target(const sh_res *rs, int flags)
 {
     int fd;
+    flags |= O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
     if (rs->rs_parent_fd >= 0)
-        fd = openat(rs->rs_parent_fd, rs->rs_leaf,
-                    flags | O_NOFOLLOW | O_CLOEXEC);
+        fd = openat(rs->rs_parent_fd, rs->rs_leaf, flags | O_NOFOLLOW);
     else
-        fd = openat(rs->rs_fd, ".", flags | O_CLOEXEC);
+        fd = openat(rs->rs_fd, ".", flags);
     if (fd < 0)
-        return -errno;
+        return errno == ELOOP || errno == ENXIO ? -ESTALE : -errno;
     struct stat st;
+    int fl;
     if (fstat(fd, &st) != 0 || st.st_dev != rs->rs_id.id_dev ||
-        st.st_ino != rs->rs_id.id_ino) {
+        st.st_ino != rs->rs_id.id_ino ||
+        !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) {
         close(fd);
         return -ESTALE;
     }
+    if ((fl = fcntl(fd, F_GETFL)) < 0 ||
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
     return fd;
+}
+
+/* The kind of a host FIFO, socket or device (special_tab), or NULL. */
+static const char *
+special_name(mode_t mode)
+{
+    for (size_t i = 0; i < sizeof special_tab / sizeof special_tab[0]; i++)
+        if ((mode & S_IFMT) == special_tab[i].ks_type)
+            return special_tab[i].ks_name;
+    return NULL;
+}
+
+/* The refusal of a content operation on a host special file: ENXIO with
+ * "cannot read a FIFO in this box" (write: "cannot write to …", `<>`:
+ * "cannot read or write …"). */
+static int
+fail_special(sh_kernel_result *r, int acc, const char *kind)
+{
+    const char *verb = acc == O_RDONLY   ? "read"
+                       : acc == O_WRONLY ? "write to"
+                                         : "read or write";
+    char msg[96];
+    snprintf(msg, sizeof msg, "cannot %s %s in this box", verb, kind);
+    return fail(r, ENXIO, msg);
 }
 
 /* ---- open / read / write ---------------------------------------------- */
@@ -646,6 +708,11 @@ static int
 act_open(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
          sh_kernel_result *r)
 {
+    // After the decision, so a denial still reads as the policy's.
+    const char *kind = rs->rs_host && rs->rs_exists ? special_name(rs->rs_mode)
+                                                    : NULL;
+    if (kind != NULL)
+        return fail_special(r, a->ka_flags & O_ACCMODE, kind);
     sh_kernel_file *f = box_calloc(1, sizeof *f);
     if (f == NULL)
         return fail(r, ENOMEM, NULL);

@@ -58,7 +58,10 @@ typedef struct sh_kernel_opts {
     const char *const *ko_reserved;
     size_t ko_nreserved;
     sh_kernel_hook_fn ko_hook; // tests only; NULL otherwise
-    void *ko_hook_arg;
+    /* Test hook: called after the re-check, right before a one-name
+     * operation acts (what it changes reaches the act itself). */
+    sh_kernel_hook_fn ko_act_hook; // tests only; NULL otherwise
+    void *ko_hook_arg;             // both hooks' argument
 } sh_kernel_opts;
 
 /* The caller owns *out (sh_kernel_free). BOX_ECONFIG if a bind is not an
@@ -98,7 +101,11 @@ char *sh_kernel_report_path(const sh_kernel *k, const char *canonical);
 /* Opening. flags: O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND,
  * O_EXCL. Read access asks fs:read read_content, write access fs:write
  * write_content (O_RDWR asks both). cwd is absolute; path absolute or
- * relative to it. The caller owns *out. */
+ * relative to it. The caller owns *out. On the host only regular files
+ * and directories open, and no open waits: a permitted FIFO, socket or
+ * device answers ENXIO with "cannot read a FIFO in this box" (or "cannot
+ * write to …", "cannot read or write …"; "a socket", "a character
+ * device", "a block device"). */
 int sh_kernel_open(sh_kernel *k, const char *cwd, const char *path, int flags,
                    mode_t mode, sh_kernel_file **out, sh_kernel_result *r);
 /* Return bytes moved or -errno (EFBIG past the VFS file cap). */

@@ -38,6 +38,7 @@ struct sh_kernel {
     sh_ident *k_reserved_id;
     size_t k_nreserved;
     sh_kernel_hook_fn k_hook;
+    sh_kernel_hook_fn k_act_hook;
     void *k_hook_arg;
     sh_vfs *k_vfs;
     _Atomic uint64_t k_generation; // bumps after create/rename/delete/link

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
@@ -113,6 +115,7 @@ typedef struct fx {
     decider d;
     sh_kernel *k;
     void (*hook)(struct fx *f, const char *canon);
+    void (*act_hook)(struct fx *f, const char *canon); // right before acts
     bool in_hook;
     int hook_calls;
 } fx;
@@ -136,6 +139,17 @@ hook_tramp(void *arg, const char *canon)
         f->in_hook = true;
         f->hook_calls++;
         f->hook(f, canon);
+        f->in_hook = false;
+    }
+}
+
+static void
+act_hook_tramp(void *arg, const char *canon)
+{
+    fx *f = arg;
+    if (f->act_hook != NULL && !f->in_hook) {
+        f->in_hook = true;
+        f->act_hook(f, canon);
         f->in_hook = false;
     }
 }
@@ -200,6 +214,7 @@ setup(void **state)
         .ko_reserved = res,
         .ko_nreserved = 1,
         .ko_hook = hook_tramp,
+        .ko_act_hook = act_hook_tramp,
         .ko_hook_arg = f,
     };
     assert_int_equal(sh_kernel_new(&o, &f->k), BOX_OK);
@@ -860,6 +875,194 @@ test_kernel_refusals(void **state)
     sh_kernel_result_clear(&r);
 }
 
+/* A content open of name (relative to the workspace) that is refused with
+ * want, after exactly nask questions that were all permitted; it must
+ * answer at once (the test's alarm ends a wait). */
+static void
+expect_special(fx *f, const char *cwd, const char *name, int flags,
+               unsigned nask, const char *want)
+{
+    sh_kernel_result r = {0};
+    sh_kernel_file *kf = NULL;
+    reset_log(f);
+    assert_int_equal(sh_kernel_open(f->k, cwd, name, flags, 0644, &kf, &r),
+                     ENXIO);
+    assert_null(kf);
+    assert_string_equal(r.kr_message, want);
+    assert_false(r.kr_denied);
+    assert_false(r.kr_self_contained);
+    assert_int_equal(r.kr_permits, nask); // the permit's outcome: ::error
+    assert_int_equal(f->d.n, nask);
+    sh_kernel_result_clear(&r);
+}
+
+/* A unix socket bound at path (the descriptor is closed; the name stays). */
+static void
+mksock(const char *path)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    assert_true(strlen(path) < sizeof sa.sun_path);
+    strcpy(sa.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(fd >= 0);
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    close(fd);
+}
+
+/*
+ * Host FIFOs and sockets: every content open is refused at once, after
+ * the decision (a denial still reads as the policy's), for every access
+ * mode; metadata operations still work. Before the fix `cat fifo` blocked
+ * in openat() until the alias gave up.
+ */
+static void
+test_special_files(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_file *kf = NULL;
+    sh_kernel_stat st;
+    alarm(20); // a blocking open ends the test, red
+    assert_int_equal(mkfifo(pj(f->ws, "fifo"), 0644), 0);
+    mksock(pj(f->ws, "sock"));
+    assert_int_equal(symlink("fifo", pj(f->ws, "to-fifo")), 0);
+
+    expect_special(f, f->ws, "fifo", O_RDONLY, 1,
+                   "cannot read a FIFO in this box");
+    expect_req(last(f), "fs:read", "read_content", pj(f->ws, "fifo"));
+    expect_special(f, f->ws, "fifo", O_WRONLY | O_CREAT | O_TRUNC, 1,
+                   "cannot write to a FIFO in this box");
+    expect_req(last(f), "fs:write", "write_content", pj(f->ws, "fifo"));
+    expect_special(f, f->ws, "fifo", O_WRONLY | O_CREAT | O_APPEND, 1,
+                   "cannot write to a FIFO in this box");
+    expect_special(f, f->ws, "fifo", O_WRONLY | O_CREAT, 1,
+                   "cannot write to a FIFO in this box"); // touch
+    expect_special(f, f->ws, "fifo", O_RDWR | O_CREAT, 2,
+                   "cannot read or write a FIFO in this box");
+    expect_special(f, "/", pj(f->ws, "to-fifo"), O_RDONLY, 1,
+                   "cannot read a FIFO in this box");
+    expect_req(last(f), "fs:read", "read_content", pj(f->ws, "fifo"));
+    expect_special(f, f->ws, "sock", O_RDONLY, 1,
+                   "cannot read a socket in this box");
+    expect_special(f, f->ws, "sock", O_WRONLY | O_TRUNC, 1,
+                   "cannot write to a socket in this box");
+    char *t = NULL;
+    assert_int_equal(sh_kernel_open(f->k, f->ws, "fifo", O_RDONLY, 0, &kf, &r),
+                     ENXIO);
+    t = sh_kernel_result_text(&r, "fifo");
+    assert_string_equal(t, "fifo: cannot read a FIFO in this box");
+    box_free(t);
+    sh_kernel_result_clear(&r);
+
+    // Policy first: a denied FIFO gets the policy's text.
+    rule deny[] = {{"fs:read", NULL, pj(f->ws, "fifo"), SH_KERNEL_DENY}};
+    f->d.rules = deny;
+    f->d.nrules = 1;
+    assert_int_equal(sh_kernel_open(f->k, f->ws, "fifo", O_RDONLY, 0, &kf, &r),
+                     EACCES);
+    assert_true(r.kr_denied);
+    assert_non_null(strstr(r.kr_message, "[policy: test]"));
+    sh_kernel_result_clear(&r);
+    f->d.nrules = 0;
+
+    // Metadata is not content: stat, list and unlink still work.
+    assert_int_equal(sh_kernel_stat_path(f->k, f->ws, "fifo", &st, &r), 0);
+    assert_true(S_ISFIFO(st.ks_mode));
+    assert_int_equal(sh_kernel_stat_path(f->k, f->ws, "sock", &st, &r), 0);
+    assert_true(S_ISSOCK(st.ks_mode));
+    assert_int_equal(sh_kernel_unlink(f->k, f->ws, "fifo", &r), 0);
+    assert_int_equal(sh_kernel_unlink(f->k, f->ws, "sock", &r), 0);
+    alarm(0);
+}
+
+/*
+ * Devices of a bind: the host's /dev bound as it is (no privilege needed
+ * to find a character device there). /dev/null and /dev/zero are refused
+ * like a FIFO; the in-memory ones of a call are not host files.
+ */
+static void
+test_device_in_bind(void **state)
+{
+    fx *f = *state;
+    sh_kernel *k = NULL;
+    char real[PATH_MAX];
+    assert_non_null(realpath("/dev", real));
+    assert_string_equal(real, "/dev");
+    const char *binds[] = {f->ws, "/dev"};
+    sh_kernel_opts o = {.ko_binds = binds,
+                        .ko_nbinds = 2,
+                        .ko_decide = decide,
+                        .ko_decide_arg = &f->d};
+    assert_int_equal(sh_kernel_new(&o, &k), BOX_OK);
+    sh_kernel *saved = f->k;
+    f->k = k;
+    alarm(20);
+    expect_special(f, "/", "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 1,
+                   "cannot write to a character device in this box");
+    expect_special(f, "/dev", "zero", O_RDONLY, 1,
+                   "cannot read a character device in this box");
+    expect_special(f, "/dev", "null", O_RDWR, 2,
+                   "cannot read or write a character device in this box");
+    alarm(0);
+    f->k = saved;
+    sh_kernel_free(k);
+}
+
+/* Swaps the decided regular file "victim" for a FIFO (or a socket, for
+ * "victim-sock") after the re-check, right before the open. */
+static void
+fifo_swap_hook(fx *f, const char *canon)
+{
+    const char *leaf = strrchr(canon, '/') + 1;
+    if (strncmp(leaf, "victim", 6) != 0)
+        return;
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s/swap-in", f->ws);
+    if (strcmp(leaf, "victim-sock") == 0)
+        mksock(tmp);
+    else
+        assert_int_equal(mkfifo(tmp, 0644), 0);
+    assert_int_equal(rename(tmp, canon), 0);
+}
+
+/*
+ * A host file that turns into a FIFO between the decision and the open
+ * must not block the open (it waited for a writer, or a reader, forever):
+ * the open answers at once and the identity check refuses what is there.
+ */
+static void
+test_swap_to_fifo(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_file *kf = NULL;
+    const char *msg = "filesystem identity changed during effect admission";
+    static const int flags[] = {O_RDONLY, O_WRONLY | O_TRUNC,
+                                O_WRONLY | O_APPEND, O_RDWR};
+    alarm(20);
+    f->act_hook = fifo_swap_hook;
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        const char *name = i == 3 ? "victim-sock" : "victim";
+        mkfile(f->ws, name, "original\n");
+        assert_int_equal(
+            sh_kernel_open(f->k, f->ws, name, flags[i], 0, &kf, &r), EACCES);
+        assert_null(kf);
+        assert_string_equal(r.kr_message, msg);
+        sh_kernel_result_clear(&r);
+        assert_int_equal(unlink(pj(f->ws, name)), 0);
+    }
+    // The same before the re-check (the identity check there sees it).
+    f->act_hook = NULL;
+    f->hook = fifo_swap_hook;
+    mkfile(f->ws, "victim", "original\n");
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "victim", O_RDONLY, 0, &kf, &r), EACCES);
+    assert_string_equal(r.kr_message, msg);
+    sh_kernel_result_clear(&r);
+    f->hook = NULL;
+    alarm(0);
+}
+
 static void
 test_vfs_limits(void **state)
 {
@@ -1040,6 +1243,9 @@ main(void)
         cmocka_unit_test_setup_teardown(test_reach_floor, setup, teardown),
         cmocka_unit_test_setup_teardown(test_identity_recheck, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kernel_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_special_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_device_in_bind, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_swap_to_fifo, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vfs_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_seed_locate_generation, setup,

@@ -94,6 +94,7 @@ typedef struct sh_spawn_run_opts {
     const char *ro_contain;   // absolute path of the box-contain binary
     const char *ro_cwd;       // the Shell's cwd (absolute)
     const char *ro_workspace; // the agent workspace (absolute), or NULL
+    const char *ro_box_dir;   // hidden whole from the program, or NULL
     int ro_stdin;             // the program's stdin; -1: /dev/null
     long ro_timeout_ms;       // wall clock; 0: SH_SPAWN_TIMEOUT_MS
     size_t ro_max_output;     // per stream; 0: SH_SPAWN_MAX_OUTPUT
@@ -104,8 +105,11 @@ typedef struct sh_spawn_run_opts {
 
 /*
  * Runs the plan in a leaf sandbox: posix_spawn of o->ro_contain in its
- * own process group, with the spec's lists, `--net none`, the §3.9 cwd and
- * the §5 environment, the program by identity. stdout and stderr are
+ * own process group, with the spec's lists, `--net none`, the box
+ * directory hidden (`--hide`: a leaf needs none of it, and Landlock does
+ * not stop connect(2) on the sockets there), the §3.9 cwd and the §5
+ * environment, the program by identity. It executes only that program and
+ * the spec's `exec` list. stdout and stderr are
  * captured through pipes and handed to o->ro_write (stdout, then stderr)
  * once the program has ended. The calling process must not ignore
  * SIGCHLD (the child is reaped with waitpid).

@@ -76,10 +76,14 @@ sp_program(box_argv *v, const sh_spawn_plan *plan)
 
 /*
  * The lists go to box-contain one to one (`metadata` for completeness:
- * Landlock never restricts stat). Libraries need no entry: box-contain
- * always grants /usr /lib /lib64 /bin /sbin (read+exec) and
- * /etc/ld.so.cache, which is where the dynamic loader looks, and the
- * program's own file (read+exec) by its descriptor. The environment is
+ * Landlock never restricts stat; `exec` is all the program may start
+ * besides itself). Libraries need no entry: box-contain always grants
+ * /usr /lib /lib64 /bin /sbin (read) and /etc/ld.so.cache, which is where
+ * the dynamic loader looks, the program's own file (read+exec) by its
+ * descriptor and the loader it names. The box directory is hidden whole:
+ * its sockets (the PDP's, the control sockets, the alias socket) are no
+ * route for a leaf (§1). (When the gateway hands out its CA, trust/ is
+ * shown back with `--show`, as the agent's bin/ is.) The environment is
  * §5's without the agent's bin/ on PATH (§3.9).
  */
 box_err
@@ -93,6 +97,9 @@ sp_cmd_build(const sh_spawn_plan *plan, const sh_spawn_run_opts *o,
     rv = box_argv_push(argv, o->ro_contain);
     if (rv == BOX_OK)
         rv = box_procspec_fs_args(argv, plan->pn_spec, plan->pn_home);
+    if (rv == BOX_OK && o->ro_box_dir != NULL &&
+        (rv = box_argv_push(argv, "--hide")) == BOX_OK)
+        rv = box_argv_push(argv, o->ro_box_dir);
     if (rv == BOX_OK && (rv = box_argv_push(argv, "--net")) == BOX_OK)
         rv = box_argv_push(argv, "none");
     if (rv == BOX_OK && (cwd = sp_cwd(plan, o)) == NULL)

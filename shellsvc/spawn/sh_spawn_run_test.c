@@ -27,8 +27,9 @@
 
 /*
  * T (canonical): home/ (the operator home), ws/ (the agent workspace),
- * ws/sub/, tws/ (a tool's own workspace), in/a.txt, out/secret.txt, and
- * home/abin/hello, a script the agent's exec list admits.
+ * ws/sub/, tws/ (a tool's own workspace), in/a.txt, out/secret.txt,
+ * box/state.txt (a box directory), and home/abin/hello, a script the
+ * agent's exec list admits (with its interpreter and the cat it runs).
  */
 typedef struct fx {
     char fx_root[PATH_MAX];
@@ -47,6 +48,8 @@ static const char fx_toml[] =
     "command = [\"echo\"]\n"
     "[tool.sh]\n"
     "command = [\"sh\"]\n"
+    "[tool.sh.filesystem]\n"
+    "exec = [\"/usr/bin/sleep\"]\n"
     "[tool.cat]\n"
     "command = [\"cat\"]\n"
     "[tool.cat.filesystem]\n"
@@ -66,12 +69,14 @@ static const char fx_toml[] =
     "workspace = \"@/tws\"\n"
     "[tool.head]\n"
     "command = [\"head\"]\n"
+    "[tool.head.filesystem]\n"
+    "read = [\"@\"]\n"
     "[tool.sleep]\n"
     "command = [\"sleep\"]\n"
     "[agent]\n"
     "command = [\"/bin/true\"]\n"
     "[agent.filesystem]\n"
-    "exec = [\"~/abin\"]\n"
+    "exec = [\"~/abin\", \"/usr/bin/dash\", \"/usr/bin/cat\"]\n"
     "read_file = [\"@/in/a.txt\"]\n";
 
 static char *
@@ -121,8 +126,8 @@ setup(void **state)
     const char *dir = getenv("BOX_BUILD_DIR");
     fx *f = box_calloc(1, sizeof *f);
     char tmpl[] = "/tmp/sh_spawn_run.XXXXXX", p[PATH_MAX * 2];
-    static const char *const dirs[] = {"home", "home/abin", "ws", "ws/sub",
-                                       "tws",  "in",        "out"};
+    static const char *const dirs[] = {"home", "home/abin", "ws",  "ws/sub",
+                                       "tws",  "in",        "out", "box"};
 
     if (dir == NULL) {
         fprintf(stderr, "BOX_BUILD_DIR is not set (run through ctest)\n");
@@ -143,6 +148,8 @@ setup(void **state)
     write_file(p, "hello\n");
     snprintf(p, sizeof p, "%s/out/secret.txt", f->fx_root);
     write_file(p, "secret\n");
+    snprintf(p, sizeof p, "%s/box/state.txt", f->fx_root);
+    write_file(p, "box state\n");
     char script[PATH_MAX * 3];
     snprintf(p, sizeof p, "%s/home/abin/hello", f->fx_root);
     snprintf(script, sizeof script,
@@ -508,7 +515,9 @@ static void
 test_timeout(void **state)
 {
     fx *f = *state;
-    sh_spawn_run_opts o = {.ro_stdin = -1, .ro_timeout_ms = 300};
+    // The deadline leaves a sandbox start room on a loaded sanitizer build
+    // (300 ms did not always: "started" never came).
+    sh_spawn_run_opts o = {.ro_stdin = -1, .ro_timeout_ms = 1500};
     got g;
 
     need_sandbox(f);
@@ -519,7 +528,7 @@ test_timeout(void **state)
     assert_int_equal(g.g_status, 1);
     assert_string_equal(g.g_msg, SH_SPAWN_TIMEOUT_MSG);
     assert_string_equal(text(&g.g_out), "started\n");
-    assert_true(took >= 300 && took < 5000);
+    assert_true(took >= 1500 && took < 6500);
     got_free(&g);
     // A background child does not outlive the run or hold its pipes.
     o = (sh_spawn_run_opts){.ro_stdin = -1, .ro_timeout_ms = 10000};
@@ -583,6 +592,50 @@ test_agent_spec(void **state)
     got_free(&g);
 }
 
+/*
+ * A tool executes its own program and its `exec` list, nothing else on
+ * the host: [tool.sh] lists sleep, so env is refused by the kernel.
+ */
+static void
+test_tool_exec_list(void **state)
+{
+    fx *f = *state;
+    got g;
+
+    need_sandbox(f);
+    run(f, ARGV("sh", "-c", "sleep 0 && echo slept; /usr/bin/env; echo $?"),
+        &g);
+    assert_int_equal(g.g_rv, BOX_OK);
+    assert_int_equal(g.g_status, 0);
+    assert_string_equal(text(&g.g_out), "slept\n126\n");
+    assert_non_null(strstr(text(&g.g_err), "/usr/bin/env: Permission denied"));
+    got_free(&g);
+}
+
+/* The box directory is hidden whole, even under a tool's own grant. */
+static void
+test_box_dir_hidden(void **state)
+{
+    fx *f = *state;
+    char box[PATH_MAX * 2], file[PATH_MAX * 3];
+    got g;
+
+    need_sandbox(f);
+    snprintf(box, sizeof box, "%s/box", f->fx_root);
+    snprintf(file, sizeof file, "%s/state.txt", box);
+    run(f, ARGV("head", file), &g);
+    assert_int_equal(g.g_status, 0);
+    assert_string_equal(text(&g.g_out), "box state\n");
+    got_free(&g);
+    sh_spawn_run_opts o = {.ro_stdin = -1, .ro_box_dir = box};
+    run_with(f, ARGV("head", file), &o, &g);
+    assert_int_equal(g.g_rv, BOX_OK);
+    assert_int_equal(g.g_status, 1);
+    assert_string_equal(text(&g.g_out), "");
+    assert_non_null(strstr(text(&g.g_err), "No such file or directory"));
+    got_free(&g);
+}
+
 static void
 test_no_spawner(void **state)
 {
@@ -616,6 +669,8 @@ main(void)
         cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_stop),
         cmocka_unit_test(test_agent_spec),
+        cmocka_unit_test(test_tool_exec_list),
+        cmocka_unit_test(test_box_dir_hidden),
         cmocka_unit_test(test_no_spawner),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
