@@ -406,6 +406,42 @@ test_pipe_waits_end_with_budget(void **state)
     alarm(0);
 }
 
+/*
+ * A wait on a pipe in an `&` job ends when the call returns, long before
+ * the budget, and quietly (the call has said everything it will).
+ */
+static void
+test_job_pipe_waits_end_with_call(void **state)
+{
+    th t = {0};
+    sh_ctx cx;
+    int other;
+    alarm(20); // a wait that does not end fails the test
+    for (int fd = 0; fd < 2; fd++) {
+        sh_session *ss = pipe_session(&t, &cx, fd, &other);
+        ss->ss_deadline_ns = (uint64_t)(mono_ms() + 60000) * 1000000u;
+        cx.cx_bg = true;
+        atomic_store(&ss->ss_jobs_end, true);
+        long long t0 = mono_ms();
+        if (fd == 0) {
+            char c;
+            assert_int_equal(sh_read(&cx, 0, &c, 1), -1);
+        } else {
+            static char big[1 << 20]; // more than a pipe holds
+            assert_int_equal(sh_write(&cx, 1, big, sizeof big), SH_IO_OVER);
+        }
+        assert_true(mono_ms() - t0 < 2000);
+        assert_int_equal(cx.cx_flow, SH_FLOW_EXIT);
+        assert_int_equal(cx.cx_status, SH_JOB_ENDED);
+        assert_string_equal(th_s(&t.th_err), "");
+        sh_ctx_release(&cx);
+        close(other);
+        sh_session_free(ss);
+        th_reset(&t);
+    }
+    alarm(0);
+}
+
 int
 main(void)
 {
@@ -417,6 +453,7 @@ main(void)
         cmocka_unit_test(test_jobs_end_with_call),
         cmocka_unit_test(test_jobs_next_run),
         cmocka_unit_test(test_pipe_waits_end_with_budget),
+        cmocka_unit_test(test_job_pipe_waits_end_with_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
