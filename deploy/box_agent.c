@@ -337,8 +337,11 @@ box_agent_start(const box_agent_opts *o, pid_t *pid, char **err)
     agent_disclose(o->ao_disclose, pr, o->ao_operator_home, prog);
     if (o->ao_disclose != NULL)
         fputs("strands-box: starting workload\n", o->ao_disclose);
-    // The agent starts with a clean signal state, whatever ours is.
-    int e = box_svc_spawn(pid, av.av_v[0], NULL, av.av_v, environ, 0);
+    // The agent starts with a clean signal state, whatever ours is; its
+    // box-contain dies with box run, and the agent's whole pid namespace
+    // with it.
+    int e =
+        box_svc_spawn(pid, av.av_v[0], NULL, av.av_v, environ, BOX_SPAWN_TIED);
     if (e != 0) {
         *err = box_asprintf("cannot start %s: %s", av.av_v[0], strerror(e));
         rv = BOX_EIO;

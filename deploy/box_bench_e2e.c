@@ -288,7 +288,8 @@ e2e_start(char *const argv[], const char *out_path, pid_t *pid)
     posix_spawn_file_actions_addopen(&fa, 1, out_path,
                                      O_WRONLY | O_CREAT | O_APPEND, 0600);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    int rv = box_svc_spawn(pid, argv[0], &fa, argv, environ, 0);
+    // Tied: a bench killed outright takes its services along.
+    int rv = box_svc_spawn(pid, argv[0], &fa, argv, environ, BOX_SPAWN_TIED);
     posix_spawn_file_actions_destroy(&fa);
     if (rv != 0) {
         *pid = 0;

@@ -142,8 +142,10 @@ svc_spawn(const svc_row *row, const box_svcs_paths *p, svc_proc *pr, char **err)
     }
     if ((pr->sv_url = svc_expand(row->sr_health_token, p)) == NULL)
         goto out;
-    // The service starts with a clean signal state whatever ours is.
-    int rv = box_svc_spawn(&pr->sv_pid, argv[0], NULL, argv, environ, 0);
+    // The service starts with a clean signal state whatever ours is, and
+    // dies with us even when we are killed outright.
+    int rv = box_svc_spawn(&pr->sv_pid, argv[0], NULL, argv, environ,
+                           BOX_SPAWN_TIED);
     if (rv != 0) {
         *err = box_asprintf("cannot start %s: %s", argv[0], strerror(rv));
         ret = BOX_EIO;

@@ -37,6 +37,9 @@ main(int argc, char **argv)
     sigset_t sigs;
     int c;
 
+    // Started by box run (BOX_SPAWN_TIED): die with it.
+    if (box_svc_tie_to_parent(GW_SVC) != BOX_OK)
+        return 1;
     box_svc_block_signals(&sigs);
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {

@@ -20,6 +20,7 @@ static const char *const box_err_text[BOX_ERR_COUNT] = {
     [BOX_EDENIED] = "denied",
     [BOX_EBUSY] = "busy",
     [BOX_ENOTSUP] = "not supported",
+    [BOX_ECANCELED] = "canceled",
 };
 
 const char *

@@ -21,6 +21,7 @@ typedef enum box_err {
     BOX_EDENIED,   // a decision refused the operation
     BOX_EBUSY,     // the resource is held by someone else
     BOX_ENOTSUP,   // not supported (yet)
+    BOX_ECANCELED, // the caller asked the operation to stop
     BOX_ERR_COUNT
 } box_err;
 

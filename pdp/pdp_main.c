@@ -20,7 +20,10 @@ static const char pdp_usage[] =
     "Decides shell:exec, shell:spawn, fs:*, net:connect and http:request\n"
     "requests against a Dogwood policy, over nng (REQ/REP) at URL.\n"
     "\n"
-    "  --listen URL     address to serve decisions on (ipc://... or tcp://...)\n"
+    "  --listen URL     address to serve decisions on (ipc://...); served are\n"
+    "                   only the process that started box-pdp and its other\n"
+    "                   children running the box-shell or box-gateway beside\n"
+    "                   box-pdp (any other connection is closed unserved)\n"
     "  --policy FILE    the policy file (absent: every request is denied)\n"
     "  --epoch-pub URL  publish policy-generation changes on this PUB address\n"
     "  --log FILE       append the decision log (OTLP JSON lines) to FILE\n"
@@ -59,6 +62,9 @@ main(int argc, char **argv)
     sigset_t sigs;
     int c;
 
+    // Started by box run (BOX_SPAWN_TIED): die with it.
+    if (box_svc_tie_to_parent(PDP_SVC) != BOX_OK)
+        return 1;
     box_svc_block_signals(&sigs);
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {

@@ -25,6 +25,7 @@
 #include "box_wire_scan.h"
 #include "pdp_decide.h"
 #include "pdp_dlog.h"
+#include "pdp_peer.h"
 #include "pdp_policy.h"
 #include "pdp_policy_file.h"
 #include "pdp_wire.h"
@@ -51,6 +52,7 @@ typedef struct pdp_scratch {
 
 struct pdp_server {
     box_rpc_server *sv_rpc;
+    pdp_peers *sv_peers; // who may connect (pdp_peer.h)
     pdp_dlog *sv_log;
     char *sv_policy; // owned copy of the path, or NULL
     char *sv_home;   // operator home for the spelling checks, or NULL
@@ -379,6 +381,16 @@ send:
         box__pdp_request__free_unpacked(r, NULL);
 }
 
+/* A connection from anything but this box's shell, gateway or our parent
+ * is closed before it carries a request: nothing decided, nothing logged
+ * (issue 17: a leaf that reached the socket asked anything and forged
+ * decision-log lines). */
+static bool
+server_peer(void *arg, const box_rpc_peer *p)
+{
+    return pdp_peers_allow(arg, p->rp_known, p->rp_pid, p->rp_uid);
+}
+
 /* ------------------------------------------------------------------ */
 /* Start / stop                                                        */
 /* ------------------------------------------------------------------ */
@@ -433,10 +445,15 @@ pdp_server_start(const pdp_server_opts *o, pdp_server **out, char **err)
         rv = BOX_ENOMEM;
         goto fail;
     }
-    rv = box_rpc_server_start(
-        o->so_listen,
-        o->so_contexts > 0 ? o->so_contexts : PDP_CONTEXTS_DEFAULT,
-        BOX_PDP_TRANSPORT_MAX, server_handle, s, &s->sv_rpc);
+    if ((rv = pdp_peers_new(&s->sv_peers)) != BOX_OK) {
+        *err = box_strdup("cannot identify this box's shell and gateway");
+        goto fail;
+    }
+    rv = box_rpc_server_start_checked(o->so_listen,
+                                      o->so_contexts > 0 ? o->so_contexts
+                                                         : PDP_CONTEXTS_DEFAULT,
+                                      BOX_PDP_TRANSPORT_MAX, server_handle, s,
+                                      server_peer, s->sv_peers, &s->sv_rpc);
     if (rv != BOX_OK) {
         *err = box_asprintf("cannot listen on %s: %s", o->so_listen,
                             box_strerror(rv));
@@ -455,6 +472,7 @@ pdp_server_stop(pdp_server *s)
     if (s == NULL)
         return;
     box_rpc_server_stop(s->sv_rpc); // waits for handlers in flight
+    pdp_peers_free(s->sv_peers);
     if (s->sv_pub_open)
         box_rpc_close_socket(s->sv_pub);
     pdp_dlog_close(s->sv_log);

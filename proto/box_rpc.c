@@ -278,6 +278,8 @@ struct box_rpc_server {
     nng_socket rs_sock;
     box_rpc_handler rs_handler;
     void *rs_arg;
+    box_rpc_peer_fn rs_peer; // NULL: every peer may send
+    void *rs_peer_arg;
     int rs_nworkers;
     rpc_worker *rs_workers;
     atomic_int rs_stopping;
@@ -334,9 +336,39 @@ rpc_worker_cb(void *arg)
     }
 }
 
+/* NNG_PIPE_EV_ADD_PRE: a connection that the peer check refuses is
+ * closed here, before nng adds it to the socket. */
+static void
+rpc_pipe_cb(nng_pipe p, nng_pipe_ev ev, void *arg)
+{
+    box_rpc_server *s = arg;
+    box_rpc_peer peer = {0};
+    uint64_t pid = 0, uid = 0;
+    if (ev != NNG_PIPE_EV_ADD_PRE)
+        return;
+    if (nng_pipe_get_uint64(p, NNG_OPT_IPC_PEER_PID, &pid) == 0 &&
+        nng_pipe_get_uint64(p, NNG_OPT_IPC_PEER_UID, &uid) == 0 && pid > 0) {
+        peer.rp_known = true;
+        peer.rp_pid = (pid_t)pid;
+        peer.rp_uid = (uid_t)uid;
+    }
+    if (!s->rs_peer(s->rs_peer_arg, &peer))
+        (void)nng_pipe_close(p);
+}
+
 box_err
 box_rpc_server_start(const char *url, int ncontexts, size_t transport_max,
                      box_rpc_handler handler, void *arg, box_rpc_server **out)
+{
+    return box_rpc_server_start_checked(url, ncontexts, transport_max, handler,
+                                        arg, NULL, NULL, out);
+}
+
+box_err
+box_rpc_server_start_checked(const char *url, int ncontexts,
+                             size_t transport_max, box_rpc_handler handler,
+                             void *arg, box_rpc_peer_fn peer, void *peer_arg,
+                             box_rpc_server **out)
 {
     box_err ret = BOX_ENOMEM;
     int rv;
@@ -345,6 +377,8 @@ box_rpc_server_start(const char *url, int ncontexts, size_t transport_max,
         return BOX_ENOMEM;
     s->rs_handler = handler;
     s->rs_arg = arg;
+    s->rs_peer = peer;
+    s->rs_peer_arg = peer_arg;
     atomic_init(&s->rs_stopping, 0);
     atomic_init(&s->rs_sending, 0);
     if (ncontexts < 1)
@@ -367,6 +401,12 @@ box_rpc_server_start(const char *url, int ncontexts, size_t transport_max,
             goto fail;
         }
         s->rs_nworkers = i + 1;
+    }
+    // Before listening: no connection may arrive unchecked.
+    if (peer != NULL && (rv = nng_pipe_notify(s->rs_sock, NNG_PIPE_EV_ADD_PRE,
+                                              rpc_pipe_cb, s)) != 0) {
+        ret = rpc_map_nng(rv);
+        goto fail;
     }
     // nng removes a stale ipc socket file itself, and refuses a live one.
     if ((rv = nng_listen(s->rs_sock, url, NULL, 0)) != 0) {
@@ -398,6 +438,10 @@ box_rpc_server_stop(box_rpc_server *s)
         return;
     // Drain: take no new requests, give replies in flight up to a second.
     atomic_store(&s->rs_stopping, 1);
+    // Then no connection is put to a peer_arg about to go (one arriving
+    // now is never served: the contexts take no new request).
+    if (s->rs_peer != NULL)
+        (void)nng_pipe_notify(s->rs_sock, NNG_PIPE_EV_ADD_PRE, NULL, NULL);
     for (int i = 0; i < 100 && atomic_load(&s->rs_sending) > 0; i++)
         usleep(10000);
     for (int i = 0; i < s->rs_nworkers; i++)

@@ -3,7 +3,9 @@
 #ifndef BOX_RPC_H
 #define BOX_RPC_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <protobuf-c/protobuf-c.h>
 #include <nng/nng.h>
 
@@ -65,6 +67,28 @@ typedef void (*box_rpc_handler)(void *arg, const void *req, size_t len,
 box_err box_rpc_server_start(const char *url, int ncontexts,
                              size_t transport_max, box_rpc_handler handler,
                              void *arg, box_rpc_server **out) BOX_WARN_UNUSED;
+
+/* What the kernel says about a connecting peer (SO_PEERCRED, through
+ * nng's ipc transport). */
+typedef struct box_rpc_peer {
+    bool rp_known; // false: the transport cannot say (not ipc://)
+    pid_t rp_pid;  // at connect time
+    uid_t rp_uid;
+} box_rpc_peer;
+
+/* True when the peer may send requests. It runs on an nng thread once a
+ * connection is made and before it is added to the socket, so a refused
+ * connection is closed before it carries a single message. It must be
+ * thread-safe and quick. */
+typedef bool (*box_rpc_peer_fn)(void *arg, const box_rpc_peer *peer);
+
+/* box_rpc_server_start with every new connection put to peer (with
+ * peer_arg, which must outlive the server). */
+box_err box_rpc_server_start_checked(const char *url, int ncontexts,
+                                     size_t transport_max,
+                                     box_rpc_handler handler, void *arg,
+                                     box_rpc_peer_fn peer, void *peer_arg,
+                                     box_rpc_server **out) BOX_WARN_UNUSED;
 /* Stops receiving, waits for every handler in flight, closes, frees. */
 void box_rpc_server_stop(box_rpc_server *s);
 

@@ -44,16 +44,24 @@ typedef struct zyg_worker {
 /* Zygote side: everything below runs in the single-threaded zygote.   */
 /* ------------------------------------------------------------------ */
 
-/* The worker child: never returns. chan is the channel descriptor; every
- * other descriptor but 0-2 is closed before the call is read. */
+/*
+ * The worker child: never returns. chan is the channel descriptor; every
+ * other descriptor but 0-2 is closed before the call is read. It dies
+ * with the zygote (checked after asking, so a zygote that died first is
+ * seen) and leads a process group of its own, which the zygote kills as
+ * a whole when the call ends (see zyg_kill).
+ */
 static void __attribute__((noreturn))
-zyg_worker_child(int chan, const worker_limits *lim)
+zyg_worker_child(int chan, pid_t zygote, const worker_limits *lim)
 {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != zygote)
+        _exit(1);
+    if (setpgid(0, 0) != 0)
+        _exit(1);
     if (dup2(chan, ZYG_CHAN_FD) < 0)
         _exit(1);
     if (close_range(ZYG_CHAN_FD + 1, ~0u, 0) != 0)
         _exit(1);
-    (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
     (void)prctl(PR_SET_NAME, "box-shell-work");
     // A crash must end the process with its signal, so the broker can
     // report it; SIGPIPE stays ignored (a closed pipe is an error).
@@ -62,6 +70,10 @@ zyg_worker_child(int chan, const worker_limits *lim)
     for (size_t i = 0; i < sizeof dfl / sizeof dfl[0]; i++)
         signal(dfl[i], SIG_DFL);
     signal(SIGPIPE, SIG_IGN);
+    // Its own group is a background one on box run's terminal: a line on
+    // stderr must not stop it (stty tostop), a read gets EIO.
+    signal(SIGTTOU, SIG_IGN);
+    signal(SIGTTIN, SIG_IGN);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
@@ -119,6 +131,21 @@ zyg_report(int fd, int wstatus)
     // EPIPE: the broker stopped listening; nothing more to do.
 }
 
+/*
+ * Ends a worker and whatever shares its process group. The worker's
+ * leaves (box-contain) lead groups of their own, so that a program cannot
+ * signal the worker; they die with the worker through their parent-death
+ * link instead (box_svc_tie_to_parent). Called only while the worker is
+ * unreaped (alive or a zombie), so its pid, and the group named by it,
+ * cannot have been reused.
+ */
+static void
+zyg_kill(pid_t pid)
+{
+    if (killpg(pid, SIGKILL) != 0)
+        (void)kill(pid, SIGKILL); // the group was never made
+}
+
 static void
 zyg_spawn(zyg_worker *w, int chan, int status, const worker_limits *lim)
 {
@@ -127,9 +154,12 @@ zyg_spawn(zyg_worker *w, int chan, int status, const worker_limits *lim)
         if (w[i].zw_pid == 0)
             slot = &w[i];
     }
+    pid_t self = getpid();
     pid_t pid = slot != NULL ? fork() : -1;
     if (pid == 0)
-        zyg_worker_child(chan, lim);
+        zyg_worker_child(chan, self, lim);
+    if (pid > 0)
+        (void)setpgid(pid, pid); // both sides: no kill can beat it
     close(chan);
     if (pid < 0) {
         zyg_report(status, WORKER_NOT_STARTED);
@@ -144,13 +174,21 @@ zyg_spawn(zyg_worker *w, int chan, int status, const worker_limits *lim)
 static void
 zyg_reap(zyg_worker *w, int sfd)
 {
-    struct signalfd_siginfo si;
-    while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+    struct signalfd_siginfo ssi;
+    while (read(sfd, &ssi, sizeof ssi) == (ssize_t)sizeof ssi)
         ;
     for (;;) {
+        // Peek first: while the worker is a zombie its group id is still
+        // reserved, so what is left in the group can be killed safely.
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+            si.si_pid <= 0)
+            return;
+        pid_t pid = si.si_pid;
+        (void)killpg(pid, SIGKILL);
         int st;
-        pid_t pid = waitpid(-1, &st, WNOHANG);
-        if (pid <= 0)
+        if (waitpid(pid, &st, 0) != pid)
             return;
         for (size_t i = 0; i < ZYG_WORKERS_MAX; i++) {
             if (w[i].zw_pid != pid)
@@ -215,7 +253,7 @@ zyg_main(int ctl, pid_t parent, worker_limits lim)
             if (pfd[k].revents == 0 || x->zw_pid == 0 || x->zw_killed ||
                 x->zw_status != pfd[k].fd)
                 continue;
-            kill(x->zw_pid, SIGKILL); // not reaped yet, so still ours
+            zyg_kill(x->zw_pid); // not reaped yet, so still ours
             x->zw_killed = true;
         }
         if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
@@ -233,7 +271,7 @@ zyg_main(int ctl, pid_t parent, worker_limits lim)
     }
     for (size_t i = 0; i < ZYG_WORKERS_MAX; i++) {
         if (w[i].zw_pid != 0)
-            kill(w[i].zw_pid, SIGKILL);
+            zyg_kill(w[i].zw_pid);
     }
     for (size_t i = 0; i < ZYG_WORKERS_MAX; i++) {
         if (w[i].zw_pid != 0)

@@ -16,7 +16,10 @@
  * worker's channel over a SOCK_SEQPACKET socket with SCM_RIGHTS. The
  * zygote reaps its workers and reports each one's wait status on a
  * per-worker status pipe; the broker kills a worker by closing that pipe.
- * The zygote dies with box-shell (PDEATHSIG) and its workers die with it.
+ * The zygote dies with box-shell (PDEATHSIG) and its workers die with it;
+ * each worker leads a process group, which the zygote kills as a whole
+ * when the call ends (killed, or exited), and the worker's host programs
+ * die with the worker (see box_svc_tie_to_parent).
  */
 typedef struct worker_pool worker_pool;
 

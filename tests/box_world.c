@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
@@ -215,6 +217,101 @@ box_world_run(box_world *w, const char *script, box_proc_result *r)
     box_world_start(w, script, &p2);
     box_proc_finish(&p2, WORLD_RUN_MS, r);
     assert_false(r->pr_timeout);
+}
+
+void
+box_world_live_start(box_world *w, const char *script, box_world_live *lv)
+{
+    memset(lv, 0, sizeof *lv);
+    box_buf_init(&lv->lv_out, 64u << 20);
+    box_buf_init(&lv->lv_err, 64u << 20);
+    box_world_start(w, script, &lv->lv_proc);
+}
+
+const char *
+box_world_live_text(const box_world_live *lv, int stream)
+{
+    const box_buf *b = stream == 1 ? &lv->lv_out : &lv->lv_err;
+    return b->b_len ? b->b_data : "";
+}
+
+static long long
+world_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+box_world_live_pump(box_world_live *lv, int ms)
+{
+    struct pollfd fds[2] = {
+        {.fd = lv->lv_out_eof ? -1 : lv->lv_proc.bp_out_fd, .events = POLLIN},
+        {.fd = lv->lv_err_eof ? -1 : lv->lv_proc.bp_err_fd, .events = POLLIN},
+    };
+    if (lv->lv_out_eof && lv->lv_err_eof) {
+        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        return;
+    }
+    if (poll(fds, 2, ms) < 0 && errno != EINTR)
+        fail();
+    for (int i = 0; i < 2; i++) {
+        if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP)))
+            continue;
+        char buf[4096];
+        ssize_t got = read(fds[i].fd, buf, sizeof buf);
+        if (got <= 0) {
+            *(i == 0 ? &lv->lv_out_eof : &lv->lv_err_eof) = true;
+            continue;
+        }
+        assert_int_equal(box_buf_append(i == 0 ? &lv->lv_out : &lv->lv_err, buf,
+                                        (size_t)got),
+                         BOX_OK);
+    }
+}
+
+void
+box_world_live_wait(box_world_live *lv, int stream, const char *needle, int nth,
+                    int ms)
+{
+    long long deadline = world_now_ms() + ms;
+    for (;;) {
+        int seen = 0;
+        for (const char *p = box_world_live_text(lv, stream);
+             (p = strstr(p, needle)) != NULL; p++)
+            seen++;
+        if (seen >= nth)
+            return;
+        long long left = deadline - world_now_ms();
+        if (left <= 0 || (lv->lv_out_eof && lv->lv_err_eof)) {
+            fprintf(stderr,
+                    "waited for \"%s\" (#%d) in vain\n--- stdout\n%s--- "
+                    "stderr\n%s---\n",
+                    needle, nth, box_world_live_text(lv, 1),
+                    box_world_live_text(lv, 2));
+            fail();
+        }
+        box_world_live_pump(lv, (int)(left < 200 ? left : 200));
+    }
+}
+
+void
+box_world_live_finish(box_world_live *lv, int ms, box_proc_result *r)
+{
+    box_proc_result rest;
+    box_proc_finish(&lv->lv_proc, ms, &rest);
+    assert_false(rest.pr_timeout);
+    assert_int_equal(box_buf_puts(&lv->lv_out, rest.pr_out), BOX_OK);
+    assert_int_equal(box_buf_puts(&lv->lv_err, rest.pr_err), BOX_OK);
+    r->pr_status = rest.pr_status;
+    r->pr_timeout = false;
+    box_proc_result_free(&rest);
+    r->pr_out = box_strdup(box_world_live_text(lv, 1));
+    r->pr_err = box_strdup(box_world_live_text(lv, 2));
+    box_buf_reset(&lv->lv_out);
+    box_buf_reset(&lv->lv_err);
 }
 
 char *

@@ -5,6 +5,9 @@
 #define BOX_WORLD_H
 
 #include <limits.h>
+#include <stdbool.h>
+
+#include "box_buf.h"
 
 #include "box_proc.h"
 
@@ -59,6 +62,26 @@ void box_world_run(box_world *w, const char *script, box_proc_result *r);
 /* The same start, without the wait: bp is running `box run` (finish it with
  * box_proc_finish; its pipes are the caller's to read meanwhile). */
 void box_world_start(box_world *w, const char *script, box_proc *bp);
+
+/* A running `box run` whose output is read as it comes. */
+typedef struct box_world_live {
+    box_proc lv_proc;
+    box_buf lv_out, lv_err;
+    bool lv_out_eof, lv_err_eof;
+} box_world_live;
+
+/* box_world_start into lv, with empty buffers. */
+void box_world_live_start(box_world *w, const char *script, box_world_live *lv);
+/* What the run printed so far on stream 1 (stdout) or 2 (stderr). */
+const char *box_world_live_text(const box_world_live *lv, int stream);
+/* Reads both pipes for up to ms (less once both are closed). */
+void box_world_live_pump(box_world_live *lv, int ms);
+/* Reads both pipes until the nth occurrence of needle on stream (1 or 2);
+ * fails the test, showing both, when ms pass or the run ends first. */
+void box_world_live_wait(box_world_live *lv, int stream, const char *needle,
+                         int nth, int ms);
+/* Waits (ms at most) for the end; r holds everything the run printed. */
+void box_world_live_finish(box_world_live *lv, int ms, box_proc_result *r);
 
 /* The run's decisions as `box log` prints them, one per line, columns
  * squeezed to single spaces: "permit shell:exec grep\n…". Caller frees. */

@@ -2,6 +2,7 @@
 /* box-contain: the sandbox trampoline (see contain_usage for the contract). */
 #include <stdio.h>
 
+#include "box_svc.h"
 #include "contain.h"
 
 int
@@ -10,6 +11,10 @@ main(int argc, char **argv)
     contain_spec spec;
     int status;
 
+    // The worker (or box run) spawned us tied: its death ends us, and our
+    // init follows through its own parent-death signal.
+    if (box_svc_tie_to_parent("box-contain") != BOX_OK)
+        return CONTAIN_FAIL;
     status = contain_parse(argc, argv, &spec);
     if (status == CONTAIN_OK) {
         if (spec.cs_help)

@@ -21,7 +21,10 @@
  *
  * Concurrency: pipeline stages and `&` jobs are threads, each with a
  * context forked from its parent (own state copy, fd refs); $( ) and
- * ( ) run a forked context on the calling thread.
+ * ( ) run a forked context on the calling thread. A job belongs to the
+ * call, not to the context that started it: `wait` joins the context's
+ * own jobs, a context that ends hands the rest to the session, and the
+ * call's end stops and joins them all (sh_session_end_jobs).
  */
 
 struct sh_local {
@@ -720,6 +723,11 @@ job_main(void *arg)
     return NULL;
 }
 
+/*
+ * A job's context says it is one (cx_bg, inherited by everything it
+ * forks: its stages, $( ), nested jobs), so that every check of the call's
+ * state (sh_check_stop) also ends it once the call's foreground is over.
+ */
 static int
 start_job(sh_ctx *cx, const sh_node *n)
 {
@@ -732,7 +740,9 @@ start_job(sh_ctx *cx, const sh_node *n)
     // No job control: a background job reads nothing.
     sh_stream_unref(j->j_cx->cx_fd[0]);
     j->j_cx->cx_fd[0] = sh_stream_new(SH_ST_NULL);
+    j->j_cx->cx_bg = true;
     j->j_node = n;
+    atomic_fetch_add(&cx->cx_ss->ss_jobs, 1);
     if (pthread_create(&j->j_th, NULL, job_main, j) != 0) {
         sh_ctx_free(j->j_cx);
         box_free(j);
@@ -745,16 +755,58 @@ start_job(sh_ctx *cx, const sh_node *n)
     return 0;
 }
 
+static void
+join_list(sh_job *j)
+{
+    while (j != NULL) {
+        sh_job *next = j->j_next;
+        pthread_join(j->j_th, NULL);
+        box_free(j);
+        j = next;
+    }
+}
+
 void
 sh_ctx_wait_jobs(sh_ctx *cx)
 {
-    while (cx->cx_jobs != NULL) {
-        sh_job *j = cx->cx_jobs;
-        cx->cx_jobs = j->j_next;
-        pthread_join(j->j_th, NULL);
-        box_free(j);
-    }
+    sh_job *j = cx->cx_jobs;
+    cx->cx_jobs = NULL;
     cx->cx_njobs = 0;
+    join_list(j);
+}
+
+void
+sh_ctx_orphan_jobs(sh_ctx *cx)
+{
+    if (cx->cx_jobs == NULL)
+        return;
+    sh_session *ss = cx->cx_ss;
+    sh_job *last = cx->cx_jobs;
+    while (last->j_next != NULL)
+        last = last->j_next;
+    pthread_mutex_lock(&ss->ss_lock);
+    last->j_next = ss->ss_orphans;
+    ss->ss_orphans = cx->cx_jobs;
+    pthread_mutex_unlock(&ss->ss_lock);
+    cx->cx_jobs = NULL;
+    cx->cx_njobs = 0;
+}
+
+void
+sh_session_end_jobs(sh_session *ss)
+{
+    atomic_store(&ss->ss_jobs_end, true);
+    // A job that ends hands its own jobs over meanwhile: take the list
+    // until it stays empty.
+    for (;;) {
+        pthread_mutex_lock(&ss->ss_lock);
+        sh_job *j = ss->ss_orphans;
+        ss->ss_orphans = NULL;
+        pthread_mutex_unlock(&ss->ss_lock);
+        if (j == NULL)
+            return;
+        join_list(j);
+    }
 }
 
 /* ---- compounds ---- */
@@ -964,12 +1016,18 @@ sh_exec_text(sh_ctx *cx, const char *text, size_t len, const char *who)
         return 1;
     }
     unsigned defs = atomic_load(&cx->cx_ss->ss_funcdefs);
+    unsigned jobs = atomic_load(&cx->cx_ss->ss_jobs);
     int st = sh_exec_node(cx, list);
     cx->cx_depth--;
-    // Functions defined here point into a: keep it for the session.
-    if (atomic_load(&cx->cx_ss->ss_funcdefs) == defs ||
-        sh_session_keep(cx->cx_ss, a) != BOX_OK)
+    // Functions defined here, and jobs started here (which may run on
+    // past this eval), point into a: keep it for the session. Without
+    // memory for the keep record it stays allocated: a leak, never a
+    // dangling node.
+    if (atomic_load(&cx->cx_ss->ss_funcdefs) == defs &&
+        atomic_load(&cx->cx_ss->ss_jobs) == jobs)
         box_arena_free(a);
+    else if (sh_session_keep(cx->cx_ss, a) != BOX_OK)
+        sh_errf(cx, "%s: out of memory", who);
     return st;
 }
 

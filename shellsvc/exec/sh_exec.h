@@ -79,9 +79,13 @@ void sh_session_free(sh_session *ss);
 
 /*
  * Runs one command text (box-spec §3.2: text with newlines runs one
- * complete command at a time) and returns the exit status 0..255. Waits
- * for `&` jobs before returning. Parse errors print "strands-shell: …"
- * (or "strands-shell: line N: …" for multi-line text) and give 1.
+ * complete command at a time) and returns the exit status 0..255. `&`
+ * jobs still running when the text is done end with it (as `bash -c`
+ * returns without waiting; nothing of a call outlives it): each stops at
+ * its next check, a host program it runs is killed, and all are joined
+ * before this returns. `wait` waits for them. Parse errors print
+ * "strands-shell: …" (or "strands-shell: line N: …" for multi-line text) and
+ * give 1.
  */
 int sh_session_run(sh_session *ss, const char *text, size_t len);
 

@@ -257,6 +257,79 @@ mono_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * A background job ends with the call (spec §2: nothing outlives the
+ * command), as `bash -c` returns at once, instead of holding the call to
+ * its 30 s budget; wherever it was started (a subshell, $( ), eval, a
+ * function, inside another job), and whatever it is doing. `wait` still
+ * waits.
+ */
+static void
+test_jobs_end_with_call(void **state)
+{
+    static const struct {
+        const char *script, *out;
+        int status;
+        long long min_ms; // `wait` must still wait
+    } jobs[] = {
+        {"sleep 100 & echo bg", "bg\n", 0, 0},
+        {"while :; do :; done & echo bg", "bg\n", 0, 0},
+        {"(sleep 100 &); echo bg", "bg\n", 0, 0},
+        {"x=$(sleep 100 & echo in); echo $x", "in\n", 0, 0},
+        {"eval 'while :; do :; done &'; echo bg", "bg\n", 0, 0},
+        {"sleep 100 | cat & echo bg", "bg\n", 0, 0},
+        {"{ sleep 100 & wait; } & echo bg", "bg\n", 0, 0},
+        {"f() { sleep 100; }; f & echo bg", "bg\n", 0, 0},
+        {"sleep 100 & exit 3", "", 3, 0},
+        {"sleep 0.3 & wait; echo waited", "waited\n", 0, 300},
+    };
+    size_t bad = 0;
+    for (size_t i = 0; i < NELEM(jobs); i++) {
+        th t = {0};
+        long long t0 = mono_ms();
+        int st = th_run(&t, jobs[i].script, SH_TIMEOUT_MS);
+        long long ms = mono_ms() - t0;
+        bool ok = st == jobs[i].status &&
+                  strcmp(th_s(&t.th_out), jobs[i].out) == 0 &&
+                  strcmp(th_s(&t.th_err), "") == 0 && ms < 5000 &&
+                  ms >= jobs[i].min_ms;
+        if (!ok)
+            print_error("job %zu: %s\n  status %d out [%s] err [%s] in %lld "
+                        "ms\n",
+                        i, jobs[i].script, st, th_s(&t.th_out), th_s(&t.th_err),
+                        ms);
+        th_reset(&t);
+        bad += !ok;
+    }
+    assert_int_equal(bad, 0);
+}
+
+/* The end of one run's jobs does not stop the next run's. */
+static void
+test_jobs_next_run(void **state)
+{
+    th t = {0};
+    box_buf_init(&t.th_out, 1u << 20);
+    box_buf_init(&t.th_err, 1u << 20);
+    box_buf_init(&t.th_log, 1u << 20);
+    box_buf_init(&t.th_fslog, 1u << 20);
+    sh_session_opts o = {.so_decide = th_decide,
+                         .so_decide_arg = &t,
+                         .so_out = th_out,
+                         .so_err = th_err,
+                         .so_io_arg = &t};
+    sh_session *ss = sh_session_new(&o);
+    assert_non_null(ss);
+    const char *a = "sleep 100 & echo a";
+    const char *b = "{ sleep 0.2; echo b; } & wait";
+    assert_int_equal(sh_session_run(ss, a, strlen(a)), 0);
+    assert_int_equal(sh_session_run(ss, b, strlen(b)), 0);
+    assert_string_equal(th_s(&t.th_out), "a\nb\n");
+    assert_string_equal(th_s(&t.th_err), "");
+    sh_session_free(ss);
+    th_reset(&t);
+}
+
 #define PIPE_BUDGET_MS 300
 
 /* A session whose call has PIPE_BUDGET_MS left, and a context on it
@@ -333,6 +406,42 @@ test_pipe_waits_end_with_budget(void **state)
     alarm(0);
 }
 
+/*
+ * A wait on a pipe in an `&` job ends when the call returns, long before
+ * the budget, and quietly (the call has said everything it will).
+ */
+static void
+test_job_pipe_waits_end_with_call(void **state)
+{
+    th t = {0};
+    sh_ctx cx;
+    int other;
+    alarm(20); // a wait that does not end fails the test
+    for (int fd = 0; fd < 2; fd++) {
+        sh_session *ss = pipe_session(&t, &cx, fd, &other);
+        ss->ss_deadline_ns = (uint64_t)(mono_ms() + 60000) * 1000000u;
+        cx.cx_bg = true;
+        atomic_store(&ss->ss_jobs_end, true);
+        long long t0 = mono_ms();
+        if (fd == 0) {
+            char c;
+            assert_int_equal(sh_read(&cx, 0, &c, 1), -1);
+        } else {
+            static char big[1 << 20]; // more than a pipe holds
+            assert_int_equal(sh_write(&cx, 1, big, sizeof big), SH_IO_OVER);
+        }
+        assert_true(mono_ms() - t0 < 2000);
+        assert_int_equal(cx.cx_flow, SH_FLOW_EXIT);
+        assert_int_equal(cx.cx_status, SH_JOB_ENDED);
+        assert_string_equal(th_s(&t.th_err), "");
+        sh_ctx_release(&cx);
+        close(other);
+        sh_session_free(ss);
+        th_reset(&t);
+    }
+    alarm(0);
+}
+
 int
 main(void)
 {
@@ -341,7 +450,10 @@ main(void)
         cmocka_unit_test(test_capture_cap),
         cmocka_unit_test(test_input_too_large),
         cmocka_unit_test(test_session_state),
+        cmocka_unit_test(test_jobs_end_with_call),
+        cmocka_unit_test(test_jobs_next_run),
         cmocka_unit_test(test_pipe_waits_end_with_budget),
+        cmocka_unit_test(test_job_pipe_waits_end_with_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

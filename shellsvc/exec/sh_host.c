@@ -134,6 +134,15 @@ host_write(void *ctx, int fd, const char *data, size_t len)
     (void)sh_write(o->ho_cx, fd, data, len);
 }
 
+/* The leaf ends with the call: its deadline (said once, as for every
+ * command), an abort, or the call's end while this runs as a job. */
+static bool
+host_stop(void *ctx)
+{
+    host_out *o = ctx;
+    return sh_check_stop(o->ho_cx);
+}
+
 /* The OS descriptor behind shell fd 0 when it is a pipe end; else -1
  * (the program then reads /dev/null). */
 static int
@@ -188,10 +197,17 @@ sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
                             .ro_stdin = host_stdin(cx),
                             .ro_timeout_ms = left > 0 ? left : 1,
                             .ro_write = host_write,
+                            .ro_stop = host_stop,
                             .ro_ctx = &o};
     int status = 126;
+    if (sh_check_stop(cx)) { // the call ended while this was decided
+        sh_spawn_plan_free(plan);
+        return cx->cx_status;
+    }
     rv = sh_spawn_run(plan, &ro, &status, &err);
-    if (rv == BOX_ETIMEDOUT)
+    if (rv == BOX_ECANCELED)
+        status = cx->cx_status; // sh_check_stop said why, if anything
+    else if (rv == BOX_ETIMEDOUT)
         sh_timeout(cx); // the call's budget, said once for the call
     else if (rv == BOX_ETOOBIG)
         sh_errf(cx, "%s", err ? err : box_strerror(rv));

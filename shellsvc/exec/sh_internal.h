@@ -102,6 +102,7 @@ bool sh_name_valid(const char *s, size_t n);
 /* ---- session ---- */
 
 typedef struct sh_keep sh_keep; // arenas kept alive (eval, functions)
+typedef struct sh_job sh_job;   // one `&` job (sh_exec.c)
 
 struct sh_session {
     sh_session_opts ss_o;
@@ -115,11 +116,24 @@ struct sh_session {
     atomic_uint ss_funcdefs; // function definitions so far (eval arenas)
     atomic_bool ss_abort;    // timeout, fault, output spent: all stop
     atomic_int ss_abort_status;
+    atomic_uint ss_jobs;     // `&` jobs started so far (eval arenas)
+    atomic_bool ss_jobs_end; // the call's foreground is over: jobs stop
+    sh_job *ss_orphans;      // jobs whose context ended first (ss_lock)
     uint64_t ss_deadline_ns;
     long ss_pid; // for $$
 };
 
 void sh_session_abort(sh_session *ss, int status);
+/* The status a job ended with the call reports (128 + SIGTERM, as if the
+ * shell had killed it on exit; nothing reads it). */
+#define SH_JOB_ENDED 143
+/*
+ * Ends the call's background jobs (spec §2: nothing outlives the
+ * command): every `&` job still running, wherever it started, stops at
+ * its next check (sh_check_stop) and is joined. Called once the
+ * foreground is over and the top-level context released.
+ */
+void sh_session_end_jobs(sh_session *ss);
 /* Keeps arena a alive until the session ends (takes it). */
 box_err sh_session_keep(sh_session *ss, box_arena *a) BOX_WARN_UNUSED;
 
@@ -135,7 +149,6 @@ typedef enum sh_flow {
 } sh_flow;
 
 typedef struct sh_local sh_local;
-typedef struct sh_job sh_job;
 
 typedef struct sh_ctx {
     sh_session *cx_ss;
@@ -151,8 +164,9 @@ typedef struct sh_ctx {
     int cx_sub_status;  // status of the last $( ) run by an expansion
     bool cx_sub_ran;
     sh_local *cx_locals; // saved values to restore at function return
-    sh_job *cx_jobs;     // `&` jobs started here
+    sh_job *cx_jobs;     // `&` jobs started here (what `wait` waits for)
     unsigned cx_njobs;
+    bool cx_bg; // runs inside an `&` job (forks inherit it)
     bool cx_owns_state;
 } sh_ctx;
 
@@ -160,10 +174,15 @@ typedef struct sh_ctx {
 void sh_ctx_init(sh_ctx *cx, sh_session *ss, sh_state *st);
 /* A subshell copy: own state copy, fd refs, same depth. NULL on ENOMEM. */
 sh_ctx *sh_ctx_fork(const sh_ctx *cx);
-/* Releases fds (and state when owned); waits for its jobs. */
+/* Releases fds (and state when owned). Jobs it started and nobody waited
+ * for go on running, owned by the session (sh_ctx_orphan_jobs) until the
+ * call ends them: a subshell or $( ) does not wait for its `&` jobs. */
 void sh_ctx_release(sh_ctx *cx);
 void sh_ctx_free(sh_ctx *cx); // release + box_free (forked contexts)
+/* `wait`: joins the jobs this context started. */
 void sh_ctx_wait_jobs(sh_ctx *cx);
+/* Hands the jobs this context started to its session. */
+void sh_ctx_orphan_jobs(sh_ctx *cx);
 
 /* Output helpers: write to shell fd n (results SH_IO_*). A broken pipe,
  * spent output or a budget that ran out while a pipe was full also sets

@@ -139,11 +139,14 @@ now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* True once the call must stop: its budget is spent or it was aborted. */
+/* True once cx must stop: the call's budget is spent, it was aborted, or
+ * cx runs in an `&` job and the call has returned. */
 static bool
-call_over(sh_session *ss)
+call_over(const sh_ctx *cx)
 {
-    return atomic_load(&ss->ss_abort) || now_ns() > ss->ss_deadline_ns;
+    sh_session *ss = cx->cx_ss;
+    return atomic_load(&ss->ss_abort) || now_ns() > ss->ss_deadline_ns ||
+           (cx->cx_bg && atomic_load(&ss->ss_jobs_end));
 }
 
 /*
@@ -159,10 +162,10 @@ call_over(sh_session *ss)
  * thread's own side ends, which it does by the same budget.
  */
 static int
-io_wait(sh_session *ss, int fd, short events)
+io_wait(const sh_ctx *cx, int fd, short events)
 {
     for (;;) {
-        bool over = call_over(ss);
+        bool over = call_over(cx);
         struct pollfd p = {.fd = fd, .events = events};
         int n = poll(&p, 1, over ? 0 : IO_SLICE_MS);
         if (n > 0 || (n < 0 && errno != EINTR))
@@ -186,8 +189,9 @@ drain_sigpipe(void)
 }
 
 static int
-stream_write(sh_session *ss, sh_stream *s, const char *p, size_t n)
+stream_write(const sh_ctx *cx, sh_stream *s, const char *p, size_t n)
 {
+    sh_session *ss = cx->cx_ss;
     switch (s->s_kind) {
     case SH_ST_OUT:
     case SH_ST_ERR: {
@@ -233,7 +237,7 @@ stream_write(sh_session *ss, sh_stream *s, const char *p, size_t n)
     }
     case SH_ST_FD:
         while (n > 0) {
-            if (io_wait(ss, s->s_fd, POLLOUT) != 0)
+            if (io_wait(cx, s->s_fd, POLLOUT) != 0)
                 return SH_IO_OVER;
             ssize_t w = write(s->s_fd, p, n < PIPE_BUF ? n : PIPE_BUF);
             if (w < 0) {
@@ -258,7 +262,7 @@ sh_write(sh_ctx *cx, int fd, const char *p, size_t n)
 {
     if (fd < 0 || fd >= SH_MAX_FD || cx->cx_fd[fd] == NULL)
         return SH_IO_ERR;
-    int rc = stream_write(cx->cx_ss, cx->cx_fd[fd], p, n);
+    int rc = stream_write(cx, cx->cx_fd[fd], p, n);
     if (rc == SH_IO_PIPE) {
         // Like SIGPIPE: the writer's stage (or $( )) ends.
         sh_fatal(cx, 141);
@@ -266,7 +270,7 @@ sh_write(sh_ctx *cx, int fd, const char *p, size_t n)
         sh_session_abort(cx->cx_ss, 1);
         sh_fatal(cx, 1);
     } else if (rc == SH_IO_OVER) {
-        sh_check_stop(cx); // says why (the budget), once, and unwinds
+        sh_check_stop(cx); // says why (the budget, once), and unwinds
     }
     return rc;
 }
@@ -323,8 +327,8 @@ sh_read(sh_ctx *cx, int fd, void *buf, size_t n)
     }
     case SH_ST_FD:
         for (;;) {
-            if (io_wait(cx->cx_ss, s->s_fd, POLLIN) != 0) {
-                sh_check_stop(cx); // says why (the budget), once, and unwinds
+            if (io_wait(cx, s->s_fd, POLLIN) != 0) {
+                sh_check_stop(cx); // says why (the budget, once), and unwinds
                 return -1;
             }
             ssize_t r = read(s->s_fd, buf, n);
@@ -374,13 +378,14 @@ sh_ctx_fork(const sh_ctx *cx)
     n->cx_depth = cx->cx_depth;
     n->cx_status = cx->cx_status;
     n->cx_cond = cx->cx_cond;
+    n->cx_bg = cx->cx_bg;
     return n;
 }
 
 void
 sh_ctx_release(sh_ctx *cx)
 {
-    sh_ctx_wait_jobs(cx);
+    sh_ctx_orphan_jobs(cx);
     sh_locals_restore(cx, NULL);
     for (int i = 0; i < SH_MAX_FD; i++) {
         sh_stream_unref(cx->cx_fd[i]);
@@ -416,6 +421,10 @@ sh_check_stop(sh_ctx *cx)
         return true;
     if (atomic_load(&ss->ss_abort)) {
         sh_fatal(cx, atomic_load(&ss->ss_abort_status));
+        return true;
+    }
+    if (cx->cx_bg && atomic_load(&ss->ss_jobs_end)) {
+        sh_fatal(cx, SH_JOB_ENDED); // quietly: the call has returned
         return true;
     }
     if (now_ns() > ss->ss_deadline_ns) {

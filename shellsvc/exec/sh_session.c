@@ -110,6 +110,8 @@ sh_session_free(sh_session *ss)
 {
     if (ss == NULL)
         return;
+    if (ss->ss_orphans != NULL) // none once a run returned
+        sh_session_end_jobs(ss);
     while (ss->ss_keep != NULL) {
         sh_keep *k = ss->ss_keep;
         ss->ss_keep = k->k_next;
@@ -164,6 +166,7 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
                          (uint64_t)ss->ss_o.so_timeout_ms * 1000000u;
     atomic_store(&ss->ss_abort, false);
     atomic_store(&ss->ss_abort_status, 0);
+    atomic_store(&ss->ss_jobs_end, false);
 
     sh_ctx cx;
     sh_ctx_init(&cx, ss, ss->ss_state);
@@ -213,8 +216,10 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
     if (cx.cx_flow == SH_FLOW_EXIT)
         st = cx.cx_status;
 out:
-    sh_ctx_wait_jobs(&cx);
+    // The foreground is over; jobs still running end now, before the
+    // arena their nodes live in goes.
     sh_ctx_release(&cx);
+    sh_session_end_jobs(ss);
     sh_parser_free(p);
     if (a != NULL && (atomic_load(&ss->ss_funcdefs) == defs ||
                       sh_session_keep(ss, a) != BOX_OK))

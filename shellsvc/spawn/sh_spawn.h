@@ -4,6 +4,7 @@
 #ifndef SH_SPAWN_H
 #define SH_SPAWN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -84,6 +85,10 @@ void sh_spawn_plan_free(sh_spawn_plan *p);
 /* Receives one captured stream (fd 1 or 2) after the program has ended. */
 typedef void (*sh_spawn_write_fn)(void *ctx, int fd, const char *data,
                                   size_t len);
+/* Asked while the program runs (at least every SH_SPAWN_STOP_POLL_MS):
+ * true when the caller's call is over (its deadline, its end). */
+typedef bool (*sh_spawn_stop_fn)(void *ctx);
+#define SH_SPAWN_STOP_POLL_MS 100
 
 typedef struct sh_spawn_run_opts {
     const char *ro_contain;   // absolute path of the box-contain binary
@@ -94,7 +99,8 @@ typedef struct sh_spawn_run_opts {
     long ro_timeout_ms;       // wall clock; 0: SH_SPAWN_TIMEOUT_MS
     size_t ro_max_output;     // per stream; 0: SH_SPAWN_MAX_OUTPUT
     sh_spawn_write_fn ro_write;
-    void *ro_ctx;
+    sh_spawn_stop_fn ro_stop; // may be NULL
+    void *ro_ctx;             // for ro_write and ro_stop
 } sh_spawn_run_opts;
 
 /*
@@ -113,7 +119,9 @@ typedef struct sh_spawn_run_opts {
  * BOX_ETIMEDOUT: the wall clock ran out and the run was killed; BOX_ETOOBIG:
  * a stream passed its cap and the run was killed. Either way *status is 1
  * (§3.1), what was captured (up to the cap) is still relayed and *err says
- * what happened. BOX_EIO: the run could not start (*err says why, *status
+ * what happened. BOX_ECANCELED: ro_stop said stop and the run was killed;
+ * what was captured is relayed, *err is NULL (the caller knows why) and
+ * *status is 1. BOX_EIO: the run could not start (*err says why, *status
  * 126). BOX_ENOMEM, BOX_EINVAL (*err NULL). *err is the caller's.
  */
 box_err sh_spawn_run(const sh_spawn_plan *plan, const sh_spawn_run_opts *o,

@@ -34,8 +34,11 @@ typedef struct sp_run {
     size_t ru_max;
     long ru_deadline; // monotonic ms
     long ru_grace;    // monotonic ms, once killed
+    sh_spawn_stop_fn ru_stop;
+    void *ru_stop_ctx;
     bool ru_killed;
     bool ru_timed_out;
+    bool ru_canceled; // ru_stop said stop
     bool ru_nomem;
 } sp_run;
 
@@ -94,7 +97,19 @@ sp_take(sp_run *r, sp_stream *s)
         sp_kill(r);
 }
 
-/* Reads both pipes until they close, the deadline passes or a cap does. */
+/* The caller's call is over (its deadline passed, or it returned while
+ * this run was a background job): the run ends with it. */
+static void
+sp_check_stop(sp_run *r)
+{
+    if (!r->ru_killed && r->ru_stop != NULL && r->ru_stop(r->ru_stop_ctx)) {
+        r->ru_canceled = true;
+        sp_kill(r);
+    }
+}
+
+/* Reads both pipes until they close, the deadline passes, a cap does, or
+ * the caller says stop. */
 static void
 sp_capture(sp_run *r)
 {
@@ -106,6 +121,7 @@ sp_capture(sp_run *r)
             r->ru_timed_out = true;
             sp_kill(r);
         }
+        sp_check_stop(r);
         if (r->ru_killed && now >= r->ru_grace)
             break;
         for (int i = 0; i < 2; i++) {
@@ -114,7 +130,9 @@ sp_capture(sp_run *r)
             p[i].revents = 0;
         }
         long left = (r->ru_killed ? r->ru_grace : r->ru_deadline) - now;
-        if (poll(p, 2, (int)(left > 1000 ? 1000 : left)) < 0)
+        if (left > SH_SPAWN_STOP_POLL_MS)
+            left = SH_SPAWN_STOP_POLL_MS;
+        if (poll(p, 2, (int)left) < 0)
             continue; // EINTR; the clock is checked above
         for (int i = 0; i < 2; i++) {
             if (p[i].revents != 0)
@@ -142,6 +160,7 @@ sp_reap(sp_run *r)
             r->ru_timed_out = true;
             sp_kill(r);
         } else if (got == 0) {
+            sp_check_stop(r);
             struct timespec ts = {0, 1000000L};
             nanosleep(&ts, NULL);
         }
@@ -153,9 +172,12 @@ sp_reap(sp_run *r)
 
 /*
  * box-contain runs in its own process group (so a deadline can kill the
- * whole run), with default signal dispositions, nothing blocked, an empty
- * environment of its own (the program's is the --env set) and exactly
- * three descriptors: stdin, and the two pipes.
+ * whole run, and a program cannot signal the worker's group with
+ * kill(0, ...)), with default signal dispositions, nothing blocked, an
+ * environment of its own holding only the tie to this process (the
+ * program's is the --env set) and exactly three descriptors: stdin, and
+ * the two pipes. Tied, it dies with the thread that runs this (which
+ * waits for it), so a worker killed mid-call takes its leaves along.
  */
 static int
 sp_spawn(sp_run *r, char *const *argv, int in, const int out[2])
@@ -175,7 +197,7 @@ sp_spawn(sp_run *r, char *const *argv, int in, const int out[2])
         rc = posix_spawn_file_actions_adddup2(&fa, out[1], 2);
     if (rc == 0)
         rc = box_svc_spawn(&r->ru_pid, argv[0], &fa, argv, envp,
-                           BOX_SPAWN_NEW_GROUP);
+                           BOX_SPAWN_NEW_GROUP | BOX_SPAWN_TIED);
     posix_spawn_file_actions_destroy(&fa);
     return rc;
 }
@@ -232,6 +254,10 @@ sp_outcome(const sp_run *r, int *status, char **err)
 {
     if (r->ru_nomem)
         return BOX_ENOMEM;
+    if (r->ru_canceled) {
+        *status = 1;
+        return BOX_ECANCELED;
+    }
     if (r->ru_timed_out) {
         *status = 1;
         *err = box_strdup(SH_SPAWN_TIMEOUT_MSG);
@@ -265,7 +291,9 @@ box_err
 sh_spawn_run(const sh_spawn_plan *plan, const sh_spawn_run_opts *o, int *status,
              char **err)
 {
-    sp_run r = {.ru_pid = -1};
+    sp_run r = {.ru_pid = -1,
+                .ru_stop = o ? o->ro_stop : NULL,
+                .ru_stop_ctx = o ? o->ro_ctx : NULL};
     box_argv argv = {0};
     int wr[2] = {-1, -1}, rc;
     long timeout;

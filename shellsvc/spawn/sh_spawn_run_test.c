@@ -207,6 +207,7 @@ typedef struct got {
     int g_status;
     box_err g_rv;
     char *g_msg;
+    int g_stops; // times ro_stop was asked
 } got;
 
 static void
@@ -540,6 +541,38 @@ test_timeout(void **state)
     got_free(&g);
 }
 
+/* Says stop on the fifth question (about half a second in). */
+static bool
+stop_soon(void *ctx)
+{
+    got *g = ctx;
+    return ++g->g_stops >= 5;
+}
+
+/* The caller's call ends (its deadline, or the call returned while this
+ * was a background job): the run is killed at once, long before its own
+ * deadline, what it printed is still relayed, and no message is made. */
+static void
+test_stop(void **state)
+{
+    fx *f = *state;
+    sh_spawn_run_opts o = {
+        .ro_stdin = -1, .ro_timeout_ms = 20000, .ro_stop = stop_soon};
+    got g;
+
+    need_sandbox(f);
+    long t0 = now_ms();
+    run_with(f, ARGV("sh", "-c", "echo started; exec sleep 20"), &o, &g);
+    long took = now_ms() - t0;
+    assert_int_equal(g.g_rv, BOX_ECANCELED);
+    assert_int_equal(g.g_status, 1);
+    assert_null(g.g_msg);
+    assert_string_equal(text(&g.g_out), "started\n");
+    assert_true(g.g_stops >= 5);
+    assert_true(took < 5000);
+    got_free(&g);
+}
+
 /* The agent's own spec: its exec list (`~` is the operator home) runs the
  * script, its read_file grant is all it reads. */
 static void
@@ -634,6 +667,7 @@ main(void)
         cmocka_unit_test(test_network_only_lo),
         cmocka_unit_test(test_output_cap),
         cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_stop),
         cmocka_unit_test(test_agent_spec),
         cmocka_unit_test(test_tool_exec_list),
         cmocka_unit_test(test_box_dir_hidden),
