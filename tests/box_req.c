@@ -74,15 +74,23 @@ box_req_fs(box_req *q, const char *action, const char *optype, const char *op,
 Box__HealthResponse *
 box_wait_pdp(const char *url, int timeout_ms)
 {
+    // One socket for every try, as box run waits for its services: a
+    // fresh socket per try leaves a timed-out REQ behind each time, and
+    // closing those can hang in nng 1.5.2 (#1543) and stall later tries.
     uint64_t deadline = box_svc_now_ms() + (uint64_t)timeout_ms;
+    box_health_probe *p = NULL;
+    Box__HealthResponse *h = NULL;
+    if (box_health_probe_open(url, true, 1000, &p) != BOX_OK)
+        return NULL;
     while (box_svc_now_ms() < deadline) {
-        Box__HealthResponse *h = NULL;
-        if (box_pdp_health(url, 200, &h) == BOX_OK)
-            return h;
+        if (box_health_probe_ask(p, &h) == BOX_OK)
+            break;
+        h = NULL;
         struct timespec ts = {0, 20 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
-    return NULL;
+    box_health_probe_close(p);
+    return h;
 }
 
 /* The field of the message at level - 1 that holds the one at level. */
