@@ -669,7 +669,7 @@ out:
 static bool
 e2e_decisions(const e2e_ctx *c, enum e2e_case k, e2e_tally *t)
 {
-    off_t before, after;
+    off_t before = 0, after = 0; // set by e2e_log_settle when it succeeds
     uint64_t ns;
     return e2e_log_settle(c, &before) && e2e_call_ok(c, k, &ns, NULL, 0) &&
            e2e_log_settle(c, &after) && e2e_log_tally(c, before, after, t);
