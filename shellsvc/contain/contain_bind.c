@@ -287,7 +287,7 @@ bind_flags(ct_plan *plan, ct_err *e)
             b->cb_exec = b->cb_listed = true;
         } else if (k & BIND_WRITE) {
             b->cb_exec = false;
-        } else if ((k & BIND_READ) && in_library) {
+        } else if ((k & BIND_READ) && !(k & BIND_SYSTEM) && in_library) {
             b->cb_exec = up == NULL || up->cb_exec;
             b->cb_listed = up != NULL && up->cb_listed;
         } else if (k & (BIND_READ | BIND_SYSTEM)) {

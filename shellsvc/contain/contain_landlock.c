@@ -203,15 +203,22 @@ ll_check_deny(const char *deny, const ct_plan *plan, ct_err *e)
     ll_id chain[LL_MAX_DEPTH];
     ll_id sub[LL_MAX_DEPTH];
     size_t n, m;
-    struct stat st, dst;
+    struct stat st;
+    const ct_mask *planned = NULL;
 
-    if (stat(deny, &dst) == 0) {
+    // Whether the deny exists is decided once, when its mask was planned:
+    // a second stat here could see a file renamed into place meanwhile,
+    // and answer "it exists" for a deny that no mask covers.
+    for (size_t i = 0; i < plan->cp_nmasks; i++)
+        if (plan->cp_masks[i].cm_path == deny)
+            planned = &plan->cp_masks[i];
+    if (planned != NULL) {
         for (size_t i = 0; i < plan->cp_nrules; i++) {
             const ct_rule *r = &plan->cp_rules[i];
             if (r->cr_implicit)
                 continue;
             m = ll_chain(r->cr_path, sub, LL_MAX_DEPTH);
-            if (ll_in_chain(sub, m, dst.st_dev, dst.st_ino))
+            if (ll_in_chain(sub, m, planned->cm_dev, planned->cm_ino))
                 return ct_fail(e, CONTAIN_FAIL, false,
                                "the grant %s lies inside --deny %s", r->cr_path,
                                deny);
@@ -268,6 +275,121 @@ ll_plan_rule(ct_plan *plan, int fd, uint64_t access, const char *path,
 }
 
 /*
+ * Opens an absolute path O_PATH with no symbolic link anywhere in it, one
+ * component at a time from "/". A grant was checked symlink-free when the
+ * config loaded; O_NOFOLLOW alone guards only its last component, so a
+ * directory above it swapped for a link since then (`mv x x.old; ln -s
+ * ~/.config x`) would hand the sandbox whatever the link names. Returns
+ * the fd, or -1 with errno (ELOOP for a link, EINVAL for a relative path
+ * or a `..`).
+ */
+static int
+ll_open_nolinks(const char *path)
+{
+    if (path[0] != '/') {
+        errno = EINVAL;
+        return -1;
+    }
+    int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    const char *p = path;
+    while (dir >= 0) {
+        while (*p == '/')
+            p++;
+        if (*p == '\0')
+            return dir;
+        const char *end = strchrnul(p, '/');
+        size_t n = (size_t)(end - p);
+        char name[NAME_MAX + 1];
+        if (n > NAME_MAX || (n == 2 && p[0] == '.' && p[1] == '.')) {
+            close(dir);
+            errno = n > NAME_MAX ? ENAMETOOLONG : EINVAL;
+            return -1;
+        }
+        memcpy(name, p, n);
+        name[n] = '\0';
+        p = end;
+        int next = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        int saved = errno;
+        close(dir);
+        if (next < 0) {
+            errno = saved;
+            return -1;
+        }
+        struct stat sb;
+        if (fstat(next, &sb) != 0 || (S_ISLNK(sb.st_mode) && *p != '\0')) {
+            saved = S_ISLNK(sb.st_mode) ? ELOOP : errno;
+            close(next);
+            errno = saved;
+            return -1;
+        }
+        dir = next;
+    }
+    return -1;
+}
+
+/*
+ * Opens a #! interpreter to read its header: a regular file only, never
+ * a FIFO or device (an open that could block or have effects), read
+ * through /proc/self/fd after the type is known. -1 when it is not one.
+ */
+static int
+ll_open_regular(const char *path)
+{
+    char proc[64];
+    struct stat sb;
+    int pfd = open(path, O_PATH | O_CLOEXEC);
+    if (pfd < 0)
+        return -1;
+    if (fstat(pfd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(pfd);
+        return -1;
+    }
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", pfd);
+    int rd = open(proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    close(pfd);
+    return rd;
+}
+
+/* Where a loader that gets the execute right may live (canonical). */
+static const char *const ll_loader_dirs[] = {
+    "/usr/lib/", "/usr/lib64/", "/usr/lib32/", "/usr/libx32/",
+    "/lib/",     "/lib64/",     "/lib32/",     "/libx32/",
+};
+
+/*
+ * The loader a header names gets the execute right only when it is the
+ * system's: its canonical path lies in a library tree, no symbolic link
+ * is met opening that path, and it is a root-owned regular file nobody
+ * else may write. The name comes from a file the agent may have built
+ * (PT_INTERP is any path), so anything else — a file of the workspace, a
+ * secret, a link flipped between the plan and the exec — gets nothing.
+ */
+static int
+ll_open_system_loader(const char *named)
+{
+    char canon[PATH_MAX];
+    struct stat sb;
+    bool inside = false;
+
+    if (realpath(named, canon) == NULL)
+        return -1;
+    for (size_t i = 0; i < sizeof ll_loader_dirs / sizeof *ll_loader_dirs; i++)
+        if (strncmp(canon, ll_loader_dirs[i], strlen(ll_loader_dirs[i])) == 0)
+            inside = true;
+    if (!inside)
+        return -1;
+    int fd = ll_open_nolinks(canon);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_uid != 0 ||
+        (sb.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/*
  * The loader a file names: its PT_INTERP, or for a #! script the
  * PT_INTERP of its interpreter (one level, as the kernel's own is one
  * level for the script and one for the ELF it names). The file is read
@@ -285,9 +407,12 @@ ll_plan_loader(ct_plan *plan, int fd, uint64_t mask, ct_err *e)
     struct stat sb;
 
     for (int depth = 0; depth < 2; depth++) {
-        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-        rd = depth == 0 ? open(proc, O_RDONLY | O_CLOEXEC)
-                        : open(path, O_RDONLY | O_CLOEXEC);
+        if (depth == 0) {
+            snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+            rd = open(proc, O_RDONLY | O_CLOEXEC);
+        } else {
+            rd = ll_open_regular(path);
+        }
         if (rd < 0)
             return CONTAIN_OK;
         kind = ct_elf_interp(rd, path, sizeof path);
@@ -296,11 +421,10 @@ ll_plan_loader(ct_plan *plan, int fd, uint64_t mask, ct_err *e)
             continue; // the loader of the interpreter it names
         if (kind != CT_INTERP_FOUND)
             return CONTAIN_OK;
-        lfd = open(path, O_PATH | O_CLOEXEC);
-        if (lfd < 0 || fstat(lfd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        if ((lfd = ll_open_system_loader(path)) < 0 || fstat(lfd, &sb) != 0) {
             if (lfd >= 0)
                 close(lfd);
-            return CONTAIN_OK;
+            return CONTAIN_OK; // no right: the exec fails with ENOENT/EACCES
         }
         for (size_t i = 0; i < plan->cp_nrules; i++) {
             struct stat have;
@@ -369,7 +493,7 @@ ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd, ct_plan *plan,
         int fd;
         bool dir;
 
-        fd = open(p->cp_path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        fd = ll_open_nolinks(p->cp_path);
         // A deny not created yet is checked through its nearest ancestor.
         if (fd < 0 && errno == ENOENT && p->cp_list == CONTAIN_DENY)
             continue;

@@ -1217,6 +1217,161 @@ test_elf_interp(void **state)
     tree_rm(&t);
 }
 
+/* A grant whose directory above was swapped for a symbolic link since it
+ * was checked names what the link points to now: refused, not followed. */
+static void
+test_grant_through_link_refused(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+    char link[512], p[512];
+    need_sandbox();
+    tree_make(&t);
+    snprintf(link, sizeof link, "%s/w/x", t.t_root);
+    snprintf(p, sizeof p, "%s/out", t.t_root);
+    assert_int_equal(symlink(p, link), 0);
+
+    av_start(&a);
+    av_add(&a, "--read");
+    av_add(&a, "%s/w/x/b.txt", t.t_root);
+    av_program(&a, "/usr/bin/cat");
+    av_add(&a, "%s/w/x/b.txt", t.t_root);
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_null(strstr(r.ro_out, "secret"));
+    assert_non_null(strstr(r.ro_err, "Too many levels of symbolic links"));
+    run_free(&r);
+    tree_rm(&t);
+}
+
+/* Copies src to dst (mode 0755) with every copy of from (same length as
+ * to) replaced by to. */
+static void
+copy_patched(const char *src, const char *dst, const char *from,
+             const char *to)
+{
+    int fd = open(src, O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    struct stat st;
+    assert_int_equal(fstat(fd, &st), 0);
+    char *img = box_alloc((size_t)st.st_size);
+    assert_non_null(img);
+    assert_int_equal(read(fd, img, (size_t)st.st_size), st.st_size);
+    close(fd);
+    size_t n = strlen(from);
+    assert_int_equal(strlen(to), n);
+    int hits = 0;
+    for (char *q = img; (q = memmem(q, (size_t)(img + st.st_size - q), from,
+                                    n)) != NULL;
+         q += n, hits++)
+        memcpy(q, to, n);
+    assert_true(hits > 0);
+    fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, img, (size_t)st.st_size), st.st_size);
+    close(fd);
+    box_free(img);
+}
+
+/* The loader a header names is the agent's to write (PT_INTERP is any
+ * path): naming a secret there must not hand the sandbox read or execute
+ * on it. Only a root-owned loader in a library tree gets the right. */
+static void
+test_loader_must_be_the_systems(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+    char interp[PATH_MAX], fake[PATH_MAX], tool[512], secret[512];
+    need_sandbox();
+    tree_make(&t);
+    int fd = open("/usr/bin/true", O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(ct_elf_interp(fd, interp, sizeof interp),
+                     CT_INTERP_FOUND);
+    close(fd);
+    // A path as long as the real loader's, a link to the secret.
+    snprintf(secret, sizeof secret, "%s/out/b.txt", t.t_root);
+    size_t n = strlen(interp);
+    assert_true(n >= 16 && n < sizeof fake);
+    snprintf(fake, sizeof fake, "/tmp/ctl%0*d", (int)(n - 8), (int)getpid());
+    assert_int_equal(strlen(fake), n);
+    (void)unlink(fake);
+    assert_int_equal(symlink(secret, fake), 0);
+    snprintf(tool, sizeof tool, "%s/w/tool", t.t_root);
+    copy_patched("/usr/bin/true", tool, interp, fake);
+
+    av_start(&a);
+    av_add(&a, "--exec");
+    av_add(&a, "%s", tool);
+    av_program(&a, sh_bin);
+    av_add(&a, "-c");
+    av_add(&a, "read l < %s && echo \"got $l\"", fake);
+    run(&r, a.a_v);
+    assert_null(strstr(r.ro_out, "got secret"));
+    assert_int_not_equal(r.ro_status, 0);
+    run_free(&r);
+    assert_int_equal(unlink(fake), 0);
+    tree_rm(&t);
+}
+
+/* Reading a program directory does not make its programs mappable by the
+ * loader again: only the exec list does. */
+static void
+test_read_program_dir_stays_noexec(void **state)
+{
+    av a;
+    run_out r;
+    char interp[PATH_MAX];
+    need_sandbox();
+    int fd = open("/usr/bin/id", O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(ct_elf_interp(fd, interp, sizeof interp),
+                     CT_INTERP_FOUND);
+    close(fd);
+    const char *lists[] = {"--read", "--list"};
+    for (size_t i = 0; i < 2; i++) {
+        av_start(&a);
+        av_add(&a, "%s", lists[i]);
+        av_add(&a, "/usr/bin");
+        av_program(&a, interp);
+        av_add(&a, "/usr/bin/id");
+        run(&r, a.a_v);
+        assert_null(strstr(r.ro_out, "uid="));
+        assert_int_not_equal(r.ro_status, 0);
+        run_free(&r);
+    }
+}
+
+/* A #! line naming a FIFO is never opened for reading: box-contain does
+ * not hang on it (the test's alarm would end it). */
+static void
+test_script_interp_fifo(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+    char fifo[512], script[512], text[600];
+    need_sandbox();
+    tree_make(&t);
+    snprintf(fifo, sizeof fifo, "%s/w/fifo", t.t_root);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    snprintf(script, sizeof script, "%s/w/s", t.t_root);
+    snprintf(text, sizeof text, "#!%s\n", fifo);
+    write_file(script, text, 0755);
+    alarm(20);
+    av_start(&a);
+    av_add(&a, "--exec");
+    av_add(&a, "%s", script);
+    av_program(&a, "/usr/bin/true");
+    run(&r, a.a_v);
+    alarm(0);
+    assert_int_equal(r.ro_status, 0);
+    run_free(&r);
+    tree_rm(&t);
+}
+
 /* A signal sent to box-contain reaches the program; its status comes back. */
 static void
 test_signal_forwarded(void **state)
@@ -1706,6 +1861,10 @@ main(void)
         cmocka_unit_test(test_hide_show),
         cmocka_unit_test(test_elf_interp),
         cmocka_unit_test(test_signal_forwarded),
+        cmocka_unit_test(test_grant_through_link_refused),
+        cmocka_unit_test(test_loader_must_be_the_systems),
+        cmocka_unit_test(test_read_program_dir_stays_noexec),
+        cmocka_unit_test(test_script_interp_fifo),
         cmocka_unit_test(test_unprivileged_caller),
         cmocka_unit_test(test_loader_runs_only_exec_set),
         cmocka_unit_test(test_read_carve),
