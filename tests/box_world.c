@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "box_procspec.h"
+#include "box_testutil.h"
 
 #define WORLD_RUN_MS 120000
 
@@ -235,14 +235,6 @@ box_world_live_text(const box_world_live *lv, int stream)
     return b->b_len ? b->b_data : "";
 }
 
-static long long
-world_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void
 box_world_live_pump(box_world_live *lv, int ms)
 {
@@ -251,8 +243,7 @@ box_world_live_pump(box_world_live *lv, int ms)
         {.fd = lv->lv_err_eof ? -1 : lv->lv_proc.bp_err_fd, .events = POLLIN},
     };
     if (lv->lv_out_eof && lv->lv_err_eof) {
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
+        box_test_sleep_ms(ms);
         return;
     }
     if (poll(fds, 2, ms) < 0 && errno != EINTR)
@@ -276,7 +267,7 @@ void
 box_world_live_wait(box_world_live *lv, int stream, const char *needle, int nth,
                     int ms)
 {
-    long long deadline = world_now_ms() + ms;
+    long long deadline = box_test_now_ms() + ms;
     for (;;) {
         int seen = 0;
         for (const char *p = box_world_live_text(lv, stream);
@@ -284,7 +275,7 @@ box_world_live_wait(box_world_live *lv, int stream, const char *needle, int nth,
             seen++;
         if (seen >= nth)
             return;
-        long long left = deadline - world_now_ms();
+        long long left = deadline - box_test_now_ms();
         if (left <= 0 || (lv->lv_out_eof && lv->lv_err_eof)) {
             fprintf(stderr,
                     "waited for \"%s\" (#%d) in vain\n--- stdout\n%s--- "
@@ -335,4 +326,12 @@ box_world_decisions(const box_world *w)
     out[n] = '\0';
     box_proc_result_free(&r);
     return out;
+}
+
+void
+box_world_expect_decisions(const box_world *w, const char *want)
+{
+    char *d = box_world_decisions(w);
+    assert_string_equal(d, want);
+    box_free(d);
 }

@@ -86,6 +86,8 @@ void box_world_live_finish(box_world_live *lv, int ms, box_proc_result *r);
 /* The run's decisions as `box log` prints them, one per line, columns
  * squeezed to single spaces: "permit shell:exec grep\n…". Caller frees. */
 char *box_world_decisions(const box_world *w);
+/* Fails the test unless box_world_decisions is exactly want. */
+void box_world_expect_decisions(const box_world *w, const char *want);
 
 /* Writes a file (parents must exist). */
 void box_world_put(const char *path, const char *text);
