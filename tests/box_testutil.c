@@ -114,6 +114,23 @@ box_test_count_lines(const char *text, const char *needle)
 }
 
 char *
+box_test_replace_all(const char *text, const char *from, const char *to)
+{
+    box_buf b;
+    box_buf_init(&b, 1u << 20);
+    size_t n = strlen(from);
+    for (const char *p = text; *p != '\0';) {
+        if (strncmp(p, from, n) == 0) {
+            assert_int_equal(box_buf_puts(&b, to), BOX_OK);
+            p += n;
+        } else {
+            assert_int_equal(box_buf_putc(&b, *p++), BOX_OK);
+        }
+    }
+    return box_buf_take(&b);
+}
+
+char *
 box_test_slurp(const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -37,6 +37,10 @@ size_t box_test_count(const char *hay, const char *needle);
 /* Lines of text holding needle. */
 size_t box_test_count_lines(const char *text, const char *needle);
 
+/* text with every from (not "") replaced by to. The caller frees it with
+ * box_free. */
+char *box_test_replace_all(const char *text, const char *from, const char *to);
+
 /* The whole file at path ("" when empty), NULL when it cannot be opened.
  * The caller frees it with box_free. */
 char *box_test_slurp(const char *path);

@@ -147,12 +147,19 @@ box_world_config(box_world *w, const char *extra)
 void
 box_world_config_agent(box_world *w, const char *agent_fs, const char *extra)
 {
+    box_world_config_policy(w, "policy.dw", agent_fs, extra);
+}
+
+void
+box_world_config_policy(box_world *w, const char *policy_key,
+                        const char *agent_fs, const char *extra)
+{
     box_buf b;
     box_buf_init(&b, 1u << 20);
     assert_int_equal(box_buf_printf(&b,
                                     "name = \"world\"\n"
                                     "box_dir = \"%s\"\n"
-                                    "policy = \"policy.dw\"\n"
+                                    "policy = \"%s\"\n"
                                     "\n"
                                     "[agent]\n"
                                     "command = [\"/bin/sh\", \"%s\"]\n"
@@ -161,8 +168,9 @@ box_world_config_agent(box_world *w, const char *agent_fs, const char *extra)
                                     "[agent.filesystem]\n"
                                     "read_file = [\"%s\"]\n"
                                     "%s\n%s",
-                                    w->bw_state, w->bw_agent, w->bw_project,
-                                    w->bw_agent, agent_fs, extra),
+                                    w->bw_state, policy_key, w->bw_agent,
+                                    w->bw_project, w->bw_agent, agent_fs,
+                                    extra),
                      BOX_OK);
     box_world_put(w->bw_config, b.b_data);
     box_buf_reset(&b);
@@ -334,4 +342,19 @@ box_world_expect_decisions(const box_world *w, const char *want)
     char *d = box_world_decisions(w);
     assert_string_equal(d, want);
     box_free(d);
+}
+
+char *
+box_world_git_out(const box_world *w, char *const *args)
+{
+    char *argv[12] = {"/usr/bin/git", "-C", (char *)w->bw_project};
+    for (size_t i = 0; args[i] != NULL && i < 8; i++)
+        argv[i + 3] = args[i];
+    box_proc_result r;
+    box_proc_run(argv, 30000, &r);
+    assert_int_equal(r.pr_status, 0);
+    char *out = r.pr_out;
+    r.pr_out = NULL;
+    box_proc_result_free(&r);
+    return out;
 }
