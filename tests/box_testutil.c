@@ -148,6 +148,23 @@ box_test_slurp(const char *path)
     return box_buf_take(&b);
 }
 
+char *
+box_test_slurp_or_empty(const char *path)
+{
+    char *s = box_test_slurp(path);
+    return s != NULL ? s : box_strdup("");
+}
+
+void
+box_test_put(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    assert_true(fd >= 0);
+    size_t n = strlen(text);
+    assert_int_equal(write(fd, text, n), (ssize_t)n);
+    assert_int_equal(close(fd), 0);
+}
+
 void
 box_test_write(const char *path, const void *p, size_t n, mode_t mode)
 {

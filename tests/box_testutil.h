@@ -44,6 +44,10 @@ char *box_test_replace_all(const char *text, const char *from, const char *to);
 /* The whole file at path ("" when empty), NULL when it cannot be opened.
  * The caller frees it with box_free. */
 char *box_test_slurp(const char *path);
+/* The same, "" when path cannot be opened. */
+char *box_test_slurp_or_empty(const char *path);
+/* Writes text to path (created 0644 or truncated; parents must exist). */
+void box_test_put(const char *path, const char *text);
 /* Writes n bytes of p to path (created or truncated), then sets mode. */
 void box_test_write(const char *path, const void *p, size_t n, mode_t mode);
 /* Copies the file src to dst (created or truncated) with mode. */

@@ -35,11 +35,7 @@ const char box_world_git_tool[] =
 void
 box_world_put(const char *path, const char *text)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    assert_true(fd >= 0);
-    size_t n = strlen(text);
-    assert_int_equal(write(fd, text, n), (ssize_t)n);
-    assert_int_equal(close(fd), 0);
+    box_test_put(path, text);
 }
 
 static void
