@@ -18,7 +18,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "box.pb-c.h"
@@ -26,6 +25,7 @@
 #include "box_control.h"
 #include "box_frame.h"
 #include "box_proc.h"
+#include "box_testutil.h"
 #include "box_req.h"
 #include "box_wire.h"
 
@@ -63,31 +63,6 @@ static const char *const shell_names[] = {"sh", "bash", "zsh"};
 /* Helpers                                                             */
 /* ------------------------------------------------------------------ */
 
-static long long
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void
-sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static void
-write_file(const char *path, const void *p, size_t n, mode_t mode)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, p, n), (ssize_t)n);
-    assert_int_equal(close(fd), 0);
-    assert_int_equal(chmod(path, mode), 0);
-}
-
 /* Installs the alias image as bin/<name>: a real file, mode 0500. */
 static void
 install_alias(const test_box *b, const char *name)
@@ -95,16 +70,7 @@ install_alias(const test_box *b, const char *name)
     char src[PATH_MAX], dst[PATH_MAX];
     box_proc_bin(src, sizeof src, "box-alias");
     snprintf(dst, sizeof dst, "%s/bin/%s", b->tb_dir, name);
-    int fd = open(src, O_RDONLY | O_CLOEXEC);
-    assert_true(fd >= 0);
-    struct stat st;
-    assert_int_equal(fstat(fd, &st), 0);
-    char *img = box_alloc((size_t)st.st_size);
-    assert_non_null(img);
-    assert_int_equal(read(fd, img, (size_t)st.st_size), st.st_size);
-    close(fd);
-    write_file(dst, img, (size_t)st.st_size, 0500);
-    box_free(img);
+    box_test_copy(src, dst, 0500);
 }
 
 /* Starts the box's box-pdp on a permit-everything policy; records go to
@@ -115,7 +81,7 @@ pdp_start(test_box *b)
     char policy[PATH_MAX], log[PATH_MAX], bin[PATH_MAX];
     snprintf(policy, sizeof policy, "%s/policy.dw", b->tb_dir);
     snprintf(log, sizeof log, "%s/records.jsonl", b->tb_dir);
-    write_file(policy, PERMIT_ALL, sizeof PERMIT_ALL - 1, 0600);
+    box_test_write(policy, PERMIT_ALL, sizeof PERMIT_ALL - 1, 0600);
     box_proc_bin(bin, sizeof bin, "box-pdp");
     char *argv[] = {bin,        "--listen", b->tb_pdp, "--epoch-pub", b->tb_pub,
                     "--policy", policy,     "--log",   log,           NULL};
@@ -221,7 +187,7 @@ broker_start_argv(test_box *b, char *const *extra)
             close(fd); // the broker answers the idle close quietly
             return;
         }
-        sleep_ms(10);
+        box_test_sleep_ms(10);
     }
     fail_msg("box-shell did not start serving %s", b->tb_dir);
 }
@@ -395,7 +361,7 @@ find_worker(pid_t broker)
                                : 0;
         if (nw == 1)
             return w[0];
-        sleep_ms(10);
+        box_test_sleep_ms(10);
     }
     fail_msg("broker %d has %zu zygotes and %zu workers, not 1 worker",
              (int)broker, nz, nw);
@@ -558,17 +524,17 @@ test_script_mode(void **state)
     char path[PATH_MAX], err[PATH_MAX + 200];
     snprintf(path, sizeof path, "%s/script.sh", b->tb_dir);
     const char good[] = "echo one\necho two\necho three >&2\nexit 3\necho no\n";
-    write_file(path, good, sizeof good - 1, 0600);
+    box_test_write(path, good, sizeof good - 1, 0600);
     expect(b, "sh", path, NULL, NULL, 3, "one\ntwo\n", "three\n");
 
     // Exactly the maximum is accepted.
     char *big = box_alloc(BOX_SCRIPT_MAX + 1);
     memset(big, '\n', BOX_SCRIPT_MAX + 1);
     memcpy(big, "echo at the limit\n", 18);
-    write_file(path, big, BOX_SCRIPT_MAX, 0600);
+    box_test_write(path, big, BOX_SCRIPT_MAX, 0600);
     expect(b, "bash", path, NULL, NULL, 0, "at the limit\n", "");
 
-    write_file(path, big, BOX_SCRIPT_MAX + 1, 0600);
+    box_test_write(path, big, BOX_SCRIPT_MAX + 1, 0600);
     snprintf(err, sizeof err,
              "strands-box-sock-alias: Shell script %s is 65537 bytes; "
              "maximum is 65536\n",
@@ -585,7 +551,7 @@ test_script_mode(void **state)
 
     // A script that is not UTF-8 is refused like a command.
     snprintf(path, sizeof path, "%s/latin1.sh", b->tb_dir);
-    write_file(path, "echo caf\xe9\n", 10, 0600);
+    box_test_write(path, "echo caf\xe9\n", 10, 0600);
     expect(b, "sh", path, NULL, NULL, 125, "",
            "strands-box-sock-alias: Shell command is not valid UTF-8\n");
 }
@@ -665,11 +631,11 @@ test_output_and_statuses(void **state)
     box_proc p;
     assert_true(box_proc_start(&p, argv, NULL));
     char buf[64];
-    long long t0 = now_ms();
+    long long t0 = box_test_now_ms();
     ssize_t n = read(p.bp_out_fd, buf, sizeof buf);
     assert_int_equal(n, 6);
     assert_memory_equal(buf, "early\n", 6);
-    assert_true(now_ms() - t0 < 1200);
+    assert_true(box_test_now_ms() - t0 < 1200);
     box_proc_finish(&p, RUN_MS, &r);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(r.pr_out, "late\n");
@@ -768,7 +734,7 @@ test_sixteen_aliases_at_once(void **state)
 {
     test_box *b = *state;
     pid_t kids[LOAD_ALIASES];
-    long long t0 = now_ms();
+    long long t0 = box_test_now_ms();
     for (int i = 0; i < LOAD_ALIASES; i++) {
         kids[i] = fork();
         assert_true(kids[i] >= 0);
@@ -782,7 +748,8 @@ test_sixteen_aliases_at_once(void **state)
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
             failed++;
     }
-    print_message("16 aliases x 50 calls x 100 KiB: %lld ms\n", now_ms() - t0);
+    print_message("16 aliases x 50 calls x 100 KiB: %lld ms\n",
+                  box_test_now_ms() - t0);
     assert_int_equal(failed, 0);
     expect_serving(b);
 }
@@ -803,12 +770,13 @@ test_worker_crash(void **state)
     assert_memory_equal(buf, "before\n", 7);
     pid_t w = find_worker(b->tb_broker.bp_pid);
     assert_true(w > 0); // never kill(-1, ...)
-    long long t0 = now_ms();
+    long long t0 = box_test_now_ms();
     assert_int_equal(kill(w, SIGSEGV), 0);
     box_proc_result r;
     box_proc_finish(&p, RUN_MS, &r);
     assert_false(r.pr_timeout);
-    assert_true(now_ms() - t0 < 5000); // the crash ended it, not the sleep
+    assert_true(box_test_now_ms() - t0 <
+                5000); // the crash ended it, not the sleep
     assert_int_equal(r.pr_status, 125);
     assert_string_equal(r.pr_out, ""); // "before\n" was read above
     // A sanitizer build may turn SIGSEGV into its own report and abort.
@@ -994,7 +962,7 @@ test_raw_client_leaves_mid_call(void **state)
     int fd = sock_connect(b->tb_dir);
     raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
     raw_call(fd, "sleep 20");
-    sleep_ms(200);
+    box_test_sleep_ms(200);
     close(fd);
 
     // Signal{interrupt} ends a call with 130.
@@ -1052,7 +1020,7 @@ test_flow_control(void **state)
         if (ok)
             break;
         assert_true(tries < 100);
-        sleep_ms(20);
+        box_test_sleep_ms(20);
     }
 }
 
@@ -1115,9 +1083,9 @@ test_pdp_gone(void **state)
              "decision point (box-pdp at %s) did not answer within 2000 ms, "
              "so the operation is refused\n",
              b.tb_pdp);
-    long long t0 = now_ms();
+    long long t0 = box_test_now_ms();
     expect(&b, "sh", "-c", "echo x", NULL, 125, "", err);
-    assert_true(now_ms() - t0 < 5000);
+    assert_true(box_test_now_ms() - t0 < 5000);
 
     // The broker itself keeps serving.
     Box__HealthResponse *h = NULL;
@@ -1295,7 +1263,7 @@ test_fake_broker_oversized_frame(void **state)
         int fd = accept(lfd, NULL, NULL);
         const uint8_t hdr[4] = {0x00, 0x20, 0x00, 0x00}; // 2 MiB
         int ok = fd >= 0 && write(fd, hdr, 4) == 4;
-        sleep_ms(500);
+        box_test_sleep_ms(500);
         _exit(ok ? 0 : 1);
     }
     expect(&b, "sh", "-c", "echo fake", NULL, 125, "",
@@ -1329,10 +1297,10 @@ test_backstop_and_sigterm(void **state)
     box_proc ps, pl;
     assert_true(box_proc_start(&ps, shortc, NULL));
     assert_true(box_proc_start(&pl, longc, NULL));
-    sleep_ms(300);
-    long long t0 = now_ms();
+    box_test_sleep_ms(300);
+    long long t0 = box_test_now_ms();
     broker_stop(&b, 10000);
-    assert_true(now_ms() - t0 < 5000);
+    assert_true(box_test_now_ms() - t0 < 5000);
     box_proc_result r;
     box_proc_finish(&ps, RUN_MS, &r);
     assert_int_equal(r.pr_status, 0);
@@ -1363,10 +1331,10 @@ test_sigterm_ends_long_calls(void **state)
     // An idle connection (no call yet) is ended at once.
     int idle = sock_connect(b.tb_dir);
     assert_true(idle >= 0);
-    sleep_ms(300);
-    long long t0 = now_ms();
+    box_test_sleep_ms(300);
+    long long t0 = box_test_now_ms();
     broker_stop(&b, 10000);
-    long long took = now_ms() - t0;
+    long long took = box_test_now_ms() - t0;
     assert_true(took >= 2500 && took < 5000); // the 3 s grace, then end
     raw_expect_denied(idle, BOX__DENIED_KIND__DENIED_FLOW_CONTROL,
                       "the box broker is stopping");
@@ -1408,9 +1376,9 @@ static void
 expect_timed(const test_box *b, const char *src, int status, const char *out,
              const char *err, long long *took)
 {
-    long long t0 = now_ms();
+    long long t0 = box_test_now_ms();
     expect(b, "sh", "-c", src, NULL, status, out, err);
-    *took = now_ms() - t0;
+    *took = box_test_now_ms() - t0;
 }
 
 typedef struct budget_case {
@@ -1486,7 +1454,7 @@ test_fifo_and_call_budget(void **state)
                      "command = [\"/bin/true\"]\n\n[tool.sleep]\n"
                      "command = [\"sleep\"]\n",
                      b.tb_dir);
-    write_file(cfg, toml, (size_t)n, 0600);
+    box_test_write(cfg, toml, (size_t)n, 0600);
     char *extra[] = {"--call-budget-ms",
                      CALL_BUDGET_ARG,
                      "--config",

@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "box_procspec.h"
+#include "box_testutil.h"
 
 #define WORLD_RUN_MS 120000
 
@@ -35,11 +35,7 @@ const char box_world_git_tool[] =
 void
 box_world_put(const char *path, const char *text)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    assert_true(fd >= 0);
-    size_t n = strlen(text);
-    assert_int_equal(write(fd, text, n), (ssize_t)n);
-    assert_int_equal(close(fd), 0);
+    box_test_put(path, text);
 }
 
 static void
@@ -147,12 +143,19 @@ box_world_config(box_world *w, const char *extra)
 void
 box_world_config_agent(box_world *w, const char *agent_fs, const char *extra)
 {
+    box_world_config_policy(w, "policy.dw", agent_fs, extra);
+}
+
+void
+box_world_config_policy(box_world *w, const char *policy_key,
+                        const char *agent_fs, const char *extra)
+{
     box_buf b;
     box_buf_init(&b, 1u << 20);
     assert_int_equal(box_buf_printf(&b,
                                     "name = \"world\"\n"
                                     "box_dir = \"%s\"\n"
-                                    "policy = \"policy.dw\"\n"
+                                    "policy = \"%s\"\n"
                                     "\n"
                                     "[agent]\n"
                                     "command = [\"/bin/sh\", \"%s\"]\n"
@@ -161,8 +164,9 @@ box_world_config_agent(box_world *w, const char *agent_fs, const char *extra)
                                     "[agent.filesystem]\n"
                                     "read_file = [\"%s\"]\n"
                                     "%s\n%s",
-                                    w->bw_state, w->bw_agent, w->bw_project,
-                                    w->bw_agent, agent_fs, extra),
+                                    w->bw_state, policy_key, w->bw_agent,
+                                    w->bw_project, w->bw_agent, agent_fs,
+                                    extra),
                      BOX_OK);
     box_world_put(w->bw_config, b.b_data);
     box_buf_reset(&b);
@@ -235,14 +239,6 @@ box_world_live_text(const box_world_live *lv, int stream)
     return b->b_len ? b->b_data : "";
 }
 
-static long long
-world_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void
 box_world_live_pump(box_world_live *lv, int ms)
 {
@@ -251,8 +247,7 @@ box_world_live_pump(box_world_live *lv, int ms)
         {.fd = lv->lv_err_eof ? -1 : lv->lv_proc.bp_err_fd, .events = POLLIN},
     };
     if (lv->lv_out_eof && lv->lv_err_eof) {
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
+        box_test_sleep_ms(ms);
         return;
     }
     if (poll(fds, 2, ms) < 0 && errno != EINTR)
@@ -276,7 +271,7 @@ void
 box_world_live_wait(box_world_live *lv, int stream, const char *needle, int nth,
                     int ms)
 {
-    long long deadline = world_now_ms() + ms;
+    long long deadline = box_test_now_ms() + ms;
     for (;;) {
         int seen = 0;
         for (const char *p = box_world_live_text(lv, stream);
@@ -284,7 +279,7 @@ box_world_live_wait(box_world_live *lv, int stream, const char *needle, int nth,
             seen++;
         if (seen >= nth)
             return;
-        long long left = deadline - world_now_ms();
+        long long left = deadline - box_test_now_ms();
         if (left <= 0 || (lv->lv_out_eof && lv->lv_err_eof)) {
             fprintf(stderr,
                     "waited for \"%s\" (#%d) in vain\n--- stdout\n%s--- "
@@ -333,6 +328,29 @@ box_world_decisions(const box_world *w)
         out[n++] = *s;
     }
     out[n] = '\0';
+    box_proc_result_free(&r);
+    return out;
+}
+
+void
+box_world_expect_decisions(const box_world *w, const char *want)
+{
+    char *d = box_world_decisions(w);
+    assert_string_equal(d, want);
+    box_free(d);
+}
+
+char *
+box_world_git_out(const box_world *w, char *const *args)
+{
+    char *argv[12] = {"/usr/bin/git", "-C", (char *)w->bw_project};
+    for (size_t i = 0; args[i] != NULL && i < 8; i++)
+        argv[i + 3] = args[i];
+    box_proc_result r;
+    box_proc_run(argv, 30000, &r);
+    assert_int_equal(r.pr_status, 0);
+    char *out = r.pr_out;
+    r.pr_out = NULL;
     box_proc_result_free(&r);
     return out;
 }

@@ -52,6 +52,10 @@ void box_world_config(box_world *w, const char *extra);
  * the [agent.filesystem] table after its read_file line. */
 void box_world_config_agent(box_world *w, const char *agent_fs,
                             const char *extra);
+/* The same, naming the policy policy_key (as box.toml spells it) instead of
+ * "policy.dw". */
+void box_world_config_policy(box_world *w, const char *policy_key,
+                             const char *agent_fs, const char *extra);
 /* Writes policy.dw. */
 void box_world_policy(box_world *w, const char *text);
 
@@ -86,6 +90,12 @@ void box_world_live_finish(box_world_live *lv, int ms, box_proc_result *r);
 /* The run's decisions as `box log` prints them, one per line, columns
  * squeezed to single spaces: "permit shell:exec grep\n…". Caller frees. */
 char *box_world_decisions(const box_world *w);
+/* Fails the test unless box_world_decisions is exactly want. */
+void box_world_expect_decisions(const box_world *w, const char *want);
+
+/* `git ARGS` (NULL-ended, at most 8) in the project on the host; fails the
+ * test unless it exits 0. Its stdout; the caller frees it with box_free. */
+char *box_world_git_out(const box_world *w, char *const *args);
 
 /* Writes a file (parents must exist). */
 void box_world_put(const char *path, const char *text);

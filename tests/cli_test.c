@@ -18,40 +18,19 @@
 #include "box_control.h"
 #include "box_pdp_client.h"
 #include "box_proc.h"
+#include "box_testutil.h"
 #include "box_req.h"
 #include "box_svc.h"
 
+#define CLI_RUN_MS 120000 // a run under ASan on a busy machine is slow
+
 typedef struct world {
-    char dir[128];   // temp root
+    char dir[128]; // temp root
     char config[200];
     char policy[200];
     char box_dir[200];
     char work[200];
 } world;
-
-static void
-put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
-static char *
-slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return box_strdup("");
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = box_calloc(1, (size_t)n + 1);
-    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    return s;
-}
 
 static const char good_policy[] =
     "@id(\"exec\") permit (principal, action == Box::Action::\"shell:exec\", "
@@ -67,13 +46,13 @@ world_make(world *w, const char *policy)
     snprintf(w->box_dir, sizeof w->box_dir, "%s/state", w->dir);
     snprintf(w->work, sizeof w->work, "%s/work", w->dir);
     assert_int_equal(mkdir(w->work, 0755), 0);
-    put(w->policy, policy);
+    box_test_put(w->policy, policy);
     char cfg[1024];
     snprintf(cfg, sizeof cfg,
              "name = \"clitest\"\nbox_dir = \"%s\"\npolicy = \"policy.dw\"\n"
              "[agent]\ncommand = [\"/bin/true\"]\nworkspace = \"%s\"\n",
              w->box_dir, w->work);
-    put(w->config, cfg);
+    box_test_put(w->config, cfg);
 }
 
 static void
@@ -82,17 +61,6 @@ world_drop(world *w)
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", w->dir);
     assert_int_equal(system(cmd), 0);
-}
-
-static void
-box(char *const *args, box_proc_result *r)
-{
-    char bin[4096];
-    char *argv[16] = {bin};
-    box_proc_bin(bin, sizeof bin, "box");
-    for (int i = 0; args[i] != NULL && i < 14; i++)
-        argv[i + 1] = args[i];
-    box_proc_run(argv, 120000, r); // a run under ASan on a busy machine is slow
 }
 
 /* A run's status, with its stderr shown when it is not the expected one. */
@@ -111,7 +79,7 @@ test_run_starts_and_stops_services(void **state)
     world w;
     world_make(&w, good_policy);
     box_proc_result r;
-    box((char *[]){"run", "--config", w.config, NULL}, &r);
+    box_test_cli((char *[]){"run", "--config", w.config, NULL}, CLI_RUN_MS, &r);
     expect_status(&r, 0);
     assert_non_null(strstr(r.pr_err, "strands-box: box box-"));
     assert_non_null(strstr(r.pr_err, " created \xc2\xb7 config "));
@@ -131,8 +99,9 @@ test_run_starts_and_stops_services(void **state)
         assert_true(S_ISDIR(st.st_mode));
     }
     char logp[300];
-    snprintf(logp, sizeof logp, "%s/private/telemetry/records.jsonl", w.box_dir);
-    char *log = slurp(logp);
+    snprintf(logp, sizeof logp, "%s/private/telemetry/records.jsonl",
+             w.box_dir);
+    char *log = box_test_slurp_or_empty(logp);
     char *a = strstr(log, "\"box_started\"");
     char *b = strstr(log, "\"policy_installed\"");
     char *c = strstr(log, "\"box_stopped\"");
@@ -140,7 +109,7 @@ test_run_starts_and_stops_services(void **state)
     box_free(log);
 
     // A second run of an unchanged box says nothing about creation.
-    box((char *[]){"run", "--config", w.config, NULL}, &r);
+    box_test_cli((char *[]){"run", "--config", w.config, NULL}, CLI_RUN_MS, &r);
     expect_status(&r, 0);
     assert_null(strstr(r.pr_err, " created "));
     box_proc_result_free(&r);
@@ -154,7 +123,7 @@ test_run_refuses_a_busy_box(void **state)
     world w;
     world_make(&w, good_policy);
     box_proc_result r;
-    box((char *[]){"run", "--config", w.config, NULL}, &r);
+    box_test_cli((char *[]){"run", "--config", w.config, NULL}, CLI_RUN_MS, &r);
     expect_status(&r, 0);
     box_proc_result_free(&r);
     char lockp[300];
@@ -162,7 +131,7 @@ test_run_refuses_a_busy_box(void **state)
     int fd = open(lockp, O_RDWR);
     assert_true(fd >= 0);
     assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
-    box((char *[]){"run", "--config", w.config, NULL}, &r);
+    box_test_cli((char *[]){"run", "--config", w.config, NULL}, CLI_RUN_MS, &r);
     assert_int_equal(r.pr_status, 1);
     assert_string_equal(r.pr_err,
                         "strands-box: error: box clitest is already running, "
@@ -182,7 +151,7 @@ test_run_refusals(void **state)
     world_make(&w, "permit (principal, action == Box::Action::\"fs:raed\", "
                    "resource);\n");
     box_proc_result r;
-    box((char *[]){"run", "--config", w.config, NULL}, &r);
+    box_test_cli((char *[]){"run", "--config", w.config, NULL}, CLI_RUN_MS, &r);
     assert_int_equal(r.pr_status, 1);
     char want[1024];
     snprintf(want, sizeof want,
@@ -197,21 +166,23 @@ test_run_refusals(void **state)
     struct stat st;
     assert_int_not_equal(stat(w.box_dir, &st), 0);
 
-    put(w.config, "name = \"x\"\nbox_dir = \"/tmp\"\nfrobnicate = 1\n");
-    box((char *[]){"run", "--config", w.config, NULL}, &r);
+    box_test_put(w.config,
+                 "name = \"x\"\nbox_dir = \"/tmp\"\nfrobnicate = 1\n");
+    box_test_cli((char *[]){"run", "--config", w.config, NULL}, CLI_RUN_MS, &r);
     assert_int_equal(r.pr_status, 1);
     assert_non_null(strstr(r.pr_err, "strands-box: error: cannot parse config "
                                      "file "));
     assert_non_null(strstr(r.pr_err, "unknown field `frobnicate`"));
     box_proc_result_free(&r);
 
-    box((char *[]){"run", "--config", "/nonexistent/box.toml", NULL}, &r);
+    box_test_cli((char *[]){"run", "--config", "/nonexistent/box.toml", NULL},
+                 CLI_RUN_MS, &r);
     assert_int_equal(r.pr_status, 1);
     assert_non_null(strstr(r.pr_err, "strands-box: error: cannot read config "
                                      "file /nonexistent/box.toml"));
     box_proc_result_free(&r);
 
-    box((char *[]){"run", NULL}, &r);
+    box_test_cli((char *[]){"run", NULL}, CLI_RUN_MS, &r);
     assert_int_equal(r.pr_status, 2);
     assert_non_null(strstr(r.pr_err, "--config"));
     box_proc_result_free(&r);
@@ -226,7 +197,7 @@ test_policy_check(void **state)
     snprintf(src, sizeof src, "%s/deploy/quickstart/policy.dw",
              getenv("BOX_SOURCE_DIR"));
     box_proc_result r;
-    box((char *[]){"policy", "check", src, NULL}, &r);
+    box_test_cli((char *[]){"policy", "check", src, NULL}, CLI_RUN_MS, &r);
     assert_int_equal(r.pr_status, 0);
     assert_non_null(strstr(r.pr_out, "loads (6 rules)"));
     assert_string_equal(r.pr_err, "");
@@ -235,7 +206,7 @@ test_policy_check(void **state)
     world w;
     world_make(&w, "permit (principal, action, resource) when { "
                    "context.input.x = 1 };\n");
-    box((char *[]){"policy", "check", w.policy, NULL}, &r);
+    box_test_cli((char *[]){"policy", "check", w.policy, NULL}, CLI_RUN_MS, &r);
     assert_int_equal(r.pr_status, 1);
     char want[1024];
     snprintf(want, sizeof want,
@@ -247,10 +218,10 @@ test_policy_check(void **state)
     box_proc_result_free(&r);
 
     // A warning is printed and the policy still loads.
-    put(w.policy, "@id(\"s\") forbid (principal, action == "
-                  "Box::Action::\"shell:exec\", resource) when { "
-                  "context.input.program == \"/bin/rm\" };\n");
-    box((char *[]){"policy", "check", w.policy, NULL}, &r);
+    box_test_put(w.policy, "@id(\"s\") forbid (principal, action == "
+                           "Box::Action::\"shell:exec\", resource) when { "
+                           "context.input.program == \"/bin/rm\" };\n");
+    box_test_cli((char *[]){"policy", "check", w.policy, NULL}, CLI_RUN_MS, &r);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(r.pr_err,
                         "strands-box: warning: rule @id(\"s\") compares "
@@ -260,13 +231,14 @@ test_policy_check(void **state)
                         "binary\n");
     box_proc_result_free(&r);
 
-    box((char *[]){"policy", "check", "/nonexistent.dw", NULL}, &r);
+    box_test_cli((char *[]){"policy", "check", "/nonexistent.dw", NULL},
+                 CLI_RUN_MS, &r);
     assert_int_equal(r.pr_status, 1);
     assert_non_null(strstr(r.pr_err, "cannot read policy file /nonexistent.dw: "
                                      "No such file or directory"));
     box_proc_result_free(&r);
 
-    box((char *[]){"policy", "check", NULL}, &r);
+    box_test_cli((char *[]){"policy", "check", NULL}, CLI_RUN_MS, &r);
     assert_int_equal(r.pr_status, 2);
     box_proc_result_free(&r);
     world_drop(&w);
@@ -280,14 +252,16 @@ make_log(world *w, char *logp, size_t n)
     snprintf(logp, n, "%s/records.jsonl", w->dir);
     snprintf(url, sizeof url, "ipc://%s/pdp.sock", w->dir);
     snprintf(pub, sizeof pub, "ipc://%s/epoch.sock", w->dir);
-    put(w->policy,
-        "@id(\"exec\") permit (principal, action == Box::Action::\"shell:exec\","
+    box_test_put(
+        w->policy,
+        "@id(\"exec\") permit (principal, action == "
+        "Box::Action::\"shell:exec\","
         " resource);\n"
         "@id(\"w\") permit (principal, action == Box::Action::\"fs:write\", "
         "resource) when { context.input.path like \"~/src/*\" };\n");
     box_proc_bin(bin, sizeof bin, "box-pdp");
-    char *argv[] = {bin, "--listen", url, "--policy", w->policy, "--log", logp,
-                    NULL};
+    char *argv[] = {bin,       "--listen", url,  "--policy",
+                    w->policy, "--log",    logp, NULL};
     box_proc p;
     assert_true(box_proc_start(&p, argv, NULL));
     Box__HealthResponse *h = box_wait_pdp(url, 60000);
@@ -326,21 +300,24 @@ test_log_table_and_filters(void **state)
     char logp[300];
     make_log(&w, logp, sizeof logp);
     box_proc_result r;
-    box((char *[]){"log", logp, NULL}, &r);
+    box_test_cli((char *[]){"log", logp, NULL}, CLI_RUN_MS, &r);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(r.pr_out,
                         "permit  shell:exec   grep\n"
                         "permit  fs:write     ~/src/project/todo.txt\n"
                         "deny    fs:read      ~/src/project/.env\n");
     box_proc_result_free(&r);
-    box((char *[]){"log", "--verdict", "deny", logp, NULL}, &r);
+    box_test_cli((char *[]){"log", "--verdict", "deny", logp, NULL}, CLI_RUN_MS,
+                 &r);
     assert_string_equal(r.pr_out, "deny    fs:read      ~/src/project/.env\n");
     box_proc_result_free(&r);
-    box((char *[]){"log", "--action", "fs:write", logp, NULL}, &r);
+    box_test_cli((char *[]){"log", "--action", "fs:write", logp, NULL},
+                 CLI_RUN_MS, &r);
     assert_string_equal(r.pr_out,
                         "permit  fs:write     ~/src/project/todo.txt\n");
     box_proc_result_free(&r);
-    box((char *[]){"log", "--verdict", "maybe", logp, NULL}, &r);
+    box_test_cli((char *[]){"log", "--verdict", "maybe", logp, NULL},
+                 CLI_RUN_MS, &r);
     assert_int_equal(r.pr_status, 1);
     assert_string_equal(r.pr_err, "strands-box: error: --verdict takes permit "
                                   "or deny, not \"maybe\"\n");
@@ -350,7 +327,7 @@ test_log_table_and_filters(void **state)
     FILE *f = fopen(logp, "a");
     fputs("{not json\n", f);
     fclose(f);
-    box((char *[]){"log", logp, NULL}, &r);
+    box_test_cli((char *[]){"log", logp, NULL}, CLI_RUN_MS, &r);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(r.pr_out,
                         "permit  shell:exec   grep\n"
@@ -359,7 +336,8 @@ test_log_table_and_filters(void **state)
     assert_non_null(strstr(r.pr_err, ":5: not a log record"));
     box_proc_result_free(&r);
 
-    box((char *[]){"log", "/nonexistent/records.jsonl", NULL}, &r);
+    box_test_cli((char *[]){"log", "/nonexistent/records.jsonl", NULL},
+                 CLI_RUN_MS, &r);
     assert_int_equal(r.pr_status, 1);
     assert_non_null(strstr(r.pr_err, "cannot read the decision log"));
     box_proc_result_free(&r);
@@ -374,12 +352,12 @@ test_log_follow(void **state)
     world_make(&w, good_policy);
     char logp[300];
     make_log(&w, logp, sizeof logp);
-    char *first = slurp(logp);
+    char *first = box_test_slurp_or_empty(logp);
     char *nl = strchr(first, '\n');
     // Keep the control record only, then let --follow see the rest.
     char *rest = box_strdup(nl + 1);
     nl[1] = '\0';
-    put(logp, first);
+    box_test_put(logp, first);
     char bin[4096];
     box_proc_bin(bin, sizeof bin, "box");
     char *argv[] = {bin, "log", "--follow", logp, NULL};

@@ -2,7 +2,6 @@
 /* Grants that reach box.toml or the policy, through the real `box run`. */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +14,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
-#include "box_buf.h"
+#include "box_testutil.h"
 #include "box_world.h"
 
 /*
@@ -41,26 +40,6 @@ static const char attack_fmt[] =
     "a write grant there could replace that file and so change what the box "  \
     "allows"
 
-/* stderr, not print_message: a box run's stderr is longer than cmocka's
- * message buffer. */
-static void
-show(const box_proc_result *r)
-{
-    fprintf(stderr, "run: status %d\n--- stdout\n%s--- stderr\n%s---\n",
-            r->pr_status, r->pr_out, r->pr_err);
-}
-
-/* True if text holds line as one whole line. */
-static bool
-has_line(const char *text, const char *line)
-{
-    size_t n = strlen(line);
-    for (const char *p = text; (p = strstr(p, line)) != NULL; p++)
-        if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
-            return true;
-    return false;
-}
-
 /* Makes every missing parent directory of path. */
 static void
 make_parents(const char *path)
@@ -85,52 +64,6 @@ place(box_world *w, const char *config, const char *policy)
     make_parents(w->bw_config);
     make_parents(w->bw_policy);
     box_world_policy(w, permit_all);
-}
-
-/* Writes box.toml: the world's agent, agent_fs appended to its
- * [agent.filesystem] table, then extra (more tables). */
-static void
-write_config(box_world *w, const char *policy_key, const char *agent_fs,
-             const char *extra)
-{
-    box_buf b;
-    box_buf_init(&b, 1u << 20);
-    assert_int_equal(box_buf_printf(&b,
-                                    "name = \"world\"\n"
-                                    "box_dir = \"%s\"\n"
-                                    "policy = \"%s\"\n"
-                                    "\n"
-                                    "[agent]\n"
-                                    "command = [\"/bin/sh\", \"%s\"]\n"
-                                    "workspace = \"%s\"\n"
-                                    "\n"
-                                    "[agent.filesystem]\n"
-                                    "read_file = [\"%s\"]\n"
-                                    "%s\n%s",
-                                    w->bw_state, policy_key, w->bw_agent,
-                                    w->bw_project, w->bw_agent, agent_fs,
-                                    extra),
-                     BOX_OK);
-    box_world_put(w->bw_config, b.b_data);
-    box_buf_reset(&b);
-}
-
-/* The whole file at path; the caller frees it. */
-static char *
-slurp(const char *path)
-{
-    box_buf b;
-    char chunk[4096];
-    box_buf_init(&b, 1u << 20);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    assert_true(fd >= 0);
-    for (ssize_t n; (n = read(fd, chunk, sizeof chunk)) > 0;)
-        assert_int_equal(box_buf_append(&b, chunk, (size_t)n), BOX_OK);
-    close(fd);
-    assert_int_equal(box_buf_putc(&b, '\0'), BOX_OK);
-    char *s = box_buf_take(&b);
-    assert_non_null(s);
-    return s;
 }
 
 /* No socket anywhere in <box_dir>/run (nor the directory at all). */
@@ -163,20 +96,22 @@ expect_refused(box_world *w, const char *message)
 {
     char script[PATH_MAX + 256];
     snprintf(script, sizeof script, attack_fmt, w->bw_policy);
-    char *before = slurp(w->bw_policy);
+    char *before = box_test_slurp(w->bw_policy);
+    assert_non_null(before);
     box_proc_result r;
     box_world_run(w, script, &r);
     char line[8192];
     snprintf(line, sizeof line, "strands-box: error: %s", message);
-    if (r.pr_status != 1 || !has_line(r.pr_err, line)) {
+    if (r.pr_status != 1 || !box_test_has_line(r.pr_err, line)) {
         fprintf(stderr, "want the stderr line:\n%s\n", line);
-        show(&r);
+        box_test_show_result("run", &r);
     }
     assert_int_equal(r.pr_status, 1);
-    assert_true(has_line(r.pr_err, line));
+    assert_true(box_test_has_line(r.pr_err, line));
     assert_null(strstr(r.pr_out, "appended"));
     assert_no_socket(w);
-    char *after = slurp(w->bw_policy);
+    char *after = box_test_slurp(w->bw_policy);
+    assert_non_null(after);
     assert_string_equal(after, before);
     box_free(before);
     box_free(after);
@@ -192,7 +127,7 @@ test_config_in_workspace_agent(void **state)
     char fs[PATH_MAX + 32], want[4 * PATH_MAX];
     place(w, "home/src/project/box.toml", "home/src/project/policy.dw");
     snprintf(fs, sizeof fs, "write = [\"%s\"]\n", w->bw_project);
-    write_config(w, "policy.dw", fs, "");
+    box_world_config_policy(w, "policy.dw", fs, "");
     snprintf(want, sizeof want,
              "`[agent]` filesystem entry \"%s\" is refused: %s is the "
              "directory of the configuration file %s; " WHY_AUTH,
@@ -207,11 +142,11 @@ test_config_in_workspace_tool(void **state)
     box_world *w = *state;
     char want[4 * PATH_MAX];
     place(w, "home/src/project/box.toml", "home/src/project/policy.dw");
-    write_config(w, "policy.dw", "",
-                 "[tool.git]\n"
-                 "command = [\"git\"]\n"
-                 "[tool.git.filesystem]\n"
-                 "write = [\"~/src/project\"]\n");
+    box_world_config_policy(w, "policy.dw", "",
+                            "[tool.git]\n"
+                            "command = [\"git\"]\n"
+                            "[tool.git.filesystem]\n"
+                            "write = [\"~/src/project\"]\n");
     snprintf(want, sizeof want,
              "`[tool.git]` filesystem entry \"~/src/project\" is refused: %s "
              "is the directory of the configuration file %s; " WHY_AUTH,
@@ -227,7 +162,7 @@ test_config_below_workspace(void **state)
     char fs[PATH_MAX + 32], want[4 * PATH_MAX];
     place(w, "home/src/project/cfg/box.toml", "home/src/project/cfg/policy.dw");
     snprintf(fs, sizeof fs, "write = [\"%s\"]\n", w->bw_project);
-    write_config(w, "policy.dw", fs, "");
+    box_world_config_policy(w, "policy.dw", fs, "");
     snprintf(want, sizeof want,
              "`[agent]` filesystem entry \"%s\" is refused: %s contains the "
              "directory of the configuration file %s; " WHY_AUTH_ABOVE,
@@ -244,7 +179,7 @@ test_policy_dir_granted(void **state)
     place(w, "home/cfg/box.toml", "home/cfg/pol/policy.dw");
     snprintf(pol, sizeof pol, "%s/cfg/pol", w->bw_home);
     snprintf(fs, sizeof fs, "write = [\"%s\"]\n", pol);
-    write_config(w, "pol/policy.dw", fs, "");
+    box_world_config_policy(w, "pol/policy.dw", fs, "");
     snprintf(want, sizeof want,
              "`[agent]` filesystem entry \"%s\" is refused: %s is the "
              "directory of the policy file %s; " WHY_AUTH,
@@ -266,7 +201,7 @@ test_policy_dir_other_spelling(void **state)
     assert_int_equal(symlink("pol", link), 0);
     snprintf(key, sizeof key, "%s/policy.dw", link);
     snprintf(fs, sizeof fs, "write = [\"%s\"]\n", pol);
-    write_config(w, key, fs, "");
+    box_world_config_policy(w, key, fs, "");
     snprintf(want, sizeof want,
              "`[agent]` filesystem entry \"%s\" is refused: %s is the "
              "directory of the policy file %s; " WHY_AUTH,
@@ -283,15 +218,16 @@ test_read_above_config_runs(void **state)
     char fs[PATH_MAX + 32], script[PATH_MAX + 256];
     place(w, "home/src/project/cfg/box.toml", "home/src/project/cfg/policy.dw");
     snprintf(fs, sizeof fs, "read = [\"%s\"]\n", w->bw_project);
-    write_config(w, "policy.dw", fs, "");
+    box_world_config_policy(w, "policy.dw", fs, "");
     snprintf(script, sizeof script, attack_fmt, w->bw_policy);
     box_proc_result r;
     box_world_run(w, script, &r);
-    if (r.pr_status != 0 || !has_line(r.pr_out, "refused"))
-        show(&r);
+    if (r.pr_status != 0 || !box_test_has_line(r.pr_out, "refused"))
+        box_test_show_result("run", &r);
     assert_int_equal(r.pr_status, 0);
-    assert_true(has_line(r.pr_out, "refused"));
-    char *after = slurp(w->bw_policy);
+    assert_true(box_test_has_line(r.pr_out, "refused"));
+    char *after = box_test_slurp(w->bw_policy);
+    assert_non_null(after);
     assert_string_equal(after, permit_all);
     box_free(after);
     box_proc_result_free(&r);

@@ -3,7 +3,6 @@
  * reach floor, the agent's own sandbox, and policy reload mid-run. */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -14,11 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
-#include "box_buf.h"
+#include "box_testutil.h"
 #include "box_world.h"
 
 #define ESC_WAIT_MS 60000
@@ -41,60 +39,6 @@ static const char project_only[] =
 static const char default_deny[] =
     "[default-deny]: No permit policy matched this request.";
 
-/* stderr, not print_message: a box run's stderr is longer than cmocka's
- * message buffer. */
-static void
-show(const char *what, int status, const char *out, const char *err)
-{
-    fprintf(stderr, "%s: status %d\n--- stdout\n%s--- stderr\n%s---\n", what,
-            status, out, err);
-}
-
-/* True if text holds line as one whole line. */
-static bool
-has_line(const char *text, const char *line)
-{
-    size_t n = strlen(line);
-    for (const char *p = text; (p = strstr(p, line)) != NULL; p++)
-        if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
-            return true;
-    return false;
-}
-
-static void
-expect_line(const box_proc_result *r, const char *line)
-{
-    if (!has_line(r->pr_err, line)) {
-        fprintf(stderr, "missing stderr line:\n%s\n", line);
-        show("run", r->pr_status, r->pr_out, r->pr_err);
-    }
-    assert_true(has_line(r->pr_err, line));
-}
-
-static void
-expect_status(const box_proc_result *r, int status)
-{
-    if (r->pr_status != status)
-        show("run", r->pr_status, r->pr_out, r->pr_err);
-    assert_int_equal(r->pr_status, status);
-}
-
-static void
-expect_out(const box_proc_result *r, const char *out)
-{
-    if (strcmp(r->pr_out, out) != 0)
-        show("run", r->pr_status, r->pr_out, r->pr_err);
-    assert_string_equal(r->pr_out, out);
-}
-
-static void
-expect_decisions(const box_world *w, const char *want)
-{
-    char *d = box_world_decisions(w);
-    assert_string_equal(d, want);
-    box_free(d);
-}
-
 static void
 world_path(char *buf, size_t n, const char *dir, const char *rel)
 {
@@ -109,32 +53,13 @@ world_link(const char *dir, const char *name, const char *target)
     assert_int_equal(symlink(target, p), 0);
 }
 
-/* A small file's bytes (NULL if absent). Caller frees. */
-static char *
-slurp(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    box_buf b;
-    box_buf_init(&b, 64u << 20);
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0)
-        assert_int_equal(box_buf_append(&b, buf, (size_t)n), BOX_OK);
-    close(fd);
-    if (b.b_len == 0)
-        return box_strdup("");
-    return box_buf_take(&b);
-}
-
 /* The raw decision log (box-spec §7), one OTLP-JSON request a line. */
 static char *
 records(const box_world *w)
 {
     char p[PATH_MAX + 64];
     snprintf(p, sizeof p, "%s/private/telemetry/records.jsonl", w->bw_state);
-    char *s = slurp(p);
+    char *s = box_test_slurp(p);
     assert_non_null(s);
     return s;
 }
@@ -179,15 +104,18 @@ test_link_to_host_file(void **state)
                   "sh -c 'cat passwd-link'; echo \"status $?\"\n"
                   "sh -c 'cat passwd-rel'; echo \"status $?\"",
                   &r);
-    expect_status(&r, 0);
-    expect_out(&r, "status 1\nstatus 1\n");
-    expect_line(&r, "strands-shell: cat: passwd-link: symlink target escapes "
-                    "the bind mount");
-    expect_line(&r, "strands-shell: cat: passwd-rel: symlink target escapes "
-                    "the bind mount");
+    box_test_expect_status(&r, 0);
+    box_test_expect_out(&r, "status 1\nstatus 1\n");
+    box_test_expect_line(
+        &r, "strands-shell: cat: passwd-link: symlink target escapes "
+            "the bind mount");
+    box_test_expect_line(
+        &r, "strands-shell: cat: passwd-rel: symlink target escapes "
+            "the bind mount");
     box_proc_result_free(&r);
     // Refused while resolving: no fs:* decision at all.
-    expect_decisions(w, "permit shell:exec cat\npermit shell:exec cat\n");
+    box_world_expect_decisions(
+        w, "permit shell:exec cat\npermit shell:exec cat\n");
 }
 
 /* A link inside the home to a file no permit covers: reads resolve links
@@ -207,19 +135,19 @@ test_link_to_unpermitted_file(void **state)
                   "sh -c 'cat README.md'; echo \"status $?\"\n"
                   "sh -c 'cat secret-link'; echo \"status $?\"",
                   &r);
-    expect_status(&r, 0);
-    expect_out(&r, "# project\nstatus 0\nstatus 1\n");
+    box_test_expect_status(&r, 0);
+    box_test_expect_out(&r, "# project\nstatus 0\nstatus 1\n");
     char want[256];
     snprintf(want, sizeof want,
              "strands-shell: cat: policy denied this operation on "
              "'~/secret.txt' %s",
              default_deny);
-    expect_line(&r, want);
+    box_test_expect_line(&r, want);
     box_proc_result_free(&r);
-    expect_decisions(w, "permit shell:exec cat\n"
-                        "permit fs:read ~/src/project/README.md\n"
-                        "permit shell:exec cat\n"
-                        "deny fs:read ~/secret.txt\n");
+    box_world_expect_decisions(w, "permit shell:exec cat\n"
+                                  "permit fs:read ~/src/project/README.md\n"
+                                  "permit shell:exec cat\n"
+                                  "deny fs:read ~/secret.txt\n");
 }
 
 /*
@@ -248,16 +176,17 @@ test_absolute_link_inside_bind(void **state)
                   "sh -c 'cat secret-abs'; echo \"status $?\"\n"
                   "sh -c 'cat readme-abs'; echo \"status $?\"",
                   &r);
-    expect_status(&r, 0);
-    expect_out(&r, "status 1\n# project\nstatus 0\n");
-    expect_line(&r, "strands-shell: cat: policy denied this operation on "
-                    "'~/secret.txt' [default-deny]: No permit policy matched "
-                    "this request.");
+    box_test_expect_status(&r, 0);
+    box_test_expect_out(&r, "status 1\n# project\nstatus 0\n");
+    box_test_expect_line(
+        &r, "strands-shell: cat: policy denied this operation on "
+            "'~/secret.txt' [default-deny]: No permit policy matched "
+            "this request.");
     box_proc_result_free(&r);
-    expect_decisions(w, "permit shell:exec cat\n"
-                        "deny fs:read ~/secret.txt\n"
-                        "permit shell:exec cat\n"
-                        "permit fs:read ~/src/project/README.md\n");
+    box_world_expect_decisions(w, "permit shell:exec cat\n"
+                                  "deny fs:read ~/secret.txt\n"
+                                  "permit shell:exec cat\n"
+                                  "permit fs:read ~/src/project/README.md\n");
 }
 
 static void
@@ -273,12 +202,15 @@ test_link_loop(void **state)
                   "sh -c 'cat a'; echo \"status $?\"\n"
                   "sh -c 'echo x > b'; echo \"status $?\"",
                   &r);
-    expect_status(&r, 0);
-    expect_out(&r, "status 1\nstatus 1\n");
-    expect_line(&r, "strands-shell: cat: a: Too many levels of symbolic links");
-    expect_line(&r, "strands-shell: b: Too many levels of symbolic links");
+    box_test_expect_status(&r, 0);
+    box_test_expect_out(&r, "status 1\nstatus 1\n");
+    box_test_expect_line(
+        &r, "strands-shell: cat: a: Too many levels of symbolic links");
+    box_test_expect_line(&r,
+                         "strands-shell: b: Too many levels of symbolic links");
     box_proc_result_free(&r);
-    expect_decisions(w, "permit shell:exec cat\npermit shell:exec echo\n");
+    box_world_expect_decisions(
+        w, "permit shell:exec cat\npermit shell:exec echo\n");
 }
 
 /* §3.6: "dangling symlinks replaced by their target": a read asks about
@@ -297,19 +229,20 @@ test_dangling_link(void **state)
                   "sh -c 'echo x > dangling'; echo \"status $?\"\n"
                   "sh -c 'cat dangling'; echo \"status $?\"",
                   &r);
-    expect_status(&r, 0);
-    expect_out(&r, "status 1\nstatus 0\nx\nstatus 0\n");
-    expect_line(&r, "strands-shell: cat: dangling: No such file or directory");
+    box_test_expect_status(&r, 0);
+    box_test_expect_out(&r, "status 1\nstatus 0\nx\nstatus 0\n");
+    box_test_expect_line(
+        &r, "strands-shell: cat: dangling: No such file or directory");
     box_proc_result_free(&r);
-    expect_decisions(w, "permit shell:exec cat\n"
-                        "permit fs:read ~/src/project/made.txt\n"
-                        "permit shell:exec echo\n"
-                        "permit fs:write ~/src/project/made.txt\n"
-                        "permit shell:exec cat\n"
-                        "permit fs:read ~/src/project/made.txt\n");
+    box_world_expect_decisions(w, "permit shell:exec cat\n"
+                                  "permit fs:read ~/src/project/made.txt\n"
+                                  "permit shell:exec echo\n"
+                                  "permit fs:write ~/src/project/made.txt\n"
+                                  "permit shell:exec cat\n"
+                                  "permit fs:read ~/src/project/made.txt\n");
     char p[PATH_MAX];
     world_path(p, sizeof p, w->bw_project, "made.txt");
-    char *made = slurp(p);
+    char *made = box_test_slurp(p);
     assert_non_null(made);
     assert_string_equal(made, "x\n");
     box_free(made);
@@ -332,17 +265,18 @@ test_dotdot_chain(void **state)
                   "echo \"status $?\"\n"
                   "sh -c 'cat /etc/passwd'; echo \"status $?\"",
                   &r);
-    expect_status(&r, 0);
-    expect_out(&r, "status 1\nstatus 1\n");
-    expect_line(&r, "strands-shell: cat: ../../../../../../etc/passwd: No such "
-                    "file or directory");
-    expect_line(&r, "strands-shell: cat: /etc/passwd: No such file or "
-                    "directory");
+    box_test_expect_status(&r, 0);
+    box_test_expect_out(&r, "status 1\nstatus 1\n");
+    box_test_expect_line(
+        &r, "strands-shell: cat: ../../../../../../etc/passwd: No such "
+            "file or directory");
+    box_test_expect_line(&r, "strands-shell: cat: /etc/passwd: No such file or "
+                             "directory");
     box_proc_result_free(&r);
-    expect_decisions(w, "permit shell:exec cat\n"
-                        "permit fs:read /etc/passwd\n"
-                        "permit shell:exec cat\n"
-                        "permit fs:read /etc/passwd\n");
+    box_world_expect_decisions(w, "permit shell:exec cat\n"
+                                  "permit fs:read /etc/passwd\n"
+                                  "permit shell:exec cat\n"
+                                  "permit fs:read /etc/passwd\n");
 }
 
 /* ---- 2. the reach floor (§3.7) ---------------------------------------- */
@@ -367,31 +301,31 @@ test_floor_authority_sources(void **state)
                   "sh -c 'cat ~/cfg/policy.dw'; echo \"status $?\"\n"
                   "sh -c 'echo x >> ~/cfg/policy.dw'; echo \"status $?\"",
                   &r);
-    expect_status(&r, 0);
-    expect_out(&r, "status 1\nstatus 1\nstatus 1\n");
+    box_test_expect_status(&r, 0);
+    box_test_expect_out(&r, "status 1\nstatus 1\nstatus 1\n");
     // The requested path is the word after `~` expansion.
     char want[PATH_MAX * 3];
     snprintf(want, sizeof want, "strands-shell: cat: %s: %s", w->bw_config,
              txt_authority);
-    expect_line(&r, want);
+    box_test_expect_line(&r, want);
     snprintf(want, sizeof want, "strands-shell: cat: %s: %s", w->bw_policy,
              txt_authority);
-    expect_line(&r, want);
+    box_test_expect_line(&r, want);
     // A redirect prints the floor's `<requested path>: <reason>` (§3.7).
     snprintf(want, sizeof want, "strands-shell: %s: %s", w->bw_policy,
              txt_authority);
-    expect_line(&r, want);
+    box_test_expect_line(&r, want);
     box_proc_result_free(&r);
 
-    char *pol = slurp(w->bw_policy);
+    char *pol = box_test_slurp(w->bw_policy);
     assert_string_equal(pol, permit_all);
     box_free(pol);
-    expect_decisions(w, "permit shell:exec cat\n"
-                        "deny fs:read ~/cfg/box.toml\n"
-                        "permit shell:exec cat\n"
-                        "deny fs:read ~/cfg/policy.dw\n"
-                        "permit shell:exec echo\n"
-                        "deny fs:write ~/cfg/policy.dw\n");
+    box_world_expect_decisions(w, "permit shell:exec cat\n"
+                                  "deny fs:read ~/cfg/box.toml\n"
+                                  "permit shell:exec cat\n"
+                                  "deny fs:read ~/cfg/policy.dw\n"
+                                  "permit shell:exec echo\n"
+                                  "deny fs:write ~/cfg/policy.dw\n");
     char *log = records(w);
     assert_int_equal(
         count_records(
@@ -426,29 +360,29 @@ test_floor_box_dir_in_home(void **state)
                   "sh -c 'cat ~/.box/private/box-id'; echo \"status $?\"\n"
                   "sh -c 'echo x > ~/.box/run/planted'; echo \"status $?\"",
                   &r);
-    expect_status(&r, 0);
-    expect_out(&r, "status 2\nstatus 1\nstatus 1\n");
+    box_test_expect_status(&r, 0);
+    box_test_expect_out(&r, "status 2\nstatus 1\nstatus 1\n");
     char want[PATH_MAX * 3];
     snprintf(want, sizeof want, "strands-shell: ls: %s: %s", w->bw_state,
              txt_reserved);
-    expect_line(&r, want);
+    box_test_expect_line(&r, want);
     snprintf(want, sizeof want, "strands-shell: cat: %s/private/box-id: %s",
              w->bw_state, txt_reserved);
-    expect_line(&r, want);
+    box_test_expect_line(&r, want);
     snprintf(want, sizeof want, "strands-shell: %s/run/planted: %s",
              w->bw_state, txt_reserved);
-    expect_line(&r, want);
+    box_test_expect_line(&r, want);
     box_proc_result_free(&r);
 
     char p[PATH_MAX + 32];
     snprintf(p, sizeof p, "%s/run/planted", w->bw_state);
     assert_int_equal(access(p, F_OK), -1);
-    expect_decisions(w, "permit shell:exec ls\n"
-                        "deny fs:read ~/.box\n"
-                        "permit shell:exec cat\n"
-                        "deny fs:read ~/.box/private/box-id\n"
-                        "permit shell:exec echo\n"
-                        "deny fs:write ~/.box/run/planted\n");
+    box_world_expect_decisions(w, "permit shell:exec ls\n"
+                                  "deny fs:read ~/.box\n"
+                                  "permit shell:exec cat\n"
+                                  "deny fs:read ~/.box/private/box-id\n"
+                                  "permit shell:exec echo\n"
+                                  "deny fs:write ~/.box/run/planted\n");
     char *log = records(w);
     assert_int_equal(
         count_records(
@@ -498,154 +432,63 @@ test_agent_sandbox(void **state)
         probe, w->bw_state, w->bw_state, w->bw_state, w->bw_policy);
     box_proc_result r;
     box_world_run(w, script, &r);
-    expect_status(&r, 0);
-    expect_out(&r, "direct 2\n"
-                   "refused: No such file or directory\n"
-                   "private/pdp.sock 1\n"
-                   "refused: No such file or directory\n"
-                   "private/pdp-epoch.sock 1\n"
-                   "refused: No such file or directory\n"
-                   "private/shell-ctl.sock 1\n"
-                   "refused: No such file or directory\n"
-                   "private/gateway-ctl.sock 1\n"
-                   "connected\n"
-                   "run/box.sock 0\n"
-                   "ls 2\n"
-                   "trust 2\n"
-                   "shadow 1\n"
-                   "policy 1\n"
-                   "env 126\n"
-                   "through the alias\n"
-                   "alias 0\n");
+    box_test_expect_status(&r, 0);
+    box_test_expect_out(&r, "direct 2\n"
+                            "refused: No such file or directory\n"
+                            "private/pdp.sock 1\n"
+                            "refused: No such file or directory\n"
+                            "private/pdp-epoch.sock 1\n"
+                            "refused: No such file or directory\n"
+                            "private/shell-ctl.sock 1\n"
+                            "refused: No such file or directory\n"
+                            "private/gateway-ctl.sock 1\n"
+                            "connected\n"
+                            "run/box.sock 0\n"
+                            "ls 2\n"
+                            "trust 2\n"
+                            "shadow 1\n"
+                            "policy 1\n"
+                            "env 126\n"
+                            "through the alias\n"
+                            "alias 0\n");
     char want[PATH_MAX * 3];
     snprintf(want, sizeof want,
              "%s: 2: cannot create direct.txt: Permission denied", w->bw_agent);
-    expect_line(&r, want);
+    box_test_expect_line(&r, want);
     snprintf(want, sizeof want,
              "ls: cannot access '%s/private': No such file or directory",
              w->bw_state);
-    expect_line(&r, want);
+    box_test_expect_line(&r, want);
     snprintf(want, sizeof want,
              "ls: cannot access '%s/trust': No such file or directory",
              w->bw_state);
-    expect_line(&r, want);
-    expect_line(&r, "cat: /etc/shadow: Permission denied");
+    box_test_expect_line(&r, want);
+    box_test_expect_line(&r, "cat: /etc/shadow: Permission denied");
     snprintf(want, sizeof want, "cat: %s: Permission denied", w->bw_policy);
-    expect_line(&r, want);
+    box_test_expect_line(&r, want);
     snprintf(want, sizeof want, "%s: 10: /usr/bin/env: Permission denied",
              w->bw_agent);
-    expect_line(&r, want);
+    box_test_expect_line(&r, want);
     box_proc_result_free(&r);
     char p[PATH_MAX];
     world_path(p, sizeof p, w->bw_project, "direct.txt");
     assert_int_equal(access(p, F_OK), -1);
     // Only the alias call reached policy.
-    expect_decisions(w, "permit shell:exec echo\n");
+    box_world_expect_decisions(w, "permit shell:exec echo\n");
 }
 
 /* ---- 4. reload while the box runs ------------------------------------- */
 
-/* A running `box run` whose output is read as it comes. */
-typedef struct live {
-    box_proc lv_proc;
-    box_buf lv_out, lv_err;
-    bool lv_out_eof, lv_err_eof;
-} live;
-
-static long long
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static const char *
-live_text(const box_buf *b)
-{
-    return b->b_len ? b->b_data : "";
-}
-
-/* Reads both pipes until the n-th occurrence of needle in the chosen
- * stream (1 = stdout, 2 = stderr). */
-static void
-live_wait(live *lv, int stream, const char *needle, int nth)
-{
-    long long deadline = now_ms() + ESC_WAIT_MS;
-    for (;;) {
-        const char *t = live_text(stream == 1 ? &lv->lv_out : &lv->lv_err);
-        int seen = 0;
-        for (const char *p = t; (p = strstr(p, needle)) != NULL; p++)
-            seen++;
-        if (seen >= nth)
-            return;
-        long long left = deadline - now_ms();
-        if (left <= 0 || (lv->lv_out_eof && lv->lv_err_eof)) {
-            fprintf(stderr, "waited for \"%s\" (#%d) in vain\n", needle, nth);
-            show("live", -1, live_text(&lv->lv_out), live_text(&lv->lv_err));
-            fail();
-        }
-        struct pollfd fds[2] = {
-            {.fd = lv->lv_out_eof ? -1 : lv->lv_proc.bp_out_fd,
-             .events = POLLIN},
-            {.fd = lv->lv_err_eof ? -1 : lv->lv_proc.bp_err_fd,
-             .events = POLLIN},
-        };
-        if (poll(fds, 2, (int)left) < 0 && errno != EINTR)
-            fail();
-        for (int i = 0; i < 2; i++) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP)))
-                continue;
-            char buf[4096];
-            ssize_t got = read(fds[i].fd, buf, sizeof buf);
-            if (got <= 0) {
-                *(i == 0 ? &lv->lv_out_eof : &lv->lv_err_eof) = true;
-                continue;
-            }
-            assert_int_equal(box_buf_append(i == 0 ? &lv->lv_out : &lv->lv_err,
-                                            buf, (size_t)got),
-                             BOX_OK);
-        }
-    }
-}
-
-static void
-live_start(box_world *w, const char *script, live *lv)
-{
-    memset(lv, 0, sizeof *lv);
-    box_buf_init(&lv->lv_out, 64u << 20);
-    box_buf_init(&lv->lv_err, 64u << 20);
-    box_world_start(w, script, &lv->lv_proc);
-}
-
 /* box-pdp's pid, from `strands-box: box-pdp up · pid N · …`. */
 static pid_t
-live_pdp_pid(live *lv)
+live_pdp_pid(box_world_live *lv)
 {
     static const char tag[] = "strands-box: box-pdp up \xc2\xb7 pid ";
-    live_wait(lv, 2, tag, 1);
-    const char *p = strstr(live_text(&lv->lv_err), tag);
+    box_world_live_wait(lv, 2, tag, 1, ESC_WAIT_MS);
+    const char *p = strstr(box_world_live_text(lv, 2), tag);
     long pid = strtol(p + sizeof tag - 1, NULL, 10);
     assert_true(pid > 1);
     return (pid_t)pid;
-}
-
-/* Waits for the end; r holds everything the run printed. */
-static void
-live_finish(live *lv, box_proc_result *r)
-{
-    box_proc_result rest;
-    box_proc_finish(&lv->lv_proc, ESC_WAIT_MS, &rest);
-    assert_false(rest.pr_timeout);
-    assert_int_equal(box_buf_puts(&lv->lv_out, rest.pr_out), BOX_OK);
-    assert_int_equal(box_buf_puts(&lv->lv_err, rest.pr_err), BOX_OK);
-    r->pr_status = rest.pr_status;
-    r->pr_timeout = false;
-    box_proc_result_free(&rest);
-    r->pr_out = box_strdup(live_text(&lv->lv_out));
-    r->pr_err = box_strdup(live_text(&lv->lv_err));
-    box_buf_reset(&lv->lv_out);
-    box_buf_reset(&lv->lv_err);
 }
 
 static const char readme_forbidden[] =
@@ -698,27 +541,29 @@ test_reload_forbid(void **state)
     box_world_policy(w, permit_all);
     char script[4096];
     reload_script(w, 2, script, sizeof script);
-    live lv;
-    live_start(w, script, &lv);
+    box_world_live lv;
+    box_world_live_start(w, script, &lv);
     pid_t pdp = live_pdp_pid(&lv);
-    live_wait(&lv, 1, "phase 1 ", 1);
+    box_world_live_wait(&lv, 1, "phase 1 ", 1, ESC_WAIT_MS);
     box_world_policy(w, readme_forbidden);
     assert_int_equal(kill(pdp, SIGHUP), 0);
     // box-pdp says so on its stderr, which is box run's.
-    live_wait(&lv, 2, "msg=\"policy installed, epoch", 2);
+    box_world_live_wait(&lv, 2, "msg=\"policy installed, epoch", 2,
+                        ESC_WAIT_MS);
     go(w, 1);
     box_proc_result r;
-    live_finish(&lv, &r);
-    expect_status(&r, 0);
-    expect_out(&r, "# project\nphase 1 0\nphase 2 1\n");
-    expect_line(&r, "strands-shell: cat: policy denied this operation on "
-                    "'~/src/project/README.md' [policy: no_readme]: The "
-                    "README is off limits now.");
+    box_world_live_finish(&lv, ESC_WAIT_MS, &r);
+    box_test_expect_status(&r, 0);
+    box_test_expect_out(&r, "# project\nphase 1 0\nphase 2 1\n");
+    box_test_expect_line(&r,
+                         "strands-shell: cat: policy denied this operation on "
+                         "'~/src/project/README.md' [policy: no_readme]: The "
+                         "README is off limits now.");
     box_proc_result_free(&r);
-    expect_decisions(w, "permit shell:exec cat\n"
-                        "permit fs:read ~/src/project/README.md\n"
-                        "permit shell:exec cat\n"
-                        "deny fs:read ~/src/project/README.md\n");
+    box_world_expect_decisions(w, "permit shell:exec cat\n"
+                                  "permit fs:read ~/src/project/README.md\n"
+                                  "permit shell:exec cat\n"
+                                  "deny fs:read ~/src/project/README.md\n");
 }
 
 /* A file that does not load leaves the generation in force, and says so in
@@ -731,33 +576,34 @@ test_reload_refused(void **state)
     box_world_policy(w, readme_forbidden);
     char script[4096];
     reload_script(w, 3, script, sizeof script);
-    live lv;
-    live_start(w, script, &lv);
+    box_world_live lv;
+    box_world_live_start(w, script, &lv);
     pid_t pdp = live_pdp_pid(&lv);
-    live_wait(&lv, 1, "phase 1 ", 1);
+    box_world_live_wait(&lv, 1, "phase 1 ", 1, ESC_WAIT_MS);
     box_world_policy(w, "permit (principal, action, resource)\n"); // no ';'
     assert_int_equal(kill(pdp, SIGHUP), 0);
-    live_wait(&lv, 2,
-              "msg=\"policy refused, the old generation stays in "
-              "force: ",
-              1);
+    box_world_live_wait(&lv, 2,
+                        "msg=\"policy refused, the old generation stays in "
+                        "force: ",
+                        1, ESC_WAIT_MS);
     go(w, 1);
-    live_wait(&lv, 1, "phase 2 ", 1);
+    box_world_live_wait(&lv, 1, "phase 2 ", 1, ESC_WAIT_MS);
     box_world_policy(w, permit_all);
     assert_int_equal(kill(pdp, SIGHUP), 0);
-    live_wait(&lv, 2, "msg=\"policy installed, epoch", 2);
+    box_world_live_wait(&lv, 2, "msg=\"policy installed, epoch", 2,
+                        ESC_WAIT_MS);
     go(w, 2);
     box_proc_result r;
-    live_finish(&lv, &r);
-    expect_status(&r, 0);
-    expect_out(&r, "phase 1 1\nphase 2 1\n# project\nphase 3 0\n");
+    box_world_live_finish(&lv, ESC_WAIT_MS, &r);
+    box_test_expect_status(&r, 0);
+    box_test_expect_out(&r, "phase 1 1\nphase 2 1\n# project\nphase 3 0\n");
     box_proc_result_free(&r);
-    expect_decisions(w, "permit shell:exec cat\n"
-                        "deny fs:read ~/src/project/README.md\n"
-                        "permit shell:exec cat\n"
-                        "deny fs:read ~/src/project/README.md\n"
-                        "permit shell:exec cat\n"
-                        "permit fs:read ~/src/project/README.md\n");
+    box_world_expect_decisions(w, "permit shell:exec cat\n"
+                                  "deny fs:read ~/src/project/README.md\n"
+                                  "permit shell:exec cat\n"
+                                  "deny fs:read ~/src/project/README.md\n"
+                                  "permit shell:exec cat\n"
+                                  "permit fs:read ~/src/project/README.md\n");
     char *log = records(w);
     char subject[PATH_MAX + 128];
     snprintf(subject, sizeof subject, ATTR("strands.box.control.subject", "%s"),

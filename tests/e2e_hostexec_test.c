@@ -3,7 +3,6 @@
  * files a host runs code from later (issue 17 item 10), the quickstart's
  * own agent still works, and `box policy check` warns about permits that
  * would let it. */
-#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +15,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
-#include "box_buf.h"
+#include "box_testutil.h"
 #include "box_world.h"
 
 #define QS_PROJECT "/tmp/box-quickstart/project"
@@ -27,13 +26,6 @@ static const char qs_forbid[] =
     "inside .git, shell start-up files, direnv, editor tasks) stay "
     "unwritten; git itself writes .git from its own sandbox.";
 
-static void
-show(const char *what, const box_proc_result *r)
-{
-    fprintf(stderr, "%s: status %d\n--- stdout\n%s--- stderr\n%s---\n", what,
-            r->pr_status, r->pr_out, r->pr_err);
-}
-
 /* A file of the source tree, whole; NULL when absent. */
 static char *
 source_file(const char *rel)
@@ -41,36 +33,7 @@ source_file(const char *rel)
     char p[PATH_MAX];
     const char *root = getenv("BOX_SOURCE_DIR");
     snprintf(p, sizeof p, "%s/%s", root ? root : "..", rel);
-    FILE *f = fopen(p, "r");
-    if (f == NULL)
-        return NULL;
-    box_buf b;
-    box_buf_init(&b, 1u << 20);
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        assert_int_equal(box_buf_append(&b, chunk, n), BOX_OK);
-    fclose(f);
-    return box_buf_take(&b);
-}
-
-/* text with every from replaced by to. Caller frees. */
-static char *
-replace_all(const char *text, const char *from, const char *to)
-{
-    box_buf b;
-    box_buf_init(&b, 1u << 20);
-    assert_int_equal(box_buf_puts(&b, ""), BOX_OK);
-    size_t fl = strlen(from);
-    for (const char *p = text, *q; *p; p = q + fl) {
-        if ((q = strstr(p, from)) == NULL) {
-            assert_int_equal(box_buf_puts(&b, p), BOX_OK);
-            break;
-        }
-        assert_int_equal(box_buf_append(&b, p, (size_t)(q - p)), BOX_OK);
-        assert_int_equal(box_buf_puts(&b, to), BOX_OK);
-    }
-    return box_buf_take(&b);
+    return box_test_slurp(p);
 }
 
 /* The shipped deploy/quickstart/policy.dw, its project moved to the
@@ -81,27 +44,10 @@ world_quickstart_policy(box_world *w)
     char *shipped = source_file("deploy/quickstart/policy.dw");
     assert_non_null(shipped);
     assert_non_null(strstr(shipped, QS_PROJECT));
-    char *text = replace_all(shipped, QS_PROJECT, "~/src/project");
+    char *text = box_test_replace_all(shipped, QS_PROJECT, "~/src/project");
     box_world_policy(w, text);
     box_free(text);
     box_free(shipped);
-}
-
-static char *
-slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return NULL;
-    box_buf b;
-    box_buf_init(&b, 1u << 20);
-    assert_int_equal(box_buf_puts(&b, ""), BOX_OK);
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        assert_int_equal(box_buf_append(&b, chunk, n), BOX_OK);
-    fclose(f);
-    return box_buf_take(&b);
 }
 
 /* who: the path for a redirection, the command's name otherwise. */
@@ -115,7 +61,7 @@ expect_refused(const box_proc_result *r, const char *who, const char *rel)
              who, rel, qs_forbid);
     if (strstr(r->pr_err, want) == NULL) {
         fprintf(stderr, "missing:\n%s", want);
-        show("planting", r);
+        box_test_show_result("planting", r);
     }
     assert_non_null(strstr(r->pr_err, want));
 }
@@ -143,7 +89,7 @@ test_quickstart_refuses_planting(void **state)
     world_quickstart_policy(w);
     char cfgp[PATH_MAX * 2];
     snprintf(cfgp, sizeof cfgp, "%s/.git/config", w->bw_project);
-    char *before = slurp(cfgp);
+    char *before = box_test_slurp(cfgp);
     assert_non_null(before);
 
     box_proc_result r;
@@ -166,7 +112,7 @@ test_quickstart_refuses_planting(void **state)
                                    "envrc 1\nvscode 1\ngitmodules 1\nrm 1\n"
                                    "commondir 1\nnotes 0\n";
     if (r.pr_status != 0 || strcmp(r.pr_out, want_out) != 0)
-        show("planting", &r);
+        box_test_show_result("planting", &r);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(r.pr_out, want_out);
     expect_refused(&r, ".git/config", ".git/config");
@@ -180,7 +126,7 @@ test_quickstart_refuses_planting(void **state)
     expect_refused(&r, ".git/commondir", ".git/commondir");
     box_proc_result_free(&r);
 
-    char *after = slurp(cfgp);
+    char *after = box_test_slurp(cfgp);
     assert_string_equal(after, before);
     box_free(after);
     box_free(before);
@@ -218,7 +164,7 @@ test_quickstart_agent_still_works(void **state)
     box_proc_result r;
     box_world_run(w, body + 1, &r);
     if (r.pr_status != 0 || strstr(r.pr_out, "A  todo.txt\n") == NULL)
-        show("quickstart agent", &r);
+        box_test_show_result("quickstart agent", &r);
     assert_int_equal(r.pr_status, 0);
     assert_non_null(strstr(r.pr_out, "A  todo.txt\n"));
     assert_non_null(strstr(r.pr_out, "agent: reading .env was refused "
@@ -226,17 +172,6 @@ test_quickstart_agent_still_works(void **state)
     assert_non_null(strstr(r.pr_err, "[policy: no_env]"));
     box_proc_result_free(&r);
     box_free(agent);
-}
-
-static void
-box_cli(char *const *args, box_proc_result *r)
-{
-    char bin[PATH_MAX];
-    char *argv[10] = {bin};
-    box_proc_bin(bin, sizeof bin, "box");
-    for (size_t i = 0; args[i] != NULL && i < 8; i++)
-        argv[i + 1] = args[i];
-    box_proc_run(argv, 30000, r);
 }
 
 /*
@@ -254,17 +189,17 @@ test_policy_check_warns(void **state)
     snprintf(shipped, sizeof shipped, "%s/deploy/quickstart/policy.dw",
              getenv("BOX_SOURCE_DIR") ? getenv("BOX_SOURCE_DIR") : "..");
     box_proc_result r;
-    box_cli((char *[]){"policy", "check", shipped, NULL}, &r);
+    box_test_cli((char *[]){"policy", "check", shipped, NULL}, 30000, &r);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(r.pr_err, "");
     box_proc_result_free(&r);
 
     world_quickstart_policy(w);
-    box_cli((char *[]){"policy", "check", "--home", w->bw_home, "--config",
-                       w->bw_config, NULL},
-            &r);
+    box_test_cli((char *[]){"policy", "check", "--home", w->bw_home, "--config",
+                            w->bw_config, NULL},
+                 30000, &r);
     if (r.pr_status != 0 || r.pr_err[0] != '\0')
-        show("policy check --config", &r);
+        box_test_show_result("policy check --config", &r);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(r.pr_err, "");
     box_proc_result_free(&r);
@@ -273,9 +208,9 @@ test_policy_check_warns(void **state)
                         "permit (principal, action == "
                         "Box::Action::\"fs:write\", resource)\n"
                         "unless { context.input.path like \"*/.env\" };\n");
-    box_cli(
+    box_test_cli(
         (char *[]){"policy", "check", "--home", w->bw_home, w->bw_policy, NULL},
-        &r);
+        30000, &r);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(
         r.pr_err,
@@ -285,9 +220,9 @@ test_policy_check_warns(void **state)
         "fs:write, fs:delete and fs:move for them (see README, \"Files that "
         "run code later\")\n");
     box_proc_result_free(&r);
-    box_cli((char *[]){"policy", "check", "--home", w->bw_home, "--config",
-                       w->bw_config, NULL},
-            &r);
+    box_test_cli((char *[]){"policy", "check", "--home", w->bw_home, "--config",
+                            w->bw_config, NULL},
+                 30000, &r);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(
         r.pr_err,

@@ -17,74 +17,11 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_testutil.h"
 #include "box_world.h"
 #include "contain_int.h"
 
 static const char permit_all[] = "permit (principal, action, resource);\n";
-
-/* stderr, not print_message: a box run's stderr is longer than cmocka's
- * message buffer. */
-static void
-show(const char *what, const box_proc_result *r)
-{
-    fprintf(stderr, "%s: status %d\n--- stdout\n%s--- stderr\n%s---\n", what,
-            r->pr_status, r->pr_out, r->pr_err);
-}
-
-static void
-expect_out(const box_proc_result *r, const char *out)
-{
-    if (strcmp(r->pr_out, out) != 0)
-        show("run", r);
-    assert_string_equal(r->pr_out, out);
-}
-
-static void
-expect_err_has(const box_proc_result *r, const char *text)
-{
-    if (strstr(r->pr_err, text) == NULL) {
-        fprintf(stderr, "missing in stderr: %s\n", text);
-        show("run", r);
-    }
-    assert_non_null(strstr(r->pr_err, text));
-}
-
-/* A file's text (NULL if absent). Caller frees. */
-static char *
-slurp(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    box_buf b;
-    box_buf_init(&b, 1u << 20);
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0)
-        assert_int_equal(box_buf_append(&b, buf, (size_t)n), BOX_OK);
-    close(fd);
-    if (b.b_len == 0)
-        return box_strdup("");
-    return box_buf_take(&b);
-}
-
-/* text with every `from` replaced by `to`. Caller frees. */
-static char *
-replace_all(const char *text, const char *from, const char *to)
-{
-    box_buf b;
-    box_buf_init(&b, 1u << 20);
-    size_t n = strlen(from);
-    for (const char *p = text; *p != '\0';) {
-        if (strncmp(p, from, n) == 0) {
-            assert_int_equal(box_buf_puts(&b, to), BOX_OK);
-            p += n;
-        } else {
-            assert_int_equal(box_buf_putc(&b, *p++), BOX_OK);
-        }
-    }
-    return box_buf_take(&b);
-}
 
 /*
  * The shipped quickstart's file (deploy/quickstart/NAME) from its first
@@ -97,12 +34,12 @@ quickstart(const char *name, const char *from)
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/deploy/quickstart/%s", BOX_SOURCE_DIR,
              name);
-    char *text = slurp(path);
+    char *text = box_test_slurp(path);
     assert_non_null(text);
     const char *start = from != NULL ? strstr(text, from) : text;
     assert_non_null(start);
-    char *moved =
-        replace_all(start, "/tmp/box-quickstart/project", "~/src/project");
+    char *moved = box_test_replace_all(start, "/tmp/box-quickstart/project",
+                                       "~/src/project");
     box_free(text);
     return moved;
 }
@@ -117,21 +54,6 @@ quickstart_world(box_world *w)
     box_world_policy(w, policy);
     box_free(tools);
     box_free(policy);
-}
-
-/* `git ARGS` in the project on the host, its stdout (caller frees). */
-static char *
-host_git(const box_world *w, const char *a1, const char *a2)
-{
-    char *argv[] = {"/usr/bin/git", "-C",       (char *)w->bw_project,
-                    (char *)a1,     (char *)a2, NULL};
-    box_proc_result r;
-    box_proc_run(argv, 30000, &r);
-    assert_int_equal(r.pr_status, 0);
-    char *out = r.pr_out;
-    r.pr_out = NULL;
-    box_proc_result_free(&r);
-    return out;
 }
 
 /* ---- item 2: the box directory, from a leaf ----------------------------- */
@@ -192,9 +114,9 @@ test_leaf_reaches_no_box_socket(void **state)
     box_proc_result r;
     box_world_run(w, cmd.b_data, &r);
     if (r.pr_status != 0)
-        show("probe", &r);
+        box_test_show_result("probe", &r);
     assert_int_equal(r.pr_status, 0);
-    expect_out(&r, want.b_data);
+    box_test_expect_out(&r, want.b_data);
     box_proc_result_free(&r);
     box_buf_reset(&cmd);
     box_buf_reset(&want);
@@ -235,25 +157,27 @@ test_git_helpers_do_not_start(void **state)
     assert_int_equal(r.pr_status, 0);
     // git's own work goes on around the refused helpers: status lists the
     // untracked .env (twice), then the staged file.
-    expect_out(&r, "alias 128\n"
-                   "?? .env\n"
-                   "fsmonitor 0\n"
-                   "ssh 128\n"
-                   "ext 128\n"
-                   "A  todo.txt\n"
-                   "?? .env\n"
-                   "commit 0\n");
-    expect_err_has(&r, "strands-box: [tool.git] may run programs beneath "
-                       "/usr/lib/git-core with no policy decision\n");
+    box_test_expect_out(&r, "alias 128\n"
+                            "?? .env\n"
+                            "fsmonitor 0\n"
+                            "ssh 128\n"
+                            "ext 128\n"
+                            "A  todo.txt\n"
+                            "?? .env\n"
+                            "commit 0\n");
+    box_test_expect_err_has(&r,
+                            "strands-box: [tool.git] may run programs beneath "
+                            "/usr/lib/git-core with no policy decision\n");
     // Each was tried, and the kernel refused to start it.
     char why[PATH_MAX * 2];
     snprintf(why, sizeof why,
              "fatal: cannot exec 'touch %s/.git/M1': "
              "Permission denied\n",
              g);
-    expect_err_has(&r, why);
-    expect_err_has(&r, "fatal: cannot exec '/usr/bin/touch': Permission "
-                       "denied\n");
+    box_test_expect_err_has(&r, why);
+    box_test_expect_err_has(&r,
+                            "fatal: cannot exec '/usr/bin/touch': Permission "
+                            "denied\n");
     box_proc_result_free(&r);
     for (int i = 1; i <= 4; i++) {
         char m[PATH_MAX + 16];
@@ -262,7 +186,7 @@ test_git_helpers_do_not_start(void **state)
             fprintf(stderr, "%s was created\n", m);
         assert_int_equal(access(m, F_OK), -1);
     }
-    char *log = host_git(w, "log", "--format=%s");
+    char *log = box_world_git_out(w, (char *[]){"log", "--format=%s", NULL});
     assert_string_equal(log, "todo\ninitial\n");
     box_free(log);
 
@@ -280,9 +204,10 @@ test_git_helpers_do_not_start(void **state)
                   "echo \"hooked $?\"",
                   &r);
     assert_int_equal(r.pr_status, 0);
-    expect_out(&r, "hooked 0\n");
-    expect_err_has(&r, "hint: The '.git/hooks/pre-commit' hook was ignored "
-                       "because it's not set as executable.\n");
+    box_test_expect_out(&r, "hooked 0\n");
+    box_test_expect_err_has(
+        &r, "hint: The '.git/hooks/pre-commit' hook was ignored "
+            "because it's not set as executable.\n");
     box_proc_result_free(&r);
     snprintf(hook, sizeof hook, "%s/.git/M5", w->bw_project);
     assert_int_equal(access(hook, F_OK), -1);
@@ -303,7 +228,7 @@ test_git_show_env(void **state)
     quickstart_world(w);
     char env[PATH_MAX + 8];
     snprintf(env, sizeof env, "%s/.env", w->bw_project);
-    char *before = slurp(env);
+    char *before = box_test_slurp(env);
     assert_non_null(before);
     box_proc_result r;
     box_world_run(w,
@@ -311,17 +236,18 @@ test_git_show_env(void **state)
                   "zsh -c 'cat .env'; echo \"cat $?\"",
                   &r);
     assert_int_equal(r.pr_status, 0);
-    expect_out(&r, "show 0\ncat 1\n");
+    box_test_expect_out(&r, "show 0\ncat 1\n");
     assert_null(strstr(r.pr_out, "not-for-agents"));
     assert_null(strstr(r.pr_err, "not-for-agents"));
-    expect_err_has(&r, "strands-shell: cat: policy denied this operation on "
-                       "'~/src/project/.env' [policy: no_env]");
+    box_test_expect_err_has(
+        &r, "strands-shell: cat: policy denied this operation on "
+            "'~/src/project/.env' [policy: no_env]");
     box_proc_result_free(&r);
-    char *after = slurp(env);
+    char *after = box_test_slurp(env);
     assert_string_equal(after, before);
     box_free(after);
     box_free(before);
-    char *shown = host_git(w, "show", ":.env");
+    char *shown = box_world_git_out(w, (char *[]){"show", ":.env", NULL});
     assert_string_equal(shown, "");
     box_free(shown);
 }
@@ -337,23 +263,6 @@ loader_of(const char *program, char *buf, size_t n)
     assert_true(fd >= 0);
     assert_int_equal(ct_elf_interp(fd, buf, n), CT_INTERP_FOUND);
     close(fd);
-}
-
-/* Copies an executable (mode 0755): what the agent could have written. */
-static void
-put_exec(const char *src, const char *dst)
-{
-    int in = open(src, O_RDONLY | O_CLOEXEC);
-    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-    assert_true(in >= 0 && out >= 0);
-    char buf[65536];
-    ssize_t n;
-    while ((n = read(in, buf, sizeof buf)) > 0)
-        assert_int_equal(write(out, buf, (size_t)n), n);
-    assert_int_equal(n, 0);
-    close(in);
-    assert_int_equal(fchmod(out, 0755), 0);
-    close(out);
 }
 
 /*
@@ -372,7 +281,7 @@ test_git_loader_runs_nothing(void **state)
     char ld[PATH_MAX], mine[PATH_MAX + 16];
     loader_of(w->bw_git, ld, sizeof ld);
     snprintf(mine, sizeof mine, "%s/mytouch", w->bw_project);
-    put_exec("/usr/bin/touch", mine);
+    box_test_copy("/usr/bin/touch", mine, 0755);
     const char *g = w->bw_project;
     static char script[PATH_MAX * 12];
     snprintf(script, sizeof script,
@@ -390,24 +299,25 @@ test_git_loader_runs_nothing(void **state)
     box_proc_result r;
     box_world_run(w, script, &r);
     assert_int_equal(r.pr_status, 0);
-    expect_out(&r, "system 127\n"
-                   "shell 128\n"
-                   "workspace 127\n"
-                   "A  todo.txt\n"
-                   "?? .env\n"
-                   "?? mytouch\n"
-                   "commit 0\n");
-    expect_err_has(&r, "/usr/bin/touch: error while loading shared "
-                       "libraries: /usr/bin/touch: failed to map segment "
-                       "from shared object\n");
-    expect_err_has(&r, "./mytouch: failed to map segment from shared "
-                       "object\n");
+    box_test_expect_out(&r, "system 127\n"
+                            "shell 128\n"
+                            "workspace 127\n"
+                            "A  todo.txt\n"
+                            "?? .env\n"
+                            "?? mytouch\n"
+                            "commit 0\n");
+    box_test_expect_err_has(&r,
+                            "/usr/bin/touch: error while loading shared "
+                            "libraries: /usr/bin/touch: failed to map segment "
+                            "from shared object\n");
+    box_test_expect_err_has(&r, "./mytouch: failed to map segment from shared "
+                                "object\n");
     char why[PATH_MAX * 3];
     snprintf(why, sizeof why,
              "fatal: cannot exec '%s /usr/bin/touch %s/.git/L2': Permission "
              "denied\n",
              ld, g);
-    expect_err_has(&r, why);
+    box_test_expect_err_has(&r, why);
     box_proc_result_free(&r);
     for (int i = 1; i <= 3; i++) {
         char m[PATH_MAX + 16];
@@ -416,7 +326,7 @@ test_git_loader_runs_nothing(void **state)
             fprintf(stderr, "%s was created\n", m);
         assert_int_equal(access(m, F_OK), -1);
     }
-    char *log = host_git(w, "log", "--format=%s");
+    char *log = box_world_git_out(w, (char *[]){"log", "--format=%s", NULL});
     assert_string_equal(log, "todo\ninitial\n");
     box_free(log);
 }
@@ -435,7 +345,7 @@ test_agent_loader_runs_nothing(void **state)
     snprintf(scratch, sizeof scratch, "%s/scratch", w->bw_root);
     assert_int_equal(mkdir(scratch, 0755), 0);
     snprintf(p, sizeof p, "%s/touch", scratch);
-    put_exec("/usr/bin/touch", p);
+    box_test_copy("/usr/bin/touch", p, 0755);
     snprintf(fs, sizeof fs, "write = [\"%s\"]\n", scratch);
     box_world_config_agent(w, fs, "");
     box_world_policy(w, permit_all);
@@ -450,8 +360,8 @@ test_agent_loader_runs_nothing(void **state)
     box_proc_result r;
     box_world_run(w, script, &r);
     assert_int_equal(r.pr_status, 0);
-    expect_out(&r, "system 127\nwritten 127\nalias 0\n");
-    expect_err_has(&r, "failed to map segment from shared object\n");
+    box_test_expect_out(&r, "system 127\nwritten 127\nalias 0\n");
+    box_test_expect_err_has(&r, "failed to map segment from shared object\n");
     box_proc_result_free(&r);
     for (int i = 1; i <= 2; i++) {
         snprintf(p, sizeof p, "%s/A%d", scratch, i);
@@ -479,7 +389,7 @@ test_git_config_read_only(void **state)
     quickstart_world(w);
     char cfg[PATH_MAX + 16], p[PATH_MAX + 64], why[PATH_MAX * 3];
     snprintf(cfg, sizeof cfg, "%s/.git/config", w->bw_project);
-    char *before = slurp(cfg);
+    char *before = box_test_slurp(cfg);
     assert_non_null(before);
     snprintf(p, sizeof p, "%s/tpl", w->bw_project);
     assert_int_equal(mkdir(p, 0755), 0);
@@ -504,28 +414,29 @@ test_git_config_read_only(void **state)
     box_proc_result r;
     box_world_run(w, script, &r);
     assert_int_equal(r.pr_status, 0);
-    expect_out(&r, "fsmonitor 4\n"
-                   "hooksPath 4\n"
-                   "template 128\n"
-                   "A  todo.txt\n"
-                   "?? .env\n"
-                   "?? tpl/\n"
-                   "commit 0\n");
-    expect_err_has(&r, "error: could not write config file .git/config: "
-                       "Device or resource busy\n");
+    box_test_expect_out(&r, "fsmonitor 4\n"
+                            "hooksPath 4\n"
+                            "template 128\n"
+                            "A  todo.txt\n"
+                            "?? .env\n"
+                            "?? tpl/\n"
+                            "commit 0\n");
+    box_test_expect_err_has(&r,
+                            "error: could not write config file .git/config: "
+                            "Device or resource busy\n");
     snprintf(why, sizeof why,
              "fatal: cannot copy '%s/tpl/hooks/pre-commit' to "
              "'%s/.git/hooks/pre-commit': Read-only file system\n",
              g, g);
-    expect_err_has(&r, why);
+    box_test_expect_err_has(&r, why);
     box_proc_result_free(&r);
-    char *after = slurp(cfg);
+    char *after = box_test_slurp(cfg);
     assert_string_equal(after, before);
     box_free(after);
     box_free(before);
     snprintf(p, sizeof p, "%s/.git/hooks/pre-commit", w->bw_project);
     assert_int_equal(access(p, F_OK), -1);
-    char *log = host_git(w, "log", "--format=%s");
+    char *log = box_world_git_out(w, (char *[]){"log", "--format=%s", NULL});
     assert_string_equal(log, "todo\ninitial\n");
     box_free(log);
 }

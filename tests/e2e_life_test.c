@@ -13,11 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_testutil.h"
 #include "box_world.h"
 
 #define LIFE_RUN_MS 120000 // a whole box run, under a sanitizer on a busy box
@@ -25,21 +25,6 @@
 #define LIFE_GONE_MS 10000 // parent-death links act at once; this is slack
 
 static const char permit_all[] = "permit (principal, action, resource);\n";
-
-static long long
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void
-show(const char *what, int status, const char *out, const char *err)
-{
-    fprintf(stderr, "%s: status %d\n--- stdout\n%s--- stderr\n%s---\n", what,
-            status, out, err);
-}
 
 /* A built test program's canonical path (a tool's command must be). */
 static void
@@ -107,16 +92,16 @@ static void
 wait_procs(box_world_live *lv, const char *argv0, const char *needle, int want,
            int ms)
 {
-    long long deadline = now_ms() + ms;
+    long long deadline = box_test_now_ms() + ms;
     char what[4096];
     int n;
     while ((n = procs_holding(argv0, needle, what, sizeof what)) < want) {
-        if (now_ms() >= deadline) {
+        if (box_test_now_ms() >= deadline) {
             fprintf(stderr, "%d process(es) holding %s, not %d:\n%s", n, needle,
                     want, what);
             if (lv != NULL)
-                show("run", -1, box_world_live_text(lv, 1),
-                     box_world_live_text(lv, 2));
+                box_test_show("run", -1, box_world_live_text(lv, 1),
+                              box_world_live_text(lv, 2));
             fail();
         }
         if (lv != NULL)
@@ -130,16 +115,16 @@ wait_procs(box_world_live *lv, const char *argv0, const char *needle, int want,
 static void
 wait_gone(box_world_live *lv, const char *needle, int ms)
 {
-    long long deadline = now_ms() + ms;
+    long long deadline = box_test_now_ms() + ms;
     char what[4096];
     int n;
     while ((n = procs_holding(NULL, needle, what, sizeof what)) > 0) {
-        if (now_ms() >= deadline) {
+        if (box_test_now_ms() >= deadline) {
             fprintf(stderr, "%d process(es) still hold %s:\n%s", n, needle,
                     what);
             if (lv != NULL)
-                show("run", -1, box_world_live_text(lv, 1),
-                     box_world_live_text(lv, 2));
+                box_test_show("run", -1, box_world_live_text(lv, 1),
+                              box_world_live_text(lv, 2));
             fail();
         }
         if (lv != NULL)
@@ -213,7 +198,7 @@ test_disconnect_ends_leaf(void **state)
     box_proc_result r;
     box_world_live_finish(&lv, LIFE_RUN_MS, &r);
     if (r.pr_status != 0 || strcmp(r.pr_out, "alias 137\ndone\n") != 0)
-        show("run", r.pr_status, r.pr_out, r.pr_err);
+        box_test_show("run", r.pr_status, r.pr_out, r.pr_err);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(r.pr_out, "alias 137\ndone\n");
     box_proc_result_free(&r);
@@ -278,7 +263,7 @@ test_deadline_ends_leaf(void **state)
     box_proc_result r;
     box_world_live_finish(&lv, LIFE_RUN_MS, &r);
     if (r.pr_status != 0 || strcmp(r.pr_out, "call 1\n") != 0)
-        show("run", r.pr_status, r.pr_out, r.pr_err);
+        box_test_show("run", r.pr_status, r.pr_out, r.pr_err);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(r.pr_out, "call 1\n");
     const char *msg = "strands-shell: execution timeout exceeded\n";
@@ -314,23 +299,23 @@ test_job_ends_with_call(void **state)
     box_world_live lv;
     box_world_live_start(w, script, &lv);
     box_world_live_wait(&lv, 1, "start\n", 1, LIFE_RUN_MS);
-    long long t0 = now_ms();
+    long long t0 = box_test_now_ms();
     box_world_live_wait(&lv, 1, "internal ", 1, LIFE_RUN_MS);
-    long long internal_ms = now_ms() - t0;
+    long long internal_ms = box_test_now_ms() - t0;
     wait_procs(&lv, sleeper, tag, 1, LIFE_SEEN_MS);
     char p[PATH_MAX];
     snprintf(p, sizeof p, "%s/go1", w->bw_project);
     box_world_put(p, ""); // the call's foreground ends now
-    t0 = now_ms();
+    t0 = box_test_now_ms();
     box_world_live_wait(&lv, 1, "host ", 1, LIFE_RUN_MS);
-    long long host_ms = now_ms() - t0;
+    long long host_ms = box_test_now_ms() - t0;
     wait_gone(&lv, tag, LIFE_GONE_MS);
     go(w, "go2");
     box_proc_result r;
     box_world_live_finish(&lv, LIFE_RUN_MS, &r);
     if (r.pr_status != 0 ||
         strcmp(r.pr_out, "start\nbg\ninternal 0\nbg\nhost 0\ndone\n") != 0)
-        show("run", r.pr_status, r.pr_out, r.pr_err);
+        box_test_show("run", r.pr_status, r.pr_out, r.pr_err);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(r.pr_out, "start\nbg\ninternal 0\nbg\nhost 0\ndone\n");
     box_proc_result_free(&r);
@@ -340,20 +325,6 @@ test_job_ends_with_call(void **state)
                   internal_ms, host_ms);
     assert_true(internal_ms <= 10000);
     assert_true(host_ms <= 10000);
-}
-
-/* Lines of text holding needle. */
-static int
-count_lines(const char *text, const char *needle)
-{
-    int n = 0;
-    for (const char *l = text; *l != '\0';) {
-        const char *e = strchr(l, '\n');
-        size_t len = e ? (size_t)(e - l) : strlen(l);
-        n += memmem(l, len, needle, strlen(needle)) != NULL;
-        l += len + (e ? 1 : 0);
-    }
-    return n;
 }
 
 /*
@@ -382,7 +353,7 @@ test_forged_request_from_leaf(void **state)
     const char *tail = "\nforge 1\n# project\ncat 0\n";
     if (r.pr_status != 0 || strncmp(r.pr_out, "refused: ", 9) != 0 ||
         strstr(r.pr_out, tail) == NULL)
-        show("run", r.pr_status, r.pr_out, r.pr_err);
+        box_test_show("run", r.pr_status, r.pr_out, r.pr_err);
     assert_int_equal(r.pr_status, 0);
     assert_int_equal(strncmp(r.pr_out, "refused: ", 9), 0);
     assert_non_null(strstr(r.pr_out, tail));
@@ -399,8 +370,8 @@ test_forged_request_from_leaf(void **state)
         assert_int_equal(box_buf_append(&b, buf, n), BOX_OK);
     fclose(f);
     const char *log = b.b_len ? b.b_data : "";
-    assert_int_equal(count_lines(log, "forged-leaf"), 0);
-    assert_int_equal(count_lines(log, "~/src/project/README.md"), 1);
+    assert_int_equal(box_test_count_lines(log, "forged-leaf"), 0);
+    assert_int_equal(box_test_count_lines(log, "~/src/project/README.md"), 1);
     box_buf_reset(&b);
 }
 

@@ -18,6 +18,7 @@
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "box_utf8.h"
+#include "box_testutil.h"
 #include "box_world.h"
 
 /* Commands, and reads and writes inside the project. */
@@ -52,13 +53,6 @@ static const char *const hostile_escaped[] = {
     "~/src/project/fake\\ndeny    fs:read      .env",
     "~/src/project/txt.\\u{202e}gpj.exe",
 };
-
-static void
-show(const char *what, const box_proc_result *r)
-{
-    fprintf(stderr, "%s: status %d\n--- stdout\n%s--- stderr\n%s---\n", what,
-            r->pr_status, r->pr_out, r->pr_err);
-}
 
 /* The first byte offset of a control or bidi character (or of a
  * malformed sequence) in s, other than the line ends; -1 when clean. */
@@ -122,17 +116,6 @@ expect_table(const char *out, size_t decisions)
 }
 
 static void
-box_log(char *const *args, box_proc_result *r)
-{
-    char bin[PATH_MAX];
-    char *argv[8] = {bin, "log"};
-    box_proc_bin(bin, sizeof bin, "box");
-    for (size_t i = 0; args[i] != NULL && i < 5; i++)
-        argv[i + 2] = args[i];
-    box_proc_run(argv, 30000, r);
-}
-
-static void
 test_hostile_names(void **state)
 {
     box_world *w = *state;
@@ -141,14 +124,14 @@ test_hostile_names(void **state)
     box_proc_result r;
     box_world_run(w, hostile_script, &r);
     if (r.pr_status != 0 || strcmp(r.pr_out, "x\ny\nz\n") != 0)
-        show("hostile names", &r);
+        box_test_show_result("hostile names", &r);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(r.pr_out, "x\ny\nz\n");
     box_proc_result_free(&r);
 
     size_t decisions = count_decisions(w);
     assert_true(decisions >= 9); // 3 × (write, read) + the commands
-    box_log((char *[]){"--box-dir", w->bw_state, NULL}, &r);
+    box_test_cli((char *[]){"log", "--box-dir", w->bw_state, NULL}, 30000, &r);
     assert_int_equal(r.pr_status, 0);
     expect_table(r.pr_out, decisions);
     box_proc_result_free(&r);
@@ -209,7 +192,7 @@ test_every_field(void **state)
                   "fs:\\nread", "\xff\xfe\033d\177");
     box_world_put(p, text);
     box_proc_result r;
-    box_log((char *[]){p, NULL}, &r);
+    box_test_cli((char *[]){"log", p, NULL}, 30000, &r);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(
         r.pr_out,

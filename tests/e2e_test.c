@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_testutil.h"
 #include "box_world.h"
 
 /* The policy of the worked example (the spec's guide style). */
@@ -37,29 +38,6 @@ static const char example_policy[] =
 static const char example_command[] =
     "zsh -c 'grep -n TODO src/main.rs > todo.txt && git add todo.txt'";
 
-/* `git diff --cached --name-only` in the project. */
-static char *
-staged(const box_world *w)
-{
-    char *argv[] = {
-        "/usr/bin/git", "-C", (char *)w->bw_project, "diff", "--cached",
-        "--name-only",  NULL};
-    box_proc_result r;
-    box_proc_run(argv, 30000, &r);
-    assert_int_equal(r.pr_status, 0);
-    char *out = r.pr_out;
-    r.pr_out = NULL;
-    box_proc_result_free(&r);
-    return out;
-}
-
-static void
-show(const char *what, const box_proc_result *r)
-{
-    print_message("%s: status %d\n--- stdout\n%s--- stderr\n%s---\n", what,
-                  r->pr_status, r->pr_out, r->pr_err);
-}
-
 static void
 test_worked_example(void **state)
 {
@@ -69,11 +47,12 @@ test_worked_example(void **state)
     box_proc_result r;
     box_world_run(w, example_command, &r);
     if (r.pr_status != 0)
-        show("worked example", &r);
+        box_test_show_result("worked example", &r);
     assert_int_equal(r.pr_status, 0);
     box_proc_result_free(&r);
 
-    char *s = staged(w);
+    char *s = box_world_git_out(
+        w, (char *[]){"diff", "--cached", "--name-only", NULL});
     assert_string_equal(s, "todo.txt\n");
     box_free(s);
 
@@ -101,11 +80,10 @@ test_cache_hit_logs_its_own_args(void **state)
     box_world_policy(w, "permit (principal, action == "
                         "Box::Action::\"shell:exec\", resource);\n");
     box_proc_result r;
-    box_world_run(w,
-                  "sh -c 'echo a b \"c d\" e' && sh -c 'echo a b c \"d e\"'",
+    box_world_run(w, "sh -c 'echo a b \"c d\" e' && sh -c 'echo a b c \"d e\"'",
                   &r);
     if (r.pr_status != 0)
-        show("two echoes", &r);
+        box_test_show_result("two echoes", &r);
     assert_int_equal(r.pr_status, 0);
     assert_string_equal(r.pr_out, "a b c d e\na b c d e\n");
     box_proc_result_free(&r);
@@ -118,11 +96,11 @@ test_cache_hit_logs_its_own_args(void **state)
     assert_int_equal(r.pr_status, 0);
 #define ARG(s) "{\"stringValue\":\"" s "\"}"
     const char *first = "\"process.command_args\",\"value\":{\"arrayValue\":"
-                        "{\"values\":[" ARG("echo") "," ARG("a") "," ARG("b")
-                        "," ARG("c d") "," ARG("e") "]}}";
+                        "{\"values\":[" ARG("echo") "," ARG("a") "," ARG(
+                            "b") "," ARG("c d") "," ARG("e") "]}}";
     const char *second = "\"process.command_args\",\"value\":{\"arrayValue\":"
-                         "{\"values\":[" ARG("echo") "," ARG("a") "," ARG("b")
-                         "," ARG("c") "," ARG("d e") "]}}";
+                         "{\"values\":[" ARG("echo") "," ARG("a") "," ARG(
+                             "b") "," ARG("c") "," ARG("d e") "]}}";
 #undef ARG
     const char *p1 = strstr(r.pr_out, first);
     const char *p2 = strstr(r.pr_out, second);
@@ -164,7 +142,8 @@ test_write_denied(void **state)
                            "[default-deny]: No permit policy matched this "
                            "request.\n"));
     box_proc_result_free(&r);
-    char *s = staged(w);
+    char *s = box_world_git_out(
+        w, (char *[]){"diff", "--cached", "--name-only", NULL});
     assert_string_equal(s, "");
     box_free(s);
     char *d = box_world_decisions(w);
@@ -213,7 +192,7 @@ test_no_tool(void **state)
              "command` matches this program and its leading arguments\n",
              w->bw_git);
     if (strstr(r.pr_err, want) == NULL)
-        show("no tool", &r);
+        box_test_show_result("no tool", &r);
     assert_non_null(strstr(r.pr_err, want));
     box_proc_result_free(&r);
 }
@@ -236,7 +215,7 @@ test_agent_status_and_disclosure(void **state)
              "strands-box: starting workload\n",
              w->bw_agent);
     if (strstr(r.pr_err, want) == NULL)
-        show("disclosure", &r);
+        box_test_show_result("disclosure", &r);
     assert_non_null(strstr(r.pr_err, want));
     assert_non_null(strstr(r.pr_err, " created \xc2\xb7 config "));
     assert_null(strstr(r.pr_err, "alias image refreshed"));
@@ -308,7 +287,7 @@ test_service_death_ends_run(void **state)
     box_proc_finish(&bp, 30000, &r);
     assert_false(r.pr_timeout);
     if (r.pr_status != 125)
-        show("service death", &r);
+        box_test_show_result("service death", &r);
     assert_int_equal(r.pr_status, 125);
     assert_string_equal(r.pr_out, "");
     assert_non_null(strstr(r.pr_err, "strands-box: box-shell stopped during "
@@ -354,7 +333,7 @@ test_missing_kernel_feature(void **state)
     assert_int_equal(r.pr_status, 1);
     assert_string_equal(r.pr_out, "");
     if (strstr(r.pr_err, "landlock: missing") == NULL)
-        show("no landlock", &r);
+        box_test_show_result("no landlock", &r);
     assert_non_null(strstr(r.pr_err,
                            "strands-box: error: this kernel cannot build the "
                            "sandbox every program of the box runs in: "

@@ -16,6 +16,7 @@
 #include "box_buf.h"
 #include "box_pdp_client.h"
 #include "box_proc.h"
+#include "box_testutil.h"
 #include "box_req.h"
 
 #define PEER_PDP_START_MS 60000
@@ -29,56 +30,6 @@ typedef struct fx {
     box_proc proc;
 } fx;
 
-static void
-put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
-
-/* A file's bytes ("" when absent). Caller frees. */
-static char *
-slurp(const char *path)
-{
-    box_buf b;
-    box_buf_init(&b, 64u << 20);
-    FILE *f = fopen(path, "r");
-    char buf[4096];
-    size_t n;
-    while (f != NULL && (n = fread(buf, 1, sizeof buf, f)) > 0)
-        assert_int_equal(box_buf_append(&b, buf, n), BOX_OK);
-    if (f != NULL)
-        fclose(f);
-    char *s = b.b_len ? box_buf_take(&b) : box_strdup("");
-    box_buf_reset(&b);
-    return s;
-}
-
-static size_t
-count(const char *hay, const char *needle)
-{
-    size_t n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
-        n++;
-    return n;
-}
-
-/* Lines of text holding needle. */
-static size_t
-count_lines(const char *text, const char *needle)
-{
-    size_t n = 0;
-    for (const char *l = text; *l != '\0';) {
-        const char *e = strchr(l, '\n');
-        size_t len = e ? (size_t)(e - l) : strlen(l);
-        n += memmem(l, len, needle, strlen(needle)) != NULL;
-        l += len + (e ? 1 : 0);
-    }
-    return n;
-}
-
 static int
 setup(void **state)
 {
@@ -89,7 +40,7 @@ setup(void **state)
     snprintf(f->policy, sizeof f->policy, "%s/policy.dw", f->dir);
     snprintf(f->log, sizeof f->log, "%s/records.jsonl", f->dir);
     snprintf(f->url, sizeof f->url, "ipc://%s/pdp.sock", f->dir);
-    put(f->policy, permit_all);
+    box_test_put(f->policy, permit_all);
     char bin[4096];
     box_proc_bin(bin, sizeof bin, "box-pdp");
     char *argv[] = {bin,       "--listen", f->url, "--policy",
@@ -180,11 +131,11 @@ test_forged_request_refused(void **state)
     expect_refused(grandchild);
     decide(f, "real-after");
     char *err = pdp_stop(f);
-    char *log = slurp(f->log);
-    assert_int_equal(count(log, "forged-"), 0);
-    assert_int_equal(count_lines(log, "\"real-before\""), 1);
-    assert_int_equal(count_lines(log, "\"real-after\""), 1);
-    size_t said = count(err, "refused a connection from pid ");
+    char *log = box_test_slurp_or_empty(f->log);
+    assert_int_equal(box_test_count(log, "forged-"), 0);
+    assert_int_equal(box_test_count_lines(log, "\"real-before\""), 1);
+    assert_int_equal(box_test_count_lines(log, "\"real-after\""), 1);
+    size_t said = box_test_count(err, "refused a connection from pid ");
     if (said < 1 || said > 8)
         print_error("PDP stderr:\n%s\n", err);
     assert_true(said >= 1);

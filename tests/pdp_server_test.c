@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
@@ -23,6 +22,7 @@
 #include "box_control.h"
 #include "box_pdp_client.h"
 #include "box_proc.h"
+#include "box_testutil.h"
 #include "box_req.h"
 #include "box_svc.h"
 
@@ -354,14 +354,6 @@ test_reload_drops_cache_and_keeps_old_on_error(void **state)
     box_free(log);
 }
 
-static long long
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* True once every thread of pid is stopped (state T). */
 static bool
 wait_stopped(pid_t pid)
@@ -401,9 +393,9 @@ test_fail_closed_when_stopped_or_gone(void **state)
     // A stop is asynchronous for a threaded process: wait until it holds.
     assert_true(wait_stopped(f.proc.bp_pid));
     box_req_exec(&q, "cat", "cat x", 1, "/w");
-    long long t0 = now_ms();
+    long long t0 = box_test_now_ms();
     assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_ETIMEDOUT);
-    long long dt = now_ms() - t0;
+    long long dt = box_test_now_ms() - t0;
     // The deadline holds: no answer, and no waiting much past 300 ms (the
     // upper bound leaves room for a loaded machine).
     assert_true(dt >= 250 && dt < 3000);
@@ -419,9 +411,9 @@ test_fail_closed_when_stopped_or_gone(void **state)
     box_pdp_client_opts o = {.co_url = f.url, .co_timeout_ms = 300};
     box_pdp_client *c;
     assert_int_equal(box_pdp_client_open(&o, &c), BOX_OK);
-    t0 = now_ms();
+    t0 = box_test_now_ms();
     assert_int_not_equal(box_pdp_decide(c, &q.r_req, &a), BOX_OK);
-    assert_true(now_ms() - t0 < 3000);
+    assert_true(box_test_now_ms() - t0 < 3000);
     assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
     box_pdp_answer_clear(&a);
     box_pdp_client_close(c);

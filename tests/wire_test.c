@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "box.pb-c.h"
@@ -25,6 +24,7 @@
 #include "box_control.h"
 #include "box_frame.h"
 #include "box_proc.h"
+#include "box_testutil.h"
 #include "box_req.h"
 #include "box_rpc.h"
 #include "box_svc.h"
@@ -68,23 +68,6 @@ static const unsigned depths[] = {
 /* The box                                                             */
 /* ------------------------------------------------------------------ */
 
-static void
-sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static void
-write_file(const char *path, const void *p, size_t n, mode_t mode)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, p, n), (ssize_t)n);
-    assert_int_equal(close(fd), 0);
-    assert_int_equal(chmod(path, mode), 0);
-}
-
 /* bin/sh: a real copy of the alias image, mode 0500. */
 static void
 install_alias(const wire_box *b)
@@ -92,16 +75,7 @@ install_alias(const wire_box *b)
     char src[PATH_MAX], dst[PATH_MAX];
     box_proc_bin(src, sizeof src, "box-alias");
     snprintf(dst, sizeof dst, "%s/bin/sh", b->wb_dir);
-    int fd = open(src, O_RDONLY | O_CLOEXEC);
-    assert_true(fd >= 0);
-    struct stat st;
-    assert_int_equal(fstat(fd, &st), 0);
-    char *img = box_alloc((size_t)st.st_size);
-    assert_non_null(img);
-    assert_int_equal(read(fd, img, (size_t)st.st_size), st.st_size);
-    close(fd);
-    write_file(dst, img, (size_t)st.st_size, 0500);
-    box_free(img);
+    box_test_copy(src, dst, 0500);
 }
 
 static int
@@ -129,7 +103,7 @@ wait_control(const char *url)
             box__health_response__free_unpacked(h, NULL);
             return;
         }
-        sleep_ms(20);
+        box_test_sleep_ms(20);
     }
     fail_msg("no health answer on %s", url);
 }
@@ -157,7 +131,7 @@ group_setup(void **state)
 
     snprintf(p, sizeof p, "%s/policy.dw", b->wb_dir);
     snprintf(log, sizeof log, "%s/records.jsonl", b->wb_dir);
-    write_file(p, PERMIT_ALL, sizeof PERMIT_ALL - 1, 0600);
+    box_test_write(p, PERMIT_ALL, sizeof PERMIT_ALL - 1, 0600);
     box_proc_bin(bin, sizeof bin, "box-pdp");
     char *pdp_argv[] = {bin,       "--listen", b->wb_pdp, "--epoch-pub",
                         b->wb_pub, "--policy", p,         "--log",
@@ -520,7 +494,7 @@ test_idle_connections_freed(void **state)
         if (ok)
             break;
         assert_true(box_svc_now_ms() - t0 < OPENING_MS + MARGIN_MS);
-        sleep_ms(100);
+        box_test_sleep_ms(100);
     }
     uint64_t took = box_svc_now_ms() - t0;
     print_message("a real call went through after %llu ms (%d refused)\n",
