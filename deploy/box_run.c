@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <stdbool.h>
@@ -217,6 +218,28 @@ box_cmd_run(int argc, char **argv)
             goto out;
         }
     }
+    // The services get the policy's canonical path: box-pdp reopens it on
+    // every reload, and a link in the path as written (checked against
+    // the grants only as it resolves now) could be re-pointed later by
+    // whoever may write the directory that holds it. A second name for
+    // the file could be written where the first is guarded.
+    char policy_canon[PATH_MAX] = "";
+    if (box_config_policy(cfg) != NULL) {
+        struct stat pst;
+        if (realpath(box_config_policy(cfg), policy_canon) == NULL ||
+            stat(policy_canon, &pst) != 0) {
+            status = box_cmd_error("policy file %s: %s",
+                                   box_config_policy(cfg), strerror(errno));
+            goto out;
+        }
+        if (pst.st_nlink > 1) {
+            status = box_cmd_error(
+                "policy file %s has more than one filesystem name; give it "
+                "one, so no other name can change what the box allows",
+                box_config_policy(cfg));
+            goto out;
+        }
+    }
     const box_config_process *agent = box_config_agent(cfg);
     if (agent == NULL) {
         status = box_cmd_error("the configuration has no `[agent]` table, so "
@@ -252,7 +275,8 @@ box_cmd_run(int argc, char **argv)
     char record[64];
     uint64_t h = 14695981039346656037ULL;
     h = run_digest_file(h, box_config_path(cfg));
-    h = run_digest_file(h, box_config_policy(cfg));
+    h = run_digest_file(h, box_config_policy(cfg) != NULL ? policy_canon
+                                                        : NULL);
     snprintf(record, sizeof record, "%016llx", (unsigned long long)h);
 
     bool created, changed;
@@ -279,7 +303,7 @@ box_cmd_run(int argc, char **argv)
     box_svcs_paths paths = {
         .sp_bindir = bindir,
         .sp_box_dir = box_dir_path,
-        .sp_policy = box_config_policy(cfg),
+        .sp_policy = box_config_policy(cfg) != NULL ? policy_canon : NULL,
         .sp_box_id = box_dir_id(dir),
         .sp_run_id = run_id,
         .sp_config = box_config_path(cfg),

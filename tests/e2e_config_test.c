@@ -211,6 +211,27 @@ test_policy_dir_other_spelling(void **state)
 
 /* The control: reading the parent of box.toml's directory stays allowed;
  * the run goes, and the agent's append is refused by its sandbox. */
+/* The policy with a second name (a hard link inside a write grant): the
+ * grant's check guards the name the config gives, so the run is refused
+ * before the other name could change what the box allows. */
+static void
+test_policy_hard_link_refused(void **state)
+{
+    box_world *w = *state;
+    char fs[PATH_MAX + 32], want[2 * PATH_MAX], second[PATH_MAX + 16];
+    place(w, "home/cfg/box.toml", "home/cfg/policy.dw");
+    snprintf(second, sizeof second, "%s/policy.dw", w->bw_project);
+    assert_int_equal(link(w->bw_policy, second), 0);
+    snprintf(fs, sizeof fs, "write = [\"%s\"]\n", w->bw_project);
+    box_world_config_policy(w, "policy.dw", fs, "");
+    snprintf(want, sizeof want,
+             "policy file %s has more than one filesystem name; give it one, "
+             "so no other name can change what the box allows",
+             w->bw_policy);
+    expect_refused(w, want);
+    assert_int_equal(unlink(second), 0);
+}
+
 static void
 test_read_above_config_runs(void **state)
 {
@@ -241,7 +262,8 @@ main(void)
     cmocka_unit_test_setup_teardown(f, box_world_setup, box_world_teardown)
         T(test_config_in_workspace_agent), T(test_config_in_workspace_tool),
         T(test_config_below_workspace),    T(test_policy_dir_granted),
-        T(test_policy_dir_other_spelling), T(test_read_above_config_runs),
+        T(test_policy_dir_other_spelling), T(test_policy_hard_link_refused),
+        T(test_read_above_config_runs),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
