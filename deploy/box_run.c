@@ -196,7 +196,12 @@ box_cmd_run(int argc, char **argv)
                                "the operator home that `~` names");
         goto out;
     }
-    if (box_config_check_paths(cfg, home, &err) != BOX_OK) {
+    char bindir[4096];
+    if (box_cmd_self_dir(bindir, sizeof bindir) == NULL) {
+        status = box_cmd_error("cannot find the directory of this program");
+        goto out;
+    }
+    if (box_config_check_paths(cfg, home, bindir, &err) != BOX_OK) {
         status = box_cmd_error("%s", err ? err : "out of memory");
         goto out;
     }
@@ -244,11 +249,6 @@ box_cmd_run(int argc, char **argv)
     if (agent == NULL) {
         status = box_cmd_error("the configuration has no `[agent]` table, so "
                                "there is nothing to run");
-        goto out;
-    }
-    char bindir[4096];
-    if (box_cmd_self_dir(bindir, sizeof bindir) == NULL) {
-        status = box_cmd_error("cannot find the directory of this program");
         goto out;
     }
     if (box_agent_probe(bindir, &err) != BOX_OK) {

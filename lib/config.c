@@ -1471,7 +1471,8 @@ check_process_entries(cfg_ctx *cx, const box_config_process *p,
 }
 
 box_err
-box_config_check_paths(const box_config *c, const char *home, char **err)
+box_config_check_paths(const box_config *c, const char *home,
+                       const char *programs, char **err)
 {
     cfg_ctx cx;
     char home_canon[PATH_MAX];
@@ -1507,7 +1508,7 @@ box_config_check_paths(const box_config *c, const char *home, char **err)
             (rv = check_workspace(&cx, c->bc_tools[i].pr_workspace,
                                   &home_st)) != BOX_OK)
             goto out;
-    if ((rv = cfg_reach_open(c->bc_path, c->bc_policy, c->bc_box_dir, &reach,
+    if ((rv = cfg_reach_open(c->bc_path, c->bc_policy, c->bc_box_dir, programs, &reach,
                              &why)) != BOX_OK) {
         rv = cx_fail(&cx, rv, "%s", why != NULL ? why : "out of memory");
         goto out;

@@ -145,12 +145,15 @@ const char *box_config_grant_key(box_config_grant g);
  * above any of those directories (`box_dir`'s parent while it is not made
  * yet). Reach is judged by identity (device and inode of the entry and
  * each ancestor), so no other spelling or bind mount passes; the reason
- * names what the entry reaches. home is the operator's home (normally
- * $HOME). The `[agent]` workspace default (the directory `run` started in)
+ * names what the entry reaches. programs (or NULL) is the directory of
+ * the box's own programs (box-contain and the services run from it,
+ * outside every sandbox): no `write` / `write_file` at, inside or above
+ * it. home is the operator's home (normally $HOME). The `[agent]` workspace default (the directory `run` started in)
  * is the caller's to check. On failure *err is the caller's message;
  * returns BOX_ECONFIG, BOX_EIO or BOX_ENOMEM.
  */
 box_err box_config_check_paths(const box_config *c, const char *home,
+                               const char *programs,
                                char **err) BOX_WARN_UNUSED;
 
 #endif

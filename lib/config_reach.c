@@ -30,6 +30,7 @@ enum cfg_anchor_kind {
     ANCHOR_CONFIG,
     ANCHOR_POLICY,
     ANCHOR_BOX_DIR,
+    ANCHOR_PROGRAMS, // writes only: reading or running them is harmless
     ANCHOR_COUNT
 };
 
@@ -88,6 +89,15 @@ static const struct {
             {"is", "is", "lies inside", "contains"},
             "no grant may reach the box's own trusted state",
             "a write grant there could replace the box's own trusted state",
+        },
+    [ANCHOR_PROGRAMS] =
+        {
+            "the directory of the box's programs",
+            {"is", "is", "lies inside", "contains"},
+            "a write grant there could replace box-contain or a service, "
+            "which run outside every sandbox",
+            "a write grant there could replace box-contain or a service, "
+            "which run outside every sandbox",
         },
 };
 
@@ -219,12 +229,13 @@ cfg_reach_free(cfg_reach *r)
 
 box_err
 cfg_reach_open(const char *config, const char *policy, const char *box_dir,
-               cfg_reach **out, char **why)
+               const char *programs, cfg_reach **out, char **why)
 {
     const char *paths[ANCHOR_COUNT] = {
         [ANCHOR_CONFIG] = config,
         [ANCHOR_POLICY] = policy,
         [ANCHOR_BOX_DIR] = box_dir,
+        [ANCHOR_PROGRAMS] = programs,
     };
     cfg_reach *r = box_calloc(1, sizeof(*r));
     box_err rv = BOX_ENOMEM;
@@ -236,7 +247,8 @@ cfg_reach_open(const char *config, const char *policy, const char *box_dir,
     for (int k = 0; k < ANCHOR_COUNT; k++) {
         if (paths[k] == NULL)
             continue;
-        int e = anchor_open(&r->rc_anchor[k], paths[k], k != ANCHOR_BOX_DIR);
+        int e = anchor_open(&r->rc_anchor[k], paths[k],
+                            k == ANCHOR_CONFIG || k == ANCHOR_POLICY);
         if (e == ENOENT || e == ENOTDIR)
             continue; // nothing there to reach
         if (e == ENOMEM)
@@ -267,7 +279,7 @@ reach_find(const cfg_reach *r, const cfg_chain *e, bool write, int *kind,
     for (size_t i = 0; i < e->ch_len; i++) {
         for (int k = 0; k < ANCHOR_COUNT; k++) {
             const cfg_anchor *an = &r->rc_anchor[k];
-            if (!an->an_set)
+            if (!an->an_set || (k == ANCHOR_PROGRAMS && !write))
                 continue;
             if (i == 0 && an->an_has_file &&
                 ident_eq(&e->ch_ids[0], &an->an_file)) {

@@ -35,8 +35,8 @@ typedef struct cfg_reach cfg_reach;
  * leaves *why NULL.
  */
 box_err cfg_reach_open(const char *config, const char *policy,
-                       const char *box_dir, cfg_reach **out,
-                       char **why) BOX_WARN_UNUSED;
+                       const char *box_dir, const char *programs,
+                       cfg_reach **out, char **why) BOX_WARN_UNUSED;
 
 /*
  * Why a grant of list g on path (canonical, existing: the entry checks

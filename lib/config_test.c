@@ -583,7 +583,7 @@ test_parse_api(void **state)
     assert_int_equal(box_config_load(NULL, &c, &err), BOX_EINVAL);
     assert_int_equal(box_config_load("/x", NULL, &err), BOX_EINVAL);
     assert_int_equal(box_config_load("/x", &c, NULL), BOX_EINVAL);
-    assert_int_equal(box_config_check_paths(NULL, "/", &err), BOX_EINVAL);
+    assert_int_equal(box_config_check_paths(NULL, "/", NULL, &err), BOX_EINVAL);
     assert_null(err);
 }
 
@@ -1430,7 +1430,7 @@ check_paths_at(const fixture *fx, const char *name, const char *text,
 {
     box_config *c = load_ok_at(fx, name, text);
     char *home = expand(fx, "@D/home");
-    box_err rv = box_config_check_paths(c, home, err);
+    box_err rv = box_config_check_paths(c, home, NULL, err);
     box_free(home);
     box_config_free(c);
     return rv;
@@ -1557,7 +1557,7 @@ test_check_paths_ok(void **state)
                                HEAD "[agent]\ncommand = [\"a\"]\n"
                                     "[agent.filesystem]\nread = [\"~/dir\"]\n");
     char *home = expand(fx, "@D/homelink");
-    assert_int_equal(box_config_check_paths(c, home, &err), BOX_OK);
+    assert_int_equal(box_config_check_paths(c, home, NULL, &err), BOX_OK);
     box_free(home);
     box_config_free(c);
 }
@@ -1568,13 +1568,13 @@ test_check_paths_home(void **state)
     fixture *fx = *state;
     box_config *c = load_ok(fx, HEAD);
     char *err = NULL;
-    assert_int_equal(box_config_check_paths(c, NULL, &err), BOX_ECONFIG);
+    assert_int_equal(box_config_check_paths(c, NULL, NULL, &err), BOX_ECONFIG);
     assert_string_equal(err, "HOME is not set");
     box_free(err);
-    assert_int_equal(box_config_check_paths(c, "", &err), BOX_ECONFIG);
+    assert_int_equal(box_config_check_paths(c, "", NULL, &err), BOX_ECONFIG);
     assert_string_equal(err, "HOME is not set");
     box_free(err);
-    assert_int_equal(box_config_check_paths(c, "/nonexistent-home", &err),
+    assert_int_equal(box_config_check_paths(c, "/nonexistent-home", NULL, &err),
                      BOX_ECONFIG);
     assert_string_equal(err, "cannot resolve the operator's home "
                              "/nonexistent-home: No such file or directory");
@@ -2031,7 +2031,7 @@ test_reach_bind_mount(void **state)
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
             mount(src, dst, NULL, MS_BIND, NULL) != 0)
             _exit(14);
-        box_err rv = box_config_check_paths(c, home, &err);
+        box_err rv = box_config_check_paths(c, home, NULL, &err);
         size_t len = err != NULL ? strlen(err) : 0;
         if (len > 0 && write(fds[1], err, len) != (ssize_t)len)
             _exit(15);
@@ -2054,7 +2054,7 @@ test_reach_bind_mount(void **state)
     assert_string_equal(got, want);
     // Outside the namespace the mount point is an empty directory.
     char *err = NULL;
-    assert_int_equal(box_config_check_paths(c, home, &err), BOX_OK);
+    assert_int_equal(box_config_check_paths(c, home, NULL, &err), BOX_OK);
     box_free(src);
     box_free(dst);
     box_free(home);

@@ -232,6 +232,28 @@ test_policy_hard_link_refused(void **state)
     assert_int_equal(unlink(second), 0);
 }
 
+/* A write grant over the directory of the box's own programs could replace
+ * box-contain or a service, which run outside every sandbox: refused. */
+static void
+test_programs_dir_write_refused(void **state)
+{
+    box_world *w = *state;
+    char bin[PATH_MAX], dir[PATH_MAX], fs[PATH_MAX + 32], want[4 * PATH_MAX];
+    box_proc_bin(bin, sizeof bin, "box");
+    assert_non_null(realpath(bin, dir));
+    *strrchr(dir, '/') = '\0';
+    box_world_policy(w, permit_all);
+    snprintf(fs, sizeof fs, "write = [\"%s\"]\n", dir);
+    box_world_config_agent(w, fs, "");
+    snprintf(want, sizeof want,
+             "`[agent]` filesystem entry \"%s\" is refused: %s is the "
+             "directory of the box's programs %s; a write grant there could "
+             "replace box-contain or a service, which run outside every "
+             "sandbox",
+             dir, dir, dir);
+    expect_refused(w, want);
+}
+
 static void
 test_read_above_config_runs(void **state)
 {
@@ -263,7 +285,7 @@ main(void)
         T(test_config_in_workspace_agent), T(test_config_in_workspace_tool),
         T(test_config_below_workspace),    T(test_policy_dir_granted),
         T(test_policy_dir_other_spelling), T(test_policy_hard_link_refused),
-        T(test_read_above_config_runs),
+        T(test_programs_dir_write_refused), T(test_read_above_config_runs),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
