@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <linux/landlock.h>
 #include <stdlib.h>
@@ -514,6 +515,15 @@ ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd, ct_plan *plan,
                 S_ISLNK(sb.st_mode) ? "is a symbolic link; name its target"
                 : dir               ? "is a directory; this list takes files"
                                     : "is not a directory");
+        }
+        // A mask covers one name; a second name of the same file in a
+        // grant would reach its content all the same.
+        if (p->cp_list == CONTAIN_DENY && !dir && sb.st_nlink > 1) {
+            close(fd);
+            return ct_fail(e, CONTAIN_FAIL, false,
+                           "--deny %s has %ju names (hard links); a mask "
+                           "covers one name, so give it one",
+                           p->cp_path, (uintmax_t)sb.st_nlink);
         }
         if (p->cp_list == CONTAIN_DENY)
             ll_plan_mask(plan, p->cp_path, &sb);

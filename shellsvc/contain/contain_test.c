@@ -1372,6 +1372,35 @@ test_script_interp_fifo(void **state)
     tree_rm(&t);
 }
 
+/* A denied file with a second name is refused: the mask would cover one
+ * name, and the other would still read the content. */
+static void
+test_deny_hard_link_refused(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+    char deny[512], second[512];
+    need_sandbox();
+    tree_make(&t);
+    snprintf(deny, sizeof deny, "%s/out/b.txt", t.t_root);
+    snprintf(second, sizeof second, "%s/out/b2.txt", t.t_root);
+    assert_int_equal(link(deny, second), 0);
+    av_start(&a);
+    av_add(&a, "--read");
+    av_add(&a, "%s/out", t.t_root);
+    av_add(&a, "--deny");
+    av_add(&a, "%s", deny);
+    av_program(&a, "/usr/bin/cat");
+    av_add(&a, "%s", second);
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_null(strstr(r.ro_out, "secret"));
+    assert_non_null(strstr(r.ro_err, "has 2 names (hard links)"));
+    run_free(&r);
+    tree_rm(&t);
+}
+
 /* A signal sent to box-contain reaches the program; its status comes back. */
 static void
 test_signal_forwarded(void **state)
@@ -1865,6 +1894,7 @@ main(void)
         cmocka_unit_test(test_loader_must_be_the_systems),
         cmocka_unit_test(test_read_program_dir_stays_noexec),
         cmocka_unit_test(test_script_interp_fifo),
+        cmocka_unit_test(test_deny_hard_link_refused),
         cmocka_unit_test(test_unprivileged_caller),
         cmocka_unit_test(test_loader_runs_only_exec_set),
         cmocka_unit_test(test_read_carve),
