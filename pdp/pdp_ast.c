@@ -48,6 +48,17 @@ pdp_rule_annot(const pdp_rule *r, const char *key)
     return NULL;
 }
 
+box_err
+pdp_rule_put_id(box_buf *b, const pdp_annot *id)
+{
+    box_err rv;
+    if ((rv = box_buf_puts(b, "rule @id(\"")) != BOX_OK ||
+        (rv = box_escape_debug_str(b, id->an_value.s, id->an_value.len)) !=
+            BOX_OK)
+        return rv;
+    return box_buf_puts(b, "\")");
+}
+
 static bool
 is_white(uint32_t c)
 {

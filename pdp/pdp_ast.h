@@ -211,6 +211,9 @@ const char *pdp_expr_kind_name(pdp_expr_kind k);
 
 /* The annotation with this key, or NULL. */
 const pdp_annot *pdp_rule_annot(const pdp_rule *r, const char *key);
+/* Appends `rule @id("<id>")`, the id escaped like Rust's Debug for str:
+ * how warnings name a rule that has an @id. */
+box_err pdp_rule_put_id(box_buf *b, const pdp_annot *id) BOX_WARN_UNUSED;
 /* True iff s is empty or only Unicode whitespace (blank @id/@description). */
 bool pdp_str_blank(pdp_str s);
 

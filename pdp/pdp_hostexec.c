@@ -357,15 +357,10 @@ static box_err
 hx_put_rule(box_buf *b, const pdp_rule *r)
 {
     const pdp_annot *an = pdp_rule_annot(r, "id");
-    box_err rv;
     if (an == NULL || pdp_str_blank(an->an_value))
         return box_buf_printf(b, "the permit rule with no @id (rule %u)",
                               r->r_index + 1);
-    if ((rv = box_buf_puts(b, "rule @id(\"")) != BOX_OK ||
-        (rv = box_escape_debug_str(b, an->an_value.s, an->an_value.len)) !=
-            BOX_OK)
-        return rv;
-    return box_buf_puts(b, "\")");
+    return pdp_rule_put_id(b, an);
 }
 
 static box_err

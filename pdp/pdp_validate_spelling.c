@@ -108,15 +108,10 @@ static box_err
 put_rule(box_buf *b, const pdp_rule *r)
 {
     const pdp_annot *an = pdp_rule_annot(r, "id");
-    box_err rv;
     if (an == NULL)
         return box_buf_printf(b, "the %s rule with no @id",
                               r->r_effect == PDP_PERMIT ? "permit" : "forbid");
-    if ((rv = box_buf_puts(b, "rule @id(\"")) != BOX_OK ||
-        (rv = box_escape_debug_str(b, an->an_value.s, an->an_value.len)) !=
-            BOX_OK)
-        return rv;
-    return box_buf_puts(b, "\")");
+    return pdp_rule_put_id(b, an);
 }
 
 /* A literal in quotes, escaped like Rust's Debug for str. */
