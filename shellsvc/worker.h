@@ -41,7 +41,8 @@ box_err worker_apply_limits(const worker_limits *l) BOX_WARN_UNUSED;
 
 /*
  * The worker's whole job, on chan (its end of the broker channel, a Unix
- * stream socket carrying AliasFrames): read the one Call frame the broker
+ * stream socket carrying AliasFrames; fds, a SOCK_SEQPACKET socket, carries
+ * the descriptors of each host program it asks the broker to launch): read the one Call frame the broker
  * forwards, run its source through worker_interp_run, send each piece of
  * output as Output frames of at most BOX_OUTPUT_CHUNK_MAX bytes as it is
  * produced, then one Exit frame. The broker validates and relays every
@@ -49,6 +50,6 @@ box_err worker_apply_limits(const worker_limits *l) BOX_WARN_UNUSED;
  * worker stops writing once it has sent more than the budget. Returns the
  * process exit status: 0 when Exit was sent, 1 otherwise.
  */
-int worker_main(int chan, const worker_settings *ws);
+int worker_main(int chan, int fds, const worker_settings *ws);
 
 #endif
