@@ -34,6 +34,9 @@ typedef struct worker_limits {
     unsigned wl_cpu_s;                  // RLIMIT_CPU soft; hard is 5 s more
     unsigned wl_nofile;                 // RLIMIT_NOFILE
     const worker_settings *wl_settings; // borrowed for the pool's life
+    /* What a worker runs; NULL: worker_main. Only a test sets it, to run
+     * its own probes in a worker confined exactly as box-shell's are. */
+    int (*wl_body)(int chan, int fds, const worker_settings *ws);
 } worker_limits;
 
 /* Applies l to the calling process and turns core dumps off. */

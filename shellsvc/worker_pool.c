@@ -12,6 +12,7 @@
 
 #include "box_alloc.h"
 #include "forker.h"
+#include "worker_confine.h"
 
 #define ZYG_NAME "box-shell-zyg"
 #define ZYG_CHAN_FD 3 // where a worker finds its channel
@@ -61,7 +62,17 @@ zyg_worker_child(int chan, int fds, pid_t zygote, const worker_limits *lim)
     sigprocmask(SIG_SETMASK, &none, NULL);
     if (worker_apply_limits(lim) != BOX_OK)
         _exit(1);
-    _exit(worker_main(ZYG_CHAN_FD, ZYG_FDS_FD, lim->wl_settings));
+    int (*body)(int, int, const worker_settings *) =
+        lim->wl_body != NULL ? lim->wl_body : worker_main;
+    _exit(body(ZYG_CHAN_FD, ZYG_FDS_FD, lim->wl_settings));
+}
+
+/* The zygote confines itself before it forks any worker. */
+static int
+zyg_prepare(void *ctx)
+{
+    const worker_limits *lim = ctx;
+    return worker_confine(lim->wl_settings);
 }
 
 /* The zygote's start function: fds are the channel and the descriptor
@@ -90,7 +101,7 @@ worker_pool_start(const worker_limits *l, worker_pool **out)
     if (p == NULL)
         return BOX_ENOMEM;
     p->wp_lim = *l;
-    box_err rv = forker_start(ZYG_NAME, zyg_start, &p->wp_lim, NULL,
+    box_err rv = forker_start(ZYG_NAME, zyg_start, &p->wp_lim, zyg_prepare,
                               &p->wp_zygote);
     if (rv != BOX_OK) {
         box_free(p);

@@ -24,6 +24,8 @@
 #define FK_CHILDREN_MAX 256 // live children; 64 connections plus stragglers
 #define FK_CTL_FD 3         // where the forker keeps its request socket
 #define FK_STOP_WAIT_MS 3000
+#define FK_READY_MS 30000 // prepare is a few system calls; a loaded machine
+#define FK_READY 'R'
 
 struct forker {
     int fk_ctl; // SOCK_SEQPACKET to the forker
@@ -200,6 +202,10 @@ fk_main(int ctl, pid_t parent, const char *name, forker_start_fn start,
         _exit(1);
     if (prepare != NULL && prepare(ctx) != 0)
         _exit(1);
+    // Only now is the forker what it must be; the parent waits for this.
+    char ready = FK_READY;
+    if (send(ctl, &ready, 1, MSG_NOSIGNAL) != 1)
+        _exit(1);
 
     for (;;) {
         size_t n = 0;
@@ -280,6 +286,19 @@ forker_start(const char *name, forker_start_fn start, void *ctx,
     f->fk_ctl = sv[0];
     f->fk_pid = pid;
     pthread_mutex_init(&f->fk_mu, NULL);
+    // A forker that could not confine itself says nothing and exits: no
+    // child is ever started by a forker that is not what it must be.
+    struct pollfd p = {.fd = f->fk_ctl, .events = POLLIN};
+    char ready = 0;
+    int n;
+    do {
+        n = poll(&p, 1, FK_READY_MS);
+    } while (n < 0 && errno == EINTR);
+    if (n != 1 || recv(f->fk_ctl, &ready, 1, MSG_DONTWAIT) != 1 ||
+        ready != FK_READY) {
+        forker_stop(f);
+        return BOX_ECLOSED;
+    }
     *out = f;
     return BOX_OK;
 }
