@@ -189,6 +189,10 @@ box_frame_name(Box__AliasFrame__BodyCase c)
         return "decide";
     case BOX__ALIAS_FRAME__BODY_ANSWER:
         return "answer";
+    case BOX__ALIAS_FRAME__BODY_LAUNCH:
+        return "launch";
+    case BOX__ALIAS_FRAME__BODY_LAUNCHED:
+        return "launched";
     default:
         return "empty";
     }

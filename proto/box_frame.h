@@ -34,8 +34,10 @@
 #define BOX_FRAMES_TO_ALIAS                                                    \
     (BOX_FRAME_KIND(OUTPUT) | BOX_FRAME_KIND(EXIT) | BOX_FRAME_KIND(DENIED))
 #define BOX_FRAMES_FROM_WORKER                                                 \
-    (BOX_FRAME_KIND(OUTPUT) | BOX_FRAME_KIND(EXIT) | BOX_FRAME_KIND(DECIDE))
-#define BOX_FRAMES_TO_WORKER (BOX_FRAME_KIND(CALL) | BOX_FRAME_KIND(ANSWER))
+    (BOX_FRAME_KIND(OUTPUT) | BOX_FRAME_KIND(EXIT) | BOX_FRAME_KIND(DECIDE) |  \
+     BOX_FRAME_KIND(LAUNCH))
+#define BOX_FRAMES_TO_WORKER                                                   \
+    (BOX_FRAME_KIND(CALL) | BOX_FRAME_KIND(ANSWER) | BOX_FRAME_KIND(LAUNCHED))
 
 /* Why box_frame_read gave no frame, for the reader's answer. */
 typedef struct box_frame_fault {

@@ -25,6 +25,8 @@ static const ProtobufCMessageDescriptor *const all_messages[] = {
     &box__decision_request__descriptor,
     &box__enforcement__descriptor,
     &box__worker_answer__descriptor,
+    &box__launch__descriptor,
+    &box__launch_answer__descriptor,
     &box__determining_policy__descriptor,
     &box__decision_response__descriptor,
     &box__decision_batch__descriptor,

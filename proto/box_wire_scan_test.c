@@ -255,10 +255,11 @@ static const struct reader {
     {"broker from worker",
      BOX_FRAMES_FROM_WORKER,
      {BOX__ALIAS_FRAME__BODY_OUTPUT, BOX__ALIAS_FRAME__BODY_EXIT,
-      BOX__ALIAS_FRAME__BODY_DECIDE}},
+      BOX__ALIAS_FRAME__BODY_DECIDE, BOX__ALIAS_FRAME__BODY_LAUNCH}},
     {"worker from broker",
      BOX_FRAMES_TO_WORKER,
-     {BOX__ALIAS_FRAME__BODY_CALL, BOX__ALIAS_FRAME__BODY_ANSWER}},
+     {BOX__ALIAS_FRAME__BODY_CALL, BOX__ALIAS_FRAME__BODY_ANSWER,
+      BOX__ALIAS_FRAME__BODY_LAUNCHED}},
 };
 
 static bool
@@ -277,7 +278,7 @@ test_each_kind_for_each_reader(void **state)
     for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++) {
         const struct reader *rd = &readers[i];
         for (uint32_t c = BOX__ALIAS_FRAME__BODY_OPEN;
-             c <= BOX__ALIAS_FRAME__BODY_ANSWER; c++) {
+             c <= BOX__ALIAS_FRAME__BODY_LAUNCHED; c++) {
             // program = 1, then the body case as an empty message.
             const uint8_t b[] = {0x08, 0x01, (uint8_t)(c << 3 | 2), 0x00};
             box_wire_scan_result r = box_wire_scan(af, rd->accept, b, sizeof b);

@@ -24,6 +24,7 @@
 #include "box_log.h"
 #include "box_svc.h"
 #include "box_wire.h"
+#include "broker_launch.h"
 
 #define BROKER_SVC "box-shell"
 // The Open, from the accept, and then the Call, from the Open, must each
@@ -62,7 +63,9 @@ typedef struct broker_conn {
     int cn_fd;           // the alias
     uint32_t cn_program; // echoed on every frame we send
     int cn_chan;         // the worker's channel, -1 when none
+    int cn_fds;          // the worker's descriptor socket, -1 when none
     int cn_status;       // the worker's status pipe, -1 when none
+    broker_permits *cn_permits; // shell:spawn permits not launched yet
     uint64_t cn_out;     // output bytes relayed
 } broker_conn;
 
@@ -127,7 +130,11 @@ conn_drop_worker(broker_conn *c)
         close(c->cn_status);
     if (c->cn_chan >= 0)
         close(c->cn_chan);
-    c->cn_status = c->cn_chan = -1;
+    if (c->cn_fds >= 0)
+        close(c->cn_fds);
+    c->cn_status = c->cn_chan = c->cn_fds = -1;
+    broker_permits_free(c->cn_permits);
+    c->cn_permits = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -238,7 +245,7 @@ conn_worker_gone(broker_conn *c)
     box_err rv = worker_pool_wait(c->cn_status, BROKER_STATUS_MS, &ws);
     char msg[128];
     conn_drop_worker(c);
-    if (rv != BOX_OK || ws == WORKER_NOT_STARTED) {
+    if (rv != BOX_OK || WORKER_NOT_STARTED(ws)) {
         box_log(BOX_LOG_ERROR, BROKER_SVC, "a shell worker %s",
                 rv == BOX_OK ? "could not start" : "was lost");
         conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL, "the shell worker %s",
@@ -280,9 +287,46 @@ conn_decide(broker_conn *c, const Box__DecisionRequest *req)
     wa.permit = rv == BOX_OK && a.pa_verdict == BOX_VERDICT_PERMIT;
     wa.fault = rv != BOX_OK;
     wa.message = a.pa_message ? a.pa_message : (char *)"";
+    if (wa.permit)
+        broker_permits_note(c->cn_permits, req);
     box_err wr =
         box_frame_write(c->cn_chan, &f, BOX_FRAME_MAX, BROKER_FRAME_MS);
     box_pdp_answer_clear(&a);
+    return wr == BOX_OK;
+}
+
+/* Answers a worker's launch frame. Returns false when the worker broke
+ * the protocol (the caller ends the call) or the channel failed. */
+static bool
+conn_launch(broker_conn *c, const Box__Launch *l, bool *broke)
+{
+    broker *b = c->cn_b;
+    broker_launch_cfg cfg = {.bl_settings = b->br_cfg.bc_settings,
+                             .bl_launcher = b->br_cfg.bc_launcher};
+    bool started = false;
+    char *refusal = NULL;
+    *broke = false;
+    if (cfg.bl_settings == NULL || cfg.bl_launcher == NULL)
+        refusal = box_strdup("host-binary execution requires a contained "
+                             "spawner; none is installed");
+    else if (broker_launch(&cfg, c->cn_permits, c->cn_fds, l, &started,
+                           &refusal) != BOX_OK) {
+        *broke = true;
+        return false;
+    }
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__LaunchAnswer ans = BOX__LAUNCH_ANSWER__INIT;
+    f.program = c->cn_program;
+    f.body_case = BOX__ALIAS_FRAME__BODY_LAUNCHED;
+    f.launched = &ans;
+    ans.started = started;
+    ans.status = started ? 0 : 126;
+    ans.message = refusal != NULL ? refusal : (char *)"out of memory";
+    if (started)
+        ans.message = (char *)"";
+    box_err wr =
+        box_frame_write(c->cn_chan, &f, BOX_FRAME_MAX, BROKER_FRAME_MS);
+    box_free(refusal);
     return wr == BOX_OK;
 }
 
@@ -331,6 +375,14 @@ conn_from_worker(broker_conn *c)
         c->cn_b->br_cfg.bc_pdp != NULL) {
         done = !conn_decide(c, w->decide);
         if (done)
+            conn_worker_gone(c);
+    } else if (w->body_case == BOX__ALIAS_FRAME__BODY_LAUNCH &&
+               w->launch != NULL) {
+        bool broke = false;
+        done = !conn_launch(c, w->launch, &broke);
+        if (broke)
+            conn_worker_broke(c, "a launch frame without its descriptors");
+        else if (done)
             conn_worker_gone(c);
     } else if (w->body_case == BOX__ALIAS_FRAME__BODY_EXIT) {
         (void)conn_send(c, w);
@@ -399,9 +451,17 @@ static void
 conn_run(broker_conn *c, Box__AliasFrame *call)
 {
     broker *b = c->cn_b;
-    box_err rv =
-        worker_pool_spawn(b->br_cfg.bc_pool, &c->cn_chan, &c->cn_status);
+    worker_ends we;
+    box_err rv = worker_pool_spawn(b->br_cfg.bc_pool, &we);
+    if (rv == BOX_OK) {
+        c->cn_chan = we.we_chan;
+        c->cn_fds = we.we_fds;
+        c->cn_status = we.we_status;
+        if ((c->cn_permits = broker_permits_new()) == NULL)
+            rv = BOX_ENOMEM;
+    }
     if (rv != BOX_OK) {
+        conn_drop_worker(c);
         box_log(BOX_LOG_ERROR, BROKER_SVC, "cannot start a shell worker: %s",
                 box_strerror(rv));
         conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL,
@@ -591,7 +651,7 @@ broker_accept_one(broker *b, int fd)
     if (c != NULL) {
         c->cn_b = b;
         c->cn_fd = fd;
-        c->cn_chan = c->cn_status = -1;
+        c->cn_chan = c->cn_status = c->cn_fds = -1;
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         rv = pthread_create(&t, &attr, conn_thread, c);

@@ -35,6 +35,10 @@ typedef struct broker_config {
     /* Answers the workers' decide frames (borrowed; outlives the broker).
      * One client for every call, so its permit cache stays warm. */
     box_pdp_client *bc_pdp;
+    /* Host programs: the box they run in and the launcher that starts
+     * box-contain (both borrowed; NULL: no host programs). */
+    const worker_settings *bc_settings;
+    struct sh_launcher *bc_launcher;
 } broker_config;
 
 /*

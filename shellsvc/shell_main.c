@@ -17,6 +17,7 @@
 #include "box_pdp_client.h"
 #include "broker.h"
 #include "shell_settings.h"
+#include "sh_launcher.h"
 #include "worker_pool.h"
 
 #define SHELL_SVC "box-shell"
@@ -179,9 +180,9 @@ main(int argc, char **argv)
     }
 
     /*
-     * Order matters: the zygote is forked first, while this process has
-     * one thread; the broker binds next (it sets the umask); only then do
-     * threads start (the broker's, nng's).
+     * Order matters: the zygote and the launcher are forked first, while
+     * this process has one thread; the broker binds next (it sets the
+     * umask); only then do threads start (the broker's, nng's).
      */
     char contain[PATH_MAX];
     if (sa.sa_contain_bin == NULL &&
@@ -211,6 +212,14 @@ main(int argc, char **argv)
         shell_settings_free(&set);
         return 1;
     }
+    sh_launcher *launcher = NULL;
+    if ((rv = sh_launcher_start(&launcher)) != BOX_OK) {
+        box_log(BOX_LOG_ERROR, SHELL_SVC, "cannot start the launcher: %s",
+                box_strerror(rv));
+        worker_pool_stop(pool);
+        shell_settings_free(&set);
+        return 1;
+    }
     // The PDP client lives here, not in the workers: one client for every
     // call keeps the permit cache warm. Its threads create no files, so
     // the broker's umask around bind is unaffected.
@@ -227,6 +236,8 @@ main(int argc, char **argv)
     broker_config bc = {.bc_box_dir = sa.sa_box_dir,
                         .bc_pdp = pdp,
                         .bc_pool = pool,
+                        .bc_settings = &set.ss_settings,
+                        .bc_launcher = launcher,
                         .bc_backstop_ms = backstop_ms,
                         .bc_grace_ms = SHELL_GRACE_MS};
     if ((rv = broker_start(&bc, &brk, err, sizeof err)) != BOX_OK) {
@@ -248,6 +259,7 @@ out:
     broker_drain(brk);
     box_pdp_client_close(pdp);
     worker_pool_stop(pool);
+    sh_launcher_stop(launcher);
     box_control_stop(ctl);
     shell_settings_free(&set);
     if (status == 0)

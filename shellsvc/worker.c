@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 
 #include "box_alloc.h"
 #include "box_frame.h"
@@ -29,6 +31,7 @@
 
 typedef struct worker_ctx {
     int wk_chan;
+    int wk_fds; // descriptors for the broker (SOCK_SEQPACKET)
     uint32_t wk_program;
     uint64_t wk_total; // output bytes sent
     bool wk_broken;    // the channel failed or the budget is spent
@@ -138,11 +141,89 @@ worker_decide(void *ctx, const Box__DecisionRequest *req, char **message)
     return v;
 }
 
+/* Hands a run's descriptors to the broker: one message, so they arrive
+ * together and before the launch frame that names them. */
+static box_err
+worker_send_fds(int sock, const int *fds, size_t n)
+{
+    char op = 'L';
+    struct iovec iov = {.iov_base = &op, .iov_len = 1};
+    union {
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+        struct cmsghdr align;
+    } cm;
+    memset(&cm, 0, sizeof cm);
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = cm.buf,
+                         .msg_controllen = CMSG_SPACE(n * sizeof(int))};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(n * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+    ssize_t sent;
+    do {
+        sent = sendmsg(sock, &msg, MSG_NOSIGNAL);
+    } while (sent < 0 && errno == EINTR);
+    return sent == 1 ? BOX_OK : BOX_EIO;
+}
+
+/* One launch frame to the broker and its answer. A worker cannot execute
+ * anything itself; the broker starts the program whose shell:spawn it
+ * relayed as permitted, or says why not. */
+static box_err
+worker_launch(void *ctx, int argc, char *const *argv, const char *cwd,
+              const int io[4], int *status, char **err)
+{
+    worker_ctx *w = ctx;
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__Launch l = BOX__LAUNCH__INIT;
+    f.program = w->wk_program;
+    f.body_case = BOX__ALIAS_FRAME__BODY_LAUNCH;
+    f.launch = &l;
+    l.n_argv = (size_t)argc;
+    l.argv = (char **)argv;
+    l.cwd = (char *)cwd;
+    l.has_stdin = io[0] >= 0;
+    int fds[4];
+    size_t n = 0;
+    if (io[0] >= 0)
+        fds[n++] = io[0];
+    for (int i = 1; i < 4; i++)
+        fds[n++] = io[i];
+
+    Box__AliasFrame *a = NULL;
+    pthread_mutex_lock(&w->wk_chan_lock);
+    box_err rv = worker_send_fds(w->wk_fds, fds, n);
+    if (rv == BOX_OK)
+        rv = box_frame_write(w->wk_chan, &f, BOX_FRAME_MAX, WORKER_WRITE_MS);
+    if (rv == BOX_OK)
+        rv = box_frame_read(w->wk_chan, BOX_FRAME_MAX, WORKER_ANSWER_MS,
+                            BOX_FRAMES_TO_WORKER, &a, NULL);
+    pthread_mutex_unlock(&w->wk_chan_lock);
+    if (rv != BOX_OK || a->body_case != BOX__ALIAS_FRAME__BODY_LAUNCHED) {
+        *err = box_strdup("the box broker did not answer a launch");
+        rv = BOX_EIO;
+    } else if (!a->launched->started) {
+        // A refusal never reads as success, whatever the status says.
+        int st = a->launched->status;
+        *status = st > 0 && st < 256 ? st : 126;
+        *err = box_strdup(a->launched->message ? a->launched->message : "");
+        rv = BOX_EDENIED;
+    } else {
+        rv = BOX_OK;
+    }
+    if (a != NULL)
+        box__alias_frame__free_unpacked(a, NULL);
+    return rv;
+}
+
 int
-worker_main(int chan, const worker_settings *ws)
+worker_main(int chan, int fds, const worker_settings *ws)
 {
     Box__AliasFrame *call = NULL;
-    worker_ctx w = {.wk_chan = chan};
+    worker_ctx w = {.wk_chan = chan, .wk_fds = fds};
     pthread_mutex_init(&w.wk_chan_lock, NULL);
     if (box_frame_read(chan, BOX_FRAME_MAX, WORKER_CALL_READ_MS,
                        BOX_FRAMES_TO_WORKER, &call, NULL) != BOX_OK)
@@ -157,6 +238,7 @@ worker_main(int chan, const worker_settings *ws)
     worker_io io = {.wi_out = worker_out,
                     .wi_err = worker_err,
                     .wi_decide = worker_decide,
+                    .wi_launch = worker_launch,
                     .wi_ctx = &w};
     int status = worker_interp_run(ws, src, strlen(src), &io);
     box__alias_frame__free_unpacked(call, NULL);

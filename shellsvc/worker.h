@@ -34,6 +34,9 @@ typedef struct worker_limits {
     unsigned wl_cpu_s;                  // RLIMIT_CPU soft; hard is 5 s more
     unsigned wl_nofile;                 // RLIMIT_NOFILE
     const worker_settings *wl_settings; // borrowed for the pool's life
+    /* What a worker runs; NULL: worker_main. Only a test sets it, to run
+     * its own probes in a worker confined exactly as box-shell's are. */
+    int (*wl_body)(int chan, int fds, const worker_settings *ws);
 } worker_limits;
 
 /* Applies l to the calling process and turns core dumps off. */
@@ -41,7 +44,8 @@ box_err worker_apply_limits(const worker_limits *l) BOX_WARN_UNUSED;
 
 /*
  * The worker's whole job, on chan (its end of the broker channel, a Unix
- * stream socket carrying AliasFrames): read the one Call frame the broker
+ * stream socket carrying AliasFrames; fds, a SOCK_SEQPACKET socket, carries
+ * the descriptors of each host program it asks the broker to launch): read the one Call frame the broker
  * forwards, run its source through worker_interp_run, send each piece of
  * output as Output frames of at most BOX_OUTPUT_CHUNK_MAX bytes as it is
  * produced, then one Exit frame. The broker validates and relays every
@@ -49,6 +53,6 @@ box_err worker_apply_limits(const worker_limits *l) BOX_WARN_UNUSED;
  * worker stops writing once it has sent more than the budget. Returns the
  * process exit status: 0 when Exit was sent, 1 otherwise.
  */
-int worker_main(int chan, const worker_settings *ws);
+int worker_main(int chan, int fds, const worker_settings *ws);
 
 #endif

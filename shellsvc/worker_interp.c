@@ -37,6 +37,14 @@ interp_fail(worker_write_fn err, void *ctx, const char *what)
     return 125;
 }
 
+static box_err
+interp_launch(void *arg, int argc, char *const *argv, const char *cwd,
+              const int io[4], int *status, char **err)
+{
+    const worker_io *wio = arg;
+    return wio->wi_launch(wio->wi_ctx, argc, argv, cwd, io, status, err);
+}
+
 int
 worker_interp_run(const worker_settings *ws, const char *source, size_t len,
                   const worker_io *io)
@@ -83,7 +91,9 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
                          .ho_workspace = ws->ws_workspace,
                          .ho_config = ws->ws_config,
                          .ho_contain = ws->ws_contain_bin,
-                         .ho_box_dir = ws->ws_box_dir};
+                         .ho_box_dir = ws->ws_box_dir,
+                         .ho_launch = interp_launch,
+                         .ho_launch_arg = (void *)io};
     sh_session_opts so = {.so_decide = interp_decide,
                           .so_decide_arg = (void *)io,
                           .so_out = io->wi_out,

@@ -27,10 +27,16 @@ typedef worker_verdict (*worker_decide_fn)(void *ctx,
                                            const Box__DecisionRequest *req,
                                            char **message);
 
+/* Asks the broker to start a host program (sh_launch_fn in sh_exec.h). */
+typedef box_err (*worker_launch_fn)(void *ctx, int argc, char *const *argv,
+                                    const char *cwd, const int io[4],
+                                    int *status, char **err);
+
 /* What the worker gives the interpreter; ctx is passed back untouched. */
 typedef struct worker_io {
     worker_write_fn wi_out, wi_err;
     worker_decide_fn wi_decide;
+    worker_launch_fn wi_launch;
     void *wi_ctx;
 } worker_io;
 

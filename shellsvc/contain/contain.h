@@ -75,6 +75,21 @@ const char *contain_usage(void);
  */
 int contain_run(const contain_spec *spec);
 
+/*
+ * For a trusted process that must not reach the box's own files (the
+ * shell's zygote, before it forks workers): the calling process enters a
+ * user namespace mapping its ids to themselves and a private mount
+ * namespace in which each directory of hide is covered by an empty
+ * read-only tmpfs and each path of mask (file or directory; one that does
+ * not exist is skipped) by an empty read-only stand-in, as --hide and
+ * --deny do; then every capability is dropped, so nothing it runs can take
+ * a cover off. Single-threaded callers only. Returns CONTAIN_OK, or
+ * CONTAIN_FAIL with err (errlen bytes) saying why.
+ */
+int contain_hide_self(const char *const *hide, size_t nhide,
+                      const char *const *mask, size_t nmask, char *err,
+                      size_t errlen);
+
 /* --probe: one line per kernel feature on stdout; 0 only if all present. */
 int contain_probe(void);
 

@@ -151,6 +151,22 @@ host_stdin(sh_ctx *cx)
     return sh_stream_os_fd(cx->cx_fd[0]);
 }
 
+/* The run's start: the launch callback, with the command's argv. */
+typedef struct host_start_ctx {
+    const sh_host_opts *hs_host;
+    int hs_argc;
+    char **hs_argv;
+    const char *hs_cwd;
+} host_start_ctx;
+
+static box_err
+host_start(void *ctx, const int io[4], int *status, char **err)
+{
+    host_start_ctx *hs = ctx;
+    return hs->hs_host->ho_launch(hs->hs_host->ho_launch_arg, hs->hs_argc,
+                                  hs->hs_argv, hs->hs_cwd, io, status, err);
+}
+
 int
 sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
 {
@@ -169,42 +185,33 @@ sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
         sh_errf(cx, "%s: the configuration has no `[agent]` table", argv[0]);
         return 126;
     }
-    if (h->ho_contain == NULL) {
+    if (h->ho_contain == NULL || h->ho_launch == NULL) {
         sh_errf(cx,
                 "%s: host-binary execution requires a contained "
                 "spawner; none is installed",
                 argv[0]);
         return 126;
     }
-    sh_spawn_plan *plan = NULL;
-    char *err = NULL;
-    box_err rv =
-        sh_spawn_select(h->ho_config, h->ho_trusted_path, h->ho_operator_home,
-                        &b->hb_found, argc, argv, &plan, &err);
-    if (rv != BOX_OK) {
-        sh_errf(cx, "%s: %s", argv[0], err ? err : box_strerror(rv));
-        box_free(err);
-        return 126;
-    }
     // The program has what is left of the call's budget, not a budget of
     // its own: the call ends on time however many programs it starts.
     long left = sh_budget_left_ms(cx->cx_ss);
     host_out o = {.ho_cx = cx};
+    host_start_ctx hs = {.hs_host = h,
+                         .hs_argc = argc,
+                         .hs_argv = argv,
+                         .hs_cwd = cx->cx_st->st_cwd};
     sh_spawn_run_opts ro = {.ro_contain = h->ho_contain,
                             .ro_cwd = cx->cx_st->st_cwd,
-                            .ro_workspace = h->ho_workspace,
-                            .ro_box_dir = h->ho_box_dir,
                             .ro_stdin = host_stdin(cx),
                             .ro_timeout_ms = left > 0 ? left : 1,
                             .ro_write = host_write,
                             .ro_stop = host_stop,
                             .ro_ctx = &o};
     int status = 126;
-    if (sh_check_stop(cx)) { // the call ended while this was decided
-        sh_spawn_plan_free(plan);
+    char *err = NULL;
+    if (sh_check_stop(cx)) // the call ended while this was decided
         return cx->cx_status;
-    }
-    rv = sh_spawn_run(plan, &ro, &status, &err);
+    box_err rv = sh_spawn_watch(host_start, &hs, &ro, &status, &err);
     if (rv == BOX_ECANCELED)
         status = cx->cx_status; // sh_check_stop said why, if anything
     else if (rv == BOX_ETIMEDOUT)
@@ -214,6 +221,5 @@ sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
     else if (rv != BOX_OK)
         sh_errf(cx, "%s: %s", argv[0], err ? err : box_strerror(rv));
     box_free(err);
-    sh_spawn_plan_free(plan);
     return status;
 }

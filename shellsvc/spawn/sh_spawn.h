@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "box_err.h"
+#include "box_procspec.h"
 #include "config.h"
 
 /* Per-command wall clock (§3.1): past it the run is killed. */
@@ -90,11 +91,14 @@ typedef void (*sh_spawn_write_fn)(void *ctx, int fd, const char *data,
 typedef bool (*sh_spawn_stop_fn)(void *ctx);
 #define SH_SPAWN_STOP_POLL_MS 100
 
+struct sh_launcher;
+
 typedef struct sh_spawn_run_opts {
     const char *ro_contain;   // absolute path of the box-contain binary
     const char *ro_cwd;       // the Shell's cwd (absolute)
     const char *ro_workspace; // the agent workspace (absolute), or NULL
     const char *ro_box_dir;   // hidden whole from the program, or NULL
+    struct sh_launcher *ro_launcher; // starts box-contain (sh_spawn_run)
     int ro_stdin;             // the program's stdin; -1: /dev/null
     long ro_timeout_ms;       // wall clock; 0: SH_SPAWN_TIMEOUT_MS
     size_t ro_max_output;     // per stream; 0: SH_SPAWN_MAX_OUTPUT
@@ -104,15 +108,36 @@ typedef struct sh_spawn_run_opts {
 } sh_spawn_run_opts;
 
 /*
- * Runs the plan in a leaf sandbox: posix_spawn of o->ro_contain in its
- * own process group, with the spec's lists, `--net none`, the box
- * directory hidden (`--hide`: a leaf needs none of it, and Landlock does
- * not stop connect(2) on the sockets there), the §3.9 cwd and the §5
- * environment, the program by identity. It executes only that program and
- * the spec's `exec` list. stdout and stderr are
- * captured through pipes and handed to o->ro_write (stdout, then stderr)
- * once the program has ended. The calling process must not ignore
- * SIGCHLD (the child is reaped with waitpid).
+ * box-contain's argv for the plan (av_v[0] is o->ro_contain): the spec's
+ * lists with `~` expanded, `--hide` the box directory (a leaf needs none of
+ * it, and Landlock does not stop connect(2) on the sockets there), `--net
+ * none`, the §3.9 cwd, the §5 environment, then the program by identity
+ * and `-- argv`; it executes only that program and the spec's `exec` list.
+ * On BOX_OK *argv is the caller's (box_argv_free); BOX_ENOMEM, BOX_EINVAL.
+ */
+box_err sh_spawn_contain_argv(const sh_spawn_plan *plan,
+                              const sh_spawn_run_opts *o,
+                              box_argv *argv) BOX_WARN_UNUSED;
+
+/*
+ * Starts one run, given its descriptors: io[0] stdin (-1: /dev/null),
+ * io[1] and io[2] the write ends of the stdout and stderr pipes, io[3]
+ * the status pipe's write end (forker.h); all stay the caller's. BOX_OK:
+ * started (a run that cannot start says so on the status pipe).
+ * BOX_EDENIED: refused before starting, *status and *err (the caller's)
+ * say how (e.g. 126 and the §3.9 selection's message). Anything else: the
+ * run could not be asked for (*err may say why).
+ */
+typedef box_err (*sh_spawn_start_fn)(void *ctx, const int io[4], int *status,
+                                     char **err);
+
+/*
+ * Runs one contained program started by start: captures stdout and stderr
+ * through pipes and hands them to o->ro_write (stdout, then stderr) once
+ * the run has ended; its status comes from the status pipe. The wall
+ * clock (o->ro_timeout_ms), the capture cap and o->ro_stop end the run by
+ * closing the status pipe, which makes the launcher kill its process
+ * group. o->ro_contain names box-contain in messages.
  *
  * BOX_OK: *status is the program's status (signal n: 128 + n; box-contain's
  * own failures are 125/126/127 with its message in the captured stderr).
@@ -121,8 +146,35 @@ typedef struct sh_spawn_run_opts {
  * (§3.1), what was captured (up to the cap) is still relayed and *err says
  * what happened. BOX_ECANCELED: ro_stop said stop and the run was killed;
  * what was captured is relayed, *err is NULL (the caller knows why) and
- * *status is 1. BOX_EIO: the run could not start (*err says why, *status
- * 126). BOX_ENOMEM, BOX_EINVAL (*err NULL). *err is the caller's.
+ * *status is 1. BOX_EDENIED: start refused (*status and *err from it).
+ * BOX_EIO: the run could not start (*err says why, *status 126).
+ * BOX_ENOMEM, BOX_EINVAL (*err NULL). *err is the caller's.
+ */
+box_err sh_spawn_watch(sh_spawn_start_fn start, void *start_ctx,
+                       const sh_spawn_run_opts *o, int *status,
+                       char **err) BOX_WARN_UNUSED;
+
+/*
+ * The broker's half of a launch, from what a worker asked for: finds
+ * argv[0] from o->ro_cwd on trusted_path (sh_spawn_locate, on the host),
+ * gives its path as a decision names it (*reported: `~` / `~/rel` under
+ * operator_home, else as is), selects its spec (sh_spawn_select) and
+ * builds box-contain's argv (sh_spawn_contain_argv with o). BOX_OK:
+ * *reported and *contain_argv are the caller's. BOX_EDENIED: *err (the
+ * caller's) is what to print after `<word>: `, status 126: the selection
+ * refused, or the program is no longer there to run. BOX_ENOMEM,
+ * BOX_EINVAL.
+ */
+box_err sh_spawn_prepare(const box_config *cfg, const char *trusted_path,
+                         const char *operator_home, int argc,
+                         char *const *argv, const sh_spawn_run_opts *o,
+                         char **reported, box_argv *contain_argv,
+                         char **err) BOX_WARN_UNUSED;
+
+/*
+ * sh_spawn_watch of the plan, started by o->ro_launcher with
+ * sh_spawn_contain_argv: what the broker does for a worker, in one call
+ * (tests).
  */
 box_err sh_spawn_run(const sh_spawn_plan *plan, const sh_spawn_run_opts *o,
                      int *status, char **err) BOX_WARN_UNUSED;

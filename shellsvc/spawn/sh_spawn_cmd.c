@@ -87,8 +87,8 @@ sp_program(box_argv *v, const sh_spawn_plan *plan)
  * §5's without the agent's bin/ on PATH (§3.9).
  */
 box_err
-sp_cmd_build(const sh_spawn_plan *plan, const sh_spawn_run_opts *o,
-             box_argv *argv)
+sh_spawn_contain_argv(const sh_spawn_plan *plan, const sh_spawn_run_opts *o,
+                      box_argv *argv)
 {
     char *cwd = NULL;
     box_err rv;

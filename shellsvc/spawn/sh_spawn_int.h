@@ -23,14 +23,4 @@ struct sh_spawn_plan {
 bool sp_covers(const char *dir, const char *path);
 /* path as messages report it: `~` / `~/rel` under home, else as is. */
 char *sp_report(const char *path, const char *home);
-/*
- * argv for box-contain (av_v[0] is o->ro_contain): the spec's lists with
- * `~` expanded, `--hide` the box directory, `--net none`, `--cwd`, the
- * `--env` set, then the program by identity and `-- argv`
- * (sh_spawn_cmd.c). On BOX_OK argv is the
- * caller's (box_argv_free); on BOX_ENOMEM it is left empty.
- */
-box_err sp_cmd_build(const sh_spawn_plan *plan, const sh_spawn_run_opts *o,
-                     box_argv *argv) BOX_WARN_UNUSED;
-
 #endif

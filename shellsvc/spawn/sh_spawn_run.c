@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* One contained run: posix_spawn box-contain, capture, deadline, relay. */
+/* One contained run: started by the launcher, captured, its deadline kept,
+ * its status read, its output relayed. */
 #include "sh_spawn_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
-#include "box_svc.h"
 #include "box_buf.h"
+#include "forker.h"
+#include "sh_launcher.h"
 
 /* After the kill, how long the pipes may take to close before we stop
  * reading them (every holder is in the killed group, so this is slack). */
@@ -29,7 +29,7 @@ typedef struct sp_stream {
 
 /* The run's progress, for the loop and its report. */
 typedef struct sp_run {
-    pid_t ru_pid;
+    int ru_status_fd; // the status pipe's read end; -1 once closed (killed)
     sp_stream ru_out[2]; // stdout, stderr
     size_t ru_max;
     long ru_deadline; // monotonic ms
@@ -51,15 +51,18 @@ sp_now_ms(void)
 }
 
 /*
- * The whole group dies: box-contain leads it, and its init (killed with it
- * through PDEATHSIG) takes the program's pid namespace along.
+ * The whole group dies: closing the status pipe makes the launcher kill
+ * box-contain's process group, and its init (killed with it through
+ * PDEATHSIG) takes the program's pid namespace along.
  */
 static void
 sp_kill(sp_run *r)
 {
     if (r->ru_killed)
         return;
-    killpg(r->ru_pid, SIGKILL);
+    if (r->ru_status_fd >= 0)
+        close(r->ru_status_fd);
+    r->ru_status_fd = -1;
     r->ru_killed = true;
     r->ru_grace = sp_now_ms() + SP_KILL_GRACE_MS;
 }
@@ -143,63 +146,33 @@ sp_capture(sp_run *r)
     sp_close(&r->ru_out[1]);
 }
 
-/* The pipes closed with box-contain's exit; still, never wait past the
- * deadline for a child that lingers. */
+/*
+ * The pipes closed with box-contain's exit; its status follows on the
+ * status pipe. Never wait past the deadline for a run that lingers.
+ * Returns the status, -1 when the run was killed, or below -1: the
+ * negated errno of a run that could not start or was lost.
+ */
 static int
 sp_reap(sp_run *r)
 {
-    int ws = 0;
-
     for (;;) {
-        pid_t got = waitpid(r->ru_pid, &ws, r->ru_killed ? 0 : WNOHANG);
-        if (got == r->ru_pid)
-            break;
-        if (got < 0 && errno != EINTR)
+        if (r->ru_killed)
             return -1;
-        if (got == 0 && sp_now_ms() >= r->ru_deadline) {
+        int ws = 0;
+        box_err rv = forker_wait(r->ru_status_fd, SH_SPAWN_STOP_POLL_MS, &ws);
+        if (rv == BOX_OK && ws < 0)
+            return ws < FORKER_NOT_STARTED ? ws : -EIO;
+        if (rv == BOX_OK)
+            return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+        if (rv != BOX_ETIMEDOUT)
+            return -EPIPE; // the launcher went away without saying
+        if (sp_now_ms() >= r->ru_deadline) {
             r->ru_timed_out = true;
             sp_kill(r);
-        } else if (got == 0) {
+        } else {
             sp_check_stop(r);
-            struct timespec ts = {0, 1000000L};
-            nanosleep(&ts, NULL);
         }
     }
-    if (WIFEXITED(ws))
-        return WEXITSTATUS(ws);
-    return 128 + WTERMSIG(ws);
-}
-
-/*
- * box-contain runs in its own process group (so a deadline can kill the
- * whole run, and a program cannot signal the worker's group with
- * kill(0, ...)), with default signal dispositions, nothing blocked, an
- * environment of its own holding only the tie to this process (the
- * program's is the --env set) and exactly three descriptors: stdin, and
- * the two pipes. Tied, it dies with the thread that runs this (which
- * waits for it), so a worker killed mid-call takes its leaves along.
- */
-static int
-sp_spawn(sp_run *r, char *const *argv, int in, const int out[2])
-{
-    posix_spawn_file_actions_t fa;
-    char *envp[] = {NULL};
-    int rc;
-
-    if ((rc = posix_spawn_file_actions_init(&fa)) != 0)
-        return rc;
-    rc = in >= 0 ? posix_spawn_file_actions_adddup2(&fa, in, 0)
-                 : posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
-                                                    O_RDONLY, 0);
-    if (rc == 0)
-        rc = posix_spawn_file_actions_adddup2(&fa, out[0], 1);
-    if (rc == 0)
-        rc = posix_spawn_file_actions_adddup2(&fa, out[1], 2);
-    if (rc == 0)
-        rc = box_svc_spawn(&r->ru_pid, argv[0], &fa, argv, envp,
-                           BOX_SPAWN_NEW_GROUP | BOX_SPAWN_TIED);
-    posix_spawn_file_actions_destroy(&fa);
-    return rc;
 }
 
 /*
@@ -221,18 +194,20 @@ sp_fd_high(int *fd)
     return 0;
 }
 
+/* stdout, stderr and the status pipe: the read ends in r, the write ends
+ * in wr. */
 static int
-sp_pipes(sp_run *r, int wr[2])
+sp_pipes(sp_run *r, int wr[3])
 {
     int p[2], rc;
 
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         if (pipe2(p, O_CLOEXEC) != 0)
             return errno;
-        r->ru_out[i].ss_fd = p[0];
+        int *rd = i < 2 ? &r->ru_out[i].ss_fd : &r->ru_status_fd;
+        *rd = p[0];
         wr[i] = p[1];
-        if ((rc = sp_fd_high(&r->ru_out[i].ss_fd)) != 0 ||
-            (rc = sp_fd_high(&wr[i])) != 0)
+        if ((rc = sp_fd_high(rd)) != 0 || (rc = sp_fd_high(&wr[i])) != 0)
             return rc;
     }
     return 0;
@@ -288,56 +263,100 @@ sp_start_error(const char *contain, const char *what, int rc)
 }
 
 box_err
-sh_spawn_run(const sh_spawn_plan *plan, const sh_spawn_run_opts *o, int *status,
-             char **err)
+sh_spawn_watch(sh_spawn_start_fn start, void *start_ctx,
+               const sh_spawn_run_opts *o, int *status, char **err)
 {
-    sp_run r = {.ru_pid = -1,
+    sp_run r = {.ru_status_fd = -1,
                 .ru_stop = o ? o->ro_stop : NULL,
                 .ru_stop_ctx = o ? o->ro_ctx : NULL};
-    box_argv argv = {0};
-    int wr[2] = {-1, -1}, rc;
-    long timeout;
+    int wr[3] = {-1, -1, -1}, rc;
     box_err rv;
 
     *err = NULL;
     *status = 126;
-    if (plan == NULL || o == NULL || o->ro_contain == NULL ||
-        o->ro_contain[0] != '/')
+    if (start == NULL || o == NULL)
         return BOX_EINVAL;
-    timeout = o->ro_timeout_ms > 0 ? o->ro_timeout_ms : SH_SPAWN_TIMEOUT_MS;
+    const char *contain = o->ro_contain ? o->ro_contain : "box-contain";
+    long timeout = o->ro_timeout_ms > 0 ? o->ro_timeout_ms : SH_SPAWN_TIMEOUT_MS;
     r.ru_max = o->ro_max_output ? o->ro_max_output : SH_SPAWN_MAX_OUTPUT;
     r.ru_out[0].ss_fd = r.ru_out[1].ss_fd = -1;
     box_buf_init(&r.ru_out[0].ss_buf, r.ru_max);
     box_buf_init(&r.ru_out[1].ss_buf, r.ru_max);
-    if ((rv = sp_cmd_build(plan, o, &argv)) != BOX_OK)
-        goto out;
     r.ru_deadline = sp_now_ms() + timeout;
-    if ((rc = sp_pipes(&r, wr)) == 0)
-        rc = sp_spawn(&r, argv.av_v, o->ro_stdin, wr);
-    for (int i = 0; i < 2; i++) {
-        if (wr[i] >= 0)
-            close(wr[i]); // only the child holds the write ends now
-    }
-    if (rc != 0) {
-        *err = sp_start_error(o->ro_contain, "start", rc);
+    if ((rc = sp_pipes(&r, wr)) != 0) {
+        *err = sp_start_error(contain, "start", rc);
         rv = *err != NULL ? BOX_EIO : BOX_ENOMEM;
+        goto out;
+    }
+    int io[4] = {o->ro_stdin, wr[0], wr[1], wr[2]};
+    rv = start(start_ctx, io, status, err);
+    for (int i = 0; i < 3; i++) {
+        close(wr[i]); // only the run holds the write ends now
+        wr[i] = -1;
+    }
+    if (rv == BOX_EDENIED)
+        goto out;
+    if (rv != BOX_OK) {
+        if (*err == NULL && rv != BOX_ENOMEM)
+            *err = sp_start_error(contain, "reach",
+                                  rv == BOX_ECLOSED ? EPIPE : EIO);
+        *status = 126;
+        rv = rv == BOX_ENOMEM || *err == NULL ? BOX_ENOMEM : BOX_EIO;
         goto out;
     }
     sp_capture(&r);
-    if ((rc = sp_reap(&r)) < 0) {
-        // Someone else reaped it (a SIGCHLD handler calling wait).
-        *err = sp_start_error(o->ro_contain, "collect the status of", errno);
+    if ((rc = sp_reap(&r)) < -1) {
+        *err = sp_start_error(contain, "start", -rc);
         rv = *err != NULL ? BOX_EIO : BOX_ENOMEM;
         goto out;
     }
-    *status = rc;
+    *status = rc < 0 ? 1 : rc;
     sp_relay(&r, o);
     rv = sp_outcome(&r, status, err);
 out:
+    for (int i = 0; i < 3; i++) {
+        if (wr[i] >= 0)
+            close(wr[i]);
+    }
+    if (r.ru_status_fd >= 0)
+        close(r.ru_status_fd);
     sp_close(&r.ru_out[0]);
     sp_close(&r.ru_out[1]);
-    box_argv_free(&argv);
     box_buf_reset(&r.ru_out[0].ss_buf);
     box_buf_reset(&r.ru_out[1].ss_buf);
     return rv;
+}
+
+/* sh_spawn_run's start: the plan's argv to the launcher. */
+typedef struct sp_local {
+    const sh_spawn_plan *lo_plan;
+    const sh_spawn_run_opts *lo_opts;
+} sp_local;
+
+static box_err
+sp_local_start(void *ctx, const int io[4], int *status, char **err)
+{
+    sp_local *lo = ctx;
+    box_argv argv = {0};
+    (void)status;
+    (void)err;
+    box_err rv = sh_spawn_contain_argv(lo->lo_plan, lo->lo_opts, &argv);
+    if (rv == BOX_OK)
+        rv = sh_launcher_run(lo->lo_opts->ro_launcher, argv.av_v, io[0], io[1],
+                             io[2], io[3]);
+    box_argv_free(&argv);
+    return rv;
+}
+
+box_err
+sh_spawn_run(const sh_spawn_plan *plan, const sh_spawn_run_opts *o, int *status,
+             char **err)
+{
+    *err = NULL;
+    *status = 126;
+    if (plan == NULL || o == NULL || o->ro_contain == NULL ||
+        o->ro_contain[0] != '/' || o->ro_launcher == NULL)
+        return BOX_EINVAL;
+    sp_local lo = {.lo_plan = plan, .lo_opts = o};
+    return sh_spawn_watch(sp_local_start, &lo, o, status, err);
 }

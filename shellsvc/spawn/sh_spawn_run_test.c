@@ -21,6 +21,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "sh_launcher.h"
 #include "sh_spawn.h"
 
 #define OPERATOR_PATH "/usr/bin:/bin"
@@ -38,6 +39,7 @@ typedef struct fx {
     char fx_contain[PATH_MAX];
     box_config *fx_cfg;
     int fx_probe; // box-contain --probe status: 0 when every feature is there
+    sh_launcher *fx_launcher; // what the broker uses: every run goes through it
 } fx;
 
 /* @ is replaced by T. */
@@ -169,6 +171,10 @@ setup(void **state)
         return -1;
     }
     f->fx_probe = probe(f->fx_contain);
+    if (sh_launcher_start(&f->fx_launcher) != BOX_OK) {
+        fprintf(stderr, "cannot start the launcher\n");
+        return -1;
+    }
     *state = f;
     return 0;
 }
@@ -184,6 +190,7 @@ teardown(void **state)
 {
     fx *f = *state;
     int rv = nftw(f->fx_root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    sh_launcher_stop(f->fx_launcher);
     box_config_free(f->fx_cfg);
     box_free(f);
     return rv;
@@ -261,6 +268,7 @@ run_with(fx *f, char *const *argv, sh_spawn_run_opts *o, got *g)
         o->ro_cwd = f->fx_ws;
     if (o->ro_workspace == NULL)
         o->ro_workspace = f->fx_ws;
+    o->ro_launcher = f->fx_launcher;
     o->ro_write = collect;
     o->ro_ctx = g;
     g->g_rv = sh_spawn_run(plan, o, &g->g_status, &g->g_msg);
