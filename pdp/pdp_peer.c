@@ -2,36 +2,23 @@
 /* The PDP's peer check: parent, or a sibling running our shell or gateway. */
 #include "pdp_peer.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
 #include "box_log.h"
 #include "box_svc.h"
+#include "pdp_peer_ident.h"
 
 #define PEER_SVC "box-pdp"
-
-/* The programs that enforce decisions, beside box-pdp. */
-static const char *const peer_programs[] = {"box-shell", "box-gateway"};
-#define PEER_NPROGRAMS (sizeof peer_programs / sizeof peer_programs[0])
-
-/* A file's identity; pe_dev == 0 && pe_ino == 0: absent. */
-typedef struct peer_id {
-    dev_t pe_dev;
-    ino_t pe_ino;
-} peer_id;
 
 struct pdp_peers {
     pid_t pp_parent;
     uid_t pp_uid;
-    peer_id pp_prog[PEER_NPROGRAMS];
+    pdp_peer_ident pp_ident;     // who a sibling is (pdp_peer_ident.h)
+    pthread_mutex_t pp_ask_lock; // one question at a time to pp_ident
     pthread_mutex_t pp_log_lock; // the two fields below
     uint64_t pp_log_at;          // monotonic ms of the last line
     unsigned pp_log_quiet;       // refusals since that line, unsaid
@@ -40,32 +27,26 @@ struct pdp_peers {
 box_err
 pdp_peers_new(pdp_peers **out)
 {
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return BOX_EIO;
-    self[n] = '\0';
-    char *slash = strrchr(self, '/');
-    if (slash == NULL)
-        return BOX_EIO;
-    *slash = '\0';
     pdp_peers *pp = box_calloc(1, sizeof *pp);
     if (pp == NULL)
         return BOX_ENOMEM;
     pp->pp_parent = getppid();
     pp->pp_uid = geteuid();
-    for (size_t i = 0; i < PEER_NPROGRAMS; i++) {
-        char path[PATH_MAX + 32];
-        struct stat sb;
-        snprintf(path, sizeof path, "%s/%s", self, peer_programs[i]);
-        if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
-            pp->pp_prog[i].pe_dev = sb.st_dev;
-            pp->pp_prog[i].pe_ino = sb.st_ino;
-        }
+    box_err rv = pdp_peer_ident_start(pp->pp_parent, &pp->pp_ident);
+    if (rv != BOX_OK) {
+        box_free(pp);
+        return rv;
     }
+    pthread_mutex_init(&pp->pp_ask_lock, NULL);
     pthread_mutex_init(&pp->pp_log_lock, NULL);
     *out = pp;
     return BOX_OK;
+}
+
+int
+pdp_peers_fd(const pdp_peers *pp)
+{
+    return pp->pp_ident.pi_fd;
 }
 
 void
@@ -73,37 +54,24 @@ pdp_peers_free(pdp_peers *pp)
 {
     if (pp == NULL)
         return;
+    pdp_peer_ident_stop(&pp->pp_ident);
+    pthread_mutex_destroy(&pp->pp_ask_lock);
     pthread_mutex_destroy(&pp->pp_log_lock);
     box_free(pp);
 }
 
-/* The parent of pid from /proc/<pid>/stat (the field after the command
- * name, which may hold spaces and parentheses: read past the last ')'),
- * or -1. */
-static pid_t
-peer_ppid(pid_t pid)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');
-    char state;
-    long ppid;
-    if (p == NULL || sscanf(p + 1, " %c %ld", &state, &ppid) != 2)
-        return -1;
-    return (pid_t)ppid;
-}
+/* ORDER PDP_PEER_KIND: why the identifier's answer refuses. */
+static const char *const peer_kind_refusal[] = {
+    [PDP_PEER_UNANSWERED] = "box-pdp's peer identifier did not answer",
+    [PDP_PEER_OURS] = NULL,
+    [PDP_PEER_NOT_OF_RUN] = "it is not a process of this box's run",
+    [PDP_PEER_NO_PROGRAM] = "its program cannot be identified",
+    [PDP_PEER_NOT_OURS] = "it is not this box's shell or gateway",
+};
 
 /* Why the peer may not send, or NULL when it may. */
 static const char *
-peer_refusal(const pdp_peers *pp, bool known, pid_t pid, uid_t uid)
+peer_refusal(pdp_peers *pp, bool known, pid_t pid, uid_t uid)
 {
     if (!known)
         return "the transport does not say who it is";
@@ -115,20 +83,10 @@ peer_refusal(const pdp_peers *pp, bool known, pid_t pid, uid_t uid)
         return "this PDP's parent is gone";
     if (pid == pp->pp_parent)
         return NULL;
-    if (peer_ppid(pid) != pp->pp_parent)
-        return "it is not a process of this box's run";
-    char exe[64];
-    struct stat sb;
-    snprintf(exe, sizeof exe, "/proc/%ld/exe", (long)pid);
-    if (stat(exe, &sb) != 0)
-        return "its program cannot be identified";
-    for (size_t i = 0; i < PEER_NPROGRAMS; i++) {
-        const peer_id *id = &pp->pp_prog[i];
-        if ((id->pe_dev != 0 || id->pe_ino != 0) && sb.st_dev == id->pe_dev &&
-            sb.st_ino == id->pe_ino)
-            return NULL;
-    }
-    return "it is not this box's shell or gateway";
+    pthread_mutex_lock(&pp->pp_ask_lock);
+    pdp_peer_kind kind = pdp_peer_ident_ask(&pp->pp_ident, pid);
+    pthread_mutex_unlock(&pp->pp_ask_lock);
+    return peer_kind_refusal[kind];
 }
 
 /* One line per PDP_PEER_LOG_MS at most: a peer that reconnects in a loop

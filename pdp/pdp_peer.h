@@ -21,7 +21,8 @@
  * uid of the connecting process (SO_PEERCRED), which no peer can forge,
  * while a token is a secret that lives in argv, the environment or a file
  * and leaks with them; nothing has to be handed out or kept. What a pid
- * names is read from /proc at connect time: a process that connects and
+ * names is read from /proc at connect time, by a helper process (box-pdp,
+ * confined, may not read another process's program: pdp_peer_ident.h): a process that connects and
  * exits could only have its pid taken over by a child of our own parent,
  * which starts nothing once the box runs but the agent's box-contain.
  * A peer the transport cannot name (not ipc://) is refused: a central PDP
@@ -29,10 +30,17 @@
  */
 typedef struct pdp_peers pdp_peers;
 
-/* Notes the parent (now) and the identities of box-shell and box-gateway
- * beside this executable (one may be missing: none of its kind is then
- * served). The caller owns *out (pdp_peers_free). */
+/*
+ * Notes the parent (now) and forks the peer identifier, which knows the
+ * identities of box-shell and box-gateway beside this executable (one may
+ * be missing: none of its kind is then served). Call early in main, while
+ * the process has one thread and before box_proc_confine, and keep
+ * pdp_peers_fd open across it. The caller owns *out (pdp_peers_free,
+ * which also ends the identifier).
+ */
 box_err pdp_peers_new(pdp_peers **out) BOX_WARN_UNUSED;
+/* The descriptor box_proc_confine must keep. */
+int pdp_peers_fd(const pdp_peers *pp);
 void pdp_peers_free(pdp_peers *pp);
 
 /*

@@ -52,7 +52,7 @@ typedef struct pdp_scratch {
 
 struct pdp_server {
     box_rpc_server *sv_rpc;
-    pdp_peers *sv_peers; // who may connect (pdp_peer.h)
+    pdp_peers *sv_peers; // who may connect (pdp_peer.h); borrowed
     pdp_dlog *sv_log;
     char *sv_policy; // owned copy of the path, or NULL
     char *sv_home;   // operator home for the spelling checks, or NULL
@@ -401,9 +401,12 @@ pdp_server_start(const pdp_server_opts *o, pdp_server **out, char **err)
     box_err rv = BOX_ENOMEM;
     pdp_policy_set *set = NULL;
     *err = NULL;
+    if (o->so_peers == NULL)
+        return BOX_EINVAL;
     pdp_server *s = box_calloc(1, sizeof *s);
     if (s == NULL)
         return BOX_ENOMEM;
+    s->sv_peers = o->so_peers;
     pthread_mutex_init(&s->sv_gen_lock, NULL);
     pthread_mutex_init(&s->sv_reload_lock, NULL);
     pthread_mutex_init(&s->sv_scratch_lock, NULL);
@@ -445,10 +448,6 @@ pdp_server_start(const pdp_server_opts *o, pdp_server **out, char **err)
         rv = BOX_ENOMEM;
         goto fail;
     }
-    if ((rv = pdp_peers_new(&s->sv_peers)) != BOX_OK) {
-        *err = box_strdup("cannot identify this box's shell and gateway");
-        goto fail;
-    }
     rv = box_rpc_server_start_checked(o->so_listen,
                                       o->so_contexts > 0 ? o->so_contexts
                                                          : PDP_CONTEXTS_DEFAULT,
@@ -472,7 +471,6 @@ pdp_server_stop(pdp_server *s)
     if (s == NULL)
         return;
     box_rpc_server_stop(s->sv_rpc); // waits for handlers in flight
-    pdp_peers_free(s->sv_peers);
     if (s->sv_pub_open)
         box_rpc_close_socket(s->sv_pub);
     pdp_dlog_close(s->sv_log);

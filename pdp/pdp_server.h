@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "box_err.h"
+#include "pdp_peer.h"
 
 typedef struct pdp_server pdp_server;
 
@@ -21,6 +22,8 @@ typedef struct pdp_server_opts {
     const char *so_run_id;
     int so_contexts;          // concurrent nng contexts (0 = default)
     size_t so_log_queue;      // decision log queue bound (0 = default)
+    pdp_peers *so_peers;      // who may connect (required; made before
+                              // box-pdp confines itself: pdp_peer.h)
 } pdp_server_opts;
 
 /* Loads the policy (a policy that does not load refuses the start: *err,

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "box_err.h"
 #include "contain.h"
 
 /*
@@ -23,6 +24,9 @@ typedef struct ct_err {
 contain_status ct_fail(ct_err *e, contain_status st, bool missing,
                        const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* A lib step's failure (box_landlock.h, box_seccomp.h) into e: msg is
+ * taken (freed here); BOX_ENOTSUP is a missing kernel feature. */
+contain_status ct_fail_lib(ct_err *e, box_err rv, char *msg);
 /* Prints e as one `box-contain: ` line on stderr (single write). */
 void ct_report(const ct_err *e);
 

@@ -7,55 +7,21 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <linux/landlock.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_landlock.h"
 
-/*
- * Rights by ABI. Debian 12's header stops at ABI 2, so the later bits are
- * spelled here; they are only ever handled when the kernel reports the ABI
- * that knows them.
- */
-#define LL_EXECUTE (1ULL << 0)
-#define LL_WRITE_FILE (1ULL << 1)
-#define LL_READ_FILE (1ULL << 2)
-#define LL_READ_DIR (1ULL << 3)
-#define LL_REMOVE_DIR (1ULL << 4)
-#define LL_REMOVE_FILE (1ULL << 5)
-#define LL_MAKE_CHAR (1ULL << 6)
-#define LL_MAKE_DIR (1ULL << 7)
-#define LL_MAKE_REG (1ULL << 8)
-#define LL_MAKE_SOCK (1ULL << 9)
-#define LL_MAKE_FIFO (1ULL << 10)
-#define LL_MAKE_BLOCK (1ULL << 11)
-#define LL_MAKE_SYM (1ULL << 12)
-#define LL_REFER (1ULL << 13)              // ABI 2
-#define LL_TRUNCATE (1ULL << 14)           // ABI 3
-#define LL_IOCTL_DEV (1ULL << 15)          // ABI 5
-#define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0) // ABI 6
-#define LL_SCOPE_SIGNAL (1ULL << 1)        // ABI 6
-
-// Rights that mean something on a non-directory.
-#define LL_FILE_RIGHTS                                                         \
-    (LL_EXECUTE | LL_WRITE_FILE | LL_READ_FILE | LL_TRUNCATE | LL_IOCTL_DEV)
-#define LL_R_READ (LL_READ_FILE | LL_READ_DIR)
+// The rights of each list, from box_landlock.h's.
+#define LL_R_READ (BOX_LL_READ_FILE | BOX_LL_READ_DIR)
 #define LL_R_WRITE                                                             \
-    (LL_R_READ | LL_WRITE_FILE | LL_TRUNCATE | LL_REMOVE_DIR |                 \
-     LL_REMOVE_FILE | LL_MAKE_DIR | LL_MAKE_REG | LL_MAKE_SOCK |               \
-     LL_MAKE_FIFO | LL_MAKE_SYM | LL_REFER)
-#define LL_R_EXEC (LL_EXECUTE | LL_READ_FILE | LL_READ_DIR)
-
-// The ruleset attribute as of ABI 6; the kernel accepts a zeroed tail.
-struct ll_ruleset_attr {
-    uint64_t handled_access_fs;
-    uint64_t handled_access_net;
-    uint64_t scoped;
-};
+    (LL_R_READ | BOX_LL_WRITE_FILE | BOX_LL_TRUNCATE | BOX_LL_REMOVE_DIR |     \
+     BOX_LL_REMOVE_FILE | BOX_LL_MAKE_DIR | BOX_LL_MAKE_REG |                  \
+     BOX_LL_MAKE_SOCK | BOX_LL_MAKE_FIFO | BOX_LL_MAKE_SYM | BOX_LL_REFER)
+#define LL_R_EXEC (BOX_LL_EXECUTE | BOX_LL_READ_FILE | BOX_LL_READ_DIR)
 
 /* ORDER CONTAIN_LIST: rights per list; ok_dir/ok_file say what it names. */
 static const struct ll_list_row {
@@ -67,11 +33,12 @@ static const struct ll_list_row {
 } ll_lists[CONTAIN_LIST_COUNT] = {
     [CONTAIN_READ] = {"--read", LL_R_READ, true, true, true},
     [CONTAIN_WRITE] = {"--write", LL_R_WRITE, true, true, true},
-    [CONTAIN_READ_FILE] = {"--read-file", LL_READ_FILE, false, true, false},
+    [CONTAIN_READ_FILE] = {"--read-file", BOX_LL_READ_FILE, false, true, false},
     [CONTAIN_WRITE_FILE] = {"--write-file",
-                            LL_READ_FILE | LL_WRITE_FILE | LL_TRUNCATE, false,
-                            true, false},
-    [CONTAIN_LIST] = {"--list", LL_READ_DIR, true, false, true},
+                            BOX_LL_READ_FILE | BOX_LL_WRITE_FILE |
+                                BOX_LL_TRUNCATE,
+                            false, true, false},
+    [CONTAIN_LIST] = {"--list", BOX_LL_READ_DIR, true, false, true},
     [CONTAIN_METADATA] = {"--metadata", 0, true, true, false},
     [CONTAIN_EXEC] = {"--exec", LL_R_EXEC, true, true, true},
     [CONTAIN_DENY] = {"--deny", 0, true, true, false},
@@ -93,47 +60,20 @@ static const struct ll_sys_row {
     {"/lib64", LL_R_READ},
     {"/bin", LL_R_READ},
     {"/sbin", LL_R_READ},
-    {"/etc/ld.so.cache", LL_READ_FILE},
-    {"/dev/null", LL_READ_FILE | LL_WRITE_FILE | LL_TRUNCATE},
-    {"/dev/zero", LL_READ_FILE | LL_WRITE_FILE | LL_TRUNCATE},
-    {"/dev/urandom", LL_READ_FILE},
+    {"/etc/ld.so.cache", BOX_LL_READ_FILE},
+    {"/dev/null", BOX_LL_READ_FILE | BOX_LL_WRITE_FILE | BOX_LL_TRUNCATE},
+    {"/dev/zero", BOX_LL_READ_FILE | BOX_LL_WRITE_FILE | BOX_LL_TRUNCATE},
+    {"/dev/urandom", BOX_LL_READ_FILE},
     {"/proc", LL_R_READ}, // opened after the fresh procfs is mounted
 };
-
-static uint64_t
-ll_fs_mask(int abi)
-{
-    uint64_t m = (1ULL << 13) - 1;
-
-    if (abi >= 2)
-        m |= LL_REFER;
-    if (abi >= 3)
-        m |= LL_TRUNCATE;
-    if (abi >= 5)
-        m |= LL_IOCTL_DEV;
-    return m;
-}
 
 contain_status
 ct_ll_abi(int *abi, ct_err *e)
 {
-    long v = syscall(SYS_landlock_create_ruleset, NULL, 0,
-                     LANDLOCK_CREATE_RULESET_VERSION);
+    char *msg = NULL;
+    box_err rv = box_ll_abi(abi, &msg);
 
-    if (v >= 1) {
-        *abi = (int)v;
-        return CONTAIN_OK;
-    }
-    if (errno == EOPNOTSUPP)
-        return ct_fail(e, CONTAIN_FAIL, true,
-                       "the kernel has Landlock support but it is disabled "
-                       "(landlock_create_ruleset: %s; add landlock to the "
-                       "lsm= boot parameter)",
-                       strerror(errno));
-    return ct_fail(e, CONTAIN_FAIL, true,
-                   "the kernel has no Landlock support "
-                   "(landlock_create_ruleset: %s)",
-                   strerror(errno));
+    return rv == BOX_OK ? CONTAIN_OK : ct_fail_lib(e, rv, msg);
 }
 
 /* Identities from "/" down to path's nearest existing ancestor (or path). */
@@ -270,7 +210,7 @@ ll_plan_rule(ct_plan *plan, int fd, uint64_t access, const char *path,
     plan->cp_rules[plan->cp_nrules].cr_path = path;
     plan->cp_rules[plan->cp_nrules].cr_implicit = implicit;
     plan->cp_rules[plan->cp_nrules].cr_access =
-        access & (S_ISDIR(sb.st_mode) ? ~0ULL : LL_FILE_RIGHTS);
+        access & (S_ISDIR(sb.st_mode) ? ~0ULL : BOX_LL_FILE_RIGHTS);
     plan->cp_nrules++;
     return CONTAIN_OK;
 }
@@ -436,7 +376,8 @@ ll_plan_loader(ct_plan *plan, int fd, uint64_t mask, ct_err *e)
                 return CONTAIN_OK; // planned already
             }
         }
-        return ll_plan_rule(plan, lfd, (LL_EXECUTE | LL_READ_FILE) & mask,
+        return ll_plan_rule(plan, lfd,
+                            (BOX_LL_EXECUTE | BOX_LL_READ_FILE) & mask,
                             "the program's loader", true, e);
     }
     return CONTAIN_OK;
@@ -454,7 +395,7 @@ ll_plan_program(ct_plan *plan, int exec_fd, uint64_t mask, ct_err *e)
     if ((fd = fcntl(exec_fd, F_DUPFD_CLOEXEC, 3)) < 0)
         return ct_fail(e, CONTAIN_FAIL, false, "the program: %s",
                        strerror(errno));
-    if ((st = ll_plan_rule(plan, fd, (LL_EXECUTE | LL_READ_FILE) & mask,
+    if ((st = ll_plan_rule(plan, fd, (BOX_LL_EXECUTE | BOX_LL_READ_FILE) & mask,
                            "the program", true, e)) != 0)
         return st;
     return ll_plan_loader(plan, exec_fd, mask, e);
@@ -476,7 +417,7 @@ contain_status
 ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd, ct_plan *plan,
               ct_err *e)
 {
-    uint64_t mask = ll_fs_mask(abi);
+    uint64_t mask = box_ll_fs_mask(abi);
     contain_status st;
     // Each path, and a loader per --exec file; the program and its loader.
     size_t cap = spec->cs_npaths * 2 + 2;
@@ -552,69 +493,28 @@ ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd, ct_plan *plan,
     return CONTAIN_OK;
 }
 
-static contain_status
-ll_add(int rs, int fd, uint64_t access, const char *what, ct_err *e)
-{
-    struct landlock_path_beneath_attr pb;
-    struct stat sb;
-
-    if (fstat(fd, &sb) != 0)
-        return ct_fail(e, CONTAIN_FAIL, false, "Landlock rule %s: %s", what,
-                       strerror(errno));
-    if (!S_ISDIR(sb.st_mode))
-        access &= LL_FILE_RIGHTS;
-    if (access == 0)
-        return CONTAIN_OK;
-    pb.allowed_access = access;
-    pb.parent_fd = fd;
-    if (syscall(SYS_landlock_add_rule, rs, LANDLOCK_RULE_PATH_BENEATH, &pb,
-                0) != 0)
-        return ct_fail(e, CONTAIN_FAIL, false, "Landlock rule %s: %s", what,
-                       strerror(errno));
-    return CONTAIN_OK;
-}
-
 contain_status
 ct_ll_apply(const ct_plan *plan, ct_err *e)
 {
-    struct ll_ruleset_attr attr;
-    uint64_t mask = ll_fs_mask(plan->cp_abi);
-    contain_status st = CONTAIN_OK;
+    uint64_t mask = box_ll_fs_mask(plan->cp_abi);
+    char *msg = NULL;
+    box_err rv;
     int rs;
 
-    memset(&attr, 0, sizeof attr);
-    attr.handled_access_fs = mask;
-    if (plan->cp_abi >= 6)
-        attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
-    rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
-    if (rs < 0)
-        return ct_fail(e, CONTAIN_FAIL, true,
-                       "the kernel has no usable Landlock "
-                       "(landlock_create_ruleset: %s)",
-                       strerror(errno));
-    for (size_t i = 0; i < sizeof ll_system / sizeof *ll_system; i++) {
-        int fd = open(ll_system[i].sr_path, O_PATH | O_CLOEXEC);
-        if (fd < 0)
-            continue; // not on this system: nothing to grant
-        st = ll_add(rs, fd, ll_system[i].sr_access & mask, ll_system[i].sr_path,
-                    e);
-        close(fd);
-        if (st != CONTAIN_OK)
-            goto out;
-    }
-    for (size_t i = 0; i < plan->cp_nrules; i++) {
+    if ((rv = box_ll_ruleset(plan->cp_abi, &rs, &msg)) != BOX_OK)
+        return ct_fail_lib(e, rv, msg);
+    for (size_t i = 0; rv == BOX_OK && i < sizeof ll_system / sizeof *ll_system;
+         i++)
+        rv = box_ll_add_path(rs, ll_system[i].sr_path,
+                             ll_system[i].sr_access & mask, true, &msg);
+    for (size_t i = 0; rv == BOX_OK && i < plan->cp_nrules; i++) {
         const ct_rule *r = &plan->cp_rules[i];
-        if ((st = ll_add(rs, r->cr_fd, r->cr_access, r->cr_path, e)) != 0)
-            goto out;
+        rv = box_ll_add_fd(rs, r->cr_fd, r->cr_access, r->cr_path, &msg);
     }
-    if (syscall(SYS_landlock_restrict_self, rs, 0) != 0)
-        st = ct_fail(e, CONTAIN_FAIL, true,
-                     "the kernel refused the Landlock domain "
-                     "(landlock_restrict_self: %s)",
-                     strerror(errno));
-out:
+    if (rv == BOX_OK)
+        rv = box_ll_restrict(rs, &msg);
     close(rs);
-    return st;
+    return rv == BOX_OK ? CONTAIN_OK : ct_fail_lib(e, rv, msg);
 }
 
 void

@@ -20,6 +20,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "box_alloc.h"
+
 // Limits the program runs under; never raised above what was inherited.
 #define CT_NPROC 1024
 #define CT_NOFILE 4096
@@ -34,6 +36,15 @@ ct_fail(ct_err *e, contain_status st, bool missing, const char *fmt, ...)
     vsnprintf(e->ce_msg, sizeof e->ce_msg, fmt, ap);
     va_end(ap);
     return st;
+}
+
+contain_status
+ct_fail_lib(ct_err *e, box_err rv, char *msg)
+{
+    ct_fail(e, CONTAIN_FAIL, rv == BOX_ENOTSUP, "%s",
+            msg != NULL ? msg : box_strerror(rv));
+    box_free(msg);
+    return CONTAIN_FAIL;
 }
 
 void

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* seccomp: the shared denylist table and one loader for both modes. */
+#include "box_seccomp.h"
+
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+
+#define SC_DENY(n)                                                             \
+    {                                                                          \
+        BOX_SC_SYS(n)                                                          \
+    }
+
+/*
+ * What no sandbox (box-contain) and no confined service may do. clone3
+ * passes its flags in memory a filter cannot read, so it gets ENOSYS and
+ * the C library falls back to clone, whose flags register is checked for
+ * CLONE_NEWUSER; unshare likewise. TIOCSTI/TIOCLINUX would let a process
+ * type into a shared terminal.
+ */
+static const box_sc_rule sc_denylist[] = {
+    SC_DENY(ptrace),
+    SC_DENY(process_vm_readv),
+    SC_DENY(process_vm_writev),
+    SC_DENY(mount),
+    SC_DENY(umount2),
+    SC_DENY(pivot_root),
+    SC_DENY(chroot),
+    SC_DENY(fsopen),
+    SC_DENY(fsconfig),
+    SC_DENY(fsmount),
+    SC_DENY(fspick),
+    SC_DENY(move_mount),
+    SC_DENY(open_tree),
+    SC_DENY(mount_setattr),
+    SC_DENY(setns),
+    SC_DENY(bpf),
+    SC_DENY(keyctl),
+    SC_DENY(add_key),
+    SC_DENY(request_key),
+    SC_DENY(kexec_load),
+    SC_DENY(kexec_file_load),
+    SC_DENY(perf_event_open),
+    SC_DENY(io_uring_setup),
+    SC_DENY(io_uring_enter),
+    SC_DENY(io_uring_register),
+    SC_DENY(userfaultfd),
+    SC_DENY(init_module),
+    SC_DENY(finit_module),
+    SC_DENY(delete_module),
+    SC_DENY(swapon),
+    SC_DENY(swapoff),
+    SC_DENY(reboot),
+    SC_DENY(settimeofday),
+    SC_DENY(clock_settime),
+    SC_DENY(clock_adjtime),
+    SC_DENY(adjtimex),
+    SC_DENY(acct),
+    SC_DENY(quotactl),
+    SC_DENY(open_by_handle_at),
+    SC_DENY(name_to_handle_at),
+    SC_DENY(lookup_dcookie),
+    SC_DENY(vmsplice),
+    SC_DENY(syslog),
+#ifdef SYS_iopl
+    SC_DENY(iopl),
+#endif
+#ifdef SYS_ioperm
+    SC_DENY(ioperm),
+#endif
+    {BOX_SC_SYS(clone3), .sr_errno = ENOSYS},
+    {BOX_SC_SYS(clone), .sr_cmp = BOX_SC_MASKED_EQ, .sr_arg = 0,
+     .sr_mask = CLONE_NEWUSER, .sr_value = CLONE_NEWUSER},
+    {BOX_SC_SYS(unshare), .sr_cmp = BOX_SC_MASKED_EQ, .sr_arg = 0,
+     .sr_mask = CLONE_NEWUSER, .sr_value = CLONE_NEWUSER},
+    {BOX_SC_SYS(ioctl), .sr_cmp = BOX_SC_MASKED_EQ, .sr_arg = 1,
+     .sr_mask = 0xffffffffu, .sr_value = TIOCSTI},
+    {BOX_SC_SYS(ioctl), .sr_cmp = BOX_SC_MASKED_EQ, .sr_arg = 1,
+     .sr_mask = 0xffffffffu, .sr_value = TIOCLINUX},
+};
+
+box_err
+box_sc_avail(char **err)
+{
+    unsigned int act = SECCOMP_RET_ERRNO;
+
+    if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &act) != 0) {
+        *err = box_asprintf("the kernel has no seccomp filter support "
+                            "(seccomp: %s)",
+                            strerror(errno));
+        return BOX_ENOTSUP;
+    }
+    return BOX_OK;
+}
+
+/* Adds r with act (an allow, or r's own refusal when act is 0). */
+static box_err
+sc_add(scmp_filter_ctx ctx, const box_sc_rule *r, uint32_t act, char **err)
+{
+    struct scmp_arg_cmp cmp;
+    unsigned n = 0;
+    int rc;
+
+    if (act == 0)
+        act = SCMP_ACT_ERRNO(r->sr_errno != 0 ? (unsigned)r->sr_errno : EPERM);
+    memset(&cmp, 0, sizeof cmp);
+    if (r->sr_cmp != BOX_SC_ALWAYS) {
+        cmp.arg = r->sr_arg;
+        cmp.op = r->sr_cmp == BOX_SC_NE ? SCMP_CMP_NE : SCMP_CMP_MASKED_EQ;
+        cmp.datum_a = r->sr_cmp == BOX_SC_NE ? r->sr_value : r->sr_mask;
+        cmp.datum_b = r->sr_cmp == BOX_SC_NE ? 0 : r->sr_value;
+        n = 1;
+    }
+    rc = seccomp_rule_add_array(ctx, act, (int)r->sr_nr, n, n ? &cmp : NULL);
+    if (rc != 0) {
+        *err =
+            box_asprintf("seccomp rule for %s: %s", r->sr_name, strerror(-rc));
+        return BOX_EINVAL;
+    }
+    return BOX_OK;
+}
+
+box_err
+box_sc_load(const box_sc_filter *f, char **err)
+{
+    bool deny = f->sf_mode == BOX_SC_DENYLIST;
+    scmp_filter_ctx ctx =
+        seccomp_init(deny ? SCMP_ACT_ALLOW : SCMP_ACT_ERRNO(EPERM));
+    box_err rv = BOX_OK;
+    int rc;
+
+    if (ctx == NULL) {
+        *err = box_strdup("seccomp_init failed");
+        return BOX_ENOMEM;
+    }
+    for (size_t i = 0; deny && i < sizeof sc_denylist / sizeof *sc_denylist;
+         i++) {
+        if (f->sf_let_ptrace && sc_denylist[i].sr_nr == SYS_ptrace)
+            continue;
+        if ((rv = sc_add(ctx, &sc_denylist[i], 0, err)) != BOX_OK)
+            goto out;
+    }
+    for (size_t i = 0; i < f->sf_nrules; i++)
+        if ((rv = sc_add(ctx, &f->sf_rules[i], deny ? 0 : SCMP_ACT_ALLOW,
+                         err)) != BOX_OK)
+            goto out;
+    rc = seccomp_load(ctx);
+    if (rc != 0) {
+        *err = box_asprintf("the kernel refused the seccomp filter "
+                            "(seccomp_load: %s)",
+                            strerror(-rc));
+        rv = BOX_ENOTSUP;
+    }
+out:
+    seccomp_release(ctx);
+    return rv;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* seccomp filters: the denylist every sandbox and service shares, and an
+ * allowlist mode for processes that need only a few syscalls. */
+#ifndef BOX_SECCOMP_H
+#define BOX_SECCOMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+
+#include "box_err.h"
+
+/* How a rule's one argument is tested. */
+typedef enum box_sc_cmp {
+    BOX_SC_ALWAYS,    // no test: every call
+    BOX_SC_MASKED_EQ, // (arg & sr_mask) == sr_value
+    BOX_SC_NE,        // arg != sr_value (all 64 bits: junk above an int
+                      // makes it differ, so a refusal cannot be dodged)
+} box_sc_cmp;
+
+/*
+ * One syscall a filter names. Numbers come from the C library's headers
+ * (BOX_SC_SYS), so a libseccomp that predates a syscall still filters it.
+ */
+typedef struct box_sc_rule {
+    long sr_nr;
+    const char *sr_name; // for messages
+    int sr_errno;        // a refusal's error (0: EPERM); unused when allowing
+    box_sc_cmp sr_cmp;
+    unsigned sr_arg; // the argument tested (0..5)
+    uint64_t sr_mask;
+    uint64_t sr_value;
+} box_sc_rule;
+
+#define BOX_SC_SYS(n) .sr_nr = SYS_##n, .sr_name = #n
+
+typedef enum box_sc_mode {
+    BOX_SC_DENYLIST,  // default allow; the denylist and sf_rules refused
+    BOX_SC_ALLOWLIST, // default EPERM; only sf_rules (as tested) run
+} box_sc_mode;
+
+/* A filter to load; every array is borrowed for the call. */
+typedef struct box_sc_filter {
+    box_sc_mode sf_mode;
+    const box_sc_rule *sf_rules; // denylist: refused too; allowlist: allowed
+    size_t sf_nrules;
+    /*
+     * Denylist mode: ptrace is not refused. Only for a sanitizer build,
+     * whose LeakSanitizer stops the world with ptrace at exit; a
+     * Landlock domain still keeps ptrace to the process's own domain.
+     */
+    bool sf_let_ptrace;
+} box_sc_filter;
+
+/* BOX_OK when the kernel can load a filter that returns an errno;
+ * BOX_ENOTSUP with *err naming the feature (caller frees). */
+box_err box_sc_avail(char **err) BOX_WARN_UNUSED;
+
+/*
+ * Loads f on the calling thread (no_new_privs must be set). The denylist
+ * refuses with EPERM what no sandboxed or confined process may do
+ * (ptrace, mount, bpf, keyctl, kexec, perf_event_open, io_uring, new user
+ * namespaces, typing into the terminal...; box_seccomp.c lists them) and
+ * gives clone3 ENOSYS so the C library falls back to clone, whose flags a
+ * filter can read. BOX_ENOTSUP when the kernel refuses the filter,
+ * BOX_EINVAL for a rule libseccomp refuses (*err says which).
+ */
+box_err box_sc_load(const box_sc_filter *f, char **err) BOX_WARN_UNUSED;
+
+#endif
