@@ -146,10 +146,14 @@ box_sc_load(const box_sc_filter *f, char **err)
         if ((rv = sc_add(ctx, &sc_denylist[i], 0, err)) != BOX_OK)
             goto out;
     }
-    for (size_t i = 0; i < f->sf_nrules; i++)
-        if ((rv = sc_add(ctx, &f->sf_rules[i], deny ? 0 : SCMP_ACT_ALLOW,
-                         err)) != BOX_OK)
+    // In an allowlist, a rule with an errno is a refusal with it (clone3's
+    // ENOSYS, which makes the C library fall back to clone).
+    for (size_t i = 0; i < f->sf_nrules; i++) {
+        const box_sc_rule *r = &f->sf_rules[i];
+        uint32_t act = deny || r->sr_errno != 0 ? 0 : SCMP_ACT_ALLOW;
+        if ((rv = sc_add(ctx, r, act, err)) != BOX_OK)
             goto out;
+    }
     rc = seccomp_load(ctx);
     if (rc != 0) {
         *err = box_asprintf("the kernel refused the seccomp filter "

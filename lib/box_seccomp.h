@@ -26,7 +26,8 @@ typedef enum box_sc_cmp {
 typedef struct box_sc_rule {
     long sr_nr;
     const char *sr_name; // for messages
-    int sr_errno;        // a refusal's error (0: EPERM); unused when allowing
+    int sr_errno;        // a refusal's error (0: EPERM); in an allowlist,
+                         // non-zero makes the rule a refusal with it
     box_sc_cmp sr_cmp;
     unsigned sr_arg; // the argument tested (0..5)
     uint64_t sr_mask;

@@ -17,4 +17,8 @@
  */
 int worker_confine(const worker_settings *ws);
 
+/* In each worker after the fork: signals may go to itself only. Returns 0
+ * or -1 (the worker then exits). */
+int worker_confine_signals(void);
+
 #endif

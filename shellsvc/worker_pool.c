@@ -60,7 +60,7 @@ zyg_worker_child(int chan, int fds, pid_t zygote, const worker_limits *lim)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    if (worker_apply_limits(lim) != BOX_OK)
+    if (worker_apply_limits(lim) != BOX_OK || worker_confine_signals() != 0)
         _exit(1);
     int (*body)(int, int, const worker_settings *) =
         lim->wl_body != NULL ? lim->wl_body : worker_main;

@@ -193,14 +193,15 @@ fk_main(int ctl, pid_t parent, const char *name, forker_start_fn start,
     if (dup2(ctl, FK_CTL_FD) < 0 || close_range(FK_CTL_FD + 1, ~0u, 0) != 0)
         _exit(1);
     ctl = FK_CTL_FD;
+    // Confined first, with nothing open but the request socket.
+    if (prepare != NULL && prepare(ctx) != 0)
+        _exit(1);
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, NULL);
     int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
     if (sfd < 0)
-        _exit(1);
-    if (prepare != NULL && prepare(ctx) != 0)
         _exit(1);
     // Only now is the forker what it must be; the parent waits for this.
     char ready = FK_READY;
