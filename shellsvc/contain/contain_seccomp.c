@@ -75,29 +75,29 @@ static const struct ct_sys_row {
 #endif
 };
 
-contain_status
+box_status
 ct_seccomp_avail(ct_err *e)
 {
     unsigned int act = SECCOMP_RET_ERRNO;
 
     if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &act) != 0)
-        return ct_fail(e, CONTAIN_FAIL, true,
+        return ct_fail(e, BOX_STATUS_FAULT, true,
                        "the kernel has no seccomp filter support "
                        "(seccomp: %s)",
                        strerror(errno));
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
-static contain_status
+static box_status
 sc_rule(scmp_filter_ctx ctx, uint32_t act, long nr, const char *name,
         unsigned int n, const struct scmp_arg_cmp *cmp, ct_err *e)
 {
     int rc = seccomp_rule_add_array(ctx, act, (int)nr, n, cmp);
 
     if (rc != 0)
-        return ct_fail(e, CONTAIN_FAIL, false, "seccomp rule for %s: %s", name,
-                       strerror(-rc));
-    return CONTAIN_OK;
+        return ct_fail(e, BOX_STATUS_FAULT, false, "seccomp rule for %s: %s",
+                       name, strerror(-rc));
+    return BOX_STATUS_OK;
 }
 
 /*
@@ -106,7 +106,7 @@ sc_rule(scmp_filter_ctx ctx, uint32_t act, long nr, const char *name,
  * checked for CLONE_NEWUSER; unshare likewise. TIOCSTI/TIOCLINUX would let
  * the program type into a shared terminal.
  */
-contain_status
+box_status
 ct_seccomp_load(ct_err *e)
 {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -116,15 +116,15 @@ ct_seccomp_load(ct_err *e)
     struct scmp_arg_cmp sti = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI);
     struct scmp_arg_cmp linux_ =
         SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX);
-    contain_status st = CONTAIN_OK;
+    box_status st = BOX_STATUS_OK;
     int rc;
 
     if (ctx == NULL)
-        return ct_fail(e, CONTAIN_FAIL, false, "seccomp_init failed");
+        return ct_fail(e, BOX_STATUS_FAULT, false, "seccomp_init failed");
     for (size_t i = 0; i < sizeof ct_refused / sizeof *ct_refused; i++) {
         st = sc_rule(ctx, eperm, ct_refused[i].sr_nr, ct_refused[i].sr_name, 0,
                      NULL, e);
-        if (st != CONTAIN_OK)
+        if (st != BOX_STATUS_OK)
             goto out;
     }
     if ((st = sc_rule(ctx, SCMP_ACT_ERRNO(ENOSYS), SYS_clone3, "clone3", 0,
@@ -137,7 +137,7 @@ ct_seccomp_load(ct_err *e)
         goto out;
     rc = seccomp_load(ctx);
     if (rc != 0)
-        st = ct_fail(e, CONTAIN_FAIL, true,
+        st = ct_fail(e, BOX_STATUS_FAULT, true,
                      "the kernel refused the seccomp filter "
                      "(seccomp_load: %s)",
                      strerror(-rc));
