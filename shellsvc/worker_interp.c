@@ -34,7 +34,7 @@ interp_fail(worker_write_fn err, void *ctx, const char *what)
     char line[256];
     int n = snprintf(line, sizeof line, "strands-box: %s\n", what);
     (void)err(ctx, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-    return 125;
+    return BOX_STATUS_FAULT;
 }
 
 int
@@ -43,7 +43,7 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
 {
     sh_kernel *k = NULL;
     char *home_env = NULL, *pwd_env = NULL;
-    int status = 125;
+    int status = BOX_STATUS_FAULT;
     worker_write_fn err = io->wi_err;
     void *ctx = io->wi_ctx;
     // Binds in §3.1 order; the kernel skips one nested in an earlier one.

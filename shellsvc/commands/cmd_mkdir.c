@@ -174,8 +174,8 @@ sh_cmd_mkdir(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
             rc = mkdir_parents(cx, argv[i]);
         else if ((rc = mkdir_try(cx, argv[i], false, &r)) != 0)
             rc = sh_fs_fail(cx, "mkdir", argv[i], &r);
-        if (rc == 125)
-            return 125;
+        if (rc == BOX_STATUS_FAULT)
+            return BOX_STATUS_FAULT;
         if (rc != 0)
             status = 1;
     }

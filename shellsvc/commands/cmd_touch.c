@@ -54,8 +54,8 @@ sh_cmd_touch(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         if (sh_check_stop(cx))
             return cx->cx_status;
         int rc = touch_one(cx, argv[i]);
-        if (rc == 125)
-            return 125;
+        if (rc == BOX_STATUS_FAULT)
+            return BOX_STATUS_FAULT;
         if (rc != 0)
             status = 1;
     }

@@ -118,7 +118,7 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
 {
     memset(out, 0, sizeof *out);
     out->ad_verdict = SH_KERNEL_FAULT;
-    out->ad_status = 125;
+    out->ad_status = BOX_STATUS_FAULT;
     box_err rv = BOX_ENOMEM;
     char *args[SH_ADMIT_MAX_ARGS];
     size_t nargs = 0;
@@ -199,11 +199,11 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
         out->ad_message = NULL;
         break;
     case SH_KERNEL_DENY:
-        out->ad_status = 126;
+        out->ad_status = BOX_STATUS_CANNOT_RUN;
         break;
     default:
         out->ad_verdict = SH_KERNEL_FAULT;
-        out->ad_status = 125;
+        out->ad_status = BOX_STATUS_FAULT;
         break;
     }
     rv = BOX_OK;

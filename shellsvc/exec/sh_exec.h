@@ -8,6 +8,7 @@
 
 #include "box.pb-c.h"
 #include "box_err.h"
+#include "box_status.h"
 #include "sh_kernel.h"
 
 /*

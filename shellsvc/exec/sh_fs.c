@@ -23,9 +23,9 @@ sh_fs_fail(sh_ctx *cx, const char *cmd, const char *target, sh_kernel_result *r)
     if (r->kr_fault) {
         // The PDP could not decide: nothing more of this call may run.
         sh_errf(cx, "effect interception failed: %s", m);
-        sh_session_abort(cx->cx_ss, 125);
-        sh_fatal(cx, 125);
-        status = 125;
+        sh_session_abort(cx->cx_ss, BOX_STATUS_FAULT);
+        sh_fatal(cx, BOX_STATUS_FAULT);
+        status = BOX_STATUS_FAULT;
     } else if (cmd == NULL && !r->kr_enforcement) {
         sh_errf(cx, "%s: %s", target, m);
     } else if (cmd == NULL) {
