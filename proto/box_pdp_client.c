@@ -505,7 +505,7 @@ static void
 answer_fail(box_pdp_client *c, box_pdp_answer *a, box_err why)
 {
     memset(a, 0, sizeof *a);
-    a->pa_verdict = BOX_VERDICT_DENY;
+    a->pa_verdict = BOX_VERDICT_FAULT;
     a->pa_reason = BOX__REASON_CLASS__REASON_INTERNAL_FAULT;
     if (why == BOX_ETIMEDOUT)
         a->pa_message = box_asprintf(

@@ -10,13 +10,7 @@
 
 #include "box.pb-c.h"
 #include "box_err.h"
-
-/* The verdict as enforcement points see it: the zero value is a deny, so a
- * forgotten or failed answer can never read as a permit. */
-typedef enum box_verdict {
-    BOX_VERDICT_DENY = 0,
-    BOX_VERDICT_PERMIT = 1,
-} box_verdict;
+#include "box_verdict.h"
 
 /* One answer. Filled by box_pdp_decide; cleared with box_pdp_answer_clear. */
 typedef struct box_pdp_answer {
@@ -50,10 +44,10 @@ void box_pdp_client_close(box_pdp_client *c);
 
 /*
  * Decides one request. Always fills *a (clear it afterwards). Returns
- * BOX_OK when the PDP (or the cache) answered — the verdict may still be a
- * deny. On BOX_ETIMEDOUT / BOX_ECLOSED / BOX_EPROTO the answer is a deny
+ * BOX_OK when the PDP (or the cache) answered: the verdict is PERMIT or
+ * DENY. On BOX_ETIMEDOUT / BOX_ECLOSED / BOX_EPROTO the verdict is FAULT,
  * with REASON_INTERNAL_FAULT and a message naming the PDP: the caller
- * refuses the operation (exit 125 in the shell).
+ * refuses the operation (BOX_STATUS_FAULT, 125, in the shell).
  *
  * A cache hit allocates nothing and makes no system call. The request is
  * only borrowed.
@@ -62,7 +56,7 @@ box_err box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
                        box_pdp_answer *a) BOX_WARN_UNUSED;
 
 /* Decides n requests against one policy generation (a rename is four).
- * Same contract, per answer; all answers are denies on a transport error. */
+ * Same contract, per answer; all answers are faults on a transport error. */
 box_err box_pdp_decide_batch(box_pdp_client *c,
                              const Box__DecisionRequest *const *reqs, size_t n,
                              box_pdp_answer *answers) BOX_WARN_UNUSED;

@@ -264,21 +264,24 @@ conn_worker_gone(broker_conn *c)
         (void)conn_exit(c, 125);
 }
 
-/* Answers a worker's decide frame from the box's PDP client. A client
- * that cannot decide answers a fault naming the PDP (the command ends
- * 125); a channel that fails ends the call. */
+/* Answers a worker's decide frame from the box's PDP client, passing its
+ * verdict on as it is: a client that cannot decide answers FAULT with a
+ * message naming the PDP (the command ends 125); a channel that fails
+ * ends the call. */
 static bool
 conn_decide(broker_conn *c, const Box__DecisionRequest *req)
 {
     box_pdp_answer a = {0};
+    // The verdict says it all: a client that could not decide answered
+    // FAULT, so the transport's error needs no reading of its own.
     box_err rv = box_pdp_decide(c->cn_b->br_cfg.bc_pdp, req, &a);
+    (void)rv;
     Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
     Box__WorkerAnswer wa = BOX__WORKER_ANSWER__INIT;
     f.program = c->cn_program;
     f.body_case = BOX__ALIAS_FRAME__BODY_ANSWER;
     f.answer = &wa;
-    wa.permit = rv == BOX_OK && a.pa_verdict == BOX_VERDICT_PERMIT;
-    wa.fault = rv != BOX_OK;
+    wa.verdict = box_verdict_to_wire(a.pa_verdict);
     wa.message = a.pa_message ? a.pa_message : (char *)"";
     box_err wr =
         box_frame_write(c->cn_chan, &f, BOX_FRAME_MAX, BROKER_FRAME_MS);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "box.pb-c.h"
+#include "box_verdict.h"
 #include "worker.h"
 
 /* Writes n bytes of a command's stdout or stderr, in order. Returns 0, or
@@ -13,24 +14,13 @@
  * output budget is spent or the broker is gone). */
 typedef int (*worker_write_fn)(void *ctx, const char *p, size_t n);
 
-/* The PDP's answer as the worker gets it from the broker. */
-typedef enum worker_verdict {
-    WORKER_DENY = 0, // the zero value refuses
-    WORKER_PERMIT,
-    WORKER_FAULT, // no decision could be made: the command ends 125
-} worker_verdict;
-
-/* Asks the box's PDP about req (borrowed), through the broker. On DENY and
- * FAULT *message is the text to print (box_alloc'd, the caller frees).
- * Safe to call from several threads; they take turns. */
-typedef worker_verdict (*worker_decide_fn)(void *ctx,
-                                           const Box__DecisionRequest *req,
-                                           char **message);
-
-/* What the worker gives the interpreter; ctx is passed back untouched. */
+/* What the worker gives the interpreter; ctx is passed back untouched.
+ * wi_decide asks the box's PDP through the broker; it is safe to call
+ * from several threads (they take turns), and the executor and the kernel
+ * call it as it is. */
 typedef struct worker_io {
     worker_write_fn wi_out, wi_err;
-    worker_decide_fn wi_decide;
+    box_decide_fn wi_decide;
     void *wi_ctx;
 } worker_io;
 

@@ -12,7 +12,8 @@
  * builds the request (box-spec §3.4 / §4 / §7) and asks the decider; it
  * never runs anything and never reads shell state, so the same function
  * serves every thread. A decider that is missing or answers anything but
- * SH_KERNEL_PERMIT is a refusal (fail closed).
+ * BOX_VERDICT_PERMIT is a refusal (fail closed); a value outside the enum
+ * is read as a fault, which ends the call.
  */
 
 #define SH_ADMIT_MAX_ARGS 64u
@@ -117,7 +118,7 @@ box_err
 sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
 {
     memset(out, 0, sizeof *out);
-    out->ad_verdict = SH_KERNEL_FAULT;
+    out->ad_verdict = BOX_VERDICT_FAULT;
     out->ad_status = BOX_STATUS_FAULT;
     box_err rv = BOX_ENOMEM;
     char *args[SH_ADMIT_MAX_ARGS];
@@ -185,7 +186,7 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
     r.rq.subject = &r.subj;
 
     char *msg = NULL;
-    sh_kernel_verdict v = SH_KERNEL_FAULT;
+    box_verdict v = BOX_VERDICT_FAULT;
     pthread_mutex_lock(&ss->ss_lock);
     if (ss->ss_o.so_decide != NULL)
         v = ss->ss_o.so_decide(ss->ss_o.so_decide_arg, &r.rq, &msg);
@@ -193,16 +194,16 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
     out->ad_verdict = v;
     out->ad_message = msg;
     switch (v) {
-    case SH_KERNEL_PERMIT:
-        out->ad_status = 0;
+    case BOX_VERDICT_PERMIT:
+        out->ad_status = BOX_STATUS_OK;
         box_free(out->ad_message);
         out->ad_message = NULL;
         break;
-    case SH_KERNEL_DENY:
+    case BOX_VERDICT_DENY:
         out->ad_status = BOX_STATUS_CANNOT_RUN;
         break;
     default:
-        out->ad_verdict = SH_KERNEL_FAULT;
+        out->ad_verdict = BOX_VERDICT_FAULT;
         out->ad_status = BOX_STATUS_FAULT;
         break;
     }

@@ -45,11 +45,11 @@ test_redact_caps(void **state)
 
 typedef struct seen {
     int calls;
-    sh_kernel_verdict answer;
+    box_verdict answer;
     bool with_message;
 } seen;
 
-static sh_kernel_verdict
+static box_verdict
 check_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
 {
     seen *s = arg;
@@ -94,13 +94,13 @@ test_request_and_verdicts(void **state)
     sh_cmd_value cv = {
         .cv_argc = 4, .cv_argv = argv, .cv_expanded = exp, .cv_cwd = "/w"};
     static const struct {
-        sh_kernel_verdict v;
+        box_verdict v;
         bool msg;
         int status;
     } rows[] = {
-        {SH_KERNEL_PERMIT, true, 0},         {SH_KERNEL_DENY, true, 126},
-        {SH_KERNEL_DENY, false, 126},        {SH_KERNEL_FAULT, true, 125},
-        {(sh_kernel_verdict)42, false, 125},
+        {BOX_VERDICT_PERMIT, true, 0},  {BOX_VERDICT_DENY, true, 126},
+        {BOX_VERDICT_DENY, false, 126}, {BOX_VERDICT_FAULT, true, 125},
+        {(box_verdict)42, false, 125},
     };
     for (size_t i = 0; i < NELEM(rows); i++) {
         s.answer = rows[i].v;

@@ -140,14 +140,14 @@ sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
     }
     if (arv != BOX_OK) {
         box_free(ad.ad_message);
-        ad.ad_verdict = SH_KERNEL_FAULT;
+        ad.ad_verdict = BOX_VERDICT_FAULT;
         ad.ad_message = box_strdup("out of memory");
     }
     int st = 0;
     switch (ad.ad_verdict) {
-    case SH_KERNEL_PERMIT:
+    case BOX_VERDICT_PERMIT:
         break;
-    case SH_KERNEL_DENY:
+    case BOX_VERDICT_DENY:
         sh_errf(cx, "effect denied: %s",
                 ad.ad_message ? ad.ad_message : "policy denied this operation");
         st = BOX_STATUS_CANNOT_RUN;

@@ -342,10 +342,10 @@ decide(sh_kernel *k, enum kop op, const char *c, const char *floor_reason,
     }
 
     char *msg = NULL;
-    sh_kernel_verdict v = SH_KERNEL_DENY;
+    box_verdict v = BOX_VERDICT_DENY;
     if (k->k_decide != NULL)
         v = k->k_decide(k->k_decide_arg, &req, &msg);
-    if (v == SH_KERNEL_PERMIT) {
+    if (v == BOX_VERDICT_PERMIT) {
         r->kr_permits++;
         box_free(msg);
         box_free(reported);
@@ -353,7 +353,7 @@ decide(sh_kernel *k, enum kop op, const char *c, const char *floor_reason,
     }
     r->kr_errno = EACCES;
     r->kr_self_contained = true;
-    if (v == SH_KERNEL_FAULT) {
+    if (v == BOX_VERDICT_FAULT) {
         r->kr_fault = true;
         r->kr_message =
             msg ? msg : box_strdup("the decision could not be made");

@@ -10,6 +10,7 @@
 
 #include "box.pb-c.h"
 #include "box_err.h"
+#include "box_verdict.h"
 
 /*
  * Every operation runs the same steps (box-spec §3.6–§3.8): resolve the
@@ -23,21 +24,6 @@
 typedef struct sh_kernel sh_kernel;
 typedef struct sh_kernel_file sh_kernel_file;
 
-/* The decider's answer. The zero value is a deny, so a forgotten answer
- * never reads as a permit. FAULT: the decision could not be made (PDP
- * transport failure); the command must exit 125 and *message says why. */
-typedef enum sh_kernel_verdict {
-    SH_KERNEL_DENY = 0,
-    SH_KERNEL_PERMIT = 1,
-    SH_KERNEL_FAULT = 2,
-} sh_kernel_verdict;
-
-/* Asks policy about one request (borrowed). On DENY/FAULT *message is the
- * spec's text (box-spec §3.11), allocated with box_alloc; the kernel frees
- * it. May be called from several threads at once. */
-typedef sh_kernel_verdict (*sh_kernel_decide_fn)(
-    void *arg, const Box__DecisionRequest *req, char **message);
-
 /* Test hook: called after every permit and the reach floor, right before
  * the identity re-check. */
 typedef void (*sh_kernel_hook_fn)(void *arg, const char *canonical_path);
@@ -48,7 +34,10 @@ typedef struct sh_kernel_opts {
     const char *const *ko_binds;
     size_t ko_nbinds;
     const char *ko_operator_home; // for `~` reporting; may be NULL
-    sh_kernel_decide_fn ko_decide;
+    /* Asks policy (box_verdict.h); the kernel frees a reason it sets, and
+     * may call it from several threads at once. A FAULT makes the
+     * operation's result a fault: the command must end 125. */
+    box_decide_fn ko_decide;
     void *ko_decide_arg;
     /* Authority sources (box.toml, the policy file): identified by
      * (dev, ino) at creation; missing ones are ignored. */

@@ -29,7 +29,7 @@ typedef struct rule {
     const char *action;    // NULL = any
     const char *operation; // NULL = any
     const char *resource;  // NULL = any; trailing '*' = prefix
-    sh_kernel_verdict verdict;
+    box_verdict verdict;
 } rule;
 
 #define LOG_MAX 64
@@ -45,7 +45,7 @@ typedef struct logent {
 typedef struct decider {
     const rule *rules;
     size_t nrules;
-    sh_kernel_verdict dflt;
+    box_verdict dflt;
     pthread_mutex_t lock;
     logent log[LOG_MAX];
     size_t n;
@@ -62,7 +62,7 @@ match(const char *pat, const char *s)
     return strcmp(pat, s) == 0;
 }
 
-static sh_kernel_verdict
+static box_verdict
 decide(void *arg, const Box__DecisionRequest *req, char **message)
 {
     decider *d = arg;
@@ -88,7 +88,7 @@ decide(void *arg, const Box__DecisionRequest *req, char **message)
                  req->subject->file_path);
     }
     pthread_mutex_unlock(&d->lock);
-    sh_kernel_verdict v = d->dflt;
+    box_verdict v = d->dflt;
     for (size_t i = 0; i < d->nrules; i++) {
         const rule *r = &d->rules[i];
         if (match(r->action, req->action) && match(r->operation, op) &&
@@ -97,11 +97,11 @@ decide(void *arg, const Box__DecisionRequest *req, char **message)
             break;
         }
     }
-    if (v == SH_KERNEL_DENY)
+    if (v == BOX_VERDICT_DENY)
         *message = box_asprintf("policy denied this operation on '%s' "
                                 "[policy: test].",
                                 req->resource);
-    else if (v == SH_KERNEL_FAULT)
+    else if (v == BOX_VERDICT_FAULT)
         *message = box_strdup("the PDP did not answer");
     return v;
 }
@@ -195,7 +195,7 @@ setup(void **state)
     mkfile(f->home, "notes.txt", "home notes\n");
     mkfile(f->boxdir, "state", "trusted\n");
     pthread_mutex_init(&f->d.lock, NULL);
-    f->d.dflt = SH_KERNEL_PERMIT;
+    f->d.dflt = BOX_VERDICT_PERMIT;
 
     char nested[PATH_MAX];
     snprintf(nested, sizeof nested, "%s/proj", f->home);
@@ -532,10 +532,10 @@ test_denials_and_faults(void **state)
     char pat[PATH_MAX];
     snprintf(pat, sizeof pat, "%s/secret", f->ws);
     const rule rules[] = {
-        {"fs:read", "read_content", pat, SH_KERNEL_DENY},
-        {"fs:read", "read_metadata", pat, SH_KERNEL_DENY},
-        {"fs:delete", NULL, "/tmp/fault", SH_KERNEL_FAULT},
-        {"fs:move", "rename", "/tmp/nomove", SH_KERNEL_DENY},
+        {"fs:read", "read_content", pat, BOX_VERDICT_DENY},
+        {"fs:read", "read_metadata", pat, BOX_VERDICT_DENY},
+        {"fs:delete", NULL, "/tmp/fault", BOX_VERDICT_FAULT},
+        {"fs:move", "rename", "/tmp/nomove", BOX_VERDICT_DENY},
     };
     f->d.rules = rules;
     f->d.nrules = 4;
@@ -955,7 +955,7 @@ test_special_files(void **state)
     sh_kernel_result_clear(&r);
 
     // Policy first: a denied FIFO gets the policy's text.
-    rule deny[] = {{"fs:read", NULL, pj(f->ws, "fifo"), SH_KERNEL_DENY}};
+    rule deny[] = {{"fs:read", NULL, pj(f->ws, "fifo"), BOX_VERDICT_DENY}};
     f->d.rules = deny;
     f->d.nrules = 1;
     assert_int_equal(sh_kernel_open(f->k, f->ws, "fifo", O_RDONLY, 0, &kf, &r),
