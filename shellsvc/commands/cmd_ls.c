@@ -198,7 +198,7 @@ stat_entry(ls_run *lr, ls_ent *e)
     sh_kernel_result r = {0};
     if (sh_kernel_lstat(sh_kern(cx), cx->cx_st->st_cwd, e->le_path, &e->le_st,
                         &r) != 0) {
-        if (r.kr_denied && !r.kr_fault) {
+        if (r.kr_outcome == SH_KR_DENIED) {
             sh_kernel_result_clear(&r);
             return 1;
         }
@@ -446,7 +446,7 @@ classify(ls_run *lr, ls_ops *lo, const char *name)
         lo->lo_dirs[lo->lo_ndirs++] = (ls_dir){.ld_name = name};
         return 0;
     }
-    if (!r.kr_denied || r.kr_fault) {
+    if (r.kr_outcome != SH_KR_DENIED) {
         int s = sh_fs_fail(cx, "ls", name, &r);
         lr->lr_status =
             s == BOX_STATUS_FAULT ? BOX_STATUS_FAULT : BOX_STATUS_USAGE;
@@ -461,7 +461,7 @@ classify(ls_run *lr, ls_ops *lo, const char *name)
         lo->lo_dirs[lo->lo_ndirs++] = d;
         return 0;
     }
-    if (r.kr_errno == ENOTDIR && !r.kr_denied && !r.kr_fault) {
+    if (r.kr_outcome == SH_KR_OS_ERROR && r.kr_errno == ENOTDIR) {
         sh_kernel_result_clear(&r);
         return add_file(lr, lo, name, NULL);
     }

@@ -24,8 +24,8 @@ typedef struct rm_run {
 static int
 rm_fail(rm_run *rr, const char *path, sh_kernel_result *r)
 {
-    if (rr->rr_force && r->kr_errno == ENOENT && !r->kr_denied &&
-        !r->kr_fault) {
+    if (rr->rr_force && r->kr_outcome == SH_KR_OS_ERROR &&
+        r->kr_errno == ENOENT) {
         sh_kernel_result_clear(r);
         return 0;
     }
@@ -113,7 +113,7 @@ rm_tree(rm_run *rr, const char *path, unsigned depth)
     sh_kernel_result r = {0};
     sh_kernel_stat st;
     if (sh_kernel_lstat(sh_kern(cx), cx->cx_st->st_cwd, path, &st, &r) != 0) {
-        if (r.kr_fault || !r.kr_denied)
+        if (r.kr_outcome != SH_KR_DENIED)
             return rm_fail(rr, path, &r);
         sh_kernel_result_clear(&r);
         return rm_unlink(rr, path);

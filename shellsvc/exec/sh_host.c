@@ -97,7 +97,7 @@ sh_host_multicall(sh_ctx *cx, char **slot)
     sh_kernel *k = sh_kern(cx);
     sh_kernel_result r = {0};
     int err = sh_kernel_probe_exec(k, cx->cx_st->st_cwd, word, &r);
-    if (r.kr_fault)
+    if (r.kr_outcome == SH_KR_FAULT)
         return sh_fs_fail(cx, NULL, word, &r);
     sh_kernel_result_clear(&r);
     if (err != 0)

@@ -29,7 +29,6 @@ static const char txt_onto_link[] = "cannot rename onto a host symlink";
 static const char txt_busy[] = "bind mount point is busy";
 static const char txt_notlink[] = "not a symbolic link";
 static const char txt_escape[] = "symlink target escapes the bind mount";
-static const char rule_floor[] = "enforcement:reach-floor";
 
 /*
  * What the kernel opens on the host: regular files and directories. A
@@ -116,11 +115,27 @@ sh_kernel_result_clear(sh_kernel_result *r)
     memset(r, 0, sizeof *r);
 }
 
+bool
+sh_kernel_result_self_contained(const sh_kernel_result *r)
+{
+    switch (r->kr_outcome) {
+    case SH_KR_DENIED:
+        return r->kr_message != NULL; // not a probe's "absent"
+    case SH_KR_FAULT:
+    case SH_KR_FLOOR:
+        return true;
+    case SH_KR_OK:
+    case SH_KR_OS_ERROR:
+        break;
+    }
+    return false;
+}
+
 char *
 sh_kernel_result_text(const sh_kernel_result *r, const char *target)
 {
     const char *m = r->kr_message ? r->kr_message : strerror(r->kr_errno);
-    if (r->kr_self_contained || target == NULL)
+    if (sh_kernel_result_self_contained(r) || target == NULL)
         return box_strdup(m);
     return box_asprintf("%s: %s", target, m);
 }
@@ -130,6 +145,7 @@ static int
 fail(sh_kernel_result *r, int err, const char *msg)
 {
     box_free(r->kr_message);
+    r->kr_outcome = SH_KR_OS_ERROR;
     r->kr_errno = err;
     r->kr_message = box_strdup(msg ? msg : sh_vfs_strerror(err));
     return err;
@@ -352,13 +368,12 @@ decide(sh_kernel *k, enum kop op, const char *c, const char *floor_reason,
         return 0;
     }
     r->kr_errno = EACCES;
-    r->kr_self_contained = true;
     if (v == BOX_VERDICT_FAULT) {
-        r->kr_fault = true;
+        r->kr_outcome = SH_KR_FAULT;
         r->kr_message =
             msg ? msg : box_strdup("the decision could not be made");
     } else {
-        r->kr_denied = true;
+        r->kr_outcome = SH_KR_DENIED; // DENY, or a value outside the enum
         r->kr_message =
             msg ? msg
                 : box_asprintf("policy denied this operation on '%s' "
@@ -404,10 +419,8 @@ floor_check(sh_kernel *k, enum kop op, const char *spelled, const sh_res *rs,
     const char *why = floor_reason(k, op, rs);
     if (why == NULL)
         return 0;
+    r->kr_outcome = SH_KR_FLOOR;
     r->kr_errno = EACCES;
-    r->kr_self_contained = true;
-    r->kr_enforcement = true;
-    r->kr_rule = rule_floor;
     box_free(r->kr_message);
     r->kr_message = box_asprintf("%s: %s", spelled, why);
     box_free(r->kr_path);
@@ -495,15 +508,13 @@ admit(sh_kernel *k, const kadm *ad, sh_kernel_result *r)
     return err;
 }
 
-/* A denied probe answers "absent": ENOENT without message. */
+/* A denied probe answers "absent": ENOENT without message (the outcome
+ * stays SH_KR_DENIED). */
 static int
 probe_denied(sh_kernel_result *r)
 {
-    if (r->kr_fault)
-        return r->kr_errno;
     box_free(r->kr_message);
     r->kr_message = NULL;
-    r->kr_self_contained = false;
     r->kr_errno = ENOENT;
     return ENOENT;
 }
@@ -585,7 +596,7 @@ run(sh_kernel *k, const kone *one, const char *cwd, const char *path,
     if (err != 0)
         goto out;
     if ((err = admit_one(k, one, path, &rs, r)) != 0) {
-        if (one->ko_probe && r->kr_denied)
+        if (one->ko_probe && r->kr_outcome == SH_KR_DENIED)
             err = probe_denied(r);
         goto out;
     }

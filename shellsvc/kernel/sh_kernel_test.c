@@ -541,9 +541,8 @@ test_denials_and_faults(void **state)
     f->d.nrules = 4;
     assert_int_equal(
         sh_kernel_open(f->k, f->ws, "secret", O_RDONLY, 0, &kf, &r), EACCES);
-    assert_true(r.kr_denied);
-    assert_true(r.kr_self_contained);
-    assert_false(r.kr_fault);
+    assert_int_equal(r.kr_outcome, SH_KR_DENIED);
+    assert_true(sh_kernel_result_self_contained(&r));
     char *t = sh_kernel_result_text(&r, "secret");
     char want[PATH_MAX + 64];
     snprintf(want, sizeof want,
@@ -557,12 +556,15 @@ test_denials_and_faults(void **state)
     assert_int_equal(sh_kernel_stat_path(f->k, f->ws, "secret", &st, &r),
                      ENOENT);
     assert_null(r.kr_message);
+    assert_int_equal(r.kr_outcome, SH_KR_DENIED);
+    assert_false(sh_kernel_result_self_contained(&r));
     sh_kernel_result_clear(&r);
 
     // A fault is reported as such (exit 125).
     assert_int_equal(sh_kernel_mkdir(f->k, "/", "/tmp/fault", 0755, &r), 0);
+    assert_int_equal(r.kr_outcome, SH_KR_OK);
     assert_int_equal(sh_kernel_rmdir(f->k, "/", "/tmp/fault", &r), EACCES);
-    assert_true(r.kr_fault);
+    assert_int_equal(r.kr_outcome, SH_KR_FAULT);
     assert_string_equal(r.kr_message, "the PDP did not answer");
     sh_kernel_result_clear(&r);
 
@@ -721,9 +723,9 @@ test_reach_floor(void **state)
         sh_kernel_open(f->k, f->ws, "cfg/box.toml", O_RDONLY, 0, &kf, &r),
         EACCES);
     assert_int_equal(f->d.n, 1); // policy was asked first
-    assert_true(r.kr_enforcement);
-    assert_string_equal(r.kr_rule, "enforcement:reach-floor");
-    assert_true(r.kr_self_contained);
+    assert_int_equal(r.kr_outcome, SH_KR_FLOOR);
+    assert_string_equal(SH_KERNEL_FLOOR_RULE, "enforcement:reach-floor");
+    assert_true(sh_kernel_result_self_contained(&r));
     snprintf(want, sizeof want, "cfg/box.toml: %s", auth);
     assert_string_equal(r.kr_message, want);
     char *t = sh_kernel_result_text(&r, "cfg/box.toml");
@@ -742,7 +744,7 @@ test_reach_floor(void **state)
     assert_int_equal(link(f->toml, pj(f->ws, "hard")), 0);
     assert_int_equal(sh_kernel_open(f->k, f->ws, "hard", O_RDONLY, 0, &kf, &r),
                      EACCES);
-    assert_true(r.kr_enforcement);
+    assert_int_equal(r.kr_outcome, SH_KR_FLOOR);
     sh_kernel_result_clear(&r);
 
     // Mutating an ancestor directory is refused; reading it is not.
@@ -751,12 +753,12 @@ test_reach_floor(void **state)
     assert_int_equal(sh_kernel_list(f->k, f->ws, "cfg", &names, &n, &r), 0);
     sh_kernel_names_free(names, n);
     assert_int_equal(sh_kernel_rename(f->k, f->ws, "cfg", "cfg2", &r), EACCES);
-    assert_true(r.kr_enforcement);
+    assert_int_equal(r.kr_outcome, SH_KR_FLOOR);
     snprintf(want, sizeof want, "cfg: %s", auth);
     assert_string_equal(r.kr_message, want);
     sh_kernel_result_clear(&r);
     assert_int_equal(sh_kernel_chmod(f->k, "/", f->ws, 0700, &r), EACCES);
-    assert_true(r.kr_enforcement);
+    assert_int_equal(r.kr_outcome, SH_KR_FLOOR);
     sh_kernel_result_clear(&r);
 
     // The box directory.
@@ -766,11 +768,11 @@ test_reach_floor(void **state)
     snprintf(want, sizeof want, ".box/state: %s", res);
     assert_string_equal(r.kr_message, want);
     assert_string_equal(r.kr_path, "~/.box/state");
-    assert_true(r.kr_enforcement);
+    assert_int_equal(r.kr_outcome, SH_KR_FLOOR);
     sh_kernel_result_clear(&r);
     assert_int_equal(sh_kernel_stat_path(f->k, f->home, ".box", &st, &r),
                      EACCES);
-    assert_true(r.kr_enforcement);
+    assert_int_equal(r.kr_outcome, SH_KR_FLOOR);
     sh_kernel_result_clear(&r);
     assert_int_equal(sh_kernel_open(f->k, f->home, ".box/new",
                                     O_WRONLY | O_CREAT, 0644, &kf, &r),
@@ -889,8 +891,8 @@ expect_special(fx *f, const char *cwd, const char *name, int flags,
                      ENXIO);
     assert_null(kf);
     assert_string_equal(r.kr_message, want);
-    assert_false(r.kr_denied);
-    assert_false(r.kr_self_contained);
+    assert_int_equal(r.kr_outcome, SH_KR_OS_ERROR);
+    assert_false(sh_kernel_result_self_contained(&r));
     assert_int_equal(r.kr_permits, nask); // the permit's outcome: ::error
     assert_int_equal(f->d.n, nask);
     sh_kernel_result_clear(&r);
@@ -960,7 +962,7 @@ test_special_files(void **state)
     f->d.nrules = 1;
     assert_int_equal(sh_kernel_open(f->k, f->ws, "fifo", O_RDONLY, 0, &kf, &r),
                      EACCES);
-    assert_true(r.kr_denied);
+    assert_int_equal(r.kr_outcome, SH_KR_DENIED);
     assert_non_null(strstr(r.kr_message, "[policy: test]"));
     sh_kernel_result_clear(&r);
     f->d.nrules = 0;
@@ -1223,7 +1225,7 @@ test_bad_binds(void **state)
     sh_kernel_file *kf;
     assert_int_equal(sh_kernel_open(k, "/", "/dev/null", O_RDONLY, 0, &kf, &r),
                      EACCES);
-    assert_true(r.kr_denied);
+    assert_int_equal(r.kr_outcome, SH_KR_DENIED);
     sh_kernel_result_clear(&r);
     sh_kernel_free(k);
 }
