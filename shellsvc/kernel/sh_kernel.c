@@ -12,6 +12,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_effect.h"
 #include "sh_kernel_int.h"
 
 static const char txt_identity[] =
@@ -65,24 +66,23 @@ enum kop {
 };
 
 static const struct kop_row {
-    const char *action;
-    const char *type;
-    const char *id;
+    box_effect_kind kind; // fs:read, fs:write, fs:delete, fs:move
+    const char *id;       // the operation
     bool mutates; // an ancestor of an authority source may not be its target
 } kop_tab[] = {
-    {"fs:read", "Box::FsReadOperation", "read_content", false},
-    {"fs:read", "Box::FsReadOperation", "read_metadata", false},
-    {"fs:read", "Box::FsReadOperation", "enumerate", false},
-    {"fs:read", "Box::FsReadOperation", "read_link", false},
-    {"fs:read", "Box::FsReadOperation", "change_dir", false},
-    {"fs:read", "Box::FsReadOperation", "exec", false},
-    {"fs:write", "Box::FsWriteOperation", "write_content", true},
-    {"fs:write", "Box::FsWriteOperation", "create_dir", true},
-    {"fs:write", "Box::FsWriteOperation", "set_permissions", true},
-    {"fs:write", "Box::FsWriteOperation", "symlink", true},
-    {"fs:delete", "Box::FsDeleteOperation", "remove_file", true},
-    {"fs:delete", "Box::FsDeleteOperation", "remove_dir", true},
-    {"fs:move", "Box::FsMoveOperation", "rename", true},
+    {BOX_EFFECT_FS_READ, "read_content", false},
+    {BOX_EFFECT_FS_READ, "read_metadata", false},
+    {BOX_EFFECT_FS_READ, "enumerate", false},
+    {BOX_EFFECT_FS_READ, "read_link", false},
+    {BOX_EFFECT_FS_READ, "change_dir", false},
+    {BOX_EFFECT_FS_READ, "exec", false},
+    {BOX_EFFECT_FS_WRITE, "write_content", true},
+    {BOX_EFFECT_FS_WRITE, "create_dir", true},
+    {BOX_EFFECT_FS_WRITE, "set_permissions", true},
+    {BOX_EFFECT_FS_WRITE, "symlink", true},
+    {BOX_EFFECT_FS_DELETE, "remove_file", true},
+    {BOX_EFFECT_FS_DELETE, "remove_dir", true},
+    {BOX_EFFECT_FS_MOVE, "rename", true},
 };
 
 static void
@@ -320,47 +320,20 @@ decide(sh_kernel *k, enum kop op, const char *c, const char *floor_reason,
     if (reported == NULL)
         return fail(r, ENOMEM, NULL);
 
-    Box__EntityRef ent = BOX__ENTITY_REF__INIT;
-    ent.type = (char *)row->type;
-    ent.id = (char *)row->id;
-    Box__Value vpath = BOX__VALUE__INIT, vop = BOX__VALUE__INIT;
-    vpath.kind_case = BOX__VALUE__KIND_STR;
-    vpath.str = reported;
-    vop.kind_case = BOX__VALUE__KIND_ENTITY;
-    vop.entity = &ent;
-    Box__RecordField fpath = BOX__RECORD_FIELD__INIT;
-    Box__RecordField fop = BOX__RECORD_FIELD__INIT;
-    fpath.name = (char *)"path";
-    fpath.value = &vpath;
-    fop.name = (char *)"operation";
-    fop.value = &vop;
-    Box__RecordField *fields[2] = {&fpath, &fop};
-    Box__ValueRecord rec = BOX__VALUE_RECORD__INIT;
-    rec.n_fields = 2;
-    rec.fields = fields;
-    Box__Value input = BOX__VALUE__INIT;
-    input.kind_case = BOX__VALUE__KIND_RECORD;
-    input.record = &rec;
-    Box__Subject subj = BOX__SUBJECT__INIT;
-    subj.file_path = (char *)c;
-    Box__DecisionRequest req = BOX__DECISION_REQUEST__INIT;
-    req.action = (char *)row->action;
-    req.input = &input;
-    req.resource = reported;
-    req.subject = &subj;
-    // The floor will refuse even a permit: say so, so the decision log
-    // records the effective decision (cause=enforcement).
-    Box__Enforcement enf = BOX__ENFORCEMENT__INIT;
-    if (floor_reason != NULL) {
-        enf.gate = (char *)"reach-floor";
-        enf.reason = (char *)floor_reason;
-        req.enforcement = &enf;
-    }
+    // The floor will refuse even a permit: the request says so, so the
+    // decision log records the effective decision (cause=enforcement).
+    box_effect e = {.e_kind = row->kind,
+                    .e_fs = {.ef_operation = row->id,
+                             .ef_reported = reported,
+                             .ef_canonical = c,
+                             .ef_floor = floor_reason}};
+    box_effect_req er;
+    const Box__DecisionRequest *req = box_effect_request(&er, &e);
 
     char *msg = NULL;
     box_verdict v = BOX_VERDICT_DENY;
-    if (k->k_decide != NULL)
-        v = k->k_decide(k->k_decide_arg, &req, &msg);
+    if (k->k_decide != NULL && req != NULL)
+        v = k->k_decide(k->k_decide_arg, req, &msg);
     if (v == BOX_VERDICT_PERMIT) {
         r->kr_permits++;
         box_free(msg);
