@@ -13,9 +13,9 @@
  * prepares the command's values (the joined command, the §7 redaction),
  * has box_effect_request shape them into the request (box-spec §3.4 / §4
  * / §7) and asks the decider; it never runs anything and never reads
- * shell state, so the same function serves every thread. A decider that is missing or answers anything but
- * BOX_VERDICT_PERMIT is a refusal (fail closed); a value outside the enum
- * is read as a fault, which ends the call.
+ * shell state, so the same function serves every thread. A decider that is
+ * missing or answers anything but BOX_VERDICT_PERMIT is a refusal (fail
+ * closed); a value outside the enum is read as a fault, which ends the call.
  */
 
 #define SH_ADMIT_MAX_ARGS BOX_EFFECT_MAX_ARGS
