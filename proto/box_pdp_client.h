@@ -29,11 +29,19 @@ typedef struct box_pdp_answer {
 
 typedef struct box_pdp_client box_pdp_client;
 
+/* The longest a cached permit is served. Epoch notices drop the cache on
+ * every policy change, and a broken notice connection stops it from being
+ * served; this bounds what a notice lost anyway (dropped while the
+ * connection still looked up) can cost: a revoked permit for at most this
+ * long, never for as long as the box runs. */
+#define BOX_PDP_CACHE_MAX_AGE_MS_DEFAULT 30000
+
 typedef struct box_pdp_client_opts {
     const char *co_url;       // decision address (REQ/REP)
     const char *co_epoch_url; // PUB address of epoch notices, or NULL
     int co_timeout_ms;        // per decision; 0 = BOX_PDP_TIMEOUT_MS_DEFAULT
     size_t co_cache_slots;    // 0 = no cache
+    int co_cache_max_age_ms;  // 0 = BOX_PDP_CACHE_MAX_AGE_MS_DEFAULT
     const char *co_box_id;    // sent with every request, may be NULL
 } box_pdp_client_opts;
 
@@ -49,8 +57,9 @@ void box_pdp_client_close(box_pdp_client *c);
  * with REASON_INTERNAL_FAULT and a message naming the PDP: the caller
  * refuses the operation (BOX_STATUS_FAULT, 125, in the shell).
  *
- * A cache hit allocates nothing and makes no system call. The request is
- * only borrowed.
+ * A cache hit allocates nothing and makes no system call (its age is read
+ * from the monotonic clock through the vDSO). The request is only
+ * borrowed.
  */
 box_err box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
                        box_pdp_answer *a) BOX_WARN_UNUSED;
