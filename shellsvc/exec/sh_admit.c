@@ -98,7 +98,6 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
 {
     memset(out, 0, sizeof *out);
     out->ad_verdict = BOX_VERDICT_FAULT;
-    out->ad_status = BOX_STATUS_FAULT;
     box_err rv = BOX_ENOMEM;
     char *args[SH_ADMIT_MAX_ARGS];
     size_t nargs = 0;
@@ -146,16 +145,14 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
     out->ad_message = msg;
     switch (v) {
     case BOX_VERDICT_PERMIT:
-        out->ad_status = BOX_STATUS_OK;
         box_free(out->ad_message);
         out->ad_message = NULL;
         break;
     case BOX_VERDICT_DENY:
-        out->ad_status = BOX_STATUS_CANNOT_RUN;
         break;
-    default:
+    case BOX_VERDICT_FAULT:
+    default: // a value outside the enum: the decider broke its contract
         out->ad_verdict = BOX_VERDICT_FAULT;
-        out->ad_status = BOX_STATUS_FAULT;
         break;
     }
     rv = BOX_OK;

@@ -104,10 +104,9 @@ typedef struct sh_cmd_value {
 
 /* The outcome of one admission. */
 typedef struct sh_admission {
-    box_verdict ad_verdict;
-    box_status ad_status; // OK on a permit, CANNOT_RUN on a deny, FAULT
-    char *ad_message;     // box_alloc'd text for deny/fault, or NULL; the
-                          // caller frees it with box_free
+    box_verdict ad_verdict; // PERMIT, DENY or FAULT, never another value
+    char *ad_message;       // box_alloc'd text for deny/fault, or NULL; the
+                            // caller frees it with box_free
 } sh_admission;
 
 /*
