@@ -28,7 +28,9 @@ typedef enum box_verdict {
  * or why no decision could be made), allocated with box_alloc; the caller
  * frees it. Every layer that decides (the worker's channel to the broker,
  * the executor, the kernel) takes this one type; whether it may be called
- * from several threads at once is the implementer's to say.
+ * from several threads at once is the implementer's to say. A value
+ * outside the enum breaks the contract: the executor and the kernel read
+ * it as FAULT (only bytes from the wire are read as DENY, below).
  */
 typedef box_verdict (*box_decide_fn)(void *arg, const Box__DecisionRequest *req,
                                      char **reason);

@@ -341,12 +341,12 @@ decide(sh_kernel *k, enum kop op, const char *c, const char *floor_reason,
         return 0;
     }
     r->kr_errno = EACCES;
-    if (v == BOX_VERDICT_FAULT) {
+    if (v != BOX_VERDICT_DENY) { // FAULT, or a value outside the enum
         r->kr_outcome = SH_KR_FAULT;
         r->kr_message =
             msg ? msg : box_strdup("the decision could not be made");
     } else {
-        r->kr_outcome = SH_KR_DENIED; // DENY, or a value outside the enum
+        r->kr_outcome = SH_KR_DENIED;
         r->kr_message =
             msg ? msg
                 : box_asprintf("policy denied this operation on '%s' "

@@ -536,9 +536,10 @@ test_denials_and_faults(void **state)
         {"fs:read", "read_metadata", pat, BOX_VERDICT_DENY},
         {"fs:delete", NULL, "/tmp/fault", BOX_VERDICT_FAULT},
         {"fs:move", "rename", "/tmp/nomove", BOX_VERDICT_DENY},
+        {"fs:write", "create_dir", "/tmp/broken", (box_verdict)42},
     };
     f->d.rules = rules;
-    f->d.nrules = 4;
+    f->d.nrules = 5;
     assert_int_equal(
         sh_kernel_open(f->k, f->ws, "secret", O_RDONLY, 0, &kf, &r), EACCES);
     assert_int_equal(r.kr_outcome, SH_KR_DENIED);
@@ -566,6 +567,14 @@ test_denials_and_faults(void **state)
     assert_int_equal(sh_kernel_rmdir(f->k, "/", "/tmp/fault", &r), EACCES);
     assert_int_equal(r.kr_outcome, SH_KR_FAULT);
     assert_string_equal(r.kr_message, "the PDP did not answer");
+    sh_kernel_result_clear(&r);
+
+    // A decider answering outside the enum broke its contract: a fault,
+    // never a permit or a plain denial.
+    assert_int_equal(sh_kernel_mkdir(f->k, "/", "/tmp/broken", 0755, &r),
+                     EACCES);
+    assert_int_equal(r.kr_outcome, SH_KR_FAULT);
+    assert_string_equal(r.kr_message, "the decision could not be made");
     sh_kernel_result_clear(&r);
 
     // Rename: the first denial wins and names its path.
