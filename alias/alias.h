@@ -7,20 +7,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "box_status.h"
+
 #define ALIAS_IMAGE "strands-box-sock-alias"
-#define ALIAS_FAIL 125 // every failure of the alias itself (box-spec §2)
 
 /*
  * Every alias-side error is one line `strands-box-sock-alias: <message>` on
- * stderr and exit status 125. alias_fail prints it and returns
- * ALIAS_FAIL so callers can `return alias_fail(...)`.
+ * stderr and exit status BOX_STATUS_FAULT (125, box-spec §2). alias_fail
+ * prints it and returns that status so callers can `return alias_fail(...)`.
  */
 int alias_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Text for an OS error in the spec's form, `<strerror> (os error <n>)`
  * (the message of the original's io::Error). Static storage. */
 const char *alias_os_err(int err);
-
 
 /*
  * The shell route: checks the argv form (argv after the program name),

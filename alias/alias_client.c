@@ -151,13 +151,13 @@ alias_relay(int fd, int read_ms)
                                     alias_os_err(err));
         } else if (f->body_case == BOX__ALIAS_FRAME__BODY_EXIT) {
             int32_t s = f->exit->status;
-            status = s >= 0 && s <= 255 ? s : ALIAS_FAIL; // fail closed
+            status = s >= 0 && s <= 255 ? s : BOX_STATUS_FAULT; // fail closed
         } else if (f->body_case == BOX__ALIAS_FRAME__BODY_DENIED) {
             fflush(stdout);
             fprintf(stderr, "strands-box: %s\n",
                     f->denied->reason != NULL ? f->denied->reason : "");
             fflush(stderr);
-            status = ALIAS_FAIL;
+            status = BOX_STATUS_FAULT;
         } else {
             status = alias_fail("read a transport frame: the frame has no "
                                 "body");
@@ -199,7 +199,7 @@ alias_client_call(const char *sock, const char *source, size_t len)
     (void)len; // the source is a NUL-free C string of this length
     int fd = alias_connect(sock);
     if (fd < 0)
-        return ALIAS_FAIL;
+        return BOX_STATUS_FAULT;
 
     Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
     Box__Open open = BOX__OPEN__INIT;

@@ -48,7 +48,7 @@ alias_fail(const char *fmt, ...)
     fflush(stdout);
     fprintf(stderr, ALIAS_IMAGE ": %s\n", msg);
     fflush(stderr);
-    return ALIAS_FAIL;
+    return BOX_STATUS_FAULT;
 }
 
 const char *

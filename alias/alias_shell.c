@@ -51,7 +51,7 @@ alias_pick_form(int argc, char *const argv[], const char **script)
 static int
 alias_read_script(const char *path, char **out, size_t *len)
 {
-    int status = ALIAS_FAIL;
+    int status = BOX_STATUS_FAULT;
     char *buf = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)

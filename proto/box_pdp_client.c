@@ -12,6 +12,7 @@
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "box_rpc.h"
+#include "box_svc.h"
 #include "box_wire.h"
 #include "box_wire_scan.h"
 
@@ -28,7 +29,8 @@ typedef struct cache_entry {
     uint32_t ce_len;
     uint8_t *ce_key;
     char *ce_rules;
-    uint64_t ce_subgen; // the notice connection the entry was made under
+    uint64_t ce_subgen;  // the notice connection the entry was made under
+    uint64_t ce_born_ms; // when it was made (box_svc_now_ms)
     // The request that made the entry, packed with cached = 1 and without
     // its subject and request id: a hit reports it for the log by copying
     // these bytes and appending its OWN subject and id. The key is the
@@ -66,6 +68,8 @@ struct box_pdp_client {
     cache_entry *pc_cache;
     size_t pc_cache_mask;    // slots - 1, or 0 with no cache
     uint64_t pc_cache_epoch; // the epoch the entries belong to
+    // A cached permit is served this long at most.
+    uint64_t pc_cache_max_age_ms;
     report_slot *pc_reports;
     size_t pc_nreports;
     box_pdp_client_stats pc_stats;
@@ -279,6 +283,9 @@ box_pdp_client_open(const box_pdp_client_opts *o, box_pdp_client **out)
     atomic_init(&c->pc_subgen, 0);
     c->pc_timeout_ms =
         o->co_timeout_ms > 0 ? o->co_timeout_ms : BOX_PDP_TIMEOUT_MS_DEFAULT;
+    c->pc_cache_max_age_ms = (uint64_t)(o->co_cache_max_age_ms > 0
+                                            ? o->co_cache_max_age_ms
+                                            : BOX_PDP_CACHE_MAX_AGE_MS_DEFAULT);
     if ((c->pc_url = box_strdup(o->co_url)) == NULL)
         goto fail;
     if (o->co_box_id != NULL &&
@@ -386,15 +393,19 @@ cache_sync_epoch(box_pdp_client *c, uint64_t epoch)
     }
 }
 
+/* The live entry for key, or NULL. An entry past its maximum age is
+ * dead even in the right epoch, as a notice may have been lost (one made
+ * by another thread after now_ms was read also misses: a miss is always
+ * safe). */
 static cache_entry *
 cache_find(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
-           uint64_t epoch, uint64_t subgen)
+           uint64_t epoch, uint64_t subgen, uint64_t now_ms)
 {
     for (size_t i = 0; i < CACHE_PROBE; i++) {
         cache_entry *e = &c->pc_cache[(h + i) & c->pc_cache_mask];
         if (e->ce_epoch == epoch && e->ce_subgen == subgen && e->ce_hash == h &&
             e->ce_len == n && memcmp(e->ce_key, key, n) == 0)
-            return e;
+            return now_ms - e->ce_born_ms < c->pc_cache_max_age_ms ? e : NULL;
     }
     return NULL;
 }
@@ -404,14 +415,20 @@ cache_insert(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
              uint64_t epoch, uint64_t subgen, const char *rules,
              const Box__DecisionRequest *req)
 {
-    cache_entry *victim = NULL;
-    for (size_t i = 0; i < CACHE_PROBE; i++) {
+    // The key's own entry first (expired, or made under an older notice
+    // connection): cache_find serves the first match, so a fresh copy in
+    // a later slot would never be seen. Else an entry of an older epoch.
+    cache_entry *victim = NULL, *same = NULL;
+    for (size_t i = 0; i < CACHE_PROBE && same == NULL; i++) {
         cache_entry *e = &c->pc_cache[(h + i) & c->pc_cache_mask];
-        if (e->ce_epoch != epoch) {
+        if (e->ce_epoch == epoch && e->ce_hash == h && e->ce_len == n &&
+            memcmp(e->ce_key, key, n) == 0)
+            same = e;
+        else if (victim == NULL && e->ce_epoch != epoch)
             victim = e;
-            break;
-        }
     }
+    if (same != NULL)
+        victim = same;
     if (victim == NULL)
         victim = &c->pc_cache[h & c->pc_cache_mask];
     Box__DecisionRequest copy = *req;
@@ -441,6 +458,7 @@ cache_insert(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
                             .ce_key = k,
                             .ce_rules = r,
                             .ce_subgen = subgen,
+                            .ce_born_ms = box_svc_now_ms(),
                             .ce_packed = pk,
                             .ce_packed_len = (uint32_t)plen};
 }
@@ -505,7 +523,7 @@ static void
 answer_fail(box_pdp_client *c, box_pdp_answer *a, box_err why)
 {
     memset(a, 0, sizeof *a);
-    a->pa_verdict = BOX_VERDICT_DENY;
+    a->pa_verdict = BOX_VERDICT_FAULT;
     a->pa_reason = BOX__REASON_CLASS__REASON_INTERNAL_FAULT;
     if (why == BOX_ETIMEDOUT)
         a->pa_message = box_asprintf(
@@ -708,11 +726,13 @@ box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
         (klen = box_pdp_canon_key(req->action, req->input, key, sizeof key)) >
             0) {
         h = key_hash(key, klen);
+        uint64_t now_ms = box_svc_now_ms();
         uint64_t epoch = atomic_load(&c->pc_epoch);
         pthread_mutex_lock(&c->pc_lock);
         cache_sync_epoch(c, epoch);
         cache_entry *e =
-            epoch != 0 ? cache_find(c, h, key, klen, epoch, subgen) : NULL;
+            epoch != 0 ? cache_find(c, h, key, klen, epoch, subgen, now_ms)
+                       : NULL;
         if (e != NULL && report_push(c, e, req)) {
             c->pc_stats.cs_hits++;
             pthread_mutex_unlock(&c->pc_lock);

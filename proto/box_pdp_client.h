@@ -10,13 +10,7 @@
 
 #include "box.pb-c.h"
 #include "box_err.h"
-
-/* The verdict as enforcement points see it: the zero value is a deny, so a
- * forgotten or failed answer can never read as a permit. */
-typedef enum box_verdict {
-    BOX_VERDICT_DENY = 0,
-    BOX_VERDICT_PERMIT = 1,
-} box_verdict;
+#include "box_verdict.h"
 
 /* One answer. Filled by box_pdp_decide; cleared with box_pdp_answer_clear. */
 typedef struct box_pdp_answer {
@@ -35,11 +29,19 @@ typedef struct box_pdp_answer {
 
 typedef struct box_pdp_client box_pdp_client;
 
+/* The longest a cached permit is served. Epoch notices drop the cache on
+ * every policy change, and a broken notice connection stops it from being
+ * served; this bounds what a notice lost anyway (dropped while the
+ * connection still looked up) can cost: a revoked permit for at most this
+ * long, never for as long as the box runs. */
+#define BOX_PDP_CACHE_MAX_AGE_MS_DEFAULT 30000
+
 typedef struct box_pdp_client_opts {
     const char *co_url;       // decision address (REQ/REP)
     const char *co_epoch_url; // PUB address of epoch notices, or NULL
     int co_timeout_ms;        // per decision; 0 = BOX_PDP_TIMEOUT_MS_DEFAULT
     size_t co_cache_slots;    // 0 = no cache
+    int co_cache_max_age_ms;  // 0 = BOX_PDP_CACHE_MAX_AGE_MS_DEFAULT
     const char *co_box_id;    // sent with every request, may be NULL
 } box_pdp_client_opts;
 
@@ -50,19 +52,20 @@ void box_pdp_client_close(box_pdp_client *c);
 
 /*
  * Decides one request. Always fills *a (clear it afterwards). Returns
- * BOX_OK when the PDP (or the cache) answered — the verdict may still be a
- * deny. On BOX_ETIMEDOUT / BOX_ECLOSED / BOX_EPROTO the answer is a deny
+ * BOX_OK when the PDP (or the cache) answered: the verdict is PERMIT or
+ * DENY. On BOX_ETIMEDOUT / BOX_ECLOSED / BOX_EPROTO the verdict is FAULT,
  * with REASON_INTERNAL_FAULT and a message naming the PDP: the caller
- * refuses the operation (exit 125 in the shell).
+ * refuses the operation (BOX_STATUS_FAULT, 125, in the shell).
  *
- * A cache hit allocates nothing and makes no system call. The request is
- * only borrowed.
+ * A cache hit allocates nothing and makes no system call (its age is read
+ * from the monotonic clock through the vDSO). The request is only
+ * borrowed.
  */
 box_err box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
                        box_pdp_answer *a) BOX_WARN_UNUSED;
 
 /* Decides n requests against one policy generation (a rename is four).
- * Same contract, per answer; all answers are denies on a transport error. */
+ * Same contract, per answer; all answers are faults on a transport error. */
 box_err box_pdp_decide_batch(box_pdp_client *c,
                              const Box__DecisionRequest *const *reqs, size_t n,
                              box_pdp_answer *answers) BOX_WARN_UNUSED;

@@ -22,6 +22,7 @@
 #include "box_utf8.h"
 #include "box_frame.h"
 #include "box_log.h"
+#include "box_status.h"
 #include "box_svc.h"
 #include "box_wire.h"
 #include "broker_launch.h"
@@ -268,26 +269,29 @@ conn_worker_gone(broker_conn *c)
                  WEXITSTATUS(ws));
     }
     if (conn_stderr(c, msg) == BOX_OK)
-        (void)conn_exit(c, 125);
+        (void)conn_exit(c, BOX_STATUS_FAULT);
 }
 
-/* Answers a worker's decide frame from the box's PDP client. A client
- * that cannot decide answers a fault naming the PDP (the command ends
- * 125); a channel that fails ends the call. */
+/* Answers a worker's decide frame from the box's PDP client, passing its
+ * verdict on as it is: a client that cannot decide answers FAULT with a
+ * message naming the PDP (the command ends 125); a channel that fails
+ * ends the call. */
 static bool
 conn_decide(broker_conn *c, const Box__DecisionRequest *req)
 {
     box_pdp_answer a = {0};
+    // The verdict says it all: a client that could not decide answered
+    // FAULT, so the transport's error needs no reading of its own.
     box_err rv = box_pdp_decide(c->cn_b->br_cfg.bc_pdp, req, &a);
+    (void)rv;
     Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
     Box__WorkerAnswer wa = BOX__WORKER_ANSWER__INIT;
     f.program = c->cn_program;
     f.body_case = BOX__ALIAS_FRAME__BODY_ANSWER;
     f.answer = &wa;
-    wa.permit = rv == BOX_OK && a.pa_verdict == BOX_VERDICT_PERMIT;
-    wa.fault = rv != BOX_OK;
+    wa.verdict = box_verdict_to_wire(a.pa_verdict);
     wa.message = a.pa_message ? a.pa_message : (char *)"";
-    if (wa.permit)
+    if (a.pa_verdict == BOX_VERDICT_PERMIT)
         broker_permits_note(c->cn_permits, req);
     box_err wr =
         box_frame_write(c->cn_chan, &f, BOX_FRAME_MAX, BROKER_FRAME_MS);
@@ -320,7 +324,7 @@ conn_launch(broker_conn *c, const Box__Launch *l, bool *broke)
     f.body_case = BOX__ALIAS_FRAME__BODY_LAUNCHED;
     f.launched = &ans;
     ans.started = started;
-    ans.status = started ? 0 : 126;
+    ans.status = started ? BOX_STATUS_OK : BOX_STATUS_CANNOT_RUN;
     ans.message = refusal != NULL ? refusal : (char *)"out of memory";
     if (started)
         ans.message = (char *)"";

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 
 #include "box_alloc.h"
+#include "box_status.h"
 #include "box_frame.h"
 #include "box_wire.h"
 #include "worker_interp.h"
@@ -109,9 +110,10 @@ worker_err(void *ctx, const char *p, size_t n)
     return worker_emit(ctx, BOX__STREAM__STREAM_STDERR, p, n);
 }
 
-/* One decide frame to the broker and its answer. A channel that fails is
- * a fault (125), never a permit. */
-static worker_verdict
+/* One decide frame to the broker and its answer (a box_decide_fn). A
+ * channel that fails is a fault (125), never a permit; an answer's
+ * verdict is read by the one wire decoder (unset or unknown: a deny). */
+static box_verdict
 worker_decide(void *ctx, const Box__DecisionRequest *req, char **message)
 {
     worker_ctx *w = ctx;
@@ -127,13 +129,11 @@ worker_decide(void *ctx, const Box__DecisionRequest *req, char **message)
         rv = box_frame_read(w->wk_chan, BOX_FRAME_MAX, WORKER_ANSWER_MS,
                             BOX_FRAMES_TO_WORKER, &a, NULL);
     pthread_mutex_unlock(&w->wk_chan_lock);
-    worker_verdict v = WORKER_FAULT;
+    box_verdict v = BOX_VERDICT_FAULT;
     if (rv != BOX_OK || a->body_case != BOX__ALIAS_FRAME__BODY_ANSWER) {
         *message = box_strdup("the box broker did not answer a decision");
-    } else if (a->answer->permit) {
-        v = WORKER_PERMIT;
-    } else {
-        v = a->answer->fault ? WORKER_FAULT : WORKER_DENY;
+    } else if ((v = box_verdict_from_wire(a->answer->verdict)) !=
+               BOX_VERDICT_PERMIT) {
         *message = box_strdup(a->answer->message ? a->answer->message : "");
     }
     if (a != NULL)
@@ -208,7 +208,7 @@ worker_launch(void *ctx, int argc, char *const *argv, const char *cwd,
     } else if (!a->launched->started) {
         // A refusal never reads as success, whatever the status says.
         int st = a->launched->status;
-        *status = st > 0 && st < 256 ? st : 126;
+        *status = st > 0 && st < 256 ? st : BOX_STATUS_CANNOT_RUN;
         *err = box_strdup(a->launched->message ? a->launched->message : "");
         rv = BOX_EDENIED;
     } else {

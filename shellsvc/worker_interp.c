@@ -12,37 +12,13 @@
 /* PATH of the Shell's own start state (box-spec §2), not the operator's. */
 static const char interp_path_env[] = "PATH=/usr/bin:/bin";
 
-/* Shell commands and the kernel decide through the broker, which holds
- * the PDP client and its permit cache (it outlives this call). */
-static sh_kernel_verdict
-interp_decide(void *arg, const Box__DecisionRequest *req, char **message)
-{
-    const worker_io *io = arg;
-    switch (io->wi_decide(io->wi_ctx, req, message)) {
-    case WORKER_PERMIT:
-        return SH_KERNEL_PERMIT;
-    case WORKER_FAULT:
-        return SH_KERNEL_FAULT;
-    default:
-        return SH_KERNEL_DENY;
-    }
-}
-
 static int
 interp_fail(worker_write_fn err, void *ctx, const char *what)
 {
     char line[256];
     int n = snprintf(line, sizeof line, "strands-box: %s\n", what);
     (void)err(ctx, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-    return 125;
-}
-
-static box_err
-interp_launch(void *arg, int argc, char *const *argv, const char *cwd,
-              const int io[4], int *status, char **err)
-{
-    const worker_io *wio = arg;
-    return wio->wi_launch(wio->wi_ctx, argc, argv, cwd, io, status, err);
+    return BOX_STATUS_FAULT;
 }
 
 int
@@ -51,7 +27,7 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
 {
     sh_kernel *k = NULL;
     char *home_env = NULL, *pwd_env = NULL;
-    int status = 125;
+    int status = BOX_STATUS_FAULT;
     worker_write_fn err = io->wi_err;
     void *ctx = io->wi_ctx;
     // Binds in §3.1 order; the kernel skips one nested in an earlier one.
@@ -66,8 +42,8 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
     sh_kernel_opts ko = {.ko_binds = binds,
                          .ko_nbinds = nb,
                          .ko_operator_home = ws->ws_operator_home,
-                         .ko_decide = interp_decide,
-                         .ko_decide_arg = (void *)io,
+                         .ko_decide = io->wi_decide,
+                         .ko_decide_arg = ctx,
                          .ko_authority = ws->ws_authority,
                          .ko_nauthority = ws->ws_nauthority,
                          .ko_reserved = reserved,
@@ -92,10 +68,12 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
                          .ho_config = ws->ws_config,
                          .ho_contain = ws->ws_contain_bin,
                          .ho_box_dir = ws->ws_box_dir,
-                         .ho_launch = interp_launch,
-                         .ho_launch_arg = (void *)io};
-    sh_session_opts so = {.so_decide = interp_decide,
-                          .so_decide_arg = (void *)io,
+                         .ho_launch = io->wi_launch,
+                         .ho_launch_arg = ctx};
+    // Shell commands and the kernel decide through the broker, which
+    // holds the PDP client and its permit cache (it outlives this call).
+    sh_session_opts so = {.so_decide = io->wi_decide,
+                          .so_decide_arg = ctx,
                           .so_out = io->wi_out,
                           .so_err = io->wi_err,
                           .so_io_arg = ctx,

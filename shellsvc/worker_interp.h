@@ -6,6 +6,8 @@
 #include <stddef.h>
 
 #include "box.pb-c.h"
+#include "box_verdict.h"
+#include "sh_exec.h"
 #include "worker.h"
 
 /* Writes n bytes of a command's stdout or stderr, in order. Returns 0, or
@@ -13,30 +15,15 @@
  * output budget is spent or the broker is gone). */
 typedef int (*worker_write_fn)(void *ctx, const char *p, size_t n);
 
-/* The PDP's answer as the worker gets it from the broker. */
-typedef enum worker_verdict {
-    WORKER_DENY = 0, // the zero value refuses
-    WORKER_PERMIT,
-    WORKER_FAULT, // no decision could be made: the command ends 125
-} worker_verdict;
-
-/* Asks the box's PDP about req (borrowed), through the broker. On DENY and
- * FAULT *message is the text to print (box_alloc'd, the caller frees).
- * Safe to call from several threads; they take turns. */
-typedef worker_verdict (*worker_decide_fn)(void *ctx,
-                                           const Box__DecisionRequest *req,
-                                           char **message);
-
-/* Asks the broker to start a host program (sh_launch_fn in sh_exec.h). */
-typedef box_err (*worker_launch_fn)(void *ctx, int argc, char *const *argv,
-                                    const char *cwd, const int io[4],
-                                    int *status, char **err);
-
-/* What the worker gives the interpreter; ctx is passed back untouched. */
+/* What the worker gives the interpreter; ctx is passed back untouched.
+ * wi_decide asks the box's PDP through the broker; it is safe to call
+ * from several threads (they take turns), and the executor and the kernel
+ * call it as it is. wi_launch asks the broker to start a host program
+ * whose shell:spawn was just permitted (a worker cannot exec). */
 typedef struct worker_io {
     worker_write_fn wi_out, wi_err;
-    worker_decide_fn wi_decide;
-    worker_launch_fn wi_launch;
+    box_decide_fn wi_decide;
+    sh_launch_fn wi_launch;
     void *wi_ctx;
 } worker_io;
 

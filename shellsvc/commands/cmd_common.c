@@ -110,7 +110,7 @@ cmd_operand(sh_cmd_run *r, const char *operand, sh_cmd_body body)
     sh_input *in = sh_input_open(r->cr_cx, r->cr_cmd, operand, &st);
     if (in == NULL) {
         r->cr_status = st;
-        return st != 125; // 125: the PDP failed, nothing more may run
+        return st != BOX_STATUS_FAULT; // the PDP failed, nothing more may run
     }
     const char *name = operand ? operand : "-";
     bool go = cmd_header(r, name) && body(r, in, name);

@@ -420,9 +420,9 @@ grep_file(grep *g, const char *operand)
     int st;
     sh_input *in = sh_input_open(g->g_cx, "grep", operand, &st);
     if (in == NULL) {
-        if (st == 125) {
+        if (st == BOX_STATUS_FAULT) {
             g->g_done = true;
-            g->g_final = 125;
+            g->g_final = BOX_STATUS_FAULT;
         }
         return 2;
     }

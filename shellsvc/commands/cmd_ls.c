@@ -175,8 +175,8 @@ read_link(ls_run *lr, ls_ent *e)
     }
     e->le_link = NULL;
     int st = sh_fs_fail(cx, "ls", e->le_path, &r);
-    if (st == 125) {
-        lr->lr_status = 125;
+    if (st == BOX_STATUS_FAULT) {
+        lr->lr_status = BOX_STATUS_FAULT;
         return LS_STOP;
     }
     if (lr->lr_status < 1)
@@ -198,13 +198,13 @@ stat_entry(ls_run *lr, ls_ent *e)
     sh_kernel_result r = {0};
     if (sh_kernel_lstat(sh_kern(cx), cx->cx_st->st_cwd, e->le_path, &e->le_st,
                         &r) != 0) {
-        if (r.kr_denied && !r.kr_fault) {
+        if (r.kr_outcome == SH_KR_DENIED) {
             sh_kernel_result_clear(&r);
             return 1;
         }
         int st = sh_fs_fail(cx, "ls", e->le_path, &r);
-        if (st == 125) {
-            lr->lr_status = 125;
+        if (st == BOX_STATUS_FAULT) {
+            lr->lr_status = BOX_STATUS_FAULT;
             return LS_STOP;
         }
         if (lr->lr_status < 1)
@@ -286,8 +286,9 @@ list_dir(ls_run *lr, ls_dir *d)
         return 0;
     }
     int st = sh_fs_fail(cx, "ls", d->ld_name, &r);
-    lr->lr_status = st == 125 ? 125 : 2;
-    return st == 125 ? LS_STOP : 1;
+    lr->lr_status =
+        st == BOX_STATUS_FAULT ? BOX_STATUS_FAULT : BOX_STATUS_USAGE;
+    return st == BOX_STATUS_FAULT ? LS_STOP : 1;
 }
 
 /* Drops v[i] (a skipped entry), keeping the order of the rest. */
@@ -445,10 +446,11 @@ classify(ls_run *lr, ls_ops *lo, const char *name)
         lo->lo_dirs[lo->lo_ndirs++] = (ls_dir){.ld_name = name};
         return 0;
     }
-    if (!r.kr_denied || r.kr_fault) {
+    if (r.kr_outcome != SH_KR_DENIED) {
         int s = sh_fs_fail(cx, "ls", name, &r);
-        lr->lr_status = s == 125 ? 125 : 2;
-        return s == 125 ? LS_STOP : 0;
+        lr->lr_status =
+            s == BOX_STATUS_FAULT ? BOX_STATUS_FAULT : BOX_STATUS_USAGE;
+        return s == BOX_STATUS_FAULT ? LS_STOP : 0;
     }
     sh_kernel_result_clear(&r);
     ls_dir d = {.ld_name = name};
@@ -459,13 +461,13 @@ classify(ls_run *lr, ls_ops *lo, const char *name)
         lo->lo_dirs[lo->lo_ndirs++] = d;
         return 0;
     }
-    if (r.kr_errno == ENOTDIR && !r.kr_denied && !r.kr_fault) {
+    if (r.kr_outcome == SH_KR_OS_ERROR && r.kr_errno == ENOTDIR) {
         sh_kernel_result_clear(&r);
         return add_file(lr, lo, name, NULL);
     }
     int s = sh_fs_fail(cx, "ls", name, &r);
-    lr->lr_status = s == 125 ? 125 : 2;
-    return s == 125 ? LS_STOP : 0;
+    lr->lr_status = s == BOX_STATUS_FAULT ? BOX_STATUS_FAULT : BOX_STATUS_USAGE;
+    return s == BOX_STATUS_FAULT ? LS_STOP : 0;
 }
 
 /*

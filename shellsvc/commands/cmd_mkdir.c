@@ -22,7 +22,8 @@ mkdir_try(sh_ctx *cx, const char *path, bool ok_exists, sh_kernel_result *r)
 {
     if (sh_kernel_mkdir(sh_kern(cx), cx->cx_st->st_cwd, path, MKDIR_MODE, r) ==
             0 ||
-        (ok_exists && r->kr_errno == EEXIST)) {
+        (ok_exists && r->kr_outcome == SH_KR_OS_ERROR &&
+         r->kr_errno == EEXIST)) {
         sh_kernel_result_clear(r);
         return 0;
     }
@@ -56,8 +57,9 @@ probe_prefix(sh_ctx *cx, const char *operand, char *p, size_t cut, bool leaf,
     p[cut] = '\0';
     int err = sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, p, &st, &r);
     p[cut] = saved;
-    if (err == ENOENT && !r.kr_fault) {
-        *denied = r.kr_denied;
+    if (err == ENOENT &&
+        (r.kr_outcome == SH_KR_OS_ERROR || r.kr_outcome == SH_KR_DENIED)) {
+        *denied = r.kr_outcome == SH_KR_DENIED;
         sh_kernel_result_clear(&r);
         return PROBE_ABSENT;
     }
@@ -95,7 +97,7 @@ create_down(sh_ctx *cx, char *p, size_t cut, size_t len, const bool *hidden)
             box_free(held_path);
             held_path = NULL;
         }
-        if (err != 0 && i < len && hidden[i] && r.kr_denied && !r.kr_fault) {
+        if (err != 0 && i < len && hidden[i] && r.kr_outcome == SH_KR_DENIED) {
             held = r; // taken: r is zeroed below
             memset(&r, 0, sizeof r);
             if ((held_path = box_strdup(p)) == NULL)
@@ -174,8 +176,8 @@ sh_cmd_mkdir(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
             rc = mkdir_parents(cx, argv[i]);
         else if ((rc = mkdir_try(cx, argv[i], false, &r)) != 0)
             rc = sh_fs_fail(cx, "mkdir", argv[i], &r);
-        if (rc == 125)
-            return 125;
+        if (rc == BOX_STATUS_FAULT)
+            return BOX_STATUS_FAULT;
         if (rc != 0)
             status = 1;
     }

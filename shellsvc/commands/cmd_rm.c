@@ -24,8 +24,8 @@ typedef struct rm_run {
 static int
 rm_fail(rm_run *rr, const char *path, sh_kernel_result *r)
 {
-    if (rr->rr_force && r->kr_errno == ENOENT && !r->kr_denied &&
-        !r->kr_fault) {
+    if (rr->rr_force && r->kr_outcome == SH_KR_OS_ERROR &&
+        r->kr_errno == ENOENT) {
         sh_kernel_result_clear(r);
         return 0;
     }
@@ -77,7 +77,7 @@ rm_dir(rm_run *rr, const char *path, unsigned depth)
         qsort(names, n, sizeof *names, cmp_names);
     size_t pl = strlen(path);
     bool slash = pl > 0 && path[pl - 1] == '/';
-    for (size_t i = 0; i < n && status != 125; i++) {
+    for (size_t i = 0; i < n && status != BOX_STATUS_FAULT; i++) {
         if (sh_check_stop(cx)) {
             status = cx->cx_status;
             goto out;
@@ -87,7 +87,7 @@ rm_dir(rm_run *rr, const char *path, unsigned depth)
                        : sh_cmd_err(cx, "rm", 1, "out of memory");
         box_free(child);
         if (rc != 0)
-            status = rc == 125 ? 125 : 1;
+            status = rc == BOX_STATUS_FAULT ? BOX_STATUS_FAULT : 1;
     }
     if (status != 0)
         goto out;
@@ -113,7 +113,7 @@ rm_tree(rm_run *rr, const char *path, unsigned depth)
     sh_kernel_result r = {0};
     sh_kernel_stat st;
     if (sh_kernel_lstat(sh_kern(cx), cx->cx_st->st_cwd, path, &st, &r) != 0) {
-        if (r.kr_fault || !r.kr_denied)
+        if (r.kr_outcome != SH_KR_DENIED)
             return rm_fail(rr, path, &r);
         sh_kernel_result_clear(&r);
         return rm_unlink(rr, path);
@@ -183,8 +183,8 @@ sh_cmd_rm(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         if (rc < 0)
             rc = rr.rr_recursive ? rm_tree(&rr, argv[i], 0)
                                  : rm_unlink(&rr, argv[i]);
-        if (rc == 125)
-            return 125;
+        if (rc == BOX_STATUS_FAULT)
+            return BOX_STATUS_FAULT;
         if (rc != 0)
             status = 1;
     }

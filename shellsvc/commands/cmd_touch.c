@@ -23,7 +23,7 @@ touch_one(sh_ctx *cx, const char *path)
         return sh_cmd_err(cx, "touch", 1, ": %s", strerror(ENOENT));
     int err = sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, path,
                              O_WRONLY | O_CREAT, TOUCH_MODE, &f, &r);
-    if ((err == EISDIR || err == ENXIO) && !r.kr_denied && !r.kr_fault) {
+    if (r.kr_outcome == SH_KR_OS_ERROR && (err == EISDIR || err == ENXIO)) {
         // GNU touches a directory (or a FIFO, socket or device, which the
         // kernel never opens) successfully; it is there, which is all we
         // can give without a set-times operation.
@@ -54,8 +54,8 @@ sh_cmd_touch(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         if (sh_check_stop(cx))
             return cx->cx_status;
         int rc = touch_one(cx, argv[i]);
-        if (rc == 125)
-            return 125;
+        if (rc == BOX_STATUS_FAULT)
+            return BOX_STATUS_FAULT;
         if (rc != 0)
             status = 1;
     }

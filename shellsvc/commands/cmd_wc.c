@@ -53,7 +53,7 @@ wc_operand(sh_ctx *cx, const char *operand, char *buf, wc_counts *c, bool *stop)
     int st;
     sh_input *in = sh_input_open(cx, "wc", operand, &st);
     if (in == NULL) {
-        *stop = st == 125; // the PDP failed, nothing more may run
+        *stop = st == BOX_STATUS_FAULT; // the PDP failed, nothing more may run
         return st;
     }
     c->wn_ok = true;

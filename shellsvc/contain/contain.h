@@ -7,16 +7,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "box_status.h"
+
 /*
- * Exit statuses of box-contain itself. Anything else is the program's own
- * status (a program ended by signal n gives 128 + n).
+ * box-contain's own exit statuses are the box's (box_status.h):
+ * BOX_STATUS_FAULT when it failed, refused or was misused,
+ * BOX_STATUS_CANNOT_RUN when the program's identity changed or it is not
+ * executable, BOX_STATUS_NOT_FOUND when the program (or its interpreter)
+ * is missing. Anything else is the program's own status (a program ended
+ * by signal n gives 128 + n).
  */
-typedef enum contain_status {
-    CONTAIN_OK = 0,
-    CONTAIN_FAIL = 125,       // box-contain failed, refused, or bad usage
-    CONTAIN_CANNOT_RUN = 126, // program identity changed / not executable
-    CONTAIN_NOT_FOUND = 127,  // program (or its interpreter) not found
-} contain_status;
 
 /* ORDER CONTAIN_LIST: keep contain_list_opt in contain_args.c in order. */
 typedef enum contain_list {
@@ -62,9 +62,9 @@ typedef struct contain_spec {
 
 /*
  * Parses argv into spec. On failure prints one `box-contain: ` line on
- * stderr and returns CONTAIN_FAIL; the caller still frees spec.
+ * stderr and returns BOX_STATUS_FAULT; the caller still frees spec.
  */
-contain_status contain_parse(int argc, char **argv, contain_spec *spec);
+box_status contain_parse(int argc, char **argv, contain_spec *spec);
 void contain_spec_free(contain_spec *spec);
 /* The usage text (documents the whole interface). */
 const char *contain_usage(void);
@@ -83,8 +83,8 @@ int contain_run(const contain_spec *spec);
  * read-only tmpfs and each path of mask (file or directory; one that does
  * not exist is skipped) by an empty read-only stand-in, as --hide and
  * --deny do; then every capability is dropped, so nothing it runs can take
- * a cover off. Single-threaded callers only. Returns CONTAIN_OK, or
- * CONTAIN_FAIL with err (errlen bytes) saying why.
+ * a cover off. Single-threaded callers only. Returns BOX_STATUS_OK, or
+ * BOX_STATUS_FAULT with err (errlen bytes) saying why.
  */
 int contain_hide_self(const char *const *hide, size_t nhide,
                       const char *const *mask, size_t nmask, char *err,

@@ -163,10 +163,10 @@ static const opt_row contain_opts[] = {
     {"--help", OPT_HELP, false, 0},
 };
 
-static contain_status args_fail(const char *fmt, ...)
+static box_status args_fail(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
-static contain_status
+static box_status
 args_fail(const char *fmt, ...)
 {
     char msg[512];
@@ -176,7 +176,7 @@ args_fail(const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     fprintf(stderr, "box-contain: %s (see box-contain --help)\n", msg);
-    return CONTAIN_FAIL;
+    return BOX_STATUS_FAULT;
 }
 
 // Whole-string decimal; false on junk, sign or overflow.
@@ -226,7 +226,7 @@ args_beneath(const char *dir, const char *path)
  * would have to be made inside the outer one, which is the host's own
  * directory.
  */
-static contain_status
+static box_status
 args_shows(const contain_spec *spec)
 {
     for (size_t i = 0; i < spec->cs_nshow; i++) {
@@ -245,10 +245,10 @@ args_shows(const contain_spec *spec)
                                  spec->cs_show[k]);
         }
     }
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
-static contain_status
+static box_status
 args_path(const opt_row *o, const char *v, contain_spec *spec)
 {
     if (v[0] != '/')
@@ -259,10 +259,10 @@ args_path(const opt_row *o, const char *v, contain_spec *spec)
     spec->cs_paths[spec->cs_npaths].cp_list = o->ov_list;
     spec->cs_paths[spec->cs_npaths].cp_path = v;
     spec->cs_npaths++;
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
-static contain_status
+static box_status
 args_one(const opt_row *o, const char *v, contain_spec *spec)
 {
     uint64_t n, dev, ino;
@@ -275,30 +275,30 @@ args_one(const opt_row *o, const char *v, contain_spec *spec)
         if (v[0] != '/')
             return args_fail("--cwd %s: the path must be absolute", v);
         spec->cs_cwd = v;
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     case OPT_ENV:
         if (v[0] == '=' || strchr(v, '=') == NULL)
             return args_fail("--env %s: expected NAME=VALUE", v);
         spec->cs_env[spec->cs_nenv++] = (char *)v;
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     case OPT_NET:
         if (strcmp(v, "none") != 0)
             return args_fail("--net %s: the only network mode is `none`", v);
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     case OPT_EXEC_FD:
         if (spec->cs_exec_fd >= 0)
             return args_fail("--exec-fd given twice");
         if (!args_u64(v, &n) || n < 3 || n > INT32_MAX)
             return args_fail("--exec-fd %s: expected a descriptor >= 3", v);
         spec->cs_exec_fd = (int)n;
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     case OPT_EXEC_PATH:
         if (spec->cs_exec_path != NULL)
             return args_fail("--exec-path given twice");
         if (v[0] != '/')
             return args_fail("--exec-path %s: the path must be absolute", v);
         spec->cs_exec_path = v;
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     case OPT_EXEC_ID:
         if (spec->cs_has_id)
             return args_fail("--exec-id given twice");
@@ -316,37 +316,37 @@ args_one(const opt_row *o, const char *v, contain_spec *spec)
         spec->cs_dev = (dev_t)dev;
         spec->cs_ino = (ino_t)ino;
         spec->cs_has_id = true;
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     case OPT_HIDE:
         if (v[0] != '/' || strcmp(v, "/") == 0)
             return args_fail("--hide %s: expected an absolute directory "
                              "other than /",
                              v);
         spec->cs_hide[spec->cs_nhide++] = v;
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     case OPT_SHOW:
         if (v[0] != '/' || args_dotdot(v))
             return args_fail("--show %s: expected an absolute path without "
                              "'..'",
                              v);
         spec->cs_show[spec->cs_nshow++] = v;
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     case OPT_PROBE:
         spec->cs_probe = true;
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     case OPT_HELP:
         spec->cs_help = true;
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     }
     return args_fail("internal: unknown option kind");
 }
 
-contain_status
+box_status
 contain_parse(int argc, char **argv, contain_spec *spec)
 {
     size_t cap = argc > 0 ? (size_t)argc : 1;
     int i;
-    contain_status st;
+    box_status st;
 
     memset(spec, 0, sizeof *spec);
     spec->cs_exec_fd = -1;
@@ -357,7 +357,7 @@ contain_parse(int argc, char **argv, contain_spec *spec)
     if (spec->cs_paths == NULL || spec->cs_env == NULL ||
         spec->cs_hide == NULL || spec->cs_show == NULL) {
         fprintf(stderr, "box-contain: out of memory\n");
-        return CONTAIN_FAIL;
+        return BOX_STATUS_FAULT;
     }
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -379,7 +379,7 @@ contain_parse(int argc, char **argv, contain_spec *spec)
         if (o->ov_arg && i + 1 >= argc)
             return args_fail("%s needs a value", a);
         st = args_one(o, o->ov_arg ? argv[i + 1] : NULL, spec);
-        if (st != CONTAIN_OK)
+        if (st != BOX_STATUS_OK)
             return st;
         if (o->ov_arg)
             i++;
@@ -388,7 +388,7 @@ contain_parse(int argc, char **argv, contain_spec *spec)
         if (i < argc || spec->cs_npaths || spec->cs_nenv || spec->cs_nhide ||
             spec->cs_nshow || spec->cs_exec_fd >= 0 || spec->cs_exec_path)
             return args_fail("--probe and --help take no other arguments");
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     }
     if (spec->cs_argv == NULL || spec->cs_argv[0] == NULL)
         return args_fail("missing `-- ARGV0 [ARGS...]`");

@@ -111,7 +111,7 @@ static const unsigned bind_list_kind[CONTAIN_LIST_COUNT] = {
     [CONTAIN_EXEC] = BIND_EXEC,      [CONTAIN_DENY] = 0,
 };
 
-static contain_status
+static box_status
 bind_push(ct_plan *plan, const char *path, const struct stat *sb, unsigned kind,
           bool optional, ct_err *e)
 {
@@ -121,20 +121,20 @@ bind_push(ct_plan *plan, const char *path, const struct stat *sb, unsigned kind,
         size_t cap = plan->cp_capbinds ? plan->cp_capbinds * 2 : 32;
         ct_bind *nb = box_realloc(plan->cp_binds, cap * sizeof *nb);
         if (nb == NULL)
-            return ct_fail(e, CONTAIN_FAIL, false, "out of memory");
+            return ct_fail(e, BOX_STATUS_FAULT, false, "out of memory");
         plan->cp_binds = nb;
         plan->cp_capbinds = cap;
     }
     b = &plan->cp_binds[plan->cp_nbinds];
     memset(b, 0, sizeof *b);
     if ((b->cb_path = box_strdup(path)) == NULL)
-        return ct_fail(e, CONTAIN_FAIL, false, "out of memory");
+        return ct_fail(e, BOX_STATUS_FAULT, false, "out of memory");
     b->cb_dev = sb->st_dev;
     b->cb_ino = sb->st_ino;
     b->cb_kinds = kind;
     b->cb_optional = optional;
     plan->cp_nbinds++;
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 /*
@@ -142,7 +142,7 @@ bind_push(ct_plan *plan, const char *path, const struct stat *sb, unsigned kind,
  * no path here (deleted, or beyond this root) is planned only when it is
  * optional, by being skipped.
  */
-static contain_status
+static box_status
 bind_push_fd(ct_plan *plan, int fd, unsigned kind, bool optional,
              const char *what, ct_err *e)
 {
@@ -155,20 +155,21 @@ bind_push_fd(ct_plan *plan, int fd, unsigned kind, bool optional,
     if (n <= 0 || (size_t)n >= sizeof path - 1 || fstat(fd, &sb) != 0 ||
         path[0] != '/') {
         if (optional)
-            return CONTAIN_OK;
-        return ct_fail(e, CONTAIN_FAIL, false, "%s: cannot name its path (%s)",
-                       what, n < 0 ? strerror(errno) : "no path");
+            return BOX_STATUS_OK;
+        return ct_fail(e, BOX_STATUS_FAULT, false,
+                       "%s: cannot name its path (%s)", what,
+                       n < 0 ? strerror(errno) : "no path");
     }
     path[n] = '\0';
     return bind_push(plan, path, &sb, kind, optional, e);
 }
 
 /* Every existing directory a pattern names, canonical, as kind. */
-static contain_status
+static box_status
 bind_push_globs(ct_plan *plan, const char *const *pats, size_t n, unsigned kind,
                 ct_err *e)
 {
-    contain_status st = CONTAIN_OK;
+    box_status st = BOX_STATUS_OK;
 
     for (size_t i = 0; i < n; i++) {
         glob_t g;
@@ -177,16 +178,16 @@ bind_push_globs(ct_plan *plan, const char *const *pats, size_t n, unsigned kind,
 
         if (glob(pats[i], GLOB_ONLYDIR | GLOB_NOSORT, NULL, &g) != 0)
             continue; // nothing there (or unreadable): nothing to close
-        for (size_t k = 0; k < g.gl_pathc && st == CONTAIN_OK; k++) {
+        for (size_t k = 0; k < g.gl_pathc && st == BOX_STATUS_OK; k++) {
             if (realpath(g.gl_pathv[k], real) != NULL && stat(real, &sb) == 0 &&
                 S_ISDIR(sb.st_mode))
                 st = bind_push(plan, real, &sb, kind, false, e);
         }
         globfree(&g);
-        if (st != CONTAIN_OK)
+        if (st != BOX_STATUS_OK)
             return st;
     }
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 // Shorter first: an ancestor always sorts before what lies beneath it.
@@ -213,10 +214,10 @@ bind_beneath(const char *dir, const char *path)
 }
 
 /* One entry per path: what named it, merged; the identities must agree. */
-static contain_status
+static box_status
 bind_merge(ct_plan *plan, ct_err *e)
 {
-    contain_status st = CONTAIN_OK;
+    box_status st = BOX_STATUS_OK;
     size_t out = 0;
 
     qsort(plan->cp_binds, plan->cp_nbinds, sizeof *plan->cp_binds, bind_cmp);
@@ -229,8 +230,8 @@ bind_merge(ct_plan *plan, ct_err *e)
             continue;
         }
         if ((last->cb_dev != b->cb_dev || last->cb_ino != b->cb_ino) &&
-            st == CONTAIN_OK)
-            st = ct_fail(e, CONTAIN_FAIL, false,
+            st == BOX_STATUS_OK)
+            st = ct_fail(e, BOX_STATUS_FAULT, false,
                          "%s: it changed while the sandbox was built",
                          b->cb_path);
         last->cb_kinds |= b->cb_kinds;
@@ -259,14 +260,14 @@ bind_within(const char *dir, const char *path)
  * not, else what is above. Read-only only where a write grant above makes
  * it a carve, and on the program directories.
  */
-static contain_status
+static box_status
 bind_flags(ct_plan *plan, ct_err *e)
 {
     bool *drop = box_calloc(plan->cp_nbinds + 1, sizeof *drop);
     size_t out = 0;
 
     if (drop == NULL)
-        return ct_fail(e, CONTAIN_FAIL, false, "out of memory");
+        return ct_fail(e, BOX_STATUS_FAULT, false, "out of memory");
     for (size_t i = 0; i < plan->cp_nbinds; i++) {
         ct_bind *b = &plan->cp_binds[i];
         const ct_bind *up = NULL;
@@ -313,13 +314,13 @@ bind_flags(ct_plan *plan, ct_err *e)
     }
     plan->cp_nbinds = out;
     box_free(drop);
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
-contain_status
+box_status
 ct_bind_plan(ct_plan *plan, int exec_fd, ct_err *e)
 {
-    contain_status st;
+    box_status st;
 
     for (size_t i = 0; i < plan->cp_nrules; i++) {
         const ct_rule *r = &plan->cp_rules[i];
@@ -347,7 +348,7 @@ ct_bind_plan(ct_plan *plan, int exec_fd, ct_err *e)
 
 /* Sets b's flags on the mount tree at fd, every mount of it: never
  * cleared, only added. */
-static contain_status
+static box_status
 bind_setattr(const ct_bind *b, int fd, ct_err *e)
 {
     struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID};
@@ -358,8 +359,8 @@ bind_setattr(const ct_bind *b, int fd, ct_err *e)
         attr.attr_set |= MOUNT_ATTR_RDONLY;
     if (mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
                       sizeof attr) == 0)
-        return CONTAIN_OK;
-    return ct_fail(e, CONTAIN_FAIL, errno == ENOSYS,
+        return BOX_STATUS_OK;
+    return ct_fail(e, BOX_STATUS_FAULT, errno == ENOSYS,
                    "%s: cannot set its mount flags (mount_setattr: %s%s)",
                    b->cb_path, strerror(errno),
                    errno == ENOSYS ? "; Linux 5.12 has it" : "");
@@ -367,30 +368,30 @@ bind_setattr(const ct_bind *b, int fd, ct_err *e)
 
 /* fd is the file the plan saw; else the refusal (or, for an optional
  * path, -1 in *keep). */
-static contain_status
+static box_status
 bind_check(const ct_bind *b, int fd, bool *keep, ct_err *e)
 {
     struct stat sb;
 
     *keep = true;
     if (fstat(fd, &sb) == 0 && sb.st_dev == b->cb_dev && sb.st_ino == b->cb_ino)
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     *keep = false;
     if (b->cb_optional)
-        return CONTAIN_OK;
-    return ct_fail(e, CONTAIN_FAIL, false,
+        return BOX_STATUS_OK;
+    return ct_fail(e, BOX_STATUS_FAULT, false,
                    "%s: it changed while the sandbox was built", b->cb_path);
 }
 
 /*
  * A whole clone of the path as the host has it, checked to be the file
- * the plan saw, with its flags set. -1 (and CONTAIN_OK) for an optional
+ * the plan saw, with its flags set. -1 (and BOX_STATUS_OK) for an optional
  * path that is not there as planned.
  */
-static contain_status
+static box_status
 bind_clone(const ct_bind *b, int *out, ct_err *e)
 {
-    contain_status st;
+    box_status st;
     bool keep;
     int fd;
 
@@ -399,9 +400,9 @@ bind_clone(const ct_bind *b, int *out, ct_err *e)
                    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
                        AT_SYMLINK_NOFOLLOW);
     if (fd < 0 && (errno == ENOENT || errno == ENOTDIR) && b->cb_optional)
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     if (fd < 0)
-        return ct_fail(e, CONTAIN_FAIL, errno == ENOSYS,
+        return ct_fail(e, BOX_STATUS_FAULT, errno == ENOSYS,
                        "%s: cannot bind it (open_tree: %s)", b->cb_path,
                        strerror(errno));
     if ((st = bind_check(b, fd, &keep, e)) != 0 || !keep ||
@@ -410,28 +411,28 @@ bind_clone(const ct_bind *b, int *out, ct_err *e)
         return st;
     }
     *out = fd;
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 /* The clone onto its own path, as it resolves now (the binds above it in
  * place), which must still be the planned file. */
-static contain_status
+static box_status
 bind_attach(const ct_bind *b, int clone, ct_err *e)
 {
-    contain_status st;
+    box_status st;
     bool keep;
     int target = open(b->cb_path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
     if (target < 0)
-        return b->cb_optional ? CONTAIN_OK
-                              : ct_fail(e, CONTAIN_FAIL, false,
+        return b->cb_optional ? BOX_STATUS_OK
+                              : ct_fail(e, BOX_STATUS_FAULT, false,
                                         "%s: it changed while the sandbox "
                                         "was built (%s)",
                                         b->cb_path, strerror(errno));
     if ((st = bind_check(b, target, &keep, e)) == 0 && keep &&
         move_mount(clone, "", target, "",
                    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
-        st = ct_fail(e, CONTAIN_FAIL, true,
+        st = ct_fail(e, BOX_STATUS_FAULT, true,
                      "%s: cannot bind it (move_mount: %s)", b->cb_path,
                      strerror(errno));
     close(target);
@@ -439,42 +440,42 @@ bind_attach(const ct_bind *b, int clone, ct_err *e)
 }
 
 /* A grant of / itself: its flags on this namespace's own mounts. */
-static contain_status
+static box_status
 bind_root(const ct_bind *b, ct_err *e)
 {
-    contain_status st;
+    box_status st;
     bool keep;
     int fd = open("/", O_PATH | O_CLOEXEC);
 
     if (fd < 0)
-        return ct_fail(e, CONTAIN_FAIL, false, "/: %s", strerror(errno));
+        return ct_fail(e, BOX_STATUS_FAULT, false, "/: %s", strerror(errno));
     if ((st = bind_check(b, fd, &keep, e)) == 0 && keep)
         st = bind_setattr(b, fd, e);
     close(fd);
     return st;
 }
 
-contain_status
+box_status
 ct_binds(const ct_plan *plan, ct_err *e)
 {
-    contain_status st = CONTAIN_OK;
+    box_status st = BOX_STATUS_OK;
     int *clones;
 
     if (plan->cp_nbinds == 0)
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     if ((clones = box_calloc(plan->cp_nbinds, sizeof *clones)) == NULL)
-        return ct_fail(e, CONTAIN_FAIL, false, "out of memory");
+        return ct_fail(e, BOX_STATUS_FAULT, false, "out of memory");
     for (size_t i = 0; i < plan->cp_nbinds; i++)
         clones[i] = -1;
     // Every clone before any flag changes: each starts from the host's
     // tree. / sorts first.
-    for (size_t i = 0; i < plan->cp_nbinds && st == CONTAIN_OK; i++) {
+    for (size_t i = 0; i < plan->cp_nbinds && st == BOX_STATUS_OK; i++) {
         if (strcmp(plan->cp_binds[i].cb_path, "/") != 0)
             st = bind_clone(&plan->cp_binds[i], &clones[i], e);
     }
-    if (st == CONTAIN_OK && strcmp(plan->cp_binds[0].cb_path, "/") == 0)
+    if (st == BOX_STATUS_OK && strcmp(plan->cp_binds[0].cb_path, "/") == 0)
         st = bind_root(&plan->cp_binds[0], e);
-    for (size_t i = 0; i < plan->cp_nbinds && st == CONTAIN_OK; i++) {
+    for (size_t i = 0; i < plan->cp_nbinds && st == BOX_STATUS_OK; i++) {
         if (clones[i] >= 0)
             st = bind_attach(&plan->cp_binds[i], clones[i], e);
     }

@@ -21,25 +21,24 @@ typedef struct ct_err {
 } ct_err;
 
 /* Fills e and returns st (so callers can `return ct_fail(...)`). */
-contain_status ct_fail(ct_err *e, contain_status st, bool missing,
-                       const char *fmt, ...)
+box_status ct_fail(ct_err *e, box_status st, bool missing, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* A lib step's failure (box_landlock.h, box_seccomp.h) into e: msg is
  * taken (freed here); BOX_ENOTSUP is a missing kernel feature. */
-contain_status ct_fail_lib(ct_err *e, box_err rv, char *msg);
+box_status ct_fail_lib(ct_err *e, box_err rv, char *msg);
 /* Prints e as one `box-contain: ` line on stderr (single write). */
 void ct_report(const ct_err *e);
 
 /* Namespaces and the inside of the sandbox (contain_ns.c). */
-contain_status ct_userns(ct_err *e);            // not root: own user ns
-contain_status ct_unshare(int flag, ct_err *e); // one CLONE_NEW* flag
-const char *ct_ns_name(int flag);               // "mount", "pid", ...
-contain_status ct_mounts(ct_err *e);   // private propagation + fresh /proc
-contain_status ct_hostname(ct_err *e); // inside a new uts namespace only
-contain_status ct_lo_up(ct_err *e);
-contain_status ct_nnp(ct_err *e);
-contain_status ct_rlimits(ct_err *e);
-contain_status ct_drop_caps(ct_err *e);
+box_status ct_userns(ct_err *e);            // not root: own user ns
+box_status ct_unshare(int flag, ct_err *e); // one CLONE_NEW* flag
+const char *ct_ns_name(int flag);           // "mount", "pid", ...
+box_status ct_mounts(ct_err *e);            // private propagation + fresh /proc
+box_status ct_hostname(ct_err *e);          // inside a new uts namespace only
+box_status ct_lo_up(ct_err *e);
+box_status ct_nnp(ct_err *e);
+box_status ct_rlimits(ct_err *e);
+box_status ct_drop_caps(ct_err *e);
 
 /* Landlock (contain_landlock.c). */
 typedef struct ct_rule {
@@ -81,19 +80,19 @@ typedef struct ct_plan {
     int cp_abi;
 } ct_plan;
 
-/* The Landlock ABI version (>= 1), or CONTAIN_FAIL with e filled. */
-contain_status ct_ll_abi(int *abi, ct_err *e);
+/* The Landlock ABI version (>= 1), or BOX_STATUS_FAULT with e filled. */
+box_status ct_ll_abi(int *abi, ct_err *e);
 /*
  * Opens and checks every user path (symlinks, types, deny shapes), and
  * plans the implicit rules: execute on the program (exec_fd, O_PATH is
  * enough) and on the ELF loader it, its #! interpreter and each --exec
  * file name. Existing denies become the plan's masks.
  */
-contain_status ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd,
-                             ct_plan *plan, ct_err *e);
+box_status ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd,
+                         ct_plan *plan, ct_err *e);
 /* Adds the system rules and the plan's rules, then restricts the calling
  * thread. Needs no_new_privs already set. */
-contain_status ct_ll_apply(const ct_plan *plan, ct_err *e);
+box_status ct_ll_apply(const ct_plan *plan, ct_err *e);
 void ct_plan_free(ct_plan *plan);
 
 /*
@@ -104,8 +103,8 @@ void ct_plan_free(ct_plan *plan);
  * lies in a write grant). ct_binds, in init after the fresh /proc and
  * before the masks: binds them, checked against the plan's identities.
  */
-contain_status ct_bind_plan(ct_plan *plan, int exec_fd, ct_err *e);
-contain_status ct_binds(const ct_plan *plan, ct_err *e);
+box_status ct_bind_plan(ct_plan *plan, int exec_fd, ct_err *e);
+box_status ct_binds(const ct_plan *plan, ct_err *e);
 void ct_bind_free(ct_plan *plan);
 
 /* The ELF interpreter (contain_elf.c). */
@@ -122,11 +121,10 @@ ct_interp ct_elf_interp(int fd, char *buf, size_t n);
 /* Mount masks (contain_mask.c), in the sandbox's mount namespace after
  * the fresh /proc: every planned --deny mask, then every --hide cover
  * with its --show paths bound back. */
-contain_status ct_masks(const contain_spec *spec, const ct_plan *plan,
-                        ct_err *e);
+box_status ct_masks(const contain_spec *spec, const ct_plan *plan, ct_err *e);
 
 /* seccomp (contain_seccomp.c). */
-contain_status ct_seccomp_avail(ct_err *e);
-contain_status ct_seccomp_load(ct_err *e);
+box_status ct_seccomp_avail(ct_err *e);
+box_status ct_seccomp_load(ct_err *e);
 
 #endif

@@ -67,13 +67,13 @@ static const struct ll_sys_row {
     {"/proc", LL_R_READ}, // opened after the fresh procfs is mounted
 };
 
-contain_status
+box_status
 ct_ll_abi(int *abi, ct_err *e)
 {
     char *msg = NULL;
     box_err rv = box_ll_abi(abi, &msg);
 
-    return rv == BOX_OK ? CONTAIN_OK : ct_fail_lib(e, rv, msg);
+    return rv == BOX_OK ? BOX_STATUS_OK : ct_fail_lib(e, rv, msg);
 }
 
 /* Identities from "/" down to path's nearest existing ancestor (or path). */
@@ -138,7 +138,7 @@ ll_in_chain(const ll_id *ids, size_t n, dev_t dev, ino_t ino)
  * Identities, not spellings, are compared, so symlinked spellings cannot
  * slip past.
  */
-static contain_status
+static box_status
 ll_check_deny(const char *deny, const ct_plan *plan, ct_err *e)
 {
     ll_id chain[LL_MAX_DEPTH];
@@ -160,20 +160,20 @@ ll_check_deny(const char *deny, const ct_plan *plan, ct_err *e)
                 continue;
             m = ll_chain(r->cr_path, sub, LL_MAX_DEPTH);
             if (ll_in_chain(sub, m, planned->cm_dev, planned->cm_ino))
-                return ct_fail(e, CONTAIN_FAIL, false,
+                return ct_fail(e, BOX_STATUS_FAULT, false,
                                "the grant %s lies inside --deny %s", r->cr_path,
                                deny);
         }
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     }
     if ((n = ll_chain(deny, chain, LL_MAX_DEPTH)) == 0)
-        return ct_fail(e, CONTAIN_FAIL, false, "--deny %s: cannot resolve",
+        return ct_fail(e, BOX_STATUS_FAULT, false, "--deny %s: cannot resolve",
                        deny);
     for (size_t i = 0; i < sizeof ll_system / sizeof *ll_system; i++) {
         if (stat(ll_system[i].sr_path, &st) != 0)
             continue;
         if (ll_in_chain(chain, n, st.st_dev, st.st_ino))
-            return ct_fail(e, CONTAIN_FAIL, false,
+            return ct_fail(e, BOX_STATUS_FAULT, false,
                            "--deny %s does not exist and lies inside %s, "
                            "which every sandbox grants: a mask covers only "
                            "what is there, and Landlock cannot carve a hole "
@@ -185,18 +185,18 @@ ll_check_deny(const char *deny, const ct_plan *plan, ct_err *e)
         if (r->cr_implicit || fstat(r->cr_fd, &st) != 0)
             continue;
         if (ll_in_chain(chain, n, st.st_dev, st.st_ino))
-            return ct_fail(e, CONTAIN_FAIL, false,
+            return ct_fail(e, BOX_STATUS_FAULT, false,
                            "--deny %s does not exist and lies inside the "
                            "grant %s: a mask covers only what is there, and "
                            "Landlock cannot carve a hole in a grant; create "
                            "it first",
                            deny, r->cr_path);
     }
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 /* Takes fd into the plan (closed on failure). */
-static contain_status
+static box_status
 ll_plan_rule(ct_plan *plan, int fd, uint64_t access, const char *path,
              bool implicit, ct_err *e)
 {
@@ -204,7 +204,7 @@ ll_plan_rule(ct_plan *plan, int fd, uint64_t access, const char *path,
 
     if (fstat(fd, &sb) != 0) {
         close(fd);
-        return ct_fail(e, CONTAIN_FAIL, false, "%s: %s", path, strerror(errno));
+        return ct_fail(e, BOX_STATUS_FAULT, false, "%s: %s", path, strerror(errno));
     }
     plan->cp_rules[plan->cp_nrules].cr_fd = fd;
     plan->cp_rules[plan->cp_nrules].cr_path = path;
@@ -212,7 +212,7 @@ ll_plan_rule(ct_plan *plan, int fd, uint64_t access, const char *path,
     plan->cp_rules[plan->cp_nrules].cr_access =
         access & (S_ISDIR(sb.st_mode) ? ~0ULL : BOX_LL_FILE_RIGHTS);
     plan->cp_nrules++;
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 /*
@@ -339,7 +339,7 @@ ll_open_system_loader(const char *named)
  * Nothing found (a static program, a loader that is missing) adds no
  * rule; the exec then fails with the kernel's own error.
  */
-static contain_status
+static box_status
 ll_plan_loader(ct_plan *plan, int fd, uint64_t mask, ct_err *e)
 {
     char proc[64], path[PATH_MAX];
@@ -355,17 +355,17 @@ ll_plan_loader(ct_plan *plan, int fd, uint64_t mask, ct_err *e)
             rd = ll_open_regular(path);
         }
         if (rd < 0)
-            return CONTAIN_OK;
+            return BOX_STATUS_OK;
         kind = ct_elf_interp(rd, path, sizeof path);
         close(rd);
         if (kind == CT_INTERP_SCRIPT && depth == 0)
             continue; // the loader of the interpreter it names
         if (kind != CT_INTERP_FOUND)
-            return CONTAIN_OK;
+            return BOX_STATUS_OK;
         if ((lfd = ll_open_system_loader(path)) < 0 || fstat(lfd, &sb) != 0) {
             if (lfd >= 0)
                 close(lfd);
-            return CONTAIN_OK; // no right: the exec fails with ENOENT/EACCES
+            return BOX_STATUS_OK; // no right: the exec fails with ENOENT/EACCES
         }
         for (size_t i = 0; i < plan->cp_nrules; i++) {
             struct stat have;
@@ -373,27 +373,27 @@ ll_plan_loader(ct_plan *plan, int fd, uint64_t mask, ct_err *e)
                 fstat(plan->cp_rules[i].cr_fd, &have) == 0 &&
                 have.st_dev == sb.st_dev && have.st_ino == sb.st_ino) {
                 close(lfd);
-                return CONTAIN_OK; // planned already
+                return BOX_STATUS_OK; // planned already
             }
         }
         return ll_plan_rule(plan, lfd,
                             (BOX_LL_EXECUTE | BOX_LL_READ_FILE) & mask,
                             "the program's loader", true, e);
     }
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 /* The program itself: read and execute on its own file, and its loader. */
-static contain_status
+static box_status
 ll_plan_program(ct_plan *plan, int exec_fd, uint64_t mask, ct_err *e)
 {
     int fd;
-    contain_status st;
+    box_status st;
 
     if (exec_fd < 0)
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     if ((fd = fcntl(exec_fd, F_DUPFD_CLOEXEC, 3)) < 0)
-        return ct_fail(e, CONTAIN_FAIL, false, "the program: %s",
+        return ct_fail(e, BOX_STATUS_FAULT, false, "the program: %s",
                        strerror(errno));
     if ((st = ll_plan_rule(plan, fd, (BOX_LL_EXECUTE | BOX_LL_READ_FILE) & mask,
                            "the program", true, e)) != 0)
@@ -413,12 +413,12 @@ ll_plan_mask(ct_plan *plan, const char *path, const struct stat *sb)
     m->cm_dir = S_ISDIR(sb->st_mode);
 }
 
-contain_status
+box_status
 ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd, ct_plan *plan,
               ct_err *e)
 {
     uint64_t mask = box_ll_fs_mask(abi);
-    contain_status st;
+    box_status st;
     // Each path, and a loader per --exec file; the program and its loader.
     size_t cap = spec->cs_npaths * 2 + 2;
 
@@ -427,7 +427,7 @@ ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd, ct_plan *plan,
     plan->cp_rules = box_calloc(cap, sizeof *plan->cp_rules);
     plan->cp_masks = box_calloc(spec->cs_npaths + 1, sizeof *plan->cp_masks);
     if (plan->cp_rules == NULL || plan->cp_masks == NULL)
-        return ct_fail(e, CONTAIN_FAIL, false, "out of memory");
+        return ct_fail(e, BOX_STATUS_FAULT, false, "out of memory");
     for (size_t i = 0; i < spec->cs_npaths; i++) {
         const contain_path *p = &spec->cs_paths[i];
         const struct ll_list_row *row = &ll_lists[p->cp_list];
@@ -440,11 +440,11 @@ ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd, ct_plan *plan,
         if (fd < 0 && errno == ENOENT && p->cp_list == CONTAIN_DENY)
             continue;
         if (fd < 0)
-            return ct_fail(e, CONTAIN_FAIL, false, "%s %s: %s", row->lr_opt,
+            return ct_fail(e, BOX_STATUS_FAULT, false, "%s %s: %s", row->lr_opt,
                            p->cp_path, strerror(errno));
         if (fstat(fd, &sb) != 0) {
             close(fd);
-            return ct_fail(e, CONTAIN_FAIL, false, "%s %s: %s", row->lr_opt,
+            return ct_fail(e, BOX_STATUS_FAULT, false, "%s %s: %s", row->lr_opt,
                            p->cp_path, strerror(errno));
         }
         dir = S_ISDIR(sb.st_mode);
@@ -452,7 +452,7 @@ ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd, ct_plan *plan,
             (!dir && !row->lr_file_ok)) {
             close(fd);
             return ct_fail(
-                e, CONTAIN_FAIL, false, "%s %s: %s", row->lr_opt, p->cp_path,
+                e, BOX_STATUS_FAULT, false, "%s %s: %s", row->lr_opt, p->cp_path,
                 S_ISLNK(sb.st_mode) ? "is a symbolic link; name its target"
                 : dir               ? "is a directory; this list takes files"
                                     : "is not a directory");
@@ -461,7 +461,7 @@ ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd, ct_plan *plan,
         // grant would reach its content all the same.
         if (p->cp_list == CONTAIN_DENY && !dir && sb.st_nlink > 1) {
             close(fd);
-            return ct_fail(e, CONTAIN_FAIL, false,
+            return ct_fail(e, BOX_STATUS_FAULT, false,
                            "--deny %s has %ju names (hard links); a mask "
                            "covers one name, so give it one",
                            p->cp_path, (uintmax_t)sb.st_nlink);
@@ -490,10 +490,10 @@ ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd, ct_plan *plan,
         if ((st = ll_check_deny(spec->cs_paths[i].cp_path, plan, e)) != 0)
             return st;
     }
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
-contain_status
+box_status
 ct_ll_apply(const ct_plan *plan, ct_err *e)
 {
     uint64_t mask = box_ll_fs_mask(plan->cp_abi);
@@ -514,7 +514,7 @@ ct_ll_apply(const ct_plan *plan, ct_err *e)
     if (rv == BOX_OK)
         rv = box_ll_restrict(rs, &msg);
     close(rs);
-    return rv == BOX_OK ? CONTAIN_OK : ct_fail_lib(e, rv, msg);
+    return rv == BOX_OK ? BOX_STATUS_OK : ct_fail_lib(e, rv, msg);
 }
 
 void

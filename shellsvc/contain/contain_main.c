@@ -14,9 +14,9 @@ main(int argc, char **argv)
     // The worker (or box run) spawned us tied: its death ends us, and our
     // init follows through its own parent-death signal.
     if (box_svc_tie_to_parent("box-contain") != BOX_OK)
-        return CONTAIN_FAIL;
+        return BOX_STATUS_FAULT;
     status = contain_parse(argc, argv, &spec);
-    if (status == CONTAIN_OK) {
+    if (status == BOX_STATUS_OK) {
         if (spec.cs_help)
             fputs(contain_usage(), stdout);
         else if (spec.cs_probe)

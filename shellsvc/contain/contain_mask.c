@@ -31,14 +31,14 @@
 #define MASK_DIR MASK_STAGE "/dir"
 
 /* Remounts the tmpfs at path read-only (the whole superblock). */
-static contain_status
+static box_status
 mask_seal(const char *path, const char *what, ct_err *e)
 {
     if (mount(NULL, path, NULL, MS_REMOUNT | MS_RDONLY | MASK_FLAGS, NULL) != 0)
-        return ct_fail(e, CONTAIN_FAIL, true,
+        return ct_fail(e, BOX_STATUS_FAULT, true,
                        "%s: cannot make it read-only (mount: %s)", what,
                        strerror(errno));
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 /*
@@ -47,29 +47,29 @@ mask_seal(const char *path, const char *what, ct_err *e)
  * would put the mask over something else. O_PATH, so the mask goes onto
  * exactly this file with no second lookup.
  */
-static contain_status
+static box_status
 mask_target(const ct_mask *m, int *fd, ct_err *e)
 {
     struct stat sb;
 
     *fd = open(m->cm_path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (*fd < 0 || fstat(*fd, &sb) != 0)
-        return ct_fail(e, CONTAIN_FAIL, false, "--deny %s: %s", m->cm_path,
+        return ct_fail(e, BOX_STATUS_FAULT, false, "--deny %s: %s", m->cm_path,
                        strerror(errno));
     if (sb.st_dev != m->cm_dev || sb.st_ino != m->cm_ino ||
         S_ISDIR(sb.st_mode) != m->cm_dir)
-        return ct_fail(e, CONTAIN_FAIL, false,
+        return ct_fail(e, BOX_STATUS_FAULT, false,
                        "--deny %s: it changed while the sandbox was built",
                        m->cm_path);
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 /* One mask: a clone of the stand-in of the deny's kind, moved onto it. */
-static contain_status
+static box_status
 mask_one(const ct_mask *m, ct_err *e)
 {
     int target = -1, clone = -1;
-    contain_status st;
+    box_status st;
 
     if ((st = mask_target(m, &target, e)) != 0)
         goto out;
@@ -78,7 +78,7 @@ mask_one(const ct_mask *m, ct_err *e)
     if (clone < 0 ||
         move_mount(clone, "", target, "",
                    MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
-        st = ct_fail(e, CONTAIN_FAIL, true,
+        st = ct_fail(e, BOX_STATUS_FAULT, true,
                      "--deny %s: cannot mask it (%s: %s)", m->cm_path,
                      clone < 0 ? "open_tree" : "move_mount", strerror(errno));
 out:
@@ -96,33 +96,33 @@ out:
  * /proc is this namespace's own, so nobody else sees the moment. Read-only
  * before any clone, so every mask is read-only too.
  */
-static contain_status
+static box_status
 mask_denies(const ct_plan *plan, ct_err *e)
 {
-    contain_status st = CONTAIN_OK;
+    box_status st = BOX_STATUS_OK;
     int fd;
 
     if (plan->cp_nmasks == 0)
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     if (mount("box-mask", MASK_STAGE, "tmpfs", MASK_FLAGS,
               "size=4k,nr_inodes=4,mode=0555") != 0)
-        return ct_fail(e, CONTAIN_FAIL, true,
+        return ct_fail(e, BOX_STATUS_FAULT, true,
                        "--deny: cannot make the masks (mount: %s)",
                        strerror(errno));
     if ((fd = open(MASK_FILE, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444)) <
             0 ||
         close(fd) != 0 || mkdir(MASK_DIR, 0555) != 0) {
-        st = ct_fail(e, CONTAIN_FAIL, false,
+        st = ct_fail(e, BOX_STATUS_FAULT, false,
                      "--deny: cannot make the masks: %s", strerror(errno));
         goto out;
     }
     if ((st = mask_seal(MASK_STAGE, "--deny", e)) != 0)
         goto out;
-    for (size_t i = 0; i < plan->cp_nmasks && st == CONTAIN_OK; i++)
+    for (size_t i = 0; i < plan->cp_nmasks && st == BOX_STATUS_OK; i++)
         st = mask_one(&plan->cp_masks[i], e);
 out:
-    if (umount2(MASK_STAGE, MNT_DETACH) != 0 && st == CONTAIN_OK)
-        st = ct_fail(e, CONTAIN_FAIL, false,
+    if (umount2(MASK_STAGE, MNT_DETACH) != 0 && st == BOX_STATUS_OK)
+        st = ct_fail(e, BOX_STATUS_FAULT, false,
                      "--deny: cannot put /proc back (umount2: %s)",
                      strerror(errno));
     return st;
@@ -154,7 +154,7 @@ mask_beneath(const char *dir, const char *path)
  * the way (made here, on the cover's own tmpfs), then an empty directory
  * or file of the shown path's kind.
  */
-static contain_status
+static box_status
 mask_point(const char *hide, const char *show, bool dir, ct_err *e)
 {
     char p[PATH_MAX];
@@ -162,32 +162,32 @@ mask_point(const char *hide, const char *show, bool dir, ct_err *e)
     int fd;
 
     if (n < 0 || (size_t)n >= sizeof p)
-        return ct_fail(e, CONTAIN_FAIL, false, "--show %s: path too long",
+        return ct_fail(e, BOX_STATUS_FAULT, false, "--show %s: path too long",
                        show);
     for (size_t i = strlen(hide) + 1; p[i] != '\0'; i++) {
         if (p[i] != '/')
             continue;
         p[i] = '\0';
         if (mkdir(p, 0555) != 0 && errno != EEXIST)
-            return ct_fail(e, CONTAIN_FAIL, false, "--show %s: mkdir %s: %s",
-                           show, p, strerror(errno));
+            return ct_fail(e, BOX_STATUS_FAULT, false,
+                           "--show %s: mkdir %s: %s", show, p, strerror(errno));
         p[i] = '/';
     }
     if (dir) {
         if (mkdir(p, 0555) != 0 && errno != EEXIST)
-            return ct_fail(e, CONTAIN_FAIL, false, "--show %s: mkdir: %s", show,
-                           strerror(errno));
-        return CONTAIN_OK;
+            return ct_fail(e, BOX_STATUS_FAULT, false, "--show %s: mkdir: %s",
+                           show, strerror(errno));
+        return BOX_STATUS_OK;
     }
     if ((fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0444)) < 0)
-        return ct_fail(e, CONTAIN_FAIL, false, "--show %s: %s", show,
+        return ct_fail(e, BOX_STATUS_FAULT, false, "--show %s: %s", show,
                        strerror(errno));
     close(fd);
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 /* A clone of one --show original, whole (with any mask beneath it). */
-static contain_status
+static box_status
 mask_clone(const char *show, int *fd, bool *dir, ct_err *e)
 {
     struct stat sb;
@@ -196,13 +196,13 @@ mask_clone(const char *show, int *fd, bool *dir, ct_err *e)
                     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE |
                         AT_SYMLINK_NOFOLLOW);
     if (*fd < 0 || fstat(*fd, &sb) != 0)
-        return ct_fail(e, CONTAIN_FAIL, false, "--show %s: %s", show,
+        return ct_fail(e, BOX_STATUS_FAULT, false, "--show %s: %s", show,
                        strerror(errno));
     if (S_ISLNK(sb.st_mode))
-        return ct_fail(e, CONTAIN_FAIL, false,
+        return ct_fail(e, BOX_STATUS_FAULT, false,
                        "--show %s: is a symbolic link; name its target", show);
     *dir = S_ISDIR(sb.st_mode);
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 /*
@@ -211,17 +211,17 @@ mask_clone(const char *show, int *fd, bool *dir, ct_err *e)
  * paths, and the cover is sealed read-only. Its inodes are exactly its
  * root and the mount points made in it.
  */
-static contain_status
+static box_status
 mask_hide(const contain_spec *spec, const char *hide, ct_err *e)
 {
     int *clones = box_calloc(spec->cs_nshow + 1, sizeof *clones);
     bool *dirs = box_calloc(spec->cs_nshow + 1, sizeof *dirs);
     size_t inodes = 1;
-    contain_status st = CONTAIN_OK;
+    box_status st = BOX_STATUS_OK;
     char opts[64];
 
     if (clones == NULL || dirs == NULL) {
-        st = ct_fail(e, CONTAIN_FAIL, false, "out of memory");
+        st = ct_fail(e, BOX_STATUS_FAULT, false, "out of memory");
         goto out;
     }
     for (size_t i = 0; i < spec->cs_nshow; i++)
@@ -238,7 +238,7 @@ mask_hide(const contain_spec *spec, const char *hide, ct_err *e)
     }
     snprintf(opts, sizeof opts, "size=4k,nr_inodes=%zu,mode=0555", inodes);
     if (mount("box-hidden", hide, "tmpfs", MASK_FLAGS, opts) != 0) {
-        st = ct_fail(e, CONTAIN_FAIL, errno != ENOENT && errno != ENOTDIR,
+        st = ct_fail(e, BOX_STATUS_FAULT, errno != ENOENT && errno != ENOTDIR,
                      "--hide %s: cannot cover it (mount: %s)", hide,
                      strerror(errno));
         goto out;
@@ -250,7 +250,7 @@ mask_hide(const contain_spec *spec, const char *hide, ct_err *e)
             goto out;
         if (move_mount(clones[i], "", AT_FDCWD, spec->cs_show[i],
                        MOVE_MOUNT_F_EMPTY_PATH) != 0) {
-            st = ct_fail(e, CONTAIN_FAIL, true,
+            st = ct_fail(e, BOX_STATUS_FAULT, true,
                          "--show %s: cannot bind it back (move_mount: %s)",
                          spec->cs_show[i], strerror(errno));
             goto out;
@@ -267,12 +267,12 @@ out:
     return st;
 }
 
-contain_status
+box_status
 ct_masks(const contain_spec *spec, const ct_plan *plan, ct_err *e)
 {
-    contain_status st = mask_denies(plan, e);
+    box_status st = mask_denies(plan, e);
 
-    for (size_t i = 0; i < spec->cs_nhide && st == CONTAIN_OK; i++)
+    for (size_t i = 0; i < spec->cs_nhide && st == BOX_STATUS_OK; i++)
         st = mask_hide(spec, spec->cs_hide[i], e);
     return st;
 }

@@ -26,8 +26,8 @@
 #define CT_NPROC 1024
 #define CT_NOFILE 4096
 
-contain_status
-ct_fail(ct_err *e, contain_status st, bool missing, const char *fmt, ...)
+box_status
+ct_fail(ct_err *e, box_status st, bool missing, const char *fmt, ...)
 {
     va_list ap;
 
@@ -38,13 +38,13 @@ ct_fail(ct_err *e, contain_status st, bool missing, const char *fmt, ...)
     return st;
 }
 
-contain_status
+box_status
 ct_fail_lib(ct_err *e, box_err rv, char *msg)
 {
-    ct_fail(e, CONTAIN_FAIL, rv == BOX_ENOTSUP, "%s",
+    ct_fail(e, BOX_STATUS_FAULT, rv == BOX_ENOTSUP, "%s",
             msg != NULL ? msg : box_strerror(rv));
     box_free(msg);
-    return CONTAIN_FAIL;
+    return BOX_STATUS_FAULT;
 }
 
 void
@@ -81,7 +81,7 @@ ns_write_file(const char *path, const char *text)
  * other namespaces can be made without privilege. Its uid and gid map to
  * themselves: files keep their owners, and nothing maps to root.
  */
-contain_status
+box_status
 ct_userns(ct_err *e)
 {
     uid_t uid = geteuid();
@@ -89,23 +89,23 @@ ct_userns(ct_err *e)
     char map[64];
 
     if (unshare(CLONE_NEWUSER) != 0)
-        return ct_fail(e, CONTAIN_FAIL, true,
+        return ct_fail(e, BOX_STATUS_FAULT, true,
                        "user namespaces are unavailable "
                        "(unshare(CLONE_NEWUSER): %s)",
                        strerror(errno));
     if (!ns_write_file("/proc/self/setgroups", "deny"))
-        return ct_fail(e, CONTAIN_FAIL, false,
+        return ct_fail(e, BOX_STATUS_FAULT, false,
                        "cannot write /proc/self/setgroups: %s",
                        strerror(errno));
     snprintf(map, sizeof map, "%u %u 1", (unsigned)uid, (unsigned)uid);
     if (!ns_write_file("/proc/self/uid_map", map))
-        return ct_fail(e, CONTAIN_FAIL, false,
+        return ct_fail(e, BOX_STATUS_FAULT, false,
                        "cannot write /proc/self/uid_map: %s", strerror(errno));
     snprintf(map, sizeof map, "%u %u 1", (unsigned)gid, (unsigned)gid);
     if (!ns_write_file("/proc/self/gid_map", map))
-        return ct_fail(e, CONTAIN_FAIL, false,
+        return ct_fail(e, BOX_STATUS_FAULT, false,
                        "cannot write /proc/self/gid_map: %s", strerror(errno));
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 const char *
@@ -119,13 +119,13 @@ ct_ns_name(int flag)
                                   : "unknown";
 }
 
-contain_status
+box_status
 ct_unshare(int flag, ct_err *e)
 {
     if (unshare(flag) == 0)
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     // EINVAL: not built in; EPERM/ENOSPC: refused by the host.
-    return ct_fail(e, CONTAIN_FAIL, true,
+    return ct_fail(e, BOX_STATUS_FAULT, true,
                    "the kernel cannot give this process a new %s namespace "
                    "(unshare: %s)",
                    ct_ns_name(flag), strerror(errno));
@@ -135,50 +135,50 @@ ct_unshare(int flag, ct_err *e)
  * Runs as pid 1 of the new pid namespace: stops mount propagation to the
  * host, then mounts a procfs that shows only this namespace's processes.
  */
-contain_status
+box_status
 ct_mounts(ct_err *e)
 {
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-        return ct_fail(e, CONTAIN_FAIL, true,
+        return ct_fail(e, BOX_STATUS_FAULT, true,
                        "cannot make mounts private in the new mount namespace "
                        "(mount: %s)",
                        strerror(errno));
     if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
               NULL) != 0)
-        return ct_fail(e, CONTAIN_FAIL, true,
+        return ct_fail(e, BOX_STATUS_FAULT, true,
                        "cannot mount a procfs for the new pid namespace "
                        "(mount /proc: %s)",
                        strerror(errno));
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 // Only ever called inside a new uts namespace.
-contain_status
+box_status
 ct_hostname(ct_err *e)
 {
     if (sethostname("box", 3) != 0)
-        return ct_fail(e, CONTAIN_FAIL, true,
+        return ct_fail(e, BOX_STATUS_FAULT, true,
                        "cannot set the hostname in the uts namespace "
                        "(sethostname: %s)",
                        strerror(errno));
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
-contain_status
+box_status
 ct_lo_up(ct_err *e)
 {
     struct ifreq ifr;
     int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    contain_status st = CONTAIN_OK;
+    box_status st = BOX_STATUS_OK;
 
     if (s < 0)
-        return ct_fail(e, CONTAIN_FAIL, true,
+        return ct_fail(e, BOX_STATUS_FAULT, true,
                        "no IPv4 sockets in the network namespace (socket: %s)",
                        strerror(errno));
     memset(&ifr, 0, sizeof ifr);
     memcpy(ifr.ifr_name, "lo", 3);
     if (ioctl(s, SIOCGIFFLAGS, &ifr) != 0) {
-        st = ct_fail(e, CONTAIN_FAIL, true,
+        st = ct_fail(e, BOX_STATUS_FAULT, true,
                      "the network namespace has no loopback (SIOCGIFFLAGS "
                      "lo: %s)",
                      strerror(errno));
@@ -186,7 +186,7 @@ ct_lo_up(ct_err *e)
     }
     ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
     if (ioctl(s, SIOCSIFFLAGS, &ifr) != 0)
-        st = ct_fail(e, CONTAIN_FAIL, true,
+        st = ct_fail(e, BOX_STATUS_FAULT, true,
                      "cannot bring up lo in the network namespace "
                      "(SIOCSIFFLAGS: %s)",
                      strerror(errno));
@@ -195,38 +195,38 @@ out:
     return st;
 }
 
-contain_status
+box_status
 ct_nnp(ct_err *e)
 {
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        return ct_fail(e, CONTAIN_FAIL, true,
+        return ct_fail(e, BOX_STATUS_FAULT, true,
                        "the kernel has no no_new_privs (prctl: %s)",
                        strerror(errno));
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
-static contain_status
+static box_status
 rl_lower(int res, const char *name, rlim_t want, ct_err *e)
 {
     struct rlimit rl;
 
     if (getrlimit(res, &rl) != 0)
-        return ct_fail(e, CONTAIN_FAIL, false, "getrlimit %s: %s", name,
+        return ct_fail(e, BOX_STATUS_FAULT, false, "getrlimit %s: %s", name,
                        strerror(errno));
     if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want)
         rl.rlim_max = want;
     if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > rl.rlim_max)
         rl.rlim_cur = rl.rlim_max;
     if (setrlimit(res, &rl) != 0)
-        return ct_fail(e, CONTAIN_FAIL, false, "setrlimit %s: %s", name,
+        return ct_fail(e, BOX_STATUS_FAULT, false, "setrlimit %s: %s", name,
                        strerror(errno));
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
-contain_status
+box_status
 ct_rlimits(ct_err *e)
 {
-    contain_status st;
+    box_status st;
 
     if ((st = rl_lower(RLIMIT_NPROC, "RLIMIT_NPROC", CT_NPROC, e)) != 0)
         return st;
@@ -240,7 +240,7 @@ ct_rlimits(ct_err *e)
  * regain at exec, every capability. Lock the securebits so exec grants
  * none, empty the bounding and ambient sets, then clear all three sets.
  */
-contain_status
+box_status
 ct_drop_caps(ct_err *e)
 {
     struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
@@ -250,19 +250,20 @@ ct_drop_caps(ct_err *e)
                SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
 
     if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0)
-        return ct_fail(e, CONTAIN_FAIL, false, "PR_SET_SECUREBITS: %s",
+        return ct_fail(e, BOX_STATUS_FAULT, false, "PR_SET_SECUREBITS: %s",
                        strerror(errno));
     for (int cap = 0; cap < 64; cap++) {
         if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
-            return ct_fail(e, CONTAIN_FAIL, false, "PR_CAPBSET_DROP %d: %s",
+            return ct_fail(e, BOX_STATUS_FAULT, false, "PR_CAPBSET_DROP %d: %s",
                            cap, strerror(errno));
     }
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 &&
         errno != EINVAL)
-        return ct_fail(e, CONTAIN_FAIL, false, "PR_CAP_AMBIENT: %s",
+        return ct_fail(e, BOX_STATUS_FAULT, false, "PR_CAP_AMBIENT: %s",
                        strerror(errno));
     memset(data, 0, sizeof data);
     if (syscall(SYS_capset, &hdr, data) != 0)
-        return ct_fail(e, CONTAIN_FAIL, false, "capset: %s", strerror(errno));
-    return CONTAIN_OK;
+        return ct_fail(e, BOX_STATUS_FAULT, false, "capset: %s",
+                       strerror(errno));
+    return BOX_STATUS_OK;
 }

@@ -17,32 +17,32 @@
 
 /* What a probe child sends back; ok carries detail for the ok line. */
 typedef struct probe_result {
-    contain_status pr_status;
+    box_status pr_status;
     char pr_ok[128];
     ct_err pr_err;
 } probe_result;
 
-typedef contain_status (*probe_fn)(probe_result *r, int out);
+typedef box_status (*probe_fn)(probe_result *r, int out);
 
 /* Not root: every namespace is made inside a user namespace, as in a run. */
-static contain_status
+static box_status
 pr_as_runner(probe_result *r)
 {
     if (geteuid() == 0)
-        return CONTAIN_OK;
+        return BOX_STATUS_OK;
     return ct_userns(&r->pr_err);
 }
 
-static contain_status
+static box_status
 pr_userns(probe_result *r, int out)
 {
     return ct_userns(&r->pr_err);
 }
 
-static contain_status
+static box_status
 pr_mountns(probe_result *r, int out)
 {
-    contain_status st;
+    box_status st;
 
     if ((st = pr_as_runner(r)) != 0)
         return st;
@@ -50,10 +50,10 @@ pr_mountns(probe_result *r, int out)
 }
 
 /* The pid namespace's init must be able to mount its own /proc. */
-static contain_status
+static box_status
 pr_pidns(probe_result *r, int out)
 {
-    contain_status st;
+    box_status st;
     pid_t init;
     int ws;
 
@@ -62,7 +62,7 @@ pr_pidns(probe_result *r, int out)
         return st;
     init = (pid_t)syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, 0, NULL, NULL, 0);
     if (init < 0)
-        return ct_fail(&r->pr_err, CONTAIN_FAIL, true,
+        return ct_fail(&r->pr_err, BOX_STATUS_FAULT, true,
                        "the kernel cannot give this process a new pid "
                        "namespace (clone: %s)",
                        strerror(errno));
@@ -70,30 +70,30 @@ pr_pidns(probe_result *r, int out)
         probe_result in;
         memset(&in, 0, sizeof in);
         in.pr_status = ct_mounts(&in.pr_err);
-        if (in.pr_status != CONTAIN_OK && write(out, &in, sizeof in) < 0)
+        if (in.pr_status != BOX_STATUS_OK && write(out, &in, sizeof in) < 0)
             _exit(2);
-        _exit(in.pr_status == CONTAIN_OK ? 0 : 1);
+        _exit(in.pr_status == BOX_STATUS_OK ? 0 : 1);
     }
     if (waitpid(init, &ws, 0) != init || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
         _exit(1); // init reported, or died without a word
     snprintf(r->pr_ok, sizeof r->pr_ok, "(with a fresh /proc)");
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
-static contain_status
+static box_status
 pr_ipcns(probe_result *r, int out)
 {
-    contain_status st;
+    box_status st;
 
     if ((st = pr_as_runner(r)) != 0)
         return st;
     return ct_unshare(CLONE_NEWIPC, &r->pr_err);
 }
 
-static contain_status
+static box_status
 pr_utsns(probe_result *r, int out)
 {
-    contain_status st;
+    box_status st;
 
     if ((st = pr_as_runner(r)) != 0 ||
         (st = ct_unshare(CLONE_NEWUTS, &r->pr_err)) != 0)
@@ -101,31 +101,31 @@ pr_utsns(probe_result *r, int out)
     return ct_hostname(&r->pr_err);
 }
 
-static contain_status
+static box_status
 pr_netns(probe_result *r, int out)
 {
-    contain_status st;
+    box_status st;
 
     if ((st = pr_as_runner(r)) != 0 ||
         (st = ct_unshare(CLONE_NEWNET, &r->pr_err)) != 0 ||
         (st = ct_lo_up(&r->pr_err)) != 0)
         return st;
     snprintf(r->pr_ok, sizeof r->pr_ok, "(lo up)");
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
-static contain_status
+static box_status
 pr_nnp(probe_result *r, int out)
 {
     return ct_nnp(&r->pr_err);
 }
 
 /* A ruleset with only the system grants must make /etc/passwd unreadable. */
-static contain_status
+static box_status
 pr_landlock(probe_result *r, int out)
 {
     ct_plan plan = {0};
-    contain_status st;
+    box_status st;
     int abi, fd;
 
     if ((st = ct_ll_abi(&abi, &r->pr_err)) != 0)
@@ -136,29 +136,29 @@ pr_landlock(probe_result *r, int out)
         return st;
     fd = open("/etc/passwd", O_RDONLY | O_CLOEXEC);
     if (fd >= 0 || errno != EACCES)
-        return ct_fail(&r->pr_err, CONTAIN_FAIL, true,
+        return ct_fail(&r->pr_err, BOX_STATUS_FAULT, true,
                        "Landlock ABI %d accepted a ruleset but did not "
                        "enforce it",
                        abi);
     snprintf(r->pr_ok, sizeof r->pr_ok, "(ABI %d, enforced)", abi);
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 /* The real filter, loaded, must refuse ptrace. */
-static contain_status
+static box_status
 pr_seccomp(probe_result *r, int out)
 {
-    contain_status st;
+    box_status st;
 
     if ((st = ct_seccomp_avail(&r->pr_err)) != 0 ||
         (st = ct_nnp(&r->pr_err)) != 0 ||
         (st = ct_seccomp_load(&r->pr_err)) != 0)
         return st;
     if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0 || errno != EPERM)
-        return ct_fail(&r->pr_err, CONTAIN_FAIL, true,
+        return ct_fail(&r->pr_err, BOX_STATUS_FAULT, true,
                        "the seccomp filter loaded but ptrace was not refused");
     snprintf(r->pr_ok, sizeof r->pr_ok, "(filter enforced)");
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 /*
@@ -168,26 +168,26 @@ pr_seccomp(probe_result *r, int out)
  * clone /proc, make it read-only and noexec, and move it onto itself in
  * a private mount namespace.
  */
-static contain_status
+static box_status
 pr_masks(probe_result *r, int out)
 {
     struct mount_attr attr = {.attr_set =
                                   MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC};
-    contain_status st;
+    box_status st;
     int fd;
 
     if ((st = pr_as_runner(r)) != 0 ||
         (st = ct_unshare(CLONE_NEWNS, &r->pr_err)) != 0)
         return st;
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-        return ct_fail(&r->pr_err, CONTAIN_FAIL, true,
+        return ct_fail(&r->pr_err, BOX_STATUS_FAULT, true,
                        "cannot make mounts private (mount: %s)",
                        strerror(errno));
     fd = open_tree(AT_FDCWD, "/proc",
                    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
     if (fd >= 0 && mount_setattr(fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
                                  sizeof attr) != 0) {
-        st = ct_fail(&r->pr_err, CONTAIN_FAIL, true,
+        st = ct_fail(&r->pr_err, BOX_STATUS_FAULT, true,
                      "the kernel cannot set the flags of a cloned mount "
                      "(mount_setattr: %s; Linux 5.12 has it)",
                      strerror(errno));
@@ -196,14 +196,14 @@ pr_masks(probe_result *r, int out)
     }
     if (fd < 0 ||
         move_mount(fd, "", AT_FDCWD, "/proc", MOVE_MOUNT_F_EMPTY_PATH) != 0)
-        return ct_fail(&r->pr_err, CONTAIN_FAIL, true,
+        return ct_fail(&r->pr_err, BOX_STATUS_FAULT, true,
                        "the kernel cannot move a cloned mount (%s: %s; "
                        "Linux 5.2 has it)",
                        fd < 0 ? "open_tree" : "move_mount", strerror(errno));
     close(fd);
     snprintf(r->pr_ok, sizeof r->pr_ok,
              "(open_tree, mount_setattr, move_mount)");
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 /* ORDER PROBE: the lines --probe prints, in this order. */
@@ -229,8 +229,8 @@ probe_one(const struct probe_row *row, probe_result *res)
 
     memset(res, 0, sizeof *res);
     if (pipe2(p, O_CLOEXEC) != 0) {
-        res->pr_status = ct_fail(&res->pr_err, CONTAIN_FAIL, false, "pipe: %s",
-                                 strerror(errno));
+        res->pr_status = ct_fail(&res->pr_err, BOX_STATUS_FAULT, false,
+                                 "pipe: %s", strerror(errno));
         return;
     }
     pid = fork();
@@ -246,8 +246,8 @@ probe_one(const struct probe_row *row, probe_result *res)
     close(p[1]);
     if (pid < 0) {
         close(p[0]);
-        res->pr_status = ct_fail(&res->pr_err, CONTAIN_FAIL, false, "fork: %s",
-                                 strerror(errno));
+        res->pr_status = ct_fail(&res->pr_err, BOX_STATUS_FAULT, false,
+                                 "fork: %s", strerror(errno));
         return;
     }
     do {
@@ -258,7 +258,7 @@ probe_one(const struct probe_row *row, probe_result *res)
     }
     if (n != (ssize_t)sizeof *res) {
         memset(res, 0, sizeof *res);
-        res->pr_status = ct_fail(&res->pr_err, CONTAIN_FAIL, true,
+        res->pr_status = ct_fail(&res->pr_err, BOX_STATUS_FAULT, true,
                                  "the probe process ended without a result "
                                  "(wait status %d)",
                                  ws);
@@ -278,7 +278,7 @@ contain_probe(void)
         probe_result r;
 
         probe_one(row, &r);
-        if (r.pr_status == CONTAIN_OK) {
+        if (r.pr_status == BOX_STATUS_OK) {
             printf("%s: ok%s%s\n", row->pw_name, r.pr_ok[0] ? " " : "",
                    r.pr_ok);
         } else if (root && row->pw_root_unused) {
@@ -286,7 +286,7 @@ contain_probe(void)
                    r.pr_err.ce_msg);
         } else {
             printf("%s: missing (%s)\n", row->pw_name, r.pr_err.ce_msg);
-            status = CONTAIN_FAIL;
+            status = BOX_STATUS_FAULT;
         }
         fflush(stdout);
     }

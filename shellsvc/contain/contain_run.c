@@ -35,7 +35,7 @@ ct_wait_status(int ws)
         return WEXITSTATUS(ws);
     if (WIFSIGNALED(ws))
         return 128 + WTERMSIG(ws);
-    return CONTAIN_FAIL;
+    return BOX_STATUS_FAULT;
 }
 
 // fds 0-2 must exist, or the first open below would take their place.
@@ -85,7 +85,7 @@ ct_close_inherited(int keep)
  * matches. From here on only the fd is used; the name is never resolved
  * again.
  */
-static contain_status
+static box_status
 ct_program(const contain_spec *spec, int *out, ct_err *e)
 {
     const char *name = spec->cs_exec_path;
@@ -96,33 +96,33 @@ ct_program(const contain_spec *spec, int *out, ct_err *e)
         fd = spec->cs_exec_fd;
         name = spec->cs_argv[0];
         if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
-            return ct_fail(e, CONTAIN_FAIL, false, "--exec-fd %d: %s", fd,
+            return ct_fail(e, BOX_STATUS_FAULT, false, "--exec-fd %d: %s", fd,
                            strerror(errno));
     } else {
         fd = open(name, O_PATH | O_CLOEXEC);
         if (fd < 0)
             return ct_fail(e,
                            errno == ENOENT || errno == ENOTDIR
-                               ? CONTAIN_NOT_FOUND
-                               : CONTAIN_CANNOT_RUN,
+                               ? BOX_STATUS_NOT_FOUND
+                               : BOX_STATUS_CANNOT_RUN,
                            false, "%s: cannot open the program: %s", name,
                            strerror(errno));
     }
     *out = fd;
     if (fstat(fd, &sb) != 0)
-        return ct_fail(e, CONTAIN_CANNOT_RUN, false, "%s: %s", name,
+        return ct_fail(e, BOX_STATUS_CANNOT_RUN, false, "%s: %s", name,
                        strerror(errno));
     if (spec->cs_has_id &&
         (sb.st_dev != spec->cs_dev || sb.st_ino != spec->cs_ino))
-        return ct_fail(e, CONTAIN_CANNOT_RUN, false,
+        return ct_fail(e, BOX_STATUS_CANNOT_RUN, false,
                        "refusing to run %s: the file changed after it was "
                        "decided (expected dev:ino %ju:%ju, found %ju:%ju)",
                        name, (uintmax_t)spec->cs_dev, (uintmax_t)spec->cs_ino,
                        (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino);
     if (!S_ISREG(sb.st_mode))
-        return ct_fail(e, CONTAIN_CANNOT_RUN, false,
+        return ct_fail(e, BOX_STATUS_CANNOT_RUN, false,
                        "refusing to run %s: not a regular file", name);
-    return CONTAIN_OK;
+    return BOX_STATUS_OK;
 }
 
 /*
@@ -141,7 +141,7 @@ ct_wait(pid_t child, const sigset_t *set, bool reap_all)
         if (sig < 0) {
             if (errno == EINTR)
                 continue;
-            return CONTAIN_FAIL;
+            return BOX_STATUS_FAULT;
         }
         if (sig != SIGCHLD) {
             if (si.si_code != SI_KERNEL)
@@ -154,7 +154,7 @@ ct_wait(pid_t child, const sigset_t *set, bool reap_all)
             if (r < 0 && errno == EINTR)
                 continue;
             if (r < 0)
-                return CONTAIN_FAIL; // ECHILD: nothing left to wait for
+                return BOX_STATUS_FAULT; // ECHILD: nothing left to wait for
             if (r == 0)
                 break;
             if (r == child)
@@ -194,7 +194,7 @@ ct_exec(const contain_spec *spec, int fd)
                   "interpreter)"
                 : "");
     ct_report(&e);
-    _exit(err == ENOENT ? CONTAIN_NOT_FOUND : CONTAIN_CANNOT_RUN);
+    _exit(err == ENOENT ? BOX_STATUS_NOT_FOUND : BOX_STATUS_CANNOT_RUN);
 }
 
 /*
@@ -207,14 +207,14 @@ ct_init(const contain_spec *spec, ct_plan *plan, int fd, int alive,
         const sigset_t *set)
 {
     ct_err e;
-    contain_status st;
+    box_status st;
     struct pollfd p = {.fd = alive, .events = POLLIN};
     pid_t prog;
 
     memset(&e, 0, sizeof e);
     // Die with box-contain; if it is already gone, do not start.
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || poll(&p, 1, 0) != 0)
-        _exit(CONTAIN_FAIL);
+        _exit(BOX_STATUS_FAULT);
     close(alive);
     if ((st = ct_mounts(&e)) != 0 || (st = ct_binds(plan, &e)) != 0 ||
         (st = ct_masks(spec, plan, &e)) != 0 || (st = ct_hostname(&e)) != 0 ||
@@ -222,7 +222,7 @@ ct_init(const contain_spec *spec, ct_plan *plan, int fd, int alive,
         goto fail;
     if (chdir(spec->cs_cwd != NULL ? spec->cs_cwd : "/") != 0) {
         st =
-            ct_fail(&e, CONTAIN_FAIL, false, "--cwd %s: %s",
+            ct_fail(&e, BOX_STATUS_FAULT, false, "--cwd %s: %s",
                     spec->cs_cwd != NULL ? spec->cs_cwd : "/", strerror(errno));
         goto fail;
     }
@@ -234,7 +234,7 @@ ct_init(const contain_spec *spec, ct_plan *plan, int fd, int alive,
         goto fail;
     prog = fork();
     if (prog < 0) {
-        st = ct_fail(&e, CONTAIN_FAIL, false, "fork: %s", strerror(errno));
+        st = ct_fail(&e, BOX_STATUS_FAULT, false, "fork: %s", strerror(errno));
         goto fail;
     }
     if (prog == 0)
@@ -250,24 +250,24 @@ fail:
  * The clone of init failed: find the namespace the kernel will not give,
  * one throwaway child per flag, so the refusal can name it.
  */
-static contain_status
+static box_status
 ct_which_ns(int err, ct_err *e)
 {
     for (size_t i = 0; i < sizeof ct_namespaces / sizeof *ct_namespaces; i++) {
         int ws;
         pid_t pid = fork();
         if (pid == 0)
-            _exit(ct_unshare(ct_namespaces[i], e) == CONTAIN_OK ? 0 : 1);
+            _exit(ct_unshare(ct_namespaces[i], e) == BOX_STATUS_OK ? 0 : 1);
         if (pid < 0 || waitpid(pid, &ws, 0) != pid)
             break;
         if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
-            return ct_fail(e, CONTAIN_FAIL, true,
+            return ct_fail(e, BOX_STATUS_FAULT, true,
                            "the kernel cannot give this process a new %s "
                            "namespace (clone: %s)",
                            ct_ns_name(ct_namespaces[i]), strerror(err));
         }
     }
-    return ct_fail(e, CONTAIN_FAIL, true,
+    return ct_fail(e, BOX_STATUS_FAULT, true,
                    "the kernel cannot create the sandbox namespaces "
                    "(clone: %s; see box-contain --probe)",
                    strerror(err));
@@ -289,7 +289,7 @@ contain_run(const contain_spec *spec)
 {
     ct_err e;
     ct_plan plan = {0};
-    contain_status st;
+    box_status st;
     sigset_t set, old;
     int fd = -1, abi = 0, alive[2] = {-1, -1}, status, ns_flags = 0;
     pid_t init;
@@ -310,7 +310,7 @@ contain_run(const contain_spec *spec)
     for (size_t i = 0; i < sizeof ct_namespaces / sizeof *ct_namespaces; i++)
         ns_flags |= ct_namespaces[i];
     if (pipe2(alive, O_CLOEXEC) != 0) {
-        st = ct_fail(&e, CONTAIN_FAIL, false, "pipe: %s", strerror(errno));
+        st = ct_fail(&e, BOX_STATUS_FAULT, false, "pipe: %s", strerror(errno));
         goto fail;
     }
     sigemptyset(&set);

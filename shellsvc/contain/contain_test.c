@@ -317,7 +317,7 @@ test_probe(void **state)
                     strncmp(line, "unused (", 8) == 0);
     }
     if (probe_status != 0) {
-        assert_int_equal(probe_status, CONTAIN_FAIL);
+        assert_int_equal(probe_status, BOX_STATUS_FAULT);
         assert_non_null(strstr(probe_out, ": missing ("));
         print_message("a kernel feature is missing on this machine (above); "
                       "the sandbox tests skip\n");
@@ -344,7 +344,7 @@ test_usage_errors(void **state)
         for (size_t k = 0; cases[i][k] != NULL; k++)
             av_add(&a, "%s", cases[i][k]);
         run(&r, a.a_v);
-        assert_int_equal(r.ro_status, CONTAIN_FAIL);
+        assert_int_equal(r.ro_status, BOX_STATUS_FAULT);
         assert_true(strncmp(r.ro_err, "box-contain: ", 13) == 0);
         run_free(&r);
     }
@@ -680,7 +680,7 @@ test_identity_swapped(void **state)
     av_add(&a, "--");
     av_add(&a, "prog");
     run(&r, a.a_v);
-    assert_int_equal(r.ro_status, CONTAIN_CANNOT_RUN);
+    assert_int_equal(r.ro_status, BOX_STATUS_CANNOT_RUN);
     assert_string_equal(r.ro_out, "");
     assert_non_null(strstr(r.ro_err, "box-contain: refusing to run"));
     assert_non_null(strstr(r.ro_err, "changed after it was decided"));
@@ -769,7 +769,7 @@ test_missing_program(void **state)
     av_add(&a, "--");
     av_add(&a, "prog");
     run(&r, a.a_v);
-    assert_int_equal(r.ro_status, CONTAIN_NOT_FOUND);
+    assert_int_equal(r.ro_status, BOX_STATUS_NOT_FOUND);
     assert_non_null(strstr(r.ro_err, "box-contain: /nonexistent/contain/prog"));
     assert_non_null(strstr(r.ro_err, "No such file"));
     run_free(&r);
@@ -807,7 +807,7 @@ test_deny_shapes(void **state)
     av_add(&a, "%s/w/.env", t.t_root);
     av_program(&a, "/bin/cat");
     run(&r, a.a_v);
-    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_int_equal(r.ro_status, BOX_STATUS_FAULT);
     assert_non_null(strstr(r.ro_err, "does not exist and lies inside the "
                                      "grant"));
     assert_non_null(strstr(r.ro_err, "cannot carve a hole"));
@@ -819,7 +819,7 @@ test_deny_shapes(void **state)
     av_add(&a, "/usr/contain-test-absent");
     av_program(&a, "/bin/cat");
     run(&r, a.a_v);
-    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_int_equal(r.ro_status, BOX_STATUS_FAULT);
     assert_non_null(strstr(r.ro_err, "which every sandbox grants"));
     run_free(&r);
 
@@ -844,7 +844,7 @@ test_deny_shapes(void **state)
         av_add(&a, "%s%s", t.t_root, equal ? "/in" : "");
         av_program(&a, "/bin/cat");
         run(&r, a.a_v);
-        assert_int_equal(r.ro_status, CONTAIN_FAIL);
+        assert_int_equal(r.ro_status, BOX_STATUS_FAULT);
         assert_non_null(strstr(r.ro_err, "lies inside --deny"));
         run_free(&r);
     }
@@ -873,7 +873,7 @@ test_deny_shapes(void **state)
     av_add(&a, "%s", link);
     av_program(&a, "/bin/cat");
     run(&r, a.a_v);
-    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_int_equal(r.ro_status, BOX_STATUS_FAULT);
     assert_non_null(strstr(r.ro_err, "symbolic link"));
     run_free(&r);
     tree_rm(&t);
@@ -1150,7 +1150,7 @@ test_hide_show(void **state)
         }
         av_program(&a, "/bin/true");
         run(&r, a.a_v);
-        assert_int_equal(r.ro_status, CONTAIN_FAIL);
+        assert_int_equal(r.ro_status, BOX_STATUS_FAULT);
         assert_non_null(strstr(r.ro_err, bad[i][3]));
         run_free(&r);
     }
@@ -1238,7 +1238,7 @@ test_grant_through_link_refused(void **state)
     av_program(&a, "/usr/bin/cat");
     av_add(&a, "%s/w/x/b.txt", t.t_root);
     run(&r, a.a_v);
-    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_int_equal(r.ro_status, BOX_STATUS_FAULT);
     assert_null(strstr(r.ro_out, "secret"));
     assert_non_null(strstr(r.ro_err, "Too many levels of symbolic links"));
     run_free(&r);
@@ -1394,7 +1394,7 @@ test_deny_hard_link_refused(void **state)
     av_program(&a, "/usr/bin/cat");
     av_add(&a, "%s", second);
     run(&r, a.a_v);
-    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_int_equal(r.ro_status, BOX_STATUS_FAULT);
     assert_null(strstr(r.ro_out, "secret"));
     assert_non_null(strstr(r.ro_err, "has 2 names (hard links)"));
     run_free(&r);
@@ -1489,7 +1489,7 @@ test_unprivileged_caller(void **state)
     av_add(&a, "caps");
     av_add(&a, "pid");
     run_as(&r, a.a_v, -1, nobody);
-    if (r.ro_status == CONTAIN_FAIL &&
+    if (r.ro_status == BOX_STATUS_FAULT &&
         strstr(r.ro_err, "user namespaces") != NULL) {
         print_message("user namespaces are unavailable to uid %d here; "
                       "skipping\n",
@@ -1837,7 +1837,7 @@ test_missing_feature_refused(void **state)
     av_start(&a);
     av_program(&a, "/bin/true");
     run_pre(&r, a.a_v, -1, -1, hide_landlock);
-    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_int_equal(r.ro_status, BOX_STATUS_FAULT);
     assert_string_equal(r.ro_err,
                         "box-contain: refusing to run: the kernel has no "
                         "Landlock support (landlock_create_ruleset: Function "
@@ -1845,7 +1845,7 @@ test_missing_feature_refused(void **state)
     run_free(&r);
 
     run_pre(&r, probe, -1, -1, hide_landlock);
-    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_int_equal(r.ro_status, BOX_STATUS_FAULT);
     assert_non_null(strstr(r.ro_out, "\nlandlock: missing (the kernel has "
                                      "no Landlock support"));
     assert_non_null(strstr(r.ro_out, "\nseccomp: ok"));
@@ -1853,14 +1853,14 @@ test_missing_feature_refused(void **state)
 
     need_sandbox(); // the rest imitates a missing namespace on a full kernel
     run_pre(&r, a.a_v, -1, -1, hide_netns);
-    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_int_equal(r.ro_status, BOX_STATUS_FAULT);
     assert_non_null(strstr(r.ro_err, "box-contain: refusing to run: the "
                                      "kernel cannot give this process a new "
                                      "network namespace"));
     run_free(&r);
 
     run_pre(&r, probe, -1, -1, hide_netns);
-    assert_int_equal(r.ro_status, CONTAIN_FAIL);
+    assert_int_equal(r.ro_status, BOX_STATUS_FAULT);
     assert_non_null(strstr(r.ro_out, "\nnet-namespace: missing ("));
     assert_non_null(strstr(r.ro_out, "\nlandlock: ok"));
     run_free(&r);

@@ -4,18 +4,21 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_effect.h"
 #include "sh_internal.h"
 
 /*
  * ARCHITECTURE §5: every command any route would run (top level, stages,
  * $( ), eval, command, function calls) comes here as a value. This file
- * builds the request (box-spec §3.4 / §4 / §7) and asks the decider; it
- * never runs anything and never reads shell state, so the same function
- * serves every thread. A decider that is missing or answers anything but
- * SH_KERNEL_PERMIT is a refusal (fail closed).
+ * prepares the command's values (the joined command, the §7 redaction),
+ * has box_effect_request shape them into the request (box-spec §3.4 / §4
+ * / §7) and asks the decider; it never runs anything and never reads
+ * shell state, so the same function serves every thread. A decider that is
+ * missing or answers anything but BOX_VERDICT_PERMIT is a refusal (fail
+ * closed); a value outside the enum is read as a fault, which ends the call.
  */
 
-#define SH_ADMIT_MAX_ARGS 64u
+#define SH_ADMIT_MAX_ARGS BOX_EFFECT_MAX_ARGS
 #define SH_ADMIT_MAX_ATTR 4096u
 #define SH_TRUNC_TAIL "\xe2\x80\xa6 (truncated)"
 
@@ -90,35 +93,11 @@ sh_admit_redact(const sh_cmd_value *cv, char **out, size_t max)
     return n;
 }
 
-/* Arena-free construction: the request lives on the stack of sh_admit. */
-typedef struct admit_req {
-    Box__DecisionRequest rq;
-    Box__Value input;
-    Box__ValueRecord rec;
-    Box__RecordField f[7];
-    Box__RecordField *fp[7];
-    Box__Value v[7];
-    Box__Subject subj;
-} admit_req;
-
-static void
-field_str(admit_req *r, size_t i, const char *name, const char *s)
-{
-    box__record_field__init(&r->f[i]);
-    box__value__init(&r->v[i]);
-    r->v[i].kind_case = BOX__VALUE__KIND_STR;
-    r->v[i].str = (char *)s;
-    r->f[i].name = (char *)name;
-    r->f[i].value = &r->v[i];
-    r->fp[i] = &r->f[i];
-}
-
 box_err
 sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
 {
     memset(out, 0, sizeof *out);
-    out->ad_verdict = SH_KERNEL_FAULT;
-    out->ad_status = 125;
+    out->ad_verdict = BOX_VERDICT_FAULT;
     box_err rv = BOX_ENOMEM;
     char *args[SH_ADMIT_MAX_ARGS];
     size_t nargs = 0;
@@ -140,70 +119,40 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
     if (nargs == 0)
         goto out;
 
-    admit_req r;
-    box__decision_request__init(&r.rq);
-    box__value__init(&r.input);
-    box__value_record__init(&r.rec);
-    box__subject__init(&r.subj);
-    size_t nf = 0;
-    field_str(&r, nf++, "command", cmd.b_data);
-    field_str(&r, nf++, "program", cv->cv_argv[0]);
-    if (cv->cv_argc > 1)
-        field_str(&r, nf++, "arg1", cv->cv_argv[1]);
-    if (cv->cv_argc > 2)
-        field_str(&r, nf++, "arg2", cv->cv_argv[2]);
-    box__record_field__init(&r.f[nf]);
-    box__value__init(&r.v[nf]);
-    r.v[nf].kind_case = BOX__VALUE__KIND_LONG;
-    r.v[nf].long_ = cv->cv_argc - 1;
-    r.f[nf].name = (char *)"arg_count";
-    r.f[nf].value = &r.v[nf];
-    r.fp[nf] = &r.f[nf];
-    nf++;
-    field_str(&r, nf++, "cwd", cwd);
-    const char *spawn = cv->cv_program_path;
-    if (spawn != NULL) {
-        field_str(&r, nf++, "program_path", spawn);
-        // §7: command_args[0] is the reported program_path for a spawn.
-        char *first = box_strdup(spawn);
-        if (first == NULL)
-            goto out;
-        box_free(args[0]);
-        args[0] = first;
-    }
-    r.rec.n_fields = nf;
-    r.rec.fields = r.fp;
-    r.input.kind_case = BOX__VALUE__KIND_RECORD;
-    r.input.record = &r.rec;
-    r.subj.n_command_args = nargs;
-    r.subj.command_args = args;
-    r.subj.working_directory = (char *)cwd;
-    r.subj.process_command = (char *)(spawn ? spawn : cv->cv_argv[0]);
-    r.rq.action = (char *)(spawn ? "shell:spawn" : "shell:exec");
-    r.rq.input = &r.input;
-    r.rq.resource = (char *)(spawn ? spawn : cv->cv_argv[0]);
-    r.rq.subject = &r.subj;
+    box_effect e = {
+        .e_kind = cv->cv_program_path != NULL ? BOX_EFFECT_SHELL_SPAWN
+                                              : BOX_EFFECT_SHELL_EXEC,
+        .e_cmd = {.ec_command = cmd.b_data,
+                  .ec_argc = cv->cv_argc,
+                  .ec_argv = cv->cv_argv,
+                  .ec_cwd = cwd,
+                  .ec_program_path = cv->cv_program_path,
+                  .ec_args = args,
+                  .ec_nargs = nargs},
+    };
+    box_effect_req er;
+    const Box__DecisionRequest *rq = box_effect_request(&er, &e);
+    if (rq == NULL)
+        goto out;
 
     char *msg = NULL;
-    sh_kernel_verdict v = SH_KERNEL_FAULT;
+    box_verdict v = BOX_VERDICT_FAULT;
     pthread_mutex_lock(&ss->ss_lock);
     if (ss->ss_o.so_decide != NULL)
-        v = ss->ss_o.so_decide(ss->ss_o.so_decide_arg, &r.rq, &msg);
+        v = ss->ss_o.so_decide(ss->ss_o.so_decide_arg, rq, &msg);
     pthread_mutex_unlock(&ss->ss_lock);
     out->ad_verdict = v;
     out->ad_message = msg;
     switch (v) {
-    case SH_KERNEL_PERMIT:
-        out->ad_status = 0;
+    case BOX_VERDICT_PERMIT:
         box_free(out->ad_message);
         out->ad_message = NULL;
         break;
-    case SH_KERNEL_DENY:
-        out->ad_status = 126;
+    case BOX_VERDICT_DENY:
         break;
-    default:
-        out->ad_verdict = SH_KERNEL_FAULT;
-        out->ad_status = 125;
+    case BOX_VERDICT_FAULT:
+    default: // a value outside the enum: the decider broke its contract
+        out->ad_verdict = BOX_VERDICT_FAULT;
         break;
     }
     rv = BOX_OK;

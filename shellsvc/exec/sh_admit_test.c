@@ -45,11 +45,11 @@ test_redact_caps(void **state)
 
 typedef struct seen {
     int calls;
-    sh_kernel_verdict answer;
+    box_verdict answer;
     bool with_message;
 } seen;
 
-static sh_kernel_verdict
+static box_verdict
 check_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
 {
     seen *s = arg;
@@ -93,22 +93,26 @@ test_request_and_verdicts(void **state)
     bool exp[] = {false, false, false, true};
     sh_cmd_value cv = {
         .cv_argc = 4, .cv_argv = argv, .cv_expanded = exp, .cv_cwd = "/w"};
+    // The executor turns the verdict into the status (sh_exec_test: 126
+    // for a deny, 125 for a fault); a value outside the enum is a fault.
     static const struct {
-        sh_kernel_verdict v;
+        box_verdict v;
         bool msg;
-        int status;
+        box_verdict want;
     } rows[] = {
-        {SH_KERNEL_PERMIT, true, 0},         {SH_KERNEL_DENY, true, 126},
-        {SH_KERNEL_DENY, false, 126},        {SH_KERNEL_FAULT, true, 125},
-        {(sh_kernel_verdict)42, false, 125},
+        {BOX_VERDICT_PERMIT, true, BOX_VERDICT_PERMIT},
+        {BOX_VERDICT_DENY, true, BOX_VERDICT_DENY},
+        {BOX_VERDICT_DENY, false, BOX_VERDICT_DENY},
+        {BOX_VERDICT_FAULT, true, BOX_VERDICT_FAULT},
+        {(box_verdict)42, false, BOX_VERDICT_FAULT},
     };
     for (size_t i = 0; i < NELEM(rows); i++) {
         s.answer = rows[i].v;
         s.with_message = rows[i].msg;
         sh_admission ad;
         assert_int_equal(sh_admit(ss, &cv, &ad), BOX_OK);
-        assert_int_equal(ad.ad_status, rows[i].status);
-        if (rows[i].status == 0 || !rows[i].msg)
+        assert_int_equal(ad.ad_verdict, rows[i].want);
+        if (rows[i].want == BOX_VERDICT_PERMIT || !rows[i].msg)
             assert_null(ad.ad_message);
         else
             assert_string_equal(ad.ad_message, "why");

@@ -72,7 +72,7 @@ tstat(tp *t, const char *path, bool follow, sh_kernel_stat *st)
         follow
             ? sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, path, st, &r)
             : sh_kernel_lstat(sh_kern(cx), cx->cx_st->st_cwd, path, st, &r);
-    if (r.kr_fault) {
+    if (r.kr_outcome == SH_KR_FAULT) {
         (void)sh_fs_fail(cx, t->t_who, path, &r);
         t->t_err = true;
         return false;
@@ -89,7 +89,7 @@ file_test(tp *t, char op, const char *a)
         sh_kernel_result r = {0};
         sh_ctx *cx = t->t_cx;
         int err = sh_kernel_probe_exec(sh_kern(cx), cx->cx_st->st_cwd, a, &r);
-        if (r.kr_fault) {
+        if (r.kr_outcome == SH_KR_FAULT) {
             (void)sh_fs_fail(cx, t->t_who, a, &r);
             t->t_err = true;
             return false;

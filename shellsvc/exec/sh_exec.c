@@ -140,24 +140,24 @@ sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
     }
     if (arv != BOX_OK) {
         box_free(ad.ad_message);
-        ad.ad_verdict = SH_KERNEL_FAULT;
+        ad.ad_verdict = BOX_VERDICT_FAULT;
         ad.ad_message = box_strdup("out of memory");
     }
     int st = 0;
     switch (ad.ad_verdict) {
-    case SH_KERNEL_PERMIT:
+    case BOX_VERDICT_PERMIT:
         break;
-    case SH_KERNEL_DENY:
+    case BOX_VERDICT_DENY:
         sh_errf(cx, "effect denied: %s",
                 ad.ad_message ? ad.ad_message : "policy denied this operation");
-        st = 126;
+        st = BOX_STATUS_CANNOT_RUN;
         break;
     default:
         sh_errf(cx, "effect interception failed: %s",
                 ad.ad_message ? ad.ad_message : "no decision");
-        sh_session_abort(cx->cx_ss, 125);
-        sh_fatal(cx, 125);
-        st = 125;
+        sh_session_abort(cx->cx_ss, BOX_STATUS_FAULT);
+        sh_fatal(cx, BOX_STATUS_FAULT);
+        st = BOX_STATUS_FAULT;
         break;
     }
     box_free(ad.ad_message);
@@ -401,7 +401,7 @@ run_argv(sh_ctx *cx, int argc, char **argv, bool bypass_funcs,
             return call_func(cx, f, argc, argv);
     }
     sh_errf(cx, "%s: command not found", argv[0]);
-    return 127;
+    return BOX_STATUS_NOT_FOUND;
 }
 
 int

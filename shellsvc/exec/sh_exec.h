@@ -8,6 +8,8 @@
 
 #include "box.pb-c.h"
 #include "box_err.h"
+#include "box_status.h"
+#include "box_verdict.h"
 #include "sh_kernel.h"
 
 /*
@@ -26,16 +28,6 @@
 #define SH_CAPTURE_MAX (64u * 1024u)
 #define SH_TIMEOUT_MS 30000u
 #define SH_MAX_FD 128
-
-/*
- * Decides one request (borrowed), with the kernel's verdict (sh_kernel.h:
- * its zero value is a deny; a fault ends the call, 125). On a deny or a
- * fault it may set *message to a box_alloc'd text (the session frees it):
- * the §3.11 denial text or the fault reason. The session calls it with its
- * decision lock held, for shell:exec and for the fs:* requests of the
- * kernel it builds when given none, so a decider needs no locking.
- */
-typedef sh_kernel_decide_fn sh_decide_fn;
 
 /* Writes n bytes of stdout/stderr (same contract as worker_write_fn):
  * 0, or -1 when the call must stop (output budget spent, broker gone). */
@@ -69,7 +61,11 @@ typedef struct sh_host_opts {
 } sh_host_opts;
 
 typedef struct sh_session_opts {
-    sh_decide_fn so_decide; // required
+    /* Required. Asks policy (box_verdict.h); a FAULT ends the call, 125.
+     * The session calls it with its decision lock held, for shell:exec
+     * and for the fs:* requests of the kernel it builds when given none,
+     * so a decider needs no locking of its own. */
+    box_decide_fn so_decide;
     void *so_decide_arg;
     sh_write_fn so_out, so_err; // required
     void *so_io_arg;
@@ -121,10 +117,9 @@ typedef struct sh_cmd_value {
 
 /* The outcome of one admission. */
 typedef struct sh_admission {
-    sh_kernel_verdict ad_verdict;
-    int ad_status;    // 0 permit, 126 deny, 125 fault
-    char *ad_message; // box_alloc'd text for deny/fault, or NULL; the
-                      // caller frees it with box_free
+    box_verdict ad_verdict; // PERMIT, DENY or FAULT, never another value
+    char *ad_message;       // box_alloc'd text for deny/fault, or NULL; the
+                            // caller frees it with box_free
 } sh_admission;
 
 /*

@@ -18,22 +18,33 @@ sh_kern(const sh_ctx *cx)
 int
 sh_fs_fail(sh_ctx *cx, const char *cmd, const char *target, sh_kernel_result *r)
 {
-    int status = 1;
+    int status = BOX_STATUS_FAILED;
     const char *m = r->kr_message ? r->kr_message : strerror(r->kr_errno);
-    if (r->kr_fault) {
+    switch (r->kr_outcome) {
+    case SH_KR_FAULT:
         // The PDP could not decide: nothing more of this call may run.
         sh_errf(cx, "effect interception failed: %s", m);
-        sh_session_abort(cx->cx_ss, 125);
-        sh_fatal(cx, 125);
-        status = 125;
-    } else if (cmd == NULL && !r->kr_enforcement) {
-        sh_errf(cx, "%s: %s", target, m);
-    } else if (cmd == NULL) {
-        sh_errf(cx, "%s", m); // the floor's text names the path (§3.7)
-    } else if (r->kr_self_contained || target == NULL) {
+        sh_session_abort(cx->cx_ss, BOX_STATUS_FAULT);
+        sh_fatal(cx, BOX_STATUS_FAULT);
+        status = BOX_STATUS_FAULT;
+        break;
+    case SH_KR_FLOOR:
+        if (cmd == NULL) {
+            sh_errf(cx, "%s", m); // the floor's text names the path (§3.7)
+            break;
+        }
         sh_errf(cx, "%s: %s", cmd, m);
-    } else {
-        sh_errf(cx, "%s: %s: %s", cmd, target, m);
+        break;
+    case SH_KR_DENIED:
+    case SH_KR_OS_ERROR:
+    case SH_KR_OK:
+        if (cmd == NULL)
+            sh_errf(cx, "%s: %s", target, m);
+        else if (sh_kernel_result_self_contained(r) || target == NULL)
+            sh_errf(cx, "%s: %s", cmd, m);
+        else
+            sh_errf(cx, "%s: %s: %s", cmd, target, m);
+        break;
     }
     sh_kernel_result_clear(r);
     return status;

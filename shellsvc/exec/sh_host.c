@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
+#include "box_status.h"
 #include "sh_internal.h"
 
 void
@@ -97,7 +98,7 @@ sh_host_multicall(sh_ctx *cx, char **slot)
     sh_kernel *k = sh_kern(cx);
     sh_kernel_result r = {0};
     int err = sh_kernel_probe_exec(k, cx->cx_st->st_cwd, word, &r);
-    if (r.kr_fault)
+    if (r.kr_outcome == SH_KR_FAULT)
         return sh_fs_fail(cx, NULL, word, &r);
     sh_kernel_result_clear(&r);
     if (err != 0)
@@ -176,21 +177,21 @@ sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
     if (b->hb_found.sf_path == NULL) {
         if (b->hb_unbound_err == EACCES) {
             sh_errf(cx, "%s: Permission denied", argv[0]);
-            return 126;
+            return BOX_STATUS_CANNOT_RUN;
         }
         sh_errf(cx, "%s: command not found", argv[0]);
-        return 127;
+        return BOX_STATUS_NOT_FOUND;
     }
     if (h->ho_config == NULL) {
         sh_errf(cx, "%s: the configuration has no `[agent]` table", argv[0]);
-        return 126;
+        return BOX_STATUS_CANNOT_RUN;
     }
     if (h->ho_contain == NULL || h->ho_launch == NULL) {
         sh_errf(cx,
                 "%s: host-binary execution requires a contained "
                 "spawner; none is installed",
                 argv[0]);
-        return 126;
+        return BOX_STATUS_CANNOT_RUN;
     }
     // The program has what is left of the call's budget, not a budget of
     // its own: the call ends on time however many programs it starts.
@@ -207,7 +208,7 @@ sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
                             .ro_write = host_write,
                             .ro_stop = host_stop,
                             .ro_ctx = &o};
-    int status = 126;
+    int status = BOX_STATUS_CANNOT_RUN;
     char *err = NULL;
     if (sh_check_stop(cx)) // the call ended while this was decided
         return cx->cx_status;

@@ -19,13 +19,12 @@ struct sh_keep {
 
 /* The own kernel's decider: the session's decider, under its lock (the
  * kernel may ask from several stage threads at once). */
-static sh_kernel_verdict
+static box_verdict
 session_fs_decide(void *arg, const Box__DecisionRequest *req, char **message)
 {
     sh_session *ss = arg;
     pthread_mutex_lock(&ss->ss_lock);
-    sh_kernel_verdict v =
-        ss->ss_o.so_decide(ss->ss_o.so_decide_arg, req, message);
+    box_verdict v = ss->ss_o.so_decide(ss->ss_o.so_decide_arg, req, message);
     pthread_mutex_unlock(&ss->ss_lock);
     return v;
 }

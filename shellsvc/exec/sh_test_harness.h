@@ -55,7 +55,7 @@ th_field(const Box__DecisionRequest *rq, const char *name)
     return NULL;
 }
 
-static inline sh_kernel_verdict
+static inline box_verdict
 th_decide_fs(th *t, const Box__DecisionRequest *rq, char **msg)
 {
     const Box__Value *path = th_field(rq, "path");
@@ -69,20 +69,20 @@ th_decide_fs(th *t, const Box__DecisionRequest *rq, char **msg)
                      BOX_OK);
     if (th_listed(t->th_fault_fs, path->str)) {
         *msg = box_strdup("the policy decision point did not answer");
-        return SH_KERNEL_FAULT;
+        return BOX_VERDICT_FAULT;
     }
     if (th_listed(t->th_deny_fs, path->str)) {
         *msg = box_asprintf("policy denied this operation on '%s' "
                             "[default-deny]: No permit policy matched this "
                             "request.",
                             path->str);
-        return SH_KERNEL_DENY;
+        return BOX_VERDICT_DENY;
     }
-    return SH_KERNEL_PERMIT;
+    return BOX_VERDICT_PERMIT;
 }
 
 /* Logs "program|command|arg1|arg2|arg_count\n" ("^" for absent). */
-static inline sh_kernel_verdict
+static inline box_verdict
 th_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
 {
     th *t = arg;
@@ -106,16 +106,16 @@ th_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
                      BOX_OK);
     if (th_listed(t->th_fault, p->str)) {
         *msg = box_strdup("the policy decision point did not answer");
-        return SH_KERNEL_FAULT;
+        return BOX_VERDICT_FAULT;
     }
     if (th_listed(t->th_deny, p->str)) {
         *msg = box_asprintf("policy denied this operation on '%s' "
                             "[default-deny]: No permit policy matched this "
                             "request.",
                             p->str);
-        return SH_KERNEL_DENY;
+        return BOX_VERDICT_DENY;
     }
-    return SH_KERNEL_PERMIT;
+    return BOX_VERDICT_PERMIT;
 }
 
 static inline int

@@ -12,6 +12,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_effect.h"
 #include "sh_kernel_int.h"
 
 static const char txt_identity[] =
@@ -29,7 +30,6 @@ static const char txt_onto_link[] = "cannot rename onto a host symlink";
 static const char txt_busy[] = "bind mount point is busy";
 static const char txt_notlink[] = "not a symbolic link";
 static const char txt_escape[] = "symlink target escapes the bind mount";
-static const char rule_floor[] = "enforcement:reach-floor";
 
 /*
  * What the kernel opens on the host: regular files and directories. A
@@ -66,24 +66,23 @@ enum kop {
 };
 
 static const struct kop_row {
-    const char *action;
-    const char *type;
-    const char *id;
+    box_effect_kind kind; // fs:read, fs:write, fs:delete, fs:move
+    const char *id;       // the operation
     bool mutates; // an ancestor of an authority source may not be its target
 } kop_tab[] = {
-    {"fs:read", "Box::FsReadOperation", "read_content", false},
-    {"fs:read", "Box::FsReadOperation", "read_metadata", false},
-    {"fs:read", "Box::FsReadOperation", "enumerate", false},
-    {"fs:read", "Box::FsReadOperation", "read_link", false},
-    {"fs:read", "Box::FsReadOperation", "change_dir", false},
-    {"fs:read", "Box::FsReadOperation", "exec", false},
-    {"fs:write", "Box::FsWriteOperation", "write_content", true},
-    {"fs:write", "Box::FsWriteOperation", "create_dir", true},
-    {"fs:write", "Box::FsWriteOperation", "set_permissions", true},
-    {"fs:write", "Box::FsWriteOperation", "symlink", true},
-    {"fs:delete", "Box::FsDeleteOperation", "remove_file", true},
-    {"fs:delete", "Box::FsDeleteOperation", "remove_dir", true},
-    {"fs:move", "Box::FsMoveOperation", "rename", true},
+    {BOX_EFFECT_FS_READ, "read_content", false},
+    {BOX_EFFECT_FS_READ, "read_metadata", false},
+    {BOX_EFFECT_FS_READ, "enumerate", false},
+    {BOX_EFFECT_FS_READ, "read_link", false},
+    {BOX_EFFECT_FS_READ, "change_dir", false},
+    {BOX_EFFECT_FS_READ, "exec", false},
+    {BOX_EFFECT_FS_WRITE, "write_content", true},
+    {BOX_EFFECT_FS_WRITE, "create_dir", true},
+    {BOX_EFFECT_FS_WRITE, "set_permissions", true},
+    {BOX_EFFECT_FS_WRITE, "symlink", true},
+    {BOX_EFFECT_FS_DELETE, "remove_file", true},
+    {BOX_EFFECT_FS_DELETE, "remove_dir", true},
+    {BOX_EFFECT_FS_MOVE, "rename", true},
 };
 
 static void
@@ -116,11 +115,27 @@ sh_kernel_result_clear(sh_kernel_result *r)
     memset(r, 0, sizeof *r);
 }
 
+bool
+sh_kernel_result_self_contained(const sh_kernel_result *r)
+{
+    switch (r->kr_outcome) {
+    case SH_KR_DENIED:
+        return r->kr_message != NULL; // not a probe's "absent"
+    case SH_KR_FAULT:
+    case SH_KR_FLOOR:
+        return true;
+    case SH_KR_OK:
+    case SH_KR_OS_ERROR:
+        break;
+    }
+    return false;
+}
+
 char *
 sh_kernel_result_text(const sh_kernel_result *r, const char *target)
 {
     const char *m = r->kr_message ? r->kr_message : strerror(r->kr_errno);
-    if (r->kr_self_contained || target == NULL)
+    if (sh_kernel_result_self_contained(r) || target == NULL)
         return box_strdup(m);
     return box_asprintf("%s: %s", target, m);
 }
@@ -130,6 +145,7 @@ static int
 fail(sh_kernel_result *r, int err, const char *msg)
 {
     box_free(r->kr_message);
+    r->kr_outcome = SH_KR_OS_ERROR;
     r->kr_errno = err;
     r->kr_message = box_strdup(msg ? msg : sh_vfs_strerror(err));
     return err;
@@ -304,61 +320,33 @@ decide(sh_kernel *k, enum kop op, const char *c, const char *floor_reason,
     if (reported == NULL)
         return fail(r, ENOMEM, NULL);
 
-    Box__EntityRef ent = BOX__ENTITY_REF__INIT;
-    ent.type = (char *)row->type;
-    ent.id = (char *)row->id;
-    Box__Value vpath = BOX__VALUE__INIT, vop = BOX__VALUE__INIT;
-    vpath.kind_case = BOX__VALUE__KIND_STR;
-    vpath.str = reported;
-    vop.kind_case = BOX__VALUE__KIND_ENTITY;
-    vop.entity = &ent;
-    Box__RecordField fpath = BOX__RECORD_FIELD__INIT;
-    Box__RecordField fop = BOX__RECORD_FIELD__INIT;
-    fpath.name = (char *)"path";
-    fpath.value = &vpath;
-    fop.name = (char *)"operation";
-    fop.value = &vop;
-    Box__RecordField *fields[2] = {&fpath, &fop};
-    Box__ValueRecord rec = BOX__VALUE_RECORD__INIT;
-    rec.n_fields = 2;
-    rec.fields = fields;
-    Box__Value input = BOX__VALUE__INIT;
-    input.kind_case = BOX__VALUE__KIND_RECORD;
-    input.record = &rec;
-    Box__Subject subj = BOX__SUBJECT__INIT;
-    subj.file_path = (char *)c;
-    Box__DecisionRequest req = BOX__DECISION_REQUEST__INIT;
-    req.action = (char *)row->action;
-    req.input = &input;
-    req.resource = reported;
-    req.subject = &subj;
-    // The floor will refuse even a permit: say so, so the decision log
-    // records the effective decision (cause=enforcement).
-    Box__Enforcement enf = BOX__ENFORCEMENT__INIT;
-    if (floor_reason != NULL) {
-        enf.gate = (char *)"reach-floor";
-        enf.reason = (char *)floor_reason;
-        req.enforcement = &enf;
-    }
+    // The floor will refuse even a permit: the request says so, so the
+    // decision log records the effective decision (cause=enforcement).
+    box_effect e = {.e_kind = row->kind,
+                    .e_fs = {.ef_operation = row->id,
+                             .ef_reported = reported,
+                             .ef_canonical = c,
+                             .ef_floor = floor_reason}};
+    box_effect_req er;
+    const Box__DecisionRequest *req = box_effect_request(&er, &e);
 
     char *msg = NULL;
-    sh_kernel_verdict v = SH_KERNEL_DENY;
-    if (k->k_decide != NULL)
-        v = k->k_decide(k->k_decide_arg, &req, &msg);
-    if (v == SH_KERNEL_PERMIT) {
+    box_verdict v = BOX_VERDICT_DENY;
+    if (k->k_decide != NULL && req != NULL)
+        v = k->k_decide(k->k_decide_arg, req, &msg);
+    if (v == BOX_VERDICT_PERMIT) {
         r->kr_permits++;
         box_free(msg);
         box_free(reported);
         return 0;
     }
     r->kr_errno = EACCES;
-    r->kr_self_contained = true;
-    if (v == SH_KERNEL_FAULT) {
-        r->kr_fault = true;
+    if (v != BOX_VERDICT_DENY) { // FAULT, or a value outside the enum
+        r->kr_outcome = SH_KR_FAULT;
         r->kr_message =
             msg ? msg : box_strdup("the decision could not be made");
     } else {
-        r->kr_denied = true;
+        r->kr_outcome = SH_KR_DENIED;
         r->kr_message =
             msg ? msg
                 : box_asprintf("policy denied this operation on '%s' "
@@ -404,10 +392,8 @@ floor_check(sh_kernel *k, enum kop op, const char *spelled, const sh_res *rs,
     const char *why = floor_reason(k, op, rs);
     if (why == NULL)
         return 0;
+    r->kr_outcome = SH_KR_FLOOR;
     r->kr_errno = EACCES;
-    r->kr_self_contained = true;
-    r->kr_enforcement = true;
-    r->kr_rule = rule_floor;
     box_free(r->kr_message);
     r->kr_message = box_asprintf("%s: %s", spelled, why);
     box_free(r->kr_path);
@@ -495,15 +481,13 @@ admit(sh_kernel *k, const kadm *ad, sh_kernel_result *r)
     return err;
 }
 
-/* A denied probe answers "absent": ENOENT without message. */
+/* A denied probe answers "absent": ENOENT without message (the outcome
+ * stays SH_KR_DENIED). */
 static int
 probe_denied(sh_kernel_result *r)
 {
-    if (r->kr_fault)
-        return r->kr_errno;
     box_free(r->kr_message);
     r->kr_message = NULL;
-    r->kr_self_contained = false;
     r->kr_errno = ENOENT;
     return ENOENT;
 }
@@ -585,7 +569,7 @@ run(sh_kernel *k, const kone *one, const char *cwd, const char *path,
     if (err != 0)
         goto out;
     if ((err = admit_one(k, one, path, &rs, r)) != 0) {
-        if (one->ko_probe && r->kr_denied)
+        if (one->ko_probe && r->kr_outcome == SH_KR_DENIED)
             err = probe_denied(r);
         goto out;
     }

@@ -10,6 +10,7 @@
 
 #include "box.pb-c.h"
 #include "box_err.h"
+#include "box_verdict.h"
 
 /*
  * Every operation runs the same steps (box-spec §3.6–§3.8): resolve the
@@ -23,21 +24,6 @@
 typedef struct sh_kernel sh_kernel;
 typedef struct sh_kernel_file sh_kernel_file;
 
-/* The decider's answer. The zero value is a deny, so a forgotten answer
- * never reads as a permit. FAULT: the decision could not be made (PDP
- * transport failure); the command must exit 125 and *message says why. */
-typedef enum sh_kernel_verdict {
-    SH_KERNEL_DENY = 0,
-    SH_KERNEL_PERMIT = 1,
-    SH_KERNEL_FAULT = 2,
-} sh_kernel_verdict;
-
-/* Asks policy about one request (borrowed). On DENY/FAULT *message is the
- * spec's text (box-spec §3.11), allocated with box_alloc; the kernel frees
- * it. May be called from several threads at once. */
-typedef sh_kernel_verdict (*sh_kernel_decide_fn)(
-    void *arg, const Box__DecisionRequest *req, char **message);
-
 /* Test hook: called after every permit and the reach floor, right before
  * the identity re-check. */
 typedef void (*sh_kernel_hook_fn)(void *arg, const char *canonical_path);
@@ -48,7 +34,10 @@ typedef struct sh_kernel_opts {
     const char *const *ko_binds;
     size_t ko_nbinds;
     const char *ko_operator_home; // for `~` reporting; may be NULL
-    sh_kernel_decide_fn ko_decide;
+    /* Asks policy (box_verdict.h); the kernel frees a reason it sets, and
+     * may call it from several threads at once. A FAULT makes the
+     * operation's result a fault: the command must end 125. */
+    box_decide_fn ko_decide;
     void *ko_decide_arg;
     /* Authority sources (box.toml, the policy file): identified by
      * (dev, ino) at creation; missing ones are ignored. */
@@ -69,20 +58,34 @@ typedef struct sh_kernel_opts {
 box_err sh_kernel_new(const sh_kernel_opts *o, sh_kernel **out) BOX_WARN_UNUSED;
 void sh_kernel_free(sh_kernel *k);
 
+/* How one operation ended: callers switch on it. A refusal is exactly one
+ * of these, never a combination. */
+typedef enum sh_kernel_outcome {
+    SH_KR_OK = 0,
+    SH_KR_OS_ERROR, // failed with the errno kr_errno (the OS's, or one of
+                    // the kernel's own checks: a broken walk, a changed
+                    // identity, a special file)
+    SH_KR_DENIED,   // policy denied the refused leg, kr_path; kr_message is
+                    // the denial. A probe answers "absent" (ENOENT, no
+                    // message) instead.
+    SH_KR_FAULT,    // no decision could be made: the command must end
+                    // BOX_STATUS_FAULT (125); kr_message says why
+    /* The reach floor refused kr_path after a permit: the permit's outcome
+     * is recorded as failed, cause=enforcement, rule SH_KERNEL_FLOOR_RULE. */
+    SH_KR_FLOOR,
+} sh_kernel_outcome;
+
+#define SH_KERNEL_FLOOR_RULE "enforcement:reach-floor"
+
 /* The outcome of one operation. Clear with sh_kernel_result_clear. */
 typedef struct sh_kernel_result {
-    int kr_errno;     // 0 on success; else an errno value
-    char *kr_message; // owned; the `<err>` text; NULL on success
-    /* The message names its own path (a policy denial, a reach-floor
-     * refusal): print it without a `<target>: ` prefix. */
-    bool kr_self_contained;
-    bool kr_denied; // the decider denied (kr_path is the leg's path)
-    bool kr_fault;  // the decider failed: exit 125
-    /* The reach floor refused after a permit: record the permit's outcome
-     * as failed, cause=enforcement, rule kr_rule. */
-    bool kr_enforcement;
-    const char *kr_rule; // static "enforcement:reach-floor" or NULL
-    char *kr_path;       // owned; reported path of the refused leg or NULL
+    sh_kernel_outcome kr_outcome;
+    /* The value the operation returned: 0 when OK. Its meaning is its own
+     * only for SH_KR_OS_ERROR; a denial, fault or floor refusal returns
+     * EACCES (a denied probe ENOENT) for callers that only pass it on. */
+    int kr_errno;
+    char *kr_message; // owned; the `<err>` text; NULL when OK
+    char *kr_path;    // owned; DENIED, FLOOR: the refused leg's reported path
     /* Permits given for this operation (legs of a rename count one each):
      * a failure with kr_permits > 0 is recorded as the permit's ::error
      * outcome; success as descriptor_issued (open) or completed. */
@@ -90,6 +93,10 @@ typedef struct sh_kernel_result {
 } sh_kernel_result;
 
 void sh_kernel_result_clear(sh_kernel_result *r);
+/* True when kr_message names its own path (a policy denial, a reach-floor
+ * refusal, a fault's reason): it is printed without a `<target>: `
+ * prefix. */
+bool sh_kernel_result_self_contained(const sh_kernel_result *r);
 /* "<target>: <err>" or, for a self-contained message, "<err>". Caller
  * frees; NULL on ENOMEM. */
 char *sh_kernel_result_text(const sh_kernel_result *r, const char *target);
@@ -125,7 +132,7 @@ typedef struct sh_kernel_stat {
     bool ks_host;
 } sh_kernel_stat;
 
-/* Probes: a denial answers "absent" (ENOENT, with kr_denied set, and no
+/* Probes: a denial answers "absent" (ENOENT, outcome SH_KR_DENIED, and no
  * message), never an error text. A fault is still a fault. */
 int sh_kernel_stat_path(sh_kernel *k, const char *cwd, const char *path,
                         sh_kernel_stat *st, sh_kernel_result *r);

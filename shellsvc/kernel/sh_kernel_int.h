@@ -28,7 +28,7 @@ struct sh_kernel {
     sh_bind *k_binds;
     size_t k_nbinds;
     char *k_home; // operator home or NULL
-    sh_kernel_decide_fn k_decide;
+    box_decide_fn k_decide;
     void *k_decide_arg;
     sh_ident *k_auth; // authority sources
     size_t k_nauth;

@@ -29,7 +29,7 @@ typedef struct rule {
     const char *action;    // NULL = any
     const char *operation; // NULL = any
     const char *resource;  // NULL = any; trailing '*' = prefix
-    sh_kernel_verdict verdict;
+    box_verdict verdict;
 } rule;
 
 #define LOG_MAX 64
@@ -45,7 +45,7 @@ typedef struct logent {
 typedef struct decider {
     const rule *rules;
     size_t nrules;
-    sh_kernel_verdict dflt;
+    box_verdict dflt;
     pthread_mutex_t lock;
     logent log[LOG_MAX];
     size_t n;
@@ -62,7 +62,7 @@ match(const char *pat, const char *s)
     return strcmp(pat, s) == 0;
 }
 
-static sh_kernel_verdict
+static box_verdict
 decide(void *arg, const Box__DecisionRequest *req, char **message)
 {
     decider *d = arg;
@@ -88,7 +88,7 @@ decide(void *arg, const Box__DecisionRequest *req, char **message)
                  req->subject->file_path);
     }
     pthread_mutex_unlock(&d->lock);
-    sh_kernel_verdict v = d->dflt;
+    box_verdict v = d->dflt;
     for (size_t i = 0; i < d->nrules; i++) {
         const rule *r = &d->rules[i];
         if (match(r->action, req->action) && match(r->operation, op) &&
@@ -97,11 +97,11 @@ decide(void *arg, const Box__DecisionRequest *req, char **message)
             break;
         }
     }
-    if (v == SH_KERNEL_DENY)
+    if (v == BOX_VERDICT_DENY)
         *message = box_asprintf("policy denied this operation on '%s' "
                                 "[policy: test].",
                                 req->resource);
-    else if (v == SH_KERNEL_FAULT)
+    else if (v == BOX_VERDICT_FAULT)
         *message = box_strdup("the PDP did not answer");
     return v;
 }
@@ -195,7 +195,7 @@ setup(void **state)
     mkfile(f->home, "notes.txt", "home notes\n");
     mkfile(f->boxdir, "state", "trusted\n");
     pthread_mutex_init(&f->d.lock, NULL);
-    f->d.dflt = SH_KERNEL_PERMIT;
+    f->d.dflt = BOX_VERDICT_PERMIT;
 
     char nested[PATH_MAX];
     snprintf(nested, sizeof nested, "%s/proj", f->home);
@@ -532,18 +532,18 @@ test_denials_and_faults(void **state)
     char pat[PATH_MAX];
     snprintf(pat, sizeof pat, "%s/secret", f->ws);
     const rule rules[] = {
-        {"fs:read", "read_content", pat, SH_KERNEL_DENY},
-        {"fs:read", "read_metadata", pat, SH_KERNEL_DENY},
-        {"fs:delete", NULL, "/tmp/fault", SH_KERNEL_FAULT},
-        {"fs:move", "rename", "/tmp/nomove", SH_KERNEL_DENY},
+        {"fs:read", "read_content", pat, BOX_VERDICT_DENY},
+        {"fs:read", "read_metadata", pat, BOX_VERDICT_DENY},
+        {"fs:delete", NULL, "/tmp/fault", BOX_VERDICT_FAULT},
+        {"fs:move", "rename", "/tmp/nomove", BOX_VERDICT_DENY},
+        {"fs:write", "create_dir", "/tmp/broken", (box_verdict)42},
     };
     f->d.rules = rules;
-    f->d.nrules = 4;
+    f->d.nrules = 5;
     assert_int_equal(
         sh_kernel_open(f->k, f->ws, "secret", O_RDONLY, 0, &kf, &r), EACCES);
-    assert_true(r.kr_denied);
-    assert_true(r.kr_self_contained);
-    assert_false(r.kr_fault);
+    assert_int_equal(r.kr_outcome, SH_KR_DENIED);
+    assert_true(sh_kernel_result_self_contained(&r));
     char *t = sh_kernel_result_text(&r, "secret");
     char want[PATH_MAX + 64];
     snprintf(want, sizeof want,
@@ -557,13 +557,24 @@ test_denials_and_faults(void **state)
     assert_int_equal(sh_kernel_stat_path(f->k, f->ws, "secret", &st, &r),
                      ENOENT);
     assert_null(r.kr_message);
+    assert_int_equal(r.kr_outcome, SH_KR_DENIED);
+    assert_false(sh_kernel_result_self_contained(&r));
     sh_kernel_result_clear(&r);
 
     // A fault is reported as such (exit 125).
     assert_int_equal(sh_kernel_mkdir(f->k, "/", "/tmp/fault", 0755, &r), 0);
+    assert_int_equal(r.kr_outcome, SH_KR_OK);
     assert_int_equal(sh_kernel_rmdir(f->k, "/", "/tmp/fault", &r), EACCES);
-    assert_true(r.kr_fault);
+    assert_int_equal(r.kr_outcome, SH_KR_FAULT);
     assert_string_equal(r.kr_message, "the PDP did not answer");
+    sh_kernel_result_clear(&r);
+
+    // A decider answering outside the enum broke its contract: a fault,
+    // never a permit or a plain denial.
+    assert_int_equal(sh_kernel_mkdir(f->k, "/", "/tmp/broken", 0755, &r),
+                     EACCES);
+    assert_int_equal(r.kr_outcome, SH_KR_FAULT);
+    assert_string_equal(r.kr_message, "the decision could not be made");
     sh_kernel_result_clear(&r);
 
     // Rename: the first denial wins and names its path.
@@ -721,9 +732,9 @@ test_reach_floor(void **state)
         sh_kernel_open(f->k, f->ws, "cfg/box.toml", O_RDONLY, 0, &kf, &r),
         EACCES);
     assert_int_equal(f->d.n, 1); // policy was asked first
-    assert_true(r.kr_enforcement);
-    assert_string_equal(r.kr_rule, "enforcement:reach-floor");
-    assert_true(r.kr_self_contained);
+    assert_int_equal(r.kr_outcome, SH_KR_FLOOR);
+    assert_string_equal(SH_KERNEL_FLOOR_RULE, "enforcement:reach-floor");
+    assert_true(sh_kernel_result_self_contained(&r));
     snprintf(want, sizeof want, "cfg/box.toml: %s", auth);
     assert_string_equal(r.kr_message, want);
     char *t = sh_kernel_result_text(&r, "cfg/box.toml");
@@ -742,7 +753,7 @@ test_reach_floor(void **state)
     assert_int_equal(link(f->toml, pj(f->ws, "hard")), 0);
     assert_int_equal(sh_kernel_open(f->k, f->ws, "hard", O_RDONLY, 0, &kf, &r),
                      EACCES);
-    assert_true(r.kr_enforcement);
+    assert_int_equal(r.kr_outcome, SH_KR_FLOOR);
     sh_kernel_result_clear(&r);
 
     // Mutating an ancestor directory is refused; reading it is not.
@@ -751,12 +762,12 @@ test_reach_floor(void **state)
     assert_int_equal(sh_kernel_list(f->k, f->ws, "cfg", &names, &n, &r), 0);
     sh_kernel_names_free(names, n);
     assert_int_equal(sh_kernel_rename(f->k, f->ws, "cfg", "cfg2", &r), EACCES);
-    assert_true(r.kr_enforcement);
+    assert_int_equal(r.kr_outcome, SH_KR_FLOOR);
     snprintf(want, sizeof want, "cfg: %s", auth);
     assert_string_equal(r.kr_message, want);
     sh_kernel_result_clear(&r);
     assert_int_equal(sh_kernel_chmod(f->k, "/", f->ws, 0700, &r), EACCES);
-    assert_true(r.kr_enforcement);
+    assert_int_equal(r.kr_outcome, SH_KR_FLOOR);
     sh_kernel_result_clear(&r);
 
     // The box directory.
@@ -766,11 +777,11 @@ test_reach_floor(void **state)
     snprintf(want, sizeof want, ".box/state: %s", res);
     assert_string_equal(r.kr_message, want);
     assert_string_equal(r.kr_path, "~/.box/state");
-    assert_true(r.kr_enforcement);
+    assert_int_equal(r.kr_outcome, SH_KR_FLOOR);
     sh_kernel_result_clear(&r);
     assert_int_equal(sh_kernel_stat_path(f->k, f->home, ".box", &st, &r),
                      EACCES);
-    assert_true(r.kr_enforcement);
+    assert_int_equal(r.kr_outcome, SH_KR_FLOOR);
     sh_kernel_result_clear(&r);
     assert_int_equal(sh_kernel_open(f->k, f->home, ".box/new",
                                     O_WRONLY | O_CREAT, 0644, &kf, &r),
@@ -889,8 +900,8 @@ expect_special(fx *f, const char *cwd, const char *name, int flags,
                      ENXIO);
     assert_null(kf);
     assert_string_equal(r.kr_message, want);
-    assert_false(r.kr_denied);
-    assert_false(r.kr_self_contained);
+    assert_int_equal(r.kr_outcome, SH_KR_OS_ERROR);
+    assert_false(sh_kernel_result_self_contained(&r));
     assert_int_equal(r.kr_permits, nask); // the permit's outcome: ::error
     assert_int_equal(f->d.n, nask);
     sh_kernel_result_clear(&r);
@@ -955,12 +966,12 @@ test_special_files(void **state)
     sh_kernel_result_clear(&r);
 
     // Policy first: a denied FIFO gets the policy's text.
-    rule deny[] = {{"fs:read", NULL, pj(f->ws, "fifo"), SH_KERNEL_DENY}};
+    rule deny[] = {{"fs:read", NULL, pj(f->ws, "fifo"), BOX_VERDICT_DENY}};
     f->d.rules = deny;
     f->d.nrules = 1;
     assert_int_equal(sh_kernel_open(f->k, f->ws, "fifo", O_RDONLY, 0, &kf, &r),
                      EACCES);
-    assert_true(r.kr_denied);
+    assert_int_equal(r.kr_outcome, SH_KR_DENIED);
     assert_non_null(strstr(r.kr_message, "[policy: test]"));
     sh_kernel_result_clear(&r);
     f->d.nrules = 0;
@@ -1223,7 +1234,7 @@ test_bad_binds(void **state)
     sh_kernel_file *kf;
     assert_int_equal(sh_kernel_open(k, "/", "/dev/null", O_RDONLY, 0, &kf, &r),
                      EACCES);
-    assert_true(r.kr_denied);
+    assert_int_equal(r.kr_outcome, SH_KR_DENIED);
     sh_kernel_result_clear(&r);
     sh_kernel_free(k);
 }

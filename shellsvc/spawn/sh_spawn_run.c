@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_status.h"
 #include "box_buf.h"
 #include "forker.h"
 #include "sh_launcher.h"
@@ -273,7 +274,7 @@ sh_spawn_watch(sh_spawn_start_fn start, void *start_ctx,
     box_err rv;
 
     *err = NULL;
-    *status = 126;
+    *status = BOX_STATUS_CANNOT_RUN;
     if (start == NULL || o == NULL)
         return BOX_EINVAL;
     const char *contain = o->ro_contain ? o->ro_contain : "box-contain";
@@ -300,7 +301,7 @@ sh_spawn_watch(sh_spawn_start_fn start, void *start_ctx,
         if (*err == NULL && rv != BOX_ENOMEM)
             *err = sp_start_error(contain, "reach",
                                   rv == BOX_ECLOSED ? EPIPE : EIO);
-        *status = 126;
+        *status = BOX_STATUS_CANNOT_RUN;
         rv = rv == BOX_ENOMEM || *err == NULL ? BOX_ENOMEM : BOX_EIO;
         goto out;
     }
@@ -353,7 +354,7 @@ sh_spawn_run(const sh_spawn_plan *plan, const sh_spawn_run_opts *o, int *status,
              char **err)
 {
     *err = NULL;
-    *status = 126;
+    *status = BOX_STATUS_CANNOT_RUN;
     if (plan == NULL || o == NULL || o->ro_contain == NULL ||
         o->ro_contain[0] != '/' || o->ro_launcher == NULL)
         return BOX_EINVAL;

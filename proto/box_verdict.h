@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The one verdict type, from the PDP client's answer to the shell's kernel. */
+#ifndef BOX_VERDICT_H
+#define BOX_VERDICT_H
+
+#include "box.pb-c.h"
+
+/*
+ * What an enforcement point may do about one request. The PDP client
+ * answers it (box_pdp_answer), the broker sends it to the worker
+ * (WorkerAnswer.verdict), and the executor and the kernel act on it: the
+ * same type all the way, never re-encoded as bools or numbers. The zero
+ * value is a deny, so a forgotten or zeroed answer never reads as a permit.
+ */
+typedef enum box_verdict {
+    BOX_VERDICT_DENY = 0,
+    BOX_VERDICT_PERMIT = 1,
+    /* No decision could be made (the PDP did not answer in time, the
+     * broker's channel broke): the shell's call ends, status
+     * BOX_STATUS_FAULT (125). Never a PDP's own answer: a policy that
+     * fails to evaluate is a deny the PDP decided and logged. */
+    BOX_VERDICT_FAULT = 2,
+} box_verdict;
+
+/*
+ * Asks policy about req (borrowed) and returns the verdict. On DENY and
+ * FAULT it may set *reason to the text to show (the box-spec §3.11 denial,
+ * or why no decision could be made), allocated with box_alloc; the caller
+ * frees it. Every layer that decides (the worker's channel to the broker,
+ * the executor, the kernel) takes this one type; whether it may be called
+ * from several threads at once is the implementer's to say. A value
+ * outside the enum breaks the contract: the executor and the kernel read
+ * it as FAULT (only bytes from the wire are read as DENY, below).
+ */
+typedef box_verdict (*box_decide_fn)(void *arg, const Box__DecisionRequest *req,
+                                     char **reason);
+
+/* The verdict as WorkerAnswer.verdict spells it on the wire. */
+Box__Verdict box_verdict_to_wire(box_verdict v);
+
+/* The verdict a WorkerAnswer carries: only VERDICT_PERMIT and
+ * VERDICT_FAULT read as themselves; zero (a field never set) and every
+ * value this build does not know read as DENY. */
+box_verdict box_verdict_from_wire(Box__Verdict w);
+
+#endif
