@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Sets up, builds and runs every test: once as a normal build, once under
-# AddressSanitizer + UndefinedBehaviorSanitizer. Exit 0 only if all pass.
+# Lints, sets up, builds and runs every test: once as a normal build, once
+# under AddressSanitizer + UndefinedBehaviorSanitizer. Exit 0 only if all
+# pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The lint first: a banned call fails in a second, before any build.
+.ci/lint
 
 jobs=$(nproc)
 deploy/setup.sh
