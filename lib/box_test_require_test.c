@@ -29,10 +29,10 @@ test_strict_from_env(void **state)
         const char *require, *ci;
         bool strict;
     } cases[] = {
-        {NULL, NULL, false},  {NULL, "", false},     {NULL, "0", false},
+        {NULL, NULL, false},    {NULL, "", false},    {NULL, "0", false},
         {NULL, "false", false}, {NULL, "true", true}, {NULL, "1", true},
-        {"1", NULL, true},    {"yes", NULL, true},   {"", NULL, false},
-        {"0", NULL, false},   {"0", "true", false},  {"1", "false", true},
+        {"1", NULL, true},      {"yes", NULL, true},  {"", NULL, false},
+        {"0", NULL, false},     {"0", "true", false}, {"1", "false", true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         set(BOX_TEST_REQUIRE_ENV, cases[i].require);

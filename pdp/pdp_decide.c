@@ -39,8 +39,8 @@ struct pdp_answer {
 /* §3.11's engine-fault text without the resource: the message of an
  * answer that could not be completed, since formatting it is one of the
  * things that can fail for lack of memory. */
-#define PDP_FAILED_MESSAGE \
-    "policy denied this operation because the request could not be " \
+#define PDP_FAILED_MESSAGE                                                     \
+    "policy denied this operation because the request could not be "           \
     "evaluated."
 
 pdp_answer *

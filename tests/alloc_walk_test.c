@@ -57,7 +57,8 @@ static char *
 quickstart_policy_path(void)
 {
     const char *root = getenv("BOX_SOURCE_DIR");
-    char *p = box_asprintf("%s/deploy/quickstart/policy.dw", root ? root : "..");
+    char *p =
+        box_asprintf("%s/deploy/quickstart/policy.dw", root ? root : "..");
     assert_non_null(p);
     return p;
 }
@@ -175,9 +176,8 @@ test_load_texts(void **state)
         box_err ref = load_text_once(text, &ref_err, &ref_warn);
         if (ref == BOX_ENOMEM || (ref != BOX_OK && ref_err == NULL) ||
             (ref == BOX_OK && ref_warn == 0))
-            fail_msg("policy %zu: %s (%s), %zu warnings", k,
-                     box_strerror(ref), ref_err ? ref_err : "no message",
-                     ref_warn);
+            fail_msg("policy %zu: %s (%s), %zu warnings", k, box_strerror(ref),
+                     ref_err ? ref_err : "no message", ref_warn);
         unsigned long n;
         for (n = 1; n < WALK_MAX; n++) {
             char *err;
@@ -188,10 +188,10 @@ test_load_texts(void **state)
             // A refusal's text is allocated too: without memory for it the
             // load still refuses with its code, and says only that
             // (box_strerror), or nothing.
-            bool same = rv == ref && nwarn == ref_warn &&
-                        (ref == BOX_OK || err == NULL ||
-                         strcmp(err, ref_err) == 0 ||
-                         (hit && strcmp(err, box_strerror(rv)) == 0));
+            bool same =
+                rv == ref && nwarn == ref_warn &&
+                (ref == BOX_OK || err == NULL || strcmp(err, ref_err) == 0 ||
+                 (hit && strcmp(err, box_strerror(rv)) == 0));
             if (!same && !(hit && rv == BOX_ENOMEM))
                 fail_msg("policy %zu: allocation %lu %s: %s (%s), %zu "
                          "warnings; want %s (%s), %zu",
