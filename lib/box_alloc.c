@@ -1,21 +1,68 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Thin wrappers over the C allocator, so allocation has one place. */
+/* Thin wrappers over the C allocator, so allocation has one place (and one
+ * place where a test can make it fail). */
 #include "box_alloc.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Failure injection (box_alloc.h). Atomics only so that a test's arming
+ * is not a data race with a service thread's allocation; relaxed loads
+ * are plain loads, so an unarmed allocation pays one branch. */
+static atomic_bool fail_armed;
+static atomic_ulong fail_calls; // calls counted since arming
+static atomic_ulong fail_nth;   // the call that fails; 0: none
+
+/* True when this allocation is the one a test asked to fail. */
+static inline bool
+fail_now(void)
+{
+    if (__builtin_expect(
+            !atomic_load_explicit(&fail_armed, memory_order_relaxed), 1))
+        return false;
+    unsigned long call = atomic_fetch_add(&fail_calls, 1) + 1;
+    return call == atomic_load(&fail_nth);
+}
+
+void
+box_alloc_fail_after(unsigned long n)
+{
+    atomic_store(&fail_armed, false);
+    atomic_store(&fail_calls, 0);
+    atomic_store(&fail_nth, n);
+    atomic_store(&fail_armed, true);
+}
+
+void
+box_alloc_fail_off(void)
+{
+    atomic_store(&fail_armed, false);
+    atomic_store(&fail_nth, 0);
+}
+
+unsigned long
+box_alloc_calls(void)
+{
+    return atomic_load(&fail_calls);
+}
+
 void *
 box_alloc(size_t n)
 {
+    if (fail_now())
+        return NULL;
     return malloc(n ? n : 1);
 }
 
 void *
 box_calloc(size_t count, size_t n)
 {
+    if (fail_now())
+        return NULL;
     if (count == 0 || n == 0)
         return calloc(1, 1);
     return calloc(count, n);
@@ -24,6 +71,8 @@ box_calloc(size_t count, size_t n)
 void *
 box_realloc(void *p, size_t n)
 {
+    if (fail_now())
+        return NULL; // p stays valid and owned by the caller, as in realloc
     return realloc(p, n ? n : 1);
 }
 
@@ -36,6 +85,8 @@ box_free(void *p)
 char *
 box_strndup(const char *s, size_t n)
 {
+    if (fail_now())
+        return NULL;
     char *d = malloc(n + 1);
     if (d == NULL)
         return NULL;
@@ -53,6 +104,8 @@ box_strdup(const char *s)
 char *
 box_vasprintf(const char *fmt, va_list ap)
 {
+    if (fail_now())
+        return NULL;
     va_list again;
     va_copy(again, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);

@@ -33,7 +33,15 @@ struct pdp_answer {
     pdp_msg_rule *an_msgrules;
     size_t an_msgcap;
     box_buf an_message;
+    const char *an_failed_message; // static; set when the answer failed
 };
+
+/* §3.11's engine-fault text without the resource: the message of an
+ * answer that could not be completed, since formatting it is one of the
+ * things that can fail for lack of memory. */
+#define PDP_FAILED_MESSAGE                                                     \
+    "policy denied this operation because the request could not be "           \
+    "evaluated."
 
 pdp_answer *
 pdp_answer_new(void)
@@ -75,6 +83,7 @@ answer_reset(pdp_answer *ans)
     ans->an_det = NULL;
     ans->an_nerrors = 0;
     box_arena_reset(ans->an_arena);
+    ans->an_failed_message = NULL;
     ans->an_message.b_len = 0;
     if (ans->an_message.b_data != NULL)
         ans->an_message.b_data[0] = '\0';
@@ -165,8 +174,36 @@ request_ok(const pdp_request *rq, const char **why)
     return false;
 }
 
+/*
+ * An answer that stopped half-way (out of memory) reads as a fault deny
+ * that names no determining rule (satisfied permits may already be
+ * listed) and carries the fixed fault text, so a caller that reports it
+ * tells no half-truth. Returns rv.
+ */
+static box_err
+answer_failed(pdp_answer *ans, box_err rv)
+{
+    ans->an_verdict = PDP_DENY;
+    ans->an_reason = PDP_REASON_INTERNAL_FAULT;
+    ans->an_det = NULL;
+    ans->an_ndet = 0;
+    ans->an_message.b_len = 0;
+    ans->an_failed_message = PDP_FAILED_MESSAGE;
+    return rv;
+}
+
+static box_err decide(const pdp_policy_set *set, const pdp_request *rq,
+                      pdp_answer *ans);
+
 box_err
 pdp_decide(const pdp_policy_set *set, const pdp_request *rq, pdp_answer *ans)
+{
+    box_err rv = decide(set, rq, ans);
+    return rv == BOX_OK ? BOX_OK : answer_failed(ans, rv);
+}
+
+static box_err
+decide(const pdp_policy_set *set, const pdp_request *rq, pdp_answer *ans)
 {
     answer_reset(ans);
     const char *why;
@@ -237,10 +274,8 @@ pdp_decide(const pdp_policy_set *set, const pdp_request *rq, pdp_answer *ans)
         ans->an_reason = PDP_REASON_NOMATCH;
     }
     if ((rv = build_message(ans, rq->rq_resource_text, rq->rq_resource_len)) !=
-        BOX_OK) {
-        ans->an_reason = PDP_REASON_INTERNAL_FAULT;
+        BOX_OK)
         return rv;
-    }
     /* Last: nothing after this point can fail, so an early return above
      * always leaves a deny. */
     if (ans->an_reason == PDP_REASON_PERMITTED)
@@ -253,7 +288,8 @@ pdp_answer_set_pending(pdp_answer *ans, const char *resource, size_t rlen)
 {
     answer_reset(ans);
     ans->an_reason = PDP_REASON_POLICY_PENDING;
-    return build_message(ans, resource, rlen);
+    box_err rv = build_message(ans, resource, rlen);
+    return rv == BOX_OK ? BOX_OK : answer_failed(ans, rv);
 }
 
 pdp_verdict
@@ -307,6 +343,11 @@ pdp_answer_error_message(const pdp_answer *ans, size_t i)
 const char *
 pdp_answer_message(const pdp_answer *ans, size_t *len)
 {
+    if (ans->an_failed_message != NULL) {
+        if (len != NULL)
+            *len = strlen(ans->an_failed_message);
+        return ans->an_failed_message;
+    }
     if (len != NULL)
         *len = ans->an_message.b_len;
     return ans->an_message.b_data != NULL ? ans->an_message.b_data : "";

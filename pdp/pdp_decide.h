@@ -37,8 +37,10 @@ void pdp_answer_free(pdp_answer *ans);
  * action, wrong principal/resource type, a missing, extra or mistyped
  * context field); no rule is evaluated then.
  * The message (§6.6) is built from rq_resource_text.
- * Returns BOX_OK when ans holds a decision. On any other return ans still
- * reads Deny / InternalFault — never Allow.
+ * Returns BOX_OK when ans holds a decision. On any other return (BOX_ENOMEM)
+ * ans reads Deny / InternalFault — never Allow — with no determining rule
+ * and the message "policy denied this operation because the request could
+ * not be evaluated." (no resource). pdp_answer_set_pending likewise.
  */
 box_err pdp_decide(const pdp_policy_set *set, const pdp_request *rq,
                    pdp_answer *ans) BOX_WARN_UNUSED;

@@ -137,13 +137,25 @@ verr(vctx *v, pdp_pos pos, const char *fmt, ...)
         v->v_rv = rv;
 }
 
+/* A message part that could not be formatted: too long is shown cut
+ * ("…"), but a lack of memory fails the validation, so that no finding
+ * goes out with a part silently missing. */
+static void
+note_format(vctx *v, box_err rv)
+{
+    if (rv == BOX_ENOMEM && v->v_rv == BOX_OK)
+        v->v_rv = rv;
+}
+
 /* A type's display in a fixed buffer (cut when absurdly long). */
 static const char *
-tyname(const pdp_type *t, char *buf, size_t n)
+tyname(vctx *v, const pdp_type *t, char *buf, size_t n)
 {
     box_buf b;
     box_buf_init(&b, n - 1);
-    if (pdp_schema_type_format(t, &b) != BOX_OK || b.b_data == NULL)
+    box_err rv = pdp_schema_type_format(t, &b);
+    note_format(v, rv);
+    if (rv != BOX_OK || b.b_data == NULL)
         snprintf(buf, n, "%s", "…");
     else
         snprintf(buf, n, "%s", b.b_data);
@@ -156,7 +168,7 @@ unexpected(vctx *v, pdp_pos pos, const char *want, const pdp_type *saw)
 {
     char b[512];
     verr(v, pos, "unexpected type: expected %s but saw %s", want,
-         tyname(saw, b, sizeof(b)));
+         tyname(v, saw, b, sizeof(b)));
 }
 
 /* Cedar's order of types in a BTreeSet (derived Ord on its Type enum). */
@@ -201,7 +213,7 @@ incompatible(vctx *v, pdp_pos pos, const pdp_type *a, const pdp_type *b,
     verr(v, pos,
          "the types %s and %s are not compatible: %s must have "
          "compatible types",
-         tyname(a, ba, sizeof(ba)), tyname(b, bb, sizeof(bb)), where);
+         tyname(v, a, ba, sizeof(ba)), tyname(v, b, bb, sizeof(bb)), where);
 }
 
 /* ---- names ---- */
@@ -234,13 +246,14 @@ put_uid(box_buf *b, const char *type, size_t tlen, const char *id, size_t idlen)
 }
 
 static const char *
-uidname(const pdp_value *uid, char *buf, size_t n)
+uidname(vctx *v, const pdp_value *uid, char *buf, size_t n)
 {
     box_buf b;
     box_buf_init(&b, n - 1);
-    if (put_uid(&b, uid->u.ent.type, uid->u.ent.tlen, uid->u.ent.id,
-                uid->u.ent.idlen) != BOX_OK ||
-        b.b_data == NULL)
+    box_err rv = put_uid(&b, uid->u.ent.type, uid->u.ent.tlen, uid->u.ent.id,
+                         uid->u.ent.idlen);
+    note_format(v, rv);
+    if (rv != BOX_OK || b.b_data == NULL)
         snprintf(buf, n, "%s", "…");
     else
         snprintf(buf, n, "%s", b.b_data);
@@ -313,11 +326,11 @@ check_uid(vctx *v, pdp_pos pos, const pdp_value *uid)
         if (best != NULL && close_enough(bd, uid->u.ent.idlen)) {
             char bb[512];
             verr(v, pos, "unrecognized action `%s` (did you mean `%s`?)",
-                 uidname(uid, b, sizeof(b)),
-                 uidname(best->ac_uid, bb, sizeof(bb)));
+                 uidname(v, uid, b, sizeof(b)),
+                 uidname(v, best->ac_uid, bb, sizeof(bb)));
         } else {
             verr(v, pos, "unrecognized action `%s`",
-                 uidname(uid, b, sizeof(b)));
+                 uidname(v, uid, b, sizeof(b)));
         }
         return;
     }
@@ -354,12 +367,13 @@ check_uid(vctx *v, pdp_pos pos, const pdp_value *uid)
     box_buf id;
     box_buf_init(&id, 1024);
     box_err rv = box_escape_debug_str(&id, uid->u.ent.id, uid->u.ent.idlen);
+    note_format(v, rv);
     char msg[PDP_VALIDATE_MSG_MAX];
     snprintf(msg, sizeof(msg),
              "for policy `%s`: entity `%s` is of an "
              "enumerated entity type, but `\"%s\"` is not declared as a valid "
              "eid",
-             v->v_rule->r_pid.s, uidname(uid, b, sizeof(b)),
+             v->v_rule->r_pid.s, uidname(v, uid, b, sizeof(b)),
              rv == BOX_OK && id.b_data ? id.b_data : "");
     box_buf_reset(&id);
     rv = add_finding(v, PDP_FINDING_ERROR, pos, msg);
@@ -692,8 +706,9 @@ access_text(vctx *v, const pdp_expr *obj, pdp_str attr, char *out, size_t n)
     if (rv == BOX_OK && form == 2) {
         char u[512];
         rv = box_buf_printf(&b, " in context for %s",
-                            uidname(v->v_act->ac_uid, u, sizeof(u)));
+                            uidname(v, v->v_act->ac_uid, u, sizeof(u)));
     }
+    note_format(v, rv);
     snprintf(out, n, "%s", rv == BOX_OK && b.b_data ? b.b_data : "`…`");
     box_buf_reset(&b);
 }
@@ -864,7 +879,7 @@ tc_order(vctx *v, const pdp_expr *e, const capn *in)
     }
     if (!bad && !compatible(l, r)) {
         char b[512];
-        unexpected(v, e->u.bin.r->x_pos, tyname(l, b, sizeof(b)), r);
+        unexpected(v, e->u.bin.r->x_pos, tyname(v, l, b, sizeof(b)), r);
         bad = true;
     }
     return bad ? &ty_never : &ty_bool;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "box_alloc.h"
 #include "box_wire.h"
 
 #define SCAN_VARINT_MAX 10 // bytes of a 64-bit varint
@@ -149,15 +150,44 @@ box_wire_scan(const ProtobufCMessageDescriptor *d, uint64_t accept,
     return scan_message(d, b, b + n, 1, accept);
 }
 
+/* protobuf-c's allocator for unpack, routed through box_alloc so that a
+ * test's allocation-failure walk reaches decoding too, and so that a
+ * failed unpack can tell a lack of memory from bad bytes. What it
+ * allocates is freed by free_unpacked with a NULL allocator, which is
+ * free(3), as box_free is. */
+typedef struct unpack_mem {
+    bool um_failed;
+} unpack_mem;
+
+static void *
+unpack_alloc(void *data, size_t n)
+{
+    unpack_mem *um = data;
+    void *p = box_alloc(n);
+    if (p == NULL)
+        um->um_failed = true;
+    return p;
+}
+
+static void
+unpack_free(void *data, void *p)
+{
+    box_free(p);
+}
+
 ProtobufCMessage *
 box_wire_scan_unpack(const ProtobufCMessageDescriptor *d, uint64_t accept,
                      const void *p, size_t n, box_wire_scan_result *why)
 {
     ProtobufCMessage *m = NULL;
+    unpack_mem um = {.um_failed = false};
+    ProtobufCAllocator mem = {
+        .alloc = unpack_alloc, .free = unpack_free, .allocator_data = &um};
     box_wire_scan_result r = box_wire_scan(d, accept, p, n);
     if (r.sr_fault == BOX_WIRE_SCAN_OK &&
-        (m = protobuf_c_message_unpack(d, NULL, n, p)) == NULL)
-        r.sr_fault = BOX_WIRE_SCAN_MALFORMED;
+        (m = protobuf_c_message_unpack(d, &mem, n, p)) == NULL)
+        r.sr_fault =
+            um.um_failed ? BOX_WIRE_SCAN_NOMEM : BOX_WIRE_SCAN_MALFORMED;
     if (why != NULL)
         *why = r;
     return m;

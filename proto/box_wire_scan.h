@@ -34,6 +34,8 @@ typedef enum box_wire_scan_fault {
                              // end, wire type unfit for its field, group
     BOX_WIRE_SCAN_TOO_DEEP,  // messages nested past BOX_WIRE_DEPTH_MAX
     BOX_WIRE_SCAN_REFUSED,   // a top-level oneof member not in `accept`
+    BOX_WIRE_SCAN_NOMEM,     // box_wire_scan_unpack: the scan passed but
+                             // unpacking ran out of memory
 } box_wire_scan_fault;
 
 typedef struct box_wire_scan_result {
@@ -52,10 +54,12 @@ box_wire_scan_result box_wire_scan(const ProtobufCMessageDescriptor *d,
 
 /*
  * The one way bytes from a peer become a message: box_wire_scan, then
- * protobuf-c's unpack. On success the caller owns the result (free it with
- * protobuf_c_message_free_unpacked or the type's free_unpacked). On NULL,
- * *why (may be NULL) says why; an unpack that fails after a clean scan
- * (including for lack of memory) reads as BOX_WIRE_SCAN_MALFORMED.
+ * protobuf-c's unpack, which allocates through box_alloc. On success the
+ * caller owns the result (free it with protobuf_c_message_free_unpacked or
+ * the type's free_unpacked, allocator NULL). On NULL, *why (may be NULL)
+ * says why; an unpack that fails after a clean scan reads as
+ * BOX_WIRE_SCAN_NOMEM when an allocation failed, else
+ * BOX_WIRE_SCAN_MALFORMED.
  */
 ProtobufCMessage *box_wire_scan_unpack(const ProtobufCMessageDescriptor *d,
                                        uint64_t accept, const void *p, size_t n,

@@ -233,6 +233,39 @@ test_unpack_refusal_is_malformed(void **state)
     assert_int_equal(why.sr_fault, BOX_WIRE_SCAN_MALFORMED);
 }
 
+/* Unpacking allocates through box_alloc: failing its 1st, 2nd, ... call
+ * gives NULL and BOX_WIRE_SCAN_NOMEM (not "malformed": the bytes were
+ * fine) and leaks nothing of the half-built message, until the walk gets
+ * past every allocation and the frame decodes. */
+static void
+test_unpack_out_of_memory(void **state)
+{
+    (void)state;
+    size_t n;
+    uint8_t *b = box_req_nested(AF_DECIDE, 12, &n);
+    assert_non_null(b);
+    unsigned long fail = 1;
+    for (;; fail++) {
+        box_wire_scan_result why = {BOX_WIRE_SCAN_OK, 99};
+        box_alloc_fail_after(fail);
+        ProtobufCMessage *m =
+            box_wire_scan_unpack(af, BOX_WIRE_SCAN_ANY, b, n, &why);
+        unsigned long calls = box_alloc_calls();
+        box_alloc_fail_off();
+        if (calls < fail) { // no call failed: the walk is done
+            assert_non_null(m);
+            assert_int_equal(why.sr_fault, BOX_WIRE_SCAN_OK);
+            protobuf_c_message_free_unpacked(m, NULL);
+            break;
+        }
+        if (m != NULL || why.sr_fault != BOX_WIRE_SCAN_NOMEM)
+            fail_msg("allocation %lu failed: message %p, fault %d", fail,
+                     (void *)m, why.sr_fault);
+    }
+    assert_true(fail > 12); // at least one allocation a level
+    box_free(b);
+}
+
 /* ------------------------------------------------------------------ */
 /* Kinds                                                               */
 /* ------------------------------------------------------------------ */
@@ -434,6 +467,7 @@ main(void)
         cmocka_unit_test(test_wire),
         cmocka_unit_test(test_unknown_field_not_walked),
         cmocka_unit_test(test_unpack_refusal_is_malformed),
+        cmocka_unit_test(test_unpack_out_of_memory),
         cmocka_unit_test(test_each_kind_for_each_reader),
         cmocka_unit_test(test_kind_before_body),
         cmocka_unit_test(test_fuzz_mutations),

@@ -200,3 +200,15 @@ box_test_cli(char *const *args, int timeout_ms, box_proc_result *r)
         argv[i + 1] = args[i];
     box_proc_run(argv, timeout_ms, r);
 }
+
+void
+box_test_rmtree(const char *path)
+{
+    char *argv[] = {"/bin/rm", "-rf", "--", (char *)path, NULL};
+    box_proc_result r;
+    box_proc_run(argv, 60000, &r);
+    if (r.pr_status != 0)
+        box_test_show_result("rm -rf", &r);
+    assert_int_equal(r.pr_status, 0);
+    box_proc_result_free(&r);
+}

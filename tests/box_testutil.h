@@ -53,6 +53,10 @@ void box_test_write(const char *path, const void *p, size_t n, mode_t mode);
 /* Copies the file src to dst (created or truncated) with mode. */
 void box_test_copy(const char *src, const char *dst, mode_t mode);
 
+/* Removes path and everything under it (`rm -rf`, run without a shell);
+ * a missing path is fine. Fails the test if rm fails. */
+void box_test_rmtree(const char *path);
+
 /* Runs the built `box` (box_proc_bin) with the NULL-ended args (at most
  * 14), for up to timeout_ms. r is the caller's (box_proc_result_free). */
 void box_test_cli(char *const *args, int timeout_ms, box_proc_result *r);

@@ -58,9 +58,7 @@ world_make(world *w, const char *policy)
 static void
 world_drop(world *w)
 {
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", w->dir);
-    assert_int_equal(system(cmd), 0);
+    box_test_rmtree(w->dir);
 }
 
 /* A run's status, with its stderr shown when it is not the expected one. */

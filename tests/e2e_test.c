@@ -114,9 +114,10 @@ test_cache_hit_logs_its_own_args(void **state)
     while (bol > r.pr_out && bol[-1] != '\n')
         bol--;
     size_t n = eol != NULL ? (size_t)(eol - bol) : strlen(bol);
-    char *line = strndup(bol, n);
+    char *line = box_strndup(bol, n);
+    assert_non_null(line);
     assert_non_null(strstr(line, "\"strands.box.policy.cached\""));
-    free(line);
+    box_free(line);
     box_proc_result_free(&r);
 }
 
@@ -242,6 +243,11 @@ child_named(pid_t parent, const char *name)
     pid_t found = -1;
     struct dirent *de;
     while (found < 0 && (de = readdir(d)) != NULL) {
+        // Only the numeric entries are processes (not self, thread-self).
+        char *end;
+        long pid = strtol(de->d_name, &end, 10);
+        if (end == de->d_name || *end != '\0' || pid <= 0)
+            continue;
         char p[300], buf[512];
         snprintf(p, sizeof p, "/proc/%s/stat", de->d_name);
         FILE *f = fopen(p, "r");
@@ -259,7 +265,7 @@ child_named(pid_t parent, const char *name)
         char state;
         if (sscanf(close + 2, "%c %d", &state, &ppid) == 2 && ppid == parent &&
             strcmp(open + 1, name) == 0 && state != 'Z')
-            found = (pid_t)atoi(de->d_name);
+            found = (pid_t)pid;
     }
     closedir(d);
     return found;

@@ -130,9 +130,7 @@ fx_stop(fx *f)
         fclose(lf);
     }
     box_free(err);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    assert_int_equal(system(cmd), 0);
+    box_test_rmtree(f->dir);
     return log;
 }
 
@@ -739,9 +737,7 @@ test_slow_log_makes_decisions_wait_never_unlogged(void **state)
     // the requests sent.
     assert_true(fr.decisions >= (size_t)answered + 1);
     assert_true(fr.decisions <= (size_t)answered + 3 + 50 + 1);
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    box_test_rmtree(dir);
 }
 
 int

@@ -91,14 +91,13 @@ ll_chain(const char *path, ll_id *ids, size_t max)
     struct stat st;
     size_t n = 0, len;
 
-    if (strlen(path) >= sizeof buf)
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
         return 0;
-    strcpy(buf, path);
     // The nearest existing ancestor stands for a path not created yet.
     while (realpath(buf, real) == NULL) {
         char *slash = strrchr(buf, '/');
         if (slash == NULL || slash == buf) {
-            strcpy(real, "/");
+            snprintf(real, sizeof real, "/");
             break;
         }
         *slash = '\0';

@@ -5,10 +5,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,33 @@ errname(int err)
 {
     const char *n = strerrorname_np(err);
     return n != NULL ? n : "E?";
+}
+
+/* A whole decimal number in [lo, hi]: true and *out, or false for junk,
+ * an empty string or a value out of range. */
+static bool
+parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+/* A number argument, or exit 2 naming it. */
+static int
+int_arg(const char *s, long lo, long hi)
+{
+    int v;
+    if (!parse_int(s, lo, hi, &v)) {
+        fprintf(stderr, "contain_probe: not a number in %ld..%ld: %s\n", lo,
+                hi, s);
+        exit(2);
+    }
+    return v;
 }
 
 static void
@@ -98,7 +127,7 @@ do_connect(const char *ip, const char *port)
     int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (s < 0)
         return -1;
-    sa.sin_port = htons((uint16_t)atoi(port));
+    sa.sin_port = htons((uint16_t)int_arg(port, 0, 65535));
     inet_pton(AF_INET, ip, &sa.sin_addr);
     int rc = connect(s, (struct sockaddr *)&sa, sizeof sa);
     int err = errno;
@@ -143,7 +172,7 @@ do_exec(const char *path)
 static int
 name_cmp(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    return strcmp(a, b);
 }
 
 // The entries of DIR but . and .., sorted, on one line.
@@ -151,7 +180,7 @@ static void
 do_list(const char *dir)
 {
     DIR *d = opendir(dir);
-    char *names[64];
+    char names[64][NAME_MAX + 1];
     size_t n = 0;
     struct dirent *de;
 
@@ -162,14 +191,12 @@ do_list(const char *dir)
     }
     while ((de = readdir(d)) != NULL && n < 64) {
         if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-            names[n++] = strdup(de->d_name);
+            snprintf(names[n++], sizeof names[0], "%s", de->d_name);
     }
     closedir(d);
     qsort(names, n, sizeof *names, name_cmp);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         printf(" %s", names[i]);
-        free(names[i]);
-    }
     printf("\n");
 }
 
@@ -286,8 +313,9 @@ do_fds(void)
         return;
     }
     while ((de = readdir(d)) != NULL) {
-        int fd = atoi(de->d_name);
-        if (de->d_name[0] == '.' || fd <= 2 || fd == dirfd(d))
+        int fd;
+        if (!parse_int(de->d_name, 0, INT_MAX, &fd) || fd <= 2 ||
+            fd == dirfd(d))
             continue;
         printf(" %d", fd);
         n++;
@@ -374,10 +402,10 @@ main(int argc, char **argv)
         } else if (strcmp(c, "caps") == 0) {
             do_caps();
         } else if (strcmp(c, "exit") == 0 && i + 1 < argc) {
-            return atoi(argv[++i]);
+            return int_arg(argv[++i], 0, 255);
         } else if (strcmp(c, "kill") == 0 && i + 1 < argc) {
             fflush(stdout);
-            raise(atoi(argv[++i]));
+            raise(int_arg(argv[++i], 1, 64));
             return 99;
         } else if (strcmp(c, "sleep") == 0) {
             printf("ready\n");

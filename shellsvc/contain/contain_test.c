@@ -33,6 +33,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_test_require.h"
 #include "contain.h"
 #include "contain_int.h"
 
@@ -248,15 +249,35 @@ tree_rm(tree *t)
     assert_int_equal(nftw(t->t_root, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
 }
 
-/* Every sandboxed test needs every feature; say which one is missing. */
+/* The names of the features the probe reports missing ("landlock,
+ * seccomp"), into out. */
+static void
+probe_missing(char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (const char *l = probe_out; *l != '\0';) {
+        const char *eol = strchr(l, '\n');
+        size_t len = eol ? (size_t)(eol - l) : strlen(l);
+        const char *m = memmem(l, len, ": missing", 9);
+        if (m != NULL && used < n)
+            used += (size_t)snprintf(out + used, n - used, "%s%.*s",
+                                     used ? ", " : "", (int)(m - l), l);
+        l += len + (eol != NULL);
+    }
+}
+
+/* Every sandboxed test needs every feature: without one it skips, or in
+ * CI fails, naming what is missing (box_test_require.h). */
 static void
 need_sandbox(void)
 {
     if (probe_status != 0) {
-        print_message("box-contain --probe reports a missing kernel feature; "
-                      "skipping this sandbox test:\n%s",
-                      probe_out);
-        skip();
+        char names[512];
+        probe_missing(names, sizeof names);
+        box_test_missing("kernel feature for the sandbox (%s); box-contain "
+                         "--probe says:\n%s",
+                         names[0] ? names : "see the probe", probe_out);
     }
 }
 
@@ -319,9 +340,7 @@ test_probe(void **state)
     if (probe_status != 0) {
         assert_int_equal(probe_status, BOX_STATUS_FAULT);
         assert_non_null(strstr(probe_out, ": missing ("));
-        print_message("a kernel feature is missing on this machine (above); "
-                      "the sandbox tests skip\n");
-        skip();
+        need_sandbox(); // the sandbox tests skip, or in CI fail
     }
     assert_null(strstr(probe_out, ": missing"));
 }
@@ -1491,12 +1510,13 @@ test_unprivileged_caller(void **state)
     run_as(&r, a.a_v, -1, nobody);
     if (r.ro_status == BOX_STATUS_FAULT &&
         strstr(r.ro_err, "user namespaces") != NULL) {
-        print_message("user namespaces are unavailable to uid %d here; "
-                      "skipping\n",
-                      nobody);
+        char err[1024];
+        snprintf(err, sizeof err, "%s", r.ro_err);
         run_free(&r);
         tree_rm(&t);
-        skip();
+        box_test_missing("user namespaces for an unprivileged user (uid %d); "
+                         "box-contain says:\n%s",
+                         nobody, err);
     }
     assert_int_equal(r.ro_status, 0);
     assert_non_null(strstr(r.ro_out, "/in/a.txt: ok\n"));

@@ -166,7 +166,8 @@ rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 static int
 setup(void **state)
 {
-    fx *f = calloc(1, sizeof *f);
+    fx *f = box_calloc(1, sizeof *f);
+    assert_non_null(f);
     char tmpl[] = "/tmp/shk.XXXXXX";
     assert_non_null(mkdtemp(tmpl));
     assert_non_null(realpath(tmpl, f->root));
@@ -230,7 +231,7 @@ teardown(void **state)
     if (strncmp(f->root, "/tmp/shk.", 9) == 0)
         nftw(f->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     pthread_mutex_destroy(&f->d.lock);
-    free(f);
+    box_free(f);
     return 0;
 }
 
@@ -912,8 +913,9 @@ static void
 mksock(const char *path)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    assert_true(strlen(path) < sizeof sa.sun_path);
-    strcpy(sa.sun_path, path);
+    size_t n = strlen(path);
+    assert_true(n < sizeof sa.sun_path);
+    memcpy(sa.sun_path, path, n + 1);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     assert_true(fd >= 0);
     assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);

@@ -781,9 +781,11 @@ read_heredoc(sh_lex *lx, sh_redir *r)
             advc(lx); // the newline, if any
             break;
         }
-        if (box_buf_append(&body, s, nl ? n + 1 : n) != BOX_OK) {
-            rv = sh_diag_set(lx->lx_diag, BOX_ETOOBIG, lx->lx_line,
-                             "input too large");
+        if ((rv = box_buf_append(&body, s, nl ? n + 1 : n)) != BOX_OK) {
+            rv = rv == BOX_ETOOBIG
+                     ? sh_diag_set(lx->lx_diag, BOX_ETOOBIG, lx->lx_line,
+                                   "input too large")
+                     : oom(lx);
             goto out;
         }
         lx->lx_pos += n;
