@@ -21,6 +21,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_test_require.h"
 #include "sh_launcher.h"
 #include "sh_spawn.h"
 
@@ -199,12 +200,10 @@ teardown(void **state)
 static void
 need_sandbox(const fx *f)
 {
-    if (f->fx_probe != 0) {
-        print_message("box-contain --probe reports a missing kernel feature "
-                      "(status %d); skipping this sandbox test\n",
-                      f->fx_probe);
-        skip();
-    }
+    if (f->fx_probe != 0)
+        box_test_missing("a kernel feature box-contain --probe reports "
+                         "(status %d)",
+                         f->fx_probe);
 }
 
 /* What a run handed back. */
