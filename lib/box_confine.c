@@ -289,7 +289,8 @@ confine_seccomp(const box_confine_spec *s, char **err)
 {
     box_sc_filter f = {.sf_mode = s->cs_sc_mode,
                        .sf_rules = s->cs_sc_rules,
-                       .sf_nrules = s->cs_nsc_rules};
+                       .sf_nrules = s->cs_nsc_rules,
+                       .sf_let_namespaces = s->cs_sc_let_namespaces};
     box_err rv;
 
 #ifdef BOX_SANITIZE

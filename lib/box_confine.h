@@ -58,6 +58,7 @@ typedef struct box_confine_spec {
      * takes an allowlist instead.
      */
     bool cs_no_landlock;
+    bool cs_sc_let_namespaces; // box_sc_filter.sf_let_namespaces
     box_sc_mode cs_sc_mode;
     const box_sc_rule *cs_sc_rules; // borrowed (a static table)
     size_t cs_nsc_rules;

@@ -237,14 +237,20 @@ box_confine_broker(const box_confine_broker_args *a, box_confine_spec *spec,
     rv = prof_base(spec);
     for (size_t i = 0; rv == BOX_OK && i < a->ba_nfds; i++)
         rv = box_confine_keep_fd(spec, a->ba_fds[i]);
-    // A name inside each directory stands for the directory itself.
+    // A name inside each directory stands for the directory itself. The
+    // alias socket's run/ must be there; private/ is box run's (a broker
+    // started by hand on a bare box dir has none, and needs none).
     static const char *const dirs[] = {"run", "private"};
     for (size_t i = 0; rv == BOX_OK && i < 2; i++) {
         int k = snprintf(path, sizeof path, "%s/%s/.", a->ba_box_dir, dirs[i]);
-        rv = k > 0 && (size_t)k < sizeof path
-                 ? prof_write_dir(spec, path, "--box-dir", PROF_SOCK_DIR,
-                                  a->ba_homes, err)
-                 : BOX_ETOOBIG;
+        struct stat st;
+        if (k <= 0 || (size_t)k >= sizeof path)
+            rv = BOX_ETOOBIG;
+        else if (i == 1 && stat(path, &st) != 0 && errno == ENOENT)
+            continue;
+        else
+            rv = prof_write_dir(spec, path, "--box-dir", PROF_SOCK_DIR,
+                                a->ba_homes, err);
     }
     if (rv == BOX_OK)
         rv = prof_address(spec, a->ba_control, "--control", a->ba_homes,

@@ -126,6 +126,20 @@ sc_add(scmp_filter_ctx ctx, const box_sc_rule *r, uint32_t act, char **err)
     return BOX_OK;
 }
 
+/* The rules sf_let_namespaces leaves out: what box-contain does to build
+ * a sandbox. */
+static bool
+sc_builds_sandboxes(long nr)
+{
+    static const long nrs[] = {SYS_mount,      SYS_umount2,   SYS_open_tree,
+                               SYS_move_mount, SYS_mount_setattr, SYS_clone,
+                               SYS_unshare};
+    for (size_t i = 0; i < sizeof nrs / sizeof nrs[0]; i++)
+        if (nrs[i] == nr)
+            return true;
+    return false;
+}
+
 box_err
 box_sc_load(const box_sc_filter *f, char **err)
 {
@@ -142,6 +156,8 @@ box_sc_load(const box_sc_filter *f, char **err)
     for (size_t i = 0; deny && i < sizeof sc_denylist / sizeof *sc_denylist;
          i++) {
         if (f->sf_let_ptrace && sc_denylist[i].sr_nr == SYS_ptrace)
+            continue;
+        if (f->sf_let_namespaces && sc_builds_sandboxes(sc_denylist[i].sr_nr))
             continue;
         if ((rv = sc_add(ctx, &sc_denylist[i], 0, err)) != BOX_OK)
             goto out;

@@ -52,6 +52,14 @@ typedef struct box_sc_filter {
      * Landlock domain still keeps ptrace to the process's own domain.
      */
     bool sf_let_ptrace;
+    /*
+     * Denylist mode: new user namespaces and the mount calls box-contain
+     * makes in them (mount, umount2, open_tree, move_mount,
+     * mount_setattr) are not refused. Only for box-shell's launcher,
+     * whose filter box-contain inherits and which builds every sandbox;
+     * box-contain refuses them again in the sandbox it builds.
+     */
+    bool sf_let_namespaces;
 } box_sc_filter;
 
 /* BOX_OK when the kernel can load a filter that returns an errno;

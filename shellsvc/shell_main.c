@@ -17,6 +17,7 @@
 #include "box_pdp_client.h"
 #include "broker.h"
 #include "shell_settings.h"
+#include "box_confine_profile.h"
 #include "sh_launcher.h"
 #include "worker_pool.h"
 
@@ -85,6 +86,40 @@ shell_parse_ms(const char *s)
         v > BOX_CALL_BACKSTOP_MS)
         return -1;
     return (int)v;
+}
+
+/*
+ * The broker's profile (box_confine_broker): sockets in the box dir's run/
+ * and private/, descriptors 0-2 and the zygote's and launcher's request
+ * sockets; it reads nothing of the filesystem after this and executes
+ * nothing (host programs go through the launcher).
+ */
+static box_err
+shell_confine_broker(const shell_args *sa, const char *control_url,
+                     const shell_settings *set, const worker_pool *pool,
+                     const sh_launcher *launcher)
+{
+    const int fds[] = {worker_pool_fd(pool), sh_launcher_fd(launcher)};
+    box_confine_broker_args ba = {
+        .ba_box_dir = set->ss_box_dir ? set->ss_box_dir : sa->sa_box_dir,
+        .ba_control = control_url,
+        .ba_pdp = sa->sa_pdp_url,
+        .ba_epoch_pub = sa->sa_epoch_url,
+        .ba_homes = {set->ss_operator_home, getenv("HOME")},
+        .ba_fds = fds,
+        .ba_nfds = sizeof fds / sizeof fds[0]};
+    box_confine_spec spec;
+    char *err = NULL;
+    box_err rv = box_confine_broker(&ba, &spec, &err);
+    if (rv == BOX_OK) {
+        rv = box_proc_confine(&spec, &err);
+        box_confine_spec_free(&spec);
+    }
+    if (rv != BOX_OK)
+        box_log(BOX_LOG_ERROR, SHELL_SVC, "cannot confine the broker: %s",
+                err != NULL ? err : box_strerror(rv));
+    box_free(err);
+    return rv;
 }
 
 int
@@ -220,6 +255,11 @@ main(int argc, char **argv)
         shell_settings_free(&set);
         return 1;
     }
+    // The broker confines itself now, with one thread and the two forkers'
+    // sockets open: sockets in the box dir, nothing of the operator's.
+    if ((rv = shell_confine_broker(&sa, control_url, &set, pool, launcher)) !=
+        BOX_OK)
+        goto out;
     // The PDP client lives here, not in the workers: one client for every
     // call keeps the permit cache warm. Its threads create no files, so
     // the broker's umask around bind is unaffected.

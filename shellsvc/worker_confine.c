@@ -14,9 +14,9 @@
 #include "box_log.h"
 #include "box_seccomp.h"
 #include "contain.h"
+#include "forker.h"
 
 #define WC_SVC "box-shell"
-#define WC_CTL_FD 3 // the zygote's request socket (forker.c)
 
 /* What a worker may do beneath each of its three binds: everything of
  * files and directories but executing, making devices or sockets. */
@@ -141,7 +141,7 @@ wc_spec(const worker_settings *ws, box_confine_spec *spec)
     box_confine_spec_init(spec, BOX_PROFILE_WORKER);
     const char *binds[] = {ws->ws_operator_home, ws->ws_agent_home,
                            ws->ws_workspace};
-    box_err rv = box_confine_keep_fd(spec, WC_CTL_FD);
+    box_err rv = box_confine_keep_fd(spec, FORKER_CTL_FD);
     for (int fd = 0; fd < 3 && rv == BOX_OK; fd++)
         rv = box_confine_keep_fd(spec, fd);
     for (size_t i = 0; i < 3 && rv == BOX_OK; i++)

@@ -147,6 +147,12 @@ worker_pool_wait(int status, int timeout_ms, int *wstatus)
     return forker_wait(status, timeout_ms, wstatus);
 }
 
+int
+worker_pool_fd(const worker_pool *p)
+{
+    return forker_fd(p->wp_zygote);
+}
+
 void
 worker_pool_stop(worker_pool *p)
 {

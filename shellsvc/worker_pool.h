@@ -43,6 +43,9 @@ box_err worker_pool_spawn(worker_pool *p, worker_ends *out) BOX_WARN_UNUSED;
 box_err worker_pool_wait(int status, int timeout_ms,
                          int *wstatus) BOX_WARN_UNUSED;
 
+/* The zygote's request socket (forker_fd). */
+int worker_pool_fd(const worker_pool *p);
+
 /* Ends the zygote, which kills and reaps every live worker first, and
  * reaps it (SIGKILL after a bound). Frees p. */
 void worker_pool_stop(worker_pool *p);

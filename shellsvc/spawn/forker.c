@@ -22,7 +22,6 @@
 
 #define FK_SVC "box-shell"
 #define FK_CHILDREN_MAX 256 // live children; 64 connections plus stragglers
-#define FK_CTL_FD 3         // where the forker keeps its request socket
 #define FK_STOP_WAIT_MS 3000
 #define FK_READY_MS 30000 // prepare is a few system calls; a loaded machine
 #define FK_READY 'R'
@@ -190,9 +189,9 @@ fk_main(int ctl, pid_t parent, const char *name, forker_start_fn start,
     if (getppid() != parent)
         _exit(0); // box-shell died before PDEATHSIG was set
     (void)prctl(PR_SET_NAME, name);
-    if (dup2(ctl, FK_CTL_FD) < 0 || close_range(FK_CTL_FD + 1, ~0u, 0) != 0)
+    if (dup2(ctl, FORKER_CTL_FD) < 0 || close_range(FORKER_CTL_FD + 1, ~0u, 0) != 0)
         _exit(1);
-    ctl = FK_CTL_FD;
+    ctl = FORKER_CTL_FD;
     // Confined first, with nothing open but the request socket.
     if (prepare != NULL && prepare(ctx) != 0)
         _exit(1);
@@ -361,6 +360,12 @@ pid_t
 forker_pid(const forker *f)
 {
     return f->fk_pid;
+}
+
+int
+forker_fd(const forker *f)
+{
+    return f->fk_ctl;
 }
 
 void

@@ -27,6 +27,10 @@
  */
 typedef struct forker forker;
 
+/* Where a forker keeps its request socket: the only descriptor besides
+ * 0-2 it has when its prepare function runs. */
+#define FORKER_CTL_FD 3
+
 /* The most descriptors one request carries, the status pipe included. */
 #define FORKER_FDS_MAX 6
 
@@ -69,6 +73,10 @@ box_err forker_wait(int status, int timeout_ms, int *wstatus) BOX_WARN_UNUSED;
 
 /* The forker's pid (for tests and the process table). */
 pid_t forker_pid(const forker *f);
+
+/* The request socket, which the caller keeps open when it confines
+ * itself (box_proc_confine closes every descriptor it is not told of). */
+int forker_fd(const forker *f);
 
 /* Closes the request socket (the forker kills and reaps every live child
  * first), reaps the forker (SIGKILL after a bound). Frees f. */

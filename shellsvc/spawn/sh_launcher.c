@@ -13,6 +13,8 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_confine.h"
+#include "box_log.h"
 #include "box_svc.h"
 #include "forker.h"
 
@@ -115,13 +117,43 @@ out:
     return rc;
 }
 
+/*
+ * The launcher's own confinement: an empty environment, nothing open but
+ * its request socket, no_new_privs and the shared seccomp denylist, less
+ * what box-contain needs to build a sandbox (user namespaces, mounts).
+ * No Landlock domain: box-contain and every program it runs would inherit
+ * it, and each leaf gets its own from box-contain instead.
+ */
+static int
+ln_prepare(void *ctx)
+{
+    (void)ctx;
+    box_confine_spec spec;
+    char *err = NULL;
+    box_confine_spec_init(&spec, BOX_PROFILE_LAUNCHER);
+    spec.cs_no_landlock = true;
+    spec.cs_sc_let_namespaces = true;
+    box_err rv = BOX_OK;
+    for (int fd = 0; fd <= FORKER_CTL_FD && rv == BOX_OK; fd++)
+        rv = box_confine_keep_fd(&spec, fd);
+    if (rv == BOX_OK)
+        rv = box_proc_confine(&spec, &err);
+    if (rv != BOX_OK)
+        box_log(BOX_LOG_ERROR, "box-shell", "cannot confine the launcher: %s",
+                err != NULL ? err : box_strerror(rv));
+    box_confine_spec_free(&spec);
+    box_free(err);
+    return rv == BOX_OK ? 0 : -1;
+}
+
 box_err
 sh_launcher_start(sh_launcher **out)
 {
     sh_launcher *l = box_calloc(1, sizeof *l);
     if (l == NULL)
         return BOX_ENOMEM;
-    box_err rv = forker_start(LN_NAME, ln_start, NULL, NULL, &l->ln_forker);
+    box_err rv =
+        forker_start(LN_NAME, ln_start, NULL, ln_prepare, &l->ln_forker);
     if (rv != BOX_OK) {
         box_free(l);
         return rv;
@@ -191,6 +223,12 @@ int
 sh_launcher_pid(const sh_launcher *l)
 {
     return (int)forker_pid(l->ln_forker);
+}
+
+int
+sh_launcher_fd(const sh_launcher *l)
+{
+    return forker_fd(l->ln_forker);
 }
 
 void

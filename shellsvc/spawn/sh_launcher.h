@@ -35,6 +35,9 @@ box_err sh_launcher_run(sh_launcher *l, char *const *argv, int in, int out,
 /* The launcher's pid. */
 int sh_launcher_pid(const sh_launcher *l);
 
+/* Its request socket (forker_fd). */
+int sh_launcher_fd(const sh_launcher *l);
+
 /* Ends the launcher (it kills every run first) and frees l. */
 void sh_launcher_stop(sh_launcher *l);
 
