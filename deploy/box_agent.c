@@ -32,7 +32,7 @@ static const char *const agent_alias_names[] = {"zsh", "bash", "sh"};
 static box_err
 agent_contain_env(box_argv *env)
 {
-    return box_proctab_env(box_proctab_row(BOX_PROC_CONTAIN), environ, env);
+    return box_proctab_env(box_proctab_get(BOX_PROC_CONTAIN), environ, env);
 }
 
 /* posix_spawn of argv with stdout (and stderr) on a pipe; collects the

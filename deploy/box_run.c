@@ -43,7 +43,7 @@ run_control_record(const char *dir_path, const char *box_id, const char *run_id,
 {
     pdp_dlog_ident id = {.di_box_id = box_id, .di_run_id = run_id};
     char *line = pdp_dlog_control_line(&id, op, "ok", subject, NULL);
-    box_proc_box b = {.pb_box_dir = dir_path};
+    box_proctab_box b = {.pb_box_dir = dir_path};
     char *path = NULL;
     if (box_proctab_value(BOX_PV_DECISION_LOG, &b, &path) != BOX_OK)
         path = NULL;
@@ -303,7 +303,7 @@ box_cmd_run(int argc, char **argv)
         fprintf(stderr, "strands-box: box %s alias image refreshed\n",
                 box_dir_id(dir));
     run_mint_id(run_id, sizeof run_id);
-    box_proc_box paths = {
+    box_proctab_box paths = {
         .pb_bindir = bindir,
         .pb_box_dir = box_dir_path,
         .pb_policy = box_config_policy(cfg) != NULL ? policy_canon : NULL,

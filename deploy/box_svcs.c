@@ -26,7 +26,7 @@ extern char **environ;
 
 /* One started service: a BOX_START_RUN row of the process table. */
 typedef struct svc_proc {
-    const box_proc_row *sv_row;
+    const box_proctab_row *sv_row;
     pid_t sv_pid;
     int sv_status; // valid once reaped
     bool sv_reaped;
@@ -44,7 +44,7 @@ struct box_svcs {
  * ours: a token or key in the operator's shell reaches no service.
  */
 static box_err
-svc_spawn(const box_proc_box *b, svc_proc *pr, char **err)
+svc_spawn(const box_proctab_box *b, svc_proc *pr, char **err)
 {
     box_argv av = {0}, env = {0};
     box_err ret;
@@ -73,7 +73,7 @@ out:
 static box_err
 svc_wait_ready(svc_proc *pr, char **err)
 {
-    const box_proc_row *row = pr->sv_row;
+    const box_proctab_row *row = pr->sv_row;
     uint64_t deadline = box_svc_now_ms() + SVC_START_TIMEOUT_MS;
     // One socket for every try (see box_health_probe); each try waits up
     // to a second, which a loaded machine's sanitizer build needs.
@@ -118,7 +118,7 @@ svc_wait_ready(svc_proc *pr, char **err)
 }
 
 box_err
-box_svcs_start(const box_proc_box *b, box_svcs **out, char **err)
+box_svcs_start(const box_proctab_box *b, box_svcs **out, char **err)
 {
     *err = NULL;
     box_svcs *s = box_calloc(1, sizeof *s);
@@ -126,7 +126,7 @@ box_svcs_start(const box_proc_box *b, box_svcs **out, char **err)
         return BOX_ENOMEM;
     // Table order: each service after the one before answers.
     for (int id = 0; id < BOX_PROC_COUNT; id++) {
-        const box_proc_row *row = box_proctab_row((box_proc)id);
+        const box_proctab_row *row = box_proctab_get((box_proctab_id)id);
         if (row->pt_start != BOX_START_RUN)
             continue;
         svc_proc *pr = &s->ss_proc[s->ss_started];
@@ -214,7 +214,8 @@ box_svcs_stop(box_svcs *s)
                    WEXITSTATUS(pr->sv_status) != 0) {
             int st = pr->sv_status;
             fprintf(stderr, "strands-box: %s stopped with %s %d\n",
-                    s->ss_proc[i].sv_row->pt_name, WIFSIGNALED(st) ? "signal" : "status",
+                    s->ss_proc[i].sv_row->pt_name,
+                    WIFSIGNALED(st) ? "signal" : "status",
                     WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
             status = 1;
         }

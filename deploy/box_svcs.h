@@ -16,7 +16,7 @@ typedef struct box_svcs box_svcs;
  * and the row's names of our environment, and only after the one before
  * answers its health check. On failure everything started is stopped
  * again and *err (caller frees) says what went wrong. */
-box_err box_svcs_start(const box_proc_box *b, box_svcs **out,
+box_err box_svcs_start(const box_proctab_box *b, box_svcs **out,
                        char **err) BOX_WARN_UNUSED;
 
 /* One line per service: `strands-box: <name> up · pid <n> · <url>`. */

@@ -43,7 +43,7 @@ main(int argc, char **argv)
         return 1;
     // Only what this service's row keeps (a token in the operator's
     // shell, or in a test's, reaches no service, nor /proc/PID/environ).
-    if (box_proctab_clean_env(box_proctab_row(BOX_PROC_GATEWAY)) != BOX_OK) {
+    if (box_proctab_clean_env(box_proctab_get(BOX_PROC_GATEWAY)) != BOX_OK) {
         fprintf(stderr, "%s: cannot clean the environment: out of memory\n",
                 GW_SVC);
         return 1;

@@ -18,7 +18,7 @@
  *   BOX_LOG_LEVEL  box_log, in every process that logs
  * No process calls setlocale, so no LANG or LC_*.
  */
-static const box_proc_row proctab_rows[BOX_PROC_COUNT] = {
+static const box_proctab_row proctab_rows[BOX_PROC_COUNT] = {
     [BOX_PROC_PDP] =
         {
             .pt_id = BOX_PROC_PDP,
@@ -112,13 +112,13 @@ static const box_proc_row proctab_rows[BOX_PROC_COUNT] = {
         },
 };
 
-const box_proc_row *
-box_proctab_row(box_proc id)
+const box_proctab_row *
+box_proctab_get(box_proctab_id id)
 {
     return (unsigned)id < BOX_PROC_COUNT ? &proctab_rows[id] : NULL;
 }
 
-const box_proc_row *
+const box_proctab_row *
 box_proctab_find(const char *name)
 {
     for (size_t i = 0; name != NULL && i < BOX_PROC_COUNT; i++)
@@ -132,7 +132,7 @@ box_proctab_find(const char *name)
  * the shell's own) is meant for the agent; every other socket lives under
  * private/, which the agent's sandbox hides. */
 static const struct {
-    const char *pp_url; // ipc://DIR/%s
+    const char *pp_url;  // ipc://DIR/%s
     const char *pp_file; // DIR/%s
 } proctab_place[BOX_PV_COUNT] = {
     [BOX_PV_PDP_URL] = {"private/pdp.sock", NULL},
@@ -143,7 +143,7 @@ static const struct {
 };
 
 box_err
-box_proctab_value(box_pv v, const box_proc_box *b, char **out)
+box_proctab_value(box_proctab_pv v, const box_proctab_box *b, char **out)
 {
     const char *given = NULL;
 
@@ -188,7 +188,8 @@ box_proctab_value(box_pv v, const box_proc_box *b, char **out)
 }
 
 box_err
-box_proctab_argv(const box_proc_row *row, const box_proc_box *b, box_argv *av)
+box_proctab_argv(const box_proctab_row *row, const box_proctab_box *b,
+                 box_argv *av)
 {
     box_err rv;
 
@@ -215,7 +216,7 @@ box_proctab_argv(const box_proc_row *row, const box_proc_box *b, box_argv *av)
 }
 
 box_err
-box_proctab_health_url(const box_proc_row *row, const box_proc_box *b,
+box_proctab_health_url(const box_proctab_row *row, const box_proctab_box *b,
                        char **out)
 {
     *out = NULL;

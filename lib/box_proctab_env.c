@@ -49,14 +49,14 @@ env_listed(const char *const *list, size_t max, const char *name, size_t len)
 
 /* The row keeps the variable whose name is the first len bytes of name. */
 static bool
-env_keeps_n(const box_proc_row *row, const char *name, size_t len)
+env_keeps_n(const box_proctab_row *row, const char *name, size_t len)
 {
     return env_listed(row->pt_env, BOX_PROC_NAMES_MAX, name, len) ||
            env_listed(proctab_sanitizer_env, SIZE_MAX, name, len);
 }
 
 bool
-box_proctab_keeps(const box_proc_row *row, const char *name)
+box_proctab_keeps(const box_proctab_row *row, const char *name)
 {
     return env_keeps_n(row, name, strlen(name));
 }
@@ -71,7 +71,7 @@ env_name_len(const char *entry)
 }
 
 box_err
-box_proctab_env(const box_proc_row *row, char *const *from, box_argv *env)
+box_proctab_env(const box_proctab_row *row, char *const *from, box_argv *env)
 {
     for (size_t i = 0; from != NULL && from[i] != NULL; i++) {
         size_t n = env_name_len(from[i]);
@@ -135,7 +135,7 @@ env_block(char **start, size_t *len)
 }
 
 box_err
-box_proctab_clean_env(const box_proc_row *row)
+box_proctab_clean_env(const box_proctab_row *row)
 {
     box_argv keep = {0};
     box_err rv = box_proctab_env(row, environ, &keep);

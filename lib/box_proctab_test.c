@@ -43,7 +43,7 @@ test_every_row_is_whole(void **state)
     (void)state;
     size_t run_rows = 0;
     for (int id = 0; id < BOX_PROC_COUNT; id++) {
-        const box_proc_row *r = box_proctab_row((box_proc)id);
+        const box_proctab_row *r = box_proctab_get((box_proctab_id)id);
         assert_non_null(r);
         // ORDER BOX_PROC: the row sits at its own id.
         assert_int_equal(r->pt_id, id);
@@ -77,7 +77,7 @@ test_every_row_is_whole(void **state)
         }
         // Peers name other rows, and each names the other back.
         for (size_t i = 0; i < BOX_PROC_NAMES_MAX && r->pt_peers[i]; i++) {
-            const box_proc_row *p = box_proctab_find(r->pt_peers[i]);
+            const box_proctab_row *p = box_proctab_find(r->pt_peers[i]);
             assert_non_null(p);
             assert_ptr_not_equal(p, r);
             assert_true(listed(p->pt_peers, BOX_PROC_NAMES_MAX, r->pt_name));
@@ -91,7 +91,7 @@ test_every_row_is_whole(void **state)
         }
     }
     assert_int_equal(run_rows, 3); // box-pdp, box-gateway, box-shell
-    assert_null(box_proctab_row(BOX_PROC_COUNT));
+    assert_null(box_proctab_get(BOX_PROC_COUNT));
     assert_null(box_proctab_find("box-nothing"));
     assert_null(box_proctab_find(NULL));
 }
@@ -103,8 +103,9 @@ test_profiles_are_distinct(void **state)
     (void)state;
     for (int a = 0; a < BOX_PROC_COUNT; a++)
         for (int b = a + 1; b < BOX_PROC_COUNT; b++)
-            assert_int_not_equal(box_proctab_row((box_proc)a)->pt_profile,
-                                 box_proctab_row((box_proc)b)->pt_profile);
+            assert_int_not_equal(
+                box_proctab_get((box_proctab_id)a)->pt_profile,
+                box_proctab_get((box_proctab_id)b)->pt_profile);
 }
 
 /* av as one space-separated line (caller frees). */
@@ -125,10 +126,10 @@ joined(const box_argv *av)
 }
 
 static void
-expect_argv(box_proc id, const box_proc_box *b, const char *want)
+expect_argv(box_proctab_id id, const box_proctab_box *b, const char *want)
 {
     box_argv av = {0};
-    assert_int_equal(box_proctab_argv(box_proctab_row(id), b, &av), BOX_OK);
+    assert_int_equal(box_proctab_argv(box_proctab_get(id), b, &av), BOX_OK);
     char *got = joined(&av);
     assert_string_equal(got, want);
     box_free(got);
@@ -139,13 +140,13 @@ static void
 test_argv_of_each_service(void **state)
 {
     (void)state;
-    box_proc_box b = {.pb_bindir = "/opt/box/bin",
-                      .pb_box_dir = "/b",
-                      .pb_policy = "/cfg/policy.dw",
-                      .pb_box_id = "box-0123456789abcdef",
-                      .pb_run_id = "run-1",
-                      .pb_config = "/cfg/box.toml",
-                      .pb_workspace = "/w"};
+    box_proctab_box b = {.pb_bindir = "/opt/box/bin",
+                         .pb_box_dir = "/b",
+                         .pb_policy = "/cfg/policy.dw",
+                         .pb_box_id = "box-0123456789abcdef",
+                         .pb_run_id = "run-1",
+                         .pb_config = "/cfg/box.toml",
+                         .pb_workspace = "/w"};
     expect_argv(BOX_PROC_PDP, &b,
                 "/opt/box/bin/box-pdp --listen ipc:///b/private/pdp.sock "
                 "--epoch-pub ipc:///b/private/pdp-epoch.sock --log "
@@ -162,7 +163,7 @@ test_argv_of_each_service(void **state)
                 "--control ipc:///b/private/shell-ctl.sock");
 
     // What the box lacks drops its pair: the service's default holds.
-    box_proc_box bare = {.pb_bindir = "/x", .pb_box_dir = "/b"};
+    box_proctab_box bare = {.pb_bindir = "/x", .pb_box_dir = "/b"};
     expect_argv(BOX_PROC_PDP, &bare,
                 "/x/box-pdp --listen ipc:///b/private/pdp.sock --epoch-pub "
                 "ipc:///b/private/pdp-epoch.sock --log "
@@ -177,25 +178,25 @@ static void
 test_bad_requests_are_refused(void **state)
 {
     (void)state;
-    box_proc_box b = {.pb_bindir = "/x", .pb_box_dir = "/b"};
+    box_proctab_box b = {.pb_bindir = "/x", .pb_box_dir = "/b"};
     box_argv av = {0};
     // Rows box run does not start have no command line here.
     assert_int_equal(
-        box_proctab_argv(box_proctab_row(BOX_PROC_WORKER), &b, &av),
+        box_proctab_argv(box_proctab_get(BOX_PROC_WORKER), &b, &av),
         BOX_EINVAL);
     assert_int_equal(
-        box_proctab_argv(box_proctab_row(BOX_PROC_CONTAIN), &b, &av),
+        box_proctab_argv(box_proctab_get(BOX_PROC_CONTAIN), &b, &av),
         BOX_EINVAL);
-    box_proc_box nobin = {.pb_box_dir = "/b"};
-    assert_int_equal(box_proctab_argv(box_proctab_row(BOX_PROC_PDP), &nobin,
-                                      &av),
-                     BOX_EINVAL);
+    box_proctab_box nobin = {.pb_box_dir = "/b"};
+    assert_int_equal(
+        box_proctab_argv(box_proctab_get(BOX_PROC_PDP), &nobin, &av),
+        BOX_EINVAL);
     assert_null(av.av_v);
     // An address needs the box directory.
-    box_proc_box nodir = {.pb_bindir = "/x"};
-    assert_int_equal(box_proctab_argv(box_proctab_row(BOX_PROC_PDP), &nodir,
-                                      &av),
-                     BOX_EINVAL);
+    box_proctab_box nodir = {.pb_bindir = "/x"};
+    assert_int_equal(
+        box_proctab_argv(box_proctab_get(BOX_PROC_PDP), &nodir, &av),
+        BOX_EINVAL);
     box_argv_free(&av);
     char *v = (char *)"x";
     assert_int_equal(box_proctab_value(BOX_PV_NONE, &b, &v), BOX_EINVAL);
@@ -209,19 +210,19 @@ static void
 test_health_urls(void **state)
 {
     (void)state;
-    box_proc_box b = {.pb_bindir = "/x", .pb_box_dir = "/b"};
+    box_proctab_box b = {.pb_bindir = "/x", .pb_box_dir = "/b"};
     char *u = NULL;
     assert_int_equal(
-        box_proctab_health_url(box_proctab_row(BOX_PROC_PDP), &b, &u), BOX_OK);
+        box_proctab_health_url(box_proctab_get(BOX_PROC_PDP), &b, &u), BOX_OK);
     assert_string_equal(u, "ipc:///b/private/pdp.sock");
     box_free(u);
     assert_int_equal(
-        box_proctab_health_url(box_proctab_row(BOX_PROC_GATEWAY), &b, &u),
+        box_proctab_health_url(box_proctab_get(BOX_PROC_GATEWAY), &b, &u),
         BOX_OK);
     assert_string_equal(u, "ipc:///b/private/gateway-ctl.sock");
     box_free(u);
     assert_int_equal(
-        box_proctab_health_url(box_proctab_row(BOX_PROC_WORKER), &b, &u),
+        box_proctab_health_url(box_proctab_get(BOX_PROC_WORKER), &b, &u),
         BOX_OK);
     assert_null(u);
     assert_int_equal(box_proctab_value(BOX_PV_DECISION_LOG, &b, &u), BOX_OK);
@@ -244,30 +245,29 @@ test_env_for_a_child_keeps_only_its_names(void **state)
                     "TZ=UTC",
                     NULL};
     box_argv env = {0};
-    assert_int_equal(
-        box_proctab_env(box_proctab_row(BOX_PROC_PDP), from, &env), BOX_OK);
+    assert_int_equal(box_proctab_env(box_proctab_get(BOX_PROC_PDP), from, &env),
+                     BOX_OK);
     char *got = joined(&env);
     assert_string_equal(got, "HOME=/home/op BOX_LOG_LEVEL=warn");
     box_free(got);
     box_argv_free(&env);
 
     assert_int_equal(
-        box_proctab_env(box_proctab_row(BOX_PROC_SHELL), from, &env), BOX_OK);
+        box_proctab_env(box_proctab_get(BOX_PROC_SHELL), from, &env), BOX_OK);
     got = joined(&env);
-    assert_string_equal(got,
-                        "HOME=/home/op PATH=/usr/bin BOX_LOG_LEVEL=warn TZ=UTC");
+    assert_string_equal(
+        got, "HOME=/home/op PATH=/usr/bin BOX_LOG_LEVEL=warn TZ=UTC");
     box_free(got);
     box_argv_free(&env);
 
     // box-contain keeps nothing of ours: an empty, NULL-ended vector.
     assert_int_equal(
-        box_proctab_env(box_proctab_row(BOX_PROC_CONTAIN), from, &env),
-        BOX_OK);
+        box_proctab_env(box_proctab_get(BOX_PROC_CONTAIN), from, &env), BOX_OK);
     assert_null(box_proctab_envp(&env)[0]);
     box_argv_free(&env);
-    assert_false(box_proctab_keeps(box_proctab_row(BOX_PROC_GATEWAY), "HOME"));
+    assert_false(box_proctab_keeps(box_proctab_get(BOX_PROC_GATEWAY), "HOME"));
     assert_true(
-        box_proctab_keeps(box_proctab_row(BOX_PROC_GATEWAY), "BOX_LOG_LEVEL"));
+        box_proctab_keeps(box_proctab_get(BOX_PROC_GATEWAY), "BOX_LOG_LEVEL"));
 }
 
 /* ---- the child that cleans its own environment ---- */
@@ -283,7 +283,7 @@ clean_env_child(const char *long_home)
     if (long_home != NULL && setenv("HOME", long_home, 1) != 0)
         return 10;
     const char *want_home = long_home != NULL ? long_home : "/home/op";
-    if (box_proctab_clean_env(box_proctab_row(BOX_PROC_PDP)) != BOX_OK)
+    if (box_proctab_clean_env(box_proctab_get(BOX_PROC_PDP)) != BOX_OK)
         return 1;
     if (getenv("SECRET_TOKEN") != NULL || getenv("AWS_SECRET_ACCESS_KEY"))
         return 2;
@@ -320,7 +320,7 @@ clean_env_child(const char *long_home)
             return 9;
         char name[256];
         snprintf(name, sizeof name, "%.*s", (int)(eq - e), e);
-        if (!box_proctab_keeps(box_proctab_row(BOX_PROC_PDP), name))
+        if (!box_proctab_keeps(box_proctab_get(BOX_PROC_PDP), name))
             return 11;
         if (strcmp(e, "BOX_LOG_LEVEL=warn") == 0)
             saw_level = true;
