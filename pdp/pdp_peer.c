@@ -14,13 +14,14 @@
 
 #include "box_alloc.h"
 #include "box_log.h"
+#include "box_proctab.h"
 #include "box_svc.h"
 
 #define PEER_SVC "box-pdp"
 
-/* The programs that enforce decisions, beside box-pdp. */
-static const char *const peer_programs[] = {"box-shell", "box-gateway"};
-#define PEER_NPROGRAMS (sizeof peer_programs / sizeof peer_programs[0])
+/* The programs that enforce decisions, beside box-pdp: the peers that
+ * box-pdp's row of the process table names (box-shell, box-gateway). */
+#define PEER_NPROGRAMS BOX_PROC_NAMES_MAX
 
 /* A file's identity; pe_dev == 0 && pe_ino == 0: absent. */
 typedef struct peer_id {
@@ -54,10 +55,11 @@ pdp_peers_new(pdp_peers **out)
         return BOX_ENOMEM;
     pp->pp_parent = getppid();
     pp->pp_uid = geteuid();
-    for (size_t i = 0; i < PEER_NPROGRAMS; i++) {
+    const char *const *peers = box_proctab_get(BOX_PROC_PDP)->pt_peers;
+    for (size_t i = 0; i < PEER_NPROGRAMS && peers[i] != NULL; i++) {
         char path[PATH_MAX + 32];
         struct stat sb;
-        snprintf(path, sizeof path, "%s/%s", self, peer_programs[i]);
+        snprintf(path, sizeof path, "%s/%s", self, peers[i]);
         if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
             pp->pp_prog[i].pe_dev = sb.st_dev;
             pp->pp_prog[i].pe_ino = sb.st_ino;
