@@ -99,8 +99,9 @@ typedef struct box_proctab_row {
     box_proctab_health pt_health;
     box_proctab_pv pt_health_at; // the address that answers, for a health kind
     box_proctab_arg pt_args[BOX_PROC_ARGS_MAX]; // BOX_START_RUN rows only
-    // The rows it exchanges messages with (data for docs and tests; every
-    // BOX_START_RUN row also answers box run's health question).
+    // The rows it exchanges messages with (box-pdp serves only the
+    // programs of its own row's peers, pdp_peer.c; every BOX_START_RUN row
+    // also answers box run's health question).
     const char *pt_peers[BOX_PROC_NAMES_MAX];
     // The environment names it keeps: what it (or a library it links)
     // reads. Under a sanitizer build the sanitizer's option names are kept
@@ -108,7 +109,7 @@ typedef struct box_proctab_row {
     const char *pt_env[BOX_PROC_NAMES_MAX];
 } box_proctab_row;
 
-/* The row of id (id < BOX_PROC_COUNT). */
+/* The row of id, or NULL when id is not one (BOX_PROC_COUNT or past). */
 const box_proctab_row *box_proctab_get(box_proctab_id id);
 /* The row named name, or NULL. */
 const box_proctab_row *box_proctab_find(const char *name);
