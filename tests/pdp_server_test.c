@@ -374,21 +374,29 @@ test_reload_drops_cache_and_keeps_old_on_error(void **state)
     box_free(log);
 }
 
-/* Health, asked until pred holds for it (or 10 s pass: NULL). */
+/* Health, asked until pred holds for it (or 1000 tries pass: NULL), on
+ * one socket for every try (see box_wait_pdp). */
 static Box__HealthResponse *
 health_until(const fx *f, bool (*pred)(const Box__HealthResponse *, uint64_t),
              uint64_t arg)
 {
-    for (int i = 0; i < 1000; i++) {
+    box_health_probe *p = NULL;
+    Box__HealthResponse *found = NULL;
+    if (box_health_probe_open(f->url, true, 1000, &p) != BOX_OK)
+        return NULL;
+    for (int i = 0; i < 1000 && found == NULL; i++) {
         Box__HealthResponse *h = NULL;
-        if (box_pdp_health(f->url, 1000, &h) == BOX_OK) {
+        if (box_health_probe_ask(p, &h) == BOX_OK) {
             if (pred(h, arg))
-                return h;
-            box__health_response__free_unpacked(h, NULL);
+                found = h;
+            else
+                box__health_response__free_unpacked(h, NULL);
         }
-        usleep(10000);
+        if (found == NULL)
+            usleep(10000);
     }
-    return NULL;
+    box_health_probe_close(p);
+    return found;
 }
 
 static bool
