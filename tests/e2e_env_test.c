@@ -119,7 +119,7 @@ reported_pid(const char *err, const char *name)
 
 /* A child of parent whose name (/proc/PID/comm) is comm, or 0. */
 static pid_t
-child_named(pid_t parent, const char *comm)
+child_named_now(pid_t parent, const char *comm)
 {
     DIR *d = opendir("/proc");
     assert_non_null(d);
@@ -150,6 +150,18 @@ child_named(pid_t parent, const char *comm)
             found = (pid_t)pid;
     }
     closedir(d);
+    return found;
+}
+
+/* The same, asked for up to 10 s: a forked child names itself (prctl)
+ * just after the fork. */
+static pid_t
+child_named(pid_t parent, const char *comm)
+{
+    pid_t found = 0;
+    for (int i = 0; i < 100 && (found = child_named_now(parent, comm)) == 0;
+         i++)
+        box_test_sleep_ms(100);
     return found;
 }
 
