@@ -16,6 +16,7 @@
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "box_procspec.h"
+#include "box_proctab.h"
 #include "box_svc.h"
 
 extern char **environ;
@@ -23,6 +24,16 @@ extern char **environ;
 #define AGENT_PROBE_MAX (64u * 1024u)
 
 static const char *const agent_alias_names[] = {"zsh", "bash", "sh"};
+
+/* box-contain's environment: its row's names of ours (none but a
+ * sanitizer's): the agent's own is exactly the --env pairs it is given,
+ * and box-contain itself needs nothing of the operator's. The caller
+ * frees env either way. */
+static box_err
+agent_contain_env(box_argv *env)
+{
+    return box_proctab_env(box_proctab_get(BOX_PROC_CONTAIN), environ, env);
+}
 
 /* posix_spawn of argv with stdout (and stderr) on a pipe; collects the
  * output (capped) and the wait status. */
@@ -37,7 +48,12 @@ agent_run_capture(char *const *argv, box_buf *out, int *wstatus)
     posix_spawn_file_actions_adddup2(&fa, pp[1], 1);
     posix_spawn_file_actions_adddup2(&fa, pp[1], 2);
     pid_t pid;
-    int rv = box_svc_spawn(&pid, argv[0], &fa, argv, environ, 0);
+    box_argv env = {0};
+    int rv = agent_contain_env(&env) != BOX_OK
+                 ? ENOMEM
+                 : box_svc_spawn(&pid, argv[0], &fa, argv,
+                                 box_proctab_envp(&env), 0);
+    box_argv_free(&env);
     posix_spawn_file_actions_destroy(&fa);
     close(pp[1]);
     if (rv != 0) {
@@ -340,8 +356,12 @@ box_agent_start(const box_agent_opts *o, pid_t *pid, char **err)
     // The agent starts with a clean signal state, whatever ours is; its
     // box-contain dies with box run, and the agent's whole pid namespace
     // with it.
-    int e =
-        box_svc_spawn(pid, av.av_v[0], NULL, av.av_v, environ, BOX_SPAWN_TIED);
+    box_argv env = {0};
+    int e = agent_contain_env(&env) != BOX_OK
+                ? ENOMEM
+                : box_svc_spawn(pid, av.av_v[0], NULL, av.av_v,
+                                box_proctab_envp(&env), BOX_SPAWN_TIED);
+    box_argv_free(&env);
     if (e != 0) {
         *err = box_asprintf("cannot start %s: %s", av.av_v[0], strerror(e));
         rv = BOX_EIO;

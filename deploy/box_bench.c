@@ -29,6 +29,7 @@
 #include "box_cmd.h"
 #include "box_control.h"
 #include "box_pdp_client.h"
+#include "box_proctab.h"
 #include "box_svc.h"
 #include "box_arena.h"
 #include "pdp_decide.h"
@@ -414,11 +415,12 @@ out:
 /* Processes and paths                                                 */
 /* ------------------------------------------------------------------ */
 
-/* Starts argv with a clean signal state; stdout (if out >= 0) goes to
- * out, stdout and stderr to log_path when given. 0 or an errno. */
+/* Starts argv with a clean signal state and the environment envp; stdout
+ * (if out >= 0) goes to out, stdout and stderr to log_path when given. 0
+ * or an errno. */
 static int
-bench_spawn(char *const argv[], bool search, int out, const char *log_path,
-            pid_t *pid)
+bench_spawn(char *const argv[], char *const envp[], bool search, int out,
+            const char *log_path, pid_t *pid)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -430,10 +432,25 @@ bench_spawn(char *const argv[], bool search, int out, const char *log_path,
                                          O_WRONLY | O_CREAT | O_APPEND, 0600);
         posix_spawn_file_actions_adddup2(&fa, 1, 2);
     }
-    int rv = box_svc_spawn(pid, argv[0], &fa, argv, environ,
+    int rv = box_svc_spawn(pid, argv[0], &fa, argv, envp,
                            search ? BOX_SPAWN_SEARCH : 0);
     posix_spawn_file_actions_destroy(&fa);
     return rv;
+}
+
+/* The directories of a box directory that box-pdp writes in (its sockets
+ * and its decision log live under private/). */
+static bool
+bench_box_dir(const char *tmp)
+{
+    static const char *const dirs[] = {"private", "private/telemetry"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        char p[4400];
+        snprintf(p, sizeof p, "%s/%s", tmp, dirs[i]);
+        if (mkdir(p, 0700) != 0 && errno != EEXIST)
+            return false;
+    }
+    return true;
 }
 
 static void
@@ -622,7 +639,7 @@ bench_cedar(const char *dir, const char *tmp, const char *verdicts,
                     "--seconds",  secs,   "--ours",   (char *)verdicts,
                     NULL};
     pid_t pid;
-    int rv = bench_spawn(argv, true, pfd[1], NULL, &pid);
+    int rv = bench_spawn(argv, environ, true, pfd[1], NULL, &pid);
     close(pfd[1]);
     if (rv != 0) {
         close(pfd[0]);
@@ -1091,8 +1108,9 @@ bench_pdp(double seconds, bool cedar, const char *dir_opt)
 {
     int status = 1;
     char dir[4096], self[4096], tmp[] = "/tmp/box-bench-XXXXXX";
-    char policy[4400], reqs[4400], pdp_bin[4400], url[4400], pub[4400],
-        echo_url[4400], pdp_log[4400], exe[4400];
+    char policy[4400], reqs[4400], echo_url[4400], pdp_log[4400], exe[4400];
+    char *url = NULL, *pub = NULL;
+    box_argv pdp_argv = {0}, pdp_env = {0};
     bool have_tmp = false;
     pid_t pdp_pid = 0, echo_pid = 0;
     pdp_policy_set *set = NULL;
@@ -1118,7 +1136,6 @@ bench_pdp(double seconds, bool cedar, const char *dir_opt)
     }
     snprintf(policy, sizeof policy, "%s/policy.dw", dir);
     snprintf(reqs, sizeof reqs, "%s/requests.json", dir);
-    snprintf(pdp_bin, sizeof pdp_bin, "%s/box-pdp", self);
     snprintf(exe, sizeof exe, "%s/box", self);
 
     box_err rv = pdp_policy_load_file(policy, getenv("HOME"), &set, NULL, &err);
@@ -1155,20 +1172,31 @@ bench_pdp(double seconds, bool cedar, const char *dir_opt)
     fflush(stdout);
 
     // The remote phases: box-pdp and the echo server, both our children.
-    snprintf(url, sizeof url, "ipc://%s/pdp.sock", tmp);
-    snprintf(pub, sizeof pub, "ipc://%s/pdp-epoch.sock", tmp);
+    // box-pdp runs as box run starts it (the process table's command line
+    // and environment, its decision log on), with tmp as its box directory.
     snprintf(echo_url, sizeof echo_url, "ipc://%s/echo.sock", tmp);
     snprintf(pdp_log, sizeof pdp_log, "%s/box-pdp.out", tmp);
-    char *pdp_argv[] = {pdp_bin, "--listen", url,    "--epoch-pub",
-                        pub,     "--policy", policy, NULL};
+    const box_proctab_row *pdp_row = box_proctab_get(BOX_PROC_PDP);
+    box_proctab_box b = {
+        .pb_bindir = self, .pb_box_dir = tmp, .pb_policy = policy};
+    if (!bench_box_dir(tmp) ||
+        box_proctab_value(BOX_PV_PDP_URL, &b, &url) != BOX_OK ||
+        box_proctab_value(BOX_PV_EPOCH_URL, &b, &pub) != BOX_OK ||
+        box_proctab_argv(pdp_row, &b, &pdp_argv) != BOX_OK ||
+        box_proctab_env(pdp_row, environ, &pdp_env) != BOX_OK) {
+        box_cmd_error("cannot lay out box-pdp's directory in %s", tmp);
+        goto report;
+    }
     char *echo_argv[] = {exe, "bench", "pdp", "--echo-server", echo_url, NULL};
     int sr;
-    if ((sr = bench_spawn(pdp_argv, false, -1, pdp_log, &pdp_pid)) != 0) {
-        box_cmd_error("cannot start %s: %s", pdp_bin, strerror(sr));
+    if ((sr = bench_spawn(pdp_argv.av_v, box_proctab_envp(&pdp_env), false, -1,
+                          pdp_log, &pdp_pid)) != 0) {
+        box_cmd_error("cannot start %s: %s", pdp_argv.av_v[0], strerror(sr));
         pdp_pid = 0;
         goto report;
     }
-    if ((sr = bench_spawn(echo_argv, false, -1, NULL, &echo_pid)) != 0) {
+    if ((sr = bench_spawn(echo_argv, environ, false, -1, NULL, &echo_pid)) !=
+        0) {
         box_cmd_error("cannot start the echo server: %s", strerror(sr));
         echo_pid = 0;
         goto report;
@@ -1197,16 +1225,30 @@ out:
     bench_stop(echo_pid);
     bench_stop(pdp_pid);
     if (have_tmp) {
-        static const char *const names[] = {"pdp.sock", "pdp-epoch.sock",
-                                            "echo.sock", "box-pdp.out",
+        // Files first, then the directories that held them (deepest first).
+        static const char *const names[] = {"private/pdp.sock",
+                                            "private/pdp-epoch.sock",
+                                            "private/telemetry/records.jsonl",
+                                            "echo.sock",
+                                            "box-pdp.out",
                                             "actions.cedarschema"};
+        static const char *const dirs[] = {"private/telemetry", "private"};
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
             char p[4400];
             snprintf(p, sizeof p, "%s/%s", tmp, names[i]);
             unlink(p);
         }
+        for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+            char p[4400];
+            snprintf(p, sizeof p, "%s/%s", tmp, dirs[i]);
+            rmdir(p);
+        }
         rmdir(tmp);
     }
+    box_free(url);
+    box_free(pub);
+    box_argv_free(&pdp_argv);
+    box_argv_free(&pdp_env);
     box_free(err);
     pdp_answer_free(ans);
     pdp_policy_free(set);

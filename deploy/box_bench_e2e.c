@@ -30,6 +30,7 @@
 #include "box_alloc.h"
 #include "box_cmd.h"
 #include "box_control.h"
+#include "box_proctab.h"
 #include "box_svc.h"
 
 extern char **environ;
@@ -218,6 +219,29 @@ e2e_write_input(const e2e_ctx *c)
     return ok ? xs : -1;
 }
 
+/* The box this bench runs, as the process table sees it. */
+static box_proctab_box
+e2e_box(const e2e_ctx *c, const char *bindir)
+{
+    return (box_proctab_box){.pb_bindir = bindir,
+                             .pb_box_dir = c->ec_dir,
+                             .pb_policy = c->ec_policy,
+                             .pb_workspace = c->ec_ws};
+}
+
+/* The table's value v for our box into out (n bytes). */
+static bool
+e2e_table_value(const e2e_ctx *c, box_proctab_pv v, char *out, size_t n)
+{
+    box_proctab_box b = e2e_box(c, NULL);
+    char *val = NULL;
+    if (box_proctab_value(v, &b, &val) != BOX_OK || val == NULL)
+        return e2e_fail("out of memory");
+    int k = snprintf(out, n, "%s", val);
+    box_free(val);
+    return k > 0 && (size_t)k < n ? true : e2e_fail("a path is too long");
+}
+
 /* Lays out the temporary directory; fills every path in c. */
 static bool
 e2e_layout(e2e_ctx *c, const char *bindir)
@@ -231,18 +255,20 @@ e2e_layout(e2e_ctx *c, const char *bindir)
     snprintf(c->ec_ws, sizeof c->ec_ws, "%s/w", c->ec_tmp);
     snprintf(c->ec_sh, sizeof c->ec_sh, "%s/bin/sh", c->ec_dir);
     snprintf(c->ec_sock, sizeof c->ec_sock, "%s/run/box.sock", c->ec_dir);
-    snprintf(c->ec_log, sizeof c->ec_log, "%s/private/records.jsonl",
-             c->ec_dir);
-    snprintf(c->ec_pdp_url, sizeof c->ec_pdp_url, "ipc://%s/private/pdp.sock",
-             c->ec_dir);
-    snprintf(c->ec_pub_url, sizeof c->ec_pub_url,
-             "ipc://%s/private/pdp-epoch.sock", c->ec_dir);
+    // The services' places in the box directory are the process table's.
+    if (!e2e_table_value(c, BOX_PV_DECISION_LOG, c->ec_log, sizeof c->ec_log) ||
+        !e2e_table_value(c, BOX_PV_PDP_URL, c->ec_pdp_url,
+                         sizeof c->ec_pdp_url) ||
+        !e2e_table_value(c, BOX_PV_EPOCH_URL, c->ec_pub_url,
+                         sizeof c->ec_pub_url))
+        return false;
     snprintf(c->ec_policy, sizeof c->ec_policy, "%s/private/policy.dw",
              c->ec_dir);
     snprintf(c->ec_pdp_out, sizeof c->ec_pdp_out, "%s/box-pdp.out", c->ec_tmp);
     snprintf(c->ec_shell_out, sizeof c->ec_shell_out, "%s/box-shell.out",
              c->ec_tmp);
-    static const char *const dirs[] = {"b", "b/bin", "b/run", "b/private", "w"};
+    static const char *const dirs[] = {
+        "b", "b/bin", "b/run", "b/private", "b/private/telemetry", "w"};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         char p[64];
         snprintf(p, sizeof p, "%s/%s", c->ec_tmp, dirs[i]);
@@ -277,11 +303,22 @@ e2e_tail(const char *path)
             buf[n - 1] == '\n' ? "" : "\n");
 }
 
-/* Starts a service with a clean signal state, stdin from /dev/null, its
- * stdout and stderr appended to out_path. */
+/* Starts a service (a row of the process table, with its command line for
+ * box b and its names of our environment) with a clean signal state,
+ * stdin from /dev/null, its stdout and stderr appended to out_path. */
 static bool
-e2e_start(char *const argv[], const char *out_path, pid_t *pid)
+e2e_start(box_proctab_id id, const box_proctab_box *b, const char *out_path,
+          pid_t *pid)
 {
+    box_argv av = {0}, env = {0};
+    const box_proctab_row *row = box_proctab_get(id);
+    *pid = 0;
+    if (box_proctab_argv(row, b, &av) != BOX_OK ||
+        box_proctab_env(row, environ, &env) != BOX_OK) {
+        box_argv_free(&av);
+        box_argv_free(&env);
+        return e2e_fail("cannot start %s: out of memory", row->pt_name);
+    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -289,13 +326,16 @@ e2e_start(char *const argv[], const char *out_path, pid_t *pid)
                                      O_WRONLY | O_CREAT | O_APPEND, 0600);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
     // Tied: a bench killed outright takes its services along.
-    int rv = box_svc_spawn(pid, argv[0], &fa, argv, environ, BOX_SPAWN_TIED);
+    int rv = box_svc_spawn(pid, av.av_v[0], &fa, av.av_v,
+                           box_proctab_envp(&env), BOX_SPAWN_TIED);
     posix_spawn_file_actions_destroy(&fa);
-    if (rv != 0) {
+    bool ok =
+        rv == 0 || e2e_fail("cannot start %s: %s", av.av_v[0], strerror(rv));
+    if (rv != 0)
         *pid = 0;
-        return e2e_fail("cannot start %s: %s", argv[0], strerror(rv));
-    }
-    return true;
+    box_argv_free(&av);
+    box_argv_free(&env);
+    return ok;
 }
 
 /* False (and *pid = 0, reaped) when the service has exited. */
@@ -355,13 +395,8 @@ e2e_sock_answers(const char *path)
 static bool
 e2e_services(e2e_ctx *c, const char *bindir)
 {
-    char pdp_bin[4200], shell_bin[4200];
-    snprintf(pdp_bin, sizeof pdp_bin, "%s/box-pdp", bindir);
-    snprintf(shell_bin, sizeof shell_bin, "%s/box-shell", bindir);
-    char *pdp_argv[] = {pdp_bin,       "--listen", c->ec_pdp_url, "--epoch-pub",
-                        c->ec_pub_url, "--policy", c->ec_policy,  "--log",
-                        c->ec_log,     NULL};
-    if (!e2e_start(pdp_argv, c->ec_pdp_out, &c->ec_pdp))
+    box_proctab_box b = e2e_box(c, bindir);
+    if (!e2e_start(BOX_PROC_PDP, &b, c->ec_pdp_out, &c->ec_pdp))
         return false;
     Box__HealthResponse *h = NULL;
     for (uint64_t end = box_svc_now_ms() + E2E_START_MS;
@@ -377,10 +412,7 @@ e2e_services(e2e_ctx *c, const char *bindir)
     }
     box__health_response__free_unpacked(h, NULL);
 
-    char *shell_argv[] = {
-        shell_bin,     "--box-dir",   c->ec_dir,     "--pdp",  c->ec_pdp_url,
-        "--epoch-pub", c->ec_pub_url, "--workspace", c->ec_ws, NULL};
-    if (!e2e_start(shell_argv, c->ec_shell_out, &c->ec_shell))
+    if (!e2e_start(BOX_PROC_SHELL, &b, c->ec_shell_out, &c->ec_shell))
         return false;
     bool up = false;
     for (uint64_t end = box_svc_now_ms() + E2E_START_MS;

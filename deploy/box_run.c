@@ -43,7 +43,10 @@ run_control_record(const char *dir_path, const char *box_id, const char *run_id,
 {
     pdp_dlog_ident id = {.di_box_id = box_id, .di_run_id = run_id};
     char *line = pdp_dlog_control_line(&id, op, "ok", subject, NULL);
-    char *path = box_svcs_decision_log(dir_path);
+    box_proctab_box b = {.pb_box_dir = dir_path};
+    char *path = NULL;
+    if (box_proctab_value(BOX_PV_DECISION_LOG, &b, &path) != BOX_OK)
+        path = NULL;
     int fd =
         path ? open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600) : -1;
     if (fd >= 0 && line != NULL) {
@@ -300,14 +303,14 @@ box_cmd_run(int argc, char **argv)
         fprintf(stderr, "strands-box: box %s alias image refreshed\n",
                 box_dir_id(dir));
     run_mint_id(run_id, sizeof run_id);
-    box_svcs_paths paths = {
-        .sp_bindir = bindir,
-        .sp_box_dir = box_dir_path,
-        .sp_policy = box_config_policy(cfg) != NULL ? policy_canon : NULL,
-        .sp_box_id = box_dir_id(dir),
-        .sp_run_id = run_id,
-        .sp_config = box_config_path(cfg),
-        .sp_workspace = workspace,
+    box_proctab_box paths = {
+        .pb_bindir = bindir,
+        .pb_box_dir = box_dir_path,
+        .pb_policy = box_config_policy(cfg) != NULL ? policy_canon : NULL,
+        .pb_box_id = box_dir_id(dir),
+        .pb_run_id = run_id,
+        .pb_config = box_config_path(cfg),
+        .pb_workspace = workspace,
     };
     run_control_record(box_dir_path, box_dir_id(dir), run_id, "box_started",
                        box_config_path(cfg));

@@ -1,33 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Starts, watches and stops the services of one box (the process table). */
+/* Starts, watches and stops the services of one box (from the process
+ * table, lib/box_proctab.h). */
 #ifndef BOX_SVCS_H
 #define BOX_SVCS_H
 
 #include <stdio.h>
 
 #include "box_err.h"
+#include "box_proctab.h"
 
 typedef struct box_svcs box_svcs;
 
-/* Where a box's services live and listen. All strings borrowed. */
-typedef struct box_svcs_paths {
-    const char *sp_bindir;    // directory holding box-pdp, box-shell, ...
-    const char *sp_box_dir;   // the box directory
-    const char *sp_policy;    // policy file, or NULL (deny everything)
-    const char *sp_box_id;    // box-<16 hex>, named in the decision log
-    const char *sp_run_id;    // this run, named in the decision log
-    const char *sp_config;    // the run's box.toml
-    const char *sp_workspace; // the agent's workspace (canonical)
-} box_svcs_paths;
-
-/* Starts every service in table order (PDP, gateway, shell), each only
- * after the one before answers its health check. On failure everything
- * started is stopped again and *err (caller frees) says what went wrong. */
-box_err box_svcs_start(const box_svcs_paths *p, box_svcs **out,
+/* Starts every row of the process table that box run starts, in table
+ * order (PDP, gateway, shell), each with the row's command line for box b
+ * and the row's names of our environment, and only after the one before
+ * answers its health check. On failure everything started is stopped
+ * again and *err (caller frees) says what went wrong. */
+box_err box_svcs_start(const box_proctab_box *b, box_svcs **out,
                        char **err) BOX_WARN_UNUSED;
-
-/* The decision log file of a box (under private/), caller frees. */
-char *box_svcs_decision_log(const char *box_dir);
 
 /* One line per service: `strands-box: <name> up · pid <n> · <url>`. */
 void box_svcs_report(const box_svcs *s, FILE *out);

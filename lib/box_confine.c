@@ -13,11 +13,13 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_proctab.h"
 
 extern char **environ;
 
 /* ORDER BOX_PROFILE */
 static const char *const confine_names[BOX_PROFILE_COUNT] = {
+    [BOX_PROFILE_NONE] = "a process with no profile",
     [BOX_PROFILE_PDP] = "box-pdp",
     [BOX_PROFILE_GATEWAY] = "box-gateway",
     [BOX_PROFILE_BROKER] = "box-shell's broker",
@@ -41,6 +43,16 @@ box_confine_spec_init(box_confine_spec *s, box_profile p)
     memset(s, 0, sizeof *s);
     s->cs_profile = p;
     s->cs_sc_mode = BOX_SC_DENYLIST;
+}
+
+box_err
+box_confine_keep_row_env(box_confine_spec *s, const box_proctab_row *row)
+{
+    box_err rv = BOX_OK;
+    for (size_t i = 0; i < BOX_PROC_NAMES_MAX && rv == BOX_OK; i++)
+        if (row->pt_env[i] != NULL)
+            rv = box_confine_keep_env(s, row->pt_env[i]);
+    return rv;
 }
 
 void

@@ -10,27 +10,14 @@
 
 #include "box_err.h"
 #include "box_landlock.h"
+#include "box_profile.h"
 #include "box_seccomp.h"
 
-/*
- * Which process a spec confines (issue 18's process table will name its
- * rows with these; the two enums become one when it lands).
- */
-typedef enum box_profile {
-    BOX_PROFILE_PDP,
-    BOX_PROFILE_GATEWAY,
-    BOX_PROFILE_BROKER,
-    BOX_PROFILE_WORKER,
-    BOX_PROFILE_LAUNCHER,
-    BOX_PROFILE_CONTAIN,
-    BOX_PROFILE_PDP_PEERS, // box-pdp's peer identifier (pdp_peer.c)
-    BOX_PROFILE_COUNT
-} box_profile;
 
 /* Caps on one spec; a profile that needs more is a design change. */
 #define BOX_CONFINE_MAX_RULES 16
 #define BOX_CONFINE_MAX_FDS 8
-#define BOX_CONFINE_MAX_ENV 8
+#define BOX_CONFINE_MAX_ENV 16 // a row's names and the sanitizer's
 
 /* Access granted beneath one file or directory. */
 typedef struct box_confine_rule {
@@ -73,6 +60,14 @@ box_err box_confine_keep_env(box_confine_spec *s,
 box_err box_confine_keep_fd(box_confine_spec *s, int fd) BOX_WARN_UNUSED;
 box_err box_confine_grant(box_confine_spec *s, const char *path,
                           uint64_t access, bool optional) BOX_WARN_UNUSED;
+
+/* Keeps every environment name of a row of the process table: a process
+ * that reads them while it runs, not only at its start (box-pdp reads
+ * HOME before it confines itself, and keeps none of it). */
+struct box_proctab_row;
+box_err box_confine_keep_row_env(box_confine_spec *s,
+                                 const struct box_proctab_row *row)
+    BOX_WARN_UNUSED;
 
 /* The profile's name in messages ("box-pdp", ...). */
 const char *box_profile_name(box_profile p);

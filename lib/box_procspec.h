@@ -8,23 +8,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "box_argv.h"
 #include "box_err.h"
 #include "config.h"
 
 /* The search path when neither the spec nor the operator has one (§5). */
 #define BOX_PROCSPEC_DEFAULT_PATH "/usr/bin:/bin"
-
-/* A growing NULL-terminated argv of box_alloc'd strings. */
-typedef struct box_argv {
-    char **av_v; // av_v[av_n] == NULL once anything was pushed
-    size_t av_n, av_cap;
-} box_argv;
-
-/* Both copy; on BOX_ENOMEM av is unchanged (still the caller's to free). */
-box_err box_argv_push(box_argv *av, const char *s) BOX_WARN_UNUSED;
-box_err box_argv_pushf(box_argv *av, const char *fmt, ...) BOX_WARN_UNUSED
-    __attribute__((format(printf, 2, 3)));
-void box_argv_free(box_argv *av);
 
 /*
  * Finds a program the way box-spec §3.4 and §5 do. A name holding '/' is

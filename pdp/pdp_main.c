@@ -11,6 +11,7 @@
 #include "box_alloc.h"
 #include "box_confine_profile.h"
 #include "box_log.h"
+#include "box_proctab.h"
 #include "box_svc.h"
 #include "pdp_peer.h"
 #include "pdp_server.h"
@@ -136,6 +137,13 @@ main(int argc, char **argv)
     // Started by box run (BOX_SPAWN_TIED): die with it.
     if (box_svc_tie_to_parent(PDP_SVC) != BOX_OK)
         return 1;
+    // Only what this service's row keeps (a token in the operator's
+    // shell, or in a test's, reaches no service, nor /proc/PID/environ).
+    if (box_proctab_clean_env(box_proctab_get(BOX_PROC_PDP)) != BOX_OK) {
+        fprintf(stderr, "%s: cannot clean the environment: out of memory\n",
+                PDP_SVC);
+        return 1;
+    }
     box_svc_block_signals(&sigs);
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {

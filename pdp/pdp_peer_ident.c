@@ -18,13 +18,14 @@
 #include <unistd.h>
 
 #include "box_confine.h"
+#include "box_proctab.h"
 
 /* How long box-pdp waits for an answer (the helper answers at once). */
 #define IDENT_ANSWER_MS 2000
 
-/* The programs that enforce decisions, beside box-pdp. */
-static const char *const ident_programs[] = {"box-shell", "box-gateway"};
-#define IDENT_NPROGRAMS (sizeof ident_programs / sizeof ident_programs[0])
+/* The programs that enforce decisions, beside box-pdp: the peers box-pdp's
+ * row of the process table names (box-shell, box-gateway). */
+#define IDENT_NPROGRAMS BOX_PROC_NAMES_MAX
 
 /* One answer; the pid says which question it answers (one that came
  * too late for its question is skipped by the next). */
@@ -108,10 +109,11 @@ ident_programs_beside_self(ident_file *progs)
     if (slash == NULL)
         return;
     *slash = '\0';
-    for (size_t i = 0; i < IDENT_NPROGRAMS; i++) {
+    const char *const *peers = box_proctab_get(BOX_PROC_PDP)->pt_peers;
+    for (size_t i = 0; i < IDENT_NPROGRAMS && peers[i] != NULL; i++) {
         char path[PATH_MAX + 32];
         struct stat sb;
-        snprintf(path, sizeof path, "%s/%s", self, ident_programs[i]);
+        snprintf(path, sizeof path, "%s/%s", self, peers[i]);
         if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
             progs[i].if_dev = sb.st_dev;
             progs[i].if_ino = sb.st_ino;

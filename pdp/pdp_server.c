@@ -25,6 +25,7 @@
 #include "box_wire_scan.h"
 #include "pdp_decide.h"
 #include "pdp_dlog.h"
+#include "pdp_epoch_pub.h"
 #include "pdp_peer.h"
 #include "pdp_policy.h"
 #include "pdp_policy_file.h"
@@ -69,6 +70,9 @@ struct pdp_server {
     pdp_scratch *sv_scratch;
 
     char *sv_last_refusal; // under sv_gen_lock; for health
+    // Under sv_gen_lock, for health: why the last generation did not
+    // install or publish, NULL once one did both.
+    char *sv_gen_error;
 };
 
 /* ------------------------------------------------------------------ */
@@ -118,30 +122,85 @@ gen_load(pdp_server *s, pdp_policy_set **out, char **err)
     return rv;
 }
 
-static void
-gen_publish(pdp_server *s, uint64_t epoch)
+/* Sends the epoch notice of a new generation to every subscriber (the
+ * shell's and the gateway's permit caches). BOX_OK, or an error with *why
+ * (caller frees): a client that missed it keeps serving the permits it
+ * cached under the old generation until an answer tells it the new epoch. */
+static box_err
+gen_publish(pdp_server *s, uint64_t epoch, char **why)
 {
+    *why = NULL;
     if (!s->sv_pub_open)
-        return;
+        return BOX_OK;
     Box__EpochNotice n = BOX__EPOCH_NOTICE__INIT;
     n.epoch = epoch;
     n.policy = s->sv_policy ? s->sv_policy : "";
     nng_msg *m = NULL;
-    if (nng_msg_alloc(&m, 0) != 0)
-        return;
-    if (box_rpc_msg_pack(m, &n.base) != BOX_OK ||
-        nng_sendmsg(s->sv_pub, m, 0) != 0)
+    int rc;
+    box_err rv = BOX_ENOMEM;
+    if ((rc = nng_msg_alloc(&m, 0)) != 0) {
+        *why = box_asprintf("no message: %s", nng_strerror(rc));
+        goto out;
+    }
+    if ((rv = box_rpc_msg_pack(m, &n.base)) != BOX_OK) {
+        *why = box_asprintf("the notice did not pack: %s", box_strerror(rv));
+        goto out;
+    }
+    if ((rc = pdp_epoch_pub_send(s->sv_pub, m)) != 0) {
+        *why = box_asprintf("%s", nng_strerror(rc));
+        rv = BOX_EIO;
+        goto out;
+    }
+    m = NULL; // sent: nng owns it
+    rv = BOX_OK;
+out:
+    if (m != NULL)
         nng_msg_free(m);
+    return rv;
 }
 
-/* Installs set as the new generation (takes ownership). */
+/* Keeps why (taken; NULL: the generation in force installed and published
+ * cleanly) for the health answer's generation_error. */
 static void
-gen_install(pdp_server *s, pdp_policy_set *set)
+gen_note_error(pdp_server *s, char *why)
 {
+    pthread_mutex_lock(&s->sv_gen_lock);
+    box_free(s->sv_gen_error);
+    s->sv_gen_error = why;
+    pthread_mutex_unlock(&s->sv_gen_lock);
+}
+
+/*
+ * Installs set as the new generation (takes it) and publishes its epoch.
+ * Neither step fails silently: a failure is logged, written to the
+ * decision log, kept for the health answer (generation_error, until a
+ * generation installs and publishes cleanly) and returned with *err
+ * (caller frees; NULL only when even that text could not be made).
+ * BOX_ENOMEM before the swap: not installed, the old generation stays in
+ * force (set is freed). Any error after it (BOX_EIO, BOX_ENOMEM): the
+ * generation is in force, but its epoch notice was not sent.
+ */
+static box_err
+gen_install(pdp_server *s, pdp_policy_set *set, char **err)
+{
+    static const char oom[] = "policy not installed: out of memory; the old "
+                              "generation stays in force";
+    const char *subject = s->sv_policy ? s->sv_policy : "<no authored policy>";
+    char *why = NULL;
+    box_err rv;
+
+    *err = NULL;
     pdp_gen *g = box_calloc(1, sizeof *g);
     if (g == NULL) {
         pdp_policy_free(set);
-        return;
+        box_log(BOX_LOG_ERROR, PDP_SVC, "%s", oom);
+        if (s->sv_log != NULL &&
+            pdp_dlog_control_add(s->sv_log, "policy_refused", "refused",
+                                 subject, "out of memory") != BOX_OK)
+            box_log(BOX_LOG_WARN, PDP_SVC, "policy_refused record not logged");
+        *err = box_strdup(oom);
+        gen_note_error(s, box_strdup(oom));
+        return BOX_ENOMEM;
     }
     g->g_set = set;
     atomic_init(&g->g_refs, 1);
@@ -151,15 +210,29 @@ gen_install(pdp_server *s, pdp_policy_set *set)
     s->sv_gen = g;
     pthread_mutex_unlock(&s->sv_gen_lock);
     gen_release(old);
-    gen_publish(s, g->g_epoch);
+    if ((rv = gen_publish(s, g->g_epoch, &why)) != BOX_OK) {
+        *err = box_asprintf("epoch %llu installed but not published (%s): "
+                            "clients keep the permits they cached until an "
+                            "answer brings them the new epoch",
+                            (unsigned long long)g->g_epoch,
+                            why ? why : box_strerror(rv));
+        box_log(BOX_LOG_ERROR, PDP_SVC, "%s",
+                *err ? *err : "epoch installed but not published");
+    }
+    // The record says installed (it is in force) and, in its reason, that
+    // the notice did not go out.
     if (s->sv_log != NULL &&
-        pdp_dlog_control_add(s->sv_log, "policy_installed", "ok",
-                             s->sv_policy ? s->sv_policy
-                                          : "<no authored policy>",
-                             NULL) != BOX_OK)
+        pdp_dlog_control_add(s->sv_log, "policy_installed", "ok", subject,
+                             rv != BOX_OK ? *err : NULL) != BOX_OK)
         box_log(BOX_LOG_WARN, PDP_SVC, "policy_installed record not logged");
     box_log(BOX_LOG_INFO, PDP_SVC, "policy installed, epoch %llu",
             (unsigned long long)g->g_epoch);
+    box_free(why);
+    why = NULL; // a clean generation clears the note
+    if (rv != BOX_OK)
+        why = box_strdup(*err ? *err : "epoch installed but not published");
+    gen_note_error(s, why);
+    return rv;
 }
 
 uint64_t
@@ -178,7 +251,7 @@ pdp_server_reload(pdp_server *s, char **err)
     pthread_mutex_lock(&s->sv_reload_lock);
     box_err rv = gen_load(s, &set, err);
     if (rv == BOX_OK) {
-        gen_install(s, set);
+        rv = gen_install(s, set, err); // logged there
     } else {
         const char *why = *err ? *err : box_strerror(rv);
         box_log(BOX_LOG_WARN, PDP_SVC,
@@ -278,7 +351,7 @@ server_handle(void *arg, const void *req, size_t len, nng_msg *reply)
     box_wire_scan_result why;
     pdp_gen *g = NULL;
     pdp_scratch *sc = NULL;
-    char *detail = NULL;
+    char *detail = NULL, *gen_error = NULL;
 
     if (len > BOX_PDP_MSG_MAX) {
         server_error(&resp, &e, BOX__ERROR_CODE__ERROR_TOO_LARGE,
@@ -307,8 +380,10 @@ server_handle(void *arg, const void *req, size_t len, nng_msg *reply)
         h.uptime_ms = box_svc_now_ms() - s->sv_started_ms;
         pthread_mutex_lock(&s->sv_gen_lock);
         detail = s->sv_last_refusal ? box_strdup(s->sv_last_refusal) : NULL;
+        gen_error = s->sv_gen_error ? box_strdup(s->sv_gen_error) : NULL;
         pthread_mutex_unlock(&s->sv_gen_lock);
         h.detail = detail ? detail : "";
+        h.generation_error = gen_error ? gen_error : "";
         resp.body_case = BOX__PDP_RESPONSE__BODY_HEALTH;
         resp.health = &h;
         break;
@@ -377,6 +452,7 @@ send:
         scratch_put(s, sc);
     gen_release(g);
     box_free(detail);
+    box_free(gen_error);
     if (r != NULL)
         box__pdp_request__free_unpacked(r, NULL);
 }
@@ -443,11 +519,16 @@ pdp_server_start(const pdp_server_opts *o, pdp_server **out, char **err)
             box_log(BOX_LOG_WARN, PDP_SVC, "policy_refused record not logged");
         goto fail;
     }
-    gen_install(s, set);
+    // A generation that is in force but whose notice did not go out does
+    // not stop the start (no client subscribes before we listen); health
+    // shows it. One that did not install does.
+    char *gerr = NULL;
+    rv = gen_install(s, set, &gerr);
     if (s->sv_gen == NULL) {
-        rv = BOX_ENOMEM;
+        *err = gerr;
         goto fail;
     }
+    box_free(gerr);
     rv = box_rpc_server_start_checked(o->so_listen,
                                       o->so_contexts > 0 ? o->so_contexts
                                                          : PDP_CONTEXTS_DEFAULT,
@@ -485,6 +566,7 @@ pdp_server_stop(pdp_server *s)
     box_free(s->sv_policy);
     box_free(s->sv_home);
     box_free(s->sv_last_refusal);
+    box_free(s->sv_gen_error);
     pthread_mutex_destroy(&s->sv_gen_lock);
     pthread_mutex_destroy(&s->sv_reload_lock);
     pthread_mutex_destroy(&s->sv_scratch_lock);

@@ -33,7 +33,11 @@ box_err pdp_server_start(const pdp_server_opts *o, pdp_server **out,
 
 /* SIGHUP: parse and validate the whole file again; on success swap it in
  * atomically, bump the epoch and publish it; on failure keep the old
- * generation, log `policy_refused` and return the reason in *err. */
+ * generation, log `policy_refused` and return the reason in *err. A file
+ * that loads but does not install (out of memory), or installs but whose
+ * epoch notice is not sent, returns that error too: it is logged and the
+ * health answer's generation_error names it until a generation installs
+ * and publishes cleanly. */
 box_err pdp_server_reload(pdp_server *s, char **err) BOX_WARN_UNUSED;
 
 /* The epoch (policy generation) in force. */

@@ -12,6 +12,7 @@
 
 #include "box_control.h"
 #include "box_log.h"
+#include "box_proctab.h"
 #include "box_svc.h"
 #include "box_wire.h"
 #include "box_pdp_client.h"
@@ -149,6 +150,13 @@ main(int argc, char **argv)
     // Started by box run (BOX_SPAWN_TIED): die with it.
     if (box_svc_tie_to_parent(SHELL_SVC) != BOX_OK)
         return 1;
+    // Only what this service's row keeps (a token in the operator's
+    // shell, or in a test's, reaches no service, nor /proc/PID/environ).
+    if (box_proctab_clean_env(box_proctab_get(BOX_PROC_SHELL)) != BOX_OK) {
+        fprintf(stderr, "%s: cannot clean the environment: out of memory\n",
+                SHELL_SVC);
+        return 1;
+    }
     box_svc_block_signals(&sigs);
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {

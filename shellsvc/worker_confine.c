@@ -12,6 +12,7 @@
 #include "box_alloc.h"
 #include "box_confine.h"
 #include "box_log.h"
+#include "box_proctab.h"
 #include "box_seccomp.h"
 #include "contain.h"
 #include "forker.h"
@@ -139,9 +140,12 @@ static box_err
 wc_spec(const worker_settings *ws, box_confine_spec *spec)
 {
     box_confine_spec_init(spec, BOX_PROFILE_WORKER);
+    // TZ stays: the C library checks it on every local time it gives.
+    box_err rv = box_confine_keep_row_env(spec, box_proctab_get(BOX_PROC_WORKER));
     const char *binds[] = {ws->ws_operator_home, ws->ws_agent_home,
                            ws->ws_workspace};
-    box_err rv = box_confine_keep_fd(spec, FORKER_CTL_FD);
+    if (rv == BOX_OK)
+        rv = box_confine_keep_fd(spec, FORKER_CTL_FD);
     for (int fd = 0; fd < 3 && rv == BOX_OK; fd++)
         rv = box_confine_keep_fd(spec, fd);
     for (size_t i = 0; i < 3 && rv == BOX_OK; i++)

@@ -198,7 +198,7 @@ box_world_start(box_world *w, const char *script, box_proc *bp)
     static const char *const keep[] = {"ASAN_OPTIONS", "LSAN_OPTIONS",
                                        "UBSAN_OPTIONS"};
     char kept[3][4096];
-    char *envp[3 + 3] = {home, path};
+    char *envp[2 + 3 + 8 + 1] = {home, path};
     size_t ne = 2;
     for (size_t i = 0; i < 3; i++) {
         const char *v = getenv(keep[i]);
@@ -207,6 +207,10 @@ box_world_start(box_world *w, const char *script, box_proc *bp)
         snprintf(kept[ne - 2], sizeof kept[0], "%s=%s", keep[i], v);
         envp[ne] = kept[ne - 2];
         ne++;
+    }
+    for (size_t i = 0; w->bw_env != NULL && w->bw_env[i] != NULL; i++) {
+        assert_true(i < 8);
+        envp[ne++] = (char *)w->bw_env[i];
     }
     envp[ne] = NULL;
     char *argv[] = {(char *)w->bw_wrap, bin,          "run",

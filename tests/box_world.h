@@ -32,6 +32,9 @@ typedef struct box_world {
     char bw_state[PATH_MAX];
     char bw_git[PATH_MAX]; // git's canonical path on this machine
     const char *bw_wrap;   // runs box run as `bw_wrap box run …` when set
+    // More NAME=value entries (NULL-ended, at most 8) for box run's
+    // environment, after HOME, PATH and the sanitizer's; NULL: none.
+    const char *const *bw_env;
 } box_world;
 
 /* cmocka fixtures: a fresh world in *state, dropped afterwards. */

@@ -65,8 +65,10 @@ write_file(const char *path, const char *text)
     assert_int_equal(rename(tmp, path), 0);
 }
 
+/* Starts program (box-pdp, or a test build of it) on a fresh directory. */
 static void
-fx_start(fx *f, const char *policy_text, int timeout_ms)
+fx_start_prog(fx *f, const char *program, const char *policy_text,
+              int timeout_ms)
 {
     memset(f, 0, sizeof *f);
     snprintf(f->dir, sizeof f->dir, "/tmp/box-pdpt-XXXXXX");
@@ -77,7 +79,7 @@ fx_start(fx *f, const char *policy_text, int timeout_ms)
     snprintf(f->pub, sizeof f->pub, "ipc://%s/pdp-epoch.sock", f->dir);
     write_file(f->policy, policy_text);
     char bin[4096];
-    box_proc_bin(bin, sizeof bin, "box-pdp");
+    box_proc_bin(bin, sizeof bin, program);
     char *argv[] = {bin,
                     "--listen",
                     f->url,
@@ -105,8 +107,16 @@ fx_start(fx *f, const char *policy_text, int timeout_ms)
     assert_true(box_pdp_client_cache_live(f->client));
 }
 
+static void
+fx_start(fx *f, const char *policy_text, int timeout_ms)
+{
+    fx_start_prog(f, "box-pdp", policy_text, timeout_ms);
+}
+
+/* Stops box-pdp (it must exit 0) and returns the decision log; *stderr_out,
+ * when not NULL, gets what box-pdp wrote to stderr. Both the caller's. */
 static char *
-fx_stop(fx *f)
+fx_stop_err(fx *f, char **stderr_out)
 {
     box_pdp_client_close(f->client);
     kill(f->proc.bp_pid, SIGCONT);
@@ -117,6 +127,10 @@ fx_stop(fx *f)
     assert_int_equal(r.pr_status, 0);
     char *err = r.pr_err;
     box_free(r.pr_out);
+    if (stderr_out != NULL) {
+        *stderr_out = err;
+        err = NULL;
+    }
     // The log, for the caller to inspect; then clean up.
     FILE *lf = fopen(f->log, "r");
     char *log = box_strdup("");
@@ -132,6 +146,12 @@ fx_stop(fx *f)
     box_free(err);
     box_test_rmtree(f->dir);
     return log;
+}
+
+static char *
+fx_stop(fx *f)
+{
+    return fx_stop_err(f, NULL);
 }
 
 /* Occurrences of needle, searched line by line: a log of a hundred MB
@@ -353,6 +373,113 @@ test_reload_drops_cache_and_keeps_old_on_error(void **state)
     assert_int_equal(count(log, "\"policy_installed\""), 2);
     assert_int_equal(count(log, "\"policy_refused\""), 1);
     box_free(log);
+}
+
+/* Health, asked until pred holds for it (or 1000 tries pass: NULL), on
+ * one socket for every try (see box_wait_pdp). */
+static Box__HealthResponse *
+health_until(const fx *f, bool (*pred)(const Box__HealthResponse *, uint64_t),
+             uint64_t arg)
+{
+    box_health_probe *p = NULL;
+    Box__HealthResponse *found = NULL;
+    if (box_health_probe_open(f->url, true, 1000, &p) != BOX_OK)
+        return NULL;
+    for (int i = 0; i < 1000 && found == NULL; i++) {
+        Box__HealthResponse *h = NULL;
+        if (box_health_probe_ask(p, &h) == BOX_OK) {
+            if (pred(h, arg))
+                found = h;
+            else
+                box__health_response__free_unpacked(h, NULL);
+        }
+        if (found == NULL)
+            usleep(10000);
+    }
+    box_health_probe_close(p);
+    return found;
+}
+
+/* The generation past epoch is in force and its publish failed (the
+ * error is noted just after the swap, so a health answer in between shows
+ * the new epoch without it). */
+static bool
+failed_past(const Box__HealthResponse *h, uint64_t epoch)
+{
+    return h->epoch > epoch && h->generation_error[0] != '\0';
+}
+
+/* The generation past epoch is in force and published cleanly. */
+static bool
+clean_past(const Box__HealthResponse *h, uint64_t epoch)
+{
+    return h->epoch > epoch && h->generation_error[0] == '\0';
+}
+
+/*
+ * Issue 18 item 4: a generation whose epoch notice is not sent does not
+ * pass silently. box-pdp-pubfail (box-pdp with a send that fails its
+ * second notice) installs the reloaded policy, logs the failed publish on
+ * stderr and in the decision log's policy_installed record, and names it
+ * in health's generation_error; the client, which missed the notice,
+ * still serves its cached permit (what the error warns of). The next
+ * generation that publishes clears the error and the client catches up.
+ */
+static void
+test_failed_publish_is_logged_and_shown(void **state)
+{
+    (void)state;
+    fx f;
+    fx_start_prog(&f, "box-pdp-pubfail", permit_all_exec, 2000);
+    Box__HealthResponse *h = NULL;
+    assert_int_equal(box_pdp_health(f.url, 1000, &h), BOX_OK);
+    assert_string_equal(h->generation_error, ""); // the first went out
+    uint64_t e1 = h->epoch;
+    box__health_response__free_unpacked(h, NULL);
+
+    box_req q;
+    box_pdp_answer a;
+    box_req_exec(&q, "echo", "echo hi", 1, "/w");
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_PERMIT);
+    box_pdp_answer_clear(&a);
+
+    // The second generation is installed; its notice is not sent.
+    write_file(f.policy, forbid_exec);
+    kill(f.proc.bp_pid, SIGHUP);
+    h = health_until(&f, failed_past, e1);
+    assert_non_null(h);
+    uint64_t e2 = h->epoch;
+    char want[128];
+    snprintf(want, sizeof want, "epoch %llu installed but not published",
+             (unsigned long long)e2);
+    assert_non_null(strstr(h->generation_error, want));
+    assert_non_null(strstr(h->generation_error, "Out of memory"));
+    assert_string_equal(h->detail, ""); // not a refusal: the file loaded
+    box__health_response__free_unpacked(h, NULL);
+    assert_int_equal(box_pdp_client_epoch(f.client), e1);
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_true(a.pa_from_cache);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_PERMIT);
+    box_pdp_answer_clear(&a);
+
+    // The third publishes: the error is gone and the client catches up.
+    write_file(f.policy, permit_all_exec);
+    kill(f.proc.bp_pid, SIGHUP);
+    for (int i = 0; i < 1000 && box_pdp_client_epoch(f.client) <= e2; i++)
+        usleep(10000);
+    assert_true(box_pdp_client_epoch(f.client) > e2);
+    h = health_until(&f, clean_past, e2);
+    assert_non_null(h);
+    box__health_response__free_unpacked(h, NULL);
+
+    char *err = NULL;
+    char *log = fx_stop_err(&f, &err);
+    assert_int_equal(count(err, want), 1);
+    assert_int_equal(count(log, "\"policy_installed\""), 3);
+    assert_int_equal(count(log, want), 1);
+    box_free(log);
+    box_free(err);
 }
 
 /*
@@ -750,6 +877,7 @@ main(void)
         cmocka_unit_test(test_enforcement_is_logged_as_effective_deny),
         cmocka_unit_test(test_reload_drops_cache_and_keeps_old_on_error),
         cmocka_unit_test(test_cached_permit_expires_without_notice),
+        cmocka_unit_test(test_failed_publish_is_logged_and_shown),
         cmocka_unit_test(test_fail_closed_when_stopped_or_gone),
         cmocka_unit_test(test_reload_storm),
         cmocka_unit_test(test_slow_log_makes_decisions_wait_never_unlogged),

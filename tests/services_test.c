@@ -106,20 +106,25 @@ test_alias_own_name_refused(void **state)
 }
 
 /* Asks for health until it answers, for up to 60 s (a loaded CI machine
- * can be slow to start a service). */
+ * can be slow to start a service), on one socket for every try as box run
+ * does: a fresh REQ per try leaves timed-out sockets whose close can hang
+ * in nng 1.5.2 (see box_wait_pdp), and this wait ran out once under load. */
 static Box__HealthResponse *
 wait_health(const char *url, bool pdp)
 {
     uint64_t deadline = box_svc_now_ms() + 60000;
+    box_health_probe *p = NULL;
+    Box__HealthResponse *h = NULL;
+    if (box_health_probe_open(url, pdp, 1000, &p) != BOX_OK)
+        return NULL;
     while (box_svc_now_ms() < deadline) {
-        Box__HealthResponse *h = NULL;
-        box_err rv = pdp ? box_pdp_health(url, 200, &h)
-                         : box_control_health(url, 200, &h);
-        if (rv == BOX_OK)
-            return h;
+        if (box_health_probe_ask(p, &h) == BOX_OK)
+            break;
+        h = NULL;
         usleep(20000);
     }
-    return NULL;
+    box_health_probe_close(p);
+    return h;
 }
 
 /* Starts a service, checks health, sends SIGTERM, expects exit 0. */

@@ -15,6 +15,7 @@
 #include "box_buf.h"
 #include "box_confine.h"
 #include "box_log.h"
+#include "box_proctab.h"
 #include "box_svc.h"
 #include "forker.h"
 
@@ -133,7 +134,8 @@ ln_prepare(void *ctx)
     box_confine_spec_init(&spec, BOX_PROFILE_LAUNCHER);
     spec.cs_no_landlock = true;
     spec.cs_sc_let_namespaces = true;
-    box_err rv = BOX_OK;
+    box_err rv =
+        box_confine_keep_row_env(&spec, box_proctab_get(BOX_PROC_LAUNCHER));
     for (int fd = 0; fd <= FORKER_CTL_FD && rv == BOX_OK; fd++)
         rv = box_confine_keep_fd(&spec, fd);
     if (rv == BOX_OK)
