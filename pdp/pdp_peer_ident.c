@@ -50,6 +50,16 @@ static const box_sc_rule ident_allowed[] = {
     {BOX_SC_SYS(rt_sigreturn)}, {BOX_SC_SYS(restart_syscall)},
     {BOX_SC_SYS(brk)},          {BOX_SC_SYS(munmap)},
     {BOX_SC_SYS(madvise)},
+#ifdef BOX_SANITIZE
+    // A sanitizer's allocator maps memory, takes locks and, on a report,
+    // raises its signal: without these a report spins in EPERM instead.
+    {BOX_SC_SYS(mmap)},         {BOX_SC_SYS(mprotect)},
+    {BOX_SC_SYS(futex)},        {BOX_SC_SYS(sched_yield)},
+    {BOX_SC_SYS(getpid)},       {BOX_SC_SYS(gettid)},
+    {BOX_SC_SYS(tgkill)},       {BOX_SC_SYS(rt_sigprocmask)},
+    {BOX_SC_SYS(rt_sigaction)}, {BOX_SC_SYS(sigaltstack)},
+    {BOX_SC_SYS(readlink)},     {BOX_SC_SYS(prctl)},
+#endif
 };
 
 /* The parent of pid from /proc/<pid>/stat (the field after the command
