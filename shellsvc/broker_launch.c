@@ -9,19 +9,30 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_buf.h"
 #include "box_log.h"
 #include "sh_launcher.h"
 #include "sh_spawn.h"
 
 #define BL_SVC "box-shell"
 #define BL_PERMITS_MAX 32 // a call's pipeline stages decide, then launch
-#define BL_FDS_MAX 4      // stdin, stdout, stderr, status
+#define BL_FDS_MAX 3      // stdin, stdout, stderr
 
-/* One unused shell:spawn permit. */
+/*
+ * One unused shell:spawn permit: the fields of the request's input, which
+ * are what the PDP decided on (the subject's command_args are for the log
+ * only, redacted and cut): the command (argv joined by single spaces),
+ * the word, the program found, the cwd, the count and first two
+ * arguments. A launch binds to all of them, so it is exactly as told
+ * apart as the request the policy saw.
+ */
 typedef struct bl_permit {
-    char **bp_args; // command_args: [0] the reported program path
-    size_t bp_nargs;
+    char *bp_command;      // input.command
+    char *bp_program;      // argv[0] as typed
+    char *bp_program_path; // the reported path
     char *bp_cwd;
+    char *bp_arg[2]; // argv[1], argv[2], or NULL when there are fewer
+    int64_t bp_arg_count;
 } bl_permit;
 
 struct broker_permits {
@@ -38,10 +49,12 @@ broker_permits_new(void)
 static void
 bl_permit_clear(bl_permit *p)
 {
-    for (size_t i = 0; i < p->bp_nargs; i++)
-        box_free(p->bp_args[i]);
-    box_free(p->bp_args);
+    box_free(p->bp_command);
+    box_free(p->bp_program);
+    box_free(p->bp_program_path);
     box_free(p->bp_cwd);
+    box_free(p->bp_arg[0]);
+    box_free(p->bp_arg[1]);
     memset(p, 0, sizeof *p);
 }
 
@@ -65,48 +78,112 @@ broker_permits_free(broker_permits *p)
     box_free(p);
 }
 
+/* The input record's field name, or NULL. */
+static const Box__Value *
+bl_field(const Box__DecisionRequest *req, const char *name)
+{
+    const Box__Value *in = req->input;
+    if (in == NULL || in->kind_case != BOX__VALUE__KIND_RECORD ||
+        in->record == NULL)
+        return NULL;
+    for (size_t i = 0; i < in->record->n_fields; i++) {
+        const Box__RecordField *f = in->record->fields[i];
+        if (f != NULL && f->name != NULL && strcmp(f->name, name) == 0)
+            return f->value;
+    }
+    return NULL;
+}
+
+/* A string field's copy (NULL and *ok untouched when absent; *ok false
+ * when present but not a string, or out of memory). */
+static char *
+bl_str(const Box__DecisionRequest *req, const char *name, bool *ok)
+{
+    const Box__Value *v = bl_field(req, name);
+    if (v == NULL)
+        return NULL;
+    if (v->kind_case != BOX__VALUE__KIND_STR || v->str == NULL) {
+        *ok = false;
+        return NULL;
+    }
+    char *c = box_strdup(v->str);
+    if (c == NULL)
+        *ok = false;
+    return c;
+}
+
 void
 broker_permits_note(broker_permits *ps, const Box__DecisionRequest *req)
 {
-    const Box__Subject *s = req->subject;
-    if (req->action == NULL || strcmp(req->action, "shell:spawn") != 0 ||
-        s == NULL || s->n_command_args == 0 || s->working_directory == NULL)
+    if (req->action == NULL || strcmp(req->action, "shell:spawn") != 0)
         return;
-    if (ps->bs_n == BL_PERMITS_MAX)
-        bl_drop(ps, 0);
-    bl_permit *p = &ps->bs_p[ps->bs_n];
-    if ((p->bp_args = box_calloc(s->n_command_args, sizeof(char *))) == NULL)
-        return; // not noted: its launch is refused, never wrongly allowed
-    p->bp_nargs = s->n_command_args;
-    bool ok = (p->bp_cwd = box_strdup(s->working_directory)) != NULL;
-    for (size_t i = 0; ok && i < s->n_command_args; i++)
-        ok = (p->bp_args[i] = box_strdup(s->command_args[i] ? s->command_args[i]
-                                                            : "")) != NULL;
-    if (!ok) {
-        bl_permit_clear(p);
+    const Box__Value *count = bl_field(req, "arg_count");
+    if (count == NULL || count->kind_case != BOX__VALUE__KIND_LONG)
+        return; // not a request the shell builds: its launch is refused
+    bl_permit p = {.bp_arg_count = count->long_};
+    bool ok = true;
+    p.bp_command = bl_str(req, "command", &ok);
+    p.bp_program = bl_str(req, "program", &ok);
+    p.bp_program_path = bl_str(req, "program_path", &ok);
+    p.bp_cwd = bl_str(req, "cwd", &ok);
+    p.bp_arg[0] = bl_str(req, "arg1", &ok);
+    p.bp_arg[1] = bl_str(req, "arg2", &ok);
+    if (!ok || p.bp_command == NULL || p.bp_program == NULL ||
+        p.bp_program_path == NULL || p.bp_cwd == NULL) {
+        bl_permit_clear(&p); // never noted: refused, never wrongly allowed
         return;
     }
-    ps->bs_n++;
+    if (ps->bs_n == BL_PERMITS_MAX)
+        bl_drop(ps, 0);
+    ps->bs_p[ps->bs_n++] = p;
 }
 
-/* Takes the permit naming reported + argv[1..] in cwd, if there is one. */
+/* A decided argument against the launch's (NULL: the launch has none). */
+static bool
+bl_same(const char *decided, const Box__Launch *l, size_t k)
+{
+    if (k >= l->n_argv)
+        return decided == NULL;
+    return decided != NULL && strcmp(decided, l->argv[k]) == 0;
+}
+
+/* The launch's argv as the shell joins it into input.command (caller
+ * frees; NULL when out of memory). */
+static char *
+bl_join(const Box__Launch *l)
+{
+    box_buf b;
+    box_buf_init(&b, (size_t)1 << 20);
+    for (size_t i = 0; i < l->n_argv; i++)
+        if ((i > 0 && box_buf_putc(&b, ' ') != BOX_OK) ||
+            box_buf_puts(&b, l->argv[i]) != BOX_OK) {
+            box_buf_reset(&b);
+            return NULL;
+        }
+    char *s = b.b_data != NULL ? b.b_data : box_strdup("");
+    return s;
+}
+
+/* Takes the permit that decided this launch (bl_permit says what binds). */
 static bool
 bl_take(broker_permits *ps, const char *reported, const Box__Launch *l)
 {
-    for (size_t i = 0; i < ps->bs_n; i++) {
+    char *command = bl_join(l);
+    bool found = false;
+    for (size_t i = 0; command != NULL && !found && i < ps->bs_n; i++) {
         const bl_permit *p = &ps->bs_p[i];
-        if (p->bp_nargs != l->n_argv || strcmp(p->bp_cwd, l->cwd) != 0 ||
-            strcmp(p->bp_args[0], reported) != 0)
+        if (strcmp(p->bp_command, command) != 0 || p->bp_arg_count < 0 ||
+            (uint64_t)p->bp_arg_count + 1 != l->n_argv ||
+            strcmp(p->bp_program, l->argv[0]) != 0 ||
+            strcmp(p->bp_program_path, reported) != 0 ||
+            strcmp(p->bp_cwd, l->cwd) != 0 || !bl_same(p->bp_arg[0], l, 1) ||
+            !bl_same(p->bp_arg[1], l, 2))
             continue;
-        size_t k = 1;
-        while (k < l->n_argv && strcmp(p->bp_args[k], l->argv[k]) == 0)
-            k++;
-        if (k == l->n_argv) {
-            bl_drop(ps, i);
-            return true;
-        }
+        bl_drop(ps, i);
+        found = true;
     }
-    return false;
+    box_free(command);
+    return found;
 }
 
 /* The run's descriptors, sent before the frame; n of them or -1. */
@@ -127,10 +204,10 @@ bl_recv_fds(int sock, int fds[BL_FDS_MAX])
     do {
         n = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     } while (n < 0 && errno == EINTR);
-    if (n != 1)
-        return -1;
+    // Whatever arrived is installed already, even with an empty message:
+    // every descriptor is taken before the message is judged.
     int got = 0;
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL;
+    for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL; c != NULL;
          c = CMSG_NXTHDR(&msg, c)) {
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
             continue;
@@ -146,12 +223,44 @@ bl_recv_fds(int sock, int fds[BL_FDS_MAX])
                 close(in[i]);
         }
     }
+    if (n != 1) {
+        for (int i = 0; i < got; i++)
+            close(fds[i]);
+        return -1;
+    }
     if ((msg.msg_flags & MSG_CTRUNC) != 0) {
         for (int i = 0; i < got; i++)
             close(fds[i]);
         return -1;
     }
     return got;
+}
+
+/* One descriptor to the worker on its descriptor socket. */
+static box_err
+bl_send_fd(int sock, int fd)
+{
+    char op = 'S';
+    struct iovec iov = {.iov_base = &op, .iov_len = 1};
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } cm;
+    memset(&cm, 0, sizeof cm);
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = cm.buf,
+                         .msg_controllen = sizeof cm.buf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    ssize_t n;
+    do {
+        n = sendmsg(sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    } while (n < 0 && errno == EINTR);
+    return n == 1 ? BOX_OK : BOX_EIO;
 }
 
 box_err
@@ -167,7 +276,7 @@ broker_launch(const broker_launch_cfg *cfg, broker_permits *ps, int fds_sock,
 
     *started = false;
     *refusal = NULL;
-    if (n != (l->has_stdin ? 4 : 3) || l->n_argv == 0 || l->cwd == NULL ||
+    if (n != (l->has_stdin ? 3 : 2) || l->n_argv == 0 || l->cwd == NULL ||
         l->cwd[0] != '/' || l->n_argv > INT32_MAX)
         goto out;
     for (size_t i = 0; i < l->n_argv; i++)
@@ -195,9 +304,17 @@ broker_launch(const broker_launch_cfg *cfg, broker_permits *ps, int fds_sock,
         err = box_strdup("no shell:spawn permit names this run");
         pr = BOX_EDENIED;
     }
+    // The status pipe is the broker's own: the launcher writes to nothing
+    // the worker chose (a full pipe would block it), and its read end goes
+    // to the worker before the answer.
+    int st_fd = -1;
+    const int run_io[3] = {l->has_stdin ? fds[0] : -1, io[0], io[1]};
     if (pr == BOX_OK)
-        pr = sh_launcher_run(cfg->bl_launcher, cargv.av_v,
-                             l->has_stdin ? fds[0] : -1, io[0], io[1], io[2]);
+        pr = sh_launcher_start_run(cfg->bl_launcher, cargv.av_v, run_io, &st_fd);
+    if (pr == BOX_OK) {
+        pr = bl_send_fd(fds_sock, st_fd);
+        close(st_fd); // the worker has it, or the run dies with this close
+    }
     if (pr == BOX_OK) {
         *started = true;
     } else if (pr == BOX_EDENIED) {

@@ -14,8 +14,8 @@ struct sh_launcher;
 /*
  * The shell:spawn permits the broker relayed to one worker and that no
  * launch has used yet, oldest first. A worker is confined and may be
- * compromised: it gets a run only for exactly what a permit named (the
- * program's reported path, its arguments, the cwd), once.
+ * compromised: it gets a run only for exactly what a permit's request
+ * input named, once.
  */
 typedef struct broker_permits broker_permits;
 
@@ -36,7 +36,11 @@ typedef struct broker_launch_cfg {
  * Handles one Launch frame: takes the run's descriptors from fds_sock
  * (sent before the frame), finds the program, checks a permit for it,
  * builds box-contain's arguments from the configuration and has the
- * launcher start it. Returns BOX_OK when an answer is to be sent: started
+ * launcher start it with a status pipe of the broker's own, whose read end
+ * goes back on fds_sock before the answer. A permit is the input of a
+ * relayed shell:spawn (what the PDP decided on): the word, the program
+ * found, the cwd, the argument count and the first two arguments (the
+ * policy sees no more). Returns BOX_OK when an answer is to be sent: started
  * (*refusal NULL), or refused with status 126 and *refusal (the caller's;
  * NULL only when out of memory) to print after `<word>: `. BOX_EPROTO when
  * the worker broke the protocol (no descriptors, or the wrong number): the

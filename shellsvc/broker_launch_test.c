@@ -23,6 +23,7 @@
 #include "box_alloc.h"
 #include "broker_launch.h"
 #include "config.h"
+#include "box_effect.h"
 #include "forker.h"
 #include "sh_launcher.h"
 
@@ -112,18 +113,45 @@ drop_permits(void **state)
     return 0;
 }
 
-/* What the PDP was asked and permitted: action, command_args, cwd. */
+/* What the PDP was asked and permitted, built as the shell builds it:
+ * the program as typed is the path's last name, argv = {path, args...}
+ * with the word in place of the path, command_args as given (the log's;
+ * a launch never binds to them). */
+static void
+permit_as(fx *f, box_effect_kind kind, char **args, size_t n, const char *cwd,
+          char **log_args, size_t nlog)
+{
+    const char *base = strrchr(args[0], '/');
+    char *argv[8];
+    argv[0] = (char *)(base != NULL ? base + 1 : args[0]);
+    char command[512] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            argv[i] = args[i];
+        snprintf(command + strlen(command), sizeof command - strlen(command),
+                 "%s%s", i > 0 ? " " : "", argv[i]);
+    }
+    box_effect e = {.e_kind = kind,
+                    .e_cmd = {.ec_command = command,
+                              .ec_argc = (int)n,
+                              .ec_argv = argv,
+                              .ec_cwd = cwd,
+                              .ec_program_path = args[0],
+                              .ec_args = log_args != NULL ? log_args : args,
+                              .ec_nargs = log_args != NULL ? nlog : n}};
+    box_effect_req r;
+    const Box__DecisionRequest *rq = box_effect_request(&r, &e);
+    assert_non_null(rq);
+    broker_permits_note(f->fx_permits, rq);
+}
+
 static void
 permit(fx *f, const char *action, char **args, size_t n, const char *cwd)
 {
-    Box__DecisionRequest rq = BOX__DECISION_REQUEST__INIT;
-    Box__Subject s = BOX__SUBJECT__INIT;
-    rq.action = (char *)action;
-    rq.subject = &s;
-    s.command_args = args;
-    s.n_command_args = n;
-    s.working_directory = (char *)cwd;
-    broker_permits_note(f->fx_permits, &rq);
+    permit_as(f,
+              strcmp(action, "shell:spawn") == 0 ? BOX_EFFECT_SHELL_SPAWN
+                                                 : BOX_EFFECT_SHELL_EXEC,
+              args, n, cwd, NULL, 0);
 }
 
 typedef struct run {
@@ -134,20 +162,21 @@ typedef struct run {
     int rn_status; // wait status from the status pipe
 } run;
 
-/* Sends nfds of (stdout, stderr, status) like a worker (0: none at all),
- * then the launch; when started, reads stdout and the status. */
+/* Sends nfds of (stdout, stderr) like a worker (0: none at all; 3: one
+ * more), then the launch; when started, takes the status pipe the broker
+ * sends back, reads stdout and the status. */
 static void
 launch(fx *f, char **argv, size_t argc, const char *cwd, bool has_stdin,
        size_t nfds, run *r)
 {
-    int sv[2], out[2], err[2], st[2];
+    int sv[2], out[2], err[2], extra[2];
     memset(r, 0, sizeof *r);
     assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
     assert_int_equal(pipe(out), 0);
     assert_int_equal(pipe(err), 0);
-    assert_int_equal(pipe(st), 0);
+    assert_int_equal(pipe(extra), 0);
     if (nfds > 0) {
-        int fds[3] = {out[1], err[1], st[1]};
+        int fds[3] = {out[1], err[1], extra[1]};
         char op = 'L';
         struct iovec iov = {.iov_base = &op, .iov_len = 1};
         union {
@@ -168,7 +197,7 @@ launch(fx *f, char **argv, size_t argc, const char *cwd, bool has_stdin,
     }
     close(out[1]);
     close(err[1]);
-    close(st[1]);
+    close(extra[1]);
     Box__Launch l = BOX__LAUNCH__INIT;
     l.argv = argv;
     l.n_argv = argc;
@@ -179,15 +208,31 @@ launch(fx *f, char **argv, size_t argc, const char *cwd, bool has_stdin,
     r->rn_rv = broker_launch(&cfg, f->fx_permits, sv[1], &l, &r->rn_started,
                              &r->rn_refusal);
     if (r->rn_started) {
+        char op;
+        struct iovec iov = {.iov_base = &op, .iov_len = 1};
+        union {
+            char buf[CMSG_SPACE(sizeof(int))];
+            struct cmsghdr align;
+        } cm;
+        struct msghdr msg = {.msg_iov = &iov,
+                             .msg_iovlen = 1,
+                             .msg_control = cm.buf,
+                             .msg_controllen = sizeof cm.buf};
+        assert_int_equal(recvmsg(sv[0], &msg, MSG_DONTWAIT), 1);
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        assert_non_null(c);
+        int st;
+        memcpy(&st, CMSG_DATA(c), sizeof st);
         ssize_t n, got = 0;
         while ((n = read(out[0], r->rn_out + got,
                          sizeof r->rn_out - 1 - (size_t)got)) > 0)
             got += n;
-        assert_int_equal(forker_wait(st[0], 30000, &r->rn_status), BOX_OK);
+        assert_int_equal(forker_wait(st, 30000, &r->rn_status), BOX_OK);
+        close(st);
     }
     close(out[0]);
     close(err[0]);
-    close(st[0]);
+    close(extra[0]);
     close(sv[0]);
     close(sv[1]);
 }
@@ -201,14 +246,14 @@ test_permit_starts_once(void **state)
     fx *f = *state;
     run r;
     permit(f, "shell:spawn", ARGS("/usr/bin/echo", "hi"), 2, f->fx_ws);
-    launch(f, ARGS("echo", "hi"), 2, f->fx_ws, false, 3, &r);
+    launch(f, ARGS("echo", "hi"), 2, f->fx_ws, false, 2, &r);
     assert_int_equal(r.rn_rv, BOX_OK);
     assert_true(r.rn_started);
     assert_null(r.rn_refusal);
     assert_string_equal(r.rn_out, "hi\n");
     assert_true(WIFEXITED(r.rn_status) && WEXITSTATUS(r.rn_status) == 0);
     // The permit is spent: the same launch again is refused.
-    launch(f, ARGS("echo", "hi"), 2, f->fx_ws, false, 3, &r);
+    launch(f, ARGS("echo", "hi"), 2, f->fx_ws, false, 2, &r);
     assert_int_equal(r.rn_rv, BOX_OK);
     assert_false(r.rn_started);
     assert_string_equal(r.rn_refusal, "no shell:spawn permit names this run");
@@ -221,7 +266,7 @@ test_refused_without_matching_permit(void **state)
 {
     fx *f = *state;
     run r;
-    launch(f, ARGS("echo", "hi"), 2, f->fx_ws, false, 3, &r);
+    launch(f, ARGS("echo", "hi"), 2, f->fx_ws, false, 2, &r);
     assert_false(r.rn_started);
     assert_string_equal(r.rn_refusal, "no shell:spawn permit names this run");
     box_free(r.rn_refusal);
@@ -239,10 +284,39 @@ test_refused_without_matching_permit(void **state)
         permit(f, near[i].action, args, 2, near[i].cwd ? near[i].cwd : f->fx_ws);
     }
     permit(f, "shell:spawn", ARGS("/usr/bin/echo"), 1, f->fx_ws); // fewer
-    launch(f, ARGS("echo", "hi"), 2, f->fx_ws, false, 3, &r);
+    launch(f, ARGS("echo", "hi"), 2, f->fx_ws, false, 2, &r);
     assert_false(r.rn_started);
     assert_string_equal(r.rn_refusal, "no shell:spawn permit names this run");
     box_free(r.rn_refusal);
+}
+
+/* A launch binds to what the PDP decided on (the request's input), never
+ * to the subject's log-only command_args: a request whose log names
+ * another run gets no run of it, and a redacted log argument does not
+ * stop the run that was decided. */
+static void
+test_binds_to_the_input(void **state)
+{
+    fx *f = *state;
+    run r;
+    permit_as(f, BOX_EFFECT_SHELL_SPAWN, ARGS("/usr/bin/echo", "hi"), 2,
+              f->fx_ws, ARGS("/usr/bin/echo", "push", "--force"), 3);
+    launch(f, ARGS("echo", "push", "--force"), 3, f->fx_ws, false, 2, &r);
+    assert_false(r.rn_started);
+    assert_string_equal(r.rn_refusal, "no shell:spawn permit names this run");
+    box_free(r.rn_refusal);
+    launch(f, ARGS("echo", "hi"), 2, f->fx_ws, false, 2, &r);
+    assert_true(r.rn_started);
+    assert_string_equal(r.rn_out, "hi\n");
+
+    permit_as(f, BOX_EFFECT_SHELL_SPAWN, ARGS("/usr/bin/echo", "a", "b", "c d"),
+              4, f->fx_ws, ARGS("/usr/bin/echo", "a", "b", "<redacted>"), 4);
+    launch(f, ARGS("echo", "a", "b", "c"), 4, f->fx_ws, false, 2, &r);
+    assert_false(r.rn_started); // a third argument the command names
+    box_free(r.rn_refusal);
+    launch(f, ARGS("echo", "a", "b", "c d"), 4, f->fx_ws, false, 2, &r);
+    assert_true(r.rn_started);
+    assert_string_equal(r.rn_out, "a b c d\n");
 }
 
 /* The configuration decides what runs, whatever the worker asks: a
@@ -253,7 +327,7 @@ test_selection_refuses(void **state)
     fx *f = *state;
     run r;
     permit(f, "shell:spawn", ARGS("/usr/bin/true"), 1, f->fx_ws);
-    launch(f, ARGS("true"), 1, f->fx_ws, false, 3, &r);
+    launch(f, ARGS("true"), 1, f->fx_ws, false, 2, &r);
     assert_int_equal(r.rn_rv, BOX_OK);
     assert_false(r.rn_started);
     assert_non_null(r.rn_refusal);
@@ -271,11 +345,11 @@ test_bad_descriptors(void **state)
     launch(f, ARGS("echo", "hi"), 2, f->fx_ws, false, 0, &r);
     assert_int_equal(r.rn_rv, BOX_EPROTO);
     assert_false(r.rn_started);
-    launch(f, ARGS("echo", "hi"), 2, f->fx_ws, true, 3, &r); // says stdin
+    launch(f, ARGS("echo", "hi"), 2, f->fx_ws, true, 2, &r); // says stdin
     assert_int_equal(r.rn_rv, BOX_EPROTO);
-    launch(f, ARGS("echo", "hi"), 2, f->fx_ws, false, 2, &r);
+    launch(f, ARGS("echo", "hi"), 2, f->fx_ws, false, 3, &r); // one more
     assert_int_equal(r.rn_rv, BOX_EPROTO);
-    launch(f, ARGS("echo", "hi"), 2, "relative", false, 3, &r);
+    launch(f, ARGS("echo", "hi"), 2, "relative", false, 2, &r);
     assert_int_equal(r.rn_rv, BOX_EPROTO);
 }
 
@@ -288,6 +362,8 @@ main(void)
         cmocka_unit_test_setup_teardown(test_refused_without_matching_permit,
                                         fresh_permits, drop_permits),
         cmocka_unit_test_setup_teardown(test_selection_refuses, fresh_permits,
+                                        drop_permits),
+        cmocka_unit_test_setup_teardown(test_binds_to_the_input, fresh_permits,
                                         drop_permits),
         cmocka_unit_test_setup_teardown(test_bad_descriptors, fresh_permits,
                                         drop_permits),

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "box_alloc.h"
 #include "box_status.h"
@@ -141,6 +142,38 @@ worker_decide(void *ctx, const Box__DecisionRequest *req, char **message)
     return v;
 }
 
+/* The status pipe's read end the broker sends with a started answer
+ * (before the answer, so it is there already), or -1. */
+static int
+worker_recv_status(int sock)
+{
+    char op;
+    struct iovec iov = {.iov_base = &op, .iov_len = 1};
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } cm;
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = cm.buf,
+                         .msg_controllen = sizeof cm.buf};
+    ssize_t n;
+    do {
+        n = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    } while (n < 0 && errno == EINTR);
+    struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+    if (c == NULL || c->cmsg_level != SOL_SOCKET ||
+        c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
+        return -1;
+    int fd;
+    memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    if (n != 1) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 /* Hands a run's descriptors to the broker: one message, so they arrive
  * together and before the launch frame that names them. */
 static box_err
@@ -149,7 +182,7 @@ worker_send_fds(int sock, const int *fds, size_t n)
     char op = 'L';
     struct iovec iov = {.iov_base = &op, .iov_len = 1};
     union {
-        char buf[CMSG_SPACE(4 * sizeof(int))];
+        char buf[CMSG_SPACE(3 * sizeof(int))];
         struct cmsghdr align;
     } cm;
     memset(&cm, 0, sizeof cm);
@@ -174,7 +207,7 @@ worker_send_fds(int sock, const int *fds, size_t n)
  * relayed as permitted, or says why not. */
 static box_err
 worker_launch(void *ctx, int argc, char *const *argv, const char *cwd,
-              const int io[4], int *status, char **err)
+              const int io[3], int *status_fd, int *status, char **err)
 {
     worker_ctx *w = ctx;
     Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
@@ -186,11 +219,11 @@ worker_launch(void *ctx, int argc, char *const *argv, const char *cwd,
     l.argv = (char **)argv;
     l.cwd = (char *)cwd;
     l.has_stdin = io[0] >= 0;
-    int fds[4];
+    int fds[3];
     size_t n = 0;
     if (io[0] >= 0)
         fds[n++] = io[0];
-    for (int i = 1; i < 4; i++)
+    for (int i = 1; i < 3; i++)
         fds[n++] = io[i];
 
     Box__AliasFrame *a = NULL;
@@ -201,8 +234,16 @@ worker_launch(void *ctx, int argc, char *const *argv, const char *cwd,
     if (rv == BOX_OK)
         rv = box_frame_read(w->wk_chan, BOX_FRAME_MAX, WORKER_ANSWER_MS,
                             BOX_FRAMES_TO_WORKER, &a, NULL);
+    bool started = rv == BOX_OK &&
+                   a->body_case == BOX__ALIAS_FRAME__BODY_LAUNCHED &&
+                   a->launched->started;
+    *status_fd = started ? worker_recv_status(w->wk_fds) : -1;
     pthread_mutex_unlock(&w->wk_chan_lock);
-    if (rv != BOX_OK || a->body_case != BOX__ALIAS_FRAME__BODY_LAUNCHED) {
+    if (started && *status_fd < 0) {
+        *err = box_strdup("the box broker started a run without its status");
+        rv = BOX_EIO;
+    } else if (rv != BOX_OK ||
+               a->body_case != BOX__ALIAS_FRAME__BODY_LAUNCHED) {
         *err = box_strdup("the box broker did not answer a launch");
         rv = BOX_EIO;
     } else if (!a->launched->started) {

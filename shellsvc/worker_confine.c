@@ -110,8 +110,11 @@ static const box_sc_rule wc_allow[] = {
 };
 
 /* Signals only to itself (raise, abort): never to box run, a service, or
- * another call's worker, which run as the same user. Loaded in each
- * worker after the fork, since only then is its pid known. */
+ * another call's worker, which run as the same user. Threads, never a
+ * process: a child could leave the worker's process group and outlive
+ * the call the zygote ends by killing that group. Loaded in each worker
+ * after the fork (the zygote itself forks, and only then is the worker's
+ * pid known). */
 int
 worker_confine_signals(void)
 {
@@ -126,6 +129,13 @@ worker_confine_signals(void)
         {BOX_SC_SYS(rt_sigqueueinfo)},
         {BOX_SC_SYS(rt_tgsigqueueinfo)},
         {BOX_SC_SYS(pidfd_send_signal)},
+        {BOX_SC_SYS(clone), .sr_cmp = BOX_SC_MASKED_EQ, .sr_arg = 0,
+         .sr_mask = CLONE_THREAD, .sr_value = 0},
+        {BOX_SC_SYS(setpgid)},
+#ifdef SYS_fork
+        {BOX_SC_SYS(fork)},
+        {BOX_SC_SYS(vfork)},
+#endif
     };
     box_sc_filter f = {.sf_mode = BOX_SC_DENYLIST,
                        .sf_rules = own,
@@ -175,6 +185,13 @@ worker_confine(const worker_settings *ws)
                           ws->ws_nauthority, msg, sizeof msg) != 0) {
         box_log(BOX_LOG_ERROR, WC_SVC, "cannot confine the shell's workers: %s",
                 msg);
+        return -1;
+    }
+    // A working directory inside the box dir would still reach beneath
+    // the cover through relative names.
+    if (chdir("/") != 0) {
+        box_log(BOX_LOG_ERROR, WC_SVC, "cannot confine the shell's workers: "
+                                       "chdir /");
         return -1;
     }
     // The local time zone, read while /etc is still reachable: the C

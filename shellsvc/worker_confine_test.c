@@ -194,6 +194,14 @@ probe_body(int chan, int fds, const worker_settings *ws)
         mount("none", f->fx_ws, "tmpfs", 0, NULL) == 0 ? 0 : errno);
     say(chan, "kill_parent", kill(getppid(), 0) == 0 ? 0 : errno);
     say(chan, "kill_self", kill(getpid(), 0) == 0 ? 0 : errno);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    say(chan, "fork", child > 0 ? 0 : errno);
+    say(chan, "setpgid", setpgid(0, 0) == 0 ? 0 : errno);
+    char cwd[PATH_MAX] = "";
+    say(chan, "cwd_root",
+        getcwd(cwd, sizeof cwd) != NULL && strcmp(cwd, "/") == 0 ? 0 : EXDEV);
     return 0;
 }
 
@@ -240,7 +248,8 @@ test_worker_refused_by_the_os(void **state)
         "secret=EACCES\n", "ws_write=ok\n",   "execve=EPERM\n",
         "inet=EPERM\n",    "pdp_connect=EPERM\n", "ptrace=EPERM\n",
         "env=ok\n",        "unshare=EPERM\n", "mount=EPERM\n",
-        "kill_parent=EPERM\n", "kill_self=ok\n",
+        "kill_parent=EPERM\n", "kill_self=ok\n", "fork=EPERM\n",
+        "setpgid=EPERM\n", "cwd_root=ok\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         expect(out, want[i]);

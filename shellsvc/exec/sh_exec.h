@@ -40,14 +40,15 @@ struct box_config;
 /* Host programs (box-spec §3.4, §3.9). Strings borrowed. */
 /*
  * Starts one host program run whose shell:spawn was just permitted: argv[0]
- * as typed, cwd the shell's. io, status and err as sh_spawn_start_fn
- * (sh_spawn.h): io[0] stdin (-1: none), io[1..2] the stdout and stderr
- * pipes, io[3] the status pipe. A worker asks the broker, which finds,
- * selects and starts the program through the launcher.
+ * as typed, cwd the shell's. io, status_fd, status and err as
+ * sh_spawn_start_fn (sh_spawn.h): io[0] stdin (-1: none), io[1..2] the
+ * stdout and stderr pipes; *status_fd the status pipe's read end. A worker
+ * asks the broker, which finds, selects and starts the program through
+ * the launcher.
  */
 typedef box_err (*sh_launch_fn)(void *arg, int argc, char *const *argv,
-                                const char *cwd, const int io[4], int *status,
-                                char **err);
+                                const char *cwd, const int io[3],
+                                int *status_fd, int *status, char **err);
 
 typedef struct sh_host_opts {
     const char *ho_trusted_path;  // the PATH of the process that ran box run

@@ -161,11 +161,12 @@ typedef struct host_start_ctx {
 } host_start_ctx;
 
 static box_err
-host_start(void *ctx, const int io[4], int *status, char **err)
+host_start(void *ctx, const int io[3], int *status_fd, int *status, char **err)
 {
     host_start_ctx *hs = ctx;
     return hs->hs_host->ho_launch(hs->hs_host->ho_launch_arg, hs->hs_argc,
-                                  hs->hs_argv, hs->hs_cwd, io, status, err);
+                                  hs->hs_argv, hs->hs_cwd, io, status_fd,
+                                  status, err);
 }
 
 int

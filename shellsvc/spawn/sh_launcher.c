@@ -221,6 +221,24 @@ sh_launcher_run(sh_launcher *l, char *const *argv, int in, int out, int err,
     return rv;
 }
 
+box_err
+sh_launcher_start_run(sh_launcher *l, char *const *argv, const int io[3],
+                      int *status_fd)
+{
+    int st[2];
+    *status_fd = -1;
+    if (pipe2(st, O_CLOEXEC) != 0)
+        return errno == ENOMEM ? BOX_ENOMEM : BOX_EIO;
+    box_err rv = sh_launcher_run(l, argv, io[0], io[1], io[2], st[1]);
+    close(st[1]); // the launcher holds its own copy
+    if (rv != BOX_OK) {
+        close(st[0]);
+        return rv;
+    }
+    *status_fd = st[0];
+    return BOX_OK;
+}
+
 int
 sh_launcher_pid(const sh_launcher *l)
 {

@@ -32,6 +32,12 @@ box_err sh_launcher_start(sh_launcher **out) BOX_WARN_UNUSED;
 box_err sh_launcher_run(sh_launcher *l, char *const *argv, int in, int out,
                         int err, int status) BOX_WARN_UNUSED;
 
+/* sh_launcher_run with a status pipe it makes: io is stdin (-1), stdout,
+ * stderr; on BOX_OK *status_fd (the caller's) is the status pipe's read
+ * end. */
+box_err sh_launcher_start_run(sh_launcher *l, char *const *argv,
+                              const int io[3], int *status_fd) BOX_WARN_UNUSED;
+
 /* The launcher's pid. */
 int sh_launcher_pid(const sh_launcher *l);
 

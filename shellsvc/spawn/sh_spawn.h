@@ -121,15 +121,17 @@ box_err sh_spawn_contain_argv(const sh_spawn_plan *plan,
 
 /*
  * Starts one run, given its descriptors: io[0] stdin (-1: /dev/null),
- * io[1] and io[2] the write ends of the stdout and stderr pipes, io[3]
- * the status pipe's write end (forker.h); all stay the caller's. BOX_OK:
- * started (a run that cannot start says so on the status pipe).
- * BOX_EDENIED: refused before starting, *status and *err (the caller's)
- * say how (e.g. 126 and the §3.9 selection's message). Anything else: the
- * run could not be asked for (*err may say why).
+ * io[1] and io[2] the write ends of the stdout and stderr pipes; all stay
+ * the caller's. BOX_OK: started, and *status_fd (the caller's) is the read
+ * end of its status pipe (forker.h), which whoever starts the run makes,
+ * so no caller can hand the launcher a descriptor it would block on; a
+ * run that cannot start says so there. BOX_EDENIED: refused before
+ * starting, *status and *err (the caller's) say how (e.g. 126 and the
+ * §3.9 selection's message). Anything else: the run could not be asked
+ * for (*err may say why).
  */
-typedef box_err (*sh_spawn_start_fn)(void *ctx, const int io[4], int *status,
-                                     char **err);
+typedef box_err (*sh_spawn_start_fn)(void *ctx, const int io[3],
+                                     int *status_fd, int *status, char **err);
 
 /*
  * Runs one contained program started by start: captures stdout and stderr

@@ -195,20 +195,18 @@ sp_fd_high(int *fd)
     return 0;
 }
 
-/* stdout, stderr and the status pipe: the read ends in r, the write ends
- * in wr. */
+/* n pipes: the read ends in rd, the write ends in wr. */
 static int
-sp_pipes(sp_run *r, int wr[3])
+sp_pipes(int *rd[], int wr[], int n)
 {
     int p[2], rc;
 
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < n; i++) {
         if (pipe2(p, O_CLOEXEC) != 0)
             return errno;
-        int *rd = i < 2 ? &r->ru_out[i].ss_fd : &r->ru_status_fd;
-        *rd = p[0];
+        *rd[i] = p[0];
         wr[i] = p[1];
-        if ((rc = sp_fd_high(rd)) != 0 || (rc = sp_fd_high(&wr[i])) != 0)
+        if ((rc = sp_fd_high(rd[i])) != 0 || (rc = sp_fd_high(&wr[i])) != 0)
             return rc;
     }
     return 0;
@@ -270,7 +268,7 @@ sh_spawn_watch(sh_spawn_start_fn start, void *start_ctx,
     sp_run r = {.ru_status_fd = -1,
                 .ru_stop = o ? o->ro_stop : NULL,
                 .ru_stop_ctx = o ? o->ro_ctx : NULL};
-    int wr[3] = {-1, -1, -1}, rc;
+    int wr[2] = {-1, -1}, rc;
     box_err rv;
 
     *err = NULL;
@@ -284,14 +282,15 @@ sh_spawn_watch(sh_spawn_start_fn start, void *start_ctx,
     box_buf_init(&r.ru_out[0].ss_buf, r.ru_max);
     box_buf_init(&r.ru_out[1].ss_buf, r.ru_max);
     r.ru_deadline = sp_now_ms() + timeout;
-    if ((rc = sp_pipes(&r, wr)) != 0) {
+    int *rd[2] = {&r.ru_out[0].ss_fd, &r.ru_out[1].ss_fd};
+    if ((rc = sp_pipes(rd, wr, 2)) != 0) {
         *err = sp_start_error(contain, "start", rc);
         rv = *err != NULL ? BOX_EIO : BOX_ENOMEM;
         goto out;
     }
-    int io[4] = {o->ro_stdin, wr[0], wr[1], wr[2]};
-    rv = start(start_ctx, io, status, err);
-    for (int i = 0; i < 3; i++) {
+    int io[3] = {o->ro_stdin, wr[0], wr[1]};
+    rv = start(start_ctx, io, &r.ru_status_fd, status, err);
+    for (int i = 0; i < 2; i++) {
         close(wr[i]); // only the run holds the write ends now
         wr[i] = -1;
     }
@@ -315,7 +314,7 @@ sh_spawn_watch(sh_spawn_start_fn start, void *start_ctx,
     sp_relay(&r, o);
     rv = sp_outcome(&r, status, err);
 out:
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 2; i++) {
         if (wr[i] >= 0)
             close(wr[i]);
     }
@@ -335,7 +334,8 @@ typedef struct sp_local {
 } sp_local;
 
 static box_err
-sp_local_start(void *ctx, const int io[4], int *status, char **err)
+sp_local_start(void *ctx, const int io[3], int *status_fd, int *status,
+               char **err)
 {
     sp_local *lo = ctx;
     box_argv argv = {0};
@@ -343,8 +343,8 @@ sp_local_start(void *ctx, const int io[4], int *status, char **err)
     (void)err;
     box_err rv = sh_spawn_contain_argv(lo->lo_plan, lo->lo_opts, &argv);
     if (rv == BOX_OK)
-        rv = sh_launcher_run(lo->lo_opts->ro_launcher, argv.av_v, io[0], io[1],
-                             io[2], io[3]);
+        rv = sh_launcher_start_run(lo->lo_opts->ro_launcher, argv.av_v, io,
+                                   status_fd);
     box_argv_free(&argv);
     return rv;
 }
