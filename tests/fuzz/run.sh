@@ -17,12 +17,7 @@ cd "$(dirname "$0")/../.."
 
 secs=${BOX_FUZZ_SECONDS:-60}
 builddir=build-fuzz
-cc=$(command -v clang-14 || command -v clang || true)
-if [ -z "$cc" ]; then
-  echo "fuzz: clang not found; deploy/setup.sh installs clang-14 and" \
-       "libclang-rt-14-dev" >&2
-  exit 1
-fi
+BOX_SETUP_BUILD=0 deploy/setup.sh # packages only: clang-14, libFuzzer
 
 targets=("$@")
 if ((${#targets[@]} == 0)); then
@@ -33,7 +28,7 @@ if ((${#targets[@]} == 0)); then
 fi
 
 # Only the libraries and the fuzz_* binaries; no tests, no services.
-CC=$cc cmake -S . -B "$builddir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+CC=clang-14 cmake -S . -B "$builddir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DBOX_FUZZ=ON -DBOX_TESTS=OFF >/dev/null
 cmake --build "$builddir" -j"$(nproc)" --target fuzz
 
