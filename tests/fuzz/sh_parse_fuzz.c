@@ -53,12 +53,13 @@ fz_oneshot(const char *s, size_t n, box_buf *out)
 }
 
 /*
- * The same through sh_parse_next, fed chunk bytes at a time: every
- * complete command's items dumped one by one inside one (list@1 …), as the
- * one-shot dump prints them.
+ * The same through sh_parse_next, fed first bytes, then chunk bytes at a
+ * time: every complete command's items dumped one by one inside one
+ * (list@1 …), as the one-shot dump prints them.
  */
 static void
-fz_incremental(const char *s, size_t n, size_t chunk, box_buf *out)
+fz_incremental(const char *s, size_t n, size_t first, size_t chunk,
+               box_buf *out)
 {
     box_arena *a = box_arena_new(FZ_ARENA);
     sh_parser *p = a ? sh_parser_new(a) : NULL;
@@ -73,7 +74,8 @@ fz_incremental(const char *s, size_t n, size_t chunk, box_buf *out)
         sh_node *cmd = NULL;
         sh_parse_status st = sh_parse_next(p, &cmd);
         if (st == SH_PARSE_MORE) {
-            size_t k = n - off < chunk ? n - off : chunk;
+            size_t want = off == 0 ? first : chunk;
+            size_t k = n - off < want ? n - off : want;
             if (k == 0)
                 box_fuzz_fail("more asked for after finish");
             if (sh_parser_feed(p, s + off, k) != BOX_OK)
@@ -118,9 +120,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     box_buf_init(&one, FZ_DUMP_MAX);
     box_buf_init(&inc, FZ_DUMP_MAX);
     fz_oneshot(s, size, &one);
-    // Byte by byte finds every place a command may be cut; longer texts
-    // go in a few pieces so a run stays fast.
-    fz_incremental(s, size, size <= 512 ? 1 : size / 8 + 1, &inc);
+    // Byte by byte tries every place a command may be cut, but costs a
+    // parse per byte; a longer text is cut once, at a place its bytes
+    // choose, so each mutation tries another.
+    if (size <= 64) {
+        fz_incremental(s, size, 1, 1, &inc);
+    } else {
+        uint32_t h = 2166136261u; // FNV-1a
+        for (size_t i = 0; i < size; i++)
+            h = (h ^ data[i]) * 16777619u;
+        fz_incremental(s, size, 1 + h % (size - 1), size, &inc);
+    }
     if (one.b_len != inc.b_len ||
         (one.b_len > 0 && memcmp(one.b_data, inc.b_data, one.b_len) != 0)) {
         fprintf(stderr, "one-shot:    %.*s\nincremental: %.*s\n",
