@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target alias_frame: the byte stream a hostile alias sends, through the broker's frame reader. */
+/* Fuzz target alias_frame: the bytes a hostile alias sends the broker. */
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -50,10 +50,10 @@ fz_repack(const Box__AliasFrame *f)
 
 /* What the reader must do with the frame at data[off..size). */
 typedef enum fz_expect {
-    FZ_END,      // no byte left: BOX_ECLOSED
-    FZ_CUT,      // EOF inside the header or body: BOX_EPROTO, cut
-    FZ_TOO_BIG,  // length over BOX_FRAME_MAX: BOX_ETOOBIG
-    FZ_BODY,     // a whole body: a frame, or BOX_EPROTO by the scan
+    FZ_END,     // no byte left: BOX_ECLOSED
+    FZ_CUT,     // EOF inside the header or body: BOX_EPROTO, cut
+    FZ_TOO_BIG, // length over BOX_FRAME_MAX: BOX_ETOOBIG
+    FZ_BODY,    // a whole body: a frame, or BOX_EPROTO by the scan
 } fz_expect;
 
 static fz_expect
@@ -113,8 +113,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 box_fuzz_fail("an oversized frame is not ETOOBIG");
             break;
         case FZ_BODY: {
-            box_wire_scan_result sc = box_wire_scan(
-                fz_af, BOX_FRAMES_FROM_ALIAS, data + off + 4, n);
+            box_wire_scan_result sc =
+                box_wire_scan(fz_af, BOX_FRAMES_FROM_ALIAS, data + off + 4, n);
             if (sc.sr_fault == BOX_WIRE_SCAN_OK && rv != BOX_OK)
                 box_fuzz_fail("the scan passed a body the reader refused");
             if (sc.sr_fault != BOX_WIRE_SCAN_OK &&

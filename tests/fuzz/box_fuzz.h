@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The entry point every fuzz target defines, for libFuzzer and the replay main. */
+/* The entry point of every fuzz target, for libFuzzer and the replay. */
 #ifndef BOX_FUZZ_H
 #define BOX_FUZZ_H
 

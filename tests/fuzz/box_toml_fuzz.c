@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target box_toml: a box.toml text through the TOML parser and the box.toml loader. */
+/* Fuzz target box_toml: the TOML parser and the box.toml loader. */
 #include <string.h>
 
 #include "box_alloc.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Replays every file under the paths given through one fuzz target's entry point (no libFuzzer). */
+/* Replays files through a fuzz target's entry point, without libFuzzer. */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>

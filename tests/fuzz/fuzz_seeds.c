@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Writes the generated seeds of the wire fuzz targets (alias_frame, pdp_request) into tests/fuzz. */
+/* Writes the seeds of the wire fuzz targets (alias_frame, pdp_request). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -200,12 +200,13 @@ pdp_seeds(void)
     pdp_write_one("decide-exec-overflow.bin", &big.r_req);
 
     static const char *const spawn_names[] = {
-        "command", "program", "program_path", "credential_reads",
-        "arg1", "arg_count", "cwd", NULL};
+        "command", "program",   "program_path", "credential_reads",
+        "arg1",    "arg_count", "cwd",          NULL};
     static const char *const creds[] = {"~/.ssh/id_rsa", "~/.netrc", NULL};
-    Box__Value *spawn_vals[] = {
-        v_str("git status"), v_str("git"), v_str("/usr/bin/git"),
-        v_strset(creds), v_str("status"), v_long(1), v_str("/home/op/src")};
+    Box__Value *spawn_vals[] = {v_str("git status"),   v_str("git"),
+                                v_str("/usr/bin/git"), v_strset(creds),
+                                v_str("status"),       v_long(1),
+                                v_str("/home/op/src")};
     pdp_write_one("decide-spawn.bin",
                   req_new("shell:spawn", "/usr/bin/git",
                           v_record(spawn_names, spawn_vals)));
@@ -213,11 +214,11 @@ pdp_seeds(void)
     static const char *const http_names[] = {
         "host", "port", "method", "path", "body_bytes", "intercepted", NULL};
     Box__Value *http_vals[] = {v_str("example.com"), v_long(443),
-                               v_str("POST"), v_str("/upload"),
-                               v_long(1 << 20), v_bool(0)};
-    Box__DecisionRequest *http = req_new(
-        "http:request", "POST https://example.com/upload",
-        v_record(http_names, http_vals));
+                               v_str("POST"),        v_str("/upload"),
+                               v_long(1 << 20),      v_bool(0)};
+    Box__DecisionRequest *http =
+        req_new("http:request", "POST https://example.com/upload",
+                v_record(http_names, http_vals));
     Box__Subject hsub = BOX__SUBJECT__INIT;
     hsub.server_address = "example.com";
     hsub.server_port = 443;
@@ -298,8 +299,8 @@ frame_put(box_buf *out, const Box__AliasFrame *f)
 {
     size_t n = box__alias_frame__get_packed_size(f);
     uint8_t *b = seed_zalloc(n + 1);
-    uint8_t hdr[4] = {(uint8_t)(n >> 24), (uint8_t)(n >> 16),
-                      (uint8_t)(n >> 8), (uint8_t)n};
+    uint8_t hdr[4] = {(uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8),
+                      (uint8_t)n};
     box__alias_frame__pack(f, b);
     if (box_buf_append(out, hdr, 4) != BOX_OK ||
         box_buf_append(out, b, n) != BOX_OK)

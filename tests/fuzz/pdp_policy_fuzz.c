@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target pdp_policy: a policy text through the Box load (parse, load checks, validator) and the evaluator. */
+/* Fuzz target pdp_policy: the Box policy load, then the evaluator. */
 #include <string.h>
 
 #include "box_alloc.h"
@@ -48,37 +48,44 @@ typedef struct fz_req {
 /* Requests that conform to Box's schema, so a checked set evaluates its
  * rules on them (a request that does not conform is refused before). */
 static const fz_req fz_reqs[] = {
-    {"fs:read", FZ_HOME "/src/.env",
+    {"fs:read",
+     FZ_HOME "/src/.env",
      {{"path", 's', FZ_HOME "/src/.env", NULL, 0},
       {"operation", 'e', "read_content", "Box::FsReadOperation", 0}}},
-    {"fs:write", FZ_HOME "/src/.git/config",
+    {"fs:write",
+     FZ_HOME "/src/.git/config",
      {{"path", 's', FZ_HOME "/src/.git/config", NULL, 0},
       {"operation", 'e', "write_content", "Box::FsWriteOperation", 0}}},
-    {"fs:move", "/tmp/a b",
+    {"fs:move",
+     "/tmp/a b",
      {{"path", 's', "/tmp/a b", NULL, 0},
       {"operation", 'e', "rename", "Box::FsMoveOperation", 0}}},
-    {"shell:exec", "grep",
+    {"shell:exec",
+     "grep",
      {{"command", 's', "grep -n TODO src/main.rs", NULL, 0},
       {"program", 's', "grep", NULL, 0},
       {"arg1", 's', "-n", NULL, 0},
       {"arg2", 's', "TODO", NULL, 0},
       {"arg_count", 'l', NULL, NULL, 3},
       {"cwd", 's', FZ_HOME "/src", NULL, 0}}},
-    {"shell:spawn", "/usr/bin/git",
+    {"shell:spawn",
+     "/usr/bin/git",
      {{"command", 's', "git status", NULL, 0},
       {"program", 's', "git", NULL, 0},
       {"program_path", 's', "/usr/bin/git", NULL, 0},
       {"arg1", 's', "status", NULL, 0},
       {"arg_count", 'l', NULL, NULL, 1},
       {"cwd", 's', FZ_HOME "/src", NULL, 0}}},
-    {"http:request", "https://example.com/",
+    {"http:request",
+     "https://example.com/",
      {{"host", 's', "example.com", NULL, 0},
       {"port", 'l', NULL, NULL, 443},
       {"method", 's', "POST", NULL, 0},
       {"path", 's', "/upload", NULL, 0},
       {"body_bytes", 'l', NULL, NULL, INT64_MAX},
       {"intercepted", 'b', NULL, NULL, 1}}},
-    {"net:connect", "10.0.0.1:0",
+    {"net:connect",
+     "10.0.0.1:0",
      {{"host", 's', "10.0.0.1", NULL, 0},
       {"port", 'l', NULL, NULL, INT64_MIN}}},
 };
@@ -96,8 +103,8 @@ static const pdp_value *
 fz_entity(const char *type, const char *id)
 {
     pdp_value *v = NULL;
-    if (pdp_value_entity(fz.st_arena, type, strlen(type), id, strlen(id),
-                         &v) != BOX_OK)
+    if (pdp_value_entity(fz.st_arena, type, strlen(type), id, strlen(id), &v) !=
+        BOX_OK)
         box_fuzz_fail("fixed entity does not build");
     return v;
 }
@@ -148,8 +155,7 @@ fz_init(void)
                                      strlen(f->f_name),
                                      fz_field_value(f)) != BOX_OK)
                 box_fuzz_fail("fixed record does not build");
-        if (pdp_value_record_put(fz.st_arena, ctx, "input", 5, input) !=
-            BOX_OK)
+        if (pdp_value_record_put(fz.st_arena, ctx, "input", 5, input) != BOX_OK)
             box_fuzz_fail("fixed context does not build");
         fz.st_rq[i] = (pdp_request){
             .rq_principal = fz_entity("Box::Agent", "self"),
@@ -179,7 +185,8 @@ fz_decide_all(const pdp_policy_set *set)
             (msg == NULL || strlen(msg) != len || len > PDP_MESSAGE_MAX))
             box_fuzz_fail("a message that is not one bounded string");
         for (size_t j = 0; j < pdp_answer_determining_count(fz.st_ans); j++) {
-            pdp_str id = pdp_rule_display_id(pdp_answer_determining(fz.st_ans, j));
+            pdp_str id =
+                pdp_rule_display_id(pdp_answer_determining(fz.st_ans, j));
             if (id.s == NULL || id.len == 0)
                 box_fuzz_fail("a determining rule with no name");
         }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target pdp_request: request bytes through what box-pdp does with them (pre-scan, decode, decide, log, answer). */
+/* Fuzz target pdp_request: request bytes the way box-pdp takes them. */
 #include <string.h>
 
 #include "box_alloc.h"
@@ -39,30 +39,38 @@ static const char fz_policy[] =
     "@id(\"shell\")\n"
     "@description(\"Commands run in the box's interpreter.\")\n"
     "permit (principal, action == Box::Action::\"shell:exec\", resource)\n"
-    "when { context.input.arg_count < 100 && !(context.input.program like \"*rm*\") };\n"
+    "when { context.input.arg_count < 100 && !(context.input.program like "
+    "\"*rm*\") };\n"
     "\n"
     "@id(\"overflow\")\n"
-    "@description(\"Errors on a huge argument count: the decision is a fault.\")\n"
+    "@description(\"Errors on a huge argument count: the decision is a "
+    "fault.\")\n"
     "forbid (principal, action == Box::Action::\"shell:exec\", resource)\n"
     "when { context.input.arg_count + 9223372036854775000 < 0 };\n"
     "\n"
     "@id(\"read\")\n"
-    "permit (principal, action in [Box::Action::\"fs:read\", Box::Action::\"fs:write\"], resource)\n"
+    "permit (principal, action in [Box::Action::\"fs:read\", "
+    "Box::Action::\"fs:write\"], resource)\n"
     "when { context.input.path like \"~/src/*\" };\n"
     "\n"
     "@id(\"secrets\")\n"
     "@description(\"No .env, \\u{202e} spoofed text stays escaped.\")\n"
-    "forbid (principal, action in [Box::Action::\"fs:read\", Box::Action::\"fs:write\"], resource)\n"
-    "when { context.input.path like \"*/.env\" || [\"/etc/shadow\", \"/etc/passwd\"].contains(context.input.path) };\n"
+    "forbid (principal, action in [Box::Action::\"fs:read\", "
+    "Box::Action::\"fs:write\"], resource)\n"
+    "when { context.input.path like \"*/.env\" || [\"/etc/shadow\", "
+    "\"/etc/passwd\"].contains(context.input.path) };\n"
     "\n"
     "@id(\"spawn\")\n"
     "permit (principal, action == Box::Action::\"shell:spawn\", resource)\n"
     "when { context.input.program_path == \"/usr/bin/git\" &&\n"
-    "       !(context.input has credential_reads && context.input.credential_reads.contains(\"~/.ssh/id_rsa\")) };\n"
+    "       !(context.input has credential_reads && "
+    "context.input.credential_reads.contains(\"~/.ssh/id_rsa\")) };\n"
     "\n"
     "permit (principal, action == Box::Action::\"http:request\", resource)\n"
-    "when { context.input.host == \"example.com\" && context.input.port == 443 &&\n"
-    "       context.input.body_bytes * 2 < 1000000 && !context.input.intercepted };\n"
+    "when { context.input.host == \"example.com\" && context.input.port == 443 "
+    "&&\n"
+    "       context.input.body_bytes * 2 < 1000000 && "
+    "!context.input.intercepted };\n"
     "\n"
     "permit (principal, action == Box::Action::\"net:connect\", resource)\n"
     "when { context.input has ip && context.input.ip like \"10.*\" };\n";
@@ -101,8 +109,7 @@ static void
 fz_decide(const Box__DecisionRequest *req, Box__DecisionResponse *out)
 {
     pdp_wire_decided d;
-    pdp_wire_decide(fz.st_set, fz.st_arena, fz.st_ans, req, FZ_EPOCH, out,
-                    &d);
+    pdp_wire_decide(fz.st_set, fz.st_arena, fz.st_ans, req, FZ_EPOCH, out, &d);
     pdp_wire_enforce(fz.st_arena, req, out, &d);
     if (pdp_dlog_decision_add(fz.st_log, &d.wd_log) != BOX_OK)
         box_fuzz_fail("a decision could not be logged");
@@ -128,8 +135,8 @@ fz_answer(const Box__PdpResponse *resp)
     if (b == NULL)
         box_fuzz_fail("out of memory");
     box__pdp_response__pack(resp, b);
-    ProtobufCMessage *m = box_wire_scan_unpack(
-        &box__pdp_response__descriptor, BOX_WIRE_SCAN_ANY, b, n, NULL);
+    ProtobufCMessage *m = box_wire_scan_unpack(&box__pdp_response__descriptor,
+                                               BOX_WIRE_SCAN_ANY, b, n, NULL);
     if (m == NULL)
         box_fuzz_fail("the packed answer does not decode");
     protobuf_c_message_free_unpacked(m, NULL);

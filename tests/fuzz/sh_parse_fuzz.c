@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target sh_parse: command text through the shell lexer and parser, whole and fed in pieces. */
+/* Fuzz target sh_parse: the shell parser, in one shot and fed in pieces. */
 #include <stdbool.h>
 #include <string.h>
 
