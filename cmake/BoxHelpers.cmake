@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# One helper to register a cmocka test binary with a timeout.
+# The helpers that register tests: box_test (cmocka) and box_fuzz (fuzz targets).
 
 # box_test(NAME SOURCES src... LIBS lib... [TIMEOUT s])
 function(box_test name)
