@@ -14,6 +14,7 @@ packages=(
   libcurl4-openssl-dev libssl-dev
   libcmocka-dev
   libjson-c-dev
+  clang-14 libclang-rt-14-dev   # the fuzz targets (libFuzzer) and the clang build
 )
 
 missing=()
@@ -32,6 +33,11 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# BOX_SETUP_BUILD=0: packages only (tests/fuzz/run.sh builds its own way).
+if [ "${BOX_SETUP_BUILD:-1}" = 0 ]; then
+  exit 0
 fi
 
 builddir=${BOX_BUILD_DIR:-build}

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Lints, sets up, builds and runs every test: once as a normal build, once
-# under AddressSanitizer + UndefinedBehaviorSanitizer. Exit 0 only if all
-# pass.
+# under AddressSanitizer + UndefinedBehaviorSanitizer; then runs every fuzz
+# target for a bounded time (tests/fuzz/run.sh, BOX_FUZZ_SECONDS each) and
+# builds, without running, the other compilers and build types CI keeps
+# clean under -Werror. Exit 0 only if all pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,3 +25,13 @@ BOX_BUILD_DIR=build-asan deploy/setup.sh -DBOX_SANITIZE=ON
    LSAN_OPTIONS=suppressions="$PWD/../tests/lsan.supp":print_suppressions=0 \
    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
    ctest --output-on-failure -j"$jobs")
+
+tests/fuzz/run.sh
+
+# The build matrix: gcc at Release (what a packager builds) and clang at
+# Debug, each in its own directory, built only.
+CC=gcc BOX_BUILD_DIR=build-gcc-release deploy/setup.sh \
+  -DCMAKE_BUILD_TYPE=Release
+CC=clang-14 BOX_BUILD_DIR=build-clang-debug deploy/setup.sh \
+  -DCMAKE_BUILD_TYPE=Debug
+echo "run: tests, sanitizers, fuzzing and the build matrix all passed"

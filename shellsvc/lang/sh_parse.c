@@ -873,9 +873,11 @@ sh_parse_next(sh_parser *p, sh_node **out)
         return SH_PARSE_END;
     if (rv == BOX_OK && p->ps_tok.t_kind != SH_TK_EOF)
         rv = parse_complete_command(p, &n);
-    if (lx->lx_hit_end && !p->ps_final && p->ps_diag.d_code != BOX_ETOOBIG &&
-        p->ps_diag.d_code != BOX_ENOMEM) {
-        /* The command may go on in text not fed yet. */
+    if (lx->lx_hit_end && !p->ps_final && p->ps_diag.d_code != BOX_ENOMEM) {
+        /* The command may go on in text not fed yet. A limit is no
+         * exception: the token it was hit on can still change (a last
+         * `|` after 16 stages is an `||` once the next byte comes), and
+         * once finished the same text hits it again for good. */
         lx->lx_pos = save_pos;
         lx->lx_line = save_line;
         lx->lx_hd_head = lx->lx_hd_tail = NULL;

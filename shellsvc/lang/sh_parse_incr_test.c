@@ -238,6 +238,39 @@ test_eof_errors_wait(void **state)
     }
 }
 
+/* A limit hit on a token at the end of the text waits too: after 16
+ * stages, the `|` may be the first half of `||` (found by fuzzing,
+ * tests/fuzz/sh_parse/crashes/). */
+static void
+test_limit_waits_for_token(void **state)
+{
+    static const char stages[] = "a|b|c|d|e|f|g|h|i|j|k|l|m|n|o|p";
+    box_arena *a = box_arena_new(SH_TEST_ARENA);
+    sh_parser *p = sh_parser_new(a);
+    sh_node *n = NULL;
+    assert_int_equal(sh_parser_feed(p, stages, strlen(stages)), BOX_OK);
+    assert_int_equal(sh_parser_feed(p, "|", 1), BOX_OK);
+    assert_int_equal(sh_parse_next(p, &n), SH_PARSE_MORE);
+    assert_int_equal(sh_parser_feed(p, "| q\n", 4), BOX_OK);
+    assert_int_equal(sh_parse_next(p, &n), SH_PARSE_CMD);
+    char *d = dump(n);
+    static const char want_or[] = "(list (or (pipe (cmd \"a\")";
+    assert_true(strncmp(d, want_or, sizeof want_or - 1) == 0);
+    box_free(d);
+    sh_parser_free(p);
+    box_arena_free(a);
+
+    // Once the `|` is followed by a stage, the limit is hit for good.
+    a = box_arena_new(SH_TEST_ARENA);
+    p = sh_parser_new(a);
+    assert_int_equal(sh_parser_feed(p, stages, strlen(stages)), BOX_OK);
+    assert_int_equal(sh_parser_feed(p, "|q", 2), BOX_OK);
+    assert_int_equal(sh_parse_next(p, &n), SH_PARSE_ERROR);
+    assert_string_equal(sh_parser_diag(p)->d_msg, "pipeline too long");
+    sh_parser_free(p);
+    box_arena_free(a);
+}
+
 static void
 test_feed_too_large(void **state)
 {
@@ -267,6 +300,7 @@ main(void)
         cmocka_unit_test(test_finish_completes),
         cmocka_unit_test(test_error_after_commands),
         cmocka_unit_test(test_eof_errors_wait),
+        cmocka_unit_test(test_limit_waits_for_token),
         cmocka_unit_test(test_feed_too_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

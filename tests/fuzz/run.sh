@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Builds the libFuzzer targets (clang, ASan + UBSan) into build-fuzz and
+# runs each for a bounded time. Exit 0 only if none crashed.
+#
+#   tests/fuzz/run.sh [TARGET...]      every target when none is named
+#   BOX_FUZZ_SECONDS=600 tests/fuzz/run.sh sh_parse     one, longer
+#
+# A target is tests/fuzz/<target>_fuzz.c; its seeds are the files under
+# tests/fuzz/<target>/ (read, never written) and what it finds goes to
+# build-fuzz/corpus/<target>/, which later runs start from. A crash, leak,
+# timeout or out-of-memory input is kept in tests/fuzz/<target>/crashes/
+# (libFuzzer's -artifact_prefix): commit it with its fix, and the replay
+# test of every normal build (fuzz_<target>_replay) runs it from then on.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+secs=${BOX_FUZZ_SECONDS:-60}
+builddir=build-fuzz
+BOX_SETUP_BUILD=0 deploy/setup.sh # packages only: clang-14, libFuzzer
+
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  for f in tests/fuzz/*_fuzz.c; do
+    t=${f##*/}
+    targets+=("${t%_fuzz.c}")
+  done
+fi
+
+# Only the libraries and the fuzz_* binaries; no tests, no services.
+CC=clang-14 cmake -S . -B "$builddir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DBOX_FUZZ=ON -DBOX_TESTS=OFF >/dev/null
+cmake --build "$builddir" -j"$(nproc)" --target fuzz
+
+failed=()
+for t in "${targets[@]}"; do
+  bin=$builddir/bin/fuzz_$t
+  if [ ! -x "$bin" ]; then
+    echo "fuzz: no target $t (tests/fuzz/${t}_fuzz.c)" >&2
+    exit 1
+  fi
+  work=$builddir/corpus/$t
+  log=$builddir/fuzz-$t.log
+  mkdir -p "$work" "tests/fuzz/$t/crashes"
+  dict=()
+  if [ -f "tests/fuzz/$t.dict" ]; then
+    dict=(-dict="tests/fuzz/$t.dict")
+  fi
+  echo "fuzz: $t for ${secs}s (log: $log)"
+  # -timeout: one input running 30 s is a hang; slow inputs are not kept
+  # apart (only what fails the run lands in crashes/).
+  if "$bin" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 \
+       -report_slow_units=100000 -print_final_stats=1 \
+       -artifact_prefix="tests/fuzz/$t/crashes/" "${dict[@]}" \
+       "$work" "tests/fuzz/$t" >"$log" 2>&1; then
+    grep -E '^stat::number_of_executed_units|^Done' "$log" | tr '\n' ' '
+    echo
+  else
+    failed+=("$t")
+    tail -n 60 "$log" >&2
+  fi
+done
+
+if ((${#failed[@]})); then
+  echo "fuzz: FAILED: ${failed[*]}; the inputs are kept in" \
+       "tests/fuzz/<target>/crashes/" >&2
+  exit 1
+fi
+echo "fuzz: ${#targets[@]} targets, ${secs}s each, no crash"

@@ -1,0 +1,1 @@
+set -- 'a b' c; printf '[%s]' "$*"; echo

@@ -1,0 +1,1 @@
+echo ${u-def} ${u:-cdef} ${e=set} $e

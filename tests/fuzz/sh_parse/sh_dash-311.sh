@@ -1,0 +1,1 @@
+x=; echo "${x-dash}" "${x:-colon}"

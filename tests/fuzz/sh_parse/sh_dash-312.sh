@@ -1,0 +1,1 @@
+x=v; echo ${x+alt} ${x:+calt} [${u+alt}]

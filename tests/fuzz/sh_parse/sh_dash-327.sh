@@ -1,0 +1,1 @@
+x=`echo back`; echo $x

@@ -1,0 +1,1 @@
+x=a; x=${x}b; echo $x

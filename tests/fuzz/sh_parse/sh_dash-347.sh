@@ -1,0 +1,1 @@
+echo ${x:=assigned}; echo $x

@@ -1,0 +1,2 @@
+echo|echo inner|inner|^|1
+echo|echo inner|inner|^|1

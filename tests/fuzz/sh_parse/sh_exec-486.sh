@@ -1,0 +1,1 @@
+while :; do echo y; done | { read x; echo got $x; }

@@ -1,0 +1,1 @@
+case 'a*' in "a*") echo lit;; esac

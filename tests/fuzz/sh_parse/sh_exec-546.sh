@@ -1,0 +1,1 @@
+(sleep 100 &); echo bg

@@ -1,0 +1,1 @@
+echo ~ ~/x ~user ~user/x ~+ ~- a~ "~" \~ ~$x

@@ -1,0 +1,1 @@
+until a; do b; c; done

@@ -1,0 +1,1 @@
+for v in a "b c" $d; do x; done

@@ -1,0 +1,1 @@
+for v; do x; done

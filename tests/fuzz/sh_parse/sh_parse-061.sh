@@ -1,0 +1,3 @@
+for v in a b
+do x
+done

@@ -1,0 +1,1 @@
+case x in a|b|c) d;; (e) f;; *) ;; esac

@@ -1,0 +1,5 @@
+case x in
+a)
+b
+;;
+esac

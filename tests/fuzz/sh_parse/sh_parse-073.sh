@@ -1,0 +1,1 @@
+f() if a; then b; fi

@@ -1,0 +1,5 @@
+cat <<E; echo $(
+z
+)
+body
+E

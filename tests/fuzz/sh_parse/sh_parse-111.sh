@@ -1,0 +1,6 @@
+if x
+then
+  y
+elif z
+then w
+fi

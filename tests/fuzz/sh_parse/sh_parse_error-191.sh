@@ -1,0 +1,1 @@
+unexpected EOF while looking for matching ``'
