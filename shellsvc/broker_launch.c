@@ -10,6 +10,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_fdpass.h"
 #include "box_log.h"
 #include "sh_launcher.h"
 #include "sh_spawn.h"
@@ -186,81 +187,21 @@ bl_take(broker_permits *ps, const char *reported, const Box__Launch *l)
     return found;
 }
 
-/* The run's descriptors, sent before the frame; n of them or -1. */
+/* The run's descriptors, sent before the frame: n of them, or -1 (none,
+ * or a message box_fdpass refused, whatever it carried closed). */
 static int
 bl_recv_fds(int sock, int fds[BL_FDS_MAX])
 {
     char op;
-    struct iovec iov = {.iov_base = &op, .iov_len = 1};
-    union {
-        char buf[CMSG_SPACE(BL_FDS_MAX * sizeof(int))];
-        struct cmsghdr align;
-    } cm;
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = cm.buf,
-                         .msg_controllen = sizeof cm.buf};
-    ssize_t n;
-    do {
-        n = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-    } while (n < 0 && errno == EINTR);
-    // Whatever arrived is installed already, even with an empty message:
-    // every descriptor is taken before the message is judged.
-    int got = 0;
-    for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL; c != NULL;
-         c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-            continue;
-        size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        int in[BL_FDS_MAX];
-        if (nfd > BL_FDS_MAX)
-            nfd = BL_FDS_MAX;
-        memcpy(in, CMSG_DATA(c), nfd * sizeof(int));
-        for (size_t i = 0; i < nfd; i++) {
-            if (got < BL_FDS_MAX)
-                fds[got++] = in[i];
-            else
-                close(in[i]);
-        }
-    }
-    if (n != 1) {
-        for (int i = 0; i < got; i++)
-            close(fds[i]);
-        return -1;
-    }
-    if ((msg.msg_flags & MSG_CTRUNC) != 0) {
-        for (int i = 0; i < got; i++)
-            close(fds[i]);
-        return -1;
-    }
-    return got;
+    int n = box_fdpass_recv(sock, &op, fds, BL_FDS_MAX, MSG_DONTWAIT);
+    return n >= 0 ? n : -1;
 }
 
 /* One descriptor to the worker on its descriptor socket. */
 static box_err
 bl_send_fd(int sock, int fd)
 {
-    char op = 'S';
-    struct iovec iov = {.iov_base = &op, .iov_len = 1};
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } cm;
-    memset(&cm, 0, sizeof cm);
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = cm.buf,
-                         .msg_controllen = sizeof cm.buf};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    ssize_t n;
-    do {
-        n = sendmsg(sock, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-    } while (n < 0 && errno == EINTR);
-    return n == 1 ? BOX_OK : BOX_EIO;
+    return box_fdpass_send(sock, 'S', &fd, 1, MSG_DONTWAIT);
 }
 
 box_err

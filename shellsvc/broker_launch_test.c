@@ -24,6 +24,7 @@
 #include "broker_launch.h"
 #include "config.h"
 #include "box_effect.h"
+#include "box_fdpass.h"
 #include "forker.h"
 #include "sh_launcher.h"
 
@@ -177,23 +178,7 @@ launch(fx *f, char **argv, size_t argc, const char *cwd, bool has_stdin,
     assert_int_equal(pipe(extra), 0);
     if (nfds > 0) {
         int fds[3] = {out[1], err[1], extra[1]};
-        char op = 'L';
-        struct iovec iov = {.iov_base = &op, .iov_len = 1};
-        union {
-            char buf[CMSG_SPACE(3 * sizeof(int))];
-            struct cmsghdr align;
-        } cm;
-        memset(&cm, 0, sizeof cm);
-        struct msghdr msg = {.msg_iov = &iov,
-                             .msg_iovlen = 1,
-                             .msg_control = cm.buf,
-                             .msg_controllen = CMSG_SPACE(nfds * sizeof(int))};
-        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-        memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
-        assert_int_equal(sendmsg(sv[0], &msg, 0), 1);
+        assert_int_equal(box_fdpass_send(sv[0], 'L', fds, nfds, 0), BOX_OK);
     }
     close(out[1]);
     close(err[1]);
@@ -209,20 +194,8 @@ launch(fx *f, char **argv, size_t argc, const char *cwd, bool has_stdin,
                              &r->rn_refusal);
     if (r->rn_started) {
         char op;
-        struct iovec iov = {.iov_base = &op, .iov_len = 1};
-        union {
-            char buf[CMSG_SPACE(sizeof(int))];
-            struct cmsghdr align;
-        } cm;
-        struct msghdr msg = {.msg_iov = &iov,
-                             .msg_iovlen = 1,
-                             .msg_control = cm.buf,
-                             .msg_controllen = sizeof cm.buf};
-        assert_int_equal(recvmsg(sv[0], &msg, MSG_DONTWAIT), 1);
-        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-        assert_non_null(c);
-        int st;
-        memcpy(&st, CMSG_DATA(c), sizeof st);
+        int st = -1;
+        assert_int_equal(box_fdpass_recv(sv[0], &op, &st, 1, MSG_DONTWAIT), 1);
         ssize_t n, got = 0;
         while ((n = read(out[0], r->rn_out + got,
                          sizeof r->rn_out - 1 - (size_t)got)) > 0)

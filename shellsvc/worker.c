@@ -13,6 +13,7 @@
 
 #include "box_alloc.h"
 #include "box_status.h"
+#include "box_fdpass.h"
 #include "box_frame.h"
 #include "box_wire.h"
 #include "worker_interp.h"
@@ -148,58 +149,8 @@ static int
 worker_recv_status(int sock)
 {
     char op;
-    struct iovec iov = {.iov_base = &op, .iov_len = 1};
-    union {
-        char buf[CMSG_SPACE(sizeof(int))];
-        struct cmsghdr align;
-    } cm;
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = cm.buf,
-                         .msg_controllen = sizeof cm.buf};
-    ssize_t n;
-    do {
-        n = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-    } while (n < 0 && errno == EINTR);
-    struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL;
-    if (c == NULL || c->cmsg_level != SOL_SOCKET ||
-        c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
-        return -1;
-    int fd;
-    memcpy(&fd, CMSG_DATA(c), sizeof fd);
-    if (n != 1) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-/* Hands a run's descriptors to the broker: one message, so they arrive
- * together and before the launch frame that names them. */
-static box_err
-worker_send_fds(int sock, const int *fds, size_t n)
-{
-    char op = 'L';
-    struct iovec iov = {.iov_base = &op, .iov_len = 1};
-    union {
-        char buf[CMSG_SPACE(3 * sizeof(int))];
-        struct cmsghdr align;
-    } cm;
-    memset(&cm, 0, sizeof cm);
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = cm.buf,
-                         .msg_controllen = CMSG_SPACE(n * sizeof(int))};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(n * sizeof(int));
-    memcpy(CMSG_DATA(c), fds, n * sizeof(int));
-    ssize_t sent;
-    do {
-        sent = sendmsg(sock, &msg, MSG_NOSIGNAL);
-    } while (sent < 0 && errno == EINTR);
-    return sent == 1 ? BOX_OK : BOX_EIO;
+    int fd = -1;
+    return box_fdpass_recv(sock, &op, &fd, 1, MSG_DONTWAIT) == 1 ? fd : -1;
 }
 
 /* One launch frame to the broker and its answer. A worker cannot execute
@@ -228,7 +179,9 @@ worker_launch(void *ctx, int argc, char *const *argv, const char *cwd,
 
     Box__AliasFrame *a = NULL;
     pthread_mutex_lock(&w->wk_chan_lock);
-    box_err rv = worker_send_fds(w->wk_fds, fds, n);
+    // The descriptors go first, in one message, so they are there when
+    // the broker reads the frame that names them.
+    box_err rv = box_fdpass_send(w->wk_fds, 'L', fds, n, 0);
     if (rv == BOX_OK)
         rv = box_frame_write(w->wk_chan, &f, BOX_FRAME_MAX, WORKER_WRITE_MS);
     if (rv == BOX_OK)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_fdpass.h"
 #include "box_log.h"
 #include "box_svc.h"
 
@@ -49,46 +50,6 @@ typedef struct fk_loop {
 /* ------------------------------------------------------------------ */
 /* Forker side: everything below runs in the single-threaded forker.   */
 /* ------------------------------------------------------------------ */
-
-/* Receives one request: an op byte and up to FORKER_FDS_MAX descriptors.
- * Returns the number of descriptors, or -1 when the broker is gone. */
-static int
-fk_recv(int ctl, char *op, int *fds)
-{
-    struct iovec iov = {.iov_base = op, .iov_len = 1};
-    union {
-        char buf[CMSG_SPACE(FORKER_FDS_MAX * sizeof(int))];
-        struct cmsghdr align;
-    } cm;
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = cm.buf,
-                         .msg_controllen = sizeof cm.buf};
-    ssize_t n;
-    do {
-        n = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC);
-    } while (n < 0 && errno == EINTR);
-    if (n <= 0)
-        return -1; // the broker is gone or stopping
-    int got = 0;
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL;
-         c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-            continue;
-        size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        int in[FORKER_FDS_MAX];
-        if (nfd > FORKER_FDS_MAX)
-            nfd = FORKER_FDS_MAX; // MSG_CTRUNC dropped the rest already
-        memcpy(in, CMSG_DATA(c), nfd * sizeof(int));
-        for (size_t i = 0; i < nfd; i++) {
-            if (got < FORKER_FDS_MAX)
-                fds[got++] = in[i];
-            else
-                close(in[i]);
-        }
-    }
-    return got;
-}
 
 static void
 fk_report(int fd, int wstatus)
@@ -236,9 +197,9 @@ fk_main(int ctl, pid_t parent, const char *name, forker_start_fn start,
         if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
             char op = 0;
             int fds[FORKER_FDS_MAX];
-            int got = fk_recv(ctl, &op, fds);
-            if (got < 0)
-                break;
+            int got = box_fdpass_recv(ctl, &op, fds, FORKER_FDS_MAX, 0);
+            if (got == BOX_FDPASS_NONE)
+                break; // the broker is gone or stopping
             if (got > 0)
                 fk_spawn(&l, op, fds, got);
         }
@@ -308,29 +269,10 @@ forker_request(forker *f, char op, const int *fds, size_t n)
 {
     if (n == 0 || n > FORKER_FDS_MAX)
         return BOX_EINVAL;
-    struct iovec iov = {.iov_base = &op, .iov_len = 1};
-    union {
-        char buf[CMSG_SPACE(FORKER_FDS_MAX * sizeof(int))];
-        struct cmsghdr align;
-    } cm;
-    memset(&cm, 0, sizeof cm);
-    struct msghdr msg = {.msg_iov = &iov,
-                         .msg_iovlen = 1,
-                         .msg_control = cm.buf,
-                         .msg_controllen = CMSG_SPACE(n * sizeof(int))};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(n * sizeof(int));
-    memcpy(CMSG_DATA(c), fds, n * sizeof(int));
-
-    ssize_t sent;
     pthread_mutex_lock(&f->fk_mu);
-    do {
-        sent = sendmsg(f->fk_ctl, &msg, MSG_NOSIGNAL);
-    } while (sent < 0 && errno == EINTR);
+    box_err rv = box_fdpass_send(f->fk_ctl, op, fds, n, 0);
     pthread_mutex_unlock(&f->fk_mu);
-    return sent == 1 ? BOX_OK : BOX_ECLOSED;
+    return rv;
 }
 
 box_err
