@@ -13,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +23,8 @@
 
 /* How long box-pdp waits for an answer (the helper answers at once). */
 #define IDENT_ANSWER_MS 2000
+/* How long box-pdp waits for the helper to end. */
+#define IDENT_STOP_MS 1000
 
 /* The programs that enforce decisions, beside box-pdp: the peers box-pdp's
  * row of the process table names (box-shell, box-gateway). */
@@ -43,12 +46,17 @@ typedef struct ident_file {
 /* What the helper's loop calls, and what the C library's free may call
  * while the filter's own memory is released. Anything else: EPERM. */
 static const box_sc_rule ident_allowed[] = {
-    {BOX_SC_SYS(read)},         {BOX_SC_SYS(write)},
-    {BOX_SC_SYS(openat)},       {BOX_SC_SYS(newfstatat)},
-    {BOX_SC_SYS(statx)},        {BOX_SC_SYS(close)},
-    {BOX_SC_SYS(exit_group)},   {BOX_SC_SYS(exit)},
-    {BOX_SC_SYS(rt_sigreturn)}, {BOX_SC_SYS(restart_syscall)},
-    {BOX_SC_SYS(brk)},          {BOX_SC_SYS(munmap)},
+    {BOX_SC_SYS(read)},
+    {BOX_SC_SYS(write)},
+    {BOX_SC_SYS(openat)},
+    {BOX_SC_SYS(newfstatat)},
+    {BOX_SC_SYS(statx)},
+    {BOX_SC_SYS(close)},
+    {BOX_SC_SYS(exit_group)},
+    {BOX_SC_SYS(rt_sigreturn)},
+    {BOX_SC_SYS(restart_syscall)},
+    {BOX_SC_SYS(brk)},
+    {BOX_SC_SYS(munmap)},
     {BOX_SC_SYS(madvise)},
 #ifdef BOX_SANITIZE
     // A sanitizer's allocator maps memory, takes locks and, on a report,
@@ -61,6 +69,14 @@ static const box_sc_rule ident_allowed[] = {
     {BOX_SC_SYS(readlink)},     {BOX_SC_SYS(prctl)},
 #endif
 };
+
+/* Ends the helper at once: no exit handlers, no sanitizer exit work (a
+ * leak check needs ptrace and /proc, which this process does not get). */
+static void __attribute__((noreturn)) ident_exit(int status)
+{
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
 
 /* The parent of pid from /proc/<pid>/stat (the field after the command
  * name, which may hold spaces and parentheses: read past the last ')'),
@@ -141,7 +157,7 @@ ident_main(int fd, pid_t pdp, pid_t parent)
     char *err = NULL;
 
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != pdp)
-        _exit(1);
+        ident_exit(1);
     ident_programs_beside_self(progs);
     box_confine_spec_init(&spec, BOX_PROFILE_PDP_PEERS);
     spec.cs_no_landlock = true; // see pdp_peer_ident.h
@@ -150,20 +166,20 @@ ident_main(int fd, pid_t pdp, pid_t parent)
     spec.cs_nsc_rules = sizeof ident_allowed / sizeof *ident_allowed;
     if (box_confine_keep_fd(&spec, fd) != BOX_OK ||
         box_proc_confine(&spec, &err) != BOX_OK)
-        _exit(1); // err is not freed: this process ends now
+        ident_exit(1); // err is not freed: this process ends now
     for (;;) {
         pid_t pid;
         ssize_t n = read(fd, &pid, sizeof pid);
         if (n < 0 && errno == EINTR)
             continue;
         if (n != (ssize_t)sizeof pid || pid <= 0)
-            _exit(0); // box-pdp is gone (or spoke nonsense)
+            ident_exit(0); // box-pdp is gone (or spoke nonsense)
         ident_answer a;
         memset(&a, 0, sizeof a);
         a.ia_pid = pid;
         a.ia_kind = (unsigned char)ident_judge(parent, progs, pid);
         if (write(fd, &a, sizeof a) != (ssize_t)sizeof a)
-            _exit(0);
+            ident_exit(0);
     }
 }
 
@@ -216,15 +232,22 @@ pdp_peer_ident_ask(const pdp_peer_ident *pi, pid_t pid)
     }
 }
 
+/*
+ * The helper ends when its socket closes. It cannot be signalled: box-pdp's
+ * Landlock domain keeps its signals to the domain, and the helper is
+ * outside it. So it is waited for a short while only; one that has not
+ * ended then dies with box-pdp (PR_SET_PDEATHSIG).
+ */
 void
 pdp_peer_ident_stop(pdp_peer_ident *pi)
 {
     if (pi->pi_fd >= 0)
         close(pi->pi_fd);
-    if (pi->pi_pid > 0) {
-        (void)kill(pi->pi_pid, SIGKILL);
-        while (waitpid(pi->pi_pid, NULL, 0) < 0 && errno == EINTR) {
-        }
+    for (int i = 0; pi->pi_pid > 0 && i < IDENT_STOP_MS / 10; i++) {
+        pid_t r = waitpid(pi->pi_pid, NULL, WNOHANG);
+        if (r == pi->pi_pid || (r < 0 && errno != EINTR))
+            break;
+        usleep(10 * 1000);
     }
     pi->pi_fd = -1;
     pi->pi_pid = -1;
