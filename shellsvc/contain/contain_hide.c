@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "box_alloc.h"
 
@@ -50,7 +51,9 @@ contain_hide_self(const char *const *hide, size_t nhide,
     contain_spec spec = {.cs_hide = (const char **)hide, .cs_nhide = nhide};
     box_status st;
 
-    if ((st = ct_userns(&e)) != BOX_STATUS_OK ||
+    // Root makes its mount namespace directly (as box-contain does); its
+    // capabilities go below all the same.
+    if ((geteuid() != 0 && (st = ct_userns(&e)) != BOX_STATUS_OK) ||
         (st = ct_unshare(CLONE_NEWNS, &e)) != BOX_STATUS_OK)
         goto out;
     // Nothing done here reaches the host, and nothing the host mounts
