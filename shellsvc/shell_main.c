@@ -256,6 +256,7 @@ main(int argc, char **argv)
         return 1;
     }
     sh_launcher *launcher = NULL;
+    box_pdp_client *pdp = NULL;
     if ((rv = sh_launcher_start(&launcher)) != BOX_OK) {
         box_log(BOX_LOG_ERROR, SHELL_SVC, "cannot start the launcher: %s",
                 box_strerror(rv));
@@ -271,7 +272,6 @@ main(int argc, char **argv)
     // The PDP client lives here, not in the workers: one client for every
     // call keeps the permit cache warm. Its threads create no files, so
     // the broker's umask around bind is unaffected.
-    box_pdp_client *pdp = NULL;
     box_pdp_client_opts co = {.co_url = sa.sa_pdp_url,
                               .co_epoch_url = sa.sa_epoch_url,
                               .co_cache_slots = SHELL_CACHE_SLOTS,
