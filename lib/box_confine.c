@@ -150,8 +150,8 @@ env_kept(const box_confine_spec *s, const char *entry)
  * back at its start; environ then points at them. The new pointer array
  * is never freed: environ holds it for the life of the process.
  */
-static box_err
-confine_env(const box_confine_spec *s, char **err)
+box_err
+box_confine_env(const box_confine_spec *s, char **err)
 {
     size_t nkeep = 0, bytes = 0;
     for (char **e = environ; e != NULL && *e != NULL; e++)
@@ -174,25 +174,33 @@ confine_env(const box_confine_spec *s, char **err)
             memcpy(kept + off, *e, n);
             off += n;
         }
-    char *start, *end;
-    char *dst = kept;
+    char *start = NULL, *end = NULL;
     if (env_block(&start, &end)) {
         memset(start, 0, (size_t)(end - start));
-        if (bytes <= (size_t)(end - start)) {
-            memcpy(start, kept, bytes);
-            dst = start;
-        }
     } else {
         // No /proc: wipe each string environ still names.
         for (char **e = environ; e != NULL && *e != NULL; e++)
             memset(*e, 0, strlen(*e));
     }
+    // Each kept entry goes back into the block while it fits (where
+    // /proc/<pid>/environ shows it); one set after exec, longer than the
+    // block has room for, stays in the heap copy.
+    bool heap_used = false;
+    size_t used = 0;
     for (size_t i = 0, o = 0; i < nkeep; i++) {
-        arr[i] = dst + o;
-        o += strlen(dst + o) + 1;
+        size_t n = strlen(kept + o) + 1;
+        if (start != NULL && n <= (size_t)(end - start) - used) {
+            memcpy(start + used, kept + o, n);
+            arr[i] = start + used;
+            used += n;
+        } else {
+            arr[i] = kept + o;
+            heap_used = true;
+        }
+        o += n;
     }
     environ = arr;
-    if (dst != kept)
+    if (!heap_used)
         box_free(kept);
     return BOX_OK;
 }
@@ -324,7 +332,7 @@ box_proc_confine(const box_confine_spec *spec, char **err)
     // Read before step 1 takes the environment away.
     sanitizer_suppressions(lsan_supp, sizeof lsan_supp);
 #endif
-    if ((rv = confine_env(spec, err)) != BOX_OK ||
+    if ((rv = box_confine_env(spec, err)) != BOX_OK ||
         (rv = confine_fds(spec, err)) != BOX_OK)
         return rv;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {

@@ -69,6 +69,11 @@ box_err box_confine_keep_row_env(box_confine_spec *s,
                                  const struct box_proctab_row *row)
     BOX_WARN_UNUSED;
 
+/* Step 1 of box_proc_confine alone: the environment keeps only the spec's
+ * names, and the block the kernel gave the process (what
+ * /proc/<pid>/environ shows) is rewritten, the rest zeroed. */
+box_err box_confine_env(const box_confine_spec *s, char **err) BOX_WARN_UNUSED;
+
 /* The profile's name in messages ("box-pdp", ...). */
 const char *box_profile_name(box_profile p);
 

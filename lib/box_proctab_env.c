@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_confine.h"
 
 extern char **environ;
 
@@ -91,89 +92,20 @@ box_proctab_envp(const box_argv *env)
     return env->av_v != NULL ? env->av_v : empty;
 }
 
-/*
- * The block of memory the kernel put this process's environment strings
- * in at exec (/proc/self/stat fields 50 and 51, env_start and env_end),
- * which is what /proc/PID/environ shows whatever the process does to
- * `environ` since. False when it cannot be read.
- */
-static bool
-env_block(char **start, size_t *len)
-{
-    char buf[2048];
-    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
-    // The name (field 2) may hold spaces and parentheses: read past the
-    // last ')'; field 3 follows.
-    char *p = strrchr(buf, ')');
-    if (p == NULL)
-        return false;
-    unsigned long long lo = 0, hi = 0;
-    p++;
-    for (int field = 3; field <= 51; field++) {
-        while (*p == ' ')
-            p++;
-        if (*p == '\0')
-            return false;
-        if (field == 50)
-            lo = strtoull(p, NULL, 10);
-        if (field == 51)
-            hi = strtoull(p, NULL, 10);
-        p += strcspn(p, " ");
-    }
-    if (lo == 0 || hi <= lo)
-        return false;
-    *start = (char *)(uintptr_t)lo;
-    *len = (size_t)(hi - lo);
-    return true;
-}
-
 box_err
 box_proctab_clean_env(const box_proctab_row *row)
 {
-    box_argv keep = {0};
-    box_err rv = box_proctab_env(row, environ, &keep);
-    char *block = NULL;
-    size_t room = 0, used = 0;
-
-    if (rv != BOX_OK)
-        goto out;
-    bool have_block = env_block(&block, &room);
-    clearenv();
-    // The kept entries go back first into the kernel's block, where
-    // /proc/PID/environ shows them; an entry that does not fit (one set
-    // after exec, longer than what it replaced) is set on the heap.
-    for (size_t i = 0; i < keep.av_n; i++) {
-        const char *e = keep.av_v[i];
-        size_t n = strlen(e) + 1;
-        if (have_block && n <= room - used) {
-            memcpy(block + used, e, n);
-            if (putenv(block + used) != 0) {
-                rv = BOX_ENOMEM;
-                break;
-            }
-            used += n;
-            continue;
-        }
-        size_t nl = env_name_len(e);
-        char *name = box_asprintf("%.*s", (int)nl, e);
-        int r = name != NULL ? setenv(name, e + nl + 1, 1) : -1;
-        box_free(name);
-        if (r != 0) {
-            rv = BOX_ENOMEM;
-            break;
-        }
-    }
-    // Whatever else arrived (a token, a key) leaves this process's memory.
-    if (have_block)
-        memset(block + used, 0, room - used);
-out:
-    box_argv_free(&keep);
+    // One cleaner for every process: box_proc_confine's own first step,
+    // with the row's names (and a sanitizer build's option names).
+    box_confine_spec spec;
+    char *err = NULL;
+    box_confine_spec_init(&spec, row->pt_profile);
+    box_err rv = box_confine_keep_row_env(&spec, row);
+    for (size_t i = 0; rv == BOX_OK && proctab_sanitizer_env[i] != NULL; i++)
+        rv = box_confine_keep_env(&spec, proctab_sanitizer_env[i]);
+    if (rv == BOX_OK)
+        rv = box_confine_env(&spec, &err);
+    box_free(err);
+    box_confine_spec_free(&spec);
     return rv;
 }
