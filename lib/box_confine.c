@@ -159,14 +159,17 @@ box_confine_env(const box_confine_spec *s, char **err)
             nkeep++;
             bytes += strlen(*e) + 1;
         }
+    if (environ == NULL)
+        return BOX_OK;
     char *kept = box_alloc(bytes + 1);
-    char **arr = box_calloc(nkeep + 1, sizeof *arr);
-    if (kept == NULL || arr == NULL) {
-        box_free(kept);
-        box_free(arr);
+    if (kept == NULL) {
         *err = box_strdup("environment: out of memory");
         return BOX_ENOMEM;
     }
+    // The pointers are rewritten in environ's own array (it has room: it
+    // held them all), so no array is made here that a later call would
+    // leave unreachable.
+    char **arr = environ;
     size_t off = 0;
     for (char **e = environ; e != NULL && *e != NULL; e++)
         if (env_kept(s, *e)) {
@@ -199,7 +202,7 @@ box_confine_env(const box_confine_spec *s, char **err)
         }
         o += n;
     }
-    environ = arr;
+    arr[nkeep] = NULL;
     if (!heap_used)
         box_free(kept);
     return BOX_OK;
