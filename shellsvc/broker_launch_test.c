@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_testutil.h"
 #include "broker_launch.h"
 #include "config.h"
 #include "box_effect.h"
@@ -78,23 +78,14 @@ setup(void **state)
 }
 
 static int
-rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static int
 teardown(void **state)
 {
     fx *f = *state;
     sh_launcher_stop(f->fx_launcher);
     box_config_free(f->fx_cfg);
-    int rv = nftw(f->fx_root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    box_test_rmtree(f->fx_root);
     box_free(f);
-    return rv;
+    return 0;
 }
 
 static int

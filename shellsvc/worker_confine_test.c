@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_testutil.h"
 #include "worker_pool.h"
 
 /* T: home/ (operator home), home/ws (workspace), home/cfg/box.toml and
@@ -42,15 +42,6 @@ typedef struct fx {
 } fx;
 
 static fx *probe_fx; // the probe body reads its paths (fork copies it)
-
-static void
-put(const char *path, const char *text)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-    close(fd);
-}
 
 static int
 setup(void **state)
@@ -75,11 +66,11 @@ setup(void **state)
     snprintf(f->fx_secret, sizeof f->fx_secret, "%s/out/secret", f->fx_root);
     snprintf(f->fx_sock, sizeof f->fx_sock, "%s/home/box/private/pdp.sock",
              f->fx_root);
-    put(f->fx_toml, "name = \"t\"\n");
-    put(f->fx_policy, "permit (principal, action, resource);\n");
-    put(f->fx_secret, "secret\n");
+    box_test_put(f->fx_toml, "name = \"t\"\n");
+    box_test_put(f->fx_policy, "permit (principal, action, resource);\n");
+    box_test_put(f->fx_secret, "secret\n");
     snprintf(p, sizeof p, "%s/x", f->fx_box);
-    put(p, "box state\n");
+    box_test_put(p, "box state\n");
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     if (strlen(f->fx_sock) >= sizeof sa.sun_path)
         return -1;
@@ -104,22 +95,13 @@ setup(void **state)
 }
 
 static int
-rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static int
 teardown(void **state)
 {
     fx *f = *state;
     close(f->fx_listen);
-    int rv = nftw(f->fx_root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    box_test_rmtree(f->fx_root);
     box_free(f);
-    return rv;
+    return 0;
 }
 
 /* One probe's result: "name=ok" when it worked, "name=<errno name>" when
