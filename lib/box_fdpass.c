@@ -78,7 +78,7 @@ box_fdpass_recv(int sock, char *op, int *fds, size_t max, int flags)
         for (size_t i = 0; i < got; i++)
             close(fds[i]);
         return n < 0 || (n == 0 && got == 0) ? BOX_FDPASS_NONE
-                                              : BOX_FDPASS_REFUSED;
+                                             : BOX_FDPASS_REFUSED;
     }
     *op = byte;
     return (int)got;

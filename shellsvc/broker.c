@@ -61,13 +61,13 @@ struct broker {
 /* One alias connection; owned by its thread. */
 typedef struct broker_conn {
     broker *cn_b;
-    int cn_fd;           // the alias
-    uint32_t cn_program; // echoed on every frame we send
-    int cn_chan;         // the worker's channel, -1 when none
-    int cn_fds;          // the worker's descriptor socket, -1 when none
-    int cn_status;       // the worker's status pipe, -1 when none
+    int cn_fd;                  // the alias
+    uint32_t cn_program;        // echoed on every frame we send
+    int cn_chan;                // the worker's channel, -1 when none
+    int cn_fds;                 // the worker's descriptor socket, -1 when none
+    int cn_status;              // the worker's status pipe, -1 when none
     broker_permits *cn_permits; // shell:spawn permits not launched yet
-    uint64_t cn_out;     // output bytes relayed
+    uint64_t cn_out;            // output bytes relayed
 } broker_conn;
 
 /* ------------------------------------------------------------------ */

@@ -235,8 +235,8 @@ broker_launch(const broker_launch_cfg *cfg, broker_permits *ps, int fds_sock,
         goto out;
     }
     box_err pr = sh_spawn_prepare(ws->ws_config, ws->ws_trusted_path,
-                                  ws->ws_operator_home, (int)l->n_argv,
-                                  l->argv, &o, &reported, &cargv, &err);
+                                  ws->ws_operator_home, (int)l->n_argv, l->argv,
+                                  &o, &reported, &cargv, &err);
     if (pr == BOX_OK && !bl_take(ps, reported, l)) {
         box_log(BOX_LOG_WARN, BL_SVC,
                 "a shell worker asked to launch %s with no permit for it; "
@@ -251,7 +251,7 @@ broker_launch(const broker_launch_cfg *cfg, broker_permits *ps, int fds_sock,
     int st_fd = -1;
     const int run_io[3] = {l->has_stdin ? fds[0] : -1, io[0], io[1]};
     if (pr == BOX_OK)
-        pr = sh_launcher_start_run(cfg->bl_launcher, cargv.av_v, run_io, &st_fd);
+        pr = sh_launcher_run(cfg->bl_launcher, cargv.av_v, run_io, &st_fd);
     if (pr == BOX_OK) {
         pr = bl_send_fd(fds_sock, st_fd);
         close(st_fd); // the worker has it, or the run dies with this close

@@ -238,14 +238,15 @@ test_refused_without_matching_permit(void **state)
     static const struct {
         const char *action, *path, *arg, *cwd;
     } near[] = {
-        {"shell:exec", "/usr/bin/echo", "hi", NULL},  // another action
+        {"shell:exec", "/usr/bin/echo", "hi", NULL},   // another action
         {"shell:spawn", "/usr/bin/echo", "bye", NULL}, // another argument
         {"shell:spawn", "/usr/bin/true", "hi", NULL},  // another program
         {"shell:spawn", "/usr/bin/echo", "hi", "/"},   // another cwd
     };
     for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
         char *args[] = {(char *)near[i].path, (char *)near[i].arg};
-        permit(f, near[i].action, args, 2, near[i].cwd ? near[i].cwd : f->fx_ws);
+        permit(f, near[i].action, args, 2,
+               near[i].cwd ? near[i].cwd : f->fx_ws);
     }
     permit(f, "shell:spawn", ARGS("/usr/bin/echo"), 1, f->fx_ws); // fewer
     launch(f, ARGS("echo", "hi"), 2, f->fx_ws, false, 2, &r);
@@ -321,8 +322,8 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_permit_starts_once,
-                                        fresh_permits, drop_permits),
+        cmocka_unit_test_setup_teardown(test_permit_starts_once, fresh_permits,
+                                        drop_permits),
         cmocka_unit_test_setup_teardown(test_refused_without_matching_permit,
                                         fresh_permits, drop_permits),
         cmocka_unit_test_setup_teardown(test_selection_refuses, fresh_permits,

@@ -35,6 +35,8 @@
  * namespace. clone only without a CLONE_NEW* flag; clone3 ENOSYS so the
  * C library falls back to clone, whose flags a filter can read.
  */
+// A dense table reads better than one rule a line.
+// clang-format off
 #define WC_ALLOW(n) {BOX_SC_SYS(n)}
 #define WC_NS_FLAGS                                                           \
     (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |             \
@@ -108,6 +110,7 @@ static const box_sc_rule wc_allow[] = {
     {BOX_SC_SYS(ioctl), .sr_cmp = BOX_SC_MASKED_EQ, .sr_arg = 1,
      .sr_mask = 0xffffffffu, .sr_value = FIONREAD},
 };
+// clang-format on
 
 /* Signals only to itself (raise, abort): never to box run, a service, or
  * another call's worker, which run as the same user. Threads, never a
@@ -151,7 +154,8 @@ wc_spec(const worker_settings *ws, box_confine_spec *spec)
 {
     box_confine_spec_init(spec, BOX_PROFILE_WORKER);
     // TZ stays: the C library checks it on every local time it gives.
-    box_err rv = box_confine_keep_row_env(spec, box_proctab_get(BOX_PROC_WORKER));
+    box_err rv =
+        box_confine_keep_row_env(spec, box_proctab_get(BOX_PROC_WORKER));
     const char *binds[] = {ws->ws_operator_home, ws->ws_agent_home,
                            ws->ws_workspace};
     if (rv == BOX_OK)
@@ -190,8 +194,9 @@ worker_confine(const worker_settings *ws)
     // A working directory inside the box dir would still reach beneath
     // the cover through relative names.
     if (chdir("/") != 0) {
-        box_log(BOX_LOG_ERROR, WC_SVC, "cannot confine the shell's workers: "
-                                       "chdir /");
+        box_log(BOX_LOG_ERROR, WC_SVC,
+                "cannot confine the shell's workers: "
+                "chdir /");
         return -1;
     }
     // The local time zone, read while /etc is still reachable: the C

@@ -48,10 +48,11 @@ setup(void **state)
 {
     char tmpl[] = "/tmp/worker_confine.XXXXXX", p[PATH_MAX * 2];
     fx *f = box_calloc(1, sizeof *f);
-    if (f == NULL || mkdtemp(tmpl) == NULL || realpath(tmpl, f->fx_root) == NULL)
+    if (f == NULL || mkdtemp(tmpl) == NULL ||
+        realpath(tmpl, f->fx_root) == NULL)
         return -1;
-    static const char *const dirs[] = {"home",     "home/ws", "home/cfg",
-                                       "home/box", "home/box/private", "out"};
+    static const char *const dirs[] = {
+        "home", "home/ws", "home/cfg", "home/box", "home/box/private", "out"};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         snprintf(p, sizeof p, "%s/%s", f->fx_root, dirs[i]);
         if (mkdir(p, 0700) != 0)
@@ -163,7 +164,8 @@ probe_body(int chan, int fds, const worker_settings *ws)
     int rc = s < 0 ? errno : 0;
     if (s >= 0) {
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
-        memcpy(sa.sun_path, f->fx_sock, strlen(f->fx_sock) + 1); // setup checked
+        memcpy(sa.sun_path, f->fx_sock,
+               strlen(f->fx_sock) + 1); // setup checked
         rc = connect(s, (struct sockaddr *)&sa, sizeof sa) == 0 ? 0 : errno;
         close(s);
     }
@@ -226,12 +228,15 @@ test_worker_refused_by_the_os(void **state)
     // box.toml and the policy are empty stand-ins, the box dir an empty
     // cover; the rest is Landlock and seccomp, not our checks.
     static const char *const want[] = {
-        "policy=read:\n", "toml=read:\n",     "boxdir=ENOENT\n",
-        "secret=EACCES\n", "ws_write=ok\n",   "execve=EPERM\n",
-        "inet=EPERM\n",    "pdp_connect=EPERM\n", "ptrace=EPERM\n",
-        "env=ok\n",        "unshare=EPERM\n", "mount=EPERM\n",
-        "kill_parent=EPERM\n", "kill_self=ok\n", "fork=EPERM\n",
-        "setpgid=EPERM\n", "cwd_root=ok\n",
+        "policy=read:\n",      "toml=read:\n",
+        "boxdir=ENOENT\n",     "secret=EACCES\n",
+        "ws_write=ok\n",       "execve=EPERM\n",
+        "inet=EPERM\n",        "pdp_connect=EPERM\n",
+        "ptrace=EPERM\n",      "env=ok\n",
+        "unshare=EPERM\n",     "mount=EPERM\n",
+        "kill_parent=EPERM\n", "kill_self=ok\n",
+        "fork=EPERM\n",        "setpgid=EPERM\n",
+        "cwd_root=ok\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         expect(out, want[i]);

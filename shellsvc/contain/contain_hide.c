@@ -14,8 +14,7 @@
 
 /* The masks of the files that exist now; a missing one needs none. */
 static box_status
-hide_plan_masks(const char *const *mask, size_t nmask, ct_plan *plan,
-                ct_err *e)
+hide_plan_masks(const char *const *mask, size_t nmask, ct_plan *plan, ct_err *e)
 {
     plan->cp_masks = box_calloc(nmask + 1, sizeof *plan->cp_masks);
     if (plan->cp_masks == NULL)

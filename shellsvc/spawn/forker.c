@@ -82,9 +82,9 @@ fk_spawn(fk_loop *l, char op, int *fds, int n)
             slot = &l->fl_kids[i];
     }
     pid_t pid = -1;
-    int err = slot == NULL ? EAGAIN
-                           : l->fl_start(l->fl_ctx, op, fds + 1,
-                                         (size_t)(n - 1), &pid);
+    int err = slot == NULL
+                  ? EAGAIN
+                  : l->fl_start(l->fl_ctx, op, fds + 1, (size_t)(n - 1), &pid);
     for (int i = 1; i < n; i++)
         close(fds[i]); // the child has its own copies
     if (err != 0 || pid <= 0) {
@@ -150,7 +150,8 @@ fk_main(int ctl, pid_t parent, const char *name, forker_start_fn start,
     if (getppid() != parent)
         _exit(0); // box-shell died before PDEATHSIG was set
     (void)prctl(PR_SET_NAME, name);
-    if (dup2(ctl, FORKER_CTL_FD) < 0 || close_range(FORKER_CTL_FD + 1, ~0u, 0) != 0)
+    if (dup2(ctl, FORKER_CTL_FD) < 0 ||
+        close_range(FORKER_CTL_FD + 1, ~0u, 0) != 0)
         _exit(1);
     ctl = FORKER_CTL_FD;
     // Confined first, with nothing open but the request socket.
@@ -176,8 +177,8 @@ fk_main(int ctl, pid_t parent, const char *name, forker_start_fn start,
             if (l.fl_kids[i].fc_pid == 0 || l.fl_kids[i].fc_killed)
                 continue;
             who[n] = i;
-            pfd[n++] = (struct pollfd){.fd = l.fl_kids[i].fc_status,
-                                       .events = 0};
+            pfd[n++] =
+                (struct pollfd){.fd = l.fl_kids[i].fc_status, .events = 0};
         }
         if (poll(pfd, (nfds_t)n, -1) < 0) {
             if (errno == EINTR)

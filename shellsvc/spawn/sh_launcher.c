@@ -20,8 +20,8 @@
 #include "forker.h"
 
 #define LN_NAME "box-shell-lnch"
-#define LN_OP_STDIN 'I'   // fds: argv, stdin, stdout, stderr
-#define LN_OP_NULL 'N'    // fds: argv, stdout, stderr (stdin /dev/null)
+#define LN_OP_STDIN 'I'        // fds: argv, stdin, stdout, stderr
+#define LN_OP_NULL 'N'         // fds: argv, stdout, stderr (stdin /dev/null)
 #define LN_ARGV_MAX (8u << 20) // far above what a call's text can make
 #define LN_ARGC_MAX 65536
 
@@ -198,9 +198,11 @@ out:
     return fd;
 }
 
-box_err
-sh_launcher_run(sh_launcher *l, char *const *argv, int in, int out, int err,
-                int status)
+/* Sends one run's request: its argv and descriptors, the status pipe's
+ * write end first. */
+static box_err
+ln_request(sh_launcher *l, char *const *argv, int in, int out, int err,
+           int status)
 {
     if (argv == NULL || argv[0] == NULL || argv[0][0] != '/')
         return BOX_EINVAL;
@@ -215,21 +217,21 @@ sh_launcher_run(sh_launcher *l, char *const *argv, int in, int out, int err,
         fds[n++] = in;
     fds[n++] = out;
     fds[n++] = err;
-    box_err rv = forker_request(l->ln_forker, in >= 0 ? LN_OP_STDIN : LN_OP_NULL,
-                                fds, n);
+    box_err rv = forker_request(l->ln_forker,
+                                in >= 0 ? LN_OP_STDIN : LN_OP_NULL, fds, n);
     close(afd);
     return rv;
 }
 
 box_err
-sh_launcher_start_run(sh_launcher *l, char *const *argv, const int io[3],
-                      int *status_fd)
+sh_launcher_run(sh_launcher *l, char *const *argv, const int io[3],
+                int *status_fd)
 {
     int st[2];
     *status_fd = -1;
     if (pipe2(st, O_CLOEXEC) != 0)
         return errno == ENOMEM ? BOX_ENOMEM : BOX_EIO;
-    box_err rv = sh_launcher_run(l, argv, io[0], io[1], io[2], st[1]);
+    box_err rv = ln_request(l, argv, io[0], io[1], io[2], st[1]);
     close(st[1]); // the launcher holds its own copy
     if (rv != BOX_OK) {
         close(st[0]);

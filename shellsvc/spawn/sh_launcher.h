@@ -23,20 +23,15 @@ box_err sh_launcher_start(sh_launcher **out) BOX_WARN_UNUSED;
 
 /*
  * Starts argv (argv[0] absolute; the environment is only the tie to the
- * launcher, box-contain sets the program's own) with stdin in (-1:
- * /dev/null), stdout out, stderr err and the status pipe's write end
- * status. Every descriptor stays the caller's. Returns once the request
- * is sent: a run that cannot start says so on its status pipe (a negative
- * errno). BOX_ECLOSED when the launcher is gone; BOX_ENOMEM, BOX_EIO.
+ * launcher, box-contain sets the program's own) with io[0] as stdin (-1:
+ * /dev/null), io[1] stdout and io[2] stderr (all stay the caller's), and
+ * a status pipe it makes: on BOX_OK *status_fd (the caller's) is its read
+ * end. Returns once the request is sent: a run that cannot start says so
+ * on the status pipe (a negative errno). BOX_ECLOSED when the launcher is
+ * gone; BOX_ENOMEM, BOX_EIO.
  */
-box_err sh_launcher_run(sh_launcher *l, char *const *argv, int in, int out,
-                        int err, int status) BOX_WARN_UNUSED;
-
-/* sh_launcher_run with a status pipe it makes: io is stdin (-1), stdout,
- * stderr; on BOX_OK *status_fd (the caller's) is the status pipe's read
- * end. */
-box_err sh_launcher_start_run(sh_launcher *l, char *const *argv,
-                              const int io[3], int *status_fd) BOX_WARN_UNUSED;
+box_err sh_launcher_run(sh_launcher *l, char *const *argv, const int io[3],
+                        int *status_fd) BOX_WARN_UNUSED;
 
 /* The launcher's pid. */
 int sh_launcher_pid(const sh_launcher *l);

@@ -30,7 +30,7 @@ typedef struct sp_stream {
 
 /* The run's progress, for the loop and its report. */
 typedef struct sp_run {
-    int ru_status_fd; // the status pipe's read end; -1 once closed (killed)
+    int ru_status_fd;    // the status pipe's read end; -1 once closed (killed)
     sp_stream ru_out[2]; // stdout, stderr
     size_t ru_max;
     long ru_deadline; // monotonic ms
@@ -276,7 +276,8 @@ sh_spawn_watch(sh_spawn_start_fn start, void *start_ctx,
     if (start == NULL || o == NULL)
         return BOX_EINVAL;
     const char *contain = o->ro_contain ? o->ro_contain : "box-contain";
-    long timeout = o->ro_timeout_ms > 0 ? o->ro_timeout_ms : SH_SPAWN_TIMEOUT_MS;
+    long timeout =
+        o->ro_timeout_ms > 0 ? o->ro_timeout_ms : SH_SPAWN_TIMEOUT_MS;
     r.ru_max = o->ro_max_output ? o->ro_max_output : SH_SPAWN_MAX_OUTPUT;
     r.ru_out[0].ss_fd = r.ru_out[1].ss_fd = -1;
     box_buf_init(&r.ru_out[0].ss_buf, r.ru_max);
@@ -343,8 +344,8 @@ sp_local_start(void *ctx, const int io[3], int *status_fd, int *status,
     (void)err;
     box_err rv = sh_spawn_contain_argv(lo->lo_plan, lo->lo_opts, &argv);
     if (rv == BOX_OK)
-        rv = sh_launcher_start_run(lo->lo_opts->ro_launcher, argv.av_v, io,
-                                   status_fd);
+        rv =
+            sh_launcher_run(lo->lo_opts->ro_launcher, argv.av_v, io, status_fd);
     box_argv_free(&argv);
     return rv;
 }
