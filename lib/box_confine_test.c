@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -538,6 +539,89 @@ test_allowlist(void **state)
     in_child(*state, allowlist_child);
 }
 
+/* ------------------------------------------------------------------ */
+/* A compiled filter with a slot                                        */
+/* ------------------------------------------------------------------ */
+
+static const box_sc_rule slot_rules[] = {
+    {BOX_SC_SYS(kill), .sr_cmp = BOX_SC_NE, .sr_arg = 0,
+     .sr_value = BOX_SC_SLOT},
+};
+
+/* The compiled program, installed with this process's pid: kill reaches
+ * only itself; junk above the pid's 32 bits does not pass as it; the
+ * shared denylist is in the program too. */
+static void
+slot_child(const probe *p, const char *real_home)
+{
+    (void)real_home;
+    box_sc_filter f = {.sf_mode = BOX_SC_DENYLIST,
+                       .sf_rules = slot_rules,
+                       .sf_nrules = sizeof slot_rules / sizeof *slot_rules};
+    box_sc_prog *prog = NULL;
+    char *err = NULL;
+    long self = getpid();
+
+    if (box_sc_compile(&f, &prog, &err) != BOX_OK) {
+        dprintf(p->pr_fd, "compile: %s\n", err ? err : "failed");
+        return;
+    }
+    if (box_sc_prog_slots(prog) == 0)
+        dprintf(p->pr_fd, "the slot was compiled away\n");
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        box_sc_install(prog, (uint32_t)self, &err) != BOX_OK) {
+        dprintf(p->pr_fd, "install: %s\n", err ? err : "failed");
+        return;
+    }
+    expect(p, "kill self", syscall(SYS_kill, self, 0), 0);
+    expect(p, "kill parent", syscall(SYS_kill, (long)getppid(), 0), EPERM);
+    expect(p, "kill slot value", syscall(SYS_kill, (long)BOX_SC_SLOT, 0),
+           EPERM);
+    expect(p, "kill self + 2^32", syscall(SYS_kill, self | (1L << 32), 0),
+           EPERM);
+    expect(p, "ptrace (denylist)",
+           syscall(SYS_ptrace, PTRACE_PEEKDATA, getppid(), 0, 0), EPERM);
+    box_sc_prog_free(prog);
+}
+
+static void
+test_compiled_slot(void **state)
+{
+    in_child(*state, slot_child);
+}
+
+/* The same program serves many installers, each with its own value: the
+ * compiled copy is not patched. */
+static void
+test_compiled_twice(void **state)
+{
+    (void)state;
+    box_sc_filter f = {.sf_mode = BOX_SC_DENYLIST,
+                       .sf_rules = slot_rules,
+                       .sf_nrules = sizeof slot_rules / sizeof *slot_rules};
+    box_sc_prog *prog = NULL;
+    char *err = NULL;
+
+    assert_int_equal(box_sc_compile(&f, &prog, &err), BOX_OK);
+    for (int i = 0; i < 3; i++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            long self = getpid();
+            int ok = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+                     box_sc_install(prog, (uint32_t)self, &err) == BOX_OK &&
+                     syscall(SYS_kill, self, 0) == 0 &&
+                     syscall(SYS_kill, (long)getppid(), 0) != 0;
+            for (;;)
+                syscall(SYS_exit_group, ok ? 0 : 1);
+        }
+        int ws;
+        assert_int_equal(waitpid(pid, &ws, 0), pid);
+        assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    }
+    box_sc_prog_free(prog);
+}
+
 int
 main(void)
 {
@@ -549,6 +633,8 @@ main(void)
         cmocka_unit_test(test_broker_profile),
         cmocka_unit_test(test_confine_steps),
         cmocka_unit_test(test_allowlist),
+        cmocka_unit_test(test_compiled_slot),
+        cmocka_unit_test(test_compiled_twice),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

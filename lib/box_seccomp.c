@@ -3,11 +3,15 @@
 #include "box_seccomp.h"
 
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
@@ -131,7 +135,7 @@ sc_add(scmp_filter_ctx ctx, const box_sc_rule *r, uint32_t act, char **err)
 static bool
 sc_builds_sandboxes(long nr)
 {
-    static const long nrs[] = {SYS_mount,      SYS_umount2,   SYS_open_tree,
+    static const long nrs[] = {SYS_mount,      SYS_umount2,       SYS_open_tree,
                                SYS_move_mount, SYS_mount_setattr, SYS_clone,
                                SYS_unshare};
     for (size_t i = 0; i < sizeof nrs / sizeof nrs[0]; i++)
@@ -140,14 +144,14 @@ sc_builds_sandboxes(long nr)
     return false;
 }
 
-box_err
-box_sc_load(const box_sc_filter *f, char **err)
+/* Builds f into *out (the caller releases it). */
+static box_err
+sc_build(const box_sc_filter *f, scmp_filter_ctx *out, char **err)
 {
     bool deny = f->sf_mode == BOX_SC_DENYLIST;
     scmp_filter_ctx ctx =
         seccomp_init(deny ? SCMP_ACT_ALLOW : SCMP_ACT_ERRNO(EPERM));
     box_err rv = BOX_OK;
-    int rc;
 
     if (ctx == NULL) {
         *err = box_strdup("seccomp_init failed");
@@ -164,7 +168,7 @@ box_sc_load(const box_sc_filter *f, char **err)
         if (f->sf_let_namespaces && sc_builds_sandboxes(sc_denylist[i].sr_nr))
             continue;
         if ((rv = sc_add(ctx, &sc_denylist[i], 0, err)) != BOX_OK)
-            goto out;
+            goto fail;
     }
     // In an allowlist, a rule with an errno is a refusal with it (clone3's
     // ENOSYS, which makes the C library fall back to clone).
@@ -172,16 +176,142 @@ box_sc_load(const box_sc_filter *f, char **err)
         const box_sc_rule *r = &f->sf_rules[i];
         uint32_t act = deny || r->sr_errno != 0 ? 0 : SCMP_ACT_ALLOW;
         if ((rv = sc_add(ctx, r, act, err)) != BOX_OK)
-            goto out;
+            goto fail;
     }
-    rc = seccomp_load(ctx);
+    *out = ctx;
+    return BOX_OK;
+fail:
+    seccomp_release(ctx);
+    return rv;
+}
+
+box_err
+box_sc_load(const box_sc_filter *f, char **err)
+{
+    scmp_filter_ctx ctx = NULL;
+    box_err rv = sc_build(f, &ctx, err);
+    if (rv != BOX_OK)
+        return rv;
+    int rc = seccomp_load(ctx);
     if (rc != 0) {
         *err = box_asprintf("the kernel refused the seccomp filter "
                             "(seccomp_load: %s)",
                             strerror(-rc));
         rv = BOX_ENOTSUP;
     }
-out:
     seccomp_release(ctx);
     return rv;
+}
+
+struct box_sc_prog {
+    struct sock_filter *sp_insns; // owned
+    size_t sp_len;
+    size_t sp_nslots; // instructions that compare an argument with the slot
+};
+
+/* libseccomp 2.5 exports only to a descriptor: a memory file, read back. */
+static box_err
+sc_export(scmp_filter_ctx ctx, box_sc_prog *p, char **err)
+{
+    box_err rv = BOX_EIO;
+    struct stat st;
+    int fd = memfd_create("box-seccomp", MFD_CLOEXEC);
+    if (fd < 0) {
+        *err =
+            box_asprintf("seccomp export: memfd_create: %s", strerror(errno));
+        return BOX_EIO;
+    }
+    int rc = seccomp_export_bpf(ctx, fd);
+    if (rc != 0 || fstat(fd, &st) != 0 || st.st_size <= 0 ||
+        st.st_size % (off_t)sizeof(struct sock_filter) != 0 ||
+        st.st_size / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS) {
+        *err = box_strdup("seccomp export: libseccomp gave no program");
+        goto out;
+    }
+    p->sp_len = (size_t)st.st_size / sizeof(struct sock_filter);
+    p->sp_insns = box_calloc(p->sp_len, sizeof(struct sock_filter));
+    if (p->sp_insns == NULL) {
+        rv = BOX_ENOMEM;
+        goto out;
+    }
+    if (pread(fd, p->sp_insns, (size_t)st.st_size, 0) != st.st_size) {
+        *err = box_asprintf("seccomp export: read: %s", strerror(errno));
+        goto out;
+    }
+    rv = BOX_OK;
+out:
+    close(fd);
+    return rv;
+}
+
+/* A conditional jump on an argument's low word against the slot. */
+static bool
+sc_is_slot(const struct sock_filter *in)
+{
+    return BPF_CLASS(in->code) == BPF_JMP && BPF_SRC(in->code) == BPF_K &&
+           in->k == (uint32_t)BOX_SC_SLOT;
+}
+
+box_err
+box_sc_compile(const box_sc_filter *f, box_sc_prog **out, char **err)
+{
+    scmp_filter_ctx ctx = NULL;
+    box_sc_prog *p = box_calloc(1, sizeof *p);
+    if (p == NULL)
+        return BOX_ENOMEM;
+    box_err rv = sc_build(f, &ctx, err);
+    if (rv == BOX_OK)
+        rv = sc_export(ctx, p, err);
+    if (ctx != NULL)
+        seccomp_release(ctx);
+    if (rv != BOX_OK) {
+        box_sc_prog_free(p);
+        return rv;
+    }
+    for (size_t i = 0; i < p->sp_len; i++)
+        p->sp_nslots += sc_is_slot(&p->sp_insns[i]);
+    *out = p;
+    return BOX_OK;
+}
+
+box_err
+box_sc_install(const box_sc_prog *p, uint32_t slot, char **err)
+{
+    struct sock_filter *insns = NULL;
+    box_err rv = BOX_OK;
+
+    // Patched in a copy: the compiled program is the zygote's, shared
+    // copy-on-write by every worker.
+    insns = box_calloc(p->sp_len, sizeof *insns);
+    if (insns == NULL)
+        return BOX_ENOMEM;
+    memcpy(insns, p->sp_insns, p->sp_len * sizeof *insns);
+    for (size_t i = 0; p->sp_nslots > 0 && i < p->sp_len; i++)
+        if (sc_is_slot(&insns[i]))
+            insns[i].k = slot;
+    struct sock_fprog prog = {.len = (unsigned short)p->sp_len,
+                              .filter = insns};
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
+        *err = box_asprintf("the kernel refused the seccomp filter "
+                            "(PR_SET_SECCOMP: %s)",
+                            strerror(errno));
+        rv = BOX_ENOTSUP;
+    }
+    box_free(insns);
+    return rv;
+}
+
+size_t
+box_sc_prog_slots(const box_sc_prog *p)
+{
+    return p->sp_nslots;
+}
+
+void
+box_sc_prog_free(box_sc_prog *p)
+{
+    if (p == NULL)
+        return;
+    box_free(p->sp_insns);
+    box_free(p);
 }

@@ -77,4 +77,34 @@ box_err box_sc_avail(char **err) BOX_WARN_UNUSED;
  */
 box_err box_sc_load(const box_sc_filter *f, char **err) BOX_WARN_UNUSED;
 
+/*
+ * A rule's sr_value that box_sc_install fills in: a filter compiled once
+ * (in a zygote) whose rule names a value only its installer knows (a
+ * forked worker's own pid). It lies above every pid (pid_max is at most
+ * 2^22), so no real value is mistaken for it.
+ */
+#define BOX_SC_SLOT UINT64_C(0x7a5c3e11)
+
+/* A filter compiled once, installed many times: installing is a copy and
+ * one system call, where box_sc_load compiles first (most of a
+ * millisecond). */
+typedef struct box_sc_prog box_sc_prog;
+
+/* Compiles f (as box_sc_load would load it) into *out (caller frees with
+ * box_sc_prog_free). Needs memfd_create (libseccomp exports to a
+ * descriptor): compile before confining the compiler. */
+box_err box_sc_compile(const box_sc_filter *f, box_sc_prog **out,
+                       char **err) BOX_WARN_UNUSED;
+
+/* Loads p on the calling thread with every BOX_SC_SLOT comparison made
+ * against slot (its upper 32 bits zero). Errors as box_sc_load's. */
+box_err box_sc_install(const box_sc_prog *p, uint32_t slot,
+                       char **err) BOX_WARN_UNUSED;
+
+/* How many of p's instructions compare with the slot (a test checks the
+ * compiler kept it as one constant). */
+size_t box_sc_prog_slots(const box_sc_prog *p);
+
+void box_sc_prog_free(box_sc_prog *p);
+
 #endif

@@ -11,41 +11,82 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_fdpass.h"
 #include "forker.h"
 #include "worker_confine.h"
 
 #define ZYG_NAME "box-shell-zyg"
-#define ZYG_CHAN_FD 3 // where a worker finds its channel
-#define ZYG_FDS_FD 4  // and its descriptor socket
+#define ZYG_CHAN_FD 3  // where a worker finds its channel
+#define ZYG_FDS_FD 4   // and its descriptor socket
+#define ZYG_READY_FD 5 // a waiting worker's socket to the zygote
 #define ZYG_OP_SPAWN 'S'
+#define ZYG_OP_CALL 'W' // zygote to a waiting worker: its call's two ends
+
+/*
+ * The zygote's own state; its copy (made by the fork) is what its workers
+ * inherit. One worker is forked ahead of its call (zs_ready) and waits on
+ * its socket for the call's descriptors, so a call costs sending them,
+ * not a fork and a filter: the next one is forked while the call runs.
+ */
+typedef struct zyg_state {
+    worker_limits zs_lim;
+    box_sc_prog *zs_signals; // the workers' filter, compiled in the zygote
+    pid_t zs_ready;          // 0: none waiting
+    int zs_ready_sock;       // the zygote's end of its socket
+} zyg_state;
 
 struct worker_pool {
     forker *wp_zygote;
-    worker_limits wp_lim; // the zygote's copy is what its workers use
+    zyg_state wp_zyg;
 };
 
+/* The call's two descriptors, received on the waiting worker's socket and
+ * put at ZYG_CHAN_FD and ZYG_FDS_FD; everything else but 0-2 closed. */
+static int
+zyg_worker_receive(void)
+{
+    char op = 0;
+    int got[2] = {-1, -1};
+    int n = box_fdpass_recv(ZYG_READY_FD, &op, got, 2, 0);
+    if (n != 2 || op != ZYG_OP_CALL)
+        return -1; // the zygote is gone, or sent something else
+    // Above every fixed slot first, so no dup2 overwrites the other one.
+    for (int i = 0; i < 2; i++) {
+        int hi = fcntl(got[i], F_DUPFD_CLOEXEC, ZYG_READY_FD + 1);
+        if (hi < 0)
+            return -1;
+        close(got[i]);
+        got[i] = hi;
+    }
+    if (dup2(got[0], ZYG_CHAN_FD) < 0 || dup2(got[1], ZYG_FDS_FD) < 0)
+        return -1;
+    return close_range(ZYG_FDS_FD + 1, ~0u, 0) == 0 ? 0 : -1;
+}
+
 /*
- * The worker child: never returns. Every descriptor but 0-2, the channel
- * and the descriptor socket is closed before the call is read. It dies
- * with the zygote (checked after asking, so a zygote that died first is
- * seen) and leads a process group of its own, which the zygote kills as
- * a whole when the call ends.
+ * The worker child: never returns. It dies with the zygote (checked after
+ * asking, so a zygote that died first is seen), leads a process group of
+ * its own, which the zygote kills as a whole when the call ends, and is
+ * confined before it waits for its call, holding nothing but 0-2 and its
+ * socket to the zygote.
  */
 static void __attribute__((noreturn))
-zyg_worker_child(int chan, int fds, pid_t zygote, const worker_limits *lim)
+zyg_worker_child(int ready, pid_t zygote, const zyg_state *zs)
 {
+    const worker_limits *lim = &zs->zs_lim;
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != zygote)
         _exit(1);
     if (setpgid(0, 0) != 0)
         _exit(1);
-    // The zygote's request socket sits at 3, so both land above it first.
-    if (dup2(chan, ZYG_CHAN_FD) < 0 ||
-        (fds = fcntl(fds, F_DUPFD, ZYG_FDS_FD)) < 0 ||
-        dup2(fds, ZYG_FDS_FD) < 0)
+    // The zygote's request socket (at 3) and its other children's status
+    // pipes are not the worker's.
+    if (dup2(ready, ZYG_READY_FD) < 0 ||
+        close_range(3, ZYG_READY_FD - 1, 0) != 0 ||
+        close_range(ZYG_READY_FD + 1, ~0u, 0) != 0)
         _exit(1);
-    if (close_range(ZYG_FDS_FD + 1, ~0u, 0) != 0)
-        _exit(1);
-    (void)prctl(PR_SET_NAME, "box-shell-work");
+    // Named for what it is doing, so ps (and a test) tells a worker
+    // waiting for its call from one running a call.
+    (void)prctl(PR_SET_NAME, "box-shell-wait");
     // A crash must end the process with its signal, so the broker can
     // report it; SIGPIPE stays ignored (a closed pipe is an error).
     static const int dfl[] = {SIGSEGV, SIGBUS,  SIGILL, SIGFPE, SIGABRT,
@@ -60,38 +101,85 @@ zyg_worker_child(int chan, int fds, pid_t zygote, const worker_limits *lim)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    if (worker_apply_limits(lim) != BOX_OK || worker_confine_signals() != 0)
+    if (worker_apply_limits(lim) != BOX_OK ||
+        worker_confine_signals(zs->zs_signals) != 0)
         _exit(1);
+    if (zyg_worker_receive() != 0)
+        _exit(0);
+    (void)prctl(PR_SET_NAME, "box-shell-work");
     int (*body)(int, int, const worker_settings *) =
         lim->wl_body != NULL ? lim->wl_body : worker_main;
     _exit(body(ZYG_CHAN_FD, ZYG_FDS_FD, lim->wl_settings));
 }
 
-/* The zygote confines itself before it forks any worker. */
+/* Forks the next waiting worker; 0 or an errno. */
+static int
+zyg_prefork(zyg_state *zs)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        return errno;
+    pid_t self = getpid();
+    pid_t child = fork();
+    if (child < 0) {
+        int e = errno;
+        close(sv[0]);
+        close(sv[1]);
+        return e;
+    }
+    if (child == 0)
+        zyg_worker_child(sv[1], self, zs);
+    close(sv[1]);
+    (void)setpgid(child, child); // both sides: no kill can beat it
+    zs->zs_ready = child;
+    zs->zs_ready_sock = sv[0];
+    return 0;
+}
+
+/* The zygote compiles its workers' filter, confines itself, and forks the
+ * first waiting worker. The filter lives as long as the zygote. */
 static int
 zyg_prepare(void *ctx)
 {
-    const worker_limits *lim = ctx;
-    return worker_confine(lim->wl_settings);
+    zyg_state *zs = ctx;
+    zs->zs_ready = 0;
+    zs->zs_ready_sock = -1;
+    if (worker_signals_compile(&zs->zs_signals) != 0 ||
+        worker_confine(zs->zs_lim.wl_settings) != 0)
+        return -1;
+    (void)zyg_prefork(zs); // a failure is retried at the first call
+    return 0;
 }
 
-/* The zygote's start function: fds are the channel and the descriptor
- * socket. */
+/*
+ * The zygote's start function: fds are the channel and the descriptor
+ * socket, handed to the waiting worker. A worker that died while it
+ * waited (the message does not go) is killed for sure and replaced once;
+ * the zygote reaps it as a child it never reported.
+ */
 static int
 zyg_start(void *ctx, char op, const int *fds, size_t n, pid_t *pid)
 {
-    const worker_limits *lim = ctx;
+    zyg_state *zs = ctx;
     if (op != ZYG_OP_SPAWN || n != 2)
         return EINVAL;
-    pid_t self = getpid();
-    pid_t child = fork();
-    if (child < 0)
-        return errno;
-    if (child == 0)
-        zyg_worker_child(fds[0], fds[1], self, lim);
-    (void)setpgid(child, child); // both sides: no kill can beat it
-    *pid = child;
-    return 0;
+    for (int tries = 0; tries < 2; tries++) {
+        int err = zs->zs_ready != 0 ? 0 : zyg_prefork(zs);
+        if (err != 0)
+            return err;
+        pid_t w = zs->zs_ready;
+        box_err rv = box_fdpass_send(zs->zs_ready_sock, ZYG_OP_CALL, fds, 2, 0);
+        close(zs->zs_ready_sock);
+        zs->zs_ready = 0;
+        zs->zs_ready_sock = -1;
+        if (rv == BOX_OK) {
+            *pid = w;
+            (void)zyg_prefork(zs); // for the next call; retried then
+            return 0;
+        }
+        (void)kill(w, SIGKILL);
+    }
+    return EIO;
 }
 
 box_err
@@ -100,8 +188,8 @@ worker_pool_start(const worker_limits *l, worker_pool **out)
     worker_pool *p = box_calloc(1, sizeof *p);
     if (p == NULL)
         return BOX_ENOMEM;
-    p->wp_lim = *l;
-    box_err rv = forker_start(ZYG_NAME, zyg_start, &p->wp_lim, zyg_prepare,
+    p->wp_zyg.zs_lim = *l;
+    box_err rv = forker_start(ZYG_NAME, zyg_start, &p->wp_zyg, zyg_prepare,
                               &p->wp_zygote);
     if (rv != BOX_OK) {
         box_free(p);

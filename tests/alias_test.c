@@ -347,25 +347,31 @@ proc_children(const pid_t *parents, size_t nparents, const char *comm,
     return k;
 }
 
-/* The one shell worker the broker has: box-shell forks its zygote
- * (box-shell-zyg), which forks one worker (box-shell-work) per call.
- * Waits up to 5 s for exactly one to be there. */
+/* The one shell worker named comm the broker has: box-shell forks its
+ * zygote (box-shell-zyg), which forks each call's worker ahead of the call
+ * (box-shell-wait, renamed box-shell-work when its call comes). Waits up
+ * to 5 s for exactly one to be there. */
 static pid_t
-find_worker(pid_t broker)
+find_worker_named(pid_t broker, const char *comm)
 {
     pid_t zyg[4], w[4];
     size_t nz = 0, nw = 0;
     for (int tries = 0; tries < 500; tries++) {
         nz = proc_children(&broker, 1, "box-shell-zyg", zyg, 4);
-        nw = nz > 0 && nz <= 4 ? proc_children(zyg, nz, "box-shell-work", w, 4)
-                               : 0;
+        nw = nz > 0 && nz <= 4 ? proc_children(zyg, nz, comm, w, 4) : 0;
         if (nw == 1)
             return w[0];
         box_test_sleep_ms(10);
     }
-    fail_msg("broker %d has %zu zygotes and %zu workers, not 1 worker",
-             (int)broker, nz, nw);
+    fail_msg("broker %d has %zu zygotes and %zu %s, not 1", (int)broker, nz, nw,
+             comm);
     return -1;
+}
+
+static pid_t
+find_worker(pid_t broker)
+{
+    return find_worker_named(broker, "box-shell-work");
 }
 
 /* Raw client frames. */
@@ -787,6 +793,54 @@ test_worker_crash(void **state)
     box_proc_result_free(&r);
     expect_serving(b);
     expect(b, "sh", "-c", "exit 4", NULL, 4, "", "");
+}
+
+/* A /proc/<pid>/status line's value ("NoNewPrivs", ...), or -1. */
+static long
+proc_status_field(pid_t pid, const char *name)
+{
+    char path[64], line[256];
+    long v = -1;
+    size_t n = strlen(name);
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "re");
+    assert_non_null(f);
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, name, n) == 0 && line[n] == ':') {
+            v = strtol(line + n + 1, NULL, 10);
+            break;
+        }
+    }
+    fclose(f);
+    return v;
+}
+
+/*
+ * The worker forked ahead of a call is confined before any call reaches
+ * it (its own filter stacked on the zygote's), and one that dies while it
+ * waits costs the next call nothing: the zygote replaces it.
+ */
+static void
+test_waiting_worker(void **state)
+{
+    test_box *b = *state;
+    expect(b, "sh", "-c", "echo warm", NULL, 0, "warm\n", "");
+    pid_t w = find_worker_named(b->tb_broker.bp_pid, "box-shell-wait");
+    assert_true(w > 0); // never kill(-1, ...)
+    assert_int_equal(proc_status_field(w, "NoNewPrivs"), 1);
+    assert_int_equal(proc_status_field(w, "Seccomp"), 2);
+    assert_true(proc_status_field(w, "Seccomp_filters") >= 2);
+    assert_int_equal(proc_status_field(w, "CapEff"), 0);
+
+    assert_int_equal(kill(w, SIGKILL), 0);
+    expect(b, "sh", "-c", "echo after kill", NULL, 0, "after kill\n", "");
+    pid_t w2 = find_worker_named(b->tb_broker.bp_pid, "box-shell-wait");
+    assert_true(w2 > 0 && w2 != w);
+    // One that crashes while waiting, and the next calls one after another.
+    assert_int_equal(kill(w2, SIGSEGV), 0);
+    for (int i = 0; i < 5; i++)
+        expect(b, "sh", "-c", "echo $((1+1))", NULL, 0, "2\n", "");
+    expect_serving(b);
 }
 
 static void
@@ -1501,6 +1555,7 @@ main(void)
         cmocka_unit_test(test_health),
         cmocka_unit_test(test_socket_mode),
         cmocka_unit_test(test_worker_crash),
+        cmocka_unit_test(test_waiting_worker),
         cmocka_unit_test(test_over_budget),
         cmocka_unit_test(test_raw_oversized_frame),
         cmocka_unit_test(test_raw_bad_frames),
