@@ -238,6 +238,13 @@ conn_read_failed(broker_conn *c, conn_read_end end, box_err err,
 /* One call                                                            */
 /* ------------------------------------------------------------------ */
 
+/* Fail closed, and say what the operator can do. */
+#define BROKER_COVER_LOST                                                      \
+    "box.toml or the policy file was replaced by a new file while the box "    \
+    "ran (editors that save by renaming do this), which took it out from "     \
+    "under the shell's cover: the shell runs no more calls; save it in "       \
+    "place, and start the box again"
+
 /* The worker's channel closed before Exit: say why, from its status. */
 static void
 conn_worker_gone(broker_conn *c)
@@ -246,6 +253,12 @@ conn_worker_gone(broker_conn *c)
     box_err rv = worker_pool_wait(c->cn_status, BROKER_STATUS_MS, &ws);
     char msg[128];
     conn_drop_worker(c);
+    if (rv == BOX_OK && ws == WORKER_COVER_LOST) {
+        box_log(BOX_LOG_ERROR, BROKER_SVC, "%s", BROKER_COVER_LOST);
+        conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL, "%s",
+                  BROKER_COVER_LOST);
+        return;
+    }
     if (rv != BOX_OK || WORKER_NOT_STARTED(ws)) {
         box_log(BOX_LOG_ERROR, BROKER_SVC, "a shell worker %s",
                 rv == BOX_OK ? "could not start" : "was lost");

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -197,8 +198,44 @@ wc_spec(const worker_settings *ws, box_confine_spec *spec)
     return rv;
 }
 
+/* Each authority file's cover as it shows on its path now. */
+static int
+wc_note_covers(const worker_settings *ws, worker_covers *covers)
+{
+    covers->wv_n = 0;
+    for (size_t i = 0; i < ws->ws_nauthority; i++) {
+        struct stat sb;
+        if (lstat(ws->ws_authority[i], &sb) != 0) {
+            if (errno == ENOENT)
+                continue; // nothing there to cover
+            return -1;
+        }
+        if (covers->wv_n == WORKER_COVERS_MAX)
+            return -1;
+        covers->wv_items[covers->wv_n++] = (struct worker_cover){
+            .wc_path = ws->ws_authority[i],
+            .wc_dev = sb.st_dev,
+            .wc_ino = sb.st_ino,
+        };
+    }
+    return 0;
+}
+
+bool
+worker_covers_intact(const worker_covers *covers)
+{
+    for (size_t i = 0; i < covers->wv_n; i++) {
+        const struct worker_cover *c = &covers->wv_items[i];
+        struct stat sb;
+        if (lstat(c->wc_path, &sb) != 0 || sb.st_dev != c->wc_dev ||
+            sb.st_ino != c->wc_ino)
+            return false;
+    }
+    return true;
+}
+
 int
-worker_confine(const worker_settings *ws)
+worker_confine(const worker_settings *ws, worker_covers *covers)
 {
     char msg[512];
     const char *hide[1];
@@ -215,6 +252,12 @@ worker_confine(const worker_settings *ws)
                           ws->ws_nauthority, msg, sizeof msg) != 0) {
         box_log(BOX_LOG_ERROR, WC_SVC, "cannot confine the shell's workers: %s",
                 msg);
+        return -1;
+    }
+    if (wc_note_covers(ws, covers) != 0) {
+        box_log(BOX_LOG_ERROR, WC_SVC,
+                "cannot confine the shell's workers: cannot read back the "
+                "covers over box.toml and the policy");
         return -1;
     }
     // A working directory inside the box dir would still reach beneath

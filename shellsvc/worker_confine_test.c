@@ -183,6 +183,9 @@ probe_body(int chan, int fds, const worker_settings *ws)
         _exit(0);
     say(chan, "fork", child > 0 ? 0 : errno);
     say(chan, "setpgid", setpgid(0, 0) == 0 ? 0 : errno);
+    int sv[2];
+    say(chan, "socketpair",
+        socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0 ? 0 : errno);
     char cwd[PATH_MAX] = "";
     say(chan, "cwd_root",
         getcwd(cwd, sizeof cwd) != NULL && strcmp(cwd, "/") == 0 ? 0 : EXDEV);
@@ -236,11 +239,54 @@ test_worker_refused_by_the_os(void **state)
         "unshare=EPERM\n",     "mount=EPERM\n",
         "kill_parent=EPERM\n", "kill_self=ok\n",
         "fork=EPERM\n",        "setpgid=EPERM\n",
-        "cwd_root=ok\n",
+        "socketpair=EPERM\n",  "cwd_root=ok\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         expect(out, want[i]);
     box_free(out);
+}
+
+/* One call's wait status from pool (its output read and dropped). */
+static int
+one_call(worker_pool *pool)
+{
+    worker_ends we;
+    assert_int_equal(worker_pool_spawn(pool, &we), BOX_OK);
+    char buf[4096];
+    while (read(we.we_chan, buf, sizeof buf) > 0)
+        ;
+    int ws = 0;
+    assert_int_equal(worker_pool_wait(we.we_status, 10000, &ws), BOX_OK);
+    close(we.we_chan);
+    close(we.we_fds);
+    close(we.we_status);
+    return ws;
+}
+
+/* A policy saved in place keeps its cover; one renamed over it takes the
+ * cover off, and the zygote then starts no worker, saying why. */
+static void
+test_cover_lost(void **state)
+{
+    fx *f = *state;
+    worker_limits lim = {.wl_settings = &f->fx_set, .wl_body = probe_body};
+    worker_pool *pool = NULL;
+    char tmp[PATH_MAX + 48];
+
+    assert_int_equal(worker_pool_start(&lim, &pool), BOX_OK);
+    int ws = one_call(pool);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    box_test_put(f->fx_policy, "permit (principal, action, resource);\n"
+                               "// saved in place\n");
+    ws = one_call(pool);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    snprintf(tmp, sizeof tmp, "%s.new", f->fx_policy);
+    box_test_put(tmp, "forbid (principal, action, resource);\n");
+    assert_int_equal(rename(tmp, f->fx_policy), 0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(one_call(pool), WORKER_COVER_LOST);
+    worker_pool_stop(pool);
+    box_test_put(f->fx_policy, "permit (principal, action, resource);\n");
 }
 
 int
@@ -248,6 +294,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worker_refused_by_the_os),
+        cmocka_unit_test(test_cover_lost),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

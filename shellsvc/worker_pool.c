@@ -31,6 +31,7 @@
 typedef struct zyg_state {
     worker_limits zs_lim;
     box_sc_prog *zs_signals; // the workers' filter, compiled in the zygote
+    worker_covers zs_covers; // box.toml's and the policy's covers
     pid_t zs_ready;          // 0: none waiting
     int zs_ready_sock;       // the zygote's end of its socket
 } zyg_state;
@@ -145,7 +146,7 @@ zyg_prepare(void *ctx)
     zs->zs_ready = 0;
     zs->zs_ready_sock = -1;
     if (worker_signals_compile(&zs->zs_signals) != 0 ||
-        worker_confine(zs->zs_lim.wl_settings) != 0)
+        worker_confine(zs->zs_lim.wl_settings, &zs->zs_covers) != 0)
         return -1;
     (void)zyg_prefork(zs); // a failure is retried at the first call
     return 0;
@@ -153,7 +154,8 @@ zyg_prepare(void *ctx)
 
 /*
  * The zygote's start function: fds are the channel and the descriptor
- * socket, handed to the waiting worker. A worker that died while it
+ * socket, handed to the waiting worker; none while a cover over box.toml
+ * or the policy is gone (WORKER_COVER_LOST). A worker that died while it
  * waited (the message does not go) is killed for sure and replaced once;
  * the zygote reaps it as a child it never reported.
  */
@@ -163,6 +165,8 @@ zyg_start(void *ctx, char op, const int *fds, size_t n, pid_t *pid)
     zyg_state *zs = ctx;
     if (op != ZYG_OP_SPAWN || n != 2)
         return EINVAL;
+    if (!worker_covers_intact(&zs->zs_covers))
+        return -WORKER_COVER_LOST;
     for (int tries = 0; tries < 2; tries++) {
         int err = zs->zs_ready != 0 ? 0 : zyg_prefork(zs);
         if (err != 0)

@@ -4,6 +4,8 @@
 #ifndef WORKER_POOL_H
 #define WORKER_POOL_H
 
+#include <errno.h>
+
 #include "box_err.h"
 #include "worker.h"
 
@@ -17,6 +19,10 @@ typedef struct worker_pool worker_pool;
 
 /* A status pipe's int below zero: the worker could not be started. */
 #define WORKER_NOT_STARTED(ws) ((ws) < 0)
+
+/* The one reason said apart: box.toml or the policy left the workers'
+ * view of it (worker_covers_intact), so no worker starts. */
+#define WORKER_COVER_LOST (-ESTALE)
 
 /* Forks the zygote; every worker gets limits l. Call it before any thread
  * exists. On BOX_OK the caller owns *out (worker_pool_stop frees it). */

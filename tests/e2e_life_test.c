@@ -375,6 +375,55 @@ test_forged_request_from_leaf(void **state)
     box_buf_reset(&b);
 }
 
+/*
+ * Issue 18 review: the workers' cover over the policy is a mount on the
+ * file, which the kernel takes off when the file is replaced by a rename.
+ * A policy saved in place keeps it, and calls go on; one renamed over it
+ * takes it off, and the shell then runs no more calls (fail closed), with
+ * a message that says why and what to do.
+ */
+static void
+test_policy_renamed_over(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, "");
+    box_world_policy(w, "permit (principal, action, resource);\n");
+    char script[4 * PATH_MAX];
+    int k = snprintf(script, sizeof script, "sh -c 'echo one'\n");
+    k += wait_go(script + k, sizeof script - (size_t)k, w, "go1");
+    k += snprintf(script + k, sizeof script - (size_t)k, "sh -c 'echo two'\n");
+    k += wait_go(script + k, sizeof script - (size_t)k, w, "go2");
+    snprintf(script + k, sizeof script - (size_t)k,
+             "sh -c 'echo three'; echo \"status $?\"\n");
+
+    box_world_live lv;
+    box_world_live_start(w, script, &lv);
+    box_world_live_wait(&lv, 1, "one\n", 1, LIFE_RUN_MS);
+    box_world_put(w->bw_policy, "permit (principal, action, resource);\n"
+                                "// saved in place\n");
+    go(w, "go1");
+    box_world_live_wait(&lv, 1, "two\n", 1, LIFE_RUN_MS);
+    char tmp[PATH_MAX + 8];
+    snprintf(tmp, sizeof tmp, "%s.new", w->bw_policy);
+    box_world_put(tmp, "permit (principal, action, resource);\n");
+    assert_int_equal(rename(tmp, w->bw_policy), 0);
+    go(w, "go2");
+    box_proc_result r;
+    box_world_live_finish(&lv, LIFE_RUN_MS, &r);
+    const char *want_err =
+        "strands-box: box.toml or the policy file was replaced by a new file "
+        "while the box ran (editors that save by renaming do this), which "
+        "took it out from under the shell's cover: the shell runs no more "
+        "calls; save it in place, and start the box again\n";
+    if (r.pr_status != 0 || strcmp(r.pr_out, "one\ntwo\nstatus 125\n") != 0 ||
+        strstr(r.pr_err, want_err) == NULL)
+        box_test_show("run", r.pr_status, r.pr_out, r.pr_err);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out, "one\ntwo\nstatus 125\n");
+    assert_non_null(strstr(r.pr_err, want_err));
+    box_proc_result_free(&r);
+}
+
 int
 main(void)
 {
@@ -383,7 +432,7 @@ main(void)
     cmocka_unit_test_setup_teardown(f, box_world_setup, box_world_teardown)
         T(test_disconnect_ends_leaf),     T(test_kill_box_run),
         T(test_deadline_ends_leaf),       T(test_job_ends_with_call),
-        T(test_forged_request_from_leaf),
+        T(test_forged_request_from_leaf), T(test_policy_renamed_over),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
