@@ -22,8 +22,10 @@
  * ends (its wait status, or a negative errno when it could not start) and
  * kills the child's process group when the pipe's reader goes away (the
  * broker or the worker closing its end is how a child is stopped). The
- * forker dies with its parent (PDEATHSIG) and kills every child first when
- * its request socket closes.
+ * forker kills every child and exits when its request socket closes,
+ * which is what ends it when box-shell dies: its parent-death signal is
+ * held back once the broker is in a Landlock domain that scopes signals
+ * (ABI 6), as the forker is outside it.
  */
 typedef struct forker forker;
 
@@ -79,7 +81,8 @@ pid_t forker_pid(const forker *f);
 int forker_fd(const forker *f);
 
 /* Closes the request socket (the forker kills and reaps every live child
- * first), reaps the forker (SIGKILL after a bound). Frees f. */
+ * first), reaps the forker (SIGKILL after a bound; when the caller may not
+ * signal it, it is left to end on the closed socket). Frees f. */
 void forker_stop(forker *f);
 
 #endif
