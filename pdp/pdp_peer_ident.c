@@ -235,8 +235,9 @@ pdp_peer_ident_ask(const pdp_peer_ident *pi, pid_t pid)
 /*
  * The helper ends when its socket closes. It cannot be signalled: box-pdp's
  * Landlock domain keeps its signals to the domain, and the helper is
- * outside it. So it is waited for a short while only; one that has not
- * ended then dies with box-pdp (PR_SET_PDEATHSIG).
+ * outside it, which holds back its parent-death signal too. So it is
+ * waited for a short while only; its read of the closed socket is what
+ * ends it.
  */
 void
 pdp_peer_ident_stop(pdp_peer_ident *pi)
