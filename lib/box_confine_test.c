@@ -547,6 +547,10 @@ static const box_sc_rule slot_rules[] = {
     {BOX_SC_SYS(kill), .sr_cmp = BOX_SC_NE, .sr_arg = 0,
      .sr_value = BOX_SC_SLOT},
 };
+static const box_sc_filter slot_filter = {.sf_mode = BOX_SC_DENYLIST,
+                                          .sf_rules = slot_rules,
+                                          .sf_nrules = sizeof slot_rules /
+                                                       sizeof *slot_rules};
 
 /* The compiled program, installed with this process's pid: kill reaches
  * only itself; junk above the pid's 32 bits does not pass as it; the
@@ -555,14 +559,11 @@ static void
 slot_child(const probe *p, const char *real_home)
 {
     (void)real_home;
-    box_sc_filter f = {.sf_mode = BOX_SC_DENYLIST,
-                       .sf_rules = slot_rules,
-                       .sf_nrules = sizeof slot_rules / sizeof *slot_rules};
     box_sc_prog *prog = NULL;
     char *err = NULL;
     long self = getpid();
 
-    if (box_sc_compile(&f, &prog, &err) != BOX_OK) {
+    if (box_sc_compile(&slot_filter, &prog, &err) != BOX_OK) {
         dprintf(p->pr_fd, "compile: %s\n", err ? err : "failed");
         return;
     }
@@ -596,13 +597,10 @@ static void
 test_compiled_twice(void **state)
 {
     (void)state;
-    box_sc_filter f = {.sf_mode = BOX_SC_DENYLIST,
-                       .sf_rules = slot_rules,
-                       .sf_nrules = sizeof slot_rules / sizeof *slot_rules};
     box_sc_prog *prog = NULL;
     char *err = NULL;
 
-    assert_int_equal(box_sc_compile(&f, &prog, &err), BOX_OK);
+    assert_int_equal(box_sc_compile(&slot_filter, &prog, &err), BOX_OK);
     for (int i = 0; i < 3; i++) {
         pid_t pid = fork();
         assert_true(pid >= 0);
