@@ -10,6 +10,8 @@ int box_cmd_run(int argc, char **argv);
 int box_cmd_bench(int argc, char **argv);
 int box_cmd_policy(int argc, char **argv);
 int box_cmd_log(int argc, char **argv);
+/* `box sh`: one shell call in the foreground against a policy. */
+int box_cmd_sh(int argc, char **argv);
 
 /* The directory holding this program, where the services live. Returns a
  * static-length string in buf, or NULL if it cannot be found. */

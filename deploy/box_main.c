@@ -20,6 +20,9 @@ static const box_verb box_verbs[] = {
      "run --config FILE [-- ARGS...]   start a box and run its agent"},
     {"policy", box_cmd_policy,
      "policy check FILE                check a policy file"},
+    {"sh", box_cmd_sh,
+     "sh --policy FILE [--config FILE] [--explain] (-c TEXT | FILE)\n"
+     "                                   run one call of the box's shell"},
     {"log", box_cmd_log,
      "log [--box-dir D | FILE] [--verdict V] [--action A] [--follow]\n"
      "                                   print the decision log"},

@@ -69,7 +69,8 @@ shell_settings_build(const shell_args *a, shell_settings *s, char **err)
         *err = box_asprintf("the workspace %s does not resolve", ws);
         goto fail;
     }
-    if ((s->ss_box_dir = shset_real(a->sa_box_dir)) == NULL) {
+    if (a->sa_box_dir != NULL &&
+        (s->ss_box_dir = shset_real(a->sa_box_dir)) == NULL) {
         *err = box_asprintf("the box directory %s does not resolve",
                             a->sa_box_dir);
         goto fail;
@@ -80,6 +81,8 @@ shell_settings_build(const shell_args *a, shell_settings *s, char **err)
             s->ss_authority[s->ss_nauthority++] =
                 box_config_policy(s->ss_config);
     }
+    if (a->sa_policy != NULL)
+        s->ss_authority[s->ss_nauthority++] = a->sa_policy;
     const char *path = getenv("PATH");
     s->ss_settings = (worker_settings){
         .ws_box_dir = s->ss_box_dir,

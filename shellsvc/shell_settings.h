@@ -8,11 +8,12 @@
 
 /* The command line, borrowed. */
 typedef struct shell_args {
-    const char *sa_box_dir;
+    const char *sa_box_dir; // or NULL: none (box sh)
     const char *sa_pdp_url;
     const char *sa_epoch_url;   // or NULL
     const char *sa_box_id;      // or NULL
     const char *sa_config;      // box.toml, or NULL (no tools, no [agent])
+    const char *sa_policy;      // a policy besides the config's, or NULL
     const char *sa_workspace;   // or NULL: [agent] workspace, else the cwd
     const char *sa_contain_bin; // box-contain
     unsigned sa_call_budget_ms; // 0: the shell's own (box-spec §3.1, 30 s)
@@ -23,7 +24,7 @@ typedef struct shell_settings {
     worker_settings ss_settings;
     struct box_config *ss_config;
     char *ss_operator_home, *ss_agent_home, *ss_workspace, *ss_box_dir;
-    const char *ss_authority[2];
+    const char *ss_authority[3];
     size_t ss_nauthority;
 } shell_settings;
 
