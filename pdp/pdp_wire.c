@@ -8,6 +8,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "pdp_reads.h"
 
 #define WIRE_MAX_DEPTH 32
 #define WIRE_ACTION_MAX 256
@@ -135,6 +136,28 @@ wire_str(box_arena *a, pdp_str s)
     return box_arena_strndup(a, s.s ? s.s : "", s.s ? s.len : 0);
 }
 
+/* A permit's cache fields (pdp_reads): what the action's rules read of
+ * context.input; left unknown when that is "anything" or memory runs
+ * out (the client then keys on the whole input). */
+static void
+wire_cache_fields(const pdp_policy_set *set, box_arena *a,
+                  const pdp_value *action, Box__DecisionResponse *out)
+{
+    pdp_reads r;
+    pdp_reads_for_action(set, action, &r);
+    if (r.rd_all)
+        return;
+    char **names = box_arena_zalloc(a, (r.rd_n + 1) * sizeof *names);
+    if (names == NULL)
+        return;
+    for (size_t i = 0; i < r.rd_n; i++)
+        if ((names[i] = wire_str(a, r.rd_fields[i])) == NULL)
+            return;
+    out->n_cache_fields = r.rd_n;
+    out->cache_fields = r.rd_n ? names : NULL;
+    out->cache_fields_known = 1;
+}
+
 void
 pdp_wire_decide(const pdp_policy_set *set, box_arena *a, pdp_answer *ans,
                 const Box__DecisionRequest *req, uint64_t epoch,
@@ -170,6 +193,9 @@ pdp_wire_decide(const pdp_policy_set *set, box_arena *a, pdp_answer *ans,
     out->epoch = epoch;
     out->cacheable = 1; // no rule can read history yet
     out->request_id = req->request_id;
+    if (v == PDP_ALLOW && rq.rq_action != NULL &&
+        pdp_value_kind_of(rq.rq_action) == PDP_VAL_ENTITY)
+        wire_cache_fields(set, a, rq.rq_action, out);
 
     Box__DeterminingPolicy *cells =
         box_arena_zalloc(a, (nd + 1) * sizeof *cells);

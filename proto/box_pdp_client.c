@@ -31,15 +31,22 @@ typedef struct cache_entry {
     char *ce_rules;
     uint64_t ce_subgen;  // the notice connection the entry was made under
     uint64_t ce_born_ms; // when it was made (box_svc_now_ms)
-    // The request that made the entry, packed with cached = 1 and without
-    // its subject and request id: a hit reports it for the log by copying
-    // these bytes and appending its OWN subject and id. The key is the
-    // canonical input, but the subject is not derived from it alone (two
-    // argvs can join to one `command`), so the log must describe the
-    // request that was served, never the one that filled the entry.
-    uint8_t *ce_packed;
-    uint32_t ce_packed_len;
 } cache_entry;
+
+/*
+ * The context.input fields the PDP said an action's permits depend on
+ * (DecisionResponse.cache_fields), for the epoch that said it: entries of
+ * that action are keyed on those fields' values and the other fields'
+ * kinds, so `[ $i -lt 10 ]` in a loop hits the entry `[ 0 -lt 10 ]` made
+ * when no rule reads the arguments.
+ */
+#define NARROW_MAX 32 // actions per epoch; more are keyed on everything
+typedef struct narrow_entry {
+    uint64_t ne_epoch; // 0 = empty
+    char *ne_action;
+    char **ne_fields;
+    size_t ne_n;
+} narrow_entry;
 
 typedef struct report_slot {
     uint32_t rs_len;
@@ -70,10 +77,22 @@ struct box_pdp_client {
     uint64_t pc_cache_epoch; // the epoch the entries belong to
     // A cached permit is served this long at most.
     uint64_t pc_cache_max_age_ms;
+    narrow_entry pc_narrow[NARROW_MAX];
     report_slot *pc_reports;
     size_t pc_nreports;
     box_pdp_client_stats pc_stats;
 };
+
+static void narrow_clear(narrow_entry *n);
+
+/* Frees a NULL-ended list of owned strings. */
+static void
+fields_free(char **v)
+{
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+        box_free(v[i]);
+    box_free(v);
+}
 
 /* ------------------------------------------------------------------ */
 /* Canonical key                                                       */
@@ -345,8 +364,9 @@ box_pdp_client_close(box_pdp_client *c)
     for (size_t i = 0; c->pc_cache != NULL && i <= c->pc_cache_mask; i++) {
         box_free(c->pc_cache[i].ce_key);
         box_free(c->pc_cache[i].ce_rules);
-        box_free(c->pc_cache[i].ce_packed);
     }
+    for (size_t i = 0; i < NARROW_MAX; i++)
+        narrow_clear(&c->pc_narrow[i]);
     box_free(c->pc_cache);
     box_free(c->pc_reports);
     box_free(c->pc_url);
@@ -375,7 +395,136 @@ box_pdp_answer_clear(box_pdp_answer *a)
 {
     box_free(a->pa_message);
     box_free(a->pa_rules);
+    fields_free(a->pa_cache_fields);
     memset(a, 0, sizeof *a);
+}
+
+/* ------------------------------------------------------------------ */
+/* Narrowed keys (callers hold pc_lock)                                */
+/* ------------------------------------------------------------------ */
+
+/* A copy of n strings (NULL-ended, all owned), or NULL. */
+static char **
+fields_dup(char *const *src, size_t n)
+{
+    char **v = box_calloc(n + 1, sizeof *v);
+    for (size_t i = 0; v != NULL && i < n; i++) {
+        if ((v[i] = box_strdup(src[i] ? src[i] : "")) == NULL) {
+            fields_free(v);
+            return NULL;
+        }
+    }
+    return v;
+}
+
+static void
+narrow_clear(narrow_entry *n)
+{
+    box_free(n->ne_action);
+    fields_free(n->ne_fields);
+    memset(n, 0, sizeof *n);
+}
+
+/* The fields action's permits depend on in epoch, or NULL: not known. */
+static const narrow_entry *
+narrow_find(const box_pdp_client *c, const char *action, uint64_t epoch)
+{
+    for (size_t i = 0; i < NARROW_MAX; i++) {
+        const narrow_entry *n = &c->pc_narrow[i];
+        if (n->ne_epoch == epoch && strcmp(n->ne_action, action) == 0)
+            return n;
+    }
+    return NULL;
+}
+
+/* Records what a permit of epoch said of action (a's cache fields).
+ * Every permit of one generation says the same; the first is kept. */
+static void
+narrow_note(box_pdp_client *c, const char *action, uint64_t epoch,
+            const box_pdp_answer *a)
+{
+    narrow_entry *free_slot = NULL;
+    if (!a->pa_cache_fields_known || narrow_find(c, action, epoch) != NULL)
+        return;
+    for (size_t i = 0; i < NARROW_MAX && free_slot == NULL; i++)
+        if (c->pc_narrow[i].ne_epoch != epoch)
+            free_slot = &c->pc_narrow[i];
+    if (free_slot == NULL)
+        return; // keyed on everything: always safe
+    narrow_clear(free_slot);
+    free_slot->ne_action = box_strdup(action);
+    free_slot->ne_fields = fields_dup(a->pa_cache_fields, a->pa_ncache_fields);
+    if (free_slot->ne_action == NULL || free_slot->ne_fields == NULL) {
+        narrow_clear(free_slot);
+        return;
+    }
+    free_slot->ne_n = a->pa_ncache_fields;
+    free_slot->ne_epoch = epoch;
+}
+
+static bool
+narrow_has(const narrow_entry *n, const char *field)
+{
+    for (size_t i = 0; i < n->ne_n; i++)
+        if (strcmp(n->ne_fields[i], field) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * The key of a request whose action's permits depend only on n's fields:
+ * a mark no full key starts with, the action, then every input field by
+ * name with its kind, and its value only when n names it. The shape is
+ * kept whole (the PDP refuses a request whose fields are missing, extra
+ * or mistyped), so only values a rule never reads are left out.
+ */
+static size_t
+canon_key_narrow(const char *action, const Box__Value *input,
+                 const narrow_entry *n, uint8_t *buf, size_t max)
+{
+    static const uint8_t mark = 0xff;
+    canon c = {.c_buf = buf, .c_max = max};
+    if (input == NULL || input->kind_case != BOX__VALUE__KIND_RECORD ||
+        input->record == NULL || input->record->n_fields > CANON_RECORD_MAX)
+        return 0;
+    const Box__ValueRecord *r = input->record;
+    size_t idx[CANON_RECORD_MAX];
+    for (size_t i = 0; i < r->n_fields; i++) {
+        size_t j = i;
+        while (j > 0 &&
+               strcmp(r->fields[idx[j - 1]]->name, r->fields[i]->name) > 0) {
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = i;
+    }
+    canon_put(&c, &mark, 1);
+    canon_bytes(&c, action);
+    canon_u64(&c, r->n_fields);
+    for (size_t i = 0; i < r->n_fields; i++) {
+        const Box__RecordField *f = r->fields[idx[i]];
+        canon_bytes(&c, f->name);
+        if (narrow_has(n, f->name)) {
+            canon_value(&c, f->value, 1);
+        } else {
+            uint8_t tag = f->value ? (uint8_t)f->value->kind_case : 0;
+            canon_put(&c, &tag, 1);
+        }
+    }
+    return c.c_full ? 0 : c.c_len;
+}
+
+/* The request's cache key in buf: narrowed when the PDP said which
+ * fields matter to this action in epoch, else the whole input. */
+static size_t
+cache_key(const box_pdp_client *c, const Box__DecisionRequest *req,
+          uint64_t epoch, uint8_t *buf, size_t max)
+{
+    const narrow_entry *n =
+        epoch != 0 && req->action ? narrow_find(c, req->action, epoch) : NULL;
+    if (n != NULL)
+        return canon_key_narrow(req->action, req->input, n, buf, max);
+    return box_pdp_canon_key(req->action, req->input, buf, max);
 }
 
 /* ------------------------------------------------------------------ */
@@ -412,8 +561,7 @@ cache_find(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
 
 static void
 cache_insert(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
-             uint64_t epoch, uint64_t subgen, const char *rules,
-             const Box__DecisionRequest *req)
+             uint64_t epoch, uint64_t subgen, const char *rules)
 {
     // The key's own entry first (expired, or made under an older notice
     // connection): cache_find serves the first match, so a fresh copy in
@@ -431,87 +579,42 @@ cache_insert(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
         victim = same;
     if (victim == NULL)
         victim = &c->pc_cache[h & c->pc_cache_mask];
-    Box__DecisionRequest copy = *req;
-    copy.cached = 1;
-    copy.subject = NULL; // each hit appends its own (report_push)
-    copy.request_id = 0;
-    size_t plen = box__decision_request__get_packed_size(&copy);
-    if (plen > REPORT_SLOT_BYTES)
-        return; // could not be reported from a hit: never cache it
     uint8_t *k = box_alloc(n);
-    uint8_t *pk = box_alloc(plen);
     char *r = rules ? box_strdup(rules) : NULL;
-    if (k == NULL || pk == NULL || (rules != NULL && r == NULL)) {
+    if (k == NULL || (rules != NULL && r == NULL)) {
         box_free(k);
-        box_free(pk);
         box_free(r);
         return; // not caching is always safe
     }
     memcpy(k, key, n);
-    box__decision_request__pack(&copy, pk);
     box_free(victim->ce_key);
     box_free(victim->ce_rules);
-    box_free(victim->ce_packed);
     *victim = (cache_entry){.ce_hash = h,
                             .ce_epoch = epoch,
                             .ce_len = (uint32_t)n,
                             .ce_key = k,
                             .ce_rules = r,
                             .ce_subgen = subgen,
-                            .ce_born_ms = box_svc_now_ms(),
-                            .ce_packed = pk,
-                            .ce_packed_len = (uint32_t)plen};
+                            .ce_born_ms = box_svc_now_ms()};
 }
 
-/* Writes a protobuf varint into p (room for 10 bytes); returns its size. */
-static size_t
-varint_put(uint8_t *p, uint64_t v)
-{
-    size_t n = 0;
-    do {
-        p[n] = (uint8_t)(v & 0x7f);
-        v >>= 7;
-        if (v != 0)
-            p[n] |= 0x80;
-        n++;
-    } while (v != 0);
-    return n;
-}
-
-/* Field tags of DecisionRequest appended to a cached entry's bytes (a
- * field later in the bytes is as good as one in order). */
-#define TAG_REQ_REQUEST_ID 0x20 // DecisionRequest.request_id = 4, varint
-#define TAG_REQ_SUBJECT 0x2a    // DecisionRequest.subject = 5, message
-
-/* Keeps a hit's request so the PDP can log it: the entry's bytes, then
- * req's own request id and subject. False if there is no room; the caller
- * then asks the PDP, which logs it as a normal decision. */
+/* Keeps a hit's request so the PDP can log it: the request that was
+ * served, packed whole and marked cached (its input, subject and id are
+ * its own: a narrowed key serves requests whose other fields differ).
+ * False if there is no room; the caller then asks the PDP, which logs it
+ * as a normal decision. */
 static bool
-report_push(box_pdp_client *c, const cache_entry *e,
-            const Box__DecisionRequest *req)
+report_push(box_pdp_client *c, const Box__DecisionRequest *req)
 {
     if (c->pc_nreports >= REPORT_SLOTS)
         return false;
-    size_t slen = req->subject != NULL
-                      ? box__subject__get_packed_size(req->subject)
-                      : 0;
-    // tag + 10-byte varint, twice, at most
-    if ((size_t)e->ce_packed_len + slen + 22 > REPORT_SLOT_BYTES)
+    Box__DecisionRequest copy = *req;
+    copy.cached = 1;
+    size_t plen = box__decision_request__get_packed_size(&copy);
+    if (plen > REPORT_SLOT_BYTES)
         return false;
     report_slot *s = &c->pc_reports[c->pc_nreports++];
-    uint8_t *p = s->rs_data;
-    memcpy(p, e->ce_packed, e->ce_packed_len);
-    p += e->ce_packed_len;
-    if (req->request_id != 0) {
-        *p++ = TAG_REQ_REQUEST_ID;
-        p += varint_put(p, req->request_id);
-    }
-    if (req->subject != NULL) {
-        *p++ = TAG_REQ_SUBJECT;
-        p += varint_put(p, slen);
-        p += box__subject__pack(req->subject, p);
-    }
-    s->rs_len = (uint32_t)(p - s->rs_data);
+    s->rs_len = (uint32_t)box__decision_request__pack(&copy, s->rs_data);
     return true;
 }
 
@@ -561,6 +664,29 @@ answer_from(box_pdp_answer *a, const Box__DecisionResponse *r)
         }
         a->pa_rules = box_buf_take(&b);
     }
+    // Unknown unless the list came whole (a permit without it is keyed
+    // on the whole input).
+    if (r->cache_fields_known &&
+        (a->pa_cache_fields = fields_dup(r->cache_fields, r->n_cache_fields)) !=
+            NULL) {
+        a->pa_ncache_fields = r->n_cache_fields;
+        a->pa_cache_fields_known = true;
+    }
+}
+
+/* Writes a protobuf varint into p (room for 10 bytes); returns its size. */
+static size_t
+varint_put(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    do {
+        p[n] = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        if (v != 0)
+            p[n] |= 0x80;
+        n++;
+    } while (v != 0);
+    return n;
 }
 
 /* Appends a protobuf varint. */
@@ -718,22 +844,23 @@ box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
     size_t klen = 0;
     uint64_t h = 0;
     uint64_t subgen = 0;
-
     // A request the client will refuse anyway is logged as enforced by the
     // PDP; it never comes from (or goes into) the cache.
-    if (c->pc_cache != NULL && req->enforcement == NULL &&
-        client_sub_live(c, &subgen) &&
-        (klen = box_pdp_canon_key(req->action, req->input, key, sizeof key)) >
-            0) {
-        h = key_hash(key, klen);
+    bool cacheable_rq = c->pc_cache != NULL && req->enforcement == NULL &&
+                        client_sub_live(c, &subgen);
+
+    if (cacheable_rq) {
         uint64_t now_ms = box_svc_now_ms();
         uint64_t epoch = atomic_load(&c->pc_epoch);
         pthread_mutex_lock(&c->pc_lock);
         cache_sync_epoch(c, epoch);
-        cache_entry *e =
-            epoch != 0 ? cache_find(c, h, key, klen, epoch, subgen, now_ms)
-                       : NULL;
-        if (e != NULL && report_push(c, e, req)) {
+        klen = epoch != 0 ? cache_key(c, req, epoch, key, sizeof key) : 0;
+        cache_entry *e = NULL;
+        if (klen > 0) {
+            h = key_hash(key, klen);
+            e = cache_find(c, h, key, klen, epoch, subgen, now_ms);
+        }
+        if (e != NULL && report_push(c, req)) {
             c->pc_stats.cs_hits++;
             pthread_mutex_unlock(&c->pc_lock);
             *a = (box_pdp_answer){.pa_verdict = BOX_VERDICT_PERMIT,
@@ -749,7 +876,7 @@ box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
 
     const Box__DecisionRequest *one[1] = {req};
     box_err rv = box_pdp_decide_batch(c, one, 1, a);
-    if (rv != BOX_OK || klen == 0 || a->pa_verdict != BOX_VERDICT_PERMIT)
+    if (rv != BOX_OK || !cacheable_rq || a->pa_verdict != BOX_VERDICT_PERMIT)
         return rv;
     // Cache only what the PDP marked cacheable (never an answer a temporal
     // rule could depend on), and only for the generation now in force.
@@ -760,8 +887,15 @@ box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
         uint64_t now_gen;
         // Insert only if the notice connection did not break meanwhile.
         if (a->pa_epoch == epoch && client_sub_live(c, &now_gen) &&
-            now_gen == subgen)
-            cache_insert(c, h, key, klen, epoch, subgen, a->pa_rules, req);
+            now_gen == subgen) {
+            // The answer may say which fields matter: key on those from
+            // now on (the lookup above may have used the whole input).
+            narrow_note(c, req->action ? req->action : "", epoch, a);
+            klen = cache_key(c, req, epoch, key, sizeof key);
+            if (klen > 0)
+                cache_insert(c, key_hash(key, klen), key, klen, epoch, subgen,
+                             a->pa_rules);
+        }
         pthread_mutex_unlock(&c->pc_lock);
     }
     return rv;

@@ -25,6 +25,11 @@ typedef struct box_pdp_answer {
     char *pa_message;
     /* Determining policy ids, comma-joined (for logs); owned; may be NULL. */
     char *pa_rules;
+    /* What the PDP said a permit of this action depends on
+     * (DecisionResponse.cache_fields), owned, NULL-ended. */
+    char **pa_cache_fields;
+    size_t pa_ncache_fields;
+    bool pa_cache_fields_known;
 } box_pdp_answer;
 
 typedef struct box_pdp_client box_pdp_client;
@@ -89,7 +94,7 @@ bool box_pdp_client_cache_live(box_pdp_client *c);
 typedef struct box_pdp_client_stats {
     uint64_t cs_hits;
     uint64_t cs_misses;
-    uint64_t cs_drops; // cache generations dropped (epoch changes)
+    uint64_t cs_drops;   // cache generations dropped (epoch changes)
     uint64_t cs_retries; // answers from an older generation asked again
 } box_pdp_client_stats;
 void box_pdp_client_stats_get(const box_pdp_client *c, box_pdp_client_stats *s);

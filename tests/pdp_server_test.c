@@ -572,6 +572,97 @@ test_cached_permit_expires_without_notice(void **state)
     box_free(fx_stop(&f));
 }
 
+/*
+ * The client keys a permit on the input fields the policy's rules for its
+ * action read (DecisionResponse.cache_fields): here only `program`, so
+ * `ls -la` is served from the entry `ls` made, `cat` is asked, a deny is
+ * never cached, and every decision is logged (a hit with the request it
+ * served). A field's kind still counts (a request of another shape is
+ * asked).
+ */
+static void
+test_cache_keys_on_fields_read(void **state)
+{
+    (void)state;
+    static const char reads_program[] =
+        "@id(\"exec\") permit (principal, action == "
+        "Box::Action::\"shell:exec\", resource) when { "
+        "context.input.program != \"rm\" };\n";
+    fx f;
+    fx_start(&f, reads_program, 2000);
+    box_req q;
+    box_pdp_answer a;
+    struct {
+        const char *program, *command;
+        long nargs;
+        box_verdict want;
+        bool cached;
+    } rows[] = {
+        {"ls", "ls", 0, BOX_VERDICT_PERMIT, false},
+        {"ls", "ls -la", 1, BOX_VERDICT_PERMIT, true},
+        {"ls", "ls -la /tmp", 2, BOX_VERDICT_PERMIT, true},
+        {"cat", "cat a", 1, BOX_VERDICT_PERMIT, false},
+        {"cat", "cat b", 1, BOX_VERDICT_PERMIT, true},
+        {"rm", "rm a", 1, BOX_VERDICT_DENY, false},
+        {"rm", "rm a", 1, BOX_VERDICT_DENY, false},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        box_req_exec(&q, rows[i].program, rows[i].command, rows[i].nargs, "/w");
+        assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+        if (a.pa_verdict != rows[i].want || a.pa_from_cache != rows[i].cached)
+            fail_msg("row %zu (%s): verdict %d cached %d", i, rows[i].command,
+                     (int)a.pa_verdict, (int)a.pa_from_cache);
+        box_pdp_answer_clear(&a);
+    }
+    // Another shape: `cwd` as a number is asked (and refused by the
+    // schema), not served from the entry of `ls`.
+    box_req_exec(&q, "ls", "ls", 0, "/w");
+    for (size_t i = 0; i < q.r_rec.n_fields; i++) {
+        if (strcmp(q.r_rec.fields[i]->name, "cwd") == 0) {
+            q.r_rec.fields[i]->value->kind_case = BOX__VALUE__KIND_LONG;
+            q.r_rec.fields[i]->value->long_ = 7;
+        }
+    }
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_false(a.pa_from_cache);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
+    box_pdp_answer_clear(&a);
+
+    char *log = fx_stop(&f);
+    // Every decision is logged: 8, 3 of them hits.
+    assert_int_equal(count(log, "strands.box.policy.decision"), 8);
+    assert_int_equal(count(log, "{\"key\":\"strands.box.policy.cached\""), 3);
+    box_free(log);
+}
+
+/* A rule that reads context otherwise than by naming an input field
+ * keeps the whole input in the key. */
+static void
+test_cache_keys_whole_input_when_context_is_read(void **state)
+{
+    (void)state;
+    static const char reads_context[] =
+        "@id(\"exec\") permit (principal, action == "
+        "Box::Action::\"shell:exec\", resource) when { context has input "
+        "};\n";
+    fx f;
+    fx_start(&f, reads_context, 2000);
+    box_req q;
+    box_pdp_answer a;
+    box_req_exec(&q, "ls", "ls", 0, "/w");
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_PERMIT);
+    box_pdp_answer_clear(&a);
+    box_req_exec(&q, "ls", "ls -la", 1, "/w");
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_false(a.pa_from_cache);
+    box_pdp_answer_clear(&a);
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_true(a.pa_from_cache); // the very same input still hits
+    box_pdp_answer_clear(&a);
+    box_free(fx_stop(&f));
+}
+
 /* True once every thread of pid is stopped (state T). */
 static bool
 wait_stopped(pid_t pid)
@@ -606,11 +697,13 @@ test_fail_closed_when_stopped_or_gone(void **state)
     assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
     box_pdp_answer_clear(&a);
 
-    // Hung (SIGSTOP): a different request (not cached) is refused in time.
+    // Hung (SIGSTOP): a request of another action (none cached: a
+    // shell:exec permit of this policy reads no field, so any command
+    // would hit the entry `ls` made) is refused in time.
     kill(f.proc.bp_pid, SIGSTOP);
     // A stop is asynchronous for a threaded process: wait until it holds.
     assert_true(wait_stopped(f.proc.bp_pid));
-    box_req_exec(&q, "cat", "cat x", 1, "/w");
+    box_req_fs(&q, "fs:read", "Box::FsReadOperation", "read_content", "/w/x");
     long long t0 = box_test_now_ms();
     assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_ETIMEDOUT);
     long long dt = box_test_now_ms() - t0;
@@ -877,6 +970,8 @@ main(void)
         cmocka_unit_test(test_enforcement_is_logged_as_effective_deny),
         cmocka_unit_test(test_reload_drops_cache_and_keeps_old_on_error),
         cmocka_unit_test(test_cached_permit_expires_without_notice),
+        cmocka_unit_test(test_cache_keys_on_fields_read),
+        cmocka_unit_test(test_cache_keys_whole_input_when_context_is_read),
         cmocka_unit_test(test_failed_publish_is_logged_and_shown),
         cmocka_unit_test(test_fail_closed_when_stopped_or_gone),
         cmocka_unit_test(test_reload_storm),

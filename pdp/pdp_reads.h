@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Which fields of context.input a decision can depend on: the permit
+ * cache keys on those values alone (and on the shape of the rest). */
+#ifndef PDP_READS_H
+#define PDP_READS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pdp_ast.h"
+#include "pdp_policy.h"
+#include "pdp_value.h"
+
+/* More distinct fields than this reads as "any field". */
+#define PDP_READS_MAX 32
+
+/*
+ * What the candidate rules of one action read of the request's context.
+ * rd_all: some rule uses context (or context.input) otherwise than by
+ * naming a field of input, so any field may matter. Else rd_fields (names
+ * borrowed from the set's AST, not NUL-terminated) are every input field
+ * a rule names, deduplicated.
+ */
+typedef struct pdp_reads {
+    bool rd_all;
+    pdp_str rd_fields[PDP_READS_MAX];
+    size_t rd_n;
+} pdp_reads;
+
+/* Walks the rules pdp_policy_candidates yields for action (conditions
+ * only: the scopes name entities a request of one action cannot vary). */
+void pdp_reads_for_action(const pdp_policy_set *set, const pdp_value *action,
+                          pdp_reads *out);
+
+#endif
