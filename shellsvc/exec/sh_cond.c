@@ -328,33 +328,43 @@ out:
     return st;
 }
 
-/* neg: the term is under an odd number of `!` (traced as bash does). */
+/*
+ * neg: the term is under an odd number of `!` (traced as bash does).
+ * && and || chains lean right (the parser's shape), so they are walked
+ * in a loop; recursion goes only into ( ) and ! (capped by the parser).
+ */
 static int
 eval(sh_ctx *cx, const sh_cond *c, bool neg)
 {
     int st;
-    if (sh_check_stop(cx))
-        return cx->cx_status;
-    switch (c->c_kind) {
-    case SH_C_AND:
-    case SH_C_OR:
-        st = eval(cx, c->c_l, false);
-        if (st > COND_FALSE || (st == 0) != (c->c_kind == SH_C_AND))
-            return st;
-        return eval(cx, c->c_r, false);
-    case SH_C_NOT:
-        st = eval(cx, c->c_l, !neg);
-        if (st > COND_FALSE)
-            return st;
-        return st == 0 ? COND_FALSE : 0;
-    case SH_C_GROUP:
-        return eval(cx, c->c_l, false);
-    case SH_C_UNARY:
-        return unary(cx, c, neg);
-    case SH_C_BINARY:
-        return binary(cx, c, neg);
-    default:
-        return 2;
+    for (;;) {
+        if (sh_check_stop(cx))
+            return cx->cx_status;
+        switch (c->c_kind) {
+        case SH_C_AND:
+        case SH_C_OR:
+            st = eval(cx, c->c_l, false);
+            if (st > COND_FALSE || (st == 0) != (c->c_kind == SH_C_AND))
+                return st;
+            c = c->c_r;
+            neg = false;
+            continue;
+        case SH_C_NOT:
+            st = eval(cx, c->c_l, !neg);
+            if (st > COND_FALSE)
+                return st;
+            return st == 0 ? COND_FALSE : 0;
+        case SH_C_GROUP:
+            c = c->c_l;
+            neg = false;
+            continue;
+        case SH_C_UNARY:
+            return unary(cx, c, neg);
+        case SH_C_BINARY:
+            return binary(cx, c, neg);
+        default:
+            return 2;
+        }
     }
 }
 

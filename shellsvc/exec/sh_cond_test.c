@@ -538,6 +538,24 @@ test_rematch_groups(void **state)
     th_reset(&t);
 }
 
+/* A chain of any length runs in a loop: no stack grows with it. */
+static void
+test_long_chain(void **state)
+{
+    box_buf b;
+    box_buf_init(&b, SH_MAX_INPUT);
+    assert_int_equal(box_buf_puts(&b, "[[ "), BOX_OK);
+    for (int i = 0; i < 20000; i++)
+        assert_int_equal(box_buf_puts(&b, i % 2 ? "x || " : "x && "), BOX_OK);
+    assert_int_equal(box_buf_puts(&b, "x ]] && echo ok"), BOX_OK);
+    assert_int_equal(box_buf_putc(&b, '\0'), BOX_OK);
+    th t = {0};
+    assert_int_equal(th_run(&t, b.b_data, 0), 0);
+    assert_string_equal(th_s(&t.th_out), "ok\n");
+    th_reset(&t);
+    box_buf_reset(&b);
+}
+
 int
 main(void)
 {
@@ -547,6 +565,7 @@ main(void)
         cmocka_unit_test(test_box_cases),
         cmocka_unit_test(test_not_admitted),
         cmocka_unit_test(test_rematch_groups),
+        cmocka_unit_test(test_long_chain),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

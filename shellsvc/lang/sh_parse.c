@@ -765,47 +765,49 @@ cond_term(cond_ps *c, sh_cond **out)
     return linebreak(p);
 }
 
-/* cond_and -> cond_term { '&&' cond_term } */
+/* cond_and -> cond_term [ '&&' cond_and ]
+ * (built right-leaning like bash's, in a loop: a chain of any length
+ * costs no parser stack, and the evaluator walks it in a loop too) */
 static box_err
 cond_and(cond_ps *c, sh_cond **out)
 {
     sh_parser *p = c->cp_p;
     box_err rv;
-    sh_cond *left = NULL;
-    if ((rv = cond_term(c, &left)) != BOX_OK)
+    sh_cond **slot = out;
+    if ((rv = cond_term(c, slot)) != BOX_OK)
         return rv;
     while (p->ps_tok.t_kind == SH_TK_AND) {
-        sh_cond *n = new_cond(p, SH_C_AND, left->c_line);
+        sh_cond *n = new_cond(p, SH_C_AND, (*slot)->c_line);
         if (n == NULL)
             return oom(p);
-        n->c_l = left;
-        if ((rv = advance(p)) != BOX_OK || (rv = cond_term(c, &n->c_r)) != BOX_OK)
+        n->c_l = *slot;
+        *slot = n;
+        slot = &n->c_r;
+        if ((rv = advance(p)) != BOX_OK || (rv = cond_term(c, slot)) != BOX_OK)
             return rv;
-        left = n;
     }
-    *out = left;
     return BOX_OK;
 }
 
-/* cond_or -> cond_and { '||' cond_and } */
+/* cond_or -> cond_and [ '||' cond_or ] (right-leaning, as cond_and) */
 static box_err
 cond_or(cond_ps *c, sh_cond **out)
 {
     sh_parser *p = c->cp_p;
     box_err rv;
-    sh_cond *left = NULL;
-    if ((rv = cond_and(c, &left)) != BOX_OK)
+    sh_cond **slot = out;
+    if ((rv = cond_and(c, slot)) != BOX_OK)
         return rv;
     while (p->ps_tok.t_kind == SH_TK_OR) {
-        sh_cond *n = new_cond(p, SH_C_OR, left->c_line);
+        sh_cond *n = new_cond(p, SH_C_OR, (*slot)->c_line);
         if (n == NULL)
             return oom(p);
-        n->c_l = left;
-        if ((rv = advance(p)) != BOX_OK || (rv = cond_and(c, &n->c_r)) != BOX_OK)
+        n->c_l = *slot;
+        *slot = n;
+        slot = &n->c_r;
+        if ((rv = advance(p)) != BOX_OK || (rv = cond_and(c, slot)) != BOX_OK)
             return rv;
-        left = n;
     }
-    *out = left;
     return BOX_OK;
 }
 
