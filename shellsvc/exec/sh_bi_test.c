@@ -2,8 +2,8 @@
 /* test and [: strings, integers and file tests through the kernel. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "sh_ftest.h"
 #include "sh_internal.h"
 
 /*
@@ -12,9 +12,8 @@
  *   and     -> not { -a not }
  *   not     -> '!' not | primary
  *   primary -> '(' expr ')' | UNOP arg | arg BINOP arg | arg
- * File tests ask the kernel (spec §3.6): stat is fs:read read_metadata,
- * -L/-h an lstat, -x the fs:read exec probe. A denied probe reads as
- * "absent" (false), never an error; a decision fault ends the call (125).
+ * File tests are sh_ftest.c's (shared with [[ ]]): a denied probe reads
+ * as "absent" (false), never an error; a decision fault ends the call.
  * -t is false (a command never has a terminal). Errors give status 2.
  */
 
@@ -62,73 +61,15 @@ tnum(tp *t, const char *s)
     return v;
 }
 
-/* Stats path (lstat when !follow); false when absent, denied or failed. */
-static bool
-tstat(tp *t, const char *path, bool follow, sh_kernel_stat *st)
-{
-    sh_kernel_result r = {0};
-    sh_ctx *cx = t->t_cx;
-    int err =
-        follow
-            ? sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, path, st, &r)
-            : sh_kernel_lstat(sh_kern(cx), cx->cx_st->st_cwd, path, st, &r);
-    if (r.kr_outcome == SH_KR_FAULT) {
-        (void)sh_fs_fail(cx, t->t_who, path, &r);
-        t->t_err = true;
-        return false;
-    }
-    sh_kernel_result_clear(&r);
-    return err == 0;
-}
-
+/* A shared file test; a fault ends the test with status 2 (the call
+ * stops). */
 static bool
 file_test(tp *t, char op, const char *a)
 {
-    sh_kernel_stat st;
-    if (op == 'x') {
-        sh_kernel_result r = {0};
-        sh_ctx *cx = t->t_cx;
-        int err = sh_kernel_probe_exec(sh_kern(cx), cx->cx_st->st_cwd, a, &r);
-        if (r.kr_outcome == SH_KR_FAULT) {
-            (void)sh_fs_fail(cx, t->t_who, a, &r);
-            t->t_err = true;
-            return false;
-        }
-        sh_kernel_result_clear(&r);
-        if (err == 0)
-            return true;
-        // A directory is searchable: -x is true for it as in sh.
-        return tstat(t, a, true, &st) && S_ISDIR(st.ks_mode);
-    }
-    if (!tstat(t, a, op != 'L' && op != 'h', &st))
-        return false;
-    switch (op) {
-    case 'f':
-        return S_ISREG(st.ks_mode);
-    case 'd':
-        return S_ISDIR(st.ks_mode);
-    case 'L':
-    case 'h':
-        return S_ISLNK(st.ks_mode);
-    case 's':
-        return st.ks_size > 0;
-    case 'b':
-        return S_ISBLK(st.ks_mode);
-    case 'c':
-        return S_ISCHR(st.ks_mode);
-    case 'p':
-        return S_ISFIFO(st.ks_mode);
-    case 'S':
-        return S_ISSOCK(st.ks_mode);
-    case 'u':
-        return (st.ks_mode & S_ISUID) != 0;
-    case 'g':
-        return (st.ks_mode & S_ISGID) != 0;
-    case 'k':
-        return (st.ks_mode & S_ISVTX) != 0;
-    default:
-        return true; // -e -r -w -G -O: it exists (policy decides use)
-    }
+    sh_ftest f = sh_ftest_unary(t->t_cx, t->t_who, op, a);
+    if (f == SH_FT_FAULT)
+        t->t_err = true;
+    return f == SH_FT_TRUE;
 }
 
 static bool
@@ -147,13 +88,10 @@ unary(tp *t, const char *op, const char *a)
 static bool
 file_compare(tp *t, const char *l, const char *op, const char *r)
 {
-    sh_kernel_stat a, b;
-    bool ha = tstat(t, l, true, &a), hb = tstat(t, r, true, &b);
-    if (strcmp(op, "-ef") == 0)
-        return ha && hb && a.ks_dev == b.ks_dev && a.ks_ino == b.ks_ino;
-    if (strcmp(op, "-nt") == 0)
-        return ha && (!hb || a.ks_mtime > b.ks_mtime);
-    return hb && (!ha || a.ks_mtime < b.ks_mtime);
+    sh_ftest f = sh_ftest_binary(t->t_cx, t->t_who, l, op, r);
+    if (f == SH_FT_FAULT)
+        t->t_err = true;
+    return f == SH_FT_TRUE;
 }
 
 static bool

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "sh_cond.h"
 #include "sh_internal.h"
 #include "sh_parse.h"
 
@@ -1059,8 +1060,9 @@ sh_exec_node(sh_ctx *cx, const sh_node *n)
     int st = 0;
     rsave *sv = NULL;
     int nsv = 0;
-    bool compound = n->n_kind >= SH_N_GROUP && n->n_kind <= SH_N_CASE &&
-                    n->n_kind != SH_N_SUBSHELL;
+    bool compound = (n->n_kind >= SH_N_GROUP && n->n_kind <= SH_N_CASE &&
+                     n->n_kind != SH_N_SUBSHELL) ||
+                    n->n_kind == SH_N_COND;
     if (compound && n->n_redirs != NULL &&
         (st = redirs_apply(cx, n->n_redirs, &sv, &nsv)) != 0) {
         cx->cx_status = st;
@@ -1119,6 +1121,10 @@ sh_exec_node(sh_ctx *cx, const sh_node *n)
         break;
     case SH_N_CASE:
         st = exec_case(cx, n);
+        break;
+    case SH_N_COND:
+        st = sh_cond_run(cx, n);
+        errexit(cx, st);
         break;
     case SH_N_FUNC: {
         char name[256];

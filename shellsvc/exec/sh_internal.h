@@ -77,6 +77,11 @@ typedef struct sh_state {
     char **st_pos; // $1.. (box_alloc'd strings)
     int st_npos;
     char *st_arg0;
+    /* The groups of the last [[ =~ ]] match (whole match first; none
+     * after a failed match): what ${BASH_REMATCH[n]} reads once arrays
+     * exist. $BASH_REMATCH, a plain variable, is the whole match. */
+    char **st_rematch;
+    int st_nrematch;
     char *st_cwd;
     bool st_opt_e, st_opt_u, st_opt_x;
 } sh_state;
@@ -97,6 +102,9 @@ box_err sh_func_set(sh_state *st, const char *name,
 void sh_func_unset(sh_state *st, const char *name);
 /* Replaces the positional parameters with copies of argv[0..n). */
 box_err sh_pos_set(sh_state *st, int n, char *const *argv) BOX_WARN_UNUSED;
+/* Replaces the [[ =~ ]] groups with copies of argv[0..n). */
+box_err sh_rematch_set(sh_state *st, int n,
+                       char *const *argv) BOX_WARN_UNUSED;
 bool sh_name_valid(const char *s, size_t n);
 
 /* ---- session ---- */

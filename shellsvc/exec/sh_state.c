@@ -42,6 +42,9 @@ sh_state_free(sh_state *st)
     for (int i = 0; i < st->st_npos; i++)
         box_free(st->st_pos[i]);
     box_free(st->st_pos);
+    for (int i = 0; i < st->st_nrematch; i++)
+        box_free(st->st_rematch[i]);
+    box_free(st->st_rematch);
     box_free(st->st_arg0);
     box_free(st->st_cwd);
     box_free(st);
@@ -90,7 +93,8 @@ sh_state_dup(const sh_state *st)
                 goto fail;
         }
     }
-    if (sh_pos_set(d, st->st_npos, st->st_pos) != BOX_OK)
+    if (sh_pos_set(d, st->st_npos, st->st_pos) != BOX_OK ||
+        sh_rematch_set(d, st->st_nrematch, st->st_rematch) != BOX_OK)
         goto fail;
     return d;
 fail:
@@ -235,8 +239,10 @@ sh_func_unset(sh_state *st, const char *name)
     st->st_nfuncs--;
 }
 
-box_err
-sh_pos_set(sh_state *st, int n, char *const *argv)
+/* Replaces the string vector *slot (*nslot entries) with copies of
+ * argv[0..n). */
+static box_err
+strv_replace(char ***slot, int *nslot, int n, char *const *argv)
 {
     char **v = box_calloc((size_t)n + 1, sizeof *v);
     if (v == NULL)
@@ -249,10 +255,22 @@ sh_pos_set(sh_state *st, int n, char *const *argv)
             return BOX_ENOMEM;
         }
     }
-    for (int i = 0; i < st->st_npos; i++)
-        box_free(st->st_pos[i]);
-    box_free(st->st_pos);
-    st->st_pos = v;
-    st->st_npos = n;
+    for (int i = 0; i < *nslot; i++)
+        box_free((*slot)[i]);
+    box_free(*slot);
+    *slot = v;
+    *nslot = n;
     return BOX_OK;
+}
+
+box_err
+sh_pos_set(sh_state *st, int n, char *const *argv)
+{
+    return strv_replace(&st->st_pos, &st->st_npos, n, argv);
+}
+
+box_err
+sh_rematch_set(sh_state *st, int n, char *const *argv)
+{
+    return strv_replace(&st->st_rematch, &st->st_nrematch, n, argv);
 }

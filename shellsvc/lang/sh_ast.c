@@ -8,7 +8,21 @@
 /* ORDER SH_N */
 static const char *const sh_node_names[SH_N_COUNT] = {
     "list", "and", "or", "pipe", "cmd", "group", "subshell",
-    "if", "while", "until", "for", "case", "func",
+    "if", "while", "until", "for", "case", "func", "cond",
+};
+
+/* ORDER SH_C */
+static const char *const sh_cond_kind_names[SH_C_COUNT] = {
+    "&&", "||", "!", "paren", "unary", "binary",
+};
+
+/* ORDER SH_CO */
+static const char *const sh_cond_op_names[SH_CO_COUNT] = {
+    "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-n", "-o",
+    "-p", "-r", "-s", "-t", "-u", "-v", "-w", "-x", "-z",
+    "-G", "-L", "-N", "-O", "-R", "-S",
+    "=", "==", "!=", "=~", "<", ">",
+    "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef",
 };
 
 /* ORDER SH_WP */
@@ -48,6 +62,18 @@ const char *
 sh_redir_kind_name(sh_redir_kind k)
 {
     return (unsigned)k < SH_R_COUNT ? sh_redir_names[k] : "?";
+}
+
+const char *
+sh_cond_kind_name(sh_cond_kind k)
+{
+    return (unsigned)k < SH_C_COUNT ? sh_cond_kind_names[k] : "?";
+}
+
+const char *
+sh_cond_op_name(sh_cond_op op)
+{
+    return (unsigned)op < SH_CO_COUNT ? sh_cond_op_names[op] : "?";
 }
 
 /* ---- dump ---- */
@@ -156,6 +182,51 @@ dump_word(dumper *d, const sh_word *w)
     }
     put(d, "(word");
     dump_parts(d, p);
+    put(d, ")");
+}
+
+static void
+dump_cond(dumper *d, const sh_cond *c)
+{
+    if (c == NULL) {
+        put(d, "nil");
+        return;
+    }
+    put(d, "(");
+    switch (c->c_kind) {
+    case SH_C_AND:
+    case SH_C_OR:
+        put(d, sh_cond_kind_name(c->c_kind));
+        putline(d, c->c_line);
+        put(d, " ");
+        dump_cond(d, c->c_l);
+        put(d, " ");
+        dump_cond(d, c->c_r);
+        break;
+    case SH_C_NOT:
+    case SH_C_GROUP:
+        put(d, sh_cond_kind_name(c->c_kind));
+        putline(d, c->c_line);
+        put(d, " ");
+        dump_cond(d, c->c_l);
+        break;
+    case SH_C_UNARY:
+        put(d, sh_cond_op_name(c->c_op));
+        putline(d, c->c_line);
+        put(d, " ");
+        dump_word(d, c->c_w1);
+        break;
+    case SH_C_BINARY:
+        dump_word(d, c->c_w1);
+        put(d, " ");
+        put(d, sh_cond_op_name(c->c_op));
+        putline(d, c->c_line);
+        put(d, " ");
+        dump_word(d, c->c_w2);
+        break;
+    default:
+        put(d, "?");
+    }
     put(d, ")");
 }
 
@@ -300,6 +371,10 @@ dump_node(dumper *d, const sh_node *n)
     case SH_N_FUNC:
         put(d, " ");
         dump_node(d, n->u.func.body);
+        break;
+    case SH_N_COND:
+        put(d, " ");
+        dump_cond(d, n->u.cond);
         break;
     default:
         break;

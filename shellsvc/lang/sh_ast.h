@@ -32,6 +32,7 @@ typedef struct sh_wpart sh_wpart;
 typedef struct sh_redir sh_redir;
 typedef struct sh_assign sh_assign;
 typedef struct sh_case_item sh_case_item;
+typedef struct sh_cond sh_cond;
 
 /* ---- words ---- */
 
@@ -160,6 +161,50 @@ struct sh_case_item {
     sh_case_item *ci_next;
 };
 
+/* ---- [[ … ]] conditional expressions ---- */
+
+/* ORDER SH_C: sh_cond_kind_name() follows this order. */
+typedef enum sh_cond_kind {
+    SH_C_AND,    // c_l && c_r
+    SH_C_OR,     // c_l || c_r
+    SH_C_NOT,    // ! c_l
+    SH_C_GROUP,  // ( c_l )
+    SH_C_UNARY,  // c_op c_w1 (a lone word W is parsed as -n W, like bash)
+    SH_C_BINARY, // c_w1 c_op c_w2
+    SH_C_COUNT
+} sh_cond_kind;
+
+/*
+ * ORDER SH_CO: sh_cond_op_name() follows this order. The unary
+ * operators are bash's (test_unop), then the binary ones; an operator is
+ * recognised only when written as one unquoted literal word (or the
+ * `<` `>` tokens).
+ */
+typedef enum sh_cond_op {
+    SH_CO_A, SH_CO_B, SH_CO_C, SH_CO_D, SH_CO_E, SH_CO_F, SH_CO_G,
+    SH_CO_H, SH_CO_K, SH_CO_N, SH_CO_O, SH_CO_P, SH_CO_R, SH_CO_S,
+    SH_CO_T, SH_CO_U, SH_CO_V, SH_CO_W, SH_CO_X, SH_CO_Z,
+    SH_CO_UG, SH_CO_UL, SH_CO_UN, SH_CO_UO, SH_CO_UR, SH_CO_US, // -G … -S
+    SH_CO_SEQ1,  // =  (pattern on the right)
+    SH_CO_SEQ,   // == (pattern on the right)
+    SH_CO_SNE,   // != (pattern on the right)
+    SH_CO_MATCH, // =~ (POSIX ERE on the right)
+    SH_CO_SLT,   // <  (byte order)
+    SH_CO_SGT,   // >
+    SH_CO_EQ, SH_CO_NE, SH_CO_LT, SH_CO_LE, SH_CO_GT, SH_CO_GE, // arithmetic
+    SH_CO_NT, SH_CO_OT, SH_CO_EF, // files
+    SH_CO_COUNT
+} sh_cond_op;
+#define SH_CO_FIRST_BINARY SH_CO_SEQ1
+
+struct sh_cond {
+    sh_cond_kind c_kind;
+    sh_cond_op c_op; // UNARY, BINARY
+    uint32_t c_line;
+    sh_cond *c_l, *c_r;   // AND, OR: both; NOT, GROUP: c_l
+    sh_word *c_w1, *c_w2; // UNARY: c_w1; BINARY: c_w1 and c_w2
+};
+
 /* ORDER SH_N: sh_node_kind_name() follows this order. */
 typedef enum sh_node_kind {
     SH_N_LIST,     // u.list: items run in order, each n_bg if ended by `&`
@@ -175,6 +220,7 @@ typedef enum sh_node_kind {
     SH_N_FOR,      // u.for_
     SH_N_CASE,     // u.case_
     SH_N_FUNC,     // u.func: name() compound
+    SH_N_COND,     // u.cond: [[ expression ]] (bash)
     SH_N_COUNT
 } sh_node_kind;
 
@@ -221,8 +267,10 @@ struct sh_node {
         struct {
             const char *name;
             size_t namelen;
-            sh_node *body; // a compound node (GROUP…CASE) with its redirs
+            sh_node *body; // a compound node (GROUP…CASE, COND) with its
+                           // redirs
         } func;
+        sh_cond *cond; // COND: the expression (never NULL)
     } u;
 };
 
@@ -231,6 +279,9 @@ const char *sh_node_kind_name(sh_node_kind k);
 const char *sh_wpart_kind_name(sh_wpart_kind k);
 const char *sh_param_op_name(sh_param_op op);
 const char *sh_redir_kind_name(sh_redir_kind k);
+const char *sh_cond_kind_name(sh_cond_kind k);
+/* The operator as written ("-f", "==", "<"). */
+const char *sh_cond_op_name(sh_cond_op op);
 
 /* Dump flags. */
 #define SH_DUMP_LINES 1u // print @line after each node/redir head
@@ -242,6 +293,8 @@ const char *sh_redir_kind_name(sh_redir_kind k);
  *   (group LIST REDIR…)  (subshell LIST REDIR…)  (if C T [E])
  *   (while C B)  (until C B)  (for v [(in W…)] B)
  *   (case W (item (pats P…) LIST)…)  (func name BODY)
+ *   (cond C) with C one of (&& C C) (|| C C) (! C) (paren C) (-f W)
+ *   (W == W) (W =~ W) …
  * a word is "text" when it is one LIT part, else (word PART…) with
  * parts "lit" (sq "x") (esc "x") (dq PART…) (param x) (param x :- W)
  * (len x) (cmdsub LIST) (backq LIST) (arith "raw") (tilde "user");

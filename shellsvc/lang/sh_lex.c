@@ -15,7 +15,7 @@ static const char *const sh_tk_names[SH_TK_COUNT] = {
     "||", "(", ")", "<", ">", ">>", ">|", "<>", "<&", ">&", "<<", "<<-",
     "&>", "&>>", "<<<",
     "if", "then", "else", "elif", "fi", "do", "done", "case", "esac",
-    "while", "until", "for", "in", "{", "}", "!",
+    "while", "until", "for", "in", "{", "}", "!", "[[", "]]",
 };
 
 const char *
@@ -148,7 +148,44 @@ typedef enum lmode {
     LM_ARG,     // ${x op …} outside quotes: ends at `}`
     LM_ARG_DQ,  // ${x op …} inside "…": ends at `}`, `'` is literal
     LM_HEREDOC, // unquoted here-document body: ends at the end of text
+    LM_CPAT,    // a [[ pattern (SH_LEX_COND_PAT): LM_WORD plus extglob
+    LM_CRE,     // a [[ regex (SH_LEX_COND_RE): LM_WORD plus ( ) |
 } lmode;
+
+/* Modes that lex a word outside any quotes. */
+static bool
+unquoted_word(lmode mode)
+{
+    return mode == LM_WORD || mode == LM_CPAT || mode == LM_CRE;
+}
+
+/*
+ * Whether the metacharacter c at the current position stays in a [[
+ * word (bash's parse.y: PST_EXTPAT and PST_REGEXP). *parens counts the
+ * open parentheses: inside them every byte stays, and they must close.
+ */
+static bool
+cond_keeps(sh_lex *lx, lmode mode, size_t wstart, int c, unsigned *parens)
+{
+    if (*parens > 0) {
+        if (c == '(')
+            ++*parens;
+        else if (c == ')')
+            --*parens;
+        return true;
+    }
+    if (mode == LM_CRE && c == '|')
+        return true;
+    if (c != '(')
+        return false;
+    if (mode == LM_CPAT) {
+        if (lx->lx_pos == wstart ||
+            strchr("@*+?!", lx->lx_src[lx->lx_pos - 1]) == NULL)
+            return false;
+    }
+    *parens = 1;
+    return true;
+}
 
 static sh_wpart *
 new_part(sh_lex *lx, plist *pl, sh_wpart_kind k, uint32_t line)
@@ -511,7 +548,7 @@ scan_tilde(sh_lex *lx, lmode mode, size_t *n)
     size_t i = 1;
     for (;;) {
         int c = peekc(lx, i);
-        if (c < 0 || c == '/' || (mode == LM_WORD && is_meta(c)) ||
+        if (c < 0 || c == '/' || (unquoted_word(mode) && is_meta(c)) ||
             (mode == LM_ARG && c == '}'))
             break;
         if (c == '\'' || c == '"' || c == '\\' || c == '$' || c == '`' ||
@@ -535,12 +572,28 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart)
     uint32_t litline = lx->lx_line;
     box_err rv = BOX_OK;
     bool dq_like = mode == LM_DQ || mode == LM_HEREDOC;
+    unsigned parens = 0; // LM_CPAT, LM_CRE: open ( in the word
     for (;;) {
         int c = peekc(lx, 0);
-        if (c < 0)
+        if (c < 0) {
+            if (parens > 0)
+                rv = sh_diag_set(lx->lx_diag, BOX_EPARSE, lx->lx_line,
+                                 "unexpected EOF while looking for "
+                                 "matching `)'");
+            if (rv != BOX_OK)
+                goto out;
             break;
-        if (mode == LM_WORD && is_meta(c))
-            break;
+        }
+        if (unquoted_word(mode) && is_meta(c)) {
+            if (mode == LM_WORD || !cond_keeps(lx, mode, wstart, c, &parens))
+                break;
+            if (lit.b_len == 0)
+                litline = lx->lx_line;
+            advc(lx);
+            if ((rv = lit_putc(lx, &lit, (char)c)) != BOX_OK)
+                goto out;
+            continue;
+        }
         if ((mode == LM_ARG || mode == LM_ARG_DQ) && c == '}')
             break;
         if (mode == LM_DQ && c == '"')
@@ -590,7 +643,7 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart)
                 goto out;
             continue;
         }
-        if (c == '\'' && (mode == LM_WORD || mode == LM_ARG)) {
+        if (c == '\'' && (unquoted_word(mode) || mode == LM_ARG)) {
             if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
                 goto out;
             uint32_t line = lx->lx_line;
@@ -655,7 +708,7 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart)
                 goto out;
             continue;
         }
-        if (c == '~' && (mode == LM_WORD || mode == LM_ARG) &&
+        if (c == '~' && (unquoted_word(mode) || mode == LM_ARG) &&
             lx->lx_pos == wstart) {
             size_t n;
             if (scan_tilde(lx, mode, &n)) {
@@ -853,7 +906,7 @@ static const struct {
     {"done", SH_TK_DONE},   {"case", SH_TK_CASE},   {"esac", SH_TK_ESAC},
     {"while", SH_TK_WHILE}, {"until", SH_TK_UNTIL}, {"for", SH_TK_FOR},
     {"in", SH_TK_IN},       {"{", SH_TK_LBRACE},    {"}", SH_TK_RBRACE},
-    {"!", SH_TK_BANG},
+    {"!", SH_TK_BANG},      {"[[", SH_TK_DLBRACK},  {"]]", SH_TK_DRBRACK},
 };
 
 sh_tk
@@ -996,7 +1049,14 @@ sh_lex_next(sh_lex *lx, sh_token *tok)
         tok->t_end = lx->lx_pos;
         return read_heredocs(lx);
     }
-    sh_tk k = lex_operator(lx);
+    sh_lex_cond cond = lx->lx_cond;
+    lx->lx_cond = SH_LEX_PLAIN;
+    lmode mode = cond == SH_LEX_COND_RE    ? LM_CRE
+                 : cond == SH_LEX_COND_PAT ? LM_CPAT
+                                           : LM_WORD;
+    // A regex may start with `(` or `|`: bash reads it as the word.
+    sh_tk k = mode == LM_CRE && (c == '(' || c == '|') ? SH_TK_WORD
+                                                       : lex_operator(lx);
     if (k != SH_TK_WORD) {
         tok->t_kind = k;
         tok->t_end = lx->lx_pos;
@@ -1004,7 +1064,7 @@ sh_lex_next(sh_lex *lx, sh_token *tok)
     }
     plist pl = {NULL, NULL};
     size_t start = lx->lx_pos;
-    if ((rv = lex_parts(lx, LM_WORD, &pl, start)) != BOX_OK)
+    if ((rv = lex_parts(lx, mode, &pl, start)) != BOX_OK)
         return rv;
     tok->t_end = lx->lx_pos;
     if (lx->lx_pos == start) {

@@ -65,6 +65,8 @@ typedef enum sh_tk {
     SH_TK_LBRACE, // {
     SH_TK_RBRACE, // }
     SH_TK_BANG,   // !
+    SH_TK_DLBRACK, // [[ (bash)
+    SH_TK_DRBRACK, // ]] (ends a [[; elsewhere in command position an error)
     SH_TK_COUNT
 } sh_tk;
 
@@ -98,6 +100,18 @@ typedef enum sh_sub_kind {
 typedef box_err (*sh_sub_fn)(void *ctx, sh_lex *lx, sh_sub_kind kind,
                              sh_node **out);
 
+/*
+ * How the next word is lexed: the right side of `==` `!=` `=` and `=~`
+ * inside [[ … ]] keeps bash's extra word characters (the parser sets it
+ * for one token).
+ */
+typedef enum sh_lex_cond {
+    SH_LEX_PLAIN,    // the POSIX word
+    SH_LEX_COND_PAT, // `@(…)` `*(…)` `+(…)` `?(…)` `!(…)` stay in the word
+    SH_LEX_COND_RE,  // `(…)` (blanks and operators inside too) and `|`
+                     // stay in the word
+} sh_lex_cond;
+
 /* A here-document waiting for its body (read after the next newline). */
 typedef struct sh_pending_hd {
     sh_redir *ph_redir;
@@ -124,6 +138,7 @@ struct sh_lex {
     void *lx_subctx;
     sh_pending_hd *lx_hd_head, *lx_hd_tail; // in order of appearance
     unsigned lx_level; // current $( … ) nesting on this lexer
+    sh_lex_cond lx_cond; // for the next word only (reset by sh_lex_next)
 };
 
 /* Sets up lx over src[0..len) starting at line; the caller owns src and

@@ -299,7 +299,7 @@ starts_compound(sh_tk k)
 {
     return k == SH_TK_LBRACE || k == SH_TK_LPAREN || k == SH_TK_IF ||
            k == SH_TK_WHILE || k == SH_TK_UNTIL || k == SH_TK_FOR ||
-           k == SH_TK_CASE;
+           k == SH_TK_CASE || k == SH_TK_DLBRACK;
 }
 
 static box_err parse_compound(sh_parser *p, sh_node **out);
@@ -563,8 +563,274 @@ parse_case(sh_parser *p, sh_node *n)
     }
 }
 
+/* ---- [[ … ]] (bash's cond_expr, parse.y) ---- */
+
+/*
+ * Inside [[ … ]] operands are single words (never split or globbed),
+ * `&&` `||` `!` `( )` build the expression, `<` `>` compare strings and
+ * newlines may come before and after each term. Messages are bash's
+ * (with one message per error, and "syntax error in conditional
+ * expression" where bash stays silent); an end of text is "unexpected
+ * EOF while looking for `]]'" at the line of the `[[`.
+ */
+
+typedef struct cond_ps {
+    sh_parser *cp_p;
+    uint32_t cp_line; // of the [[
+} cond_ps;
+
+/* The token as typed, for a message ("newline" for a newline). */
+static void
+tok_text(const sh_parser *p, const char **s, int *n)
+{
+    const sh_token *t = &p->ps_tok;
+    if (t->t_kind == SH_TK_NEWLINE) {
+        *s = "newline";
+        *n = 7;
+        return;
+    }
+    size_t len = t->t_end - t->t_start;
+    *s = p->ps_lx->lx_src + t->t_start;
+    *n = (int)(len > 100 ? 100 : len);
+}
+
+/* A message naming the lookahead token: fmt has one %.*s for it. The
+ * end of text is always the missing `]]'. */
+static box_err
+cond_err(cond_ps *c, const char *fmt)
+{
+    sh_parser *p = c->cp_p;
+    if (p->ps_tok.t_kind == SH_TK_EOF)
+        return sh_diag_set(&p->ps_diag, BOX_EPARSE, c->cp_line,
+                           "unexpected EOF while looking for `]]'");
+    const char *s;
+    int n;
+    tok_text(p, &s, &n);
+    return sh_diag_set(&p->ps_diag, BOX_EPARSE, p->ps_tok.t_line, fmt, n, s);
+}
+
+static box_err
+cond_err_plain(cond_ps *c, const char *msg)
+{
+    sh_parser *p = c->cp_p;
+    if (p->ps_tok.t_kind == SH_TK_EOF)
+        return cond_err(c, NULL);
+    return sh_diag_set(&p->ps_diag, BOX_EPARSE, p->ps_tok.t_line, "%s", msg);
+}
+
+/* The lookahead as a [[ token: `]]` and `!` as typed unquoted. */
+static sh_tk
+cond_tok(sh_parser *p)
+{
+    return sh_lex_keyword(&p->ps_tok);
+}
+
+/* The operator an unquoted one-literal word spells, from first to end
+ * of the SH_CO table; SH_CO_COUNT when none. */
+static sh_cond_op
+cond_op(const sh_token *t, sh_cond_op first, sh_cond_op end)
+{
+    if (t->t_kind == SH_TK_LESS)
+        return first <= SH_CO_SLT && SH_CO_SLT < end ? SH_CO_SLT : SH_CO_COUNT;
+    if (t->t_kind == SH_TK_GREAT)
+        return first <= SH_CO_SGT && SH_CO_SGT < end ? SH_CO_SGT : SH_CO_COUNT;
+    if (t->t_kind != SH_TK_WORD || !plain_word(t->t_word))
+        return SH_CO_COUNT;
+    const sh_wpart *wp = t->t_word->w_parts;
+    for (sh_cond_op op = first; op < end; op++) {
+        const char *name = sh_cond_op_name(op);
+        if (strlen(name) == wp->u.text.len &&
+            memcmp(name, wp->u.text.s, wp->u.text.len) == 0 &&
+            op != SH_CO_SLT && op != SH_CO_SGT)
+            return op;
+    }
+    return SH_CO_COUNT;
+}
+
+static sh_cond *
+new_cond(sh_parser *p, sh_cond_kind k, uint32_t line)
+{
+    sh_cond *c = box_arena_zalloc(p->ps_arena, sizeof(*c));
+    if (c != NULL) {
+        c->c_kind = k;
+        c->c_line = line;
+    }
+    return c;
+}
+
+/* An operand: a WORD that is not the closing `]]'. */
+static bool
+cond_operand(sh_parser *p)
+{
+    return p->ps_tok.t_kind == SH_TK_WORD && cond_tok(p) != SH_TK_DRBRACK;
+}
+
+static box_err cond_or(cond_ps *c, sh_cond **out);
+
+/* cond_term -> '(' cond_or ')' | '!' cond_term | UNOP WORD
+ *            | WORD BINOP WORD | WORD
+ * (newlines before the term and after it are skipped) */
+static box_err
+cond_term(cond_ps *c, sh_cond **out)
+{
+    sh_parser *p = c->cp_p;
+    box_err rv;
+    if ((rv = linebreak(p)) != BOX_OK)
+        return rv;
+    uint32_t line = p->ps_tok.t_line;
+    sh_tk k = cond_tok(p);
+    sh_cond *t = NULL;
+    if (k == SH_TK_LPAREN || k == SH_TK_BANG) {
+        if ((rv = enter(p)) != BOX_OK)
+            return rv;
+        t = new_cond(p, k == SH_TK_BANG ? SH_C_NOT : SH_C_GROUP, line);
+        if (t == NULL) {
+            rv = oom(p);
+        } else if ((rv = advance(p)) == BOX_OK) {
+            rv = k == SH_TK_BANG ? cond_term(c, &t->c_l)
+                                 : cond_or(c, &t->c_l);
+        }
+        p->ps_depth--;
+        if (rv != BOX_OK)
+            return rv;
+        if (k == SH_TK_LPAREN) {
+            if (p->ps_tok.t_kind != SH_TK_RPAREN)
+                return cond_err(c, "unexpected token `%.*s', expected `)'");
+            if ((rv = advance(p)) != BOX_OK || (rv = linebreak(p)) != BOX_OK)
+                return rv;
+        }
+        *out = t;
+        return BOX_OK;
+    }
+    if (!cond_operand(p)) {
+        if (k == SH_TK_DRBRACK)
+            return cond_err_plain(c, "syntax error in conditional "
+                                     "expression");
+        return cond_err(c, "unexpected token `%.*s' in conditional command");
+    }
+    sh_word *w1 = p->ps_tok.t_word;
+    sh_cond_op op = cond_op(&p->ps_tok, SH_CO_A, SH_CO_FIRST_BINARY);
+    if ((rv = advance(p)) != BOX_OK)
+        return rv;
+    if (op != SH_CO_COUNT) {
+        // UNOP WORD: bash takes the next word whatever it spells.
+        if (!cond_operand(p))
+            return cond_err(c, "unexpected argument `%.*s' to conditional "
+                               "unary operator");
+        if ((t = new_cond(p, SH_C_UNARY, line)) == NULL)
+            return oom(p);
+        t->c_op = op;
+        t->c_w1 = p->ps_tok.t_word;
+    } else {
+        sh_tk n = cond_tok(p);
+        if (n == SH_TK_DRBRACK || n == SH_TK_AND || n == SH_TK_OR ||
+            n == SH_TK_RPAREN) {
+            // A lone word: -n WORD (like test with one argument).
+            if ((t = new_cond(p, SH_C_UNARY, line)) == NULL)
+                return oom(p);
+            t->c_op = SH_CO_N;
+            t->c_w1 = w1;
+            *out = t;
+            return linebreak(p);
+        }
+        op = cond_op(&p->ps_tok, SH_CO_FIRST_BINARY, SH_CO_COUNT);
+        if (op == SH_CO_COUNT) {
+            if (p->ps_tok.t_kind == SH_TK_WORD)
+                return cond_err_plain(c, "conditional binary operator "
+                                         "expected");
+            return cond_err(c, "unexpected token `%.*s', conditional "
+                               "binary operator expected");
+        }
+        if ((t = new_cond(p, SH_C_BINARY, line)) == NULL)
+            return oom(p);
+        t->c_op = op;
+        t->c_w1 = w1;
+        // The right side of a match keeps bash's extra word characters.
+        if (op == SH_CO_MATCH)
+            p->ps_lx->lx_cond = SH_LEX_COND_RE;
+        else if (op == SH_CO_SEQ || op == SH_CO_SEQ1 || op == SH_CO_SNE)
+            p->ps_lx->lx_cond = SH_LEX_COND_PAT;
+        rv = advance(p);
+        p->ps_lx->lx_cond = SH_LEX_PLAIN;
+        if (rv != BOX_OK)
+            return rv;
+        if (!cond_operand(p))
+            return cond_err(c, "unexpected argument `%.*s' to conditional "
+                               "binary operator");
+        t->c_w2 = p->ps_tok.t_word;
+    }
+    if ((rv = advance(p)) != BOX_OK)
+        return rv;
+    *out = t;
+    return linebreak(p);
+}
+
+/* cond_and -> cond_term [ '&&' cond_and ]
+ * (built right-leaning like bash's, in a loop: a chain of any length
+ * costs no parser stack, and the evaluator walks it in a loop too) */
+static box_err
+cond_and(cond_ps *c, sh_cond **out)
+{
+    sh_parser *p = c->cp_p;
+    box_err rv;
+    sh_cond **slot = out;
+    if ((rv = cond_term(c, slot)) != BOX_OK)
+        return rv;
+    while (p->ps_tok.t_kind == SH_TK_AND) {
+        sh_cond *n = new_cond(p, SH_C_AND, (*slot)->c_line);
+        if (n == NULL)
+            return oom(p);
+        n->c_l = *slot;
+        *slot = n;
+        slot = &n->c_r;
+        if ((rv = advance(p)) != BOX_OK || (rv = cond_term(c, slot)) != BOX_OK)
+            return rv;
+    }
+    return BOX_OK;
+}
+
+/* cond_or -> cond_and [ '||' cond_or ] (right-leaning, as cond_and) */
+static box_err
+cond_or(cond_ps *c, sh_cond **out)
+{
+    sh_parser *p = c->cp_p;
+    box_err rv;
+    sh_cond **slot = out;
+    if ((rv = cond_and(c, slot)) != BOX_OK)
+        return rv;
+    while (p->ps_tok.t_kind == SH_TK_OR) {
+        sh_cond *n = new_cond(p, SH_C_OR, (*slot)->c_line);
+        if (n == NULL)
+            return oom(p);
+        n->c_l = *slot;
+        *slot = n;
+        slot = &n->c_r;
+        if ((rv = advance(p)) != BOX_OK || (rv = cond_and(c, slot)) != BOX_OK)
+            return rv;
+    }
+    return BOX_OK;
+}
+
+/* cond_command -> '[[' cond_or ']]' */
+static box_err
+parse_cond(sh_parser *p, sh_node *n)
+{
+    cond_ps c = {p, n->n_line};
+    box_err rv;
+    if ((rv = advance(p)) != BOX_OK || (rv = cond_or(&c, &n->u.cond)) != BOX_OK)
+        return rv;
+    if (cond_tok(p) != SH_TK_DRBRACK) {
+        if (p->ps_tok.t_kind == SH_TK_WORD)
+            return cond_err_plain(&c, "syntax error in conditional "
+                                      "expression");
+        return cond_err(&c, "syntax error in conditional expression: "
+                            "unexpected token `%.*s'");
+    }
+    return advance(p);
+}
+
 /* compound_command -> brace_group | subshell | if_clause | while_clause
- *                   | until_clause | for_clause | case_clause
+ *                   | until_clause | for_clause | case_clause | cond_command
  * (followed by its redirect_list; the token is already promoted) */
 static box_err
 parse_compound(sh_parser *p, sh_node **out)
@@ -579,7 +845,7 @@ parse_compound(sh_parser *p, sh_node **out)
         [SH_TK_LBRACE] = SH_N_GROUP, [SH_TK_LPAREN] = SH_N_SUBSHELL,
         [SH_TK_IF] = SH_N_IF,        [SH_TK_WHILE] = SH_N_WHILE,
         [SH_TK_UNTIL] = SH_N_UNTIL,  [SH_TK_FOR] = SH_N_FOR,
-        [SH_TK_CASE] = SH_N_CASE,
+        [SH_TK_CASE] = SH_N_CASE,    [SH_TK_DLBRACK] = SH_N_COND,
     };
     if ((n = new_node(p, kinds[k], line)) == NULL) {
         rv = oom(p);
@@ -593,6 +859,7 @@ parse_compound(sh_parser *p, sh_node **out)
     case SH_TK_UNTIL: rv = parse_loop(p, n); break;
     case SH_TK_FOR: rv = parse_for(p, n); break;
     case SH_TK_CASE: rv = parse_case(p, n); break;
+    case SH_TK_DLBRACK: rv = parse_cond(p, n); break;
     default: rv = unexpected(p); break;
     }
     if (rv == BOX_OK)

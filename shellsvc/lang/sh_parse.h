@@ -31,6 +31,15 @@
  *   array assignment not supported            (a=(…))
  *   here-string (<<<) not supported
  *   `x': not a valid identifier               (for x in …)
+ * and inside [[ … ]] bash's conditional-command messages:
+ *   unexpected argument `X' to conditional unary operator
+ *   unexpected argument `X' to conditional binary operator
+ *   conditional binary operator expected
+ *   unexpected token `X', conditional binary operator expected
+ *   unexpected token `X', expected `)'
+ *   unexpected token `X' in conditional command
+ *   syntax error in conditional expression[: unexpected token `X']
+ *   unexpected EOF while looking for `]]'    (line of the [[)
  * A here-document whose delimiter never comes is an error here (bash only
  * warns and runs the command): a cut-off script must not run with a
  * truncated body. Unsupported ${…} forms are refused at parse time.

@@ -23,6 +23,8 @@ static const char script[] =
     "}\n"
     "echo \"multi\n"
     "line\" end &\n"
+    "[[ -n $X &&\n"
+    "  $X =~ ^(1| 2)$ ]] && echo m\n"
     "for i in 1 2; do echo $i; done; echo last";
 
 static const char *const want[] = {
@@ -34,10 +36,12 @@ static const char *const want[] = {
     "(> \"out\")) (cmd \"echo\" \"after\"))",
     "(list (func f (group (list (cmd \"echo\" \"in\" \"f\")))))",
     "(list (bg (cmd \"echo\" (word (dq \"multi\\nline\")) \"end\")))",
+    "(list (and (cond (&& (-n (word (param X))) ((word (param X)) =~ "
+    "\"^(1| 2)$\"))) (cmd \"echo\" \"m\")))",
     "(list (for i (in \"1\" \"2\") (list (cmd \"echo\" (word (param i))))) "
     "(cmd \"echo\" \"last\"))",
 };
-static const unsigned want_lines[] = {2, 4, 7, 9, 12, 15, 18, 20};
+static const unsigned want_lines[] = {2, 4, 7, 9, 12, 15, 18, 20, 22};
 
 static char *
 dump(const sh_node *n)

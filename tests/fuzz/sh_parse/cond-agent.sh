@@ -1,0 +1,1 @@
+if [[ -d "$dir" && ! -L "$dir" ]]; then echo ok; fi
