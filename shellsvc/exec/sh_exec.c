@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The executor: lists, pipelines, compounds, simple commands, functions. */
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "sh_glob.h"
 #include "sh_internal.h"
 #include "sh_parse.h"
 
@@ -914,7 +914,7 @@ exec_case(sh_ctx *cx, const sh_node *n)
                 box_free(w);
                 return st;
             }
-            bool m = fnmatch(pat, w, 0) == 0;
+            bool m = sh_glob_match(pat, w, 0);
             box_free(pat);
             if (m) {
                 box_free(w);
