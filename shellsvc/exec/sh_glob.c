@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The pattern matcher and the directory walk of pathname expansion. */
+#include <locale.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <wctype.h>
 
 #include "box_alloc.h"
 #include "sh_glob.h"
@@ -46,10 +49,43 @@ u8_char(const char *s, uint32_t *cp)
     return n;
 }
 
+/*
+ * C.UTF-8's classes and case for characters past ASCII (bash in C.UTF-8
+ * uses them: `[[:alpha:]]` matches 'é'). Made once and read-only after;
+ * NULL when the locale is not installed: such characters then belong
+ * to no class and have no other case.
+ */
+static locale_t u8_loc;
+static pthread_once_t u8_once = PTHREAD_ONCE_INIT;
+
+static void
+u8_loc_init(void)
+{
+    u8_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+static locale_t
+u8_locale(void)
+{
+    pthread_once(&u8_once, u8_loc_init);
+    return u8_loc;
+}
+
+static bool
+u8_wide(uint32_t c)
+{
+    return c > 0x7Fu && c <= 0x10FFFFu; // not an invalid byte's stand-in
+}
+
 static uint32_t
 fold(uint32_t c, unsigned fl)
 {
-    return (fl & SH_GM_NOCASE) && c >= 'A' && c <= 'Z' ? c + 32 : c;
+    if (!(fl & SH_GM_NOCASE))
+        return c;
+    if (c >= 'A' && c <= 'Z')
+        return c + 32;
+    locale_t l = u8_wide(c) ? u8_locale() : (locale_t)0;
+    return l != (locale_t)0 ? (uint32_t)towlower_l((wint_t)c, l) : c;
 }
 
 /* The [:class:] names bash knows. ORDER CLASS: in_class switches on it. */
@@ -74,8 +110,7 @@ static const char *const class_names[CL_N] = {
     "print", "punct", "space", "upper", "word",  "xdigit",
 };
 
-/* Is c in the class named name[0..n)? *valid: the name is a class.
- * Classes are ASCII: a character past it belongs to none. */
+/* Is c in the class named name[0..n)? *valid: the name is a class. */
 static bool
 in_class(const char *name, size_t n, uint32_t c, bool *valid)
 {
@@ -84,8 +119,16 @@ in_class(const char *name, size_t n, uint32_t c, bool *valid)
                          memcmp(class_names[k], name, n) == 0))
         k++;
     *valid = k < CL_N;
-    if (!*valid || c > 0x7Fu)
+    if (!*valid)
         return false;
+    if (c > 0x7Fu) {
+        locale_t l = u8_wide(c) ? u8_locale() : (locale_t)0;
+        if (l == (locale_t)0)
+            return false;
+        if (k == CL_WORD)
+            return iswalnum_l((wint_t)c, l) != 0;
+        return iswctype_l((wint_t)c, wctype_l(class_names[k], l), l) != 0;
+    }
     bool up = c >= 'A' && c <= 'Z', lo = c >= 'a' && c <= 'z';
     bool dig = c >= '0' && c <= '9';
     bool graph = c > 0x20u && c < 0x7Fu;
