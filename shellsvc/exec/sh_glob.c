@@ -324,6 +324,16 @@ sh_glob_has_magic(const char *p)
 #define GLOB_MAX_MATCHES 100000u // one word's matches (a named cap)
 #define GLOB_MAX_DEPTH 64u       // ** descends at most this deep
 
+/* A directory the walk listed, kept for the rest of the word so that `**`
+ * (which reaches a directory both as a place to match the next component
+ * and as one to descend) asks for each directory once. */
+typedef struct gw_listing {
+    char *gl_dir;    // its spelling
+    char **gl_names; // NULL (gl_ok false) when it could not be listed
+    size_t gl_n;
+    bool gl_ok;
+} gw_listing;
+
 typedef struct gw {
     sh_ctx *gw_cx;
     unsigned gw_shopt;
@@ -332,6 +342,8 @@ typedef struct gw {
     bool gw_slash; // the pattern ended with '/': directories only
     char **gw_res; // matches, box_alloc'd
     size_t gw_nres, gw_capres;
+    gw_listing *gw_lists; // directories listed so far
+    size_t gw_nlists, gw_caplists;
     int gw_status; // 0, 125 after a fault, 1 when out of memory
 } gw;
 
@@ -379,21 +391,48 @@ gw_dir(const char *prefix)
     return prefix[0] == '\0' ? "." : prefix;
 }
 
-/* Lists dir: false when there is nothing to walk (a denial or an error
- * drops the matches under it; a fault stops the whole expansion). */
+/* Lists dir once per word: false when there is nothing to walk (a denial
+ * or an error drops the matches under it; a fault stops the whole
+ * expansion). *names is borrowed from the walk. */
 static bool
-gw_list(gw *g, const char *dir, char ***names, size_t *n)
+gw_list(gw *g, const char *dir, char *const **names, size_t *n)
 {
+    for (size_t i = 0; i < g->gw_nlists; i++) {
+        if (strcmp(g->gw_lists[i].gl_dir, dir) == 0) {
+            *names = g->gw_lists[i].gl_names;
+            *n = g->gw_lists[i].gl_n;
+            return g->gw_lists[i].gl_ok;
+        }
+    }
+    if (g->gw_nlists == g->gw_caplists) {
+        size_t cap = g->gw_caplists ? g->gw_caplists * 2 : 8;
+        gw_listing *v = box_realloc(g->gw_lists, cap * sizeof *v);
+        if (v == NULL)
+            return gw_nomem(g);
+        g->gw_lists = v;
+        g->gw_caplists = cap;
+    }
+    gw_listing *l = &g->gw_lists[g->gw_nlists];
+    memset(l, 0, sizeof *l);
+    if ((l->gl_dir = box_strdup(dir)) == NULL)
+        return gw_nomem(g);
+    g->gw_nlists++;
     sh_kernel_result r = {0};
     sh_ctx *cx = g->gw_cx;
-    int e = sh_kernel_list(sh_kern(cx), cx->cx_st->st_cwd, gw_dir(dir), names,
-                           n, &r);
-    if (e == 0)
-        return true;
-    if (r.kr_outcome == SH_KR_FAULT)
-        return gw_failed(g, sh_fs_fail(cx, NULL, gw_dir(dir), &r));
-    sh_kernel_result_clear(&r);
-    return false;
+    int e = sh_kernel_list(sh_kern(cx), cx->cx_st->st_cwd, gw_dir(dir),
+                           &l->gl_names, &l->gl_n, &r);
+    if (e != 0) {
+        l->gl_names = NULL;
+        l->gl_n = 0;
+        if (r.kr_outcome == SH_KR_FAULT)
+            return gw_failed(g, sh_fs_fail(cx, NULL, gw_dir(dir), &r));
+        sh_kernel_result_clear(&r);
+        return false;
+    }
+    l->gl_ok = true;
+    *names = l->gl_names;
+    *n = l->gl_n;
+    return true;
 }
 
 enum { GW_ABSENT, GW_OTHER, GW_DIR, GW_LINK };
@@ -478,7 +517,7 @@ gw_starstar(gw *g, const char *prefix, size_t i, unsigned depth)
     }
     if (g->gw_status != 0 || depth >= GLOB_MAX_DEPTH)
         return;
-    char **names = NULL;
+    char *const *names = NULL;
     size_t n = 0;
     if (!gw_list(g, prefix, &names, &n))
         return;
@@ -500,7 +539,6 @@ gw_starstar(gw *g, const char *prefix, size_t i, unsigned depth)
             gw_starstar(g, sub, i, depth + 1);
         box_free(sub);
     }
-    sh_kernel_names_free(names, n);
 }
 
 /* Component i of the pattern under prefix (a directory spelling ending
@@ -533,7 +571,7 @@ gw_walk(gw *g, const char *prefix, size_t i)
         box_free(lit);
         return;
     }
-    char **names = NULL;
+    char *const *names = NULL;
     size_t n = 0;
     if (!gw_list(g, prefix, &names, &n))
         return;
@@ -559,7 +597,6 @@ gw_walk(gw *g, const char *prefix, size_t i)
         }
         box_free(sub);
     }
-    sh_kernel_names_free(names, n);
 }
 
 static int
@@ -623,6 +660,11 @@ out:
     for (size_t k = 0; k < g.gw_nres; k++)
         box_free(g.gw_res[k]);
     box_free(g.gw_res);
+    for (size_t k = 0; k < g.gw_nlists; k++) {
+        sh_kernel_names_free(g.gw_lists[k].gl_names, g.gw_lists[k].gl_n);
+        box_free(g.gw_lists[k].gl_dir);
+    }
+    box_free(g.gw_lists);
     box_free(g.gw_comp);
     box_free(copy);
     return g.gw_status;

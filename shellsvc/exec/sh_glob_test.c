@@ -217,7 +217,7 @@ bash_run(const char *dir, const char *script, box_buf *out, box_buf *err)
  * the prefix) and status byte for byte. The fixture's root is the cwd of
  * both.
  */
-static const char *const cases[] = {
+static const char *const bash_cases[] = {
     // plain patterns, sorting (byte order: digits, uppercase, lowercase,
     // UTF-8 last), hidden names
     "echo *",
@@ -349,17 +349,17 @@ test_against_bash(void **state)
         box_test_missing("/bin/bash, the reference this test compares "
                          "globbing with (Debian: apt-get install bash)");
     size_t bad = 0;
-    for (size_t i = 0; i < NELEM(cases); i++) {
+    for (size_t i = 0; i < NELEM(bash_cases); i++) {
         box_buf wout, werr;
         box_buf_init(&wout, 1u << 20);
         box_buf_init(&werr, 1u << 20);
-        int wst = bash_run(f->root, cases[i], &wout, &werr);
-        int st = box_run(f, cases[i]);
+        int wst = bash_run(f->root, bash_cases[i], &wout, &werr);
+        int st = box_run(f, bash_cases[i]);
         if (st != wst || strcmp(th_s(&f->t.th_out), th_s(&wout)) != 0 ||
             strcmp(th_s(&f->t.th_err), th_s(&werr)) != 0) {
             print_error("case %zu: %s\n  bash [%s] [%s] %d\n"
                         "  box  [%s] [%s] %d\n",
-                        i, cases[i], th_s(&wout), th_s(&werr), wst,
+                        i, bash_cases[i], th_s(&wout), th_s(&werr), wst,
                         th_s(&f->t.th_out), th_s(&f->t.th_err), st);
             bad++;
         }
@@ -367,14 +367,283 @@ test_against_bash(void **state)
         box_buf_reset(&wout);
         box_buf_reset(&werr);
     }
-    assert_true(NELEM(cases) >= 60);
+    assert_true(NELEM(bash_cases) >= 60);
     assert_int_equal(bad, 0);
+}
+
+/* The fs:read enumerate lines of the last run, sorted. */
+static char *
+enumerated(const th *t)
+{
+    const char *log = th_s(&t->th_fslog);
+    char *lines[256];
+    size_t n = 0;
+    for (const char *p = log; (p = strstr(p, "fs:read enumerate ")) != NULL;) {
+        const char *e = strchr(p, '\n');
+        assert_true(n < NELEM(lines));
+        lines[n++] = box_strndup(p, (size_t)(e - p + 1));
+        p = e;
+    }
+    for (size_t a = 1; a < n; a++) // insertion sort: a handful of lines
+        for (size_t b = a; b > 0 && strcmp(lines[b - 1], lines[b]) > 0; b--) {
+            char *x = lines[b];
+            lines[b] = lines[b - 1];
+            lines[b - 1] = x;
+        }
+    box_buf all;
+    box_buf_init(&all, 1u << 20);
+    assert_int_equal(box_buf_puts(&all, ""), BOX_OK);
+    for (size_t k = 0; k < n; k++) {
+        assert_int_equal(box_buf_puts(&all, lines[k]), BOX_OK);
+        box_free(lines[k]);
+    }
+    return box_buf_take(&all);
+}
+
+typedef struct dcase {
+    const char *script;
+    const char *out;        // stdout
+    const char *enumerated; // sorted "fs:read enumerate PATH\n" lines
+    const char *first;      // the first fs:* line (the prefix), or NULL
+} dcase;
+
+/*
+ * Each directory a glob walks is one fs:read enumerate with the spec's
+ * reported path (`~/…` under the operator home), the literal prefix
+ * first and no directory twice; nothing else is listed, and no glob
+ * ever reads a file's contents.
+ */
+static void
+test_each_directory_once(void **state)
+{
+    fx *f = *state;
+    static const dcase cases[] = {
+        {"echo *.log", "c.log\n", "fs:read enumerate ~\n",
+         "fs:read enumerate ~\n"},
+        {"echo src/lib/*.c", "src/lib/x1.c src/lib/y.c\n",
+         "fs:read enumerate ~/src/lib\n", "fs:read enumerate ~/src/lib\n"},
+        {"echo src/*/*.c", "src/lib/x1.c src/lib/y.c src/sub/x2.c\n",
+         "fs:read enumerate ~/src\nfs:read enumerate ~/src/lib\n"
+         "fs:read enumerate ~/src/sub\n",
+         "fs:read enumerate ~/src\n"},
+        {"echo deep/*/*/*.txt", "deep/a/b/c.txt\n",
+         "fs:read enumerate ~/deep\nfs:read enumerate ~/deep/a\n"
+         "fs:read enumerate ~/deep/a/b\n",
+         "fs:read enumerate ~/deep\n"},
+        {"shopt -s globstar; echo **/y*", "src/lib/y.c\n",
+         "fs:read enumerate ~\nfs:read enumerate ~/deep\n"
+         "fs:read enumerate ~/deep/a\nfs:read enumerate ~/deep/a/b\n"
+         "fs:read enumerate ~/empty\nfs:read enumerate ~/src\n"
+         "fs:read enumerate ~/src/lib\nfs:read enumerate ~/src/sub\n",
+         "fs:read enumerate ~\n"},
+        {"echo src/*.h", "src/x.h\n", "fs:read enumerate ~/src\n", NULL},
+        {"echo 'src/*' \"*\" \\*", "src/* * *\n", "", NULL},
+        {"set -f; echo src/*", "src/*\n", "", NULL},
+        {"echo */x.h", "link/x.h src/x.h\n", "fs:read enumerate ~\n",
+         "fs:read enumerate ~\n"},
+    };
+    for (size_t i = 0; i < NELEM(cases); i++) {
+        int st = box_run(f, cases[i].script);
+        char *en = enumerated(&f->t);
+        const char *log = th_s(&f->t.th_fslog);
+        if (st != 0 || strcmp(th_s(&f->t.th_out), cases[i].out) != 0 ||
+            strcmp(en, cases[i].enumerated) != 0 ||
+            strstr(log, "read_content") != NULL ||
+            (cases[i].first != NULL &&
+             strncmp(log, cases[i].first, strlen(cases[i].first)) != 0))
+            fail_msg("case %zu: %s\n  status %d out [%s] err [%s]\n"
+                     "  enumerated [%s]\n  log [%s]",
+                     i, cases[i].script, st, th_s(&f->t.th_out),
+                     th_s(&f->t.th_err), en, log);
+        box_free(en);
+        th_reset(&f->t);
+    }
+}
+
+/* The absolute spelling walks the same directories (reported from the
+ * root of the operator home). */
+static void
+test_absolute_pattern(void **state)
+{
+    fx *f = *state;
+    char script[PATH_MAX + 64], want[2 * PATH_MAX + 64];
+    snprintf(script, sizeof script, "echo %s/src/*/y*", f->root);
+    snprintf(want, sizeof want, "%s/src/lib/y.c\n", f->root);
+    assert_int_equal(box_run(f, script), 0);
+    assert_string_equal(th_s(&f->t.th_out), want);
+    char *en = enumerated(&f->t);
+    assert_string_equal(en, "fs:read enumerate ~/src\n"
+                            "fs:read enumerate ~/src/lib\n"
+                            "fs:read enumerate ~/src/sub\n");
+    box_free(en);
+    th_reset(&f->t);
+}
+
+typedef struct deny_case {
+    const char *script;
+    const char *deny_fs; // reported paths denied (th_deny_fs)
+    const char *out, *err;
+    int status;
+} deny_case;
+
+/* box-spec §3.6: a denied directory (or probe) drops the matches under
+ * it only, silently: the glob answers "no match" there, not an error. */
+static void
+test_denied_directory_drops_only_under_it(void **state)
+{
+    fx *f = *state;
+    static const deny_case cases[] = {
+        {"echo src/*/*.c", "~/src/lib", "src/sub/x2.c\n", "", 0},
+        {"echo src/*/*.c", "~/src/sub", "src/lib/x1.c src/lib/y.c\n", "", 0},
+        {"echo src/lib/*.c src/*.h", "~/src/lib", "src/lib/*.c src/x.h\n", "",
+         0},
+        {"echo *.log", "~", "*.log\n", "", 0},
+        {"echo */", "~/src,~/empty", "deep/\n", "", 0},
+        {"echo */x.h", "~/src/x.h", "*/x.h\n", "", 0},
+        {"shopt -s nullglob; printf '[%s]' src/lib/* x; echo", "~/src/lib",
+         "[x]\n", "", 0},
+        {"shopt -s failglob; echo src/lib/*; echo after", "~/src/lib", "",
+         "strands-shell: no match: src/lib/*\n", 1},
+        {"shopt -s globstar; echo **/*.c", "~/src/lib",
+         "src/main.c src/sub/x2.c\n", "", 0},
+    };
+    for (size_t i = 0; i < NELEM(cases); i++) {
+        f->t.th_deny_fs = cases[i].deny_fs;
+        int st = box_run(f, cases[i].script);
+        if (st != cases[i].status ||
+            strcmp(th_s(&f->t.th_out), cases[i].out) != 0 ||
+            strcmp(th_s(&f->t.th_err), cases[i].err) != 0)
+            fail_msg("case %zu: %s (deny %s)\n  status %d out [%s] err [%s]", i,
+                     cases[i].script, cases[i].deny_fs, st, th_s(&f->t.th_out),
+                     th_s(&f->t.th_err));
+        th_reset(&f->t);
+    }
+    f->t.th_deny_fs = NULL;
+}
+
+/* No decision could be made: the call stops, 125, nothing more runs. */
+static void
+test_fault_stops_the_call(void **state)
+{
+    fx *f = *state;
+    f->t.th_fault_fs = "~/src";
+    assert_int_equal(box_run(f, "echo src/*; echo after"), 125);
+    assert_string_equal(th_s(&f->t.th_out), "");
+    assert_string_equal(th_s(&f->t.th_err),
+                        "strands-shell: effect interception failed: the "
+                        "policy decision point did not answer\n");
+    th_reset(&f->t);
+    f->t.th_fault_fs = NULL;
+}
+
+typedef struct bcase {
+    const char *script;
+    const char *out, *err;
+    int status;
+} bcase;
+
+/* What only the box shell does: options it refuses, rather than accept
+ * and ignore, and $- with set -f. */
+static void
+test_box_only(void **state)
+{
+    fx *f = *state;
+    static const bcase cases[] = {
+        {"shopt -s extglob; echo $?", "2\n",
+         "strands-shell: shopt: extglob: cannot be set in this shell (not "
+         "implemented)\n",
+         0},
+        {"shopt -u globskipdots", "",
+         "strands-shell: shopt: globskipdots: cannot be unset in this shell "
+         "(not implemented)\n",
+         2},
+        {"shopt -s globskipdots globasciiranges; shopt -u extglob; echo ok",
+         "ok\n", "", 0},
+        {"shopt -s nocasematch xpg_echo lastpipe", "",
+         "strands-shell: shopt: nocasematch: cannot be set in this shell (not "
+         "implemented)\nstrands-shell: shopt: xpg_echo: cannot be set in this "
+         "shell (not implemented)\nstrands-shell: shopt: lastpipe: cannot be "
+         "set in this shell (not implemented)\n",
+         2},
+        {"shopt -o errexit", "",
+         "strands-shell: shopt: -o: unsupported option (use set)\n", 2},
+        {"shopt -x", "",
+         "strands-shell: shopt: -x: invalid option\nshopt: usage: shopt "
+         "[-pqsu] [-o] [optname ...]\n",
+         2},
+        {"set -f; echo $-; set +f; echo \"[$-]\"", "f\n[]\n", "", 0},
+        {"shopt -s nullglob; (shopt -u nullglob); echo no*", "\n", "", 0},
+        {"f() { shopt -s dotglob; }; f; echo .d*", ".dot.txt\n", "", 0},
+    };
+    for (size_t i = 0; i < NELEM(cases); i++) {
+        int st = box_run(f, cases[i].script);
+        if (st != cases[i].status ||
+            strcmp(th_s(&f->t.th_out), cases[i].out) != 0 ||
+            strcmp(th_s(&f->t.th_err), cases[i].err) != 0)
+            fail_msg("case %zu: %s\n  status %d out [%s] err [%s]", i,
+                     cases[i].script, st, th_s(&f->t.th_out),
+                     th_s(&f->t.th_err));
+        th_reset(&f->t);
+    }
+}
+
+/* The matcher alone: what globbing, case and ${x#p} share. */
+static void
+test_matcher(void **state)
+{
+    (void)state;
+    assert_true(sh_glob_match("*", "", 0));
+    assert_true(sh_glob_match("*", ".x", 0));
+    assert_false(sh_glob_match("*", ".x", SH_GM_PERIOD));
+    assert_true(sh_glob_match(".*", ".x", SH_GM_PERIOD));
+    assert_true(sh_glob_match("\\.*", ".x", SH_GM_PERIOD));
+    assert_false(sh_glob_match("?x", ".x", SH_GM_PERIOD));
+    assert_true(sh_glob_match("a*b*c", "aXbYbZc", 0));
+    assert_false(sh_glob_match("a*b*c", "aXbYbZ", 0));
+    assert_true(sh_glob_match("?", "\xc3\xa9", 0));
+    assert_false(sh_glob_match("??", "\xc3\xa9", 0));
+    assert_true(sh_glob_match("?", "\xff", 0)); // an invalid byte: one char
+    assert_true(sh_glob_match("[\xc3\xa0-\xc3\xbf]", "\xc3\xa9", 0));
+    assert_true(sh_glob_match("\\*", "*", 0));
+    assert_false(sh_glob_match("\\*", "x", 0));
+    assert_true(sh_glob_match("a\\", "a\\", 0));
+    assert_true(sh_glob_match("[", "[", 0));
+    assert_true(sh_glob_match("[]]", "]", 0));
+    assert_true(sh_glob_match("[!]]", "x", 0));
+    assert_true(sh_glob_match("[a\\]]", "]", 0));
+    assert_true(sh_glob_match("[[:word:]]", "_", 0));
+    assert_true(sh_glob_match("[[=a=]]", "a", 0));
+    assert_false(sh_glob_match("[[:nosuch:]a]", "a", 0));
+    assert_true(sh_glob_match("ABC", "abc", SH_GM_NOCASE));
+    assert_true(sh_glob_match("[A-C]x", "bX", SH_GM_NOCASE));
+    // Linear on a hostile pattern (no exponential backtracking).
+    char s[4096], p[200];
+    memset(s, 'a', sizeof s - 1);
+    s[sizeof s - 1] = '\0';
+    for (size_t i = 0; i < sizeof p - 2; i += 2)
+        memcpy(p + i, "*a", 2);
+    p[sizeof p - 2] = 'b';
+    p[sizeof p - 1] = '\0';
+    assert_false(sh_glob_match(p, s, 0));
+    assert_true(sh_glob_has_magic("a*"));
+    assert_true(sh_glob_has_magic("[ab]"));
+    assert_false(sh_glob_has_magic("[ab"));
+    assert_false(sh_glob_has_magic("a\\*"));
 }
 
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_matcher),
+        cmocka_unit_test_setup_teardown(test_each_directory_once, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_absolute_pattern, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_denied_directory_drops_only_under_it, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fault_stops_the_call, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_box_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_against_bash, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
