@@ -647,7 +647,8 @@ sh_glob_expand(sh_ctx *cx, const char *pat, unsigned shopt, bool exp,
     gw_walk(&g, root, 0);
     if (g.gw_status != 0)
         goto out;
-    qsort(g.gw_res, g.gw_nres, sizeof *g.gw_res, cmp_bytes);
+    if (g.gw_nres > 1) // qsort must not see a NULL array
+        qsort(g.gw_res, g.gw_nres, sizeof *g.gw_res, cmp_bytes);
     for (size_t k = 0; k < g.gw_nres; k++) {
         if (sh_argv_push(out, g.gw_res[k], strlen(g.gw_res[k]), exp) !=
             BOX_OK) {

@@ -95,7 +95,7 @@ mk(const char *root, const char *spec)
 static int
 setup(void **state)
 {
-    fx *f = calloc(1, sizeof *f);
+    fx *f = box_calloc(1, sizeof *f);
     assert_non_null(f);
     char tmpl[] = "/tmp/sh_glob_test.XXXXXX";
     assert_non_null(mkdtemp(tmpl));
@@ -129,7 +129,7 @@ teardown(void **state)
     fx *f = *state;
     sh_kernel_free(f->k);
     assert_int_equal(nftw(f->root, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
-    free(f);
+    box_free(f);
     return 0;
 }
 
@@ -574,6 +574,11 @@ test_box_only(void **state)
         {"set -f; echo $-; set +f; echo \"[$-]\"", "f\n[]\n", "", 0},
         {"shopt -s nullglob; (shopt -u nullglob); echo no*", "\n", "", 0},
         {"f() { shopt -s dotglob; }; f; echo .d*", ".dot.txt\n", "", 0},
+        // the issue's example, and the in-memory file system alike
+        {"wc -l *.log; cat *.log", "1 c.log\ncontent\n", "", 0},
+        {"mkdir /tmp/g /tmp/g/d; : > /tmp/g/b; : > /tmp/g/a; cd /tmp/g; "
+         "echo /tmp/g/* /tmp/g/*/ * */ /bin/ca?",
+         "/tmp/g/a /tmp/g/b /tmp/g/d /tmp/g/d/ a b d d/ /bin/cat\n", "", 0},
     };
     for (size_t i = 0; i < NELEM(cases); i++) {
         int st = box_run(f, cases[i].script);
