@@ -573,8 +573,8 @@ sh_argv_push(sh_argv *av, const char *s, size_t n, bool exp)
  * Pathname expansion of one field (text t, mask m, n bytes; bash 5.2):
  * quoted bytes are escaped into the pattern, so only unquoted `* ? [`
  * are magic. No match leaves the field as it is, or removes it
- * (nullglob), or fails the command (failglob: status 1, and like bash
- * the rest of the input does not run).
+ * (nullglob), or fails the command (failglob: status 1; the call ends,
+ * where bash ends only the current line of a multi-line script).
  */
 static int
 glob_field(ex *x, const char *t, const char *m, size_t n, sh_argv *out)

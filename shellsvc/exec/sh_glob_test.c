@@ -277,6 +277,8 @@ static const char *const bash_cases[] = {
     "IFS=.; x='*.log'; printf '[%s]' $x; echo",
     "x='a b*'; printf '[%s]' $x; echo",
     "set -- '*.log' c; printf '[%s]' $@ \"$@\"; echo",
+    "x='\\*'; echo $x; x='\\[x]'; echo $x; x='c\\.log'; echo $x*",
+    "x='[x'; echo $x* $x]",
     // no match: the word stays
     "echo nomatch*",
     "echo *.nomatch src/*.nomatch",
