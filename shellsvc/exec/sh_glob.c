@@ -64,10 +64,16 @@ u8_loc_init(void)
     u8_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 }
 
+void
+sh_glob_init(void)
+{
+    pthread_once(&u8_once, u8_loc_init);
+}
+
 static locale_t
 u8_locale(void)
 {
-    pthread_once(&u8_once, u8_loc_init);
+    sh_glob_init();
     return u8_loc;
 }
 
@@ -391,6 +397,12 @@ gw_dir(const char *prefix)
     return prefix[0] == '\0' ? "." : prefix;
 }
 
+static int
+cmp_bytes(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* Lists dir once per word: false when there is nothing to walk (a denial
  * or an error drops the matches under it; a fault stops the whole
  * expansion). *names is borrowed from the walk. */
@@ -429,6 +441,10 @@ gw_list(gw *g, const char *dir, char *const **names, size_t *n)
         sh_kernel_result_clear(&r);
         return false;
     }
+    // In byte order, so the walk (and its decisions) run in the order of
+    // the results, the same on every file system.
+    if (l->gl_n > 1)
+        qsort(l->gl_names, l->gl_n, sizeof *l->gl_names, cmp_bytes);
     l->gl_ok = true;
     *names = l->gl_names;
     *n = l->gl_n;
@@ -597,12 +613,6 @@ gw_walk(gw *g, const char *prefix, size_t i)
         }
         box_free(sub);
     }
-}
-
-static int
-cmp_bytes(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /*

@@ -19,6 +19,12 @@ typedef struct sh_argv sh_argv;
 #define SH_GM_PERIOD 1u // a leading '.' matches only an explicit '.'
 #define SH_GM_NOCASE 2u // ASCII letters match either case
 
+/* Loads C.UTF-8's character classes and case mapping, which characters
+ * past ASCII are matched with (as bash does in C.UTF-8). Called before a
+ * process confines itself (the zygote), so its forks have them; without
+ * the locale those characters belong to no class. Idempotent. */
+void sh_glob_init(void);
+
 /* True when s matches pat in full. Case, ${x#p} and globbing all use it. */
 bool sh_glob_match(const char *pat, const char *s, unsigned flags);
 

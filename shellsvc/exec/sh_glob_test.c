@@ -462,6 +462,26 @@ test_each_directory_once(void **state)
     }
 }
 
+/* The whole log of one walk, in order: the prefix listed, then in name
+ * order a read_metadata probe per candidate (the spec's "glob match"),
+ * each directory listed as soon as its probe found it; the same on every
+ * file system. */
+static void
+test_decision_order(void **state)
+{
+    fx *f = *state;
+    assert_int_equal(box_run(f, "echo src/*/*.c"), 0);
+    assert_string_equal(th_s(&f->t.th_fslog),
+                        "fs:read enumerate ~/src\n"
+                        "fs:read read_metadata ~/src/lib\n"
+                        "fs:read enumerate ~/src/lib\n"
+                        "fs:read read_metadata ~/src/main.c\n"
+                        "fs:read read_metadata ~/src/sub\n"
+                        "fs:read enumerate ~/src/sub\n"
+                        "fs:read read_metadata ~/src/x.h\n");
+    th_reset(&f->t);
+}
+
 /* The absolute spelling walks the same directories (reported from the
  * root of the operator home). */
 static void
@@ -645,6 +665,7 @@ main(void)
         cmocka_unit_test(test_matcher),
         cmocka_unit_test_setup_teardown(test_each_directory_once, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_decision_order, setup, teardown),
         cmocka_unit_test_setup_teardown(test_absolute_pattern, setup, teardown),
         cmocka_unit_test_setup_teardown(
             test_denied_directory_drops_only_under_it, setup, teardown),
