@@ -441,6 +441,7 @@ gw_list(gw *g, const char *dir, char *const **names, size_t *n)
         sh_kernel_result_clear(&r);
         return false;
     }
+    sh_kernel_result_clear(&r);
     // In byte order, so the walk (and its decisions) run in the order of
     // the results, the same on every file system.
     if (l->gl_n > 1)
@@ -465,12 +466,11 @@ gw_type(gw *g, const char *path, bool follow)
         follow
             ? sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, path, &st, &r)
             : sh_kernel_lstat(sh_kern(cx), cx->cx_st->st_cwd, path, &st, &r);
-    if (e != 0) {
-        if (r.kr_outcome == SH_KR_FAULT)
-            gw_failed(g, sh_fs_fail(cx, NULL, path, &r));
-        sh_kernel_result_clear(&r);
+    if (e != 0 && r.kr_outcome == SH_KR_FAULT)
+        gw_failed(g, sh_fs_fail(cx, NULL, path, &r));
+    sh_kernel_result_clear(&r);
+    if (e != 0)
         return GW_ABSENT;
-    }
     return S_ISDIR(st.ks_mode)   ? GW_DIR
            : S_ISLNK(st.ks_mode) ? GW_LINK
                                  : GW_OTHER;
