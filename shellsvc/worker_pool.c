@@ -13,6 +13,7 @@
 #include "box_alloc.h"
 #include "box_fdpass.h"
 #include "forker.h"
+#include "sh_glob.h"
 #include "worker_confine.h"
 
 #define ZYG_NAME "box-shell-zyg"
@@ -137,14 +138,17 @@ zyg_prefork(zyg_state *zs)
     return 0;
 }
 
-/* The zygote compiles its workers' filter, confines itself, and forks the
- * first waiting worker. The filter lives as long as the zygote. */
+/* The zygote compiles its workers' filter, loads what globbing needs
+ * from the system (C.UTF-8's character classes: the confined workers
+ * could not read them), confines itself, and forks the first waiting
+ * worker. The filter lives as long as the zygote. */
 static int
 zyg_prepare(void *ctx)
 {
     zyg_state *zs = ctx;
     zs->zs_ready = 0;
     zs->zs_ready_sock = -1;
+    sh_glob_init();
     if (worker_signals_compile(&zs->zs_signals) != 0 ||
         worker_confine(zs->zs_lim.wl_settings, &zs->zs_covers) != 0)
         return -1;

@@ -177,6 +177,49 @@ test_no_env(void **state)
     box_proc_result_free(&r);
 }
 
+/* Globbing through the confined worker: the workspace is listed through
+ * the shell's kernel, one decision per directory (a denied one, ~/src,
+ * gives no match), and character classes past ASCII follow C.UTF-8
+ * there too (the zygote loaded the locale before confining itself). */
+static void
+test_glob(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, "");
+    box_world_policy(w, example_policy);
+    box_proc_result r;
+    box_world_run(w,
+                  "sh -c ': > \xc3\xa9.txt; echo * .*; echo "
+                  "[[:alpha:]]*.txt; echo */*.rs; echo ../*/'",
+                  &r);
+    if (r.pr_status != 0)
+        box_test_show_result("glob", &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out, "README.md src \xc3\xa9.txt .env .git\n"
+                                  "\xc3\xa9.txt\nsrc/main.rs\n../*/\n");
+    box_proc_result_free(&r);
+    // `echo * .*`: each word lists the workspace; `*/*.rs`: the
+    // workspace, then in name order a probe per visible name, and src
+    // listed once the probe found a directory.
+    char *d = box_world_decisions(w);
+    assert_string_equal(d, "permit shell:exec :\n"
+                           "permit fs:write ~/src/project/\xc3\xa9.txt\n"
+                           "permit fs:read ~/src/project\n"
+                           "permit fs:read ~/src/project\n"
+                           "permit shell:exec echo\n"
+                           "permit fs:read ~/src/project\n"
+                           "permit shell:exec echo\n"
+                           "permit fs:read ~/src/project\n"
+                           "permit fs:read ~/src/project/README.md\n"
+                           "permit fs:read ~/src/project/src\n"
+                           "permit fs:read ~/src/project/src\n"
+                           "permit fs:read ~/src/project/\xc3\xa9.txt\n"
+                           "permit shell:exec echo\n"
+                           "deny fs:read ~/src\n"
+                           "permit shell:exec echo\n");
+    box_free(d);
+}
+
 static void
 test_no_tool(void **state)
 {
@@ -353,6 +396,8 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_glob, box_world_setup,
+                                        box_world_teardown),
         cmocka_unit_test_setup_teardown(test_worked_example, box_world_setup,
                                         box_world_teardown),
         cmocka_unit_test_setup_teardown(test_cache_hit_logs_its_own_args,

@@ -128,6 +128,9 @@ sh_bi_set(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
             case 'e':
                 st->st_opt_e = on;
                 break;
+            case 'f': // noglob
+                st->st_opt_f = on;
+                break;
             case 'u':
                 st->st_opt_u = on;
                 break;

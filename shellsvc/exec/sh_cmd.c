@@ -60,6 +60,7 @@ static const sh_cmd sh_cmds[] = {
      "recursively"},
     {"set", sh_bi_set, "", SH_CMD_RAWARGS, NULL},
     {"shift", sh_bi_shift, "", SH_CMD_RAWARGS, NULL},
+    {"shopt", sh_bi_shopt, "", SH_CMD_RAWARGS, NULL},
     {"sleep", sh_cmd_sleep, "", 0,
      "sleep NUMBER[smhd]...\nPause for the sum of the given times."},
     {"tail", sh_cmd_tail, "n:", 0,

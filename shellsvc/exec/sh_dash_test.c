@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Differential tests: expansion, quoting, arithmetic against /bin/dash. */
+#include <ftw.h>
 #include <spawn.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,7 +14,8 @@
  * Each script uses only echo / printf / true / false and shell syntax,
  * so dash (the reference, run here with -c) and the box shell must agree
  * on stdout and status byte for byte (STYLE §12: toybox TEST_HOST).
- * Skipped when /bin/dash is missing.
+ * Skipped when /bin/dash is missing. Each dash run starts in a fresh
+ * empty directory, as the box shell starts in its empty in-memory home.
  */
 static const char *const scripts[] = {
     "echo hello world",
@@ -75,10 +79,20 @@ static const char *const scripts[] = {
     "printf '[%s]' ${u:-\"a b\"}; echo",
     "echo $(( $(echo 3) + 4 ))",
     "false; true | false; echo $?",
+    // globbing: each script starts in an empty directory (dash in a fresh
+    // temporary one, the box shell in its in-memory home)
+    "for f in y x z; do : > $f.txt; done; echo *.txt; echo [xy]* [!x]*.txt",
+    ": > b.c; : > a.c; : > .h; : > B; : > 1; echo *; echo ?.c; echo .h*",
+    "echo nomatch* '*' \"*\" \\* [a",
+    ": > a1; : > a2; x='a*'; echo $x \"$x\"; for i in $x; do echo $i; done",
+    ": > 'a b'; : > ab; printf '[%s]' a*; echo",
+    "set -f; : > q; echo *; set +f; echo *",
+    ": > ab.c; x=ab.c; case $x in [[:alpha:]]*.[ch]) echo yes;; esac; echo "
+    "${x%.*}",
 };
 
 static int
-run_dash(const char *script, box_buf *out)
+run_dash(const char *script, const char *dir, box_buf *out)
 {
     int p[2];
     assert_int_equal(pipe(p), 0);
@@ -87,6 +101,7 @@ run_dash(const char *script, box_buf *out)
     posix_spawn_file_actions_adddup2(&fa, p[1], 1);
     posix_spawn_file_actions_addclose(&fa, p[0]);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", 1, 0);
+    posix_spawn_file_actions_addchdir_np(&fa, dir);
     char *argv[] = {(char *)"dash", (char *)"-c", (char *)script, NULL};
     char *envp[] = {(char *)"PATH=/nonexistent", NULL};
     pid_t pid;
@@ -103,6 +118,14 @@ run_dash(const char *script, box_buf *out)
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 }
 
+static int
+rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return flag == FTW_DP ? rmdir(p) : unlink(p);
+}
+
 static void
 test_against_dash(void **state)
 {
@@ -113,7 +136,10 @@ test_against_dash(void **state)
     for (size_t i = 0; i < NELEM(scripts); i++) {
         box_buf want;
         box_buf_init(&want, 1u << 20);
-        int wst = run_dash(scripts[i], &want);
+        char dir[] = "/tmp/sh_dash_test.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        int wst = run_dash(scripts[i], dir, &want);
+        assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
         th t = {0};
         int st = th_run(&t, scripts[i], 0);
         if (st != wst || strcmp(th_s(&t.th_out), th_s(&want)) != 0) {

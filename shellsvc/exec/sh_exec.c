@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The executor: lists, pipelines, compounds, simple commands, functions. */
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 
 #include "box_alloc.h"
 #include "sh_cond.h"
+#include "sh_glob.h"
 #include "sh_internal.h"
 #include "sh_parse.h"
 
@@ -915,7 +915,7 @@ exec_case(sh_ctx *cx, const sh_node *n)
                 box_free(w);
                 return st;
             }
-            bool m = fnmatch(pat, w, 0) == 0;
+            bool m = sh_glob_match(pat, w, 0);
             box_free(pat);
             if (m) {
                 box_free(w);

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Word expansion: parameters, $( ), $(( )), ~, IFS splitting, quotes. */
-#include <fnmatch.h>
+/* Word expansion: parameters, $( ), $(( )), ~, IFS splitting, globs, quotes. */
 #include <stdio.h>
 #include <string.h>
 
 #include "box_alloc.h"
+#include "sh_glob.h"
 #include "sh_internal.h"
 #include "sh_parse.h"
 
 /*
  * A word is expanded into one text buffer plus a parallel mask byte per
  * text byte saying where it came from (box-spec §3.2, POSIX 2.6):
- *   M_LIT   unquoted literal (never split; glob-able once globbing lands)
+ *   M_LIT   unquoted literal (never split; glob-able)
  *   M_QUOTE quoted text or a quoted expansion (never split or globbed)
  *   M_SPLIT result of an unquoted expansion (split on IFS)
  * and three zero-width markers (their text byte is ignored):
@@ -20,11 +20,13 @@
  *   M_HARD  quoted "$@" between parameters: always ends a field
  * No in-band control bytes ever reach the text (STYLE trap 3): the mask
  * is separate. Splitting then walks both. Pattern mode (case, ${x#p})
- * writes fnmatch text instead: quoted bytes are backslash-escaped.
+ * writes pattern text instead (sh_glob.h): quoted bytes are
+ * backslash-escaped.
  *
- * Globbing hook: sh_glob_field() is where pathname expansion of fields
- * with unquoted `* ? [` (M_LIT or M_SPLIT bytes) will ask the kernel to
- * list directories; today it passes the field through unchanged.
+ * Pathname expansion: glob_field() turns each field, with its mask, into
+ * pattern text the same way, and a field whose unquoted bytes hold
+ * `* ? [..]` is replaced by its matches (sh_glob_expand: the kernel
+ * lists every directory, so each read is a decision).
  */
 
 enum { M_LIT = 1, M_QUOTE, M_SPLIT, M_QMARK, M_BREAK, M_HARD };
@@ -121,8 +123,9 @@ param_value(sh_ctx *cx, const char *name, size_t len, char *tmp, size_t tmplen)
             snprintf(tmp, tmplen, "%ld", cx->cx_ss->ss_pid);
             return tmp;
         case '-':
-            snprintf(tmp, tmplen, "%s%s%s", st->st_opt_e ? "e" : "",
-                     st->st_opt_u ? "u" : "", st->st_opt_x ? "x" : "");
+            snprintf(tmp, tmplen, "%s%s%s%s", st->st_opt_e ? "e" : "",
+                     st->st_opt_f ? "f" : "", st->st_opt_u ? "u" : "",
+                     st->st_opt_x ? "x" : "");
             return tmp;
         default:
             return sh_var_get(st, "!");
@@ -168,7 +171,7 @@ trim(const char *v, size_t vlen, const char *pat, sh_param_op op, size_t *start,
             size_t i = op == SH_PO_RPREFIX ? k : vlen - k;
             char save = buf[i];
             buf[i] = '\0';
-            bool m = fnmatch(pat, buf, 0) == 0;
+            bool m = sh_glob_match(pat, buf, 0);
             buf[i] = save;
             if (m) {
                 *start = i;
@@ -179,7 +182,7 @@ trim(const char *v, size_t vlen, const char *pat, sh_param_op op, size_t *start,
     default: // suffixes
         for (size_t k = 0; k <= vlen; k++) {
             size_t i = op == SH_PO_RSUFFIX ? vlen - k : k;
-            if (fnmatch(pat, buf + i, 0) == 0) {
+            if (sh_glob_match(pat, buf + i, 0)) {
                 *end = i;
                 break;
             }
@@ -566,11 +569,51 @@ sh_argv_push(sh_argv *av, const char *s, size_t n, bool exp)
     return BOX_OK;
 }
 
-/* The pathname-expansion hook (see the top of this file). */
-static box_err
-sh_glob_field(sh_ctx *cx, const char *s, size_t n, bool exp, sh_argv *out)
+/*
+ * Pathname expansion of one field (text t, mask m, n bytes; bash 5.2):
+ * quoted bytes are escaped into the pattern, so only unquoted `* ? [`
+ * are magic. No match leaves the field as it is, or removes it
+ * (nullglob), or fails the command (failglob: status 1; the call ends,
+ * where bash ends only the current line of a multi-line script).
+ */
+static int
+glob_field(ex *x, const char *t, const char *m, size_t n, sh_argv *out)
 {
-    return sh_argv_push(out, s, n, exp);
+    sh_ctx *cx = x->x_cx;
+    const sh_state *st = cx->cx_st;
+    bool maybe = memchr(t, '*', n) != NULL || memchr(t, '?', n) != NULL ||
+                 memchr(t, '[', n) != NULL;
+    if (st->st_opt_f || !maybe)
+        return sh_argv_push(out, t, n, x->x_exp) == BOX_OK ? 0 : ex_nomem(x);
+    box_buf pat;
+    box_buf_init(&pat, SH_WORD_MAX * 2u);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (m[i] == M_QUOTE && strchr("\\*?[]", t[i]) != NULL &&
+            box_buf_putc(&pat, '\\') != BOX_OK)
+            rc = ex_nomem(x);
+        if (rc == 0 && box_buf_putc(&pat, t[i]) != BOX_OK)
+            rc = ex_nomem(x);
+    }
+    if (rc == 0 && box_buf_putc(&pat, '\0') != BOX_OK)
+        rc = ex_nomem(x);
+    if (rc != 0 || !sh_glob_has_magic(pat.b_data)) {
+        box_buf_reset(&pat);
+        if (rc != 0)
+            return rc;
+        return sh_argv_push(out, t, n, x->x_exp) == BOX_OK ? 0 : ex_nomem(x);
+    }
+    size_t found = 0;
+    rc = sh_glob_expand(cx, pat.b_data, st->st_shopt, x->x_exp, out, &found);
+    box_buf_reset(&pat);
+    if (rc != 0 || found > 0 || (st->st_shopt & SH_SHOPT_NULLGLOB))
+        return x->x_status = rc;
+    if (st->st_shopt & SH_SHOPT_FAILGLOB) {
+        sh_errf(cx, "no match: %.*s", (int)n, t);
+        sh_fatal(cx, 1);
+        return x->x_status = 1;
+    }
+    return sh_argv_push(out, t, n, x->x_exp) == BOX_OK ? 0 : ex_nomem(x);
 }
 
 static bool
@@ -589,20 +632,23 @@ split_fields(ex *x, sh_argv *out)
     const char *t = x->x_txt.b_data;
     const char *m = x->x_mask.b_data;
     size_t n = x->x_txt.b_len;
-    box_buf cur;
+    box_buf cur, curm;
     box_buf_init(&cur, SH_WORD_MAX);
+    box_buf_init(&curm, SH_WORD_MAX);
     bool has = false, wsdelim = false;
     box_err e = BOX_OK;
+    int rc = 0;
 
 #define EMIT()                                                                 \
     do {                                                                       \
-        e = sh_glob_field(x->x_cx, cur.b_len ? cur.b_data : "", cur.b_len,     \
-                          x->x_exp, out);                                      \
+        rc = glob_field(x, cur.b_len ? cur.b_data : "",                        \
+                        curm.b_len ? curm.b_data : "", cur.b_len, out);        \
         cur.b_len = 0;                                                         \
+        curm.b_len = 0;                                                        \
         has = false;                                                           \
     } while (0)
 
-    for (size_t i = 0; i < n && e == BOX_OK; i++) {
+    for (size_t i = 0; i < n && e == BOX_OK && rc == 0; i++) {
         int k = m[i];
         char c = t[i];
         if (k == M_QMARK) {
@@ -635,18 +681,20 @@ split_fields(ex *x, sh_argv *out)
             }
             continue;
         }
-        if ((e = box_buf_putc(&cur, c)) != BOX_OK)
+        if ((e = box_buf_putc(&cur, c)) != BOX_OK ||
+            (e = box_buf_putc(&curm, (char)k)) != BOX_OK)
             break;
         has = true;
         wsdelim = false;
     }
-    if (e == BOX_OK && has)
+    if (e == BOX_OK && rc == 0 && has)
         EMIT();
 #undef EMIT
     box_buf_reset(&cur);
+    box_buf_reset(&curm);
     if (e != BOX_OK)
         return ex_nomem(x);
-    return 0;
+    return rc;
 }
 
 int

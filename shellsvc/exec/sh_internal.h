@@ -84,6 +84,10 @@ typedef struct sh_state {
     int st_nrematch;
     char *st_cwd;
     bool st_opt_e, st_opt_u, st_opt_x;
+    bool st_opt_f;           // set -f: no pathname expansion
+    unsigned st_shopt;       // SH_SHOPT_* bits (sh_glob.h)
+    uint64_t st_shopt_other; // shopt rows stored, not acted on: bit set
+                             // when the row differs from its default
 } sh_state;
 
 sh_state *sh_state_new(void);
@@ -271,8 +275,8 @@ box_err sh_argv_push(sh_argv *av, const char *s, size_t n,
 
 /*
  * Expands a list of words (linked by w_next) into fields: parameters,
- * $( ), arithmetic, ~, IFS splitting, quote removal (globbing: a hook,
- * nothing yet). Returns 0, or an exit status (> 0) after printing the
+ * $( ), arithmetic, ~, IFS splitting, pathname expansion (sh_glob.h),
+ * quote removal. Returns 0, or an exit status (> 0) after printing the
  * error; a fatal error (nounset, ${x?}) also sets the flow to EXIT.
  */
 int sh_expand_words(sh_ctx *cx, const sh_word *w, sh_argv *out);
@@ -388,6 +392,7 @@ int sh_bi_wait(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_eval(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_command(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_type(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_shopt(sh_ctx *, int, char **, const sh_opts *);
 /* Commands (shellsvc/commands, one file each). */
 int sh_cmd_cat(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_grep(sh_ctx *, int, char **, const sh_opts *);

@@ -59,6 +59,9 @@ sh_state_dup(const sh_state *st)
     d->st_opt_e = st->st_opt_e;
     d->st_opt_u = st->st_opt_u;
     d->st_opt_x = st->st_opt_x;
+    d->st_opt_f = st->st_opt_f;
+    d->st_shopt = st->st_shopt;
+    d->st_shopt_other = st->st_shopt_other;
     d->st_cwd = box_strdup(st->st_cwd);
     d->st_arg0 = box_strdup(st->st_arg0);
     if (d->st_cwd == NULL || d->st_arg0 == NULL)

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The shell's one pattern matcher and pathname expansion (globbing). */
+#ifndef SH_GLOB_H
+#define SH_GLOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct sh_ctx sh_ctx;
+typedef struct sh_argv sh_argv;
+
+/*
+ * Patterns are text in which a backslash quotes the next character (what
+ * sh_expand_pattern writes: quoted characters arrive escaped). The syntax
+ * is bash 5.2's in C.UTF-8: `*`, `?` (one UTF-8 character), `[...]` with
+ * `!`/`^` negation, ranges by code point, `]` first, `[:class:]`; a `[`
+ * with no closing `]` is literal.
+ */
+#define SH_GM_PERIOD 1u // a leading '.' matches only an explicit '.'
+#define SH_GM_NOCASE 2u // ASCII letters match either case
+
+/* Loads C.UTF-8's character classes and case mapping, which characters
+ * past ASCII are matched with (as bash does in C.UTF-8). Called before a
+ * process confines itself (the zygote), so its forks have them; without
+ * the locale those characters belong to no class. Idempotent. */
+void sh_glob_init(void);
+
+/* True when s matches pat in full. Case, ${x#p} and globbing all use it. */
+bool sh_glob_match(const char *pat, const char *s, unsigned flags);
+
+/* True when pat holds an unquoted `*`, `?` or a `[` closed by a `]`:
+ * the word undergoes pathname expansion (bash's rule). */
+bool sh_glob_has_magic(const char *pat);
+
+/* The `shopt` options globbing reads (sh_state.st_shopt). ORDER SHOPT:
+ * sh_bi_shopt.c lists them by name. */
+#define SH_SHOPT_DOTGLOB 1u
+#define SH_SHOPT_FAILGLOB 2u
+#define SH_SHOPT_GLOBSTAR 4u
+#define SH_SHOPT_NOCASEGLOB 8u
+#define SH_SHOPT_NULLGLOB 16u
+
+/*
+ * Pathname expansion of pat (relative to the context's cwd) through the
+ * shell's kernel: each directory read is an `fs:read enumerate`, each
+ * match whose type matters (a directory to walk through, a trailing
+ * `/`, a literal last component) an `fs:read read_metadata` probe. A
+ * denied directory or probe drops the matches under it only (box-spec
+ * §3.6). Matches are pushed to out sorted in byte order (bash in
+ * C.UTF-8; exp marks them as from an expansion), *nmatch says how many. Returns
+ * 0, or 125 after a decision fault (reported) or 1 when out of memory
+ * (reported).
+ */
+int sh_glob_expand(sh_ctx *cx, const char *pat, unsigned shopt, bool exp,
+                   sh_argv *out, size_t *nmatch);
+
+#endif
