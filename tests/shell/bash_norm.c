@@ -37,9 +37,15 @@ each_line(const char *p, size_t n, const char *prefix, box_buf *out)
         const char *nl = memchr(s, '\n', n - i);
         size_t l = nl != NULL ? (size_t)(nl - s) + 1 : n - i;
         i += l;
-        if (starts(s, l, prefix)) {
-            s += strlen(prefix);
-            l -= strlen(prefix);
+        // bash names a function's errors under -c after their source,
+        // "environment: line N: ", instead of itself.
+        size_t pl = starts(s, l, prefix) ? strlen(prefix) : 0;
+        if (pl == 0 && strcmp(prefix, "bash: ") == 0 &&
+            starts(s, l, "environment: ") && line_tag(s + 13, l - 13) > 0)
+            pl = 13;
+        if (pl > 0) {
+            s += pl;
+            l -= pl;
             if (starts(s, l, "-c: ")) { // bash's syntax errors
                 s += 4;
                 l -= 4;

@@ -11,7 +11,8 @@
 /*
  * The shells name themselves differently: bash 5.2 starts its own
  * messages "bash: " and, under -c, always adds "line N: " (a syntax error
- * "bash: -c: line N: "); the box's shell starts them "strands-shell: " and
+ * "bash: -c: line N: ", one in a function "environment: line N: ");
+ * the box's shell starts them "strands-shell: " and
  * adds "line N: " to parse errors in multi-line text only (box-spec
  * §3.2), never to an error while running. So each line loses its
  * shell's name and the "line N: " after it: the message is compared,

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bash_case.h"
@@ -27,6 +28,7 @@
  */
 
 #define BD_FILE_MAX (8u << 20)
+#define BD_SLOW_MS 1000
 
 typedef struct outcome {
     box_buf oc_err; // normalized stderr
@@ -371,7 +373,15 @@ test_against_bash(void **state)
     tally t = {0};
     for (size_t i = 0; i < cs.cs_n; i++) {
         const bd_case *c = &cs.cs_v[i];
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         run_case(c, bd_gaps_find(&gs, c->bc_name), dir, scratch, &t);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        long ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+                  (t1.tv_nsec - t0.tv_nsec) / 1000000;
+        if (ms >= BD_SLOW_MS) // the whole run must stay well under a minute
+            print_message("slow: %s: case '%s' took %ld ms\n", c->bc_origin,
+                          c->bc_name, ms);
     }
     print_message("bash differential: %zu of %zu cases agree with bash 5.2 "
                   "(%zu known gaps)\n",
@@ -522,10 +532,11 @@ test_norm(void **state)
     box_buf_init(&b, 4096);
     const char *e = "bash: line 1: x: command not found\n"
                     "bash: -c: line 2: syntax error\n"
+                    "environment: line 1: f: x\n"
                     "cat: y: No such file or directory\n";
     assert_int_equal(bd_norm_bash_err(e, strlen(e), &b), BOX_OK);
     assert_string_equal(th_s(&b), "x: command not found\nsyntax error\n"
-                                  "cat: y: No such file or directory\n");
+                                  "f: x\ncat: y: No such file or directory\n");
     box_buf_reset(&b);
     const char *x = "strands-shell: line 3: x: command not found\n"
                     "strands-shell: cat: y: No such file or directory";
