@@ -175,7 +175,8 @@ snap_dir(const char *dir, const char *rel, box_buf *out)
         }
         n++;
     }
-    qsort(names, n, sizeof *names, cmp_names);
+    if (n > 1) // names is NULL for an empty directory
+        qsort(names, n, sizeof *names, cmp_names);
     rv = BOX_OK;
     for (size_t i = 0; i < n && rv == BOX_OK; i++) {
         char *full = box_asprintf("%s/%s", dir, names[i]);
