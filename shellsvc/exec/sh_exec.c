@@ -42,6 +42,7 @@ struct sh_job {
     sh_ctx *j_cx;
     const sh_node *j_node;
     int j_status;
+    long j_id; // what $! says: the session's $$ plus the job's number
 };
 
 /* ---- helpers ---- */
@@ -743,7 +744,10 @@ start_job(sh_ctx *cx, const sh_node *n)
     j->j_cx->cx_fd[0] = sh_stream_new(SH_ST_NULL);
     j->j_cx->cx_bg = true;
     j->j_node = n;
-    atomic_fetch_add(&cx->cx_ss->ss_jobs, 1);
+    // Threads, not processes: $! is a number of the call's own, above $$
+    // so it reads as a pid; `wait $!` finds the job by it.
+    j->j_id =
+        cx->cx_ss->ss_pid + 1 + (long)atomic_fetch_add(&cx->cx_ss->ss_jobs, 1);
     if (pthread_create(&j->j_th, NULL, job_main, j) != 0) {
         sh_ctx_free(j->j_cx);
         box_free(j);
@@ -753,7 +757,36 @@ start_job(sh_ctx *cx, const sh_node *n)
     j->j_next = cx->cx_jobs;
     cx->cx_jobs = j;
     cx->cx_njobs++;
+    cx->cx_st->st_bgpid = j->j_id;
     return 0;
+}
+
+int
+sh_ctx_wait_job(sh_ctx *cx, long id, int *status)
+{
+    unsigned kept =
+        cx->cx_ndone < SH_JOBS_REMEMBERED ? cx->cx_ndone : SH_JOBS_REMEMBERED;
+    for (unsigned i = 0; i < kept; i++) {
+        if (cx->cx_done[i].d_id == id) {
+            *status = cx->cx_done[i].d_status;
+            return 0;
+        }
+    }
+    for (sh_job **pp = &cx->cx_jobs; *pp != NULL; pp = &(*pp)->j_next) {
+        sh_job *j = *pp;
+        if (j->j_id != id)
+            continue;
+        *pp = j->j_next;
+        cx->cx_njobs--;
+        pthread_join(j->j_th, NULL);
+        *status = j->j_status;
+        unsigned slot = cx->cx_ndone++ % SH_JOBS_REMEMBERED;
+        cx->cx_done[slot].d_id = id;
+        cx->cx_done[slot].d_status = j->j_status;
+        box_free(j);
+        return 0;
+    }
+    return -1;
 }
 
 static void
@@ -773,6 +806,7 @@ sh_ctx_wait_jobs(sh_ctx *cx)
     sh_job *j = cx->cx_jobs;
     cx->cx_jobs = NULL;
     cx->cx_njobs = 0;
+    cx->cx_ndone = 0;
     join_list(j);
 }
 

@@ -127,8 +127,11 @@ param_value(sh_ctx *cx, const char *name, size_t len, char *tmp, size_t tmplen)
                      st->st_opt_f ? "f" : "", st->st_opt_u ? "u" : "",
                      st->st_opt_x ? "x" : "");
             return tmp;
-        default:
-            return sh_var_get(st, "!");
+        default: // '!'
+            if (st->st_bgpid <= 0)
+                return NULL;
+            snprintf(tmp, tmplen, "%ld", st->st_bgpid);
+            return tmp;
         }
     }
     if (name[0] >= '0' && name[0] <= '9') {

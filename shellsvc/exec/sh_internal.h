@@ -85,6 +85,7 @@ typedef struct sh_state {
     char *st_cwd;
     bool st_opt_e, st_opt_u, st_opt_x;
     bool st_opt_f;           // set -f: no pathname expansion
+    long st_bgpid;           // $!: the last `&` job's id (0: none yet)
     unsigned st_shopt;       // SH_SHOPT_* bits (sh_glob.h)
     uint64_t st_shopt_other; // shopt rows stored, not acted on: bit set
                              // when the row differs from its default
@@ -107,14 +108,15 @@ void sh_func_unset(sh_state *st, const char *name);
 /* Replaces the positional parameters with copies of argv[0..n). */
 box_err sh_pos_set(sh_state *st, int n, char *const *argv) BOX_WARN_UNUSED;
 /* Replaces the [[ =~ ]] groups with copies of argv[0..n). */
-box_err sh_rematch_set(sh_state *st, int n,
-                       char *const *argv) BOX_WARN_UNUSED;
+box_err sh_rematch_set(sh_state *st, int n, char *const *argv) BOX_WARN_UNUSED;
 bool sh_name_valid(const char *s, size_t n);
 
 /* ---- session ---- */
 
 typedef struct sh_keep sh_keep; // arenas kept alive (eval, functions)
-typedef struct sh_job sh_job;   // one `&` job (sh_exec.c)
+typedef struct sh_job sh_job;
+#define SH_JOBS_REMEMBERED                                                     \
+    32 // statuses `wait ID` keeps (sh_ctx)   // one `&` job (sh_exec.c)
 
 struct sh_session {
     sh_session_opts ss_o;
@@ -178,6 +180,13 @@ typedef struct sh_ctx {
     sh_local *cx_locals; // saved values to restore at function return
     sh_job *cx_jobs;     // `&` jobs started here (what `wait` waits for)
     unsigned cx_njobs;
+    // Jobs `wait ID` has waited for: bash answers a second `wait ID` with
+    // the same status; a bare `wait` forgets them. Oldest overwritten.
+    struct {
+        long d_id;
+        int d_status;
+    } cx_done[SH_JOBS_REMEMBERED];
+    unsigned cx_ndone;
     bool cx_bg; // runs inside an `&` job (forks inherit it)
     bool cx_owns_state;
 } sh_ctx;
@@ -193,6 +202,10 @@ void sh_ctx_release(sh_ctx *cx);
 void sh_ctx_free(sh_ctx *cx); // release + box_free (forked contexts)
 /* `wait`: joins the jobs this context started. */
 void sh_ctx_wait_jobs(sh_ctx *cx);
+/* Waits for the job whose $! was id and forgets it: 0 with its status,
+ * or -1 when no job of cx has that id (never started here, or waited
+ * for already). */
+int sh_ctx_wait_job(sh_ctx *cx, long id, int *status);
 /* Hands the jobs this context started to its session. */
 void sh_ctx_orphan_jobs(sh_ctx *cx);
 

@@ -60,6 +60,7 @@ sh_state_dup(const sh_state *st)
     d->st_opt_u = st->st_opt_u;
     d->st_opt_x = st->st_opt_x;
     d->st_opt_f = st->st_opt_f;
+    d->st_bgpid = st->st_bgpid;
     d->st_shopt = st->st_shopt;
     d->st_shopt_other = st->st_shopt_other;
     d->st_cwd = box_strdup(st->st_cwd);
