@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* $(( )) arithmetic: integers, C operators, variables (non-numeric = 0). */
+/* $(( )) arithmetic as bash evaluates it: 64-bit integers that wrap, C's
+ * operators plus **, assignments, ++/--, the comma, BASE#N constants. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,21 +9,31 @@
 #include "sh_internal.h"
 
 /*
- * Precedence climbing over a {left, right} table (STYLE §9), with a
- * nesting cap. Operands: decimal, 0octal, 0xhex, NAME, $NAME, ${NAME},
- * $N and $# $? (a value that is not a number reads as 0, spec §3.2).
- * Operators: ( ) ! ~ unary + - * / % + - << >> < <= > >= == != & ^ | &&
- * || ?: . Errors print "strands-shell: arithmetic: <what>" and give 2.
- * No assignment operators; no $( ) inside (refused with a message).
+ * Recursive descent, one function per level of bash's table (lowest
+ * first): comma, assignment, ?:, the binary operators by precedence
+ * climbing over one table (STYLE §9), unary, postfix. Every level takes
+ * `ev`: false on the side a short circuit skips, which is parsed but
+ * neither evaluated nor assigned (bash: `0 && x++` leaves x, `0 && 1/0`
+ * is no error). A variable whose value is not a number reads as 0
+ * (spec §3.2). An error prints bash's message, "EXPR: WHAT (error token
+ * is "REST")", REST from the start of the last token read, and gives 1.
  */
 
 #define ARITH_MAX_DEPTH 64
+#define ARITH_NAME_MAX 256
 
 typedef struct ar {
     sh_ctx *a_cx;
     const char *a_s;
     size_t a_len, a_pos;
+    size_t a_lasttp; // where the last token read started
+    // A constant that does not read (bad base or digit): bash's message
+    // shows the expression only up to its end (bash cuts the text there
+    // while it converts) and the constant as the error token.
+    size_t a_num_at, a_num_len;
     const char *a_err;
+    bool a_unset; // set -u met an unset name: the spec's own message
+    char a_unset_name[ARITH_NAME_MAX];
     int a_depth;
 } ar;
 
@@ -44,29 +56,100 @@ typedef enum {
     OP_SUB,
     OP_MUL,
     OP_DIV,
-    OP_MOD
+    OP_MOD,
+    OP_POW,
 } aop;
 
-/* ORDER aop: binding power of each binary operator. */
-static const int op_prec[] = {
-    0, 1, 2, 3, 4, 5, 6, 6, 7, 7, 7, 7, 8, 8, 9, 9, 10, 10, 10,
+// clang-format off
+/* ORDER aop: each binary operator's spelling and binding power (** binds
+ * to the right). Longer spellings first where one prefixes another. */
+static const struct {
+    const char *o_text;
+    aop o_op;
+    int o_prec;
+} ops[] = {
+    {"||", OP_OROR, 1}, {"&&", OP_ANDAND, 2}, {"==", OP_EQ, 6},
+    {"!=", OP_NE, 6},   {"<=", OP_LE, 7},     {">=", OP_GE, 7},
+    {"<<", OP_SHL, 8},  {">>", OP_SHR, 8},    {"**", OP_POW, 11},
+    {"<", OP_LT, 7},    {">", OP_GT, 7},      {"|", OP_OR, 3},
+    {"^", OP_XOR, 4},   {"&", OP_AND, 5},     {"+", OP_ADD, 9},
+    {"-", OP_SUB, 9},   {"*", OP_MUL, 10},    {"/", OP_DIV, 10},
+    {"%", OP_MOD, 10},
 };
+
+/* Assignment operators: the binary operator each applies (OP_NONE: =). */
+static const struct {
+    const char *as_text;
+    aop as_op;
+} assigns[] = {
+    {"<<=", OP_SHL}, {">>=", OP_SHR}, {"*=", OP_MUL}, {"/=", OP_DIV},
+    {"%=", OP_MOD},  {"+=", OP_ADD},  {"-=", OP_SUB}, {"&=", OP_AND},
+    {"^=", OP_XOR},  {"|=", OP_OR},   {"=", OP_NONE},
+};
+// clang-format on
+
+static bool
+at_end(const ar *a)
+{
+    return a->a_pos >= a->a_len;
+}
+
+static char
+cur(const ar *a)
+{
+    return at_end(a) ? '\0' : a->a_s[a->a_pos];
+}
 
 static void
 skip_ws(ar *a)
 {
-    while (a->a_pos < a->a_len && strchr(" \t\n", a->a_s[a->a_pos]) != NULL)
+    while (!at_end(a) && strchr(" \t\n", a->a_s[a->a_pos]) != NULL)
         a->a_pos++;
 }
 
+/* Skips blanks and marks where the next token starts (at the end there
+ * is no token, and the mark stays on the last one, as bash's does). */
+static void
+next_tok(ar *a)
+{
+    skip_ws(a);
+    if (!at_end(a))
+        a->a_lasttp = a->a_pos;
+}
+
 static bool
-peek2(ar *a, const char *t)
+looking_at(const ar *a, const char *t)
 {
     size_t n = strlen(t);
     return a->a_pos + n <= a->a_len && memcmp(a->a_s + a->a_pos, t, n) == 0;
 }
 
-/* A string as a number: leading/trailing blanks allowed, else 0. */
+static void
+fail(ar *a, const char *what)
+{
+    if (a->a_err == NULL)
+        a->a_err = what;
+}
+
+static void
+fail_number(ar *a, size_t at, size_t len, const char *what)
+{
+    if (a->a_err != NULL)
+        return;
+    a->a_err = what;
+    a->a_num_at = at;
+    a->a_num_len = len;
+}
+
+static bool
+is_name_char(char c, bool first)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           (!first && c >= '0' && c <= '9');
+}
+
+/* A variable's value as a number: blanks around a number allowed, any
+ * other text 0 (spec §3.2). */
 static long long
 str_num(const char *v)
 {
@@ -83,21 +166,23 @@ str_num(const char *v)
     return *end == '\0' ? n : 0;
 }
 
+/* name[0..n) as a C string in out; false when too long. */
 static bool
-is_name_char(char c, bool first)
+name_copy(const char *name, size_t n, char out[ARITH_NAME_MAX])
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
-           (!first && c >= '0' && c <= '9');
+    if (n >= ARITH_NAME_MAX)
+        return false;
+    memcpy(out, name, n);
+    out[n] = '\0';
+    return true;
 }
 
 static long long
 var_num(ar *a, const char *name, size_t n)
 {
-    char nm[256];
-    if (n >= sizeof nm)
+    char nm[ARITH_NAME_MAX];
+    if (!name_copy(name, n, nm))
         return 0;
-    memcpy(nm, name, n);
-    nm[n] = '\0';
     sh_state *st = a->a_cx->cx_st;
     if (n == 1 && nm[0] == '#')
         return st->st_npos;
@@ -110,121 +195,248 @@ var_num(ar *a, const char *name, size_t n)
         return i <= st->st_npos ? str_num(st->st_pos[i - 1]) : 0;
     }
     const char *v = sh_var_get(st, nm);
-    if (v == NULL && st->st_opt_u)
-        a->a_err = "parameter not set";
+    if (v == NULL && st->st_opt_u && !a->a_unset) {
+        a->a_unset = true;
+        memcpy(a->a_unset_name, nm, n + 1);
+        fail(a, "parameter not set");
+    }
     return str_num(v);
 }
 
-static long long parse_expr(ar *a, int minprec);
+static void
+var_store(ar *a, const char *name, size_t n, long long v)
+{
+    char nm[ARITH_NAME_MAX], num[32];
+    if (!name_copy(name, n, nm)) {
+        fail(a, "name too long");
+        return;
+    }
+    int k = snprintf(num, sizeof num, "%lld", v);
+    if (sh_var_set(a->a_cx->cx_st, nm, num, (size_t)k) != BOX_OK)
+        fail(a, "out of memory");
+}
+
+/* The digit d in base b (bash: 0-9, then a-z, A-Z, @, _; letters of
+ * either case are 10-35 up to base 36), or -1. */
+static int
+digit_value(char d, int b)
+{
+    int v = -1;
+    if (d >= '0' && d <= '9')
+        v = d - '0';
+    else if (d >= 'a' && d <= 'z')
+        v = d - 'a' + 10;
+    else if (d >= 'A' && d <= 'Z')
+        v = d - 'A' + (b <= 36 ? 10 : 36);
+    else if (d == '@')
+        v = 62;
+    else if (d == '_')
+        v = 63;
+    return v < b ? v : -1;
+}
+
+/* A constant: [BASE#]DIGITS, 0xHEX, 0OCTAL or decimal; wraps as bash. */
+static long long
+number(ar *a)
+{
+    size_t st = a->a_pos;
+    while (!at_end(a) &&
+           (is_name_char(cur(a), false) || cur(a) == '#' || cur(a) == '@'))
+        a->a_pos++;
+    const char *s = a->a_s + st;
+    size_t n = a->a_pos - st, i = 0;
+    int base = 10;
+    const char *hash = memchr(s, '#', n);
+    if (hash != NULL) {
+        base = 0;
+        for (; s + i < hash; i++) {
+            if (s[i] < '0' || s[i] > '9' || base > 64) {
+                fail_number(a, st, n, "invalid arithmetic base");
+                return 0;
+            }
+            base = base * 10 + (s[i] - '0');
+        }
+        if (base < 2 || base > 64) {
+            fail_number(a, st, n, "invalid arithmetic base");
+            return 0;
+        }
+        i++;
+    } else if (n > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        i = 2;
+    } else if (n > 1 && s[0] == '0') {
+        base = 8;
+        i = 1;
+    }
+    if (i >= n && hash != NULL) {
+        fail_number(a, st, n, "invalid integer constant");
+        return 0;
+    }
+    unsigned long long v = 0;
+    for (; i < n; i++) {
+        int d = digit_value(s[i], base);
+        if (d < 0) {
+            fail_number(a, st, n, "value too great for base");
+            return 0;
+        }
+        v = v * (unsigned long long)base + (unsigned long long)d;
+    }
+    return (long long)v;
+}
+
+static long long comma(ar *a, bool ev);
+static long long assign(ar *a, bool ev);
+
+/* ++NAME / --NAME / NAME++ / NAME-- on name[0..n): the value it gives. */
+static long long
+step(ar *a, const char *name, size_t n, int delta, bool post, bool ev)
+{
+    if (!ev)
+        return 0;
+    long long old = var_num(a, name, n);
+    long long now =
+        (long long)((unsigned long long)old + (unsigned long long)delta);
+    var_store(a, name, n, now);
+    return post ? old : now;
+}
+
+/* NAME, $NAME, ${NAME}, $N, $#, $? and a following ++/--. */
+static long long
+operand_var(ar *a, bool ev)
+{
+    bool dollar = cur(a) == '$', brace = false;
+    if (dollar) {
+        a->a_pos++;
+        brace = cur(a) == '{';
+        if (brace)
+            a->a_pos++;
+    }
+    size_t st = a->a_pos;
+    if (dollar && (cur(a) == '#' || cur(a) == '?')) {
+        a->a_pos++;
+    } else if (dollar && cur(a) >= '0' && cur(a) <= '9') {
+        while (cur(a) >= '0' && cur(a) <= '9')
+            a->a_pos++;
+    } else {
+        while (!at_end(a) && is_name_char(cur(a), a->a_pos == st))
+            a->a_pos++;
+    }
+    if (a->a_pos == st) {
+        fail(a, dollar && cur(a) == '(' ? "command substitution not supported "
+                                          "here"
+                                        : "syntax error: operand expected");
+        return 0;
+    }
+    size_t n = a->a_pos - st;
+    if (brace) {
+        if (cur(a) != '}') {
+            fail(a, "bad substitution");
+            return 0;
+        }
+        a->a_pos++;
+    }
+    if (!dollar) {
+        size_t save = a->a_pos;
+        skip_ws(a);
+        if (looking_at(a, "++") || looking_at(a, "--")) {
+            int delta = cur(a) == '+' ? 1 : -1;
+            a->a_lasttp = a->a_pos;
+            a->a_pos += 2;
+            return step(a, a->a_s + st, n, delta, true, ev);
+        }
+        a->a_pos = save;
+    }
+    return ev ? var_num(a, a->a_s + st, n) : 0;
+}
 
 static long long
-parse_unary(ar *a)
+unary(ar *a, bool ev)
 {
-    skip_ws(a);
+    next_tok(a);
     if (a->a_err != NULL)
         return 0;
     if (++a->a_depth > ARITH_MAX_DEPTH) {
-        a->a_err = "expression too deeply nested";
+        fail(a, "expression recursion level exceeded");
         return 0;
     }
     long long v = 0;
-    char c = a->a_pos < a->a_len ? a->a_s[a->a_pos] : '\0';
-    if (c == '!' && !peek2(a, "!=")) {
+    char c = cur(a);
+    if ((looking_at(a, "++") || looking_at(a, "--"))) {
+        int delta = c == '+' ? 1 : -1;
+        a->a_pos += 2;
+        next_tok(a);
+        size_t st = a->a_pos;
+        while (!at_end(a) && is_name_char(cur(a), a->a_pos == st))
+            a->a_pos++;
+        if (a->a_pos > st)
+            v = step(a, a->a_s + st, a->a_pos - st, delta, false, ev);
+        else // `--5`, `++(x)`: two signs, as bash reads them
+            v = delta * unary(a, ev);
+    } else if (c == '!') {
         a->a_pos++;
-        v = !parse_unary(a);
+        v = !unary(a, ev);
     } else if (c == '~') {
         a->a_pos++;
-        v = ~parse_unary(a);
+        v = ~unary(a, ev);
     } else if (c == '-') {
         a->a_pos++;
-        v = -(unsigned long long)parse_unary(a);
+        v = (long long)(0 - (unsigned long long)unary(a, ev));
     } else if (c == '+') {
         a->a_pos++;
-        v = parse_unary(a);
+        v = unary(a, ev);
     } else if (c == '(') {
         a->a_pos++;
-        v = parse_expr(a, 0);
+        v = comma(a, ev);
         skip_ws(a);
-        if (a->a_pos < a->a_len && a->a_s[a->a_pos] == ')')
+        if (cur(a) == ')')
             a->a_pos++;
-        else if (a->a_err == NULL)
-            a->a_err = "missing `)'";
+        else
+            fail(a, "missing `)'");
     } else if (c >= '0' && c <= '9') {
-        char buf[64];
-        size_t n = 0;
-        while (a->a_pos < a->a_len && n + 1 < sizeof buf &&
-               is_name_char(a->a_s[a->a_pos], false))
-            buf[n++] = a->a_s[a->a_pos++];
-        buf[n] = '\0';
-        char *end;
-        v = strtoll(buf, &end, 0);
-        if (*end != '\0')
-            a->a_err = "invalid number";
-    } else if (c == '$') {
-        a->a_pos++;
-        bool brace = a->a_pos < a->a_len && a->a_s[a->a_pos] == '{';
-        if (brace)
-            a->a_pos++;
-        size_t st = a->a_pos;
-        if (a->a_pos < a->a_len && a->a_s[a->a_pos] == '(') {
-            a->a_err = "command substitution not supported here";
-            return 0;
-        }
-        if (a->a_pos < a->a_len && strchr("#?", a->a_s[a->a_pos])) {
-            a->a_pos++;
-        } else {
-            while (a->a_pos < a->a_len &&
-                   is_name_char(a->a_s[a->a_pos], a->a_pos == st))
-                a->a_pos++;
-            if (a->a_pos == st) {
-                while (a->a_pos < a->a_len && a->a_s[a->a_pos] >= '0' &&
-                       a->a_s[a->a_pos] <= '9')
-                    a->a_pos++;
-            }
-        }
-        if (a->a_pos == st) {
-            a->a_err = "syntax error";
-            return 0;
-        }
-        v = var_num(a, a->a_s + st, a->a_pos - st);
-        if (brace) {
-            if (a->a_pos < a->a_len && a->a_s[a->a_pos] == '}')
-                a->a_pos++;
-            else
-                a->a_err = "bad substitution";
-        }
-    } else if (is_name_char(c, true)) {
-        size_t st = a->a_pos;
-        while (a->a_pos < a->a_len && is_name_char(a->a_s[a->a_pos], false))
-            a->a_pos++;
-        v = var_num(a, a->a_s + st, a->a_pos - st);
+        v = number(a);
+    } else if (c == '$' || is_name_char(c, true)) {
+        v = operand_var(a, ev);
     } else {
-        a->a_err = "syntax error";
+        fail(a, at_end(a) ? "syntax error: operand expected"
+                          : "syntax error: operand expected");
     }
     a->a_depth--;
     return v;
 }
 
+/* The binary operator at the cursor (not the start of an assignment
+ * operator such as `+=` or `<<=`), or OP_NONE. */
 static aop
-peek_op(ar *a, size_t *oplen)
+peek_op(ar *a, size_t *len, int *prec)
 {
-    static const struct {
-        const char *t;
-        aop op;
-    } ops[] = {
-        {"||", OP_OROR}, {"&&", OP_ANDAND}, {"==", OP_EQ},  {"!=", OP_NE},
-        {"<=", OP_LE},   {">=", OP_GE},     {"<<", OP_SHL}, {">>", OP_SHR},
-        {"<", OP_LT},    {">", OP_GT},      {"|", OP_OR},   {"^", OP_XOR},
-        {"&", OP_AND},   {"+", OP_ADD},     {"-", OP_SUB},  {"*", OP_MUL},
-        {"/", OP_DIV},   {"%", OP_MOD},
-    };
     skip_ws(a);
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (peek2(a, ops[i].t)) {
-            *oplen = strlen(ops[i].t);
-            return ops[i].op;
+    for (size_t i = 0; i < sizeof assigns / sizeof assigns[0]; i++)
+        if (assigns[i].as_op != OP_NONE && looking_at(a, assigns[i].as_text))
+            return OP_NONE;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        if (looking_at(a, ops[i].o_text)) {
+            *len = strlen(ops[i].o_text);
+            *prec = ops[i].o_prec;
+            return ops[i].o_op;
         }
+    }
     return OP_NONE;
+}
+
+static long long
+power(ar *a, long long b, long long e)
+{
+    if (e < 0) {
+        fail(a, "exponent less than 0");
+        return 0;
+    }
+    unsigned long long r = 1, x = (unsigned long long)b;
+    for (unsigned long long k = (unsigned long long)e; k != 0; k >>= 1) {
+        if (k & 1)
+            r *= x;
+        x *= x;
+    }
+    return (long long)r;
 }
 
 static long long
@@ -232,10 +444,6 @@ apply(ar *a, aop op, long long l, long long r)
 {
     unsigned long long ul = (unsigned long long)l, ur = (unsigned long long)r;
     switch (op) {
-    case OP_OROR:
-        return l || r;
-    case OP_ANDAND:
-        return l && r;
     case OP_OR:
         return l | r;
     case OP_XOR:
@@ -264,13 +472,15 @@ apply(ar *a, aop op, long long l, long long r)
         return (long long)(ul - ur);
     case OP_MUL:
         return (long long)(ul * ur);
+    case OP_POW:
+        return power(a, l, r);
     case OP_DIV:
     case OP_MOD:
         if (r == 0) {
-            a->a_err = "division by zero";
+            fail(a, "division by 0");
             return 0;
         }
-        if (r == -1)
+        if (r == -1) // LLONG_MIN / -1 wraps, as bash's does
             return op == OP_DIV ? (long long)(0 - ul) : 0;
         return op == OP_DIV ? l / r : l % r;
     default:
@@ -278,54 +488,162 @@ apply(ar *a, aop op, long long l, long long r)
     }
 }
 
-/* expr -> unary { binop expr } [ '?' expr ':' expr ] */
+/* Precedence climbing; && and || evaluate their right side only when it
+ * decides. */
 static long long
-parse_expr(ar *a, int minprec)
+binary(ar *a, int minprec, bool ev)
 {
-    long long l = parse_unary(a);
+    long long l = unary(a, ev);
     for (;;) {
+        size_t n = 0;
+        int prec = 0;
         if (a->a_err != NULL)
             return 0;
-        size_t n = 0;
-        aop op = peek_op(a, &n);
-        if (op == OP_NONE || op_prec[op] <= minprec)
+        aop op = peek_op(a, &n, &prec);
+        if (op == OP_NONE || prec <= minprec)
             break;
+        a->a_lasttp = a->a_pos;
         a->a_pos += n;
-        long long r = parse_expr(a, op_prec[op]);
-        l = apply(a, op, l, r);
-    }
-    skip_ws(a);
-    if (minprec == 0 && a->a_pos < a->a_len && a->a_s[a->a_pos] == '?') {
-        a->a_pos++;
-        long long t = parse_expr(a, 0);
-        skip_ws(a);
-        if (a->a_pos >= a->a_len || a->a_s[a->a_pos] != ':') {
+        // ** binds to the right: the right side may hold another **.
+        int next = op == OP_POW ? prec - 1 : prec;
+        if (op == OP_ANDAND) {
+            long long r = binary(a, next, ev && l != 0);
+            l = l != 0 && r != 0;
+        } else if (op == OP_OROR) {
+            long long r = binary(a, next, ev && l == 0);
+            l = l != 0 || r != 0;
+        } else {
+            long long r = binary(a, next, ev);
             if (a->a_err == NULL)
-                a->a_err = "expecting `:'";
-            return 0;
+                l = ev ? apply(a, op, l, r) : 0;
         }
-        a->a_pos++;
-        long long f = parse_expr(a, 0);
-        l = l ? t : f;
     }
     return l;
+}
+
+/* cond ? comma : cond */
+static long long
+conditional(ar *a, bool ev)
+{
+    long long c = binary(a, 0, ev);
+    skip_ws(a);
+    if (a->a_err != NULL || cur(a) != '?')
+        return c;
+    a->a_lasttp = a->a_pos;
+    a->a_pos++;
+    long long t = comma(a, ev && c != 0);
+    skip_ws(a);
+    if (cur(a) != ':') {
+        fail(a, "`:' expected for conditional expression");
+        return 0;
+    }
+    a->a_lasttp = a->a_pos;
+    a->a_pos++;
+    long long f = conditional(a, ev && c == 0);
+    return c != 0 ? t : f;
+}
+
+/* The assignment operator at the cursor: its index in assigns, or -1. */
+static int
+peek_assign(ar *a)
+{
+    skip_ws(a);
+    if (looking_at(a, "=="))
+        return -1;
+    for (size_t i = 0; i < sizeof assigns / sizeof assigns[0]; i++)
+        if (looking_at(a, assigns[i].as_text))
+            return (int)i;
+    return -1;
+}
+
+/* NAME op= assign, right to left; anything else is a conditional, and an
+ * assignment operator after one that is not a bare name is an error. */
+static long long
+assign(ar *a, bool ev)
+{
+    skip_ws(a);
+    size_t st = a->a_pos;
+    while (!at_end(a) && is_name_char(cur(a), a->a_pos == st))
+        a->a_pos++;
+    size_t n = a->a_pos - st;
+    int k = n > 0 ? peek_assign(a) : -1;
+    if (k < 0) {
+        a->a_pos = st;
+        long long v = conditional(a, ev);
+        if (a->a_err == NULL && peek_assign(a) >= 0) {
+            a->a_lasttp = a->a_pos;
+            fail(a, "attempted assignment to non-variable");
+        }
+        return v;
+    }
+    a->a_lasttp = a->a_pos;
+    a->a_pos += strlen(assigns[k].as_text);
+    long long r = assign(a, ev);
+    if (a->a_err != NULL || !ev)
+        return 0;
+    long long v = r;
+    if (assigns[k].as_op != OP_NONE)
+        v = apply(a, assigns[k].as_op, var_num(a, a->a_s + st, n), r);
+    if (a->a_err == NULL)
+        var_store(a, a->a_s + st, n, v);
+    return v;
+}
+
+static long long
+comma(ar *a, bool ev)
+{
+    long long v = assign(a, ev);
+    for (;;) {
+        skip_ws(a);
+        if (a->a_err != NULL || cur(a) != ',')
+            return v;
+        a->a_lasttp = a->a_pos;
+        a->a_pos++;
+        v = assign(a, ev);
+    }
 }
 
 int
 sh_arith(sh_ctx *cx, const char *text, size_t len, long long *val)
 {
+    return sh_arith_in(cx, NULL, text, len, val);
+}
+
+int
+sh_arith_in(sh_ctx *cx, const char *who, const char *text, size_t len,
+            long long *val)
+{
     ar a = {.a_cx = cx, .a_s = text, .a_len = len};
     *val = 0;
     skip_ws(&a);
-    if (a.a_pos == a.a_len)
+    if (at_end(&a))
         return 0; // $(( )) is 0
-    long long v = parse_expr(&a, 0);
+    size_t start = a.a_pos;
+    long long v = comma(&a, true);
     skip_ws(&a);
-    if (a.a_err == NULL && a.a_pos < a.a_len)
-        a.a_err = "syntax error";
+    if (a.a_err == NULL && !at_end(&a)) {
+        a.a_lasttp = a.a_pos;
+        fail(&a, cur(&a) == ')' ? "syntax error: invalid arithmetic operator"
+                                : "syntax error in expression");
+    }
+    if (a.a_unset) {
+        sh_errf(cx, "%s: parameter not set", a.a_unset_name);
+        return 2; // set -u is fatal with status 2 (spec §3.2)
+    }
+    if (a.a_err != NULL && a.a_num_len > 0) {
+        sh_errf(cx, "%s%s%.*s: %s (error token is \"%.*s\")",
+                who != NULL ? who : "", who != NULL ? ": " : "",
+                (int)(a.a_num_at + a.a_num_len - start), text + start, a.a_err,
+                (int)a.a_num_len, text + a.a_num_at);
+        return 1;
+    }
     if (a.a_err != NULL) {
-        sh_errf(cx, "arithmetic: %s", a.a_err);
-        return 2;
+        size_t tok = a.a_lasttp > start ? a.a_lasttp : start;
+        sh_errf(cx, "%s%s%.*s: %s (error token is \"%.*s\")",
+                who != NULL ? who : "", who != NULL ? ": " : "",
+                (int)(len - start), text + start, a.a_err, (int)(len - tok),
+                text + tok);
+        return 1;
     }
     *val = v;
     return 0;

@@ -89,8 +89,7 @@ regex_text(sh_ctx *cx, const sh_word *w, box_buf *re)
         if (st != 0)
             return st;
         bool quoted = p->wp_kind == SH_WP_SQUOTE ||
-                      p->wp_kind == SH_WP_DQUOTE ||
-                      p->wp_kind == SH_WP_ESCAPED;
+                      p->wp_kind == SH_WP_DQUOTE || p->wp_kind == SH_WP_ESCAPED;
         box_err e = BOX_OK;
         for (size_t i = 0; i < n && e == BOX_OK; i++) {
             if (quoted && !bracket && ere_special(s[i]))
@@ -163,8 +162,8 @@ match_regex(sh_ctx *cx, const char *s, const char *re)
     regex_t rx;
     if (regcomp(&rx, re, REG_EXTENDED) != 0)
         return COND_BADRE; // bash says nothing and keeps BASH_REMATCH
-    size_t ng = rx.re_nsub + 1 > COND_MAX_GROUPS ? COND_MAX_GROUPS
-                                                 : rx.re_nsub + 1;
+    size_t ng =
+        rx.re_nsub + 1 > COND_MAX_GROUPS ? COND_MAX_GROUPS : rx.re_nsub + 1;
     regmatch_t m[COND_MAX_GROUPS];
     bool hit = regexec(&rx, s, ng, m, 0) == 0;
     regfree(&rx);
@@ -179,7 +178,7 @@ match_regex(sh_ctx *cx, const char *s, const char *re)
 static int
 arith_operand(sh_ctx *cx, const operand *o, long long *v)
 {
-    int st = sh_arith(cx, o->o_s, o->o_len, v);
+    int st = sh_arith_in(cx, "[[", o->o_s, o->o_len, v);
     return st == 0 ? 0 : COND_ERR1;
 }
 
@@ -234,12 +233,24 @@ unary(sh_ctx *cx, const sh_cond *c, bool neg)
     trace(cx, neg, a.o_s, c->c_op, NULL);
     const char *op = sh_cond_op_name(c->c_op);
     switch (c->c_op) {
-    case SH_CO_Z: st = truth(a.o_len == 0); break;
-    case SH_CO_N: st = truth(a.o_len != 0); break;
-    case SH_CO_V: st = truth(var_set(cx->cx_st, a.o_s)); break;
-    case SH_CO_O: st = truth(option_on(cx->cx_st, a.o_s)); break;
-    case SH_CO_T: st = COND_FALSE; break; // a command never has a terminal
-    case SH_CO_UR: st = COND_FALSE; break; // no namerefs in this shell
+    case SH_CO_Z:
+        st = truth(a.o_len == 0);
+        break;
+    case SH_CO_N:
+        st = truth(a.o_len != 0);
+        break;
+    case SH_CO_V:
+        st = truth(var_set(cx->cx_st, a.o_s));
+        break;
+    case SH_CO_O:
+        st = truth(option_on(cx->cx_st, a.o_s));
+        break;
+    case SH_CO_T:
+        st = COND_FALSE;
+        break; // a command never has a terminal
+    case SH_CO_UR:
+        st = COND_FALSE;
+        break; // no namerefs in this shell
     case SH_CO_UN:
         // Needs the access time, which the kernel does not report.
         sh_errf(cx, "[[: -N: not supported in this box");
@@ -303,8 +314,8 @@ binary(sh_ctx *cx, const sh_cond *c, bool neg)
     case SH_CO_NT:
     case SH_CO_OT:
     case SH_CO_EF:
-        st = from_ftest(sh_ftest_binary(cx, "[[", a.o_s, sh_cond_op_name(op),
-                                        b.o_s));
+        st = from_ftest(
+            sh_ftest_binary(cx, "[[", a.o_s, sh_cond_op_name(op), b.o_s));
         break;
     default:
         // -eq … -ge: both sides are arithmetic expressions, as in bash.
@@ -312,12 +323,24 @@ binary(sh_ctx *cx, const sh_cond *c, bool neg)
             (st = arith_operand(cx, &b, &y)) != 0)
             break;
         switch (op) {
-        case SH_CO_EQ: st = truth(x == y); break;
-        case SH_CO_NE: st = truth(x != y); break;
-        case SH_CO_LT: st = truth(x < y); break;
-        case SH_CO_LE: st = truth(x <= y); break;
-        case SH_CO_GT: st = truth(x > y); break;
-        default: st = truth(x >= y); break;
+        case SH_CO_EQ:
+            st = truth(x == y);
+            break;
+        case SH_CO_NE:
+            st = truth(x != y);
+            break;
+        case SH_CO_LT:
+            st = truth(x < y);
+            break;
+        case SH_CO_LE:
+            st = truth(x <= y);
+            break;
+        case SH_CO_GT:
+            st = truth(x > y);
+            break;
+        default:
+            st = truth(x >= y);
+            break;
         }
         break;
     }

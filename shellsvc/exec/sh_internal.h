@@ -300,6 +300,9 @@ int sh_expand_str(sh_ctx *cx, const sh_word *w, char **out, size_t *outlen);
 int sh_expand_pattern(sh_ctx *cx, const sh_word *w, char **out);
 /* Evaluates $(( text )) into *val; returns 0 or a status after an error. */
 int sh_arith(sh_ctx *cx, const char *text, size_t len, long long *val);
+/* The same, its error message led by `who: ` (as bash's `[[: `). */
+int sh_arith_in(sh_ctx *cx, const char *who, const char *text, size_t len,
+                long long *val);
 
 /* ---- execution (sh_exec.c) ---- */
 
