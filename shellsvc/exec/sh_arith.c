@@ -603,6 +603,25 @@ comma(ar *a, bool ev)
     }
 }
 
+/* let EXPR...: each argument an arithmetic expression; 0 when the last
+ * is non-zero, 1 when it is zero or an expression fails (bash). */
+int
+sh_bi_let(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    (void)o;
+    long long v = 0;
+    if (argc < 2) {
+        sh_errf(cx, "let: expression expected");
+        return 1;
+    }
+    for (int i = 1; i < argc; i++) {
+        int st = sh_arith_in(cx, "let", argv[i], strlen(argv[i]), &v);
+        if (st != 0)
+            return st;
+    }
+    return v != 0 ? 0 : 1;
+}
+
 int
 sh_arith(sh_ctx *cx, const char *text, size_t len, long long *val)
 {

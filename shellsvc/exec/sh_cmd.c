@@ -43,6 +43,7 @@ static const sh_cmd sh_cmds[] = {
     {"head", sh_cmd_head, "n:", 0,
      "head [-n N] [FILE]...\nPrint the first N lines (10 by default) of each "
      "FILE."},
+    {"let", sh_bi_let, "", SH_CMD_RAWARGS, NULL},
     {"local", sh_bi_local, "", 0, NULL},
     {"ls", sh_cmd_ls, "1al", 0,
      "ls [-1al] [FILE]...\nList directory contents, one name per line.\n  -a  "

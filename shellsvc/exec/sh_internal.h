@@ -405,6 +405,7 @@ int sh_bi_exit(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_return(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_break(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_wait(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_let(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_eval(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_command(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_type(sh_ctx *, int, char **, const sh_opts *);
