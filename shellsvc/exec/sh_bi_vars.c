@@ -112,7 +112,8 @@ print_options(sh_ctx *cx, bool as_commands)
         if (as_commands)
             e = box_buf_printf(&b, "set %co %s\n", on ? '-' : '+', o->so_name);
         else
-            e = box_buf_printf(&b, "%-15s\t%s\n", o->so_name, on ? "on" : "off");
+            e = box_buf_printf(&b, "%-15s\t%s\n", o->so_name,
+                               on ? "on" : "off");
     }
     int rc = 0;
     if (e != BOX_OK)

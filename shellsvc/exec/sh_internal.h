@@ -84,10 +84,10 @@ typedef struct sh_state {
     int st_nrematch;
     char *st_cwd;
     bool st_opt_e, st_opt_u, st_opt_x;
-    bool st_opt_f;           // set -f: no pathname expansion
-    bool st_opt_pipefail;    // set -o pipefail
-    bool st_opt_C;           // set -C (noclobber): > refuses a file
-    bool st_opt_n;           // set -n (noexec): read, run nothing
+    bool st_opt_f;        // set -f: no pathname expansion
+    bool st_opt_pipefail; // set -o pipefail
+    bool st_opt_C;        // set -C (noclobber): > refuses a file
+    bool st_opt_n;        // set -n (noexec): read, run nothing
     /* The stage statuses of the last pipeline (a single command is a
      * pipeline of one), as decimal strings: what ${PIPESTATUS[n]} reads
      * once arrays exist. $PIPESTATUS, a plain variable, is element 0. */
@@ -127,10 +127,10 @@ bool sh_name_valid(const char *s, size_t n);
  * stay at bash's non-interactive value (so_has false, so_fixed). */
 typedef struct sh_option {
     const char *so_name;
-    char so_letter;              // set -<letter>, or 0
-    size_t so_off;               // offset of the bool in sh_state
-    bool so_has;                 // false: a fixed row
-    bool so_fixed;               // a fixed row's value
+    char so_letter; // set -<letter>, or 0
+    size_t so_off;  // offset of the bool in sh_state
+    bool so_has;    // false: a fixed row
+    bool so_fixed;  // a fixed row's value
 } sh_option;
 extern const sh_option sh_options[];
 extern const size_t sh_noptions;
