@@ -99,11 +99,49 @@ sh_bi_unset(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     return st;
 }
 
+/* set -o / set +o with no name: every row, as bash prints them. */
+static int
+print_options(sh_ctx *cx, bool as_commands)
+{
+    box_buf b;
+    box_buf_init(&b, 1u << 16);
+    box_err e = BOX_OK;
+    for (size_t i = 0; i < sh_noptions && e == BOX_OK; i++) {
+        const sh_option *o = &sh_options[i];
+        bool on = sh_option_get(cx->cx_st, o);
+        if (as_commands)
+            e = box_buf_printf(&b, "set %co %s\n", on ? '-' : '+', o->so_name);
+        else
+            e = box_buf_printf(&b, "%-15s\t%s\n", o->so_name,
+                               on ? "on" : "off");
+    }
+    int rc = 0;
+    if (e != BOX_OK)
+        rc = sh_cmd_err(cx, "set", 1, "out of memory");
+    else if (sh_write(cx, 1, b.b_data, b.b_len) != SH_IO_OK)
+        rc = 1;
+    box_buf_reset(&b);
+    return rc;
+}
+
+/* Sets one row; 2 after the message when it is unknown or fixed. */
+static int
+set_option(sh_ctx *cx, const sh_option *o, const char *name, bool on)
+{
+    if (o == NULL)
+        return sh_cmd_err(cx, "set", 2, "%s: invalid option name", name);
+    if (!sh_option_set(cx->cx_st, o, on))
+        return sh_cmd_err(cx, "set", 2, "%co %s: unsupported option",
+                          on ? '-' : '+', name);
+    return 0;
+}
+
 /*
- * set [-eux] [+eux] [--] [arg…]: options e, u, x only (spec §3.2); any
- * other letter, and -o / +o, is "set: -<c>: unsupported option" (2).
- * Operands replace the positional parameters. No operand: prints the
- * variables.
+ * set [-efnuxC] [+efnuxC] [-o NAME] [+o NAME] [--] [arg…] (issue 19, as
+ * bash 5.2): the letters and names of sh_options. `-o` takes the next
+ * argument as its name, also in a bundle (`set -euo pipefail`); with none
+ * it prints the list. Any other letter is "set: -<c>: unsupported option"
+ * (2, spec §3.2).
  */
 int
 sh_bi_set(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
@@ -124,23 +162,24 @@ sh_bi_set(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
             break;
         bool on = a[0] == '-';
         for (const char *p = a + 1; *p; p++) {
-            switch (*p) {
-            case 'e':
-                st->st_opt_e = on;
-                break;
-            case 'f': // noglob
-                st->st_opt_f = on;
-                break;
-            case 'u':
-                st->st_opt_u = on;
-                break;
-            case 'x':
-                st->st_opt_x = on;
-                break;
-            default:
+            int rc;
+            if (*p == 'o') {
+                if (i + 1 >= argc)
+                    rc = print_options(cx, !on);
+                else {
+                    i++;
+                    rc = set_option(cx, sh_option_find(argv[i], 0), argv[i],
+                                    on);
+                }
+                if (rc != 0)
+                    return rc;
+                continue;
+            }
+            const sh_option *opt = sh_option_find(NULL, *p);
+            if (opt == NULL)
                 return sh_cmd_err(cx, "set", 2, "%c%c: unsupported option",
                                   a[0], *p);
-            }
+            (void)sh_option_set(st, opt, on);
         }
     }
     if (i < argc || setpos) {

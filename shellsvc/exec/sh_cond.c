@@ -182,17 +182,12 @@ arith_operand(sh_ctx *cx, const operand *o, long long *v)
     return st == 0 ? 0 : COND_ERR1;
 }
 
-/* -o NAME: the set -o names of the options this shell has. */
+/* -o NAME: a set -o row that is on (unknown names are off). */
 static bool
 option_on(const sh_state *st, const char *name)
 {
-    if (strcmp(name, "errexit") == 0)
-        return st->st_opt_e;
-    if (strcmp(name, "nounset") == 0)
-        return st->st_opt_u;
-    if (strcmp(name, "xtrace") == 0)
-        return st->st_opt_x;
-    return false;
+    const sh_option *o = sh_option_find(name, 0);
+    return o != NULL && sh_option_get(st, o);
 }
 
 /* -v NAME: a set variable, or a positional parameter that exists. */

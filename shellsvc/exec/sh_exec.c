@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
@@ -53,6 +54,27 @@ errexit(sh_ctx *cx, int st)
     if (st != 0 && cx->cx_st->st_opt_e && cx->cx_cond == 0 &&
         cx->cx_flow == SH_FLOW_NONE)
         sh_fatal(cx, st);
+}
+
+/* Records a pipeline's stage statuses ($PIPESTATUS) after it ran. */
+static void
+set_pipestatus(sh_ctx *cx, int n, const int *status)
+{
+    if (sh_pipestatus_set(cx->cx_st, n, status) != BOX_OK)
+        sh_errf(cx, "out of memory");
+}
+
+/* set -o pipefail: the last non-zero stage status, else 0. */
+static int
+pipeline_status(const sh_ctx *cx, int n, const int *status)
+{
+    if (!cx->cx_st->st_opt_pipefail)
+        return status[n - 1];
+    int st = 0;
+    for (int i = 0; i < n; i++)
+        if (status[i] != 0)
+            st = status[i];
+    return st;
 }
 
 static int
@@ -241,6 +263,33 @@ open_file(sh_ctx *cx, const char *path, int flags)
     return s;
 }
 
+/*
+ * `>` (and `&>`) under set -C, as bash: an existing regular file is
+ * refused; anything else existing (/dev/null) opens without truncation;
+ * a new file is created exclusively, so a file made meanwhile is not
+ * overwritten either. `>|` never comes here.
+ */
+static sh_stream *
+open_noclobber(sh_ctx *cx, const char *path)
+{
+    sh_kernel_stat ks;
+    sh_kernel_result r = {0};
+    int err =
+        sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, path, &ks, &r);
+    if (r.kr_outcome == SH_KR_FAULT) {
+        (void)sh_fs_fail(cx, NULL, path, &r);
+        return NULL;
+    }
+    sh_kernel_result_clear(&r);
+    if (err != 0)
+        return open_file(cx, path, O_WRONLY | O_CREAT | O_EXCL);
+    if (S_ISREG(ks.ks_mode)) {
+        sh_errf(cx, "%s: cannot overwrite existing file", path);
+        return NULL;
+    }
+    return open_file(cx, path, O_WRONLY | O_CREAT);
+}
+
 /* Applies n's redirections; on BOX_OK *sv holds what to restore. A
  * failure prints the message, restores, and returns the status 1. */
 static int
@@ -310,6 +359,14 @@ redirs_apply(sh_ctx *cx, const sh_redir *r, rsave **svp, int *nsvp)
         case SH_R_APPEND:
         case SH_R_BOTH_APPEND:
             s = open_file(cx, t, O_WRONLY | O_CREAT | O_APPEND);
+            break;
+        case SH_R_OUT:
+        case SH_R_BOTH:
+            if (cx->cx_st->st_opt_C) {
+                s = open_noclobber(cx, t);
+                break;
+            }
+            s = open_file(cx, t, O_WRONLY | O_CREAT | O_TRUNC);
             break;
         default:
             s = open_file(cx, t, O_WRONLY | O_CREAT | O_TRUNC);
@@ -698,10 +755,14 @@ exec_pipe(sh_ctx *cx, const sh_node *n)
         }
         sg[i].sg_started = true;
     }
-    for (i = 0; i < k; i++)
+    int status[SH_MAX_PIPELINE];
+    for (i = 0; i < k; i++) {
         if (sg[i].sg_started)
             pthread_join(sg[i].sg_th, NULL);
-    st = sg[k - 1].sg_status;
+        status[i] = sg[i].sg_status;
+    }
+    set_pipestatus(cx, (int)k, status);
+    st = pipeline_status(cx, (int)k, status);
     if (bang)
         st = st == 0 ? 1 : 0;
 out:
@@ -1091,6 +1152,9 @@ sh_exec_node(sh_ctx *cx, const sh_node *n)
 {
     if (sh_check_stop(cx))
         return cx->cx_status;
+    // set -n: bash reads on and runs nothing, functions included.
+    if (cx->cx_st->st_opt_n)
+        return 0;
     int st = 0;
     rsave *sv = NULL;
     int nsv = 0;
@@ -1124,6 +1188,7 @@ sh_exec_node(sh_ctx *cx, const sh_node *n)
         break;
     case SH_N_SIMPLE:
         st = exec_simple(cx, n, NULL);
+        set_pipestatus(cx, 1, &st);
         errexit(cx, st);
         break;
     case SH_N_GROUP:
@@ -1131,6 +1196,7 @@ sh_exec_node(sh_ctx *cx, const sh_node *n)
         break;
     case SH_N_SUBSHELL:
         st = exec_subshell(cx, n);
+        set_pipestatus(cx, 1, &st);
         errexit(cx, st);
         break;
     case SH_N_IF:

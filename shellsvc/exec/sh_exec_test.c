@@ -73,7 +73,12 @@ static const tcase cases[] = {
     {"! true; echo $?", "1\n", "", 0},
     {"x=$(false); echo $?", "1\n", "", 0},
     {"exit 3; echo no", "", "", 3},
-    {"set -o pipefail", "", "strands-shell: set: -o: unsupported option\n", 2},
+    {"set -o bogus", "", "strands-shell: set: bogus: invalid option name\n", 2},
+    {"set -o pipefail; false | true", "", "", 1},
+    {"set -o vi", "", "strands-shell: set: -o vi: unsupported option\n", 2},
+    {"set +o braceexpand", "",
+     "strands-shell: set: +o braceexpand: unsupported option\n", 2},
+    {"set -C; set -o | grep -c 'noclobber.*on'", "1\n", "", 0},
     {"set -k", "", "strands-shell: set: -k: unsupported option\n", 2},
     {"set -e; false; echo no", "", "", 1},
     {"set -e; false || true; if false; then :; fi; echo yes", "yes\n", "", 0},
@@ -245,6 +250,44 @@ test_session_state(void **state)
     assert_int_equal(sh_session_run(ss, b, strlen(b)), 0);
     assert_int_equal(sh_session_run(ss, c, strlen(c)), 0);
     assert_string_equal(th_s(&t.th_out), "g1\nh\n");
+    sh_session_free(ss);
+    th_reset(&t);
+}
+
+/* Every stage status of the last pipeline stays in the state for
+ * ${PIPESTATUS[n]}; a single command is a pipeline of one. set -n ends
+ * with its call: the next call runs again. */
+static void
+test_pipestatus_and_noexec(void **state)
+{
+    th t = {0};
+    box_buf_init(&t.th_out, 1u << 20);
+    box_buf_init(&t.th_err, 1u << 20);
+    box_buf_init(&t.th_log, 1u << 20);
+    sh_session_opts o = {.so_decide = th_decide,
+                         .so_decide_arg = &t,
+                         .so_out = th_out,
+                         .so_err = th_err,
+                         .so_io_arg = &t};
+    sh_session *ss = sh_session_new(&o);
+    assert_non_null(ss);
+    const char *a = "true | (exit 3) | (exit 4)";
+    assert_int_equal(sh_session_run(ss, a, strlen(a)), 4);
+    const sh_state *st = ss->ss_state;
+    assert_int_equal(st->st_npipestatus, 3);
+    assert_string_equal(st->st_pipestatus[0], "0");
+    assert_string_equal(st->st_pipestatus[1], "3");
+    assert_string_equal(st->st_pipestatus[2], "4");
+    assert_string_equal(sh_var_get(st, "PIPESTATUS"), "0");
+    const char *b = "(exit 7)";
+    assert_int_equal(sh_session_run(ss, b, strlen(b)), 7);
+    assert_int_equal(ss->ss_state->st_npipestatus, 1);
+    assert_string_equal(sh_var_get(ss->ss_state, "PIPESTATUS"), "7");
+    const char *c = "set -n; echo never";
+    const char *d = "echo again";
+    assert_int_equal(sh_session_run(ss, c, strlen(c)), 0);
+    assert_int_equal(sh_session_run(ss, d, strlen(d)), 0);
+    assert_string_equal(th_s(&t.th_out), "again\n");
     sh_session_free(ss);
     th_reset(&t);
 }
@@ -450,6 +493,7 @@ main(void)
         cmocka_unit_test(test_capture_cap),
         cmocka_unit_test(test_input_too_large),
         cmocka_unit_test(test_session_state),
+        cmocka_unit_test(test_pipestatus_and_noexec),
         cmocka_unit_test(test_jobs_end_with_call),
         cmocka_unit_test(test_jobs_next_run),
         cmocka_unit_test(test_pipe_waits_end_with_budget),

@@ -123,9 +123,11 @@ param_value(sh_ctx *cx, const char *name, size_t len, char *tmp, size_t tmplen)
             snprintf(tmp, tmplen, "%ld", cx->cx_ss->ss_pid);
             return tmp;
         case '-':
-            snprintf(tmp, tmplen, "%s%s%s%s", st->st_opt_e ? "e" : "",
-                     st->st_opt_f ? "f" : "", st->st_opt_u ? "u" : "",
-                     st->st_opt_x ? "x" : "");
+            // bash's order (its flag table), for the letters we have
+            snprintf(tmp, tmplen, "%s%s%s%s%s%s", st->st_opt_e ? "e" : "",
+                     st->st_opt_f ? "f" : "", st->st_opt_n ? "n" : "",
+                     st->st_opt_u ? "u" : "", st->st_opt_x ? "x" : "",
+                     st->st_opt_C ? "C" : "");
             return tmp;
         default: // '!'
             if (st->st_bgpid <= 0)

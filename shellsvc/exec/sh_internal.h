@@ -84,8 +84,16 @@ typedef struct sh_state {
     int st_nrematch;
     char *st_cwd;
     bool st_opt_e, st_opt_u, st_opt_x;
-    bool st_opt_f;           // set -f: no pathname expansion
-    long st_bgpid;           // $!: the last `&` job's id (0: none yet)
+    bool st_opt_f;        // set -f: no pathname expansion
+    long st_bgpid;        // $!: the last `&` job's id (0: none yet)
+    bool st_opt_pipefail; // set -o pipefail
+    bool st_opt_C;        // set -C (noclobber): > refuses a file
+    bool st_opt_n;        // set -n (noexec): read, run nothing
+    /* The stage statuses of the last pipeline (a single command is a
+     * pipeline of one), as decimal strings: what ${PIPESTATUS[n]} reads
+     * once arrays exist. $PIPESTATUS, a plain variable, is element 0. */
+    char **st_pipestatus;
+    int st_npipestatus;
     unsigned st_shopt;       // SH_SHOPT_* bits (sh_glob.h)
     uint64_t st_shopt_other; // shopt rows stored, not acted on: bit set
                              // when the row differs from its default
@@ -108,8 +116,30 @@ void sh_func_unset(sh_state *st, const char *name);
 /* Replaces the positional parameters with copies of argv[0..n). */
 box_err sh_pos_set(sh_state *st, int n, char *const *argv) BOX_WARN_UNUSED;
 /* Replaces the [[ =~ ]] groups with copies of argv[0..n). */
-box_err sh_rematch_set(sh_state *st, int n, char *const *argv) BOX_WARN_UNUSED;
+box_err sh_rematch_set(sh_state *st, int n,
+                       char *const *argv) BOX_WARN_UNUSED;
+/* Records a pipeline's stage statuses and sets $PIPESTATUS to the
+ * first. */
+box_err sh_pipestatus_set(sh_state *st, int n,
+                          const int *status) BOX_WARN_UNUSED;
 bool sh_name_valid(const char *s, size_t n);
+
+/* One `set -o` row. Bash lists options this shell does not have; they
+ * stay at bash's non-interactive value (so_has false, so_fixed). */
+typedef struct sh_option {
+    const char *so_name;
+    char so_letter; // set -<letter>, or 0
+    size_t so_off;  // offset of the bool in sh_state
+    bool so_has;    // false: a fixed row
+    bool so_fixed;  // a fixed row's value
+} sh_option;
+extern const sh_option sh_options[];
+extern const size_t sh_noptions;
+/* The row named name, or whose letter is c (name NULL); NULL if none. */
+const sh_option *sh_option_find(const char *name, char c);
+bool sh_option_get(const sh_state *st, const sh_option *o);
+/* False when a fixed row would change. */
+bool sh_option_set(sh_state *st, const sh_option *o, bool on);
 
 /* ---- session ---- */
 

@@ -167,6 +167,9 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
     atomic_store(&ss->ss_abort_status, 0);
     atomic_store(&ss->ss_jobs_end, false);
 
+    /* set -n ends at the end of its call: the session is the agent's
+     * interactive shell, which (like bash's) would else never run again. */
+    ss->ss_state->st_opt_n = false;
     sh_ctx cx;
     sh_ctx_init(&cx, ss, ss->ss_state);
     int st = 0;

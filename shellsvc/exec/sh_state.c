@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Shell state: variables, functions, positional parameters, options. */
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "box_alloc.h"
 #include "sh_internal.h"
+
+static box_err strv_replace(char ***slot, int *nslot, int n,
+                            char *const *argv);
 
 /*
  * One sh_state per thread of execution: subshells, pipeline stages and
@@ -45,6 +50,9 @@ sh_state_free(sh_state *st)
     for (int i = 0; i < st->st_nrematch; i++)
         box_free(st->st_rematch[i]);
     box_free(st->st_rematch);
+    for (int i = 0; i < st->st_npipestatus; i++)
+        box_free(st->st_pipestatus[i]);
+    box_free(st->st_pipestatus);
     box_free(st->st_arg0);
     box_free(st->st_cwd);
     box_free(st);
@@ -61,6 +69,9 @@ sh_state_dup(const sh_state *st)
     d->st_opt_x = st->st_opt_x;
     d->st_opt_f = st->st_opt_f;
     d->st_bgpid = st->st_bgpid;
+    d->st_opt_pipefail = st->st_opt_pipefail;
+    d->st_opt_C = st->st_opt_C;
+    d->st_opt_n = st->st_opt_n;
     d->st_shopt = st->st_shopt;
     d->st_shopt_other = st->st_shopt_other;
     d->st_cwd = box_strdup(st->st_cwd);
@@ -98,7 +109,9 @@ sh_state_dup(const sh_state *st)
         }
     }
     if (sh_pos_set(d, st->st_npos, st->st_pos) != BOX_OK ||
-        sh_rematch_set(d, st->st_nrematch, st->st_rematch) != BOX_OK)
+        sh_rematch_set(d, st->st_nrematch, st->st_rematch) != BOX_OK ||
+        strv_replace(&d->st_pipestatus, &d->st_npipestatus,
+                     st->st_npipestatus, st->st_pipestatus) != BOX_OK)
         goto fail;
     return d;
 fail:
@@ -277,4 +290,84 @@ box_err
 sh_rematch_set(sh_state *st, int n, char *const *argv)
 {
     return strv_replace(&st->st_rematch, &st->st_nrematch, n, argv);
+}
+
+box_err
+sh_pipestatus_set(sh_state *st, int n, const int *status)
+{
+    char num[SH_MAX_PIPELINE][12];
+    char *v[SH_MAX_PIPELINE];
+    if (n < 1 || n > (int)SH_MAX_PIPELINE)
+        return BOX_EINVAL;
+    for (int i = 0; i < n; i++) {
+        snprintf(num[i], sizeof num[i], "%d", status[i]);
+        v[i] = num[i];
+    }
+    box_err e = strv_replace(&st->st_pipestatus, &st->st_npipestatus, n, v);
+    return e != BOX_OK ? e : sh_var_set(st, "PIPESTATUS", v[0], strlen(v[0]));
+}
+
+#define OPT(name, letter, field)                                               \
+    {name, letter, offsetof(sh_state, field), true, false}
+#define FIXED(name, value) {name, 0, 0, false, value}
+
+/* bash 5.2's `set -o` list, in its order. */
+const sh_option sh_options[] = {
+    FIXED("allexport", false),
+    FIXED("braceexpand", true),
+    FIXED("emacs", false),
+    OPT("errexit", 'e', st_opt_e),
+    FIXED("errtrace", false),
+    FIXED("functrace", false),
+    FIXED("hashall", true),
+    FIXED("histexpand", false),
+    FIXED("history", false),
+    FIXED("ignoreeof", false),
+    FIXED("interactive-comments", true),
+    FIXED("keyword", false),
+    FIXED("monitor", false),
+    OPT("noclobber", 'C', st_opt_C),
+    OPT("noexec", 'n', st_opt_n),
+    OPT("noglob", 'f', st_opt_f),
+    FIXED("nolog", false),
+    FIXED("notify", false),
+    OPT("nounset", 'u', st_opt_u),
+    FIXED("onecmd", false),
+    FIXED("physical", false),
+    OPT("pipefail", 0, st_opt_pipefail),
+    FIXED("posix", false),
+    FIXED("privileged", false),
+    FIXED("verbose", false),
+    FIXED("vi", false),
+    OPT("xtrace", 'x', st_opt_x),
+};
+const size_t sh_noptions = sizeof sh_options / sizeof sh_options[0];
+
+const sh_option *
+sh_option_find(const char *name, char c)
+{
+    for (size_t i = 0; i < sh_noptions; i++) {
+        const sh_option *o = &sh_options[i];
+        if (name != NULL ? strcmp(o->so_name, name) == 0
+                         : (c != 0 && o->so_letter == c))
+            return o;
+    }
+    return NULL;
+}
+
+bool
+sh_option_get(const sh_state *st, const sh_option *o)
+{
+    if (!o->so_has)
+        return o->so_fixed;
+    return *(const bool *)((const char *)st + o->so_off);
+}
+
+bool
+sh_option_set(sh_state *st, const sh_option *o, bool on)
+{
+    if (!o->so_has)
+        return on == o->so_fixed;
+    *(bool *)((char *)st + o->so_off) = on;
+    return true;
 }
