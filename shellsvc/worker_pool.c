@@ -86,9 +86,6 @@ zyg_worker_child(int ready, pid_t zygote, const zyg_state *zs)
         close_range(3, ZYG_READY_FD - 1, 0) != 0 ||
         close_range(ZYG_READY_FD + 1, ~0u, 0) != 0)
         _exit(1);
-    // Named for what it is doing, so ps (and a test) tells a worker
-    // waiting for its call from one running a call.
-    (void)prctl(PR_SET_NAME, "box-shell-wait");
     // A crash must end the process with its signal, so the broker can
     // report it; SIGPIPE stays ignored (a closed pipe is an error).
     static const int dfl[] = {SIGSEGV, SIGBUS,  SIGILL, SIGFPE, SIGABRT,
@@ -106,6 +103,10 @@ zyg_worker_child(int ready, pid_t zygote, const zyg_state *zs)
     if (worker_apply_limits(lim) != BOX_OK ||
         worker_confine_signals(zs->zs_signals) != 0)
         _exit(1);
+    // Named for what it is doing, so ps (and a test) tells a worker
+    // waiting for its call from one running a call; only once confined,
+    // so a process by this name is always a confined one.
+    (void)prctl(PR_SET_NAME, "box-shell-wait");
     if (zyg_worker_receive() != 0)
         _exit(0);
     (void)prctl(PR_SET_NAME, "box-shell-work");

@@ -304,10 +304,10 @@ starts_compound(sh_tk k)
 
 static box_err parse_compound(sh_parser *p, sh_node **out);
 
-/* function_def -> NAME '(' ')' linebreak compound_command redirect_list
- * (called at the `(` after the name) */
+/* The rest of a function definition after its name (and `()`, when
+ * `paren` says it is next): linebreak compound_command. */
 static box_err
-parse_function(sh_parser *p, sh_word *name, sh_node **out)
+function_rest(sh_parser *p, sh_word *name, bool paren, sh_node **out)
 {
     box_err rv;
     if (!plain_word(name))
@@ -317,11 +317,15 @@ parse_function(sh_parser *p, sh_word *name, sh_node **out)
         return oom(p);
     n->u.func.name = name->w_parts->u.text.s;
     n->u.func.namelen = name->w_parts->u.text.len;
-    if ((rv = advance(p)) != BOX_OK)
-        return rv;
-    if (p->ps_tok.t_kind != SH_TK_RPAREN)
-        return unexpected(p);
-    if ((rv = advance(p)) != BOX_OK || (rv = linebreak(p)) != BOX_OK)
+    if (paren) {
+        if ((rv = advance(p)) != BOX_OK)
+            return rv;
+        if (p->ps_tok.t_kind != SH_TK_RPAREN)
+            return unexpected(p);
+        if ((rv = advance(p)) != BOX_OK)
+            return rv;
+    }
+    if ((rv = linebreak(p)) != BOX_OK)
         return rv;
     if (!starts_compound(cmd_pos(p)))
         return unexpected(p);
@@ -329,6 +333,48 @@ parse_function(sh_parser *p, sh_word *name, sh_node **out)
         return rv;
     *out = n;
     return BOX_OK;
+}
+
+/* function_def -> NAME '(' ')' linebreak compound_command redirect_list
+ * (called at the `(` after the name) */
+static box_err
+parse_function(sh_parser *p, sh_word *name, sh_node **out)
+{
+    return function_rest(p, name, true, out);
+}
+
+/* bash: `function NAME [()] compound_command` (at the word `function`). */
+static box_err
+parse_function_keyword(sh_parser *p, sh_node **out)
+{
+    box_err rv;
+    if ((rv = advance(p)) != BOX_OK)
+        return rv;
+    if (p->ps_tok.t_kind != SH_TK_WORD || p->ps_tok.t_word == NULL)
+        return unexpected(p);
+    sh_word *name = p->ps_tok.t_word;
+    if ((rv = advance(p)) != BOX_OK)
+        return rv;
+    // `function f ( cmd )` is a subshell body; only `( )` is the pair.
+    bool paren = false;
+    if (p->ps_tok.t_kind == SH_TK_LPAREN) {
+        const sh_lex *lx = p->ps_lx;
+        size_t i = p->ps_tok.t_end;
+        while (i < lx->lx_len && (lx->lx_src[i] == ' ' || lx->lx_src[i] == '\t'))
+            i++;
+        paren = i >= lx->lx_len || lx->lx_src[i] == ')';
+    }
+    return function_rest(p, name, paren, out);
+}
+
+/* The word `function`, unquoted, where a command starts. */
+static bool
+is_function_keyword(const sh_parser *p)
+{
+    const sh_word *w = p->ps_tok.t_word;
+    return p->ps_tok.t_kind == SH_TK_WORD && w != NULL && plain_word(w) &&
+           w->w_parts->u.text.len == 8 &&
+           memcmp(w->w_parts->u.text.s, "function", 8) == 0;
 }
 
 /* simple_command -> { assignment | redirect } [ WORD { WORD | redirect } ]
@@ -879,6 +925,8 @@ parse_command(sh_parser *p, sh_node **out)
     sh_tk k = cmd_pos(p);
     if (starts_compound(k))
         return parse_compound(p, out);
+    if (k == SH_TK_WORD && is_function_keyword(p))
+        return parse_function_keyword(p, out);
     if (k == SH_TK_WORD || is_redir_tok(k))
         return parse_simple(p, out);
     return unexpected(p);
