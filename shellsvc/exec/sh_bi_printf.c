@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <wchar.h>
-#include <wctype.h>
 
 #include "box_buf.h"
 #include "sh_internal.h"
@@ -42,17 +40,69 @@ hexval(char h)
     return -1;
 }
 
-/* A code point as UTF-8 (the shell runs in C.UTF-8, as the tests do). */
+/*
+ * The shell's text is UTF-8 (bash runs the tests in C.UTF-8); these do not
+ * depend on the process's locale, which a service never sets.
+ */
 static box_err
 put_utf8(box_buf *b, unsigned long u)
 {
-    char m[8];
-    mbstate_t ps;
-    memset(&ps, 0, sizeof ps);
-    size_t n = wcrtomb(m, (wchar_t)u, &ps);
-    if (n == (size_t)-1)
+    if (u > 0x10ffff || (u >= 0xd800 && u <= 0xdfff))
         return box_buf_printf(b, u > 0xffff ? "\\U%08lX" : "\\u%04lX", u);
+    char m[4];
+    size_t n;
+    if (u < 0x80) {
+        m[0] = (char)u;
+        n = 1;
+    } else if (u < 0x800) {
+        m[0] = (char)(0xc0 | (u >> 6));
+        m[1] = (char)(0x80 | (u & 0x3f));
+        n = 2;
+    } else if (u < 0x10000) {
+        m[0] = (char)(0xe0 | (u >> 12));
+        m[1] = (char)(0x80 | ((u >> 6) & 0x3f));
+        m[2] = (char)(0x80 | (u & 0x3f));
+        n = 3;
+    } else {
+        m[0] = (char)(0xf0 | (u >> 18));
+        m[1] = (char)(0x80 | ((u >> 12) & 0x3f));
+        m[2] = (char)(0x80 | ((u >> 6) & 0x3f));
+        m[3] = (char)(0x80 | (u & 0x3f));
+        n = 4;
+    }
     return box_buf_append(b, m, n);
+}
+
+/* The UTF-8 character at s into *u: its length, 0 when s is no valid
+ * character (bad lead byte, short, overlong, surrogate, too large). */
+static size_t
+get_utf8(const char *s, unsigned long *u)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    static const unsigned long min[] = {0, 0, 0x80, 0x800, 0x10000};
+    size_t n = p[0] < 0x80 ? 1 : p[0] >= 0xc0 && p[0] < 0xe0 ? 2
+                         : p[0] >= 0xe0 && p[0] < 0xf0   ? 3
+                         : p[0] >= 0xf0 && p[0] < 0xf8   ? 4
+                                                         : 0;
+    if (n == 0)
+        return 0;
+    unsigned long v = n == 1 ? p[0] : p[0] & (0x7fu >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        v = v << 6 | (p[i] & 0x3f);
+    }
+    if (v < min[n] || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    *u = v;
+    return n;
+}
+
+/* Printable as bash's C.UTF-8 sees it: no C0/C1 control, no DEL. */
+static bool
+printable(unsigned long u)
+{
+    return (u >= 0x20 && u < 0x7f) || u >= 0xa0;
 }
 
 /*
@@ -124,13 +174,10 @@ pf_invalid(pf_run *r, const char *s)
 static long
 pf_charcode(const char *s)
 {
-    wchar_t w;
-    mbstate_t ps;
-    memset(&ps, 0, sizeof ps);
-    size_t n = mbrtowc(&w, s + 1, strlen(s + 1), &ps);
-    if (n == (size_t)-1 || n == (size_t)-2)
-        return (unsigned char)s[1];
-    return n == 0 ? 0 : (long)w;
+    unsigned long u;
+    if (s[1] == '\0')
+        return 0;
+    return get_utf8(s + 1, &u) > 0 ? (long)u : (unsigned char)s[1];
 }
 
 static void
@@ -207,16 +254,12 @@ pf_star(pf_run *r)
 static bool
 q_needs_ansic(const char *s)
 {
-    mbstate_t ps;
-    memset(&ps, 0, sizeof ps);
-    size_t n = strlen(s);
-    while (n > 0) {
-        wchar_t w;
-        size_t k = mbrtowc(&w, s, n, &ps);
-        if (k == (size_t)-1 || k == (size_t)-2 || !iswprint((wint_t)w))
+    while (*s) {
+        unsigned long u;
+        size_t k = get_utf8(s, &u);
+        if (k == 0 || !printable(u))
             return true;
         s += k;
-        n -= k;
     }
     return false;
 }
@@ -227,26 +270,20 @@ q_ansic(box_buf *b, const char *s)
     static const char from[] = "\a\b\033\f\n\r\t\v\\'",
                       to[] = "abEfnrtv\\'";
     box_err e = box_buf_puts(b, "$'");
-    mbstate_t ps;
-    memset(&ps, 0, sizeof ps);
-    size_t n = strlen(s);
-    while (n > 0 && e == BOX_OK) {
+    while (*s && e == BOX_OK) {
         const char *hit = strchr(from, *s);
-        wchar_t w;
+        unsigned long u;
         size_t k;
         if (hit != NULL) {
             e = box_buf_printf(b, "\\%c", to[hit - from]);
             k = 1;
-        } else if ((k = mbrtowc(&w, s, n, &ps)) != (size_t)-1 &&
-                   k != (size_t)-2 && k > 0 && iswprint((wint_t)w)) {
+        } else if ((k = get_utf8(s, &u)) > 0 && printable(u)) {
             e = box_buf_append(b, s, k);
         } else {
-            memset(&ps, 0, sizeof ps);
             e = box_buf_printf(b, "\\%03o", (unsigned char)*s);
             k = 1;
         }
         s += k;
-        n -= k;
     }
     return e == BOX_OK ? box_buf_putc(b, '\'') : e;
 }
@@ -416,12 +453,27 @@ pf_directive(pf_run *r, box_buf *b, const char **pp, box_err *e)
         break;
     }
     case '(': {
-        const char *close = strchr(p, ')');
-        if (close == NULL || close[1] != 'T') {
+        // The format runs to the matching ')' (nested ones count).
+        const char *close = p;
+        for (int depth = 1; *close; close++) {
+            depth += *close == '(' ? 1 : *close == ')' ? -1 : 0;
+            if (depth == 0)
+                break;
+        }
+        if (*close == '\0') {
+            // bash reads past the end here; the box says so instead.
             box_buf_reset(&tmp);
-            sh_cmd_err(r->cx, "printf", 1, "`%c': invalid format character",
-                       close == NULL ? '(' : close[1]);
+            sh_cmd_err(r->cx, "printf", 1, "`%s': missing `)'", start);
             return 1;
+        }
+        if (close[1] != 'T') {
+            // bash warns, prints the '%' and goes on after it.
+            sh_cmd_err(r->cx, "printf", 1,
+                       "warning: `%c': invalid time format specification",
+                       close[1]);
+            *pp = start + 1;
+            *e = box_buf_putc(b, '%');
+            break;
         }
         *e = pf_time(r, &tmp, p, (size_t)(close - p));
         *pp = close + 2;
