@@ -133,8 +133,8 @@ pf_escape(pf_run *r, const char *s, box_buf *b, bool inarg, box_err *e)
         while (k < max && hexval(s[1 + k]) >= 0)
             v = v * 16 + (unsigned long)hexval(s[1 + k++]);
         if (k == 0) {
-            if (c == 'x')
-                sh_cmd_err(r->cx, "printf", 1, "missing hex digit for \\x");
+            sh_cmd_err(r->cx, "printf", 1, "missing %s digit for \\%c",
+                       c == 'x' ? "hex" : "unicode", c);
             *e = box_buf_printf(b, "\\%c", c);
         } else {
             *e = c == 'x' ? box_buf_putc(b, (char)v) : put_utf8(b, v);
