@@ -80,10 +80,11 @@ get_utf8(const char *s, unsigned long *u)
 {
     const unsigned char *p = (const unsigned char *)s;
     static const unsigned long min[] = {0, 0, 0x80, 0x800, 0x10000};
-    size_t n = p[0] < 0x80 ? 1 : p[0] >= 0xc0 && p[0] < 0xe0 ? 2
-                         : p[0] >= 0xe0 && p[0] < 0xf0   ? 3
-                         : p[0] >= 0xf0 && p[0] < 0xf8   ? 4
-                                                         : 0;
+    size_t n = p[0] < 0x80                   ? 1
+               : p[0] >= 0xc0 && p[0] < 0xe0 ? 2
+               : p[0] >= 0xe0 && p[0] < 0xf0 ? 3
+               : p[0] >= 0xf0 && p[0] < 0xf8 ? 4
+                                             : 0;
     if (n == 0)
         return 0;
     unsigned long v = n == 1 ? p[0] : p[0] & (0x7fu >> n);
@@ -267,8 +268,7 @@ q_needs_ansic(const char *s)
 static box_err
 q_ansic(box_buf *b, const char *s)
 {
-    static const char from[] = "\a\b\033\f\n\r\t\v\\'",
-                      to[] = "abEfnrtv\\'";
+    static const char from[] = "\a\b\033\f\n\r\t\v\\'", to[] = "abEfnrtv\\'";
     box_err e = box_buf_puts(b, "$'");
     while (*s && e == BOX_OK) {
         const char *hit = strchr(from, *s);
@@ -389,8 +389,7 @@ pf_directive(pf_run *r, box_buf *b, const char **pp, box_err *e)
     bool left = strchr(flags, '-') != NULL;
     char conv = *p;
     if (conv == '\0') {
-        sh_cmd_err(r->cx, "printf", 1, "`%s': missing format character",
-                   start);
+        sh_cmd_err(r->cx, "printf", 1, "`%s': missing format character", start);
         return 1;
     }
     p++;
@@ -448,8 +447,8 @@ pf_directive(pf_run *r, box_buf *b, const char **pp, box_err *e)
                 else
                     *e = box_buf_putc(&tmp, *s++);
         if (*e == BOX_OK)
-            *e = pf_pad(b, tmp.b_data ? tmp.b_data : "", tmp.b_len, left,
-                        width, prec);
+            *e = pf_pad(b, tmp.b_data ? tmp.b_data : "", tmp.b_len, left, width,
+                        prec);
         break;
     }
     case '(': {
@@ -478,14 +477,13 @@ pf_directive(pf_run *r, box_buf *b, const char **pp, box_err *e)
         *e = pf_time(r, &tmp, p, (size_t)(close - p));
         *pp = close + 2;
         if (*e == BOX_OK)
-            *e = pf_pad(b, tmp.b_data ? tmp.b_data : "", tmp.b_len, left,
-                        width, prec);
+            *e = pf_pad(b, tmp.b_data ? tmp.b_data : "", tmp.b_len, left, width,
+                        prec);
         break;
     }
     default:
         box_buf_reset(&tmp);
-        sh_cmd_err(r->cx, "printf", 1, "`%c': invalid format character",
-                   conv);
+        sh_cmd_err(r->cx, "printf", 1, "`%c': invalid format character", conv);
         return 1;
     }
     box_buf_reset(&tmp);
@@ -554,11 +552,11 @@ sh_bi_printf(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         i++;
     }
     if (var != NULL && !sh_name_valid(var, strlen(var))) {
-        if (strchr(var, '[') != NULL && sh_name_valid(var, (size_t)(strchr(var, '[') - var)))
-            return sh_cmd_err(cx, "printf", 2,
-                              "`%s': arrays are not supported", var);
-        return sh_cmd_err(cx, "printf", 2, "`%s': not a valid identifier",
-                          var);
+        if (strchr(var, '[') != NULL &&
+            sh_name_valid(var, (size_t)(strchr(var, '[') - var)))
+            return sh_cmd_err(cx, "printf", 2, "`%s': arrays are not supported",
+                              var);
+        return sh_cmd_err(cx, "printf", 2, "`%s': not a valid identifier", var);
     }
     if (i >= argc)
         return pf_usage(cx);
@@ -575,7 +573,8 @@ sh_bi_printf(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
             st = sh_cmd_err(cx, "printf", 1, "out of memory");
     } else if (b.b_len > 0 && sh_write(cx, 1, b.b_data, b.b_len) != SH_IO_OK) {
         if (cx->cx_flow == SH_FLOW_NONE)
-            st = sh_cmd_err(cx, "printf", 1, "write error: Bad file descriptor");
+            st =
+                sh_cmd_err(cx, "printf", 1, "write error: Bad file descriptor");
         else
             st = cx->cx_status;
     }
