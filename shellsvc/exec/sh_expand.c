@@ -197,6 +197,35 @@ trim(const char *v, size_t vlen, const char *pat, sh_param_op op, size_t *start,
     box_free(buf);
 }
 
+/*
+ * ${v^p} ${v^^p} ${v,p} ${v,,p}: the first character, or every one, that
+ * matches the pattern p (every character when p is empty) changes case.
+ * ASCII letters only: other characters stay as they are.
+ */
+static void
+case_convert(char *v, const char *pat, sh_param_op op)
+{
+    bool upper = op == SH_PO_UPPER1 || op == SH_PO_UPPER;
+    bool all = op == SH_PO_UPPER || op == SH_PO_LOWER;
+    for (size_t i = 0; v[i] != '\0'; i++) {
+        // One UTF-8 character at i, for the pattern.
+        size_t n = 1;
+        while (v[i + n] != '\0' && ((unsigned char)v[i + n] & 0xC0u) == 0x80u)
+            n++;
+        char ch[8] = {0};
+        memcpy(ch, v + i, n < sizeof ch ? n : sizeof ch - 1);
+        if (pat[0] == '\0' || sh_glob_match(pat, ch, 0)) {
+            if (n == 1 && upper && v[i] >= 'a' && v[i] <= 'z')
+                v[i] = (char)(v[i] - 'a' + 'A');
+            else if (n == 1 && !upper && v[i] >= 'A' && v[i] <= 'Z')
+                v[i] = (char)(v[i] - 'A' + 'a');
+        }
+        if (!all)
+            return;
+        i += n - 1;
+    }
+}
+
 static int
 expand_at(ex *x, bool quoted, bool star)
 {
@@ -274,6 +303,10 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
     case SH_PO_RLSUFFIX:
     case SH_PO_RPREFIX:
     case SH_PO_RLPREFIX:
+    case SH_PO_UPPER1:
+    case SH_PO_UPPER:
+    case SH_PO_LOWER1:
+    case SH_PO_LOWER:
         if (!set && cx->cx_st->st_opt_u && !at) {
             rc = param_error(x, name, len, "parameter not set");
             break;
@@ -300,7 +333,13 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
                 rc = ex_nomem(x);
                 break;
             }
-            trim(v, strlen(v), pat, op, &s, &e);
+            if (op >= SH_PO_UPPER1 && op <= SH_PO_LOWER) {
+                case_convert(v, pat, op);
+                s = 0;
+                e = strlen(v);
+            } else {
+                trim(v, strlen(v), pat, op, &s, &e);
+            }
             rc = ex_put(x, v + s, e - s, mq);
             box_free(v);
             box_free(pat);

@@ -7,8 +7,8 @@
 
 /* ORDER SH_N */
 static const char *const sh_node_names[SH_N_COUNT] = {
-    "list", "and", "or", "pipe", "cmd", "group", "subshell",
-    "if", "while", "until", "for", "case", "func", "cond",
+    "list", "and",   "or",    "pipe", "cmd",  "group", "subshell",
+    "if",   "while", "until", "for",  "case", "func",  "cond",
 };
 
 /* ORDER SH_C */
@@ -18,11 +18,10 @@ static const char *const sh_cond_kind_names[SH_C_COUNT] = {
 
 /* ORDER SH_CO */
 static const char *const sh_cond_op_names[SH_CO_COUNT] = {
-    "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-n", "-o",
-    "-p", "-r", "-s", "-t", "-u", "-v", "-w", "-x", "-z",
-    "-G", "-L", "-N", "-O", "-R", "-S",
-    "=", "==", "!=", "=~", "<", ">",
-    "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef",
+    "-a",  "-b",  "-c",  "-d",  "-e",  "-f",  "-g",  "-h",  "-k", "-n", "-o",
+    "-p",  "-r",  "-s",  "-t",  "-u",  "-v",  "-w",  "-x",  "-z", "-G", "-L",
+    "-N",  "-O",  "-R",  "-S",  "=",   "==",  "!=",  "=~",  "<",  ">",  "-eq",
+    "-ne", "-lt", "-le", "-gt", "-ge", "-nt", "-ot", "-ef",
 };
 
 /* ORDER SH_WP */
@@ -32,7 +31,8 @@ static const char *const sh_wpart_names[SH_WP_COUNT] = {
 
 /* ORDER SH_PO */
 static const char *const sh_param_op_names[SH_PO_COUNT] = {
-    "", "#", "-", "=", "?", "+", ":-", ":=", ":?", ":+", "%", "%%", "#", "##",
+    "",   "#", "-",  "=", "?",  "+", ":-", ":=", ":?",
+    ":+", "%", "%%", "#", "##", "^", "^^", ",",  ",,",
 };
 
 /* ORDER SH_R */
@@ -148,8 +148,7 @@ dump_parts(dumper *d, const sh_wpart *p)
         case SH_WP_PARAM:
             put(d, p->u.param.op == SH_PO_LENGTH ? "(len " : "(param ");
             put(d, p->u.param.name);
-            if (p->u.param.op != SH_PO_NONE &&
-                p->u.param.op != SH_PO_LENGTH) {
+            if (p->u.param.op != SH_PO_NONE && p->u.param.op != SH_PO_LENGTH) {
                 put(d, " ");
                 put(d, sh_param_op_name(p->u.param.op));
                 put(d, " ");
@@ -238,8 +237,7 @@ dump_redirs(dumper *d, const sh_redir *r)
         if (r->r_fd >= 0 && d->rv == BOX_OK)
             d->rv = box_buf_printf(d->out, "%d", r->r_fd);
         put(d, sh_redir_kind_name(r->r_kind));
-        bool hd = r->r_kind == SH_R_HEREDOC ||
-                  r->r_kind == SH_R_HEREDOC_STRIP;
+        bool hd = r->r_kind == SH_R_HEREDOC || r->r_kind == SH_R_HEREDOC_STRIP;
         if (hd && r->r_quoted)
             put(d, "q");
         putline(d, r->r_line);
@@ -354,8 +352,7 @@ dump_node(dumper *d, const sh_node *n)
     case SH_N_CASE:
         put(d, " ");
         dump_word(d, n->u.case_.word);
-        for (const sh_case_item *ci = n->u.case_.items; ci;
-             ci = ci->ci_next) {
+        for (const sh_case_item *ci = n->u.case_.items; ci; ci = ci->ci_next) {
             put(d, " (item");
             putline(d, ci->ci_line);
             put(d, " (pats");

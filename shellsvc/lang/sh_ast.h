@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The parsed form of shell text: commands, lists, compounds, words, redirections. */
+/* The parsed form of shell text: commands, lists, compounds, words,
+ * redirections. */
 #ifndef SH_AST_H
 #define SH_AST_H
 
@@ -53,20 +54,24 @@ typedef enum sh_wpart_kind {
 
 /* ORDER SH_PO: sh_param_op_name() follows this order. */
 typedef enum sh_param_op {
-    SH_PO_NONE,       // $x, ${x}
-    SH_PO_LENGTH,     // ${#x}
-    SH_PO_DEFAULT,    // ${x-w}
-    SH_PO_ASSIGN,     // ${x=w}
-    SH_PO_ERROR,      // ${x?w}
-    SH_PO_ALT,        // ${x+w}
-    SH_PO_CDEFAULT,   // ${x:-w}  (colon: empty counts as unset)
-    SH_PO_CASSIGN,    // ${x:=w}
-    SH_PO_CERROR,     // ${x:?w}
-    SH_PO_CALT,       // ${x:+w}
-    SH_PO_RSUFFIX,    // ${x%w}   remove smallest suffix pattern
-    SH_PO_RLSUFFIX,   // ${x%%w}  remove largest suffix pattern
-    SH_PO_RPREFIX,    // ${x#w}   remove smallest prefix pattern
-    SH_PO_RLPREFIX,   // ${x##w}  remove largest prefix pattern
+    SH_PO_NONE,     // $x, ${x}
+    SH_PO_LENGTH,   // ${#x}
+    SH_PO_DEFAULT,  // ${x-w}
+    SH_PO_ASSIGN,   // ${x=w}
+    SH_PO_ERROR,    // ${x?w}
+    SH_PO_ALT,      // ${x+w}
+    SH_PO_CDEFAULT, // ${x:-w}  (colon: empty counts as unset)
+    SH_PO_CASSIGN,  // ${x:=w}
+    SH_PO_CERROR,   // ${x:?w}
+    SH_PO_CALT,     // ${x:+w}
+    SH_PO_RSUFFIX,  // ${x%w}   remove smallest suffix pattern
+    SH_PO_RLSUFFIX, // ${x%%w}  remove largest suffix pattern
+    SH_PO_RPREFIX,  // ${x#w}   remove smallest prefix pattern
+    SH_PO_RLPREFIX, // ${x##w}  remove largest prefix pattern
+    SH_PO_UPPER1,   // ${x^w}   first character to upper case (bash)
+    SH_PO_UPPER,    // ${x^^w}  every character matching w (or all)
+    SH_PO_LOWER1,   // ${x,w}   first character to lower case
+    SH_PO_LOWER,    // ${x,,w}  every character matching w (or all)
     SH_PO_COUNT
 } sh_param_op;
 
@@ -112,23 +117,23 @@ struct sh_word {
 
 /* ORDER SH_R: sh_redir_kind_name() follows this order. */
 typedef enum sh_redir_kind {
-    SH_R_IN,        // [n]<word     default fd 0
-    SH_R_OUT,       // [n]>word     default fd 1
-    SH_R_APPEND,    // [n]>>word    default fd 1
-    SH_R_CLOBBER,   // [n]>|word    default fd 1
-    SH_R_RDWR,      // [n]<>word    default fd 0
-    SH_R_DUPIN,     // [n]<&word    default fd 0 (word: digits or "-")
-    SH_R_DUPOUT,    // [n]>&word    default fd 1 (word: digits or "-")
-    SH_R_HEREDOC,   // [n]<<word    default fd 0, body in r_body
+    SH_R_IN,            // [n]<word     default fd 0
+    SH_R_OUT,           // [n]>word     default fd 1
+    SH_R_APPEND,        // [n]>>word    default fd 1
+    SH_R_CLOBBER,       // [n]>|word    default fd 1
+    SH_R_RDWR,          // [n]<>word    default fd 0
+    SH_R_DUPIN,         // [n]<&word    default fd 0 (word: digits or "-")
+    SH_R_DUPOUT,        // [n]>&word    default fd 1 (word: digits or "-")
+    SH_R_HEREDOC,       // [n]<<word    default fd 0, body in r_body
     SH_R_HEREDOC_STRIP, // [n]<<-word leading tabs stripped from the body
-    SH_R_BOTH,      // &>word       stdout and stderr to word (bash)
-    SH_R_BOTH_APPEND, // &>>word    stdout and stderr appended (bash)
+    SH_R_BOTH,          // &>word       stdout and stderr to word (bash)
+    SH_R_BOTH_APPEND,   // &>>word    stdout and stderr appended (bash)
     SH_R_COUNT
 } sh_redir_kind;
 
 struct sh_redir {
     sh_redir_kind r_kind;
-    int r_fd;         // explicit fd, or -1 for the kind's default
+    int r_fd; // explicit fd, or -1 for the kind's default
     uint32_t r_line;
     sh_word *r_target; // file, fd word, or here-document delimiter word
     /* Here-documents: the delimiter after quote removal, whether any part
@@ -147,7 +152,7 @@ struct sh_redir {
 struct sh_assign {
     const char *a_name;
     size_t a_namelen;
-    bool a_append; // +=
+    bool a_append;    // +=
     sh_word *a_value; // never NULL; no parts for X=
     uint32_t a_line;
     sh_assign *a_next;
@@ -155,8 +160,8 @@ struct sh_assign {
 
 /* One `pat|pat) list ;;` arm of a case. */
 struct sh_case_item {
-    sh_word *ci_pats;  // at least one
-    sh_node *ci_body;  // an SH_N_LIST, possibly with no items
+    sh_word *ci_pats; // at least one
+    sh_node *ci_body; // an SH_N_LIST, possibly with no items
     uint32_t ci_line;
     sh_case_item *ci_next;
 };
@@ -181,18 +186,47 @@ typedef enum sh_cond_kind {
  * `<` `>` tokens).
  */
 typedef enum sh_cond_op {
-    SH_CO_A, SH_CO_B, SH_CO_C, SH_CO_D, SH_CO_E, SH_CO_F, SH_CO_G,
-    SH_CO_H, SH_CO_K, SH_CO_N, SH_CO_O, SH_CO_P, SH_CO_R, SH_CO_S,
-    SH_CO_T, SH_CO_U, SH_CO_V, SH_CO_W, SH_CO_X, SH_CO_Z,
-    SH_CO_UG, SH_CO_UL, SH_CO_UN, SH_CO_UO, SH_CO_UR, SH_CO_US, // -G … -S
+    SH_CO_A,
+    SH_CO_B,
+    SH_CO_C,
+    SH_CO_D,
+    SH_CO_E,
+    SH_CO_F,
+    SH_CO_G,
+    SH_CO_H,
+    SH_CO_K,
+    SH_CO_N,
+    SH_CO_O,
+    SH_CO_P,
+    SH_CO_R,
+    SH_CO_S,
+    SH_CO_T,
+    SH_CO_U,
+    SH_CO_V,
+    SH_CO_W,
+    SH_CO_X,
+    SH_CO_Z,
+    SH_CO_UG,
+    SH_CO_UL,
+    SH_CO_UN,
+    SH_CO_UO,
+    SH_CO_UR,
+    SH_CO_US,    // -G … -S
     SH_CO_SEQ1,  // =  (pattern on the right)
     SH_CO_SEQ,   // == (pattern on the right)
     SH_CO_SNE,   // != (pattern on the right)
     SH_CO_MATCH, // =~ (POSIX ERE on the right)
     SH_CO_SLT,   // <  (byte order)
     SH_CO_SGT,   // >
-    SH_CO_EQ, SH_CO_NE, SH_CO_LT, SH_CO_LE, SH_CO_GT, SH_CO_GE, // arithmetic
-    SH_CO_NT, SH_CO_OT, SH_CO_EF, // files
+    SH_CO_EQ,
+    SH_CO_NE,
+    SH_CO_LT,
+    SH_CO_LE,
+    SH_CO_GT,
+    SH_CO_GE, // arithmetic
+    SH_CO_NT,
+    SH_CO_OT,
+    SH_CO_EF, // files
     SH_CO_COUNT
 } sh_cond_op;
 #define SH_CO_FIRST_BINARY SH_CO_SEQ1
@@ -256,8 +290,8 @@ struct sh_node {
         struct {
             const char *var;
             size_t varlen;
-            bool has_in;     // `for v in …` (else iterate "$@")
-            sh_word *words;  // the list after `in` (may be NULL)
+            bool has_in;    // `for v in …` (else iterate "$@")
+            sh_word *words; // the list after `in` (may be NULL)
             sh_node *body;
         } for_;
         struct {
@@ -301,10 +335,10 @@ const char *sh_cond_op_name(sh_cond_op op);
  * a redirection is (OP[fd] W), e.g. (> "f") (2>& "1"), and a
  * here-document (<< "DELIM" BODY) / (<<- …) with q after << when quoted.
  */
-box_err sh_ast_dump(const sh_node *n, box_buf *out, unsigned flags)
-    BOX_WARN_UNUSED;
+box_err sh_ast_dump(const sh_node *n, box_buf *out,
+                    unsigned flags) BOX_WARN_UNUSED;
 /* The same for one word. */
-box_err sh_ast_dump_word(const sh_word *w, box_buf *out, unsigned flags)
-    BOX_WARN_UNUSED;
+box_err sh_ast_dump_word(const sh_word *w, box_buf *out,
+                         unsigned flags) BOX_WARN_UNUSED;
 
 #endif

@@ -11,11 +11,12 @@
 
 /* ORDER SH_TK */
 static const char *const sh_tk_names[SH_TK_COUNT] = {
-    "end of file", "newline", "word", "number", ";", ";;", "&", "&&", "|",
-    "||", "(", ")", "<", ">", ">>", ">|", "<>", "<&", ">&", "<<", "<<-",
-    "&>", "&>>", "<<<",
-    "if", "then", "else", "elif", "fi", "do", "done", "case", "esac",
-    "while", "until", "for", "in", "{", "}", "!", "[[", "]]",
+    "end of file", "newline", "word", "number", ";",    ";;",    "&",
+    "&&",          "|",       "||",   "(",      ")",    "<",     ">",
+    ">>",          ">|",      "<>",   "<&",     ">&",   "<<",    "<<-",
+    "&>",          "&>>",     "<<<",  "if",     "then", "else",  "elif",
+    "fi",          "do",      "done", "case",   "esac", "while", "until",
+    "for",         "in",      "{",    "}",      "!",    "[[",    "]]",
 };
 
 const char *
@@ -41,9 +42,9 @@ sh_diag_set(sh_diag *d, box_err code, uint32_t line, const char *fmt, ...)
 }
 
 void
-sh_lex_init(sh_lex *lx, const char *src, size_t len, uint32_t line,
-            bool final, box_arena *a, sh_diag *diag, unsigned *depth,
-            sh_sub_fn sub, void *subctx)
+sh_lex_init(sh_lex *lx, const char *src, size_t len, uint32_t line, bool final,
+            box_arena *a, sh_diag *diag, unsigned *depth, sh_sub_fn sub,
+            void *subctx)
 {
     memset(lx, 0, sizeof(*lx));
     lx->lx_src = src;
@@ -204,8 +205,8 @@ new_part(sh_lex *lx, plist *pl, sh_wpart_kind k, uint32_t line)
 }
 
 static box_err
-add_text(sh_lex *lx, plist *pl, sh_wpart_kind k, uint32_t line,
-         const char *s, size_t n)
+add_text(sh_lex *lx, plist *pl, sh_wpart_kind k, uint32_t line, const char *s,
+         size_t n)
 {
     char *d = box_arena_strndup(lx->lx_arena, s, n);
     sh_wpart *p = d ? new_part(lx, pl, k, line) : NULL;
@@ -345,8 +346,8 @@ bad_subst(sh_lex *lx, size_t start, uint32_t line)
     if (e < lx->lx_len && lx->lx_src[e] == '}')
         e++;
     int n = (int)(e - start > 100 ? 100 : e - start);
-    return sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
-                       "%.*s: bad substitution", n, lx->lx_src + start);
+    return sh_diag_set(lx->lx_diag, BOX_EPARSE, line, "%.*s: bad substitution",
+                       n, lx->lx_src + start);
 }
 
 /* A parameter name at the current position: name, digits (braced) or one
@@ -403,30 +404,55 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
             return bad_subst(lx, start, line);
     } else if (c == ':') {
         switch (peekc(lx, 1)) {
-        case '-': op = SH_PO_CDEFAULT; break;
-        case '=': op = SH_PO_CASSIGN; break;
-        case '?': op = SH_PO_CERROR; break;
-        case '+': op = SH_PO_CALT; break;
-        default: return bad_subst(lx, start, line);
+        case '-':
+            op = SH_PO_CDEFAULT;
+            break;
+        case '=':
+            op = SH_PO_CASSIGN;
+            break;
+        case '?':
+            op = SH_PO_CERROR;
+            break;
+        case '+':
+            op = SH_PO_CALT;
+            break;
+        default:
+            return bad_subst(lx, start, line);
         }
         advc(lx);
         advc(lx);
     } else if (c != '}') {
         switch (c) {
-        case '-': op = SH_PO_DEFAULT; break;
-        case '=': op = SH_PO_ASSIGN; break;
-        case '?': op = SH_PO_ERROR; break;
-        case '+': op = SH_PO_ALT; break;
+        case '-':
+            op = SH_PO_DEFAULT;
+            break;
+        case '=':
+            op = SH_PO_ASSIGN;
+            break;
+        case '?':
+            op = SH_PO_ERROR;
+            break;
+        case '+':
+            op = SH_PO_ALT;
+            break;
         case '%':
             op = peekc(lx, 1) == '%' ? SH_PO_RLSUFFIX : SH_PO_RSUFFIX;
             break;
         case '#':
             op = peekc(lx, 1) == '#' ? SH_PO_RLPREFIX : SH_PO_RPREFIX;
             break;
-        default: return bad_subst(lx, start, line);
+        case '^':
+            op = peekc(lx, 1) == '^' ? SH_PO_UPPER : SH_PO_UPPER1;
+            break;
+        case ',':
+            op = peekc(lx, 1) == ',' ? SH_PO_LOWER : SH_PO_LOWER1;
+            break;
+        default:
+            return bad_subst(lx, start, line);
         }
         advc(lx);
-        if (op == SH_PO_RLSUFFIX || op == SH_PO_RLPREFIX)
+        if (op == SH_PO_RLSUFFIX || op == SH_PO_RLPREFIX || op == SH_PO_UPPER ||
+            op == SH_PO_LOWER)
             advc(lx);
     }
     sh_word *arg = NULL;
@@ -445,8 +471,8 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
             return rv;
         arg->w_parts = apl.head;
         arg->w_rawlen = lx->lx_pos - astart;
-        arg->w_raw = box_arena_strndup(lx->lx_arena, lx->lx_src + astart,
-                                      arg->w_rawlen);
+        arg->w_raw =
+            box_arena_strndup(lx->lx_arena, lx->lx_src + astart, arg->w_rawlen);
         if (arg->w_raw == NULL)
             return oom(lx);
         if (peekc(lx, 0) != '}')
@@ -471,8 +497,7 @@ eof:
 /* At `$`: a parameter, command substitution or arithmetic, else a plain
  * `$` (appended to lit). */
 static box_err
-lex_dollar(sh_lex *lx, plist *pl, box_buf *lit, uint32_t *litline,
-           bool in_dq)
+lex_dollar(sh_lex *lx, plist *pl, box_buf *lit, uint32_t *litline, bool in_dq)
 {
     uint32_t line = lx->lx_line;
     size_t start = lx->lx_pos;
@@ -494,8 +519,7 @@ lex_dollar(sh_lex *lx, plist *pl, box_buf *lit, uint32_t *litline,
         if (peekc(lx, 0) == '(') {
             bool is_arith;
             advc(lx);
-            if ((rv = lex_arith(lx, pl, line, &is_arith)) != BOX_OK ||
-                is_arith)
+            if ((rv = lex_arith(lx, pl, line, &is_arith)) != BOX_OK || is_arith)
                 return rv;
             // `$( (…) …)`: back to just after `$(`.
             lx->lx_pos = start + 2;
@@ -703,8 +727,8 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart)
         if (c == '`') {
             if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
                 goto out;
-            if ((rv = lex_backquote(lx, pl, mode == LM_DQ ||
-                                                mode == LM_ARG_DQ)) != BOX_OK)
+            if ((rv = lex_backquote(
+                     lx, pl, mode == LM_DQ || mode == LM_ARG_DQ)) != BOX_OK)
                 goto out;
             continue;
         }
@@ -835,10 +859,9 @@ read_heredoc(sh_lex *lx, sh_redir *r)
             break;
         }
         if ((rv = box_buf_append(&body, s, nl ? n + 1 : n)) != BOX_OK) {
-            rv = rv == BOX_ETOOBIG
-                     ? sh_diag_set(lx->lx_diag, BOX_ETOOBIG, lx->lx_line,
-                                   "input too large")
-                     : oom(lx);
+            rv = rv == BOX_ETOOBIG ? sh_diag_set(lx->lx_diag, BOX_ETOOBIG,
+                                                 lx->lx_line, "input too large")
+                                   : oom(lx);
             goto out;
         }
         lx->lx_pos += n;
@@ -850,8 +873,8 @@ read_heredoc(sh_lex *lx, sh_redir *r)
     }
     sh_word *w = box_arena_zalloc(lx->lx_arena, sizeof(*w));
     const char *txt = body.b_data ? body.b_data : "";
-    if (w == NULL || (w->w_raw = box_arena_strndup(lx->lx_arena, txt,
-                                                  body.b_len)) == NULL) {
+    if (w == NULL ||
+        (w->w_raw = box_arena_strndup(lx->lx_arena, txt, body.b_len)) == NULL) {
         rv = oom(lx);
         goto out;
     }
@@ -917,8 +940,7 @@ sh_lex_keyword(const sh_token *tok)
     const sh_wpart *p = tok->t_word->w_parts;
     if (p == NULL || p->wp_next != NULL || p->wp_kind != SH_WP_LIT)
         return SH_TK_WORD;
-    for (size_t i = 0; i < sizeof(sh_keywords) / sizeof(sh_keywords[0]);
-         i++)
+    for (size_t i = 0; i < sizeof(sh_keywords) / sizeof(sh_keywords[0]); i++)
         if (strlen(sh_keywords[i].kw) == p->u.text.len &&
             memcmp(sh_keywords[i].kw, p->u.text.s, p->u.text.len) == 0)
             return sh_keywords[i].tk;
@@ -966,8 +988,12 @@ lex_operator(sh_lex *lx)
             k = SH_TK_PIPE;
         }
         break;
-    case '(': k = SH_TK_LPAREN; break;
-    case ')': k = SH_TK_RPAREN; break;
+    case '(':
+        k = SH_TK_LPAREN;
+        break;
+    case ')':
+        k = SH_TK_RPAREN;
+        break;
     case '<':
         c1 = peekc(lx, 1);
         if (c1 == '<') {
@@ -1007,7 +1033,8 @@ lex_operator(sh_lex *lx)
             k = SH_TK_GREAT;
         }
         break;
-    default: return SH_TK_WORD;
+    default:
+        return SH_TK_WORD;
     }
     for (size_t i = 0; i < n; i++)
         advc(lx);
@@ -1088,8 +1115,8 @@ sh_lex_next(sh_lex *lx, sh_token *tok)
         }
     }
     sh_word *w = box_arena_zalloc(lx->lx_arena, sizeof(*w));
-    if (w == NULL || (w->w_raw = box_arena_strndup(lx->lx_arena, raw,
-                                                  rawlen)) == NULL)
+    if (w == NULL ||
+        (w->w_raw = box_arena_strndup(lx->lx_arena, raw, rawlen)) == NULL)
         return oom(lx);
     w->w_rawlen = rawlen;
     w->w_parts = pl.head;

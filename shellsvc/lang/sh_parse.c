@@ -49,8 +49,7 @@ unexpected(sh_parser *p)
     size_t n = t->t_end - t->t_start;
     return sh_diag_set(&p->ps_diag, BOX_EPARSE, t->t_line,
                        "syntax error near unexpected token `%.*s'",
-                       (int)(n > 100 ? 100 : n),
-                       p->ps_lx->lx_src + t->t_start);
+                       (int)(n > 100 ? 100 : n), p->ps_lx->lx_src + t->t_start);
 }
 
 /* Where a command may start, a WORD spelling a reserved word becomes it. */
@@ -172,17 +171,39 @@ parse_redirect(sh_parser *p, sh_redir **out)
             return rv;
     }
     switch (p->ps_tok.t_kind) {
-    case SH_TK_LESS: r->r_kind = SH_R_IN; break;
-    case SH_TK_GREAT: r->r_kind = SH_R_OUT; break;
-    case SH_TK_DGREAT: r->r_kind = SH_R_APPEND; break;
-    case SH_TK_CLOBBER: r->r_kind = SH_R_CLOBBER; break;
-    case SH_TK_LESSGREAT: r->r_kind = SH_R_RDWR; break;
-    case SH_TK_LESSAND: r->r_kind = SH_R_DUPIN; break;
-    case SH_TK_GREATAND: r->r_kind = SH_R_DUPOUT; break;
-    case SH_TK_DLESS: r->r_kind = SH_R_HEREDOC; break;
-    case SH_TK_DLESSDASH: r->r_kind = SH_R_HEREDOC_STRIP; break;
-    case SH_TK_ANDGREAT: r->r_kind = SH_R_BOTH; break;
-    case SH_TK_ANDDGREAT: r->r_kind = SH_R_BOTH_APPEND; break;
+    case SH_TK_LESS:
+        r->r_kind = SH_R_IN;
+        break;
+    case SH_TK_GREAT:
+        r->r_kind = SH_R_OUT;
+        break;
+    case SH_TK_DGREAT:
+        r->r_kind = SH_R_APPEND;
+        break;
+    case SH_TK_CLOBBER:
+        r->r_kind = SH_R_CLOBBER;
+        break;
+    case SH_TK_LESSGREAT:
+        r->r_kind = SH_R_RDWR;
+        break;
+    case SH_TK_LESSAND:
+        r->r_kind = SH_R_DUPIN;
+        break;
+    case SH_TK_GREATAND:
+        r->r_kind = SH_R_DUPOUT;
+        break;
+    case SH_TK_DLESS:
+        r->r_kind = SH_R_HEREDOC;
+        break;
+    case SH_TK_DLESSDASH:
+        r->r_kind = SH_R_HEREDOC_STRIP;
+        break;
+    case SH_TK_ANDGREAT:
+        r->r_kind = SH_R_BOTH;
+        break;
+    case SH_TK_ANDDGREAT:
+        r->r_kind = SH_R_BOTH_APPEND;
+        break;
     case SH_TK_TLESS:
         return sh_diag_set(&p->ps_diag, BOX_EPARSE, p->ps_tok.t_line,
                            "here-string (<<<) not supported");
@@ -360,7 +381,8 @@ parse_function_keyword(sh_parser *p, sh_node **out)
     if (p->ps_tok.t_kind == SH_TK_LPAREN) {
         const sh_lex *lx = p->ps_lx;
         size_t i = p->ps_tok.t_end;
-        while (i < lx->lx_len && (lx->lx_src[i] == ' ' || lx->lx_src[i] == '\t'))
+        while (i < lx->lx_len &&
+               (lx->lx_src[i] == ' ' || lx->lx_src[i] == '\t'))
             i++;
         paren = i >= lx->lx_len || lx->lx_src[i] == ')';
     }
@@ -416,8 +438,7 @@ parse_simple(sh_parser *p, sh_node **out)
                 atail = &a->a_next;
             } else {
                 bool first = n->u.simple.words == NULL &&
-                             n->u.simple.assigns == NULL &&
-                             n->n_redirs == NULL;
+                             n->u.simple.assigns == NULL && n->n_redirs == NULL;
                 *wtail = w;
                 wtail = &w->w_next;
                 if (first && p->ps_tok.t_kind == SH_TK_LPAREN)
@@ -576,8 +597,7 @@ parse_case(sh_parser *p, sh_node *n)
         if (ci == NULL)
             return oom(p);
         ci->ci_line = p->ps_tok.t_line;
-        if (p->ps_tok.t_kind == SH_TK_LPAREN &&
-            (rv = advance(p)) != BOX_OK)
+        if (p->ps_tok.t_kind == SH_TK_LPAREN && (rv = advance(p)) != BOX_OK)
             return rv;
         sh_word **ptail = &ci->ci_pats;
         for (;;) {
@@ -733,8 +753,7 @@ cond_term(cond_ps *c, sh_cond **out)
         if (t == NULL) {
             rv = oom(p);
         } else if ((rv = advance(p)) == BOX_OK) {
-            rv = k == SH_TK_BANG ? cond_term(c, &t->c_l)
-                                 : cond_or(c, &t->c_l);
+            rv = k == SH_TK_BANG ? cond_term(c, &t->c_l) : cond_or(c, &t->c_l);
         }
         p->ps_depth--;
         if (rv != BOX_OK)
@@ -898,15 +917,31 @@ parse_compound(sh_parser *p, sh_node **out)
         goto out;
     }
     switch (k) {
-    case SH_TK_LBRACE: rv = parse_group(p, n, SH_TK_RBRACE); break;
-    case SH_TK_LPAREN: rv = parse_group(p, n, SH_TK_RPAREN); break;
-    case SH_TK_IF: rv = parse_if(p, n); break;
+    case SH_TK_LBRACE:
+        rv = parse_group(p, n, SH_TK_RBRACE);
+        break;
+    case SH_TK_LPAREN:
+        rv = parse_group(p, n, SH_TK_RPAREN);
+        break;
+    case SH_TK_IF:
+        rv = parse_if(p, n);
+        break;
     case SH_TK_WHILE:
-    case SH_TK_UNTIL: rv = parse_loop(p, n); break;
-    case SH_TK_FOR: rv = parse_for(p, n); break;
-    case SH_TK_CASE: rv = parse_case(p, n); break;
-    case SH_TK_DLBRACK: rv = parse_cond(p, n); break;
-    default: rv = unexpected(p); break;
+    case SH_TK_UNTIL:
+        rv = parse_loop(p, n);
+        break;
+    case SH_TK_FOR:
+        rv = parse_for(p, n);
+        break;
+    case SH_TK_CASE:
+        rv = parse_case(p, n);
+        break;
+    case SH_TK_DLBRACK:
+        rv = parse_cond(p, n);
+        break;
+    default:
+        rv = unexpected(p);
+        break;
     }
     if (rv == BOX_OK)
         rv = parse_redirect_list(p, &n->n_redirs);
@@ -983,9 +1018,9 @@ parse_and_or(sh_parser *p, sh_node **out)
     if ((rv = parse_pipeline(p, &left)) != BOX_OK)
         return rv;
     while (p->ps_tok.t_kind == SH_TK_AND || p->ps_tok.t_kind == SH_TK_OR) {
-        sh_node *n = new_node(p, p->ps_tok.t_kind == SH_TK_AND ? SH_N_AND
-                                                                : SH_N_OR,
-                              left->n_line);
+        sh_node *n =
+            new_node(p, p->ps_tok.t_kind == SH_TK_AND ? SH_N_AND : SH_N_OR,
+                     left->n_line);
         if (n == NULL)
             return oom(p);
         n->u.bin.l = left;
@@ -1060,8 +1095,7 @@ parse_complete_command(sh_parser *p, sh_node **out)
         item->n_bg = k == SH_TK_AMP;
         if ((rv = advance(p)) != BOX_OK)
             return rv;
-        if (p->ps_tok.t_kind == SH_TK_NEWLINE ||
-            p->ps_tok.t_kind == SH_TK_EOF)
+        if (p->ps_tok.t_kind == SH_TK_NEWLINE || p->ps_tok.t_kind == SH_TK_EOF)
             break;
     }
     if (p->ps_tok.t_kind != SH_TK_NEWLINE && p->ps_tok.t_kind != SH_TK_EOF)
@@ -1213,8 +1247,7 @@ sh_parse_next(sh_parser *p, sh_node **out)
 /* ---- one-shot ---- */
 
 box_err
-sh_parse(const char *text, size_t len, box_arena *a, sh_node **out,
-         sh_diag *d)
+sh_parse(const char *text, size_t len, box_arena *a, sh_node **out, sh_diag *d)
 {
     box_err rv = BOX_OK;
     memset(d, 0, sizeof(*d));
@@ -1259,8 +1292,8 @@ char *
 sh_diag_format(const sh_diag *d, bool multiline, char *out, size_t outlen)
 {
     if (multiline)
-        snprintf(out, outlen, "strands-shell: line %u: %s",
-                 (unsigned)d->d_line, d->d_msg);
+        snprintf(out, outlen, "strands-shell: line %u: %s", (unsigned)d->d_line,
+                 d->d_msg);
     else
         snprintf(out, outlen, "strands-shell: %s", d->d_msg);
     return out;

