@@ -10,6 +10,10 @@
 
 #define SCAN_VARINT_MAX 10 // bytes of a 64-bit varint
 #define SCAN_TAG_MAX 5     // bytes of a tag, as protobuf-c reads one
+#define SCAN_LENGTH_MAX                                                        \
+    5 // bytes of a length prefix, as protobuf-c reads
+      // one (a longer varint it refuses, even one
+      // whose value is small)
 #define SCAN_FIELD_MAX 0x1fffffffu
 
 /* The wire type each field type is written with (unpacked). */
@@ -123,7 +127,7 @@ scan_message(const ProtobufCMessageDescriptor *d, const uint8_t *p,
             p += 4;
             break;
         case PROTOBUF_C_WIRE_TYPE_LENGTH_PREFIXED:
-            if (!scan_varint(&p, end, SCAN_VARINT_MAX, &v) ||
+            if (!scan_varint(&p, end, SCAN_LENGTH_MAX, &v) ||
                 v > (uint64_t)(end - p))
                 return r;
             if (f != NULL && f->type == PROTOBUF_C_TYPE_MESSAGE) {
