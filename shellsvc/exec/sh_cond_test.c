@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tests for [[ … ]]: a table checked against bash, file tests, tracing. */
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sh_test_harness.h"
@@ -197,29 +195,9 @@ test_table(void **state)
 static int
 run_bash(const char *script, box_buf *out)
 {
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-    posix_spawn_file_actions_addclose(&fa, p[0]);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", 1, 0);
-    posix_spawn_file_actions_addchdir_np(&fa, "/");
-    char *argv[] = {(char *)"bash", (char *)"-c", (char *)script, NULL};
     char *envp[] = {(char *)"PATH=/nonexistent", (char *)"HOME=/home/lash",
                     (char *)"LC_ALL=C.UTF-8", NULL};
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, "/bin/bash", &fa, NULL, argv, envp), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    close(p[1]);
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(p[0], buf, sizeof buf)) > 0)
-        assert_int_equal(box_buf_append(out, buf, (size_t)n), BOX_OK);
-    close(p[0]);
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    return th_run_ref("/bin/bash", "/", script, envp, out, NULL);
 }
 
 static void

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Differential tests: expansion, quoting, arithmetic against /bin/dash. */
-#include <ftw.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sh_test_harness.h"
 #include "box_test_require.h"
+#include "box_testutil.h"
 
 /*
  * Each script uses only echo / printf / true / false and shell syntax,
@@ -94,36 +92,8 @@ static const char *const scripts[] = {
 static int
 run_dash(const char *script, const char *dir, box_buf *out)
 {
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-    posix_spawn_file_actions_addclose(&fa, p[0]);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", 1, 0);
-    posix_spawn_file_actions_addchdir_np(&fa, dir);
-    char *argv[] = {(char *)"dash", (char *)"-c", (char *)script, NULL};
     char *envp[] = {(char *)"PATH=/nonexistent", NULL};
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, "/bin/dash", &fa, NULL, argv, envp), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    close(p[1]);
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(p[0], buf, sizeof buf)) > 0)
-        assert_int_equal(box_buf_append(out, buf, (size_t)n), BOX_OK);
-    close(p[0]);
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-}
-
-static int
-rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    return flag == FTW_DP ? rmdir(p) : unlink(p);
+    return th_run_ref("/bin/dash", dir, script, envp, out, NULL);
 }
 
 static void
@@ -139,7 +109,7 @@ test_against_dash(void **state)
         char dir[] = "/tmp/sh_dash_test.XXXXXX";
         assert_non_null(mkdtemp(dir));
         int wst = run_dash(scripts[i], dir, &want);
-        assert_int_equal(nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+        box_test_rmtree(dir);
         th t = {0};
         int st = th_run(&t, scripts[i], 0);
         if (st != wst || strcmp(th_s(&t.th_out), th_s(&want)) != 0) {

@@ -2,15 +2,13 @@
 /* Pathname expansion over a real kernel: bash 5.2 as the reference, decisions.
  */
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sh_test_harness.h"
 #include "box_test_require.h"
+#include "box_testutil.h"
 #include "sh_glob.h"
 #include "sh_kernel.h"
 
@@ -116,19 +114,11 @@ setup(void **state)
 }
 
 static int
-rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    return flag == FTW_DP ? rmdir(p) : unlink(p);
-}
-
-static int
 teardown(void **state)
 {
     fx *f = *state;
     sh_kernel_free(f->k);
-    assert_int_equal(nftw(f->root, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+    box_test_rmtree(f->root);
     box_free(f);
     return 0;
 }
@@ -160,43 +150,16 @@ box_run(fx *f, const char *script)
     return st;
 }
 
-static void
-drain(int fd, box_buf *b)
-{
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0)
-        assert_int_equal(box_buf_append(b, buf, (size_t)n), BOX_OK);
-    close(fd);
-}
-
 /* Runs script in bash -c in dir (C.UTF-8); stderr's "bash: line 1: " becomes
  * the box shell's prefix so messages compare too. */
 static int
 bash_run(const char *dir, const char *script, box_buf *out, box_buf *err)
 {
-    int po[2], pe[2];
-    assert_int_equal(pipe(po), 0);
-    assert_int_equal(pipe(pe), 0);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-    posix_spawn_file_actions_addclose(&fa, po[0]);
-    posix_spawn_file_actions_addclose(&fa, pe[0]);
-    posix_spawn_file_actions_addchdir_np(&fa, dir);
-    char *argv[] = {(char *)"bash", (char *)"-c", (char *)script, NULL};
     char *envp[] = {(char *)"PATH=/nonexistent", (char *)"LC_ALL=C.UTF-8",
                     NULL};
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, "/bin/bash", &fa, NULL, argv, envp), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    close(po[1]);
-    close(pe[1]);
-    drain(po[0], out); // small outputs: the pipes never fill
     box_buf raw;
     box_buf_init(&raw, 1u << 20);
-    drain(pe[0], &raw);
+    int st = th_run_ref("/bin/bash", dir, script, envp, out, &raw);
     // bash -c says "bash: line 1: "; the box shell names a line only in
     // multi-line input (box-spec §3.2).
     const char *s = th_s(&raw);
@@ -206,9 +169,7 @@ bash_run(const char *dir, const char *script, box_buf *out, box_buf *err)
             BOX_OK);
     assert_int_equal(box_buf_puts(err, s), BOX_OK);
     box_buf_reset(&raw);
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    return st;
 }
 
 /*

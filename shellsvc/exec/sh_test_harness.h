@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "box_alloc.h"
 #include "box_buf.h"
@@ -171,6 +174,59 @@ th_reset(th *t)
     box_buf_reset(&t->th_err);
     box_buf_reset(&t->th_log);
     box_buf_reset(&t->th_fslog);
+}
+
+/* Appends everything fd gives to b, then closes fd. */
+static inline void
+th_drain(int fd, box_buf *b)
+{
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        assert_int_equal(box_buf_append(b, buf, (size_t)n), BOX_OK);
+    close(fd);
+}
+
+/*
+ * Runs the reference shell `path -c script` (argv[0] its file name, as
+ * its messages name it) in dir with exactly envp; stdout into out, stderr
+ * into err (NULL: /dev/null). For small outputs: stdout is read whole
+ * before stderr. Returns its exit status (128 + signal when killed).
+ */
+static inline int
+th_run_ref(const char *path, const char *dir, const char *script,
+           char *const *envp, box_buf *out, box_buf *err)
+{
+    int po[2], pe[2] = {-1, -1};
+    assert_int_equal(pipe(po), 0);
+    if (err != NULL)
+        assert_int_equal(pipe(pe), 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, po[1], 1);
+    posix_spawn_file_actions_addclose(&fa, po[0]);
+    if (err != NULL) {
+        posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
+        posix_spawn_file_actions_addclose(&fa, pe[0]);
+    } else {
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", 1, 0);
+    }
+    posix_spawn_file_actions_addchdir_np(&fa, dir);
+    const char *slash = strrchr(path, '/');
+    char *argv[] = {(char *)(slash != NULL ? slash + 1 : path), (char *)"-c",
+                    (char *)script, NULL};
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, path, &fa, NULL, argv, envp), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    close(po[1]);
+    th_drain(po[0], out);
+    if (err != NULL) {
+        close(pe[1]);
+        th_drain(pe[0], err);
+    }
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 }
 
 #endif
