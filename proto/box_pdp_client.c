@@ -135,16 +135,12 @@ canon_bytes(canon *c, const char *s)
 
 static void canon_value(canon *c, const Box__Value *v, int depth);
 
+/* The indexes of r's fields (at most CANON_RECORD_MAX) in name order:
+ * insertion sort, as records are small. */
 static void
-canon_record(canon *c, const Box__ValueRecord *r, int depth)
+canon_order(const Box__ValueRecord *r, size_t idx[CANON_RECORD_MAX])
 {
     size_t n = r ? r->n_fields : 0;
-    size_t idx[CANON_RECORD_MAX];
-    if (n > CANON_RECORD_MAX) {
-        c->c_full = true;
-        return;
-    }
-    // Insertion sort by name: records are small.
     for (size_t i = 0; i < n; i++) {
         size_t j = i;
         while (j > 0 &&
@@ -154,6 +150,18 @@ canon_record(canon *c, const Box__ValueRecord *r, int depth)
         }
         idx[j] = i;
     }
+}
+
+static void
+canon_record(canon *c, const Box__ValueRecord *r, int depth)
+{
+    size_t n = r ? r->n_fields : 0;
+    size_t idx[CANON_RECORD_MAX];
+    if (n > CANON_RECORD_MAX) {
+        c->c_full = true;
+        return;
+    }
+    canon_order(r, idx);
     canon_u64(c, n);
     for (size_t i = 0; i < n; i++) {
         canon_bytes(c, r->fields[idx[i]]->name);
@@ -489,15 +497,7 @@ canon_key_narrow(const char *action, const Box__Value *input,
         return 0;
     const Box__ValueRecord *r = input->record;
     size_t idx[CANON_RECORD_MAX];
-    for (size_t i = 0; i < r->n_fields; i++) {
-        size_t j = i;
-        while (j > 0 &&
-               strcmp(r->fields[idx[j - 1]]->name, r->fields[i]->name) > 0) {
-            idx[j] = idx[j - 1];
-            j--;
-        }
-        idx[j] = i;
-    }
+    canon_order(r, idx);
     canon_put(&c, &mark, 1);
     canon_bytes(&c, action);
     canon_u64(&c, r->n_fields);

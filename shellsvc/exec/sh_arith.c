@@ -397,8 +397,7 @@ unary(ar *a, bool ev)
     } else if (c == '$' || is_name_char(c, true)) {
         v = operand_var(a, ev);
     } else {
-        fail(a, at_end(a) ? "syntax error: operand expected"
-                          : "syntax error: operand expected");
+        fail(a, "syntax error: operand expected");
     }
     a->a_depth--;
     return v;
