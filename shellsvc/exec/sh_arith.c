@@ -19,7 +19,10 @@
  * is "REST")", REST from the start of the last token read, and gives 1.
  */
 
-#define ARITH_MAX_DEPTH 64
+#define ARITH_MAX_DEPTH 64 // nested operands: (, !, -, ++ …
+// Every recursive level (a=b=…, a?b:c?…, a**b**…) counts too, so hostile
+// text ends in an error, not on the end of the stack (bash's own cap).
+#define ARITH_MAX_LEVEL 1024
 #define ARITH_NAME_MAX 256
 
 typedef struct ar {
@@ -35,6 +38,7 @@ typedef struct ar {
     bool a_unset; // set -u met an unset name: the spec's own message
     char a_unset_name[ARITH_NAME_MAX];
     int a_depth;
+    int a_level; // recursive calls of assign, conditional and binary
 } ar;
 
 typedef enum {
@@ -286,6 +290,21 @@ number(ar *a)
 
 static long long comma(ar *a, bool ev);
 static long long assign(ar *a, bool ev);
+static long long conditional(ar *a, bool ev);
+static long long binary(ar *a, int minprec, bool ev);
+
+/* Enters one more recursive level; false (having failed) past the cap.
+ * Each true is paired with a_level-- on the way out. */
+static bool
+deeper(ar *a)
+{
+    if (++a->a_level > ARITH_MAX_LEVEL) {
+        a->a_level--;
+        fail(a, "expression recursion level exceeded");
+        return false;
+    }
+    return true;
+}
 
 /* ++NAME / --NAME / NAME++ / NAME-- on name[0..n): the value it gives. */
 static long long
@@ -490,7 +509,7 @@ apply(ar *a, aop op, long long l, long long r)
 /* Precedence climbing; && and || evaluate their right side only when it
  * decides. */
 static long long
-binary(ar *a, int minprec, bool ev)
+binary_in(ar *a, int minprec, bool ev)
 {
     long long l = unary(a, ev);
     for (;;) {
@@ -520,9 +539,19 @@ binary(ar *a, int minprec, bool ev)
     return l;
 }
 
+static long long
+binary(ar *a, int minprec, bool ev)
+{
+    if (!deeper(a))
+        return 0;
+    long long v = binary_in(a, minprec, ev);
+    a->a_level--;
+    return v;
+}
+
 /* cond ? comma : cond */
 static long long
-conditional(ar *a, bool ev)
+conditional_in(ar *a, bool ev)
 {
     long long c = binary(a, 0, ev);
     skip_ws(a);
@@ -542,6 +571,16 @@ conditional(ar *a, bool ev)
     return c != 0 ? t : f;
 }
 
+static long long
+conditional(ar *a, bool ev)
+{
+    if (!deeper(a))
+        return 0;
+    long long v = conditional_in(a, ev);
+    a->a_level--;
+    return v;
+}
+
 /* The assignment operator at the cursor: its index in assigns, or -1. */
 static int
 peek_assign(ar *a)
@@ -558,7 +597,7 @@ peek_assign(ar *a)
 /* NAME op= assign, right to left; anything else is a conditional, and an
  * assignment operator after one that is not a bare name is an error. */
 static long long
-assign(ar *a, bool ev)
+assign_in(ar *a, bool ev)
 {
     skip_ws(a);
     size_t st = a->a_pos;
@@ -585,6 +624,16 @@ assign(ar *a, bool ev)
         v = apply(a, assigns[k].as_op, var_num(a, a->a_s + st, n), r);
     if (a->a_err == NULL)
         var_store(a, a->a_s + st, n, v);
+    return v;
+}
+
+static long long
+assign(ar *a, bool ev)
+{
+    if (!deeper(a))
+        return 0;
+    long long v = assign_in(a, ev);
+    a->a_level--;
     return v;
 }
 

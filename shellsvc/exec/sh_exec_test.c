@@ -198,6 +198,41 @@ test_cases(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* Right-recursive arithmetic (a=a=…, 0?1:0?1:…, 2**2**…) is bounded: a
+ * chain past 1024 levels is an error with status 1, and one of the size
+ * of the whole input (before: the end of the stack, SIGSEGV) too; an
+ * error message too long to print whole is cut, not dropped. */
+static void
+test_arith_recursion_bounded(void **state)
+{
+    (void)state;
+    static const char *const links[] = {"a=", "0?1:", "2**"};
+    for (size_t i = 0; i < NELEM(links); i++) {
+        for (size_t reps = 1100; reps <= 60000; reps += 58900) {
+            size_t ln = strlen(links[i]);
+            char *script = box_alloc(reps * ln + 32);
+            assert_non_null(script);
+            size_t k = (size_t)snprintf(script, 16, "echo $((");
+            for (size_t r = 0; r < reps; r++, k += ln)
+                memcpy(script + k, links[i], ln);
+            memcpy(script + k, "1))", 4);
+            th t = {0};
+            assert_int_equal(th_run(&t, script, 0), 1);
+            assert_string_equal(th_s(&t.th_out), "");
+            const char *err = th_s(&t.th_err);
+            assert_int_equal(strncmp(err, "strands-shell: ", 15), 0);
+            if (reps == 1100)
+                assert_non_null(strstr(err,
+                                       ": expression recursion level exceeded "
+                                       "(error token is \""));
+            else
+                assert_non_null(strstr(err, "\xe2\x80\xa6 (cut)\n"));
+            th_reset(&t);
+            box_free(script);
+        }
+    }
+}
+
 /* A 64 KiB cap on $( ): the writer stops, the capture keeps the cap. */
 static void
 test_capture_cap(void **state)
@@ -491,6 +526,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cases),
         cmocka_unit_test(test_capture_cap),
+        cmocka_unit_test(test_arith_recursion_bounded),
         cmocka_unit_test(test_input_too_large),
         cmocka_unit_test(test_session_state),
         cmocka_unit_test(test_pipestatus_and_noexec),

@@ -281,20 +281,31 @@ sh_puts(sh_ctx *cx, int fd, const char *s)
     return sh_write(cx, fd, s, strlen(s));
 }
 
+/* The longest message sh_errf prints before cutting it. */
+#define SH_ERR_MAX 8192
+
 void
 sh_errf(sh_ctx *cx, const char *fmt, ...)
 {
-    box_buf b;
-    box_buf_init(&b, 8192);
     va_list ap;
     va_start(ap, fmt);
-    box_err e1 = box_buf_puts(&b, SH_PREFIX);
-    box_err e2 = box_buf_vprintf(&b, fmt, ap);
+    char *msg = box_vasprintf(fmt, ap);
     va_end(ap);
-    box_err e3 = box_buf_putc(&b, '\n');
-    if (e1 == BOX_OK && (e2 == BOX_OK || e2 == BOX_ETOOBIG) && e3 == BOX_OK)
+    if (msg == NULL)
+        return;
+    // A message quoting hostile text (a long expression, a long name) is
+    // cut, not dropped: its start says where, and the mark says it is cut.
+    size_t n = strlen(msg);
+    bool cut = n > SH_ERR_MAX;
+    box_buf b;
+    box_buf_init(&b, SH_ERR_MAX + 64);
+    if (box_buf_puts(&b, SH_PREFIX) == BOX_OK &&
+        box_buf_append(&b, msg, cut ? SH_ERR_MAX : n) == BOX_OK &&
+        (!cut || box_buf_puts(&b, "\xe2\x80\xa6 (cut)") == BOX_OK) &&
+        box_buf_putc(&b, '\n') == BOX_OK)
         (void)sh_write(cx, 2, b.b_data, b.b_len);
     box_buf_reset(&b);
+    box_free(msg);
 }
 
 ssize_t
