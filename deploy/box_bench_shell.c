@@ -64,7 +64,7 @@ static const struct {
 } sb_scripts[] = {
     {"loop", true, "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; echo $i"},
     {"strings", true,
-     "s=; i=0; while [ $i -lt 3000 ]; do s=\"${s}ab\"; t=${s%b}; "
+     "s=; i=0; while [ $i -lt 1000 ]; do s=\"${s}ab\"; t=${s%b}; "
      "u=${t#a}; i=$((i+1)); done; echo ${#s} ${#u}"},
     {"functions", true,
      "f() { r=$(($1 + 1)); }; i=0; while [ $i -lt 1000 ]; do f $i; i=$r; "

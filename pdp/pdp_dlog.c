@@ -37,7 +37,8 @@ struct pdp_dlog {
 /* Writer                                                              */
 /* ------------------------------------------------------------------ */
 
-#define DLOG_BATCH 64 // lines one write takes
+#define DLOG_BATCH 64              // lines one write takes
+#define PDP_DLOG_RECORD_GUESS 2048 // bytes reserved for a decision record
 
 /* Writes the lines (each whole, in order) with as few writes as the
  * kernel takes; a full disk loses them, as there is nothing better to do
@@ -189,8 +190,9 @@ dlog_push(pdp_dlog *l, char *line)
         return BOX_ECLOSED;
     }
     l->dl_ring[(l->dl_head + l->dl_count) % l->dl_cap] = line;
-    l->dl_count++;
-    pthread_cond_signal(&l->dl_nonempty);
+    // The writer waits only on an empty queue: one wake-up per batch.
+    if (l->dl_count++ == 0)
+        pthread_cond_signal(&l->dl_nonempty);
     pthread_mutex_unlock(&l->dl_lock);
     return BOX_OK;
 }
@@ -348,6 +350,9 @@ pdp_dlog_decision_add(pdp_dlog *l, const pdp_dlog_decision *d)
     box_buf b;
     uint64_t rnd[3];
     box_buf_init(&b, PDP_DLOG_LINE_MAX);
+    // A record is about 1.5 KiB: one allocation instead of six doublings.
+    if (box_buf_reserve(&b, PDP_DLOG_RECORD_GUESS) != BOX_OK)
+        return BOX_ENOMEM;
     dlog_ids(l, rnd);
     box_err rv = dlog_head(&b, l->dl_box_id, l->dl_run_id, "strands-box.policy",
                            "strands.box.policy.decision", d->dd_permit ? 9 : 13,
