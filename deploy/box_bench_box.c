@@ -365,7 +365,11 @@ bb_call(const bb_call_spec *cs, uint64_t *ns, int *wstatus, char *out,
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
+    if (cs->bc_err_path != NULL)
+        posix_spawn_file_actions_addopen(&fa, 2, cs->bc_err_path,
+                                         O_WRONLY | O_CREAT | O_APPEND, 0600);
+    else
+        posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
     if (cs->bc_cwd != NULL)
         posix_spawn_file_actions_addchdir_np(&fa, cs->bc_cwd);
 

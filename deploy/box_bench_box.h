@@ -55,7 +55,8 @@ typedef struct bb_call_spec {
     const char *bc_path;
     char *const *bc_argv;
     const char *bc_cwd;
-    int bc_timeout_ms; // 0: BB_CALL_MS_DEFAULT
+    int bc_timeout_ms;       // 0: BB_CALL_MS_DEFAULT
+    const char *bc_err_path; // stderr appended here; NULL: with stdout
 } bb_call_spec;
 
 #define BB_CALL_MS_DEFAULT 30000
@@ -75,10 +76,10 @@ bool bb_close(bb_box *b);
 /* Prints the end of a service's output under a failure message. */
 void bb_tail(const char *path);
 
-/* One call: stdin /dev/null, stdout and stderr into one pipe drained to
- * end of file, then waitpid; *ns is spawn to reap. Up to outn - 1 bytes
- * of output land in out (NUL-terminated) when out is not NULL. A call
- * not done within its timeout is killed and fails. */
+/* One call: stdin /dev/null, stdout and stderr (or stdout only, with
+ * bc_err_path) into one pipe drained to end of file, then waitpid; *ns is spawn
+ * to reap. Up to outn - 1 bytes of output land in out (NUL-terminated) when out
+ * is not NULL. A call not done within its timeout is killed and fails. */
 bool bb_call(const bb_call_spec *cs, uint64_t *ns, int *wstatus, char *out,
              size_t outn);
 /* A call that must exit 0 (else a message with its output, and box-shell's
