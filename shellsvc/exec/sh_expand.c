@@ -144,6 +144,9 @@ param_value(sh_ctx *cx, const char *name, size_t len, char *tmp, size_t tmplen)
             return st->st_arg0;
         return i <= st->st_npos ? st->st_pos[i - 1] : NULL;
     }
+    const char *dyn = sh_special_value(cx, name, len, tmp, tmplen);
+    if (dyn != NULL)
+        return dyn;
     return sh_var_get(st, name);
 }
 
