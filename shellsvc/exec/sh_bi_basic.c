@@ -64,7 +64,9 @@ sh_bi_return(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         st = (int)(n & 255);
     }
     if (cx->cx_funcs == 0 && cx->cx_sourced == 0)
-        return sh_cmd_err(cx, "return", 1, "can only `return' from a function");
+        return sh_cmd_err(cx, "return", 2,
+                          "can only `return' from a function or sourced "
+                          "script");
     cx->cx_flow = SH_FLOW_RETURN;
     cx->cx_status = st;
     return st;

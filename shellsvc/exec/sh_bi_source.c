@@ -8,6 +8,7 @@
 #include "box_buf.h"
 #include "sh_bistate.h"
 #include "sh_internal.h"
+#include "sh_parse.h"
 
 /*
  * The file is opened and read through the kernel (fs:read, as `cat`
@@ -50,6 +51,59 @@ read_file(sh_ctx *cx, const char *cmd, const char *path, box_buf *b)
     return st;
 }
 
+/*
+ * Runs the file's text one complete command at a time, as bash does and
+ * as a call's text runs (spec §3.2): a parse error on line 3 comes after
+ * lines 1-2 ran, as "strands-shell: FILE: line 3: <error>", status 1.
+ * The arena stays for the session when the file defined functions or
+ * started jobs (they point into it).
+ */
+static int
+run_text(sh_ctx *cx, const char *path, const char *text, size_t len)
+{
+    sh_session *ss = cx->cx_ss;
+    box_arena *a = box_arena_new((size_t)64 << 20);
+    sh_parser *p = a != NULL ? sh_parser_new(a) : NULL;
+    if (p == NULL) {
+        box_arena_free(a);
+        sh_errf(cx, "%s: out of memory", path);
+        return 1;
+    }
+    unsigned defs = atomic_load(&ss->ss_funcdefs);
+    unsigned jobs = atomic_load(&ss->ss_jobs);
+    int st = 0;
+    if (sh_parser_feed(p, text, len) != BOX_OK) {
+        st = -1;
+    } else {
+        sh_parser_finish(p);
+        for (;;) {
+            sh_node *n = NULL;
+            sh_parse_status ps = sh_parse_next(p, &n);
+            if (ps == SH_PARSE_END || ps == SH_PARSE_MORE)
+                break;
+            if (ps == SH_PARSE_ERROR) {
+                st = -1;
+                break;
+            }
+            st = sh_exec_node(cx, n);
+            if (cx->cx_flow != SH_FLOW_NONE)
+                break;
+        }
+    }
+    if (st < 0) {
+        const sh_diag *d = sh_parser_diag(p);
+        sh_errf(cx, "%s: line %u: %s", path, (unsigned)d->d_line, d->d_msg);
+        st = 1;
+    }
+    sh_parser_free(p);
+    if (atomic_load(&ss->ss_funcdefs) == defs &&
+        atomic_load(&ss->ss_jobs) == jobs)
+        box_arena_free(a);
+    else if (sh_session_keep(ss, a) != BOX_OK)
+        sh_errf(cx, "%s: out of memory", path);
+    return st;
+}
+
 /* . FILE [ARGS…]: ARGS, when given, are $1… while FILE runs. */
 int
 sh_bi_source(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
@@ -89,9 +143,17 @@ sh_bi_source(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
             return sh_cmd_err(cx, argv[0], 1, "out of memory");
         }
     }
-    cx->cx_sourced++;
-    st = sh_exec_text(cx, text.b_data, text.b_len, argv[0]);
-    cx->cx_sourced--;
+    st = 1;
+    if (cx->cx_depth >= SH_EXEC_MAX_DEPTH) {
+        sh_errf(cx, "maximum recursion depth exceeded");
+        sh_fatal(cx, 1);
+    } else {
+        cx->cx_depth++;
+        cx->cx_sourced++;
+        st = run_text(cx, path, text.b_data, text.b_len);
+        cx->cx_sourced--;
+        cx->cx_depth--;
+    }
     if (cx->cx_flow == SH_FLOW_RETURN) { // `return` ends the file
         cx->cx_flow = SH_FLOW_NONE;
         st = cx->cx_status;

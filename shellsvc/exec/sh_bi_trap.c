@@ -17,7 +17,7 @@
  * lists it, never run. EXIT runs when a (sub)shell ends, ERR where set -e
  * would end the shell (not inside functions or subshells: bash's default
  * without set -E), RETURN when a sourced file ends or a function that set
- * it returns. DEBUG is kept and listed, not run.
+ * it returns, DEBUG before each simple command outside functions.
  */
 
 /* ORDER SH_TRAP: names of slots 0..31 (Linux signal numbers); 32 and 33
@@ -287,4 +287,14 @@ sh_trap_return(sh_ctx *cx, bool in_func)
         cx->cx_flow = oflow;
         cx->cx_status = st;
     }
+}
+
+void
+sh_trap_debug(sh_ctx *cx)
+{
+    if (cx->cx_bi == NULL || cx->cx_funcs != 0)
+        return;
+    int st = cx->cx_status;
+    if (run_action(cx, SH_TRAP_DEBUG, st) && cx->cx_flow == SH_FLOW_NONE)
+        cx->cx_status = st;
 }

@@ -65,6 +65,8 @@ unsigned sh_umask_get(const sh_ctx *cx);
 int sh_trap_exit(sh_ctx *cx, int st);
 /* The ERR trap after a failing command (the set -e conditions hold). */
 void sh_trap_err(sh_ctx *cx, int st);
+/* The DEBUG trap before a simple command (not inside functions). */
+void sh_trap_debug(sh_ctx *cx);
 /* The RETURN trap after a function (in_func) or a sourced file ends. */
 void sh_trap_return(sh_ctx *cx, bool in_func);
 

@@ -128,6 +128,36 @@ sh_cmd_err(sh_ctx *cx, const char *cmd, int status, const char *fmt, ...)
     return status;
 }
 
+/* bash's usage lines ("NAME: usage: …"), printed after an option error
+ * of the builtins that the shared parser reads. */
+static const struct {
+    const char *sy_name;
+    const char *sy_line;
+} sh_synopses[] = {
+    {"alias", "alias [-p] [name[=value] ... ]"},
+    {"builtin", "builtin [shell-builtin [arg ...]]"},
+    {"cd", "cd [-L|[-P [-e]] [-@]] [dir]"},
+    {"hash", "hash [-lr] [-p pathname] [-dt] [name ...]"},
+    {"pwd", "pwd [-LP]"},
+    {"umask", "umask [-p] [-S] [mode]"},
+    {"unalias", "unalias [-a] name [name ...]"},
+};
+
+/* After an option error: bash's usage line, when the command has one. */
+static int
+usage_line(sh_ctx *cx, const sh_cmd *c)
+{
+    for (size_t i = 0; i < sizeof sh_synopses / sizeof sh_synopses[0]; i++) {
+        if (strcmp(sh_synopses[i].sy_name, c->c_name) != 0)
+            continue;
+        (void)sh_puts(cx, 2, c->c_name);
+        (void)sh_puts(cx, 2, ": usage: ");
+        (void)sh_puts(cx, 2, sh_synopses[i].sy_line);
+        (void)sh_puts(cx, 2, "\n");
+    }
+    return 2;
+}
+
 static void
 opt_set(sh_opts *o, char c)
 {
@@ -166,15 +196,19 @@ sh_opts_parse(sh_ctx *cx, const sh_cmd *c, int argc, char **argv, sh_opts *o)
             const char *f = (unsigned char)*p < 128 && *p != ':'
                                 ? strchr(c->c_flags, *p)
                                 : NULL;
-            if (f == NULL)
-                return sh_cmd_err(cx, c->c_name, 2, "-%c: invalid option", *p);
+            if (f == NULL) {
+                sh_cmd_err(cx, c->c_name, 2, "-%c: invalid option", *p);
+                return usage_line(cx, c);
+            }
             opt_set(o, *p);
             if (f[1] == ':') {
                 const char *arg =
                     p[1] ? p + 1 : (i + 1 < argc ? argv[++i] : NULL);
-                if (arg == NULL)
-                    return sh_cmd_err(cx, c->c_name, 2,
-                                      "-%c: option requires an argument", *p);
+                if (arg == NULL) {
+                    sh_cmd_err(cx, c->c_name, 2,
+                               "-%c: option requires an argument", *p);
+                    return usage_line(cx, c);
+                }
                 o->o_arg[(unsigned char)*p] = arg;
                 break;
             }

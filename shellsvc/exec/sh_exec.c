@@ -325,7 +325,7 @@ redirs_apply(sh_ctx *cx, const sh_redir *r, rsave **svp, int *nsvp)
     for (; r != NULL; r = r->r_next) {
         int fd = r->r_fd >= 0 ? r->r_fd : redir_default_fd(r->r_kind);
         if (fd >= SH_MAX_FD) {
-            sh_errf(cx, "%d: bad file descriptor", fd);
+            sh_errf(cx, "%d: Bad file descriptor", fd);
             goto fail;
         }
         char *t = NULL;
@@ -357,7 +357,7 @@ redirs_apply(sh_ctx *cx, const sh_redir *r, rsave **svp, int *nsvp)
             long m = strtol(t, &end, 10);
             if (t[0] == '\0' || *end != '\0' || m < 0 || m >= SH_MAX_FD ||
                 cx->cx_fd[m] == NULL) {
-                sh_errf(cx, "%s: bad file descriptor", t);
+                sh_errf(cx, "%s: Bad file descriptor", t);
                 box_free(t);
                 goto fail;
             }
@@ -561,6 +561,8 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
     sh_argv_init(&own);
     sh_argv *av = pre;
     int st = 0;
+    if (pre == NULL)
+        sh_trap_debug(cx);
     cx->cx_sub_ran = false;
     if (av == NULL) {
         av = &own;
