@@ -225,10 +225,15 @@ sh_alias_run(sh_ctx *cx, const sh_argv *av)
         return 1;
     }
     char *name = box_strdup(a->al_name);
+    if (name == NULL) {
+        box_buf_reset(&b);
+        sh_errf(cx, "%s: out of memory", av->av_v[0]);
+        return 1;
+    }
     a->al_busy = true;
     int st = b.b_len > 0 ? sh_exec_text(cx, b.b_data, b.b_len, "alias") : 0;
     // The text may have redefined or removed the alias: find it again.
-    if (name != NULL && cx->cx_bi != NULL &&
+    if (cx->cx_bi != NULL &&
         (a = alias_find(cx->cx_bi, name, strlen(name))) != NULL)
         a->al_busy = false;
     box_free(name);
