@@ -228,6 +228,7 @@ run_action(sh_ctx *cx, int i, int st)
         return false;
     }
     bs->bs_running_trap = true;
+    bs->bs_trap_line = cx->cx_line; // bash: the line of the command
     cx->cx_status = st;
     (void)sh_exec_text(cx, text, strlen(text), "trap");
     box_free(text);
@@ -250,6 +251,7 @@ sh_trap_exit(sh_ctx *cx, int st)
     cx->cx_flow = SH_FLOW_NONE;
     if (text[0] != '\0' && !bs->bs_running_trap) {
         bs->bs_running_trap = true;
+        bs->bs_trap_line = 0;
         cx->cx_status = st;
         (void)sh_exec_text(cx, text, strlen(text), "trap");
         bs->bs_running_trap = false;

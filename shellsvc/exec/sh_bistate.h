@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sh_internal.h"
 
@@ -44,9 +45,10 @@ struct sh_bistate {
     char **bs_dirs; // pushd's stack below the cwd, nearest first
     size_t bs_ndirs, bs_capdirs;
     unsigned bs_umask;
-    int bs_optchar;       // getopts: place inside the current word
-    long bs_optind;       // the OPTIND bs_optchar belongs to
-    bool bs_running_trap; // a trap action runs: no trap inside it
+    int bs_optchar;        // getopts: place inside the current word
+    long bs_optind;        // the OPTIND bs_optchar belongs to
+    bool bs_running_trap;  // a trap action runs: no trap inside it
+    uint32_t bs_trap_line; // $LINENO while ERR/DEBUG/RETURN runs (0: own)
 };
 
 /* The context's state, made on first use; NULL after "out of memory". */

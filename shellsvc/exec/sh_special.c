@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sh_bistate.h"
 #include "sh_internal.h"
 
 /*
@@ -35,7 +36,11 @@ sh_special_value(sh_ctx *cx, const char *name, size_t len, char *tmp,
         return tmp;
     }
     if (len == 6 && memcmp(name, "LINENO", 6) == 0) {
-        snprintf(tmp, tmplen, "%u", (unsigned)cx->cx_line);
+        const sh_bistate *bs = cx->cx_bi;
+        uint32_t line = bs != NULL && bs->bs_running_trap && bs->bs_trap_line
+                            ? bs->bs_trap_line
+                            : cx->cx_line;
+        snprintf(tmp, tmplen, "%u", (unsigned)line);
         return tmp;
     }
     if (len == 7 && memcmp(name, "SECONDS", 7) == 0) {
