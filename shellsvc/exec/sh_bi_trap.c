@@ -199,6 +199,15 @@ sh_bi_trap(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     }
     if ((bs = sh_bistate_get(cx)) == NULL)
         return 1;
+    if (bs->bs_inherited) { // a subshell's first trap: the parent's go
+        for (int k = 0; k < SH_TRAP_N; k++) {
+            if (bs->bs_trap[k] != NULL && bs->bs_trap[k][0] != '\0') {
+                box_free(bs->bs_trap[k]);
+                bs->bs_trap[k] = NULL;
+            }
+        }
+        bs->bs_inherited = false;
+    }
     int st = 0;
     for (; i < argc; i++) {
         int s = slot_of(argv[i]);
@@ -220,7 +229,7 @@ run_action(sh_ctx *cx, int i, int st)
 {
     sh_bistate *bs = cx->cx_bi;
     if (bs == NULL || bs->bs_trap[i] == NULL || bs->bs_trap[i][0] == '\0' ||
-        bs->bs_running_trap)
+        bs->bs_running_trap || bs->bs_inherited)
         return false;
     char *text = box_strdup(bs->bs_trap[i]); // the action may reset itself
     if (text == NULL) {
@@ -241,7 +250,7 @@ int
 sh_trap_exit(sh_ctx *cx, int st)
 {
     sh_bistate *bs = cx->cx_bi;
-    if (bs == NULL || bs->bs_trap[SH_TRAP_EXIT] == NULL ||
+    if (bs == NULL || bs->bs_trap[SH_TRAP_EXIT] == NULL || bs->bs_inherited ||
         atomic_load(&cx->cx_ss->ss_abort))
         return st;
     // Once: an exit inside the action ends it, not a second run.

@@ -40,10 +40,12 @@ sh_bistate_fork(const sh_bistate *bs, bool *err)
     n->bs_umask = bs->bs_umask;
     n->bs_optchar = bs->bs_optchar;
     n->bs_optind = bs->bs_optind;
-    // bash: a subshell keeps the traps that ignore, resets the others.
+    // bash: a subshell lists its parent's traps but runs none of them.
+    n->bs_inherited = true;
+    n->bs_return_funcs = bs->bs_return_funcs;
     for (int i = 0; i < SH_TRAP_N; i++)
-        if (bs->bs_trap[i] != NULL && bs->bs_trap[i][0] == '\0' &&
-            (n->bs_trap[i] = box_strdup("")) == NULL)
+        if (bs->bs_trap[i] != NULL &&
+            (n->bs_trap[i] = box_strdup(bs->bs_trap[i])) == NULL)
             goto fail;
     if (bs->bs_nalias > 0) {
         n->bs_alias = box_calloc(bs->bs_nalias, sizeof *n->bs_alias);

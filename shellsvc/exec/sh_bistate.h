@@ -34,11 +34,15 @@ typedef struct sh_alias {
 /*
  * One context's (sub)shell state that only builtins read: made on first
  * use (sh_bistate_get), copied for every forked context (a subshell keeps
- * aliases, the directory stack, umask and ignored traps; other traps are
- * reset, as bash does), freed with the context.
+ * aliases, the directory stack and umask; its traps are only listed, as
+ * bash does), freed with the context.
  */
 struct sh_bistate {
     char *bs_trap[SH_TRAP_N]; // NULL: default; "": ignored
+    /* A subshell's copy of its parent's traps: listed (trap -p in $( )
+     * shows them, as bash), never run; the first trap set here drops
+     * them. Ignored signals stay ignored either way. */
+    bool bs_inherited;
     unsigned bs_return_funcs; // cx_funcs when RETURN was set
     sh_alias *bs_alias;
     size_t bs_nalias, bs_capalias;
