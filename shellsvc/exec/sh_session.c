@@ -85,10 +85,6 @@ sh_session_new(const sh_session_opts *o)
         box_free(ss->ss_state->st_cwd);
         ss->ss_state->st_cwd = c;
     }
-    char ppid[32];
-    snprintf(ppid, sizeof ppid, "%ld", (long)getppid());
-    if (sh_var_set(ss->ss_state, "PPID", ppid, strlen(ppid)) != BOX_OK)
-        goto fail;
     if (sh_var_set(ss->ss_state, "PWD", ss->ss_state->st_cwd,
                    strlen(ss->ss_state->st_cwd)) != BOX_OK ||
         sh_var_export(ss->ss_state, "PWD") != BOX_OK)
@@ -103,6 +99,14 @@ sh_session_new(const sh_session_opts *o)
             sh_var_export(ss->ss_state, name) != BOX_OK)
             goto fail;
     }
+    // $PPID: the shell's own (bash ignores one in the environment).
+    char ppid[32];
+    snprintf(ppid, sizeof ppid, "%ld", (long)getppid());
+    if (sh_var_set(ss->ss_state, "PPID", ppid, strlen(ppid)) != BOX_OK)
+        goto fail;
+    sh_var *pv = sh_var_find(ss->ss_state, "PPID");
+    if (pv != NULL)
+        pv->v_flags &= ~SH_VAR_EXPORT;
     return ss;
 fail:
     sh_session_free(ss);
