@@ -15,9 +15,10 @@
  * The box delivers no signal to a call (nothing can send one: no `kill`
  * reaches the shell), so a signal's action is kept and listed as bash
  * lists it, never run. EXIT runs when a (sub)shell ends, ERR where set -e
- * would end the shell (not inside functions or subshells: bash's default
- * without set -E), RETURN when a sourced file ends or a function that set
- * it returns, DEBUG before each simple command outside functions.
+ * would end the shell (inside functions, ( ) and $( ) only with set -E),
+ * RETURN when a sourced file ends or a function that set it returns,
+ * DEBUG before each simple command (RETURN and DEBUG reach functions
+ * with set -T), as bash.
  */
 
 /* ORDER SH_TRAP: names of slots 0..31 (Linux signal numbers); 32 and 33
@@ -223,13 +224,15 @@ sh_bi_trap(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 }
 
 /* Runs slot i's action with $? = st; the action's own status is not
- * kept (bash). Returns false when there is none to run. */
+ * kept (bash). Returns false when there is none to run. A subshell's
+ * inherited ERR trap runs under set -E. */
 static bool
 run_action(sh_ctx *cx, int i, int st)
 {
     sh_bistate *bs = cx->cx_bi;
     if (bs == NULL || bs->bs_trap[i] == NULL || bs->bs_trap[i][0] == '\0' ||
-        bs->bs_running_trap || bs->bs_inherited)
+        bs->bs_running_trap ||
+        (bs->bs_inherited && !(i == SH_TRAP_ERR && cx->cx_st->st_opt_E)))
         return false;
     char *text = box_strdup(bs->bs_trap[i]); // the action may reset itself
     if (text == NULL) {
@@ -278,7 +281,7 @@ sh_trap_exit(sh_ctx *cx, int st)
 void
 sh_trap_err(sh_ctx *cx, int st)
 {
-    if (cx->cx_funcs != 0)
+    if (cx->cx_funcs != 0 && !cx->cx_st->st_opt_E)
         return;
     if (run_action(cx, SH_TRAP_ERR, st) && cx->cx_flow == SH_FLOW_NONE)
         cx->cx_status = st;
@@ -288,9 +291,10 @@ void
 sh_trap_return(sh_ctx *cx, bool in_func)
 {
     sh_bistate *bs = cx->cx_bi;
-    if (bs == NULL || (in_func && bs->bs_return_funcs < cx->cx_funcs))
+    if (bs == NULL ||
+        (in_func && bs->bs_return_funcs < cx->cx_funcs && !cx->cx_st->st_opt_T))
         return;
-    if (in_func && bs->bs_return_funcs == 0)
+    if (in_func && bs->bs_return_funcs == 0 && !cx->cx_st->st_opt_T)
         return; // set outside every function: functions do not inherit it
     int st = cx->cx_status;
     sh_flow oflow = cx->cx_flow;
@@ -303,7 +307,7 @@ sh_trap_return(sh_ctx *cx, bool in_func)
 void
 sh_trap_debug(sh_ctx *cx)
 {
-    if (cx->cx_bi == NULL || cx->cx_funcs != 0)
+    if (cx->cx_bi == NULL || (cx->cx_funcs != 0 && !cx->cx_st->st_opt_T))
         return;
     int st = cx->cx_status;
     if (run_action(cx, SH_TRAP_DEBUG, st) && cx->cx_flow == SH_FLOW_NONE)

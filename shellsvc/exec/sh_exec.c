@@ -433,6 +433,7 @@ call_func(sh_ctx *cx, const sh_func *f, int argc, char **argv)
     if (sh_local_save(cx, "FUNCNAME") != BOX_OK ||
         sh_var_set(st, "FUNCNAME", argv[0], strlen(argv[0])) != BOX_OK)
         sh_errf(cx, "out of memory");
+    sh_trap_debug(cx); // bash: before the first command of a function
     int s = sh_exec_node(cx, f->f_body);
     if (cx->cx_flow == SH_FLOW_RETURN) {
         cx->cx_flow = SH_FLOW_NONE;

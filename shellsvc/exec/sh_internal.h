@@ -89,6 +89,8 @@ typedef struct sh_state {
     bool st_opt_pipefail; // set -o pipefail
     bool st_opt_C;        // set -C (noclobber): > refuses a file
     bool st_opt_n;        // set -n (noexec): read, run nothing
+    bool st_opt_E;        // set -E (errtrace): ERR trap in functions, ( )
+    bool st_opt_T;        // set -T (functrace): DEBUG, RETURN in functions
     /* The stage statuses of the last pipeline (a single command is a
      * pipeline of one), as decimal strings: what ${PIPESTATUS[n]} reads
      * once arrays exist. $PIPESTATUS, a plain variable, is element 0. */
