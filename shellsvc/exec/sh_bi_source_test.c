@@ -90,6 +90,35 @@ test_exec_redirections_persist(void **state)
     th_reset(&t);
 }
 
+/* Files keep the kernel's mode until a script sets a umask; then
+ * redirections create them with 0666 less it. */
+static void
+test_umask_applies_once_set(void **state)
+{
+    (void)state;
+    th t = {0};
+    int st = th_run(&t,
+                    "echo > /tmp/a; umask 027; echo > /tmp/b; (umask 077; "
+                    "echo > /tmp/c); echo > /tmp/d; ls -l /tmp",
+                    0);
+    assert_int_equal(st, 0);
+    // one line per file: its mode, then its name last
+    const char *want[] = {"-rw-rw-rw- a", "-rw-r----- b", "-rw------- c",
+                          "-rw-r----- d"};
+    const char *line = strchr(th_s(&t.th_out), '\n');
+    for (size_t i = 0; i < NELEM(want); i++) {
+        assert_non_null(line);
+        line++;
+        const char *end = strchr(line, '\n');
+        assert_non_null(end);
+        char got[16];
+        snprintf(got, sizeof got, "%.10s %c", line, end[-1]);
+        assert_string_equal(got, want[i]);
+        line = end;
+    }
+    th_reset(&t);
+}
+
 /* Each call draws its own $RANDOM sequence. */
 static void
 test_random_per_call(void **state)
@@ -115,6 +144,7 @@ main(void)
         cmocka_unit_test(test_source_recursion_bounded),
         cmocka_unit_test(test_exit_trap_denied),
         cmocka_unit_test(test_exec_redirections_persist),
+        cmocka_unit_test(test_umask_applies_once_set),
         cmocka_unit_test(test_random_per_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

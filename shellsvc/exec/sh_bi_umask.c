@@ -7,8 +7,10 @@
 #include "sh_internal.h"
 
 /*
- * The mask is the context's (a subshell changes its own copy); the
- * redirections this shell opens create files with 0666 less it.
+ * The mask is the context's (a subshell changes its own copy). Once a
+ * script sets one, the files its redirections create get 0666 less it;
+ * until then the kernel's default stands (0666 in the in-memory tree,
+ * the worker's own umask on a host bind).
  */
 
 /* u=rwx,g=rx,o=rx for mask m. */
@@ -123,6 +125,7 @@ sh_bi_umask(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         return 1;
     }
     bs->bs_umask = m;
+    bs->bs_umask_set = true;
     if (sym) { // bash prints the new mask with -S
         char mode[32];
         symbolic(m, mode, sizeof mode);

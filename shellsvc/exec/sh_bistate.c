@@ -28,6 +28,14 @@ sh_umask_get(const sh_ctx *cx)
     return cx->cx_bi != NULL ? cx->cx_bi->bs_umask : SH_UMASK_DEFAULT;
 }
 
+unsigned
+sh_umask_apply(const sh_ctx *cx, unsigned mode)
+{
+    if (cx->cx_bi == NULL || !cx->cx_bi->bs_umask_set)
+        return mode;
+    return mode & ~cx->cx_bi->bs_umask;
+}
+
 sh_bistate *
 sh_bistate_fork(const sh_bistate *bs, bool *err)
 {
@@ -38,6 +46,7 @@ sh_bistate_fork(const sh_bistate *bs, bool *err)
     if (n == NULL)
         goto fail;
     n->bs_umask = bs->bs_umask;
+    n->bs_umask_set = bs->bs_umask_set;
     n->bs_optchar = bs->bs_optchar;
     n->bs_optind = bs->bs_optind;
     // bash: a subshell lists its parent's traps but runs none of them.

@@ -49,6 +49,7 @@ struct sh_bistate {
     char **bs_dirs; // pushd's stack below the cwd, nearest first
     size_t bs_ndirs, bs_capdirs;
     unsigned bs_umask;
+    bool bs_umask_set; // `umask MODE` ran: files are created with it
     int bs_optchar;        // getopts: place inside the current word
     long bs_optind;        // the OPTIND bs_optchar belongs to
     bool bs_running_trap;  // a trap action runs: no trap inside it
@@ -61,8 +62,11 @@ sh_bistate *sh_bistate_get(sh_ctx *cx);
 sh_bistate *sh_bistate_fork(const sh_bistate *bs, bool *err);
 void sh_bistate_free(sh_bistate *bs); // NULL-safe
 
-/* The umask the context's file creations use (022 until set). */
+/* The umask `umask` prints (022 until set). */
 unsigned sh_umask_get(const sh_ctx *cx);
+/* The mode a new file gets: mode less the umask once a script set one;
+ * until then mode itself (the kernel's own default applies). */
+unsigned sh_umask_apply(const sh_ctx *cx, unsigned mode);
 
 /* Traps (sh_bi_trap.c). Each runs the action as shell text, admitted
  * like any other (spec §3.5), keeping $? as it was. */

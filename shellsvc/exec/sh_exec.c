@@ -266,7 +266,7 @@ open_file(sh_ctx *cx, const char *path, int flags)
     sh_kernel_result r = {0};
     sh_kernel_file *f = NULL;
     if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, path, flags,
-                       0666 & ~sh_umask_get(cx), &f, &r) != 0) {
+                       sh_umask_apply(cx, 0666), &f, &r) != 0) {
         (void)sh_fs_fail(cx, NULL, path, &r);
         return NULL;
     }
