@@ -109,7 +109,7 @@ define(sh_ctx *cx, sh_bistate *bs, const char *arg, const char *eq)
     }
     box_free(a->al_value);
     a->al_value = value;
-    a->al_serial = cx->cx_ss->ss_cmdno;
+    a->al_serial = atomic_load(&cx->cx_ss->ss_cmdno);
     return 0;
 }
 
@@ -192,7 +192,8 @@ alias_at(const sh_ctx *cx, const sh_node *n)
         !sh_shopt_on(cx->cx_st, "expand_aliases"))
         return NULL;
     sh_alias *a = alias_find(bs, p->u.text.s, p->u.text.len);
-    if (a == NULL || a->al_busy || a->al_serial >= cx->cx_ss->ss_cmdno)
+    if (a == NULL || a->al_busy ||
+        a->al_serial >= atomic_load(&cx->cx_ss->ss_cmdno))
         return NULL;
     return a;
 }

@@ -85,6 +85,7 @@ run_text(sh_ctx *cx, const char *path, const char *text, size_t len)
                 st = -1;
                 break;
             }
+            atomic_fetch_add(&ss->ss_cmdno, 1); // an alias above applies
             st = sh_exec_node(cx, n);
             if (cx->cx_flow != SH_FLOW_NONE)
                 break;

@@ -168,7 +168,7 @@ struct sh_session {
     long ss_pid;            // for $$
     uint64_t ss_start_ns;   // the call's start: $SECONDS counts from it
     atomic_uint ss_random;  // $RANDOM's generator, seeded per call
-    unsigned long ss_cmdno; // top-level commands read so far (aliases)
+    atomic_ulong ss_cmdno; // complete commands read so far (aliases)
 };
 
 void sh_session_abort(sh_session *ss, int status);

@@ -221,7 +221,7 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
             st = 1;
             break;
         }
-        ss->ss_cmdno++;
+        atomic_fetch_add(&ss->ss_cmdno, 1);
         st = sh_exec_node(&cx, n);
         if (cx.cx_flow == SH_FLOW_EXIT)
             break;
