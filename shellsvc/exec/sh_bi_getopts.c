@@ -71,6 +71,11 @@ sh_bi_getopts(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         optind = 1;
     if (optind != bs->bs_optind)
         bs->bs_optchar = 0;
+    // The words changed under a group half read (set --): start afresh.
+    if (bs->bs_optchar > 0 &&
+        (optind > nwords ||
+         (size_t)bs->bs_optchar >= strlen(words[optind - 1])))
+        bs->bs_optchar = 0;
     bool silent = spec[0] == ':';
     const char *opterr = sh_var_get(cx->cx_st, "OPTERR");
     bool quiet = silent || (opterr != NULL && strcmp(opterr, "0") == 0);
