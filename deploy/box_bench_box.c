@@ -417,6 +417,8 @@ bb_call(const bb_call_spec *cs, uint64_t *ns, int *wstatus, char *out,
     close(pfd[0]);
     if (out != NULL)
         out[kept] = '\0';
+    if (cs->bc_kept != NULL)
+        *cs->bc_kept = kept;
     return ok;
 }
 

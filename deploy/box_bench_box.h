@@ -57,6 +57,7 @@ typedef struct bb_call_spec {
     const char *bc_cwd;
     int bc_timeout_ms;       // 0: BB_CALL_MS_DEFAULT
     const char *bc_err_path; // stderr appended here; NULL: with stdout
+    size_t *bc_kept;         // when not NULL: the bytes kept in out (NULs too)
 } bb_call_spec;
 
 #define BB_CALL_MS_DEFAULT 30000

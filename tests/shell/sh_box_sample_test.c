@@ -86,6 +86,7 @@ run_in_box(const bb_box *b, const bd_case *c, bd_result *r)
     static char got[1 << 20];
     char errpath[PATH_MAX];
     char *argv[] = {"sh", "-c", c->bc_script.t_data, NULL};
+    size_t kept = 0;
     snprintf(errpath, sizeof errpath, "%s/err", b->bb_tmp);
     int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     assert_true(fd >= 0);
@@ -93,11 +94,13 @@ run_in_box(const bb_box *b, const bd_case *c, bd_result *r)
     bb_call_spec cs = {.bc_path = b->bb_sh,
                        .bc_argv = argv,
                        .bc_cwd = b->bb_ws,
-                       .bc_err_path = errpath};
+                       .bc_err_path = errpath,
+                       .bc_kept = &kept};
     uint64_t ns;
     int st = 0;
     assert_true(bb_call(&cs, &ns, &st, got, sizeof got));
-    assert_int_equal(box_buf_puts(&r->br_out, got), BOX_OK);
+    assert_true(kept + 1 < sizeof got);
+    assert_int_equal(box_buf_append(&r->br_out, got, kept), BOX_OK);
     r->br_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     FILE *f = fopen(errpath, "r");
     assert_non_null(f);
