@@ -470,8 +470,8 @@ dq_empty_at(const ex *x, const sh_wpart *dq)
  * inner commands are parsed and admitted like any other), then
  * evaluated. Text holding a `"` is evaluated as is.
  */
-static int
-arith_part(ex *x, const sh_wpart *p, long long *v)
+int
+sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p, long long *v)
 {
     const char *t = p->u.text.s;
     size_t n = p->u.text.len;
@@ -479,27 +479,27 @@ arith_part(ex *x, const sh_wpart *p, long long *v)
     for (size_t i = 0; i + 1 < n && !sub; i++)
         sub = t[i] == '$' && t[i + 1] == '(';
     if (!sub || memchr(t, '"', n) != NULL)
-        return sh_arith(x->x_cx, t, n, v);
+        return sh_arith_in(cx, who, t, n, v);
     char *src = box_asprintf("A=\"%.*s\"", (int)n, t);
     box_arena *a = box_arena_new((size_t)4 << 20);
     sh_node *list = NULL;
     sh_diag d;
     int rc = 1;
     if (src == NULL || a == NULL) {
-        sh_errf(x->x_cx, "arithmetic: out of memory");
+        sh_errf(cx, "arithmetic: out of memory");
     } else if (sh_parse(src, strlen(src), a, &list, &d) != BOX_OK ||
                list->u.list.items == NULL ||
                list->u.list.items->n_kind != SH_N_SIMPLE ||
                list->u.list.items->u.simple.assigns == NULL) {
-        sh_errf(x->x_cx, "arithmetic: syntax error");
+        sh_errf(cx, "arithmetic: syntax error");
         rc = 2;
     } else {
         char *e = NULL;
         size_t el = 0;
         rc = sh_expand_str(
-            x->x_cx, list->u.list.items->u.simple.assigns->a_value, &e, &el);
+            cx, list->u.list.items->u.simple.assigns->a_value, &e, &el);
         if (rc == 0)
-            rc = sh_arith(x->x_cx, e, el, v);
+            rc = sh_arith_in(cx, who, e, el, v);
         box_free(e);
     }
     box_arena_free(a);
@@ -543,7 +543,7 @@ expand_parts(ex *x, const sh_wpart *p, bool quoted)
         case SH_WP_ARITH: {
             long long v = 0;
             x->x_exp = true;
-            rc = arith_part(x, p, &v);
+            rc = sh_expand_arith(x->x_cx, NULL, p, &v);
             if (rc != 0) {
                 sh_fatal(x->x_cx, rc);
                 x->x_status = rc;

@@ -333,11 +333,23 @@ int sh_arith(sh_ctx *cx, const char *text, size_t len, long long *val);
 /* The same, its error message led by `who: ` (as bash's `[[: `). */
 int sh_arith_in(sh_ctx *cx, const char *who, const char *text, size_t len,
                 long long *val);
+/* An SH_WP_ARITH part: its $( ) and backquotes expanded first, then
+ * evaluated (messages led by `who: ` unless NULL). 0 or a status. */
+int sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p,
+                    long long *v);
 
 /* ---- execution (sh_exec.c) ---- */
 
 /* Runs a node; returns its status (also left in cx_status). */
 int sh_exec_node(sh_ctx *cx, const sh_node *n);
+/* After a loop body: takes a break/continue meant for this loop level;
+ * true when the loop must end (break, or a flow going further out). */
+bool sh_loop_after_body(sh_ctx *cx);
+/* bash's compounds, each in a file of its own (cx_loops counted by the
+ * loop): (( )) and for (( ; ; )) in sh_arith_cmd.c, time in sh_time.c. */
+int sh_exec_arith_cmd(sh_ctx *cx, const sh_node *n);
+int sh_exec_for_arith(sh_ctx *cx, const sh_node *n);
+int sh_exec_time(sh_ctx *cx, const sh_node *n);
 /* Runs an already expanded command (after admission unless admitted). */
 int sh_exec_argv(sh_ctx *cx, int argc, char **argv, const bool *exp,
                  bool bypass_funcs);

@@ -282,7 +282,41 @@ static const dump_case cases[] = {
     {"f() [[ -n $1 ]]",
      "(list (func f (cond (-n (word (param 1))))))"},
     {"x=1 [[ a ]]",
-     "(list (cmd (= x \"1\") \"[[\" \"a\" \"]]\"))"},
+     "(list (cmd (= x \"1\") \"[[\" \"a\" \"]]\"))"},    /* bash: (( )), for (( ; ; )), case ;& ;;&, <<<, time */
+    {"(( x = 1 + 2 ))", "(list (arith \" x = 1 + 2 \"))"},
+    {"((x))>f", "(list (arith \"x\" (> \"f\")))"},
+    {"((echo a); echo b)",
+     "(list (subshell (list (subshell (list (cmd \"echo\" \"a\"))) "
+     "(cmd \"echo\" \"b\"))))"},
+    {"( (a) )", "(list (subshell (list (subshell (list (cmd \"a\"))))))"},
+    {"(( (1) + (2) )) && b",
+     "(list (and (arith \" (1) + (2) \") (cmd \"b\")))"},
+    {"! ((0))", "(list (not (arith \"0\")))"},
+    {"f() ((1))", "(list (func f (arith \"1\")))"},
+    {"echo $((1)) \"((\"", "(list (cmd \"echo\" (word (arith \"1\")) (word (dq \"((\"))))"},
+    {"for ((i=0; i<3; i++)); do a; done",
+     "(list (for-arith \"i=0\" \" i<3\" \" i++\" (list (cmd \"a\"))))"},
+    {"for ((;;)) { a; }",
+     "(list (for-arith \"\" \"\" \"\" (group (list (cmd \"a\")))))"},
+    {"for (( f(1); ; )) do a; done",
+     "(list (for-arith \" f(1)\" \"\" \"\" (list (cmd \"a\"))))"},
+    {"for ((;;))\n\ndo a; done >o",
+     "(list (for-arith \"\" \"\" \"\" (list (cmd \"a\")) (> \"o\")))"},
+    {"case x in a) b;& c) d;;& e) f;; esac",
+     "(list (case \"x\" (item (pats \"a\") (list (cmd \"b\")) (fall)) "
+     "(item (pats \"c\") (list (cmd \"d\")) (test)) "
+     "(item (pats \"e\") (list (cmd \"f\")))))"},
+    {"case x in a) ;& esac",
+     "(list (case \"x\" (item (pats \"a\") (list) (fall))))"},
+    {"cat <<< \"$x y\" 3<<<z",
+     "(list (cmd \"cat\" (<<< (word (dq (param x) \" y\"))) (3<<< \"z\")))"},
+    {"time a | b", "(list (time (pipe (cmd \"a\") (cmd \"b\"))))"},
+    {"time -p ! a", "(list (time -p (not (cmd \"a\"))))"},
+    {"! time a", "(list (not (time (cmd \"a\"))))"},
+    {"time; time -p", "(list (time nil) (time -p nil))"},
+    {"time a && b", "(list (and (time (cmd \"a\")) (cmd \"b\")))"},
+    {"a | time b", "(list (pipe (cmd \"a\") (cmd \"time\" \"b\")))"},
+    {"\"time\" a", "(list (cmd (word (dq \"time\")) \"a\"))"},
 };
 
 static void
