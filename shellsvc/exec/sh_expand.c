@@ -741,16 +741,31 @@ split_fields(ex *x, sh_argv *out)
     return rc;
 }
 
+/* One word's parts (after brace expansion) into fields. */
+static int
+expand_fields(sh_ctx *cx, const sh_wpart *parts, sh_argv *out)
+{
+    ex x;
+    ex_init(&x, cx, EX_FIELDS);
+    int rc = expand_parts(&x, parts, false);
+    if (rc == 0)
+        rc = split_fields(&x, out);
+    ex_free(&x);
+    return rc;
+}
+
 int
 sh_expand_words(sh_ctx *cx, const sh_word *w, sh_argv *out)
 {
     for (; w != NULL; w = w->w_next) {
-        ex x;
-        ex_init(&x, cx, EX_FIELDS);
-        int rc = expand_parts(&x, w->w_parts, false);
-        if (rc == 0)
-            rc = split_fields(&x, out);
-        ex_free(&x);
+        box_arena *ba = NULL;
+        sh_word *made = NULL;
+        int rc = sh_brace_expand(cx, w, &ba, &made);
+        if (rc == 0 && made == NULL && ba == NULL)
+            rc = expand_fields(cx, w->w_parts, out);
+        for (const sh_word *m = made; m != NULL && rc == 0; m = m->w_next)
+            rc = expand_fields(cx, m->w_parts, out);
+        box_arena_free(ba);
         if (rc != 0)
             return rc;
     }

@@ -323,6 +323,14 @@ box_err sh_argv_push(sh_argv *av, const char *s, size_t n,
  * error; a fatal error (nounset, ${x?}) also sets the flow to EXIT.
  */
 int sh_expand_words(sh_ctx *cx, const sh_word *w, sh_argv *out);
+/*
+ * bash's brace expansion of w (sh_brace.c), before its other expansions:
+ * 0 with *out the words made (linked by w_next, in *arena, which the
+ * caller frees with box_arena_free), or *out and *arena NULL when w has
+ * no `{` to look at; 1 after a message (over 100,000 words).
+ */
+int sh_brace_expand(sh_ctx *cx, const sh_word *w, box_arena **arena,
+                    sh_word **out);
 /* One word to one string without splitting (assignments, redirection
  * targets, case words, here-document bodies). *out box_alloc'd. */
 int sh_expand_str(sh_ctx *cx, const sh_word *w, char **out, size_t *outlen);
