@@ -413,6 +413,18 @@ is_function_keyword(const sh_parser *p)
            memcmp(w->w_parts->u.text.s, "function", 8) == 0;
 }
 
+/* bash's `{name}` right before a redirection operator (`{fd}>file`): the
+ * shell picks a free fd and stores it in name. */
+static bool
+is_fd_var(const sh_word *w)
+{
+    if (!plain_word(w))
+        return false;
+    const char *t = w->w_parts->u.text.s;
+    size_t n = w->w_parts->u.text.len;
+    return n >= 3 && t[0] == '{' && t[n - 1] == '}' && is_name(t + 1, n - 2);
+}
+
 /* simple_command -> { assignment | redirect } [ WORD { WORD | redirect } ]
  * (or a function_def when the first WORD is followed by `(`) */
 static box_err
@@ -442,6 +454,14 @@ parse_simple(sh_parser *p, sh_node **out)
             size_t end = p->ps_tok.t_end;
             if ((rv = advance(p)) != BOX_OK)
                 return rv;
+            if (a == NULL && is_fd_var(w) && p->ps_tok.t_start == end &&
+                is_redir_tok(p->ps_tok.t_kind))
+                return sh_diag_set(
+                    &p->ps_diag, BOX_EPARSE, p->ps_tok.t_line,
+                    "%.*s%s: a redirection allocating a file descriptor "
+                    "into a variable is not supported (use a number: 3>file)",
+                    (int)(w->w_rawlen > 100 ? 100 : w->w_rawlen), w->w_raw,
+                    sh_tk_name(p->ps_tok.t_kind));
             if (a != NULL) {
                 if (p->ps_tok.t_kind == SH_TK_LPAREN &&
                     p->ps_tok.t_start == end && a->a_value->w_parts == NULL)

@@ -117,6 +117,15 @@ static const err_case cases[] = {
      "select: not supported: it reads a choice from a terminal and the box "
      "has none (use for)"},
     {"time | x", 1, NEAR("|")},
+    {"exec {fd}>f", 1,
+     "{fd}>: a redirection allocating a file descriptor into a variable is "
+     "not supported (use a number: 3>file)"},
+    {"echo\ncat {in}<f", 2,
+     "{in}<: a redirection allocating a file descriptor into a variable is "
+     "not supported (use a number: 3>file)"},
+    {"x {_a1}>&-", 1,
+     "{_a1}>&: a redirection allocating a file descriptor into a variable is "
+     "not supported (use a number: 3>file)"},
     /* words */
     {"echo ${x/a/b}", 1, "${x/a/b}: bad substitution"},
     {"echo ${x:1:2}", 1, "${x:1:2}: bad substitution"},
