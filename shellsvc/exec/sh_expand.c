@@ -480,6 +480,21 @@ sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p, long long *v)
         sub = t[i] == '$' && t[i + 1] == '(';
     if (!sub || memchr(t, '"', n) != NULL)
         return sh_arith_in(cx, who, t, n, v);
+    char *e = NULL;
+    size_t el = 0;
+    int rc = sh_expand_arith_text(cx, t, n, &e, &el);
+    if (rc == 0)
+        rc = sh_arith_in(cx, who, e, el, v);
+    box_free(e);
+    return rc;
+}
+
+int
+sh_expand_arith_text(sh_ctx *cx, const char *t, size_t n, char **out,
+                     size_t *outlen)
+{
+    *out = NULL;
+    *outlen = 0;
     char *src = box_asprintf("A=\"%.*s\"", (int)n, t);
     box_arena *a = box_arena_new((size_t)4 << 20);
     sh_node *list = NULL;
@@ -494,13 +509,8 @@ sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p, long long *v)
         sh_errf(cx, "arithmetic: syntax error");
         rc = 2;
     } else {
-        char *e = NULL;
-        size_t el = 0;
         rc = sh_expand_str(
-            cx, list->u.list.items->u.simple.assigns->a_value, &e, &el);
-        if (rc == 0)
-            rc = sh_arith_in(cx, who, e, el, v);
-        box_free(e);
+            cx, list->u.list.items->u.simple.assigns->a_value, out, outlen);
     }
     box_arena_free(a);
     box_free(src);

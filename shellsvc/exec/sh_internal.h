@@ -345,6 +345,10 @@ int sh_arith_in(sh_ctx *cx, const char *who, const char *text, size_t len,
  * evaluated (messages led by `who: ` unless NULL). 0 or a status. */
 int sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p,
                     long long *v);
+/* Arithmetic text t[0..n) expanded as if double-quoted (no `"` in it):
+ * *out box_alloc'd. 0 or a status after a message. */
+int sh_expand_arith_text(sh_ctx *cx, const char *t, size_t n, char **out,
+                         size_t *outlen);
 
 /* ---- execution (sh_exec.c) ---- */
 
