@@ -312,6 +312,27 @@ herestring_text(sh_ctx *cx, const sh_word *w, char **t, size_t *tl)
     return 0;
 }
 
+/* A redirection target: brace-expanded first as bash does (more than one
+ * word is an ambiguous redirect), then expanded to one string. */
+static int
+redir_target_text(sh_ctx *cx, const sh_word *w, char **t, size_t *tl)
+{
+    box_arena *ba = NULL;
+    sh_word *made = NULL;
+    int rc = sh_brace_expand(cx, w, &ba, &made);
+    if (rc != 0)
+        return rc;
+    if (made != NULL && made->w_next != NULL) {
+        sh_errf(cx, "%.*s: ambiguous redirect",
+                (int)(w->w_rawlen > 100 ? 100 : w->w_rawlen), w->w_raw);
+        rc = 1;
+    } else {
+        rc = sh_expand_str(cx, made != NULL ? made : w, t, tl);
+    }
+    box_arena_free(ba);
+    return rc;
+}
+
 /* Applies n's redirections; on BOX_OK *sv holds what to restore. A
  * failure prints the message, restores, and returns the status 1. */
 static int
@@ -344,7 +365,7 @@ redirs_apply(sh_ctx *cx, const sh_redir *r, rsave **svp, int *nsvp)
         else if (r->r_kind == SH_R_HERESTR)
             rc = herestring_text(cx, r->r_target, &t, &tl);
         else
-            rc = sh_expand_str(cx, r->r_target, &t, &tl);
+            rc = redir_target_text(cx, r->r_target, &t, &tl);
         if (rc != 0)
             goto fail;
         sh_stream *s = NULL;
