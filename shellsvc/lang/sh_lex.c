@@ -13,7 +13,7 @@
 static const char *const sh_tk_names[SH_TK_COUNT] = {
     "end of file", "newline", "word", "number", ";",    ";;",    ";&",
     ";;&",         "&",
-    "&&",          "|",       "||",   "(",      ")",    "<",     ">",
+    "&&",          "|",       "||",   "|&",   "(",      ")",    "<",     ">",
     ">>",          ">|",      "<>",   "<&",     ">&",   "<<",    "<<-",
     "&>",          "&>>",     "<<<",  "if",     "then", "else",  "elif",
     "fi",          "do",      "done", "case",   "esac", "while", "until",
@@ -1018,8 +1018,12 @@ lex_operator(sh_lex *lx)
         }
         break;
     case '|':
-        if (peekc(lx, 1) == '|') {
+        c1 = peekc(lx, 1);
+        if (c1 == '|') {
             k = SH_TK_OR;
+            n = 2;
+        } else if (c1 == '&') {
+            k = SH_TK_PIPEAND;
             n = 2;
         } else {
             k = SH_TK_PIPE;

@@ -36,6 +36,7 @@ typedef enum sh_tk {
     SH_TK_AND,       // &&
     SH_TK_PIPE,      // |
     SH_TK_OR,        // ||
+    SH_TK_PIPEAND,   // |& (bash: 2>&1 |)
     SH_TK_LPAREN,    // (
     SH_TK_RPAREN,    // )
     SH_TK_LESS,      // <

@@ -1149,7 +1149,42 @@ out:
     return rv;
 }
 
-/* pipeline -> { '!' } ( timed | command { '|' linebreak command } ) */
+static bool
+is_pipe_tok(sh_tk k)
+{
+    return k == SH_TK_PIPE || k == SH_TK_PIPEAND;
+}
+
+/* `a |& b` is `a 2>&1 | b` (bash): 2>&1 goes after a's own
+ * redirections. */
+static box_err
+stderr_to_pipe(sh_parser *p, sh_node *stage)
+{
+    sh_redir *r = box_arena_zalloc(p->ps_arena, sizeof(*r));
+    sh_word *w = box_arena_zalloc(p->ps_arena, sizeof(*w));
+    sh_wpart *wp = box_arena_zalloc(p->ps_arena, sizeof(*wp));
+    if (r == NULL || w == NULL || wp == NULL)
+        return oom(p);
+    wp->wp_kind = SH_WP_LIT;
+    wp->wp_line = p->ps_tok.t_line;
+    wp->u.text.s = "1";
+    wp->u.text.len = 1;
+    w->w_parts = wp;
+    w->w_raw = "1";
+    w->w_rawlen = 1;
+    w->w_line = p->ps_tok.t_line;
+    r->r_kind = SH_R_DUPOUT;
+    r->r_fd = 2;
+    r->r_line = p->ps_tok.t_line;
+    r->r_target = w;
+    sh_redir **tail = &stage->n_redirs;
+    while (*tail != NULL)
+        tail = &(*tail)->r_next;
+    *tail = r;
+    return BOX_OK;
+}
+
+/* pipeline -> { '!' } ( timed | command { ('|' | '|&') linebreak command } ) */
 static box_err
 parse_pipeline(sh_parser *p, sh_node **out)
 {
@@ -1168,7 +1203,7 @@ parse_pipeline(sh_parser *p, sh_node **out)
         rv = parse_command(p, &first);
     if (rv != BOX_OK)
         return rv;
-    if (p->ps_tok.t_kind != SH_TK_PIPE && !bang) {
+    if (!is_pipe_tok(p->ps_tok.t_kind) && !bang) {
         *out = first;
         return BOX_OK;
     }
@@ -1179,10 +1214,13 @@ parse_pipeline(sh_parser *p, sh_node **out)
     n->u.pipe.n = 1;
     n->u.pipe.bang = bang;
     sh_node *last = first;
-    while (p->ps_tok.t_kind == SH_TK_PIPE) {
+    while (is_pipe_tok(p->ps_tok.t_kind)) {
         if (n->u.pipe.n == SH_MAX_PIPELINE)
             return sh_diag_set(&p->ps_diag, BOX_ETOOBIG, p->ps_tok.t_line,
                                "pipeline too long");
+        if (p->ps_tok.t_kind == SH_TK_PIPEAND &&
+            (rv = stderr_to_pipe(p, last)) != BOX_OK)
+            return rv;
         if ((rv = advance(p)) != BOX_OK || (rv = linebreak(p)) != BOX_OK ||
             (rv = parse_command(p, &last->n_next)) != BOX_OK)
             return rv;

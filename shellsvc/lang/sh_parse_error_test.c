@@ -117,6 +117,9 @@ static const err_case cases[] = {
      "select: not supported: it reads a choice from a terminal and the box "
      "has none (use for)"},
     {"time | x", 1, NEAR("|")},
+    {"|& a", 1, NEAR("|&")},
+    {"a |&", 1, "syntax error: unexpected end of file"},
+    {"a |& |& b", 1, NEAR("|&")},
     {"exec {fd}>f", 1,
      "{fd}>: a redirection allocating a file descriptor into a variable is "
      "not supported (use a number: 3>file)"},

@@ -317,6 +317,8 @@ static const dump_case cases[] = {
     {"time a && b", "(list (and (time (cmd \"a\")) (cmd \"b\")))"},
     {"a | time b", "(list (pipe (cmd \"a\") (cmd \"time\" \"b\")))"},
     {"\"time\" a", "(list (cmd (word (dq \"time\")) \"a\"))"},
+    {"a |& b 2>x | c", "(list (pipe (cmd \"a\" (2>& \"1\")) (cmd \"b\" (2> \"x\")) (cmd \"c\")))"},
+    {"{ a; } >f |&\n b", "(list (pipe (group (list (cmd \"a\")) (> \"f\") (2>& \"1\")) (cmd \"b\")))"},
     /* not {fd}> redirections: a space, a quote, not a name */
     {"echo {fd} >f {1}>g '{x}'>h", "(list (cmd \"echo\" \"{fd}\" \"{1}\" (word (sq \"{x}\")) (> \"f\") (> \"g\") (> \"h\")))"},
 };
