@@ -169,11 +169,30 @@ static box_err parse_command(sh_parser *p, sh_node **out);
 
 /* ---- redirections and simple commands ---- */
 
+/* The lookahead is `<` or `>` with `(` right after it: bash's process
+ * substitution <( … ) / >( … ), refused with a message saying so
+ * (rather than a syntax error at the `(`). */
+static box_err
+refuse_procsub(sh_parser *p)
+{
+    const sh_token *t = &p->ps_tok;
+    const sh_lex *lx = p->ps_lx;
+    if ((t->t_kind != SH_TK_LESS && t->t_kind != SH_TK_GREAT) ||
+        t->t_end >= lx->lx_len || lx->lx_src[t->t_end] != '(')
+        return BOX_OK;
+    return sh_diag_set(&p->ps_diag, BOX_EPARSE, t->t_line,
+                       "%s( ): process substitution is not supported (use a "
+                       "pipe or a temporary file)",
+                       t->t_kind == SH_TK_LESS ? "<" : ">");
+}
+
 /* redirect -> [IO_NUMBER] redir_op WORD */
 static box_err
 parse_redirect(sh_parser *p, sh_redir **out)
 {
     box_err rv;
+    if ((rv = refuse_procsub(p)) != BOX_OK)
+        return rv;
     sh_redir *r = box_arena_zalloc(p->ps_arena, sizeof(*r));
     if (r == NULL)
         return oom(p);
@@ -224,7 +243,7 @@ parse_redirect(sh_parser *p, sh_redir **out)
     default:
         return unexpected(p);
     }
-    if ((rv = advance(p)) != BOX_OK)
+    if ((rv = advance(p)) != BOX_OK || (rv = refuse_procsub(p)) != BOX_OK)
         return rv;
     if (p->ps_tok.t_kind != SH_TK_WORD) {
         if (p->ps_tok.t_kind == SH_TK_EOF && !p->ps_lx->lx_hit_end)

@@ -118,6 +118,13 @@ static const err_case cases[] = {
      "has none (use for)"},
     {"time | x", 1, NEAR("|")},
     {"|& a", 1, NEAR("|&")},
+    {"diff <(a) <(b)", 1,
+     "<( ): process substitution is not supported (use a pipe or a "
+     "temporary file)"},
+    {"x\necho a > >(cat)", 2,
+     ">( ): process substitution is not supported (use a pipe or a "
+     "temporary file)"},
+    {"cat < (a)", 1, NEAR("(")},
     {"a |&", 1, "syntax error: unexpected end of file"},
     {"a |& |& b", 1, NEAR("|&")},
     {"exec {fd}>f", 1,
