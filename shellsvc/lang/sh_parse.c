@@ -577,8 +577,22 @@ parse_loop(sh_parser *p, sh_node *n)
 
 /* for_clause -> 'for' NAME ( ';' linebreak
  *                          | linebreak [ 'in' { WORD } (';' | NEWLINE)
- *                                        linebreak ] ) do_group
+ *                                        linebreak ] ) for_body
  *             | for_arith */
+/* for_body -> do_group | '{' compound_list '}'   (bash takes { … } after
+ * a for header, both kinds; redirections after it are the for's) */
+static box_err
+parse_for_body(sh_parser *p, sh_node **body)
+{
+    if (cmd_pos(p) != SH_TK_LBRACE)
+        return parse_do_group(p, body);
+    sh_node *g = new_node(p, SH_N_GROUP, p->ps_tok.t_line);
+    if (g == NULL)
+        return oom(p);
+    *body = g;
+    return parse_group(p, g, SH_TK_RBRACE);
+}
+
 /* One part of a for (( ; ; )) header as a word of one arithmetic part
  * (NULL when it is only blanks). */
 static box_err
@@ -610,7 +624,7 @@ for_arith_part(sh_parser *p, const sh_word *hdr, const char *s, size_t n,
 
 /*
  * for_arith -> 'for' '((' [expr] ';' [expr] ';' [expr] '))' [';']
- *              linebreak (do_group | brace_group)        (bash)
+ *              linebreak for_body                        (bash)
  * (called at the `(` after `for`; the header is split at the `;` outside
  * parentheses; hdr is the whole `(( … ))`)
  */
@@ -650,9 +664,7 @@ parse_for_arith(sh_parser *p, sh_node *n, const sh_word *hdr)
         return rv;
     if ((rv = linebreak(p)) != BOX_OK)
         return rv;
-    if (cmd_pos(p) == SH_TK_LBRACE)
-        return parse_compound(p, &n->u.for_arith.body);
-    return parse_do_group(p, &n->u.for_arith.body);
+    return parse_for_body(p, &n->u.for_arith.body);
 }
 
 static box_err
@@ -705,7 +717,7 @@ parse_for(sh_parser *p, sh_node *n)
                 return rv;
         }
     }
-    return parse_do_group(p, &n->u.for_.body);
+    return parse_for_body(p, &n->u.for_.body);
 }
 
 /* case_clause -> 'case' WORD linebreak 'in' linebreak { case_item } 'esac'

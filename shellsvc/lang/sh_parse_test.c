@@ -319,6 +319,10 @@ static const dump_case cases[] = {
     {"\"time\" a", "(list (cmd (word (dq \"time\")) \"a\"))"},
     {"a |& b 2>x | c", "(list (pipe (cmd \"a\" (2>& \"1\")) (cmd \"b\" (2> \"x\")) (cmd \"c\")))"},
     {"{ a; } >f |&\n b", "(list (pipe (group (list (cmd \"a\")) (> \"f\") (2>& \"1\")) (cmd \"b\")))"},
+    {"for i in a b; { c; }", "(list (for i (in \"a\" \"b\") (group (list (cmd \"c\")))))"},
+    {"for i\n{ c; }", "(list (for i (group (list (cmd \"c\")))))"},
+    {"for i { c; } >f", "(list (for i (group (list (cmd \"c\"))) (> \"f\")))"},
+    {"for ((;;)) { c; } >f", "(list (for-arith \"\" \"\" \"\" (group (list (cmd \"c\"))) (> \"f\")))"},
     /* not {fd}> redirections: a space, a quote, not a name */
     {"echo {fd} >f {1}>g '{x}'>h", "(list (cmd \"echo\" \"{fd}\" \"{1}\" (word (sq \"{x}\")) (> \"f\") (> \"g\") (> \"h\")))"},
 };
