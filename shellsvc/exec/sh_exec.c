@@ -225,6 +225,7 @@ redir_default_fd(sh_redir_kind k)
     case SH_R_DUPIN:
     case SH_R_HEREDOC:
     case SH_R_HEREDOC_STRIP:
+    case SH_R_HERESTR:
         return 0;
     default:
         return 1;
@@ -304,6 +305,48 @@ open_noclobber(sh_ctx *cx, const char *path)
     return open_file(cx, path, O_WRONLY | O_CREAT);
 }
 
+/* A here-string's text: the word expanded (not split or globbed) and a
+ * newline. */
+static int
+herestring_text(sh_ctx *cx, const sh_word *w, char **t, size_t *tl)
+{
+    int rc = sh_expand_str(cx, w, t, tl);
+    if (rc != 0)
+        return rc;
+    char *nt = box_realloc(*t, *tl + 2);
+    if (nt == NULL) {
+        sh_errf(cx, "out of memory");
+        box_free(*t);
+        *t = NULL;
+        return 1;
+    }
+    nt[(*tl)++] = '\n';
+    nt[*tl] = '\0';
+    *t = nt;
+    return 0;
+}
+
+/* A redirection target: brace-expanded first as bash does (more than one
+ * word is an ambiguous redirect), then expanded to one string. */
+static int
+redir_target_text(sh_ctx *cx, const sh_word *w, char **t, size_t *tl)
+{
+    box_arena *ba = NULL;
+    sh_word *made = NULL;
+    int rc = sh_brace_expand(cx, w, &ba, &made);
+    if (rc != 0)
+        return rc;
+    if (made != NULL && made->w_next != NULL) {
+        sh_errf(cx, "%.*s: ambiguous redirect",
+                (int)(w->w_rawlen > 100 ? 100 : w->w_rawlen), w->w_raw);
+        rc = 1;
+    } else {
+        rc = sh_expand_str(cx, made != NULL ? made : w, t, tl);
+    }
+    box_arena_free(ba);
+    return rc;
+}
+
 /* Applies n's redirections; on BOX_OK *sv holds what to restore. A
  * failure prints the message, restores, and returns the status 1. */
 static int
@@ -333,14 +376,17 @@ redirs_apply(sh_ctx *cx, const sh_redir *r, rsave **svp, int *nsvp)
         int rc;
         if (r->r_kind == SH_R_HEREDOC || r->r_kind == SH_R_HEREDOC_STRIP)
             rc = sh_expand_str(cx, r->r_body, &t, &tl);
+        else if (r->r_kind == SH_R_HERESTR)
+            rc = herestring_text(cx, r->r_target, &t, &tl);
         else
-            rc = sh_expand_str(cx, r->r_target, &t, &tl);
+            rc = redir_target_text(cx, r->r_target, &t, &tl);
         if (rc != 0)
             goto fail;
         sh_stream *s = NULL;
         switch (r->r_kind) {
         case SH_R_HEREDOC:
         case SH_R_HEREDOC_STRIP:
+        case SH_R_HERESTR:
             s = sh_stream_mem_take(t, tl);
             t = NULL;
             if (s == NULL)
@@ -939,6 +985,24 @@ sh_session_end_jobs(sh_session *ss)
 
 /* ---- compounds ---- */
 
+bool
+sh_loop_after_body(sh_ctx *cx)
+{
+    if (cx->cx_flow == SH_FLOW_BREAK) {
+        if (--cx->cx_flow_n == 0)
+            cx->cx_flow = SH_FLOW_NONE;
+        return true;
+    }
+    if (cx->cx_flow == SH_FLOW_CONTINUE) {
+        if (--cx->cx_flow_n == 0) {
+            cx->cx_flow = SH_FLOW_NONE;
+            return false;
+        }
+        return true;
+    }
+    return cx->cx_flow != SH_FLOW_NONE;
+}
+
 static int
 exec_loop(sh_ctx *cx, const sh_node *n, bool until)
 {
@@ -957,19 +1021,7 @@ exec_loop(sh_ctx *cx, const sh_node *n, bool until)
             break;
         if (cx->cx_flow == SH_FLOW_NONE)
             st = sh_exec_node(cx, n->u.loop.body);
-        if (cx->cx_flow == SH_FLOW_BREAK) {
-            if (--cx->cx_flow_n == 0)
-                cx->cx_flow = SH_FLOW_NONE;
-            break;
-        }
-        if (cx->cx_flow == SH_FLOW_CONTINUE) {
-            if (--cx->cx_flow_n == 0) {
-                cx->cx_flow = SH_FLOW_NONE;
-                continue;
-            }
-            break;
-        }
-        if (cx->cx_flow != SH_FLOW_NONE)
+        if (sh_loop_after_body(cx))
             break;
     }
     cx->cx_loops--;
@@ -1007,19 +1059,7 @@ exec_for(sh_ctx *cx, const sh_node *n)
             break;
         }
         st = sh_exec_node(cx, n->u.for_.body);
-        if (cx->cx_flow == SH_FLOW_BREAK) {
-            if (--cx->cx_flow_n == 0)
-                cx->cx_flow = SH_FLOW_NONE;
-            break;
-        }
-        if (cx->cx_flow == SH_FLOW_CONTINUE) {
-            if (--cx->cx_flow_n == 0) {
-                cx->cx_flow = SH_FLOW_NONE;
-                continue;
-            }
-            break;
-        }
-        if (cx->cx_flow != SH_FLOW_NONE)
+        if (sh_loop_after_body(cx))
             break;
     }
     cx->cx_loops--;
@@ -1028,6 +1068,25 @@ out:
     return st;
 }
 
+/* Whether one of the arm's patterns matches w; 0, or a status after an
+ * expansion error. */
+static int
+case_arm_matches(sh_ctx *cx, const sh_case_item *it, const char *w, bool *m)
+{
+    *m = false;
+    for (const sh_word *p = it->ci_pats; p != NULL && !*m; p = p->w_next) {
+        char *pat = NULL;
+        int st = sh_expand_pattern(cx, p, &pat);
+        if (st != 0)
+            return st;
+        *m = sh_glob_match(pat, w, 0);
+        box_free(pat);
+    }
+    return 0;
+}
+
+/* case: the first arm that matches runs; its terminator says what comes
+ * next (;; the end, ;& the next body untested, ;;& the next arms tested). */
 static int
 exec_case(sh_ctx *cx, const sh_node *n)
 {
@@ -1035,23 +1094,22 @@ exec_case(sh_ctx *cx, const sh_node *n)
     int st = sh_expand_str(cx, n->u.case_.word, &w, NULL);
     if (st != 0)
         return st;
+    int body_st = 0;
+    bool run = false; // the previous arm fell through with ;&
     for (const sh_case_item *it = n->u.case_.items; it; it = it->ci_next) {
-        for (const sh_word *p = it->ci_pats; p != NULL; p = p->w_next) {
-            char *pat = NULL;
-            if ((st = sh_expand_pattern(cx, p, &pat)) != 0) {
-                box_free(w);
-                return st;
-            }
-            bool m = sh_glob_match(pat, w, 0);
-            box_free(pat);
-            if (m) {
-                box_free(w);
-                return sh_exec_node(cx, it->ci_body);
-            }
-        }
+        if (!run && (st = case_arm_matches(cx, it, w, &run)) != 0)
+            goto out;
+        if (!run)
+            continue;
+        body_st = sh_exec_node(cx, it->ci_body);
+        if (it->ci_term == SH_CT_BREAK || cx->cx_flow != SH_FLOW_NONE)
+            break;
+        run = it->ci_term == SH_CT_FALL;
     }
+    st = body_st;
+out:
     box_free(w);
-    return 0;
+    return st;
 }
 
 static int
@@ -1195,7 +1253,8 @@ sh_exec_node(sh_ctx *cx, const sh_node *n)
     int nsv = 0;
     bool compound = (n->n_kind >= SH_N_GROUP && n->n_kind <= SH_N_CASE &&
                      n->n_kind != SH_N_SUBSHELL) ||
-                    n->n_kind == SH_N_COND;
+                    n->n_kind == SH_N_COND || n->n_kind == SH_N_ARITH ||
+                    n->n_kind == SH_N_FOR_ARITH;
     if (compound && n->n_redirs != NULL &&
         (st = redirs_apply(cx, n->n_redirs, &sv, &nsv)) != 0) {
         cx->cx_status = st;
@@ -1260,6 +1319,16 @@ sh_exec_node(sh_ctx *cx, const sh_node *n)
     case SH_N_COND:
         st = sh_cond_run(cx, n);
         errexit(cx, st);
+        break;
+    case SH_N_ARITH:
+        st = sh_exec_arith_cmd(cx, n);
+        errexit(cx, st);
+        break;
+    case SH_N_FOR_ARITH:
+        st = sh_exec_for_arith(cx, n);
+        break;
+    case SH_N_TIME:
+        st = sh_exec_time(cx, n);
         break;
     case SH_N_FUNC: {
         char name[256];

@@ -474,8 +474,8 @@ dq_empty_at(const ex *x, const sh_wpart *dq)
  * inner commands are parsed and admitted like any other), then
  * evaluated. Text holding a `"` is evaluated as is.
  */
-static int
-arith_part(ex *x, const sh_wpart *p, long long *v)
+int
+sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p, long long *v)
 {
     const char *t = p->u.text.s;
     size_t n = p->u.text.len;
@@ -483,28 +483,38 @@ arith_part(ex *x, const sh_wpart *p, long long *v)
     for (size_t i = 0; i + 1 < n && !sub; i++)
         sub = t[i] == '$' && t[i + 1] == '(';
     if (!sub || memchr(t, '"', n) != NULL)
-        return sh_arith(x->x_cx, t, n, v);
+        return sh_arith_in(cx, who, t, n, v);
+    char *e = NULL;
+    size_t el = 0;
+    int rc = sh_expand_arith_text(cx, t, n, &e, &el);
+    if (rc == 0)
+        rc = sh_arith_in(cx, who, e, el, v);
+    box_free(e);
+    return rc;
+}
+
+int
+sh_expand_arith_text(sh_ctx *cx, const char *t, size_t n, char **out,
+                     size_t *outlen)
+{
+    *out = NULL;
+    *outlen = 0;
     char *src = box_asprintf("A=\"%.*s\"", (int)n, t);
     box_arena *a = box_arena_new((size_t)4 << 20);
     sh_node *list = NULL;
     sh_diag d;
     int rc = 1;
     if (src == NULL || a == NULL) {
-        sh_errf(x->x_cx, "arithmetic: out of memory");
+        sh_errf(cx, "arithmetic: out of memory");
     } else if (sh_parse(src, strlen(src), a, &list, &d) != BOX_OK ||
                list->u.list.items == NULL ||
                list->u.list.items->n_kind != SH_N_SIMPLE ||
                list->u.list.items->u.simple.assigns == NULL) {
-        sh_errf(x->x_cx, "arithmetic: syntax error");
+        sh_errf(cx, "arithmetic: syntax error");
         rc = 2;
     } else {
-        char *e = NULL;
-        size_t el = 0;
         rc = sh_expand_str(
-            x->x_cx, list->u.list.items->u.simple.assigns->a_value, &e, &el);
-        if (rc == 0)
-            rc = sh_arith(x->x_cx, e, el, v);
-        box_free(e);
+            cx, list->u.list.items->u.simple.assigns->a_value, out, outlen);
     }
     box_arena_free(a);
     box_free(src);
@@ -547,7 +557,7 @@ expand_parts(ex *x, const sh_wpart *p, bool quoted)
         case SH_WP_ARITH: {
             long long v = 0;
             x->x_exp = true;
-            rc = arith_part(x, p, &v);
+            rc = sh_expand_arith(x->x_cx, NULL, p, &v);
             if (rc != 0) {
                 sh_fatal(x->x_cx, rc);
                 x->x_status = rc;
@@ -745,16 +755,31 @@ split_fields(ex *x, sh_argv *out)
     return rc;
 }
 
+/* One word's parts (after brace expansion) into fields. */
+static int
+expand_fields(sh_ctx *cx, const sh_wpart *parts, sh_argv *out)
+{
+    ex x;
+    ex_init(&x, cx, EX_FIELDS);
+    int rc = expand_parts(&x, parts, false);
+    if (rc == 0)
+        rc = split_fields(&x, out);
+    ex_free(&x);
+    return rc;
+}
+
 int
 sh_expand_words(sh_ctx *cx, const sh_word *w, sh_argv *out)
 {
     for (; w != NULL; w = w->w_next) {
-        ex x;
-        ex_init(&x, cx, EX_FIELDS);
-        int rc = expand_parts(&x, w->w_parts, false);
-        if (rc == 0)
-            rc = split_fields(&x, out);
-        ex_free(&x);
+        box_arena *ba = NULL;
+        sh_word *made = NULL;
+        int rc = sh_brace_expand(cx, w, &ba, &made);
+        if (rc == 0 && made == NULL && ba == NULL)
+            rc = expand_fields(cx, w->w_parts, out);
+        for (const sh_word *m = made; m != NULL && rc == 0; m = m->w_next)
+            rc = expand_fields(cx, m->w_parts, out);
+        box_arena_free(ba);
         if (rc != 0)
             return rc;
     }

@@ -334,6 +334,14 @@ box_err sh_argv_push(sh_argv *av, const char *s, size_t n,
  * error; a fatal error (nounset, ${x?}) also sets the flow to EXIT.
  */
 int sh_expand_words(sh_ctx *cx, const sh_word *w, sh_argv *out);
+/*
+ * bash's brace expansion of w (sh_brace.c), before its other expansions:
+ * 0 with *out the words made (linked by w_next, in *arena, which the
+ * caller frees with box_arena_free), or *out and *arena NULL when w has
+ * no `{` to look at; 1 after a message (over 100,000 words).
+ */
+int sh_brace_expand(sh_ctx *cx, const sh_word *w, box_arena **arena,
+                    sh_word **out);
 /* One word to one string without splitting (assignments, redirection
  * targets, case words, here-document bodies). *out box_alloc'd. */
 int sh_expand_str(sh_ctx *cx, const sh_word *w, char **out, size_t *outlen);
@@ -348,11 +356,27 @@ int sh_arith(sh_ctx *cx, const char *text, size_t len, long long *val);
 /* The same, its error message led by `who: ` (as bash's `[[: `). */
 int sh_arith_in(sh_ctx *cx, const char *who, const char *text, size_t len,
                 long long *val);
+/* An SH_WP_ARITH part: its $( ) and backquotes expanded first, then
+ * evaluated (messages led by `who: ` unless NULL). 0 or a status. */
+int sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p,
+                    long long *v);
+/* Arithmetic text t[0..n) expanded as if double-quoted (no `"` in it):
+ * *out box_alloc'd. 0 or a status after a message. */
+int sh_expand_arith_text(sh_ctx *cx, const char *t, size_t n, char **out,
+                         size_t *outlen);
 
 /* ---- execution (sh_exec.c) ---- */
 
 /* Runs a node; returns its status (also left in cx_status). */
 int sh_exec_node(sh_ctx *cx, const sh_node *n);
+/* After a loop body: takes a break/continue meant for this loop level;
+ * true when the loop must end (break, or a flow going further out). */
+bool sh_loop_after_body(sh_ctx *cx);
+/* bash's compounds, each in a file of its own (cx_loops counted by the
+ * loop): (( )) and for (( ; ; )) in sh_arith_cmd.c, time in sh_time.c. */
+int sh_exec_arith_cmd(sh_ctx *cx, const sh_node *n);
+int sh_exec_for_arith(sh_ctx *cx, const sh_node *n);
+int sh_exec_time(sh_ctx *cx, const sh_node *n);
 /* Runs an already expanded command (after admission unless admitted). */
 int sh_exec_argv(sh_ctx *cx, int argc, char **argv, const bool *exp,
                  bool bypass_funcs);

@@ -9,6 +9,7 @@
 static const char *const sh_node_names[SH_N_COUNT] = {
     "list", "and",   "or",    "pipe", "cmd",  "group", "subshell",
     "if",   "while", "until", "for",  "case", "func",  "cond",
+    "arith", "for-arith", "time",
 };
 
 /* ORDER SH_C */
@@ -37,7 +38,7 @@ static const char *const sh_param_op_names[SH_PO_COUNT] = {
 
 /* ORDER SH_R */
 static const char *const sh_redir_names[SH_R_COUNT] = {
-    "<", ">", ">>", ">|", "<>", "<&", ">&", "<<", "<<-", "&>", "&>>",
+    "<", ">", ">>", ">|", "<>", "<&", ">&", "<<", "<<-", "&>", "&>>", "<<<",
 };
 
 const char *
@@ -253,6 +254,18 @@ dump_redirs(dumper *d, const sh_redir *r)
     }
 }
 
+/* The text of a word made of one arithmetic part, as "raw" ("" for an
+ * empty part of a for (( ; ; )) header). */
+static void
+dump_arith_text(dumper *d, const sh_word *w)
+{
+    if (w == NULL || w->w_parts == NULL) {
+        putstr(d, "", 0);
+        return;
+    }
+    putstr(d, w->w_parts->u.text.s, w->w_parts->u.text.len);
+}
+
 static void
 dump_list(dumper *d, const sh_node *items)
 {
@@ -362,6 +375,10 @@ dump_node(dumper *d, const sh_node *n)
             }
             put(d, ") ");
             dump_node(d, ci->ci_body);
+            if (ci->ci_term == SH_CT_FALL)
+                put(d, " (fall)");
+            else if (ci->ci_term == SH_CT_TEST)
+                put(d, " (test)");
             put(d, ")");
         }
         break;
@@ -372,6 +389,26 @@ dump_node(dumper *d, const sh_node *n)
     case SH_N_COND:
         put(d, " ");
         dump_cond(d, n->u.cond);
+        break;
+    case SH_N_ARITH:
+        put(d, " ");
+        dump_arith_text(d, n->u.arith);
+        break;
+    case SH_N_FOR_ARITH:
+        put(d, " ");
+        dump_arith_text(d, n->u.for_arith.init);
+        put(d, " ");
+        dump_arith_text(d, n->u.for_arith.cond);
+        put(d, " ");
+        dump_arith_text(d, n->u.for_arith.step);
+        put(d, " ");
+        dump_node(d, n->u.for_arith.body);
+        break;
+    case SH_N_TIME:
+        if (n->u.time.posix)
+            put(d, " -p");
+        put(d, " ");
+        dump_node(d, n->u.time.cmd);
         break;
     default:
         break;

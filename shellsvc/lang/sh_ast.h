@@ -128,6 +128,8 @@ typedef enum sh_redir_kind {
     SH_R_HEREDOC_STRIP, // [n]<<-word leading tabs stripped from the body
     SH_R_BOTH,          // &>word       stdout and stderr to word (bash)
     SH_R_BOTH_APPEND,   // &>>word    stdout and stderr appended (bash)
+    SH_R_HERESTR,       // [n]<<<word default fd 0: the expanded word and a
+                        // newline (bash)
     SH_R_COUNT
 } sh_redir_kind;
 
@@ -158,11 +160,19 @@ struct sh_assign {
     sh_assign *a_next;
 };
 
+/* How a case arm ends (bash): what runs after its body. */
+typedef enum sh_case_term {
+    SH_CT_BREAK, // ;;  (or the last arm without one): the case is done
+    SH_CT_FALL,  // ;&  the next arm's body runs without testing it
+    SH_CT_TEST,  // ;;& the following arms' patterns are tested
+} sh_case_term;
+
 /* One `pat|pat) list ;;` arm of a case. */
 struct sh_case_item {
     sh_word *ci_pats; // at least one
     sh_node *ci_body; // an SH_N_LIST, possibly with no items
     uint32_t ci_line;
+    sh_case_term ci_term;
     sh_case_item *ci_next;
 };
 
@@ -255,6 +265,9 @@ typedef enum sh_node_kind {
     SH_N_CASE,     // u.case_
     SH_N_FUNC,     // u.func: name() compound
     SH_N_COND,     // u.cond: [[ expression ]] (bash)
+    SH_N_ARITH,    // u.arith: (( expression )) (bash)
+    SH_N_FOR_ARITH, // u.for_arith: for (( init; cond; step )) body (bash)
+    SH_N_TIME,     // u.time: time [-p] pipeline (bash)
     SH_N_COUNT
 } sh_node_kind;
 
@@ -305,6 +318,19 @@ struct sh_node {
                            // redirs
         } func;
         sh_cond *cond; // COND: the expression (never NULL)
+        /* ARITH: a word of one SH_WP_ARITH part, the text between the
+         * parentheses (evaluated like $(( … ))). */
+        sh_word *arith;
+        struct {
+            /* Each a word of one SH_WP_ARITH part, or NULL when that
+             * part of the header is empty (an empty cond is true). */
+            sh_word *init, *cond, *step;
+            sh_node *body; // an SH_N_LIST (do … done) or an SH_N_GROUP
+        } for_arith;
+        struct {
+            sh_node *cmd; // the pipeline timed; NULL for `time` alone
+            bool posix;   // -p: real/user/sys in seconds, POSIX format
+        } time;
     } u;
 };
 
@@ -327,6 +353,8 @@ const char *sh_cond_op_name(sh_cond_op op);
  *   (group LIST REDIR…)  (subshell LIST REDIR…)  (if C T [E])
  *   (while C B)  (until C B)  (for v [(in W…)] B)
  *   (case W (item (pats P…) LIST)…)  (func name BODY)
+ *   (arith "raw")  (for-arith "init" "cond" "step" B) (empty parts "")
+ *   (time [-p] X)  (case items ending ;& or ;;& add (fall) / (test))
  *   (cond C) with C one of (&& C C) (|| C C) (! C) (paren C) (-f W)
  *   (W == W) (W =~ W) …
  * a word is "text" when it is one LIT part, else (word PART…) with

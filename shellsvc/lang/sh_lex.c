@@ -11,8 +11,9 @@
 
 /* ORDER SH_TK */
 static const char *const sh_tk_names[SH_TK_COUNT] = {
-    "end of file", "newline", "word", "number", ";",    ";;",    "&",
-    "&&",          "|",       "||",   "(",      ")",    "<",     ">",
+    "end of file", "newline", "word", "number", ";",    ";;",    ";&",
+    ";;&",         "&",
+    "&&",          "|",       "||",   "|&",   "(",      ")",    "<",     ">",
     ">>",          ">|",      "<>",   "<&",     ">&",   "<<",    "<<-",
     "&>",          "&>>",     "<<<",  "if",     "then", "else",  "elif",
     "fi",          "do",      "done", "case",   "esac", "while", "until",
@@ -333,6 +334,35 @@ lex_arith(sh_lex *lx, plist *pl, uint32_t line, bool *is_arith)
         }
         advc(lx);
     }
+}
+
+box_err
+sh_lex_dparen(sh_lex *lx, sh_word **out)
+{
+    *out = NULL;
+    if (peekc(lx, 0) != '(')
+        return BOX_OK;
+    uint32_t line = lx->lx_line;
+    size_t start = lx->lx_pos;
+    advc(lx);
+    plist pl = {NULL, NULL};
+    bool is_arith;
+    box_err rv = lex_arith(lx, &pl, line, &is_arith);
+    if (rv != BOX_OK || !is_arith) {
+        lx->lx_pos = start;
+        lx->lx_line = line;
+        return rv;
+    }
+    sh_word *w = box_arena_zalloc(lx->lx_arena, sizeof(*w));
+    if (w == NULL || (w->w_raw = box_arena_strndup(
+                          lx->lx_arena, lx->lx_src + start - 1,
+                          lx->lx_pos - start + 1)) == NULL)
+        return oom(lx);
+    w->w_rawlen = lx->lx_pos - start + 1;
+    w->w_parts = pl.head;
+    w->w_line = line;
+    *out = w;
+    return BOX_OK;
 }
 
 static box_err
@@ -956,8 +986,15 @@ lex_operator(sh_lex *lx)
     size_t n = 1;
     switch (c) {
     case ';':
-        if (peekc(lx, 1) == ';') {
+        c1 = peekc(lx, 1);
+        if (c1 == ';' && peekc(lx, 2) == '&') {
+            k = SH_TK_DSEMIAND;
+            n = 3;
+        } else if (c1 == ';') {
             k = SH_TK_DSEMI;
+            n = 2;
+        } else if (c1 == '&') {
+            k = SH_TK_SEMIAND;
             n = 2;
         } else {
             k = SH_TK_SEMI;
@@ -981,8 +1018,12 @@ lex_operator(sh_lex *lx)
         }
         break;
     case '|':
-        if (peekc(lx, 1) == '|') {
+        c1 = peekc(lx, 1);
+        if (c1 == '|') {
             k = SH_TK_OR;
+            n = 2;
+        } else if (c1 == '&') {
+            k = SH_TK_PIPEAND;
             n = 2;
         } else {
             k = SH_TK_PIPE;

@@ -30,10 +30,13 @@ typedef enum sh_tk {
     SH_TK_IO_NUMBER, // digits directly before < or >
     SH_TK_SEMI,      // ;
     SH_TK_DSEMI,     // ;;
+    SH_TK_SEMIAND,   // ;&  (case arm falling through, bash)
+    SH_TK_DSEMIAND,  // ;;& (case arm testing the next patterns, bash)
     SH_TK_AMP,       // &
     SH_TK_AND,       // &&
     SH_TK_PIPE,      // |
     SH_TK_OR,        // ||
+    SH_TK_PIPEAND,   // |& (bash: 2>&1 |)
     SH_TK_LPAREN,    // (
     SH_TK_RPAREN,    // )
     SH_TK_LESS,      // <
@@ -47,7 +50,7 @@ typedef enum sh_tk {
     SH_TK_DLESSDASH, // <<-
     SH_TK_ANDGREAT,  // &>
     SH_TK_ANDDGREAT, // &>>
-    SH_TK_TLESS,     // <<< (lexed only to be refused)
+    SH_TK_TLESS,     // <<< (here-string, bash)
     /* reserved words (command position only) */
     SH_TK_IF,
     SH_TK_THEN,
@@ -154,6 +157,15 @@ box_err sh_lex_next(sh_lex *lx, sh_token *tok) BOX_WARN_UNUSED;
  * dash, a body is read after the logical line, not inside a $( … ) that
  * spans lines). */
 box_err sh_lex_push_heredoc(sh_lex *lx, sh_redir *r) BOX_WARN_UNUSED;
+/*
+ * Right after a `(` token whose next byte is `(`: the text up to the
+ * matching `))` (bash's `(( … ))` and `for (( … ))`) as a word of one
+ * SH_WP_ARITH part in *out, the lexer standing after the `))`. When the
+ * parentheses close as `) … )` instead (a subshell in a subshell, as in
+ * `((echo a); echo b)`) or the next byte is not `(`, *out is NULL and
+ * nothing was consumed.
+ */
+box_err sh_lex_dparen(sh_lex *lx, sh_word **out) BOX_WARN_UNUSED;
 /* The reserved word a WORD token spells (unquoted, one literal part), or
  * SH_TK_WORD. */
 sh_tk sh_lex_keyword(const sh_token *tok);

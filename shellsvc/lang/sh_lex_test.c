@@ -37,9 +37,11 @@ test_operators(void **state)
         SH_TK_OR, SH_TK_LPAREN, SH_TK_RPAREN, SH_TK_LESS, SH_TK_GREAT,
         SH_TK_DGREAT, SH_TK_CLOBBER, SH_TK_LESSGREAT, SH_TK_LESSAND,
         SH_TK_GREATAND, SH_TK_DLESS, SH_TK_DLESSDASH, SH_TK_ANDGREAT,
-        SH_TK_ANDDGREAT, SH_TK_TLESS, SH_TK_NEWLINE, SH_TK_EOF,
+        SH_TK_ANDDGREAT, SH_TK_TLESS, SH_TK_SEMIAND, SH_TK_DSEMIAND,
+        SH_TK_PIPEAND, SH_TK_DSEMI, SH_TK_AMP, SH_TK_NEWLINE, SH_TK_EOF,
     };
-    lex_all("; ;; & && | || ( ) < > >> >| <> <& >& << <<- &> &>> <<<\n",
+    lex_all("; ;; & && | || ( ) < > >> >| <> <& >& << <<- &> &>> <<< "
+            ";& ;;& |& ;; &\n",
             want, NELEM(want));
 }
 

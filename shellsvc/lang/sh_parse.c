@@ -120,6 +120,18 @@ plain_word(const sh_word *w)
     return wp != NULL && wp->wp_next == NULL && wp->wp_kind == SH_WP_LIT;
 }
 
+/* The lookahead is the unquoted word kw (a bash word reserved only
+ * where the parser looks for it: `time`, `select`, `-p`). */
+static bool
+tok_is(const sh_parser *p, const char *kw)
+{
+    const sh_word *w = p->ps_tok.t_word;
+    size_t n = strlen(kw);
+    return p->ps_tok.t_kind == SH_TK_WORD && w != NULL && plain_word(w) &&
+           w->w_parts->u.text.len == n &&
+           memcmp(w->w_parts->u.text.s, kw, n) == 0;
+}
+
 static bool
 is_redir_tok(sh_tk k)
 {
@@ -134,6 +146,8 @@ is_list_end(sh_tk k)
     case SH_TK_EOF:
     case SH_TK_RPAREN:
     case SH_TK_DSEMI:
+    case SH_TK_SEMIAND:
+    case SH_TK_DSEMIAND:
     case SH_TK_THEN:
     case SH_TK_ELSE:
     case SH_TK_ELIF:
@@ -155,11 +169,30 @@ static box_err parse_command(sh_parser *p, sh_node **out);
 
 /* ---- redirections and simple commands ---- */
 
+/* The lookahead is `<` or `>` with `(` right after it: bash's process
+ * substitution <( … ) / >( … ), refused with a message saying so
+ * (rather than a syntax error at the `(`). */
+static box_err
+refuse_procsub(sh_parser *p)
+{
+    const sh_token *t = &p->ps_tok;
+    const sh_lex *lx = p->ps_lx;
+    if ((t->t_kind != SH_TK_LESS && t->t_kind != SH_TK_GREAT) ||
+        t->t_end >= lx->lx_len || lx->lx_src[t->t_end] != '(')
+        return BOX_OK;
+    return sh_diag_set(&p->ps_diag, BOX_EPARSE, t->t_line,
+                       "%s( ): process substitution is not supported (use a "
+                       "pipe or a temporary file)",
+                       t->t_kind == SH_TK_LESS ? "<" : ">");
+}
+
 /* redirect -> [IO_NUMBER] redir_op WORD */
 static box_err
 parse_redirect(sh_parser *p, sh_redir **out)
 {
     box_err rv;
+    if ((rv = refuse_procsub(p)) != BOX_OK)
+        return rv;
     sh_redir *r = box_arena_zalloc(p->ps_arena, sizeof(*r));
     if (r == NULL)
         return oom(p);
@@ -205,12 +238,12 @@ parse_redirect(sh_parser *p, sh_redir **out)
         r->r_kind = SH_R_BOTH_APPEND;
         break;
     case SH_TK_TLESS:
-        return sh_diag_set(&p->ps_diag, BOX_EPARSE, p->ps_tok.t_line,
-                           "here-string (<<<) not supported");
+        r->r_kind = SH_R_HERESTR;
+        break;
     default:
         return unexpected(p);
     }
-    if ((rv = advance(p)) != BOX_OK)
+    if ((rv = advance(p)) != BOX_OK || (rv = refuse_procsub(p)) != BOX_OK)
         return rv;
     if (p->ps_tok.t_kind != SH_TK_WORD) {
         if (p->ps_tok.t_kind == SH_TK_EOF && !p->ps_lx->lx_hit_end)
@@ -399,6 +432,18 @@ is_function_keyword(const sh_parser *p)
            memcmp(w->w_parts->u.text.s, "function", 8) == 0;
 }
 
+/* bash's `{name}` right before a redirection operator (`{fd}>file`): the
+ * shell picks a free fd and stores it in name. */
+static bool
+is_fd_var(const sh_word *w)
+{
+    if (!plain_word(w))
+        return false;
+    const char *t = w->w_parts->u.text.s;
+    size_t n = w->w_parts->u.text.len;
+    return n >= 3 && t[0] == '{' && t[n - 1] == '}' && is_name(t + 1, n - 2);
+}
+
 /* simple_command -> { assignment | redirect } [ WORD { WORD | redirect } ]
  * (or a function_def when the first WORD is followed by `(`) */
 static box_err
@@ -428,6 +473,14 @@ parse_simple(sh_parser *p, sh_node **out)
             size_t end = p->ps_tok.t_end;
             if ((rv = advance(p)) != BOX_OK)
                 return rv;
+            if (a == NULL && is_fd_var(w) && p->ps_tok.t_start == end &&
+                is_redir_tok(p->ps_tok.t_kind))
+                return sh_diag_set(
+                    &p->ps_diag, BOX_EPARSE, p->ps_tok.t_line,
+                    "%.*s%s: a redirection allocating a file descriptor "
+                    "into a variable is not supported (use a number: 3>file)",
+                    (int)(w->w_rawlen > 100 ? 100 : w->w_rawlen), w->w_raw,
+                    sh_tk_name(p->ps_tok.t_kind));
             if (a != NULL) {
                 if (p->ps_tok.t_kind == SH_TK_LPAREN &&
                     p->ps_tok.t_start == end && a->a_value->w_parts == NULL)
@@ -524,13 +577,109 @@ parse_loop(sh_parser *p, sh_node *n)
 
 /* for_clause -> 'for' NAME ( ';' linebreak
  *                          | linebreak [ 'in' { WORD } (';' | NEWLINE)
- *                                        linebreak ] ) do_group */
+ *                                        linebreak ] ) for_body
+ *             | for_arith */
+/* for_body -> do_group | '{' compound_list '}'   (bash takes { … } after
+ * a for header, both kinds; redirections after it are the for's) */
+static box_err
+parse_for_body(sh_parser *p, sh_node **body)
+{
+    if (cmd_pos(p) != SH_TK_LBRACE)
+        return parse_do_group(p, body);
+    sh_node *g = new_node(p, SH_N_GROUP, p->ps_tok.t_line);
+    if (g == NULL)
+        return oom(p);
+    *body = g;
+    return parse_group(p, g, SH_TK_RBRACE);
+}
+
+/* One part of a for (( ; ; )) header as a word of one arithmetic part
+ * (NULL when it is only blanks). */
+static box_err
+for_arith_part(sh_parser *p, const sh_word *hdr, const char *s, size_t n,
+               sh_word **out)
+{
+    *out = NULL;
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n'))
+        i++;
+    if (i == n)
+        return BOX_OK;
+    sh_word *w = box_arena_zalloc(p->ps_arena, sizeof(*w));
+    sh_wpart *wp = box_arena_zalloc(p->ps_arena, sizeof(*wp));
+    char *t = box_arena_strndup(p->ps_arena, s, n);
+    if (w == NULL || wp == NULL || t == NULL)
+        return oom(p);
+    wp->wp_kind = SH_WP_ARITH;
+    wp->wp_line = hdr->w_line;
+    wp->u.text.s = t;
+    wp->u.text.len = n;
+    w->w_parts = wp;
+    w->w_raw = t;
+    w->w_rawlen = n;
+    w->w_line = hdr->w_line;
+    *out = w;
+    return BOX_OK;
+}
+
+/*
+ * for_arith -> 'for' '((' [expr] ';' [expr] ';' [expr] '))' [';']
+ *              linebreak for_body                        (bash)
+ * (called at the `(` after `for`; the header is split at the `;` outside
+ * parentheses; hdr is the whole `(( … ))`)
+ */
+static box_err
+parse_for_arith(sh_parser *p, sh_node *n, const sh_word *hdr)
+{
+    box_err rv;
+    const char *s = hdr->w_parts->u.text.s;
+    size_t len = hdr->w_parts->u.text.len, at[2], nsemi = 0;
+    unsigned depth = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '(')
+            depth++;
+        else if (s[i] == ')' && depth > 0)
+            depth--;
+        else if (s[i] == ';' && depth == 0) {
+            if (nsemi == 2)
+                return sh_diag_set(&p->ps_diag, BOX_EPARSE, hdr->w_line,
+                                   "syntax error: `;' unexpected");
+            at[nsemi++] = i;
+        }
+    }
+    if (nsemi != 2)
+        return sh_diag_set(&p->ps_diag, BOX_EPARSE, hdr->w_line,
+                           "syntax error: arithmetic expression required");
+    n->n_kind = SH_N_FOR_ARITH;
+    if ((rv = for_arith_part(p, hdr, s, at[0], &n->u.for_arith.init)) !=
+            BOX_OK ||
+        (rv = for_arith_part(p, hdr, s + at[0] + 1, at[1] - at[0] - 1,
+                             &n->u.for_arith.cond)) != BOX_OK ||
+        (rv = for_arith_part(p, hdr, s + at[1] + 1, len - at[1] - 1,
+                             &n->u.for_arith.step)) != BOX_OK)
+        return rv;
+    if ((rv = advance(p)) != BOX_OK)
+        return rv;
+    if (p->ps_tok.t_kind == SH_TK_SEMI && (rv = advance(p)) != BOX_OK)
+        return rv;
+    if ((rv = linebreak(p)) != BOX_OK)
+        return rv;
+    return parse_for_body(p, &n->u.for_arith.body);
+}
+
 static box_err
 parse_for(sh_parser *p, sh_node *n)
 {
     box_err rv;
     if ((rv = advance(p)) != BOX_OK)
         return rv;
+    if (p->ps_tok.t_kind == SH_TK_LPAREN) {
+        sh_word *hdr = NULL;
+        if ((rv = sh_lex_dparen(p->ps_lx, &hdr)) != BOX_OK)
+            return rv;
+        if (hdr != NULL)
+            return parse_for_arith(p, n, hdr);
+    }
     if (p->ps_tok.t_kind != SH_TK_WORD)
         return unexpected(p);
     sh_word *v = p->ps_tok.t_word;
@@ -568,11 +717,12 @@ parse_for(sh_parser *p, sh_node *n)
                 return rv;
         }
     }
-    return parse_do_group(p, &n->u.for_.body);
+    return parse_for_body(p, &n->u.for_.body);
 }
 
 /* case_clause -> 'case' WORD linebreak 'in' linebreak { case_item } 'esac'
- * case_item   -> ['('] WORD { '|' WORD } ')' compound_list [';;' linebreak]
+ * case_item   -> ['('] WORD { '|' WORD } ')' compound_list
+ *                [(';;' | ';&' | ';;&') linebreak]
  */
 static box_err
 parse_case(sh_parser *p, sh_node *n)
@@ -619,7 +769,11 @@ parse_case(sh_parser *p, sh_node *n)
             return rv;
         *tail = ci;
         tail = &ci->ci_next;
-        if (p->ps_tok.t_kind == SH_TK_DSEMI) {
+        sh_tk t = p->ps_tok.t_kind;
+        if (t == SH_TK_DSEMI || t == SH_TK_SEMIAND || t == SH_TK_DSEMIAND) {
+            ci->ci_term = t == SH_TK_SEMIAND    ? SH_CT_FALL
+                          : t == SH_TK_DSEMIAND ? SH_CT_TEST
+                                                : SH_CT_BREAK;
             if ((rv = advance(p)) != BOX_OK || (rv = linebreak(p)) != BOX_OK)
                 return rv;
             continue;
@@ -896,6 +1050,8 @@ parse_cond(sh_parser *p, sh_node *n)
 
 /* compound_command -> brace_group | subshell | if_clause | while_clause
  *                   | until_clause | for_clause | case_clause | cond_command
+ *                   | '((' arithmetic '))'     (bash; `((` that closes as
+ *                     `) … )` is a subshell in a subshell, as in bash)
  * (followed by its redirect_list; the token is already promoted) */
 static box_err
 parse_compound(sh_parser *p, sh_node **out)
@@ -906,6 +1062,20 @@ parse_compound(sh_parser *p, sh_node **out)
         return rv;
     sh_node *n = NULL;
     sh_tk k = p->ps_tok.t_kind;
+    if (k == SH_TK_LPAREN) {
+        sh_word *expr = NULL;
+        if ((rv = sh_lex_dparen(p->ps_lx, &expr)) != BOX_OK)
+            goto out;
+        if (expr != NULL) {
+            if ((n = new_node(p, SH_N_ARITH, line)) == NULL) {
+                rv = oom(p);
+                goto out;
+            }
+            n->u.arith = expr;
+            rv = advance(p);
+            goto redirs;
+        }
+    }
     static const sh_node_kind kinds[] = {
         [SH_TK_LBRACE] = SH_N_GROUP, [SH_TK_LPAREN] = SH_N_SUBSHELL,
         [SH_TK_IF] = SH_N_IF,        [SH_TK_WHILE] = SH_N_WHILE,
@@ -943,6 +1113,7 @@ parse_compound(sh_parser *p, sh_node **out)
         rv = unexpected(p);
         break;
     }
+redirs:
     if (rv == BOX_OK)
         rv = parse_redirect_list(p, &n->n_redirs);
     if (rv == BOX_OK)
@@ -962,6 +1133,10 @@ parse_command(sh_parser *p, sh_node **out)
         return parse_compound(p, out);
     if (k == SH_TK_WORD && is_function_keyword(p))
         return parse_function_keyword(p, out);
+    if (k == SH_TK_WORD && tok_is(p, "select"))
+        return sh_diag_set(&p->ps_diag, BOX_EPARSE, p->ps_tok.t_line,
+                           "select: not supported: it reads a choice from a "
+                           "terminal and the box has none (use for)");
     if (k == SH_TK_WORD || is_redir_tok(k))
         return parse_simple(p, out);
     return unexpected(p);
@@ -969,7 +1144,78 @@ parse_command(sh_parser *p, sh_node **out)
 
 /* ---- lists ---- */
 
-/* pipeline -> { '!' } command { '|' linebreak command } */
+static box_err parse_pipeline(sh_parser *p, sh_node **out);
+
+/* Tokens after which `time` times nothing (bash: `time` alone). */
+static bool
+ends_pipeline(sh_tk k)
+{
+    return is_list_end(k) || k == SH_TK_NEWLINE || k == SH_TK_SEMI ||
+           k == SH_TK_AMP || k == SH_TK_AND || k == SH_TK_OR;
+}
+
+/* timed -> 'time' ['-p'] [pipeline]   (bash; at the word `time`) */
+static box_err
+parse_time(sh_parser *p, sh_node **out)
+{
+    box_err rv;
+    sh_node *n = new_node(p, SH_N_TIME, p->ps_tok.t_line);
+    if (n == NULL)
+        return oom(p);
+    if ((rv = enter(p)) != BOX_OK)
+        return rv;
+    if ((rv = advance(p)) != BOX_OK)
+        goto out;
+    if (tok_is(p, "-p")) {
+        n->u.time.posix = true;
+        if ((rv = advance(p)) != BOX_OK)
+            goto out;
+    }
+    if (!ends_pipeline(cmd_pos(p)))
+        rv = parse_pipeline(p, &n->u.time.cmd);
+    if (rv == BOX_OK)
+        *out = n;
+out:
+    p->ps_depth--;
+    return rv;
+}
+
+static bool
+is_pipe_tok(sh_tk k)
+{
+    return k == SH_TK_PIPE || k == SH_TK_PIPEAND;
+}
+
+/* `a |& b` is `a 2>&1 | b` (bash): 2>&1 goes after a's own
+ * redirections. */
+static box_err
+stderr_to_pipe(sh_parser *p, sh_node *stage)
+{
+    sh_redir *r = box_arena_zalloc(p->ps_arena, sizeof(*r));
+    sh_word *w = box_arena_zalloc(p->ps_arena, sizeof(*w));
+    sh_wpart *wp = box_arena_zalloc(p->ps_arena, sizeof(*wp));
+    if (r == NULL || w == NULL || wp == NULL)
+        return oom(p);
+    wp->wp_kind = SH_WP_LIT;
+    wp->wp_line = p->ps_tok.t_line;
+    wp->u.text.s = "1";
+    wp->u.text.len = 1;
+    w->w_parts = wp;
+    w->w_raw = "1";
+    w->w_rawlen = 1;
+    w->w_line = p->ps_tok.t_line;
+    r->r_kind = SH_R_DUPOUT;
+    r->r_fd = 2;
+    r->r_line = p->ps_tok.t_line;
+    r->r_target = w;
+    sh_redir **tail = &stage->n_redirs;
+    while (*tail != NULL)
+        tail = &(*tail)->r_next;
+    *tail = r;
+    return BOX_OK;
+}
+
+/* pipeline -> { '!' } ( timed | command { ('|' | '|&') linebreak command } ) */
 static box_err
 parse_pipeline(sh_parser *p, sh_node **out)
 {
@@ -982,9 +1228,13 @@ parse_pipeline(sh_parser *p, sh_node **out)
             return rv;
     }
     sh_node *first = NULL;
-    if ((rv = parse_command(p, &first)) != BOX_OK)
+    if (tok_is(p, "time"))
+        rv = parse_time(p, &first);
+    else
+        rv = parse_command(p, &first);
+    if (rv != BOX_OK)
         return rv;
-    if (p->ps_tok.t_kind != SH_TK_PIPE && !bang) {
+    if (!is_pipe_tok(p->ps_tok.t_kind) && !bang) {
         *out = first;
         return BOX_OK;
     }
@@ -995,10 +1245,13 @@ parse_pipeline(sh_parser *p, sh_node **out)
     n->u.pipe.n = 1;
     n->u.pipe.bang = bang;
     sh_node *last = first;
-    while (p->ps_tok.t_kind == SH_TK_PIPE) {
+    while (is_pipe_tok(p->ps_tok.t_kind)) {
         if (n->u.pipe.n == SH_MAX_PIPELINE)
             return sh_diag_set(&p->ps_diag, BOX_ETOOBIG, p->ps_tok.t_line,
                                "pipeline too long");
+        if (p->ps_tok.t_kind == SH_TK_PIPEAND &&
+            (rv = stderr_to_pipe(p, last)) != BOX_OK)
+            return rv;
         if ((rv = advance(p)) != BOX_OK || (rv = linebreak(p)) != BOX_OK ||
             (rv = parse_command(p, &last->n_next)) != BOX_OK)
             return rv;

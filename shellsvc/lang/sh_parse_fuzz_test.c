@@ -25,7 +25,9 @@ static const char *const seeds[] = {
     "f() { local x=$(( 1 + 2 )); echo \"$x${y%%.*}\"; }\n",
     "cat <<EOF | sed 's/a/b/'\nhello $USER\nEOF\ncat <<-'E'\n\tx\n\tE\n",
     "( cd ~/src && make ) || ! true; echo $? $# $@ $$ ${#v} ${v##*/}\n",
-    "echo $(echo $(echo \"$(a)\")) 'q' \\x \"a\\\"b\"\n",
+    "echo $(echo $(echo \"$(a)\")) 'q' \\x \"a\\\"b\"\n",    "(( i = 1 + (2 * 3) )) && ((echo a); echo b) || time -p ! ((x))\n",
+    "for ((i = 0; i < 3; i++)) { echo {a,b}{1..3}; }; for ((;;)) do break; done\n",
+    "case $x in a) b;& c) d;;& *) e;; esac; read -r v <<< \"$x y\" 3<<<z\n",
 };
 
 /* What the one-shot parse gives: the dump, or "E<line>:<msg>". */

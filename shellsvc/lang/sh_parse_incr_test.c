@@ -25,6 +25,12 @@ static const char script[] =
     "line\" end &\n"
     "[[ -n $X &&\n"
     "  $X =~ ^(1| 2)$ ]] && echo m\n"
+    "(( x = 1 +\n"
+    "  2 )) && ((y))\n"
+    "for ((i = 0;\n"
+    "  i < 2; i++)) { echo $i; }\n"
+    "case a in a) b;& c) d;;& *) e;; esac\n"
+    "cat <<< w; time -p ((z)); ((a);b)\n"
     "for i in 1 2; do echo $i; done; echo last";
 
 static const char *const want[] = {
@@ -38,10 +44,19 @@ static const char *const want[] = {
     "(list (bg (cmd \"echo\" (word (dq \"multi\\nline\")) \"end\")))",
     "(list (and (cond (&& (-n (word (param X))) ((word (param X)) =~ "
     "\"^(1| 2)$\"))) (cmd \"echo\" \"m\")))",
+    "(list (and (arith \" x = 1 +\\n  2 \") (arith \"y\")))",
+    "(list (for-arith \"i = 0\" \"\\n  i < 2\" \" i++\" "
+    "(group (list (cmd \"echo\" (word (param i)))))))",
+    "(list (case \"a\" (item (pats \"a\") (list (cmd \"b\")) (fall)) "
+    "(item (pats \"c\") (list (cmd \"d\")) (test)) "
+    "(item (pats \"*\") (list (cmd \"e\")))))",
+    "(list (cmd \"cat\" (<<< \"w\")) (time -p (arith \"z\")) "
+    "(subshell (list (subshell (list (cmd \"a\"))) (cmd \"b\"))))",
     "(list (for i (in \"1\" \"2\") (list (cmd \"echo\" (word (param i))))) "
     "(cmd \"echo\" \"last\"))",
 };
-static const unsigned want_lines[] = {2, 4, 7, 9, 12, 15, 18, 20, 22};
+static const unsigned want_lines[] = {2,  4,  7,  9,  12, 15, 18,
+                                      20, 22, 24, 26, 27, 28};
 
 static char *
 dump(const sh_node *n)

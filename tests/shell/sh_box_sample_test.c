@@ -31,8 +31,9 @@
 #define SAMPLE_EVERY 7
 #define SAMPLE_MIN 60
 
-static const char *const skip_words[] = {"HOME", "~",    "&",      "sleep",
-                                         "$$",   "PPID", "RANDOM", "SECONDS"};
+static const char *const skip_words[] = {"HOME", "~",      "dirs",   "pushd",
+                                         "popd", "&",      "sleep",  "$$",
+                                         "PPID", "RANDOM", "SECONDS"};
 
 static bool
 sampled(const bd_case *c, const bd_gaps *gs)
