@@ -42,6 +42,7 @@ typedef struct ex {
     int x_mode;
     box_buf x_txt, x_mask;
     bool x_exp; // an expansion happened in this word
+    bool x_no_fields; // the last list expanded ("$@", "${!p@}") was empty
     int x_status;
 } ex;
 
@@ -237,6 +238,7 @@ static int
 expand_list(ex *x, char *const *v, size_t n, bool quoted, bool star)
 {
     sh_state *st = x->x_cx->cx_st;
+    x->x_no_fields = quoted && !star && n == 0;
     if (quoted && star) {
         const char *ifs = sh_var_get(st, "IFS");
         char sep = ifs == NULL ? ' ' : ifs[0];
@@ -624,14 +626,26 @@ expand_tilde(ex *x, const sh_wpart *p)
     return ex_put(x, v, strlen(v), M_QUOTE);
 }
 
-/* True for a "…" whose only content is $@ with no parameters: it gives
- * no field at all. */
-static bool
-dq_empty_at(const ex *x, const sh_wpart *dq)
+/* "…" whose only content is a list that came out empty ("$@" with no
+ * parameters, "${@:5}", "${!p@}" naming none) gives no field at all:
+ * the mark that the quotes made is taken back. */
+static int
+expand_dquote(ex *x, const sh_wpart *dq)
 {
-    return dq != NULL && dq->wp_next == NULL && dq->wp_kind == SH_WP_PARAM &&
-           dq->u.param.op == SH_PO_NONE && dq->u.param.len == 1 &&
-           dq->u.param.name[0] == '@' && x->x_cx->cx_st->st_npos == 0;
+    size_t mark = x->x_txt.b_len;
+    if (ex_mark(x, M_QMARK))
+        return x->x_status;
+    x->x_no_fields = false;
+    int rc = expand_parts(x, dq, true);
+    if (rc == 0 && x->x_mode == EX_FIELDS && dq != NULL &&
+        dq->wp_next == NULL && dq->wp_kind == SH_WP_PARAM &&
+        x->x_no_fields && x->x_txt.b_len == mark + 1) {
+        x->x_txt.b_len = mark;
+        x->x_mask.b_len = mark;
+        x->x_txt.b_data[mark] = '\0';
+        x->x_mask.b_data[mark] = '\0';
+    }
+    return rc;
 }
 
 /*
@@ -699,10 +713,7 @@ expand_parts(ex *x, const sh_wpart *p, bool quoted)
                 rc = ex_put(x, p->u.text.s, p->u.text.len, M_QUOTE);
             break;
         case SH_WP_DQUOTE:
-            if (!dq_empty_at(x, p->u.dq))
-                rc = ex_mark(x, M_QMARK);
-            if (rc == 0)
-                rc = expand_parts(x, p->u.dq, true);
+            rc = expand_dquote(x, p->u.dq);
             break;
         case SH_WP_PARAM:
             rc = expand_param(x, p, quoted);

@@ -196,6 +196,8 @@ replace(char *v, const char *pat, const char *rep, sh_param_op op,
         }
         return box_buf_append(b, v, n);
     }
+    if (n == 0) // an empty value still matches `*`
+        return match_at(v, 0, 0, pat) ? put_rep(b, rep, v, 0) : BOX_OK;
     size_t i = 0;
     bool done = false;
     while (i < n && e == BOX_OK) {

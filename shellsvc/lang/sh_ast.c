@@ -152,7 +152,9 @@ dump_parts(dumper *d, const sh_wpart *p)
                 put(d, "!");
             put(d, p->u.param.name);
             if (p->u.param.op == SH_PO_XFORM || p->u.param.op == SH_PO_NAMES) {
-                char x[3] = {' ', p->u.param.xform, '\0'};
+                // ${x@Q}: "x Q"; ${!p*}: "p !*".
+                put(d, p->u.param.op == SH_PO_NAMES ? " !" : " ");
+                char x[2] = {p->u.param.xform, '\0'};
                 put(d, x);
             } else if (p->u.param.op != SH_PO_NONE &&
                        p->u.param.op != SH_PO_LENGTH) {

@@ -149,10 +149,19 @@ typedef enum lmode {
     LM_DQ,      // inside "…": ends at `"`
     LM_ARG,     // ${x op …} outside quotes: ends at `}`
     LM_ARG_DQ,  // ${x op …} inside "…": ends at `}`, `'` is literal
+    LM_PAT_DQ,  // the pattern (or replacement) of ${x#p} ${x/p/r} inside
+                // "…": LM_ARG_DQ, but `'…'` quotes (bash does so there)
     LM_HEREDOC, // unquoted here-document body: ends at the end of text
     LM_CPAT,    // a [[ pattern (SH_LEX_COND_PAT): LM_WORD plus extglob
     LM_CRE,     // a [[ regex (SH_LEX_COND_RE): LM_WORD plus ( ) |
 } lmode;
+
+/* Modes of the argument of ${x op …} inside "…". */
+static bool
+arg_dq(lmode mode)
+{
+    return mode == LM_ARG_DQ || mode == LM_PAT_DQ;
+}
 
 /* Modes that lex a word outside any quotes. */
 static bool
@@ -373,9 +382,10 @@ scan_name(sh_lex *lx, bool braced, size_t *n)
     *n = i;
 }
 
-/* The argument word of a ${x op …} up to `}` or stop (not consumed). */
+/* The argument word of a ${x op …} up to `}` or stop (not consumed);
+ * pat: a pattern or replacement, where `'` quotes even inside "…". */
 static box_err
-lex_arg(sh_lex *lx, bool in_dq, int stop, sh_word **out)
+lex_arg(sh_lex *lx, bool in_dq, bool pat, int stop, sh_word **out)
 {
     sh_word *arg = box_arena_zalloc(lx->lx_arena, sizeof(*arg));
     if (arg == NULL)
@@ -386,7 +396,8 @@ lex_arg(sh_lex *lx, bool in_dq, int stop, sh_word **out)
     box_err rv;
     if ((rv = enter(lx)) != BOX_OK)
         return rv;
-    rv = lex_parts(lx, in_dq ? LM_ARG_DQ : LM_ARG, &apl, astart, stop);
+    rv = lex_parts(lx, !in_dq ? LM_ARG : pat ? LM_PAT_DQ : LM_ARG_DQ, &apl,
+                   astart, stop);
     leave(lx);
     if (rv != BOX_OK)
         return rv;
@@ -533,17 +544,19 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
     case SH_PO_REPL_PRE:
     case SH_PO_REPL_SUF: {
         int sep = op == SH_PO_SUBSTR ? ':' : '/';
-        if ((rv = lex_arg(lx, in_dq, sep, &arg)) != BOX_OK)
+        bool pat = op != SH_PO_SUBSTR;
+        if ((rv = lex_arg(lx, in_dq, pat, sep, &arg)) != BOX_OK)
             return rv;
         if (peekc(lx, 0) == sep) {
             advc(lx);
-            if ((rv = lex_arg(lx, in_dq, '}', &arg2)) != BOX_OK)
+            if ((rv = lex_arg(lx, in_dq, pat, '}', &arg2)) != BOX_OK)
                 return rv;
         }
         break;
     }
     default:
-        if ((rv = lex_arg(lx, in_dq, '}', &arg)) != BOX_OK)
+        if ((rv = lex_arg(lx, in_dq, op >= SH_PO_RSUFFIX && op <= SH_PO_RLPREFIX,
+                          '}', &arg)) != BOX_OK)
             return rv;
         break;
     }
@@ -623,15 +636,17 @@ lex_brackets(sh_lex *lx, plist *pl, uint32_t line)
 }
 
 /* At `$`: a parameter, command substitution or arithmetic, else a plain
- * `$` (appended to lit). */
+ * `$` (appended to lit). quotes: $'…' and $"…" count here (outside
+ * "…", and in the word of a ${x op …} inside it, as in bash 5.2). */
 static box_err
-lex_dollar(sh_lex *lx, plist *pl, box_buf *lit, uint32_t *litline, bool in_dq)
+lex_dollar(sh_lex *lx, plist *pl, box_buf *lit, uint32_t *litline, bool in_dq,
+           bool quotes)
 {
     uint32_t line = lx->lx_line;
     size_t start = lx->lx_pos;
     int c = peekc(lx, 1);
     box_err rv;
-    bool quote = !in_dq && (c == '\'' || c == '"');
+    bool quote = quotes && (c == '\'' || c == '"');
     if (c == '(' || c == '{' || c == '[' || quote ||
         (c >= 0 && (is_name_start(c) || is_digit(c) || is_special_param(c)))) {
         if ((rv = flush_lit(lx, pl, lit, *litline)) != BOX_OK)
@@ -756,7 +771,7 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
                 goto out;
             continue;
         }
-        if ((mode == LM_ARG || mode == LM_ARG_DQ) && (c == '}' || c == stop))
+        if ((mode == LM_ARG || arg_dq(mode)) && (c == '}' || c == stop))
             break;
         if (mode == LM_DQ && c == '"')
             break;
@@ -777,11 +792,25 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
                     goto out;
                 continue;
             }
-            if (dq_like || mode == LM_ARG_DQ) {
+            if (dq_like || arg_dq(mode)) {
                 bool esc = n == '$' || n == '`' || n == '\\' ||
                            (mode == LM_DQ && n == '"') ||
-                           (mode == LM_ARG_DQ &&
+                           (arg_dq(mode) &&
                             (n == '"' || n == '}' || n == stop));
+                if (esc && arg_dq(mode)) {
+                    // Quoted, as in bash: `\&` is a literal `&` in a
+                    // replacement, `\\` a literal `\` in a pattern.
+                    if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
+                        goto out;
+                    uint32_t eline = lx->lx_line;
+                    advc(lx);
+                    size_t at = lx->lx_pos;
+                    advc(lx);
+                    if ((rv = add_text(lx, pl, SH_WP_ESCAPED, eline,
+                                       lx->lx_src + at, 1)) != BOX_OK)
+                        goto out;
+                    continue;
+                }
                 if (lit.b_len == 0)
                     litline = lx->lx_line;
                 advc(lx);
@@ -806,7 +835,8 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
                 goto out;
             continue;
         }
-        if (c == '\'' && (unquoted_word(mode) || mode == LM_ARG)) {
+        if (c == '\'' &&
+            (unquoted_word(mode) || mode == LM_ARG || mode == LM_PAT_DQ)) {
             if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
                 goto out;
             uint32_t line = lx->lx_line;
@@ -858,7 +888,8 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
         }
         if (c == '$') {
             rv = lex_dollar(lx, pl, &lit, &litline,
-                            mode == LM_DQ || mode == LM_ARG_DQ || dq_like);
+                            mode == LM_DQ || arg_dq(mode) || dq_like,
+                            !dq_like && mode != LM_DQ);
             if (rv != BOX_OK)
                 goto out;
             continue;
@@ -867,7 +898,7 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
             if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
                 goto out;
             if ((rv = lex_backquote(
-                     lx, pl, mode == LM_DQ || mode == LM_ARG_DQ)) != BOX_OK)
+                     lx, pl, mode == LM_DQ || arg_dq(mode))) != BOX_OK)
                 goto out;
             continue;
         }
