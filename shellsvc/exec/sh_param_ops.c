@@ -142,11 +142,80 @@ is_char_start(const char *v, size_t i)
     return ((unsigned char)v[i] & 0xC0u) != 0x80u;
 }
 
+/*
+ * How a pattern bounds the search for a match (so that ${v//x/y} on a
+ * long value costs a few matches per position, not one per end):
+ * m_fixed is the match length in characters when the pattern has no
+ * `*` nor extglob group (-1 otherwise), and m_star is the pattern with
+ * `*` appended, which matches the rest of the value at every position
+ * where some match starts (NULL when it cannot be built).
+ */
+typedef struct mbound {
+    long m_fixed;
+    char *m_star;
+} mbound;
+
+static void
+mbound_init(mbound *mb, const char *pat)
+{
+    long n = 0;
+    size_t i = 0;
+    mb->m_fixed = -1;
+    mb->m_star = NULL;
+    while (pat[i] != '\0') {
+        char c = pat[i];
+        if (c == '*' || (pat[i + 1] == '(' && strchr("?+@!", c) != NULL))
+            n = -1;
+        if (c == '\\' && pat[i + 1] != '\0') {
+            i += 2;
+        } else if (c == '[' && strchr(pat + i + 1, ']') != NULL) {
+            // A bracket is one character: skip to its closing `]`
+            // (a `]` first, or after `!`/`^`, belongs to the set).
+            size_t k = i + 1;
+            if (pat[k] == '!' || pat[k] == '^')
+                k++;
+            if (pat[k] == ']')
+                k++;
+            while (pat[k] != '\0' && pat[k] != ']')
+                k += pat[k] == '[' && pat[k + 1] == ':' ? 2 : 1;
+            if (pat[k] == '\0') {
+                n = -1; // unclosed after all: leave it unbounded
+                break;
+            }
+            i = k + 1;
+        } else {
+            i++;
+            while (((unsigned char)pat[i] & 0xC0u) == 0x80u)
+                i++;
+        }
+        if (n >= 0)
+            n++;
+    }
+    mb->m_fixed = n;
+    size_t bs = 0; // a trailing lone `\` would escape the added `*`
+    for (size_t k = strlen(pat); k > 0 && pat[k - 1] == '\\'; k--)
+        bs++;
+    if (bs % 2 == 0)
+        mb->m_star = box_asprintf("%s*", pat);
+}
+
+static void
+mbound_free(mbound *mb)
+{
+    box_free(mb->m_star);
+}
+
 /* The longest match starting at s: its end, or -1. */
 static long
-longest_from(char *buf, size_t s, size_t n, const char *pat)
+longest_from(char *buf, size_t s, size_t n, const char *pat,
+             const mbound *mb)
 {
-    for (size_t e = n + 1; e-- > s;)
+    if (mb->m_star != NULL && !sh_glob_match(mb->m_star, buf + s, 0))
+        return -1;
+    size_t top = n;
+    if (mb->m_fixed >= 0)
+        top = s + char_at(buf + s, (size_t)mb->m_fixed);
+    for (size_t e = top + 1; e-- > s;)
         if ((e == n || is_char_start(buf, e)) && match_at(buf, s, e, pat))
             return (long)e;
     return -1;
@@ -173,13 +242,13 @@ put_rep(box_buf *b, const char *r, const char *m, size_t mlen)
 }
 
 static box_err
-replace(char *v, const char *pat, const char *rep, sh_param_op op,
-        box_buf *b)
+replace(char *v, const char *pat, const mbound *mb, const char *rep,
+        sh_param_op op, box_buf *b)
 {
     size_t n = strlen(v);
     box_err e = BOX_OK;
     if (op == SH_PO_REPL_PRE) {
-        long m = longest_from(v, 0, n, pat);
+        long m = longest_from(v, 0, n, pat, mb);
         if (m >= 0)
             e = put_rep(b, rep, v, (size_t)m);
         return e == BOX_OK ? box_buf_append(b, v + (m < 0 ? 0 : m),
@@ -198,10 +267,16 @@ replace(char *v, const char *pat, const char *rep, sh_param_op op,
     }
     if (n == 0) // an empty value still matches `*`
         return match_at(v, 0, 0, pat) ? put_rep(b, rep, v, 0) : BOX_OK;
+    // No match anywhere (one test, as bash makes it): the value as is.
+    char *any = mb->m_star != NULL ? box_asprintf("*%s", mb->m_star) : NULL;
+    bool none = any != NULL && !sh_glob_match(any, v, 0);
+    box_free(any);
+    if (none)
+        return box_buf_append(b, v, n);
     size_t i = 0;
     bool done = false;
     while (i < n && e == BOX_OK) {
-        long m = done ? -1 : longest_from(v, i, n, pat);
+        long m = done ? -1 : longest_from(v, i, n, pat, mb);
         if (m > (long)i) {
             e = put_rep(b, rep, v + i, (size_t)m - i);
             i = (size_t)m;
@@ -241,9 +316,12 @@ sh_param_replace(sh_ctx *cx, const sh_wpart *p, const char *v, char **out)
         buf = NULL;
         goto out;
     }
-    if (replace(buf, pat, rep != NULL ? rep : "", op, &b) != BOX_OK ||
+    mbound mb;
+    mbound_init(&mb, pat);
+    if (replace(buf, pat, &mb, rep != NULL ? rep : "", op, &b) != BOX_OK ||
         (*out = box_buf_take(&b)) == NULL)
         rc = nomem(cx);
+    mbound_free(&mb);
 out:
     box_buf_reset(&b);
     box_free(buf);
