@@ -41,7 +41,7 @@ typedef struct ex {
     sh_ctx *x_cx;
     int x_mode;
     box_buf x_txt, x_mask;
-    bool x_exp; // an expansion happened in this word
+    bool x_exp;       // an expansion happened in this word
     bool x_no_fields; // the last list expanded ("$@", "${!p@}") was empty
     int x_status;
 } ex;
@@ -345,8 +345,7 @@ expand_at_op(ex *x, const sh_wpart *p, bool quoted, bool star)
     int rc = 0;
     if (p->u.param.op == SH_PO_SUBSTR) {
         size_t from, count;
-        if ((rc = sh_param_slice(x->x_cx, p, n + 1, true, &from,
-                                 &count)) != 0)
+        if ((rc = sh_param_slice(x->x_cx, p, n + 1, true, &from, &count)) != 0)
             return x->x_status = rc;
         if (from == 0 && count > 0) {
             if (ex_put(x, st->st_arg0, strlen(st->st_arg0),
@@ -638,8 +637,8 @@ expand_dquote(ex *x, const sh_wpart *dq)
     x->x_no_fields = false;
     int rc = expand_parts(x, dq, true);
     if (rc == 0 && x->x_mode == EX_FIELDS && dq != NULL &&
-        dq->wp_next == NULL && dq->wp_kind == SH_WP_PARAM &&
-        x->x_no_fields && x->x_txt.b_len == mark + 1) {
+        dq->wp_next == NULL && dq->wp_kind == SH_WP_PARAM && x->x_no_fields &&
+        x->x_txt.b_len == mark + 1) {
         x->x_txt.b_len = mark;
         x->x_mask.b_len = mark;
         x->x_txt.b_data[mark] = '\0';

@@ -440,6 +440,8 @@ int sh_bi_eval(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_command(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_type(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_shopt(sh_ctx *, int, char **, const sh_opts *);
+/* Whether the shopt option name is on (false for a name shopt lacks). */
+bool sh_shopt_on(const sh_state *st, const char *name);
 /* Commands (shellsvc/commands, one file each). */
 int sh_cmd_cat(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_grep(sh_ctx *, int, char **, const sh_opts *);

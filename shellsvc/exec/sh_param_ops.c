@@ -49,8 +49,8 @@ eval_word(sh_ctx *cx, const sh_wpart *p, const sh_word *w, char **text,
 }
 
 int
-sh_param_slice(sh_ctx *cx, const sh_wpart *p, size_t n, bool list,
-               size_t *from, size_t *count)
+sh_param_slice(sh_ctx *cx, const sh_wpart *p, size_t n, bool list, size_t *from,
+               size_t *count)
 {
     char *ot = NULL, *lt = NULL;
     long long off = 0, len = 0;
@@ -207,8 +207,7 @@ mbound_free(mbound *mb)
 
 /* The longest match starting at s: its end, or -1. */
 static long
-longest_from(char *buf, size_t s, size_t n, const char *pat,
-             const mbound *mb)
+longest_from(char *buf, size_t s, size_t n, const char *pat, const mbound *mb)
 {
     if (mb->m_star != NULL && !sh_glob_match(mb->m_star, buf + s, 0))
         return -1;
@@ -224,16 +223,17 @@ longest_from(char *buf, size_t s, size_t n, const char *pat,
 /*
  * The replacement r (as sh_expand_replacement gives it: quoted `\` and
  * `&` escaped) for a match m of mlen bytes: each unescaped `&` is the
- * match (patsub_replacement, on by default in bash 5.2), `\c` is c.
+ * match when amp (shopt patsub_replacement, on by default in bash
+ * 5.2), `\c` is c.
  */
 static box_err
-put_rep(box_buf *b, const char *r, const char *m, size_t mlen)
+put_rep(box_buf *b, const char *r, bool amp, const char *m, size_t mlen)
 {
     box_err e = BOX_OK;
     for (size_t i = 0; r[i] != '\0' && e == BOX_OK; i++) {
         if (r[i] == '\\' && r[i + 1] != '\0')
             e = box_buf_putc(b, r[++i]);
-        else if (r[i] == '&')
+        else if (r[i] == '&' && amp)
             e = box_buf_append(b, m, mlen);
         else
             e = box_buf_putc(b, r[i]);
@@ -242,7 +242,7 @@ put_rep(box_buf *b, const char *r, const char *m, size_t mlen)
 }
 
 static box_err
-replace(char *v, const char *pat, const mbound *mb, const char *rep,
+replace(char *v, const char *pat, const mbound *mb, const char *rep, bool amp,
         sh_param_op op, box_buf *b)
 {
     size_t n = strlen(v);
@@ -250,7 +250,7 @@ replace(char *v, const char *pat, const mbound *mb, const char *rep,
     if (op == SH_PO_REPL_PRE) {
         long m = longest_from(v, 0, n, pat, mb);
         if (m >= 0)
-            e = put_rep(b, rep, v, (size_t)m);
+            e = put_rep(b, rep, amp, v, (size_t)m);
         return e == BOX_OK ? box_buf_append(b, v + (m < 0 ? 0 : m),
                                             n - (size_t)(m < 0 ? 0 : m))
                            : e;
@@ -260,13 +260,13 @@ replace(char *v, const char *pat, const mbound *mb, const char *rep,
             if ((s < n && !is_char_start(v, s)) || !match_at(v, s, n, pat))
                 continue;
             if ((e = box_buf_append(b, v, s)) == BOX_OK)
-                e = put_rep(b, rep, v + s, n - s);
+                e = put_rep(b, rep, amp, v + s, n - s);
             return e;
         }
         return box_buf_append(b, v, n);
     }
     if (n == 0) // an empty value still matches `*`
-        return match_at(v, 0, 0, pat) ? put_rep(b, rep, v, 0) : BOX_OK;
+        return match_at(v, 0, 0, pat) ? put_rep(b, rep, amp, v, 0) : BOX_OK;
     // No match anywhere (one test, as bash makes it): the value as is.
     char *any = mb->m_star != NULL ? box_asprintf("*%s", mb->m_star) : NULL;
     bool none = any != NULL && !sh_glob_match(any, v, 0);
@@ -278,7 +278,7 @@ replace(char *v, const char *pat, const mbound *mb, const char *rep,
     while (i < n && e == BOX_OK) {
         long m = done ? -1 : longest_from(v, i, n, pat, mb);
         if (m > (long)i) {
-            e = put_rep(b, rep, v + i, (size_t)m - i);
+            e = put_rep(b, rep, amp, v + i, (size_t)m - i);
             i = (size_t)m;
             done = op == SH_PO_REPL;
             continue;
@@ -318,7 +318,8 @@ sh_param_replace(sh_ctx *cx, const sh_wpart *p, const char *v, char **out)
     }
     mbound mb;
     mbound_init(&mb, pat);
-    if (replace(buf, pat, &mb, rep != NULL ? rep : "", op, &b) != BOX_OK ||
+    bool amp = sh_shopt_on(cx->cx_st, "patsub_replacement");
+    if (replace(buf, pat, &mb, rep != NULL ? rep : "", amp, op, &b) != BOX_OK ||
         (*out = box_buf_take(&b)) == NULL)
         rc = nomem(cx);
     mbound_free(&mb);
@@ -346,8 +347,8 @@ ascii_case(char *s, bool upper, bool first_only)
 }
 
 int
-sh_param_xform(sh_ctx *cx, const sh_wpart *p, const char *name,
-               size_t namelen, const char *v, char **out)
+sh_param_xform(sh_ctx *cx, const sh_wpart *p, const char *name, size_t namelen,
+               const char *v, char **out)
 {
     char nm[256];
     snprintf(nm, sizeof nm, "%.*s", (int)namelen, name);
@@ -371,8 +372,9 @@ sh_param_xform(sh_ctx *cx, const sh_wpart *p, const char *name,
         // Prompt escapes (\u \w \$ …) and the expansions of a prompt are
         // not interpreted here: a value with none of them is itself.
         if (strpbrk(v, "\\$`!") != NULL) {
-            sh_errf(cx, "${%s@P}: prompt expansion of escapes is not "
-                        "supported",
+            sh_errf(cx,
+                    "${%s@P}: prompt expansion of escapes is not "
+                    "supported",
                     nm);
             return fail(cx);
         }
@@ -385,8 +387,8 @@ sh_param_xform(sh_ctx *cx, const sh_wpart *p, const char *name,
         }
         char *q = sh_ansic_quote(v);
         if (q != NULL)
-            *out = box_asprintf("%s%s=%s", exported ? "declare -x " : "", nm,
-                                q);
+            *out =
+                box_asprintf("%s%s=%s", exported ? "declare -x " : "", nm, q);
         box_free(q);
         break;
     }
@@ -395,8 +397,7 @@ sh_param_xform(sh_ctx *cx, const sh_wpart *p, const char *name,
         break;
     default: // U u L
         if ((*out = box_strdup(v)) != NULL)
-            ascii_case(*out, p->u.param.xform != 'L',
-                       p->u.param.xform == 'u');
+            ascii_case(*out, p->u.param.xform != 'L', p->u.param.xform == 'u');
         break;
     }
     return *out == NULL ? nomem(cx) : 0;

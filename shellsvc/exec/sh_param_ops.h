@@ -27,8 +27,7 @@ int sh_param_slice(sh_ctx *cx, const sh_wpart *p, size_t n, bool list,
 int sh_param_substr(sh_ctx *cx, const sh_wpart *p, const char *v, char **out);
 
 /* ${x/p/r} ${x//p/r} ${x/#p/r} ${x/%p/r} of v: *out box_alloc'd. */
-int sh_param_replace(sh_ctx *cx, const sh_wpart *p, const char *v,
-                     char **out);
+int sh_param_replace(sh_ctx *cx, const sh_wpart *p, const char *v, char **out);
 
 /* ${x@C} of v, the value of the parameter name (for @A and @a).
  * *out box_alloc'd. */

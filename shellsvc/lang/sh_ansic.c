@@ -158,8 +158,7 @@ sh_ansic_quote(const char *v)
         static const char esc_in[] = "\a\b\033\f\n\r\t\v\\'";
         static const char esc_out[] = "abEfnrtv\\'";
         ok = box_buf_puts(&b, "$'") == BOX_OK;
-        for (const unsigned char *p = (const unsigned char *)v; ok && *p;
-             p++) {
+        for (const unsigned char *p = (const unsigned char *)v; ok && *p; p++) {
             const char *k = strchr(esc_in, *p);
             if (k != NULL) {
                 char e[2] = {'\\', esc_out[k - esc_in]};

@@ -100,8 +100,8 @@ struct sh_wpart {
             size_t len;
             sh_param_op op;
             bool braced;
-            sh_word *arg; // the word after op (never NULL when op takes one;
-                          // may have no parts); NULL for NONE and LENGTH
+            sh_word *arg;  // the word after op (never NULL when op takes one;
+                           // may have no parts); NULL for NONE and LENGTH
             sh_word *arg2; // SUBSTR: the length; REPL*: the replacement
                            // (NULL when not written)
             char xform;    // XFORM: the letter; NAMES: '*' or '@'

@@ -396,8 +396,11 @@ lex_arg(sh_lex *lx, bool in_dq, bool pat, int stop, sh_word **out)
     box_err rv;
     if ((rv = enter(lx)) != BOX_OK)
         return rv;
-    rv = lex_parts(lx, !in_dq ? LM_ARG : pat ? LM_PAT_DQ : LM_ARG_DQ, &apl,
-                   astart, stop);
+    rv = lex_parts(lx,
+                   !in_dq ? LM_ARG
+                   : pat  ? LM_PAT_DQ
+                          : LM_ARG_DQ,
+                   &apl, astart, stop);
     leave(lx);
     if (rv != BOX_OK)
         return rv;
@@ -555,8 +558,9 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
         break;
     }
     default:
-        if ((rv = lex_arg(lx, in_dq, op >= SH_PO_RSUFFIX && op <= SH_PO_RLPREFIX,
-                          '}', &arg)) != BOX_OK)
+        if ((rv =
+                 lex_arg(lx, in_dq, op >= SH_PO_RSUFFIX && op <= SH_PO_RLPREFIX,
+                         '}', &arg)) != BOX_OK)
             return rv;
         break;
     }
@@ -793,10 +797,10 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
                 continue;
             }
             if (dq_like || arg_dq(mode)) {
-                bool esc = n == '$' || n == '`' || n == '\\' ||
-                           (mode == LM_DQ && n == '"') ||
-                           (arg_dq(mode) &&
-                            (n == '"' || n == '}' || n == stop));
+                bool esc =
+                    n == '$' || n == '`' || n == '\\' ||
+                    (mode == LM_DQ && n == '"') ||
+                    (arg_dq(mode) && (n == '"' || n == '}' || n == stop));
                 if (esc && arg_dq(mode)) {
                     // Quoted, as in bash: `\&` is a literal `&` in a
                     // replacement, `\\` a literal `\` in a pattern.
@@ -897,8 +901,8 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
         if (c == '`') {
             if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
                 goto out;
-            if ((rv = lex_backquote(
-                     lx, pl, mode == LM_DQ || arg_dq(mode))) != BOX_OK)
+            if ((rv = lex_backquote(lx, pl, mode == LM_DQ || arg_dq(mode))) !=
+                BOX_OK)
                 goto out;
             continue;
         }
