@@ -202,35 +202,6 @@ trim(const char *v, size_t vlen, const char *pat, sh_param_op op, size_t *start,
     box_free(buf);
 }
 
-/*
- * ${v^p} ${v^^p} ${v,p} ${v,,p}: the first character, or every one, that
- * matches the pattern p (every character when p is empty) changes case.
- * ASCII letters only: other characters stay as they are.
- */
-static void
-case_convert(char *v, const char *pat, sh_param_op op)
-{
-    bool upper = op == SH_PO_UPPER1 || op == SH_PO_UPPER;
-    bool all = op == SH_PO_UPPER || op == SH_PO_LOWER;
-    for (size_t i = 0; v[i] != '\0'; i++) {
-        // One UTF-8 character at i, for the pattern.
-        size_t n = 1;
-        while (v[i + n] != '\0' && ((unsigned char)v[i + n] & 0xC0u) == 0x80u)
-            n++;
-        char ch[8] = {0};
-        memcpy(ch, v + i, n < sizeof ch ? n : sizeof ch - 1);
-        if (pat[0] == '\0' || sh_glob_match(pat, ch, 0)) {
-            if (n == 1 && upper && v[i] >= 'a' && v[i] <= 'z')
-                v[i] = (char)(v[i] - 'a' + 'A');
-            else if (n == 1 && !upper && v[i] >= 'A' && v[i] <= 'Z')
-                v[i] = (char)(v[i] - 'A' + 'a');
-        }
-        if (!all)
-            return;
-        i += n - 1;
-    }
-}
-
 /* The values v[0..n) as $@ expands (star: as $*): quoted "$@" one
  * field each, quoted "$*" joined by the first IFS character, unquoted
  * fields to split. */
@@ -311,21 +282,20 @@ op_value(ex *x, const sh_wpart *p, const char *name, size_t len,
         char *pat = NULL;
         if ((rc = expand_sub_str(cx, p->u.param.arg, EX_PAT, &pat, NULL)) != 0)
             break;
-        char *v = box_strdup(val);
-        if (v == NULL) {
-            box_free(pat);
-            return ex_nomem(x);
-        }
-        size_t s = 0, e;
+        char *v = NULL;
         if (op >= SH_PO_UPPER1 && op <= SH_PO_LOWER) {
-            case_convert(v, pat, op);
-            e = strlen(v);
-        } else {
+            // ${v^p} ${v^^p} ${v,p} ${v,,p}
+            v = sh_param_case(val, pat, op <= SH_PO_UPPER,
+                              op == SH_PO_UPPER || op == SH_PO_LOWER);
+        } else if ((v = box_strdup(val)) != NULL) {
+            size_t s, e;
             trim(v, strlen(v), pat, op, &s, &e);
+            memmove(v, v + s, e - s);
+            v[e - s] = '\0';
         }
         box_free(pat);
-        memmove(v, v + s, e - s);
-        v[e - s] = '\0';
+        if (v == NULL)
+            return ex_nomem(x);
         *out = v;
         break;
     }

@@ -333,17 +333,31 @@ out:
 
 /* ---- ${x@C} ---- */
 
-static void
-ascii_case(char *s, bool upper, bool first_only)
+char *
+sh_param_case(const char *v, const char *pat, bool upper, bool all)
 {
-    for (; *s; s++) {
-        if (upper && *s >= 'a' && *s <= 'z')
-            *s = (char)(*s - 'a' + 'A');
-        else if (!upper && *s >= 'A' && *s <= 'Z')
-            *s = (char)(*s - 'A' + 'a');
-        if (first_only)
-            return;
+    box_buf b;
+    box_buf_init(&b, 2 * strlen(v) + 8); // a character at most doubles
+    box_err e = BOX_OK;
+    bool change = true;
+    for (size_t i = 0; v[i] != '\0' && e == BOX_OK; change = all) {
+        uint32_t cp;
+        size_t n = sh_glob_char(v + i, &cp);
+        char ch[8] = {0};
+        memcpy(ch, v + i, n);
+        i += n;
+        size_t out = n;
+        if (change &&
+            (pat == NULL || pat[0] == '\0' || sh_glob_match(pat, ch, 0))) {
+            uint32_t to = sh_glob_case(cp, upper);
+            if (to != cp)
+                out = sh_ansic_put_utf8(to, ch);
+        }
+        e = box_buf_append(&b, ch, out);
     }
+    char *r = e == BOX_OK ? box_buf_take(&b) : NULL;
+    box_buf_reset(&b);
+    return r;
 }
 
 int
@@ -396,8 +410,8 @@ sh_param_xform(sh_ctx *cx, const sh_wpart *p, const char *name, size_t namelen,
         *out = box_strdup(exported ? "x" : "");
         break;
     default: // U u L
-        if ((*out = box_strdup(v)) != NULL)
-            ascii_case(*out, p->u.param.xform != 'L', p->u.param.xform == 'u');
+        *out = sh_param_case(v, NULL, p->u.param.xform != 'L',
+                             p->u.param.xform != 'u');
         break;
     }
     return *out == NULL ? nomem(cx) : 0;

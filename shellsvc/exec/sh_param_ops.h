@@ -29,6 +29,15 @@ int sh_param_substr(sh_ctx *cx, const sh_wpart *p, const char *v, char **out);
 /* ${x/p/r} ${x//p/r} ${x/#p/r} ${x/%p/r} of v: *out box_alloc'd. */
 int sh_param_replace(sh_ctx *cx, const sh_wpart *p, const char *v, char **out);
 
+/*
+ * v with the case of its first character (all: of every character)
+ * changed to upper or lower as C.UTF-8 maps it, when the character
+ * matches pat (every one for NULL or ""): ${x^p} ${x^^p} ${x,p} ${x,,p}
+ * ${x@U} ${x@u} ${x@L}. Returns a box_alloc'd string, NULL when out of
+ * memory.
+ */
+char *sh_param_case(const char *v, const char *pat, bool upper, bool all);
+
 /* ${x@C} of v, the value of the parameter name (for @A and @a).
  * *out box_alloc'd. */
 int sh_param_xform(sh_ctx *cx, const sh_wpart *p, const char *name,

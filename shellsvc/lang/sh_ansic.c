@@ -36,9 +36,8 @@ hexdigits(const char *s, size_t n, size_t *i, int max)
     return v;
 }
 
-/* Code point cp as UTF-8 at out; the byte count. */
-static size_t
-put_utf8(uint32_t cp, char *out)
+size_t
+sh_ansic_put_utf8(uint32_t cp, char *out)
 {
     if (cp < 0x80) {
         out[0] = (char)cp;
@@ -95,7 +94,7 @@ decode_one(const char *s, size_t n, size_t *i, char *out)
             out[0] = (char)v;
             return 1;
         }
-        return put_utf8((uint32_t)(v > 0x10FFFF ? 0xFFFD : v), out);
+        return sh_ansic_put_utf8((uint32_t)(v > 0x10FFFF ? 0xFFFD : v), out);
     }
     if (c == 'c' && *i + 1 < n) {
         int x = (unsigned char)s[*i + 1];

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Decodes the escapes of s[0..n): \a \b \e \E \f \n \r \t \v \\ \' \"
@@ -15,6 +16,10 @@
  * as in bash. Returns the length written (out is NUL-terminated).
  */
 size_t sh_ansic_decode(const char *s, size_t n, char *out);
+
+/* Code point cp (at most 0x10FFFF) as UTF-8 at out (4 bytes room): the
+ * byte count. */
+size_t sh_ansic_put_utf8(uint32_t cp, char *out);
 
 /*
  * ${x@Q}: v quoted so the shell reads it back: 'v' with each `'` as
