@@ -414,71 +414,45 @@ lex_arg(sh_lex *lx, bool in_dq, bool pat, int stop, sh_word **out)
     return BOX_OK;
 }
 
-/* The operator after `${name`, at c: *op, and how many bytes it takes
- * (0 when c starts no operator we know: a bad substitution). */
+/* The operators of ${name op …} spelled by fixed text, longest first
+ * where one is a prefix of another. */
+static const struct {
+    const char *po_text;
+    sh_param_op po_op;
+} param_ops[] = {
+    {":-", SH_PO_CDEFAULT}, {":=", SH_PO_CASSIGN},  {":?", SH_PO_CERROR},
+    {":+", SH_PO_CALT},     {"//", SH_PO_REPL_ALL}, {"/#", SH_PO_REPL_PRE},
+    {"/%", SH_PO_REPL_SUF}, {"/", SH_PO_REPL},      {"-", SH_PO_DEFAULT},
+    {"=", SH_PO_ASSIGN},    {"?", SH_PO_ERROR},     {"+", SH_PO_ALT},
+    {"%%", SH_PO_RLSUFFIX}, {"%", SH_PO_RSUFFIX},   {"##", SH_PO_RLPREFIX},
+    {"#", SH_PO_RPREFIX},   {"^^", SH_PO_UPPER},    {"^", SH_PO_UPPER1},
+    {",,", SH_PO_LOWER},    {",", SH_PO_LOWER1},
+};
+
+/* The operator after `${name`: *op, and how many bytes it takes (0 when
+ * the text starts no operator: a bad substitution). */
 static size_t
-scan_op(sh_lex *lx, int c, sh_param_op *op, char *xform)
+scan_op(sh_lex *lx, sh_param_op *op, char *xform)
 {
-    int c1 = peekc(lx, 1);
-    switch (c) {
-    case ':':
-        switch (c1) {
-        case '-':
-            *op = SH_PO_CDEFAULT;
-            return 2;
-        case '=':
-            *op = SH_PO_CASSIGN;
-            return 2;
-        case '?':
-            *op = SH_PO_CERROR;
-            return 2;
-        case '+':
-            *op = SH_PO_CALT;
-            return 2;
-        default:
-            *op = SH_PO_SUBSTR;
-            return c1 == '}' ? 0 : 1; // ${x:} (bash's words too)
+    int c = peekc(lx, 0), c1 = peekc(lx, 1);
+    for (size_t i = 0; i < sizeof param_ops / sizeof param_ops[0]; i++) {
+        const char *t = param_ops[i].po_text;
+        if (c == t[0] && (t[1] == '\0' || c1 == t[1])) {
+            *op = param_ops[i].po_op;
+            return strlen(t);
         }
-    case '/':
-        *op = c1 == '/'   ? SH_PO_REPL_ALL
-              : c1 == '#' ? SH_PO_REPL_PRE
-              : c1 == '%' ? SH_PO_REPL_SUF
-                          : SH_PO_REPL;
-        return *op == SH_PO_REPL ? 1 : 2;
-    case '@':
-        // bash 5.2's transformations; each ends the expansion.
-        if (c1 < 0 || strchr("QEPAKaUuLk", c1) == NULL || peekc(lx, 2) != '}')
-            return 0;
-        *op = SH_PO_XFORM;
-        *xform = (char)c1;
-        return 2;
-    case '-':
-        *op = SH_PO_DEFAULT;
-        return 1;
-    case '=':
-        *op = SH_PO_ASSIGN;
-        return 1;
-    case '?':
-        *op = SH_PO_ERROR;
-        return 1;
-    case '+':
-        *op = SH_PO_ALT;
-        return 1;
-    case '%':
-        *op = c1 == '%' ? SH_PO_RLSUFFIX : SH_PO_RSUFFIX;
-        return c1 == '%' ? 2 : 1;
-    case '#':
-        *op = c1 == '#' ? SH_PO_RLPREFIX : SH_PO_RPREFIX;
-        return c1 == '#' ? 2 : 1;
-    case '^':
-        *op = c1 == '^' ? SH_PO_UPPER : SH_PO_UPPER1;
-        return c1 == '^' ? 2 : 1;
-    case ',':
-        *op = c1 == ',' ? SH_PO_LOWER : SH_PO_LOWER1;
-        return c1 == ',' ? 2 : 1;
-    default:
-        return 0;
     }
+    if (c == ':') { // ${x:off…}; ${x:} is bad, as in bash
+        *op = SH_PO_SUBSTR;
+        return c1 == '}' ? 0 : 1;
+    }
+    // ${x@C}: bash 5.2's transformations; each ends the expansion.
+    if (c != '@' || c1 < 0 || strchr("QEPAKaUuLk", c1) == NULL ||
+        peekc(lx, 2) != '}')
+        return 0;
+    *op = SH_PO_XFORM;
+    *xform = (char)c1;
+    return 2;
 }
 
 /* ${…} after the `${`: `#` or `!`, name, optional operator and its
@@ -529,7 +503,7 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
         if (c != '}')
             return bad_subst(lx, start, line);
     } else if (c != '}') {
-        size_t k = scan_op(lx, c, &op, &xform);
+        size_t k = scan_op(lx, &op, &xform);
         if (k == 0)
             return bad_subst(lx, start, line);
         for (size_t i = 0; i < k; i++)
