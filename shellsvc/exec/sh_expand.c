@@ -606,8 +606,12 @@ expand_dquote(ex *x, const sh_wpart *dq)
         return x->x_status;
     x->x_no_fields = false;
     int rc = expand_parts(x, dq, true);
-    if (rc == 0 && x->x_mode == EX_FIELDS && dq != NULL &&
-        dq->wp_next == NULL && dq->wp_kind == SH_WP_PARAM && x->x_no_fields &&
+    // "${u:-$@}" is one empty field in bash: a list in the word of an
+    // operator does not count.
+    bool list =
+        dq != NULL && dq->wp_next == NULL && dq->wp_kind == SH_WP_PARAM &&
+        !(dq->u.param.op >= SH_PO_DEFAULT && dq->u.param.op <= SH_PO_CALT);
+    if (rc == 0 && x->x_mode == EX_FIELDS && list && x->x_no_fields &&
         x->x_txt.b_len == mark + 1) {
         x->x_txt.b_len = mark;
         x->x_mask.b_len = mark;
