@@ -104,6 +104,13 @@ so_get(const sh_state *st, const so_row *r)
     return r->so_default != (((st->st_shopt_other >> i) & 1u) != 0);
 }
 
+bool
+sh_shopt_on(const sh_state *st, const char *name)
+{
+    const so_row *r = so_find(name);
+    return r != NULL && so_get(st, r);
+}
+
 /* 0, or 2 after refusing a value this shell does not implement. */
 static int
 so_set(sh_ctx *cx, const so_row *r, bool on)
@@ -223,11 +230,4 @@ sh_bi_shopt(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
             so_print(cx, r, on, p);
     }
     return status;
-}
-
-bool
-sh_shopt_on(const sh_state *st, const char *name)
-{
-    const so_row *r = so_find(name);
-    return r != NULL && so_get(st, r);
 }

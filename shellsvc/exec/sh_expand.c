@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Word expansion: parameters, $( ), $(( )), ~, IFS splitting, globs, quotes. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "box_alloc.h"
 #include "sh_glob.h"
 #include "sh_internal.h"
+#include "sh_param_ops.h"
 #include "sh_parse.h"
 
 /*
@@ -21,7 +23,8 @@
  * No in-band control bytes ever reach the text (STYLE trap 3): the mask
  * is separate. Splitting then walks both. Pattern mode (case, ${x#p})
  * writes pattern text instead (sh_glob.h): quoted bytes are
- * backslash-escaped.
+ * backslash-escaped. Replacement mode (the r of ${x/p/r}) escapes a
+ * quoted `\` or `&` the same way (sh_param_ops.c).
  *
  * Pathname expansion: glob_field() turns each field, with its mask, into
  * pattern text the same way, and a field whose unquoted bytes hold
@@ -30,7 +33,7 @@
  */
 
 enum { M_LIT = 1, M_QUOTE, M_SPLIT, M_QMARK, M_BREAK, M_HARD };
-enum { EX_FIELDS, EX_STR, EX_PAT };
+enum { EX_FIELDS, EX_STR, EX_PAT, EX_REP };
 
 #define SH_WORD_MAX (SH_MAX_INPUT * 4u)
 
@@ -38,7 +41,8 @@ typedef struct ex {
     sh_ctx *x_cx;
     int x_mode;
     box_buf x_txt, x_mask;
-    bool x_exp; // an expansion happened in this word
+    bool x_exp;       // an expansion happened in this word
+    bool x_no_fields; // the last list expanded ("$@", "${!p@}") was empty
     int x_status;
 } ex;
 
@@ -71,9 +75,10 @@ ex_nomem(ex *x)
 static int
 ex_put(ex *x, const char *p, size_t n, int m)
 {
-    if (x->x_mode == EX_PAT) {
+    if (x->x_mode == EX_PAT || x->x_mode == EX_REP) {
+        const char *special = x->x_mode == EX_PAT ? "\\*?[]" : "\\&";
         for (size_t i = 0; i < n; i++) {
-            if (m == M_QUOTE && strchr("\\*?[]", p[i]) != NULL &&
+            if (m == M_QUOTE && strchr(special, p[i]) != NULL &&
                 box_buf_putc(&x->x_txt, '\\') != BOX_OK)
                 return ex_nomem(x);
             if (box_buf_putc(&x->x_txt, p[i]) != BOX_OK)
@@ -201,58 +206,39 @@ trim(const char *v, size_t vlen, const char *pat, sh_param_op op, size_t *start,
     box_free(buf);
 }
 
-/*
- * ${v^p} ${v^^p} ${v,p} ${v,,p}: the first character, or every one, that
- * matches the pattern p (every character when p is empty) changes case.
- * ASCII letters only: other characters stay as they are.
- */
-static void
-case_convert(char *v, const char *pat, sh_param_op op)
+/* The values v[0..n) as $@ expands (star: as $*): quoted "$@" one
+ * field each, quoted "$*" joined by the first IFS character, unquoted
+ * fields to split. */
+static int
+expand_list(ex *x, char *const *v, size_t n, bool quoted, bool star)
 {
-    bool upper = op == SH_PO_UPPER1 || op == SH_PO_UPPER;
-    bool all = op == SH_PO_UPPER || op == SH_PO_LOWER;
-    for (size_t i = 0; v[i] != '\0'; i++) {
-        // One UTF-8 character at i, for the pattern.
-        size_t n = 1;
-        while (v[i + n] != '\0' && ((unsigned char)v[i + n] & 0xC0u) == 0x80u)
-            n++;
-        char ch[8] = {0};
-        memcpy(ch, v + i, n < sizeof ch ? n : sizeof ch - 1);
-        if (pat[0] == '\0' || sh_glob_match(pat, ch, 0)) {
-            if (n == 1 && upper && v[i] >= 'a' && v[i] <= 'z')
-                v[i] = (char)(v[i] - 'a' + 'A');
-            else if (n == 1 && !upper && v[i] >= 'A' && v[i] <= 'Z')
-                v[i] = (char)(v[i] - 'A' + 'a');
+    sh_state *st = x->x_cx->cx_st;
+    x->x_no_fields = quoted && !star && n == 0;
+    if (quoted && star) {
+        const char *ifs = sh_var_get(st, "IFS");
+        char sep = ifs == NULL ? ' ' : ifs[0];
+        for (size_t i = 0; i < n; i++) {
+            if (i > 0 && sep != '\0' && ex_put(x, &sep, 1, M_QUOTE))
+                return x->x_status;
+            if (ex_put(x, v[i], strlen(v[i]), M_QUOTE))
+                return x->x_status;
         }
-        if (!all)
-            return;
-        i += n - 1;
+        return 0;
     }
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && ex_mark(x, quoted ? M_HARD : M_BREAK))
+            return x->x_status;
+        if (ex_put(x, v[i], strlen(v[i]), quoted ? M_QUOTE : M_SPLIT))
+            return x->x_status;
+    }
+    return 0;
 }
 
 static int
 expand_at(ex *x, bool quoted, bool star)
 {
     sh_state *st = x->x_cx->cx_st;
-    if (quoted && star) {
-        const char *ifs = sh_var_get(st, "IFS");
-        char sep = ifs == NULL ? ' ' : ifs[0];
-        for (int i = 0; i < st->st_npos; i++) {
-            if (i > 0 && sep != '\0' && ex_put(x, &sep, 1, M_QUOTE))
-                return x->x_status;
-            if (ex_put(x, st->st_pos[i], strlen(st->st_pos[i]), M_QUOTE))
-                return x->x_status;
-        }
-        return 0;
-    }
-    for (int i = 0; i < st->st_npos; i++) {
-        if (i > 0 && ex_mark(x, quoted ? M_HARD : M_BREAK))
-            return x->x_status;
-        if (ex_put(x, st->st_pos[i], strlen(st->st_pos[i]),
-                   quoted ? M_QUOTE : M_SPLIT))
-            return x->x_status;
-    }
-    return 0;
+    return expand_list(x, st->st_pos, (size_t)st->st_npos, quoted, star);
 }
 
 static size_t
@@ -265,6 +251,164 @@ utf8_chars(const char *s, size_t n)
     return c;
 }
 
+/* The ops that bash applies to each positional parameter of ${@op…}. */
+static bool
+per_value_op(sh_param_op op)
+{
+    return (op >= SH_PO_RSUFFIX && op <= SH_PO_LOWER) ||
+           (op >= SH_PO_REPL && op <= SH_PO_XFORM);
+}
+
+/* One value val of the parameter name through a per-value op (or
+ * SUBSTR): *out box_alloc'd. */
+static int
+op_value(ex *x, const sh_wpart *p, const char *name, size_t len,
+         const char *val, char **out)
+{
+    sh_ctx *cx = x->x_cx;
+    sh_param_op op = p->u.param.op;
+    int rc;
+    *out = NULL;
+    switch (op) {
+    case SH_PO_SUBSTR:
+        rc = sh_param_substr(cx, p, val, out);
+        break;
+    case SH_PO_REPL:
+    case SH_PO_REPL_ALL:
+    case SH_PO_REPL_PRE:
+    case SH_PO_REPL_SUF:
+        rc = sh_param_replace(cx, p, val, out);
+        break;
+    case SH_PO_XFORM:
+        rc = sh_param_xform(cx, p, name, len, val, out);
+        break;
+    default: { // trims and case changes
+        char *pat = NULL;
+        if ((rc = expand_sub_str(cx, p->u.param.arg, EX_PAT, &pat, NULL)) != 0)
+            break;
+        char *v = NULL;
+        if (op >= SH_PO_UPPER1 && op <= SH_PO_LOWER) {
+            // ${v^p} ${v^^p} ${v,p} ${v,,p}
+            v = sh_param_case(val, pat, op <= SH_PO_UPPER,
+                              op == SH_PO_UPPER || op == SH_PO_LOWER);
+        } else if ((v = box_strdup(val)) != NULL) {
+            size_t s, e;
+            trim(v, strlen(v), pat, op, &s, &e);
+            memmove(v, v + s, e - s);
+            v[e - s] = '\0';
+        }
+        box_free(pat);
+        if (v == NULL)
+            return ex_nomem(x);
+        *out = v;
+        break;
+    }
+    }
+    if (rc != 0)
+        x->x_status = rc;
+    return rc;
+}
+
+/* ${@op…} ${*op…}: the op on each positional parameter, or the slice
+ * of ${@:off:len} ($0 is item 0 there). */
+static int
+expand_at_op(ex *x, const sh_wpart *p, bool quoted, bool star)
+{
+    sh_state *st = x->x_cx->cx_st;
+    size_t n = (size_t)st->st_npos;
+    int rc = 0;
+    if (p->u.param.op == SH_PO_SUBSTR) {
+        size_t from, count;
+        if ((rc = sh_param_slice(x->x_cx, p, n + 1, true, &from, &count)) != 0)
+            return x->x_status = rc;
+        if (from == 0 && count > 0) {
+            if (ex_put(x, st->st_arg0, strlen(st->st_arg0),
+                       quoted ? M_QUOTE : M_SPLIT))
+                return x->x_status;
+            if (count > 1 && ex_mark(x, quoted ? M_HARD : M_BREAK))
+                return x->x_status;
+            from = 1;
+            count--;
+        }
+        return expand_list(x, from > 0 ? st->st_pos + from - 1 : st->st_pos,
+                           count, quoted, star);
+    }
+    char **v = box_calloc(n + 1, sizeof *v);
+    if (v == NULL)
+        return ex_nomem(x);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = op_value(x, p, p->u.param.name, p->u.param.len, st->st_pos[i],
+                      &v[i]);
+    if (rc == 0)
+        rc = expand_list(x, v, n, quoted, star);
+    for (size_t i = 0; i < n; i++)
+        box_free(v[i]);
+    box_free(v);
+    return rc;
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ${!prefix*} ${!prefix@}: the names of the set variables that start
+ * with prefix, sorted as bash sorts them. */
+static int
+expand_names(ex *x, const sh_wpart *p, bool quoted)
+{
+    sh_state *st = x->x_cx->cx_st;
+    char **v = box_calloc(st->st_nvars + 1, sizeof *v);
+    if (v == NULL)
+        return ex_nomem(x);
+    size_t n = 0;
+    for (size_t i = 0; i < st->st_nvars; i++)
+        if (st->st_vars[i].v_value != NULL &&
+            strncmp(st->st_vars[i].v_name, p->u.param.name, p->u.param.len) ==
+                0)
+            v[n++] = st->st_vars[i].v_name;
+    qsort(v, n, sizeof *v, cmp_names);
+    int rc = expand_list(x, v, n, quoted, p->u.param.xform == '*');
+    box_free(v);
+    return rc;
+}
+
+/* Whether s names a parameter: a name, digits, or one special. */
+static bool
+param_name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 1 && strchr("@*#?-$!0", s[0]) != NULL)
+        return true;
+    if (n > 0 && strspn(s, "0123456789") == n)
+        return true;
+    return sh_name_valid(s, n);
+}
+
+/* ${!name…}: the parameter name's value names; *owned holds it. */
+static int
+resolve_indirect(ex *x, const char **name, size_t *len, char **owned)
+{
+    char tmp[64];
+    const char *v = param_value(x->x_cx, *name, *len, tmp, sizeof tmp);
+    if (v == NULL) {
+        sh_errf(x->x_cx, "%.*s: invalid indirect expansion", (int)*len, *name);
+        sh_fatal(x->x_cx, 1);
+        return x->x_status = 1;
+    }
+    if (!param_name_ok(v)) {
+        sh_errf(x->x_cx, "%s: invalid variable name", v);
+        sh_fatal(x->x_cx, 1);
+        return x->x_status = 1;
+    }
+    if ((*owned = box_strdup(v)) == NULL)
+        return ex_nomem(x);
+    *name = *owned;
+    *len = strlen(*owned);
+    return 0;
+}
+
 static int
 expand_param(ex *x, const sh_wpart *p, bool quoted)
 {
@@ -274,10 +418,19 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
     sh_param_op op = p->u.param.op;
     int mq = quoted ? M_QUOTE : M_SPLIT;
     char tmp[64];
+    char *target = NULL; // ${!name}: the name it names
     x->x_exp = true;
+    if (op == SH_PO_NAMES)
+        return expand_names(x, p, quoted);
+    if (p->u.param.indirect && resolve_indirect(x, &name, &len, &target) != 0)
+        return x->x_status;
     bool at = len == 1 && (name[0] == '@' || name[0] == '*');
-    if (at && op == SH_PO_NONE)
-        return expand_at(x, quoted, name[0] == '*');
+    if (at && (op == SH_PO_NONE || op == SH_PO_SUBSTR || per_value_op(op))) {
+        int r = op == SH_PO_NONE ? expand_at(x, quoted, name[0] == '*')
+                                 : expand_at_op(x, p, quoted, name[0] == '*');
+        box_free(target);
+        return r;
+    }
 
     const char *val;
     char *joined = NULL;
@@ -289,6 +442,7 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
             if ((i > 0 && box_buf_putc(&b, ' ') != BOX_OK) ||
                 box_buf_puts(&b, cx->cx_st->st_pos[i]) != BOX_OK) {
                 box_buf_reset(&b);
+                box_free(target);
                 return ex_nomem(x);
             }
         joined = cx->cx_st->st_npos > 0 ? box_buf_take(&b) : NULL;
@@ -311,6 +465,12 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
     case SH_PO_UPPER:
     case SH_PO_LOWER1:
     case SH_PO_LOWER:
+    case SH_PO_SUBSTR:
+    case SH_PO_REPL:
+    case SH_PO_REPL_ALL:
+    case SH_PO_REPL_PRE:
+    case SH_PO_REPL_SUF:
+    case SH_PO_XFORM:
         if (!set && cx->cx_st->st_opt_u && !at) {
             rc = param_error(x, name, len, "parameter not set");
             break;
@@ -323,30 +483,10 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
                      set ? utf8_chars(val, strlen(val)) : (size_t)0);
             rc = ex_put(x, tmp, strlen(tmp), mq);
         } else if (set) {
-            char *pat = NULL;
-            if ((rc = expand_sub_str(cx, p->u.param.arg, EX_PAT, &pat, NULL)) !=
-                0) {
-                x->x_status = rc;
-                break;
-            }
-            size_t s, e;
-            // val may live in tmp or the state: copy before trimming.
-            char *v = box_strdup(val);
-            if (v == NULL) {
-                box_free(pat);
-                rc = ex_nomem(x);
-                break;
-            }
-            if (op >= SH_PO_UPPER1 && op <= SH_PO_LOWER) {
-                case_convert(v, pat, op);
-                s = 0;
-                e = strlen(v);
-            } else {
-                trim(v, strlen(v), pat, op, &s, &e);
-            }
-            rc = ex_put(x, v + s, e - s, mq);
+            char *v = NULL;
+            if ((rc = op_value(x, p, name, len, val, &v)) == 0)
+                rc = ex_put(x, v, strlen(v), mq);
             box_free(v);
-            box_free(pat);
         }
         break;
     case SH_PO_DEFAULT:
@@ -410,6 +550,7 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
         break;
     }
     box_free(joined);
+    box_free(target);
     return rc;
 }
 
@@ -458,18 +599,34 @@ expand_tilde(ex *x, const sh_wpart *p)
     return ex_put(x, v, strlen(v), M_QUOTE);
 }
 
-/* True for a "…" whose only content is $@ with no parameters: it gives
- * no field at all. */
-static bool
-dq_empty_at(const ex *x, const sh_wpart *dq)
+/* "…" whose only content is a list that came out empty ("$@" with no
+ * parameters, "${@:5}", "${!p@}" naming none) gives no field at all:
+ * the mark that the quotes made is taken back. */
+static int
+expand_dquote(ex *x, const sh_wpart *dq)
 {
-    return dq != NULL && dq->wp_next == NULL && dq->wp_kind == SH_WP_PARAM &&
-           dq->u.param.op == SH_PO_NONE && dq->u.param.len == 1 &&
-           dq->u.param.name[0] == '@' && x->x_cx->cx_st->st_npos == 0;
+    size_t mark = x->x_txt.b_len;
+    if (ex_mark(x, M_QMARK))
+        return x->x_status;
+    x->x_no_fields = false;
+    int rc = expand_parts(x, dq, true);
+    // "${u:-$@}" is one empty field in bash: a list in the word of an
+    // operator does not count.
+    bool list =
+        dq != NULL && dq->wp_next == NULL && dq->wp_kind == SH_WP_PARAM &&
+        !(dq->u.param.op >= SH_PO_DEFAULT && dq->u.param.op <= SH_PO_CALT);
+    if (rc == 0 && x->x_mode == EX_FIELDS && list && x->x_no_fields &&
+        x->x_txt.b_len == mark + 1) {
+        x->x_txt.b_len = mark;
+        x->x_mask.b_len = mark;
+        x->x_txt.b_data[mark] = '\0';
+        x->x_mask.b_data[mark] = '\0';
+    }
+    return rc;
 }
 
 /*
- * $(( … )) whose text holds $( ) or backquotes: the text is first
+ * $(( … )) whose text holds $( ), ${ } or backquotes: the text is first
  * expanded as if double-quoted (parsed as the value of A="…", so the
  * inner commands are parsed and admitted like any other), then
  * evaluated. Text holding a `"` is evaluated as is.
@@ -481,7 +638,7 @@ sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p, long long *v)
     size_t n = p->u.text.len;
     bool sub = memchr(t, '`', n) != NULL;
     for (size_t i = 0; i + 1 < n && !sub; i++)
-        sub = t[i] == '$' && t[i + 1] == '(';
+        sub = t[i] == '$' && (t[i + 1] == '(' || t[i + 1] == '{');
     if (!sub || memchr(t, '"', n) != NULL)
         return sh_arith_in(cx, who, t, n, v);
     char *e = NULL;
@@ -543,10 +700,7 @@ expand_parts(ex *x, const sh_wpart *p, bool quoted)
                 rc = ex_put(x, p->u.text.s, p->u.text.len, M_QUOTE);
             break;
         case SH_WP_DQUOTE:
-            if (!dq_empty_at(x, p->u.dq))
-                rc = ex_mark(x, M_QMARK);
-            if (rc == 0)
-                rc = expand_parts(x, p->u.dq, true);
+            rc = expand_dquote(x, p->u.dq);
             break;
         case SH_WP_PARAM:
             rc = expand_param(x, p, quoted);
@@ -816,4 +970,10 @@ int
 sh_expand_pattern(sh_ctx *cx, const sh_word *w, char **out)
 {
     return expand_sub_str(cx, w, EX_PAT, out, NULL);
+}
+
+int
+sh_expand_replacement(sh_ctx *cx, const sh_word *w, char **out)
+{
+    return expand_sub_str(cx, w, EX_REP, out, NULL);
 }

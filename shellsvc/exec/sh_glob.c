@@ -83,6 +83,29 @@ u8_wide(uint32_t c)
     return c > 0x7Fu && c <= 0x10FFFFu; // not an invalid byte's stand-in
 }
 
+size_t
+sh_glob_char(const char *s, uint32_t *cp)
+{
+    return u8_char(s, cp);
+}
+
+uint32_t
+sh_glob_case(uint32_t c, bool upper)
+{
+    if (c <= 0x7Fu) {
+        if (upper && c >= 'a' && c <= 'z')
+            return c - 32;
+        if (!upper && c >= 'A' && c <= 'Z')
+            return c + 32;
+        return c;
+    }
+    locale_t l = u8_wide(c) ? u8_locale() : (locale_t)0;
+    if (l == (locale_t)0)
+        return c;
+    return (uint32_t)(upper ? towupper_l((wint_t)c, l)
+                            : towlower_l((wint_t)c, l));
+}
+
 static uint32_t
 fold(uint32_t c, unsigned fl)
 {

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct sh_ctx sh_ctx;
 typedef struct sh_argv sh_argv;
@@ -24,6 +25,14 @@ typedef struct sh_argv sh_argv;
  * process confines itself (the zygote), so its forks have them; without
  * the locale those characters belong to no class. Idempotent. */
 void sh_glob_init(void);
+
+/* One UTF-8 character at s (s non-empty): its length in bytes, and in
+ * *cp its code point (a byte that starts no valid sequence is one
+ * character, given a value no valid character has). */
+size_t sh_glob_char(const char *s, uint32_t *cp);
+/* c in upper (or lower) case as C.UTF-8 maps it (${x^^}, ${x@L}); c
+ * itself when it has no other case or the locale is missing. */
+uint32_t sh_glob_case(uint32_t c, bool upper);
 
 /* True when s matches pat in full. Case, ${x#p} and globbing all use it. */
 bool sh_glob_match(const char *pat, const char *s, unsigned flags);

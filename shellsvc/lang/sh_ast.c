@@ -32,8 +32,8 @@ static const char *const sh_wpart_names[SH_WP_COUNT] = {
 
 /* ORDER SH_PO */
 static const char *const sh_param_op_names[SH_PO_COUNT] = {
-    "",   "#", "-",  "=", "?",  "+", ":-", ":=", ":?",
-    ":+", "%", "%%", "#", "##", "^", "^^", ",",  ",,",
+    "",   "#", "-",  "=", "?",  "+", ":-", ":=", ":?", ":+", "%", "%%", "#",
+    "##", "^", "^^", ",", ",,", ":", "/",  "//", "/#", "/%", "@", "!*",
 };
 
 /* ORDER SH_R */
@@ -148,12 +148,24 @@ dump_parts(dumper *d, const sh_wpart *p)
             break;
         case SH_WP_PARAM:
             put(d, p->u.param.op == SH_PO_LENGTH ? "(len " : "(param ");
+            if (p->u.param.indirect)
+                put(d, "!");
             put(d, p->u.param.name);
-            if (p->u.param.op != SH_PO_NONE && p->u.param.op != SH_PO_LENGTH) {
+            if (p->u.param.op == SH_PO_XFORM || p->u.param.op == SH_PO_NAMES) {
+                // ${x@Q}: "x Q"; ${!p*}: "p !*".
+                put(d, p->u.param.op == SH_PO_NAMES ? " !" : " ");
+                char x[2] = {p->u.param.xform, '\0'};
+                put(d, x);
+            } else if (p->u.param.op != SH_PO_NONE &&
+                       p->u.param.op != SH_PO_LENGTH) {
                 put(d, " ");
                 put(d, sh_param_op_name(p->u.param.op));
                 put(d, " ");
                 dump_word(d, p->u.param.arg);
+                if (p->u.param.arg2 != NULL) {
+                    put(d, " ");
+                    dump_word(d, p->u.param.arg2);
+                }
             }
             put(d, ")");
             break;

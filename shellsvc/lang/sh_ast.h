@@ -72,6 +72,14 @@ typedef enum sh_param_op {
     SH_PO_UPPER,    // ${x^^w}  every character matching w (or all)
     SH_PO_LOWER1,   // ${x,w}   first character to lower case
     SH_PO_LOWER,    // ${x,,w}  every character matching w (or all)
+    SH_PO_SUBSTR,   // ${x:off} ${x:off:len}: arg off, arg2 len or NULL
+    SH_PO_REPL,     // ${x/p/r}  first match of p: arg p, arg2 r or NULL
+    SH_PO_REPL_ALL, // ${x//p/r} every match
+    SH_PO_REPL_PRE, // ${x/#p/r} a match at the start
+    SH_PO_REPL_SUF, // ${x/%p/r} a match at the end
+    SH_PO_XFORM,    // ${x@C}    transformation: the letter C in xform
+    SH_PO_NAMES,    // ${!pre*} ${!pre@}: names starting with pre (name);
+                    // xform is '*' or '@'
     SH_PO_COUNT
 } sh_param_op;
 
@@ -92,8 +100,12 @@ struct sh_wpart {
             size_t len;
             sh_param_op op;
             bool braced;
-            sh_word *arg; // the word after op (never NULL when op takes one;
-                          // may have no parts); NULL for NONE and LENGTH
+            sh_word *arg;  // the word after op (never NULL when op takes one;
+                           // may have no parts); NULL for NONE and LENGTH
+            sh_word *arg2; // SUBSTR: the length; REPL*: the replacement
+                           // (NULL when not written)
+            char xform;    // XFORM: the letter; NAMES: '*' or '@'
+            bool indirect; // ${!name…}: name's value names the parameter
         } param;
         struct {
             sh_node *body;  // an SH_N_LIST (possibly with no items)

@@ -8,6 +8,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "sh_ansic.h"
 
 /* ORDER SH_TK */
 static const char *const sh_tk_names[SH_TK_COUNT] = {
@@ -149,10 +150,19 @@ typedef enum lmode {
     LM_DQ,      // inside "…": ends at `"`
     LM_ARG,     // ${x op …} outside quotes: ends at `}`
     LM_ARG_DQ,  // ${x op …} inside "…": ends at `}`, `'` is literal
+    LM_PAT_DQ,  // the pattern (or replacement) of ${x#p} ${x/p/r} inside
+                // "…": LM_ARG_DQ, but `'…'` quotes (bash does so there)
     LM_HEREDOC, // unquoted here-document body: ends at the end of text
     LM_CPAT,    // a [[ pattern (SH_LEX_COND_PAT): LM_WORD plus extglob
     LM_CRE,     // a [[ regex (SH_LEX_COND_RE): LM_WORD plus ( ) |
 } lmode;
+
+/* Modes of the argument of ${x op …} inside "…". */
+static bool
+arg_dq(lmode mode)
+{
+    return mode == LM_ARG_DQ || mode == LM_PAT_DQ;
+}
 
 /* Modes that lex a word outside any quotes. */
 static bool
@@ -241,7 +251,8 @@ lit_putc(sh_lex *lx, box_buf *lit, char c)
     return BOX_OK;
 }
 
-static box_err lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart);
+static box_err lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart,
+                         int stop);
 
 /* `…`: the text up to the closing backquote with \$ \` \\ (and \" inside
  * double quotes) unescaped, parsed as a command list of its own. */
@@ -401,18 +412,100 @@ scan_name(sh_lex *lx, bool braced, size_t *n)
     *n = i;
 }
 
-/* ${…} after the `${`: name, optional operator and argument word. */
+/* The argument word of a ${x op …} up to `}` or stop (not consumed);
+ * pat: a pattern or replacement, where `'` quotes even inside "…". */
+static box_err
+lex_arg(sh_lex *lx, bool in_dq, bool pat, int stop, sh_word **out)
+{
+    sh_word *arg = box_arena_zalloc(lx->lx_arena, sizeof(*arg));
+    if (arg == NULL)
+        return oom(lx);
+    size_t astart = lx->lx_pos;
+    arg->w_line = lx->lx_line;
+    plist apl = {NULL, NULL};
+    box_err rv;
+    if ((rv = enter(lx)) != BOX_OK)
+        return rv;
+    rv = lex_parts(lx,
+                   !in_dq ? LM_ARG
+                   : pat  ? LM_PAT_DQ
+                          : LM_ARG_DQ,
+                   &apl, astart, stop);
+    leave(lx);
+    if (rv != BOX_OK)
+        return rv;
+    arg->w_parts = apl.head;
+    arg->w_rawlen = lx->lx_pos - astart;
+    arg->w_raw =
+        box_arena_strndup(lx->lx_arena, lx->lx_src + astart, arg->w_rawlen);
+    if (arg->w_raw == NULL)
+        return oom(lx);
+    *out = arg;
+    return BOX_OK;
+}
+
+/* The operators of ${name op …} spelled by fixed text, longest first
+ * where one is a prefix of another. */
+static const struct {
+    const char *po_text;
+    sh_param_op po_op;
+} param_ops[] = {
+    {":-", SH_PO_CDEFAULT}, {":=", SH_PO_CASSIGN},  {":?", SH_PO_CERROR},
+    {":+", SH_PO_CALT},     {"//", SH_PO_REPL_ALL}, {"/#", SH_PO_REPL_PRE},
+    {"/%", SH_PO_REPL_SUF}, {"/", SH_PO_REPL},      {"-", SH_PO_DEFAULT},
+    {"=", SH_PO_ASSIGN},    {"?", SH_PO_ERROR},     {"+", SH_PO_ALT},
+    {"%%", SH_PO_RLSUFFIX}, {"%", SH_PO_RSUFFIX},   {"##", SH_PO_RLPREFIX},
+    {"#", SH_PO_RPREFIX},   {"^^", SH_PO_UPPER},    {"^", SH_PO_UPPER1},
+    {",,", SH_PO_LOWER},    {",", SH_PO_LOWER1},
+};
+
+/* The operator after `${name`: *op, and how many bytes it takes (0 when
+ * the text starts no operator: a bad substitution). */
+static size_t
+scan_op(sh_lex *lx, sh_param_op *op, char *xform)
+{
+    int c = peekc(lx, 0), c1 = peekc(lx, 1);
+    for (size_t i = 0; i < sizeof param_ops / sizeof param_ops[0]; i++) {
+        const char *t = param_ops[i].po_text;
+        if (c == t[0] && (t[1] == '\0' || c1 == t[1])) {
+            *op = param_ops[i].po_op;
+            return strlen(t);
+        }
+    }
+    if (c == ':') { // ${x:off…}; ${x:} is bad, as in bash
+        *op = SH_PO_SUBSTR;
+        return c1 == '}' ? 0 : 1;
+    }
+    // ${x@C}: bash 5.2's transformations; each ends the expansion.
+    if (c != '@' || c1 < 0 || strchr("QEPAKaUuLk", c1) == NULL ||
+        peekc(lx, 2) != '}')
+        return 0;
+    *op = SH_PO_XFORM;
+    *xform = (char)c1;
+    return 2;
+}
+
+/* ${…} after the `${`: `#` or `!`, name, optional operator and its
+ * argument words. */
 static box_err
 lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
 {
     sh_param_op op = SH_PO_NONE;
+    bool indirect = false;
+    char xform = 0;
+    sh_word *arg = NULL, *arg2 = NULL;
     box_err rv;
     int c = peekc(lx, 0);
-    if (c == '#') {
+    if (c == '#' || c == '!') {
         int c1 = peekc(lx, 1);
+        // After `!`, bash's VALID_INDIR_PARAM: ${!-x} is $! with a default.
         if (c1 >= 0 && c1 != '}' &&
-            (is_name_char(c1) || is_special_param(c1))) {
-            op = SH_PO_LENGTH;
+            (is_name_char(c1) ||
+             (c == '#' ? is_special_param(c1) : strchr("#?@*", c1) != NULL))) {
+            if (c == '#')
+                op = SH_PO_LENGTH;
+            else
+                indirect = true;
             advc(lx);
         }
     }
@@ -429,85 +522,54 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
     c = peekc(lx, 0);
     if (c < 0)
         goto eof;
-    if (op == SH_PO_LENGTH) {
+    if (indirect && is_name_start((unsigned char)name[0]) &&
+        (c == '*' || c == '@') && peekc(lx, 1) == '}') {
+        // ${!prefix*} ${!prefix@}: names, not an indirection.
+        indirect = false;
+        op = SH_PO_NAMES;
+        xform = (char)c;
+        advc(lx);
+    } else if (op == SH_PO_LENGTH) {
         if (c != '}')
             return bad_subst(lx, start, line);
-    } else if (c == ':') {
-        switch (peekc(lx, 1)) {
-        case '-':
-            op = SH_PO_CDEFAULT;
-            break;
-        case '=':
-            op = SH_PO_CASSIGN;
-            break;
-        case '?':
-            op = SH_PO_CERROR;
-            break;
-        case '+':
-            op = SH_PO_CALT;
-            break;
-        default:
-            return bad_subst(lx, start, line);
-        }
-        advc(lx);
-        advc(lx);
     } else if (c != '}') {
-        switch (c) {
-        case '-':
-            op = SH_PO_DEFAULT;
-            break;
-        case '=':
-            op = SH_PO_ASSIGN;
-            break;
-        case '?':
-            op = SH_PO_ERROR;
-            break;
-        case '+':
-            op = SH_PO_ALT;
-            break;
-        case '%':
-            op = peekc(lx, 1) == '%' ? SH_PO_RLSUFFIX : SH_PO_RSUFFIX;
-            break;
-        case '#':
-            op = peekc(lx, 1) == '#' ? SH_PO_RLPREFIX : SH_PO_RPREFIX;
-            break;
-        case '^':
-            op = peekc(lx, 1) == '^' ? SH_PO_UPPER : SH_PO_UPPER1;
-            break;
-        case ',':
-            op = peekc(lx, 1) == ',' ? SH_PO_LOWER : SH_PO_LOWER1;
-            break;
-        default:
+        size_t k = scan_op(lx, &op, &xform);
+        if (k == 0)
             return bad_subst(lx, start, line);
-        }
-        advc(lx);
-        if (op == SH_PO_RLSUFFIX || op == SH_PO_RLPREFIX || op == SH_PO_UPPER ||
-            op == SH_PO_LOWER)
+        for (size_t i = 0; i < k; i++)
             advc(lx);
     }
-    sh_word *arg = NULL;
-    if (op != SH_PO_NONE && op != SH_PO_LENGTH) {
-        arg = box_arena_zalloc(lx->lx_arena, sizeof(*arg));
-        if (arg == NULL)
-            return oom(lx);
-        size_t astart = lx->lx_pos;
-        arg->w_line = lx->lx_line;
-        plist apl = {NULL, NULL};
-        if ((rv = enter(lx)) != BOX_OK)
+    switch (op) {
+    case SH_PO_NONE:
+    case SH_PO_LENGTH:
+    case SH_PO_XFORM:
+    case SH_PO_NAMES:
+        break;
+    case SH_PO_SUBSTR:
+    case SH_PO_REPL:
+    case SH_PO_REPL_ALL:
+    case SH_PO_REPL_PRE:
+    case SH_PO_REPL_SUF: {
+        int sep = op == SH_PO_SUBSTR ? ':' : '/';
+        bool pat = op != SH_PO_SUBSTR;
+        if ((rv = lex_arg(lx, in_dq, pat, sep, &arg)) != BOX_OK)
             return rv;
-        rv = lex_parts(lx, in_dq ? LM_ARG_DQ : LM_ARG, &apl, astart);
-        leave(lx);
-        if (rv != BOX_OK)
-            return rv;
-        arg->w_parts = apl.head;
-        arg->w_rawlen = lx->lx_pos - astart;
-        arg->w_raw =
-            box_arena_strndup(lx->lx_arena, lx->lx_src + astart, arg->w_rawlen);
-        if (arg->w_raw == NULL)
-            return oom(lx);
-        if (peekc(lx, 0) != '}')
-            goto eof;
+        if (peekc(lx, 0) == sep) {
+            advc(lx);
+            if ((rv = lex_arg(lx, in_dq, pat, '}', &arg2)) != BOX_OK)
+                return rv;
+        }
+        break;
     }
+    default:
+        if ((rv =
+                 lex_arg(lx, in_dq, op >= SH_PO_RSUFFIX && op <= SH_PO_RLPREFIX,
+                         '}', &arg)) != BOX_OK)
+            return rv;
+        break;
+    }
+    if (peekc(lx, 0) != '}')
+        goto eof;
     advc(lx); // }
     char *nm = box_arena_strndup(lx->lx_arena, name, n);
     sh_wpart *p = nm ? new_part(lx, pl, SH_WP_PARAM, line) : NULL;
@@ -518,22 +580,82 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
     p->u.param.op = op;
     p->u.param.braced = true;
     p->u.param.arg = arg;
+    p->u.param.arg2 = arg2;
+    p->u.param.xform = xform;
+    p->u.param.indirect = indirect;
     return BOX_OK;
 eof:
     return sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
                        "unexpected EOF while looking for matching `}'");
 }
 
-/* At `$`: a parameter, command substitution or arithmetic, else a plain
- * `$` (appended to lit). */
+/* After `$`, at `'`: an ANSI-C quoted string, one SQUOTE part holding
+ * the decoded text. */
 static box_err
-lex_dollar(sh_lex *lx, plist *pl, box_buf *lit, uint32_t *litline, bool in_dq)
+lex_ansic(sh_lex *lx, plist *pl, uint32_t line)
+{
+    advc(lx); // '
+    size_t s = lx->lx_pos;
+    for (;;) {
+        int q = peekc(lx, 0);
+        if (q < 0)
+            return sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
+                               "unterminated quoted string");
+        if (q == '\'')
+            break;
+        if (q == '\\' && peekc(lx, 1) >= 0)
+            advc(lx);
+        advc(lx);
+    }
+    size_t n = lx->lx_pos - s;
+    advc(lx); // '
+    char *d = box_arena_alloc(lx->lx_arena, n + 1);
+    sh_wpart *p = d ? new_part(lx, pl, SH_WP_SQUOTE, line) : NULL;
+    if (p == NULL)
+        return oom(lx);
+    p->u.text.s = d;
+    p->u.text.len = sh_ansic_decode(lx->lx_src + s, n, d);
+    return BOX_OK;
+}
+
+/* After `$`, at `[`: bash's obsolete $[ expr ], arithmetic up to the
+ * matching `]`. */
+static box_err
+lex_brackets(sh_lex *lx, plist *pl, uint32_t line)
+{
+    advc(lx); // [
+    size_t s = lx->lx_pos;
+    unsigned depth = 0;
+    for (;;) {
+        int c = peekc(lx, 0);
+        if (c < 0)
+            return sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
+                               "unexpected EOF while looking for matching "
+                               "`]'");
+        if (c == '[')
+            depth++;
+        else if (c == ']' && depth-- == 0)
+            break;
+        advc(lx);
+    }
+    size_t e = lx->lx_pos;
+    advc(lx); // ]
+    return add_text(lx, pl, SH_WP_ARITH, line, lx->lx_src + s, e - s);
+}
+
+/* At `$`: a parameter, command substitution or arithmetic, else a plain
+ * `$` (appended to lit). quotes: $'…' and $"…" count here (outside
+ * "…", and in the word of a ${x op …} inside it, as in bash 5.2). */
+static box_err
+lex_dollar(sh_lex *lx, plist *pl, box_buf *lit, uint32_t *litline, bool in_dq,
+           bool quotes)
 {
     uint32_t line = lx->lx_line;
     size_t start = lx->lx_pos;
     int c = peekc(lx, 1);
     box_err rv;
-    if (c == '(' || c == '{' ||
+    bool quote = quotes && (c == '\'' || c == '"');
+    if (c == '(' || c == '{' || c == '[' || quote ||
         (c >= 0 && (is_name_start(c) || is_digit(c) || is_special_param(c)))) {
         if ((rv = flush_lit(lx, pl, lit, *litline)) != BOX_OK)
             return rv;
@@ -544,6 +666,12 @@ lex_dollar(sh_lex *lx, plist *pl, box_buf *lit, uint32_t *litline, bool in_dq)
         return lit_putc(lx, lit, '$');
     }
     advc(lx); // $
+    if (c == '"')
+        return BOX_OK; // $"…" is "…" (no translations here)
+    if (c == '\'')
+        return lex_ansic(lx, pl, line);
+    if (c == '[')
+        return lex_brackets(lx, pl, line);
     if (c == '(') {
         advc(lx); // (
         if (peekc(lx, 0) == '(') {
@@ -616,10 +744,13 @@ scan_tilde(sh_lex *lx, lmode mode, size_t *n)
 
 /*
  * The parts of a word-like text, up to what ends the mode (not consumed).
- * wstart is where the word began (for the tilde rule).
+ * wstart is where the word began (for the tilde rule). stop is a second
+ * byte that ends an LM_ARG/LM_ARG_DQ text besides `}` (`:` after the
+ * offset of ${x:off:len}, `/` after the pattern of ${x/p/r}); `\stop`
+ * keeps it in the text.
  */
 static box_err
-lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart)
+lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
 {
     box_buf lit;
     box_buf_init(&lit, SH_MAX_INPUT);
@@ -648,7 +779,7 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart)
                 goto out;
             continue;
         }
-        if ((mode == LM_ARG || mode == LM_ARG_DQ) && c == '}')
+        if ((mode == LM_ARG || arg_dq(mode)) && (c == '}' || c == stop))
             break;
         if (mode == LM_DQ && c == '"')
             break;
@@ -669,10 +800,25 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart)
                     goto out;
                 continue;
             }
-            if (dq_like || mode == LM_ARG_DQ) {
-                bool esc = n == '$' || n == '`' || n == '\\' ||
-                           (mode == LM_DQ && n == '"') ||
-                           (mode == LM_ARG_DQ && (n == '"' || n == '}'));
+            if (dq_like || arg_dq(mode)) {
+                bool esc =
+                    n == '$' || n == '`' || n == '\\' ||
+                    (mode == LM_DQ && n == '"') ||
+                    (arg_dq(mode) && (n == '"' || n == '}' || n == stop));
+                if (esc && arg_dq(mode)) {
+                    // Quoted, as in bash: `\&` is a literal `&` in a
+                    // replacement, `\\` a literal `\` in a pattern.
+                    if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
+                        goto out;
+                    uint32_t eline = lx->lx_line;
+                    advc(lx);
+                    size_t at = lx->lx_pos;
+                    advc(lx);
+                    if ((rv = add_text(lx, pl, SH_WP_ESCAPED, eline,
+                                       lx->lx_src + at, 1)) != BOX_OK)
+                        goto out;
+                    continue;
+                }
                 if (lit.b_len == 0)
                     litline = lx->lx_line;
                 advc(lx);
@@ -697,7 +843,8 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart)
                 goto out;
             continue;
         }
-        if (c == '\'' && (unquoted_word(mode) || mode == LM_ARG)) {
+        if (c == '\'' &&
+            (unquoted_word(mode) || mode == LM_ARG || mode == LM_PAT_DQ)) {
             if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
                 goto out;
             uint32_t line = lx->lx_line;
@@ -729,7 +876,7 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart)
             plist dpl = {NULL, NULL};
             if ((rv = enter(lx)) != BOX_OK)
                 goto out;
-            rv = lex_parts(lx, LM_DQ, &dpl, lx->lx_pos);
+            rv = lex_parts(lx, LM_DQ, &dpl, lx->lx_pos, '}');
             leave(lx);
             if (rv != BOX_OK)
                 goto out;
@@ -749,7 +896,8 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart)
         }
         if (c == '$') {
             rv = lex_dollar(lx, pl, &lit, &litline,
-                            mode == LM_DQ || mode == LM_ARG_DQ || dq_like);
+                            mode == LM_DQ || arg_dq(mode) || dq_like,
+                            !dq_like && mode != LM_DQ);
             if (rv != BOX_OK)
                 goto out;
             continue;
@@ -757,8 +905,8 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart)
         if (c == '`') {
             if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
                 goto out;
-            if ((rv = lex_backquote(
-                     lx, pl, mode == LM_DQ || mode == LM_ARG_DQ)) != BOX_OK)
+            if ((rv = lex_backquote(lx, pl, mode == LM_DQ || arg_dq(mode))) !=
+                BOX_OK)
                 goto out;
             continue;
         }
@@ -918,7 +1066,7 @@ read_heredoc(sh_lex *lx, sh_redir *r)
         sh_lex sub;
         sh_lex_init(&sub, w->w_raw, w->w_rawlen, line0, true, lx->lx_arena,
                     lx->lx_diag, lx->lx_depth, lx->lx_sub, lx->lx_subctx);
-        rv = lex_parts(&sub, LM_HEREDOC, &pl, 0);
+        rv = lex_parts(&sub, LM_HEREDOC, &pl, 0, '}');
     }
     w->w_parts = pl.head;
     r->r_body = w;
@@ -1132,7 +1280,7 @@ sh_lex_next(sh_lex *lx, sh_token *tok)
     }
     plist pl = {NULL, NULL};
     size_t start = lx->lx_pos;
-    if ((rv = lex_parts(lx, mode, &pl, start)) != BOX_OK)
+    if ((rv = lex_parts(lx, mode, &pl, start, '}')) != BOX_OK)
         return rv;
     tok->t_end = lx->lx_pos;
     if (lx->lx_pos == start) {

@@ -160,6 +160,13 @@ test_line_by_line(void **state)
         {"close'\n", 1},
         {"echo $(\n", 0},
         {")\n", 1},
+        {"echo $'open\\'\n", 0},
+        {"close'\n", 1},
+        {"echo $[1+\n", 0},
+        {"2]\n", 1},
+        {"echo ${x/a\n", 0},
+        {"b/c} ${y:1\n", 0},
+        {":2}\n", 1},
         {"\n", 0},
         {"# comment\n", 0},
         {"a | \\\n", 0},
@@ -240,7 +247,8 @@ test_eof_errors_wait(void **state)
     static const char *const partial[] = {
         "if x; then", "echo \"abc", "cat <<E\nabc", "cat <<E\nabc\nE",
         "a |", "echo $(", "echo ${x:-", "echo `a", "a &", "echo a\\",
-        "f()", "case x in a)",
+        "f()", "case x in a)", "echo $'abc", "echo $[1", "echo ${x:1",
+        "echo ${x/a/", "echo ${!x", "echo ${x@",
     };
     for (size_t i = 0; i < NELEM(partial); i++) {
         box_arena *a = box_arena_new(SH_TEST_ARENA);
