@@ -22,7 +22,8 @@
 /*
  * Every SAMPLE_EVERY-th case that agrees with bash and whose text the two
  * runs see alike: not one that reads $HOME or ~ (the in-process session's
- * HOME is the case directory, the box's the agent's home), asks for stdin
+ * HOME is the case directory, the box's the agent's home; the directory
+ * stack builtins print paths under it as ~), asks for stdin
  * (neither gets any, but bash's side of the case expects it), or runs
  * background jobs or sleeps (timing). Both run in the box's workspace,
  * emptied and filled with the case's files before each run, so paths in
