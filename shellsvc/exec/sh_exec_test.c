@@ -151,7 +151,9 @@ static const tcase cases[] = {
     {"case 'a*' in \"a*\") echo lit;; esac", "lit\n", "", 0},
     {"f() { local x=in; echo $x; }; x=out; f; echo $x", "in\nout\n", "", 0},
     {"X=5 eval 'echo $X'; echo ${X-unset}", "5\nunset\n", "", 0},
-    {"break; echo after", "after\n", "", 0},
+    /* bash 5.2 says so once and goes on with status 0 */
+    {"break; echo after", "after\n",
+     "strands-shell: break: only meaningful in a `for', `while', or `until' loop\n", 0},
     {"cd /tmp; pwd; cd ..; pwd; cd -", "/tmp\n/\n/tmp\n", "", 0},
     {"cd; pwd; cd /tmp/./../bin; pwd", "/home/lash\n/bin\n", "", 0},
     {"test 1 -lt 2 && echo y", "y\n", "", 0},
