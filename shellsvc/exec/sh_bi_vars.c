@@ -45,40 +45,36 @@ print_vars(sh_ctx *cx, const char *prefix, bool only_exported)
     return rc;
 }
 
-/* NAME[=value] operand into name (<= 255 bytes) and value (or NULL). */
-static bool
-split_assign(const char *a, char *name, const char **value)
+/* unset NAME[sub]: one element (the subscript is arithmetic for an
+ * indexed array, a key for an associative one). */
+static int
+unset_elem(sh_ctx *cx, const char *arg, size_t n)
 {
-    const char *eq = strchr(a, '=');
-    size_t n = eq ? (size_t)(eq - a) : strlen(a);
-    if (!sh_name_valid(a, n) || n > 255)
-        return false;
-    memcpy(name, a, n);
+    char name[256];
+    size_t len = strlen(arg);
+    if (n > 255 || arg[len - 1] != ']' ||
+        sh_lex_bracket_end(arg + n, len - n) != len - n - 1)
+        return sh_cmd_err(cx, "unset", 1, "`%s': not a valid identifier", arg);
+    memcpy(name, arg, n);
     name[n] = '\0';
-    *value = eq ? eq + 1 : NULL;
-    return true;
-}
-
-int
-sh_bi_export(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
-{
-    if (o->o_ind >= argc)
-        return print_vars(cx, "export ", true);
-    int st = 0;
-    for (int i = o->o_ind; i < argc; i++) {
-        char name[256];
-        const char *v;
-        if (!split_assign(argv[i], name, &v)) {
-            st = sh_cmd_err(cx, "export", 1, "`%s': not a valid identifier",
-                            argv[i]);
-            continue;
-        }
-        if ((v != NULL &&
-             sh_var_set(cx->cx_st, name, v, strlen(v)) != BOX_OK) ||
-            sh_var_export(cx->cx_st, name) != BOX_OK)
-            return sh_cmd_err(cx, "export", 1, "out of memory");
-    }
-    return st;
+    sh_var *v = sh_var_find(cx->cx_st, name);
+    if (v == NULL)
+        return 0;
+    if (v->v_flags & SH_VAR_READONLY)
+        return sh_cmd_err(cx, "unset", 1, "%s: cannot unset: readonly variable",
+                          name);
+    char *sub = box_strndup(arg + n + 1, len - n - 2);
+    if (sub == NULL)
+        return sh_cmd_err(cx, "unset", 1, "out of memory");
+    char *shown = box_asprintf("unset: [%s]", sub);
+    long long index;
+    const char *key;
+    int rc = shown ? sh_subscript(cx, v, shown, sub, &index, &key) : 1;
+    if (rc == 0)
+        sh_var_unset_elem(cx->cx_st, v, index, key);
+    box_free(shown);
+    box_free(sub);
+    return rc;
 }
 
 int
@@ -86,12 +82,31 @@ sh_bi_unset(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 {
     int st = 0;
     for (int i = o->o_ind; i < argc; i++) {
-        if (!sh_name_valid(argv[i], strlen(argv[i]))) {
+        const char *br = strchr(argv[i], '[');
+        size_t n = br ? (size_t)(br - argv[i]) : strlen(argv[i]);
+        if (!sh_name_valid(argv[i], n) || (br != NULL && sh_opt(o, 'f'))) {
             st = sh_cmd_err(cx, "unset", 1, "`%s': not a valid identifier",
                             argv[i]);
             continue;
         }
-        if (sh_opt(o, 'f'))
+        if (sh_opt(o, 'f')) {
+            sh_func_unset(cx->cx_st, argv[i]);
+            continue;
+        }
+        if (br != NULL) {
+            int rc = unset_elem(cx, argv[i], n);
+            if (rc != 0)
+                st = rc;
+            continue;
+        }
+        sh_var *v = sh_var_find(cx->cx_st, argv[i]);
+        if (v != NULL && (v->v_flags & SH_VAR_READONLY)) {
+            st = sh_cmd_err(cx, "unset", 1,
+                            "%s: cannot unset: readonly variable", argv[i]);
+            continue;
+        }
+        // bash: unset on a name with no variable removes the function.
+        if (v == NULL && !sh_opt(o, 'v') && sh_func_find(cx->cx_st, argv[i]))
             sh_func_unset(cx->cx_st, argv[i]);
         else
             sh_var_unset(cx->cx_st, argv[i]);
@@ -211,28 +226,6 @@ sh_bi_shift(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
             (size_t)(st->st_npos - n + 1) * sizeof *st->st_pos);
     st->st_npos -= (int)n;
     return 0;
-}
-
-/* local NAME[=value]…: restored when the function returns. */
-int
-sh_bi_local(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
-{
-    if (cx->cx_funcs == 0)
-        return sh_cmd_err(cx, "local", 1, "not in a function");
-    int rc = 0;
-    for (int i = o->o_ind; i < argc; i++) {
-        char name[256];
-        const char *v;
-        if (!split_assign(argv[i], name, &v)) {
-            rc = sh_cmd_err(cx, "local", 1, "`%s': not a valid identifier",
-                            argv[i]);
-            continue;
-        }
-        if (sh_local_save(cx, name) != BOX_OK ||
-            (v != NULL && sh_var_set(cx->cx_st, name, v, strlen(v)) != BOX_OK))
-            return sh_cmd_err(cx, "local", 1, "out of memory");
-    }
-    return rc;
 }
 
 static bool

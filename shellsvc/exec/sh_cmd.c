@@ -29,10 +29,11 @@ static const sh_cmd sh_cmds[] = {
     {"cd", sh_bi_cd, "LP", 0, NULL},
     {"command", sh_bi_command, "pvV", 0, NULL},
     {"continue", sh_bi_break, "", SH_CMD_RAWARGS, NULL},
+    {"declare", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"echo", sh_bi_echo, "neE", SH_CMD_LENIENT, NULL},
     {"eval", sh_bi_eval, "", SH_CMD_RAWARGS, NULL},
     {"exit", sh_bi_exit, "", SH_CMD_RAWARGS, NULL},
-    {"export", sh_bi_export, "p", 0, NULL},
+    {"export", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"false", sh_bi_false, "", SH_CMD_RAWARGS, NULL},
     {"grep", sh_cmd_grep, "EFHce:hilnqv", 0,
      "grep [-EFHchilnqv] [-e PATTERN]... [PATTERN] [FILE]...\nPrint lines of "
@@ -44,7 +45,7 @@ static const sh_cmd sh_cmds[] = {
      "head [-n N] [FILE]...\nPrint the first N lines (10 by default) of each "
      "FILE."},
     {"let", sh_bi_let, "", SH_CMD_RAWARGS, NULL},
-    {"local", sh_bi_local, "", 0, NULL},
+    {"local", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"ls", sh_cmd_ls, "1al", 0,
      "ls [-1al] [FILE]...\nList directory contents, one name per line.\n  -a  "
      "include names starting with .  -l  long format  -1  one per line"},
@@ -54,6 +55,7 @@ static const sh_cmd sh_cmds[] = {
     {"printf", sh_bi_printf, "", SH_CMD_RAWARGS, NULL},
     {"pwd", sh_bi_pwd, "LP", 0, NULL},
     {"read", sh_bi_read, "rp:", 0, NULL},
+    {"readonly", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"return", sh_bi_return, "", SH_CMD_RAWARGS, NULL},
     {"rm", sh_cmd_rm, "Rfr", 0,
      "rm [-rRf] FILE...\nRemove files (and, with -r, directories and their "
@@ -72,6 +74,7 @@ static const sh_cmd sh_cmds[] = {
      "touch FILE...\nCreate each FILE that does not exist."},
     {"true", sh_bi_colon, "", SH_CMD_RAWARGS, NULL},
     {"type", sh_bi_type, "", 0, NULL},
+    {"typeset", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"unset", sh_bi_unset, "fv", 0, NULL},
     {"wait", sh_bi_wait, "", 0, NULL},
     {"wc", sh_cmd_wc, "clw", 0,

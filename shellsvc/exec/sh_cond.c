@@ -129,7 +129,6 @@ set_rematch(sh_ctx *cx, const char *s, const regmatch_t *m, size_t ngroups)
 {
     sh_state *st = cx->cx_st;
     if (ngroups == 0) {
-        sh_var_unset(st, "BASH_REMATCH");
         return sh_rematch_set(st, 0, NULL) == BOX_OK ? 0 : 1;
     }
     char **v = box_calloc(ngroups, sizeof *v);
@@ -140,8 +139,6 @@ set_rematch(sh_ctx *cx, const char *s, const regmatch_t *m, size_t ngroups)
         if (v[i] == NULL)
             e = BOX_ENOMEM;
     }
-    if (e == BOX_OK)
-        e = sh_var_set(st, "BASH_REMATCH", v[0], strlen(v[0]));
     if (e == BOX_OK)
         e = sh_rematch_set(st, (int)ngroups, v);
     for (size_t i = 0; v != NULL && i < ngroups; i++)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
+#include "sh_array.h"
 #include "sh_glob.h"
 #include "sh_internal.h"
 #include "sh_parse.h"
@@ -226,29 +227,37 @@ case_convert(char *v, const char *pat, sh_param_op op)
     }
 }
 
+/* The fields of "$@" / "$*" (and unquoted) over any list: positional
+ * parameters or an array's elements. */
 static int
-expand_at(ex *x, bool quoted, bool star)
+expand_list(ex *x, char *const *v, size_t n, bool quoted, bool star)
 {
     sh_state *st = x->x_cx->cx_st;
     if (quoted && star) {
         const char *ifs = sh_var_get(st, "IFS");
         char sep = ifs == NULL ? ' ' : ifs[0];
-        for (int i = 0; i < st->st_npos; i++) {
+        for (size_t i = 0; i < n; i++) {
             if (i > 0 && sep != '\0' && ex_put(x, &sep, 1, M_QUOTE))
                 return x->x_status;
-            if (ex_put(x, st->st_pos[i], strlen(st->st_pos[i]), M_QUOTE))
+            if (ex_put(x, v[i], strlen(v[i]), M_QUOTE))
                 return x->x_status;
         }
         return 0;
     }
-    for (int i = 0; i < st->st_npos; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (i > 0 && ex_mark(x, quoted ? M_HARD : M_BREAK))
             return x->x_status;
-        if (ex_put(x, st->st_pos[i], strlen(st->st_pos[i]),
-                   quoted ? M_QUOTE : M_SPLIT))
+        if (ex_put(x, v[i], strlen(v[i]), quoted ? M_QUOTE : M_SPLIT))
             return x->x_status;
     }
     return 0;
+}
+
+static int
+expand_at(ex *x, bool quoted, bool star)
+{
+    sh_state *st = x->x_cx->cx_st;
+    return expand_list(x, st->st_pos, (size_t)st->st_npos, quoted, star);
 }
 
 static size_t
@@ -259,6 +268,208 @@ utf8_chars(const char *s, size_t n)
         if (((unsigned char)s[i] & 0xC0u) != 0x80u)
             c++;
     return c;
+}
+
+/* ---- array subscripts: ${a[i]} ${a[@]} ${!a[@]} ${#a[@]} ---- */
+
+/* '@' or '*' when the subscript is one of them alone, else 0. */
+static char
+sub_all(const sh_word *w)
+{
+    const sh_wpart *p = w->w_parts;
+    if (p != NULL && p->wp_next == NULL && p->wp_kind == SH_WP_LIT &&
+        p->u.text.len == 1 && (p->u.text.s[0] == '@' || p->u.text.s[0] == '*'))
+        return p->u.text.s[0];
+    return 0;
+}
+
+/* ${name[sub]}: a copy of the element (*out NULL when unset). */
+static int
+element_value(ex *x, const sh_wpart *p, char **out)
+{
+    sh_ctx *cx = x->x_cx;
+    char nm[256];
+    snprintf(nm, sizeof nm, "%.*s", (int)p->u.param.len, p->u.param.name);
+    *out = NULL;
+    char *sub = NULL;
+    int rc = expand_sub_str(cx, p->u.param.sub, EX_STR, &sub, NULL);
+    if (rc != 0)
+        return x->x_status = rc;
+    const sh_var *v = sh_var_find(cx->cx_st, nm);
+    long long index;
+    const char *key, *val = NULL;
+    if (sh_subscript(cx, v, nm, sub, &index, &key) != 0) {
+        // bash reports the subscript and expands to nothing.
+        box_free(sub);
+        return 0;
+    }
+    if (v != NULL && v->v_arr != NULL)
+        val = key ? sh_array_get_key(v->v_arr, key)
+                  : sh_array_get(v->v_arr, index);
+    else if (v != NULL && index == 0 && (key == NULL || strcmp(key, "0") == 0))
+        val = v->v_value;
+    box_free(sub);
+    if (val != NULL && (*out = box_strdup(val)) == NULL)
+        return ex_nomem(x);
+    return 0;
+}
+
+/* The values (or, keys true, the indices / keys) of name as strings:
+ * *vec box_alloc'd with box_alloc'd strings. */
+static int
+array_strings(ex *x, const char *name, bool keys, char ***vec, size_t *n)
+{
+    const sh_var *v = sh_var_find(x->x_cx->cx_st, name);
+    size_t cnt = 0;
+    if (v != NULL && v->v_arr != NULL)
+        cnt = sh_array_count(v->v_arr);
+    else if (v != NULL && v->v_value != NULL)
+        cnt = 1;
+    char **r = box_calloc(cnt + 1, sizeof *r);
+    if (r == NULL)
+        return ex_nomem(x);
+    for (size_t i = 0; i < cnt; i++) {
+        const char *val = v->v_value, *key = NULL;
+        long long index = 0;
+        if (v->v_arr != NULL)
+            val = sh_array_at(v->v_arr, i, &key, &index);
+        if (!keys)
+            r[i] = box_strdup(val);
+        else if (key != NULL)
+            r[i] = box_strdup(key);
+        else
+            r[i] = box_asprintf("%lld", index);
+        if (r[i] == NULL) {
+            for (size_t j = 0; j < i; j++)
+                box_free(r[j]);
+            box_free(r);
+            return ex_nomem(x);
+        }
+    }
+    *vec = r;
+    *n = cnt;
+    return 0;
+}
+
+static void
+strings_free(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        box_free(v[i]);
+    box_free(v);
+}
+
+/* "${a[@]}" (or ${!a[@]}, or a per-element operator) over no elements:
+ * like "$@" with no parameters, no field at all. */
+static bool
+array_list_empty(const ex *x, const sh_wpart *p)
+{
+    sh_param_op op = p->u.param.op;
+    if (sub_all(p->u.param.sub) != '@' || op == SH_PO_LENGTH ||
+        (op >= SH_PO_DEFAULT && op <= SH_PO_CALT))
+        return false;
+    char nm[256];
+    snprintf(nm, sizeof nm, "%.*s", (int)p->u.param.len, p->u.param.name);
+    const sh_var *v = sh_var_find(x->x_cx->cx_st, nm);
+    if (v == NULL)
+        return true;
+    return v->v_arr != NULL ? sh_array_count(v->v_arr) == 0
+                            : v->v_value == NULL;
+}
+
+/* ${a[@]} ${a[*]} ${!a[@]} ${#a[@]}, and the per-element operators
+ * (# ## % %% ^ ^^ , ,,); the others see the elements joined by spaces. */
+static int
+expand_array_all(ex *x, const sh_wpart *p, bool quoted)
+{
+    sh_ctx *cx = x->x_cx;
+    char nm[256];
+    snprintf(nm, sizeof nm, "%.*s", (int)p->u.param.len, p->u.param.name);
+    sh_param_op op = p->u.param.op;
+    bool star = sub_all(p->u.param.sub) == '*';
+    char **v = NULL;
+    size_t n = 0;
+    x->x_exp = true;
+    int rc = array_strings(x, nm, op == SH_PO_KEYS, &v, &n);
+    if (rc != 0)
+        return rc;
+    int mq = quoted ? M_QUOTE : M_SPLIT;
+    switch (op) {
+    case SH_PO_NONE:
+    case SH_PO_KEYS:
+        rc = expand_list(x, v, n, quoted, star);
+        break;
+    case SH_PO_LENGTH: {
+        char tmp[32];
+        snprintf(tmp, sizeof tmp, "%zu", n);
+        rc = ex_put(x, tmp, strlen(tmp), mq);
+        break;
+    }
+    case SH_PO_RSUFFIX:
+    case SH_PO_RLSUFFIX:
+    case SH_PO_RPREFIX:
+    case SH_PO_RLPREFIX:
+    case SH_PO_UPPER1:
+    case SH_PO_UPPER:
+    case SH_PO_LOWER1:
+    case SH_PO_LOWER: {
+        char *pat = NULL;
+        if ((rc = expand_sub_str(cx, p->u.param.arg, EX_PAT, &pat, NULL)) !=
+            0) {
+            x->x_status = rc;
+            break;
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t s = 0, e = strlen(v[i]);
+            if (op >= SH_PO_UPPER1 && op <= SH_PO_LOWER)
+                case_convert(v[i], pat, op);
+            else
+                trim(v[i], e, pat, op, &s, &e);
+            memmove(v[i], v[i] + s, e - s);
+            v[i][e - s] = '\0';
+        }
+        box_free(pat);
+        rc = expand_list(x, v, n, quoted, star);
+        break;
+    }
+    default: {
+        // ${a[@]:-w} and friends: set when there is an element.
+        box_buf b;
+        box_buf_init(&b, SH_WORD_MAX);
+        box_err e = BOX_OK;
+        for (size_t i = 0; i < n && e == BOX_OK; i++)
+            if ((i > 0 && (e = box_buf_putc(&b, ' ')) != BOX_OK) ||
+                (e = box_buf_puts(&b, v[i])) != BOX_OK)
+                break;
+        char *joined = e == BOX_OK && n > 0 ? box_buf_take(&b) : NULL;
+        box_buf_reset(&b);
+        if (e != BOX_OK) {
+            rc = ex_nomem(x);
+            break;
+        }
+        bool set = joined != NULL, empty = !set || joined[0] == '\0';
+        bool colon = op == SH_PO_CDEFAULT || op == SH_PO_CALT ||
+                     op == SH_PO_CASSIGN || op == SH_PO_CERROR;
+        bool use_word = (op == SH_PO_DEFAULT || op == SH_PO_CDEFAULT ||
+                         op == SH_PO_ASSIGN || op == SH_PO_CASSIGN ||
+                         op == SH_PO_ERROR || op == SH_PO_CERROR)
+                            ? (colon ? empty : !set)
+                            : (colon ? !empty : set);
+        if (op == SH_PO_ALT || op == SH_PO_CALT)
+            rc = use_word ? expand_parts(x, p->u.param.arg->w_parts, quoted)
+                          : 0;
+        else if (use_word && (op == SH_PO_ERROR || op == SH_PO_CERROR))
+            rc = param_error(x, nm, strlen(nm), "parameter null or not set");
+        else if (use_word)
+            rc = expand_parts(x, p->u.param.arg->w_parts, quoted);
+        else
+            rc = expand_list(x, v, n, quoted, star);
+        box_free(joined);
+        break;
+    }
+    }
+    strings_free(v, n);
+    return rc;
 }
 
 static int
@@ -274,10 +485,17 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
     bool at = len == 1 && (name[0] == '@' || name[0] == '*');
     if (at && op == SH_PO_NONE)
         return expand_at(x, quoted, name[0] == '*');
+    if (p->u.param.sub != NULL && sub_all(p->u.param.sub) != 0)
+        return expand_array_all(x, p, quoted);
 
     const char *val;
     char *joined = NULL;
-    if (at) {
+    if (p->u.param.sub != NULL) {
+        int rc = element_value(x, p, &joined);
+        if (rc != 0)
+            return rc;
+        val = joined;
+    } else if (at) {
         // ${@:-w} and friends: the parameters joined by spaces.
         box_buf b;
         box_buf_init(&b, SH_WORD_MAX);
@@ -459,8 +677,11 @@ expand_tilde(ex *x, const sh_wpart *p)
 static bool
 dq_empty_at(const ex *x, const sh_wpart *dq)
 {
-    return dq != NULL && dq->wp_next == NULL && dq->wp_kind == SH_WP_PARAM &&
-           dq->u.param.op == SH_PO_NONE && dq->u.param.len == 1 &&
+    if (dq == NULL || dq->wp_next != NULL || dq->wp_kind != SH_WP_PARAM)
+        return false;
+    if (dq->u.param.sub != NULL)
+        return array_list_empty(x, dq);
+    return dq->u.param.op == SH_PO_NONE && dq->u.param.len == 1 &&
            dq->u.param.name[0] == '@' && x->x_cx->cx_st->st_npos == 0;
 }
 
@@ -745,6 +966,15 @@ int
 sh_expand_words(sh_ctx *cx, const sh_word *w, sh_argv *out)
 {
     for (; w != NULL; w = w->w_next) {
+        if (w->w_assign != NULL) {
+            // declare NAME=( … ): the builtin sees NAME (sh_exec assigns).
+            if (sh_argv_push(out, w->w_assign->a_name,
+                             w->w_assign->a_namelen, false) != BOX_OK) {
+                sh_errf(cx, "expansion: out of memory");
+                return 1;
+            }
+            continue;
+        }
         ex x;
         ex_init(&x, cx, EX_FIELDS);
         int rc = expand_parts(&x, w->w_parts, false);

@@ -151,6 +151,7 @@ typedef enum lmode {
     LM_HEREDOC, // unquoted here-document body: ends at the end of text
     LM_CPAT,    // a [[ pattern (SH_LEX_COND_PAT): LM_WORD plus extglob
     LM_CRE,     // a [[ regex (SH_LEX_COND_RE): LM_WORD plus ( ) |
+    LM_SUB,     // an array subscript: quotes and $ count, ends at the end
 } lmode;
 
 /* Modes that lex a word outside any quotes. */
@@ -371,6 +372,97 @@ scan_name(sh_lex *lx, bool braced, size_t *n)
     *n = i;
 }
 
+/* ---- array subscripts ---- */
+
+size_t
+sh_lex_bracket_end(const char *s, size_t n)
+{
+    unsigned depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '\\' && i + 1 < n) {
+            i++;
+        } else if (c == '\'' || c == '"') {
+            // A quoted `]` does not close; `\"` inside "…" does not end it.
+            for (i++; i < n && s[i] != c; i++)
+                if (c == '"' && s[i] == '\\' && i + 1 < n)
+                    i++;
+            if (i >= n)
+                return n;
+        } else if (c == '[') {
+            depth++;
+        } else if (c == ']') {
+            if (depth <= 1)
+                return depth == 1 ? i : n;
+            depth--;
+        }
+    }
+    return n;
+}
+
+box_err
+sh_lex_subword(sh_lex *lx, const char *text, size_t len, uint32_t line,
+               bool value, sh_word **out)
+{
+    sh_word *w = box_arena_zalloc(lx->lx_arena, sizeof(*w));
+    if (w == NULL)
+        return oom(lx);
+    w->w_line = line;
+    w->w_raw = box_arena_strndup(lx->lx_arena, text, len);
+    w->w_rawlen = len;
+    if (w->w_raw == NULL)
+        return oom(lx);
+    sh_lex sub;
+    sh_lex_init(&sub, w->w_raw, len, line, true, lx->lx_arena, lx->lx_diag,
+                lx->lx_depth, lx->lx_sub, lx->lx_subctx);
+    plist pl = {NULL, NULL};
+    box_err rv = enter(lx);
+    if (rv != BOX_OK)
+        return rv;
+    rv = lex_parts(&sub, value ? LM_WORD : LM_SUB, &pl, 0);
+    leave(lx);
+    if (rv != BOX_OK)
+        return rv;
+    if (sub.lx_pos < len) // a value is one word: a blank in it is quoted
+        return sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
+                           "syntax error near unexpected token `%.*s'",
+                           (int)(len - sub.lx_pos > 20 ? 20 : len - sub.lx_pos),
+                           text + sub.lx_pos);
+    w->w_parts = pl.head;
+    *out = w;
+    return BOX_OK;
+}
+
+/* After a name inside ${…}, at `[`: the subscript up to its `]`. */
+static box_err
+lex_subscript(sh_lex *lx, uint32_t line, sh_word **out)
+{
+    const char *s = lx->lx_src + lx->lx_pos;
+    size_t n = lx->lx_len - lx->lx_pos;
+    size_t e = sh_lex_bracket_end(s, n);
+    if (e == n) {
+        if (!lx->lx_final)
+            lx->lx_hit_end = true;
+        return sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
+                           "unexpected EOF while looking for matching `]'");
+    }
+    box_err rv = sh_lex_subword(lx, s + 1, e - 1, line, false, out);
+    if (rv != BOX_OK)
+        return rv;
+    for (size_t i = 0; i <= e; i++)
+        advc(lx);
+    return BOX_OK;
+}
+
+/* A subscript that is `@` or `*` alone. */
+static bool
+sub_is_all(const sh_word *w)
+{
+    const sh_wpart *p = w != NULL ? w->w_parts : NULL;
+    return p != NULL && p->wp_next == NULL && p->wp_kind == SH_WP_LIT &&
+           p->u.text.len == 1 && (p->u.text.s[0] == '@' || p->u.text.s[0] == '*');
+}
+
 /* ${…} after the `${`: name, optional operator and argument word. */
 static box_err
 lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
@@ -383,6 +475,12 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
         if (c1 >= 0 && c1 != '}' &&
             (is_name_char(c1) || is_special_param(c1))) {
             op = SH_PO_LENGTH;
+            advc(lx);
+        }
+    } else if (c == '!') {
+        int c1 = peekc(lx, 1);
+        if (c1 >= 0 && is_name_start(c1)) {
+            op = SH_PO_KEYS;
             advc(lx);
         }
     }
@@ -399,7 +497,17 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
     c = peekc(lx, 0);
     if (c < 0)
         goto eof;
-    if (op == SH_PO_LENGTH) {
+    sh_word *sub = NULL;
+    if (c == '[' && is_name_start((unsigned char)name[0])) {
+        if ((rv = lex_subscript(lx, line, &sub)) != BOX_OK)
+            return rv;
+        if ((c = peekc(lx, 0)) < 0)
+            goto eof;
+    }
+    if (op == SH_PO_KEYS) {
+        if (c != '}' || !sub_is_all(sub))
+            return bad_subst(lx, start, line);
+    } else if (op == SH_PO_LENGTH) {
         if (c != '}')
             return bad_subst(lx, start, line);
     } else if (c == ':') {
@@ -456,7 +564,7 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
             advc(lx);
     }
     sh_word *arg = NULL;
-    if (op != SH_PO_NONE && op != SH_PO_LENGTH) {
+    if (op != SH_PO_NONE && op != SH_PO_LENGTH && op != SH_PO_KEYS) {
         arg = box_arena_zalloc(lx->lx_arena, sizeof(*arg));
         if (arg == NULL)
             return oom(lx);
@@ -488,6 +596,7 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
     p->u.param.op = op;
     p->u.param.braced = true;
     p->u.param.arg = arg;
+    p->u.param.sub = sub;
     return BOX_OK;
 eof:
     return sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
@@ -667,7 +776,8 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart)
                 goto out;
             continue;
         }
-        if (c == '\'' && (unquoted_word(mode) || mode == LM_ARG)) {
+        if (c == '\'' &&
+            (unquoted_word(mode) || mode == LM_ARG || mode == LM_SUB)) {
             if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
                 goto out;
             uint32_t line = lx->lx_line;
