@@ -309,3 +309,32 @@ sh_assign_node(sh_ctx *cx, const sh_assign *a)
     box_free(sub);
     return rc;
 }
+
+bool
+sh_target_valid(const char *t)
+{
+    size_t len = strlen(t), n = 0;
+    while (n < len && t[n] != '[')
+        n++;
+    if (!sh_name_valid(t, n) || n > 255)
+        return false;
+    return n == len || (t[len - 1] == ']' &&
+                        sh_lex_bracket_end(t + n, len - n) == len - n - 1);
+}
+
+int
+sh_assign_target(sh_ctx *cx, const char *who, const char *t, const char *val,
+                 size_t vlen)
+{
+    size_t len = strlen(t), n = 0;
+    while (n < len && t[n] != '[')
+        n++;
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)n, t);
+    char *sub = NULL;
+    if (n < len && (sub = box_strndup(t + n + 1, len - n - 2)) == NULL)
+        return sh_var_fail(cx, who, name, BOX_ENOMEM);
+    int rc = sh_assign_str(cx, who, name, sub, val, vlen, false);
+    box_free(sub);
+    return rc;
+}

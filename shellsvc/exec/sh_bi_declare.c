@@ -267,8 +267,8 @@ apply_attrs(sh_ctx *cx, const decl_req *q, sh_var *v)
         on &= ~(SH_VAR_NAMEREF | SH_VAR_EXPORT); // export -n: unexport
         off |= SH_VAR_EXPORT;
     }
-    if ((v->v_flags & SH_VAR_READONLY) &&
-        ((off & SH_VAR_READONLY) || (on & ~v->v_flags & ~SH_VAR_EXPORT)))
+    // A readonly keeps its value, but may gain attributes (bash).
+    if ((v->v_flags & SH_VAR_READONLY) && (off & SH_VAR_READONLY))
         return sh_var_fail(cx, who, v->v_name, BOX_EDENIED);
     if ((on & SH_VAR_ASSOC) && (v->v_flags & SH_VAR_ARRAY)) {
         sh_errf(cx, "%s: %s: cannot convert indexed to associative array",
@@ -290,10 +290,13 @@ apply_attrs(sh_ctx *cx, const decl_req *q, sh_var *v)
                                                  strlen(v->v_value))
                               : sh_array_set(a, 0, v->v_value,
                                              strlen(v->v_value));
+        unsigned ro = v->v_flags & SH_VAR_READONLY; // same value, new shape
+        v->v_flags &= ~SH_VAR_READONLY;
         if (e == BOX_OK)
             e = sh_var_set_array(cx->cx_st, v, a);
         else
             sh_array_free(a);
+        v->v_flags |= ro;
         if (e != BOX_OK)
             return sh_var_fail(cx, who, v->v_name, e);
     }

@@ -5,6 +5,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "sh_array.h"
 #include "sh_internal.h"
 
 /* Prints NAME='value' with ' quoted the POSIX way. */
@@ -293,6 +294,47 @@ sh_bi_read(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 #define ISSEP(k) (!m[k] && in_set(ifs, s[k]))
     while (i < n && ISWS(i))
         i++;
+    if (sh_opt(o, 'a')) {
+        // read -a NAME: every field is an element (none takes the rest).
+        const char *an = o->o_arg['a'];
+        if (!sh_name_valid(an, strlen(an))) {
+            rc = sh_cmd_err(cx, "read", 1, "`%s': not a valid identifier", an);
+            goto out;
+        }
+        sh_array *arr = sh_array_new(false);
+        box_err ae = arr ? BOX_OK : BOX_ENOMEM;
+        for (long long k = 0; i < n && ae == BOX_OK; k++) {
+            size_t st = i;
+            while (i < n && !ISSEP(i))
+                i++;
+            ae = sh_array_set(arr, k, s + st, i - st);
+            while (i < n && ISWS(i))
+                i++;
+            if (i < n && ISSEP(i)) {
+                i++;
+                while (i < n && ISWS(i))
+                    i++;
+            }
+        }
+        sh_var *av = NULL;
+        sh_var *old = sh_var_find(cx->cx_st, an);
+        if (ae == BOX_OK && old != NULL && (old->v_flags & SH_VAR_ASSOC)) {
+            sh_array_free(arr);
+            rc = sh_cmd_err(cx, "read", 1,
+                            "%s: cannot convert associative to indexed array",
+                            an);
+            goto out;
+        }
+        if (ae == BOX_OK && (av = sh_var_add(cx->cx_st, an)) == NULL)
+            ae = BOX_ENOMEM;
+        if (ae == BOX_OK)
+            ae = sh_var_set_array(cx->cx_st, av, arr);
+        else
+            sh_array_free(arr);
+        if (ae != BOX_OK)
+            rc = sh_var_fail(cx, NULL, an, ae);
+        goto out;
+    }
     for (int v = 0; v < nnames; v++) {
         size_t st = i, en;
         if (v == nnames - 1) {
@@ -316,8 +358,10 @@ sh_bi_read(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
                             names[v]);
             break;
         }
-        if (sh_var_set(cx->cx_st, names[v], s + st, en - st) != BOX_OK) {
-            rc = sh_cmd_err(cx, "read", 1, "out of memory");
+        // bash names no builtin in a read's readonly message.
+        if (sh_assign_str(cx, NULL, names[v], NULL, s + st, en - st,
+                          false) != 0) {
+            rc = 1;
             break;
         }
     }

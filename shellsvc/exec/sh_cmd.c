@@ -49,12 +49,14 @@ static const sh_cmd sh_cmds[] = {
     {"ls", sh_cmd_ls, "1al", 0,
      "ls [-1al] [FILE]...\nList directory contents, one name per line.\n  -a  "
      "include names starting with .  -l  long format  -1  one per line"},
+    {"mapfile", sh_bi_mapfile, "d:n:s:tu:", 0, NULL},
     {"mkdir", sh_cmd_mkdir, "p", 0,
      "mkdir [-p] DIRECTORY...\nCreate directories.\n  -p  create parents as "
      "needed; no error if existing"},
     {"printf", sh_bi_printf, "", SH_CMD_RAWARGS, NULL},
     {"pwd", sh_bi_pwd, "LP", 0, NULL},
-    {"read", sh_bi_read, "rp:", 0, NULL},
+    {"read", sh_bi_read, "a:rp:", 0, NULL},
+    {"readarray", sh_bi_mapfile, "d:n:s:tu:", 0, NULL},
     {"readonly", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"return", sh_bi_return, "", SH_CMD_RAWARGS, NULL},
     {"rm", sh_cmd_rm, "Rfr", 0,

@@ -982,9 +982,8 @@ exec_for(sh_ctx *cx, const sh_node *n)
     for (int i = 0; i < av.av_n; i++) {
         if (sh_check_stop(cx))
             break;
-        if (sh_var_set(cx->cx_st, var, av.av_v[i], strlen(av.av_v[i])) !=
-            BOX_OK) {
-            sh_errf(cx, "out of memory");
+        if (sh_assign_str(cx, NULL, var, NULL, av.av_v[i], strlen(av.av_v[i]),
+                          false) != 0) {
             st = 1;
             break;
         }

@@ -591,9 +591,10 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
             }
             char nm[256];
             snprintf(nm, sizeof nm, "%.*s", (int)len, name);
-            if (sh_var_set(cx->cx_st, nm, w, wl) != BOX_OK) {
+            if (sh_assign_str(cx, NULL, nm, NULL, w, wl, false) != 0) {
                 box_free(w);
-                rc = ex_nomem(x);
+                sh_fatal(cx, 1); // bash: a failed ${x=w} ends the script
+                rc = x->x_status = 1;
                 break;
             }
             rc = ex_put(x, w, wl, mq);

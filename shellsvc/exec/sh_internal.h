@@ -376,6 +376,11 @@ int sh_subscript(sh_ctx *cx, const sh_var *v, const char *shown,
  * and its readonly refused; 0 or 1 after the message. */
 int sh_assign_str(sh_ctx *cx, const char *who, const char *name,
                   const char *sub, const char *val, size_t vlen, bool append);
+/* Whether t is NAME or NAME[sub] (printf -v, read, mapfile targets). */
+bool sh_target_valid(const char *t);
+/* t (sh_target_valid) = val; 0 or 1 after the message. */
+int sh_assign_target(sh_ctx *cx, const char *who, const char *t,
+                     const char *val, size_t vlen);
 /* NAME=( … ) and NAME+=( … ). */
 int sh_assign_compound(sh_ctx *cx, const sh_assign *a);
 /* Any assignment node: expands its words and assigns. */
@@ -472,6 +477,7 @@ int sh_bi_printf(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_pwd(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_cd(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_declare(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_mapfile(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_unset(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_set(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_shift(sh_ctx *, int, char **, const sh_opts *);
