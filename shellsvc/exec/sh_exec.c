@@ -593,6 +593,11 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
         if ((st = assign_one(cx, a)) == 0 &&
             sh_var_export(cx->cx_st, a->a_name) != BOX_OK)
             st = 1;
+        // bash: NAME=v cmd on a readonly NAME says so and runs cmd.
+        sh_var *ro = sh_var_find(cx->cx_st, a->a_name);
+        if (st != 0 && ro != NULL && (ro->v_flags & SH_VAR_READONLY) &&
+            cx->cx_flow == SH_FLOW_NONE)
+            st = 0;
     }
     if (st == 0) {
         xtrace(cx, n->u.simple.assigns, av->av_n, av->av_v);

@@ -365,8 +365,11 @@ static bool
 array_list_empty(const ex *x, const sh_wpart *p)
 {
     sh_param_op op = p->u.param.op;
+    // ${a[@]:+w} over nothing is nothing; the other word operators are
+    // their word.
     if (sub_all(p->u.param.sub) != '@' || op == SH_PO_LENGTH ||
-        (op >= SH_PO_DEFAULT && op <= SH_PO_CALT))
+        (op >= SH_PO_DEFAULT && op <= SH_PO_CALT && op != SH_PO_ALT &&
+         op != SH_PO_CALT))
         return false;
     char nm[256];
     snprintf(nm, sizeof nm, "%.*s", (int)p->u.param.len, p->u.param.name);
