@@ -160,36 +160,60 @@ sub_text(sh_ctx *cx, const sh_word *w, char **out)
     return sh_expand_str(cx, w, out, &n);
 }
 
-/* Sets a[index/key] in the array being built, with v's attributes. */
+/*
+ * An array being built by NAME=( … ) or grown in place by NAME+=( … )
+ * (in place so a loop of `files+=("$f")` costs one element each time,
+ * not a copy of the array). b_room is how many bytes it may still grow
+ * under SH_VARS_MAX_BYTES.
+ */
+typedef struct build {
+    sh_ctx *b_cx;
+    sh_array *b_a;
+    unsigned b_flags; // the variable's -i -l -u
+    const char *b_name;
+    size_t b_base; // sh_array_bytes when the build began
+    size_t b_room;
+} build;
+
+/* Sets a[index/key] with the attributes applied. */
 static int
-build_set(sh_ctx *cx, sh_array *a, unsigned flags, const char *name,
-          long long index, const char *key, const char *val, size_t vlen,
-          bool append)
+build_set(build *b, long long index, const char *key, const char *val,
+          size_t vlen, bool append)
 {
+    sh_ctx *cx = b->b_cx;
+    sh_array *a = b->b_a;
     const char *old = NULL;
     if (append)
         old = key ? sh_array_get_key(a, key) : sh_array_get(a, index);
     char *nv = NULL;
     size_t nl = 0;
-    int rc = transform(cx, flags, old, val, vlen, &nv, &nl);
+    int rc = transform(cx, b->b_flags, old, val, vlen, &nv, &nl);
     if (rc != 0)
         return rc;
-    box_err e = key ? sh_array_set_key(a, key, nv, nl)
-                    : sh_array_set(a, index, nv, nl);
+    box_err e = BOX_ETOOBIG;
+    size_t grown = sh_array_bytes(a) - b->b_base;
+    if (grown + nl + (key ? strlen(key) : 0) <= b->b_room)
+        e = key ? sh_array_set_key(a, key, nv, nl)
+                : sh_array_set(a, index, nv, nl);
     box_free(nv);
-    if (e == BOX_ETOOBIG) {
-        sh_errf(cx, "%s: array too large (at most %u elements)", name,
+    if (e == BOX_ETOOBIG && sh_array_count(a) >= SH_ARRAY_MAX) {
+        sh_errf(cx, "%s: array too large (at most %u elements)", b->b_name,
                 SH_ARRAY_MAX);
         return 1;
     }
-    return e == BOX_OK ? 0 : sh_var_fail(cx, NULL, name, e);
+    if (e == BOX_ETOOBIG) {
+        sh_errf(cx, "%s: variables too large (at most %u MiB in all)",
+                b->b_name, SH_VARS_MAX_BYTES >> 20);
+        return 1;
+    }
+    return e == BOX_OK ? 0 : sh_var_fail(cx, NULL, b->b_name, e);
 }
 
 /* One [sub]=value element of NAME=( … ). */
 static int
-elem_sub(sh_ctx *cx, sh_array *a, const sh_var *v, const char *name,
-         const sh_aelem *el, long long *next)
+elem_sub(build *b, const sh_aelem *el, long long *next)
 {
+    sh_ctx *cx = b->b_cx;
     char *sub = NULL, *val = NULL;
     size_t vl = 0;
     int rc = sub_text(cx, el->ae_sub, &sub);
@@ -199,9 +223,9 @@ elem_sub(sh_ctx *cx, sh_array *a, const sh_var *v, const char *name,
         goto out;
     long long index = 0;
     const char *key = NULL;
-    if (sh_array_assoc(a)) {
+    if (sh_array_assoc(b->b_a)) {
         if (sub[0] == '\0') {
-            sh_errf(cx, "%s[]: bad array subscript", name);
+            sh_errf(cx, "%s[]: bad array subscript", b->b_name);
             rc = 1;
             goto out;
         }
@@ -209,87 +233,108 @@ elem_sub(sh_ctx *cx, sh_array *a, const sh_var *v, const char *name,
     } else {
         if ((rc = sh_arith(cx, sub, strlen(sub), &index)) != 0)
             goto out;
-        if (index < 0 && (index += sh_array_max_index(a) + 1) < 0) {
-            sh_errf(cx, "%s[%s]: bad array subscript", name, sub);
+        if (index < 0 && (index += sh_array_max_index(b->b_a) + 1) < 0) {
+            sh_errf(cx, "%s[%s]: bad array subscript", b->b_name, sub);
             rc = 1;
             goto out;
         }
         *next = index + 1;
     }
-    rc = build_set(cx, a, v ? v->v_flags : 0, name, index, key, val, vl,
-                   el->ae_append);
+    rc = build_set(b, index, key, val, vl, el->ae_append);
 out:
     box_free(sub);
     box_free(val);
     return rc;
 }
 
-int
-sh_assign_compound(sh_ctx *cx, const sh_assign *as)
+/* The elements of as into b (plain words split and globbed; for an
+ * associative array they pair up as key, value). */
+static int
+build_elems(build *b, const sh_assign *as)
 {
-    const char *name = as->a_name;
-    sh_var *v = sh_var_find(cx->cx_st, name);
-    if (v != NULL && (v->v_flags & SH_VAR_READONLY))
-        return sh_var_fail(cx, NULL, name, BOX_EDENIED);
-    bool assoc = v != NULL && (v->v_flags & SH_VAR_ASSOC);
-    sh_array *a = NULL;
-    if (as->a_append && v != NULL && v->v_arr != NULL)
-        a = sh_array_dup(v->v_arr);
-    else
-        a = sh_array_new(assoc);
-    if (a == NULL)
-        return sh_var_fail(cx, NULL, name, BOX_ENOMEM);
+    sh_ctx *cx = b->b_cx;
+    bool assoc = sh_array_assoc(b->b_a);
+    long long next = assoc ? 0 : sh_array_max_index(b->b_a) + 1;
+    char *pending_key = NULL;
     int rc = 0;
-    if (as->a_append && v != NULL && v->v_arr == NULL && v->v_value != NULL)
-        rc = build_set(cx, a, 0, name, 0, assoc ? "0" : NULL, v->v_value,
-                       strlen(v->v_value), false);
-    long long next = assoc ? 0 : sh_array_max_index(a) + 1;
-    const char *pending_key = NULL; // assoc: a plain word is key, then value
-    sh_argv fields;
-    sh_argv_init(&fields);
     for (const sh_aelem *el = as->a_elems; el != NULL && rc == 0;
          el = el->ae_next) {
         if (el->ae_sub != NULL) {
-            rc = elem_sub(cx, a, v, name, el, &next);
+            rc = elem_sub(b, el, &next);
             continue;
         }
-        // A plain element is split and globbed like a command word.
-        sh_argv_free(&fields);
+        sh_argv fields;
         sh_argv_init(&fields);
         sh_word one = *el->ae_value;
         one.w_next = NULL;
-        if ((rc = sh_expand_words(cx, &one, &fields)) != 0)
-            break;
+        rc = sh_expand_words(cx, &one, &fields);
         for (int i = 0; i < fields.av_n && rc == 0; i++) {
             const char *f = fields.av_v[i];
             if (!assoc) {
-                rc = build_set(cx, a, v ? v->v_flags : 0, name, next++, NULL, f,
-                               strlen(f), false);
+                rc = build_set(b, next++, NULL, f, strlen(f), false);
             } else if (pending_key == NULL) {
                 if ((pending_key = box_strdup(f)) == NULL)
-                    rc = sh_var_fail(cx, NULL, name, BOX_ENOMEM);
+                    rc = sh_var_fail(cx, NULL, b->b_name, BOX_ENOMEM);
             } else {
-                rc = build_set(cx, a, v ? v->v_flags : 0, name, 0, pending_key,
-                               f, strlen(f), false);
-                box_free((char *)pending_key);
+                rc = build_set(b, 0, pending_key, f, strlen(f), false);
+                box_free(pending_key);
                 pending_key = NULL;
             }
         }
+        sh_argv_free(&fields);
     }
-    sh_argv_free(&fields);
     if (rc == 0 && pending_key != NULL) // bash: a key alone gets ""
-        rc = build_set(cx, a, v ? v->v_flags : 0, name, 0, pending_key, "", 0,
-                       false);
-    box_free((char *)pending_key);
-    if (rc != 0) {
-        sh_array_free(a);
+        rc = build_set(b, 0, pending_key, "", 0, false);
+    box_free(pending_key);
+    return rc;
+}
+
+int
+sh_assign_compound(sh_ctx *cx, const sh_assign *as)
+{
+    sh_state *st = cx->cx_st;
+    const char *name = as->a_name;
+    sh_var *v = sh_var_find(st, name);
+    if (v != NULL && (v->v_flags & SH_VAR_READONLY))
+        return sh_var_fail(cx, NULL, name, BOX_EDENIED);
+    if (v == NULL && (v = sh_var_add(st, name)) == NULL)
+        return sh_var_fail(cx, NULL, name, BOX_ENOMEM);
+    size_t used = st->st_varbytes < SH_VARS_MAX_BYTES ? st->st_varbytes
+                                                      : SH_VARS_MAX_BYTES;
+    build b = {.b_cx = cx, .b_flags = v->v_flags, .b_name = name,
+               .b_room = SH_VARS_MAX_BYTES - used};
+    if (as->a_append && v->v_arr != NULL) {
+        // In place: what is added counts as it goes in.
+        b.b_a = v->v_arr;
+        b.b_base = sh_array_bytes(v->v_arr);
+        int rc = build_elems(&b, as);
+        st->st_varbytes += sh_array_bytes(v->v_arr) - b.b_base;
         return rc;
     }
-    if (v == NULL && (v = sh_var_add(cx->cx_st, name)) == NULL) {
-        sh_array_free(a);
+    bool assoc = (v->v_flags & SH_VAR_ASSOC) != 0;
+    if ((b.b_a = sh_array_new(assoc)) == NULL)
+        return sh_var_fail(cx, NULL, name, BOX_ENOMEM);
+    // The old value goes when the new array is in: its bytes are room.
+    size_t old = (v->v_value ? strlen(v->v_value) : 0) +
+                 (v->v_arr ? sh_array_bytes(v->v_arr) : 0);
+    b.b_room = b.b_room + old > SH_VARS_MAX_BYTES ? SH_VARS_MAX_BYTES
+                                                  : b.b_room + old;
+    int rc = 0;
+    if (as->a_append && v->v_value != NULL) // a scalar becomes element 0
+        rc = build_set(&b, 0, assoc ? "0" : NULL, v->v_value,
+                       strlen(v->v_value), false);
+    if (rc == 0)
+        rc = build_elems(&b, as);
+    if (rc != 0) {
+        sh_array_free(b.b_a);
+        return rc;
+    }
+    // The flags may have changed (a -i transform): find v again.
+    if ((v = sh_var_find(st, name)) == NULL) {
+        sh_array_free(b.b_a);
         return sh_var_fail(cx, NULL, name, BOX_ENOMEM);
     }
-    box_err e = sh_var_set_array(cx->cx_st, v, a);
+    box_err e = sh_var_set_array(st, v, b.b_a);
     return e == BOX_OK ? 0 : sh_var_fail(cx, NULL, name, e);
 }
 
