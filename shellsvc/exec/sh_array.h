@@ -17,9 +17,9 @@
  * sparse: `a[7]=x` leaves 0..6 unset). An associative array keeps them in
  * the order bash 5.2 lists them: bash hashes each key with FNV-1 into
  * one of 1024 buckets and lists bucket 0 first; a new key goes to the
- * front of its bucket. Keeping that order at insert time makes ${!m[@]}
- * match bash for maps under 2048 keys (bash grows its table there and
- * rehashes; past it the order within a bucket may differ).
+ * front of its bucket. sh_array_at lists in that order, so ${!m[@]} and
+ * declare -p match bash for maps under 2048 keys (bash grows its table
+ * there and rehashes; past it the order may differ).
  */
 typedef struct sh_array sh_array;
 
