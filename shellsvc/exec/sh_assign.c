@@ -383,3 +383,35 @@ sh_assign_target(sh_ctx *cx, const char *who, const char *t, const char *val,
     box_free(sub);
     return rc;
 }
+
+bool
+sh_elem_isset(sh_ctx *cx, const char *t)
+{
+    const char *br = strchr(t, '[');
+    if (br == NULL)
+        return sh_var_get(cx->cx_st, t) != NULL;
+    size_t n = (size_t)(br - t), len = strlen(t);
+    if (!sh_target_valid(t) || n == len)
+        return false;
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)n, t);
+    const sh_var *v = sh_var_find(cx->cx_st, name);
+    if (v == NULL)
+        return false;
+    char *sub = box_strndup(br + 1, len - n - 2);
+    if (sub == NULL)
+        return false;
+    bool set = false;
+    long long index;
+    const char *key;
+    if (strcmp(sub, "@") == 0 || strcmp(sub, "*") == 0)
+        set = sh_var_isset(v);
+    else if (sh_subscript(cx, v, name, sub, &index, &key) == 0)
+        set = v->v_arr != NULL
+                  ? (key ? sh_array_get_key(v->v_arr, key)
+                         : sh_array_get(v->v_arr, index)) != NULL
+                  : v->v_value != NULL && index == 0 &&
+                        (key == NULL || strcmp(key, "0") == 0);
+    box_free(sub);
+    return set;
+}

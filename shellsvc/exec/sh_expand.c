@@ -700,9 +700,10 @@ arith_part(ex *x, const sh_wpart *p, long long *v)
 {
     const char *t = p->u.text.s;
     size_t n = p->u.text.len;
+    // $( ), backquotes and ${ } (as ${#a[@]}) expand first, as in bash.
     bool sub = memchr(t, '`', n) != NULL;
     for (size_t i = 0; i + 1 < n && !sub; i++)
-        sub = t[i] == '$' && t[i + 1] == '(';
+        sub = t[i] == '$' && (t[i + 1] == '(' || t[i + 1] == '{');
     if (!sub || memchr(t, '"', n) != NULL)
         return sh_arith(x->x_cx, t, n, v);
     char *src = box_asprintf("A=\"%.*s\"", (int)n, t);

@@ -381,6 +381,9 @@ bool sh_target_valid(const char *t);
 /* t (sh_target_valid) = val; 0 or 1 after the message. */
 int sh_assign_target(sh_ctx *cx, const char *who, const char *t,
                      const char *val, size_t vlen);
+/* -v NAME / -v NAME[sub]: whether it holds a value (positional
+ * parameters aside). */
+bool sh_elem_isset(sh_ctx *cx, const char *t);
 /* NAME=( … ) and NAME+=( … ). */
 int sh_assign_compound(sh_ctx *cx, const sh_assign *a);
 /* Any assignment node: expands its words and assigns. */

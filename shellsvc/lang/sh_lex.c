@@ -433,19 +433,20 @@ sh_lex_subword(sh_lex *lx, const char *text, size_t len, uint32_t line,
     return BOX_OK;
 }
 
-/* After a name inside ${…}, at `[`: the subscript up to its `]`. */
+static box_err bad_subst(sh_lex *lx, size_t start, uint32_t line);
+
+/* After a name inside ${…} (begun at start), at `[`: the subscript up
+ * to its `]`, which must come before the `}` (bash: bad substitution). */
 static box_err
-lex_subscript(sh_lex *lx, uint32_t line, sh_word **out)
+lex_subscript(sh_lex *lx, size_t start, uint32_t line, sh_word **out)
 {
     const char *s = lx->lx_src + lx->lx_pos;
     size_t n = lx->lx_len - lx->lx_pos;
     size_t e = sh_lex_bracket_end(s, n);
-    if (e == n) {
-        if (!lx->lx_final)
-            lx->lx_hit_end = true;
-        return sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
-                           "unexpected EOF while looking for matching `]'");
-    }
+    const char *brace = memchr(s, '}', n);
+    if (e == n || (brace != NULL && (size_t)(brace - s) < e &&
+                   memchr(s, '$', (size_t)(brace - s)) == NULL))
+        return bad_subst(lx, start, line);
     box_err rv = sh_lex_subword(lx, s + 1, e - 1, line, false, out);
     if (rv != BOX_OK)
         return rv;
@@ -499,7 +500,7 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
         goto eof;
     sh_word *sub = NULL;
     if (c == '[' && is_name_start((unsigned char)name[0])) {
-        if ((rv = lex_subscript(lx, line, &sub)) != BOX_OK)
+        if ((rv = lex_subscript(lx, start, line, &sub)) != BOX_OK)
             return rv;
         if ((c = peekc(lx, 0)) < 0)
             goto eof;
