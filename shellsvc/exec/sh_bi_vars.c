@@ -23,7 +23,7 @@ put_quoted(box_buf *b, const char *prefix, const char *name, const char *v)
 }
 
 static int
-print_vars(sh_ctx *cx, const char *prefix, bool only_exported)
+print_vars(sh_ctx *cx, const char *prefix)
 {
     box_buf b;
     box_buf_init(&b, 16u << 20);
@@ -31,9 +31,8 @@ print_vars(sh_ctx *cx, const char *prefix, bool only_exported)
     sh_state *st = cx->cx_st;
     for (size_t i = 0; i < st->st_nvars && e == BOX_OK; i++) {
         sh_var *v = &st->st_vars[i];
-        if (only_exported && !(v->v_flags & SH_VAR_EXPORT))
-            continue;
-        if (!only_exported && v->v_value == NULL)
+        // Unset, or an array: bash lists arrays too (set-print-var gap).
+        if (v->v_value == NULL)
             continue;
         e = put_quoted(&b, prefix, v->v_name, v->v_value);
     }
@@ -164,7 +163,7 @@ sh_bi_set(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 {
     sh_state *st = cx->cx_st;
     if (argc == 1)
-        return print_vars(cx, "", false);
+        return print_vars(cx, "");
     int i = 1;
     bool setpos = false;
     for (; i < argc; i++) {
