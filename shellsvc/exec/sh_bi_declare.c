@@ -5,6 +5,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_utf8.h"
 #include "sh_array.h"
 #include "sh_internal.h"
 
@@ -65,13 +66,15 @@ letter_flag(char c)
 
 /* ---- printing (declare -p) ---- */
 
+/* A control byte or a byte that is no UTF-8 (bash: not printable in
+ * C.UTF-8) makes bash write the value as $'…'. */
 static bool
 needs_ansic(const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        if (*p < 0x20 || *p >= 0x7f)
+        if (*p < 0x20 || *p == 0x7f)
             return true;
-    return false;
+    return !box_utf8_valid(s, strlen(s));
 }
 
 /* bash's $'…' quoting (ansic_quote) for a value with control bytes. */
@@ -80,6 +83,18 @@ put_ansic(box_buf *b, const char *s)
 {
     box_err e = box_buf_puts(b, "$'");
     for (const unsigned char *p = (const unsigned char *)s; *p && !e; p++) {
+        if (*p >= 0x80) {
+            // A whole UTF-8 character stays; a stray byte is octal.
+            uint32_t cp;
+            size_t n = box_utf8_decode((const char *)p, strlen((const char *)p),
+                                       &cp);
+            if (n == 0)
+                e = box_buf_printf(b, "\\%03o", *p);
+            else
+                e = box_buf_append(b, (const char *)p, n);
+            p += n > 0 ? n - 1 : 0;
+            continue;
+        }
         const char *esc = NULL;
         switch (*p) {
         case '\a': esc = "\\a"; break;
