@@ -400,6 +400,52 @@ declare_one(sh_ctx *cx, decl_req *q, const char *arg)
 }
 
 static int
+cmp_func(const void *a, const void *b)
+{
+    const sh_func *const *x = a, *const *y = b;
+    return strcmp((*x)->f_name, (*y)->f_name);
+}
+
+/* declare -F [name…]: each function's name (status 1 when one is
+ * missing); none: `declare -f NAME` for every function, by name. Bodies
+ * (-f) are not printed: the box keeps no text of them. */
+static int
+print_funcs(sh_ctx *cx, const char *who, int argc, char **argv, int first)
+{
+    sh_state *st = cx->cx_st;
+    box_buf b;
+    box_buf_init(&b, 1u << 20);
+    box_err e = BOX_OK;
+    int rc = 0;
+    if (first < argc) {
+        for (int i = first; i < argc && !e; i++) {
+            if (sh_func_find(st, argv[i]) == NULL)
+                rc = 1;
+            else
+                e = box_buf_printf(&b, "%s\n", argv[i]);
+        }
+    } else {
+        const sh_func **v = box_calloc(st->st_nfuncs + 1, sizeof *v);
+        if (v == NULL) {
+            e = BOX_ENOMEM;
+        } else {
+            for (size_t i = 0; i < st->st_nfuncs; i++)
+                v[i] = &st->st_funcs[i];
+            qsort(v, st->st_nfuncs, sizeof *v, cmp_func);
+            for (size_t i = 0; i < st->st_nfuncs && !e; i++)
+                e = box_buf_printf(&b, "declare -f %s\n", v[i]->f_name);
+            box_free(v);
+        }
+    }
+    if (e)
+        rc = sh_cmd_err(cx, who, 1, "out of memory");
+    else if (b.b_len > 0 && sh_write(cx, 1, b.b_data, b.b_len) != SH_IO_OK)
+        rc = 1;
+    box_buf_reset(&b);
+    return rc;
+}
+
+static int
 decl_usage(sh_ctx *cx, const decl_row *r, const char *opt)
 {
     sh_errf(cx, "%s: %s: invalid option", r->dr_name, opt);
@@ -411,7 +457,7 @@ static int
 declare_run(sh_ctx *cx, const decl_row *r, int argc, char **argv)
 {
     decl_req q = {.r = r, .compound = cx->cx_compound};
-    bool print = false, funcs = false;
+    bool print = false, funcs = false, names_only = false;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -431,7 +477,7 @@ declare_run(sh_ctx *cx, const decl_row *r, int argc, char **argv)
             else if (*p == 'g')
                 q.global = true;
             else if (*p == 'f' || *p == 'F')
-                funcs = true;
+                funcs = true, names_only |= *p == 'F';
             else if (*p == 'n' && strcmp(r->dr_name, "export") != 0)
                 return sh_cmd_err(cx, r->dr_name, 2,
                                   "-n: name references are not supported");
@@ -443,9 +489,11 @@ declare_run(sh_ctx *cx, const decl_row *r, int argc, char **argv)
     }
     if (r->dr_scope == DS_LOCAL && cx->cx_funcs == 0)
         return sh_cmd_err(cx, r->dr_name, 1, "can only be used in a function");
+    if (funcs && names_only && r->dr_scope == DS_DECLARE)
+        return print_funcs(cx, r->dr_name, argc, argv, i);
     if (funcs)
         return sh_cmd_err(cx, r->dr_name, 2,
-                          "-f/-F: listing functions is not supported");
+                          "-f: function definitions are not supported");
     if (i >= argc)
         return print_all(cx, r->dr_name,
                          (q.on | r->dr_always) & ~SH_VAR_NAMEREF);

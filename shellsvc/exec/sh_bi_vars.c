@@ -319,9 +319,7 @@ sh_bi_read(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         sh_var *old = sh_var_find(cx->cx_st, an);
         if (ae == BOX_OK && old != NULL && (old->v_flags & SH_VAR_ASSOC)) {
             sh_array_free(arr);
-            rc = sh_cmd_err(cx, "read", 1,
-                            "%s: cannot convert associative to indexed array",
-                            an);
+            rc = sh_cmd_err(cx, "read", 1, "%s: not an indexed array", an);
             goto out;
         }
         if (ae == BOX_OK && (av = sh_var_add(cx->cx_st, an)) == NULL)
