@@ -42,6 +42,8 @@ extern char **environ;
 static const char bench_usage[] =
     "usage: box bench pdp [--seconds S] [--no-cedar] [--dir DIR]\n"
     "       box bench e2e [--runs N] [--warmup N]  (box bench e2e --help)\n"
+    "       box bench shell [--runs N] [--only NAME]  (box bench shell "
+    "--help)\n"
     "\n"
     "Measures the policy decision point on bench/pdp/policy.dw and\n"
     "bench/pdp/requests.json, each figure next to a peer from the same run:\n"
@@ -468,26 +470,26 @@ bench_stop(pid_t pid)
     waitpid(pid, NULL, 0);
 }
 
-/* The bench/pdp directory: --dir, else ./bench/pdp, else the source
- * tree two levels above the program (build/bin/box). */
-static bool
-bench_find_dir(const char *given, char *out, size_t n)
+bool
+box_bench_find_dir(const char *sub, const char *probe_file, const char *given,
+                   char *out, size_t n)
 {
     char self[4096], cand[3][4352];
     size_t nc = 0;
     if (given != NULL) {
         snprintf(cand[nc++], sizeof cand[0], "%s", given);
     } else {
-        snprintf(cand[nc++], sizeof cand[0], "bench/pdp");
+        snprintf(cand[nc++], sizeof cand[0], "bench/%s", sub);
         if (box_cmd_self_dir(self, sizeof self) != NULL) {
-            snprintf(cand[nc++], sizeof cand[0], "%s/../../bench/pdp", self);
-            snprintf(cand[nc++], sizeof cand[0], "%s/../share/box/bench/pdp",
-                     self);
+            snprintf(cand[nc++], sizeof cand[0], "%s/../../bench/%s", self,
+                     sub);
+            snprintf(cand[nc++], sizeof cand[0], "%s/../share/box/bench/%s",
+                     self, sub);
         }
     }
     for (size_t i = 0; i < nc; i++) {
         char probe[4400], real[PATH_MAX];
-        if (snprintf(probe, sizeof probe, "%s/policy.dw", cand[i]) >=
+        if (snprintf(probe, sizeof probe, "%s/%s", cand[i], probe_file) >=
             (int)sizeof probe)
             continue;
         if (access(probe, R_OK) == 0 && realpath(cand[i], real) != NULL &&
@@ -1125,7 +1127,7 @@ bench_pdp(double seconds, bool cedar, const char *dir_opt)
         box_cmd_error("out of memory");
         goto out;
     }
-    if (!bench_find_dir(dir_opt, dir, sizeof dir)) {
+    if (!box_bench_find_dir("pdp", "policy.dw", dir_opt, dir, sizeof dir)) {
         box_cmd_error("cannot find bench/pdp/policy.dw; run from the source "
                       "tree or pass --dir");
         goto out;
@@ -1276,6 +1278,8 @@ box_cmd_bench(int argc, char **argv)
 
     if (argc >= 2 && strcmp(argv[1], "e2e") == 0)
         return box_bench_e2e(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "shell") == 0)
+        return box_bench_shell(argc - 1, argv + 1);
     if (argc < 2 || strcmp(argv[1], "pdp") != 0) {
         if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
             fputs(bench_usage, stdout);

@@ -45,6 +45,12 @@ buf_reserve(box_buf *b, size_t extra)
 }
 
 box_err
+box_buf_reserve(box_buf *b, size_t n)
+{
+    return buf_reserve(b, n);
+}
+
+box_err
 box_buf_append(box_buf *b, const void *p, size_t n)
 {
     box_err rv = buf_reserve(b, n);

@@ -19,13 +19,17 @@ typedef struct box_buf {
 void box_buf_init(box_buf *b, size_t max);
 /* Frees the storage and resets to empty. */
 void box_buf_reset(box_buf *b);
+/* Makes room for n more bytes now (BOX_ETOOBIG past b_max, BOX_ENOMEM):
+ * one allocation for a text whose size is about known. */
+box_err box_buf_reserve(box_buf *b, size_t n) BOX_WARN_UNUSED;
 /* Appends; BOX_ETOOBIG past b_max (buffer unchanged), BOX_ENOMEM. */
 box_err box_buf_append(box_buf *b, const void *p, size_t n) BOX_WARN_UNUSED;
 box_err box_buf_puts(box_buf *b, const char *s) BOX_WARN_UNUSED;
 box_err box_buf_putc(box_buf *b, char c) BOX_WARN_UNUSED;
 box_err box_buf_printf(box_buf *b, const char *fmt, ...) BOX_WARN_UNUSED
     __attribute__((format(printf, 2, 3)));
-box_err box_buf_vprintf(box_buf *b, const char *fmt, va_list ap) BOX_WARN_UNUSED;
+box_err box_buf_vprintf(box_buf *b, const char *fmt,
+                        va_list ap) BOX_WARN_UNUSED;
 /* Hands the data to the caller (who frees it with box_free); the buffer
  * is left empty. Returns an empty string for an empty buffer, NULL on
  * allocation failure. */

@@ -42,6 +42,26 @@ test_cap_refuses_and_keeps(void **state)
     box_buf_reset(&b);
 }
 
+/* Room made ahead is used without growing again; past the cap it is
+ * refused and the buffer is as it was. */
+static void
+test_reserve(void **state)
+{
+    (void)state;
+    box_buf b;
+    box_buf_init(&b, 100);
+    assert_int_equal(box_buf_reserve(&b, 50), BOX_OK);
+    char *room = b.b_data;
+    assert_non_null(room);
+    assert_true(b.b_cap >= 51);
+    for (int i = 0; i < 25; i++)
+        assert_int_equal(box_buf_puts(&b, "ab"), BOX_OK);
+    assert_ptr_equal(b.b_data, room);
+    assert_int_equal(box_buf_reserve(&b, 51), BOX_ETOOBIG);
+    assert_int_equal(b.b_len, 50);
+    box_buf_reset(&b);
+}
+
 static void
 test_take_empty(void **state)
 {
@@ -60,6 +80,7 @@ main(void)
         cmocka_unit_test(test_append_and_take),
         cmocka_unit_test(test_cap_refuses_and_keeps),
         cmocka_unit_test(test_take_empty),
+        cmocka_unit_test(test_reserve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -322,6 +322,7 @@ server_decide_one(pdp_server *s, pdp_gen *g, pdp_scratch *sc,
     pdp_wire_decide(g->g_set, sc->sc_arena, sc->sc_ans, req, g->g_epoch, out,
                     &d);
     pdp_wire_enforce(sc->sc_arena, req, out, &d);
+    pdp_wire_served(sc->sc_arena, req, g->g_epoch, &d);
     if (s->sv_log != NULL &&
         pdp_dlog_decision_add(s->sv_log, &d.wd_log) != BOX_OK)
         box_log(BOX_LOG_ERROR, PDP_SVC, "a decision could not be logged");

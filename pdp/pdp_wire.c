@@ -315,3 +315,24 @@ pdp_wire_response_own(box_arena *a, Box__DecisionResponse *out)
                        "could not be evaluated.";
     }
 }
+
+void
+pdp_wire_served(box_arena *a, const Box__DecisionRequest *req, uint64_t epoch,
+                pdp_wire_decided *d)
+{
+    pdp_dlog_decision *l = &d->wd_log;
+    (void)a;
+    if (!req->cached || (l->dd_permit && req->cached_epoch == epoch))
+        return;
+    l->dd_permit = 1;
+    l->dd_cause = "cached";
+    l->dd_reason = "a permit served from a client's cache, made under an "
+                   "earlier policy generation";
+    l->dd_rule = "<cached-permit>";
+    l->dd_description = NULL;
+    l->dd_determining = NULL;
+    l->dd_ndetermining = 0;
+    l->dd_message = NULL;
+    l->dd_error = NULL;
+    l->dd_epoch = req->cached_epoch;
+}

@@ -43,6 +43,18 @@ void pdp_wire_decide(const pdp_policy_set *set, box_arena *a, pdp_answer *ans,
 void pdp_wire_enforce(box_arena *a, const Box__DecisionRequest *req,
                       Box__DecisionResponse *out, pdp_wire_decided *d);
 
+/*
+ * A report of a permit a client served from its cache (req->cached): it
+ * was enforced as a permit, so it is logged as one even when the
+ * generation now in force (epoch) decides otherwise or is not the one
+ * that made it (req->cached_epoch) — a report can arrive after a reload.
+ * Such a record has cause `cached` and rule `<cached-permit>`, and the
+ * epoch the permit came from. A report the current generation permits
+ * too is logged as decided now. Strings go into a.
+ */
+void pdp_wire_served(box_arena *a, const Box__DecisionRequest *req,
+                     uint64_t epoch, pdp_wire_decided *d);
+
 /* Copies out's borrowed strings into a, so ans can be reused. */
 void pdp_wire_response_own(box_arena *a, Box__DecisionResponse *out);
 

@@ -193,6 +193,8 @@ box_frame_name(Box__AliasFrame__BodyCase c)
         return "launch";
     case BOX__ALIAS_FRAME__BODY_LAUNCHED:
         return "launched";
+    case BOX__ALIAS_FRAME__BODY_SERVED:
+        return "served";
     default:
         return "empty";
     }

@@ -69,6 +69,9 @@ struct box_pdp_client {
     // entry is served only under the same unbroken connection it was
     // made under.
     _Atomic uint64_t pc_subgen;
+    // co_valid, or NULL: changed with every epoch raise and every notice
+    // connection change, odd while cached permits may be served.
+    _Atomic uint64_t *pc_valid;
 
     // Cache and the reports of its hits, under one lock.
     pthread_mutex_t pc_lock;
@@ -248,8 +251,14 @@ static void
 client_see_epoch(box_pdp_client *c, uint64_t e)
 {
     uint64_t cur = atomic_load(&c->pc_epoch);
-    while (e > cur && !atomic_compare_exchange_weak(&c->pc_epoch, &cur, e))
-        ;
+    while (e > cur) {
+        if (atomic_compare_exchange_weak(&c->pc_epoch, &cur, e)) {
+            // Parity kept: it says whether notices are connected.
+            if (c->pc_valid != NULL)
+                atomic_fetch_add(c->pc_valid, 2);
+            return;
+        }
+    }
 }
 
 static void
@@ -277,6 +286,8 @@ client_sub_pipe_cb(nng_pipe p, nng_pipe_ev ev, void *arg)
     (void)p;
     (void)ev;
     atomic_fetch_add(&c->pc_subgen, 1);
+    if (c->pc_valid != NULL)
+        atomic_fetch_add(c->pc_valid, 1);
 }
 
 /* True when cached answers may be served: notices are arriving. */
@@ -308,6 +319,10 @@ box_pdp_client_open(const box_pdp_client_opts *o, box_pdp_client **out)
     pthread_mutex_init(&c->pc_lock, NULL);
     atomic_init(&c->pc_epoch, 0);
     atomic_init(&c->pc_subgen, 0);
+    // Even (nothing may be served) until the notice connection is up;
+    // cleared in case the word held a value from an earlier client.
+    if ((c->pc_valid = o->co_valid) != NULL)
+        atomic_store(c->pc_valid, 0);
     c->pc_timeout_ms =
         o->co_timeout_ms > 0 ? o->co_timeout_ms : BOX_PDP_TIMEOUT_MS_DEFAULT;
     c->pc_cache_max_age_ms = (uint64_t)(o->co_cache_max_age_ms > 0
@@ -471,24 +486,26 @@ narrow_note(box_pdp_client *c, const char *action, uint64_t epoch,
 }
 
 static bool
-narrow_has(const narrow_entry *n, const char *field)
+fields_has(char *const *fields, size_t n, const char *field)
 {
-    for (size_t i = 0; i < n->ne_n; i++)
-        if (strcmp(n->ne_fields[i], field) == 0)
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(fields[i], field) == 0)
             return true;
     return false;
 }
 
 /*
- * The key of a request whose action's permits depend only on n's fields:
- * a mark no full key starts with, the action, then every input field by
- * name with its kind, and its value only when n names it. The shape is
- * kept whole (the PDP refuses a request whose fields are missing, extra
- * or mistyped), so only values a rule never reads are left out.
+ * The key of a request whose action's permits depend only on these
+ * fields: a mark no full key starts with, the action, then every input
+ * field by name with its kind, and its value only when fields names it.
+ * The shape is kept whole (the PDP refuses a request whose fields are
+ * missing, extra or mistyped), so only values a rule never reads are left
+ * out.
  */
-static size_t
-canon_key_narrow(const char *action, const Box__Value *input,
-                 const narrow_entry *n, uint8_t *buf, size_t max)
+size_t
+box_pdp_narrow_key(const char *action, const Box__Value *input,
+                   char *const *fields, size_t nfields, uint8_t *buf,
+                   size_t max)
 {
     static const uint8_t mark = 0xff;
     canon c = {.c_buf = buf, .c_max = max};
@@ -499,12 +516,12 @@ canon_key_narrow(const char *action, const Box__Value *input,
     size_t idx[CANON_RECORD_MAX];
     canon_order(r, idx);
     canon_put(&c, &mark, 1);
-    canon_bytes(&c, action);
+    canon_bytes(&c, action ? action : "");
     canon_u64(&c, r->n_fields);
     for (size_t i = 0; i < r->n_fields; i++) {
         const Box__RecordField *f = r->fields[idx[i]];
         canon_bytes(&c, f->name);
-        if (narrow_has(n, f->name)) {
+        if (fields_has(fields, nfields, f->name)) {
             canon_value(&c, f->value, 1);
         } else {
             uint8_t tag = f->value ? (uint8_t)f->value->kind_case : 0;
@@ -523,7 +540,8 @@ cache_key(const box_pdp_client *c, const Box__DecisionRequest *req,
     const narrow_entry *n =
         epoch != 0 && req->action ? narrow_find(c, req->action, epoch) : NULL;
     if (n != NULL)
-        return canon_key_narrow(req->action, req->input, n, buf, max);
+        return box_pdp_narrow_key(req->action, req->input, n->ne_fields,
+                                  n->ne_n, buf, max);
     return box_pdp_canon_key(req->action, req->input, buf, max);
 }
 
@@ -604,12 +622,13 @@ cache_insert(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
  * False if there is no room; the caller then asks the PDP, which logs it
  * as a normal decision. */
 static bool
-report_push(box_pdp_client *c, const Box__DecisionRequest *req)
+report_push(box_pdp_client *c, const Box__DecisionRequest *req, uint64_t epoch)
 {
     if (c->pc_nreports >= REPORT_SLOTS)
         return false;
     Box__DecisionRequest copy = *req;
     copy.cached = 1;
+    copy.cached_epoch = epoch;
     size_t plen = box__decision_request__get_packed_size(&copy);
     if (plen > REPORT_SLOT_BYTES)
         return false;
@@ -860,7 +879,7 @@ box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
             h = key_hash(key, klen);
             e = cache_find(c, h, key, klen, epoch, subgen, now_ms);
         }
-        if (e != NULL && report_push(c, req)) {
+        if (e != NULL && report_push(c, req, epoch)) {
             c->pc_stats.cs_hits++;
             pthread_mutex_unlock(&c->pc_lock);
             *a = (box_pdp_answer){.pa_verdict = BOX_VERDICT_PERMIT,
@@ -898,5 +917,55 @@ box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
         }
         pthread_mutex_unlock(&c->pc_lock);
     }
+    return rv;
+}
+
+box_err
+box_pdp_client_cache_fields(box_pdp_client *c, const char *action,
+                            uint64_t epoch, char ***fields, size_t *n)
+{
+    *fields = NULL;
+    *n = 0;
+    box_err rv = BOX_ENOENT;
+    pthread_mutex_lock(&c->pc_lock);
+    const narrow_entry *ne =
+        epoch != 0 && action != NULL ? narrow_find(c, action, epoch) : NULL;
+    if (ne != NULL) {
+        rv = (*fields = fields_dup(ne->ne_fields, ne->ne_n)) != NULL
+                 ? BOX_OK
+                 : BOX_ENOMEM;
+        *n = rv == BOX_OK ? ne->ne_n : 0;
+    }
+    pthread_mutex_unlock(&c->pc_lock);
+    return rv;
+}
+
+box_err
+box_pdp_client_report(box_pdp_client *c, const Box__DecisionRequest *req)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        pthread_mutex_lock(&c->pc_lock);
+        bool kept =
+            c->pc_reports != NULL && report_push(c, req, req->cached_epoch);
+        if (kept)
+            c->pc_stats.cs_hits++;
+        pthread_mutex_unlock(&c->pc_lock);
+        if (kept)
+            return BOX_OK;
+        if (c->pc_reports == NULL)
+            break;
+        // Full: send what waits, then keep this one.
+        box_err rv = box_pdp_client_flush(c);
+        if (rv != BOX_OK)
+            return rv;
+    }
+    // Too big for a slot (or no cache): a normal decision, so the PDP logs
+    // it; its verdict was already acted on, so it is not read.
+    box_pdp_answer a;
+    Box__DecisionRequest copy = *req;
+    copy.cached = 0;
+    box_err rv = box_pdp_decide_batch(
+        c, (const Box__DecisionRequest *const[]){&copy}, 1, &a);
+    box_pdp_answer_clear(&a);
     return rv;
 }

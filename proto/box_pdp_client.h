@@ -4,6 +4,7 @@
 #ifndef BOX_PDP_CLIENT_H
 #define BOX_PDP_CLIENT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +49,14 @@ typedef struct box_pdp_client_opts {
     size_t co_cache_slots;    // 0 = no cache
     int co_cache_max_age_ms;  // 0 = BOX_PDP_CACHE_MAX_AGE_MS_DEFAULT
     const char *co_box_id;    // sent with every request, may be NULL
+    /* A word the client keeps current for a permit cache outside it (the
+     * shell's workers keep one per call), or NULL: it changes whenever
+     * the client's own cached permits would stop being served (a new
+     * epoch; the notice connection going down or up) and is odd while
+     * they may be served. Such a cache reads it before asking, keeps an
+     * answer under the value it read, and serves it only while the word
+     * still holds that odd value. The client sets it to 0 at open. */
+    _Atomic uint64_t *co_valid;
 } box_pdp_client_opts;
 
 /* The caller owns *out; box_pdp_client_close frees it. */
@@ -80,6 +89,29 @@ void box_pdp_answer_clear(box_pdp_answer *a);
 /* Sends the decisions answered from the cache since the last round trip
  * to the PDP for its log (they also ride along with the next miss). */
 box_err box_pdp_client_flush(box_pdp_client *c) BOX_WARN_UNUSED;
+
+/* The fields of context.input the permits of action depend on in epoch
+ * (what the PDP said with a permit): a NULL-ended copy the caller frees
+ * with each string, BOX_ENOENT when not known. */
+box_err box_pdp_client_cache_fields(box_pdp_client *c, const char *action,
+                                    uint64_t epoch, char ***fields,
+                                    size_t *n) BOX_WARN_UNUSED;
+
+/* Reports, for the PDP's log, a permit a cache outside the client served
+ * (req is sent marked cached, with req->cached_epoch, the epoch the permit
+ * came from): kept with the client's own hits and sent
+ * with the next round trip or flush; when too many wait, they are sent
+ * now. A request too big to keep is sent as a decision of its own. */
+box_err box_pdp_client_report(box_pdp_client *c,
+                              const Box__DecisionRequest *req) BOX_WARN_UNUSED;
+
+/* The narrowed cache key of (action, input) when the action's permits
+ * depend only on fields: every field's name and kind, and the value of
+ * the fields named. Returns the length written, or 0 if it does not fit
+ * in max bytes or the input is not a record of keyable size. */
+size_t box_pdp_narrow_key(const char *action, const Box__Value *input,
+                          char *const *fields, size_t nfields, uint8_t *buf,
+                          size_t max);
 
 /* The newest epoch this client has seen (answers or notices). */
 uint64_t box_pdp_client_epoch(const box_pdp_client *c);

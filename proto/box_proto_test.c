@@ -25,6 +25,7 @@ static const ProtobufCMessageDescriptor *const all_messages[] = {
     &box__decision_request__descriptor,
     &box__enforcement__descriptor,
     &box__worker_answer__descriptor,
+    &box__served_batch__descriptor,
     &box__launch__descriptor,
     &box__launch_answer__descriptor,
     &box__determining_policy__descriptor,

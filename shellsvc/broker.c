@@ -26,6 +26,7 @@
 #include "box_svc.h"
 #include "box_wire.h"
 #include "broker_launch.h"
+#include "permit_memo.h"
 
 #define BROKER_SVC "box-shell"
 // The Open, from the accept, and then the Call, from the Open, must each
@@ -67,7 +68,10 @@ typedef struct broker_conn {
     int cn_fds;                 // the worker's descriptor socket, -1 when none
     int cn_status;              // the worker's status pipe, -1 when none
     broker_permits *cn_permits; // shell:spawn permits not launched yet
-    uint64_t cn_out;            // output bytes relayed
+    // The permits the worker was let keep for its call (permit_memo.h):
+    // a report of a cached permit is taken only for one of these.
+    permit_memo *cn_memo;
+    uint64_t cn_out; // output bytes relayed
 } broker_conn;
 
 /* ------------------------------------------------------------------ */
@@ -136,6 +140,8 @@ conn_drop_worker(broker_conn *c)
     c->cn_status = c->cn_chan = c->cn_fds = -1;
     broker_permits_free(c->cn_permits);
     c->cn_permits = NULL;
+    permit_memo_free(c->cn_memo);
+    c->cn_memo = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -285,6 +291,52 @@ conn_worker_gone(broker_conn *c)
         (void)conn_exit(c, BOX_STATUS_FAULT);
 }
 
+/* True when the worker may keep this permit for its call: the PDP
+ * allowed caching it (a hit of the client's cache was allowed when it was
+ * made), the fields it depends on are known, and this connection's memo
+ * took it too (the two memos stay the same). Sets wa's cache fields, which
+ * own *fields (freed by the caller). */
+static bool
+conn_let_keep(broker_conn *c, const Box__DecisionRequest *req,
+              const box_pdp_answer *a, Box__WorkerAnswer *wa, char ***fields)
+{
+    box_pdp_client *pdp = c->cn_b->br_cfg.bc_pdp;
+    size_t n = 0;
+    *fields = NULL;
+    if (c->cn_memo == NULL || !(a->pa_cacheable || a->pa_from_cache) ||
+        !permit_memo_keeps(req))
+        return false;
+    if (a->pa_cache_fields_known) {
+        char *const *src = a->pa_cache_fields;
+        n = a->pa_ncache_fields;
+        if ((*fields = box_calloc(n + 1, sizeof **fields)) == NULL)
+            return false;
+        for (size_t i = 0; i < n; i++)
+            if (((*fields)[i] = box_strdup(src[i])) == NULL)
+                return false;
+    } else if (box_pdp_client_cache_fields(pdp, req->action, a->pa_epoch,
+                                           fields, &n) != BOX_OK) {
+        return false;
+    }
+    if (permit_memo_add(c->cn_memo, req, *fields, n, a->pa_epoch, 0,
+                        box_svc_now_ms()) != BOX_OK)
+        return false;
+    wa->cacheable = true;
+    wa->epoch = a->pa_epoch;
+    wa->cache_fields_known = true;
+    wa->cache_fields = *fields;
+    wa->n_cache_fields = n;
+    return true;
+}
+
+static void
+conn_fields_free(char **v)
+{
+    for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+        box_free(v[i]);
+    box_free(v);
+}
+
 /* Answers a worker's decide frame from the box's PDP client, passing its
  * verdict on as it is: a client that cannot decide answers FAULT with a
  * message naming the PDP (the command ends 125); a channel that fails
@@ -293,6 +345,7 @@ static bool
 conn_decide(broker_conn *c, const Box__DecisionRequest *req)
 {
     box_pdp_answer a = {0};
+    char **fields = NULL;
     // The verdict says it all: a client that could not decide answered
     // FAULT, so the transport's error needs no reading of its own.
     box_err rv = box_pdp_decide(c->cn_b->br_cfg.bc_pdp, req, &a);
@@ -304,12 +357,50 @@ conn_decide(broker_conn *c, const Box__DecisionRequest *req)
     f.answer = &wa;
     wa.verdict = box_verdict_to_wire(a.pa_verdict);
     wa.message = a.pa_message ? a.pa_message : (char *)"";
-    if (a.pa_verdict == BOX_VERDICT_PERMIT)
+    if (a.pa_verdict == BOX_VERDICT_PERMIT) {
         broker_permits_note(c->cn_permits, req);
+        (void)conn_let_keep(c, req, &a, &wa, &fields);
+    }
     box_err wr =
         box_frame_write(c->cn_chan, &f, BOX_FRAME_MAX, BROKER_FRAME_MS);
     box_pdp_answer_clear(&a);
+    conn_fields_free(fields);
     return wr == BOX_OK;
+}
+
+/* Permits the worker served from its call's cache: logged like the
+ * client's own hits, but only when this connection let the worker keep
+ * each. False when it did not (the worker broke the protocol; none of the
+ * batch is logged as served then, and the call ends). */
+static bool
+conn_served(broker_conn *c, const Box__ServedBatch *sb)
+{
+    if (c->cn_memo == NULL)
+        return false;
+    for (size_t i = 0; i < sb->n_requests; i++) {
+        uint64_t epoch;
+        // Kept here, from the generation it names, and marked a report.
+        if (sb->requests[i] == NULL || !sb->requests[i]->cached ||
+            !permit_memo_has(c->cn_memo, sb->requests[i], PERMIT_MEMO_ANY_GEN,
+                             0, 0, &epoch) ||
+            epoch != sb->requests[i]->cached_epoch)
+            return false;
+    }
+    for (size_t i = 0; i < sb->n_requests; i++)
+        if (box_pdp_client_report(c->cn_b->br_cfg.bc_pdp, sb->requests[i]) !=
+            BOX_OK) {
+            box_log(BOX_LOG_WARN, BROKER_SVC,
+                    "%zu decisions served from a worker's cache were not "
+                    "reported to the PDP",
+                    sb->n_requests - i);
+            break;
+        }
+    // Sent on now, not with the next question: a call that runs long (or
+    // is killed) after its last hits still has them in the log.
+    if (box_pdp_client_flush(c->cn_b->br_cfg.bc_pdp) != BOX_OK)
+        box_log(BOX_LOG_WARN, BROKER_SVC,
+                "cached decisions were not reported to the PDP");
+    return true;
 }
 
 /* Answers a worker's launch frame. Returns false when the worker broke
@@ -393,6 +484,12 @@ conn_from_worker(broker_conn *c)
         done = !conn_decide(c, w->decide);
         if (done)
             conn_worker_gone(c);
+    } else if (w->body_case == BOX__ALIAS_FRAME__BODY_SERVED &&
+               w->served != NULL && c->cn_b->br_cfg.bc_pdp != NULL) {
+        done = !conn_served(c, w->served);
+        if (done)
+            conn_worker_broke(c, "a served frame for a permit it was not let "
+                                 "keep");
     } else if (w->body_case == BOX__ALIAS_FRAME__BODY_LAUNCH &&
                w->launch != NULL) {
         bool broke = false;
@@ -474,7 +571,8 @@ conn_run(broker_conn *c, Box__AliasFrame *call)
         c->cn_chan = we.we_chan;
         c->cn_fds = we.we_fds;
         c->cn_status = we.we_status;
-        if ((c->cn_permits = broker_permits_new()) == NULL)
+        if ((c->cn_permits = broker_permits_new()) == NULL ||
+            (c->cn_memo = permit_memo_new()) == NULL)
             rv = BOX_ENOMEM;
     }
     if (rv != BOX_OK) {

@@ -20,6 +20,7 @@
 #include "shell_settings.h"
 #include "box_confine_profile.h"
 #include "sh_launcher.h"
+#include "valid_word.h"
 #include "worker_pool.h"
 
 #define SHELL_SVC "box-shell"
@@ -239,10 +240,20 @@ main(int argc, char **argv)
         box_free(serr);
         return 1;
     }
+    // The workers' per-call caches are served while this word, which the
+    // PDP client below keeps, says so; without it they ask every time.
+    valid_word vw = {0};
+    if (valid_word_open(&vw) != BOX_OK)
+        box_log(BOX_LOG_WARN, SHELL_SVC,
+                "no shared validity word (%s): workers ask the broker for "
+                "every decision",
+                strerror(errno));
+    set.ss_settings.ws_valid = vw.vw_ro;
     worker_limits lim = {.wl_as_bytes = SHELL_WORKER_AS,
                          .wl_cpu_s = SHELL_WORKER_CPU_S,
                          .wl_nofile = SHELL_WORKER_NOFILE,
-                         .wl_settings = &set.ss_settings};
+                         .wl_settings = &set.ss_settings,
+                         .wl_valid = vw.vw_ro != NULL ? &vw : NULL};
     worker_pool *pool = NULL;
     broker *brk = NULL;
     box_control *ctl = NULL;
@@ -252,6 +263,7 @@ main(int argc, char **argv)
     if (rv != BOX_OK) {
         box_log(BOX_LOG_ERROR, SHELL_SVC, "cannot start the worker zygote: %s",
                 box_strerror(rv));
+        valid_word_close(&vw);
         shell_settings_free(&set);
         return 1;
     }
@@ -261,6 +273,7 @@ main(int argc, char **argv)
         box_log(BOX_LOG_ERROR, SHELL_SVC, "cannot start the launcher: %s",
                 box_strerror(rv));
         worker_pool_stop(pool);
+        valid_word_close(&vw);
         shell_settings_free(&set);
         return 1;
     }
@@ -275,7 +288,8 @@ main(int argc, char **argv)
     box_pdp_client_opts co = {.co_url = sa.sa_pdp_url,
                               .co_epoch_url = sa.sa_epoch_url,
                               .co_cache_slots = SHELL_CACHE_SLOTS,
-                              .co_box_id = sa.sa_box_id};
+                              .co_box_id = sa.sa_box_id,
+                              .co_valid = vw.vw_rw};
     if ((rv = box_pdp_client_open(&co, &pdp)) != BOX_OK) {
         box_log(BOX_LOG_ERROR, SHELL_SVC, "cannot open the PDP client: %s",
                 box_strerror(rv));
@@ -309,6 +323,7 @@ out:
     worker_pool_stop(pool);
     sh_launcher_stop(launcher);
     box_control_stop(ctl);
+    valid_word_close(&vw); // after the client, which writes it
     shell_settings_free(&set);
     if (status == 0)
         box_log(BOX_LOG_INFO, SHELL_SVC, "stopped");

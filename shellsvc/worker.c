@@ -9,13 +9,18 @@
 #include <errno.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_buf.h"
 #include "box_status.h"
 #include "box_fdpass.h"
 #include "box_frame.h"
 #include "box_wire.h"
+#include "box_pdp_client.h"
+#include "box_svc.h"
+#include "permit_memo.h"
 #include "worker_interp.h"
 
 #define WORKER_CALL_READ_MS 10000 // the broker sends the call right away
@@ -23,6 +28,15 @@
 // The broker answers within the PDP client's own deadline; this only
 // bounds a broker that stopped answering altogether.
 #define WORKER_ANSWER_MS (4 * BOX_PDP_TIMEOUT_MS_DEFAULT)
+// Served permits are reported in batches of at most this many, this many
+// bytes, or this old (a thread sends a batch that waited this long, so a
+// command that runs long after a hit does not hold its report): a worker
+// killed mid-call (its budget spent) loses at most the reports of its last
+// few milliseconds.
+#define WORKER_SERVED_MAX 64
+#define WORKER_SERVED_BYTES (32u * 1024u)
+#define WORKER_SERVED_MS 5
+#define WORKER_SERVED_REQ_MAX 4096 // a longer request is asked, not served
 
 #if defined(__SANITIZE_ADDRESS__)
 #define WORKER_ASAN 1
@@ -42,6 +56,22 @@ typedef struct worker_ctx {
     // thread) share the channel: one frame, or one decide/answer pair,
     // at a time.
     pthread_mutex_t wk_chan_lock;
+    // The call's own permit cache (under wk_chan_lock), served while the
+    // broker's validity word holds the value read when it was filled;
+    // NULL: every decision is asked.
+    permit_memo *wk_memo;
+    _Atomic uint64_t *wk_valid;
+    // Served permits not yet reported: a ServedBatch's body, sent before
+    // any other frame and when it is full or old (under wk_chan_lock).
+    box_buf wk_served;
+    size_t wk_nserved;
+    uint64_t wk_served_ms; // when the oldest was served
+    // The thread that sends a batch once it is WORKER_SERVED_MS old,
+    // started at the first served permit; waits on wk_served_cv.
+    pthread_cond_t wk_served_cv;
+    pthread_t wk_flusher;
+    bool wk_flusher_on;
+    bool wk_stop;
 } worker_ctx;
 
 static box_err
@@ -68,6 +98,128 @@ worker_apply_limits(const worker_limits *l)
     return rv;
 }
 
+/* A protobuf varint into p (room for 10 bytes); returns its size. */
+static size_t
+worker_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    do {
+        p[n] = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        if (v != 0)
+            p[n] |= 0x80;
+        n++;
+    } while (v != 0);
+    return n;
+}
+
+/* Field tags of box.proto for the batch framed by hand: the requests are
+ * packed once, into the batch, never copied as structs. */
+#define TAG_FRAME_PROGRAM 0x08 // AliasFrame.program = 1, varint
+#define TAG_FRAME_SERVED 0x7a  // AliasFrame.served = 15, bytes
+#define TAG_BATCH_REQUEST 0x0a // ServedBatch.requests = 1, bytes
+
+/* Sends the served permits waiting, as one served frame. Caller holds
+ * wk_chan_lock. */
+static box_err
+worker_served_flush(worker_ctx *w)
+{
+    if (w->wk_nserved == 0)
+        return BOX_OK;
+    uint8_t head[24];
+    size_t n = 0;
+    head[n++] = TAG_FRAME_PROGRAM;
+    n += worker_varint(head + n, w->wk_program);
+    head[n++] = TAG_FRAME_SERVED;
+    n += worker_varint(head + n, w->wk_served.b_len);
+    box_buf frame;
+    box_buf_init(&frame, BOX_FRAME_MAX);
+    box_err rv = box_buf_append(&frame, head, n);
+    if (rv == BOX_OK)
+        rv = box_buf_append(&frame, w->wk_served.b_data, w->wk_served.b_len);
+    if (rv == BOX_OK)
+        rv = box_frame_write_bytes(w->wk_chan, frame.b_data, frame.b_len,
+                                   WORKER_WRITE_MS);
+    box_buf_reset(&frame);
+    box_buf_reset(&w->wk_served);
+    w->wk_nserved = 0;
+    return rv;
+}
+
+/* Sends each batch once it is WORKER_SERVED_MS old, until wk_stop. Holds
+ * wk_chan_lock except while it waits. */
+static void *
+worker_flusher(void *arg)
+{
+    worker_ctx *w = arg;
+    pthread_mutex_lock(&w->wk_chan_lock);
+    while (!w->wk_stop) {
+        if (w->wk_nserved == 0) {
+            pthread_cond_wait(&w->wk_served_cv, &w->wk_chan_lock);
+            continue;
+        }
+        uint64_t due = w->wk_served_ms + WORKER_SERVED_MS;
+        if (box_svc_now_ms() >= due) {
+            if (worker_served_flush(w) != BOX_OK)
+                w->wk_broken = true;
+            continue;
+        }
+        struct timespec ts = {.tv_sec = (time_t)(due / 1000),
+                              .tv_nsec = (long)(due % 1000) * 1000000L};
+        (void)pthread_cond_clockwait(&w->wk_served_cv, &w->wk_chan_lock,
+                                     CLOCK_MONOTONIC, &ts);
+    }
+    pthread_mutex_unlock(&w->wk_chan_lock);
+    return NULL;
+}
+
+/* Keeps a served permit's request for the next batch (sent now when the
+ * batch is full or old). Caller holds wk_chan_lock. */
+static box_err
+worker_served_add(worker_ctx *w, const Box__DecisionRequest *req,
+                  uint64_t epoch, uint64_t now_ms)
+{
+    uint8_t packed[WORKER_SERVED_REQ_MAX], head[11];
+    Box__DecisionRequest copy = *req;
+    copy.cached = 1;
+    copy.cached_epoch = epoch;
+    size_t n = box__decision_request__get_packed_size(&copy);
+    if (n > sizeof packed)
+        return BOX_ETOOBIG;
+    box__decision_request__pack(&copy, packed);
+    head[0] = TAG_BATCH_REQUEST;
+    size_t hn = 1 + worker_varint(head + 1, n);
+    box_err rv = box_buf_append(&w->wk_served, head, hn);
+    if (rv == BOX_OK)
+        rv = box_buf_append(&w->wk_served, packed, n);
+    if (rv != BOX_OK)
+        return rv;
+    if (w->wk_nserved++ == 0) {
+        w->wk_served_ms = now_ms;
+        if (!w->wk_flusher_on)
+            w->wk_flusher_on =
+                pthread_create(&w->wk_flusher, NULL, worker_flusher, w) == 0;
+        pthread_cond_signal(&w->wk_served_cv);
+    }
+    // Without the thread no batch may wait: each goes at once.
+    if (!w->wk_flusher_on || w->wk_nserved >= WORKER_SERVED_MAX ||
+        w->wk_served.b_len >= WORKER_SERVED_BYTES ||
+        now_ms - w->wk_served_ms >= WORKER_SERVED_MS)
+        return worker_served_flush(w);
+    return BOX_OK;
+}
+
+/* Writes one frame after the served permits waiting. Caller holds
+ * wk_chan_lock. */
+static box_err
+worker_write(worker_ctx *w, const Box__AliasFrame *f)
+{
+    box_err rv = worker_served_flush(w);
+    if (rv == BOX_OK)
+        rv = box_frame_write(w->wk_chan, f, BOX_FRAME_MAX, WORKER_WRITE_MS);
+    return rv;
+}
+
 static int
 worker_emit(worker_ctx *w, Box__Stream stream, const char *p, size_t n)
 {
@@ -82,8 +234,7 @@ worker_emit(worker_ctx *w, Box__Stream stream, const char *p, size_t n)
         o.data.data = (uint8_t *)p;
         o.data.len = k;
         pthread_mutex_lock(&w->wk_chan_lock);
-        box_err rv =
-            box_frame_write(w->wk_chan, &f, BOX_FRAME_MAX, WORKER_WRITE_MS);
+        box_err rv = worker_write(w, &f);
         pthread_mutex_unlock(&w->wk_chan_lock);
         if (rv != BOX_OK) {
             w->wk_broken = true;
@@ -112,9 +263,11 @@ worker_err(void *ctx, const char *p, size_t n)
     return worker_emit(ctx, BOX__STREAM__STREAM_STDERR, p, n);
 }
 
-/* One decide frame to the broker and its answer (a box_decide_fn). A
- * channel that fails is a fault (125), never a permit; an answer's
- * verdict is read by the one wire decoder (unset or unknown: a deny). */
+/* One decision (a box_decide_fn): from the call's cache when it holds a
+ * permit the broker let it keep and the validity word has not moved since,
+ * else a decide frame to the broker and its answer. A channel that fails
+ * is a fault (125), never a permit; an answer's verdict is read by the one
+ * wire decoder (unset or unknown: a deny). */
 static box_verdict
 worker_decide(void *ctx, const Box__DecisionRequest *req, char **message)
 {
@@ -124,20 +277,42 @@ worker_decide(void *ctx, const Box__DecisionRequest *req, char **message)
     f.body_case = BOX__ALIAS_FRAME__BODY_DECIDE;
     f.decide = (Box__DecisionRequest *)req;
     Box__AliasFrame *a = NULL;
+    box_err rv;
     pthread_mutex_lock(&w->wk_chan_lock);
-    box_err rv =
-        box_frame_write(w->wk_chan, &f, BOX_FRAME_MAX, WORKER_WRITE_MS);
+    // Read before asking: an answer is kept under this value, so a change
+    // while the question is out leaves it never served.
+    uint64_t gen = w->wk_valid != NULL
+                       ? atomic_load_explicit(w->wk_valid, memory_order_acquire)
+                       : 0;
+    uint64_t now = box_svc_now_ms(), epoch = 0;
+    if (w->wk_memo != NULL && (gen & 1) != 0 &&
+        permit_memo_has(w->wk_memo, req, gen, now,
+                        BOX_PDP_CACHE_MAX_AGE_MS_DEFAULT, &epoch) &&
+        (rv = worker_served_add(w, req, epoch, now)) != BOX_ETOOBIG) {
+        pthread_mutex_unlock(&w->wk_chan_lock);
+        if (rv == BOX_OK)
+            return BOX_VERDICT_PERMIT;
+        *message = box_strdup("the box broker did not take a decision report");
+        return BOX_VERDICT_FAULT;
+    }
+    rv = worker_write(w, &f);
     if (rv == BOX_OK)
         rv = box_frame_read(w->wk_chan, BOX_FRAME_MAX, WORKER_ANSWER_MS,
                             BOX_FRAMES_TO_WORKER, &a, NULL);
-    pthread_mutex_unlock(&w->wk_chan_lock);
     box_verdict v = BOX_VERDICT_FAULT;
     if (rv != BOX_OK || a->body_case != BOX__ALIAS_FRAME__BODY_ANSWER) {
         *message = box_strdup("the box broker did not answer a decision");
     } else if ((v = box_verdict_from_wire(a->answer->verdict)) !=
                BOX_VERDICT_PERMIT) {
         *message = box_strdup(a->answer->message ? a->answer->message : "");
+    } else if (w->wk_memo != NULL && a->answer->cacheable &&
+               a->answer->cache_fields_known) {
+        box_err kept = permit_memo_add(w->wk_memo, req, a->answer->cache_fields,
+                                       a->answer->n_cache_fields,
+                                       a->answer->epoch, gen, box_svc_now_ms());
+        (void)kept; // not kept (full, out of memory): asked next time too
     }
+    pthread_mutex_unlock(&w->wk_chan_lock);
     if (a != NULL)
         box__alias_frame__free_unpacked(a, NULL);
     return v;
@@ -181,7 +356,9 @@ worker_launch(void *ctx, int argc, char *const *argv, const char *cwd,
     pthread_mutex_lock(&w->wk_chan_lock);
     // The descriptors go first, in one message, so they are there when
     // the broker reads the frame that names them.
-    box_err rv = box_fdpass_send(w->wk_fds, 'L', fds, n, 0);
+    box_err rv = worker_served_flush(w);
+    if (rv == BOX_OK)
+        rv = box_fdpass_send(w->wk_fds, 'L', fds, n, 0);
     if (rv == BOX_OK)
         rv = box_frame_write(w->wk_chan, &f, BOX_FRAME_MAX, WORKER_WRITE_MS);
     if (rv == BOX_OK)
@@ -217,8 +394,13 @@ int
 worker_main(int chan, int fds, const worker_settings *ws)
 {
     Box__AliasFrame *call = NULL;
-    worker_ctx w = {.wk_chan = chan, .wk_fds = fds};
+    worker_ctx w = {.wk_chan = chan,
+                    .wk_fds = fds,
+                    .wk_valid = ws != NULL ? ws->ws_valid : NULL};
     pthread_mutex_init(&w.wk_chan_lock, NULL);
+    pthread_cond_init(&w.wk_served_cv, NULL);
+    box_buf_init(&w.wk_served,
+                 WORKER_SERVED_BYTES + WORKER_SERVED_REQ_MAX + 16);
     if (box_frame_read(chan, BOX_FRAME_MAX, WORKER_CALL_READ_MS,
                        BOX_FRAMES_TO_WORKER, &call, NULL) != BOX_OK)
         return 1;
@@ -228,6 +410,9 @@ worker_main(int chan, int fds, const worker_settings *ws)
         return 1;
     }
     w.wk_program = call->program;
+    // Without its memo the call still runs, asking every time.
+    if (w.wk_valid != NULL)
+        w.wk_memo = permit_memo_new();
     const char *src = call->call->source;
     worker_io io = {.wi_out = worker_out,
                     .wi_err = worker_err,
@@ -236,6 +421,19 @@ worker_main(int chan, int fds, const worker_settings *ws)
                     .wi_ctx = &w};
     int status = worker_interp_run(ws, src, strlen(src), &io);
     box__alias_frame__free_unpacked(call, NULL);
+    permit_memo_free(w.wk_memo);
+    if (w.wk_flusher_on) {
+        pthread_mutex_lock(&w.wk_chan_lock);
+        w.wk_stop = true;
+        pthread_cond_signal(&w.wk_served_cv);
+        pthread_mutex_unlock(&w.wk_chan_lock);
+        pthread_join(w.wk_flusher, NULL);
+    }
+    // The last reports go before Exit: the call's log is whole when the
+    // alias sees it end.
+    if (!w.wk_broken && worker_served_flush(&w) != BOX_OK)
+        w.wk_broken = true;
+    box_buf_reset(&w.wk_served);
     if (w.wk_broken)
         return 1;
 

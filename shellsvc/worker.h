@@ -3,7 +3,9 @@
 #ifndef WORKER_H
 #define WORKER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "box_err.h"
 
@@ -24,6 +26,9 @@ typedef struct worker_settings {
     const struct box_config *ws_config; // tools and [agent]; may be NULL
     const char *ws_contain_bin;         // box-contain
     unsigned ws_call_budget_ms;         // 0: the shell's 30 s (§3.1)
+    /* The broker's validity word, a read-only view (valid_word.h), or
+     * NULL: then the worker asks the broker for every decision. */
+    _Atomic uint64_t *ws_valid;
 } worker_settings;
 
 /* Per-call resource limits, applied to each worker before it reads its
@@ -34,6 +39,9 @@ typedef struct worker_limits {
     unsigned wl_cpu_s;                  // RLIMIT_CPU soft; hard is 5 s more
     unsigned wl_nofile;                 // RLIMIT_NOFILE
     const worker_settings *wl_settings; // borrowed for the pool's life
+    /* The validity word's views, or NULL: the zygote unmaps its copy of
+     * the writable one before it forks a worker. */
+    struct valid_word *wl_valid;
     /* What a worker runs; NULL: worker_main. Only a test sets it, to run
      * its own probes in a worker confined exactly as box-shell's are. */
     int (*wl_body)(int chan, int fds, const worker_settings *ws);
@@ -45,11 +53,11 @@ box_err worker_apply_limits(const worker_limits *l) BOX_WARN_UNUSED;
 /*
  * The worker's whole job, on chan (its end of the broker channel, a Unix
  * stream socket carrying AliasFrames; fds, a SOCK_SEQPACKET socket, carries
- * the descriptors of each host program it asks the broker to launch): read the one Call frame the broker
- * forwards, run its source through worker_interp_run, send each piece of
- * output as Output frames of at most BOX_OUTPUT_CHUNK_MAX bytes as it is
- * produced, then one Exit frame. The broker validates and relays every
- * frame and owns the budget, the backstop and the alias connection; the
+ * the descriptors of each host program it asks the broker to launch): read the
+ * one Call frame the broker forwards, run its source through worker_interp_run,
+ * send each piece of output as Output frames of at most BOX_OUTPUT_CHUNK_MAX
+ * bytes as it is produced, then one Exit frame. The broker validates and relays
+ * every frame and owns the budget, the backstop and the alias connection; the
  * worker stops writing once it has sent more than the budget. Returns the
  * process exit status: 0 when Exit was sent, 1 otherwise.
  */

@@ -14,6 +14,7 @@
 #include "box_fdpass.h"
 #include "forker.h"
 #include "sh_glob.h"
+#include "valid_word.h"
 #include "worker_confine.h"
 
 #define ZYG_NAME "box-shell-zyg"
@@ -150,6 +151,9 @@ zyg_prepare(void *ctx)
     zs->zs_ready = 0;
     zs->zs_ready_sock = -1;
     sh_glob_init();
+    // Workers read the broker's validity word; none may write it.
+    if (zs->zs_lim.wl_valid != NULL)
+        valid_word_drop_rw(zs->zs_lim.wl_valid);
     if (worker_signals_compile(&zs->zs_signals) != 0 ||
         worker_confine(zs->zs_lim.wl_settings, &zs->zs_covers) != 0)
         return -1;

@@ -566,6 +566,57 @@ test_reload_forbid(void **state)
                                   "deny fs:read ~/src/project/README.md\n");
 }
 
+/* printf is refused from the next generation on. */
+static const char printf_forbidden[] =
+    "permit (principal, action, resource);\n"
+    "\n"
+    "@id(\"no_printf\")\n"
+    "forbid (principal, action == Box::Action::\"shell:exec\", resource)\n"
+    "when { context.input.program == \"printf\" };\n";
+
+/*
+ * A reload reaches a call that is running: the loop's printf is permitted
+ * once, then served from the worker's per-call cache; once the new
+ * generation is in force the cache is no longer served, the next printf
+ * is asked and refused, and the loop ends (with its body's last status).
+ * Without the validity word the loop would run to the call's 30 s budget.
+ */
+static void
+test_reload_inside_a_call(void **state)
+{
+    box_world *w = *state;
+    box_world_config_agent(w, agent_sleep, "");
+    box_world_policy(w, permit_all);
+    static const char script[] =
+        "sh -c 'i=0; while printf \"\"; do i=$((i+1)); "
+        "[ $i -eq 200 ] && echo looping; done; echo \"ended $?\"'\n";
+    box_world_live lv;
+    box_world_live_start(w, script, &lv);
+    pid_t pdp = live_pdp_pid(&lv);
+    box_world_live_wait(&lv, 1, "looping", 1, ESC_WAIT_MS);
+    box_world_policy(w, printf_forbidden);
+    assert_int_equal(kill(pdp, SIGHUP), 0);
+    box_proc_result r;
+    box_world_live_finish(&lv, ESC_WAIT_MS, &r);
+    box_test_expect_status(&r, 0);
+    box_test_expect_out(&r, "looping\nended 1\n");
+    box_test_expect_line(&r, "strands-shell: effect denied: policy denied "
+                             "this operation on 'printf' [policy: "
+                             "no_printf].");
+    box_proc_result_free(&r);
+    // Every printf the loop ran is in the log, most served from a cache.
+    char *d = box_world_decisions(w);
+    size_t permits = 0, denies = 0;
+    for (const char *l = d; (l = strstr(l, "shell:exec printf")) != NULL; l++)
+        permits++;
+    for (const char *l = d; (l = strstr(l, "deny shell:exec printf")) != NULL;
+         l++)
+        denies++;
+    box_free(d);
+    assert_int_equal(denies, 1);
+    assert_true(permits >= 201);
+}
+
 /* A file that does not load leaves the generation in force, and says so in
  * the decision log. Then a good file installs again. */
 static void
@@ -639,6 +690,7 @@ main(void)
         T(test_floor_box_dir_in_home),
         T(test_agent_sandbox),
         T(test_reload_forbid),
+        T(test_reload_inside_a_call),
         T(test_reload_refused),
 #undef T
     };

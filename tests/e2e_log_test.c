@@ -164,6 +164,91 @@ test_hostile_names(void **state)
     box_proc_result_free(&r);
 }
 
+/* Lines of the decisions text that are exactly line (with its '\n'). */
+static size_t
+count_exact(const char *text, const char *line)
+{
+    size_t n = 0, k = strlen(line);
+    for (const char *l = text; *l; l = strchr(l, '\n') + 1)
+        n += strncmp(l, line, k) == 0 && l[k] == '\n';
+    return n;
+}
+
+/*
+ * A loop in one call: after the first of each, `true` and `[` are served
+ * from the worker's per-call cache, and still every one of them is in the
+ * log, in batches: 500 of true, 501 of [ (the last test ends the loop).
+ */
+static void
+test_loop_logged_whole(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, "");
+    box_world_policy(w, "permit (principal, action, resource);\n");
+    box_proc_result r;
+    box_world_run(w,
+                  "sh -c 'i=0; while [ $i -lt 500 ]; do true; i=$((i+1)); "
+                  "done; echo $i'\n",
+                  &r);
+    box_test_expect_status(&r, 0);
+    box_test_expect_out(&r, "500\n");
+    box_proc_result_free(&r);
+    char *d = box_world_decisions(w);
+    size_t trues = count_exact(d, "permit shell:exec true");
+    size_t tests = count_exact(d, "permit shell:exec [");
+    if (trues != 500 || tests != 501)
+        fail_msg("%zu true and %zu [ in the log, not 500 and 501", trues,
+                 tests);
+    box_free(d);
+    // Most came from a cache, and say so.
+    char p[PATH_MAX + 64];
+    snprintf(p, sizeof p, "%s/private/telemetry/records.jsonl", w->bw_state);
+    FILE *f = fopen(p, "r");
+    assert_non_null(f);
+    char *line = NULL;
+    size_t cap = 0, cached = 0;
+    while (getline(&line, &cap, f) > 0)
+        cached += strstr(line, "\"strands.box.policy.cached\",\"value\":"
+                               "{\"boolValue\":true}") != NULL;
+    free(line); // lint: allow raw-alloc: getline mallocs it
+    fclose(f);
+    assert_true(cached >= 990);
+}
+
+/*
+ * A hit followed by a command that runs long: its report is not held
+ * until the call ends (a worker killed then would take it along) but sent
+ * within milliseconds, so the log shows the second true and sleep while
+ * the sleep still runs.
+ */
+static void
+test_report_not_held_by_long_command(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, "");
+    box_world_policy(w, "permit (principal, action, resource);\n");
+    box_world_live lv;
+    box_world_live_start(w,
+                         "sh -c 'true; sleep 0; echo go; true; sleep 6; "
+                         "echo done'\n",
+                         &lv);
+    box_world_live_wait(&lv, 1, "go\n", 1, 20000);
+    size_t sleeps = 0;
+    for (int waited = 0; waited < 4000 && sleeps < 2; waited += 100) {
+        usleep(100000);
+        char *d = box_world_decisions(w);
+        sleeps = count_exact(d, "permit shell:exec sleep");
+        box_free(d);
+    }
+    assert_int_equal(sleeps, 2);
+    assert_null(strstr(box_world_live_text(&lv, 1), "done"));
+    box_proc_result r;
+    box_world_live_finish(&lv, 20000, &r);
+    box_test_expect_status(&r, 0);
+    box_test_expect_out(&r, "go\ndone\n");
+    box_proc_result_free(&r);
+}
+
 /*
  * Every field of a record the table prints, from a log the agent could
  * not have written itself but a damaged or hand-made one can hold: raw
@@ -211,6 +296,8 @@ main(void)
     cmocka_unit_test_setup_teardown(f, box_world_setup, box_world_teardown)
         T(test_hostile_names),
         T(test_every_field),
+        T(test_loop_logged_whole),
+        T(test_report_not_held_by_long_command),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

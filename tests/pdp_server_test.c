@@ -37,6 +37,7 @@ typedef struct fx {
     char pub[300];
     box_proc proc;
     box_pdp_client *client;
+    _Atomic uint64_t valid; // the client's validity word (co_valid)
 } fx;
 
 static const char permit_all_exec[] =
@@ -100,7 +101,8 @@ fx_start_prog(fx *f, const char *program, const char *policy_text,
     box_pdp_client_opts o = {.co_url = f->url,
                              .co_epoch_url = f->pub,
                              .co_timeout_ms = timeout_ms,
-                             .co_cache_slots = 1024};
+                             .co_cache_slots = 1024,
+                             .co_valid = &f->valid};
     assert_int_equal(box_pdp_client_open(&o, &f->client), BOX_OK);
     for (int i = 0; i < 500 && !box_pdp_client_cache_live(f->client); i++)
         usleep(10000);
@@ -373,6 +375,84 @@ test_reload_drops_cache_and_keeps_old_on_error(void **state)
     assert_int_equal(count(log, "\"policy_installed\""), 2);
     assert_int_equal(count(log, "\"policy_refused\""), 1);
     box_free(log);
+}
+
+/*
+ * The validity word a cache outside the client (the shell workers') reads:
+ * odd while notices arrive, moved by every reload (parity kept), even once
+ * the notice connection is gone. And a report of a permit served from such
+ * a cache that arrives after a reload is logged as the permit it was, of
+ * the epoch that made it, not as the deny the new generation decides.
+ */
+static void
+test_validity_word_and_late_reports(void **state)
+{
+    (void)state;
+    fx f;
+    fx_start(&f, permit_all_exec, 2000);
+    uint64_t v1 = atomic_load(&f.valid);
+    assert_true((v1 & 1) != 0);
+    box_req q;
+    box_pdp_answer a;
+    box_req_exec(&q, "echo", "echo hi", 1, "/w");
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_PERMIT);
+    uint64_t e1 = a.pa_epoch;
+    box_pdp_answer_clear(&a);
+    uint64_t v2 = atomic_load(&f.valid);
+    assert_true((v2 & 1) != 0);
+
+    write_file(f.policy, forbid_exec);
+    kill(f.proc.bp_pid, SIGHUP);
+    for (int i = 0; i < 1000 && box_pdp_client_epoch(f.client) == e1; i++)
+        usleep(10000);
+    assert_true(box_pdp_client_epoch(f.client) > e1);
+    uint64_t v3 = atomic_load(&f.valid);
+    assert_true(v3 > v2 && (v3 & 1) != 0);
+
+    // Served before the reload, reported after it.
+    box_req_exec(&q, "latecmd", "latecmd x", 1, "/w");
+    Box__DecisionRequest served = q.r_req;
+    served.cached_epoch = e1;
+    assert_int_equal(box_pdp_client_report(f.client, &served), BOX_OK);
+    assert_int_equal(box_pdp_client_flush(f.client), BOX_OK);
+    char *log = fx_stop(&f);
+    const char *rec = strstr(log, "\"latecmd\"");
+    assert_non_null(rec);
+    const char *eol = strchr(rec, '\n');
+    const char *start = rec;
+    while (start > log && start[-1] != '\n')
+        start--;
+    char line[16384];
+    snprintf(line, sizeof line, "%.*s", (int)(eol - start), start);
+    assert_non_null(strstr(line, "\"stringValue\":\"permit\""));
+    assert_non_null(strstr(line, "\"stringValue\":\"<cached-permit>\""));
+    assert_non_null(strstr(line, "\"boolValue\":true"));
+    char epoch[64];
+    snprintf(epoch, sizeof epoch,
+             "\"strands.box.policy.epoch\",\"value\":{\"intValue\":\"%llu\"",
+             (unsigned long long)e1);
+    assert_non_null(strstr(line, epoch));
+    box_free(log);
+}
+
+/* A client whose notice connection went away: the word turns even. */
+static void
+test_validity_word_drops_with_notices(void **state)
+{
+    (void)state;
+    fx f;
+    fx_start(&f, permit_all_exec, 2000);
+    assert_true((atomic_load(&f.valid) & 1) != 0);
+    kill(f.proc.bp_pid, SIGKILL);
+    for (int i = 0; i < 500 && (atomic_load(&f.valid) & 1) != 0; i++)
+        usleep(10000);
+    assert_true((atomic_load(&f.valid) & 1) == 0);
+    box_pdp_client_close(f.client);
+    box_proc_result r;
+    box_proc_finish(&f.proc, 10000, &r);
+    box_proc_result_free(&r);
+    box_test_rmtree(f.dir);
 }
 
 /* Health, asked until pred holds for it (or 1000 tries pass: NULL), on
@@ -969,6 +1049,8 @@ main(void)
         cmocka_unit_test(test_decisions_messages_and_log),
         cmocka_unit_test(test_enforcement_is_logged_as_effective_deny),
         cmocka_unit_test(test_reload_drops_cache_and_keeps_old_on_error),
+        cmocka_unit_test(test_validity_word_and_late_reports),
+        cmocka_unit_test(test_validity_word_drops_with_notices),
         cmocka_unit_test(test_cached_permit_expires_without_notice),
         cmocka_unit_test(test_cache_keys_on_fields_read),
         cmocka_unit_test(test_cache_keys_whole_input_when_context_is_read),

@@ -48,7 +48,8 @@ sh_bi_exit(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     return st;
 }
 
-/* return [n]: leaves the current function with n, default $?. */
+/* return [n]: leaves the current function or sourced file with n,
+ * default $?. */
 int
 sh_bi_return(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 {
@@ -62,8 +63,10 @@ sh_bi_return(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
                               argv[1]);
         st = (int)(n & 255);
     }
-    if (cx->cx_funcs == 0)
-        return sh_cmd_err(cx, "return", 1, "can only `return' from a function");
+    if (cx->cx_funcs == 0 && cx->cx_sourced == 0)
+        return sh_cmd_err(cx, "return", 2,
+                          "can only `return' from a function or sourced "
+                          "script");
     cx->cx_flow = SH_FLOW_RETURN;
     cx->cx_status = st;
     return st;

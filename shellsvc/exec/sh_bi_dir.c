@@ -36,20 +36,30 @@ sh_bi_cd(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     }
     if (dir[0] == '\0')
         return sh_cmd_err(cx, "cd", 1, "null directory");
+    int rc = sh_chdir(cx, "cd", dir);
+    if (rc != 0)
+        return rc;
+    if (print && (sh_puts(cx, 1, st->st_cwd) != SH_IO_OK ||
+                  sh_puts(cx, 1, "\n") != SH_IO_OK))
+        return 1;
+    return 0;
+}
+
+int
+sh_chdir(sh_ctx *cx, const char *cmd, const char *dir)
+{
+    sh_state *st = cx->cx_st;
     char *nd = NULL;
     sh_kernel_result r = {0};
     if (sh_kernel_chdir(sh_kern(cx), st->st_cwd, dir, &nd, &r) != 0)
-        return sh_fs_fail(cx, "cd", dir, &r);
+        return sh_fs_fail(cx, cmd, dir, &r);
     sh_kernel_result_clear(&r);
     if (sh_var_set(st, "OLDPWD", st->st_cwd, strlen(st->st_cwd)) != BOX_OK ||
         sh_var_set(st, "PWD", nd, strlen(nd)) != BOX_OK) {
         box_free(nd);
-        return sh_cmd_err(cx, "cd", 1, "out of memory");
+        return sh_cmd_err(cx, cmd, 1, "out of memory");
     }
     box_free(st->st_cwd);
     st->st_cwd = nd;
-    if (print &&
-        (sh_puts(cx, 1, nd) != SH_IO_OK || sh_puts(cx, 1, "\n") != SH_IO_OK))
-        return 1;
     return 0;
 }

@@ -224,3 +224,10 @@ sh_bi_shopt(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     }
     return status;
 }
+
+bool
+sh_shopt_on(const sh_state *st, const char *name)
+{
+    const so_row *r = so_find(name);
+    return r != NULL && so_get(st, r);
+}

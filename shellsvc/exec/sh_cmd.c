@@ -20,9 +20,13 @@
  * Status conventions: 0 success, 1 command error, 2 usage error.
  */
 static const sh_cmd sh_cmds[] = {
+    {".", sh_bi_source, "", SH_CMD_RAWARGS, NULL},
     {":", sh_bi_colon, "", SH_CMD_RAWARGS, NULL},
     {"[", sh_bi_test, "", SH_CMD_RAWARGS, NULL},
+    {"alias", sh_bi_alias, "p", 0, NULL},
     {"break", sh_bi_break, "", SH_CMD_RAWARGS, NULL},
+    {"builtin", sh_bi_builtin, "", 0, NULL},
+    {"caller", sh_bi_caller, "", 0, NULL},
     {"cat", sh_cmd_cat, "n", 0,
      "cat [-n] [FILE]...\nConcatenate FILEs (standard input for - or none) to "
      "standard output.\n  -n  number all output lines"},
@@ -30,17 +34,21 @@ static const sh_cmd sh_cmds[] = {
     {"command", sh_bi_command, "pvV", 0, NULL},
     {"continue", sh_bi_break, "", SH_CMD_RAWARGS, NULL},
     {"declare", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
+    {"dirs", sh_bi_dirs, "", SH_CMD_RAWARGS, NULL},
     {"echo", sh_bi_echo, "neE", SH_CMD_LENIENT, NULL},
     {"eval", sh_bi_eval, "", SH_CMD_RAWARGS, NULL},
+    {"exec", sh_bi_exec, "", SH_CMD_RAWARGS, NULL},
     {"exit", sh_bi_exit, "", SH_CMD_RAWARGS, NULL},
     {"export", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"false", sh_bi_false, "", SH_CMD_RAWARGS, NULL},
+    {"getopts", sh_bi_getopts, "", SH_CMD_RAWARGS, NULL},
     {"grep", sh_cmd_grep, "EFHce:hilnqv", 0,
      "grep [-EFHchilnqv] [-e PATTERN]... [PATTERN] [FILE]...\nPrint lines of "
      "FILEs (standard input for - or none) that match PATTERN.\n  -E extended "
      "regex  -F fixed strings  -e PATTERN  -i ignore case\n  -v invert  -c "
      "count  -l file names  -n line numbers  -q quiet\n  -H always / -h never "
      "print file names"},
+    {"hash", sh_bi_hash, "dlrt", 0, NULL},
     {"head", sh_cmd_head, "n:", 0,
      "head [-n N] [FILE]...\nPrint the first N lines (10 by default) of each "
      "FILE."},
@@ -53,7 +61,9 @@ static const sh_cmd sh_cmds[] = {
     {"mkdir", sh_cmd_mkdir, "p", 0,
      "mkdir [-p] DIRECTORY...\nCreate directories.\n  -p  create parents as "
      "needed; no error if existing"},
+    {"popd", sh_bi_popd, "", SH_CMD_RAWARGS, NULL},
     {"printf", sh_bi_printf, "", SH_CMD_RAWARGS, NULL},
+    {"pushd", sh_bi_pushd, "", SH_CMD_RAWARGS, NULL},
     {"pwd", sh_bi_pwd, "LP", 0, NULL},
     {"read", sh_bi_read, "a:rp:", 0, NULL},
     {"readarray", sh_bi_mapfile, "d:n:s:tu:", 0, NULL},
@@ -68,15 +78,19 @@ static const sh_cmd sh_cmds[] = {
     {"shopt", sh_bi_shopt, "", SH_CMD_RAWARGS, NULL},
     {"sleep", sh_cmd_sleep, "", 0,
      "sleep NUMBER[smhd]...\nPause for the sum of the given times."},
+    {"source", sh_bi_source, "", SH_CMD_RAWARGS, NULL},
     {"tail", sh_cmd_tail, "n:", 0,
      "tail [-n [+]N] [FILE]...\nPrint the last N lines (10 by default) of each "
      "FILE; +N starts at line N."},
     {"test", sh_bi_test, "", SH_CMD_RAWARGS, NULL},
     {"touch", sh_cmd_touch, "", 0,
      "touch FILE...\nCreate each FILE that does not exist."},
+    {"trap", sh_bi_trap, "", SH_CMD_RAWARGS, NULL},
     {"true", sh_bi_colon, "", SH_CMD_RAWARGS, NULL},
     {"type", sh_bi_type, "", 0, NULL},
     {"typeset", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
+    {"umask", sh_bi_umask, "pS", 0, NULL},
+    {"unalias", sh_bi_unalias, "a", 0, NULL},
     {"unset", sh_bi_unset, "fv", 0, NULL},
     {"wait", sh_bi_wait, "", 0, NULL},
     {"wc", sh_cmd_wc, "clw", 0,
@@ -119,6 +133,36 @@ sh_cmd_err(sh_ctx *cx, const char *cmd, int status, const char *fmt, ...)
     return status;
 }
 
+/* bash's usage lines ("NAME: usage: …"), printed after an option error
+ * of the builtins that the shared parser reads. */
+static const struct {
+    const char *sy_name;
+    const char *sy_line;
+} sh_synopses[] = {
+    {"alias", "alias [-p] [name[=value] ... ]"},
+    {"builtin", "builtin [shell-builtin [arg ...]]"},
+    {"cd", "cd [-L|[-P [-e]] [-@]] [dir]"},
+    {"hash", "hash [-lr] [-p pathname] [-dt] [name ...]"},
+    {"pwd", "pwd [-LP]"},
+    {"umask", "umask [-p] [-S] [mode]"},
+    {"unalias", "unalias [-a] name [name ...]"},
+};
+
+/* After an option error: bash's usage line, when the command has one. */
+static int
+usage_line(sh_ctx *cx, const sh_cmd *c)
+{
+    for (size_t i = 0; i < sizeof sh_synopses / sizeof sh_synopses[0]; i++) {
+        if (strcmp(sh_synopses[i].sy_name, c->c_name) != 0)
+            continue;
+        (void)sh_puts(cx, 2, c->c_name);
+        (void)sh_puts(cx, 2, ": usage: ");
+        (void)sh_puts(cx, 2, sh_synopses[i].sy_line);
+        (void)sh_puts(cx, 2, "\n");
+    }
+    return 2;
+}
+
 static void
 opt_set(sh_opts *o, char c)
 {
@@ -157,15 +201,19 @@ sh_opts_parse(sh_ctx *cx, const sh_cmd *c, int argc, char **argv, sh_opts *o)
             const char *f = (unsigned char)*p < 128 && *p != ':'
                                 ? strchr(c->c_flags, *p)
                                 : NULL;
-            if (f == NULL)
-                return sh_cmd_err(cx, c->c_name, 2, "-%c: invalid option", *p);
+            if (f == NULL) {
+                sh_cmd_err(cx, c->c_name, 2, "-%c: invalid option", *p);
+                return usage_line(cx, c);
+            }
             opt_set(o, *p);
             if (f[1] == ':') {
                 const char *arg =
                     p[1] ? p + 1 : (i + 1 < argc ? argv[++i] : NULL);
-                if (arg == NULL)
-                    return sh_cmd_err(cx, c->c_name, 2,
-                                      "-%c: option requires an argument", *p);
+                if (arg == NULL) {
+                    sh_cmd_err(cx, c->c_name, 2,
+                               "-%c: option requires an argument", *p);
+                    return usage_line(cx, c);
+                }
                 o->o_arg[(unsigned char)*p] = arg;
                 break;
             }

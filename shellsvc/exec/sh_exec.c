@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "sh_bistate.h"
 #include "sh_cond.h"
 #include "sh_glob.h"
 #include "sh_array.h"
@@ -51,11 +52,15 @@ struct sh_job {
 
 /* ---- helpers ---- */
 
+/* A command failed where set -e would end the shell: the ERR trap runs,
+ * then set -e ends it (bash's order). */
 static void
 errexit(sh_ctx *cx, int st)
 {
-    if (st != 0 && cx->cx_st->st_opt_e && cx->cx_cond == 0 &&
-        cx->cx_flow == SH_FLOW_NONE)
+    if (st == 0 || cx->cx_cond != 0 || cx->cx_flow != SH_FLOW_NONE)
+        return;
+    sh_trap_err(cx, st);
+    if (cx->cx_st->st_opt_e && cx->cx_flow == SH_FLOW_NONE)
         sh_fatal(cx, st);
 }
 
@@ -263,14 +268,23 @@ redirs_restore(sh_ctx *cx, rsave *sv, int nsv)
     box_free(sv);
 }
 
+/* `exec` without a command: what the redirections replaced goes. */
+static void
+redirs_keep(rsave *sv, int nsv)
+{
+    for (int i = 0; i < nsv; i++)
+        sh_stream_unref(sv[i].rs_old);
+    box_free(sv);
+}
+
 /* Opens a redirection target through the kernel (fs:read / fs:write). */
 static sh_stream *
 open_file(sh_ctx *cx, const char *path, int flags)
 {
     sh_kernel_result r = {0};
     sh_kernel_file *f = NULL;
-    if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, path, flags, 0666, &f,
-                       &r) != 0) {
+    if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, path, flags,
+                       sh_umask_apply(cx, 0666), &f, &r) != 0) {
         (void)sh_fs_fail(cx, NULL, path, &r);
         return NULL;
     }
@@ -329,7 +343,7 @@ redirs_apply(sh_ctx *cx, const sh_redir *r, rsave **svp, int *nsvp)
     for (; r != NULL; r = r->r_next) {
         int fd = r->r_fd >= 0 ? r->r_fd : redir_default_fd(r->r_kind);
         if (fd >= SH_MAX_FD) {
-            sh_errf(cx, "%d: bad file descriptor", fd);
+            sh_errf(cx, "%d: Bad file descriptor", fd);
             goto fail;
         }
         char *t = NULL;
@@ -361,7 +375,7 @@ redirs_apply(sh_ctx *cx, const sh_redir *r, rsave **svp, int *nsvp)
             long m = strtol(t, &end, 10);
             if (t[0] == '\0' || *end != '\0' || m < 0 || m >= SH_MAX_FD ||
                 cx->cx_fd[m] == NULL) {
-                sh_errf(cx, "%s: bad file descriptor", t);
+                sh_errf(cx, "%s: Bad file descriptor", t);
                 box_free(t);
                 goto fail;
             }
@@ -433,11 +447,19 @@ call_func(sh_ctx *cx, const sh_func *f, int argc, char **argv)
     unsigned oloops = cx->cx_loops;
     cx->cx_loops = 0;
     cx->cx_funcs++;
+    // $FUNCNAME: a local of the call (bash's FUNCNAME[0]; unset outside).
+    bool fresh;
+    if (sh_local_save(cx, "FUNCNAME", &fresh) != BOX_OK ||
+        sh_var_set(st, "FUNCNAME", argv[0], strlen(argv[0])) != BOX_OK)
+        sh_errf(cx, "out of memory");
+    sh_trap_debug(cx); // bash: before the first command of a function
     int s = sh_exec_node(cx, f->f_body);
     if (cx->cx_flow == SH_FLOW_RETURN) {
         cx->cx_flow = SH_FLOW_NONE;
         s = cx->cx_status;
     }
+    cx->cx_status = s;
+    sh_trap_return(cx, true);
     cx->cx_funcs--;
     cx->cx_loops = oloops;
     sh_locals_restore(cx, mark);
@@ -540,6 +562,8 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
     sh_argv_init(&own);
     sh_argv *av = pre;
     int st = 0;
+    if (pre == NULL)
+        sh_trap_debug(cx);
     cx->cx_sub_ran = false;
     if (av == NULL) {
         av = &own;
@@ -563,7 +587,9 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
         st = cx->cx_sub_ran ? cx->cx_sub_status : 0;
         goto out;
     }
-    if (pre == NULL && (st = admit_argv(cx, av)) != 0)
+    // An alias is not a command: the commands of its text are admitted.
+    bool aliased = pre == NULL && sh_alias_applies(cx, n);
+    if (pre == NULL && !aliased && (st = admit_argv(cx, av)) != 0)
         goto out;
     rsave *sv;
     int nsv;
@@ -604,7 +630,8 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
         // declare NAME=( … ): the builtin assigns the elements.
         const sh_word *save = cx->cx_compound;
         cx->cx_compound = n->u.simple.words;
-        st = run_argv(cx, av->av_n, av->av_v, false, av->av_bind);
+        st = aliased ? sh_alias_run(cx, av)
+                     : run_argv(cx, av->av_n, av->av_v, false, av->av_bind);
         cx->cx_compound = save;
     }
     for (size_t i = ntv; i-- > 0;) {
@@ -633,7 +660,12 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
         box_free(tv[i].tv_old);
     }
     box_free(tv);
-    redirs_restore(cx, sv, nsv);
+    if (cx->cx_keep_redirs) {
+        cx->cx_keep_redirs = false;
+        redirs_keep(sv, nsv);
+    } else {
+        redirs_restore(cx, sv, nsv);
+    }
 out:
     sh_argv_free(&own);
     if (cx->cx_flow == SH_FLOW_EXIT)
@@ -737,7 +769,8 @@ exec_pipe(sh_ctx *cx, const sh_node *n)
      * admit their inner commands as they run them. */
     for (i = 0; i < k; i++) {
         const sh_node *sn = sg[i].sg_node;
-        if (sn->n_kind != SH_N_SIMPLE || sn->u.simple.words == NULL)
+        if (sn->n_kind != SH_N_SIMPLE || sn->u.simple.words == NULL ||
+            sh_alias_applies(sg[i].sg_cx, sn))
             continue;
         int rc =
             sh_expand_words(sg[i].sg_cx, sn->u.simple.words, &sg[i].sg_argv);
@@ -1063,6 +1096,7 @@ exec_subshell(sh_ctx *cx, const sh_node *n)
         st = sh_exec_node(sub, n->u.body);
         if (sub->cx_flow == SH_FLOW_EXIT)
             st = sub->cx_status;
+        st = sh_trap_exit(sub, st);
         redirs_restore(sub, sv, nsv);
     }
     sh_ctx_free(sub);
@@ -1099,6 +1133,7 @@ sh_exec_capture(sh_ctx *cx, const sh_node *list, char **out, size_t *len)
     int st = sh_exec_node(sub, list);
     if (sub->cx_flow == SH_FLOW_EXIT)
         st = sub->cx_status;
+    st = sh_trap_exit(sub, st);
     sh_ctx_free(sub); // waits for its jobs
     *out = sh_stream_buf_take(buf, len);
     sh_stream_unref(buf);
@@ -1173,6 +1208,7 @@ sh_exec_node(sh_ctx *cx, const sh_node *n)
     // set -n: bash reads on and runs nothing, functions included.
     if (cx->cx_st->st_opt_n)
         return 0;
+    cx->cx_line = n->n_line;
     int st = 0;
     rsave *sv = NULL;
     int nsv = 0;

@@ -130,7 +130,7 @@ static const tcase cases[] = {
      "descriptor\n",
      1},
     {"echo a 3>&1 1>&2 2>&3", "", "a\n", 0},
-    {"echo x >&7", "", "strands-shell: 7: bad file descriptor\n", 1},
+    {"echo x >&7", "", "strands-shell: 7: Bad file descriptor\n", 1},
     {"read x <<EOF\nhi $HOME\nEOF\necho \"$x\"", "hi /home/lash\n", "", 0},
     {"read x <<'EOF'\nhi $HOME\nEOF\necho \"$x\"", "hi $HOME\n", "", 0},
     {"read -r a b <<EOF\n  one two three  \nEOF\necho \"[$a][$b]\"",

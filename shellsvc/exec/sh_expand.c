@@ -125,10 +125,11 @@ param_value(sh_ctx *cx, const char *name, size_t len, char *tmp, size_t tmplen)
             return tmp;
         case '-':
             // bash's order (its flag table), for the letters we have
-            snprintf(tmp, tmplen, "%s%s%s%s%s%s", st->st_opt_e ? "e" : "",
+            snprintf(tmp, tmplen, "%s%s%s%s%s%s%s%s", st->st_opt_e ? "e" : "",
                      st->st_opt_f ? "f" : "", st->st_opt_n ? "n" : "",
                      st->st_opt_u ? "u" : "", st->st_opt_x ? "x" : "",
-                     st->st_opt_C ? "C" : "");
+                     st->st_opt_C ? "C" : "", st->st_opt_E ? "E" : "",
+                     st->st_opt_T ? "T" : "");
             return tmp;
         default: // '!'
             if (st->st_bgpid <= 0)
@@ -145,6 +146,9 @@ param_value(sh_ctx *cx, const char *name, size_t len, char *tmp, size_t tmplen)
             return st->st_arg0;
         return i <= st->st_npos ? st->st_pos[i - 1] : NULL;
     }
+    const char *dyn = sh_special_value(cx, name, len, tmp, tmplen);
+    if (dyn != NULL)
+        return dyn;
     return sh_var_get(st, name);
 }
 

@@ -99,6 +99,8 @@ typedef struct sh_state {
     bool st_opt_pipefail; // set -o pipefail
     bool st_opt_C;        // set -C (noclobber): > refuses a file
     bool st_opt_n;        // set -n (noexec): read, run nothing
+    bool st_opt_E;        // set -E (errtrace): ERR trap in functions, ( )
+    bool st_opt_T;        // set -T (functrace): DEBUG, RETURN in functions
     unsigned st_shopt;       // SH_SHOPT_* bits (sh_glob.h)
     uint64_t st_shopt_other; // shopt rows stored, not acted on: bit set
                              // when the row differs from its default
@@ -114,7 +116,7 @@ sh_var *sh_var_find(sh_state *st, const char *name);
  * Sets name (element 0 of an array) to value[0..vlen) as it is, without
  * the -i -l -u attributes (sh_assign applies them). BOX_EDENIED when the
  * variable is readonly, BOX_ETOOBIG past SH_VARS_MAX_BYTES; callers
- * that print their own message use sh_var_err for these.
+ * that print their own message use sh_var_fail for these.
  */
 box_err sh_var_set(sh_state *st, const char *name, const char *value,
                    size_t vlen) BOX_WARN_UNUSED;
@@ -189,7 +191,10 @@ struct sh_session {
     atomic_bool ss_jobs_end; // the call's foreground is over: jobs stop
     sh_job *ss_orphans;      // jobs whose context ended first (ss_lock)
     uint64_t ss_deadline_ns;
-    long ss_pid; // for $$
+    long ss_pid;            // for $$
+    uint64_t ss_start_ns;   // the call's start: $SECONDS counts from it
+    atomic_uint ss_random;  // $RANDOM's generator, seeded per call
+    atomic_ulong ss_cmdno; // complete commands read so far (aliases)
 };
 
 void sh_session_abort(sh_session *ss, int status);
@@ -218,6 +223,7 @@ typedef enum sh_flow {
 } sh_flow;
 
 typedef struct sh_local sh_local;
+typedef struct sh_bistate sh_bistate; // builtins' own state (sh_bistate.h)
 
 typedef struct sh_ctx {
     sh_session *cx_ss;
@@ -247,6 +253,12 @@ typedef struct sh_ctx {
      * NAME=( … ) ones (w_assign) it assigns in order. */
     const sh_word *cx_compound;
     bool cx_owns_state;
+    sh_bistate *cx_bi;   // traps, aliases, pushd, umask, getopts (owned)
+    unsigned cx_sourced; // enclosing `.` files (`return` leaves one)
+    uint32_t cx_line;    // $LINENO: the line of the command running
+    /* Set by `exec` without a command: the redirections of the command
+     * running stay in force after it (exec_simple reads and clears it). */
+    bool cx_keep_redirs;
 } sh_ctx;
 
 /* A context over st (borrowed) writing to the session callbacks. */
@@ -356,6 +368,10 @@ int sh_expand_words(sh_ctx *cx, const sh_word *w, sh_argv *out);
 int sh_expand_str(sh_ctx *cx, const sh_word *w, char **out, size_t *outlen);
 /* A pattern (case, ${x%p}): quoted characters escaped for fnmatch. */
 int sh_expand_pattern(sh_ctx *cx, const sh_word *w, char **out);
+/* The value of a dynamic variable ($RANDOM, $LINENO, $SECONDS) in tmp,
+ * or NULL when name is not one (sh_special.c). */
+const char *sh_special_value(sh_ctx *cx, const char *name, size_t len,
+                             char *tmp, size_t tmplen);
 /* Evaluates $(( text )) into *val; returns 0 or a status after an error. */
 int sh_arith(sh_ctx *cx, const char *text, size_t len, long long *val);
 /* The same, its error message led by `who: ` (as bash's `[[: `). */
@@ -434,6 +450,12 @@ int sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
 
 /* ---- commands (sh_cmd.c and sh_bi_*.c) ---- */
 
+/* Changes the cwd to dir through the kernel (fs:read change_dir), sets
+ * PWD and OLDPWD: 0, or the status after "<cmd>: …" (sh_bi_dir.c). */
+int sh_chdir(sh_ctx *cx, const char *cmd, const char *dir);
+/* Whether the shopt option name is on (false for a name shopt lacks). */
+bool sh_shopt_on(const sh_state *st, const char *name);
+
 typedef struct sh_opts {
     uint64_t o_set[2];      // one bit per ASCII option letter
     const char *o_arg[128]; // arguments of options that take one
@@ -495,6 +517,19 @@ int sh_bi_eval(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_command(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_type(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_shopt(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_source(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_trap(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_exec(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_getopts(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_umask(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_hash(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_builtin(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_caller(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_pushd(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_popd(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_dirs(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_alias(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_unalias(sh_ctx *, int, char **, const sh_opts *);
 /* Commands (shellsvc/commands, one file each). */
 int sh_cmd_cat(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_grep(sh_ctx *, int, char **, const sh_opts *);

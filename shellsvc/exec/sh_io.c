@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "sh_bistate.h"
 #include "sh_internal.h"
 
 #define IO_SLICE_MS 50 // a wait on a pipe end looks at the budget this often
@@ -390,6 +391,13 @@ sh_ctx_fork(const sh_ctx *cx)
     n->cx_status = cx->cx_status;
     n->cx_cond = cx->cx_cond;
     n->cx_bg = cx->cx_bg;
+    n->cx_line = cx->cx_line;
+    bool err;
+    n->cx_bi = sh_bistate_fork(cx->cx_bi, &err);
+    if (err) {
+        sh_ctx_free(n);
+        return NULL;
+    }
     return n;
 }
 
@@ -406,6 +414,8 @@ sh_ctx_release(sh_ctx *cx)
         sh_state_free(cx->cx_st);
         cx->cx_st = NULL;
     }
+    sh_bistate_free(cx->cx_bi);
+    cx->cx_bi = NULL;
 }
 
 void

@@ -35,6 +35,20 @@ static const route routes[] = {
     {"[[ ]] operand", "[[ $(rm /tmp/f) == '' ]]"},
     {"arithmetic", "echo $(( $(rm /tmp/f; echo 1) + 1 ))"},
     {"here-document body", "cat <<EOF\n$(rm /tmp/f)\nEOF"},
+    {"source", "echo 'rm /tmp/f' > /tmp/s.sh; . /tmp/s.sh"},
+    {"source with arguments", "echo 'rm \"$1\"' > /tmp/s.sh; source /tmp/s.sh /tmp/f"},
+    {"source in a function", "echo 'rm /tmp/f' > /tmp/s.sh; g() { . /tmp/s.sh; }; g"},
+    {"EXIT trap", "trap 'rm /tmp/f' EXIT"},
+    {"EXIT trap at exit",
+     "trap 'rm /tmp/f; [ -e /tmp/f ] && echo kept' EXIT; exit 0"},
+    {"ERR trap", "trap 'rm /tmp/f' ERR; false"},
+    {"EXIT trap of a subshell", "(trap 'rm /tmp/f' EXIT; :)"},
+    {"RETURN trap", "echo : > /tmp/s.sh; trap 'rm /tmp/f' RETURN; . /tmp/s.sh"},
+    {"alias", "shopt -s expand_aliases\nalias safe=rm\nsafe /tmp/f"},
+    {"alias in a pipeline", "shopt -s expand_aliases\nalias safe='rm /tmp/f'\nsafe | cat"},
+    {"alias of an alias", "shopt -s expand_aliases\nalias a=rm b=a\nb /tmp/f"},
+    {"exec", "(exec rm /tmp/f)"},
+    {"exec after redirections", "exec 3>/tmp/o; (exec rm /tmp/f)"},
 };
 // clang-format on
 
@@ -67,11 +81,48 @@ test_routes(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* Routes to a builtin (`builtin` runs only builtins): echo is denied,
+ * and its words must not come out. */
+static const route builtin_routes[] = {
+    {"builtin", "builtin echo secret"},
+    {"command builtin", "command builtin echo secret"},
+    {"exec builtin", "(exec echo secret)"},
+    {"alias to builtin",
+     "shopt -s expand_aliases\nalias say='builtin echo'\nsay secret"},
+};
+
+static void
+test_builtin_routes(void **state)
+{
+    (void)state;
+    size_t bad = 0;
+    for (size_t i = 0; i < NELEM(builtin_routes); i++) {
+        th t = {.th_deny = "echo"};
+        (void)th_run(&t, builtin_routes[i].rt_script, 0);
+        bool asked =
+            strstr(th_s(&t.th_log), "echo|echo secret|secret|") != NULL;
+        bool refused = strstr(th_s(&t.th_err),
+                              "strands-shell: effect denied: policy denied "
+                              "this operation on 'echo'") != NULL;
+        bool quiet = strstr(th_s(&t.th_out), "secret") == NULL;
+        if (!asked || !refused || !quiet) {
+            print_error("route %s: asked %d refused %d quiet %d\n  out [%s]\n"
+                        "  err [%s]\n  log [%s]\n",
+                        builtin_routes[i].rt_name, asked, refused, quiet,
+                        th_s(&t.th_out), th_s(&t.th_err), th_s(&t.th_log));
+            bad++;
+        }
+        th_reset(&t);
+    }
+    assert_int_equal(bad, 0);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routes),
+        cmocka_unit_test(test_builtin_routes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "sh_bistate.h"
 #include "sh_internal.h"
 #include "sh_parse.h"
 
@@ -41,7 +42,7 @@ session_seed_bin(sh_kernel *k)
         if (name == NULL)
             return BOX_OK;
         if (strchr(name, '/') != NULL || strcmp(name, "[") == 0 ||
-            strcmp(name, ":") == 0)
+            strcmp(name, ":") == 0 || strcmp(name, ".") == 0)
             continue;
         char link[256];
         snprintf(link, sizeof link, "/bin/%s", name);
@@ -98,6 +99,14 @@ sh_session_new(const sh_session_opts *o)
             sh_var_export(ss->ss_state, name) != BOX_OK)
             goto fail;
     }
+    // $PPID: the shell's own (bash ignores one in the environment).
+    char ppid[32];
+    snprintf(ppid, sizeof ppid, "%ld", (long)getppid());
+    if (sh_var_set(ss->ss_state, "PPID", ppid, strlen(ppid)) != BOX_OK)
+        goto fail;
+    sh_var *pv = sh_var_find(ss->ss_state, "PPID");
+    if (pv != NULL)
+        pv->v_flags &= ~SH_VAR_EXPORT;
     return ss;
 fail:
     sh_session_free(ss);
@@ -160,9 +169,12 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
 
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    ss->ss_deadline_ns = (uint64_t)ts.tv_sec * 1000000000u +
-                         (uint64_t)ts.tv_nsec +
-                         (uint64_t)ss->ss_o.so_timeout_ms * 1000000u;
+    ss->ss_start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    ss->ss_deadline_ns =
+        ss->ss_start_ns + (uint64_t)ss->ss_o.so_timeout_ms * 1000000u;
+    // $RANDOM: a new sequence per call, as each bash starts one.
+    atomic_store(&ss->ss_random,
+                 (unsigned)(ss->ss_start_ns ^ (uint64_t)ss->ss_pid << 16));
     atomic_store(&ss->ss_abort, false);
     atomic_store(&ss->ss_abort_status, 0);
     atomic_store(&ss->ss_jobs_end, false);
@@ -209,6 +221,7 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
             st = 1;
             break;
         }
+        atomic_fetch_add(&ss->ss_cmdno, 1);
         st = sh_exec_node(&cx, n);
         if (cx.cx_flow == SH_FLOW_EXIT)
             break;
@@ -217,6 +230,8 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
     }
     if (cx.cx_flow == SH_FLOW_EXIT)
         st = cx.cx_status;
+    // spec §3.2: the EXIT trap runs at top level after the command.
+    st = sh_trap_exit(&cx, st);
 out:
     // The foreground is over; jobs still running end now, before the
     // arena their nodes live in goes.

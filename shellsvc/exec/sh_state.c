@@ -65,6 +65,8 @@ sh_state_dup(const sh_state *st)
     d->st_bgpid = st->st_bgpid;
     d->st_opt_pipefail = st->st_opt_pipefail;
     d->st_opt_C = st->st_opt_C;
+    d->st_opt_E = st->st_opt_E;
+    d->st_opt_T = st->st_opt_T;
     d->st_opt_n = st->st_opt_n;
     d->st_shopt = st->st_shopt;
     d->st_shopt_other = st->st_shopt_other;
@@ -446,8 +448,8 @@ const sh_option sh_options[] = {
     FIXED("braceexpand", true),
     FIXED("emacs", false),
     OPT("errexit", 'e', st_opt_e),
-    FIXED("errtrace", false),
-    FIXED("functrace", false),
+    OPT("errtrace", 'E', st_opt_E),
+    OPT("functrace", 'T', st_opt_T),
     FIXED("hashall", true),
     FIXED("histexpand", false),
     FIXED("history", false),

@@ -143,8 +143,9 @@ dir_case(parser *p, const char *arg, size_t n)
     if (rv != BOX_OK)
         return rv;
     if (!name_valid(arg, n))
-        return perr(p, "%%case needs a name of letters, digits, '-', '_' "
-                       "or '.' (at most %d)",
+        return perr(p,
+                    "%%case needs a name of letters, digits, '-', '_' "
+                    "or '.' (at most %d)",
                     BD_NAME_MAX);
     char name[BD_NAME_MAX + 1];
     memcpy(name, arg, n);
@@ -181,7 +182,8 @@ dir_case(parser *p, const char *arg, size_t n)
 static bool
 take_flag_n(const char **arg, size_t *n)
 {
-    if (*n >= 2 && memcmp(*arg, "-n", 2) == 0 && (*n == 2 || (*arg)[2] == ' ')) {
+    if (*n >= 2 && memcmp(*arg, "-n", 2) == 0 &&
+        (*n == 2 || (*arg)[2] == ' ')) {
         *arg += *n == 2 ? 2 : 3;
         *n -= *n == 2 ? 2 : 3;
         return true;
@@ -345,10 +347,11 @@ directive(parser *p, const char *s, size_t n)
         box_err rv = body_end(p);
         return rv != BOX_OK ? rv : d->d_fn(p, arg, an);
     }
-    return perr(p, "unknown directive '%%%.*s' (known: %%case %%script "
-                   "%%file %%stdin %%compare-files %%box-stdout "
-                   "%%box-stderr %%box-status; %%%% for a literal %%, %%# "
-                   "for a comment)",
+    return perr(p,
+                "unknown directive '%%%.*s' (known: %%case %%script "
+                "%%file %%stdin %%compare-files %%box-stdout "
+                "%%box-stderr %%box-status; %%%% for a literal %%, %%# "
+                "for a comment)",
                 (int)w, s);
 }
 
@@ -363,9 +366,9 @@ body_line(parser *p, const char *s, size_t n)
         if (blank)
             return BOX_OK;
         return perr(p, p->p_case == NULL
-                            ? "text before the first %%case"
-                            : "text outside a body (after a directive that "
-                              "takes none)");
+                           ? "text before the first %%case"
+                           : "text outside a body (after a directive that "
+                             "takes none)");
     }
     if (p->p_inline) {
         if (blank)

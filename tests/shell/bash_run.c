@@ -329,10 +329,10 @@ spawn_bash(const char *dir, const char *scratch, const char *script,
     posix_spawnattr_setpgroup(&at, 0);
     posix_spawn_file_actions_addopen(&fa, 0, in != NULL ? inp : "/dev/null",
                                      O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, outp,
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 2, errp,
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC,
+                                     0600);
+    posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC,
+                                     0600);
     posix_spawn_file_actions_addchdir_np(&fa, dir);
     char *argv[] = {(char *)"bash", (char *)"--norc", (char *)"--noprofile",
                     (char *)"-c",   (char *)script,   NULL};
@@ -432,8 +432,8 @@ bd_run_box(const char *dir, const bd_case *c, bd_result *r, char **err)
                          .ko_decide = box_decide,
                          .ko_decide_arg = &b};
     if ((rv = sh_kernel_new(&ko, &k)) != BOX_OK) {
-        *err = box_asprintf("sh_kernel_new(bind %s): %s", dir,
-                            box_strerror(rv));
+        *err =
+            box_asprintf("sh_kernel_new(bind %s): %s", dir, box_strerror(rv));
         goto out;
     }
     const char *env[] = {bd_path_env, home, "LC_ALL=C.UTF-8", "TZ=UTC", NULL};
@@ -457,8 +457,7 @@ bd_run_box(const char *dir, const bd_case *c, bd_result *r, char **err)
         *err = box_strdup("sh_session_new failed");
         goto out;
     }
-    r->br_status = sh_session_run(ss, c->bc_script.t_data,
-                                  c->bc_script.t_len);
+    r->br_status = sh_session_run(ss, c->bc_script.t_data, c->bc_script.t_len);
     r->br_out = io.th_out;
     r->br_err = io.th_err;
     rv = c->bc_compare_files ? bd_dir_snapshot(dir, &r->br_tree) : BOX_OK;

@@ -19,7 +19,7 @@
 
 typedef struct bd_result {
     box_buf br_out, br_err;
-    int br_status;  // 0..255, 128+signal
+    int br_status;   // 0..255, 128+signal
     box_buf br_tree; // the directory left (bd_dir_snapshot)
 } bd_result;
 

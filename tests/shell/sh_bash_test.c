@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bash_case.h"
+#include "bash_load.h"
 #include "bash_norm.h"
 #include "bash_run.h"
 #include "box_test_require.h"
@@ -27,129 +28,11 @@
  * (%box-stdout, %box-stderr, %box-status), and the box must print that.
  */
 
-#define BD_FILE_MAX (8u << 20)
 #define BD_SLOW_MS 1000
 
 typedef struct outcome {
     box_buf oc_err; // normalized stderr
 } outcome;
-
-static char *
-read_all(const char *path, size_t *len)
-{
-    box_buf b;
-    box_buf_init(&b, BD_FILE_MAX);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    char buf[8192];
-    ssize_t n;
-    box_err rv = BOX_OK;
-    while (rv == BOX_OK && (n = read(fd, buf, sizeof buf)) > 0)
-        rv = box_buf_append(&b, buf, (size_t)n);
-    close(fd);
-    if (rv != BOX_OK) {
-        box_buf_reset(&b);
-        return NULL;
-    }
-    *len = b.b_len;
-    return box_buf_take(&b);
-}
-
-static const char *
-source_dir(void)
-{
-    const char *s = getenv("BOX_SOURCE_DIR");
-    if (s == NULL || *s == '\0')
-        fail_msg("BOX_SOURCE_DIR is not set (ctest sets it)");
-    return s;
-}
-
-static int
-cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-// Every tests/shell/cases/NAME.cases, in name order.
-static void
-load_cases(bd_cases *cs)
-{
-    char *dir = box_asprintf("%s/tests/shell/cases", source_dir());
-    assert_non_null(dir);
-    DIR *d = opendir(dir);
-    if (d == NULL)
-        fail_msg("cannot open %s: %s", dir, strerror(errno));
-    char *names[256];
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        size_t l = strlen(e->d_name);
-        if (l > 6 && strcmp(e->d_name + l - 6, ".cases") == 0) {
-            assert_true(n < NELEM(names));
-            names[n++] = box_strdup(e->d_name);
-        }
-    }
-    closedir(d);
-    qsort(names, n, sizeof *names, cmp_str);
-    for (size_t i = 0; i < n; i++) {
-        char *path = box_asprintf("%s/%s", dir, names[i]);
-        size_t len = 0;
-        char *text = read_all(path, &len);
-        if (text == NULL)
-            fail_msg("cannot read %s", path);
-        char *err = NULL;
-        char *origin = box_asprintf("tests/shell/cases/%s", names[i]);
-        if (bd_cases_parse(cs, origin, text, len, &err) != BOX_OK)
-            fail_msg("%s", err);
-        box_free(origin);
-        box_free(text);
-        box_free(path);
-        box_free(names[i]);
-    }
-    box_free(dir);
-    if (cs->cs_n == 0)
-        fail_msg("no cases under tests/shell/cases");
-}
-
-static void
-load_gaps(bd_gaps *gs, const bd_cases *cs)
-{
-    char *path = box_asprintf("%s/tests/shell/known-gaps", source_dir());
-    size_t len = 0;
-    char *text = read_all(path, &len);
-    if (text == NULL)
-        fail_msg("cannot read %s", path);
-    char *err = NULL;
-    if (bd_gaps_parse(gs, "tests/shell/known-gaps", text, len, &err) !=
-        BOX_OK)
-        fail_msg("%s", err);
-    box_free(text);
-    box_free(path);
-    for (size_t i = 0; i < gs->gs_n; i++) {
-        const bd_gap *g = &gs->gs_v[i];
-        const bd_case *c = bd_cases_find(cs, g->bg_name);
-        if (c == NULL)
-            fail_msg("tests/shell/known-gaps:%u: no case is named '%s'",
-                     g->bg_line, g->bg_name);
-        bool box_said = c->bc_has_box_out || c->bc_has_box_err ||
-                        c->bc_has_box_status;
-        if (g->bg_spec && !box_said)
-            fail_msg("%s: case '%s' is a spec gap (known-gaps:%u) but does "
-                     "not say what the box prints (%%box-stdout, "
-                     "%%box-stderr, %%box-status)",
-                     c->bc_origin, c->bc_name, g->bg_line);
-    }
-    for (size_t i = 0; i < cs->cs_n; i++) {
-        const bd_case *c = &cs->cs_v[i];
-        const bd_gap *g = bd_gaps_find(gs, c->bc_name);
-        if ((c->bc_has_box_out || c->bc_has_box_err || c->bc_has_box_status) &&
-            (g == NULL || !g->bg_spec))
-            fail_msg("%s: case '%s' says what the box prints, so "
-                     "tests/shell/known-gaps must list it as 'spec §…: why'",
-                     c->bc_origin, c->bc_name);
-    }
-}
 
 /* ---- comparing ---- */
 
@@ -193,8 +76,7 @@ typedef struct side {
 static bool
 sides_agree(const side *a, const side *b, bool tree)
 {
-    return a->sd_status == b->sd_status &&
-           a->sd_out_len == b->sd_out_len &&
+    return a->sd_status == b->sd_status && a->sd_out_len == b->sd_out_len &&
            memcmp(a->sd_out, b->sd_out, a->sd_out_len) == 0 &&
            same(&a->sd_err, th_s(&b->sd_err), b->sd_err.b_len) &&
            (!tree || same(a->sd_tree, th_s(b->sd_tree), b->sd_tree->b_len));
@@ -219,8 +101,8 @@ show_diff(const bd_case *c, const char *want_label, const side *w,
         show("box stderr", th_s(&got->sd_err), got->sd_err.b_len);
     }
     if (w->sd_status != got->sd_status)
-        print_error("    status      %s %d, box %d\n", want_label,
-                    w->sd_status, got->sd_status);
+        print_error("    status      %s %d, box %d\n", want_label, w->sd_status,
+                    got->sd_status);
     if (tree && !same(w->sd_tree, th_s(got->sd_tree), got->sd_tree->b_len)) {
         char l[32];
         snprintf(l, sizeof l, "%s files", want_label);
@@ -265,8 +147,8 @@ run_case(const bd_case *c, const bd_gap *g, const char *dir,
         fail_msg("%s: %s", c->bc_origin, err);
     box_err rv = bd_run_bash(dir, scratch, c, &bash, &err);
     if (rv == BOX_ETIMEDOUT)
-        fail_msg("%s: case '%s': bash ran past %u ms", c->bc_origin,
-                 c->bc_name, BD_CASE_TIMEOUT_MS);
+        fail_msg("%s: case '%s': bash ran past %u ms", c->bc_origin, c->bc_name,
+                 BD_CASE_TIMEOUT_MS);
     if (rv != BOX_OK)
         fail_msg("%s: case '%s': %s", c->bc_origin, c->bc_name, err);
     bd_dir_remove(dir);
@@ -286,9 +168,9 @@ run_case(const bd_case *c, const bd_gap *g, const char *dir,
               .sd_tree = &box.br_tree};
     box_buf_init(&b.sd_err, 1u << 22);
     box_buf_init(&x.sd_err, 1u << 22);
-    assert_int_equal(bd_norm_bash_err(th_s(&bash.br_err), bash.br_err.b_len,
-                                      &b.sd_err),
-                     BOX_OK);
+    assert_int_equal(
+        bd_norm_bash_err(th_s(&bash.br_err), bash.br_err.b_len, &b.sd_err),
+        BOX_OK);
     assert_int_equal(
         bd_norm_box_err(th_s(&box.br_err), box.br_err.b_len, &x.sd_err),
         BOX_OK);
@@ -317,12 +199,10 @@ run_case(const bd_case *c, const bd_gap *g, const char *dir,
         if (c->bc_has_box_status)
             s.sd_status = c->bc_box_status;
         assert_int_equal(box_buf_append(&s.sd_err,
-                                        c->bc_has_box_err
-                                            ? c->bc_box_err.t_data
-                                            : th_s(&b.sd_err),
-                                        c->bc_has_box_err
-                                            ? c->bc_box_err.t_len
-                                            : b.sd_err.b_len),
+                                        c->bc_has_box_err ? c->bc_box_err.t_data
+                                                          : th_s(&b.sd_err),
+                                        c->bc_has_box_err ? c->bc_box_err.t_len
+                                                          : b.sd_err.b_len),
                          BOX_OK);
         if (!sides_agree(&s, &x, tree)) {
             print_error("SPEC %s: case '%s' (%s): the box does not print "
@@ -353,8 +233,8 @@ test_against_bash(void **state)
                  BD_BASH);
     bd_cases cs = {0};
     bd_gaps gs = {0};
-    load_cases(&cs);
-    load_gaps(&gs, &cs);
+    bd_load_cases(&cs);
+    bd_load_gaps(&gs, &cs);
 
     char tmpl[] = "/tmp/box-bashdiff-XXXXXX";
     assert_non_null(mkdtemp(tmpl));
@@ -504,16 +384,16 @@ test_gaps_format(void **state)
     (void)state;
     const char *good = "# comment\n\n"
                        "a issue-19 arrays: refused\n"
-                       "b  spec \xc2\xa7" "2: stdin is not forwarded\n";
+                       "b  spec \xc2\xa7"
+                       "2: stdin is not forwarded\n";
     bd_gaps gs = {0};
     char *err = NULL;
-    assert_int_equal(bd_gaps_parse(&gs, "g", good, strlen(good), &err),
-                     BOX_OK);
+    assert_int_equal(bd_gaps_parse(&gs, "g", good, strlen(good), &err), BOX_OK);
     assert_int_equal(gs.gs_n, 2);
     assert_string_equal(gs.gs_v[0].bg_category, "issue-19 arrays");
     assert_false(gs.gs_v[0].bg_spec);
-    assert_string_equal(gs.gs_v[1].bg_reason,
-                        "spec \xc2\xa7" "2: stdin is not forwarded");
+    assert_string_equal(gs.gs_v[1].bg_reason, "spec \xc2\xa7"
+                                              "2: stdin is not forwarded");
     assert_true(gs.gs_v[1].bg_spec);
     bd_gaps_free(&gs);
     expect_gap_error("a\n", "g:1: expected 'NAME issue-19 ITEM: why'");

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* `.` and `source`: a file's text run in the current shell. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "sh_bistate.h"
+#include "sh_internal.h"
+#include "sh_parse.h"
+
+/*
+ * The file is opened and read through the kernel (fs:read, as `cat`
+ * reads it), so policy decides whether it may be read; its commands are
+ * then admitted one by one like any other text (spec §3.5). A name
+ * without a `/` is read from the cwd: bash would look along PATH first,
+ * and here PATH names the box's own /bin, never a script.
+ */
+
+/* Reads the whole file into b; 0, or the status after the message. */
+static int
+read_file(sh_ctx *cx, const char *cmd, const char *path, box_buf *b)
+{
+    sh_kernel_result r = {0};
+    sh_kernel_file *f = NULL;
+    if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, path, O_RDONLY, 0, &f,
+                       &r) != 0)
+        return sh_fs_fail(cx, NULL, path, &r); // bash: "FILE: <error>"
+    sh_kernel_result_clear(&r);
+    int st = 0;
+    char buf[8192];
+    for (;;) {
+        ssize_t n = sh_kernel_read(f, buf, sizeof buf);
+        if (n == 0)
+            break;
+        if (n == -EISDIR) {
+            st = sh_cmd_err(cx, cmd, 1, "%s: is a directory", path);
+            break;
+        }
+        if (n < 0) {
+            st = sh_cmd_err(cx, cmd, 1, "%s: %s", path, strerror((int)-n));
+            break;
+        }
+        if (box_buf_append(b, buf, (size_t)n) != BOX_OK) {
+            st = sh_cmd_err(cx, cmd, 1, "%s: file too large", path);
+            break;
+        }
+    }
+    sh_kernel_close(f);
+    return st;
+}
+
+/*
+ * Runs the file's text one complete command at a time, as bash does and
+ * as a call's text runs (spec §3.2): a parse error on line 3 comes after
+ * lines 1-2 ran, as "strands-shell: FILE: line 3: <error>", status 1.
+ * The arena stays for the session when the file defined functions or
+ * started jobs (they point into it).
+ */
+static int
+run_text(sh_ctx *cx, const char *path, const char *text, size_t len)
+{
+    sh_session *ss = cx->cx_ss;
+    box_arena *a = box_arena_new((size_t)64 << 20);
+    sh_parser *p = a != NULL ? sh_parser_new(a) : NULL;
+    if (p == NULL) {
+        box_arena_free(a);
+        sh_errf(cx, "%s: out of memory", path);
+        return 1;
+    }
+    unsigned defs = atomic_load(&ss->ss_funcdefs);
+    unsigned jobs = atomic_load(&ss->ss_jobs);
+    int st = 0;
+    if (sh_parser_feed(p, text, len) != BOX_OK) {
+        st = -1;
+    } else {
+        sh_parser_finish(p);
+        for (;;) {
+            sh_node *n = NULL;
+            sh_parse_status ps = sh_parse_next(p, &n);
+            if (ps == SH_PARSE_END || ps == SH_PARSE_MORE)
+                break;
+            if (ps == SH_PARSE_ERROR) {
+                st = -1;
+                break;
+            }
+            atomic_fetch_add(&ss->ss_cmdno, 1); // an alias above applies
+            st = sh_exec_node(cx, n);
+            if (cx->cx_flow != SH_FLOW_NONE)
+                break;
+        }
+    }
+    if (st < 0) {
+        const sh_diag *d = sh_parser_diag(p);
+        sh_errf(cx, "%s: line %u: %s", path, (unsigned)d->d_line, d->d_msg);
+        st = 1;
+    }
+    sh_parser_free(p);
+    if (atomic_load(&ss->ss_funcdefs) == defs &&
+        atomic_load(&ss->ss_jobs) == jobs)
+        box_arena_free(a);
+    else if (sh_session_keep(ss, a) != BOX_OK)
+        sh_errf(cx, "%s: out of memory", path);
+    return st;
+}
+
+/* . FILE [ARGS…]: ARGS, when given, are $1… while FILE runs. */
+int
+sh_bi_source(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    int i = o->o_ind;
+    if (i < argc && strcmp(argv[i], "--") == 0)
+        i++;
+    if (i >= argc) {
+        sh_cmd_err(cx, argv[0], 2, "filename argument required");
+        (void)sh_puts(cx, 2, argv[0]);
+        (void)sh_puts(cx, 2, ": usage: ");
+        (void)sh_puts(cx, 2, argv[0]);
+        (void)sh_puts(cx, 2, " filename [arguments]\n");
+        return 2;
+    }
+    const char *path = argv[i];
+    box_buf text;
+    box_buf_init(&text, SH_MAX_INPUT);
+    int st = read_file(cx, argv[0], path, &text);
+    if (st != 0 || text.b_len == 0) {
+        box_buf_reset(&text);
+        return st;
+    }
+    sh_state *ss = cx->cx_st;
+    char **opos = NULL;
+    int onpos = 0;
+    bool args = i + 1 < argc;
+    if (args) {
+        opos = ss->st_pos;
+        onpos = ss->st_npos;
+        ss->st_pos = NULL;
+        ss->st_npos = 0;
+        if (sh_pos_set(ss, argc - i - 1, argv + i + 1) != BOX_OK) {
+            ss->st_pos = opos;
+            ss->st_npos = onpos;
+            box_buf_reset(&text);
+            return sh_cmd_err(cx, argv[0], 1, "out of memory");
+        }
+    }
+    st = 1;
+    if (cx->cx_depth >= SH_EXEC_MAX_DEPTH) {
+        sh_errf(cx, "maximum recursion depth exceeded");
+        sh_fatal(cx, 1);
+    } else {
+        cx->cx_depth++;
+        cx->cx_sourced++;
+        st = run_text(cx, path, text.b_data, text.b_len);
+        cx->cx_sourced--;
+        cx->cx_depth--;
+    }
+    if (cx->cx_flow == SH_FLOW_RETURN) { // `return` ends the file
+        cx->cx_flow = SH_FLOW_NONE;
+        st = cx->cx_status;
+    }
+    if (args) {
+        for (int k = 0; k < ss->st_npos; k++)
+            box_free(ss->st_pos[k]);
+        box_free(ss->st_pos);
+        ss->st_pos = opos;
+        ss->st_npos = onpos;
+    }
+    box_buf_reset(&text);
+    cx->cx_status = st;
+    sh_trap_return(cx, false);
+    return st;
+}

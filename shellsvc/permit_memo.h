@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The permits one call may serve again without asking: the worker's
+ * per-call cache, and the broker's record of what it let the worker keep. */
+#ifndef PERMIT_MEMO_H
+#define PERMIT_MEMO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "box.pb-c.h"
+#include "box_err.h"
+
+/*
+ * Both ends of a worker's channel keep one: the broker adds every permit
+ * it answers as cacheable, the worker every such answer it receives, in
+ * the same order, so the two hold the same entries (a full memo takes no
+ * more on either side). The worker serves a hit without a round trip and
+ * reports it; the broker accepts a report only for a permit its own memo
+ * holds, so a worker cannot put a permit in the log that it was never
+ * given. Keys are the PDP client's narrowed keys (box_pdp_narrow_key) on
+ * the fields the PDP said the action's permits depend on.
+ */
+typedef struct permit_memo permit_memo;
+
+#define PERMIT_MEMO_ANY_GEN UINT64_MAX
+
+/* NULL when out of memory. */
+permit_memo *permit_memo_new(void);
+void permit_memo_free(permit_memo *m);
+
+/* True when a permit of req may be kept at all: not a shell:spawn (the
+ * broker must see each, to match its launch), no enforcement gate (the
+ * client refuses such requests whatever policy says). */
+bool permit_memo_keeps(const Box__DecisionRequest *req);
+
+/*
+ * Keeps req's permit, made by the policy generation epoch, under gen (the
+ * validity word read before asking), keyed on fields for its action.
+ * BOX_ETOOBIG when the memo is full or the key too long, BOX_EINVAL when the
+ * action was kept with other fields, BOX_ENOMEM; on any error nothing is kept.
+ */
+box_err permit_memo_add(permit_memo *m, const Box__DecisionRequest *req,
+                        char *const *fields, size_t nfields, uint64_t epoch,
+                        uint64_t gen, uint64_t now_ms) BOX_WARN_UNUSED;
+
+/* True when req's key is kept under gen (or any, PERMIT_MEMO_ANY_GEN) and
+ * was made at most max_age_ms before now_ms (0: any age); then *epoch (when
+ * not NULL) is the generation that made the permit. */
+bool permit_memo_has(const permit_memo *m, const Box__DecisionRequest *req,
+                     uint64_t gen, uint64_t now_ms, uint64_t max_age_ms,
+                     uint64_t *epoch);
+
+#endif
