@@ -450,7 +450,7 @@ call_func(sh_ctx *cx, const sh_func *f, int argc, char **argv)
     // $FUNCNAME: a local of the call (bash's FUNCNAME[0]; unset outside).
     bool fresh;
     if (sh_local_save(cx, "FUNCNAME", &fresh) != BOX_OK ||
-        sh_var_set(st, "FUNCNAME", argv[0], strlen(argv[0])) != BOX_OK)
+        sh_funcname_push(st, argv[0]) != BOX_OK)
         sh_errf(cx, "out of memory");
     sh_trap_debug(cx); // bash: before the first command of a function
     int s = sh_exec_node(cx, f->f_body);

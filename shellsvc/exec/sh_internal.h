@@ -146,6 +146,9 @@ box_err sh_pos_set(sh_state *st, int n, char *const *argv) BOX_WARN_UNUSED;
 /* BASH_REMATCH becomes the array argv[0..n) (the [[ =~ ]] groups). */
 box_err sh_rematch_set(sh_state *st, int n,
                        char *const *argv) BOX_WARN_UNUSED;
+/* FUNCNAME becomes (name, the outer FUNCNAME…): a function call's
+ * (the caller saved the outer one as a local first). */
+box_err sh_funcname_push(sh_state *st, const char *name) BOX_WARN_UNUSED;
 /* PIPESTATUS becomes the array of a pipeline's stage statuses. */
 box_err sh_pipestatus_set(sh_state *st, int n,
                           const int *status) BOX_WARN_UNUSED;

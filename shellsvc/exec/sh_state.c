@@ -392,6 +392,18 @@ sh_pos_set(sh_state *st, int n, char *const *argv)
     return BOX_OK;
 }
 
+/* var takes the elements a (taken), even when a script made it
+ * readonly. */
+static box_err
+special_set(sh_state *st, sh_var *var, sh_array *a)
+{
+    unsigned keep = var->v_flags & SH_VAR_READONLY;
+    var->v_flags &= ~SH_VAR_READONLY;
+    box_err e = sh_var_set_array(st, var, a);
+    var->v_flags |= keep;
+    return e;
+}
+
 /* name becomes the indexed array v[0..n): bash's own arrays
  * (BASH_REMATCH, PIPESTATUS), set even when a script made them
  * readonly. */
@@ -411,11 +423,7 @@ special_array(sh_state *st, const char *name, int n, char *const *v)
             return e;
         }
     }
-    unsigned keep = var->v_flags & SH_VAR_READONLY;
-    var->v_flags &= ~SH_VAR_READONLY;
-    box_err e = sh_var_set_array(st, var, a);
-    var->v_flags |= keep;
-    return e;
+    return special_set(st, var, a);
 }
 
 box_err
@@ -501,4 +509,31 @@ sh_option_set(sh_state *st, const sh_option *o, bool on)
         return on == o->so_fixed;
     *(bool *)((char *)st + o->so_off) = on;
     return true;
+}
+
+box_err
+sh_funcname_push(sh_state *st, const char *name)
+{
+    sh_array *a = sh_array_new(false);
+    if (a == NULL)
+        return BOX_ENOMEM;
+    box_err e = sh_array_set(a, 0, name, strlen(name));
+    const sh_var *outer = sh_var_find(st, "FUNCNAME");
+    if (outer != NULL && outer->v_arr != NULL) {
+        for (size_t i = 0; i < sh_array_count(outer->v_arr) && e == BOX_OK;
+             i++) {
+            const char *key;
+            long long idx;
+            const char *v = sh_array_at(outer->v_arr, i, &key, &idx);
+            e = sh_array_set(a, idx + 1, v, strlen(v));
+        }
+    } else if (outer != NULL && outer->v_value != NULL && e == BOX_OK) {
+        e = sh_array_set(a, 1, outer->v_value, strlen(outer->v_value));
+    }
+    sh_var *v = e == BOX_OK ? sh_var_add(st, "FUNCNAME") : NULL;
+    if (v == NULL) {
+        sh_array_free(a);
+        return e != BOX_OK ? e : BOX_ENOMEM;
+    }
+    return special_set(st, v, a);
 }
