@@ -228,7 +228,7 @@ elem_of(ar *a, const char *name, size_t n, char nm[ARITH_NAME_MAX],
         return false;
     }
     arith_nest++;
-    int rc = sh_subscript(a->a_cx, sh_var_find(a->a_cx->cx_st, nm), nm, *sub,
+    int rc = sh_subscript(a->a_cx, nm, nm, *sub,
                           idx, key);
     arith_nest--;
     if (rc != 0) {

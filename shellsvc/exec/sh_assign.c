@@ -42,11 +42,12 @@ sh_var_fail(sh_ctx *cx, const char *who, const char *name, box_err e)
 }
 
 int
-sh_subscript(sh_ctx *cx, const sh_var *v, const char *shown, const char *sub,
+sh_subscript(sh_ctx *cx, const char *name, const char *shown, const char *sub,
              long long *index, const char **key)
 {
     *key = NULL;
     *index = 0;
+    const sh_var *v = sh_var_find(cx->cx_st, name);
     if (v != NULL && (v->v_flags & SH_VAR_ASSOC)) {
         if (sub[0] == '\0') {
             sh_errf(cx, "%s: bad array subscript", shown);
@@ -59,6 +60,8 @@ sh_subscript(sh_ctx *cx, const sh_var *v, const char *shown, const char *sub,
     int rc = sh_arith(cx, sub, strlen(sub), &i);
     if (rc != 0)
         return rc;
+    // The index may have assigned (a[i++]): the variables may have moved.
+    v = sh_var_find(cx->cx_st, name);
     if (i < 0) {
         long long max = v != NULL && v->v_arr != NULL
                             ? sh_array_max_index(v->v_arr)
@@ -132,10 +135,13 @@ sh_assign_str(sh_ctx *cx, const char *who, const char *name, const char *sub,
     const char *key = NULL;
     if (sub != NULL) {
         char *shown = box_asprintf("%s[%s]", name, sub);
-        int rc = shown ? sh_subscript(cx, v, shown, sub, &index, &key) : 1;
+        int rc = shown ? sh_subscript(cx, name, shown, sub, &index, &key) : 1;
         box_free(shown);
         if (rc != 0)
             return rc;
+        if ((v = sh_var_find(cx->cx_st, name)) != NULL &&
+            (v->v_flags & SH_VAR_READONLY)) // the index made it readonly?
+            return sh_var_fail(cx, who, name, BOX_EDENIED);
     } else if (v != NULL && (v->v_flags & SH_VAR_ASSOC)) {
         key = "0";
     }
@@ -308,7 +314,9 @@ sh_assign_compound(sh_ctx *cx, const sh_assign *as)
         b.b_a = v->v_arr;
         b.b_base = sh_array_bytes(v->v_arr);
         int rc = build_elems(&b, as);
-        st->st_varbytes += sh_array_bytes(v->v_arr) - b.b_base;
+        // Expanding the elements may have moved the variables (v), never
+        // this array.
+        st->st_varbytes += sh_array_bytes(b.b_a) - b.b_base;
         return rc;
     }
     bool assoc = (v->v_flags & SH_VAR_ASSOC) != 0;
@@ -406,7 +414,8 @@ sh_elem_isset(sh_ctx *cx, const char *t)
     const char *key;
     if (strcmp(sub, "@") == 0 || strcmp(sub, "*") == 0)
         set = sh_var_isset(v);
-    else if (sh_subscript(cx, v, name, sub, &index, &key) == 0)
+    else if (sh_subscript(cx, name, name, sub, &index, &key) == 0 &&
+             (v = sh_var_find(cx->cx_st, name)) != NULL)
         set = v->v_arr != NULL
                   ? (key ? sh_array_get_key(v->v_arr, key)
                          : sh_array_get(v->v_arr, index)) != NULL

@@ -69,8 +69,8 @@ unset_elem(sh_ctx *cx, const char *arg, size_t n)
     char *shown = box_asprintf("unset: [%s]", sub);
     long long index;
     const char *key;
-    int rc = shown ? sh_subscript(cx, v, shown, sub, &index, &key) : 1;
-    if (rc == 0)
+    int rc = shown ? sh_subscript(cx, name, shown, sub, &index, &key) : 1;
+    if (rc == 0 && (v = sh_var_find(cx->cx_st, name)) != NULL)
         sh_var_unset_elem(cx->cx_st, v, index, key);
     box_free(shown);
     box_free(sub);

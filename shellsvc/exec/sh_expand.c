@@ -299,14 +299,14 @@ element_value(ex *x, const sh_wpart *p, char **out)
     int rc = expand_sub_str(cx, p->u.param.sub, EX_STR, &sub, NULL);
     if (rc != 0)
         return x->x_status = rc;
-    const sh_var *v = sh_var_find(cx->cx_st, nm);
     long long index;
     const char *key, *val = NULL;
-    if (sh_subscript(cx, v, nm, sub, &index, &key) != 0) {
+    if (sh_subscript(cx, nm, nm, sub, &index, &key) != 0) {
         // bash reports the subscript and expands to nothing.
         box_free(sub);
         return 0;
     }
+    const sh_var *v = sh_var_find(cx->cx_st, nm);
     if (v != NULL && v->v_arr != NULL)
         val = key ? sh_array_get_key(v->v_arr, key)
                   : sh_array_get(v->v_arr, index);

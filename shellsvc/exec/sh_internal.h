@@ -386,10 +386,11 @@ int sh_arith_in(sh_ctx *cx, const char *who, const char *text, size_t len,
 /* Prints bash's message for a failed set of name (readonly, a cap, out
  * of memory), led by `who: ` when who is not NULL; returns 1. */
 int sh_var_fail(sh_ctx *cx, const char *who, const char *name, box_err e);
-/* The subscript text sub of v (NULL: unset) as an index (arithmetic;
+/* The subscript text sub of variable name as an index (arithmetic;
  * negative counts from the end) or, for an associative array, a key
- * (*key = sub). 0, or a status after "<shown>: bad array subscript". */
-int sh_subscript(sh_ctx *cx, const sh_var *v, const char *shown,
+ * (*key = sub). The arithmetic may assign: callers find their sh_var
+ * again afterwards. 0, or a status after "<shown>: bad array subscript". */
+int sh_subscript(sh_ctx *cx, const char *name, const char *shown,
                  const char *sub, long long *index, const char **key);
 /* name[sub] (sub NULL: name) = or += val, with name's -i -l -u applied
  * and its readonly refused; 0 or 1 after the message. */
