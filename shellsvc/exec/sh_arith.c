@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
+#include "sh_array.h"
 #include "sh_internal.h"
 
 /*
@@ -181,9 +182,107 @@ name_copy(const char *name, size_t n, char out[ARITH_NAME_MAX])
     return true;
 }
 
+/*
+ * NAME[sub] operands (bash arrays): the subscript is part of the name
+ * span the scanners return. Evaluating it may evaluate arithmetic again
+ * (an index); arith_nest bounds that nesting per thread so a[a[a[…]]]
+ * ends in an error, not on the end of the stack.
+ */
+#define ARITH_MAX_SUB_NEST 32
+static _Thread_local unsigned arith_nest;
+static const char arith_printed[] = ""; // a_err: the message is out
+
+/* After a name at the cursor: a `[…]` joins the span. */
+static void
+scan_subscript(ar *a)
+{
+    if (at_end(a) || cur(a) != '[')
+        return;
+    size_t rest = a->a_len - a->a_pos;
+    size_t e = sh_lex_bracket_end(a->a_s + a->a_pos, rest);
+    if (e == rest) {
+        fail(a, "bad array subscript");
+        return;
+    }
+    a->a_pos += e + 1;
+}
+
+/* name[0..n) as NAME[sub]: the element's index or key in *idx / *key
+ * (*sub box_alloc'd, holding the key), false after failing. */
+static bool
+elem_of(ar *a, const char *name, size_t n, char nm[ARITH_NAME_MAX],
+        long long *idx, const char **key, char **sub)
+{
+    const char *br = memchr(name, '[', n);
+    *sub = NULL;
+    if (!name_copy(name, (size_t)(br - name), nm)) {
+        fail(a, "name too long");
+        return false;
+    }
+    if (arith_nest >= ARITH_MAX_SUB_NEST) {
+        fail(a, "expression recursion level exceeded");
+        return false;
+    }
+    if ((*sub = box_strndup(br + 1, n - (size_t)(br - name) - 2)) == NULL) {
+        fail(a, "out of memory");
+        return false;
+    }
+    arith_nest++;
+    int rc = sh_subscript(a->a_cx, nm, nm, *sub,
+                          idx, key);
+    arith_nest--;
+    if (rc != 0) {
+        fail(a, arith_printed);
+        return false;
+    }
+    return true;
+}
+
+static long long
+elem_num(ar *a, const char *name, size_t n)
+{
+    char nm[ARITH_NAME_MAX];
+    long long idx;
+    const char *key;
+    char *sub;
+    if (!elem_of(a, name, n, nm, &idx, &key, &sub)) {
+        box_free(sub);
+        return 0;
+    }
+    const sh_var *v = sh_var_find(a->a_cx->cx_st, nm);
+    const char *val = NULL;
+    if (v != NULL && v->v_arr != NULL)
+        val = key ? sh_array_get_key(v->v_arr, key) : sh_array_get(v->v_arr, idx);
+    else if (v != NULL && idx == 0 && (key == NULL || strcmp(key, "0") == 0))
+        val = v->v_value;
+    box_free(sub);
+    return str_num(val);
+}
+
+static void
+elem_store(ar *a, const char *name, size_t n, const char *num)
+{
+    char nm[ARITH_NAME_MAX];
+    long long idx;
+    const char *key;
+    char *sub;
+    if (elem_of(a, name, n, nm, &idx, &key, &sub)) {
+        char *shown = box_asprintf("%lld", idx);
+        if (shown == NULL)
+            fail(a, "out of memory");
+        else if (sh_assign_str(a->a_cx, NULL, nm, key ? key : shown, num,
+                               strlen(num), false) != 0)
+            fail(a, arith_printed);
+        box_free(shown);
+    }
+    box_free(sub);
+}
+
 static long long
 var_num(ar *a, const char *name, size_t n)
 {
+    if (memchr(name, '[', n) != NULL)
+        return elem_num(a, name, n);
     char nm[ARITH_NAME_MAX];
     if (!name_copy(name, n, nm))
         return 0;
@@ -211,13 +310,16 @@ static void
 var_store(ar *a, const char *name, size_t n, long long v)
 {
     char nm[ARITH_NAME_MAX], num[32];
-    if (!name_copy(name, n, nm)) {
+    const char *br = memchr(name, '[', n);
+    if (!name_copy(name, br ? (size_t)(br - name) : n, nm)) {
         fail(a, "name too long");
         return;
     }
-    int k = snprintf(num, sizeof num, "%lld", v);
-    if (sh_var_set(a->a_cx->cx_st, nm, num, (size_t)k) != BOX_OK)
-        fail(a, "out of memory");
+    (void)snprintf(num, sizeof num, "%lld", v);
+    if (memchr(name, '[', n) != NULL)
+        elem_store(a, name, n, num);
+    else if (sh_assign_str(a->a_cx, NULL, nm, NULL, num, strlen(num), false))
+        fail(a, arith_printed);
 }
 
 /* The digit d in base b (bash: 0-9, then a-z, A-Z, @, _; letters of
@@ -339,6 +441,8 @@ operand_var(ar *a, bool ev)
     } else {
         while (!at_end(a) && is_name_char(cur(a), a->a_pos == st))
             a->a_pos++;
+        if (a->a_pos > st && (!dollar || brace))
+            scan_subscript(a);
     }
     if (a->a_pos == st) {
         fail(a, dollar && cur(a) == '(' ? "command substitution not supported "
@@ -387,6 +491,8 @@ unary(ar *a, bool ev)
         size_t st = a->a_pos;
         while (!at_end(a) && is_name_char(cur(a), a->a_pos == st))
             a->a_pos++;
+        if (a->a_pos > st)
+            scan_subscript(a);
         if (a->a_pos > st)
             v = step(a, a->a_s + st, a->a_pos - st, delta, false, ev);
         else // `--5`, `++(x)`: two signs, as bash reads them
@@ -603,8 +709,10 @@ assign_in(ar *a, bool ev)
     size_t st = a->a_pos;
     while (!at_end(a) && is_name_char(cur(a), a->a_pos == st))
         a->a_pos++;
+    if (a->a_pos > st)
+        scan_subscript(a);
     size_t n = a->a_pos - st;
-    int k = n > 0 ? peek_assign(a) : -1;
+    int k = n > 0 && a->a_err == NULL ? peek_assign(a) : -1;
     if (k < 0) {
         a->a_pos = st;
         long long v = conditional(a, ev);
@@ -697,6 +805,8 @@ sh_arith_in(sh_ctx *cx, const char *who, const char *text, size_t len,
         sh_errf(cx, "%s: parameter not set", a.a_unset_name);
         return 2; // set -u is fatal with status 2 (spec §3.2)
     }
+    if (a.a_err == arith_printed)
+        return 1;
     if (a.a_err != NULL && a.a_num_len > 0) {
         sh_errf(cx, "%s%s%.*s: %s (error token is \"%.*s\")",
                 who != NULL ? who : "", who != NULL ? ": " : "",

@@ -551,13 +551,8 @@ sh_bi_printf(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         }
         i++;
     }
-    if (var != NULL && !sh_name_valid(var, strlen(var))) {
-        if (strchr(var, '[') != NULL &&
-            sh_name_valid(var, (size_t)(strchr(var, '[') - var)))
-            return sh_cmd_err(cx, "printf", 2, "`%s': arrays are not supported",
-                              var);
+    if (var != NULL && !sh_target_valid(var))
         return sh_cmd_err(cx, "printf", 2, "`%s': not a valid identifier", var);
-    }
     if (i >= argc)
         return pf_usage(cx);
     pf_run r = {.cx = cx, .av = argv + i + 1, .ac = argc - i - 1};
@@ -568,9 +563,10 @@ sh_bi_printf(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     if (e != BOX_OK) {
         st = sh_cmd_err(cx, "printf", 1, "output too large");
     } else if (var != NULL) {
-        if (sh_var_set(cx->cx_st, var, b.b_data ? b.b_data : "", b.b_len) !=
-            BOX_OK)
-            st = sh_cmd_err(cx, "printf", 1, "out of memory");
+        int rc = sh_assign_target(cx, NULL, var, b.b_data ? b.b_data : "",
+                                  b.b_len);
+        if (rc != 0)
+            st = rc;
     } else if (b.b_len > 0 && sh_write(cx, 1, b.b_data, b.b_len) != SH_IO_OK) {
         if (cx->cx_flow == SH_FLOW_NONE)
             st =

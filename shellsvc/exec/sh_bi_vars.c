@@ -5,6 +5,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "sh_array.h"
 #include "sh_internal.h"
 
 /* Prints NAME='value' with ' quoted the POSIX way. */
@@ -22,7 +23,7 @@ put_quoted(box_buf *b, const char *prefix, const char *name, const char *v)
 }
 
 static int
-print_vars(sh_ctx *cx, const char *prefix, bool only_exported)
+print_vars(sh_ctx *cx, const char *prefix)
 {
     box_buf b;
     box_buf_init(&b, 16u << 20);
@@ -30,9 +31,8 @@ print_vars(sh_ctx *cx, const char *prefix, bool only_exported)
     sh_state *st = cx->cx_st;
     for (size_t i = 0; i < st->st_nvars && e == BOX_OK; i++) {
         sh_var *v = &st->st_vars[i];
-        if (only_exported && !(v->v_flags & SH_VAR_EXPORT))
-            continue;
-        if (!only_exported && v->v_value == NULL)
+        // Unset, or an array: bash lists arrays too (set-print-var gap).
+        if (v->v_value == NULL)
             continue;
         e = put_quoted(&b, prefix, v->v_name, v->v_value);
     }
@@ -45,40 +45,36 @@ print_vars(sh_ctx *cx, const char *prefix, bool only_exported)
     return rc;
 }
 
-/* NAME[=value] operand into name (<= 255 bytes) and value (or NULL). */
-static bool
-split_assign(const char *a, char *name, const char **value)
+/* unset NAME[sub]: one element (the subscript is arithmetic for an
+ * indexed array, a key for an associative one). */
+static int
+unset_elem(sh_ctx *cx, const char *arg, size_t n)
 {
-    const char *eq = strchr(a, '=');
-    size_t n = eq ? (size_t)(eq - a) : strlen(a);
-    if (!sh_name_valid(a, n) || n > 255)
-        return false;
-    memcpy(name, a, n);
+    char name[256];
+    size_t len = strlen(arg);
+    if (n > 255 || arg[len - 1] != ']' ||
+        sh_lex_bracket_end(arg + n, len - n) != len - n - 1)
+        return sh_cmd_err(cx, "unset", 1, "`%s': not a valid identifier", arg);
+    memcpy(name, arg, n);
     name[n] = '\0';
-    *value = eq ? eq + 1 : NULL;
-    return true;
-}
-
-int
-sh_bi_export(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
-{
-    if (o->o_ind >= argc)
-        return print_vars(cx, "export ", true);
-    int st = 0;
-    for (int i = o->o_ind; i < argc; i++) {
-        char name[256];
-        const char *v;
-        if (!split_assign(argv[i], name, &v)) {
-            st = sh_cmd_err(cx, "export", 1, "`%s': not a valid identifier",
-                            argv[i]);
-            continue;
-        }
-        if ((v != NULL &&
-             sh_var_set(cx->cx_st, name, v, strlen(v)) != BOX_OK) ||
-            sh_var_export(cx->cx_st, name) != BOX_OK)
-            return sh_cmd_err(cx, "export", 1, "out of memory");
-    }
-    return st;
+    sh_var *v = sh_var_find(cx->cx_st, name);
+    if (v == NULL)
+        return 0;
+    if (v->v_flags & SH_VAR_READONLY)
+        return sh_cmd_err(cx, "unset", 1, "%s: cannot unset: readonly variable",
+                          name);
+    char *sub = box_strndup(arg + n + 1, len - n - 2);
+    if (sub == NULL)
+        return sh_cmd_err(cx, "unset", 1, "out of memory");
+    char *shown = box_asprintf("unset: [%s]", sub);
+    long long index;
+    const char *key;
+    int rc = shown ? sh_subscript(cx, name, shown, sub, &index, &key) : 1;
+    if (rc == 0 && (v = sh_var_find(cx->cx_st, name)) != NULL)
+        sh_var_unset_elem(cx->cx_st, v, index, key);
+    box_free(shown);
+    box_free(sub);
+    return rc;
 }
 
 int
@@ -86,12 +82,31 @@ sh_bi_unset(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 {
     int st = 0;
     for (int i = o->o_ind; i < argc; i++) {
-        if (!sh_name_valid(argv[i], strlen(argv[i]))) {
+        const char *br = strchr(argv[i], '[');
+        size_t n = br ? (size_t)(br - argv[i]) : strlen(argv[i]);
+        if (!sh_name_valid(argv[i], n) || (br != NULL && sh_opt(o, 'f'))) {
             st = sh_cmd_err(cx, "unset", 1, "`%s': not a valid identifier",
                             argv[i]);
             continue;
         }
-        if (sh_opt(o, 'f'))
+        if (sh_opt(o, 'f')) {
+            sh_func_unset(cx->cx_st, argv[i]);
+            continue;
+        }
+        if (br != NULL) {
+            int rc = unset_elem(cx, argv[i], n);
+            if (rc != 0)
+                st = rc;
+            continue;
+        }
+        sh_var *v = sh_var_find(cx->cx_st, argv[i]);
+        if (v != NULL && (v->v_flags & SH_VAR_READONLY)) {
+            st = sh_cmd_err(cx, "unset", 1,
+                            "%s: cannot unset: readonly variable", argv[i]);
+            continue;
+        }
+        // bash: unset on a name with no variable removes the function.
+        if (v == NULL && !sh_opt(o, 'v') && sh_func_find(cx->cx_st, argv[i]))
             sh_func_unset(cx->cx_st, argv[i]);
         else
             sh_var_unset(cx->cx_st, argv[i]);
@@ -148,7 +163,7 @@ sh_bi_set(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 {
     sh_state *st = cx->cx_st;
     if (argc == 1)
-        return print_vars(cx, "", false);
+        return print_vars(cx, "");
     int i = 1;
     bool setpos = false;
     for (; i < argc; i++) {
@@ -211,28 +226,6 @@ sh_bi_shift(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
             (size_t)(st->st_npos - n + 1) * sizeof *st->st_pos);
     st->st_npos -= (int)n;
     return 0;
-}
-
-/* local NAME[=value]…: restored when the function returns. */
-int
-sh_bi_local(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
-{
-    if (cx->cx_funcs == 0)
-        return sh_cmd_err(cx, "local", 1, "not in a function");
-    int rc = 0;
-    for (int i = o->o_ind; i < argc; i++) {
-        char name[256];
-        const char *v;
-        if (!split_assign(argv[i], name, &v)) {
-            rc = sh_cmd_err(cx, "local", 1, "`%s': not a valid identifier",
-                            argv[i]);
-            continue;
-        }
-        if (sh_local_save(cx, name) != BOX_OK ||
-            (v != NULL && sh_var_set(cx->cx_st, name, v, strlen(v)) != BOX_OK))
-            return sh_cmd_err(cx, "local", 1, "out of memory");
-    }
-    return rc;
 }
 
 static bool
@@ -300,6 +293,45 @@ sh_bi_read(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 #define ISSEP(k) (!m[k] && in_set(ifs, s[k]))
     while (i < n && ISWS(i))
         i++;
+    if (sh_opt(o, 'a')) {
+        // read -a NAME: every field is an element (none takes the rest).
+        const char *an = o->o_arg['a'];
+        if (!sh_name_valid(an, strlen(an))) {
+            rc = sh_cmd_err(cx, "read", 1, "`%s': not a valid identifier", an);
+            goto out;
+        }
+        sh_array *arr = sh_array_new(false);
+        box_err ae = arr ? BOX_OK : BOX_ENOMEM;
+        for (long long k = 0; i < n && ae == BOX_OK; k++) {
+            size_t st = i;
+            while (i < n && !ISSEP(i))
+                i++;
+            ae = sh_array_set(arr, k, s + st, i - st);
+            while (i < n && ISWS(i))
+                i++;
+            if (i < n && ISSEP(i)) {
+                i++;
+                while (i < n && ISWS(i))
+                    i++;
+            }
+        }
+        sh_var *av = NULL;
+        sh_var *old = sh_var_find(cx->cx_st, an);
+        if (ae == BOX_OK && old != NULL && (old->v_flags & SH_VAR_ASSOC)) {
+            sh_array_free(arr);
+            rc = sh_cmd_err(cx, "read", 1, "%s: not an indexed array", an);
+            goto out;
+        }
+        if (ae == BOX_OK && (av = sh_var_add(cx->cx_st, an)) == NULL)
+            ae = BOX_ENOMEM;
+        if (ae == BOX_OK)
+            ae = sh_var_set_array(cx->cx_st, av, arr);
+        else
+            sh_array_free(arr);
+        if (ae != BOX_OK)
+            rc = sh_var_fail(cx, NULL, an, ae);
+        goto out;
+    }
     for (int v = 0; v < nnames; v++) {
         size_t st = i, en;
         if (v == nnames - 1) {
@@ -323,8 +355,10 @@ sh_bi_read(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
                             names[v]);
             break;
         }
-        if (sh_var_set(cx->cx_st, names[v], s + st, en - st) != BOX_OK) {
-            rc = sh_cmd_err(cx, "read", 1, "out of memory");
+        // bash names no builtin in a read's readonly message.
+        if (sh_assign_str(cx, NULL, names[v], NULL, s + st, en - st,
+                          false) != 0) {
+            rc = 1;
             break;
         }
     }

@@ -129,7 +129,6 @@ set_rematch(sh_ctx *cx, const char *s, const regmatch_t *m, size_t ngroups)
 {
     sh_state *st = cx->cx_st;
     if (ngroups == 0) {
-        sh_var_unset(st, "BASH_REMATCH");
         return sh_rematch_set(st, 0, NULL) == BOX_OK ? 0 : 1;
     }
     char **v = box_calloc(ngroups, sizeof *v);
@@ -140,8 +139,6 @@ set_rematch(sh_ctx *cx, const char *s, const regmatch_t *m, size_t ngroups)
         if (v[i] == NULL)
             e = BOX_ENOMEM;
     }
-    if (e == BOX_OK)
-        e = sh_var_set(st, "BASH_REMATCH", v[0], strlen(v[0]));
     if (e == BOX_OK)
         e = sh_rematch_set(st, (int)ngroups, v);
     for (size_t i = 0; v != NULL && i < ngroups; i++)
@@ -190,10 +187,12 @@ option_on(const sh_state *st, const char *name)
     return o != NULL && sh_option_get(st, o);
 }
 
-/* -v NAME: a set variable, or a positional parameter that exists. */
+/* -v NAME: a set variable (or element), or a positional parameter that
+ * exists. */
 static bool
-var_set(const sh_state *st, const char *name)
+var_set(sh_ctx *cx, const char *name)
 {
+    const sh_state *st = cx->cx_st;
     size_t n = strlen(name);
     if (n > 0 && strspn(name, "0123456789") == n) {
         if (n > 9)
@@ -201,7 +200,7 @@ var_set(const sh_state *st, const char *name)
         long i = strtol(name, NULL, 10);
         return i == 0 || i <= st->st_npos;
     }
-    return sh_var_get(st, name) != NULL;
+    return sh_elem_isset(cx, name);
 }
 
 static int
@@ -235,7 +234,7 @@ unary(sh_ctx *cx, const sh_cond *c, bool neg)
         st = truth(a.o_len != 0);
         break;
     case SH_CO_V:
-        st = truth(var_set(cx->cx_st, a.o_s));
+        st = truth(var_set(cx, a.o_s));
         break;
     case SH_CO_O:
         st = truth(option_on(cx->cx_st, a.o_s));

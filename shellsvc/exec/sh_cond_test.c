@@ -5,6 +5,7 @@
 #include "sh_test_harness.h"
 #include "box_test_require.h"
 #include "sh_internal.h"
+#include "sh_array.h"
 
 /*
  * bash_cases: each script's stdout and status as bash 5.2 gives them
@@ -380,18 +381,23 @@ test_rematch_groups(void **state)
     const char *s1 = "v=v1.22; [[ $v =~ ^v([0-9]+)\\.([0-9]+)(x)? ]]";
     assert_int_equal(sh_session_run(ss, s1, strlen(s1)), 0);
     const sh_state *st = ss->ss_state;
-    assert_int_equal(st->st_nrematch, 4);
-    assert_string_equal(st->st_rematch[0], "v1.22");
-    assert_string_equal(st->st_rematch[1], "1");
-    assert_string_equal(st->st_rematch[2], "22");
-    assert_string_equal(st->st_rematch[3], "");
+    const sh_var *rm = sh_var_find(ss->ss_state, "BASH_REMATCH");
+    assert_non_null(rm);
+    assert_non_null(rm->v_arr);
+    assert_int_equal(sh_array_count(rm->v_arr), 4);
+    assert_string_equal(sh_array_get(rm->v_arr, 0), "v1.22");
+    assert_string_equal(sh_array_get(rm->v_arr, 1), "1");
+    assert_string_equal(sh_array_get(rm->v_arr, 2), "22");
+    assert_string_equal(sh_array_get(rm->v_arr, 3), "");
     assert_string_equal(sh_var_get(st, "BASH_REMATCH"), "v1.22");
     const char *s2 = "[[ a =~ [ ]]"; // invalid: groups stay
     assert_int_equal(sh_session_run(ss, s2, strlen(s2)), 2);
-    assert_int_equal(ss->ss_state->st_nrematch, 4);
+    rm = sh_var_find(ss->ss_state, "BASH_REMATCH");
+    assert_int_equal(sh_array_count(rm->v_arr), 4);
     const char *s3 = "[[ a =~ b ]]"; // no match: none left
     assert_int_equal(sh_session_run(ss, s3, strlen(s3)), 1);
-    assert_int_equal(ss->ss_state->st_nrematch, 0);
+    rm = sh_var_find(ss->ss_state, "BASH_REMATCH");
+    assert_int_equal(sh_array_count(rm->v_arr), 0);
     assert_null(sh_var_get(ss->ss_state, "BASH_REMATCH"));
     sh_session_free(ss);
     th_reset(&t);

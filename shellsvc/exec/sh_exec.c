@@ -11,6 +11,7 @@
 #include "sh_bistate.h"
 #include "sh_cond.h"
 #include "sh_glob.h"
+#include "sh_array.h"
 #include "sh_internal.h"
 #include "sh_parse.h"
 
@@ -33,8 +34,10 @@
 struct sh_local {
     sh_local *l_next;
     char *l_name;
-    char *l_value; // NULL: was unset
-    unsigned l_flags;
+    bool l_existed;   // false: unset (and undeclared) before
+    char *l_value;    // the scalar value saved (NULL: none)
+    sh_array *l_arr;  // the elements saved (NULL: none)
+    unsigned l_flags; // the attributes saved
     unsigned l_frame; // cx_funcs when saved
 };
 
@@ -106,25 +109,35 @@ sh_locals_restore(sh_ctx *cx, sh_local *mark)
     while (cx->cx_locals != NULL && cx->cx_locals != mark) {
         sh_local *l = cx->cx_locals;
         cx->cx_locals = l->l_next;
-        if (l->l_value != NULL) {
-            if (sh_var_set(cx->cx_st, l->l_name, l->l_value,
-                           strlen(l->l_value)) == BOX_OK) {
-                sh_var *v = sh_var_find(cx->cx_st, l->l_name);
-                if (v != NULL)
-                    v->v_flags = l->l_flags;
+        sh_var *v = sh_var_find(cx->cx_st, l->l_name);
+        if (v != NULL)
+            v->v_flags &= ~SH_VAR_READONLY; // a local readonly ends here
+        sh_var_unset(cx->cx_st, l->l_name);
+        if (l->l_existed && (v = sh_var_add(cx->cx_st, l->l_name)) != NULL) {
+            // The bytes were held before the call: they fit again.
+            box_err e = BOX_OK;
+            if (l->l_arr != NULL) {
+                e = sh_var_set_array(cx->cx_st, v, l->l_arr);
+                l->l_arr = NULL;
+            } else if (l->l_value != NULL) {
+                e = sh_var_set(cx->cx_st, l->l_name, l->l_value,
+                               strlen(l->l_value));
             }
-        } else {
-            sh_var_unset(cx->cx_st, l->l_name);
+            if ((v = sh_var_find(cx->cx_st, l->l_name)) != NULL)
+                v->v_flags = l->l_flags;
+            (void)e;
         }
         box_free(l->l_name);
         box_free(l->l_value);
+        sh_array_free(l->l_arr);
         box_free(l);
     }
 }
 
 box_err
-sh_local_save(sh_ctx *cx, const char *name)
+sh_local_save(sh_ctx *cx, const char *name, bool *fresh)
 {
+    *fresh = false;
     for (sh_local *l = cx->cx_locals; l != NULL && l->l_frame == cx->cx_funcs;
          l = l->l_next)
         if (strcmp(l->l_name, name) == 0)
@@ -135,17 +148,22 @@ sh_local_save(sh_ctx *cx, const char *name)
         return BOX_ENOMEM;
     }
     sh_var *v = sh_var_find(cx->cx_st, name);
-    if (v != NULL && v->v_value != NULL) {
-        if ((l->l_value = box_strdup(v->v_value)) == NULL) {
+    if (v != NULL) {
+        l->l_existed = true;
+        l->l_flags = v->v_flags;
+        if ((v->v_value != NULL &&
+             (l->l_value = box_strdup(v->v_value)) == NULL) ||
+            (v->v_arr != NULL && (l->l_arr = sh_array_dup(v->v_arr)) == NULL)) {
+            box_free(l->l_value);
             box_free(l->l_name);
             box_free(l);
             return BOX_ENOMEM;
         }
-        l->l_flags = v->v_flags;
     }
     l->l_frame = cx->cx_funcs;
     l->l_next = cx->cx_locals;
     cx->cx_locals = l;
+    *fresh = true;
     return BOX_OK;
 }
 
@@ -476,8 +494,9 @@ call_func(sh_ctx *cx, const sh_func *f, int argc, char **argv)
     cx->cx_loops = 0;
     cx->cx_funcs++;
     // $FUNCNAME: a local of the call (bash's FUNCNAME[0]; unset outside).
-    if (sh_local_save(cx, "FUNCNAME") != BOX_OK ||
-        sh_var_set(st, "FUNCNAME", argv[0], strlen(argv[0])) != BOX_OK)
+    bool fresh;
+    if (sh_local_save(cx, "FUNCNAME", &fresh) != BOX_OK ||
+        sh_funcname_push(st, argv[0]) != BOX_OK)
         sh_errf(cx, "out of memory");
     sh_trap_debug(cx); // bash: before the first command of a function
     int s = sh_exec_node(cx, f->f_body);
@@ -570,26 +589,7 @@ xtrace(sh_ctx *cx, const sh_assign *as, int argc, char **argv)
 static int
 assign_one(sh_ctx *cx, const sh_assign *a)
 {
-    char *v = NULL;
-    size_t vl = 0;
-    int rc = sh_expand_str(cx, a->a_value, &v, &vl);
-    if (rc != 0)
-        return rc;
-    box_err e;
-    if (a->a_append) {
-        const char *old = sh_var_get(cx->cx_st, a->a_name);
-        char *nv = box_asprintf("%s%s", old ? old : "", v);
-        e = nv ? sh_var_set(cx->cx_st, a->a_name, nv, strlen(nv)) : BOX_ENOMEM;
-        box_free(nv);
-    } else {
-        e = sh_var_set(cx->cx_st, a->a_name, v, vl);
-    }
-    box_free(v);
-    if (e != BOX_OK) {
-        sh_errf(cx, "out of memory");
-        return 1;
-    }
-    return 0;
+    return sh_assign_node(cx, a);
 }
 
 typedef struct tmpvar {
@@ -619,8 +619,11 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
     if (av->av_n == 0) {
         // Assignments (and redirections) only.
         for (const sh_assign *a = n->u.simple.assigns; a; a = a->a_next)
-            if ((st = assign_one(cx, a)) != 0)
+            if ((st = assign_one(cx, a)) != 0) {
+                // bash: a failed assignment statement ends the script.
+                sh_fatal(cx, st);
                 goto out;
+            }
         xtrace(cx, n->u.simple.assigns, 0, NULL);
         rsave *sv;
         int nsv;
@@ -662,11 +665,20 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
         if ((st = assign_one(cx, a)) == 0 &&
             sh_var_export(cx->cx_st, a->a_name) != BOX_OK)
             st = 1;
+        // bash: NAME=v cmd on a readonly NAME says so and runs cmd.
+        sh_var *ro = sh_var_find(cx->cx_st, a->a_name);
+        if (st != 0 && ro != NULL && (ro->v_flags & SH_VAR_READONLY) &&
+            cx->cx_flow == SH_FLOW_NONE)
+            st = 0;
     }
     if (st == 0) {
         xtrace(cx, n->u.simple.assigns, av->av_n, av->av_v);
+        // declare NAME=( … ): the builtin assigns the elements.
+        const sh_word *save = cx->cx_compound;
+        cx->cx_compound = n->u.simple.words;
         st = aliased ? sh_alias_run(cx, av)
                      : run_argv(cx, av->av_n, av->av_v, false, av->av_bind);
+        cx->cx_compound = save;
     }
     for (size_t i = ntv; i-- > 0;) {
         if (tv[i].tv_name == NULL)
@@ -676,10 +688,18 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
         } else {
             sh_var *v = sh_var_find(cx->cx_st, tv[i].tv_name);
             if (v != NULL) {
-                box_free(v->v_value);
-                v->v_value = tv[i].tv_old;
-                v->v_flags = tv[i].tv_flags;
-                tv[i].tv_old = NULL;
+                v->v_flags &= ~SH_VAR_READONLY;
+                if (tv[i].tv_old != NULL) {
+                    // It held these bytes before the command: they fit.
+                    box_err e = sh_var_set(cx->cx_st, tv[i].tv_name,
+                                           tv[i].tv_old, strlen(tv[i].tv_old));
+                    (void)e;
+                } else if (v->v_arr == NULL) {
+                    sh_var_unset(cx->cx_st, tv[i].tv_name);
+                    (void)sh_var_add(cx->cx_st, tv[i].tv_name);
+                }
+                if ((v = sh_var_find(cx->cx_st, tv[i].tv_name)) != NULL)
+                    v->v_flags = tv[i].tv_flags;
             }
         }
         box_free(tv[i].tv_name);
@@ -1052,9 +1072,8 @@ exec_for(sh_ctx *cx, const sh_node *n)
     for (int i = 0; i < av.av_n; i++) {
         if (sh_check_stop(cx))
             break;
-        if (sh_var_set(cx->cx_st, var, av.av_v[i], strlen(av.av_v[i])) !=
-            BOX_OK) {
-            sh_errf(cx, "out of memory");
+        if (sh_assign_str(cx, NULL, var, NULL, av.av_v[i], strlen(av.av_v[i]),
+                          false) != 0) {
             st = 1;
             break;
         }

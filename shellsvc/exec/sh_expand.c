@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
+#include "sh_array.h"
 #include "sh_glob.h"
 #include "sh_internal.h"
 #include "sh_param_ops.h"
@@ -364,7 +365,8 @@ expand_names(ex *x, const sh_wpart *p, bool quoted)
         return ex_nomem(x);
     size_t n = 0;
     for (size_t i = 0; i < st->st_nvars; i++)
-        if (st->st_vars[i].v_value != NULL &&
+        if ((st->st_vars[i].v_value != NULL ||
+             st->st_vars[i].v_arr != NULL) &&
             strncmp(st->st_vars[i].v_name, p->u.param.name, p->u.param.len) ==
                 0)
             v[n++] = st->st_vars[i].v_name;
@@ -386,27 +388,287 @@ param_name_ok(const char *s)
     return sh_name_valid(s, n);
 }
 
-/* ${!name…}: the parameter name's value names; *owned holds it. */
-static int
-resolve_indirect(ex *x, const char **name, size_t *len, char **owned)
+/* ---- array subscripts: ${a[i]} ${a[@]} ${!a[@]} ${#a[@]} ---- */
+
+/* '@' or '*' when the subscript is one of them alone, else 0. */
+static char
+sub_all(const sh_word *w)
 {
-    char tmp[64];
-    const char *v = param_value(x->x_cx, *name, *len, tmp, sizeof tmp);
-    if (v == NULL) {
-        sh_errf(x->x_cx, "%.*s: invalid indirect expansion", (int)*len, *name);
-        sh_fatal(x->x_cx, 1);
-        return x->x_status = 1;
+    const sh_wpart *p = w->w_parts;
+    if (p != NULL && p->wp_next == NULL && p->wp_kind == SH_WP_LIT &&
+        p->u.text.len == 1 && (p->u.text.s[0] == '@' || p->u.text.s[0] == '*'))
+        return p->u.text.s[0];
+    return 0;
+}
+
+/* ${name[sub]}: a copy of the element (*out NULL when unset). */
+static int
+element_value(ex *x, const sh_wpart *p, char **out)
+{
+    sh_ctx *cx = x->x_cx;
+    char nm[256];
+    snprintf(nm, sizeof nm, "%.*s", (int)p->u.param.len, p->u.param.name);
+    *out = NULL;
+    char *sub = NULL;
+    int rc = expand_sub_str(cx, p->u.param.sub, EX_STR, &sub, NULL);
+    if (rc != 0)
+        return x->x_status = rc;
+    long long index;
+    const char *key, *val = NULL;
+    if (sh_subscript(cx, nm, nm, sub, &index, &key) != 0) {
+        // bash reports the subscript and expands to nothing.
+        box_free(sub);
+        return 0;
     }
-    if (!param_name_ok(v)) {
+    const sh_var *v = sh_var_find(cx->cx_st, nm);
+    if (v != NULL && v->v_arr != NULL)
+        val = key ? sh_array_get_key(v->v_arr, key)
+                  : sh_array_get(v->v_arr, index);
+    else if (v != NULL && index == 0 && (key == NULL || strcmp(key, "0") == 0))
+        val = v->v_value;
+    box_free(sub);
+    if (val != NULL && (*out = box_strdup(val)) == NULL)
+        return ex_nomem(x);
+    return 0;
+}
+
+/* ${!name…} ${!a[i]…}: the name that the value of name (or of the
+ * element) names, in *target (box_alloc'd; NULL for an unset element). */
+static int
+resolve_indirect(ex *x, const sh_wpart *p, char **target)
+{
+    const char *name = p->u.param.name;
+    size_t len = p->u.param.len;
+    char tmp[64];
+    char *elem = NULL;
+    const char *v;
+    *target = NULL;
+    if (p->u.param.sub != NULL) {
+        int rc = element_value(x, p, &elem);
+        if (rc != 0)
+            return rc;
+        v = elem;
+    } else {
+        v = param_value(x->x_cx, name, len, tmp, sizeof tmp);
+    }
+    int rc = 0;
+    if (v == NULL && p->u.param.sub != NULL) {
+        // bash: an unset element names nothing, and says nothing.
+    } else if (v == NULL) {
+        sh_errf(x->x_cx, "%.*s: invalid indirect expansion", (int)len, name);
+        sh_fatal(x->x_cx, 1);
+        rc = x->x_status = 1;
+    } else if (!param_name_ok(v)) {
         sh_errf(x->x_cx, "%s: invalid variable name", v);
         sh_fatal(x->x_cx, 1);
-        return x->x_status = 1;
+        rc = x->x_status = 1;
+    } else if ((*target = box_strdup(v)) == NULL) {
+        rc = ex_nomem(x);
     }
-    if ((*owned = box_strdup(v)) == NULL)
+    box_free(elem);
+    return rc;
+}
+
+/* The values (or, keys true, the indices / keys) of name as strings:
+ * *vec box_alloc'd with box_alloc'd strings. */
+static int
+array_strings(ex *x, const char *name, bool keys, char ***vec, size_t *n)
+{
+    const sh_var *v = sh_var_find(x->x_cx->cx_st, name);
+    size_t cnt = 0;
+    if (v != NULL && v->v_arr != NULL)
+        cnt = sh_array_count(v->v_arr);
+    else if (v != NULL && v->v_value != NULL)
+        cnt = 1;
+    char **r = box_calloc(cnt + 1, sizeof *r);
+    if (r == NULL)
         return ex_nomem(x);
-    *name = *owned;
-    *len = strlen(*owned);
+    for (size_t i = 0; i < cnt; i++) {
+        const char *val = v->v_value, *key = NULL;
+        long long index = 0;
+        if (v->v_arr != NULL)
+            val = sh_array_at(v->v_arr, i, &key, &index);
+        if (!keys)
+            r[i] = box_strdup(val);
+        else if (key != NULL)
+            r[i] = box_strdup(key);
+        else
+            r[i] = box_asprintf("%lld", index);
+        if (r[i] == NULL) {
+            for (size_t j = 0; j < i; j++)
+                box_free(r[j]);
+            box_free(r);
+            return ex_nomem(x);
+        }
+    }
+    *vec = r;
+    *n = cnt;
     return 0;
+}
+
+static void
+strings_free(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        box_free(v[i]);
+    box_free(v);
+}
+
+/* "${a[@]}" (or ${!a[@]}, or a per-element operator) over no elements:
+ * like "$@" with no parameters, no field at all. */
+static bool
+array_list_empty(const ex *x, const sh_wpart *p)
+{
+    sh_param_op op = p->u.param.op;
+    // ${a[@]:+w} over nothing is nothing; the other word operators are
+    // their word.
+    if (sub_all(p->u.param.sub) != '@' || op == SH_PO_LENGTH ||
+        (op >= SH_PO_DEFAULT && op <= SH_PO_CALT && op != SH_PO_ALT &&
+         op != SH_PO_CALT))
+        return false;
+    char nm[256];
+    snprintf(nm, sizeof nm, "%.*s", (int)p->u.param.len, p->u.param.name);
+    const sh_var *v = sh_var_find(x->x_cx->cx_st, nm);
+    if (v == NULL)
+        return true;
+    return v->v_arr != NULL ? sh_array_count(v->v_arr) == 0
+                            : v->v_value == NULL;
+}
+
+/* ${a[@]:off:len} over the elements v[0..n) of nm: an indexed array
+ * counts the offset in indices (the first element whose index is at
+ * least off; a negative offset from one past the largest index), an
+ * associative array by position, a scalar as its substring, as bash
+ * does. */
+static int
+array_slice(ex *x, const sh_wpart *p, const char *nm, char **v, size_t n,
+            bool quoted, bool star)
+{
+    const sh_var *var = sh_var_find(x->x_cx->cx_st, nm);
+    const sh_array *a = var != NULL ? var->v_arr : NULL;
+    if (a == NULL && n == 1) {
+        // A scalar's ${s[@]:1} is its substring, as ${s:1}.
+        char *o = NULL;
+        int rc = op_value(x, p, nm, strlen(nm), v[0], &o);
+        if (rc == 0)
+            rc = expand_list(x, &o, 1, quoted, star);
+        box_free(o);
+        return rc;
+    }
+    bool indexed = a != NULL && !sh_array_assoc(a);
+    size_t total = indexed ? (size_t)(sh_array_max_index(a) + 1) : n;
+    size_t from, count;
+    int rc = sh_param_slice(x->x_cx, p, total, true, &from, &count);
+    if (rc != 0)
+        return x->x_status = rc;
+    size_t first = from < n ? from : n;
+    if (indexed) {
+        first = n;
+        for (size_t i = 0; i < n; i++) {
+            const char *key;
+            long long index;
+            (void)sh_array_at(a, i, &key, &index);
+            if (index >= (long long)from) {
+                first = i;
+                break;
+            }
+        }
+    }
+    if (count > n - first)
+        count = n - first;
+    return expand_list(x, v + first, count, quoted, star);
+}
+
+/* ${a[@]:-w} and the other word operators over the elements v[0..n)
+ * of nm: the array is set when it has an element. */
+static int
+array_word_op(ex *x, const sh_wpart *p, const char *nm, char **v, size_t n,
+              bool quoted, bool star)
+{
+    sh_param_op op = p->u.param.op;
+    int rc;
+    box_buf b;
+    box_buf_init(&b, SH_WORD_MAX);
+    box_err e = BOX_OK;
+    for (size_t i = 0; i < n && e == BOX_OK; i++)
+        if ((i > 0 && (e = box_buf_putc(&b, ' ')) != BOX_OK) ||
+            (e = box_buf_puts(&b, v[i])) != BOX_OK)
+            break;
+    char *joined = e == BOX_OK && n > 0 ? box_buf_take(&b) : NULL;
+    box_buf_reset(&b);
+    if (e != BOX_OK)
+        return ex_nomem(x);
+    bool set = joined != NULL, empty = !set || joined[0] == '\0';
+    bool colon = op == SH_PO_CDEFAULT || op == SH_PO_CALT ||
+                 op == SH_PO_CASSIGN || op == SH_PO_CERROR;
+    bool use_word = (op == SH_PO_DEFAULT || op == SH_PO_CDEFAULT ||
+                     op == SH_PO_ASSIGN || op == SH_PO_CASSIGN ||
+                     op == SH_PO_ERROR || op == SH_PO_CERROR)
+                        ? (colon ? empty : !set)
+                        : (colon ? !empty : set);
+    if (op == SH_PO_ALT || op == SH_PO_CALT)
+        rc = use_word ? expand_parts(x, p->u.param.arg->w_parts, quoted)
+                      : 0;
+    else if (use_word && (op == SH_PO_ERROR || op == SH_PO_CERROR))
+        rc = param_error(x, nm, strlen(nm), "parameter null or not set");
+    else if (use_word)
+        rc = expand_parts(x, p->u.param.arg->w_parts, quoted);
+    else
+        rc = expand_list(x, v, n, quoted, star);
+    box_free(joined);
+    return rc;
+}
+
+/* ${a[@]} ${a[*]} ${!a[@]} ${#a[@]} ${a[@]:off:len}, and the
+ * per-element operators (# ## % %% ^ ^^ , ,, / // @Q …); the word
+ * operators see the elements joined by spaces. */
+static int
+expand_array_all(ex *x, const sh_wpart *p, bool quoted)
+{
+    char nm[256];
+    snprintf(nm, sizeof nm, "%.*s", (int)p->u.param.len, p->u.param.name);
+    sh_param_op op = p->u.param.op;
+    bool star = sub_all(p->u.param.sub) == '*';
+    char **v = NULL;
+    size_t n = 0;
+    x->x_exp = true;
+    int rc = array_strings(x, nm, op == SH_PO_KEYS, &v, &n);
+    if (rc != 0)
+        return rc;
+    int mq = quoted ? M_QUOTE : M_SPLIT;
+    switch (op) {
+    case SH_PO_NONE:
+    case SH_PO_KEYS:
+        rc = expand_list(x, v, n, quoted, star);
+        break;
+    case SH_PO_LENGTH: {
+        char tmp[32];
+        snprintf(tmp, sizeof tmp, "%zu", n);
+        rc = ex_put(x, tmp, strlen(tmp), mq);
+        break;
+    }
+    case SH_PO_SUBSTR:
+        rc = array_slice(x, p, nm, v, n, quoted, star);
+        break;
+    default: {
+        if (!per_value_op(op)) {
+            rc = array_word_op(x, p, nm, v, n, quoted, star);
+            break;
+        }
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            char *o = NULL;
+            if ((rc = op_value(x, p, nm, strlen(nm), v[i], &o)) == 0) {
+                box_free(v[i]);
+                v[i] = o;
+            }
+        }
+        if (rc == 0)
+            rc = expand_list(x, v, n, quoted, star);
+        break;
+    }
+    }
+    strings_free(v, n);
+    return rc;
 }
 
 static int
@@ -418,23 +680,41 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
     sh_param_op op = p->u.param.op;
     int mq = quoted ? M_QUOTE : M_SPLIT;
     char tmp[64];
-    char *target = NULL; // ${!name}: the name it names
     x->x_exp = true;
     if (op == SH_PO_NAMES)
         return expand_names(x, p, quoted);
-    if (p->u.param.indirect && resolve_indirect(x, &name, &len, &target) != 0)
-        return x->x_status;
-    bool at = len == 1 && (name[0] == '@' || name[0] == '*');
-    if (at && (op == SH_PO_NONE || op == SH_PO_SUBSTR || per_value_op(op))) {
-        int r = op == SH_PO_NONE ? expand_at(x, quoted, name[0] == '*')
-                                 : expand_at_op(x, p, quoted, name[0] == '*');
+    if (p->u.param.indirect) {
+        // The same expansion of the parameter that name's value names.
+        char *target = NULL;
+        if (resolve_indirect(x, p, &target) != 0)
+            return x->x_status;
+        if (target == NULL)
+            return 0;
+        sh_wpart named = *p;
+        named.u.param.indirect = false;
+        named.u.param.sub = NULL;
+        named.u.param.name = target;
+        named.u.param.len = strlen(target);
+        int r = expand_param(x, &named, quoted);
         box_free(target);
         return r;
     }
+    bool at = len == 1 && (name[0] == '@' || name[0] == '*');
+    if (at && (op == SH_PO_NONE || op == SH_PO_SUBSTR || per_value_op(op))) {
+        return op == SH_PO_NONE ? expand_at(x, quoted, name[0] == '*')
+                                : expand_at_op(x, p, quoted, name[0] == '*');
+    }
+    if (p->u.param.sub != NULL && sub_all(p->u.param.sub) != 0)
+        return expand_array_all(x, p, quoted);
 
     const char *val;
     char *joined = NULL;
-    if (at) {
+    if (p->u.param.sub != NULL) {
+        int rc = element_value(x, p, &joined);
+        if (rc != 0)
+            return rc;
+        val = joined;
+    } else if (at) {
         // ${@:-w} and friends: the parameters joined by spaces.
         box_buf b;
         box_buf_init(&b, SH_WORD_MAX);
@@ -442,7 +722,6 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
             if ((i > 0 && box_buf_putc(&b, ' ') != BOX_OK) ||
                 box_buf_puts(&b, cx->cx_st->st_pos[i]) != BOX_OK) {
                 box_buf_reset(&b);
-                box_free(target);
                 return ex_nomem(x);
             }
         joined = cx->cx_st->st_npos > 0 ? box_buf_take(&b) : NULL;
@@ -517,9 +796,10 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
             }
             char nm[256];
             snprintf(nm, sizeof nm, "%.*s", (int)len, name);
-            if (sh_var_set(cx->cx_st, nm, w, wl) != BOX_OK) {
+            if (sh_assign_str(cx, NULL, nm, NULL, w, wl, false) != 0) {
                 box_free(w);
-                rc = ex_nomem(x);
+                sh_fatal(cx, 1); // bash: a failed ${x=w} ends the script
+                rc = x->x_status = 1;
                 break;
             }
             rc = ex_put(x, w, wl, mq);
@@ -550,7 +830,6 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
         break;
     }
     box_free(joined);
-    box_free(target);
     return rc;
 }
 
@@ -612,11 +891,14 @@ expand_dquote(ex *x, const sh_wpart *dq)
     int rc = expand_parts(x, dq, true);
     // "${u:-$@}" is one empty field in bash: a list in the word of an
     // operator does not count.
-    bool list =
-        dq != NULL && dq->wp_next == NULL && dq->wp_kind == SH_WP_PARAM &&
-        !(dq->u.param.op >= SH_PO_DEFAULT && dq->u.param.op <= SH_PO_CALT);
-    if (rc == 0 && x->x_mode == EX_FIELDS && list && x->x_no_fields &&
-        x->x_txt.b_len == mark + 1) {
+    bool param = dq != NULL && dq->wp_next == NULL &&
+                 dq->wp_kind == SH_WP_PARAM;
+    bool list = param && !(dq->u.param.op >= SH_PO_DEFAULT &&
+                           dq->u.param.op <= SH_PO_CALT);
+    // "${a[@]:+w}" over no elements is no field either.
+    bool none = param && dq->u.param.sub != NULL && array_list_empty(x, dq);
+    if (rc == 0 && x->x_mode == EX_FIELDS &&
+        ((list && x->x_no_fields) || none) && x->x_txt.b_len == mark + 1) {
         x->x_txt.b_len = mark;
         x->x_mask.b_len = mark;
         x->x_txt.b_data[mark] = '\0';
@@ -636,6 +918,7 @@ sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p, long long *v)
 {
     const char *t = p->u.text.s;
     size_t n = p->u.text.len;
+    // $( ), backquotes and ${ } (as ${#a[@]}) expand first, as in bash.
     bool sub = memchr(t, '`', n) != NULL;
     for (size_t i = 0; i + 1 < n && !sub; i++)
         sub = t[i] == '$' && (t[i + 1] == '(' || t[i + 1] == '{');
@@ -926,6 +1209,15 @@ int
 sh_expand_words(sh_ctx *cx, const sh_word *w, sh_argv *out)
 {
     for (; w != NULL; w = w->w_next) {
+        if (w->w_assign != NULL) {
+            // declare NAME=( … ): the builtin sees NAME (sh_exec assigns).
+            if (sh_argv_push(out, w->w_assign->a_name,
+                             w->w_assign->a_namelen, false) != BOX_OK) {
+                sh_errf(cx, "expansion: out of memory");
+                return 1;
+            }
+            continue;
+        }
         box_arena *ba = NULL;
         sh_word *made = NULL;
         int rc = sh_brace_expand(cx, w, &ba, &made);

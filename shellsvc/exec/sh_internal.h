@@ -57,10 +57,24 @@ char *sh_stream_buf_take(sh_stream *s, size_t *len);
 
 /* ---- shell state (copied for every subshell / stage / job) ---- */
 
+/* Attributes (declare -x -r -i -l -u -a -A -n). */
 #define SH_VAR_EXPORT 1u
+#define SH_VAR_READONLY 2u
+#define SH_VAR_INTEGER 4u // assignments are evaluated as arithmetic
+#define SH_VAR_LOWER 8u   // assignments go to lower case
+#define SH_VAR_UPPER 16u  // assignments go to upper case
+#define SH_VAR_ARRAY 32u  // an indexed array (v_arr)
+#define SH_VAR_ASSOC 64u  // an associative array (v_arr)
+#define SH_VAR_NAMEREF 128u
+/* Total bytes of names and values one state may hold (issue 19 item 5):
+ * a set past it fails with "variables too large". */
+#define SH_VARS_MAX_BYTES (16u << 20)
+typedef struct sh_array sh_array;
 typedef struct sh_var {
     char *v_name;
-    char *v_value; // NULL: declared (export/local) but unset
+    char *v_value; // NULL: declared (export/local) but unset, or an array
+    sh_array *v_arr; // SH_VAR_ARRAY/ASSOC: the elements (NULL: declared
+                     // without a value, as `declare -a a`)
     unsigned v_flags;
 } sh_var;
 
@@ -72,16 +86,12 @@ typedef struct sh_func {
 typedef struct sh_state {
     sh_var *st_vars;
     size_t st_nvars, st_capvars;
+    size_t st_varbytes; // names and values held (SH_VARS_MAX_BYTES)
     sh_func *st_funcs;
     size_t st_nfuncs, st_capfuncs;
     char **st_pos; // $1.. (box_alloc'd strings)
     int st_npos;
     char *st_arg0;
-    /* The groups of the last [[ =~ ]] match (whole match first; none
-     * after a failed match): what ${BASH_REMATCH[n]} reads once arrays
-     * exist. $BASH_REMATCH, a plain variable, is the whole match. */
-    char **st_rematch;
-    int st_nrematch;
     char *st_cwd;
     bool st_opt_e, st_opt_u, st_opt_x;
     bool st_opt_f;        // set -f: no pathname expansion
@@ -91,11 +101,6 @@ typedef struct sh_state {
     bool st_opt_n;        // set -n (noexec): read, run nothing
     bool st_opt_E;        // set -E (errtrace): ERR trap in functions, ( )
     bool st_opt_T;        // set -T (functrace): DEBUG, RETURN in functions
-    /* The stage statuses of the last pipeline (a single command is a
-     * pipeline of one), as decimal strings: what ${PIPESTATUS[n]} reads
-     * once arrays exist. $PIPESTATUS, a plain variable, is element 0. */
-    char **st_pipestatus;
-    int st_npipestatus;
     unsigned st_shopt;       // SH_SHOPT_* bits (sh_glob.h)
     uint64_t st_shopt_other; // shopt rows stored, not acted on: bit set
                              // when the row differs from its default
@@ -104,11 +109,32 @@ typedef struct sh_state {
 sh_state *sh_state_new(void);
 sh_state *sh_state_dup(const sh_state *st);
 void sh_state_free(sh_state *st);
-/* NULL when unset. */
+/* NULL when unset. An array's value is its element 0 (key "0"). */
 const char *sh_var_get(const sh_state *st, const char *name);
 sh_var *sh_var_find(sh_state *st, const char *name);
+/*
+ * Sets name (element 0 of an array) to value[0..vlen) as it is, without
+ * the -i -l -u attributes (sh_assign applies them). BOX_EDENIED when the
+ * variable is readonly, BOX_ETOOBIG past SH_VARS_MAX_BYTES; callers
+ * that print their own message use sh_var_fail for these.
+ */
 box_err sh_var_set(sh_state *st, const char *name, const char *value,
                    size_t vlen) BOX_WARN_UNUSED;
+/* Element set/unset: index for an indexed array (>= 0), key for an
+ * associative one. Makes name an indexed array when it is unset or a
+ * scalar (the scalar becomes element 0). Errors as sh_var_set, and
+ * BOX_ETOOBIG past SH_ARRAY_MAX elements. */
+box_err sh_var_set_elem(sh_state *st, const char *name, long long index,
+                        const char *key, const char *value,
+                        size_t vlen) BOX_WARN_UNUSED;
+void sh_var_unset_elem(sh_state *st, sh_var *v, long long index,
+                       const char *key);
+/* Replaces v's elements with a (taken; NULL: declared, no value). */
+box_err sh_var_set_array(sh_state *st, sh_var *v, sh_array *a) BOX_WARN_UNUSED;
+/* Finds or creates name (unset, no attributes); NULL on ENOMEM. */
+sh_var *sh_var_add(sh_state *st, const char *name);
+/* Whether a variable holds a value (a scalar, or an array with one). */
+bool sh_var_isset(const sh_var *v);
 box_err sh_var_export(sh_state *st, const char *name) BOX_WARN_UNUSED;
 void sh_var_unset(sh_state *st, const char *name);
 const sh_func *sh_func_find(const sh_state *st, const char *name);
@@ -117,10 +143,13 @@ box_err sh_func_set(sh_state *st, const char *name,
 void sh_func_unset(sh_state *st, const char *name);
 /* Replaces the positional parameters with copies of argv[0..n). */
 box_err sh_pos_set(sh_state *st, int n, char *const *argv) BOX_WARN_UNUSED;
-/* Replaces the [[ =~ ]] groups with copies of argv[0..n). */
-box_err sh_rematch_set(sh_state *st, int n, char *const *argv) BOX_WARN_UNUSED;
-/* Records a pipeline's stage statuses and sets $PIPESTATUS to the
- * first. */
+/* BASH_REMATCH becomes the array argv[0..n) (the [[ =~ ]] groups). */
+box_err sh_rematch_set(sh_state *st, int n,
+                       char *const *argv) BOX_WARN_UNUSED;
+/* FUNCNAME becomes (name, the outer FUNCNAME…): a function call's
+ * (the caller saved the outer one as a local first). */
+box_err sh_funcname_push(sh_state *st, const char *name) BOX_WARN_UNUSED;
+/* PIPESTATUS becomes the array of a pipeline's stage statuses. */
 box_err sh_pipestatus_set(sh_state *st, int n,
                           const int *status) BOX_WARN_UNUSED;
 bool sh_name_valid(const char *s, size_t n);
@@ -223,6 +252,9 @@ typedef struct sh_ctx {
     } cx_done[SH_JOBS_REMEMBERED];
     unsigned cx_ndone;
     bool cx_bg; // runs inside an `&` job (forks inherit it)
+    /* While a declaration builtin runs: its command's words, whose
+     * NAME=( … ) ones (w_assign) it assigns in order. */
+    const sh_word *cx_compound;
     bool cx_owns_state;
     sh_bistate *cx_bi;   // traps, aliases, pushd, umask, getopts (owned)
     unsigned cx_sourced; // enclosing `.` files (`return` leaves one)
@@ -365,6 +397,34 @@ int sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p,
 int sh_expand_arith_text(sh_ctx *cx, const char *t, size_t n, char **out,
                          size_t *outlen);
 
+/* ---- assignment (sh_assign.c) ---- */
+
+/* Prints bash's message for a failed set of name (readonly, a cap, out
+ * of memory), led by `who: ` when who is not NULL; returns 1. */
+int sh_var_fail(sh_ctx *cx, const char *who, const char *name, box_err e);
+/* The subscript text sub of variable name as an index (arithmetic;
+ * negative counts from the end) or, for an associative array, a key
+ * (*key = sub). The arithmetic may assign: callers find their sh_var
+ * again afterwards. 0, or a status after "<shown>: bad array subscript". */
+int sh_subscript(sh_ctx *cx, const char *name, const char *shown,
+                 const char *sub, long long *index, const char **key);
+/* name[sub] (sub NULL: name) = or += val, with name's -i -l -u applied
+ * and its readonly refused; 0 or 1 after the message. */
+int sh_assign_str(sh_ctx *cx, const char *who, const char *name,
+                  const char *sub, const char *val, size_t vlen, bool append);
+/* Whether t is NAME or NAME[sub] (printf -v, read, mapfile targets). */
+bool sh_target_valid(const char *t);
+/* t (sh_target_valid) = val; 0 or 1 after the message. */
+int sh_assign_target(sh_ctx *cx, const char *who, const char *t,
+                     const char *val, size_t vlen);
+/* -v NAME / -v NAME[sub]: whether it holds a value (positional
+ * parameters aside). */
+bool sh_elem_isset(sh_ctx *cx, const char *t);
+/* NAME=( … ) and NAME+=( … ). */
+int sh_assign_compound(sh_ctx *cx, const sh_assign *a);
+/* Any assignment node: expands its words and assigns. */
+int sh_assign_node(sh_ctx *cx, const sh_assign *a);
+
 /* ---- execution (sh_exec.c) ---- */
 
 /* Runs a node; returns its status (also left in cx_status). */
@@ -469,11 +529,11 @@ int sh_bi_echo(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_printf(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_pwd(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_cd(sh_ctx *, int, char **, const sh_opts *);
-int sh_bi_export(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_declare(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_mapfile(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_unset(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_set(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_shift(sh_ctx *, int, char **, const sh_opts *);
-int sh_bi_local(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_read(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_test(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_exit(sh_ctx *, int, char **, const sh_opts *);
@@ -510,8 +570,11 @@ int sh_cmd_tail(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_touch(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_wc(sh_ctx *, int, char **, const sh_opts *);
 
-/* Saves name's value for restore when the function returns (local). */
-box_err sh_local_save(sh_ctx *cx, const char *name) BOX_WARN_UNUSED;
+/* Saves name (value, elements, attributes) for restore when the
+ * function returns (local); *fresh is false when this call already made
+ * name local. */
+box_err sh_local_save(sh_ctx *cx, const char *name,
+                      bool *fresh) BOX_WARN_UNUSED;
 /* Restores the locals saved since mark (function return). */
 void sh_locals_restore(sh_ctx *cx, sh_local *mark);
 sh_local *sh_locals_mark(const sh_ctx *cx);

@@ -5,10 +5,9 @@
 #include <string.h>
 
 #include "box_alloc.h"
+#include "sh_array.h"
 #include "sh_internal.h"
 
-static box_err strv_replace(char ***slot, int *nslot, int n,
-                            char *const *argv);
 
 /*
  * One sh_state per thread of execution: subshells, pipeline stages and
@@ -39,6 +38,7 @@ sh_state_free(sh_state *st)
     for (size_t i = 0; i < st->st_nvars; i++) {
         box_free(st->st_vars[i].v_name);
         box_free(st->st_vars[i].v_value);
+        sh_array_free(st->st_vars[i].v_arr);
     }
     box_free(st->st_vars);
     for (size_t i = 0; i < st->st_nfuncs; i++)
@@ -47,12 +47,6 @@ sh_state_free(sh_state *st)
     for (int i = 0; i < st->st_npos; i++)
         box_free(st->st_pos[i]);
     box_free(st->st_pos);
-    for (int i = 0; i < st->st_nrematch; i++)
-        box_free(st->st_rematch[i]);
-    box_free(st->st_rematch);
-    for (int i = 0; i < st->st_npipestatus; i++)
-        box_free(st->st_pipestatus[i]);
-    box_free(st->st_pipestatus);
     box_free(st->st_arg0);
     box_free(st->st_cwd);
     box_free(st);
@@ -95,6 +89,9 @@ sh_state_dup(const sh_state *st)
             if (st->st_vars[i].v_value != NULL &&
                 (v->v_value = box_strdup(st->st_vars[i].v_value)) == NULL)
                 goto fail;
+            if (st->st_vars[i].v_arr != NULL &&
+                (v->v_arr = sh_array_dup(st->st_vars[i].v_arr)) == NULL)
+                goto fail;
         }
     }
     if (st->st_nfuncs > 0) {
@@ -110,10 +107,8 @@ sh_state_dup(const sh_state *st)
                 goto fail;
         }
     }
-    if (sh_pos_set(d, st->st_npos, st->st_pos) != BOX_OK ||
-        sh_rematch_set(d, st->st_nrematch, st->st_rematch) != BOX_OK ||
-        strv_replace(&d->st_pipestatus, &d->st_npipestatus,
-                     st->st_npipestatus, st->st_pipestatus) != BOX_OK)
+    d->st_varbytes = st->st_varbytes;
+    if (sh_pos_set(d, st->st_npos, st->st_pos) != BOX_OK)
         goto fail;
     return d;
 fail:
@@ -145,15 +140,35 @@ sh_var_find(sh_state *st, const char *name)
     return NULL;
 }
 
+/* Bytes a variable holds, for st_varbytes. */
+static size_t
+var_bytes(const sh_var *v)
+{
+    return strlen(v->v_name) + (v->v_value ? strlen(v->v_value) : 0) +
+           (v->v_arr ? sh_array_bytes(v->v_arr) : 0);
+}
+
+bool
+sh_var_isset(const sh_var *v)
+{
+    return v->v_value != NULL ||
+           (v->v_arr != NULL && sh_array_count(v->v_arr) > 0);
+}
+
 const char *
 sh_var_get(const sh_state *st, const char *name)
 {
     sh_var *v = sh_var_find((sh_state *)st, name);
-    return v != NULL ? v->v_value : NULL;
+    if (v == NULL)
+        return NULL;
+    if (v->v_arr != NULL)
+        return sh_array_assoc(v->v_arr) ? sh_array_get_key(v->v_arr, "0")
+                                        : sh_array_get(v->v_arr, 0);
+    return v->v_value;
 }
 
-static sh_var *
-var_add(sh_state *st, const char *name)
+sh_var *
+sh_var_add(sh_state *st, const char *name)
 {
     sh_var *v = sh_var_find(st, name);
     if (v != NULL)
@@ -171,29 +186,123 @@ var_add(sh_state *st, const char *name)
     if ((v->v_name = box_strdup(name)) == NULL)
         return NULL;
     st->st_nvars++;
+    st->st_varbytes += strlen(name);
     return v;
+}
+
+/* Whether replacing old bytes with add bytes stays under the cap. */
+static bool
+bytes_fit(const sh_state *st, size_t old, size_t add)
+{
+    return st->st_varbytes - old + add <= SH_VARS_MAX_BYTES;
 }
 
 box_err
 sh_var_set(sh_state *st, const char *name, const char *value, size_t vlen)
 {
+    sh_var *v = sh_var_find(st, name);
+    if (v != NULL && (v->v_flags & SH_VAR_READONLY))
+        return BOX_EDENIED;
+    if (v != NULL && v->v_arr != NULL)
+        return sh_var_set_elem(st, name, 0, "0", value, vlen);
+    size_t old = v != NULL && v->v_value ? strlen(v->v_value) : 0;
+    if (!bytes_fit(st, old, vlen))
+        return BOX_ETOOBIG;
     char *copy = box_strndup(value, vlen);
     if (copy == NULL)
         return BOX_ENOMEM;
-    sh_var *v = var_add(st, name);
-    if (v == NULL) {
+    if (v == NULL && (v = sh_var_add(st, name)) == NULL) {
         box_free(copy);
         return BOX_ENOMEM;
     }
     box_free(v->v_value);
     v->v_value = copy;
+    st->st_varbytes = st->st_varbytes - old + strlen(copy);
+    return BOX_OK;
+}
+
+box_err
+sh_var_set_elem(sh_state *st, const char *name, long long index,
+                const char *key, const char *value, size_t vlen)
+{
+    sh_var *v = sh_var_find(st, name);
+    if (v != NULL && (v->v_flags & SH_VAR_READONLY))
+        return BOX_EDENIED;
+    if (!bytes_fit(st, 0, vlen + (key ? strlen(key) : 0)))
+        return BOX_ETOOBIG;
+    if (v == NULL && (v = sh_var_add(st, name)) == NULL)
+        return BOX_ENOMEM;
+    if (v->v_arr == NULL) {
+        bool assoc = (v->v_flags & SH_VAR_ASSOC) != 0;
+        sh_array *a = sh_array_new(assoc);
+        if (a == NULL)
+            return BOX_ENOMEM;
+        if (v->v_value != NULL) {
+            // A scalar becomes element 0 of the new array, as in bash.
+            box_err e = assoc ? sh_array_set_key(a, "0", v->v_value,
+                                                 strlen(v->v_value))
+                              : sh_array_set(a, 0, v->v_value,
+                                             strlen(v->v_value));
+            if (e != BOX_OK) {
+                sh_array_free(a);
+                return e;
+            }
+        }
+        box_err e = sh_var_set_array(st, v, a);
+        if (e != BOX_OK)
+            return e;
+    }
+    size_t before = sh_array_bytes(v->v_arr);
+    box_err e = sh_array_assoc(v->v_arr)
+                    ? sh_array_set_key(v->v_arr, key ? key : "0", value, vlen)
+                    : sh_array_set(v->v_arr, index, value, vlen);
+    st->st_varbytes = st->st_varbytes - before + sh_array_bytes(v->v_arr);
+    return e;
+}
+
+void
+sh_var_unset_elem(sh_state *st, sh_var *v, long long index, const char *key)
+{
+    if (v->v_arr == NULL) {
+        if (index == 0 && (key == NULL || strcmp(key, "0") == 0))
+            sh_var_unset(st, v->v_name);
+        return;
+    }
+    size_t before = sh_array_bytes(v->v_arr);
+    if (sh_array_assoc(v->v_arr))
+        sh_array_unset_key(v->v_arr, key ? key : "0");
+    else
+        sh_array_unset(v->v_arr, index);
+    st->st_varbytes = st->st_varbytes - before + sh_array_bytes(v->v_arr);
+}
+
+box_err
+sh_var_set_array(sh_state *st, sh_var *v, sh_array *a)
+{
+    size_t add = a ? sh_array_bytes(a) : 0;
+    size_t old = var_bytes(v) - strlen(v->v_name);
+    if (v->v_flags & SH_VAR_READONLY) {
+        sh_array_free(a);
+        return BOX_EDENIED;
+    }
+    if (!bytes_fit(st, old, add)) {
+        sh_array_free(a);
+        return BOX_ETOOBIG;
+    }
+    box_free(v->v_value);
+    v->v_value = NULL;
+    sh_array_free(v->v_arr);
+    v->v_arr = a;
+    if (a != NULL)
+        v->v_flags |= sh_array_assoc(a) ? SH_VAR_ASSOC : SH_VAR_ARRAY;
+    st->st_varbytes = st->st_varbytes - old + add;
     return BOX_OK;
 }
 
 box_err
 sh_var_export(sh_state *st, const char *name)
 {
-    sh_var *v = var_add(st, name);
+    sh_var *v = sh_var_add(st, name);
     if (v == NULL)
         return BOX_ENOMEM;
     v->v_flags |= SH_VAR_EXPORT;
@@ -206,8 +315,11 @@ sh_var_unset(sh_state *st, const char *name)
     sh_var *v = sh_var_find(st, name);
     if (v == NULL)
         return;
+    size_t b = var_bytes(v);
+    st->st_varbytes = st->st_varbytes > b ? st->st_varbytes - b : 0;
     box_free(v->v_name);
     box_free(v->v_value);
+    sh_array_free(v->v_arr);
     size_t i = (size_t)(v - st->st_vars);
     memmove(v, v + 1, (st->st_nvars - i - 1) * sizeof *v);
     st->st_nvars--;
@@ -258,10 +370,8 @@ sh_func_unset(sh_state *st, const char *name)
     st->st_nfuncs--;
 }
 
-/* Replaces the string vector *slot (*nslot entries) with copies of
- * argv[0..n). */
-static box_err
-strv_replace(char ***slot, int *nslot, int n, char *const *argv)
+box_err
+sh_pos_set(sh_state *st, int n, char *const *argv)
 {
     char **v = box_calloc((size_t)n + 1, sizeof *v);
     if (v == NULL)
@@ -274,24 +384,52 @@ strv_replace(char ***slot, int *nslot, int n, char *const *argv)
             return BOX_ENOMEM;
         }
     }
-    for (int i = 0; i < *nslot; i++)
-        box_free((*slot)[i]);
-    box_free(*slot);
-    *slot = v;
-    *nslot = n;
+    for (int i = 0; i < st->st_npos; i++)
+        box_free(st->st_pos[i]);
+    box_free(st->st_pos);
+    st->st_pos = v;
+    st->st_npos = n;
     return BOX_OK;
 }
 
-box_err
-sh_pos_set(sh_state *st, int n, char *const *argv)
+/* var takes the elements a (taken), even when a script made it
+ * readonly. */
+static box_err
+special_set(sh_state *st, sh_var *var, sh_array *a)
 {
-    return strv_replace(&st->st_pos, &st->st_npos, n, argv);
+    unsigned keep = var->v_flags & SH_VAR_READONLY;
+    var->v_flags &= ~SH_VAR_READONLY;
+    box_err e = sh_var_set_array(st, var, a);
+    var->v_flags |= keep;
+    return e;
+}
+
+/* name becomes the indexed array v[0..n): bash's own arrays
+ * (BASH_REMATCH, PIPESTATUS), set even when a script made them
+ * readonly. */
+static box_err
+special_array(sh_state *st, const char *name, int n, char *const *v)
+{
+    sh_array *a = sh_array_new(false);
+    sh_var *var = sh_var_add(st, name);
+    if (a == NULL || var == NULL) {
+        sh_array_free(a);
+        return BOX_ENOMEM;
+    }
+    for (int i = 0; i < n; i++) {
+        box_err e = sh_array_set(a, i, v[i], strlen(v[i]));
+        if (e != BOX_OK) {
+            sh_array_free(a);
+            return e;
+        }
+    }
+    return special_set(st, var, a);
 }
 
 box_err
 sh_rematch_set(sh_state *st, int n, char *const *argv)
 {
-    return strv_replace(&st->st_rematch, &st->st_nrematch, n, argv);
+    return special_array(st, "BASH_REMATCH", n, argv);
 }
 
 box_err
@@ -305,8 +443,7 @@ sh_pipestatus_set(sh_state *st, int n, const int *status)
         snprintf(num[i], sizeof num[i], "%d", status[i]);
         v[i] = num[i];
     }
-    box_err e = strv_replace(&st->st_pipestatus, &st->st_npipestatus, n, v);
-    return e != BOX_OK ? e : sh_var_set(st, "PIPESTATUS", v[0], strlen(v[0]));
+    return special_array(st, "PIPESTATUS", n, v);
 }
 
 #define OPT(name, letter, field)                                               \
@@ -372,4 +509,31 @@ sh_option_set(sh_state *st, const sh_option *o, bool on)
         return on == o->so_fixed;
     *(bool *)((char *)st + o->so_off) = on;
     return true;
+}
+
+box_err
+sh_funcname_push(sh_state *st, const char *name)
+{
+    sh_array *a = sh_array_new(false);
+    if (a == NULL)
+        return BOX_ENOMEM;
+    box_err e = sh_array_set(a, 0, name, strlen(name));
+    const sh_var *outer = sh_var_find(st, "FUNCNAME");
+    if (outer != NULL && outer->v_arr != NULL) {
+        for (size_t i = 0; i < sh_array_count(outer->v_arr) && e == BOX_OK;
+             i++) {
+            const char *key;
+            long long idx;
+            const char *v = sh_array_at(outer->v_arr, i, &key, &idx);
+            e = sh_array_set(a, idx + 1, v, strlen(v));
+        }
+    } else if (outer != NULL && outer->v_value != NULL && e == BOX_OK) {
+        e = sh_array_set(a, 1, outer->v_value, strlen(outer->v_value));
+    }
+    sh_var *v = e == BOX_OK ? sh_var_add(st, "FUNCNAME") : NULL;
+    if (v == NULL) {
+        sh_array_free(a);
+        return e != BOX_OK ? e : BOX_ENOMEM;
+    }
+    return special_set(st, v, a);
 }

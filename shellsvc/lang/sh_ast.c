@@ -33,7 +33,7 @@ static const char *const sh_wpart_names[SH_WP_COUNT] = {
 /* ORDER SH_PO */
 static const char *const sh_param_op_names[SH_PO_COUNT] = {
     "",   "#", "-",  "=", "?",  "+", ":-", ":=", ":?", ":+", "%", "%%", "#",
-    "##", "^", "^^", ",", ",,", ":", "/",  "//", "/#", "/%", "@", "!*",
+    "##", "^", "^^", ",", ",,", ":", "/",  "//", "/#", "/%", "@", "!*", "!",
 };
 
 /* ORDER SH_R */
@@ -147,17 +147,25 @@ dump_parts(dumper *d, const sh_wpart *p)
             put(d, ")");
             break;
         case SH_WP_PARAM:
-            put(d, p->u.param.op == SH_PO_LENGTH ? "(len " : "(param ");
+            put(d, p->u.param.op == SH_PO_LENGTH ? "(len "
+                   : p->u.param.op == SH_PO_KEYS ? "(keys "
+                                                 : "(param ");
             if (p->u.param.indirect)
                 put(d, "!");
             put(d, p->u.param.name);
+            if (p->u.param.sub != NULL) {
+                put(d, " [");
+                dump_word(d, p->u.param.sub);
+                put(d, "]");
+            }
             if (p->u.param.op == SH_PO_XFORM || p->u.param.op == SH_PO_NAMES) {
                 // ${x@Q}: "x Q"; ${!p*}: "p !*".
                 put(d, p->u.param.op == SH_PO_NAMES ? " !" : " ");
                 char x[2] = {p->u.param.xform, '\0'};
                 put(d, x);
             } else if (p->u.param.op != SH_PO_NONE &&
-                       p->u.param.op != SH_PO_LENGTH) {
+                       p->u.param.op != SH_PO_LENGTH &&
+                       p->u.param.op != SH_PO_KEYS) {
                 put(d, " ");
                 put(d, sh_param_op_name(p->u.param.op));
                 put(d, " ");
@@ -331,8 +339,27 @@ dump_node(dumper *d, const sh_node *n)
         for (const sh_assign *a = n->u.simple.assigns; a; a = a->a_next) {
             put(d, a->a_append ? " (+= " : " (= ");
             put(d, a->a_name);
+            if (a->a_sub != NULL) {
+                put(d, "[");
+                dump_word(d, a->a_sub);
+                put(d, "]");
+            }
             put(d, " ");
-            dump_word(d, a->a_value);
+            if (a->a_compound) {
+                put(d, "(array");
+                for (const sh_aelem *e = a->a_elems; e; e = e->ae_next) {
+                    put(d, " ");
+                    if (e->ae_sub != NULL) {
+                        put(d, "[");
+                        dump_word(d, e->ae_sub);
+                        put(d, e->ae_append ? "]+=" : "]=");
+                    }
+                    dump_word(d, e->ae_value);
+                }
+                put(d, ")");
+            } else {
+                dump_word(d, a->a_value);
+            }
             put(d, ")");
         }
         for (const sh_word *w = n->u.simple.words; w; w = w->w_next) {

@@ -80,6 +80,7 @@ typedef enum sh_param_op {
     SH_PO_XFORM,    // ${x@C}    transformation: the letter C in xform
     SH_PO_NAMES,    // ${!pre*} ${!pre@}: names starting with pre (name);
                     // xform is '*' or '@'
+    SH_PO_KEYS,     // ${!a[@]} ${!a[*]}  the indices / keys of an array
     SH_PO_COUNT
 } sh_param_op;
 
@@ -106,6 +107,8 @@ struct sh_wpart {
                            // (NULL when not written)
             char xform;    // XFORM: the letter; NAMES: '*' or '@'
             bool indirect; // ${!name…}: name's value names the parameter
+            sh_word *sub;  // ${name[sub]}: the subscript (NULL: none); @ and
+                           // * are one unquoted LIT part
         } param;
         struct {
             sh_node *body;  // an SH_N_LIST (possibly with no items)
@@ -123,6 +126,10 @@ struct sh_word {
     size_t w_rawlen;
     uint32_t w_line;
     sh_word *w_next; // next word of the same list (argv, for list, patterns)
+    /* An argument of a declaration builtin (declare, local, …) written
+     * NAME=( … ): it expands to NAME and the compound assignment runs
+     * after the builtin has declared the name. */
+    sh_assign *w_assign;
 };
 
 /* ---- redirections ---- */
@@ -162,12 +169,25 @@ struct sh_redir {
 
 /* ---- commands ---- */
 
-/* NAME=word or NAME+=word in front of a simple command (or alone). */
+/* One element of NAME=( … ): a word, or [sub]=word, or [sub]+=word. */
+typedef struct sh_aelem sh_aelem;
+struct sh_aelem {
+    sh_word *ae_sub; // NULL: the next index
+    sh_word *ae_value;
+    bool ae_append;
+    sh_aelem *ae_next;
+};
+
+/* NAME=word, NAME+=word, NAME[sub]=word or NAME=( … ) in front of a
+ * simple command (or alone). */
 struct sh_assign {
     const char *a_name;
     size_t a_namelen;
     bool a_append;    // +=
     sh_word *a_value; // never NULL; no parts for X=
+    sh_word *a_sub;   // NAME[sub]=: the subscript (NULL: none)
+    bool a_compound;  // NAME=( … ): a_elems holds the elements
+    sh_aelem *a_elems;
     uint32_t a_line;
     sh_assign *a_next;
 };

@@ -155,6 +155,7 @@ typedef enum lmode {
     LM_HEREDOC, // unquoted here-document body: ends at the end of text
     LM_CPAT,    // a [[ pattern (SH_LEX_COND_PAT): LM_WORD plus extglob
     LM_CRE,     // a [[ regex (SH_LEX_COND_RE): LM_WORD plus ( ) |
+    LM_SUB,     // an array subscript: quotes and $ count, ends at the end
 } lmode;
 
 /* Modes of the argument of ${x op …} inside "…". */
@@ -412,6 +413,99 @@ scan_name(sh_lex *lx, bool braced, size_t *n)
     *n = i;
 }
 
+/* ---- array subscripts ---- */
+
+size_t
+sh_lex_bracket_end(const char *s, size_t n)
+{
+    unsigned depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '\\' && i + 1 < n) {
+            i++;
+        } else if (c == '\'' || c == '"') {
+            // A quoted `]` does not close; `\"` inside "…" does not end it.
+            for (i++; i < n && s[i] != c; i++)
+                if (c == '"' && s[i] == '\\' && i + 1 < n)
+                    i++;
+            if (i >= n)
+                return n;
+        } else if (c == '[') {
+            depth++;
+        } else if (c == ']') {
+            if (depth <= 1)
+                return depth == 1 ? i : n;
+            depth--;
+        }
+    }
+    return n;
+}
+
+box_err
+sh_lex_subword(sh_lex *lx, const char *text, size_t len, uint32_t line,
+               bool value, sh_word **out)
+{
+    sh_word *w = box_arena_zalloc(lx->lx_arena, sizeof(*w));
+    if (w == NULL)
+        return oom(lx);
+    w->w_line = line;
+    w->w_raw = box_arena_strndup(lx->lx_arena, text, len);
+    w->w_rawlen = len;
+    if (w->w_raw == NULL)
+        return oom(lx);
+    sh_lex sub;
+    sh_lex_init(&sub, w->w_raw, len, line, true, lx->lx_arena, lx->lx_diag,
+                lx->lx_depth, lx->lx_sub, lx->lx_subctx);
+    plist pl = {NULL, NULL};
+    box_err rv = enter(lx);
+    if (rv != BOX_OK)
+        return rv;
+    rv = lex_parts(&sub, value ? LM_WORD : LM_SUB, &pl, 0, '}');
+    leave(lx);
+    if (rv != BOX_OK)
+        return rv;
+    if (sub.lx_pos < len) // a value is one word: a blank in it is quoted
+        return sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
+                           "syntax error near unexpected token `%.*s'",
+                           (int)(len - sub.lx_pos > 20 ? 20 : len - sub.lx_pos),
+                           text + sub.lx_pos);
+    w->w_parts = pl.head;
+    *out = w;
+    return BOX_OK;
+}
+
+static box_err bad_subst(sh_lex *lx, size_t start, uint32_t line);
+
+/* After a name inside ${…} (begun at start), at `[`: the subscript up
+ * to its `]`, which must come before the `}` (bash: bad substitution). */
+static box_err
+lex_subscript(sh_lex *lx, size_t start, uint32_t line, sh_word **out)
+{
+    const char *s = lx->lx_src + lx->lx_pos;
+    size_t n = lx->lx_len - lx->lx_pos;
+    size_t e = sh_lex_bracket_end(s, n);
+    const char *brace = memchr(s, '}', n);
+    if (e == n || (brace != NULL && (size_t)(brace - s) < e &&
+                   memchr(s, '$', (size_t)(brace - s)) == NULL))
+        return bad_subst(lx, start, line);
+    box_err rv = sh_lex_subword(lx, s + 1, e - 1, line, false, out);
+    if (rv != BOX_OK)
+        return rv;
+    for (size_t i = 0; i <= e; i++)
+        advc(lx);
+    return BOX_OK;
+}
+
+/* A subscript that is `@` or `*` alone. */
+static bool
+sub_is_all(const sh_word *w)
+{
+    const sh_wpart *p = w != NULL ? w->w_parts : NULL;
+    return p != NULL && p->wp_next == NULL && p->wp_kind == SH_WP_LIT &&
+           p->u.text.len == 1 && (p->u.text.s[0] == '@' || p->u.text.s[0] == '*');
+}
+
+
 /* The argument word of a ${x op …} up to `}` or stop (not consumed);
  * pat: a pattern or replacement, where `'` quotes even inside "…". */
 static box_err
@@ -522,13 +616,24 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
     c = peekc(lx, 0);
     if (c < 0)
         goto eof;
-    if (indirect && is_name_start((unsigned char)name[0]) &&
+    sh_word *sub = NULL;
+    if (c == '[' && is_name_start((unsigned char)name[0])) {
+        if ((rv = lex_subscript(lx, start, line, &sub)) != BOX_OK)
+            return rv;
+        if ((c = peekc(lx, 0)) < 0)
+            goto eof;
+    }
+    if (indirect && sub == NULL && is_name_start((unsigned char)name[0]) &&
         (c == '*' || c == '@') && peekc(lx, 1) == '}') {
         // ${!prefix*} ${!prefix@}: names, not an indirection.
         indirect = false;
         op = SH_PO_NAMES;
         xform = (char)c;
         advc(lx);
+    } else if (indirect && sub_is_all(sub) && c == '}') {
+        // ${!a[@]} ${!a[*]}: the keys, not an indirection.
+        indirect = false;
+        op = SH_PO_KEYS;
     } else if (op == SH_PO_LENGTH) {
         if (c != '}')
             return bad_subst(lx, start, line);
@@ -544,6 +649,7 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
     case SH_PO_LENGTH:
     case SH_PO_XFORM:
     case SH_PO_NAMES:
+    case SH_PO_KEYS:
         break;
     case SH_PO_SUBSTR:
     case SH_PO_REPL:
@@ -583,6 +689,7 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
     p->u.param.arg2 = arg2;
     p->u.param.xform = xform;
     p->u.param.indirect = indirect;
+    p->u.param.sub = sub;
     return BOX_OK;
 eof:
     return sh_diag_set(lx->lx_diag, BOX_EPARSE, line,
@@ -844,7 +951,8 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
             continue;
         }
         if (c == '\'' &&
-            (unquoted_word(mode) || mode == LM_ARG || mode == LM_PAT_DQ)) {
+            (unquoted_word(mode) || mode == LM_ARG || mode == LM_PAT_DQ ||
+             mode == LM_SUB)) {
             if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
                 goto out;
             uint32_t line = lx->lx_line;

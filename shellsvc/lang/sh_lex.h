@@ -166,6 +166,15 @@ box_err sh_lex_push_heredoc(sh_lex *lx, sh_redir *r) BOX_WARN_UNUSED;
  * nothing was consumed.
  */
 box_err sh_lex_dparen(sh_lex *lx, sh_word **out) BOX_WARN_UNUSED;
+/* The position of the `]` that closes the `[` at s[0] (quotes and `\`
+ * skipped, inner brackets nested), or n when none does. */
+size_t sh_lex_bracket_end(const char *s, size_t n);
+/* Lexes text (a piece of a word lx read: an array subscript, or the
+ * value of NAME[sub]=value / [sub]=value) into *out: a subscript keeps
+ * blanks and brackets literal; a value is lexed as a word. */
+box_err sh_lex_subword(sh_lex *lx, const char *text, size_t len,
+                       uint32_t line, bool value,
+                       sh_word **out) BOX_WARN_UNUSED;
 /* The reserved word a WORD token spells (unquoted, one literal part), or
  * SH_TK_WORD. */
 sh_tk sh_lex_keyword(const sh_token *tok);

@@ -278,6 +278,9 @@ parse_redirect_list(sh_parser *p, sh_redir **head)
  * NAME=value or NAME+=value as the first part of w; NULL (no error) when
  * w is not an assignment. A `~` right after `=` is a tilde prefix.
  */
+static box_err try_subscript_assignment(sh_parser *p, const sh_word *w,
+                                        sh_assign **out);
+
 static box_err
 try_assignment(sh_parser *p, const sh_word *w, sh_assign **out)
 {
@@ -285,6 +288,14 @@ try_assignment(sh_parser *p, const sh_word *w, sh_assign **out)
     const sh_wpart *first = w->w_parts;
     if (first == NULL || first->wp_kind != SH_WP_LIT)
         return BOX_OK;
+    {
+        size_t k = 0;
+        while (k < first->u.text.len && first->u.text.s[k] != '=' &&
+               first->u.text.s[k] != '[')
+            k++;
+        if (k < first->u.text.len && first->u.text.s[k] == '[')
+            return try_subscript_assignment(p, w, out);
+    }
     const char *s = first->u.text.s;
     size_t n = first->u.text.len, i = 0;
     while (i < n && s[i] != '=')
@@ -346,6 +357,122 @@ try_assignment(sh_parser *p, const sh_word *w, sh_assign **out)
     *tail = first->wp_next;
     *out = a;
     return BOX_OK;
+}
+
+/*
+ * The spelling `[sub]=value` or `[sub]+=value` at raw (a NAME[sub]=
+ * assignment after its name, or an element of NAME=( … )): *sub and
+ * *value lexed, or *value NULL (no error) when raw is not of that form.
+ */
+static box_err
+split_subscript(sh_parser *p, const char *raw, size_t n, uint32_t line,
+                sh_word **sub, sh_word **value, bool *append)
+{
+    *value = NULL;
+    if (n == 0 || raw[0] != '[')
+        return BOX_OK;
+    size_t e = sh_lex_bracket_end(raw, n);
+    if (e == n)
+        return BOX_OK;
+    size_t v = e + 1;
+    *append = v < n && raw[v] == '+';
+    if (*append)
+        v++;
+    if (v >= n || raw[v] != '=')
+        return BOX_OK;
+    box_err rv = sh_lex_subword(p->ps_lx, raw + 1, e - 1, line, false, sub);
+    if (rv == BOX_OK)
+        rv = sh_lex_subword(p->ps_lx, raw + v + 1, n - v - 1, line, true,
+                            value);
+    return rv;
+}
+
+/* NAME[sub]=value, NAME[sub]+=value (bash arrays). */
+static box_err
+try_subscript_assignment(sh_parser *p, const sh_word *w, sh_assign **out)
+{
+    const char *raw = w->w_raw;
+    size_t n = w->w_rawlen, nl = 0;
+    while (nl < n && raw[nl] != '[')
+        nl++;
+    if (!is_name(raw, nl))
+        return BOX_OK;
+    sh_word *sub = NULL, *value = NULL;
+    bool append = false;
+    box_err rv = split_subscript(p, raw + nl, n - nl, w->w_line, &sub, &value,
+                                 &append);
+    if (rv != BOX_OK || value == NULL)
+        return rv;
+    sh_assign *a = box_arena_zalloc(p->ps_arena, sizeof(*a));
+    char *name = box_arena_strndup(p->ps_arena, raw, nl);
+    if (a == NULL || name == NULL)
+        return oom(p);
+    a->a_name = name;
+    a->a_namelen = nl;
+    a->a_append = append;
+    a->a_line = w->w_line;
+    a->a_sub = sub;
+    a->a_value = value;
+    *out = a;
+    return BOX_OK;
+}
+
+/* compound_assignment -> '(' { linebreak element } linebreak ')'
+ * (at the `(` right after NAME= or NAME+=; a->a_elems gets the list) */
+static box_err
+parse_compound_assignment(sh_parser *p, sh_assign *a)
+{
+    box_err rv;
+    sh_aelem **tail = &a->a_elems;
+    a->a_compound = true;
+    if ((rv = advance(p)) != BOX_OK)
+        return rv;
+    for (;;) {
+        sh_tk k = p->ps_tok.t_kind;
+        if (k == SH_TK_NEWLINE) {
+            if ((rv = advance(p)) != BOX_OK)
+                return rv;
+            continue;
+        }
+        if (k == SH_TK_RPAREN)
+            return advance(p);
+        if (k != SH_TK_WORD &&
+            !(k > SH_TK_TLESS && k < SH_TK_COUNT && p->ps_tok.t_word != NULL))
+            return unexpected(p);
+        sh_word *w = p->ps_tok.t_word;
+        sh_aelem *el = box_arena_zalloc(p->ps_arena, sizeof(*el));
+        if (el == NULL)
+            return oom(p);
+        if ((rv = split_subscript(p, w->w_raw, w->w_rawlen, w->w_line,
+                                  &el->ae_sub, &el->ae_value,
+                                  &el->ae_append)) != BOX_OK)
+            return rv;
+        if (el->ae_value == NULL) {
+            el->ae_sub = NULL;
+            el->ae_value = w;
+        }
+        *tail = el;
+        tail = &el->ae_next;
+        if ((rv = advance(p)) != BOX_OK)
+            return rv;
+    }
+}
+
+/* Builtins whose NAME=( … ) arguments are compound assignments (bash's
+ * declaration builtins). */
+static bool
+is_decl_builtin(const sh_word *w)
+{
+    static const char *const names[] = {"declare", "typeset", "local",
+                                        "readonly", "export"};
+    if (w == NULL || !plain_word(w))
+        return false;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == w->w_parts->u.text.len &&
+            memcmp(names[i], w->w_parts->u.text.s, w->w_parts->u.text.len) ==
+                0)
+            return true;
+    return false;
 }
 
 static bool
@@ -467,7 +594,9 @@ parse_simple(sh_parser *p, sh_node **out)
                                        p->ps_tok.t_word != NULL)) {
             sh_word *w = p->ps_tok.t_word;
             sh_assign *a = NULL;
-            if (n->u.simple.words == NULL &&
+            bool decl = n->u.simple.words != NULL &&
+                        is_decl_builtin(n->u.simple.words);
+            if ((n->u.simple.words == NULL || decl) &&
                 (rv = try_assignment(p, w, &a)) != BOX_OK)
                 return rv;
             size_t end = p->ps_tok.t_end;
@@ -481,12 +610,20 @@ parse_simple(sh_parser *p, sh_node **out)
                     "into a variable is not supported (use a number: 3>file)",
                     (int)(w->w_rawlen > 100 ? 100 : w->w_rawlen), w->w_raw,
                     sh_tk_name(p->ps_tok.t_kind));
-            if (a != NULL) {
-                if (p->ps_tok.t_kind == SH_TK_LPAREN &&
-                    p->ps_tok.t_start == end && a->a_value->w_parts == NULL)
-                    return sh_diag_set(&p->ps_diag, BOX_EPARSE,
-                                       p->ps_tok.t_line,
-                                       "array assignment not supported");
+            bool compound = a != NULL && a->a_sub == NULL &&
+                            p->ps_tok.t_kind == SH_TK_LPAREN &&
+                            p->ps_tok.t_start == end &&
+                            a->a_value->w_parts == NULL;
+            if (compound &&
+                (rv = parse_compound_assignment(p, a)) != BOX_OK)
+                return rv;
+            if (decl) {
+                // declare NAME=( … ): the word carries the assignment.
+                if (compound)
+                    w->w_assign = a;
+                *wtail = w;
+                wtail = &w->w_next;
+            } else if (a != NULL) {
                 *atail = a;
                 atail = &a->a_next;
             } else {

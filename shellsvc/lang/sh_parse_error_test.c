@@ -150,8 +150,8 @@ static const err_case cases[] = {
     {"echo ${x&}", 1, "${x&}: bad substitution"},
     {"echo ${#x:-a}", 1, "${#x:-a}: bad substitution"},
     {"\n\necho \"${a b}\"", 3, "${a b}: bad substitution"},
-    {"a=(1 2)", 1, "array assignment not supported"},
-    {"x=1 a=(1)", 1, "array assignment not supported"},
+    {"a=(1 2", 1, "syntax error: unexpected end of file"},
+    {"x=1 a=(1 ; 2)", 1, "syntax error near unexpected token `;'"},
     {"for 1 in a; do b; done", 1, "`1': not a valid identifier"},
     {"for a-b; do b; done", 1, "`a-b': not a valid identifier"},
     /* [[ … ]] (bash's words; one message per error) */

@@ -27,7 +27,13 @@ static const dump_case cases[] = {
     {"1X=a",
      "(list (cmd \"1X=a\"))"},
     {"a[1]=x",
-     "(list (cmd \"a[1]=x\"))"},
+     "(list (cmd (= a[\"1\"] \"x\")))"},
+    {"a=(x [2]=y\n'z w') b+=([k]+=v)",
+     "(list (cmd (= a (array \"x\" [\"2\"]=\"y\" (word (sq \"z w\")))) "
+     "(+= b (array [\"k\"]+=\"v\"))))"},
+    {"echo ${a[i+1]} ${!a[@]} ${#a[*]}",
+     "(list (cmd \"echo\" (word (param a [\"i+1\"])) (word (keys a "
+     "[\"@\"])) (word (len a [\"*\"]))))"},
     {"X=~/bin:~x",
      "(list (cmd (= X (word (tilde \"\") \"/bin:~x\"))))"},
     {"X=~",
