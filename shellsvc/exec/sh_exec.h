@@ -25,6 +25,7 @@
  */
 
 #define SH_EXEC_MAX_DEPTH 64u
+#define SH_MAX_LIVE_STAGES 256u // pipeline stages of one call at once
 #define SH_CAPTURE_MAX (64u * 1024u)
 #define SH_TIMEOUT_MS 30000u
 #define SH_MAX_FD 128
