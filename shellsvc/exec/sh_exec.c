@@ -836,7 +836,9 @@ exec_pipe(sh_ctx *cx, const sh_node *n)
             continue;
         }
         if (pthread_create(&sg[i].sg_th, NULL, stage_main, &sg[i]) != 0) {
-            sh_errf(cx, "cannot start pipeline stage");
+            // Out of threads or address space: the call cannot go on
+            // sensibly, and each other stage would hit the same wall.
+            sh_stop_call(cx, "cannot start pipeline stage");
             sg[i].sg_status = 1;
             sh_ctx_free(sg[i].sg_cx);
             sg[i].sg_cx = NULL;
