@@ -37,7 +37,7 @@ lim_repeat(const char *head, const char *unit, size_t times, const char *mid,
     size_t hl = strlen(head), ul = strlen(unit), ml = strlen(mid);
     size_t u2 = strlen(unit2), tl = strlen(tail);
     size_t n = hl + ul * times + ml + u2 * times2 + tl;
-    char *s = malloc(n + 1);
+    char *s = box_alloc(n + 1);
     assert_non_null(s);
     char *p = s;
     memcpy(p, head, hl), p += hl;
@@ -101,7 +101,7 @@ static char *
 lim_nul(size_t *len)
 {
     static const char s[] = "echo a\0b";
-    char *o = malloc(sizeof s);
+    char *o = box_alloc(sizeof s);
     assert_non_null(o);
     memcpy(o, s, sizeof s);
     *len = sizeof s - 1;
@@ -255,7 +255,7 @@ test_limits(void **state)
             failed++;
         }
         th_reset(&t);
-        free(built);
+        box_free(built);
     }
     assert_int_equal(failed, 0);
 }
