@@ -1542,6 +1542,47 @@ test_fifo_and_call_budget(void **state)
     dir_remove(ws);
 }
 
+/*
+ * Issue 19 item 5: a call that hits one of the shell's limits ends with
+ * the spec's words (§3.1), status 1, well inside the budget's slack, and
+ * the next call on the same box still works: the worker that ran away
+ * ended and the broker serves on. A 1 s budget (--call-budget-ms) stands
+ * in for the 30 s one.
+ */
+static void
+test_limits_then_serving(void **state)
+{
+    (void)state;
+    static const budget_case hits[] = {
+        {"f(){ f|f; }; f", 1, "",
+         "strands-shell: maximum recursion depth exceeded\n"},
+        {"f(){ f; }; f", 1, "",
+         "strands-shell: maximum recursion depth exceeded\n"},
+        {"e='eval \"$e\"'; eval \"$e\"", 1, "",
+         "strands-shell: maximum recursion depth exceeded\n"},
+        {"while :; do :; done", 1, "", TIMEOUT_ERR},
+        {"while true; do x=1; done", 1, "", TIMEOUT_ERR},
+        {"true|true|true|true|true|true|true|true|true|true|true|true|true|"
+         "true|true|true|true",
+         1, "", "strands-shell: pipeline too long\n"},
+    };
+    test_box b;
+    box_make(&b);
+    char *extra[] = {"--call-budget-ms", "1000", NULL};
+    broker_start_argv(&b, extra);
+    long long took;
+    for (size_t i = 0; i < sizeof hits / sizeof hits[0]; i++) {
+        const budget_case *c = &hits[i];
+        expect_timed(&b, c->bc_src, c->bc_status, c->bc_out, c->bc_err, &took);
+        if (took >= 1000 + 4000)
+            print_error("%s: %lld ms\n", c->bc_src, took);
+        assert_true(took < 1000 + 4000);
+        expect_serving(&b);
+    }
+    broker_stop(&b, 10000);
+    box_remove(&b);
+}
+
 int
 main(void)
 {
@@ -1570,6 +1611,7 @@ main(void)
         cmocka_unit_test(test_backstop_and_sigterm),
         cmocka_unit_test(test_sigterm_ends_long_calls),
         cmocka_unit_test(test_fifo_and_call_budget),
+        cmocka_unit_test(test_limits_then_serving),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -784,6 +784,17 @@ sh_arith(sh_ctx *cx, const char *text, size_t len, long long *val)
     return sh_arith_in(cx, NULL, text, len, val);
 }
 
+/* How much of the expression an error echoes: bash echoes it all, but a
+ * 200 KB one (100,000 nested parentheses) would push the reason itself
+ * past the end of the message. */
+#define ARITH_ECHO_MAX 256
+
+static int
+echo_len(size_t n)
+{
+    return n > ARITH_ECHO_MAX ? ARITH_ECHO_MAX : (int)n;
+}
+
 int
 sh_arith_in(sh_ctx *cx, const char *who, const char *text, size_t len,
             long long *val)
@@ -810,16 +821,16 @@ sh_arith_in(sh_ctx *cx, const char *who, const char *text, size_t len,
     if (a.a_err != NULL && a.a_num_len > 0) {
         sh_errf(cx, "%s%s%.*s: %s (error token is \"%.*s\")",
                 who != NULL ? who : "", who != NULL ? ": " : "",
-                (int)(a.a_num_at + a.a_num_len - start), text + start, a.a_err,
-                (int)a.a_num_len, text + a.a_num_at);
+                echo_len(a.a_num_at + a.a_num_len - start), text + start,
+                a.a_err, echo_len(a.a_num_len), text + a.a_num_at);
         return 1;
     }
     if (a.a_err != NULL) {
         size_t tok = a.a_lasttp > start ? a.a_lasttp : start;
         sh_errf(cx, "%s%s%.*s: %s (error token is \"%.*s\")",
                 who != NULL ? who : "", who != NULL ? ": " : "",
-                (int)(len - start), text + start, a.a_err, (int)(len - tok),
-                text + tok);
+                echo_len(len - start), text + start, a.a_err,
+                echo_len(len - tok), text + tok);
         return 1;
     }
     *val = v;

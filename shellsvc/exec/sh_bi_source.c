@@ -146,8 +146,7 @@ sh_bi_source(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     }
     st = 1;
     if (cx->cx_depth >= SH_EXEC_MAX_DEPTH) {
-        sh_errf(cx, "maximum recursion depth exceeded");
-        sh_fatal(cx, 1);
+        sh_too_deep(cx);
     } else {
         cx->cx_depth++;
         cx->cx_sourced++;

@@ -89,8 +89,7 @@ static int
 depth_enter(sh_ctx *cx)
 {
     if (cx->cx_depth >= SH_EXEC_MAX_DEPTH) {
-        sh_errf(cx, "maximum recursion depth exceeded");
-        sh_fatal(cx, 1);
+        sh_too_deep(cx);
         return 1;
     }
     cx->cx_depth++;
@@ -775,6 +774,18 @@ exec_pipe(sh_ctx *cx, const sh_node *n)
     memset(sg, 0, sizeof sg);
     int st = 0;
     unsigned i = 0;
+    /* Stages nest only through recursion (a function, eval, source or
+     * substitution inside a stage), and a pipeline recursion grows
+     * breadth first: `f(){ f|f; }; f` would run out of threads and pipes
+     * long before one branch is SH_EXEC_MAX_DEPTH deep, and each branch
+     * would fail on its own and go on. So the call is stopped as too
+     * deep once that many stages run at once. */
+    sh_session *ss = cx->cx_ss;
+    if (atomic_fetch_add(&ss->ss_live_stages, k) + k > SH_MAX_LIVE_STAGES) {
+        atomic_fetch_sub(&ss->ss_live_stages, k);
+        sh_too_deep(cx);
+        return 1;
+    }
     const sh_node *s = n->u.pipe.stages;
     for (i = 0; i < k && s != NULL; i++, s = s->n_next) {
         sg[i].sg_node = s;
@@ -789,7 +800,7 @@ exec_pipe(sh_ctx *cx, const sh_node *n)
     for (i = 0; i + 1 < k; i++) {
         int p[2];
         if (pipe2(p, O_CLOEXEC) != 0) {
-            sh_errf(cx, "cannot create pipe");
+            sh_stop_call(cx, "cannot create pipe");
             st = 1;
             goto out;
         }
@@ -845,7 +856,9 @@ exec_pipe(sh_ctx *cx, const sh_node *n)
             continue;
         }
         if (pthread_create(&sg[i].sg_th, NULL, stage_main, &sg[i]) != 0) {
-            sh_errf(cx, "cannot start pipeline stage");
+            // Out of threads or address space: the call cannot go on
+            // sensibly, and each other stage would hit the same wall.
+            sh_stop_call(cx, "cannot start pipeline stage");
             sg[i].sg_status = 1;
             sh_ctx_free(sg[i].sg_cx);
             sg[i].sg_cx = NULL;
@@ -869,6 +882,7 @@ out:
             sh_ctx_free(sg[i].sg_cx);
         sh_argv_free(&sg[i].sg_argv);
     }
+    atomic_fetch_sub(&ss->ss_live_stages, n->u.pipe.n);
     if (cx->cx_flow == SH_FLOW_NONE && atomic_load(&cx->cx_ss->ss_abort))
         sh_check_stop(cx);
     return st;
@@ -1135,8 +1149,7 @@ static int
 exec_subshell(sh_ctx *cx, const sh_node *n)
 {
     if (cx->cx_depth >= SH_EXEC_MAX_DEPTH) {
-        sh_errf(cx, "maximum recursion depth exceeded");
-        sh_fatal(cx, 1);
+        sh_too_deep(cx);
         return 1;
     }
     sh_ctx *sub = sh_ctx_fork(cx);
@@ -1169,8 +1182,7 @@ sh_exec_capture(sh_ctx *cx, const sh_node *list, char **out, size_t *len)
     *out = NULL;
     *len = 0;
     if (cx->cx_depth >= SH_EXEC_MAX_DEPTH) {
-        sh_errf(cx, "maximum recursion depth exceeded");
-        sh_fatal(cx, 1);
+        sh_too_deep(cx);
         *out = box_strdup("");
         return 1;
     }

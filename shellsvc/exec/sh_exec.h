@@ -25,6 +25,9 @@
  */
 
 #define SH_EXEC_MAX_DEPTH 64u
+/* Pipeline stages of one call running at once: each is a thread with a
+ * default (8 MiB) stack, in a worker of 2 GiB address space. */
+#define SH_MAX_LIVE_STAGES 128u
 #define SH_CAPTURE_MAX (64u * 1024u)
 #define SH_TIMEOUT_MS 30000u
 #define SH_MAX_FD 128

@@ -190,6 +190,7 @@ struct sh_session {
     atomic_uint ss_funcdefs; // function definitions so far (eval arenas)
     atomic_bool ss_abort;    // timeout, fault, output spent: all stop
     atomic_int ss_abort_status;
+    atomic_uint ss_live_stages; // pipeline stages running now (all threads)
     atomic_uint ss_jobs;     // `&` jobs started so far (eval arenas)
     atomic_bool ss_jobs_end; // the call's foreground is over: jobs stop
     sh_job *ss_orphans;      // jobs whose context ended first (ss_lock)
@@ -341,6 +342,13 @@ bool sh_check_stop(sh_ctx *cx);
 /* Ends the call for its budget (box-spec §3.1): "execution timeout
  * exceeded" once per call, the call's status 1, and cx unwinds. */
 void sh_timeout(sh_ctx *cx);
+/* Ends the call at recursion depth SH_EXEC_MAX_DEPTH (box-spec §3.1):
+ * the whole call, not only the context, since a pipeline recursion
+ * (`f(){ f|f; }; f`) has 2^64 stages at that depth and each would say
+ * so and go on. "maximum recursion depth exceeded", status 1. */
+void sh_too_deep(sh_ctx *cx);
+/* Both: the message once per call, the call's status 1, cx unwinds. */
+void sh_stop_call(sh_ctx *cx, const char *why);
 /* What is left of the call's budget, in ms (0 once it is spent). */
 long sh_budget_left_ms(sh_session *ss);
 

@@ -456,16 +456,29 @@ sh_check_stop(sh_ctx *cx)
 }
 
 void
-sh_timeout(sh_ctx *cx)
+sh_stop_call(sh_ctx *cx, const char *why)
 {
     sh_session *ss = cx->cx_ss;
     // The abort is set before the message, so a write of it that meets
-    // the same spent budget only unwinds.
+    // the same spent budget only unwinds, and of the many threads a
+    // runaway may have started, only the first says why.
     if (!atomic_exchange(&ss->ss_abort, true)) {
         atomic_store(&ss->ss_abort_status, 1);
-        sh_errf(cx, "execution timeout exceeded");
+        sh_errf(cx, "%s", why);
     }
     sh_fatal(cx, 1);
+}
+
+void
+sh_timeout(sh_ctx *cx)
+{
+    sh_stop_call(cx, "execution timeout exceeded");
+}
+
+void
+sh_too_deep(sh_ctx *cx)
+{
+    sh_stop_call(cx, "maximum recursion depth exceeded");
 }
 
 long

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_utf8.h"
 #include "sh_bistate.h"
 #include "sh_internal.h"
 #include "sh_parse.h"
@@ -191,6 +192,19 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
 
     if (len > SH_MAX_INPUT) {
         sh_errf(&cx, "input too large");
+        st = 1;
+        goto out;
+    }
+    /* The broker refuses such text before it comes here; a session run
+     * any other way says the same rather than cut the text at the NUL or
+     * pass bytes no policy can name. */
+    if (memchr(text, '\0', len) != NULL) {
+        sh_errf(&cx, "input contains a NUL byte");
+        st = 1;
+        goto out;
+    }
+    if (!box_utf8_valid(text, len)) {
+        sh_errf(&cx, "input is not valid UTF-8");
         st = 1;
         goto out;
     }
