@@ -335,6 +335,8 @@ pf_pad(box_buf *b, const char *s, size_t n, bool left, int width, int prec)
     if (prec >= 0 && (size_t)prec < n)
         n = (size_t)prec;
     size_t pad = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
+    if (pad > PF_MAX)
+        return BOX_ETOOBIG; // would pass the cap one byte at a time
     box_err e = BOX_OK;
     for (size_t i = 0; !left && i < pad && e == BOX_OK; i++)
         e = box_buf_putc(b, ' ');
@@ -398,6 +400,13 @@ pf_directive(pf_run *r, box_buf *b, const char **pp, box_err *e)
     int sl = snprintf(spec, sizeof spec, "%%%s%d", flags, width);
     if (prec >= 0)
         sl += snprintf(spec + sl, sizeof spec - (size_t)sl, ".%d", prec);
+    // A number padded past the cap cannot fit it, and libc would count
+    // every byte of a width like 9223372036854775807 before failing.
+    if (strchr("diuoxXfFeEgGaA", conv) != NULL &&
+        (width > (int)PF_MAX || prec > (int)PF_MAX)) {
+        *e = BOX_ETOOBIG;
+        return -1;
+    }
     box_buf tmp;
     box_buf_init(&tmp, PF_MAX);
     switch (conv) {

@@ -168,6 +168,13 @@ static const tcase cases[] = {
     {"printf '%s-%d\\n' a 1 b 2", "a-1\nb-2\n", "", 0},
     {"printf '%5s|%-3d|%x|%c|%%\\n' ab 7 255 xyz", "   ab|7  |ff|x|%\n", "", 0},
     {"printf '%b' 'a\\tb\\n'", "a\tb\n", "", 0},
+    // A width or precision past printf's 16 MiB cap fails at once (the
+    // fuzzer's sh_run target found libc counting 2^63 pad bytes).
+    {"printf '%9223372036854775807a|' 1; echo \" $?\"", " 1\n",
+     "strands-shell: printf: output too large\n", 0},
+    {"printf '%.99999999999d%99999999999s' 1 x; echo \" $?\"", " 1\n",
+     "strands-shell: printf: output too large\n", 0},
+    {"printf '%.99999999999s|' abc", "abc|", "", 0},
     {"echo -e 'a\\nb'; echo -n c", "a\nb\nc", "", 0},
     {"x=abc.tar.gz; echo ${x%.*} ${x%%.*} ${x#*.} ${x##*.} ${#x}",
      "abc.tar abc tar.gz gz 10\n", "", 0},

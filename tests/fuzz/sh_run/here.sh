@@ -1,0 +1,4 @@
+cat <<EOF
+x=$((1+2)) ${HOME#/}
+EOF
+cat <<< "here string $((2**3))"
