@@ -538,6 +538,22 @@ lex_arg(sh_lex *lx, bool in_dq, bool pat, int stop, sh_word **out)
     return BOX_OK;
 }
 
+/* A word of no parts whose text is src[start, start + n). */
+static box_err
+raw_word(sh_lex *lx, size_t start, size_t n, sh_word **out)
+{
+    sh_word *w = box_arena_zalloc(lx->lx_arena, sizeof(*w));
+    if (w == NULL)
+        return oom(lx);
+    w->w_line = lx->lx_line;
+    w->w_rawlen = n;
+    w->w_raw = box_arena_strndup(lx->lx_arena, lx->lx_src + start, n);
+    if (w->w_raw == NULL)
+        return oom(lx);
+    *out = w;
+    return BOX_OK;
+}
+
 /* The operators of ${name op …} spelled by fixed text, longest first
  * where one is a prefix of another. */
 static const struct {
@@ -570,13 +586,21 @@ scan_op(sh_lex *lx, sh_param_op *op, char *xform)
         *op = SH_PO_SUBSTR;
         return c1 == '}' ? 0 : 1;
     }
-    // ${x@C}: bash 5.2's transformations; each ends the expansion.
-    if (c != '@' || c1 < 0 || strchr("QEPAKaUuLk", c1) == NULL ||
-        peekc(lx, 2) != '}')
+    // ${x@C}: bash 5.2's transformations; each ends the expansion. Any
+    // other text up to `}` is a bad substitution only when it is
+    // expanded with x set (bash), so it is xform 0 here, not an error.
+    if (c != '@')
         return 0;
+    size_t k = 1;
+    int ck;
+    while ((ck = peekc(lx, k)) >= 0 && ck != '}' && ck != '\n')
+        k++;
+    if (ck == '\n')
+        return 0;
+    // At the end of the text: the caller reports the missing `}`.
     *op = SH_PO_XFORM;
-    *xform = (char)c1;
-    return 2;
+    *xform = k == 2 && strchr("QEPAKaUuLk", c1) != NULL ? (char)c1 : '\0';
+    return k;
 }
 
 /* ${…} after the `${`: `#` or `!`, name, optional operator and its
@@ -645,9 +669,16 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
             advc(lx);
     }
     switch (op) {
+    case SH_PO_XFORM:
+        // A bad transformation keeps its text, ${x@…}, for the message.
+        if (peekc(lx, 0) != '}')
+            goto eof;
+        if (xform == '\0' &&
+            (rv = raw_word(lx, start, lx->lx_pos + 1 - start, &arg)) != BOX_OK)
+            return rv;
+        break;
     case SH_PO_NONE:
     case SH_PO_LENGTH:
-    case SH_PO_XFORM:
     case SH_PO_NAMES:
     case SH_PO_KEYS:
         break;
