@@ -236,13 +236,15 @@ expand_list(ex *x, char *const *v, size_t n, bool quoted, bool star)
 {
     sh_state *st = x->x_cx->cx_st;
     x->x_no_fields = quoted && !star && n == 0;
-    if (quoted && star) {
+    // Where no fields are split (x=$*, case $* in, [[ $* ]]) an unquoted
+    // $* joins with the first IFS character too, as bash does.
+    if (star && (quoted || x->x_mode != EX_FIELDS)) {
         const char *ifs = sh_var_get(st, "IFS");
         char sep = ifs == NULL ? ' ' : ifs[0];
         for (size_t i = 0; i < n; i++) {
             if (i > 0 && sep != '\0' && ex_put(x, &sep, 1, M_QUOTE))
                 return x->x_status;
-            if (ex_put(x, v[i], strlen(v[i]), M_QUOTE))
+            if (ex_put(x, v[i], strlen(v[i]), quoted ? M_QUOTE : M_SPLIT))
                 return x->x_status;
         }
         return 0;
