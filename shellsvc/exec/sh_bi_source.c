@@ -18,15 +18,19 @@
  * and here PATH names the box's own /bin, never a script.
  */
 
-/* Reads the whole file into b; 0, or the status after the message. */
-static int
-read_file(sh_ctx *cx, const char *cmd, const char *path, box_buf *b)
+int
+sh_source_read(sh_ctx *cx, const char *cmd, const char *path, box_buf *b,
+               int *oserr)
 {
     sh_kernel_result r = {0};
     sh_kernel_file *f = NULL;
+    *oserr = 0;
     if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, path, O_RDONLY, 0, &f,
-                       &r) != 0)
+                       &r) != 0) {
+        if (r.kr_outcome == SH_KR_OS_ERROR)
+            *oserr = r.kr_errno;
         return sh_fs_fail(cx, NULL, path, &r); // bash: "FILE: <error>"
+    }
     sh_kernel_result_clear(&r);
     int st = 0;
     char buf[8192];
@@ -58,8 +62,8 @@ read_file(sh_ctx *cx, const char *cmd, const char *path, box_buf *b)
  * The arena stays for the session when the file defined functions or
  * started jobs (they point into it).
  */
-static int
-run_text(sh_ctx *cx, const char *path, const char *text, size_t len)
+int
+sh_source_text(sh_ctx *cx, const char *path, const char *text, size_t len)
 {
     sh_session *ss = cx->cx_ss;
     box_arena *a = box_arena_new((size_t)64 << 20);
@@ -123,7 +127,8 @@ sh_bi_source(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     const char *path = argv[i];
     box_buf text;
     box_buf_init(&text, SH_MAX_INPUT);
-    int st = read_file(cx, argv[0], path, &text);
+    int oserr;
+    int st = sh_source_read(cx, argv[0], path, &text, &oserr);
     if (st != 0 || text.b_len == 0) {
         box_buf_reset(&text);
         return st;
@@ -150,7 +155,7 @@ sh_bi_source(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     } else {
         cx->cx_depth++;
         cx->cx_sourced++;
-        st = run_text(cx, path, text.b_data, text.b_len);
+        st = sh_source_text(cx, path, text.b_data, text.b_len);
         cx->cx_sourced--;
         cx->cx_depth--;
     }

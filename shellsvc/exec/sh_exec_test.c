@@ -37,7 +37,8 @@ static const tcase cases[] = {
     // A /-spelled word linking to /bin/lash runs as its command.
     {"echo hi > /tmp/f; /bin/cat /tmp/f", "hi\n", "", 0,
      "echo|echo hi|hi|^|1\ncat|cat /tmp/f|/tmp/f|^|1\n"},
-    {"/bin/nosuch", "", "strands-shell: /bin/nosuch: command not found\n", 127,
+    {"/bin/nosuch", "",
+     "strands-shell: /bin/nosuch: No such file or directory\n", 127,
      "/bin/nosuch|/bin/nosuch|^|^|0\n"},
     {"nosuch x", "", "strands-shell: nosuch: command not found\n", 127,
      "nosuch|nosuch x|x|^|1\n"},

@@ -486,6 +486,25 @@ int sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
 
 /* ---- commands (sh_cmd.c and sh_bi_*.c) ---- */
 
+/* A script file's text read through the kernel (fs:read, policy
+ * decides) into b: 0, or the status after the message, with *oserr the
+ * OS error when that was why (sh_bi_source.c). */
+int sh_source_read(sh_ctx *cx, const char *cmd, const char *path, box_buf *b,
+                   int *oserr);
+/* Runs text one complete command at a time in cx; a parse error says
+ * "<path>: line N: <error>", status 1 (sh_bi_source.c). */
+int sh_source_text(sh_ctx *cx, const char *path, const char *text, size_t len);
+/* Shebang rewrite before admission (§3.4, sh_shebang.c): when argv[0]
+ * is a `/`-spelled executable file starting `#!` naming sh, bash, zsh,
+ * dash or lash (also through env), *out (empty on entry, the caller's)
+ * receives `<interpreter> [<arg>] <script> ARGS…`; else it stays empty.
+ * 0, or a status after a message (125 after a decision fault). */
+int sh_shebang(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
+               sh_argv *out);
+/* A `/`-spelled word nothing could run: bash's "No such file or
+ * directory" 127, "Permission denied" / "Is a directory" 126. */
+int sh_shebang_missing(sh_ctx *cx, const char *word);
+
 /* Changes the cwd to dir through the kernel (fs:read change_dir), sets
  * PWD and OLDPWD: 0, or the status after "<cmd>: …" (sh_bi_dir.c). */
 int sh_chdir(sh_ctx *cx, const char *cmd, const char *dir);
@@ -566,6 +585,7 @@ int sh_bi_popd(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_dirs(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_alias(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_unalias(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_sh(sh_ctx *, int, char **, const sh_opts *);
 /* Commands (shellsvc/commands, one file each). */
 int sh_cmd_cat(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_grep(sh_ctx *, int, char **, const sh_opts *);
