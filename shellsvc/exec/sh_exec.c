@@ -214,19 +214,21 @@ sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
 static int
 admit_argv(sh_ctx *cx, sh_argv *av)
 {
-    int rc = sh_host_multicall(cx, &av->av_v[0]);
+    bool xf;
+    int rc = sh_host_multicall(cx, &av->av_v[0], &xf);
     if (rc != 0)
         return rc;
     sh_argv sb; // a `#!` script naming a shell: `<shell> <script> …`
     sh_argv_init(&sb);
-    if ((rc = sh_shebang(cx, av->av_n, av->av_v, av->av_exp, &sb)) != 0 ||
-        sb.av_n == 0) {
+    if (xf)
+        rc = sh_shebang(cx, av->av_n, av->av_v, av->av_exp, &sb);
+    if (rc == 0 && sb.av_n > 0) {
+        sh_argv_free(av);
+        *av = sb;
+    } else {
         sh_argv_free(&sb);
         if (rc != 0)
             return rc;
-    } else {
-        sh_argv_free(av);
-        *av = sb;
     }
     if (av->av_bind == NULL &&
         (av->av_bind = box_calloc(1, sizeof *av->av_bind)) == NULL) {
@@ -566,12 +568,15 @@ sh_exec_argv(sh_ctx *cx, int argc, char **argv, const bool *exp,
              bool bypass_funcs)
 {
     sh_host_bind b = {0};
-    int rc = sh_host_multicall(cx, &argv[0]);
+    bool xf;
+    int rc = sh_host_multicall(cx, &argv[0], &xf);
     if (rc != 0)
         return rc;
     sh_argv sb; // a `#!` script naming a shell: `<shell> <script> …`
     sh_argv_init(&sb);
-    if ((rc = sh_shebang(cx, argc, argv, exp, &sb)) == 0 && sb.av_n > 0) {
+    if (xf)
+        rc = sh_shebang(cx, argc, argv, exp, &sb);
+    if (rc == 0 && sb.av_n > 0) {
         argc = sb.av_n;
         argv = sb.av_v;
         exp = sb.av_exp;

@@ -90,9 +90,10 @@ sh_host_locate(sh_ctx *cx, const char *word, bool bypass_funcs, sh_host_bind *b)
 }
 
 int
-sh_host_multicall(sh_ctx *cx, char **slot)
+sh_host_multicall(sh_ctx *cx, char **slot, bool *exec_file)
 {
     const char *word = *slot;
+    *exec_file = false;
     if (strchr(word, '/') == NULL)
         return 0;
     sh_kernel *k = sh_kern(cx);
@@ -112,8 +113,10 @@ sh_host_multicall(sh_ctx *cx, char **slot)
     bool lash = !host && n >= 5 && strcmp(canon + n - 5, "/lash") == 0;
     box_free(canon);
     const char *base = strrchr(word, '/') + 1;
-    if (!lash || sh_cmd_lookup(base) == NULL)
+    if (!lash || sh_cmd_lookup(base) == NULL) {
+        *exec_file = true; // maybe a `#!` script (sh_shebang)
         return 0;
+    }
     char *name = box_strdup(base);
     if (name == NULL) {
         sh_errf(cx, "out of memory");

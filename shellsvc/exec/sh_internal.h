@@ -463,9 +463,10 @@ typedef struct sh_host_bind {
 void sh_host_bind_clear(sh_host_bind *b);
 /* Pre-admission probe (§3.4): a `/`-spelled word that the fs:read exec
  * probe finds in memory linking to /bin/lash becomes the multicall name
- * (`/bin/cat` → `cat`); *slot (box_alloc'd) is replaced. 0, or a status
- * (125 after a decision fault). */
-int sh_host_multicall(sh_ctx *cx, char **slot);
+ * (`/bin/cat` → `cat`); *slot (box_alloc'd) is replaced. Any other
+ * executable file the probe finds sets *exec_file (for sh_shebang). 0,
+ * or a status (125 after a decision fault). */
+int sh_host_multicall(sh_ctx *cx, char **slot, bool *exec_file);
 /* §3.4 for word: fills b (hb_host false when the word is internal, or no
  * host programs exist in this session, or a bare name not on PATH).
  * Returns 0 or ENOMEM. */
@@ -495,8 +496,9 @@ int sh_source_read(sh_ctx *cx, const char *cmd, const char *path, box_buf *b,
  * "<path>: line N: <error>", status 1 (sh_bi_source.c). */
 int sh_source_text(sh_ctx *cx, const char *path, const char *text, size_t len);
 /* Shebang rewrite before admission (§3.4, sh_shebang.c): when argv[0]
- * is a `/`-spelled executable file starting `#!` naming sh, bash, zsh,
- * dash or lash (also through env), *out (empty on entry, the caller's)
+ * (which sh_host_multicall found to be an executable file) starts with
+ * `#!` naming sh, bash, zsh, dash or lash (also through env), *out
+ * (empty on entry, the caller's)
  * receives `<interpreter> [<arg>] <script> ARGS…`; else it stays empty.
  * 0, or a status after a message (125 after a decision fault). */
 int sh_shebang(sh_ctx *cx, int argc, char *const *argv, const bool *exp,

@@ -11,9 +11,10 @@
 #include "sh_internal.h"
 
 /*
- * Before admission a `/`-spelled word is probed (fs:read exec) and, when
- * it is an executable file, its first 256 bytes are read (fs:read
- * read_content): policy decides both, a denial reads as "not a script".
+ * Before admission a `/`-spelled word is probed (fs:read exec, in
+ * sh_host_multicall) and, when it is an executable file, its first 256
+ * bytes are read here (fs:read read_content): policy decides both, a
+ * denial reads as "not a script".
  * A `#!` line naming a shell this interpreter stands for rewrites the
  * stage to `<shell> [<arg>] <script> ARGS…`, so the decision is about
  * the shell program (shell:exec) and then every command of the script
@@ -48,22 +49,14 @@ token(const char **p, const char *end, const char **tok)
     return (size_t)(e - s);
 }
 
-/* The first 256 bytes of the file (n read), or -1 when it is no
- * executable file this shell may read; -2 with *st after a fault. */
+/* The first 256 bytes of the file (n read), or -1 when this shell may
+ * not read it; -2 with *st after a fault. */
 static ssize_t
 read_head(sh_ctx *cx, const char *word, char *head, int *st)
 {
     sh_kernel *k = sh_kern(cx);
     const char *cwd = cx->cx_st->st_cwd;
     sh_kernel_result r = {0};
-    int err = sh_kernel_probe_exec(k, cwd, word, &r);
-    if (r.kr_outcome == SH_KR_FAULT) {
-        *st = sh_fs_fail(cx, NULL, word, &r);
-        return -2;
-    }
-    sh_kernel_result_clear(&r);
-    if (err != 0)
-        return -1;
     sh_kernel_file *f = NULL;
     if (sh_kernel_open(k, cwd, word, O_RDONLY, 0, &f, &r) != 0) {
         if (r.kr_outcome == SH_KR_FAULT) {
