@@ -219,22 +219,6 @@ child_new(const sh_ctx *cx)
     return n;
 }
 
-/* The script from the stage's stdin (`bash -s`, `echo … | sh`). */
-static int
-read_stdin(sh_ctx *cx, const char *name, box_buf *b)
-{
-    char buf[8192];
-    for (;;) {
-        ssize_t n = sh_read(cx, 0, buf, sizeof buf);
-        if (n == 0)
-            return 0;
-        if (n < 0)
-            return cx->cx_flow != SH_FLOW_NONE ? cx->cx_status : 0;
-        if (box_buf_append(b, buf, (size_t)n) != BOX_OK)
-            return sh_cmd_err(cx, name, 1, "input too large");
-    }
-}
-
 /* $0 and $1…: arg0 and args[0..n). */
 static int
 child_args(sh_ctx *ch, const char *arg0, int n, char **args)
@@ -250,10 +234,11 @@ child_args(sh_ctx *ch, const char *arg0, int n, char **args)
     return 0;
 }
 
-/* Loads the script's text into text and sets $0 and $@: 0 or a status. */
+/* Loads the script's text into text (or sets *fd: a script on stdin)
+ * and sets $0 and $@: 0 or a status. */
 static int
 child_load(sh_ctx *ch, int argc, char **argv, const sh_inv *iv, box_buf *text,
-           const char **label)
+           const char **label, int *fd)
 {
     int i = iv->iv_ind;
     const char *name = argv[0];
@@ -270,9 +255,8 @@ child_load(sh_ctx *ch, int argc, char **argv, const sh_inv *iv, box_buf *text,
         return child_args(ch, a0, argc - i, argv + i);
     }
     if (iv->iv_stdin || i >= argc) {
-        int st = read_stdin(ch, name, text);
-        *label = name;
-        return st != 0 ? st : child_args(ch, name, argc - i, argv + i);
+        *fd = 0; // read as it runs (sh_source_text)
+        return child_args(ch, name, argc - i, argv + i);
     }
     int oserr;
     int st = sh_source_read(ch, name, argv[i], text, &oserr);
@@ -298,13 +282,14 @@ sh_bi_sh(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     box_buf text;
     box_buf_init(&text, SH_MAX_INPUT);
     const char *label = NULL;
+    int fd = -1;
     sh_inv iv;
     int st = inv_parse(ch, ch->cx_st, argc, argv, &iv);
     if (st == 0)
-        st = child_load(ch, argc, argv, &iv, &text, &label);
+        st = child_load(ch, argc, argv, &iv, &text, &label, &fd);
     if (st == 0 && ch->cx_flow == SH_FLOW_NONE) {
-        if (text.b_len > 0)
-            st = sh_source_text(ch, label, text.b_data, text.b_len);
+        if (text.b_len > 0 || fd >= 0)
+            st = sh_source_text(ch, label, text.b_data, text.b_len, fd);
         if (ch->cx_flow == SH_FLOW_EXIT)
             st = ch->cx_status;
         st = sh_trap_exit(ch, st);

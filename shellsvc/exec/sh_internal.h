@@ -492,9 +492,12 @@ int sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
  * OS error when that was why (sh_bi_source.c). */
 int sh_source_read(sh_ctx *cx, const char *cmd, const char *path, box_buf *b,
                    int *oserr);
-/* Runs text one complete command at a time in cx; a parse error says
- * "<path>: line N: <error>", status 1 (sh_bi_source.c). */
-int sh_source_text(sh_ctx *cx, const char *path, const char *text, size_t len);
+/* Runs text one complete command at a time in cx, or with fd >= 0 the
+ * lines read from shell fd fd (a script on stdin); a parse error says
+ * "<path>: line N: <error>" (path NULL: "line N: …"), status 1
+ * (sh_bi_source.c). */
+int sh_source_text(sh_ctx *cx, const char *path, const char *text, size_t len,
+                   int fd);
 /* Shebang rewrite before admission (§3.4, sh_shebang.c): when argv[0]
  * (which sh_host_multicall found to be an executable file) starts with
  * `#!` naming sh, bash, zsh, dash or lash (also through env), *out
