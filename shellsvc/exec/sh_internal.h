@@ -507,7 +507,9 @@ int sh_source_text(sh_ctx *cx, const char *path, const char *text, size_t len,
 int sh_shebang(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
                sh_argv *out);
 /* A `/`-spelled word nothing could run: bash's "No such file or
- * directory" 127, "Permission denied" / "Is a directory" 126. */
+ * directory" 127, "Permission denied" / "Is a directory" 126; an
+ * executable file with no host program to run it "command not found"
+ * 127 (spec §3.10). */
 int sh_shebang_missing(sh_ctx *cx, const char *word);
 
 /* Changes the cwd to dir through the kernel (fs:read change_dir), sets

@@ -139,6 +139,11 @@ sh_shebang_missing(sh_ctx *cx, const char *word)
         sh_errf(cx, "%s: No such file or directory", word);
         return BOX_STATUS_NOT_FOUND;
     }
+    if (S_ISREG(ks.ks_mode) && (ks.ks_mode & 0111)) {
+        // An executable no host program may run here (spec §3.10).
+        sh_errf(cx, "%s: command not found", word);
+        return BOX_STATUS_NOT_FOUND;
+    }
     sh_errf(cx, "%s: %s", word,
             S_ISDIR(ks.ks_mode) ? "Is a directory" : "Permission denied");
     return BOX_STATUS_CANNOT_RUN;
