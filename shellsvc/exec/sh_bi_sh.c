@@ -78,9 +78,10 @@ inv_letter(sh_ctx *cx, sh_state *st, const char *name, char c, bool on,
         iv->iv_stdin = true;
         return 0;
     case 'l': // login: the box has no profile files to read
+        return 0;
     case 'h': // hashall and braceexpand: always on here
     case 'B':
-        return 0;
+        return on ? 0 : inv_unsupported(cx, name, word);
     default:
         break;
     }
@@ -90,6 +91,40 @@ inv_letter(sh_ctx *cx, sh_state *st, const char *name, char c, bool on,
     if (strchr("abefhkmnptuvxBCEHPTilrsDO", c) != NULL)
         return inv_unsupported(cx, name, word);
     return inv_usage(cx, name, word);
+}
+
+/* bash's long options: the ones that change nothing here are taken (the
+ * box reads no startup files either way); the rest are refused. */
+static const struct {
+    const char *lo_name;
+    bool lo_taken;
+} sh_longopts[] = {
+    {"--debug", false},
+    {"--debugger", false},
+    {"--dump-po-strings", false},
+    {"--dump-strings", false},
+    {"--help", false},
+    {"--init-file", false},
+    {"--login", true},
+    {"--noediting", true},
+    {"--noprofile", true},
+    {"--norc", true},
+    {"--posix", false},
+    {"--pretty-print", false},
+    {"--rcfile", false},
+    {"--restricted", false},
+    {"--verbose", false},
+    {"--version", false},
+};
+
+/* One --word: 0 when taken, else the status after the message. */
+static int
+inv_long(sh_ctx *cx, const char *name, const char *a)
+{
+    for (size_t i = 0; i < sizeof sh_longopts / sizeof sh_longopts[0]; i++)
+        if (strcmp(sh_longopts[i].lo_name, a) == 0)
+            return sh_longopts[i].lo_taken ? 0 : inv_unsupported(cx, name, a);
+    return inv_usage(cx, name, a);
 }
 
 /* Reads the options into st (the child's) and iv: 0, or a status. */
@@ -108,16 +143,10 @@ inv_parse(sh_ctx *cx, sh_state *st, int argc, char **argv, sh_inv *iv)
             break;
         }
         if (a[0] == '-' && a[1] == '-') {
-            if (strcmp(a, "--noprofile") == 0 || strcmp(a, "--norc") == 0 ||
-                strcmp(a, "--login") == 0)
-                continue; // no startup files in the box either way
-            if (strcmp(a, "--rcfile") == 0 || strcmp(a, "--init-file") == 0 ||
-                strcmp(a, "--debugger") == 0 || strcmp(a, "--posix") == 0 ||
-                strcmp(a, "--restricted") == 0 || strcmp(a, "--verbose") == 0 ||
-                strcmp(a, "--help") == 0 || strcmp(a, "--version") == 0 ||
-                strcmp(a, "--noediting") == 0 || strcmp(a, "--debug") == 0)
-                return inv_unsupported(cx, name, a);
-            return inv_usage(cx, name, a);
+            int rc = inv_long(cx, name, a);
+            if (rc != 0)
+                return rc;
+            continue;
         }
         bool on = a[0] == '-';
         for (const char *p = a + 1; *p; p++) {
