@@ -226,7 +226,8 @@ child_new(const sh_ctx *cx)
     if (n == NULL)
         return NULL;
     n->cx_ss = cx->cx_ss;
-    n->cx_owns_state = true;
+    // A shell's own top level, not a forked subshell (cx_owns_state
+    // false, as the session's): sh_bi_sh frees the state itself.
     if ((n->cx_st = child_state(cx)) == NULL) {
         box_free(n);
         return NULL;
@@ -239,7 +240,9 @@ child_new(const sh_ctx *cx)
     if (cx->cx_bi != NULL && cx->cx_bi->bs_umask_set) {
         sh_bistate *b = sh_bistate_get(n);
         if (b == NULL) {
+            sh_state *st = n->cx_st;
             sh_ctx_free(n);
+            sh_state_free(st);
             return NULL;
         }
         b->bs_umask = cx->cx_bi->bs_umask;
@@ -324,7 +327,9 @@ sh_bi_sh(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         st = sh_trap_exit(ch, st);
     }
     box_buf_reset(&text);
-    sh_ctx_free(ch); // waits for (or hands over) its jobs
+    sh_state *cst = ch->cx_st;
+    sh_ctx_free(ch); // hands its jobs over (they run on copies)
+    sh_state_free(cst);
     if (atomic_load(&cx->cx_ss->ss_abort))
         sh_check_stop(cx);
     return st;
