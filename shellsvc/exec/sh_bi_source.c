@@ -18,15 +18,19 @@
  * and here PATH names the box's own /bin, never a script.
  */
 
-/* Reads the whole file into b; 0, or the status after the message. */
-static int
-read_file(sh_ctx *cx, const char *cmd, const char *path, box_buf *b)
+int
+sh_source_read(sh_ctx *cx, const char *cmd, const char *path, box_buf *b,
+               int *oserr)
 {
     sh_kernel_result r = {0};
     sh_kernel_file *f = NULL;
+    *oserr = 0;
     if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, path, O_RDONLY, 0, &f,
-                       &r) != 0)
+                       &r) != 0) {
+        if (r.kr_outcome == SH_KR_OS_ERROR)
+            *oserr = r.kr_errno;
         return sh_fs_fail(cx, NULL, path, &r); // bash: "FILE: <error>"
+    }
     sh_kernel_result_clear(&r);
     int st = 0;
     char buf[8192];
@@ -51,49 +55,84 @@ read_file(sh_ctx *cx, const char *cmd, const char *path, box_buf *b)
     return st;
 }
 
+/* Feeds p the next line of shell fd fd (a long one in pieces, so the
+ * parser's own cap says "input too large"): 1 when fed, 0 at the end of
+ * the input (or when cx must stop), -1 when the parser refused it. */
+static int
+feed_line(sh_ctx *cx, sh_parser *p, int fd)
+{
+    char buf[4096];
+    size_t n = 0;
+    while (n < sizeof buf && sh_read_byte(cx, fd, &buf[n]) == 1)
+        if (buf[n++] == '\n')
+            break;
+    if (n == 0)
+        return 0;
+    return sh_parser_feed(p, buf, n) == BOX_OK ? 1 : -1;
+}
+
 /*
  * Runs the file's text one complete command at a time, as bash does and
  * as a call's text runs (spec §3.2): a parse error on line 3 comes after
- * lines 1-2 ran, as "strands-shell: FILE: line 3: <error>", status 1.
- * The arena stays for the session when the file defined functions or
- * started jobs (they point into it).
+ * lines 1-2 ran, as "strands-shell: FILE: line 3: <error>" (path NULL:
+ * "line 3: <error>"), status 1. With fd >= 0 the text is read from that
+ * shell fd a line at a time instead, as bash reads a script on its stdin:
+ * what a command of the script reads from the same fd is what follows
+ * it. The arena stays for the session when the file defined functions
+ * or started jobs (they point into it).
  */
-static int
-run_text(sh_ctx *cx, const char *path, const char *text, size_t len)
+int
+sh_source_text(sh_ctx *cx, const char *path, const char *text, size_t len,
+               int fd)
 {
     sh_session *ss = cx->cx_ss;
     box_arena *a = box_arena_new((size_t)64 << 20);
     sh_parser *p = a != NULL ? sh_parser_new(a) : NULL;
     if (p == NULL) {
         box_arena_free(a);
-        sh_errf(cx, "%s: out of memory", path);
+        sh_errf(cx, "out of memory");
         return 1;
     }
     unsigned defs = atomic_load(&ss->ss_funcdefs);
     unsigned jobs = atomic_load(&ss->ss_jobs);
     int st = 0;
-    if (sh_parser_feed(p, text, len) != BOX_OK) {
-        st = -1;
-    } else {
-        sh_parser_finish(p);
-        for (;;) {
-            sh_node *n = NULL;
-            sh_parse_status ps = sh_parse_next(p, &n);
-            if (ps == SH_PARSE_END || ps == SH_PARSE_MORE)
-                break;
-            if (ps == SH_PARSE_ERROR) {
-                st = -1;
-                break;
-            }
-            atomic_fetch_add(&ss->ss_cmdno, 1); // an alias above applies
-            st = sh_exec_node(cx, n);
-            if (cx->cx_flow != SH_FLOW_NONE)
-                break;
-        }
+    bool perr = false;
+    if (fd < 0) {
+        if (sh_parser_feed(p, text, len) != BOX_OK)
+            perr = true;
+        else
+            sh_parser_finish(p);
     }
-    if (st < 0) {
+    while (!perr) {
+        sh_node *n = NULL;
+        sh_parse_status ps = sh_parse_next(p, &n);
+        if (fd >= 0 && (ps == SH_PARSE_MORE || ps == SH_PARSE_END)) {
+            int r = feed_line(cx, p, fd);
+            if (r < 0) {
+                perr = true;
+            } else if (r == 0) {
+                sh_parser_finish(p);
+                fd = -1;
+            }
+            continue;
+        }
+        if (ps == SH_PARSE_END || ps == SH_PARSE_MORE)
+            break;
+        if (ps == SH_PARSE_ERROR) {
+            perr = true;
+            break;
+        }
+        atomic_fetch_add(&ss->ss_cmdno, 1); // an alias above applies
+        st = sh_exec_node(cx, n);
+        if (cx->cx_flow != SH_FLOW_NONE)
+            break;
+    }
+    if (perr) {
         const sh_diag *d = sh_parser_diag(p);
-        sh_errf(cx, "%s: line %u: %s", path, (unsigned)d->d_line, d->d_msg);
+        if (path != NULL)
+            sh_errf(cx, "%s: line %u: %s", path, (unsigned)d->d_line, d->d_msg);
+        else
+            sh_errf(cx, "line %u: %s", (unsigned)d->d_line, d->d_msg);
         st = 1;
     }
     sh_parser_free(p);
@@ -101,7 +140,7 @@ run_text(sh_ctx *cx, const char *path, const char *text, size_t len)
         atomic_load(&ss->ss_jobs) == jobs)
         box_arena_free(a);
     else if (sh_session_keep(ss, a) != BOX_OK)
-        sh_errf(cx, "%s: out of memory", path);
+        sh_errf(cx, "out of memory");
     return st;
 }
 
@@ -123,7 +162,8 @@ sh_bi_source(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     const char *path = argv[i];
     box_buf text;
     box_buf_init(&text, SH_MAX_INPUT);
-    int st = read_file(cx, argv[0], path, &text);
+    int oserr;
+    int st = sh_source_read(cx, argv[0], path, &text, &oserr);
     if (st != 0 || text.b_len == 0) {
         box_buf_reset(&text);
         return st;
@@ -150,7 +190,7 @@ sh_bi_source(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     } else {
         cx->cx_depth++;
         cx->cx_sourced++;
-        st = run_text(cx, path, text.b_data, text.b_len);
+        st = sh_source_text(cx, path, text.b_data, text.b_len, -1);
         cx->cx_sourced--;
         cx->cx_depth--;
     }

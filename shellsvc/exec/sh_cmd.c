@@ -24,6 +24,7 @@ static const sh_cmd sh_cmds[] = {
     {":", sh_bi_colon, "", SH_CMD_RAWARGS, NULL},
     {"[", sh_bi_test, "", SH_CMD_RAWARGS, NULL},
     {"alias", sh_bi_alias, "p", 0, NULL},
+    {"bash", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
     {"break", sh_bi_break, "", SH_CMD_RAWARGS, NULL},
     {"builtin", sh_bi_builtin, "", 0, NULL},
     {"caller", sh_bi_caller, "", 0, NULL},
@@ -33,6 +34,7 @@ static const sh_cmd sh_cmds[] = {
     {"cd", sh_bi_cd, "LP", 0, NULL},
     {"command", sh_bi_command, "pvV", 0, NULL},
     {"continue", sh_bi_break, "", SH_CMD_RAWARGS, NULL},
+    {"dash", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
     {"declare", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"dirs", sh_bi_dirs, "", SH_CMD_RAWARGS, NULL},
     {"echo", sh_bi_echo, "neE", SH_CMD_LENIENT, NULL},
@@ -52,6 +54,7 @@ static const sh_cmd sh_cmds[] = {
     {"head", sh_cmd_head, "n:", 0,
      "head [-n N] [FILE]...\nPrint the first N lines (10 by default) of each "
      "FILE."},
+    {"lash", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
     {"let", sh_bi_let, "", SH_CMD_RAWARGS, NULL},
     {"local", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"ls", sh_cmd_ls, "1al", 0,
@@ -74,6 +77,7 @@ static const sh_cmd sh_cmds[] = {
      "contents).\n  -f  ignore missing files  -r, -R  remove directories "
      "recursively"},
     {"set", sh_bi_set, "", SH_CMD_RAWARGS, NULL},
+    {"sh", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
     {"shift", sh_bi_shift, "", SH_CMD_RAWARGS, NULL},
     {"shopt", sh_bi_shopt, "", SH_CMD_RAWARGS, NULL},
     {"sleep", sh_cmd_sleep, "", 0,
@@ -96,6 +100,7 @@ static const sh_cmd sh_cmds[] = {
     {"wc", sh_cmd_wc, "clw", 0,
      "wc [-clw] [FILE]...\nPrint line, word and byte counts for each FILE.\n  "
      "-l lines  -w words  -c bytes"},
+    {"zsh", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
 };
 
 const sh_cmd *

@@ -214,9 +214,22 @@ sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
 static int
 admit_argv(sh_ctx *cx, sh_argv *av)
 {
-    int rc = sh_host_multicall(cx, &av->av_v[0]);
+    bool xf;
+    int rc = sh_host_multicall(cx, &av->av_v[0], &xf);
     if (rc != 0)
         return rc;
+    sh_argv sb; // a `#!` script naming a shell: `<shell> <script> …`
+    sh_argv_init(&sb);
+    if (xf)
+        rc = sh_shebang(cx, av->av_n, av->av_v, av->av_exp, &sb);
+    if (rc == 0 && sb.av_n > 0) {
+        sh_argv_free(av);
+        *av = sb;
+    } else {
+        sh_argv_free(&sb);
+        if (rc != 0)
+            return rc;
+    }
     if (av->av_bind == NULL &&
         (av->av_bind = box_calloc(1, sizeof *av->av_bind)) == NULL) {
         sh_errf(cx, "out of memory");
@@ -548,6 +561,8 @@ run_argv(sh_ctx *cx, int argc, char **argv, bool bypass_funcs,
         if (f != NULL)
             return call_func(cx, f, argc, argv);
     }
+    if (strchr(argv[0], '/') != NULL)
+        return sh_shebang_missing(cx, argv[0]);
     sh_errf(cx, "%s: command not found", argv[0]);
     return BOX_STATUS_NOT_FOUND;
 }
@@ -557,13 +572,25 @@ sh_exec_argv(sh_ctx *cx, int argc, char **argv, const bool *exp,
              bool bypass_funcs)
 {
     sh_host_bind b = {0};
-    int rc = sh_host_multicall(cx, &argv[0]);
+    bool xf;
+    int rc = sh_host_multicall(cx, &argv[0], &xf);
     if (rc != 0)
         return rc;
-    rc = sh_exec_admit(cx, argc, argv, exp, bypass_funcs, &b);
+    sh_argv sb; // a `#!` script naming a shell: `<shell> <script> …`
+    sh_argv_init(&sb);
+    if (xf)
+        rc = sh_shebang(cx, argc, argv, exp, &sb);
+    if (rc == 0 && sb.av_n > 0) {
+        argc = sb.av_n;
+        argv = sb.av_v;
+        exp = sb.av_exp;
+    }
+    if (rc == 0)
+        rc = sh_exec_admit(cx, argc, argv, exp, bypass_funcs, &b);
     if (rc == 0)
         rc = run_argv(cx, argc, argv, bypass_funcs, &b);
     sh_host_bind_clear(&b);
+    sh_argv_free(&sb);
     return rc;
 }
 

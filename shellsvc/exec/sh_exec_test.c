@@ -37,10 +37,18 @@ static const tcase cases[] = {
     // A /-spelled word linking to /bin/lash runs as its command.
     {"echo hi > /tmp/f; /bin/cat /tmp/f", "hi\n", "", 0,
      "echo|echo hi|hi|^|1\ncat|cat /tmp/f|/tmp/f|^|1\n"},
-    {"/bin/nosuch", "", "strands-shell: /bin/nosuch: command not found\n", 127,
+    {"/bin/nosuch", "",
+     "strands-shell: /bin/nosuch: No such file or directory\n", 127,
      "/bin/nosuch|/bin/nosuch|^|^|0\n"},
     {"nosuch x", "", "strands-shell: nosuch: command not found\n", 127,
      "nosuch|nosuch x|x|^|1\n"},
+    // sh / bash: the stage is decided as the shell, then each command of
+    // its script on its own.
+    {"sh -c 'echo hi; echo $0 $1' zero one", "hi\nzero one\n", "", 0,
+     "sh|sh -c echo hi; echo $0 $1 zero one|-c|echo hi; echo $0 $1|4\n"
+     "echo|echo hi|hi|^|1\necho|echo zero one|zero|one|2\n"},
+    {"echo 'echo a' | bash", "a\n", "", 0,
+     "echo|echo echo a|echo a|^|1\nbash|bash|^|^|0\necho|echo a|a|^|1\n"},
     {"rm x", "", "strands-shell: rm: x: No such file or directory\n", 1,
      "rm|rm x|x|^|1\n"},
     {"echo a | rm b | echo c", "", DENIED("rm"), 126,

@@ -90,9 +90,10 @@ sh_host_locate(sh_ctx *cx, const char *word, bool bypass_funcs, sh_host_bind *b)
 }
 
 int
-sh_host_multicall(sh_ctx *cx, char **slot)
+sh_host_multicall(sh_ctx *cx, char **slot, bool *exec_file)
 {
     const char *word = *slot;
+    *exec_file = false;
     if (strchr(word, '/') == NULL)
         return 0;
     sh_kernel *k = sh_kern(cx);
@@ -112,8 +113,10 @@ sh_host_multicall(sh_ctx *cx, char **slot)
     bool lash = !host && n >= 5 && strcmp(canon + n - 5, "/lash") == 0;
     box_free(canon);
     const char *base = strrchr(word, '/') + 1;
-    if (!lash || sh_cmd_lookup(base) == NULL)
+    if (!lash || sh_cmd_lookup(base) == NULL) {
+        *exec_file = true; // maybe a `#!` script (sh_shebang)
         return 0;
+    }
     char *name = box_strdup(base);
     if (name == NULL) {
         sh_errf(cx, "out of memory");
@@ -179,6 +182,10 @@ sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
         if (b->hb_unbound_err == EACCES) {
             sh_errf(cx, "%s: Permission denied", argv[0]);
             return BOX_STATUS_CANNOT_RUN;
+        }
+        if (b->hb_unbound_err == ENOENT) { // bash's words for a path
+            sh_errf(cx, "%s: No such file or directory", argv[0]);
+            return BOX_STATUS_NOT_FOUND;
         }
         sh_errf(cx, "%s: command not found", argv[0]);
         return BOX_STATUS_NOT_FOUND;

@@ -463,9 +463,10 @@ typedef struct sh_host_bind {
 void sh_host_bind_clear(sh_host_bind *b);
 /* Pre-admission probe (§3.4): a `/`-spelled word that the fs:read exec
  * probe finds in memory linking to /bin/lash becomes the multicall name
- * (`/bin/cat` → `cat`); *slot (box_alloc'd) is replaced. 0, or a status
- * (125 after a decision fault). */
-int sh_host_multicall(sh_ctx *cx, char **slot);
+ * (`/bin/cat` → `cat`); *slot (box_alloc'd) is replaced. Any other
+ * executable file the probe finds sets *exec_file (for sh_shebang). 0,
+ * or a status (125 after a decision fault). */
+int sh_host_multicall(sh_ctx *cx, char **slot, bool *exec_file);
 /* §3.4 for word: fills b (hb_host false when the word is internal, or no
  * host programs exist in this session, or a bare name not on PATH).
  * Returns 0 or ENOMEM. */
@@ -485,6 +486,31 @@ int sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
                   bool bypass_funcs, sh_host_bind *b);
 
 /* ---- commands (sh_cmd.c and sh_bi_*.c) ---- */
+
+/* A script file's text read through the kernel (fs:read, policy
+ * decides) into b: 0, or the status after the message, with *oserr the
+ * OS error when that was why (sh_bi_source.c). */
+int sh_source_read(sh_ctx *cx, const char *cmd, const char *path, box_buf *b,
+                   int *oserr);
+/* Runs text one complete command at a time in cx, or with fd >= 0 the
+ * lines read from shell fd fd (a script on stdin); a parse error says
+ * "<path>: line N: <error>" (path NULL: "line N: …"), status 1
+ * (sh_bi_source.c). */
+int sh_source_text(sh_ctx *cx, const char *path, const char *text, size_t len,
+                   int fd);
+/* Shebang rewrite before admission (§3.4, sh_shebang.c): when argv[0]
+ * (which sh_host_multicall found to be an executable file) starts with
+ * `#!` naming sh, bash, zsh, dash or lash (also through env), *out
+ * (empty on entry, the caller's)
+ * receives `<interpreter> [<arg>] <script> ARGS…`; else it stays empty.
+ * 0, or a status after a message (125 after a decision fault). */
+int sh_shebang(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
+               sh_argv *out);
+/* A `/`-spelled word nothing could run: bash's "No such file or
+ * directory" 127, "Permission denied" / "Is a directory" 126; an
+ * executable file with no host program to run it "command not found"
+ * 127 (spec §3.10). */
+int sh_shebang_missing(sh_ctx *cx, const char *word);
 
 /* Changes the cwd to dir through the kernel (fs:read change_dir), sets
  * PWD and OLDPWD: 0, or the status after "<cmd>: …" (sh_bi_dir.c). */
@@ -566,6 +592,7 @@ int sh_bi_popd(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_dirs(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_alias(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_unalias(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_sh(sh_ctx *, int, char **, const sh_opts *);
 /* Commands (shellsvc/commands, one file each). */
 int sh_cmd_cat(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_grep(sh_ctx *, int, char **, const sh_opts *);

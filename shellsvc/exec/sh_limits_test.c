@@ -153,6 +153,20 @@ static const lim_case cases[] = {
      MSG("maximum recursion depth exceeded"), 1, 2000},
     {"source recursion", "echo '. /tmp/s' > /tmp/s; . /tmp/s", NULL,
      MSG("maximum recursion depth exceeded"), 1, 2000},
+    // sh / bash run in-process: each nested shell is one level deeper
+    {"sh FILE recursion", "echo 'sh /tmp/s' > /tmp/s; sh /tmp/s", NULL,
+     MSG("maximum recursion depth exceeded"), 1, 2000},
+    {"sh -c 1000 deep",
+     "t='if [ \"$1\" -lt 1000 ]; then sh -c \"$0\" \"$0\" $(($1+1)); "
+     "fi'; sh -c \"$t\" \"$t\" 0; echo never",
+     NULL, MSG("maximum recursion depth exceeded"), 1, 2000, 0, ""},
+    {"exported sh -c recursion", "export C='bash -c \"$C\"'; bash -c \"$C\"",
+     NULL, MSG("maximum recursion depth exceeded"), 1, 2000},
+    {"sh fork bomb", "echo 'sh /tmp/s | sh /tmp/s' > /tmp/s; sh /tmp/s", NULL,
+     MSG("maximum recursion depth exceeded"), 1, 5000},
+    {"stdin script recursion",
+     "echo 'cat /tmp/s | sh' > /tmp/s; cat /tmp/s | sh", NULL,
+     MSG("maximum recursion depth exceeded"), 1, 5000},
     // `((((…` opens an arithmetic command, as in bash, and ends in
     // bash's words for its own depth limit.
     {"100,000 nested (", NULL, lim_parens,

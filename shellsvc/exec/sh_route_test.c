@@ -49,6 +49,18 @@ static const route routes[] = {
     {"alias of an alias", "shopt -s expand_aliases\nalias a=rm b=a\nb /tmp/f"},
     {"exec", "(exec rm /tmp/f)"},
     {"exec after redirections", "exec 3>/tmp/o; (exec rm /tmp/f)"},
+    {"sh -c", "sh -c 'rm /tmp/f'"},
+    {"bash -c with arguments", "bash -c 'rm \"$1\"' sh /tmp/f"},
+    {"bash -e -c", "bash -e -o pipefail -c 'rm /tmp/f'"},
+    {"/bin/sh -c", "/bin/sh -c 'rm /tmp/f'"},
+    {"nested shells", "bash -c \"sh -c 'rm /tmp/f'\""},
+    {"bash FILE", "echo 'rm /tmp/f' > /tmp/s.sh; bash /tmp/s.sh"},
+    {"sh FILE in a pipeline", "echo 'rm /tmp/f' > /tmp/s.sh; sh /tmp/s.sh | cat"},
+    {"stdin script", "echo 'rm /tmp/f' | bash"},
+    {"bash -s", "echo 'rm \"$1\"' | bash -s /tmp/f"},
+    {"here-document script", "sh <<EOF\nrm /tmp/f\nEOF"},
+    {"sh in $( )", "x=$(sh -c 'rm /tmp/f')"},
+    {"env prefix", "F=/tmp/f sh -c 'rm $F'"},
 };
 // clang-format on
 
@@ -117,12 +129,74 @@ test_builtin_routes(void **state)
     assert_int_equal(bad, 0);
 }
 
+/*
+ * A `#!` script run by its path: the stage is rewritten to the shell the
+ * line names, admitted as that program (shell:exec), and the script's rm
+ * still gets its own decision. The script must be executable, which no
+ * command here can make: the kernel is seeded with it.
+ */
+static void
+test_shebang_routes(void **state)
+{
+    (void)state;
+    static const char *const heads[] = {"#!/bin/sh\n", "#!/bin/bash -e\n",
+                                        "#!/usr/bin/env bash\n"};
+    // What the stage is decided as (program|command|arg1|arg2|).
+    static const char *const shells[] = {"sh|sh ./s.sh|./s.sh|",
+                                         "bash|bash -e ./s.sh|-e|./s.sh|",
+                                         "bash|bash ./s.sh|./s.sh|"};
+    size_t bad = 0;
+    for (size_t i = 0; i < NELEM(heads); i++) {
+        th t = {.th_deny = "rm"};
+        box_buf_init(&t.th_out, 1u << 22);
+        box_buf_init(&t.th_err, 1u << 22);
+        box_buf_init(&t.th_log, 1u << 22);
+        box_buf_init(&t.th_fslog, 1u << 22);
+        sh_kernel_opts ko = {.ko_decide = th_decide, .ko_decide_arg = &t};
+        sh_kernel *k = NULL;
+        assert_int_equal(sh_kernel_new(&ko, &k), BOX_OK);
+        char body[128];
+        snprintf(body, sizeof body, "%srm /tmp/f\n", heads[i]);
+        assert_int_equal(
+            sh_kernel_seed_file(k, "/tmp/s.sh", 0755, body, strlen(body)), 0);
+        sh_session_opts o = {.so_decide = th_decide,
+                             .so_decide_arg = &t,
+                             .so_out = th_out,
+                             .so_err = th_err,
+                             .so_io_arg = &t,
+                             .so_cwd = "/tmp",
+                             .so_kernel = k};
+        sh_session *ss = sh_session_new(&o);
+        assert_non_null(ss);
+        const char *script = "touch /tmp/f\n./s.sh\n[ -e /tmp/f ] && echo kept";
+        (void)sh_session_run(ss, script, strlen(script));
+        sh_session_free(ss);
+        sh_kernel_free(k);
+        bool as_shell = strstr(th_s(&t.th_log), shells[i]) != NULL;
+        bool asked = strstr(th_s(&t.th_log), "rm|rm /tmp/f|/tmp/f|") != NULL;
+        bool refused = strstr(th_s(&t.th_err),
+                              "strands-shell: effect denied: policy denied "
+                              "this operation on 'rm'") != NULL;
+        bool kept = strstr(th_s(&t.th_out), "kept\n") != NULL;
+        if (!as_shell || !asked || !refused || !kept) {
+            print_error("shebang %s: as shell %d asked %d refused %d kept %d\n"
+                        "  out [%s]\n  err [%s]\n  log [%s]\n",
+                        heads[i], as_shell, asked, refused, kept,
+                        th_s(&t.th_out), th_s(&t.th_err), th_s(&t.th_log));
+            bad++;
+        }
+        th_reset(&t);
+    }
+    assert_int_equal(bad, 0);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routes),
         cmocka_unit_test(test_builtin_routes),
+        cmocka_unit_test(test_shebang_routes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -220,7 +220,15 @@ dir_script(parser *p, const char *arg, size_t n)
 static box_err
 dir_file(parser *p, const char *arg, size_t n)
 {
-    bool strip = take_flag_n(&arg, &n);
+    bool strip = false, exec = false;
+    for (;;) { // -n and -x, in either order
+        if (take_flag_n(&arg, &n))
+            strip = true;
+        else if (n >= 3 && memcmp(arg, "-x ", 3) == 0)
+            arg += 3, n -= 3, exec = true;
+        else
+            break;
+    }
     if (!path_valid(arg, n))
         return perr(p, "%%file needs a relative path without '.', '..' or "
                        "empty components");
@@ -238,6 +246,7 @@ dir_file(parser *p, const char *arg, size_t n)
     memset(f, 0, sizeof *f);
     if ((f->bf_path = box_strndup(arg, n)) == NULL)
         return perr(p, "out of memory");
+    f->bf_exec = exec;
     c->bc_nfiles++;
     return body_open(p, &f->bf_body, BODY_FILE, strip);
 }

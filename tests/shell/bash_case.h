@@ -23,6 +23,7 @@ typedef struct bd_text {
 typedef struct bd_file {
     char *bf_path; // relative, no `..`
     bd_text bf_body;
+    bool bf_exec; // %file -x: mode 0755 (a script to run by its path)
 } bd_file;
 
 typedef struct bd_case {

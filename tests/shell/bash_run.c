@@ -43,9 +43,9 @@ bd_result_reset(bd_result *r)
 /* ---- the directory ---- */
 
 static box_err
-write_file(const char *path, const bd_text *t)
+write_file(const char *path, const bd_text *t, mode_t mode)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     if (fd < 0)
         return BOX_EIO;
     size_t off = 0;
@@ -91,7 +91,7 @@ bd_dir_make(const char *dir, const bd_case *c, char **err)
                 goto out;
             }
         }
-        if (write_file(path, &f->bf_body) != BOX_OK) {
+        if (write_file(path, &f->bf_body, f->bf_exec ? 0755 : 0644) != BOX_OK) {
             *err = box_asprintf("write %s: %s", path, strerror(errno));
             goto out;
         }
@@ -317,7 +317,7 @@ spawn_bash(const char *dir, const char *scratch, const char *script,
     rv = BOX_EIO;
     (void)unlink(inp);
     bd_text none = {.t_data = (char *)"", .t_len = 0};
-    if (write_file(inp, in != NULL ? in : &none) != BOX_OK) {
+    if (write_file(inp, in != NULL ? in : &none, 0644) != BOX_OK) {
         *err = box_asprintf("write %s: %s", inp, strerror(errno));
         goto out;
     }
