@@ -49,6 +49,10 @@ static const route routes[] = {
     {"alias of an alias", "shopt -s expand_aliases\nalias a=rm b=a\nb /tmp/f"},
     {"exec", "(exec rm /tmp/f)"},
     {"exec after redirections", "exec 3>/tmp/o; (exec rm /tmp/f)"},
+    {"process substitution <( )", "cat <(rm /tmp/f)"},
+    {"process substitution >( )", "echo x > >(rm /tmp/f); wait $!"},
+    {"process substitution redirected", "while read l; do :; done < <(rm /tmp/f)"},
+    {"nested process substitution", "cat <(cat <(rm /tmp/f))"},
 };
 // clang-format on
 
