@@ -23,7 +23,9 @@
  * closed, so the list sees EOF or EPIPE and ends (`head -1 <(yes)`), and
  * the list's thread is joined. When the end lives on elsewhere (exec
  * 3< <(list), {fd}< <(list), a job that holds it), the thread is handed
- * to the session instead and joined when the call ends.
+ * to the session instead and joined when the call ends, after the call's
+ * own fds closed. A list that neither reads nor writes its pipe holds its
+ * command until it ends, as a reader of <(sleep 9) waits in bash.
  */
 
 #define SH_PSUB_TOP 63 // bash's first process substitution fd
@@ -64,8 +66,10 @@ psub_ctx(sh_ctx *cx, bool out, sh_stream *theirs)
     int io = out ? 0 : 1;
     sh_stream_unref(j->cx_fd[io]);
     j->cx_fd[io] = sh_stream_ref(theirs);
-    // Like an `&` job, it ends when the call does (sh_check_stop).
-    j->cx_bg = true;
+    /* Not an `&` job (cx_bg stays the caller's): at the call's end a list
+     * whose end was kept (exec > >(cat)) still gets to read what was
+     * written before the end closed, and ends by itself on EOF / EPIPE,
+     * or at the call's deadline. */
     j->cx_depth++;
     j->cx_loops = 0;
     j->cx_funcs = 0;

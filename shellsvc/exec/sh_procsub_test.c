@@ -56,6 +56,10 @@ static const pcase cases[] = {
     {"exec 4>/tmp/w; echo via4 > /dev/fd/4; cat /tmp/w; cat /dev/fd/4",
      "via4\n", "strands-shell: cat: /dev/fd/4: Input/output error\n", 1},
     {"echo err > /dev/stderr; echo out > /dev/stdout", "out\n", "err\n", 0},
+    // an end kept by exec: the list ends when the call closes it
+    {"exec > >(cat); echo through", "through\n", "", 0},
+    {"exec {o}> >(cat); echo kept >&$o; echo direct >&2", "kept\n",
+     "direct\n", 0},
     // recursion through a substitution ends as too deep
     {"f() { cat <(f); }; f", "",
      "strands-shell: maximum recursion depth exceeded\n", 1},
