@@ -441,7 +441,10 @@ redirs_apply(sh_ctx *cx, const sh_redir *r, rsave **svp, int *nsvp)
                 if (r->r_fdvar != NULL) // bash says both
                     sh_errf(cx, "redirection error: cannot duplicate fd: "
                                 "Bad file descriptor");
-                sh_errf(cx, "%s: Bad file descriptor", t);
+                // bash names the word as written (`$fd`, not `10`).
+                const sh_word *w = r->r_target;
+                sh_errf(cx, "%.*s: Bad file descriptor",
+                        (int)(w->w_rawlen > 100 ? 100 : w->w_rawlen), w->w_raw);
                 box_free(t);
                 goto fail;
             }
