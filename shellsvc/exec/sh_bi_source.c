@@ -18,13 +18,35 @@
  * and here PATH names the box's own /bin, never a script.
  */
 
+/* source <(list): reads shell fd fd (a pipe end) to its end into b. */
+static int
+read_fd(sh_ctx *cx, const char *cmd, const char *path, int fd, box_buf *b)
+{
+    char buf[8192];
+    for (;;) {
+        ssize_t n = sh_read(cx, fd, buf, sizeof buf);
+        if (n == 0)
+            return 0;
+        if (n < 0) {
+            if (cx->cx_flow != SH_FLOW_NONE)
+                return cx->cx_status; // the call is over
+            return sh_cmd_err(cx, cmd, 1, "%s: %s", path, strerror(EBADF));
+        }
+        if (box_buf_append(b, buf, (size_t)n) != BOX_OK)
+            return sh_cmd_err(cx, cmd, 1, "%s: file too large", path);
+    }
+}
+
 int
 sh_source_read(sh_ctx *cx, const char *cmd, const char *path, box_buf *b,
                int *oserr)
 {
+    *oserr = 0;
+    int dfd = sh_devfd(cx, path); // source <(list), bash <(list)
+    if (dfd >= 0)
+        return read_fd(cx, cmd, path, dfd, b);
     sh_kernel_result r = {0};
     sh_kernel_file *f = NULL;
-    *oserr = 0;
     if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, path, O_RDONLY, 0, &f,
                        &r) != 0) {
         if (r.kr_outcome == SH_KR_OS_ERROR)

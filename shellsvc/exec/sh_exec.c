@@ -48,6 +48,7 @@ struct sh_job {
     const sh_node *j_node;
     int j_status;
     long j_id; // what $! says: the session's $$ plus the job's number
+    bool j_live; // counted in ss_live_stages (a process substitution)
 };
 
 /* ---- helpers ---- */
@@ -290,10 +291,15 @@ redirs_keep(rsave *sv, int nsv)
     box_free(sv);
 }
 
-/* Opens a redirection target through the kernel (fs:read / fs:write). */
+/* Opens a redirection target through the kernel (fs:read / fs:write).
+ * /dev/fd/N names shell fd N (a process substitution's pipe end): its
+ * stream as it is, never reopened, so its mode cannot widen. */
 static sh_stream *
 open_file(sh_ctx *cx, const char *path, int flags)
 {
+    int dfd = sh_devfd(cx, path);
+    if (dfd >= 0)
+        return sh_stream_ref(cx->cx_fd[dfd]);
     sh_kernel_result r = {0};
     sh_kernel_file *f = NULL;
     if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, path, flags,
@@ -401,6 +407,14 @@ redirs_apply(sh_ctx *cx, const sh_redir *r, rsave **svp, int *nsvp)
     int nsv = 0;
     for (; r != NULL; r = r->r_next) {
         int fd = r->r_fd >= 0 ? r->r_fd : redir_default_fd(r->r_kind);
+        if (r->r_fdvar != NULL) {
+            // {var}: persists after the command (bash), never restored.
+            int rc = sh_fdvar_redir(cx, r, &fd);
+            if (rc != 0)
+                goto fail;
+            if (fd < 0)
+                continue; // {var}>&- closed it
+        }
         if (fd >= SH_MAX_FD) {
             sh_errf(cx, "%d: Bad file descriptor", fd);
             goto fail;
@@ -437,7 +451,13 @@ redirs_apply(sh_ctx *cx, const sh_redir *r, rsave **svp, int *nsvp)
             long m = strtol(t, &end, 10);
             if (t[0] == '\0' || *end != '\0' || m < 0 || m >= SH_MAX_FD ||
                 cx->cx_fd[m] == NULL) {
-                sh_errf(cx, "%s: Bad file descriptor", t);
+                if (r->r_fdvar != NULL) // bash says both
+                    sh_errf(cx, "redirection error: cannot duplicate fd: "
+                                "Bad file descriptor");
+                // bash names the word as written (`$fd`, not `10`).
+                const sh_word *w = r->r_target;
+                sh_errf(cx, "%.*s: Bad file descriptor",
+                        (int)(w->w_rawlen > 100 ? 100 : w->w_rawlen), w->w_raw);
                 box_free(t);
                 goto fail;
             }
@@ -469,7 +489,14 @@ redirs_apply(sh_ctx *cx, const sh_redir *r, rsave **svp, int *nsvp)
         box_free(t);
         if (s == NULL)
             goto fail;
-        if (r->r_kind == SH_R_BOTH || r->r_kind == SH_R_BOTH_APPEND) {
+        if (r->r_fdvar != NULL) {
+            cx->cx_fd[fd] = s;
+            if (sh_fdvar_assign(cx, r->r_fdvar, fd) != 0) {
+                sh_stream_unref(s);
+                cx->cx_fd[fd] = NULL;
+                goto fail;
+            }
+        } else if (r->r_kind == SH_R_BOTH || r->r_kind == SH_R_BOTH_APPEND) {
             redir_install(cx, 1, s, sv, &nsv);
             redir_install(cx, 2, sh_stream_ref(s), sv, &nsv);
         } else {
@@ -923,10 +950,73 @@ static void *
 job_main(void *arg)
 {
     sh_job *j = arg;
+    sh_session *ss = j->j_cx->cx_ss;
     j->j_status = run_stage(j->j_cx, j->j_node, NULL);
     sh_ctx_free(j->j_cx);
     j->j_cx = NULL;
+    if (j->j_live)
+        atomic_fetch_sub(&ss->ss_live_stages, 1);
     return NULL;
+}
+
+/*
+ * A process substitution's list (sh_procsub.c) runs as a job nobody's
+ * `wait` sees: on a thread of its own, like a pipeline stage, and counted
+ * with the stages so a recursion through it (`f(){ cat <(f) <(f); }`)
+ * ends as too deep instead of starting threads without bound.
+ */
+sh_job *
+sh_job_start(sh_ctx *cx, sh_ctx *jcx, const sh_node *n)
+{
+    sh_session *ss = cx->cx_ss;
+    if (atomic_fetch_add(&ss->ss_live_stages, 1) + 1 > SH_MAX_LIVE_STAGES ||
+        jcx->cx_depth >= SH_EXEC_MAX_DEPTH) {
+        atomic_fetch_sub(&ss->ss_live_stages, 1);
+        sh_ctx_free(jcx);
+        sh_too_deep(cx);
+        return NULL;
+    }
+    sh_job *j = box_calloc(1, sizeof *j);
+    if (j == NULL) {
+        atomic_fetch_sub(&ss->ss_live_stages, 1);
+        sh_ctx_free(jcx);
+        sh_errf(cx, "out of memory");
+        return NULL;
+    }
+    j->j_cx = jcx;
+    j->j_node = n;
+    j->j_live = true;
+    // bash sets $! to it, and `wait $!` gives its status (sh_job_join
+    // leaves that for cx). The count also keeps an eval's text alive.
+    j->j_id = ss->ss_pid + 1 + (long)atomic_fetch_add(&ss->ss_jobs, 1);
+    if (pthread_create(&j->j_th, NULL, job_main, j) != 0) {
+        atomic_fetch_sub(&ss->ss_live_stages, 1);
+        sh_ctx_free(jcx);
+        box_free(j);
+        sh_stop_call(cx, "cannot start process substitution");
+        return NULL;
+    }
+    cx->cx_st->st_bgpid = j->j_id;
+    return j;
+}
+
+void
+sh_job_join(sh_ctx *cx, sh_job *j)
+{
+    pthread_join(j->j_th, NULL);
+    unsigned slot = cx->cx_ndone++ % SH_JOBS_REMEMBERED;
+    cx->cx_done[slot].d_id = j->j_id;
+    cx->cx_done[slot].d_status = j->j_status;
+    box_free(j);
+}
+
+void
+sh_job_orphan(sh_session *ss, sh_job *j)
+{
+    pthread_mutex_lock(&ss->ss_lock);
+    j->j_next = ss->ss_orphans;
+    ss->ss_orphans = j;
+    pthread_mutex_unlock(&ss->ss_lock);
 }
 
 /*
@@ -1310,6 +1400,7 @@ sh_exec_node(sh_ctx *cx, const sh_node *n)
     if (cx->cx_st->st_opt_n)
         return 0;
     cx->cx_line = n->n_line;
+    sh_psub *psubs = cx->cx_psubs; // what this node's words start ends here
     int st = 0;
     rsave *sv = NULL;
     int nsv = 0;
@@ -1319,6 +1410,7 @@ sh_exec_node(sh_ctx *cx, const sh_node *n)
                     n->n_kind == SH_N_FOR_ARITH;
     if (compound && n->n_redirs != NULL &&
         (st = redirs_apply(cx, n->n_redirs, &sv, &nsv)) != 0) {
+        sh_procsub_end(cx, psubs);
         cx->cx_status = st;
         return st;
     }
@@ -1409,6 +1501,7 @@ sh_exec_node(sh_ctx *cx, const sh_node *n)
     }
     if (sv != NULL || nsv != 0)
         redirs_restore(cx, sv, nsv);
+    sh_procsub_end(cx, psubs);
     if (cx->cx_flow == SH_FLOW_EXIT || cx->cx_flow == SH_FLOW_RETURN)
         st = cx->cx_status;
     else

@@ -898,6 +898,24 @@ expand_cmdsub(ex *x, const sh_wpart *p, bool quoted)
     return rc;
 }
 
+/* <( ) and >( ): the path of the pipe end, one field as it is. */
+static int
+expand_procsub(ex *x, const sh_wpart *p)
+{
+    char *path = NULL;
+    x->x_exp = true;
+    int st =
+        sh_procsub_open(x->x_cx, p->u.procsub.body, p->u.procsub.out, &path);
+    if (st != 0)
+        return x->x_status = st; // the command does not run
+
+    int rc = ex_mark(x, M_QMARK);
+    if (rc == 0)
+        rc = ex_put(x, path, strlen(path), M_QUOTE);
+    box_free(path);
+    return rc;
+}
+
 static int
 expand_tilde(ex *x, const sh_wpart *p)
 {
@@ -1050,6 +1068,9 @@ expand_parts(ex *x, const sh_wpart *p, bool quoted)
         }
         case SH_WP_TILDE:
             rc = expand_tilde(x, p);
+            break;
+        case SH_WP_PROCSUB:
+            rc = expand_procsub(x, p);
             break;
         default:
             break;

@@ -54,7 +54,8 @@ struct sh_input {
     sh_ctx *in_cx;
     const char *in_cmd;      // borrowed, for read-error messages
     char *in_name;           // the operand as given
-    sh_kernel_file *in_file; // NULL: shell fd 0
+    sh_kernel_file *in_file; // NULL: shell fd in_fd
+    int in_fd;               // 0 (stdin), or the N of /dev/fd/N
     char *in_buf;
     size_t in_pos, in_len;
     bool in_eof, in_failed;
@@ -75,7 +76,11 @@ sh_input_open(sh_ctx *cx, const char *cmd, const char *operand, int *status)
     }
     in->in_cx = cx;
     in->in_cmd = cmd;
-    if (operand != NULL && strcmp(operand, "-") != 0) {
+    // /dev/fd/N (a process substitution): shell fd N, not the kernel.
+    int dfd = operand != NULL ? sh_devfd(cx, operand) : -1;
+    if (dfd >= 0) {
+        in->in_fd = dfd;
+    } else if (operand != NULL && strcmp(operand, "-") != 0) {
         sh_kernel_result r = {0};
         if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, operand, O_RDONLY, 0,
                            &in->in_file, &r) != 0) {
@@ -95,7 +100,7 @@ input_fill(sh_input *in, void *buf, size_t n)
     if (in->in_eof || in->in_failed)
         return in->in_failed ? -1 : 0;
     ssize_t r = in->in_file ? sh_kernel_read(in->in_file, buf, n)
-                            : sh_read(in->in_cx, 0, buf, n);
+                            : sh_read(in->in_cx, in->in_fd, buf, n);
     if (r == 0)
         in->in_eof = true;
     if (r < 0) {

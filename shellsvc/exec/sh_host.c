@@ -178,6 +178,9 @@ sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
     const sh_host_opts *h = cx->cx_ss->ss_o.so_host;
     if (sh_check_stop(cx))
         return cx->cx_status;
+    int refused = sh_procsub_host_check(cx, argc, argv);
+    if (refused != 0)
+        return refused;
     if (b->hb_found.sf_path == NULL) {
         if (b->hb_unbound_err == EACCES) {
             sh_errf(cx, "%s: Permission denied", argv[0]);

@@ -50,6 +50,9 @@ sh_stream *sh_stream_buf(size_t max);
 sh_stream *sh_stream_file(sh_kernel_file *f); // takes f
 sh_stream *sh_stream_ref(sh_stream *s);       // NULL-safe
 void sh_stream_unref(sh_stream *s);           // NULL-safe
+/* sh_stream_unref that says whether it dropped the last ref (the pipe
+ * end closed). */
+bool sh_stream_unref_last(sh_stream *s);
 /* The OS descriptor of an FD stream (a pipe end), else -1. */
 int sh_stream_os_fd(const sh_stream *s);
 /* Takes the captured bytes of a BUF stream (box_alloc'd). */
@@ -228,6 +231,7 @@ typedef enum sh_flow {
 
 typedef struct sh_local sh_local;
 typedef struct sh_bistate sh_bistate; // builtins' own state (sh_bistate.h)
+typedef struct sh_psub sh_psub;       // a process substitution (sh_procsub.c)
 
 typedef struct sh_ctx {
     sh_session *cx_ss;
@@ -263,6 +267,9 @@ typedef struct sh_ctx {
     /* Set by `exec` without a command: the redirections of the command
      * running stay in force after it (exec_simple reads and clears it). */
     bool cx_keep_redirs;
+    /* Process substitutions started here whose command is not over yet
+     * (newest first; sh_procsub_end). */
+    sh_psub *cx_psubs;
 } sh_ctx;
 
 /* A context over st (borrowed) writing to the session callbacks. */
@@ -448,6 +455,37 @@ int sh_exec_time(sh_ctx *cx, const sh_node *n);
 /* Runs an already expanded command (after admission unless admitted). */
 int sh_exec_argv(sh_ctx *cx, int argc, char **argv, const bool *exp,
                  bool bypass_funcs);
+
+/* A job of the call no `wait` sees (a process substitution's list): runs
+ * n in jcx (taken) on its own thread. NULL after a message (too deep, no
+ * thread). Joined with sh_job_join, or handed to the session (joined when
+ * the call ends) with sh_job_orphan. */
+sh_job *sh_job_start(sh_ctx *cx, sh_ctx *jcx, const sh_node *n);
+void sh_job_join(sh_ctx *cx, sh_job *j); // `wait $!` in cx then finds it
+void sh_job_orphan(sh_session *ss, sh_job *j);
+
+/* ---- process substitution and {var}> (sh_procsub.c, sh_fdvar.c) ---- */
+
+/* <(body) (out false) or >(body): starts body on a pipe whose other end
+ * is a new shell fd N; *path (box_alloc'd) is "/dev/fd/N". 0, or a
+ * status after the message. */
+int sh_procsub_open(sh_ctx *cx, const sh_node *body, bool out, char **path);
+/* The command that made the substitutions newer than mark is over: their
+ * fds close and their lists are joined (or left to the session while
+ * their end is still open elsewhere). mark NULL: all of them. */
+void sh_procsub_end(sh_ctx *cx, sh_psub *mark);
+/* The shell fd a path names: /dev/fd/N, /dev/stdin, /dev/stdout,
+ * /dev/stderr when that fd is open; else -1 (the kernel opens it). */
+int sh_devfd(const sh_ctx *cx, const char *path);
+/* 0, or 126 after a message when an argument for a host program names a
+ * shell fd (/dev/fd/N, N >= 3), which the program cannot open. */
+int sh_procsub_host_check(sh_ctx *cx, int argc, char *const *argv);
+/* {var} redirection r: *fd the fd to install its stream at (the lowest
+ * free from 10), or -1 when r was {var}>&- and closed it. 0 or a status
+ * after the message. */
+int sh_fdvar_redir(sh_ctx *cx, const sh_redir *r, int *fd);
+/* var = fd; 0, or 1 after bash's messages (a readonly var). */
+int sh_fdvar_assign(sh_ctx *cx, const char *name, int fd);
 
 /* ---- host programs (sh_host.c) ---- */
 

@@ -101,8 +101,14 @@ sh_stream_ref(sh_stream *s)
 void
 sh_stream_unref(sh_stream *s)
 {
+    (void)sh_stream_unref_last(s);
+}
+
+bool
+sh_stream_unref_last(sh_stream *s)
+{
     if (s == NULL || atomic_fetch_sub(&s->s_refs, 1) != 1)
-        return;
+        return false;
     if (s->s_kind == SH_ST_FD && s->s_fd >= 0)
         close(s->s_fd);
     if (s->s_kind == SH_ST_FILE)
@@ -110,6 +116,7 @@ sh_stream_unref(sh_stream *s)
     pthread_mutex_destroy(&s->s_lock);
     box_free(s->s_p);
     box_free(s);
+    return true;
 }
 
 int
@@ -410,6 +417,7 @@ sh_ctx_release(sh_ctx *cx)
         sh_stream_unref(cx->cx_fd[i]);
         cx->cx_fd[i] = NULL;
     }
+    sh_procsub_end(cx, NULL);
     if (cx->cx_owns_state) {
         sh_state_free(cx->cx_st);
         cx->cx_st = NULL;

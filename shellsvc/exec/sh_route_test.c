@@ -61,6 +61,10 @@ static const route routes[] = {
     {"here-document script", "sh <<EOF\nrm /tmp/f\nEOF"},
     {"sh in $( )", "x=$(sh -c 'rm /tmp/f')"},
     {"env prefix", "F=/tmp/f sh -c 'rm $F'"},
+    {"process substitution <( )", "cat <(rm /tmp/f)"},
+    {"process substitution >( )", "echo x > >(rm /tmp/f); wait $!"},
+    {"process substitution redirected", "while read l; do :; done < <(rm /tmp/f)"},
+    {"nested process substitution", "cat <(cat <(rm /tmp/f))"},
 };
 // clang-format on
 

@@ -27,7 +27,7 @@ static const char *const sh_cond_op_names[SH_CO_COUNT] = {
 
 /* ORDER SH_WP */
 static const char *const sh_wpart_names[SH_WP_COUNT] = {
-    "lit", "sq", "esc", "dq", "param", "cmdsub", "arith", "tilde",
+    "lit", "sq", "esc", "dq", "param", "cmdsub", "arith", "tilde", "procsub",
 };
 
 /* ORDER SH_PO */
@@ -182,6 +182,11 @@ dump_parts(dumper *d, const sh_wpart *p)
             dump_node(d, p->u.cmdsub.body);
             put(d, ")");
             break;
+        case SH_WP_PROCSUB:
+            put(d, p->u.procsub.out ? "(procsub> " : "(procsub< ");
+            dump_node(d, p->u.procsub.body);
+            put(d, ")");
+            break;
         default:
             put(d, "(?)");
         }
@@ -257,6 +262,8 @@ dump_redirs(dumper *d, const sh_redir *r)
         put(d, " (");
         if (r->r_fd >= 0 && d->rv == BOX_OK)
             d->rv = box_buf_printf(d->out, "%d", r->r_fd);
+        if (r->r_fdvar != NULL && d->rv == BOX_OK)
+            d->rv = box_buf_printf(d->out, "{%s}", r->r_fdvar);
         put(d, sh_redir_kind_name(r->r_kind));
         bool hd = r->r_kind == SH_R_HEREDOC || r->r_kind == SH_R_HEREDOC_STRIP;
         if (hd && r->r_quoted)

@@ -49,6 +49,8 @@ typedef enum sh_wpart_kind {
     SH_WP_ARITH,   // u.text: the raw text between $(( and ))
     SH_WP_TILDE,   // u.text: the prefix after `~` ("" for ~, "+", "-",
                    // "user"); only first in a word or an assignment value
+    SH_WP_PROCSUB, // u.procsub: <( list ) or >( list ) (bash): the word
+                   // gets the path of a pipe end the list writes or reads
     SH_WP_COUNT
 } sh_wpart_kind;
 
@@ -114,6 +116,10 @@ struct sh_wpart {
             sh_node *body;  // an SH_N_LIST (possibly with no items)
             bool backquote; // written `...`
         } cmdsub;
+        struct {
+            sh_node *body; // an SH_N_LIST (possibly with no items)
+            bool out;      // >( ): the list reads what the command writes
+        } procsub;
     } u;
 };
 
@@ -155,6 +161,10 @@ typedef enum sh_redir_kind {
 struct sh_redir {
     sh_redir_kind r_kind;
     int r_fd; // explicit fd, or -1 for the kind's default
+    /* {name}>word (bash): the shell picks the fd (the lowest free one
+     * from 10) and stores it in name; {name}>&- closes the fd in name.
+     * NULL otherwise (r_fd is then -1). */
+    const char *r_fdvar;
     uint32_t r_line;
     sh_word *r_target; // file, fd word, or here-document delimiter word
     /* Here-documents: the delimiter after quote removal, whether any part

@@ -310,6 +310,46 @@ out:
     return rv;
 }
 
+/* Whether the text at the current position opens bash's process
+ * substitution, `<(` or `>(`, which an unquoted word takes as a part
+ * (even in its middle: `a<(x)` is one word). */
+static bool
+at_procsub(sh_lex *lx, lmode mode)
+{
+    int c = peekc(lx, 0);
+    return mode == LM_WORD && (c == '<' || c == '>') && peekc(lx, 1) == '(';
+}
+
+/* At `<(` or `>(`: the list up to the matching `)`, as for `$(`. */
+static box_err
+lex_procsub(sh_lex *lx, plist *pl)
+{
+    uint32_t line = lx->lx_line;
+    bool out = peekc(lx, 0) == '>';
+    advc(lx); // < or >
+    advc(lx); // (
+    box_err rv = enter(lx);
+    if (rv != BOX_OK)
+        return rv;
+    sh_node *body = NULL;
+    lx->lx_level++;
+    rv = lx->lx_sub(lx->lx_subctx, lx, SH_SUB_PAREN, &body);
+    lx->lx_level--;
+    leave(lx);
+    // Bodies still pending from inside now wait for our newline.
+    for (sh_pending_hd *ph = lx->lx_hd_head; ph; ph = ph->ph_next)
+        if (ph->ph_level > lx->lx_level)
+            ph->ph_level = lx->lx_level;
+    if (rv != BOX_OK)
+        return rv;
+    sh_wpart *p = new_part(lx, pl, SH_WP_PROCSUB, line);
+    if (p == NULL)
+        return oom(lx);
+    p->u.procsub.body = body;
+    p->u.procsub.out = out;
+    return BOX_OK;
+}
+
 /* After `$((`: arithmetic up to the matching `))`. Returns BOX_OK with
  * *is_arith false (position restored) when the parentheses close as
  * `) …)`, i.e. the text is a command substitution of a subshell. */
@@ -933,6 +973,12 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
                 goto out;
             break;
         }
+        if (at_procsub(lx, mode) && lx->lx_pos >= sub_end) {
+            if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK ||
+                (rv = lex_procsub(lx, pl)) != BOX_OK)
+                goto out;
+            continue;
+        }
         if (unquoted_word(mode) && is_meta(c) && lx->lx_pos >= sub_end) {
             if (mode == LM_WORD || !cond_keeps(lx, mode, wstart, c, &parens))
                 break;
@@ -1436,8 +1482,9 @@ sh_lex_next(sh_lex *lx, sh_token *tok)
                  : cond == SH_LEX_COND_PAT ? LM_CPAT
                                            : LM_WORD;
     // A regex may start with `(` or `|`: bash reads it as the word.
-    sh_tk k = mode == LM_CRE && (c == '(' || c == '|') ? SH_TK_WORD
-                                                       : lex_operator(lx);
+    sh_tk k = (mode == LM_CRE && (c == '(' || c == '|')) || at_procsub(lx, mode)
+                  ? SH_TK_WORD
+                  : lex_operator(lx);
     if (k != SH_TK_WORD) {
         tok->t_kind = k;
         tok->t_end = lx->lx_pos;

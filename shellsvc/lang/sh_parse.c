@@ -169,30 +169,11 @@ static box_err parse_command(sh_parser *p, sh_node **out);
 
 /* ---- redirections and simple commands ---- */
 
-/* The lookahead is `<` or `>` with `(` right after it: bash's process
- * substitution <( … ) / >( … ), refused with a message saying so
- * (rather than a syntax error at the `(`). */
-static box_err
-refuse_procsub(sh_parser *p)
-{
-    const sh_token *t = &p->ps_tok;
-    const sh_lex *lx = p->ps_lx;
-    if ((t->t_kind != SH_TK_LESS && t->t_kind != SH_TK_GREAT) ||
-        t->t_end >= lx->lx_len || lx->lx_src[t->t_end] != '(')
-        return BOX_OK;
-    return sh_diag_set(&p->ps_diag, BOX_EPARSE, t->t_line,
-                       "%s( ): process substitution is not supported (use a "
-                       "pipe or a temporary file)",
-                       t->t_kind == SH_TK_LESS ? "<" : ">");
-}
-
 /* redirect -> [IO_NUMBER] redir_op WORD */
 static box_err
 parse_redirect(sh_parser *p, sh_redir **out)
 {
     box_err rv;
-    if ((rv = refuse_procsub(p)) != BOX_OK)
-        return rv;
     sh_redir *r = box_arena_zalloc(p->ps_arena, sizeof(*r));
     if (r == NULL)
         return oom(p);
@@ -243,7 +224,7 @@ parse_redirect(sh_parser *p, sh_redir **out)
     default:
         return unexpected(p);
     }
-    if ((rv = advance(p)) != BOX_OK || (rv = refuse_procsub(p)) != BOX_OK)
+    if ((rv = advance(p)) != BOX_OK)
         return rv;
     if (p->ps_tok.t_kind != SH_TK_WORD) {
         if (p->ps_tok.t_kind == SH_TK_EOF && !p->ps_lx->lx_hit_end)
@@ -260,15 +241,57 @@ parse_redirect(sh_parser *p, sh_redir **out)
     return advance(p);
 }
 
-/* redirect_list -> { redirect } (after a compound command) */
+static bool is_fd_var(const sh_word *w);
+
+/* fdvar_redirect -> '{' NAME '}' redirect (bash; no space before the
+ * operator): the lookahead is the operator, w the `{name}` word before
+ * it. An IO_NUMBER there is no operator: `{fd}2>x` stays words. */
+static box_err
+parse_fdvar_redirect(sh_parser *p, const sh_word *w, sh_redir **out)
+{
+    const char *t = w->w_parts->u.text.s;
+    size_t n = w->w_parts->u.text.len;
+    char *name = box_arena_strndup(p->ps_arena, t + 1, n - 2);
+    if (name == NULL)
+        return oom(p);
+    box_err rv = parse_redirect(p, out);
+    if (rv == BOX_OK)
+        (*out)->r_fdvar = name;
+    return rv;
+}
+
+/* Whether the lookahead is a `{name}` word right before a redirection
+ * operator (peeked in the text: the parser has one token of lookahead). */
+static bool
+at_fdvar(const sh_parser *p)
+{
+    const sh_token *t = &p->ps_tok;
+    const sh_lex *lx = p->ps_lx;
+    if (t->t_kind != SH_TK_WORD || t->t_word == NULL || !is_fd_var(t->t_word) ||
+        t->t_end >= lx->lx_len)
+        return false;
+    char c = lx->lx_src[t->t_end];
+    return c == '<' || c == '>';
+}
+
+/* redirect_list -> { redirect | fdvar_redirect } (after a compound) */
 static box_err
 parse_redirect_list(sh_parser *p, sh_redir **head)
 {
     sh_redir **tail = head;
-    while (is_redir_tok(p->ps_tok.t_kind)) {
-        box_err rv = parse_redirect(p, tail);
-        if (rv != BOX_OK)
-            return rv;
+    for (;;) {
+        box_err rv;
+        if (at_fdvar(p)) {
+            const sh_word *w = p->ps_tok.t_word;
+            if ((rv = advance(p)) != BOX_OK ||
+                (rv = parse_fdvar_redirect(p, w, tail)) != BOX_OK)
+                return rv;
+        } else if (is_redir_tok(p->ps_tok.t_kind)) {
+            if ((rv = parse_redirect(p, tail)) != BOX_OK)
+                return rv;
+        } else {
+            break;
+        }
         tail = &(*tail)->r_next;
     }
     return BOX_OK;
@@ -603,13 +626,14 @@ parse_simple(sh_parser *p, sh_node **out)
             if ((rv = advance(p)) != BOX_OK)
                 return rv;
             if (a == NULL && is_fd_var(w) && p->ps_tok.t_start == end &&
-                is_redir_tok(p->ps_tok.t_kind))
-                return sh_diag_set(
-                    &p->ps_diag, BOX_EPARSE, p->ps_tok.t_line,
-                    "%.*s%s: a redirection allocating a file descriptor "
-                    "into a variable is not supported (use a number: 3>file)",
-                    (int)(w->w_rawlen > 100 ? 100 : w->w_rawlen), w->w_raw,
-                    sh_tk_name(p->ps_tok.t_kind));
+                is_redir_tok(p->ps_tok.t_kind) &&
+                p->ps_tok.t_kind != SH_TK_IO_NUMBER) {
+                if ((rv = parse_fdvar_redirect(p, w, rtail)) != BOX_OK)
+                    return rv;
+                rtail = &(*rtail)->r_next;
+                any = true;
+                continue;
+            }
             bool compound = a != NULL && a->a_sub == NULL &&
                             p->ps_tok.t_kind == SH_TK_LPAREN &&
                             p->ps_tok.t_start == end &&

@@ -32,8 +32,6 @@
  *   syntax error: arithmetic expression required   (for (( a; b )))
  *   syntax error: `;' unexpected              (for (( a; b; c; d )))
  *   select: not supported: …                 (no terminal to choose on)
- *   {fd}>: a redirection allocating a file descriptor into a variable …
- *   <( ): process substitution is not supported (…)   (also >( ))
  *   `x': not a valid identifier               (for x in …)
  * and inside [[ … ]] bash's conditional-command messages:
  *   unexpected argument `X' to conditional unary operator

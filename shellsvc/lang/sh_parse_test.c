@@ -335,6 +335,12 @@ static const dump_case cases[] = {
     {"for i\n{ c; }", "(list (for i (group (list (cmd \"c\")))))"},
     {"for i { c; } >f", "(list (for i (group (list (cmd \"c\"))) (> \"f\")))"},
     {"for ((;;)) { c; } >f", "(list (for-arith \"\" \"\" \"\" (group (list (cmd \"c\"))) (> \"f\")))"},
+    /* process substitution: a word part, also inside a word */
+    {"cat <(a) >(b c)", "(list (cmd \"cat\" (word (procsub< (list (cmd \"a\")))) (word (procsub> (list (cmd \"b\" \"c\"))))))"},
+    {"echo x<(a)y 2>(b) > >(c)", "(list (cmd \"echo\" (word \"x\" (procsub< (list (cmd \"a\"))) \"y\") (word \"2\" (procsub> (list (cmd \"b\")))) (> (word (procsub> (list (cmd \"c\")))))))"},
+    /* {fd}> redirections: after a command word or a compound */
+    {"exec {fd}>f {in}<&-", "(list (cmd \"exec\" ({fd}> \"f\") ({in}<& \"-\")))"},
+    {"{ a; } {fd}>f", "(list (group (list (cmd \"a\")) ({fd}> \"f\")))"},
     /* not {fd}> redirections: a space, a quote, not a name */
     {"echo {fd} >f {1}>g '{x}'>h", "(list (cmd \"echo\" \"{fd}\" \"{1}\" (word (sq \"{x}\")) (> \"f\") (> \"g\") (> \"h\")))"},
 };
