@@ -31,7 +31,7 @@ sh_bi_eval(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 static int
 kind_of(sh_ctx *cx, const char *name, bool funcs)
 {
-    if (sh_cmd_lookup(name) != NULL)
+    if (sh_cmd_find(cx->cx_st, name) != NULL)
         return 1;
     if (funcs && sh_func_find(cx->cx_st, name) != NULL)
         return 2;

@@ -525,7 +525,7 @@ run_argv(sh_ctx *cx, int argc, char **argv, bool bypass_funcs,
 {
     if (b != NULL && b->hb_host)
         return sh_host_run(cx, argc, argv, b);
-    const sh_cmd *c = sh_cmd_lookup(argv[0]);
+    const sh_cmd *c = sh_cmd_find(cx->cx_st, argv[0]);
     if (c != NULL) {
         sh_opts o;
         int rc = sh_opts_parse(cx, c, argc, argv, &o);

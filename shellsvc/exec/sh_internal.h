@@ -104,6 +104,7 @@ typedef struct sh_state {
     unsigned st_shopt;       // SH_SHOPT_* bits (sh_glob.h)
     uint64_t st_shopt_other; // shopt rows stored, not acted on: bit set
                              // when the row differs from its default
+    uint64_t st_disabled[2]; // `enable -n`: bit per sh_cmds row
 } sh_state;
 
 sh_state *sh_state_new(void);
@@ -520,6 +521,11 @@ typedef struct sh_cmd {
 } sh_cmd;
 
 const sh_cmd *sh_cmd_lookup(const char *name);
+/* As sh_cmd_lookup, but NULL for a row `enable -n` turned off in st. */
+const sh_cmd *sh_cmd_find(const sh_state *st, const char *name);
+/* The i-th row in table order (NULL past the end), and a row's index. */
+const sh_cmd *sh_cmd_at(size_t i);
+size_t sh_cmd_index(const sh_cmd *c);
 /* The i-th registered name in table order, NULL past the end. */
 const char *sh_cmd_name_at(size_t i);
 /* Parses options per spec; returns 0 or 2 after the invalid-option
@@ -543,6 +549,7 @@ int sh_bi_unset(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_set(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_shift(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_read(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_enable(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_test(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_exit(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_return(sh_ctx *, int, char **, const sh_opts *);

@@ -70,6 +70,7 @@ sh_state_dup(const sh_state *st)
     d->st_opt_n = st->st_opt_n;
     d->st_shopt = st->st_shopt;
     d->st_shopt_other = st->st_shopt_other;
+    memcpy(d->st_disabled, st->st_disabled, sizeof d->st_disabled);
     d->st_cwd = box_strdup(st->st_cwd);
     d->st_arg0 = box_strdup(st->st_arg0);
     if (d->st_cwd == NULL || d->st_arg0 == NULL)
