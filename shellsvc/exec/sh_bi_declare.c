@@ -68,8 +68,8 @@ letter_flag(char c)
 
 /* A control byte or a byte that is no UTF-8 (bash: not printable in
  * C.UTF-8) makes bash write the value as $'…'. */
-static bool
-needs_ansic(const char *s)
+bool
+sh_needs_ansic(const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)
         if (*p < 0x20 || *p == 0x7f)
@@ -78,8 +78,8 @@ needs_ansic(const char *s)
 }
 
 /* bash's $'…' quoting (ansic_quote) for a value with control bytes. */
-static box_err
-put_ansic(box_buf *b, const char *s)
+box_err
+sh_put_ansic(box_buf *b, const char *s)
 {
     box_err e = box_buf_puts(b, "$'");
     for (const unsigned char *p = (const unsigned char *)s; *p && !e; p++) {
@@ -123,8 +123,8 @@ put_ansic(box_buf *b, const char *s)
 static box_err
 put_value(box_buf *b, const char *s)
 {
-    if (needs_ansic(s))
-        return put_ansic(b, s);
+    if (sh_needs_ansic(s))
+        return sh_put_ansic(b, s);
     box_err e = box_buf_putc(b, '"');
     for (const char *p = s; *p && !e; p++) {
         if (strchr("\\\"$`", *p) != NULL)
@@ -146,6 +146,31 @@ put_key(box_buf *b, const char *k)
     return meta ? put_value(b, k) : box_buf_puts(b, k);
 }
 
+box_err
+sh_put_array(box_buf *b, const sh_array *a)
+{
+    bool assoc = sh_array_assoc(a);
+    box_err e = box_buf_putc(b, '(');
+    for (size_t i = 0; i < sh_array_count(a) && !e; i++) {
+        const char *key;
+        long long index;
+        const char *val = sh_array_at(a, i, &key, &index);
+        if (i > 0 && !assoc)
+            e = box_buf_putc(b, ' ');
+        if (!e)
+            e = box_buf_putc(b, '[');
+        if (!e)
+            e = assoc ? put_key(b, key) : box_buf_printf(b, "%lld", index);
+        if (!e)
+            e = box_buf_puts(b, "]=");
+        if (!e)
+            e = put_value(b, val);
+        if (!e && assoc)
+            e = box_buf_putc(b, ' ');
+    }
+    return e ? e : box_buf_putc(b, ')');
+}
+
 static box_err
 put_decl(box_buf *b, const sh_var *v)
 {
@@ -161,27 +186,8 @@ put_decl(box_buf *b, const sh_var *v)
     if (e)
         return e;
     if (v->v_arr != NULL) {
-        bool assoc = sh_array_assoc(v->v_arr);
-        e = box_buf_puts(b, "=(");
-        for (size_t i = 0; i < sh_array_count(v->v_arr) && !e; i++) {
-            const char *key;
-            long long index;
-            const char *val = sh_array_at(v->v_arr, i, &key, &index);
-            if (i > 0 && !assoc)
-                e = box_buf_putc(b, ' ');
-            if (!e)
-                e = box_buf_putc(b, '[');
-            if (!e)
-                e = assoc ? put_key(b, key) : box_buf_printf(b, "%lld", index);
-            if (!e)
-                e = box_buf_puts(b, "]=");
-            if (!e)
-                e = put_value(b, val);
-            if (!e && assoc)
-                e = box_buf_putc(b, ' ');
-        }
-        if (!e)
-            e = box_buf_putc(b, ')');
+        if (!(e = box_buf_putc(b, '=')))
+            e = sh_put_array(b, v->v_arr);
     } else if (v->v_value != NULL) {
         if (!(e = box_buf_putc(b, '=')))
             e = put_value(b, v->v_value);

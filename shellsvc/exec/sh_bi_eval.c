@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* eval, command and type: routes back into the executor and admission. */
+/* eval and command: routes back into the executor and admission. */
 #include <string.h>
 
 #include "box_alloc.h"
@@ -71,24 +71,4 @@ sh_bi_command(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         return st;
     }
     return sh_exec_argv(cx, argc - o->o_ind, argv + o->o_ind, NULL, true);
-}
-
-int
-sh_bi_type(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
-{
-    int st = 0;
-    for (int i = o->o_ind; i < argc; i++) {
-        int k = kind_of(cx, argv[i], true);
-        if (k == 0) {
-            st = sh_cmd_err(cx, "type", 1, "%s: not found", argv[i]);
-            continue;
-        }
-        char *line = box_asprintf("%s is a shell %s\n", argv[i],
-                                  k == 1 ? "builtin" : "function");
-        if (line == NULL)
-            return sh_cmd_err(cx, "type", 1, "out of memory");
-        (void)sh_puts(cx, 1, line);
-        box_free(line);
-    }
-    return st;
 }

@@ -7,43 +7,6 @@
 #include "box_buf.h"
 #include "sh_internal.h"
 
-/* Prints NAME='value' with ' quoted the POSIX way. */
-static box_err
-put_quoted(box_buf *b, const char *prefix, const char *name, const char *v)
-{
-    box_err e = box_buf_printf(b, "%s%s", prefix, name);
-    if (v == NULL || e != BOX_OK)
-        return e != BOX_OK ? e : box_buf_putc(b, '\n');
-    if ((e = box_buf_puts(b, "='")) != BOX_OK)
-        return e;
-    for (const char *p = v; *p && e == BOX_OK; p++)
-        e = *p == '\'' ? box_buf_puts(b, "'\\''") : box_buf_putc(b, *p);
-    return e == BOX_OK ? box_buf_puts(b, "'\n") : e;
-}
-
-static int
-print_vars(sh_ctx *cx, const char *prefix)
-{
-    box_buf b;
-    box_buf_init(&b, 16u << 20);
-    box_err e = BOX_OK;
-    sh_state *st = cx->cx_st;
-    for (size_t i = 0; i < st->st_nvars && e == BOX_OK; i++) {
-        sh_var *v = &st->st_vars[i];
-        // Unset, or an array: bash lists arrays too (set-print-var gap).
-        if (v->v_value == NULL)
-            continue;
-        e = put_quoted(&b, prefix, v->v_name, v->v_value);
-    }
-    int rc = 0;
-    if (e != BOX_OK)
-        rc = 1;
-    else if (b.b_len > 0 && sh_write(cx, 1, b.b_data, b.b_len) != SH_IO_OK)
-        rc = 1;
-    box_buf_reset(&b);
-    return rc;
-}
-
 /* unset NAME[sub]: one element (the subscript is arithmetic for an
  * indexed array, a key for an associative one). */
 static int
@@ -162,7 +125,7 @@ sh_bi_set(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 {
     sh_state *st = cx->cx_st;
     if (argc == 1)
-        return print_vars(cx, "");
+        return sh_set_list(cx);
     int i = 1;
     bool setpos = false;
     for (; i < argc; i++) {

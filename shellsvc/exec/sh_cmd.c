@@ -88,7 +88,7 @@ static const sh_cmd sh_cmds[] = {
      "touch FILE...\nCreate each FILE that does not exist."},
     {"trap", sh_bi_trap, "", SH_CMD_RAWARGS, NULL},
     {"true", sh_bi_colon, "", SH_CMD_RAWARGS, NULL},
-    {"type", sh_bi_type, "", 0, NULL},
+    {"type", sh_bi_type, "afptP", 0, NULL},
     {"typeset", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"umask", sh_bi_umask, "pS", 0, NULL},
     {"unalias", sh_bi_unalias, "a", 0, NULL},
@@ -173,6 +173,7 @@ static const struct {
     {"pwd", "pwd [-LP]"},
     {"read", "read [-ers] [-a array] [-d delim] [-i text] [-n nchars] "
              "[-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]"},
+    {"type", "type [-afptP] name [name ...]"},
     {"umask", "umask [-p] [-S] [mode]"},
     {"unalias", "unalias [-a] name [name ...]"},
 };

@@ -105,7 +105,7 @@ static const tcase cases[] = {
      1, NULL, NULL, NULL, 200},
     {"type echo; f() { :; }; type f; type nope",
      "echo is a shell builtin\n"
-     "f is a shell function\n",
+     "f is a function\nf () \n{ \n    :\n}\n",
      "strands-shell: type: nope: not found\n", 1},
     {"command -v echo", "echo\n", "", 0},
     {"f() {\n  echo in f\n}\nf\necho 'x\n", "in f\n",

@@ -550,6 +550,16 @@ int sh_bi_set(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_shift(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_read(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_enable(sh_ctx *, int, char **, const sh_opts *);
+/* Appends function name's text as bash prints it back: "NAME () \n{ \n"
+ * … "}" without a final newline (sh_print.c). */
+box_err sh_print_func(box_buf *out, const char *name, const sh_node *body);
+/* declare -p's quoting (sh_bi_declare.c): whether a value needs $'…',
+ * that form, and an array's "([0]="a" …)". */
+bool sh_needs_ansic(const char *s);
+box_err sh_put_ansic(box_buf *b, const char *s);
+box_err sh_put_array(box_buf *b, const sh_array *a);
+/* `set` with no arguments: the variables, then the functions (sh_bi_setlist.c). */
+int sh_set_list(sh_ctx *cx);
 int sh_bi_test(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_exit(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_return(sh_ctx *, int, char **, const sh_opts *);
