@@ -167,6 +167,7 @@ static const struct {
 } sh_synopses[] = {
     {"alias", "alias [-p] [name[=value] ... ]"},
     {"builtin", "builtin [shell-builtin [arg ...]]"},
+    {"caller", "caller [expr]"},
     {"cd", "cd [-L|[-P [-e]] [-@]] [dir]"},
     {"enable", "enable [-a] [-dnps] [-f filename] [name ...]"},
     {"hash", "hash [-lr] [-p pathname] [-dt] [name ...]"},

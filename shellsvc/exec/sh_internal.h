@@ -150,6 +150,10 @@ box_err sh_rematch_set(sh_state *st, int n,
 /* FUNCNAME becomes (name, the outer FUNCNAME…): a function call's
  * (the caller saved the outer one as a local first). */
 box_err sh_funcname_push(sh_state *st, const char *name) BOX_WARN_UNUSED;
+/* The same for any such stack: var becomes (value, var's old elements…)
+ * (BASH_LINENO: the line each function was called from). */
+box_err sh_frame_push(sh_state *st, const char *var,
+                      const char *value) BOX_WARN_UNUSED;
 /* PIPESTATUS becomes the array of a pipeline's stage statuses. */
 box_err sh_pipestatus_set(sh_state *st, int n,
                           const int *status) BOX_WARN_UNUSED;
