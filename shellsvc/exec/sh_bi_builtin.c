@@ -11,9 +11,9 @@
 /* A row that bash has as a builtin: the box's own commands (cat, ls, …)
  * carry a usage text and are programs to bash. */
 static const sh_cmd *
-shell_builtin(const char *name)
+shell_builtin(sh_ctx *cx, const char *name)
 {
-    const sh_cmd *c = sh_cmd_lookup(name);
+    const sh_cmd *c = sh_cmd_find(cx->cx_st, name); // enable -n: not one
     return c != NULL && c->c_usage == NULL ? c : NULL;
 }
 
@@ -24,7 +24,7 @@ sh_bi_builtin(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 {
     if (o->o_ind >= argc)
         return 0;
-    if (shell_builtin(argv[o->o_ind]) == NULL)
+    if (shell_builtin(cx, argv[o->o_ind]) == NULL)
         return sh_cmd_err(cx, "builtin", 1, "%s: not a shell builtin",
                           argv[o->o_ind]);
     return sh_exec_argv(cx, argc - o->o_ind, argv + o->o_ind, NULL, true);

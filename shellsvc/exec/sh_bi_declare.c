@@ -412,11 +412,22 @@ cmp_func(const void *a, const void *b)
     return strcmp((*x)->f_name, (*y)->f_name);
 }
 
-/* declare -F [name…]: each function's name (status 1 when one is
- * missing); none: `declare -f NAME` for every function, by name. Bodies
- * (-f) are not printed: the box keeps no text of them. */
+/* One function: its name (-F) or, with bodies (-f), its text as bash
+ * prints it back (sh_print.c). */
+static box_err
+put_func(box_buf *b, const sh_func *f, bool bodies, const char *prefix)
+{
+    if (!bodies)
+        return box_buf_printf(b, "%s%s\n", prefix, f->f_name);
+    box_err e = sh_print_func(b, f->f_name, f->f_body);
+    return e ? e : box_buf_putc(b, '\n');
+}
+
+/* declare -F / -f [name…]: each function named (status 1 when one is
+ * missing); none: every function, by name (-F: `declare -f NAME`). */
 static int
-print_funcs(sh_ctx *cx, const char *who, int argc, char **argv, int first)
+print_funcs(sh_ctx *cx, const char *who, int argc, char **argv, int first,
+            bool bodies)
 {
     sh_state *st = cx->cx_st;
     box_buf b;
@@ -425,10 +436,11 @@ print_funcs(sh_ctx *cx, const char *who, int argc, char **argv, int first)
     int rc = 0;
     if (first < argc) {
         for (int i = first; i < argc && !e; i++) {
-            if (sh_func_find(st, argv[i]) == NULL)
+            const sh_func *f = sh_func_find(st, argv[i]);
+            if (f == NULL)
                 rc = 1;
             else
-                e = box_buf_printf(&b, "%s\n", argv[i]);
+                e = put_func(&b, f, bodies, "");
         }
     } else {
         const sh_func **v = box_calloc(st->st_nfuncs + 1, sizeof *v);
@@ -439,7 +451,7 @@ print_funcs(sh_ctx *cx, const char *who, int argc, char **argv, int first)
                 v[i] = &st->st_funcs[i];
             qsort(v, st->st_nfuncs, sizeof *v, cmp_func);
             for (size_t i = 0; i < st->st_nfuncs && !e; i++)
-                e = box_buf_printf(&b, "declare -f %s\n", v[i]->f_name);
+                e = put_func(&b, v[i], bodies, "declare -f ");
             box_free(v);
         }
     }
@@ -496,7 +508,9 @@ declare_run(sh_ctx *cx, const decl_row *r, int argc, char **argv)
     if (r->dr_scope == DS_LOCAL && cx->cx_funcs == 0)
         return sh_cmd_err(cx, r->dr_name, 1, "can only be used in a function");
     if (funcs && names_only && r->dr_scope == DS_DECLARE)
-        return print_funcs(cx, r->dr_name, argc, argv, i);
+        return print_funcs(cx, r->dr_name, argc, argv, i, false);
+    if (funcs && r->dr_scope == DS_DECLARE)
+        return print_funcs(cx, r->dr_name, argc, argv, i, true);
     if (funcs)
         return sh_cmd_err(cx, r->dr_name, 2,
                           "-f: function definitions are not supported");

@@ -50,19 +50,23 @@ sh_bi_command(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     if (o->o_ind >= argc)
         return 0;
     if (sh_opt(o, 'v') || sh_opt(o, 'V')) {
-        int st = 0;
+        int st = 1; // bash: 0 when any name is found
         for (int i = o->o_ind; i < argc; i++) {
             int k = kind_of(cx, argv[i], true);
             if (k == 0) {
                 if (sh_opt(o, 'V'))
                     sh_cmd_err(cx, "command", 1, "%s: not found", argv[i]);
-                st = 1;
                 continue;
             }
-            char *line = sh_opt(o, 'V')
-                             ? box_asprintf("%s is a shell %s\n", argv[i],
-                                            k == 1 ? "builtin" : "function")
-                             : box_asprintf("%s\n", argv[i]);
+            st = 0;
+            if (sh_opt(o, 'V')) {
+                // -V describes as `type` does (a function printed back).
+                char *targv[] = {(char *)"type", argv[i], NULL};
+                sh_opts to = {.o_ind = 1};
+                (void)sh_bi_type(cx, 2, targv, &to);
+                continue;
+            }
+            char *line = box_asprintf("%s\n", argv[i]);
             if (line == NULL)
                 return sh_cmd_err(cx, "command", 1, "out of memory");
             (void)sh_puts(cx, 1, line);
