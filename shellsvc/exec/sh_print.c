@@ -2,7 +2,9 @@
 /* A function's text as bash 5.2 reprints it (type, set, declare -f). */
 #include <string.h>
 
+#include "box_alloc.h"
 #include "box_buf.h"
+#include "sh_ansic.h"
 #include "sh_internal.h"
 
 /*
@@ -68,17 +70,79 @@ semicolon(pr *p)
         puts_(p, ";");
 }
 
+/* $'…' as bash keeps it after parsing: the decoded text in '…'. */
+static size_t
+ansic_word(pr *p, const char *s, size_t n)
+{
+    size_t e = 2;
+    while (e < n && s[e] != '\'')
+        e += s[e] == '\\' && e + 1 < n ? 2 : 1;
+    char *dec = box_alloc(e + 1);
+    if (dec == NULL) {
+        p->p_err = BOX_ENOMEM;
+        return n;
+    }
+    size_t k = sh_ansic_decode(s + 2, e - 2, dec);
+    puts_(p, "'");
+    for (size_t i = 0; i < k; i++)
+        put(p, dec[i] == '\'' ? "'\\''" : dec + i, dec[i] == '\'' ? 4 : 1);
+    puts_(p, "'");
+    box_free(dec);
+    return e < n ? e + 1 : n;
+}
+
+/*
+ * A word as typed, except that bash has already turned $'…' into '…'
+ * (decoded) and $"…" into "…" when it prints: so the spelling is
+ * walked with its quoting to find those outside other quotes.
+ */
 static void
 word(pr *p, const sh_word *w)
 {
-    put(p, w->w_raw, w->w_rawlen);
+    const char *s = w->w_raw;
+    size_t n = w->w_rawlen, i = 0, from = 0;
+    char q = 0; // the quote we are in
+    while (i < n) {
+        char c = s[i];
+        if (q == '\'') {
+            q = c == '\'' ? 0 : q;
+            i++;
+        } else if (c == '\\') {
+            i += 2;
+        } else if (q == '"') {
+            q = c == '"' ? 0 : q;
+            i++;
+        } else if (c == '\'' || c == '"') {
+            q = c;
+            i++;
+        } else if (c == '$' && i + 1 < n && (s[i + 1] == '\'' || s[i + 1] == '"')) {
+            put(p, s + from, i - from);
+            if (s[i + 1] == '"') {
+                q = '"';
+                i += 2;
+                from = i - 1; // keep the quote, drop the $
+                continue;
+            }
+            i += ansic_word(p, s + i, n - i);
+            from = i;
+        } else {
+            i++;
+        }
+    }
+    put(p, s + from, (i < n ? i : n) - from);
 }
+
+static void assign(pr *p, const sh_assign *a);
 
 static void
 words(pr *p, const sh_word *w, const char *sep)
 {
     for (; w != NULL; w = w->w_next) {
-        word(p, w);
+        // `local a=(1 2)`: the word's spelling stops at the `=`.
+        if (w->w_assign != NULL && w->w_assign->a_compound)
+            assign(p, w->w_assign);
+        else
+            word(p, w);
         if (w->w_next != NULL)
             puts_(p, sep);
     }
@@ -109,6 +173,18 @@ all_digits(const sh_word *w)
         if (w->w_raw[i] < '0' || w->w_raw[i] > '9')
             return false;
     return true;
+}
+
+/* A connector (" |", " &", " && ") and the here-document bodies
+ * waiting for it: bash puts a blank after those bodies. */
+static void
+connector(pr *p, const char *op)
+{
+    puts_(p, op);
+    if (p->p_nhd > 0) {
+        heredoc_bodies(p);
+        puts_(p, " ");
+    }
 }
 
 /* One redirection as print_redirection writes it. */
@@ -209,9 +285,7 @@ list(pr *p, const sh_node *n)
     for (const sh_node *it = n->u.list.items; it != NULL; it = it->n_next) {
         node(p, it);
         if (it->n_bg) {
-            puts_(p, " &");
-            if (p->p_nhd > 0)
-                heredoc_bodies(p);
+            connector(p, " &");
             if (it->n_next != NULL) {
                 puts_(p, " ");
                 p->p_skip++;
@@ -235,11 +309,7 @@ connect(pr *p, const sh_node *l, const char *op, const sh_node *r)
     p->p_conn++;
     p->p_skip++;
     node(p, l);
-    puts_(p, op);
-    if (p->p_nhd > 0) {
-        heredoc_bodies(p);
-        puts_(p, " ");
-    }
+    connector(p, op);
     p->p_skip++;
     node(p, r);
     p->p_conn--;
@@ -255,9 +325,7 @@ pipeline(pr *p, const sh_node *n)
     for (const sh_node *s = n->u.pipe.stages; s != NULL; s = s->n_next) {
         node(p, s);
         if (s->n_next != NULL) {
-            puts_(p, " |");
-            if (p->p_nhd > 0)
-                heredoc_bodies(p);
+            connector(p, " |");
             puts_(p, " ");
             p->p_skip++;
         }
@@ -320,8 +388,10 @@ cond(pr *p, const sh_cond *c)
 static void
 arith_part(pr *p, const sh_word *w)
 {
-    if (w == NULL)
+    if (w == NULL) {
+        puts_(p, "1"); // bash fills an empty part with 1 (true)
         return;
+    }
     size_t a = 0, b = w->w_rawlen;
     while (a < b && (w->w_raw[a] == ' ' || w->w_raw[a] == '\t'))
         a++;
