@@ -70,9 +70,31 @@ parse_count(const char *s, long *out)
     return true;
 }
 
+/* Which of -n and -N was written last (bash keeps one count, the later
+ * letter's): the option words again, skipping each letter's argument. */
+static char
+last_count_letter(int argc, char **argv, const sh_opts *o)
+{
+    char last = 0;
+    for (int i = 1; i < o->o_ind && i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        for (const char *p = argv[i] + 1; *p; p++) {
+            if (*p == 'n' || *p == 'N')
+                last = *p;
+            if (strchr("adinNptu", *p) != NULL) {
+                if (p[1] == '\0')
+                    i++; // the argument is the next word
+                break;
+            }
+        }
+    }
+    return last;
+}
+
 /* Fills r from the parsed letters; a status after bash's message, or 0. */
 static int
-read_opts(sh_ctx *cx, const sh_opts *o, rd_opts *r)
+read_opts(sh_ctx *cx, int argc, char **argv, const sh_opts *o, rd_opts *r)
 {
     memset(r, 0, sizeof *r);
     r->ro_delim = '\n';
@@ -85,9 +107,9 @@ read_opts(sh_ctx *cx, const sh_opts *o, rd_opts *r)
         r->ro_timed = true;
         r->ro_until = mono_ns() + r->ro_ns;
     }
-    // bash reads -n and -N into one count; the later letter wins, and
-    // the shared parser keeps no order, so -N (the stricter) wins here.
-    for (const char *f = "nN"; *f; f++) {
+    // bash checks each count as it meets it; the later letter's stays.
+    char last = last_count_letter(argc, argv, o);
+    for (const char *f = last == 'n' ? "Nn" : "nN"; *f; f++) {
         if (!sh_opt(o, *f))
             continue;
         if (!parse_count(o->o_arg[(unsigned char)*f], &r->ro_nchars))
@@ -283,7 +305,7 @@ assign_fields(sh_ctx *cx, const sh_opts *o, int argc, char **argv,
             }
         }
         if (!sh_name_valid(names[v], strlen(names[v])))
-            return sh_cmd_err(cx, "read", 2, "`%s': not a valid identifier",
+            return sh_cmd_err(cx, "read", 1, "`%s': not a valid identifier",
                               names[v]);
         // bash names no builtin in a read's readonly message.
         if (sh_assign_str(cx, NULL, names[v], NULL, s + st, en - st,
@@ -307,7 +329,7 @@ int
 sh_bi_read(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 {
     rd_opts r;
-    int rc = read_opts(cx, o, &r);
+    int rc = read_opts(cx, argc, argv, o, &r);
     if (rc != 0)
         return rc;
     if (r.ro_timed && r.ro_ns == 0)
