@@ -69,8 +69,8 @@ host_path(sh_ctx *cx, const char *name)
     return path;
 }
 
-/* Describes name into b in bash's order: alias, keyword, function,
- * builtin, file; -a keeps going after the first. */
+/* Describes name into b in the order names run: alias, keyword,
+ * builtin, function, file; -a keeps going after the first. */
 static bool
 describe(sh_ctx *cx, box_buf *b, box_err *e, const ty_opts *t,
          const char *name)
@@ -93,6 +93,13 @@ describe(sh_ctx *cx, box_buf *b, box_err *e, const ty_opts *t,
             if (!t->all)
                 return true;
         }
+        // The builtin before the function: what runs (spec §3.3; bash
+        // has it the other way round).
+        if (sh_cmd_find(cx->cx_st, name) != NULL) {
+            any = found(b, e, t, name, "builtin", "%s is a shell builtin\n");
+            if (!t->all)
+                return true;
+        }
         const sh_func *f =
             t->nofunc ? NULL : sh_func_find(cx->cx_st, name);
         if (f != NULL) {
@@ -100,11 +107,6 @@ describe(sh_ctx *cx, box_buf *b, box_err *e, const ty_opts *t,
             if (!t->word && *e == BOX_OK &&
                 (*e = sh_print_func(b, name, f->f_body)) == BOX_OK)
                 *e = box_buf_putc(b, '\n');
-            if (!t->all)
-                return true;
-        }
-        if (sh_cmd_find(cx->cx_st, name) != NULL) {
-            any = found(b, e, t, name, "builtin", "%s is a shell builtin\n");
             if (!t->all)
                 return true;
         }
