@@ -134,10 +134,20 @@ read_opts(sh_ctx *cx, int argc, char **argv, const sh_opts *o, rd_opts *r)
     return 0;
 }
 
+/* The call is over (budget, abort, or an `&` job outliving its call):
+ * the read that follows sees it too, says why and unwinds. */
+static bool
+call_ended(sh_ctx *cx)
+{
+    sh_session *ss = cx->cx_ss;
+    return sh_budget_left_ms(ss) <= 0 || atomic_load(&ss->ss_abort) ||
+           (cx->cx_bg && atomic_load(&ss->ss_jobs_end));
+}
+
 /*
  * Whether fd has input (or its end) before the deadline; only a pipe end
  * can keep a reader waiting: a file, here-doc or /dev/null is always
- * ready. Waits in slices so the call's own budget still ends it.
+ * ready. Waits in slices so the end of the call still ends it.
  */
 static bool
 ready(sh_ctx *cx, const rd_opts *r)
@@ -150,14 +160,15 @@ ready(sh_ctx *cx, const rd_opts *r)
         long left = r->ro_until > now
                         ? (long)((r->ro_until - now + 999999u) / 1000000u)
                         : 0;
-        long budget = sh_budget_left_ms(cx->cx_ss);
         int ms = left < READ_SLICE_MS ? (int)left : READ_SLICE_MS;
         struct pollfd p = {.fd = os, .events = POLLIN};
         int n = poll(&p, 1, ms);
         if (n > 0 || (n < 0 && errno != EINTR))
             return true;
-        if (n == 0 && (left <= ms || budget <= 0))
-            return budget <= 0; // the budget: let sh_read say why
+        if (call_ended(cx))
+            return true; // sh_read says why
+        if (n == 0 && left <= ms)
+            return false;
     }
 }
 

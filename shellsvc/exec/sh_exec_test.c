@@ -114,6 +114,9 @@ static const tcase cases[] = {
     {"read -N 3 a <<< 'a b c'; echo \"[$a]\"", "[a b]\n", "", 0},
     {"read -t 0 <<< x; echo $?; read -t x v", "0\n",
      "strands-shell: read: x: invalid timeout specification\n", 1},
+    // A long -t still ends with the call's budget.
+    {"sleep 10 | { read -t 100 v; echo $?; }", "",
+     "strands-shell: execution timeout exceeded\n", 1, NULL, NULL, NULL, 300},
     {"read -u 7 v", "",
      "strands-shell: read: 7: invalid file descriptor: Bad file descriptor\n",
      1},
