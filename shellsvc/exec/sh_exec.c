@@ -343,24 +343,28 @@ herestring_text(sh_ctx *cx, const sh_word *w, char **t, size_t *tl)
     return 0;
 }
 
-/* A redirection target: brace-expanded first as bash does (more than one
- * word is an ambiguous redirect), then expanded to one string. */
+/* A redirection target: expanded as a command word (braces, fields,
+ * globs) that must come out as exactly one word, else it is an
+ * ambiguous redirect, as bash says. */
 static int
 redir_target_text(sh_ctx *cx, const sh_word *w, char **t, size_t *tl)
 {
-    box_arena *ba = NULL;
-    sh_word *made = NULL;
-    int rc = sh_brace_expand(cx, w, &ba, &made);
-    if (rc != 0)
-        return rc;
-    if (made != NULL && made->w_next != NULL) {
+    sh_word one = *w; // only this word, not the ones after it
+    one.w_next = NULL;
+    sh_argv av;
+    sh_argv_init(&av);
+    int rc = sh_expand_words(cx, &one, &av);
+    if (rc == 0 && av.av_n != 1) {
         sh_errf(cx, "%.*s: ambiguous redirect",
                 (int)(w->w_rawlen > 100 ? 100 : w->w_rawlen), w->w_raw);
         rc = 1;
-    } else {
-        rc = sh_expand_str(cx, made != NULL ? made : w, t, tl);
+    } else if (rc == 0) {
+        *tl = strlen(av.av_v[0]);
+        *t = av.av_v[0];
+        av.av_v[0] = NULL; // now the caller's
+        av.av_n = 0;
     }
-    box_arena_free(ba);
+    sh_argv_free(&av);
     return rc;
 }
 

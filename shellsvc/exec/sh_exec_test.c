@@ -84,7 +84,12 @@ static const tcase cases[] = {
     {"set -e; false; echo no", "", "", 1},
     {"set -e; false || true; if false; then :; fi; echo yes", "yes\n", "", 0},
     {"set -u; echo $nope", "", "strands-shell: nope: parameter not set\n", 2},
-    {"echo ${nope?gone}", "", "strands-shell: nope: gone\n", 2},
+    /* bash -c ends with 127 at its top level, 1 in a subshell */
+    {"echo ${nope?gone}", "", "strands-shell: nope: gone\n", 127},
+    {"(echo ${nope?gone}); echo $?", "1\n", "strands-shell: nope: gone\n", 0},
+    {"x=1; echo ${x@Z}; echo no", "", "strands-shell: ${x@Z}: bad substitution\n",
+     127},
+    {"echo ${x@QQ}${x@}.", ".\n", "", 0},
     {"set -x; echo hi", "hi\n", "+ echo hi\n", 0},
     {"read -z", "",
      "strands-shell: read: -z: invalid option\nread: usage: read [-ers] [-a "

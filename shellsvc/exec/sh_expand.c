@@ -160,13 +160,34 @@ param_value(sh_ctx *cx, const char *name, size_t len, char *tmp, size_t tmplen)
 static int expand_sub_str(sh_ctx *cx, const sh_word *w, int mode, char **out,
                           size_t *outlen);
 
+/* A failed expansion that ends the shell: "shown: msg", then status. */
 static int
-param_error(ex *x, const char *name, size_t len, const char *msg)
+param_error(ex *x, const char *shown, const char *msg, int status)
 {
-    sh_errf(x->x_cx, "%.*s: %s", (int)len, name, msg);
-    sh_fatal(x->x_cx, 2);
-    x->x_status = 2;
-    return 2;
+    sh_errf(x->x_cx, "%s: %s", shown, msg);
+    sh_fatal(x->x_cx, status);
+    x->x_status = status;
+    return status;
+}
+
+/* The status a ${v?w} (or a bad ${v@X}) ends the shell with: bash -c
+ * ends with 127 at its top level, a subshell or $( ) with 1. */
+static int
+fatal_expansion_status(const sh_ctx *cx)
+{
+    return cx->cx_owns_state ? 1 : 127;
+}
+
+/* The parameter of p as bash names it in a message: name, or
+ * name[subscript] as written. */
+static void
+param_shown(const sh_wpart *p, const char *name, size_t len, char *buf,
+            size_t n)
+{
+    if (p->u.param.sub != NULL)
+        snprintf(buf, n, "%.*s[%s]", (int)len, name, p->u.param.sub->w_raw);
+    else
+        snprintf(buf, n, "%.*s", (int)len, name);
 }
 
 /* Removes the smallest/largest prefix/suffix matching pat from v. */
@@ -215,13 +236,15 @@ expand_list(ex *x, char *const *v, size_t n, bool quoted, bool star)
 {
     sh_state *st = x->x_cx->cx_st;
     x->x_no_fields = quoted && !star && n == 0;
-    if (quoted && star) {
+    // Where no fields are split (x=$*, case $* in, [[ $* ]]) an unquoted
+    // $* joins with the first IFS character too, as bash does.
+    if (star && (quoted || x->x_mode != EX_FIELDS)) {
         const char *ifs = sh_var_get(st, "IFS");
         char sep = ifs == NULL ? ' ' : ifs[0];
         for (size_t i = 0; i < n; i++) {
             if (i > 0 && sep != '\0' && ex_put(x, &sep, 1, M_QUOTE))
                 return x->x_status;
-            if (ex_put(x, v[i], strlen(v[i]), M_QUOTE))
+            if (ex_put(x, v[i], strlen(v[i]), quoted ? M_QUOTE : M_SPLIT))
                 return x->x_status;
         }
         return 0;
@@ -281,6 +304,13 @@ op_value(ex *x, const sh_wpart *p, const char *name, size_t len,
         rc = sh_param_replace(cx, p, val, out);
         break;
     case SH_PO_XFORM:
+        if (p->u.param.xform == '\0') {
+            // ${x@Z} ${x@} ${x@QQ} (the lexer kept the text)
+            sh_errf(cx, "%s: bad substitution", p->u.param.arg->w_raw);
+            rc = fatal_expansion_status(cx);
+            sh_fatal(cx, rc);
+            break;
+        }
         rc = sh_param_xform(cx, p, name, len, val, out);
         break;
     default: { // trims and case changes
@@ -579,6 +609,26 @@ array_slice(ex *x, const sh_wpart *p, const char *nm, char **v, size_t n,
     return expand_list(x, v + first, count, quoted, star);
 }
 
+/* ${v?w} ${v:?w} where v is unset (or empty): w, or bash's words for
+ * an empty w, as the message that ends the shell. */
+static int
+word_error(ex *x, const sh_wpart *p, const char *name, size_t len)
+{
+    char *w = NULL;
+    int rc = expand_sub_str(x->x_cx, p->u.param.arg, EX_STR, &w, NULL);
+    if (rc != 0)
+        return x->x_status = rc;
+    char shown[300];
+    param_shown(p, name, len, shown, sizeof shown);
+    rc = param_error(x, shown,
+                     w[0] != '\0'                   ? w
+                     : p->u.param.op == SH_PO_ERROR ? "parameter not set"
+                                                    : "parameter null or not set",
+                     fatal_expansion_status(x->x_cx));
+    box_free(w);
+    return rc;
+}
+
 /* ${a[@]:-w} and the other word operators over the elements v[0..n)
  * of nm: the array is set when it has an element. */
 static int
@@ -610,7 +660,7 @@ array_word_op(ex *x, const sh_wpart *p, const char *nm, char **v, size_t n,
         rc = use_word ? expand_parts(x, p->u.param.arg->w_parts, quoted)
                       : 0;
     else if (use_word && (op == SH_PO_ERROR || op == SH_PO_CERROR))
-        rc = param_error(x, nm, strlen(nm), "parameter null or not set");
+        rc = word_error(x, p, nm, strlen(nm));
     else if (use_word)
         rc = expand_parts(x, p->u.param.arg->w_parts, quoted);
     else
@@ -751,7 +801,9 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
     case SH_PO_REPL_SUF:
     case SH_PO_XFORM:
         if (!set && cx->cx_st->st_opt_u && !at) {
-            rc = param_error(x, name, len, "parameter not set");
+            char shown[300];
+            param_shown(p, name, len, shown, sizeof shown);
+            rc = param_error(x, shown, "parameter not set", 2);
             break;
         }
         if (op == SH_PO_NONE) {
@@ -784,7 +836,9 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
     case SH_PO_CASSIGN:
         if (op == SH_PO_ASSIGN ? !set : empty) {
             if (!sh_name_valid(name, len)) {
-                rc = param_error(x, name, len, "cannot assign in this way");
+                char shown[300];
+                snprintf(shown, sizeof shown, "$%.*s", (int)len, name);
+                rc = param_error(x, shown, "cannot assign in this way", 1);
                 break;
             }
             char *w = NULL;
@@ -810,21 +864,10 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
         break;
     case SH_PO_ERROR:
     case SH_PO_CERROR:
-        if (op == SH_PO_ERROR ? !set : empty) {
-            char *w = NULL;
-            if ((rc = expand_sub_str(cx, p->u.param.arg, EX_STR, &w, NULL)) !=
-                0) {
-                x->x_status = rc;
-                break;
-            }
-            rc = param_error(x, name, len,
-                             w[0] != '\0'        ? w
-                             : op == SH_PO_ERROR ? "parameter not set"
-                                                 : "parameter null or not set");
-            box_free(w);
-        } else {
+        if (op == SH_PO_ERROR ? !set : empty)
+            rc = word_error(x, p, name, len);
+        else
             rc = ex_put(x, val, strlen(val), mq);
-        }
         break;
     default:
         break;

@@ -538,6 +538,22 @@ lex_arg(sh_lex *lx, bool in_dq, bool pat, int stop, sh_word **out)
     return BOX_OK;
 }
 
+/* A word of no parts whose text is src[start, start + n). */
+static box_err
+raw_word(sh_lex *lx, size_t start, size_t n, sh_word **out)
+{
+    sh_word *w = box_arena_zalloc(lx->lx_arena, sizeof(*w));
+    if (w == NULL)
+        return oom(lx);
+    w->w_line = lx->lx_line;
+    w->w_rawlen = n;
+    w->w_raw = box_arena_strndup(lx->lx_arena, lx->lx_src + start, n);
+    if (w->w_raw == NULL)
+        return oom(lx);
+    *out = w;
+    return BOX_OK;
+}
+
 /* The operators of ${name op …} spelled by fixed text, longest first
  * where one is a prefix of another. */
 static const struct {
@@ -570,13 +586,21 @@ scan_op(sh_lex *lx, sh_param_op *op, char *xform)
         *op = SH_PO_SUBSTR;
         return c1 == '}' ? 0 : 1;
     }
-    // ${x@C}: bash 5.2's transformations; each ends the expansion.
-    if (c != '@' || c1 < 0 || strchr("QEPAKaUuLk", c1) == NULL ||
-        peekc(lx, 2) != '}')
+    // ${x@C}: bash 5.2's transformations; each ends the expansion. Any
+    // other text up to `}` is a bad substitution only when it is
+    // expanded with x set (bash), so it is xform 0 here, not an error.
+    if (c != '@')
         return 0;
+    size_t k = 1;
+    int ck;
+    while ((ck = peekc(lx, k)) >= 0 && ck != '}' && ck != '\n')
+        k++;
+    if (ck == '\n')
+        return 0;
+    // At the end of the text: the caller reports the missing `}`.
     *op = SH_PO_XFORM;
-    *xform = (char)c1;
-    return 2;
+    *xform = k == 2 && strchr("QEPAKaUuLk", c1) != NULL ? (char)c1 : '\0';
+    return k;
 }
 
 /* ${…} after the `${`: `#` or `!`, name, optional operator and its
@@ -645,9 +669,16 @@ lex_braced(sh_lex *lx, plist *pl, size_t start, uint32_t line, bool in_dq)
             advc(lx);
     }
     switch (op) {
+    case SH_PO_XFORM:
+        // A bad transformation keeps its text, ${x@…}, for the message.
+        if (peekc(lx, 0) != '}')
+            goto eof;
+        if (xform == '\0' &&
+            (rv = raw_word(lx, start, lx->lx_pos + 1 - start, &arg)) != BOX_OK)
+            return rv;
+        break;
     case SH_PO_NONE:
     case SH_PO_LENGTH:
-    case SH_PO_XFORM:
     case SH_PO_NAMES:
     case SH_PO_KEYS:
         break;
@@ -849,6 +880,29 @@ scan_tilde(sh_lex *lx, lmode mode, size_t *n)
     return true;
 }
 
+/* At the `[` of a word that so far is a bare NAME: when `[…]=` or
+ * `[…]+=` follows on the same line, the position of that `]`, so that
+ * blanks in the subscript stay in the word (bash: `m[a b]=1` is one
+ * assignment); else 0. */
+static size_t
+assign_subscript_end(const sh_lex *lx, size_t wstart)
+{
+    size_t at = lx->lx_pos;
+    if (at == wstart || !is_name_start((unsigned char)lx->lx_src[wstart]))
+        return 0;
+    for (size_t i = wstart; i < at; i++)
+        if (!is_name_char((unsigned char)lx->lx_src[i]))
+            return 0;
+    const char *s = lx->lx_src + at;
+    size_t n = lx->lx_len - at;
+    size_t e = sh_lex_bracket_end(s, n);
+    if (e == n || memchr(s, '\n', e) != NULL)
+        return 0;
+    bool assign = (e + 1 < n && s[e + 1] == '=') ||
+                  (e + 2 < n && s[e + 1] == '+' && s[e + 2] == '=');
+    return assign ? at + e : 0;
+}
+
 /*
  * The parts of a word-like text, up to what ends the mode (not consumed).
  * wstart is where the word began (for the tilde rule). stop is a second
@@ -865,8 +919,11 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
     box_err rv = BOX_OK;
     bool dq_like = mode == LM_DQ || mode == LM_HEREDOC;
     unsigned parens = 0; // LM_CPAT, LM_CRE: open ( in the word
+    size_t sub_end = 0;  // NAME[sub]=: blanks before here are the word's
     for (;;) {
         int c = peekc(lx, 0);
+        if (mode == LM_WORD && c == '[' && sub_end == 0)
+            sub_end = assign_subscript_end(lx, wstart);
         if (c < 0) {
             if (parens > 0)
                 rv = sh_diag_set(lx->lx_diag, BOX_EPARSE, lx->lx_line,
@@ -876,7 +933,7 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
                 goto out;
             break;
         }
-        if (unquoted_word(mode) && is_meta(c)) {
+        if (unquoted_word(mode) && is_meta(c) && lx->lx_pos >= sub_end) {
             if (mode == LM_WORD || !cond_keeps(lx, mode, wstart, c, &parens))
                 break;
             if (lit.b_len == 0)
