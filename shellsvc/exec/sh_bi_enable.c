@@ -7,9 +7,9 @@
 
 /* POSIX's special builtins as bash 5.2 marks them (`enable -s`). */
 static const char *const specials[] = {
-    ".",        ":",      "break", "continue", "eval",  "exec",
-    "exit",     "export", "readonly", "return", "set",  "shift",
-    "source",   "times",  "trap",  "unset",
+    ".",      ":",      "break",    "continue", "eval", "exec",
+    "exit",   "export", "readonly", "return",   "set",  "shift",
+    "source", "times",  "trap",     "unset",
 };
 
 static bool
@@ -90,8 +90,8 @@ sh_bi_enable(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
             continue;
         }
         if (!is_builtin(c)) {
-            st = sh_cmd_err(cx, "enable", 1, "%s: not a shell builtin",
-                            argv[i]);
+            st =
+                sh_cmd_err(cx, "enable", 1, "%s: not a shell builtin", argv[i]);
             continue;
         }
         size_t k = sh_cmd_index(c);

@@ -102,7 +102,8 @@ read_opts(sh_ctx *cx, int argc, char **argv, const sh_opts *o, rd_opts *r)
     r->ro_raw = sh_opt(o, 'r');
     if (sh_opt(o, 't')) {
         if (!parse_timeout(o->o_arg['t'], &r->ro_ns))
-            return sh_cmd_err(cx, "read", 1, "%s: invalid timeout specification",
+            return sh_cmd_err(cx, "read", 1,
+                              "%s: invalid timeout specification",
                               o->o_arg['t']);
         r->ro_timed = true;
         r->ro_until = mono_ns() + r->ro_ns;
@@ -126,9 +127,8 @@ read_opts(sh_ctx *cx, int argc, char **argv, const sh_opts *o, rd_opts *r)
             return sh_cmd_err(cx, "read", 1,
                               "%s: invalid file descriptor specification", a);
         if (fd >= SH_MAX_FD || cx->cx_fd[fd] == NULL)
-            return sh_cmd_err(cx, "read", 1,
-                              "%s: invalid file descriptor: %s", a,
-                              strerror(EBADF));
+            return sh_cmd_err(cx, "read", 1, "%s: invalid file descriptor: %s",
+                              a, strerror(EBADF));
         r->ro_fd = (int)fd;
     }
     return 0;
@@ -319,8 +319,8 @@ assign_fields(sh_ctx *cx, const sh_opts *o, int argc, char **argv,
             return sh_cmd_err(cx, "read", 1, "`%s': not a valid identifier",
                               names[v]);
         // bash names no builtin in a read's readonly message.
-        if (sh_assign_str(cx, NULL, names[v], NULL, s + st, en - st,
-                          false) != 0)
+        if (sh_assign_str(cx, NULL, names[v], NULL, s + st, en - st, false) !=
+            0)
             return 1;
     }
 #undef ISWS

@@ -9,10 +9,9 @@
 
 /* bash's reserved words (`type if` says "shell keyword"). */
 static const char *const keywords[] = {
-    "!",    "[[",    "]]",   "case",  "coproc", "do",   "done",
-    "elif", "else",  "esac", "fi",    "for",    "function", "if",
-    "in",   "select", "then", "time", "until",  "while", "{",
-    "}",
+    "!",    "[[",   "]]",    "case",  "coproc",   "do", "done", "elif",
+    "else", "esac", "fi",    "for",   "function", "if", "in",   "select",
+    "then", "time", "until", "while", "{",        "}",
 };
 
 static bool
@@ -72,8 +71,7 @@ host_path(sh_ctx *cx, const char *name)
 /* Describes name into b in the order names run: alias, keyword,
  * builtin, function, file; -a keeps going after the first. */
 static bool
-describe(sh_ctx *cx, box_buf *b, box_err *e, const ty_opts *t,
-         const char *name)
+describe(sh_ctx *cx, box_buf *b, box_err *e, const ty_opts *t, const char *name)
 {
     bool any = false;
     const sh_alias *al = alias_of(cx, name);
@@ -100,8 +98,7 @@ describe(sh_ctx *cx, box_buf *b, box_err *e, const ty_opts *t,
             if (!t->all)
                 return true;
         }
-        const sh_func *f =
-            t->nofunc ? NULL : sh_func_find(cx->cx_st, name);
+        const sh_func *f = t->nofunc ? NULL : sh_func_find(cx->cx_st, name);
         if (f != NULL) {
             any = found(b, e, t, name, "function", "%s is a function\n");
             if (!t->word && *e == BOX_OK &&

@@ -562,7 +562,8 @@ box_err sh_print_func(box_buf *out, const char *name, const sh_node *body);
 bool sh_needs_ansic(const char *s);
 box_err sh_put_ansic(box_buf *b, const char *s);
 box_err sh_put_array(box_buf *b, const sh_array *a);
-/* `set` with no arguments: the variables, then the functions (sh_bi_setlist.c). */
+/* `set` with no arguments: the variables, then the functions
+ * (sh_bi_setlist.c). */
 int sh_set_list(sh_ctx *cx);
 int sh_bi_test(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_exit(sh_ctx *, int, char **, const sh_opts *);

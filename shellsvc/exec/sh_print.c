@@ -115,7 +115,8 @@ word(pr *p, const sh_word *w)
         } else if (c == '\'' || c == '"') {
             q = c;
             i++;
-        } else if (c == '$' && i + 1 < n && (s[i + 1] == '\'' || s[i + 1] == '"')) {
+        } else if (c == '$' && i + 1 < n &&
+                   (s[i + 1] == '\'' || s[i + 1] == '"')) {
             put(p, s + from, i - from);
             if (s[i + 1] == '"') {
                 q = '"';
@@ -195,12 +196,18 @@ redir(pr *p, const sh_redir *r)
         const char *op;
         int fd; // the default descriptor: not printed
     } ops[SH_R_COUNT] = {
-        [SH_R_IN] = {"< ", 0},          [SH_R_OUT] = {"> ", 1},
-        [SH_R_APPEND] = {">> ", 1},     [SH_R_CLOBBER] = {">| ", 1},
-        [SH_R_RDWR] = {"<> ", 0},       [SH_R_DUPIN] = {"<&", 0},
-        [SH_R_DUPOUT] = {">&", 1},      [SH_R_HEREDOC] = {"<<", 0},
-        [SH_R_HEREDOC_STRIP] = {"<<-", 0}, [SH_R_BOTH] = {"&> ", -1},
-        [SH_R_BOTH_APPEND] = {"&>> ", -1}, [SH_R_HERESTR] = {"<<< ", 0},
+        [SH_R_IN] = {"< ", 0},
+        [SH_R_OUT] = {"> ", 1},
+        [SH_R_APPEND] = {">> ", 1},
+        [SH_R_CLOBBER] = {">| ", 1},
+        [SH_R_RDWR] = {"<> ", 0},
+        [SH_R_DUPIN] = {"<&", 0},
+        [SH_R_DUPOUT] = {">&", 1},
+        [SH_R_HEREDOC] = {"<<", 0},
+        [SH_R_HEREDOC_STRIP] = {"<<-", 0},
+        [SH_R_BOTH] = {"&> ", -1},
+        [SH_R_BOTH_APPEND] = {"&>> ", -1},
+        [SH_R_HERESTR] = {"<<< ", 0},
     };
     int fd = r->r_fd >= 0 ? r->r_fd : ops[r->r_kind].fd;
     bool dup = r->r_kind == SH_R_DUPIN || r->r_kind == SH_R_DUPOUT;
@@ -208,9 +215,10 @@ redir(pr *p, const sh_redir *r)
     // bash turns `n<&-` / `n>&-` into a close it prints as n>&-, and
     // prints the descriptor of a duplication to a number always.
     bool close = dup && t->w_rawlen == 1 && t->w_raw[0] == '-';
-    if (fd >= 0 && (fd != ops[r->r_kind].fd || (dup && (close || all_digits(t)))))
-        p->p_err = p->p_err == BOX_OK ? box_buf_printf(p->p_out, "%d", fd)
-                                      : p->p_err;
+    if (fd >= 0 &&
+        (fd != ops[r->r_kind].fd || (dup && (close || all_digits(t)))))
+        p->p_err =
+            p->p_err == BOX_OK ? box_buf_printf(p->p_out, "%d", fd) : p->p_err;
     puts_(p, close ? ">&" : ops[r->r_kind].op);
     word(p, t);
     if ((r->r_kind == SH_R_HEREDOC || r->r_kind == SH_R_HEREDOC_STRIP) &&
