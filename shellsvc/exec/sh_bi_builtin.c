@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* builtin, hash and caller: questions about how a name runs. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "box_alloc.h"
+#include "sh_array.h"
 #include "sh_internal.h"
 
 /* A row that bash has as a builtin: the box's own commands (cat, ls, …)
  * carry a usage text and are programs to bash. */
 static const sh_cmd *
-shell_builtin(const char *name)
+shell_builtin(sh_ctx *cx, const char *name)
 {
-    const sh_cmd *c = sh_cmd_lookup(name);
+    const sh_cmd *c = sh_cmd_find(cx->cx_st, name); // enable -n: not one
     return c != NULL && c->c_usage == NULL ? c : NULL;
 }
 
@@ -21,7 +24,7 @@ sh_bi_builtin(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 {
     if (o->o_ind >= argc)
         return 0;
-    if (shell_builtin(argv[o->o_ind]) == NULL)
+    if (shell_builtin(cx, argv[o->o_ind]) == NULL)
         return sh_cmd_err(cx, "builtin", 1, "%s: not a shell builtin",
                           argv[o->o_ind]);
     return sh_exec_argv(cx, argc - o->o_ind, argv + o->o_ind, NULL, true);
@@ -59,14 +62,54 @@ sh_bi_hash(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     return st;
 }
 
-/* caller: outside every function there is no caller (status 1); inside
- * one, bash's `bash -c` answer: the line and "NULL" for the file. */
+/* Element i of the array var, or NULL. */
+static const char *
+frame(sh_ctx *cx, const char *var, long long i)
+{
+    const sh_var *v = sh_var_find(cx->cx_st, var);
+    if (v == NULL || v->v_arr == NULL)
+        return NULL;
+    for (size_t k = 0; k < sh_array_count(v->v_arr); k++) {
+        const char *key;
+        long long idx;
+        const char *val = sh_array_at(v->v_arr, k, &key, &idx);
+        if (idx == i)
+            return val;
+    }
+    return NULL;
+}
+
+/*
+ * caller [N]: the call N frames up, as bash's `bash -c` answers: the
+ * line it came from (BASH_LINENO[N]), with N the function it came from
+ * (FUNCNAME[N+1]), and the file, which for text not read from a file
+ * bash names "environment" inside a function and NULL at top level.
+ * Status 1 (and nothing) when there is no such frame.
+ */
 int
 sh_bi_caller(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 {
-    if (cx->cx_funcs == 0 || o->o_ind < argc)
+    long long n = -1;
+    if (o->o_ind < argc) {
+        char *end;
+        const char *a = argv[o->o_ind];
+        n = strtoll(a, &end, 10);
+        if (a[0] == '\0' || *end != '\0' || n < 0) {
+            sh_cmd_err(cx, "caller", 2, "%s: invalid number", a);
+            (void)sh_puts(cx, 2, "caller: usage: caller [expr]\n");
+            return 2;
+        }
+    }
+    const char *line = frame(cx, "BASH_LINENO", n < 0 ? 0 : n);
+    const char *up = frame(cx, "FUNCNAME", (n < 0 ? 0 : n) + 1);
+    if (cx->cx_funcs == 0 || line == NULL || (n >= 0 && up == NULL))
         return 1;
-    char line[32];
-    snprintf(line, sizeof line, "%u NULL\n", (unsigned)cx->cx_line);
-    return sh_puts(cx, 1, line) == SH_IO_OK ? 0 : 1;
+    char *out = n < 0 ? box_asprintf("%s %s\n", line,
+                                     up != NULL ? "environment" : "NULL")
+                      : box_asprintf("%s %s environment\n", line, up);
+    if (out == NULL)
+        return sh_cmd_err(cx, "caller", 1, "out of memory");
+    int rc = sh_puts(cx, 1, out) == SH_IO_OK ? 0 : 1;
+    box_free(out);
+    return rc;
 }

@@ -68,8 +68,8 @@ letter_flag(char c)
 
 /* A control byte or a byte that is no UTF-8 (bash: not printable in
  * C.UTF-8) makes bash write the value as $'…'. */
-static bool
-needs_ansic(const char *s)
+bool
+sh_needs_ansic(const char *s)
 {
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)
         if (*p < 0x20 || *p == 0x7f)
@@ -78,8 +78,8 @@ needs_ansic(const char *s)
 }
 
 /* bash's $'…' quoting (ansic_quote) for a value with control bytes. */
-static box_err
-put_ansic(box_buf *b, const char *s)
+box_err
+sh_put_ansic(box_buf *b, const char *s)
 {
     box_err e = box_buf_puts(b, "$'");
     for (const unsigned char *p = (const unsigned char *)s; *p && !e; p++) {
@@ -123,8 +123,8 @@ put_ansic(box_buf *b, const char *s)
 static box_err
 put_value(box_buf *b, const char *s)
 {
-    if (needs_ansic(s))
-        return put_ansic(b, s);
+    if (sh_needs_ansic(s))
+        return sh_put_ansic(b, s);
     box_err e = box_buf_putc(b, '"');
     for (const char *p = s; *p && !e; p++) {
         if (strchr("\\\"$`", *p) != NULL)
@@ -146,6 +146,31 @@ put_key(box_buf *b, const char *k)
     return meta ? put_value(b, k) : box_buf_puts(b, k);
 }
 
+box_err
+sh_put_array(box_buf *b, const sh_array *a)
+{
+    bool assoc = sh_array_assoc(a);
+    box_err e = box_buf_putc(b, '(');
+    for (size_t i = 0; i < sh_array_count(a) && !e; i++) {
+        const char *key;
+        long long index;
+        const char *val = sh_array_at(a, i, &key, &index);
+        if (i > 0 && !assoc)
+            e = box_buf_putc(b, ' ');
+        if (!e)
+            e = box_buf_putc(b, '[');
+        if (!e)
+            e = assoc ? put_key(b, key) : box_buf_printf(b, "%lld", index);
+        if (!e)
+            e = box_buf_puts(b, "]=");
+        if (!e)
+            e = put_value(b, val);
+        if (!e && assoc)
+            e = box_buf_putc(b, ' ');
+    }
+    return e ? e : box_buf_putc(b, ')');
+}
+
 static box_err
 put_decl(box_buf *b, const sh_var *v)
 {
@@ -161,27 +186,8 @@ put_decl(box_buf *b, const sh_var *v)
     if (e)
         return e;
     if (v->v_arr != NULL) {
-        bool assoc = sh_array_assoc(v->v_arr);
-        e = box_buf_puts(b, "=(");
-        for (size_t i = 0; i < sh_array_count(v->v_arr) && !e; i++) {
-            const char *key;
-            long long index;
-            const char *val = sh_array_at(v->v_arr, i, &key, &index);
-            if (i > 0 && !assoc)
-                e = box_buf_putc(b, ' ');
-            if (!e)
-                e = box_buf_putc(b, '[');
-            if (!e)
-                e = assoc ? put_key(b, key) : box_buf_printf(b, "%lld", index);
-            if (!e)
-                e = box_buf_puts(b, "]=");
-            if (!e)
-                e = put_value(b, val);
-            if (!e && assoc)
-                e = box_buf_putc(b, ' ');
-        }
-        if (!e)
-            e = box_buf_putc(b, ')');
+        if (!(e = box_buf_putc(b, '=')))
+            e = sh_put_array(b, v->v_arr);
     } else if (v->v_value != NULL) {
         if (!(e = box_buf_putc(b, '=')))
             e = put_value(b, v->v_value);
@@ -406,11 +412,22 @@ cmp_func(const void *a, const void *b)
     return strcmp((*x)->f_name, (*y)->f_name);
 }
 
-/* declare -F [name…]: each function's name (status 1 when one is
- * missing); none: `declare -f NAME` for every function, by name. Bodies
- * (-f) are not printed: the box keeps no text of them. */
+/* One function: its name (-F) or, with bodies (-f), its text as bash
+ * prints it back (sh_print.c). */
+static box_err
+put_func(box_buf *b, const sh_func *f, bool bodies, const char *prefix)
+{
+    if (!bodies)
+        return box_buf_printf(b, "%s%s\n", prefix, f->f_name);
+    box_err e = sh_print_func(b, f->f_name, f->f_body);
+    return e ? e : box_buf_putc(b, '\n');
+}
+
+/* declare -F / -f [name…]: each function named (status 1 when one is
+ * missing); none: every function, by name (-F: `declare -f NAME`). */
 static int
-print_funcs(sh_ctx *cx, const char *who, int argc, char **argv, int first)
+print_funcs(sh_ctx *cx, const char *who, int argc, char **argv, int first,
+            bool bodies)
 {
     sh_state *st = cx->cx_st;
     box_buf b;
@@ -419,10 +436,11 @@ print_funcs(sh_ctx *cx, const char *who, int argc, char **argv, int first)
     int rc = 0;
     if (first < argc) {
         for (int i = first; i < argc && !e; i++) {
-            if (sh_func_find(st, argv[i]) == NULL)
+            const sh_func *f = sh_func_find(st, argv[i]);
+            if (f == NULL)
                 rc = 1;
             else
-                e = box_buf_printf(&b, "%s\n", argv[i]);
+                e = put_func(&b, f, bodies, "");
         }
     } else {
         const sh_func **v = box_calloc(st->st_nfuncs + 1, sizeof *v);
@@ -433,7 +451,7 @@ print_funcs(sh_ctx *cx, const char *who, int argc, char **argv, int first)
                 v[i] = &st->st_funcs[i];
             qsort(v, st->st_nfuncs, sizeof *v, cmp_func);
             for (size_t i = 0; i < st->st_nfuncs && !e; i++)
-                e = box_buf_printf(&b, "declare -f %s\n", v[i]->f_name);
+                e = put_func(&b, v[i], bodies, "declare -f ");
             box_free(v);
         }
     }
@@ -490,7 +508,9 @@ declare_run(sh_ctx *cx, const decl_row *r, int argc, char **argv)
     if (r->dr_scope == DS_LOCAL && cx->cx_funcs == 0)
         return sh_cmd_err(cx, r->dr_name, 1, "can only be used in a function");
     if (funcs && names_only && r->dr_scope == DS_DECLARE)
-        return print_funcs(cx, r->dr_name, argc, argv, i);
+        return print_funcs(cx, r->dr_name, argc, argv, i, false);
+    if (funcs && r->dr_scope == DS_DECLARE)
+        return print_funcs(cx, r->dr_name, argc, argv, i, true);
     if (funcs)
         return sh_cmd_err(cx, r->dr_name, 2,
                           "-f: function definitions are not supported");

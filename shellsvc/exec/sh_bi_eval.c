@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* eval, command and type: routes back into the executor and admission. */
+/* eval and command: routes back into the executor and admission. */
 #include <string.h>
 
 #include "box_alloc.h"
@@ -31,7 +31,7 @@ sh_bi_eval(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 static int
 kind_of(sh_ctx *cx, const char *name, bool funcs)
 {
-    if (sh_cmd_lookup(name) != NULL)
+    if (sh_cmd_find(cx->cx_st, name) != NULL)
         return 1;
     if (funcs && sh_func_find(cx->cx_st, name) != NULL)
         return 2;
@@ -50,19 +50,23 @@ sh_bi_command(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     if (o->o_ind >= argc)
         return 0;
     if (sh_opt(o, 'v') || sh_opt(o, 'V')) {
-        int st = 0;
+        int st = 1; // bash: 0 when any name is found
         for (int i = o->o_ind; i < argc; i++) {
             int k = kind_of(cx, argv[i], true);
             if (k == 0) {
                 if (sh_opt(o, 'V'))
                     sh_cmd_err(cx, "command", 1, "%s: not found", argv[i]);
-                st = 1;
                 continue;
             }
-            char *line = sh_opt(o, 'V')
-                             ? box_asprintf("%s is a shell %s\n", argv[i],
-                                            k == 1 ? "builtin" : "function")
-                             : box_asprintf("%s\n", argv[i]);
+            st = 0;
+            if (sh_opt(o, 'V')) {
+                // -V describes as `type` does (a function printed back).
+                char *targv[] = {(char *)"type", argv[i], NULL};
+                sh_opts to = {.o_ind = 1};
+                (void)sh_bi_type(cx, 2, targv, &to);
+                continue;
+            }
+            char *line = box_asprintf("%s\n", argv[i]);
             if (line == NULL)
                 return sh_cmd_err(cx, "command", 1, "out of memory");
             (void)sh_puts(cx, 1, line);
@@ -71,24 +75,4 @@ sh_bi_command(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         return st;
     }
     return sh_exec_argv(cx, argc - o->o_ind, argv + o->o_ind, NULL, true);
-}
-
-int
-sh_bi_type(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
-{
-    int st = 0;
-    for (int i = o->o_ind; i < argc; i++) {
-        int k = kind_of(cx, argv[i], true);
-        if (k == 0) {
-            st = sh_cmd_err(cx, "type", 1, "%s: not found", argv[i]);
-            continue;
-        }
-        char *line = box_asprintf("%s is a shell %s\n", argv[i],
-                                  k == 1 ? "builtin" : "function");
-        if (line == NULL)
-            return sh_cmd_err(cx, "type", 1, "out of memory");
-        (void)sh_puts(cx, 1, line);
-        box_free(line);
-    }
-    return st;
 }

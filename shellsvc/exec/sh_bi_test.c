@@ -150,7 +150,9 @@ primary(tp *t, int depth)
         bool v = expr(t, depth + 1);
         const char *cl = peek(t, 0);
         if (cl == NULL || strcmp(cl, ")") != 0) {
-            if (!t->t_err)
+            if (!t->t_err && cl != NULL)
+                sh_cmd_err(t->t_cx, t->t_who, 2, "`)' expected, found %s", cl);
+            else if (!t->t_err)
                 sh_cmd_err(t->t_cx, t->t_who, 2, "`)' expected");
             t->t_err = true;
             return false;
@@ -201,6 +203,53 @@ expr(tp *t, int depth)
     return v;
 }
 
+/*
+ * bash's posixtest for up to four arguments, by count: the shapes that
+ * decide without the full grammar (`!` and `( … )` around a shorter
+ * test, a binary operator in the middle). 3 = fall through to expr.
+ */
+static int
+by_count(tp *t, char **v, int n)
+{
+    switch (n) {
+    case 0:
+        return 1;
+    case 1:
+        return v[0][0] != '\0' ? 0 : 1;
+    case 2:
+        if (strcmp(v[0], "!") == 0)
+            return v[1][0] != '\0' ? 1 : 0;
+        if (in(unops, v[0]))
+            return unary(t, v[0], v[1]) ? 0 : 1;
+        return sh_cmd_err(t->t_cx, t->t_who, 2, "%s: unary operator expected",
+                          v[0]);
+    case 3:
+        if (in(binops, v[1])) {
+            bool b = binary(t, v[0], v[1], v[2]);
+            return t->t_err ? 2 : (b ? 0 : 1);
+        }
+        if (strcmp(v[1], "-a") == 0 || strcmp(v[1], "-o") == 0)
+            return 3;
+        break;
+    case 4:
+        if (strcmp(v[0], "(") != 0 || strcmp(v[3], ")") != 0)
+            break;
+        return by_count(t, v + 1, 2);
+    default:
+        return 3;
+    }
+    if (strcmp(v[0], "!") == 0) {
+        int r = by_count(t, v + 1, n - 1);
+        return r == 0 ? 1 : r == 1 ? 0 : r;
+    }
+    if (n == 3 && strcmp(v[0], "(") == 0 && strcmp(v[2], ")") == 0)
+        return by_count(t, v + 1, 1);
+    if (n == 3)
+        return sh_cmd_err(t->t_cx, t->t_who, 2, "%s: binary operator expected",
+                          v[1]);
+    return 3;
+}
+
 int
 sh_bi_test(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 {
@@ -210,32 +259,16 @@ sh_bi_test(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
             return sh_cmd_err(cx, "[", 2, "missing `]'");
         t.t_n--;
     }
-    bool v;
-    switch (t.t_n) {
-    case 0:
-        return 1;
-    case 1:
-        return t.t_v[0][0] != '\0' ? 0 : 1;
-    case 2:
-        if (strcmp(t.t_v[0], "!") == 0)
-            return t.t_v[1][0] != '\0' ? 1 : 0;
-        if (in(unops, t.t_v[0]))
-            return unary(&t, t.t_v[0], t.t_v[1]) ? 0 : 1;
-        return sh_cmd_err(cx, t.t_who, 2, "%s: unary operator expected",
-                          t.t_v[0]);
-    case 3:
-        if (in(binops, t.t_v[1])) {
-            v = binary(&t, t.t_v[0], t.t_v[1], t.t_v[2]);
-            return t.t_err ? 2 : (v ? 0 : 1);
-        }
-        break;
-    default:
-        break;
-    }
-    v = expr(&t, 0);
+    int r = by_count(&t, t.t_v, t.t_n);
+    if (r != 3)
+        return r;
+    bool v = expr(&t, 0);
     if (!t.t_err && t.t_i < t.t_n) {
-        sh_cmd_err(cx, t.t_who, 2, "%s: unexpected operator", t.t_v[t.t_i]);
-        return 2;
+        // bash: an option-like word left over is "unexpected".
+        if (t.t_v[t.t_i][0] == '-')
+            return sh_cmd_err(cx, t.t_who, 2, "syntax error: `%s' unexpected",
+                              t.t_v[t.t_i]);
+        return sh_cmd_err(cx, t.t_who, 2, "too many arguments");
     }
     return t.t_err ? 2 : (v ? 0 : 1);
 }

@@ -1,49 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Builtins on shell state: export unset set shift local read. */
+/* Builtins on shell state: unset set shift. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "box_alloc.h"
 #include "box_buf.h"
-#include "sh_array.h"
 #include "sh_internal.h"
-
-/* Prints NAME='value' with ' quoted the POSIX way. */
-static box_err
-put_quoted(box_buf *b, const char *prefix, const char *name, const char *v)
-{
-    box_err e = box_buf_printf(b, "%s%s", prefix, name);
-    if (v == NULL || e != BOX_OK)
-        return e != BOX_OK ? e : box_buf_putc(b, '\n');
-    if ((e = box_buf_puts(b, "='")) != BOX_OK)
-        return e;
-    for (const char *p = v; *p && e == BOX_OK; p++)
-        e = *p == '\'' ? box_buf_puts(b, "'\\''") : box_buf_putc(b, *p);
-    return e == BOX_OK ? box_buf_puts(b, "'\n") : e;
-}
-
-static int
-print_vars(sh_ctx *cx, const char *prefix)
-{
-    box_buf b;
-    box_buf_init(&b, 16u << 20);
-    box_err e = BOX_OK;
-    sh_state *st = cx->cx_st;
-    for (size_t i = 0; i < st->st_nvars && e == BOX_OK; i++) {
-        sh_var *v = &st->st_vars[i];
-        // Unset, or an array: bash lists arrays too (set-print-var gap).
-        if (v->v_value == NULL)
-            continue;
-        e = put_quoted(&b, prefix, v->v_name, v->v_value);
-    }
-    int rc = 0;
-    if (e != BOX_OK)
-        rc = 1;
-    else if (b.b_len > 0 && sh_write(cx, 1, b.b_data, b.b_len) != SH_IO_OK)
-        rc = 1;
-    box_buf_reset(&b);
-    return rc;
-}
 
 /* unset NAME[sub]: one element (the subscript is arithmetic for an
  * indexed array, a key for an associative one). */
@@ -163,7 +125,7 @@ sh_bi_set(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 {
     sh_state *st = cx->cx_st;
     if (argc == 1)
-        return print_vars(cx, "");
+        return sh_set_list(cx);
     int i = 1;
     bool setpos = false;
     for (; i < argc; i++) {
@@ -209,163 +171,31 @@ sh_bi_shift(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 {
     sh_state *st = cx->cx_st;
     long n = 1;
+    // bash ends the whole shell here (get_numeric_arg jumps to top level).
+    if (argc > 2) {
+        sh_cmd_err(cx, "shift", 1, "too many arguments");
+        sh_fatal(cx, 1);
+        return 1;
+    }
     if (argc > 1) {
         char *end;
         n = strtol(argv[1], &end, 10);
-        if (argv[1][0] == '\0' || *end != '\0' || n < 0)
+        if (argv[1][0] == '\0' || *end != '\0')
             return sh_cmd_err(cx, "shift", 1,
                               "%s: numeric argument "
                               "required",
                               argv[1]);
+        if (n < 0)
+            return sh_cmd_err(cx, "shift", 1, "%s: shift count out of range",
+                              argv[1]);
     }
+    // bash says nothing here (only with shopt shift_verbose).
     if (n > st->st_npos)
-        return sh_cmd_err(cx, "shift", 1, "can't shift that many");
+        return 1;
     for (long i = 0; i < n; i++)
         box_free(st->st_pos[i]);
     memmove(st->st_pos, st->st_pos + n,
             (size_t)(st->st_npos - n + 1) * sizeof *st->st_pos);
     st->st_npos -= (int)n;
     return 0;
-}
-
-static bool
-in_set(const char *set, char c)
-{
-    return c != '\0' && strchr(set, c) != NULL;
-}
-
-/*
- * read [-r] [-p prompt] [name…]: one line from fd 0 (byte at a time, so
- * nothing past the newline is consumed), split by IFS over the names
- * (the last takes the rest; REPLY when none). Status 1 at end of input.
- */
-int
-sh_bi_read(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
-{
-    if (sh_opt(o, 'p'))
-        (void)sh_puts(cx, 2, o->o_arg['p']);
-    box_buf line, mask; // mask: 1 = escaped (never a separator)
-    box_buf_init(&line, SH_CAPTURE_MAX);
-    box_buf_init(&mask, SH_CAPTURE_MAX);
-    bool raw = sh_opt(o, 'r'), eof = false;
-    box_err e = BOX_OK;
-    for (;;) {
-        char c;
-        int r = sh_read_byte(cx, 0, &c);
-        if (r <= 0) {
-            eof = true;
-            break;
-        }
-        if (c == '\n')
-            break;
-        char m = 0;
-        if (c == '\\' && !raw) {
-            if (sh_read_byte(cx, 0, &c) <= 0) {
-                eof = true;
-                break;
-            }
-            if (c == '\n')
-                continue;
-            m = 1;
-        }
-        if ((e = box_buf_putc(&line, c)) != BOX_OK ||
-            (e = box_buf_putc(&mask, m)) != BOX_OK)
-            break;
-    }
-    int rc = eof ? 1 : 0;
-    if (e != BOX_OK) {
-        rc = sh_cmd_err(cx, "read", 1, "line too long");
-        goto out;
-    }
-    const char *ifs = sh_var_get(cx->cx_st, "IFS");
-    if (ifs == NULL)
-        ifs = " \t\n";
-    const char *s = line.b_data ? line.b_data : "";
-    const char *m = mask.b_data ? mask.b_data : "";
-    size_t n = line.b_len, i = 0;
-    int nnames = argc - o->o_ind;
-    const char *reply[] = {"REPLY"};
-    const char *const *names =
-        nnames > 0 ? (const char *const *)argv + o->o_ind : reply;
-    if (nnames == 0)
-        nnames = 1;
-#define ISWS(k) (!m[k] && in_set(ifs, s[k]) && in_set(" \t\n", s[k]))
-#define ISSEP(k) (!m[k] && in_set(ifs, s[k]))
-    while (i < n && ISWS(i))
-        i++;
-    if (sh_opt(o, 'a')) {
-        // read -a NAME: every field is an element (none takes the rest).
-        const char *an = o->o_arg['a'];
-        if (!sh_name_valid(an, strlen(an))) {
-            rc = sh_cmd_err(cx, "read", 1, "`%s': not a valid identifier", an);
-            goto out;
-        }
-        sh_array *arr = sh_array_new(false);
-        box_err ae = arr ? BOX_OK : BOX_ENOMEM;
-        for (long long k = 0; i < n && ae == BOX_OK; k++) {
-            size_t st = i;
-            while (i < n && !ISSEP(i))
-                i++;
-            ae = sh_array_set(arr, k, s + st, i - st);
-            while (i < n && ISWS(i))
-                i++;
-            if (i < n && ISSEP(i)) {
-                i++;
-                while (i < n && ISWS(i))
-                    i++;
-            }
-        }
-        sh_var *av = NULL;
-        sh_var *old = sh_var_find(cx->cx_st, an);
-        if (ae == BOX_OK && old != NULL && (old->v_flags & SH_VAR_ASSOC)) {
-            sh_array_free(arr);
-            rc = sh_cmd_err(cx, "read", 1, "%s: not an indexed array", an);
-            goto out;
-        }
-        if (ae == BOX_OK && (av = sh_var_add(cx->cx_st, an)) == NULL)
-            ae = BOX_ENOMEM;
-        if (ae == BOX_OK)
-            ae = sh_var_set_array(cx->cx_st, av, arr);
-        else
-            sh_array_free(arr);
-        if (ae != BOX_OK)
-            rc = sh_var_fail(cx, NULL, an, ae);
-        goto out;
-    }
-    for (int v = 0; v < nnames; v++) {
-        size_t st = i, en;
-        if (v == nnames - 1) {
-            en = n;
-            while (en > st && ISWS(en - 1))
-                en--;
-        } else {
-            while (i < n && !ISSEP(i))
-                i++;
-            en = i;
-            while (i < n && ISWS(i))
-                i++;
-            if (i < n && ISSEP(i)) {
-                i++;
-                while (i < n && ISWS(i))
-                    i++;
-            }
-        }
-        if (!sh_name_valid(names[v], strlen(names[v]))) {
-            rc = sh_cmd_err(cx, "read", 2, "`%s': not a valid identifier",
-                            names[v]);
-            break;
-        }
-        // bash names no builtin in a read's readonly message.
-        if (sh_assign_str(cx, NULL, names[v], NULL, s + st, en - st,
-                          false) != 0) {
-            rc = 1;
-            break;
-        }
-    }
-#undef ISWS
-#undef ISSEP
-out:
-    box_buf_reset(&line);
-    box_buf_reset(&mask);
-    return rc;
 }

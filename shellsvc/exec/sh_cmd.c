@@ -38,6 +38,7 @@ static const sh_cmd sh_cmds[] = {
     {"declare", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"dirs", sh_bi_dirs, "", SH_CMD_RAWARGS, NULL},
     {"echo", sh_bi_echo, "neE", SH_CMD_LENIENT, NULL},
+    {"enable", sh_bi_enable, "adf:nps", 0, NULL},
     {"eval", sh_bi_eval, "", SH_CMD_RAWARGS, NULL},
     {"exec", sh_bi_exec, "", SH_CMD_RAWARGS, NULL},
     {"exit", sh_bi_exit, "", SH_CMD_RAWARGS, NULL},
@@ -68,7 +69,7 @@ static const sh_cmd sh_cmds[] = {
     {"printf", sh_bi_printf, "", SH_CMD_RAWARGS, NULL},
     {"pushd", sh_bi_pushd, "", SH_CMD_RAWARGS, NULL},
     {"pwd", sh_bi_pwd, "LP", 0, NULL},
-    {"read", sh_bi_read, "a:rp:", 0, NULL},
+    {"read", sh_bi_read, "a:d:ei:N:n:p:rst:u:", 0, NULL},
     {"readarray", sh_bi_mapfile, "d:n:s:tu:", 0, NULL},
     {"readonly", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"return", sh_bi_return, "", SH_CMD_RAWARGS, NULL},
@@ -91,7 +92,7 @@ static const sh_cmd sh_cmds[] = {
      "touch FILE...\nCreate each FILE that does not exist."},
     {"trap", sh_bi_trap, "", SH_CMD_RAWARGS, NULL},
     {"true", sh_bi_colon, "", SH_CMD_RAWARGS, NULL},
-    {"type", sh_bi_type, "", 0, NULL},
+    {"type", sh_bi_type, "afptP", 0, NULL},
     {"typeset", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"umask", sh_bi_umask, "pS", 0, NULL},
     {"unalias", sh_bi_unalias, "a", 0, NULL},
@@ -126,6 +127,31 @@ sh_cmd_name_at(size_t i)
     return i < sizeof sh_cmds / sizeof sh_cmds[0] ? sh_cmds[i].c_name : NULL;
 }
 
+const sh_cmd *
+sh_cmd_at(size_t i)
+{
+    return i < sizeof sh_cmds / sizeof sh_cmds[0] ? &sh_cmds[i] : NULL;
+}
+
+size_t
+sh_cmd_index(const sh_cmd *c)
+{
+    return (size_t)(c - sh_cmds);
+}
+
+_Static_assert(sizeof sh_cmds / sizeof sh_cmds[0] <= 128,
+               "sh_state.st_disabled has a bit per row");
+
+const sh_cmd *
+sh_cmd_find(const sh_state *st, const char *name)
+{
+    const sh_cmd *c = sh_cmd_lookup(name);
+    if (c == NULL)
+        return NULL;
+    size_t i = sh_cmd_index(c);
+    return (st->st_disabled[i >> 6] >> (i & 63u)) & 1u ? NULL : c;
+}
+
 int
 sh_cmd_err(sh_ctx *cx, const char *cmd, int status, const char *fmt, ...)
 {
@@ -146,9 +172,14 @@ static const struct {
 } sh_synopses[] = {
     {"alias", "alias [-p] [name[=value] ... ]"},
     {"builtin", "builtin [shell-builtin [arg ...]]"},
+    {"caller", "caller [expr]"},
     {"cd", "cd [-L|[-P [-e]] [-@]] [dir]"},
+    {"enable", "enable [-a] [-dnps] [-f filename] [name ...]"},
     {"hash", "hash [-lr] [-p pathname] [-dt] [name ...]"},
     {"pwd", "pwd [-LP]"},
+    {"read", "read [-ers] [-a array] [-d delim] [-i text] [-n nchars] "
+             "[-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]"},
+    {"type", "type [-afptP] name [name ...]"},
     {"umask", "umask [-p] [-S] [mode]"},
     {"unalias", "unalias [-a] name [name ...]"},
 };
@@ -190,6 +221,9 @@ sh_opts_parse(sh_ctx *cx, const sh_cmd *c, int argc, char **argv, sh_opts *o)
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (a[0] != '-' || a[1] == '\0')
+            break;
+        // echo prints `--`: bash's echo reads no end of options.
+        if (strcmp(a, "--") == 0 && (c->c_mode & SH_CMD_LENIENT))
             break;
         if (strcmp(a, "--") == 0) {
             i++;

@@ -536,10 +536,15 @@ call_func(sh_ctx *cx, const sh_func *f, int argc, char **argv)
     unsigned oloops = cx->cx_loops;
     cx->cx_loops = 0;
     cx->cx_funcs++;
-    // $FUNCNAME: a local of the call (bash's FUNCNAME[0]; unset outside).
+    // $FUNCNAME: a local of the call (bash's FUNCNAME[0]; unset outside),
+    // and BASH_LINENO the same way: the line it was called from (caller).
     bool fresh;
+    char line[16];
+    snprintf(line, sizeof line, "%u", (unsigned)cx->cx_line);
     if (sh_local_save(cx, "FUNCNAME", &fresh) != BOX_OK ||
-        sh_funcname_push(st, argv[0]) != BOX_OK)
+        sh_funcname_push(st, argv[0]) != BOX_OK ||
+        sh_local_save(cx, "BASH_LINENO", &fresh) != BOX_OK ||
+        sh_frame_push(st, "BASH_LINENO", line) != BOX_OK)
         sh_errf(cx, "out of memory");
     sh_trap_debug(cx); // bash: before the first command of a function
     int s = sh_exec_node(cx, f->f_body);
@@ -569,7 +574,7 @@ run_argv(sh_ctx *cx, int argc, char **argv, bool bypass_funcs,
 {
     if (b != NULL && b->hb_host)
         return sh_host_run(cx, argc, argv, b);
-    const sh_cmd *c = sh_cmd_lookup(argv[0]);
+    const sh_cmd *c = sh_cmd_find(cx->cx_st, argv[0]);
     if (c != NULL) {
         sh_opts o;
         int rc = sh_opts_parse(cx, c, argc, argv, &o);

@@ -62,7 +62,7 @@ sh_host_locate(sh_ctx *cx, const char *word, bool bypass_funcs, sh_host_bind *b)
 {
     memset(b, 0, sizeof *b);
     const sh_host_opts *h = cx->cx_ss->ss_o.so_host;
-    if (h == NULL || sh_cmd_lookup(word) != NULL ||
+    if (h == NULL || sh_cmd_find(cx->cx_st, word) != NULL ||
         (!bypass_funcs && sh_func_find(cx->cx_st, word) != NULL))
         return 0; // internal (or no host programs here): shell:exec
     int err = sh_spawn_locate(h->ho_trusted_path, cx->cx_st->st_cwd, word,

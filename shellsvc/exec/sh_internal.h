@@ -107,6 +107,7 @@ typedef struct sh_state {
     unsigned st_shopt;       // SH_SHOPT_* bits (sh_glob.h)
     uint64_t st_shopt_other; // shopt rows stored, not acted on: bit set
                              // when the row differs from its default
+    uint64_t st_disabled[2]; // `enable -n`: bit per sh_cmds row
 } sh_state;
 
 sh_state *sh_state_new(void);
@@ -152,6 +153,10 @@ box_err sh_rematch_set(sh_state *st, int n,
 /* FUNCNAME becomes (name, the outer FUNCNAME…): a function call's
  * (the caller saved the outer one as a local first). */
 box_err sh_funcname_push(sh_state *st, const char *name) BOX_WARN_UNUSED;
+/* The same for any such stack: var becomes (value, var's old elements…)
+ * (BASH_LINENO: the line each function was called from). */
+box_err sh_frame_push(sh_state *st, const char *var,
+                      const char *value) BOX_WARN_UNUSED;
 /* PIPESTATUS becomes the array of a pipeline's stage statuses. */
 box_err sh_pipestatus_set(sh_state *st, int n,
                           const int *status) BOX_WARN_UNUSED;
@@ -584,6 +589,11 @@ typedef struct sh_cmd {
 } sh_cmd;
 
 const sh_cmd *sh_cmd_lookup(const char *name);
+/* As sh_cmd_lookup, but NULL for a row `enable -n` turned off in st. */
+const sh_cmd *sh_cmd_find(const sh_state *st, const char *name);
+/* The i-th row in table order (NULL past the end), and a row's index. */
+const sh_cmd *sh_cmd_at(size_t i);
+size_t sh_cmd_index(const sh_cmd *c);
 /* The i-th registered name in table order, NULL past the end. */
 const char *sh_cmd_name_at(size_t i);
 /* Parses options per spec; returns 0 or 2 after the invalid-option
@@ -607,6 +617,18 @@ int sh_bi_unset(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_set(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_shift(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_read(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_enable(sh_ctx *, int, char **, const sh_opts *);
+/* Appends function name's text as bash prints it back: "NAME () \n{ \n"
+ * … "}" without a final newline (sh_print.c). */
+box_err sh_print_func(box_buf *out, const char *name, const sh_node *body);
+/* declare -p's quoting (sh_bi_declare.c): whether a value needs $'…',
+ * that form, and an array's "([0]="a" …)". */
+bool sh_needs_ansic(const char *s);
+box_err sh_put_ansic(box_buf *b, const char *s);
+box_err sh_put_array(box_buf *b, const sh_array *a);
+/* `set` with no arguments: the variables, then the functions
+ * (sh_bi_setlist.c). */
+int sh_set_list(sh_ctx *cx);
 int sh_bi_test(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_exit(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_return(sh_ctx *, int, char **, const sh_opts *);

@@ -70,6 +70,7 @@ sh_state_dup(const sh_state *st)
     d->st_opt_n = st->st_opt_n;
     d->st_shopt = st->st_shopt;
     d->st_shopt_other = st->st_shopt_other;
+    memcpy(d->st_disabled, st->st_disabled, sizeof d->st_disabled);
     d->st_cwd = box_strdup(st->st_cwd);
     d->st_arg0 = box_strdup(st->st_arg0);
     if (d->st_cwd == NULL || d->st_arg0 == NULL)
@@ -514,11 +515,17 @@ sh_option_set(sh_state *st, const sh_option *o, bool on)
 box_err
 sh_funcname_push(sh_state *st, const char *name)
 {
+    return sh_frame_push(st, "FUNCNAME", name);
+}
+
+box_err
+sh_frame_push(sh_state *st, const char *var, const char *name)
+{
     sh_array *a = sh_array_new(false);
     if (a == NULL)
         return BOX_ENOMEM;
     box_err e = sh_array_set(a, 0, name, strlen(name));
-    const sh_var *outer = sh_var_find(st, "FUNCNAME");
+    const sh_var *outer = sh_var_find(st, var);
     if (outer != NULL && outer->v_arr != NULL) {
         for (size_t i = 0; i < sh_array_count(outer->v_arr) && e == BOX_OK;
              i++) {
@@ -530,7 +537,7 @@ sh_funcname_push(sh_state *st, const char *name)
     } else if (outer != NULL && outer->v_value != NULL && e == BOX_OK) {
         e = sh_array_set(a, 1, outer->v_value, strlen(outer->v_value));
     }
-    sh_var *v = e == BOX_OK ? sh_var_add(st, "FUNCNAME") : NULL;
+    sh_var *v = e == BOX_OK ? sh_var_add(st, var) : NULL;
     if (v == NULL) {
         sh_array_free(a);
         return e != BOX_OK ? e : BOX_ENOMEM;

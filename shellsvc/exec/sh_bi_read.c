@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The read builtin: one record from an fd, split over names (bash 5.2). */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "sh_array.h"
+#include "sh_internal.h"
+
+/* 128 + SIGALRM: bash's status when -t runs out. */
+#define READ_TIMED_OUT 142
+/* How long one poll waits at most, so an abort of the call is seen. */
+#define READ_SLICE_MS 50
+
+/* What the options ask for, checked before anything is read. */
+typedef struct rd_opts {
+    int ro_fd;
+    int ro_delim;      // the byte that ends the record
+    long ro_nchars;    // -n/-N: characters at most (-1: no limit)
+    bool ro_exact;     // -N: the delimiter is data, no field splitting
+    bool ro_raw;       // -r
+    bool ro_timed;     // -t given
+    uint64_t ro_ns;    // -t in nanoseconds
+    uint64_t ro_until; // deadline on CLOCK_MONOTONIC
+} rd_opts;
+
+static uint64_t
+mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* bash's timeout syntax: digits, an optional '.' and more digits. */
+static bool
+parse_timeout(const char *s, uint64_t *ns)
+{
+    uint64_t whole = 0, frac = 0, scale = 1000000000u;
+    const char *p = s;
+    bool any = false;
+    for (; *p >= '0' && *p <= '9'; p++, any = true) {
+        if (whole > 100000000u)
+            return false;
+        whole = whole * 10 + (uint64_t)(*p - '0');
+    }
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++, any = true)
+            if (scale > 1) {
+                scale /= 10;
+                frac += (uint64_t)(*p - '0') * scale;
+            }
+    *ns = whole * 1000000000u + frac;
+    return any && *p == '\0';
+}
+
+static bool
+parse_count(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (s[0] == '\0' || *end != '\0' || errno != 0 || v < 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Which of -n and -N was written last (bash keeps one count, the later
+ * letter's): the option words again, skipping each letter's argument. */
+static char
+last_count_letter(int argc, char **argv, const sh_opts *o)
+{
+    char last = 0;
+    for (int i = 1; i < o->o_ind && i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        for (const char *p = argv[i] + 1; *p; p++) {
+            if (*p == 'n' || *p == 'N')
+                last = *p;
+            if (strchr("adinNptu", *p) != NULL) {
+                if (p[1] == '\0')
+                    i++; // the argument is the next word
+                break;
+            }
+        }
+    }
+    return last;
+}
+
+/* Fills r from the parsed letters; a status after bash's message, or 0. */
+static int
+read_opts(sh_ctx *cx, int argc, char **argv, const sh_opts *o, rd_opts *r)
+{
+    memset(r, 0, sizeof *r);
+    r->ro_delim = '\n';
+    r->ro_nchars = -1;
+    r->ro_raw = sh_opt(o, 'r');
+    if (sh_opt(o, 't')) {
+        if (!parse_timeout(o->o_arg['t'], &r->ro_ns))
+            return sh_cmd_err(cx, "read", 1,
+                              "%s: invalid timeout specification",
+                              o->o_arg['t']);
+        r->ro_timed = true;
+        r->ro_until = mono_ns() + r->ro_ns;
+    }
+    // bash checks each count as it meets it; the later letter's stays.
+    char last = last_count_letter(argc, argv, o);
+    for (const char *f = last == 'n' ? "Nn" : "nN"; *f; f++) {
+        if (!sh_opt(o, *f))
+            continue;
+        if (!parse_count(o->o_arg[(unsigned char)*f], &r->ro_nchars))
+            return sh_cmd_err(cx, "read", 1, "%s: invalid number",
+                              o->o_arg[(unsigned char)*f]);
+        r->ro_exact = *f == 'N';
+    }
+    if (sh_opt(o, 'd'))
+        r->ro_delim = (unsigned char)o->o_arg['d'][0]; // '' is NUL
+    if (sh_opt(o, 'u')) {
+        long fd;
+        const char *a = o->o_arg['u'];
+        if (!parse_count(a, &fd))
+            return sh_cmd_err(cx, "read", 1,
+                              "%s: invalid file descriptor specification", a);
+        if (fd >= SH_MAX_FD || cx->cx_fd[fd] == NULL)
+            return sh_cmd_err(cx, "read", 1, "%s: invalid file descriptor: %s",
+                              a, strerror(EBADF));
+        r->ro_fd = (int)fd;
+    }
+    return 0;
+}
+
+/* The call is over (budget, abort, or an `&` job outliving its call):
+ * the read that follows sees it too, says why and unwinds. */
+static bool
+call_ended(sh_ctx *cx)
+{
+    sh_session *ss = cx->cx_ss;
+    return sh_budget_left_ms(ss) <= 0 || atomic_load(&ss->ss_abort) ||
+           (cx->cx_bg && atomic_load(&ss->ss_jobs_end));
+}
+
+/*
+ * Whether fd has input (or its end) before the deadline; only a pipe end
+ * can keep a reader waiting: a file, here-doc or /dev/null is always
+ * ready. Waits in slices so the end of the call still ends it.
+ */
+static bool
+ready(sh_ctx *cx, const rd_opts *r)
+{
+    int os = sh_stream_os_fd(cx->cx_fd[r->ro_fd]);
+    if (os < 0)
+        return true;
+    for (;;) {
+        uint64_t now = mono_ns();
+        long left = r->ro_until > now
+                        ? (long)((r->ro_until - now + 999999u) / 1000000u)
+                        : 0;
+        int ms = left < READ_SLICE_MS ? (int)left : READ_SLICE_MS;
+        struct pollfd p = {.fd = os, .events = POLLIN};
+        int n = poll(&p, 1, ms);
+        if (n > 0 || (n < 0 && errno != EINTR))
+            return true;
+        if (call_ended(cx))
+            return true; // sh_read says why
+        if (n == 0 && left <= ms)
+            return false;
+    }
+}
+
+/* One byte: 1, 0 at end of input, -1 on error, -2 when -t ran out. */
+static int
+next_byte(sh_ctx *cx, const rd_opts *r, char *c)
+{
+    if (r->ro_timed && !ready(cx, r))
+        return -2;
+    return sh_read_byte(cx, r->ro_fd, c);
+}
+
+/* Bytes a UTF-8 character takes after its lead byte (C.UTF-8 counts
+ * characters for -n/-N). */
+static int
+utf8_tail(unsigned char c)
+{
+    return c >= 0xf0 && c < 0xf8 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
+}
+
+/*
+ * Reads one record into line (mask: 1 where a byte was escaped, so never
+ * a separator). Returns 0, 1 at end of input, READ_TIMED_OUT, or -1 when
+ * the record is too long.
+ */
+static int
+read_record(sh_ctx *cx, const rd_opts *r, box_buf *line, box_buf *mask)
+{
+    long chars = 0;
+    while (r->ro_nchars < 0 || chars < r->ro_nchars) {
+        char c;
+        int g = next_byte(cx, r, &c);
+        if (g <= 0 || g == -2)
+            return g == -2 ? READ_TIMED_OUT : 1;
+        char m = 0;
+        if (c == '\\' && !r->ro_raw) {
+            if ((g = next_byte(cx, r, &c)) <= 0)
+                return g == -2 ? READ_TIMED_OUT : 1;
+            if (c == '\n')
+                continue; // a line continuation
+            m = 1;
+        } else if (!r->ro_exact && (unsigned char)c == r->ro_delim) {
+            return 0;
+        } else if (c == '\0') {
+            continue; // bash drops NUL bytes it does not stop at
+        }
+        if (box_buf_putc(line, c) != BOX_OK || box_buf_putc(mask, m) != BOX_OK)
+            return -1;
+        for (int k = utf8_tail((unsigned char)c); k > 0; k--) {
+            if ((g = next_byte(cx, r, &c)) <= 0)
+                return g == -2 ? READ_TIMED_OUT : 1;
+            if (box_buf_putc(line, c) != BOX_OK ||
+                box_buf_putc(mask, m) != BOX_OK)
+                return -1;
+        }
+        chars++;
+    }
+    return 0;
+}
+
+static bool
+in_set(const char *set, char c)
+{
+    return c != '\0' && strchr(set, c) != NULL;
+}
+
+/* Splits line by IFS over the names (the last takes the rest), or, with
+ * -a, into the array; -N assigns the record whole to the first name. */
+static int
+assign_fields(sh_ctx *cx, const sh_opts *o, int argc, char **argv,
+              const box_buf *line, const box_buf *mask, bool exact)
+{
+    const char *ifs = sh_var_get(cx->cx_st, "IFS");
+    if (ifs == NULL)
+        ifs = " \t\n";
+    if (exact)
+        ifs = "";
+    const char *s = line->b_data ? line->b_data : "";
+    const char *m = mask->b_data ? mask->b_data : "";
+    size_t n = line->b_len, i = 0;
+    int nnames = argc - o->o_ind;
+    const char *reply[] = {"REPLY"};
+    const char *const *names =
+        nnames > 0 ? (const char *const *)argv + o->o_ind : reply;
+    if (nnames == 0)
+        nnames = 1;
+#define ISWS(k) (!m[k] && in_set(ifs, s[k]) && in_set(" \t\n", s[k]))
+#define ISSEP(k) (!m[k] && in_set(ifs, s[k]))
+    while (i < n && ISWS(i))
+        i++;
+    if (sh_opt(o, 'a')) {
+        // read -a NAME: every field is an element (none takes the rest).
+        const char *an = o->o_arg['a'];
+        if (!sh_name_valid(an, strlen(an)))
+            return sh_cmd_err(cx, "read", 1, "`%s': not a valid identifier",
+                              an);
+        sh_array *arr = sh_array_new(false);
+        box_err ae = arr ? BOX_OK : BOX_ENOMEM;
+        for (long long k = 0; i < n && ae == BOX_OK; k++) {
+            size_t st = i;
+            while (i < n && !ISSEP(i))
+                i++;
+            ae = sh_array_set(arr, k, s + st, i - st);
+            while (i < n && ISWS(i))
+                i++;
+            if (i < n && ISSEP(i)) {
+                i++;
+                while (i < n && ISWS(i))
+                    i++;
+            }
+        }
+        sh_var *av = NULL;
+        sh_var *old = sh_var_find(cx->cx_st, an);
+        if (ae == BOX_OK && old != NULL && (old->v_flags & SH_VAR_ASSOC)) {
+            sh_array_free(arr);
+            return sh_cmd_err(cx, "read", 1, "%s: not an indexed array", an);
+        }
+        if (ae == BOX_OK && (av = sh_var_add(cx->cx_st, an)) == NULL)
+            ae = BOX_ENOMEM;
+        if (ae == BOX_OK)
+            ae = sh_var_set_array(cx->cx_st, av, arr);
+        else
+            sh_array_free(arr);
+        return ae != BOX_OK ? sh_var_fail(cx, NULL, an, ae) : 0;
+    }
+    for (int v = 0; v < nnames; v++) {
+        size_t st = i, en;
+        if (v == nnames - 1) {
+            en = n;
+            while (en > st && ISWS(en - 1))
+                en--;
+        } else if (exact) {
+            en = n; // -N: the first name takes all, the others nothing
+            i = n;
+        } else {
+            while (i < n && !ISSEP(i))
+                i++;
+            en = i;
+            while (i < n && ISWS(i))
+                i++;
+            if (i < n && ISSEP(i)) {
+                i++;
+                while (i < n && ISWS(i))
+                    i++;
+            }
+        }
+        if (!sh_name_valid(names[v], strlen(names[v])))
+            return sh_cmd_err(cx, "read", 1, "`%s': not a valid identifier",
+                              names[v]);
+        // bash names no builtin in a read's readonly message.
+        if (sh_assign_str(cx, NULL, names[v], NULL, s + st, en - st, false) !=
+            0)
+            return 1;
+    }
+#undef ISWS
+#undef ISSEP
+    return 0;
+}
+
+/*
+ * read [-ers] [-a array] [-d delim] [-i text] [-n|-N nchars] [-p prompt]
+ * [-t timeout] [-u fd] [name…]: one record from fd 0 (byte at a time, so
+ * nothing past it is consumed). Status 1 at end of input, 142 when -t
+ * runs out; what was read is assigned either way. `-p` prompts only on a
+ * terminal, and the box's input never is one, so -p, -e, -i and -s
+ * change nothing here. `-t 0` only asks whether input is waiting.
+ */
+int
+sh_bi_read(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    rd_opts r;
+    int rc = read_opts(cx, argc, argv, o, &r);
+    if (rc != 0)
+        return rc;
+    if (r.ro_timed && r.ro_ns == 0)
+        return ready(cx, &r) ? 0 : 1;
+    box_buf line, mask;
+    box_buf_init(&line, SH_CAPTURE_MAX);
+    box_buf_init(&mask, SH_CAPTURE_MAX);
+    rc = read_record(cx, &r, &line, &mask);
+    if (rc < 0) {
+        rc = sh_cmd_err(cx, "read", 1, "line too long");
+        goto out;
+    }
+    int arc = assign_fields(cx, o, argc, argv, &line, &mask, r.ro_exact);
+    if (arc != 0)
+        rc = arc;
+out:
+    box_buf_reset(&line);
+    box_buf_reset(&mask);
+    return rc;
+}
