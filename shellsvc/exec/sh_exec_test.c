@@ -38,7 +38,7 @@ static const tcase cases[] = {
     {"echo hi > /tmp/f; /bin/cat /tmp/f", "hi\n", "", 0,
      "echo|echo hi|hi|^|1\ncat|cat /tmp/f|/tmp/f|^|1\n"},
     {"/bin/nosuch", "",
-     "strands-shell: /bin/nosuch: No such file or directory\n", 127,
+     "strands-shell: /bin/nosuch: command not found\n", 127,
      "/bin/nosuch|/bin/nosuch|^|^|0\n"},
     {"nosuch x", "", "strands-shell: nosuch: command not found\n", 127,
      "nosuch|nosuch x|x|^|1\n"},

@@ -186,10 +186,8 @@ sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
             sh_errf(cx, "%s: Permission denied", argv[0]);
             return BOX_STATUS_CANNOT_RUN;
         }
-        if (b->hb_unbound_err == ENOENT) { // bash's words for a path
-            sh_errf(cx, "%s: No such file or directory", argv[0]);
-            return BOX_STATUS_NOT_FOUND;
-        }
+        // A missing path too: spec §3.10 words it so (bash: "No such
+        // file or directory", the same 127).
         sh_errf(cx, "%s: command not found", argv[0]);
         return BOX_STATUS_NOT_FOUND;
     }

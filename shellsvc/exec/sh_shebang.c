@@ -135,8 +135,8 @@ sh_shebang_missing(sh_ctx *cx, const char *word)
     if (r.kr_outcome == SH_KR_FAULT)
         return sh_fs_fail(cx, NULL, word, &r);
     sh_kernel_result_clear(&r);
-    if (err != 0) {
-        sh_errf(cx, "%s: No such file or directory", word);
+    if (err != 0) { // spec §3.10: an unbound path spelling
+        sh_errf(cx, "%s: command not found", word);
         return BOX_STATUS_NOT_FOUND;
     }
     if (S_ISREG(ks.ks_mode) && (ks.ks_mode & 0111)) {
