@@ -7,6 +7,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_utf8.h"
 #include "sh_ansic.h"
 #include "sh_glob.h"
 
@@ -351,7 +352,7 @@ sh_param_case(const char *v, const char *pat, bool upper, bool all)
             (pat == NULL || pat[0] == '\0' || sh_glob_match(pat, ch, 0))) {
             uint32_t to = sh_glob_case(cp, upper);
             if (to != cp)
-                out = sh_ansic_put_utf8(to, ch);
+                out = box_utf8_encode(to, ch);
         }
         e = box_buf_append(&b, ch, out);
     }

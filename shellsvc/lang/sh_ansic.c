@@ -8,6 +8,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_utf8.h"
 
 static int
 hexval(int c)
@@ -34,31 +35,6 @@ hexdigits(const char *s, size_t n, size_t *i, int max)
         ++*i;
     }
     return v;
-}
-
-size_t
-sh_ansic_put_utf8(uint32_t cp, char *out)
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | ((cp >> 18) & 0x07));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
 }
 
 /* One escape after the `\` at s[*i] (advanced past it) into out: the
@@ -94,7 +70,7 @@ decode_one(const char *s, size_t n, size_t *i, char *out)
             out[0] = (char)v;
             return 1;
         }
-        return sh_ansic_put_utf8((uint32_t)(v > 0x10FFFF ? 0xFFFD : v), out);
+        return box_utf8_encode((uint32_t)(v > 0x10FFFF ? 0xFFFD : v), out);
     }
     if (c == 'c' && *i + 1 < n) {
         int x = (unsigned char)s[*i + 1];

@@ -17,10 +17,6 @@
  */
 size_t sh_ansic_decode(const char *s, size_t n, char *out);
 
-/* Code point cp (at most 0x10FFFF) as UTF-8 at out (4 bytes room): the
- * byte count. */
-size_t sh_ansic_put_utf8(uint32_t cp, char *out);
-
 /*
  * ${x@Q}: v quoted so the shell reads it back: 'v' with each `'` as
  * '\'' , or $'…' with escapes when v holds a control character; '' for

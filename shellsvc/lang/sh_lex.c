@@ -320,6 +320,25 @@ at_procsub(sh_lex *lx, lmode mode)
     return mode == LM_WORD && (c == '<' || c == '>') && peekc(lx, 1) == '(';
 }
 
+/* The command list of $( … ), <( … ) or >( … ) after its `(`, up to
+ * and past the `)`, parsed by the parser (lx_sub). */
+static box_err
+lex_paren_body(sh_lex *lx, sh_node **body)
+{
+    box_err rv = enter(lx);
+    if (rv != BOX_OK)
+        return rv;
+    lx->lx_level++;
+    rv = lx->lx_sub(lx->lx_subctx, lx, SH_SUB_PAREN, body);
+    lx->lx_level--;
+    leave(lx);
+    // Bodies still pending from inside now wait for our newline.
+    for (sh_pending_hd *ph = lx->lx_hd_head; ph; ph = ph->ph_next)
+        if (ph->ph_level > lx->lx_level)
+            ph->ph_level = lx->lx_level;
+    return rv;
+}
+
 /* At `<(` or `>(`: the list up to the matching `)`, as for `$(`. */
 static box_err
 lex_procsub(sh_lex *lx, plist *pl)
@@ -328,18 +347,8 @@ lex_procsub(sh_lex *lx, plist *pl)
     bool out = peekc(lx, 0) == '>';
     advc(lx); // < or >
     advc(lx); // (
-    box_err rv = enter(lx);
-    if (rv != BOX_OK)
-        return rv;
     sh_node *body = NULL;
-    lx->lx_level++;
-    rv = lx->lx_sub(lx->lx_subctx, lx, SH_SUB_PAREN, &body);
-    lx->lx_level--;
-    leave(lx);
-    // Bodies still pending from inside now wait for our newline.
-    for (sh_pending_hd *ph = lx->lx_hd_head; ph; ph = ph->ph_next)
-        if (ph->ph_level > lx->lx_level)
-            ph->ph_level = lx->lx_level;
+    box_err rv = lex_paren_body(lx, &body);
     if (rv != BOX_OK)
         return rv;
     sh_wpart *p = new_part(lx, pl, SH_WP_PROCSUB, line);
@@ -860,18 +869,8 @@ lex_dollar(sh_lex *lx, plist *pl, box_buf *lit, uint32_t *litline, bool in_dq,
             // `$( (…) …)`: back to just after `$(`.
             lx->lx_pos = start + 2;
         }
-        if ((rv = enter(lx)) != BOX_OK)
-            return rv;
         sh_node *body = NULL;
-        lx->lx_level++;
-        rv = lx->lx_sub(lx->lx_subctx, lx, SH_SUB_PAREN, &body);
-        lx->lx_level--;
-        leave(lx);
-        // Bodies still pending from inside now wait for our newline.
-        for (sh_pending_hd *ph = lx->lx_hd_head; ph; ph = ph->ph_next)
-            if (ph->ph_level > lx->lx_level)
-                ph->ph_level = lx->lx_level;
-        if (rv != BOX_OK)
+        if ((rv = lex_paren_body(lx, &body)) != BOX_OK)
             return rv;
         sh_wpart *p = new_part(lx, pl, SH_WP_CMDSUB, line);
         if (p == NULL)
