@@ -62,9 +62,31 @@ ft_exec(sh_ctx *cx, const char *who, const char *path)
     return f == SH_FT_TRUE ? ft_bool(S_ISDIR(st.ks_mode)) : f;
 }
 
+/* /dev/fd/N, /dev/stdin … naming an open shell fd: what bash's stat of
+ * the descriptor says — a pipe end (process substitution) is a FIFO, a
+ * file the kernel opened a regular file, /dev/null a character device. */
+static sh_ftest
+ft_devfd(const sh_ctx *cx, char op, int fd)
+{
+    sh_stream_kind k = sh_stream_kind_of(cx->cx_fd[fd]);
+    switch (op) {
+    case 'e':
+    case 'a':
+    case 'r':
+    case 'w': return SH_FT_TRUE;
+    case 'p': return ft_bool(k == SH_ST_FD);
+    case 'f': return ft_bool(k == SH_ST_FILE);
+    case 'c': return ft_bool(k == SH_ST_NULL);
+    default: return SH_FT_FALSE;
+    }
+}
+
 sh_ftest
 sh_ftest_unary(sh_ctx *cx, const char *who, char op, const char *path)
 {
+    int dfd = sh_devfd(cx, path);
+    if (dfd >= 0)
+        return ft_devfd(cx, op, dfd);
     if (op == 'x')
         return ft_exec(cx, who, path);
     sh_kernel_stat st;

@@ -44,6 +44,7 @@ typedef struct sh_stream sh_stream;
 #define SH_IO_OVER (-4)
 
 sh_stream *sh_stream_new(sh_stream_kind k);
+sh_stream_kind sh_stream_kind_of(const sh_stream *s);
 sh_stream *sh_stream_fd(int fd);
 sh_stream *sh_stream_mem_take(char *p, size_t n); // owns p
 sh_stream *sh_stream_buf(size_t max);

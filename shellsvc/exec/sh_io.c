@@ -34,6 +34,12 @@ struct sh_stream {
     sh_kernel_file *s_file;
 };
 
+sh_stream_kind
+sh_stream_kind_of(const sh_stream *s)
+{
+    return s->s_kind;
+}
+
 sh_stream *
 sh_stream_new(sh_stream_kind k)
 {
