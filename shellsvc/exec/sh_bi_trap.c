@@ -37,8 +37,8 @@ static const char *const pseudo_names[] = {"DEBUG", "ERR", "RETURN"};
 #define SIG_RTMAX 64
 
 /* Slot i's name as bash prints it, in buf when computed. */
-static const char *
-slot_name(int i, char *buf, size_t len)
+const char *
+sh_trap_slot_name(int i, char *buf, size_t len)
 {
     if (i < 32)
         return sig_names[i];
@@ -57,8 +57,8 @@ slot_name(int i, char *buf, size_t len)
 
 /* The slot a signal spec names (a number, or a name in any case with or
  * without SIG), or -1. */
-static int
-slot_of(const char *spec)
+int
+sh_trap_slot_of(const char *spec)
 {
     if (spec[0] >= '0' && spec[0] <= '9') {
         char *end;
@@ -71,7 +71,7 @@ slot_of(const char *spec)
         if (i == 32 || i == 33)
             continue;
         char buf[32];
-        const char *nm = slot_name(i, buf, sizeof buf);
+        const char *nm = sh_trap_slot_name(i, buf, sizeof buf);
         if (strcasecmp(spec, nm) == 0 ||
             (strncmp(nm, "SIG", 3) == 0 && strcasecmp(spec, nm + 3) == 0))
             return i;
@@ -90,15 +90,15 @@ print_trap(sh_ctx *cx, int i, const char *action)
         e = *p == '\'' ? box_buf_puts(&b, "'\\''") : box_buf_putc(&b, *p);
     char buf[32];
     if (e == BOX_OK)
-        e = box_buf_printf(&b, "' %s\n", slot_name(i, buf, sizeof buf));
+        e = box_buf_printf(&b, "' %s\n", sh_trap_slot_name(i, buf, sizeof buf));
     int rc = e == BOX_OK ? sh_write(cx, 1, b.b_data, b.b_len) : SH_IO_ERR;
     box_buf_reset(&b);
     return rc == SH_IO_OK ? 0 : 1;
 }
 
 /* trap -l: five to a line, as bash (and kill -l) print them. */
-static int
-list_signals(sh_ctx *cx)
+int
+sh_trap_list_signals(sh_ctx *cx)
 {
     box_buf b;
     box_buf_init(&b, 4096);
@@ -108,7 +108,7 @@ list_signals(sh_ctx *cx)
         if (i == 32 || i == 33)
             continue;
         char buf[32];
-        e = box_buf_printf(&b, "%2d) %s%s", i, slot_name(i, buf, sizeof buf),
+        e = box_buf_printf(&b, "%2d) %s%s", i, sh_trap_slot_name(i, buf, sizeof buf),
                            ++col % 5 == 0 ? "\n" : "\t");
     }
     if (e == BOX_OK && col % 5 != 0)
@@ -161,12 +161,12 @@ sh_bi_trap(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         }
     }
     if (list)
-        return list_signals(cx);
+        return sh_trap_list_signals(cx);
     sh_bistate *bs = cx->cx_bi;
     if (i >= argc || print) {
         int st = 0;
         for (int k = i; k < argc; k++) {
-            int s = slot_of(argv[k]);
+            int s = sh_trap_slot_of(argv[k]);
             if (s < 0) {
                 st = sh_cmd_err(cx, "trap", 1,
                                 "%s: invalid signal specification", argv[k]);
@@ -188,8 +188,8 @@ sh_bi_trap(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     bool digits = action[0] != '\0';
     for (const char *p = action; *p; p++)
         digits = digits && isdigit((unsigned char)*p);
-    if ((digits && slot_of(action) >= 0) ||
-        (i + 1 == argc && slot_of(action) >= 0 && strcmp(action, "-") != 0)) {
+    if ((digits && sh_trap_slot_of(action) >= 0) ||
+        (i + 1 == argc && sh_trap_slot_of(action) >= 0 && strcmp(action, "-") != 0)) {
         action = NULL;
     } else {
         i++;
@@ -211,7 +211,7 @@ sh_bi_trap(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     }
     int st = 0;
     for (; i < argc; i++) {
-        int s = slot_of(argv[i]);
+        int s = sh_trap_slot_of(argv[i]);
         if (s < 0) {
             st = sh_cmd_err(cx, "trap", 1, "%s: invalid signal specification",
                             argv[i]);

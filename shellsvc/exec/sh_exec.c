@@ -48,6 +48,8 @@ struct sh_job {
     const sh_node *j_node;
     int j_status;
     long j_id; // what $! says: the session's $$ plus the job's number
+    atomic_int j_signal; // sent by `kill` (0: none); the job's cx_kill
+    atomic_bool j_done;  // its thread has finished (kill: no such process)
     bool j_live; // counted in ss_live_stages (a process substitution)
 };
 
@@ -959,6 +961,7 @@ job_main(void *arg)
     j->j_status = run_stage(j->j_cx, j->j_node, NULL);
     sh_ctx_free(j->j_cx);
     j->j_cx = NULL;
+    atomic_store(&j->j_done, true);
     if (j->j_live)
         atomic_fetch_sub(&ss->ss_live_stages, 1);
     return NULL;
@@ -988,6 +991,9 @@ sh_job_start(sh_ctx *cx, sh_ctx *jcx, const sh_node *n)
         sh_errf(cx, "out of memory");
         return NULL;
     }
+    // A list `exec` keeps may outlive the `&` job it was started in, so
+    // it does not look at that job's kill flag.
+    jcx->cx_kill = NULL;
     j->j_cx = jcx;
     j->j_node = n;
     j->j_live = true;
@@ -1042,6 +1048,9 @@ start_job(sh_ctx *cx, const sh_node *n)
     sh_stream_unref(j->j_cx->cx_fd[0]);
     j->j_cx->cx_fd[0] = sh_stream_new(SH_ST_NULL);
     j->j_cx->cx_bg = true;
+    // Its own flag, not its parent job's: a job it starts may outlive it.
+    atomic_init(&j->j_signal, 0);
+    j->j_cx->cx_kill = &j->j_signal;
     j->j_node = n;
     // Threads, not processes: $! is a number of the call's own, above $$
     // so it reads as a pid; `wait $!` finds the job by it.
@@ -1084,6 +1093,23 @@ sh_ctx_wait_job(sh_ctx *cx, long id, int *status)
         cx->cx_done[slot].d_status = j->j_status;
         box_free(j);
         return 0;
+    }
+    return -1;
+}
+
+int
+sh_ctx_kill_job(sh_ctx *cx, long id, int sig)
+{
+    // The list is newest first; %N counts from the oldest still here.
+    unsigned pos = cx->cx_njobs;
+    for (sh_job *j = cx->cx_jobs; j != NULL; j = j->j_next, pos--) {
+        if (id > 0 ? j->j_id == id : (id == 0 || (unsigned)-id == pos)) {
+            // bash has reaped a job that ended: no such process.
+            if (atomic_load(&j->j_done))
+                return -1;
+            atomic_store(&j->j_signal, sig);
+            return 0;
+        }
     }
     return -1;
 }

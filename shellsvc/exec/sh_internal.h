@@ -254,6 +254,10 @@ typedef struct sh_ctx {
     bool cx_sub_ran;
     sh_local *cx_locals; // saved values to restore at function return
     sh_job *cx_jobs;     // `&` jobs started here (what `wait` waits for)
+    /* In an `&` job: the signal `kill` sent it (0: none); the job and
+     * the stages, $( ) and subshells it forks stop at their next check
+     * (sh_check_stop) with 128 + it. NULL outside jobs. */
+    atomic_int *cx_kill;
     unsigned cx_njobs;
     // Jobs `wait ID` has waited for: bash answers a second `wait ID` with
     // the same status; a bare `wait` forgets them. Oldest overwritten.
@@ -287,6 +291,15 @@ sh_ctx *sh_ctx_fork(const sh_ctx *cx);
  * call ends them: a subshell or $( ) does not wait for its `&` jobs. */
 void sh_ctx_release(sh_ctx *cx);
 void sh_ctx_free(sh_ctx *cx); // release + box_free (forked contexts)
+/* Signals as trap and kill name them (sh_bi_trap.c): the slot (signal
+ * number; 0 EXIT, DEBUG/ERR/RETURN above 64) a spec names or -1, the
+ * name of slot i (in buf when computed), `kill -l` / `trap -l`. */
+int sh_trap_slot_of(const char *spec);
+const char *sh_trap_slot_name(int i, char *buf, size_t len);
+int sh_trap_list_signals(sh_ctx *cx);
+/* `kill`: sends sig to the job of cx whose $! was id, or (id <= 0) to
+ * its -id-th job (%N; 0: the newest): 0, or -1 when there is none. */
+int sh_ctx_kill_job(sh_ctx *cx, long id, int sig);
 /* `wait`: joins the jobs this context started. */
 void sh_ctx_wait_jobs(sh_ctx *cx);
 /* Waits for the job whose $! was id and forgets it: 0 with its status,
@@ -607,6 +620,7 @@ int sh_cmd_err(sh_ctx *cx, const char *cmd, int status, const char *fmt, ...)
 
 /* Handlers (one file per family). */
 int sh_bi_colon(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_kill(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_false(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_echo(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_printf(sh_ctx *, int, char **, const sh_opts *);

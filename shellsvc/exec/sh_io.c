@@ -160,7 +160,8 @@ call_over(const sh_ctx *cx)
 {
     sh_session *ss = cx->cx_ss;
     return atomic_load(&ss->ss_abort) || now_ns() > ss->ss_deadline_ns ||
-           (cx->cx_bg && atomic_load(&ss->ss_jobs_end));
+           (cx->cx_bg && atomic_load(&ss->ss_jobs_end)) ||
+           (cx->cx_kill != NULL && atomic_load(cx->cx_kill) != 0);
 }
 
 /*
@@ -404,6 +405,7 @@ sh_ctx_fork(const sh_ctx *cx)
     n->cx_status = cx->cx_status;
     n->cx_cond = cx->cx_cond;
     n->cx_bg = cx->cx_bg;
+    n->cx_kill = cx->cx_kill;
     n->cx_line = cx->cx_line;
     bool err;
     n->cx_bi = sh_bistate_fork(cx->cx_bi, &err);
@@ -460,6 +462,11 @@ sh_check_stop(sh_ctx *cx)
     }
     if (cx->cx_bg && atomic_load(&ss->ss_jobs_end)) {
         sh_fatal(cx, SH_JOB_ENDED); // quietly: the call has returned
+        return true;
+    }
+    int sig = cx->cx_kill != NULL ? atomic_load(cx->cx_kill) : 0;
+    if (sig != 0) { // `kill` on this job: it ends as a killed process
+        sh_fatal(cx, 128 + sig);
         return true;
     }
     if (now_ns() > ss->ss_deadline_ns) {
