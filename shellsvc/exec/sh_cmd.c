@@ -56,6 +56,7 @@ static const sh_cmd sh_cmds[] = {
      "head [-n N] [FILE]...\nPrint the first N lines (10 by default) of each "
      "FILE."},
     {"lash", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
+    {"jobs", sh_bi_jobs, "lnprs", 0, NULL},
     {"kill", sh_bi_kill, "", SH_CMD_RAWARGS, NULL},
     {"let", sh_bi_let, "", SH_CMD_RAWARGS, NULL},
     {"local", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},

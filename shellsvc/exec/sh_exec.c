@@ -1114,6 +1114,28 @@ sh_ctx_kill_job(sh_ctx *cx, long id, int sig)
     return -1;
 }
 
+bool
+sh_ctx_job_at(const sh_ctx *cx, unsigned k, long *id, const sh_node **cmd)
+{
+    // The list is newest first: count the running ones from the end.
+    unsigned running = 0;
+    for (const sh_job *j = cx->cx_jobs; j != NULL; j = j->j_next)
+        running += !atomic_load(&j->j_done);
+    if (k >= running)
+        return false;
+    unsigned want = running - 1 - k;
+    for (const sh_job *j = cx->cx_jobs; j != NULL; j = j->j_next) {
+        if (atomic_load(&j->j_done))
+            continue;
+        if (want-- == 0) {
+            *id = j->j_id;
+            *cmd = j->j_node;
+            return true;
+        }
+    }
+    return false;
+}
+
 static void
 join_list(sh_job *j)
 {

@@ -300,6 +300,10 @@ int sh_trap_list_signals(sh_ctx *cx);
 /* `kill`: sends sig to the job of cx whose $! was id, or (id <= 0) to
  * its -id-th job (%N; 0: the newest): 0, or -1 when there is none. */
 int sh_ctx_kill_job(sh_ctx *cx, long id, int sig);
+/* The k-th job of cx still running, oldest first (k < count): its $!
+ * and command; false past the last. */
+bool sh_ctx_job_at(const sh_ctx *cx, unsigned k, long *id,
+                   const sh_node **cmd);
 /* `wait`: joins the jobs this context started. */
 void sh_ctx_wait_jobs(sh_ctx *cx);
 /* Waits for the job whose $! was id and forgets it: 0 with its status,
@@ -621,6 +625,7 @@ int sh_cmd_err(sh_ctx *cx, const char *cmd, int status, const char *fmt, ...)
 /* Handlers (one file per family). */
 int sh_bi_colon(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_kill(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_jobs(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_false(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_echo(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_printf(sh_ctx *, int, char **, const sh_opts *);
@@ -636,6 +641,8 @@ int sh_bi_enable(sh_ctx *, int, char **, const sh_opts *);
 /* Appends function name's text as bash prints it back: "NAME () \n{ \n"
  * … "}" without a final newline (sh_print.c). */
 box_err sh_print_func(box_buf *out, const char *name, const sh_node *body);
+/* Appends command n as bash prints it back (`jobs`). */
+box_err sh_print_node(box_buf *out, const sh_node *n);
 /* declare -p's quoting (sh_bi_declare.c): whether a value needs $'…',
  * that form, and an array's "([0]="a" …)". */
 bool sh_needs_ansic(const char *s);

@@ -619,3 +619,13 @@ sh_print_func(box_buf *out, const char *name, const sh_node *b)
     func_def(&p, name, strlen(name), b, false);
     return p.p_err;
 }
+
+box_err
+sh_print_node(box_buf *out, const sh_node *n)
+{
+    pr p = {.p_out = out, .p_err = BOX_OK};
+    node(&p, n);
+    if (p.p_nhd > 0)
+        heredoc_bodies(&p);
+    return p.p_err;
+}

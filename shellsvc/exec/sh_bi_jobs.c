@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * kill: signals the call's own `&` jobs, nothing else. A job is a thread
+ * jobs and kill: the call's own `&` jobs. kill signals them, nothing
+ * else. A job is a thread
  * of this worker, not a process, so "sending" a signal sets the job's
  * flag; the job, and whatever it runs (stages, $( ), a host program, a
  * sleep), stops at its next check with status 128 + the signal, as a
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box_buf.h"
 #include "sh_internal.h"
 
 static int
@@ -47,8 +49,7 @@ kill_list(sh_ctx *cx, int argc, char **argv, int i)
             // bash: an exit status above 128 names its signal.
             int s = (int)(n > 128 ? n - 128 : n);
             if (s < 1 || s > 64 || s == 32 || s == 33) {
-                sh_errf(cx, "kill: %s: invalid signal specification",
-                        argv[i]);
+                sh_errf(cx, "kill: %s: invalid signal specification", argv[i]);
                 st = 1;
                 continue;
             }
@@ -57,8 +58,7 @@ kill_list(sh_ctx *cx, int argc, char **argv, int i)
         } else {
             int s = kill_signal(argv[i]);
             if (s < 0) {
-                sh_errf(cx, "kill: %s: invalid signal specification",
-                        argv[i]);
+                sh_errf(cx, "kill: %s: invalid signal specification", argv[i]);
                 st = 1;
                 continue;
             }
@@ -143,5 +143,72 @@ sh_bi_kill(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     for (; i < argc; i++)
         if (kill_one(cx, argv[i], sig) != 0)
             st = 1;
+    return st;
+}
+
+/* One line of `jobs` as bash prints it: "[N]+  Running   CMD &". */
+static box_err
+jobs_line(box_buf *b, unsigned k, unsigned n, long id, const sh_node *cmd,
+          char mode)
+{
+    if (mode == 'p')
+        return box_buf_printf(b, "%ld\n", id);
+    char mark = k + 1 == n ? '+' : k + 2 == n ? '-' : ' ';
+    box_err e =
+        mode == 'l'
+            ? box_buf_printf(b, "[%u]%c %ld %-24s", k + 1, mark, id, "Running")
+            : box_buf_printf(b, "[%u]%c  %-24s", k + 1, mark, "Running");
+    if (e == BOX_OK)
+        e = sh_print_node(b, cmd);
+    if (e == BOX_OK)
+        e = box_buf_puts(b, " &\n");
+    return e;
+}
+
+int
+sh_bi_jobs(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    char mode = 0;
+    if (sh_opt(o, 'p'))
+        mode = 'p';
+    else if (sh_opt(o, 'l'))
+        mode = 'l';
+    unsigned n = 0;
+    long id;
+    const sh_node *cmd;
+    while (sh_ctx_job_at(cx, n, &id, &cmd))
+        n++;
+    box_buf b;
+    box_buf_init(&b, SH_MAX_INPUT);
+    box_err e = BOX_OK;
+    int st = 0;
+    char **ops = argv + (o->o_ind < argc ? o->o_ind : argc);
+    if (ops[0] == NULL && !sh_opt(o, 's')) { // -s: none is stopped
+        for (unsigned k = 0; k < n && e == BOX_OK; k++)
+            if (sh_ctx_job_at(cx, k, &id, &cmd))
+                e = jobs_line(&b, k, n, id, cmd, mode);
+    }
+    for (; *ops != NULL && e == BOX_OK; ops++) {
+        const char *a = *ops;
+        char *end = NULL;
+        long k = a[0] == '%' ? strtol(a + 1, &end, 10) : 0;
+        if (a[0] == '%' && (a[1] == '%' || a[1] == '+' || a[1] == '\0'))
+            k = (long)n, end = (char *)"";
+        if (end == NULL || *end != '\0' || k < 1 || (unsigned long)k > n ||
+            !sh_ctx_job_at(cx, (unsigned)k - 1, &id, &cmd)) {
+            sh_errf(cx, "jobs: %s: no such job", a);
+            st = 1;
+            continue;
+        }
+        e = jobs_line(&b, (unsigned)k - 1, n, id, cmd, mode);
+    }
+    if (e == BOX_OK && b.b_len > 0 &&
+        sh_write(cx, 1, b.b_data, b.b_len) != SH_IO_OK)
+        st = 1;
+    if (e != BOX_OK) {
+        sh_errf(cx, "jobs: out of memory");
+        st = 1;
+    }
+    box_buf_reset(&b);
     return st;
 }
