@@ -90,6 +90,7 @@ static const sh_cmd sh_cmds[] = {
      "tail [-n [+]N] [FILE]...\nPrint the last N lines (10 by default) of each "
      "FILE; +N starts at line N."},
     {"test", sh_bi_test, "", SH_CMD_RAWARGS, NULL},
+    {"times", sh_bi_times, "", SH_CMD_RAWARGS, NULL},
     {"touch", sh_cmd_touch, "", 0,
      "touch FILE...\nCreate each FILE that does not exist."},
     {"trap", sh_bi_trap, "", SH_CMD_RAWARGS, NULL},

@@ -626,6 +626,7 @@ int sh_cmd_err(sh_ctx *cx, const char *cmd, int status, const char *fmt, ...)
 int sh_bi_colon(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_kill(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_jobs(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_times(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_false(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_echo(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_printf(sh_ctx *, int, char **, const sh_opts *);
