@@ -496,7 +496,9 @@ unary(ar *a, bool ev)
         if (a->a_pos > st)
             v = step(a, a->a_s + st, a->a_pos - st, delta, false, ev);
         else // `--5`, `++(x)`: two signs, as bash reads them
-            v = delta * unary(a, ev);
+            // delta is ±1; wraps as bash does (--LLONG_MIN is itself)
+            v = (long long)((unsigned long long)delta *
+                            (unsigned long long)unary(a, ev));
     } else if (c == '!') {
         a->a_pos++;
         v = !unary(a, ev);

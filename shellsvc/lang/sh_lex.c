@@ -920,8 +920,8 @@ scan_tilde(sh_lex *lx, lmode mode, size_t *n)
 }
 
 /* At the `[` of a word that so far is a bare NAME: when `[…]=` or
- * `[…]+=` follows on the same line, the position of that `]`, so that
- * blanks in the subscript stay in the word (bash: `m[a b]=1` is one
+ * `[…]+=` follows and the subscript holds no operator character, the
+ * position of that `]`, so that blanks in the subscript stay in the word (bash: `m[a b]=1` is one
  * assignment); else 0. */
 static size_t
 assign_subscript_end(const sh_lex *lx, size_t wstart)
@@ -935,8 +935,13 @@ assign_subscript_end(const sh_lex *lx, size_t wstart)
     const char *s = lx->lx_src + at;
     size_t n = lx->lx_len - at;
     size_t e = sh_lex_bracket_end(s, n);
-    if (e == n || memchr(s, '\n', e) != NULL)
+    // Only blanks: an operator character inside is left to end the word
+    // as usual (one rule whether the text arrives whole or line by line).
+    if (e == n)
         return 0;
+    for (size_t i = 1; i < e; i++)
+        if (strchr("\n;&|<>()", s[i]) != NULL && s[i] != '\0')
+            return 0;
     bool assign = (e + 1 < n && s[e + 1] == '=') ||
                   (e + 2 < n && s[e + 1] == '+' && s[e + 2] == '=');
     return assign ? at + e : 0;
