@@ -534,6 +534,8 @@ lex_subscript(sh_lex *lx, size_t start, uint32_t line, sh_word **out)
     size_t n = lx->lx_len - lx->lx_pos;
     size_t e = sh_lex_bracket_end(s, n);
     const char *brace = memchr(s, '}', n);
+    if (e == n && !lx->lx_final)
+        lx->lx_hit_end = true; // the `]` may come with more text
     if (e == n || (brace != NULL && (size_t)(brace - s) < e &&
                    memchr(s, '$', (size_t)(brace - s)) == NULL))
         return bad_subst(lx, start, line);
