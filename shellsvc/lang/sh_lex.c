@@ -921,34 +921,6 @@ scan_tilde(sh_lex *lx, lmode mode, size_t *n)
     return true;
 }
 
-/* At the `[` of a word that so far is a bare NAME: when `[…]=` or
- * `[…]+=` follows and the subscript holds no operator character, the
- * position of that `]`, so that blanks in the subscript stay in the word (bash: `m[a b]=1` is one
- * assignment); else 0. */
-static size_t
-assign_subscript_end(const sh_lex *lx, size_t wstart)
-{
-    size_t at = lx->lx_pos;
-    if (at == wstart || !is_name_start((unsigned char)lx->lx_src[wstart]))
-        return 0;
-    for (size_t i = wstart; i < at; i++)
-        if (!is_name_char((unsigned char)lx->lx_src[i]))
-            return 0;
-    const char *s = lx->lx_src + at;
-    size_t n = lx->lx_len - at;
-    size_t e = sh_lex_bracket_end(s, n);
-    // Only blanks: an operator character inside is left to end the word
-    // as usual (one rule whether the text arrives whole or line by line).
-    if (e == n)
-        return 0;
-    for (size_t i = 1; i < e; i++)
-        if (strchr("\n;&|<>()", s[i]) != NULL && s[i] != '\0')
-            return 0;
-    bool assign = (e + 1 < n && s[e + 1] == '=') ||
-                  (e + 2 < n && s[e + 1] == '+' && s[e + 2] == '=');
-    return assign ? at + e : 0;
-}
-
 /*
  * The parts of a word-like text, up to what ends the mode (not consumed).
  * wstart is where the word began (for the tilde rule). stop is a second
@@ -965,11 +937,8 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
     box_err rv = BOX_OK;
     bool dq_like = mode == LM_DQ || mode == LM_HEREDOC;
     unsigned parens = 0; // LM_CPAT, LM_CRE: open ( in the word
-    size_t sub_end = 0;  // NAME[sub]=: blanks before here are the word's
     for (;;) {
         int c = peekc(lx, 0);
-        if (mode == LM_WORD && c == '[' && sub_end == 0)
-            sub_end = assign_subscript_end(lx, wstart);
         if (c < 0) {
             if (parens > 0)
                 rv = sh_diag_set(lx->lx_diag, BOX_EPARSE, lx->lx_line,
@@ -979,13 +948,13 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
                 goto out;
             break;
         }
-        if (at_procsub(lx, mode) && lx->lx_pos >= sub_end) {
+        if (at_procsub(lx, mode)) {
             if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK ||
                 (rv = lex_procsub(lx, pl)) != BOX_OK)
                 goto out;
             continue;
         }
-        if (unquoted_word(mode) && is_meta(c) && lx->lx_pos >= sub_end) {
+        if (unquoted_word(mode) && is_meta(c)) {
             if (mode == LM_WORD || !cond_keeps(lx, mode, wstart, c, &parens))
                 break;
             if (lit.b_len == 0)
