@@ -202,6 +202,19 @@ cmp_var(const void *a, const void *b)
     return strcmp((*x)->v_name, (*y)->v_name);
 }
 
+/* The end of a listing built in b: written to stdout (e BOX_OK), else
+ * out of memory; b is released. The status, rc when all went well. */
+static int
+emit(sh_ctx *cx, const char *who, box_buf *b, box_err e, int rc)
+{
+    if (e)
+        rc = sh_cmd_err(cx, who, 1, "out of memory");
+    else if (b->b_len > 0 && sh_write(cx, 1, b->b_data, b->b_len) != SH_IO_OK)
+        rc = 1;
+    box_buf_reset(b);
+    return rc;
+}
+
 /* Every variable having all of the attributes in mask, sorted by name
  * as bash lists them. */
 static int
@@ -222,13 +235,7 @@ print_all(sh_ctx *cx, const char *who, unsigned mask)
     for (size_t i = 0; i < n && !e; i++)
         e = put_decl(&b, sorted[i]);
     box_free(sorted);
-    int rc = 0;
-    if (e)
-        rc = sh_cmd_err(cx, who, 1, "out of memory");
-    else if (b.b_len > 0 && sh_write(cx, 1, b.b_data, b.b_len) != SH_IO_OK)
-        rc = 1;
-    box_buf_reset(&b);
-    return rc;
+    return emit(cx, who, &b, e, 0);
 }
 
 static int
@@ -246,12 +253,7 @@ print_names(sh_ctx *cx, const char *who, int argc, char **argv, int first)
         }
         e = put_decl(&b, v);
     }
-    if (e)
-        rc = sh_cmd_err(cx, who, 1, "out of memory");
-    else if (b.b_len > 0 && sh_write(cx, 1, b.b_data, b.b_len) != SH_IO_OK)
-        rc = 1;
-    box_buf_reset(&b);
-    return rc;
+    return emit(cx, who, &b, e, rc);
 }
 
 /* ---- declaring ---- */
@@ -455,12 +457,7 @@ print_funcs(sh_ctx *cx, const char *who, int argc, char **argv, int first,
             box_free(v);
         }
     }
-    if (e)
-        rc = sh_cmd_err(cx, who, 1, "out of memory");
-    else if (b.b_len > 0 && sh_write(cx, 1, b.b_data, b.b_len) != SH_IO_OK)
-        rc = 1;
-    box_buf_reset(&b);
-    return rc;
+    return emit(cx, who, &b, e, rc);
 }
 
 static int

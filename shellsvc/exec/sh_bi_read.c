@@ -235,6 +235,39 @@ in_set(const char *set, char c)
     return c != '\0' && strchr(set, c) != NULL;
 }
 
+/* IFS white space and IFS separators of s (m: a byte quoted by `\`). */
+static bool
+ifs_ws(const char *s, const char *m, const char *ifs, size_t k)
+{
+    return !m[k] && in_set(ifs, s[k]) && in_set(" \t\n", s[k]);
+}
+
+static bool
+ifs_sep(const char *s, const char *m, const char *ifs, size_t k)
+{
+    return !m[k] && in_set(ifs, s[k]);
+}
+
+/* The field that starts at *i: its end, with *i moved past the white
+ * space, the one separator and the white space after it. */
+static size_t
+field_end(const char *s, const char *m, size_t n, const char *ifs, size_t *i)
+{
+    size_t k = *i;
+    while (k < n && !ifs_sep(s, m, ifs, k))
+        k++;
+    size_t end = k;
+    while (k < n && ifs_ws(s, m, ifs, k))
+        k++;
+    if (k < n && ifs_sep(s, m, ifs, k)) {
+        k++;
+        while (k < n && ifs_ws(s, m, ifs, k))
+            k++;
+    }
+    *i = k;
+    return end;
+}
+
 /* Splits line by IFS over the names (the last takes the rest), or, with
  * -a, into the array; -N assigns the record whole to the first name. */
 static int
@@ -255,9 +288,7 @@ assign_fields(sh_ctx *cx, const sh_opts *o, int argc, char **argv,
         nnames > 0 ? (const char *const *)argv + o->o_ind : reply;
     if (nnames == 0)
         nnames = 1;
-#define ISWS(k) (!m[k] && in_set(ifs, s[k]) && in_set(" \t\n", s[k]))
-#define ISSEP(k) (!m[k] && in_set(ifs, s[k]))
-    while (i < n && ISWS(i))
+    while (i < n && ifs_ws(s, m, ifs, i))
         i++;
     if (sh_opt(o, 'a')) {
         // read -a NAME: every field is an element (none takes the rest).
@@ -268,17 +299,8 @@ assign_fields(sh_ctx *cx, const sh_opts *o, int argc, char **argv,
         sh_array *arr = sh_array_new(false);
         box_err ae = arr ? BOX_OK : BOX_ENOMEM;
         for (long long k = 0; i < n && ae == BOX_OK; k++) {
-            size_t st = i;
-            while (i < n && !ISSEP(i))
-                i++;
-            ae = sh_array_set(arr, k, s + st, i - st);
-            while (i < n && ISWS(i))
-                i++;
-            if (i < n && ISSEP(i)) {
-                i++;
-                while (i < n && ISWS(i))
-                    i++;
-            }
+            size_t st = i, en = field_end(s, m, n, ifs, &i);
+            ae = sh_array_set(arr, k, s + st, en - st);
         }
         sh_var *av = NULL;
         sh_var *old = sh_var_find(cx->cx_st, an);
@@ -298,22 +320,13 @@ assign_fields(sh_ctx *cx, const sh_opts *o, int argc, char **argv,
         size_t st = i, en;
         if (v == nnames - 1) {
             en = n;
-            while (en > st && ISWS(en - 1))
+            while (en > st && ifs_ws(s, m, ifs, en - 1))
                 en--;
         } else if (exact) {
             en = n; // -N: the first name takes all, the others nothing
             i = n;
         } else {
-            while (i < n && !ISSEP(i))
-                i++;
-            en = i;
-            while (i < n && ISWS(i))
-                i++;
-            if (i < n && ISSEP(i)) {
-                i++;
-                while (i < n && ISWS(i))
-                    i++;
-            }
+            en = field_end(s, m, n, ifs, &i);
         }
         if (!sh_name_valid(names[v], strlen(names[v])))
             return sh_cmd_err(cx, "read", 1, "`%s': not a valid identifier",
@@ -323,8 +336,6 @@ assign_fields(sh_ctx *cx, const sh_opts *o, int argc, char **argv,
             0)
             return 1;
     }
-#undef ISWS
-#undef ISSEP
     return 0;
 }
 

@@ -297,6 +297,21 @@ parse_redirect_list(sh_parser *p, sh_redir **head)
     return BOX_OK;
 }
 
+/* An assignment to name[0..nl) (its value still to set); NULL on ENOMEM. */
+static sh_assign *
+new_assign(sh_parser *p, const char *name, size_t nl, bool append,
+           uint32_t line)
+{
+    sh_assign *a = box_arena_zalloc(p->ps_arena, sizeof(*a));
+    if (a == NULL ||
+        (a->a_name = box_arena_strndup(p->ps_arena, name, nl)) == NULL)
+        return NULL;
+    a->a_namelen = nl;
+    a->a_append = append;
+    a->a_line = line;
+    return a;
+}
+
 /*
  * NAME=value or NAME+=value as the first part of w; NULL (no error) when
  * w is not an assignment. A `~` right after `=` is a tilde prefix.
@@ -329,15 +344,10 @@ try_assignment(sh_parser *p, const sh_word *w, sh_assign **out)
     size_t nl = append ? i - 1 : i;
     if (!is_name(s, nl))
         return BOX_OK;
-    sh_assign *a = box_arena_zalloc(p->ps_arena, sizeof(*a));
+    sh_assign *a = new_assign(p, s, nl, append, w->w_line);
     sh_word *v = box_arena_zalloc(p->ps_arena, sizeof(*v));
-    char *name = box_arena_strndup(p->ps_arena, s, nl);
-    if (a == NULL || v == NULL || name == NULL)
+    if (a == NULL || v == NULL)
         return oom(p);
-    a->a_name = name;
-    a->a_namelen = nl;
-    a->a_append = append;
-    a->a_line = w->w_line;
     a->a_value = v;
     v->w_line = w->w_line;
     v->w_raw = w->w_raw + i + 1; // the spelling after `=`
@@ -426,14 +436,9 @@ try_subscript_assignment(sh_parser *p, const sh_word *w, sh_assign **out)
                                  &append);
     if (rv != BOX_OK || value == NULL)
         return rv;
-    sh_assign *a = box_arena_zalloc(p->ps_arena, sizeof(*a));
-    char *name = box_arena_strndup(p->ps_arena, raw, nl);
-    if (a == NULL || name == NULL)
+    sh_assign *a = new_assign(p, raw, nl, append, w->w_line);
+    if (a == NULL)
         return oom(p);
-    a->a_name = name;
-    a->a_namelen = nl;
-    a->a_append = append;
-    a->a_line = w->w_line;
     a->a_sub = sub;
     a->a_value = value;
     *out = a;
