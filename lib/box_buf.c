@@ -25,6 +25,15 @@ box_buf_reset(box_buf *b)
     b->b_cap = 0;
 }
 
+void
+box_buf_truncate(box_buf *b, size_t len)
+{
+    if (len >= b->b_len)
+        return;
+    b->b_len = len;
+    b->b_data[len] = '\0';
+}
+
 static box_err
 buf_reserve(box_buf *b, size_t extra)
 {

@@ -19,6 +19,10 @@ typedef struct box_buf {
 void box_buf_init(box_buf *b, size_t max);
 /* Frees the storage and resets to empty. */
 void box_buf_reset(box_buf *b);
+/* Cuts the text back to its first len bytes (len <= b_len), keeping the
+ * storage: a buffer refilled again and again allocates once. */
+void box_buf_truncate(box_buf *b, size_t len);
+
 /* Makes room for n more bytes now (BOX_ETOOBIG past b_max, BOX_ENOMEM):
  * one allocation for a text whose size is about known. */
 box_err box_buf_reserve(box_buf *b, size_t n) BOX_WARN_UNUSED;

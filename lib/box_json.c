@@ -49,24 +49,34 @@ box_json_str(box_buf *b, const char *s, size_t n)
     box_err rv = box_buf_putc(b, '"');
     size_t i = 0;
     while (rv == BOX_OK && i < n) {
-        unsigned char c = p[i];
+        // A run of bytes that go out as they are, appended at once: the
+        // decision log writes a few hundred strings per line.
+        size_t run = i;
+        while (run < n) {
+            unsigned char c = p[run];
+            if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+                run++;
+                continue;
+            }
+            size_t l = c >= 0x80 ? json_utf8_len(p + run, n - run) : 0;
+            if (l == 0)
+                break;
+            run += l;
+        }
+        if (run > i) {
+            rv = box_buf_append(b, p + i, run - i);
+            i = run;
+            continue;
+        }
+        unsigned char c = p[i++];
         if (c == '"' || c == '\\') {
             char e[2] = {'\\', (char)c};
             rv = box_buf_append(b, e, 2);
-            i++;
         } else if (c < 0x20 || c == 0x7f) {
             char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
             rv = box_buf_append(b, e, 6);
-            i++;
         } else {
-            size_t l = json_utf8_len(p + i, n - i);
-            if (l == 0) {
-                rv = box_buf_puts(b, "\\ufffd");
-                i++;
-            } else {
-                rv = box_buf_append(b, p + i, l);
-                i += l;
-            }
+            rv = box_buf_puts(b, "\\ufffd"); // not UTF-8
         }
     }
     if (rv == BOX_OK)

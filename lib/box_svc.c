@@ -3,6 +3,7 @@
 #include "box_svc.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -42,6 +43,17 @@ void
 box_svc_print_version(FILE *out, const char *name)
 {
     fprintf(out, "%s %s\n", name, BOX_VERSION);
+}
+
+#define SVC_HEAP_KEEP (64u * 1024u * 1024u)     // freed bytes kept per arena
+#define SVC_HEAP_MMAP_MIN (4u * 1024u * 1024u)  // larger blocks are mapped
+
+void
+box_svc_tune_heap(void)
+{
+    // Fixed values also stop glibc's own threshold changes.
+    (void)mallopt(M_TRIM_THRESHOLD, (int)SVC_HEAP_KEEP);
+    (void)mallopt(M_MMAP_THRESHOLD, (int)SVC_HEAP_MMAP_MIN);
 }
 
 uint64_t

@@ -24,10 +24,13 @@ struct pdp_dlog {
     pthread_mutex_t dl_lock;
     pthread_cond_t dl_nonempty;
     pthread_cond_t dl_nonfull;
-    char **dl_ring; // queued lines, owned
-    size_t dl_cap;
-    size_t dl_head; // next to write
-    size_t dl_count;
+    // Lines waiting for the disk, whole and in order, built in place: no
+    // allocation per decision, and the writer takes them all with one
+    // write. Under dl_lock.
+    box_buf dl_fill;
+    box_buf dl_spare; // the writer's, emptied after each write
+    size_t dl_cap;    // lines that may wait
+    size_t dl_count;  // lines in dl_fill
     bool dl_stop;
     uint64_t dl_written;
     uint64_t dl_rng; // trace/span ids; under dl_lock
@@ -37,67 +40,73 @@ struct pdp_dlog {
 /* Writer                                                              */
 /* ------------------------------------------------------------------ */
 
-#define DLOG_BATCH 64              // lines one write takes
-#define PDP_DLOG_RECORD_GUESS 2048 // bytes reserved for a decision record
+// The writer lets lines gather this long (or to DLOG_WRITE_BYTES) before
+// it writes: one wake-up and one write for many decisions, where waking
+// on each line costs a deciding thread more than building it.
+#define DLOG_LINGER_MS 2
+#define DLOG_WRITE_BYTES (256u * 1024u)
+#define DLOG_FILL_MAX (8u * 1024u * 1024u) // deciders wait past this
 
-/* Writes the lines (each whole, in order) with as few writes as the
- * kernel takes; a full disk loses them, as there is nothing better to do
- * here. */
+/* Writes all n bytes; a full disk loses them, as there is nothing better
+ * to do here. */
 static void
-dlog_write_lines(int fd, char **lines, size_t n)
+dlog_write_all(int fd, const char *p, size_t n)
 {
-    struct iovec iov[DLOG_BATCH];
-    for (size_t i = 0; i < n; i++)
-        iov[i] =
-            (struct iovec){.iov_base = lines[i], .iov_len = strlen(lines[i])};
-    struct iovec *v = iov;
-    size_t left = n;
-    while (left > 0) {
-        ssize_t w = writev(fd, v, (int)left);
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
             return;
         }
-        // A short write: skip what went, go on inside the line it cut.
-        while (left > 0 && (size_t)w >= v->iov_len) {
-            w -= (ssize_t)v->iov_len;
-            v++;
-            left--;
-        }
-        if (left > 0) {
-            v->iov_base = (char *)v->iov_base + w;
-            v->iov_len -= (size_t)w;
-        }
+        p += w;
+        n -= (size_t)w;
     }
 }
 
-/* Takes every queued line (up to DLOG_BATCH) per wake-up: one write and
- * one lock round for many decisions, not one each. */
+/* The deadline DLOG_LINGER_MS from now on the condition variables' clock. */
+static struct timespec
+dlog_linger_deadline(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_nsec += DLOG_LINGER_MS * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+/* Swaps the waiting lines for its empty buffer and writes them, until
+ * stopped with nothing left. */
 static void *
 dlog_writer(void *arg)
 {
     pdp_dlog *l = arg;
-    char *batch[DLOG_BATCH];
     pthread_mutex_lock(&l->dl_lock);
     for (;;) {
         while (l->dl_count == 0 && !l->dl_stop)
             pthread_cond_wait(&l->dl_nonempty, &l->dl_lock);
         if (l->dl_count == 0 && l->dl_stop)
             break;
-        size_t n = 0;
-        while (l->dl_count > 0 && n < DLOG_BATCH) {
-            batch[n++] = l->dl_ring[l->dl_head];
-            l->dl_ring[l->dl_head] = NULL;
-            l->dl_head = (l->dl_head + 1) % l->dl_cap;
-            l->dl_count--;
+        if (!l->dl_stop && l->dl_fill.b_len < DLOG_WRITE_BYTES) {
+            struct timespec due = dlog_linger_deadline();
+            while (!l->dl_stop && l->dl_fill.b_len < DLOG_WRITE_BYTES &&
+                   pthread_cond_clockwait(&l->dl_nonempty, &l->dl_lock,
+                                          CLOCK_MONOTONIC, &due) == 0)
+                ;
         }
+        box_buf batch = l->dl_fill;
+        size_t n = l->dl_count;
+        l->dl_fill = l->dl_spare;
+        l->dl_count = 0;
         pthread_cond_broadcast(&l->dl_nonfull);
         pthread_mutex_unlock(&l->dl_lock);
-        dlog_write_lines(l->dl_fd, batch, n);
-        for (size_t i = 0; i < n; i++)
-            box_free(batch[i]);
+        dlog_write_all(l->dl_fd, batch.b_data, batch.b_len);
+        box_buf_truncate(&batch, 0);
         pthread_mutex_lock(&l->dl_lock);
+        l->dl_spare = batch;
         l->dl_written += n;
     }
     pthread_mutex_unlock(&l->dl_lock);
@@ -116,9 +125,10 @@ pdp_dlog_open(const char *path, const pdp_dlog_ident *id, size_t queue_cap,
     pthread_mutex_init(&l->dl_lock, NULL);
     pthread_cond_init(&l->dl_nonempty, NULL);
     pthread_cond_init(&l->dl_nonfull, NULL);
+    box_buf_init(&l->dl_fill, DLOG_FILL_MAX + PDP_DLOG_LINE_MAX);
+    box_buf_init(&l->dl_spare, DLOG_FILL_MAX + PDP_DLOG_LINE_MAX);
     box_err ret = BOX_ENOMEM;
-    if ((l->dl_ring = box_calloc(l->dl_cap, sizeof(char *))) == NULL ||
-        (l->dl_box_id = box_strdup(
+    if ((l->dl_box_id = box_strdup(
              id && id->di_box_id ? id->di_box_id : "box-unknown")) == NULL ||
         (l->dl_run_id = box_strdup(id && id->di_run_id ? id->di_run_id : "")) ==
             NULL)
@@ -141,7 +151,6 @@ pdp_dlog_open(const char *path, const pdp_dlog_ident *id, size_t queue_cap,
 fail:
     if (l->dl_fd >= 0)
         close(l->dl_fd);
-    box_free(l->dl_ring);
     box_free(l->dl_box_id);
     box_free(l->dl_run_id);
     box_free(l);
@@ -159,7 +168,8 @@ pdp_dlog_close(pdp_dlog *l)
     pthread_mutex_unlock(&l->dl_lock);
     pthread_join(l->dl_thread, NULL);
     close(l->dl_fd);
-    box_free(l->dl_ring);
+    box_buf_reset(&l->dl_fill);
+    box_buf_reset(&l->dl_spare);
     box_free(l->dl_box_id);
     box_free(l->dl_run_id);
     pthread_mutex_destroy(&l->dl_lock);
@@ -177,29 +187,83 @@ pdp_dlog_written(pdp_dlog *l)
     return n;
 }
 
-/* Takes ownership of line. Waits while the queue is full. */
+/* Takes the lock once there is room for one more line (deciders wait
+ * while the writer is behind: a decision is never answered unlogged).
+ * BOX_ECLOSED, unlocked, once the log is closing. On BOX_OK the caller
+ * appends one line to dl_fill from *mark on and calls dlog_commit. */
 static box_err
-dlog_push(pdp_dlog *l, char *line)
+dlog_begin(pdp_dlog *l, size_t *mark)
 {
     pthread_mutex_lock(&l->dl_lock);
-    while (l->dl_count == l->dl_cap && !l->dl_stop)
+    while ((l->dl_count >= l->dl_cap || l->dl_fill.b_len >= DLOG_FILL_MAX) &&
+           !l->dl_stop)
         pthread_cond_wait(&l->dl_nonfull, &l->dl_lock);
     if (l->dl_stop) {
         pthread_mutex_unlock(&l->dl_lock);
-        box_free(line);
         return BOX_ECLOSED;
     }
-    l->dl_ring[(l->dl_head + l->dl_count) % l->dl_cap] = line;
-    // The writer waits only on an empty queue: one wake-up per batch.
-    if (l->dl_count++ == 0)
-        pthread_cond_signal(&l->dl_nonempty);
-    pthread_mutex_unlock(&l->dl_lock);
+    *mark = l->dl_fill.b_len;
     return BOX_OK;
+}
+
+/* Keeps the line appended since mark when rv is BOX_OK and it fits a
+ * line's bound, else takes it back whole; then unlocks. */
+static box_err
+dlog_commit(pdp_dlog *l, size_t mark, box_err rv)
+{
+    if (rv == BOX_OK && l->dl_fill.b_len - mark > PDP_DLOG_LINE_MAX)
+        rv = BOX_ETOOBIG;
+    if (rv != BOX_OK) {
+        box_buf_truncate(&l->dl_fill, mark);
+    } else if (l->dl_count++ == 0 ||
+               (mark < DLOG_WRITE_BYTES &&
+                l->dl_fill.b_len >= DLOG_WRITE_BYTES)) {
+        // The writer sleeps on an empty log, then lingers for more: wake
+        // it for the first line and when a write's worth has gathered.
+        pthread_cond_signal(&l->dl_nonempty);
+    }
+    pthread_mutex_unlock(&l->dl_lock);
+    return rv;
+}
+
+/* Queues a line built elsewhere (a control record: rare). */
+static box_err
+dlog_push(pdp_dlog *l, const char *line)
+{
+    size_t mark;
+    box_err rv = dlog_begin(l, &mark);
+    if (rv != BOX_OK)
+        return rv;
+    return dlog_commit(l, mark, box_buf_puts(&l->dl_fill, line));
 }
 
 /* ------------------------------------------------------------------ */
 /* Line building                                                       */
 /* ------------------------------------------------------------------ */
+
+/* v in decimal. */
+static box_err
+dlog_put_dec(box_buf *b, uint64_t v)
+{
+    char d[20];
+    size_t n = 0;
+    do {
+        d[sizeof d - ++n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    return box_buf_append(b, d + sizeof d - n, n);
+}
+
+/* v as 16 lowercase hex digits. */
+static box_err
+dlog_put_hex16(box_buf *b, uint64_t v)
+{
+    static const char hex[] = "0123456789abcdef";
+    char d[16];
+    for (int i = 15; i >= 0; i--, v >>= 4)
+        d[i] = hex[v & 15];
+    return box_buf_append(b, d, sizeof d);
+}
 
 /* The attribute writer tracks the comma between attributes. */
 typedef struct attrs {
@@ -243,8 +307,11 @@ attr_int(attrs *a, const char *key, int64_t v)
 {
     attr_begin(a, key);
     if (a->a_rv == BOX_OK)
-        a->a_rv =
-            box_buf_printf(a->a_b, "{\"intValue\":\"%lld\"}}", (long long)v);
+        a->a_rv = box_buf_puts(a->a_b, v < 0 ? "{\"intValue\":\"-" : "{\"intValue\":\"");
+    if (a->a_rv == BOX_OK)
+        a->a_rv = dlog_put_dec(a->a_b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+    if (a->a_rv == BOX_OK)
+        a->a_rv = box_buf_puts(a->a_b, "\"}}");
 }
 
 static void
@@ -252,8 +319,8 @@ attr_bool(attrs *a, const char *key, bool v)
 {
     attr_begin(a, key);
     if (a->a_rv == BOX_OK)
-        a->a_rv =
-            box_buf_printf(a->a_b, "{\"boolValue\":%s}}", v ? "true" : "false");
+        a->a_rv = box_buf_puts(a->a_b, v ? "{\"boolValue\":true}}"
+                                         : "{\"boolValue\":false}}");
 }
 
 static void
@@ -298,8 +365,7 @@ dlog_head(box_buf *b, const char *box_id, const char *run_id, const char *scope,
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    unsigned long long ns = (unsigned long long)ts.tv_sec * 1000000000ULL +
-                            (unsigned long long)ts.tv_nsec;
+    uint64_t ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
     attrs a = {.a_b = b, .a_first = true};
     box_err rv =
         box_buf_puts(b, "{\"resourceLogs\":[{\"resource\":{\"attributes\":[");
@@ -311,17 +377,42 @@ dlog_head(box_buf *b, const char *box_id, const char *run_id, const char *scope,
     attr_str(&a, "strands.box.run.id", run_id);
     if (a.a_rv != BOX_OK)
         return a.a_rv;
-    rv = box_buf_printf(b,
-                        "]},\"scopeLogs\":[{\"scope\":{\"name\":\"%s\"},"
-                        "\"logRecords\":[{\"timeUnixNano\":\"%llu\","
-                        "\"observedTimeUnixNano\":\"%llu\","
-                        "\"severityNumber\":%d,\"severityText\":\"%s\","
-                        "\"eventName\":\"%s\","
-                        "\"traceId\":\"%016llx%016llx\",\"spanId\":\"%016llx\","
-                        "\"body\":{\"stringValue\":",
-                        scope, ns, ns, severity, sev_text, event,
-                        (unsigned long long)rnd[0], (unsigned long long)rnd[1],
-                        (unsigned long long)rnd[2]);
+    // By hand, not printf: every decision writes this head.
+    rv = box_buf_puts(b, "]},\"scopeLogs\":[{\"scope\":{\"name\":\"");
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, scope);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, "\"},\"logRecords\":[{\"timeUnixNano\":\"");
+    if (rv == BOX_OK)
+        rv = dlog_put_dec(b, ns);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, "\",\"observedTimeUnixNano\":\"");
+    if (rv == BOX_OK)
+        rv = dlog_put_dec(b, ns);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, "\",\"severityNumber\":");
+    if (rv == BOX_OK)
+        rv = dlog_put_dec(b, (uint64_t)severity);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, ",\"severityText\":\"");
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, sev_text);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, "\",\"eventName\":\"");
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, event);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, "\",\"traceId\":\"");
+    if (rv == BOX_OK)
+        rv = dlog_put_hex16(b, rnd[0]);
+    if (rv == BOX_OK)
+        rv = dlog_put_hex16(b, rnd[1]);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, "\",\"spanId\":\"");
+    if (rv == BOX_OK)
+        rv = dlog_put_hex16(b, rnd[2]);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, "\",\"body\":{\"stringValue\":");
     if (rv == BOX_OK)
         rv = box_json_cstr(b, body);
     if (rv == BOX_OK)
@@ -335,29 +426,30 @@ dlog_tail(box_buf *b)
     return box_buf_puts(b, "]}]}]}]}\n");
 }
 
+/* Trace and span ids for one record. Caller holds dl_lock. */
 static void
-dlog_ids(pdp_dlog *l, uint64_t rnd[3])
+dlog_ids_locked(pdp_dlog *l, uint64_t rnd[3])
 {
-    pthread_mutex_lock(&l->dl_lock);
     for (int i = 0; i < 3; i++)
         rnd[i] = dlog_rand(&l->dl_rng);
-    pthread_mutex_unlock(&l->dl_lock);
 }
 
 box_err
 pdp_dlog_decision_add(pdp_dlog *l, const pdp_dlog_decision *d)
 {
-    box_buf b;
     uint64_t rnd[3];
-    box_buf_init(&b, PDP_DLOG_LINE_MAX);
-    // A record is about 1.5 KiB: one allocation instead of six doublings.
-    if (box_buf_reserve(&b, PDP_DLOG_RECORD_GUESS) != BOX_OK)
-        return BOX_ENOMEM;
-    dlog_ids(l, rnd);
-    box_err rv = dlog_head(&b, l->dl_box_id, l->dl_run_id, "strands-box.policy",
+    size_t mark;
+    // Built in place, under the lock: a record costs a few microseconds,
+    // less than a buffer of its own and the hand-over would.
+    box_err rv = dlog_begin(l, &mark);
+    if (rv != BOX_OK)
+        return rv;
+    box_buf *b = &l->dl_fill;
+    dlog_ids_locked(l, rnd);
+    rv = dlog_head(b, l->dl_box_id, l->dl_run_id, "strands-box.policy",
                            "strands.box.policy.decision", d->dd_permit ? 9 : 13,
                            d->dd_permit ? "INFO" : "WARN", d->dd_message, rnd);
-    attrs a = {.a_b = &b, .a_first = true, .a_rv = rv};
+    attrs a = {.a_b = b, .a_first = true, .a_rv = rv};
     attr_str(&a, "strands.box.policy.action", d->dd_action);
     attr_str(&a, "strands.box.policy.resource", d->dd_resource);
     attr_str(&a, "strands.box.policy.verdict",
@@ -388,12 +480,8 @@ pdp_dlog_decision_add(pdp_dlog *l, const pdp_dlog_decision *d)
     attr_str(&a, "http.request.method", d->dd_http_method);
     rv = a.a_rv;
     if (rv == BOX_OK)
-        rv = dlog_tail(&b);
-    if (rv != BOX_OK) {
-        box_buf_reset(&b);
-        return rv;
-    }
-    return dlog_push(l, box_buf_take(&b));
+        rv = dlog_tail(b);
+    return dlog_commit(l, mark, rv);
 }
 
 static char *
@@ -427,12 +515,16 @@ pdp_dlog_control_add(pdp_dlog *l, const char *operation, const char *outcome,
                      const char *subject, const char *reason)
 {
     uint64_t rnd[3];
-    dlog_ids(l, rnd);
+    pthread_mutex_lock(&l->dl_lock);
+    dlog_ids_locked(l, rnd);
+    pthread_mutex_unlock(&l->dl_lock);
     char *line = dlog_control(l->dl_box_id, l->dl_run_id, rnd, operation,
                               outcome, subject, reason);
     if (line == NULL)
         return BOX_ENOMEM;
-    return dlog_push(l, line);
+    box_err rv = dlog_push(l, line);
+    box_free(line);
+    return rv;
 }
 
 char *

@@ -134,6 +134,7 @@ main(int argc, char **argv)
     sigset_t sigs;
     int c;
 
+    box_svc_tune_heap();
     // Started by box run (BOX_SPAWN_TIED): die with it.
     if (box_svc_tie_to_parent(PDP_SVC) != BOX_OK)
         return 1;
