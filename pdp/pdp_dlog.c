@@ -78,6 +78,16 @@ dlog_linger_deadline(void)
     return ts;
 }
 
+/* True while the writer may wait for more lines: not stopping, less than
+ * a write's worth gathered, and no decider waiting for room. Caller holds
+ * dl_lock. */
+static bool
+dlog_may_linger(const pdp_dlog *l)
+{
+    return !l->dl_stop && l->dl_fill.b_len < DLOG_WRITE_BYTES &&
+           l->dl_count < l->dl_cap;
+}
+
 /* Swaps the waiting lines for its empty buffer and writes them, until
  * stopped with nothing left. */
 static void *
@@ -90,9 +100,9 @@ dlog_writer(void *arg)
             pthread_cond_wait(&l->dl_nonempty, &l->dl_lock);
         if (l->dl_count == 0 && l->dl_stop)
             break;
-        if (!l->dl_stop && l->dl_fill.b_len < DLOG_WRITE_BYTES) {
+        if (dlog_may_linger(l)) {
             struct timespec due = dlog_linger_deadline();
-            while (!l->dl_stop && l->dl_fill.b_len < DLOG_WRITE_BYTES &&
+            while (dlog_may_linger(l) &&
                    pthread_cond_clockwait(&l->dl_nonempty, &l->dl_lock,
                                           CLOCK_MONOTONIC, &due) == 0)
                 ;
@@ -215,11 +225,12 @@ dlog_commit(pdp_dlog *l, size_t mark, box_err rv)
         rv = BOX_ETOOBIG;
     if (rv != BOX_OK) {
         box_buf_truncate(&l->dl_fill, mark);
-    } else if (l->dl_count++ == 0 ||
+    } else if (l->dl_count++ == 0 || l->dl_count == l->dl_cap ||
                (mark < DLOG_WRITE_BYTES &&
                 l->dl_fill.b_len >= DLOG_WRITE_BYTES)) {
         // The writer sleeps on an empty log, then lingers for more: wake
-        // it for the first line and when a write's worth has gathered.
+        // it for the first line, when a write's worth has gathered, and
+        // when the next decider would wait for room.
         pthread_cond_signal(&l->dl_nonempty);
     }
     pthread_mutex_unlock(&l->dl_lock);

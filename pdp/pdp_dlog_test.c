@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Tests for pdp_dlog: every decision one whole JSON line, in order per
+ * thread, none lost under a full queue or at close; an oversized record
+ * refused whole, its neighbours kept. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "pdp_dlog.h"
+
+#define THREADS 4
+#define PER_THREAD 1000
+
+typedef struct tmp_log {
+    char path[64];
+} tmp_log;
+
+static void
+tmp_open(tmp_log *t, size_t cap, pdp_dlog **out)
+{
+    snprintf(t->path, sizeof t->path, "/tmp/pdp-dlog-test-XXXXXX");
+    int fd = mkstemp(t->path);
+    assert_true(fd >= 0);
+    close(fd);
+    pdp_dlog_ident id = {.di_box_id = "box-0123456789abcdef",
+                         .di_run_id = "run-1"};
+    assert_int_equal(pdp_dlog_open(t->path, &id, cap, out), BOX_OK);
+}
+
+/* The file's lines, each parsed; fails on a line that is not JSON. */
+static size_t
+tmp_lines(const tmp_log *t, json_object ***out)
+{
+    FILE *f = fopen(t->path, "r");
+    assert_non_null(f);
+    size_t n = 0, cap = 0;
+    json_object **v = NULL;
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t len;
+    while ((len = getline(&line, &lcap, f)) > 0) {
+        assert_int_equal(line[len - 1], '\n');
+        json_object *o = json_tokener_parse(line);
+        if (o == NULL)
+            fail_msg("line %zu is not JSON: %.200s", n + 1, line);
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            v = realloc(v, cap * sizeof *v);
+            assert_non_null(v);
+        }
+        v[n++] = o;
+    }
+    free(line);
+    fclose(f);
+    *out = v;
+    return n;
+}
+
+static void
+tmp_free(tmp_log *t, json_object **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        json_object_put(v[i]);
+    free(v);
+    unlink(t->path);
+}
+
+/* The string value of attribute key on the line's log record. */
+static const char *
+attr(json_object *line, const char *key)
+{
+    json_object *rl, *sl, *lr, *attrs;
+    if (!json_object_object_get_ex(line, "resourceLogs", &rl))
+        return NULL;
+    sl = json_object_object_get(json_object_array_get_idx(rl, 0), "scopeLogs");
+    lr = json_object_object_get(json_object_array_get_idx(sl, 0), "logRecords");
+    attrs =
+        json_object_object_get(json_object_array_get_idx(lr, 0), "attributes");
+    for (size_t i = 0; i < json_object_array_length(attrs); i++) {
+        json_object *a = json_object_array_get_idx(attrs, i);
+        if (strcmp(json_object_get_string(json_object_object_get(a, "key")),
+                   key) != 0)
+            continue;
+        json_object *val = json_object_object_get(a, "value");
+        json_object *s;
+        if (json_object_object_get_ex(val, "stringValue", &s))
+            return json_object_get_string(s);
+        if (json_object_object_get_ex(val, "intValue", &s))
+            return json_object_get_string(s);
+        return NULL;
+    }
+    return NULL;
+}
+
+static pdp_dlog_decision
+decision(const char *resource)
+{
+    static const char *const args[] = {"[", "<redacted>", "-lt", "10", "]"};
+    pdp_dlog_decision d = {
+        .dd_action = "shell:exec",
+        .dd_resource = resource,
+        .dd_permit = 1,
+        .dd_cause = "permitted",
+        .dd_rule = "policy_0",
+        .dd_message = "policy permitted this \"operation\"\n",
+        .dd_epoch = 42,
+        .dd_process_command = "[",
+        .dd_command_args = args,
+        .dd_ncommand_args = 5,
+        .dd_working_directory = "/w",
+    };
+    return d;
+}
+
+typedef struct writer_arg {
+    pdp_dlog *wa_log;
+    int wa_id;
+} writer_arg;
+
+static void *
+writer(void *arg)
+{
+    writer_arg *w = arg;
+    char res[32];
+    for (int i = 0; i < PER_THREAD; i++) {
+        snprintf(res, sizeof res, "t%d-%05d", w->wa_id, i);
+        pdp_dlog_decision d = decision(res);
+        if (pdp_dlog_decision_add(w->wa_log, &d) != BOX_OK)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+/* Four threads against a queue of 8 lines: every line lands whole, each
+ * thread's in its own order, and close writes what still waits. */
+static void
+test_threads_small_queue(void **state)
+{
+    (void)state;
+    tmp_log t;
+    pdp_dlog *l;
+    tmp_open(&t, 8, &l);
+    pthread_t th[THREADS];
+    writer_arg wa[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        wa[i] = (writer_arg){l, i};
+        assert_int_equal(pthread_create(&th[i], NULL, writer, &wa[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        void *rv;
+        pthread_join(th[i], &rv);
+        assert_null(rv);
+    }
+    pdp_dlog_close(l);
+    json_object **v;
+    size_t n = tmp_lines(&t, &v);
+    assert_int_equal(n, THREADS * PER_THREAD);
+    int next[THREADS] = {0};
+    for (size_t i = 0; i < n; i++) {
+        const char *r = attr(v[i], "strands.box.policy.resource");
+        assert_non_null(r);
+        int th_id, k;
+        assert_int_equal(sscanf(r, "t%d-%d", &th_id, &k), 2);
+        assert_true(th_id >= 0 && th_id < THREADS);
+        assert_int_equal(k, next[th_id]);
+        next[th_id]++;
+        assert_string_equal(attr(v[i], "strands.box.policy.epoch"), "42");
+    }
+    tmp_free(&t, v, n);
+}
+
+/* A record past the line bound is refused whole; the lines on either side
+ * of it are in the file, intact. */
+static void
+test_oversized_record(void **state)
+{
+    (void)state;
+    tmp_log t;
+    pdp_dlog *l;
+    tmp_open(&t, 0, &l);
+    pdp_dlog_decision d = decision("before");
+    assert_int_equal(pdp_dlog_decision_add(l, &d), BOX_OK);
+    size_t big = PDP_DLOG_LINE_MAX + 10;
+    char *huge = box_alloc(big + 1);
+    assert_non_null(huge);
+    memset(huge, 'x', big);
+    huge[big] = '\0';
+    d = decision(huge);
+    assert_int_equal(pdp_dlog_decision_add(l, &d), BOX_ETOOBIG);
+    box_free(huge);
+    d = decision("after");
+    assert_int_equal(pdp_dlog_decision_add(l, &d), BOX_OK);
+    assert_int_equal(pdp_dlog_control_add(l, "box_stopped", "ok", "p.dw", NULL),
+                     BOX_OK);
+    pdp_dlog_close(l);
+    json_object **v;
+    size_t n = tmp_lines(&t, &v);
+    assert_int_equal(n, 3);
+    assert_string_equal(attr(v[0], "strands.box.policy.resource"), "before");
+    assert_string_equal(attr(v[1], "strands.box.policy.resource"), "after");
+    assert_string_equal(attr(v[2], "strands.box.control.operation"),
+                        "box_stopped");
+    tmp_free(&t, v, n);
+}
+
+/* The writer does not hold lines back for long: a lone decision is on
+ * disk well before a second one comes. */
+static void
+test_lone_line_written(void **state)
+{
+    (void)state;
+    tmp_log t;
+    pdp_dlog *l;
+    tmp_open(&t, 0, &l);
+    pdp_dlog_decision d = decision("alone");
+    assert_int_equal(pdp_dlog_decision_add(l, &d), BOX_OK);
+    int waited = 0;
+    while (pdp_dlog_written(l) < 1 && waited < 5000) {
+        usleep(1000);
+        waited++;
+    }
+    assert_int_equal(pdp_dlog_written(l), 1);
+    pdp_dlog_close(l);
+    json_object **v;
+    size_t n = tmp_lines(&t, &v);
+    assert_int_equal(n, 1);
+    tmp_free(&t, v, n);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_threads_small_queue),
+        cmocka_unit_test(test_oversized_record),
+        cmocka_unit_test(test_lone_line_written),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
