@@ -44,22 +44,24 @@ tmp_lines(const tmp_log *t, json_object ***out)
     assert_non_null(f);
     size_t n = 0, cap = 0;
     json_object **v = NULL;
-    char *line = NULL;
-    size_t lcap = 0;
-    ssize_t len;
-    while ((len = getline(&line, &lcap, f)) > 0) {
+    size_t lmax = PDP_DLOG_LINE_MAX + 2;
+    char *line = box_alloc(lmax);
+    assert_non_null(line);
+    while (fgets(line, (int)lmax, f) != NULL) {
+        size_t len = strlen(line);
+        assert_true(len > 0);
         assert_int_equal(line[len - 1], '\n');
         json_object *o = json_tokener_parse(line);
         if (o == NULL)
             fail_msg("line %zu is not JSON: %.200s", n + 1, line);
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
-            v = realloc(v, cap * sizeof *v);
+            v = box_realloc(v, cap * sizeof *v);
             assert_non_null(v);
         }
         v[n++] = o;
     }
-    free(line);
+    box_free(line);
     fclose(f);
     *out = v;
     return n;
@@ -70,7 +72,7 @@ tmp_free(tmp_log *t, json_object **v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         json_object_put(v[i]);
-    free(v);
+    box_free(v);
     unlink(t->path);
 }
 

@@ -11,6 +11,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_log.h"
 #include "box_rpc.h"
 #include "box_svc.h"
 #include "box_wire.h"
@@ -84,9 +85,18 @@ struct box_pdp_client {
     report_slot *pc_reports;
     size_t pc_nreports;
     box_pdp_client_stats pc_stats;
+
+    // The reporter thread (with the cache only): sends the reports when
+    // asked (box_pdp_client_flush_soon), under pc_lock.
+    pthread_t pc_reporter;
+    bool pc_reporter_on;
+    bool pc_report_wanted;
+    bool pc_reporter_stop;
+    pthread_cond_t pc_report_cv;
 };
 
 static void narrow_clear(narrow_entry *n);
+static void *client_reporter(void *arg);
 
 /* Frees a NULL-ended list of owned strings. */
 static void
@@ -317,6 +327,7 @@ box_pdp_client_open(const box_pdp_client_opts *o, box_pdp_client **out)
     if (c == NULL)
         return BOX_ENOMEM;
     pthread_mutex_init(&c->pc_lock, NULL);
+    pthread_cond_init(&c->pc_report_cv, NULL);
     atomic_init(&c->pc_epoch, 0);
     atomic_init(&c->pc_subgen, 0);
     // Even (nothing may be served) until the notice connection is up;
@@ -365,6 +376,13 @@ box_pdp_client_open(const box_pdp_client_opts *o, box_pdp_client **out)
             goto fail;
         nng_recv_aio(c->pc_sub, c->pc_sub_aio);
     }
+    if (c->pc_reports != NULL) {
+        if (pthread_create(&c->pc_reporter, NULL, client_reporter, c) != 0) {
+            ret = BOX_ENOMEM;
+            goto fail;
+        }
+        c->pc_reporter_on = true;
+    }
     *out = c;
     return BOX_OK;
 fail:
@@ -377,6 +395,13 @@ box_pdp_client_close(box_pdp_client *c)
 {
     if (c == NULL)
         return;
+    if (c->pc_reporter_on) {
+        pthread_mutex_lock(&c->pc_lock);
+        c->pc_reporter_stop = true;
+        pthread_cond_signal(&c->pc_report_cv);
+        pthread_mutex_unlock(&c->pc_lock);
+        pthread_join(c->pc_reporter, NULL);
+    }
     // Close first: the pending receive then ends with NNG_ECLOSED and the
     // callback does not re-arm; freeing the aio waits for that callback.
     if (c->pc_sub_open)
@@ -394,6 +419,7 @@ box_pdp_client_close(box_pdp_client *c)
     box_free(c->pc_reports);
     box_free(c->pc_url);
     box_free(c->pc_box_id);
+    pthread_cond_destroy(&c->pc_report_cv);
     pthread_mutex_destroy(&c->pc_lock);
     box_free(c);
 }
@@ -815,6 +841,52 @@ box_pdp_client_flush(box_pdp_client *c)
     if (pending == 0)
         return BOX_OK;
     return client_round_trip(c, NULL, 0, NULL);
+}
+
+void
+box_pdp_client_flush_soon(box_pdp_client *c)
+{
+    pthread_mutex_lock(&c->pc_lock);
+    if (c->pc_nreports > 0 && c->pc_reporter_on) {
+        c->pc_report_wanted = true;
+        pthread_cond_signal(&c->pc_report_cv);
+    }
+    bool alone = c->pc_nreports > 0 && !c->pc_reporter_on;
+    pthread_mutex_unlock(&c->pc_lock);
+    if (alone && box_pdp_client_flush(c) != BOX_OK) {
+        pthread_mutex_lock(&c->pc_lock);
+        c->pc_stats.cs_report_faults++;
+        pthread_mutex_unlock(&c->pc_lock);
+    }
+}
+
+/* Sends the reports each time it is asked to; on stop, once more for
+ * what still waits. */
+static void *
+client_reporter(void *arg)
+{
+    box_pdp_client *c = arg;
+    pthread_mutex_lock(&c->pc_lock);
+    for (;;) {
+        while (!c->pc_report_wanted && !c->pc_reporter_stop)
+            pthread_cond_wait(&c->pc_report_cv, &c->pc_lock);
+        bool last = c->pc_reporter_stop;
+        c->pc_report_wanted = false;
+        pthread_mutex_unlock(&c->pc_lock);
+        box_err rv = box_pdp_client_flush(c);
+        if (rv != BOX_OK)
+            box_log(BOX_LOG_WARN, "box-pdp-client",
+                    "decisions answered from a cache were not reported to "
+                    "the PDP: %s",
+                    box_strerror(rv));
+        pthread_mutex_lock(&c->pc_lock);
+        if (rv != BOX_OK)
+            c->pc_stats.cs_report_faults++;
+        if (last)
+            break;
+    }
+    pthread_mutex_unlock(&c->pc_lock);
+    return NULL;
 }
 
 box_err

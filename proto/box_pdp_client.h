@@ -90,6 +90,12 @@ void box_pdp_answer_clear(box_pdp_answer *a);
  * to the PDP for its log (they also ride along with the next miss). */
 box_err box_pdp_client_flush(box_pdp_client *c) BOX_WARN_UNUSED;
 
+/* The same, by the client's reporter thread, without waiting for the
+ * PDP: a caller with an alias waiting (the broker) hands the log its
+ * reports and goes on. A report the PDP did not take is counted in
+ * cs_report_faults; close sends what still waits. */
+void box_pdp_client_flush_soon(box_pdp_client *c);
+
 /* The fields of context.input the permits of action depend on in epoch
  * (what the PDP said with a permit): a NULL-ended copy the caller frees
  * with each string, BOX_ENOENT when not known. */
@@ -128,6 +134,7 @@ typedef struct box_pdp_client_stats {
     uint64_t cs_misses;
     uint64_t cs_drops;   // cache generations dropped (epoch changes)
     uint64_t cs_retries; // answers from an older generation asked again
+    uint64_t cs_report_faults; // reporter round trips that failed
 } box_pdp_client_stats;
 void box_pdp_client_stats_get(const box_pdp_client *c, box_pdp_client_stats *s);
 

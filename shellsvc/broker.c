@@ -396,10 +396,9 @@ conn_served(broker_conn *c, const Box__ServedBatch *sb)
             break;
         }
     // Sent on now, not with the next question: a call that runs long (or
-    // is killed) after its last hits still has them in the log.
-    if (box_pdp_client_flush(c->cn_b->br_cfg.bc_pdp) != BOX_OK)
-        box_log(BOX_LOG_WARN, BROKER_SVC,
-                "cached decisions were not reported to the PDP");
+    // is killed) after its last hits still has them in the log. By the
+    // client's reporter: the call goes on meanwhile.
+    box_pdp_client_flush_soon(c->cn_b->br_cfg.bc_pdp);
     return true;
 }
 
@@ -711,10 +710,8 @@ conn_thread(void *arg)
     conn_serve(c);
     conn_drop_worker(c);
     // Decisions answered from the cache still belong in the decision log.
-    if (b->br_cfg.bc_pdp != NULL &&
-        box_pdp_client_flush(b->br_cfg.bc_pdp) != BOX_OK)
-        box_log(BOX_LOG_WARN, BROKER_SVC,
-                "cached decisions were not reported to the PDP");
+    if (b->br_cfg.bc_pdp != NULL)
+        box_pdp_client_flush_soon(b->br_cfg.bc_pdp);
     close(c->cn_fd);
     box_free(c);
     pthread_mutex_lock(&b->br_mu);

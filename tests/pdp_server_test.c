@@ -436,6 +436,71 @@ test_validity_word_and_late_reports(void **state)
     box_free(log);
 }
 
+/* The log file's text so far (the PDP still running), or NULL. */
+static char *
+read_log_now(const fx *f)
+{
+    FILE *in = fopen(f->log, "r");
+    if (in == NULL)
+        return NULL;
+    box_buf b;
+    box_buf_init(&b, 64u * 1024u * 1024u);
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, in)) > 0)
+        if (box_buf_append(&b, chunk, n) != BOX_OK)
+            break;
+    fclose(in);
+    return box_buf_take(&b);
+}
+
+/* Reports handed to the reporter thread reach the log without the caller
+ * waiting and without a later round trip; what still waits at close is
+ * sent by close. */
+static void
+test_reports_sent_in_background(void **state)
+{
+    (void)state;
+    fx f;
+    fx_start(&f, permit_all_exec, 2000);
+    box_req q;
+    box_pdp_answer a;
+    box_req_exec(&q, "echo", "echo hi", 1, "/w");
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    uint64_t e1 = a.pa_epoch;
+    box_pdp_answer_clear(&a);
+
+    box_req_exec(&q, "soon1", "soon1 x", 1, "/w");
+    Box__DecisionRequest served = q.r_req;
+    served.cached_epoch = e1;
+    assert_int_equal(box_pdp_client_report(f.client, &served), BOX_OK);
+    box_pdp_client_flush_soon(f.client);
+    bool seen = false;
+    for (int i = 0; i < 500 && !seen; i++) {
+        char *now = read_log_now(&f);
+        seen = now != NULL && strstr(now, "\"soon1\"") != NULL;
+        box_free(now);
+        if (!seen)
+            usleep(10000);
+    }
+    assert_true(seen);
+
+    // Reported, never flushed: close sends it.
+    box_req_exec(&q, "atclose", "atclose x", 1, "/w");
+    served = q.r_req;
+    served.cached_epoch = e1;
+    assert_int_equal(box_pdp_client_report(f.client, &served), BOX_OK);
+    box_pdp_client_stats st;
+    box_pdp_client_stats_get(f.client, &st);
+    assert_int_equal(st.cs_report_faults, 0);
+    char *log = fx_stop(&f);
+    // One record each (the program is the record's resource): neither
+    // lost nor sent twice.
+    assert_int_equal(count(log, "\"soon1\""), 1);
+    assert_int_equal(count(log, "\"atclose\""), 1);
+    box_free(log);
+}
+
 /* A client whose notice connection went away: the word turns even. */
 static void
 test_validity_word_drops_with_notices(void **state)
@@ -1050,6 +1115,7 @@ main(void)
         cmocka_unit_test(test_enforcement_is_logged_as_effective_deny),
         cmocka_unit_test(test_reload_drops_cache_and_keeps_old_on_error),
         cmocka_unit_test(test_validity_word_and_late_reports),
+        cmocka_unit_test(test_reports_sent_in_background),
         cmocka_unit_test(test_validity_word_drops_with_notices),
         cmocka_unit_test(test_cached_permit_expires_without_notice),
         cmocka_unit_test(test_cache_keys_on_fields_read),
