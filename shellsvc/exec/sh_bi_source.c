@@ -128,6 +128,7 @@ sh_source_text(sh_ctx *cx, const char *path, const char *text, size_t len,
     while (!perr) {
         sh_node *n = NULL;
         sh_parse_status ps = sh_parse_next(p, &n);
+        sh_parse_warnings(cx, p, path);
         if (fd >= 0 && (ps == SH_PARSE_MORE || ps == SH_PARSE_END)) {
             int r = feed_line(cx, p, fd);
             if (r < 0) {

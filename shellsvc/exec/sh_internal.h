@@ -14,6 +14,7 @@
 #include "box_buf.h"
 #include "sh_ast.h"
 #include "sh_exec.h"
+#include "sh_parse.h"
 #include "sh_kernel.h"
 #include "sh_spawn.h"
 #include "sh_lex.h"
@@ -321,6 +322,11 @@ int sh_puts(sh_ctx *cx, int fd, const char *s);
 /* "strands-shell: " + printf text + "\n" on fd 2. */
 void sh_errf(sh_ctx *cx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Prints the warnings the parse gave so far ("strands-shell: warning: …",
+ * or "strands-shell: PATH: line N: warning: …" for a script file) and
+ * forgets them. */
+void sh_parse_warnings(sh_ctx *cx, sh_parser *p, const char *path);
 /* Reads one byte from shell fd n: 1, 0 at end, -1 on error. */
 int sh_read_byte(sh_ctx *cx, int fd, char *c);
 /* Reads up to n bytes from shell fd fd: bytes read, 0 at end, -1 on

@@ -154,6 +154,20 @@ err_line(sh_ctx *cx, const char *msg)
     (void)sh_write(cx, 2, "\n", 1);
 }
 
+void
+sh_parse_warnings(sh_ctx *cx, sh_parser *p, const char *path)
+{
+    const sh_diag *d = sh_parser_diag(p);
+    for (size_t i = 0; i < d->d_nwarn; i++) {
+        if (path != NULL)
+            sh_errf(cx, "%s: line %u: warning: %s", path,
+                    (unsigned)d->d_warn[i].w_line, d->d_warn[i].w_msg);
+        else
+            sh_errf(cx, "warning: %s", d->d_warn[i].w_msg);
+    }
+    sh_parser_warnings_clear(p);
+}
+
 /*
  * One call: parse a complete command at a time (sh_parse_next) and run
  * it, so an error on line 3 still lets lines 1–2 run (spec §3.2). The
@@ -226,6 +240,7 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
     for (;;) {
         sh_node *n = NULL;
         sh_parse_status ps = sh_parse_next(p, &n);
+        sh_parse_warnings(&cx, p, NULL);
         if (ps == SH_PARSE_END || ps == SH_PARSE_MORE)
             break;
         if (ps == SH_PARSE_ERROR) {

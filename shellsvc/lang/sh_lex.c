@@ -44,6 +44,20 @@ sh_diag_set(sh_diag *d, box_err code, uint32_t line, const char *fmt, ...)
 }
 
 void
+sh_diag_warn(sh_diag *d, uint32_t line, const char *fmt, ...)
+{
+    if (d->d_nwarn >= SH_DIAG_WARN_MAX)
+        return;
+    d->d_warn[d->d_nwarn].w_line = line;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->d_warn[d->d_nwarn].w_msg, sizeof(d->d_warn[0].w_msg), fmt,
+              ap);
+    va_end(ap);
+    d->d_nwarn++;
+}
+
+void
 sh_lex_init(sh_lex *lx, const char *src, size_t len, uint32_t line, bool final,
             box_arena *a, sh_diag *diag, unsigned *depth, sh_sub_fn sub,
             void *subctx)
@@ -1182,14 +1196,32 @@ sh_lex_push_heredoc(sh_lex *lx, sh_redir *r)
     return BOX_OK;
 }
 
+/* The text ended before r's delimiter. Text still to come may hold it:
+ * ask for more (an error only to unwind). Else, as bash, the body is what
+ * there was, with a warning (BOX_OK): the caller takes it. */
 static box_err
-heredoc_eof(sh_lex *lx, const sh_redir *r)
+heredoc_eof(sh_lex *lx, const sh_redir *r, uint32_t line0, size_t pos0)
 {
-    if (!lx->lx_final)
+    if (!lx->lx_final) {
         lx->lx_hit_end = true;
-    return sh_diag_set(lx->lx_diag, BOX_EPARSE, r->r_line,
-                       "here-document delimited by end-of-file (wanted `%s')",
-                       r->r_delim);
+        return sh_diag_set(lx->lx_diag, BOX_EPARSE, r->r_line,
+                           "here-document delimited by end-of-file "
+                           "(wanted `%s')",
+                           r->r_delim);
+    }
+    // bash names the line the body's first line follows (the line of the
+    // `<<` for the first body) and, as "line N" of a script, the last line
+    // there is.
+    bool ends_nl = lx->lx_len > 0 && lx->lx_src[lx->lx_len - 1] == '\n';
+    uint32_t last = ends_nl && lx->lx_line > 1 ? lx->lx_line - 1 : lx->lx_line;
+    uint32_t at = line0;
+    if (at > 1 && pos0 > 0 && lx->lx_src[pos0 - 1] == '\n')
+        at--;
+    sh_diag_warn(lx->lx_diag, last,
+                 "here-document at line %u delimited by end-of-file "
+                 "(wanted `%s')",
+                 (unsigned)at, r->r_delim);
+    return BOX_OK;
 }
 
 /* Reads the body of r from the current position (a line start). */
@@ -1199,13 +1231,15 @@ read_heredoc(sh_lex *lx, sh_redir *r)
     bool strip = r->r_kind == SH_R_HEREDOC_STRIP;
     size_t dlen = strlen(r->r_delim);
     uint32_t line0 = lx->lx_line;
+    size_t pos0 = lx->lx_pos;
     box_buf body;
     box_buf_init(&body, SH_MAX_INPUT);
     box_err rv = BOX_OK;
     for (;;) {
         if (lx->lx_pos >= lx->lx_len) {
-            rv = heredoc_eof(lx, r);
-            goto out;
+            if ((rv = heredoc_eof(lx, r, line0, pos0)) != BOX_OK)
+                goto out;
+            break;
         }
         while (strip && lx->lx_pos < lx->lx_len &&
                lx->lx_src[lx->lx_pos] == '\t')
@@ -1215,7 +1249,7 @@ read_heredoc(sh_lex *lx, sh_redir *r)
         size_t n = nl ? (size_t)(nl - s) : lx->lx_len - lx->lx_pos;
         if (n == dlen && memcmp(s, r->r_delim, n) == 0) {
             if (nl == NULL && !lx->lx_final) {
-                rv = heredoc_eof(lx, r);
+                rv = heredoc_eof(lx, r, line0, pos0);
                 goto out;
             }
             lx->lx_pos += n;
@@ -1230,8 +1264,17 @@ read_heredoc(sh_lex *lx, sh_redir *r)
         }
         lx->lx_pos += n;
         if (nl == NULL) {
-            rv = heredoc_eof(lx, r);
-            goto out;
+            if ((rv = heredoc_eof(lx, r, line0, pos0)) != BOX_OK)
+                goto out;
+            // As bash reads it: a line, so it ends with a newline.
+            if ((rv = box_buf_putc(&body, '\n')) != BOX_OK) {
+                rv = rv == BOX_ETOOBIG
+                         ? sh_diag_set(lx->lx_diag, BOX_ETOOBIG, lx->lx_line,
+                                       "input too large")
+                         : oom(lx);
+                goto out;
+            }
+            break;
         }
         advc(lx);
     }
@@ -1441,8 +1484,9 @@ sh_lex_next(sh_lex *lx, sh_token *tok)
     if (c < 0) {
         tok->t_kind = SH_TK_EOF;
         tok->t_end = lx->lx_pos;
+        // Bodies never started: empty, each with its warning (final).
         if (lx->lx_hd_head != NULL)
-            return heredoc_eof(lx, lx->lx_hd_head->ph_redir);
+            return read_heredocs(lx);
         return BOX_OK;
     }
     if (c == '\n') {

@@ -82,11 +82,20 @@ typedef struct sh_token {
     size_t t_end;
 } sh_token;
 
-/* The first error wins; d_line is where it was found (1-based). */
+#define SH_DIAG_WARN_MAX 8 // warnings kept per command; more are dropped
+
+/* The first error wins; d_line is where it was found (1-based). Warnings
+ * (bash's, for text it runs anyway) gather beside it until the caller
+ * prints and clears them (sh_parser_warnings_clear). */
 typedef struct sh_diag {
     box_err d_code; // BOX_OK, BOX_EPARSE, BOX_ETOOBIG, BOX_ENOMEM
     uint32_t d_line;
     char d_msg[SH_MAX_MSG];
+    size_t d_nwarn;
+    struct {
+        uint32_t w_line; // where the text ended up when it was given
+        char w_msg[SH_MAX_MSG];
+    } d_warn[SH_DIAG_WARN_MAX];
 } sh_diag;
 
 typedef struct sh_lex sh_lex;
@@ -185,5 +194,8 @@ const char *sh_tk_name(sh_tk k);
 box_err sh_diag_set(sh_diag *d, box_err code, uint32_t line,
                     const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Keeps one warning (printf-style) found at line, when there is room. */
+void sh_diag_warn(sh_diag *d, uint32_t line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

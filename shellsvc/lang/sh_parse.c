@@ -1615,6 +1615,12 @@ sh_parser_diag(const sh_parser *p)
     return &p->ps_diag;
 }
 
+void
+sh_parser_warnings_clear(sh_parser *p)
+{
+    p->ps_diag.d_nwarn = 0;
+}
+
 sh_parse_status
 sh_parse_next(sh_parser *p, sh_node **out)
 {
@@ -1702,6 +1708,7 @@ sh_parse(const char *text, size_t len, box_arena *a, sh_node **out, sh_diag *d)
             tail = &(*tail)->n_next;
     }
     *out = all;
+    *d = p->ps_diag; // its warnings
 out:
     sh_parser_free(p);
     return rv;

@@ -42,9 +42,10 @@
  *   unexpected token `X' in conditional command
  *   syntax error in conditional expression[: unexpected token `X']
  *   unexpected EOF while looking for `]]'    (line of the [[)
- * A here-document whose delimiter never comes is an error here (bash only
- * warns and runs the command): a cut-off script must not run with a
- * truncated body. Unsupported ${…} forms are refused at parse time.
+ * A here-document whose delimiter never comes takes the rest of the text,
+ * as in bash, with bash's warning (sh_diag d_warn):
+ *   here-document at line N delimited by end-of-file (wanted `D')
+ * Unsupported ${…} forms are refused at parse time.
  */
 
 typedef struct sh_parser sh_parser;
@@ -95,6 +96,9 @@ const sh_diag *sh_parser_diag(const sh_parser *p);
  */
 box_err sh_parse(const char *text, size_t len, box_arena *a, sh_node **out,
                  sh_diag *d) BOX_WARN_UNUSED;
+
+/* Forgets the warnings sh_parser_diag holds (once printed). */
+void sh_parser_warnings_clear(sh_parser *p);
 
 /*
  * The message the shell prints for d: "strands-shell: <msg>", or

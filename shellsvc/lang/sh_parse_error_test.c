@@ -86,13 +86,7 @@ static const err_case cases[] = {
     {"echo `x", 1, "unexpected EOF while looking for matching ``'"},
     {"echo $(if a)", 1, NEAR(")")},
     /* here-documents */
-    {"cat <<EOF\na", 1,
-     "here-document delimited by end-of-file (wanted `EOF')"},
-    {"cat <<EOF", 1, "here-document delimited by end-of-file (wanted `EOF')"},
-    {"x\ncat <<'E'\nEOF\n", 2,
-     "here-document delimited by end-of-file (wanted `E')"},
-    {"cat <<-E\nE \n", 1,
-     "here-document delimited by end-of-file (wanted `E')"},
+    /* (a body cut off by the end of the text: test_heredoc_eof_warns) */
     {"cat <<<", 1, NEAR("newline")},
     {"cat <<< ;", 1, NEAR(";")},
     /* bash syntax: (( )), for (( ; ; )), case terminators, select */
@@ -301,6 +295,75 @@ test_pipeline_limit(void **state)
     expect_limit(inner, strlen(inner), "pipeline too long");
 }
 
+/* A here-document whose delimiter never comes takes the rest of the text
+ * (a line always ending in a newline) with bash's warning, one per body;
+ * only once no more text can come. */
+static void
+test_heredoc_eof_warns(void **state)
+{
+    static const struct {
+        const char *src;
+        size_t nwarn;
+        unsigned at_line[2]; // "here-document at line N"
+        const char *want[2];
+        unsigned last_line; // w_line: the text's last line
+        const char *dump;   // a prefix of the tree
+    } hd[] = {
+        {"cat <<EOF\na", 1, {1}, {"EOF"}, 2,
+         "(list (cmd \"cat\" (<< \"EOF\" \"a\\n\")))"},
+        {"cat <<EOF", 1, {1}, {"EOF"}, 1,
+         "(list (cmd \"cat\" (<< \"EOF\" (word))))"},
+        {"x\ncat <<'E'\nEOF\n", 1, {2}, {"E"}, 3, NULL},
+        {"cat <<-E\nE \n", 1, {1}, {"E"}, 2, NULL},
+        {"cat <<A <<B\nx\n", 2, {1, 2}, {"A", "B"}, 2, NULL},
+    };
+    for (size_t i = 0; i < NELEM(hd); i++) {
+        box_arena *a = box_arena_new(SH_TEST_ARENA);
+        sh_node *n = NULL;
+        sh_diag d;
+        const char *src = hd[i].src;
+        assert_int_equal(sh_parse(src, strlen(src), a, &n, &d), BOX_OK);
+        assert_non_null(n);
+        assert_int_equal(d.d_nwarn, hd[i].nwarn);
+        for (size_t k = 0; k < hd[i].nwarn; k++) {
+            char want[SH_MAX_MSG];
+            snprintf(want, sizeof want,
+                     "here-document at line %u delimited by end-of-file "
+                     "(wanted `%s')",
+                     hd[i].at_line[k], hd[i].want[k]);
+            assert_string_equal(d.d_warn[k].w_msg, want);
+            assert_int_equal(d.d_warn[k].w_line, hd[i].last_line);
+        }
+        if (hd[i].dump != NULL) {
+            char *got = sh_test_dump(src, strlen(src), 0);
+            if (strncmp(got, hd[i].dump, strlen(hd[i].dump)) != 0)
+                fail_msg("case %zu: %s", i, got);
+            box_free(got);
+        }
+        box_arena_free(a);
+    }
+
+    // Fed a line at a time: more text may still close it, so no body and
+    // no warning until the text is finished.
+    box_arena *a = box_arena_new(SH_TEST_ARENA);
+    sh_parser *p = sh_parser_new(a);
+    assert_non_null(p);
+    assert_int_equal(sh_parser_feed(p, "cat <<EOF\n", 10), BOX_OK);
+    sh_node *n = NULL;
+    assert_int_equal(sh_parse_next(p, &n), SH_PARSE_MORE);
+    assert_int_equal(sh_parser_feed(p, "body\n", 5), BOX_OK);
+    assert_int_equal(sh_parse_next(p, &n), SH_PARSE_MORE);
+    assert_int_equal(sh_parser_diag(p)->d_nwarn, 0);
+    sh_parser_finish(p);
+    assert_int_equal(sh_parse_next(p, &n), SH_PARSE_CMD);
+    assert_int_equal(sh_parser_diag(p)->d_nwarn, 1);
+    sh_parser_warnings_clear(p);
+    assert_int_equal(sh_parser_diag(p)->d_nwarn, 0);
+    assert_int_equal(sh_parse_next(p, &n), SH_PARSE_END);
+    sh_parser_free(p);
+    box_arena_free(a);
+}
+
 static void
 test_format(void **state)
 {
@@ -347,6 +410,7 @@ main(void)
         cmocka_unit_test(test_errors), cmocka_unit_test(test_input_too_large),
         cmocka_unit_test(test_depth),  cmocka_unit_test(test_pipeline_limit),
         cmocka_unit_test(test_format), cmocka_unit_test(test_arena_cap),
+        cmocka_unit_test(test_heredoc_eof_warns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
