@@ -28,6 +28,24 @@ sh_cmd_count(const char *s, uintmax_t *out, char *sign)
     return true;
 }
 
+void
+sh_path_last(const char *name, size_t *start, size_t *len)
+{
+    size_t end = strlen(name);
+    while (end > 1 && name[end - 1] == '/')
+        end--;
+    if (end == 1 && name[0] == '/') {
+        *start = 0;
+        *len = 1;
+        return;
+    }
+    size_t s = end;
+    while (s > 0 && name[s - 1] != '/')
+        s--;
+    *start = s;
+    *len = end - s;
+}
+
 /*
  * Writes p to stdout. False when the run must end now: the reader is
  * gone or the call's output is spent (sh_write already set the flow: end

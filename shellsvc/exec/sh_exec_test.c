@@ -574,11 +574,25 @@ test_job_pipe_waits_end_with_call(void **state)
     alarm(0);
 }
 
+/* The registry is searched by bisection: its rows must stay sorted. */
+static void
+test_registry_sorted(void **state)
+{
+    (void)state;
+    for (size_t i = 1; sh_cmd_name_at(i) != NULL; i++)
+        if (strcmp(sh_cmd_name_at(i - 1), sh_cmd_name_at(i)) >= 0)
+            fail_msg("registry rows out of order: %s before %s",
+                     sh_cmd_name_at(i - 1), sh_cmd_name_at(i));
+    for (size_t i = 0; sh_cmd_name_at(i) != NULL; i++)
+        assert_ptr_equal(sh_cmd_lookup(sh_cmd_name_at(i)), sh_cmd_at(i));
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cases),
+        cmocka_unit_test(test_registry_sorted),
         cmocka_unit_test(test_capture_cap),
         cmocka_unit_test(test_arith_recursion_bounded),
         cmocka_unit_test(test_input_too_large),

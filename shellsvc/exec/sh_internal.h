@@ -683,7 +683,9 @@ int sh_bi_alias(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_unalias(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_sh(sh_ctx *, int, char **, const sh_opts *);
 /* Commands (shellsvc/commands, one file each). */
+int sh_cmd_basename(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cat(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_dirname(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_grep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_head(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_ls(sh_ctx *, int, char **, const sh_opts *);
@@ -724,6 +726,10 @@ typedef bool (*sh_cmd_body)(sh_cmd_run *r, sh_input *in, const char *name);
 
 /* N of -n: an optional '+' or '-' (in *sign, else 0), then digits. */
 bool sh_cmd_count(const char *s, uintmax_t *out, char *sign);
+/* The last component of name as GNU's basename finds it: *start and *len
+ * (trailing slashes left out); a name of slashes only is "/" (start 0,
+ * len 1), "" is empty. */
+void sh_path_last(const char *name, size_t *start, size_t *len);
 /* Writes p to fd 1; false (after a message if fd 1 is bad) to stop. */
 bool sh_cmd_emit(sh_cmd_run *r, const char *p, size_t n);
 /* The next line of in (sh_input_line): 1 with line and len set; 0 at

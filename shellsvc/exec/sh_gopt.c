@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* GNU-style option walk (getopt_long's rules, glibc 2.36's messages). */
+#include "sh_gopt.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "sh_internal.h"
+
+// Every GNU tool takes these two; they join each table's names when a
+// long option is matched, so `--ver` can be as ambiguous as GNU's.
+#define GOPT_HELP (-10)
+#define GOPT_VERSION (-11)
+static const sh_gopt gopt_common[] = {
+    {GOPT_HELP, "help", SH_GARG_NONE},
+    {GOPT_VERSION, "version", SH_GARG_NONE},
+};
+
+void
+sh_gopt_init(sh_gopt_iter *it, sh_ctx *cx, const sh_gopt_spec *s, int argc,
+             char **argv)
+{
+    memset(it, 0, sizeof *it);
+    it->gi_spec = s;
+    it->gi_cx = cx;
+    it->gi_argc = argc;
+    it->gi_argv = argv;
+    it->gi_i = 1;
+}
+
+void
+sh_gopt_free(sh_gopt_iter *it)
+{
+    box_free(it->gi_ops);
+    it->gi_ops = NULL;
+    it->gi_nops = 0;
+}
+
+/* The "Try …" tail of every usage error, after gs_usage when set. */
+static int
+gopt_try(sh_gopt_iter *it)
+{
+    const sh_gopt_spec *s = it->gi_spec;
+    char line[256];
+    if (s->gs_usage != NULL) {
+        (void)sh_puts(it->gi_cx, 2, s->gs_usage);
+        (void)sh_puts(it->gi_cx, 2, "\n");
+    }
+    snprintf(line, sizeof line, "Try '%s --help' for more information.\n",
+             s->gs_cmd);
+    (void)sh_puts(it->gi_cx, 2, line);
+    return s->gs_fail;
+}
+
+int
+sh_gopt_usage_error(sh_gopt_iter *it, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    sh_errf(it->gi_cx, "%s: %s", it->gi_spec->gs_cmd, buf);
+    return gopt_try(it);
+}
+
+static int
+gopt_fail(sh_gopt_iter *it, int *status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+gopt_fail(sh_gopt_iter *it, int *status, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    sh_errf(it->gi_cx, "%s: %s", it->gi_spec->gs_cmd, buf);
+    *status = gopt_try(it);
+    return SH_GOPT_EXIT;
+}
+
+static bool
+gopt_push(sh_gopt_iter *it, char *word)
+{
+    if (it->gi_ops == NULL) {
+        it->gi_ops = box_calloc((size_t)it->gi_argc + 1, sizeof(char *));
+        if (it->gi_ops == NULL)
+            return false;
+    }
+    it->gi_ops[it->gi_nops++] = word;
+    return true;
+}
+
+/* --help / --version: printed here, status 0. */
+static int
+gopt_common_run(sh_gopt_iter *it, int id, int *status)
+{
+    const sh_gopt_spec *s = it->gi_spec;
+    if (id == GOPT_HELP) {
+        (void)sh_puts(it->gi_cx, 1, s->gs_help != NULL ? s->gs_help : "");
+        if (s->gs_help == NULL || s->gs_help[strlen(s->gs_help) - 1] != '\n')
+            (void)sh_puts(it->gi_cx, 1, "\n");
+    } else {
+        char line[256];
+        snprintf(line, sizeof line,
+                 "%s (strands-shell) %s\nThe box's own %s: every file it "
+                 "touches is decided by policy.\n",
+                 s->gs_cmd, BOX_VERSION, s->gs_cmd);
+        (void)sh_puts(it->gi_cx, 1, line);
+    }
+    *status = 0;
+    return SH_GOPT_EXIT;
+}
+
+/* The long option named by name (len bytes, before any '='): an exact
+ * match, else the only option it is a prefix of. */
+static int
+gopt_long(sh_gopt_iter *it, const char *word, const char **arg, int *status)
+{
+    const char *name = word + 2;
+    const char *eq = strchr(name, '=');
+    size_t len = eq != NULL ? (size_t)(eq - name) : strlen(name);
+    const sh_gopt *tables[2] = {it->gi_spec->gs_opts, gopt_common};
+    size_t sizes[2] = {SIZE_MAX, sizeof gopt_common / sizeof gopt_common[0]};
+    const sh_gopt *exact = NULL, *first = NULL;
+    size_t nprefix = 0;
+    for (int t = 0; t < 2 && exact == NULL; t++)
+        for (size_t i = 0; i < sizes[t] && tables[t][i].go_id != 0; i++) {
+            const sh_gopt *o = &tables[t][i];
+            if (o->go_long == NULL || strncmp(o->go_long, name, len) != 0)
+                continue;
+            if (o->go_long[len] == '\0') {
+                exact = o;
+                break;
+            }
+            // The same option listed twice is no ambiguity.
+            if (first == NULL || first->go_id != o->go_id ||
+                first->go_arg != o->go_arg)
+                nprefix++;
+            if (first == NULL)
+                first = o;
+        }
+    const sh_gopt *o = exact != NULL ? exact : nprefix == 1 ? first : NULL;
+    if (o == NULL && nprefix > 1) {
+        box_buf b;
+        box_buf_init(&b, 4096);
+        box_err rv = box_buf_printf(&b, "option '%.*s' is ambiguous; "
+                                        "possibilities:",
+                                    (int)(len + 2), word);
+        for (int t = 0; t < 2 && rv == BOX_OK; t++)
+            for (size_t i = 0; i < sizes[t] && tables[t][i].go_id != 0 &&
+                               rv == BOX_OK;
+                 i++)
+                if (tables[t][i].go_long != NULL &&
+                    strncmp(tables[t][i].go_long, name, len) == 0)
+                    rv = box_buf_printf(&b, " '--%s'", tables[t][i].go_long);
+        int r = gopt_fail(it, status, "%s", rv == BOX_OK ? b.b_data : "");
+        box_buf_reset(&b);
+        return r;
+    }
+    if (o == NULL)
+        return gopt_fail(it, status, "unrecognized option '%s'", word);
+    *arg = NULL;
+    if (eq != NULL) {
+        if (o->go_arg == SH_GARG_NONE)
+            return gopt_fail(it, status,
+                             "option '--%s' doesn't allow an argument",
+                             o->go_long);
+        *arg = eq + 1;
+    } else if (o->go_arg == SH_GARG_REQ) {
+        if (it->gi_i >= it->gi_argc)
+            return gopt_fail(it, status, "option '--%s' requires an argument",
+                             o->go_long);
+        *arg = it->gi_argv[it->gi_i++];
+    }
+    if (o->go_id == GOPT_HELP || o->go_id == GOPT_VERSION)
+        return gopt_common_run(it, o->go_id, status);
+    return o->go_id;
+}
+
+/* The next letter of the bundle in gi_short. */
+static int
+gopt_short(sh_gopt_iter *it, const char **arg, int *status)
+{
+    char c = *it->gi_short++;
+    const sh_gopt *o = NULL;
+    for (const sh_gopt *p = it->gi_spec->gs_opts; p->go_id != 0; p++)
+        if (p->go_id == (unsigned char)c && p->go_id < 128) {
+            o = p;
+            break;
+        }
+    if (o == NULL) {
+        it->gi_short = NULL;
+        return gopt_fail(it, status, "invalid option -- '%c'", c);
+    }
+    *arg = NULL;
+    if (o->go_arg != SH_GARG_NONE) {
+        if (*it->gi_short != '\0') {
+            *arg = it->gi_short;
+        } else if (o->go_arg == SH_GARG_REQ) {
+            if (it->gi_i >= it->gi_argc) {
+                it->gi_short = NULL;
+                return gopt_fail(it, status,
+                                 "option requires an argument -- '%c'", c);
+            }
+            *arg = it->gi_argv[it->gi_i++];
+        }
+        it->gi_short = NULL;
+    } else if (*it->gi_short == '\0') {
+        it->gi_short = NULL;
+    }
+    return o->go_id;
+}
+
+static bool
+gopt_all_digits(const char *s)
+{
+    if (*s == '\0')
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+int
+sh_gopt_next(sh_gopt_iter *it, const char **arg, int *status)
+{
+    *arg = NULL;
+    if (it->gi_short != NULL)
+        return gopt_short(it, arg, status);
+    while (it->gi_i < it->gi_argc) {
+        char *w = it->gi_argv[it->gi_i++];
+        if (it->gi_only_ops || w[0] != '-' || w[1] == '\0') {
+            if (!gopt_push(it, w)) {
+                *status = sh_cmd_err(it->gi_cx, it->gi_spec->gs_cmd, 1,
+                                     "out of memory");
+                return SH_GOPT_EXIT;
+            }
+            if (it->gi_spec->gs_flags & SH_GOPT_F_INORDER)
+                it->gi_only_ops = true;
+            continue;
+        }
+        if (strcmp(w, "--") == 0) {
+            it->gi_only_ops = true;
+            continue;
+        }
+        if (w[1] == '-')
+            return gopt_long(it, w, arg, status);
+        if ((it->gi_spec->gs_flags & SH_GOPT_F_NUMBER) &&
+            gopt_all_digits(w + 1)) {
+            *arg = w + 1;
+            return SH_GOPT_NUMBER;
+        }
+        it->gi_short = w + 1;
+        return gopt_short(it, arg, status);
+    }
+    return SH_GOPT_END;
+}
+
+char *
+sh_gquote(const char *s)
+{
+    static const char esc[] = "\a\b\t\n\v\f\r";
+    static const char letter[] = "abtnvfr";
+    box_buf b;
+    box_buf_init(&b, 64u * 1024u);
+    box_err rv = box_buf_puts(&b, "\xe2\x80\x98"); // ‘
+    for (const unsigned char *p = (const unsigned char *)s;
+         *p != '\0' && rv == BOX_OK; p++) {
+        const char *e = *p != '\0' ? strchr(esc, *p) : NULL;
+        if (*p == '\\')
+            rv = box_buf_puts(&b, "\\\\");
+        else if (e != NULL)
+            rv = box_buf_printf(&b, "\\%c", letter[e - esc]);
+        else if (*p < 0x20 || *p == 0x7f)
+            rv = box_buf_printf(&b, "\\%03o", *p);
+        else
+            rv = box_buf_putc(&b, (char)*p);
+    }
+    if (rv == BOX_OK)
+        rv = box_buf_puts(&b, "\xe2\x80\x99"); // ’
+    if (rv != BOX_OK) {
+        box_buf_reset(&b);
+        return NULL;
+    }
+    return box_buf_take(&b);
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* GNU-style options for the shell's own commands: getopt_long's rules and
+ * messages, so `cut --delim=, -f2 file` and `grep pat file -n` behave as
+ * the GNU tools the commands stand in for. */
+#ifndef SH_GOPT_H
+#define SH_GOPT_H
+
+#include <stdbool.h>
+
+typedef struct sh_ctx sh_ctx;
+
+typedef enum sh_garg {
+    SH_GARG_NONE, // --flag
+    SH_GARG_REQ,  // -x ARG, -xARG, --name=ARG, --name ARG
+    SH_GARG_OPT,  // -xARG or --name=ARG only (sed -i[SUFFIX], --color[=WHEN])
+} sh_garg;
+
+/* One option. go_id is the short letter when there is one (a printable
+ * ASCII character), else a value from SH_GOPT_LONG_ONLY up; go_long is the
+ * long name without "--", or NULL. A table ends with a row of id 0. */
+typedef struct sh_gopt {
+    int go_id;
+    const char *go_long;
+    sh_garg go_arg;
+} sh_gopt;
+
+#define SH_GOPT_LONG_ONLY 256 // ids of long-only options start here
+#define SH_GOPT_NUMBER 255    // -NUM with SH_GOPT_F_NUMBER: arg is NUM
+
+/* What sh_gopt_next returns besides an option id. */
+#define SH_GOPT_END (-1)  // options are over: operands in gi_ops
+#define SH_GOPT_EXIT (-2) // --help, --version or an error was printed:
+                          // return *status
+
+enum {
+    SH_GOPT_F_NUMBER = 1u << 0,  // -NUM is an option (head -3, uniq -2)
+    SH_GOPT_F_INORDER = 1u << 1, // the first operand ends the options
+                                 // (env, xargs, timeout: the rest is a command)
+};
+
+typedef struct sh_gopt_spec {
+    const char *gs_cmd;     // as messages name it
+    const sh_gopt *gs_opts; // ends with {0}
+    unsigned gs_flags;      // SH_GOPT_F_*
+    int gs_fail;            // status of a usage error (GNU's: 1, grep 2 …)
+    const char *gs_usage;   // a "Usage: …" line printed before "Try …", or
+                            // NULL (coreutils print only "Try …")
+    const char *gs_help;    // --help text (standard output, status 0)
+} sh_gopt_spec;
+
+/* A walk over argv. gi_ops collects the operands in order, wherever they
+ * stood among the options (GNU permutes); "--" makes the rest operands. */
+typedef struct sh_gopt_iter {
+    const sh_gopt_spec *gi_spec;
+    sh_ctx *gi_cx;
+    int gi_argc;
+    char **gi_argv;
+    int gi_i;             // next word of argv
+    const char *gi_short; // the rest of a bundle of short options
+    bool gi_only_ops;     // after "--" (or the first operand, INORDER)
+    char **gi_ops;        // borrowed strings; the array is owned
+    int gi_nops;
+} sh_gopt_iter;
+
+/* Starts a walk over argv[1..argc-1]. */
+void sh_gopt_init(sh_gopt_iter *it, sh_ctx *cx, const sh_gopt_spec *s,
+                  int argc, char **argv);
+
+/*
+ * The next option: its id, with *arg its argument (NULL when it has none);
+ * SH_GOPT_END once the words are used up (the operands are in gi_ops); or
+ * SH_GOPT_EXIT with *status after --help or --version (printed, 0) or a
+ * usage error (GNU's message, "Try 'CMD --help' …", gs_fail), or when out
+ * of memory (1). Long names may be cut to any unambiguous prefix.
+ */
+int sh_gopt_next(sh_gopt_iter *it, const char **arg, int *status);
+
+/* Frees gi_ops. */
+void sh_gopt_free(sh_gopt_iter *it);
+
+/* A usage error found by the command itself ("missing operand"): prints
+ * "CMD: MSG" and the "Try …" line (and gs_usage first, when set); returns
+ * gs_fail. */
+int sh_gopt_usage_error(sh_gopt_iter *it, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* s as GNU's quote() writes it in a UTF-8 locale: ‘s’, control bytes
+ * and backslashes escaped. The caller frees it; NULL when out of memory. */
+char *sh_gquote(const char *s);
+
+#endif
