@@ -55,18 +55,27 @@ gopt_try(sh_gopt_iter *it)
     return s->gs_fail;
 }
 
-int
-sh_gopt_usage_error(sh_gopt_iter *it, const char *fmt, ...)
+/* "CMD: MSG" and the "Try …" tail; returns gs_fail. */
+static int
+gopt_vfail(sh_gopt_iter *it, const char *fmt, va_list ap)
 {
     char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     sh_errf(it->gi_cx, "%s: %s", it->gi_spec->gs_cmd, buf);
     return gopt_try(it);
 }
 
+int
+sh_gopt_usage_error(sh_gopt_iter *it, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int st = gopt_vfail(it, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+/* A usage error of the walk itself: *status set, SH_GOPT_EXIT. */
 static int
 gopt_fail(sh_gopt_iter *it, int *status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -74,13 +83,10 @@ gopt_fail(sh_gopt_iter *it, int *status, const char *fmt, ...)
 static int
 gopt_fail(sh_gopt_iter *it, int *status, const char *fmt, ...)
 {
-    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    *status = gopt_vfail(it, fmt, ap);
     va_end(ap);
-    sh_errf(it->gi_cx, "%s: %s", it->gi_spec->gs_cmd, buf);
-    *status = gopt_try(it);
     return SH_GOPT_EXIT;
 }
 
