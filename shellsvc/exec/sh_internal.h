@@ -707,6 +707,7 @@ int sh_cmd_head(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_ls(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_mkdir(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_rm(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_seq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_sleep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tail(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_touch(sh_ctx *, int, char **, const sh_opts *);
