@@ -92,6 +92,7 @@ static const sh_cmd sh_cmds[] = {
     {"tail", sh_cmd_tail, "n:", 0,
      "tail [-n [+]N] [FILE]...\nPrint the last N lines (10 by default) of each "
      "FILE; +N starts at line N."},
+    {"tee", sh_cmd_tee, "", SH_CMD_RAWARGS, NULL},
     {"test", sh_bi_test, "", SH_CMD_RAWARGS, NULL},
     {"times", sh_bi_times, "", SH_CMD_RAWARGS, NULL},
     {"touch", sh_cmd_touch, "", 0,
