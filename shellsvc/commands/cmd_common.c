@@ -64,9 +64,8 @@ sh_cmd_emit(sh_cmd_run *r, const char *p, size_t n)
     return false;
 }
 
-/* False (status set) when the call is being torn down: timeout, abort. */
-static bool
-cmd_live(sh_cmd_run *r)
+bool
+sh_cmd_live(sh_cmd_run *r)
 {
     if (!sh_check_stop(r->cr_cx))
         return true;
@@ -77,10 +76,10 @@ cmd_live(sh_cmd_run *r)
 int
 sh_cmd_line(sh_cmd_run *r, sh_input *in, const char **line, size_t *len)
 {
-    if (!cmd_live(r))
+    if (!sh_cmd_live(r))
         return -1;
     int rc = sh_input_line(in, line, len);
-    if (rc < 0 && !cmd_live(r))
+    if (rc < 0 && !sh_cmd_live(r))
         return -1; // the wait for input ended with the call
     if (rc < 0)
         r->cr_status = 1; // reported by the input; next operand
@@ -91,10 +90,10 @@ bool
 sh_cmd_copy(sh_cmd_run *r, sh_input *in, char *buf, size_t size)
 {
     for (;;) {
-        if (!cmd_live(r))
+        if (!sh_cmd_live(r))
             return false;
         ssize_t n = sh_input_read(in, buf, size);
-        if (n < 0 && !cmd_live(r))
+        if (n < 0 && !sh_cmd_live(r))
             return false; // the wait for input ended with the call
         if (n < 0)
             r->cr_status = 1; // reported by the input; next operand

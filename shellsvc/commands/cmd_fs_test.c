@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ls, mkdir, rm, touch: output, messages, statuses and fs:* decisions. */
+/* ls, mkdir, rm, touch, tee: output, messages, statuses and fs:* decisions. */
 #include <regex.h>
 
 #include "sh_test_harness.h"
@@ -210,6 +210,24 @@ static const fcase cases[] = {
      ""},
     {"touch .x", "rm .x; ls -a", ".\n..\n", "", 0},
     {NULL, "rm -i f", "", "strands-shell: rm: -i: invalid option\n", 2, ""},
+    // ---- tee: each FILE is a write decided by policy, as a redirection ----
+    {NULL, "echo hi | tee f; cat f", "hi\nhi\n", "", 0, WC(H "f") RC(H "f")},
+    {"echo old > f", "echo new | tee -a f g >/dev/null; cat f g",
+     "old\nnew\nnew\n", "", 0,
+     WC("/dev/null") WC(H "f") WC(H "g") RC(H "f") RC(H "g")},
+    // a denied FILE is reported and left out; the others are written
+    {NULL, "echo hi | tee /usr/x f; echo $?; cat f", "hi\n1\nhi\n",
+     DENIED("tee", "/usr/x"), 0, WC("/usr/x") WC(H "f") RC(H "f"), "/usr/x"},
+    {NULL, "echo hi | tee nodir/x; echo $?", "hi\n1\n",
+     NOENT("tee", "nodir/x"), 0},
+    // no decision: nothing more runs, not even the copy
+    {NULL, "echo hi | tee /usr/x f; echo after", "", FAULT, 125, WC("/usr/x"),
+     NULL, "/usr/x"},
+    // redirections open their targets the same way, as before
+    {NULL, "echo hi > /usr/x; echo $?", "1\n",
+     "strands-shell: /usr/x: policy denied this operation on '/usr/x' "
+     "[default-deny]: No permit policy matched this request.\n",
+     0, WC("/usr/x"), "/usr/x"},
 };
 
 static char *

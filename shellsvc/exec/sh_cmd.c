@@ -81,6 +81,7 @@ static const sh_cmd sh_cmds[] = {
      "rm [-rRf] FILE...\nRemove files (and, with -r, directories and their "
      "contents).\n  -f  ignore missing files  -r, -R  remove directories "
      "recursively"},
+    {"seq", sh_cmd_seq, "", SH_CMD_RAWARGS, NULL},
     {"set", sh_bi_set, "", SH_CMD_RAWARGS, NULL},
     {"sh", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
     {"shift", sh_bi_shift, "", SH_CMD_RAWARGS, NULL},
@@ -91,6 +92,7 @@ static const sh_cmd sh_cmds[] = {
     {"tail", sh_cmd_tail, "n:", 0,
      "tail [-n [+]N] [FILE]...\nPrint the last N lines (10 by default) of each "
      "FILE; +N starts at line N."},
+    {"tee", sh_cmd_tee, "", SH_CMD_RAWARGS, NULL},
     {"test", sh_bi_test, "", SH_CMD_RAWARGS, NULL},
     {"times", sh_bi_times, "", SH_CMD_RAWARGS, NULL},
     {"touch", sh_cmd_touch, "", 0,

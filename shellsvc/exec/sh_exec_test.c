@@ -116,6 +116,11 @@ static const tcase cases[] = {
      1},
     {"while :; do :; done", "", "strands-shell: execution timeout exceeded\n",
      1, NULL, NULL, NULL, 200},
+    // seq without end stops with the budget, or when its reader goes
+    {"seq inf >/dev/null", "", "strands-shell: execution timeout exceeded\n",
+     1, NULL, NULL, NULL, 200},
+    {"seq 1 1000000000 | head -n 2; seq inf | tee /dev/null | head -n 1",
+     "1\n2\n1\n", "", 0, NULL, NULL, NULL, 5000},
     {"type echo; f() { :; }; type f; type nope",
      "echo is a shell builtin\n"
      "f is a function\nf () \n{ \n    :\n}\n",

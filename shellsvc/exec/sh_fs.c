@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
+#include "sh_bistate.h"
 #include "sh_internal.h"
 
 #define SH_INPUT_CHUNK (64u * 1024u)
@@ -48,6 +49,36 @@ sh_fs_fail(sh_ctx *cx, const char *cmd, const char *target, sh_kernel_result *r)
     }
     sh_kernel_result_clear(r);
     return status;
+}
+
+sh_stream *
+sh_stream_open(sh_ctx *cx, const char *cmd, const char *path, const char *shown,
+               int flags, int *status)
+{
+    *status = BOX_STATUS_FAILED;
+    int dfd = sh_devfd(cx, path);
+    if (dfd >= 0) {
+        *status = 0;
+        return sh_stream_ref(cx->cx_fd[dfd]);
+    }
+    if (shown == NULL)
+        shown = path;
+    sh_kernel_result r = {0};
+    sh_kernel_file *f = NULL;
+    if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, path, flags,
+                       sh_umask_apply(cx, 0666), &f, &r) != 0) {
+        *status = sh_fs_fail(cx, cmd, shown, &r);
+        return NULL;
+    }
+    sh_kernel_result_clear(&r);
+    sh_stream *s = sh_stream_file(f);
+    if (s == NULL && cmd != NULL)
+        sh_errf(cx, "%s: %s: out of memory", cmd, shown);
+    else if (s == NULL)
+        sh_errf(cx, "%s: out of memory", shown);
+    else
+        *status = 0;
+    return s;
 }
 
 struct sh_input {

@@ -242,7 +242,10 @@ sh_gopt_next(sh_gopt_iter *it, const char **arg, int *status)
         return gopt_short(it, arg, status);
     while (it->gi_i < it->gi_argc) {
         char *w = it->gi_argv[it->gi_i++];
-        if (it->gi_only_ops || w[0] != '-' || w[1] == '\0') {
+        bool negnum = (it->gi_spec->gs_flags & SH_GOPT_F_NEGNUM) &&
+                      w[0] == '-' &&
+                      (w[1] == '.' || (w[1] >= '0' && w[1] <= '9'));
+        if (it->gi_only_ops || w[0] != '-' || w[1] == '\0' || negnum) {
             if (!gopt_push(it, w)) {
                 *status = sh_cmd_err(it->gi_cx, it->gi_spec->gs_cmd, 1,
                                      "out of memory");
@@ -291,6 +294,138 @@ sh_gquote(const char *s)
     }
     if (rv == BOX_OK)
         rv = box_buf_puts(&b, "\xe2\x80\x99"); // ’
+    if (rv != BOX_OK) {
+        box_buf_reset(&b);
+        return NULL;
+    }
+    return box_buf_take(&b);
+}
+
+/* ---- quotef: file names in messages (gnulib's shell-escape style) ---- */
+
+/* The length of the character at p: a valid UTF-8 sequence that prints
+ * (C.UTF-8: not a C1 control), else 0 for one byte to escape. */
+static size_t
+gq_printable_len(const unsigned char *p)
+{
+    if (*p >= 0x20 && *p < 0x7f)
+        return 1;
+    size_t n = *p >= 0xf0 && *p <= 0xf4   ? 4
+               : *p >= 0xe0 && *p <= 0xef ? 3
+               : *p >= 0xc2 && *p <= 0xdf ? 2
+                                          : 0;
+    unsigned cp = n == 4 ? *p & 7u : n == 3 ? *p & 15u : *p & 31u;
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3fu);
+    }
+    bool overlong = (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
+    if (n == 0 || overlong || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000) ||
+        cp < 0xa0)
+        return 0;
+    return n;
+}
+
+/* A byte a shell reads specially (so the name gets quotes), at index i
+ * of a name of len bytes. quotef adds ':' to the list. */
+static bool
+gq_special(unsigned char c, size_t i, size_t len)
+{
+    if (c == '#' || c == '~')
+        return i == 0;
+    if (c == '{' || c == '}')
+        return len == 1;
+    return c != '\0' && strchr(" !\"$&'()*:;<=>?[\\^`|", c) != NULL;
+}
+
+/* Whether a byte reads the same inside "…" as in the name: double
+ * quotes are used for a name whose only trouble is a single quote. */
+static bool
+gq_dq_safe(unsigned char c, size_t i, size_t len)
+{
+    if (c == '#' || c == '~')
+        return i == 0;
+    if (c == '{' || c == '}')
+        return len == 1;
+    return c >= 0x80 || c == ' ' || c == '\'' || c == '@' ||
+           strchr("%+,-./:]_", c) != NULL || (c >= '0' && c <= '9') ||
+           (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+/*
+ * The single-quoted form: unprintable bytes in $'…' pieces ($'\t',
+ * $'\377'), a quote as '\''. escaped says a $'…' piece is open; gnulib
+ * lets the state of a first pass over the name leak into the pass that
+ * writes it (a name with a quote, whose last quote is followed by an
+ * unprintable byte, starts '''), and GNU's messages show that.
+ */
+static box_err
+gq_single(box_buf *b, const unsigned char *s, bool escaped)
+{
+    static const char esc[] = "\a\b\t\n\v\f\r";
+    static const char letter[] = "abtnvfr";
+    box_err rv = box_buf_putc(b, '\'');
+    for (const unsigned char *p = s; *p != '\0' && rv == BOX_OK;) {
+        size_t n = gq_printable_len(p);
+        if (n == 0) {
+            if (!escaped)
+                rv = box_buf_puts(b, "'$'");
+            escaped = true;
+            const char *e = *p < 0x20 ? strchr(esc, *p) : NULL;
+            if (rv == BOX_OK && e != NULL)
+                rv = box_buf_printf(b, "\\%c", letter[e - esc]);
+            else if (rv == BOX_OK)
+                rv = box_buf_printf(b, "\\%03o", *p);
+            p++;
+        } else if (*p == '\'') {
+            rv = box_buf_puts(b, "'\\''");
+            escaped = false;
+            p++;
+        } else {
+            if (escaped)
+                rv = box_buf_puts(b, "''");
+            escaped = false;
+            if (rv == BOX_OK)
+                rv = box_buf_append(b, p, n);
+            p += n;
+        }
+    }
+    return rv == BOX_OK ? box_buf_putc(b, '\'') : rv;
+}
+
+char *
+sh_gquotef(const char *name)
+{
+    const unsigned char *s = (const unsigned char *)name;
+    size_t len = strlen(name);
+    bool plain = len > 0, quote = false, dq = true, escaped = false;
+    for (size_t i = 0; i < len;) {
+        size_t n = gq_printable_len(s + i);
+        if (n == 0) {
+            plain = dq = false;
+            escaped = true;
+            i++;
+            continue;
+        }
+        if (gq_special(s[i], i, len))
+            plain = false;
+        if (!gq_dq_safe(s[i], i, len))
+            dq = false;
+        if (s[i] == '\'')
+            quote = true;
+        escaped = false;
+        i += n;
+    }
+    box_buf b;
+    box_buf_init(&b, 64u * 1024u);
+    box_err rv;
+    if (plain)
+        rv = box_buf_puts(&b, name);
+    else if (quote && dq)
+        rv = box_buf_printf(&b, "\"%s\"", name);
+    else
+        rv = gq_single(&b, s, quote && escaped);
     if (rv != BOX_OK) {
         box_buf_reset(&b);
         return NULL;

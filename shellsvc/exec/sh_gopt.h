@@ -36,6 +36,9 @@ enum {
     SH_GOPT_F_NUMBER = 1u << 0,  // -NUM is an option (head -3, uniq -2)
     SH_GOPT_F_INORDER = 1u << 1, // the first operand ends the options
                                  // (env, xargs, timeout: the rest is a command)
+    SH_GOPT_F_NEGNUM = 1u << 2,  // a word "-" then a digit or '.' is an
+                                 // operand (seq -1 1); with INORDER it
+                                 // ends the options
 };
 
 typedef struct sh_gopt_spec {
@@ -87,5 +90,10 @@ int sh_gopt_usage_error(sh_gopt_iter *it, const char *fmt, ...)
 /* s as GNU's quote() writes it in a UTF-8 locale: ‘s’, control bytes
  * and backslashes escaped. The caller frees it; NULL when out of memory. */
 char *sh_gquote(const char *s);
+
+/* s as GNU's quotef() writes a file name in a message: as it is when a
+ * shell would read it back unchanged, else quoted for a shell ('a b',
+ * "it's", 'a'$'\n''b'). The caller frees it; NULL when out of memory. */
+char *sh_gquotef(const char *s);
 
 #endif

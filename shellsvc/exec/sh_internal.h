@@ -319,6 +319,11 @@ void sh_ctx_orphan_jobs(sh_ctx *cx);
  * the flow so the context unwinds. */
 int sh_write(sh_ctx *cx, int fd, const char *p, size_t n);
 int sh_puts(sh_ctx *cx, int fd, const char *s);
+/* As sh_write, to a stream that need not be a shell fd (tee's FILEs; NULL
+ * is a closed fd). With pipe_ends false a reader that is gone is only
+ * SH_IO_PIPE, the writer goes on (tee -p). SH_IO_ERR leaves errno set. */
+int sh_stream_write(sh_ctx *cx, sh_stream *s, const char *p, size_t n,
+                    bool pipe_ends);
 /* "strands-shell: " + printf text + "\n" on fd 2. */
 void sh_errf(sh_ctx *cx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -330,8 +335,8 @@ void sh_parse_warnings(sh_ctx *cx, sh_parser *p, const char *path);
 /* Reads one byte from shell fd n: 1, 0 at end, -1 on error. */
 int sh_read_byte(sh_ctx *cx, int fd, char *c);
 /* Reads up to n bytes from shell fd fd: bytes read, 0 at end, -1 on
- * error (a bad fd, a write-only stream) or when the call is over while
- * a pipe had nothing (cx then unwinds, its flow set). */
+ * error (a bad fd, a write-only stream; errno says which) or when the
+ * call is over while a pipe had nothing (cx then unwinds, its flow set). */
 ssize_t sh_read(sh_ctx *cx, int fd, void *buf, size_t n);
 
 /* ---- files (sh_fs.c): every effect through the session's kernel ---- */
@@ -350,6 +355,17 @@ sh_kernel *sh_kern(const sh_ctx *cx);
  */
 int sh_fs_fail(sh_ctx *cx, const char *cmd, const char *target,
                sh_kernel_result *r);
+
+/*
+ * Opens path as a stream through the kernel with open(2)'s flags (fs:read
+ * or fs:write as they say; created 0666 less the umask): a redirection's
+ * target, tee's FILEs. /dev/fd/N, /dev/stdin, /dev/stdout and /dev/stderr
+ * are the shell's own fds, as they are, never reopened. NULL after the
+ * message (sh_fs_fail; cmd NULL is a redirection, shown the name messages
+ * use, NULL for path), *status then 1 or 125. The caller owns the stream.
+ */
+sh_stream *sh_stream_open(sh_ctx *cx, const char *cmd, const char *path,
+                          const char *shown, int flags, int *status);
 
 /*
  * Buffered input over a file operand or a shell fd: what cat, grep, wc,
@@ -691,8 +707,10 @@ int sh_cmd_head(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_ls(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_mkdir(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_rm(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_seq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_sleep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tail(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_tee(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_touch(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_wc(sh_ctx *, int, char **, const sh_opts *);
 
@@ -732,6 +750,8 @@ bool sh_cmd_count(const char *s, uintmax_t *out, char *sign);
 void sh_path_last(const char *name, size_t *start, size_t *len);
 /* Writes p to fd 1; false (after a message if fd 1 is bad) to stop. */
 bool sh_cmd_emit(sh_cmd_run *r, const char *p, size_t n);
+/* False (cr_status set) when the call is being torn down: timeout, abort. */
+bool sh_cmd_live(sh_cmd_run *r);
 /* The next line of in (sh_input_line): 1 with line and len set; 0 at
  * the end of the operand (status 1 after a read error); -1 to stop. */
 int sh_cmd_line(sh_cmd_run *r, sh_input *in, const char **line, size_t *len);

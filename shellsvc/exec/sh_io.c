@@ -203,6 +203,7 @@ drain_sigpipe(void)
         ;
 }
 
+/* SH_IO_ERR leaves errno saying why (tee names it). */
 static int
 stream_write(const sh_ctx *cx, sh_stream *s, const char *p, size_t n)
 {
@@ -220,6 +221,7 @@ stream_write(const sh_ctx *cx, sh_stream *s, const char *p, size_t n)
     case SH_ST_NULL:
         return SH_IO_OK;
     case SH_ST_MEM:
+        errno = EBADF; // a here-document is read-only
         return SH_IO_ERR;
     case SH_ST_BUF: {
         int rc = SH_IO_OK;
@@ -232,6 +234,7 @@ stream_write(const sh_ctx *cx, sh_stream *s, const char *p, size_t n)
         if (n > 0) {
             char *np = box_realloc(s->s_p, s->s_len + n + 1);
             if (np == NULL) {
+                errno = ENOMEM;
                 rc = SH_IO_ERR;
             } else {
                 memcpy(np + s->s_len, p, n);
@@ -248,7 +251,10 @@ stream_write(const sh_ctx *cx, sh_stream *s, const char *p, size_t n)
         pthread_mutex_lock(&s->s_lock);
         ssize_t w = sh_kernel_write(s->s_file, p, n);
         pthread_mutex_unlock(&s->s_lock);
-        return w == (ssize_t)n ? SH_IO_OK : SH_IO_ERR;
+        if (w == (ssize_t)n)
+            return SH_IO_OK;
+        errno = w < 0 ? (int)-w : ENOSPC; // a short write: no room
+        return SH_IO_ERR;
     }
     case SH_ST_FD:
         while (n > 0) {
@@ -269,16 +275,20 @@ stream_write(const sh_ctx *cx, sh_stream *s, const char *p, size_t n)
         }
         return SH_IO_OK;
     }
+    errno = EBADF;
     return SH_IO_ERR;
 }
 
 int
-sh_write(sh_ctx *cx, int fd, const char *p, size_t n)
+sh_stream_write(sh_ctx *cx, sh_stream *s, const char *p, size_t n,
+                bool pipe_ends)
 {
-    if (fd < 0 || fd >= SH_MAX_FD || cx->cx_fd[fd] == NULL)
+    if (s == NULL) {
+        errno = EBADF;
         return SH_IO_ERR;
-    int rc = stream_write(cx, cx->cx_fd[fd], p, n);
-    if (rc == SH_IO_PIPE) {
+    }
+    int rc = stream_write(cx, s, p, n);
+    if (rc == SH_IO_PIPE && pipe_ends) {
         // Like SIGPIPE: the writer's stage (or $( )) ends.
         sh_fatal(cx, 141);
     } else if (rc == SH_IO_STOP) {
@@ -288,6 +298,16 @@ sh_write(sh_ctx *cx, int fd, const char *p, size_t n)
         sh_check_stop(cx); // says why (the budget, once), and unwinds
     }
     return rc;
+}
+
+int
+sh_write(sh_ctx *cx, int fd, const char *p, size_t n)
+{
+    if (fd < 0 || fd >= SH_MAX_FD) {
+        errno = EBADF;
+        return SH_IO_ERR;
+    }
+    return sh_stream_write(cx, cx->cx_fd[fd], p, n, true);
 }
 
 int
@@ -326,6 +346,7 @@ sh_errf(sh_ctx *cx, const char *fmt, ...)
 ssize_t
 sh_read(sh_ctx *cx, int fd, void *buf, size_t n)
 {
+    errno = EBADF; // a bad fd, a write-only stream
     if (fd < 0 || fd >= SH_MAX_FD || cx->cx_fd[fd] == NULL)
         return -1;
     sh_stream *s = cx->cx_fd[fd];
@@ -349,6 +370,8 @@ sh_read(sh_ctx *cx, int fd, void *buf, size_t n)
         pthread_mutex_lock(&s->s_lock);
         ssize_t r = sh_kernel_read(s->s_file, buf, n);
         pthread_mutex_unlock(&s->s_lock);
+        if (r < 0)
+            errno = (int)-r;
         return r < 0 ? -1 : r;
     }
     case SH_ST_FD:
