@@ -35,6 +35,7 @@ static const sh_cmd sh_cmds[] = {
     {"cd", sh_bi_cd, "LP", 0, NULL},
     {"command", sh_bi_command, "pvV", 0, NULL},
     {"continue", sh_bi_break, "", SH_CMD_RAWARGS, NULL},
+    {"cut", sh_cmd_cut, "", SH_CMD_RAWARGS, NULL},
     {"dash", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
     {"declare", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"dirname", sh_cmd_dirname, "", SH_CMD_RAWARGS, NULL},
