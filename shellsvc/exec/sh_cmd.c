@@ -96,6 +96,7 @@ static const sh_cmd sh_cmds[] = {
     {"times", sh_bi_times, "", SH_CMD_RAWARGS, NULL},
     {"touch", sh_cmd_touch, "", 0,
      "touch FILE...\nCreate each FILE that does not exist."},
+    {"tr", sh_cmd_tr, "", SH_CMD_RAWARGS, NULL},
     {"trap", sh_bi_trap, "", SH_CMD_RAWARGS, NULL},
     {"true", sh_bi_colon, "", SH_CMD_RAWARGS, NULL},
     {"type", sh_bi_type, "afptP", 0, NULL},

@@ -695,6 +695,7 @@ int sh_cmd_rm(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_sleep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tail(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_touch(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_tr(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_wc(sh_ctx *, int, char **, const sh_opts *);
 
 /* Saves name (value, elements, attributes) for restore when the
