@@ -155,9 +155,10 @@ gopt_long(sh_gopt_iter *it, const char *word, const char **arg, int *status)
     if (o == NULL && nprefix > 1) {
         box_buf b;
         box_buf_init(&b, 4096);
-        box_err rv = box_buf_printf(&b, "option '%.*s' is ambiguous; "
+        // glibc names the whole word, "=ARG" included: '--o=:'.
+        box_err rv = box_buf_printf(&b, "option '%s' is ambiguous; "
                                         "possibilities:",
-                                    (int)(len + 2), word);
+                                    word);
         for (int t = 0; t < 2 && rv == BOX_OK; t++)
             for (size_t i = 0; i < sizes[t] && tables[t][i].go_id != 0 &&
                                rv == BOX_OK;

@@ -701,6 +701,7 @@ int sh_bi_sh(sh_ctx *, int, char **, const sh_opts *);
 /* Commands (shellsvc/commands, one file each). */
 int sh_cmd_basename(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cat(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_cut(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_dirname(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_grep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_head(sh_ctx *, int, char **, const sh_opts *);
@@ -712,6 +713,7 @@ int sh_cmd_sleep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tail(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tee(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_touch(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_tr(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_wc(sh_ctx *, int, char **, const sh_opts *);
 
 /* Saves name (value, elements, attributes) for restore when the
