@@ -299,21 +299,8 @@ redirs_keep(rsave *sv, int nsv)
 static sh_stream *
 open_file(sh_ctx *cx, const char *path, int flags)
 {
-    int dfd = sh_devfd(cx, path);
-    if (dfd >= 0)
-        return sh_stream_ref(cx->cx_fd[dfd]);
-    sh_kernel_result r = {0};
-    sh_kernel_file *f = NULL;
-    if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, path, flags,
-                       sh_umask_apply(cx, 0666), &f, &r) != 0) {
-        (void)sh_fs_fail(cx, NULL, path, &r);
-        return NULL;
-    }
-    sh_kernel_result_clear(&r);
-    sh_stream *s = sh_stream_file(f);
-    if (s == NULL)
-        sh_errf(cx, "%s: out of memory", path);
-    return s;
+    int st;
+    return sh_fs_open_stream(cx, NULL, path, flags, &st);
 }
 
 /*

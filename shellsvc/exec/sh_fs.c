@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
+#include "sh_bistate.h"
 #include "sh_internal.h"
 
 #define SH_INPUT_CHUNK (64u * 1024u)
@@ -59,6 +60,8 @@ struct sh_input {
     char *in_buf;
     size_t in_pos, in_len;
     bool in_eof, in_failed;
+    bool in_quiet; // read errors are the caller's to report
+    int in_errno;  // what the failed read said
     char *in_line; // assembled line that crossed a buffer boundary
     size_t in_line_cap;
 };
@@ -108,6 +111,9 @@ input_fill(sh_input *in, void *buf, size_t n)
         if (in->in_cx->cx_flow != SH_FLOW_NONE)
             return -1; // the call is over (sh_read said so): no read error
         int e = in->in_file ? (int)-r : EIO;
+        in->in_errno = e;
+        if (in->in_quiet)
+            return -1;
         sh_cmd_err(in->in_cx, in->in_cmd, 1, "%s: %s", in->in_name,
                    strerror(e));
         return -1;
@@ -191,6 +197,45 @@ sh_input_line(sh_input *in, const char **line, size_t *len)
             return 1;
         }
     }
+}
+
+void
+sh_input_quiet(sh_input *in)
+{
+    in->in_quiet = true;
+}
+
+int
+sh_input_errno(const sh_input *in)
+{
+    return in->in_errno;
+}
+
+sh_stream *
+sh_fs_open_stream(sh_ctx *cx, const char *cmd, const char *path, int flags,
+                  int *status)
+{
+    *status = 0;
+    int dfd = sh_devfd(cx, path);
+    if (dfd >= 0)
+        return sh_stream_ref(cx->cx_fd[dfd]);
+    sh_kernel_result r = {0};
+    sh_kernel_file *f = NULL;
+    if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, path, flags,
+                       sh_umask_apply(cx, 0666), &f, &r) != 0) {
+        *status = sh_fs_fail(cx, cmd, path, &r);
+        return NULL;
+    }
+    sh_kernel_result_clear(&r);
+    sh_stream *s = sh_stream_file(f);
+    if (s == NULL) {
+        *status = 1;
+        if (cmd == NULL)
+            sh_errf(cx, "%s: out of memory", path);
+        else
+            sh_errf(cx, "%s: %s: out of memory", cmd, path);
+    }
+    return s;
 }
 
 void

@@ -369,7 +369,21 @@ sh_input *sh_input_open(sh_ctx *cx, const char *cmd, const char *operand,
 int sh_input_line(sh_input *in, const char **line, size_t *len);
 /* Up to n bytes: count, 0 at end, -1 on error. */
 ssize_t sh_input_read(sh_input *in, void *buf, size_t n);
-void sh_input_close(sh_input *in); // NULL-safe
+/* From now on a read error prints nothing: the command words its own
+ * message (sort's "read failed: F: E", uniq's "error reading 'F'") from
+ * sh_input_errno, once sh_check_stop says the call goes on. */
+void sh_input_quiet(sh_input *in);
+int sh_input_errno(const sh_input *in); // 0 until a read failed
+void sh_input_close(sh_input *in);      // NULL-safe
+
+/*
+ * Opens path as a redirection does (flags as open(2): O_WRONLY|O_CREAT|
+ * O_TRUNC for `>`), through the kernel; /dev/fd/N is shell fd N as it
+ * is. The caller owns the stream. NULL after the message (sh_fs_fail,
+ * cmd as there) with *status 1, or 125 when the decision failed.
+ */
+sh_stream *sh_fs_open_stream(sh_ctx *cx, const char *cmd, const char *path,
+                             int flags, int *status);
 
 /* Ends the context with status (exit, fatal errors). */
 void sh_fatal(sh_ctx *cx, int status);
@@ -737,6 +751,20 @@ bool sh_cmd_emit(sh_cmd_run *r, const char *p, size_t n);
 int sh_cmd_line(sh_cmd_run *r, sh_input *in, const char **line, size_t *len);
 /* Copies the rest of in to fd 1 through buf; false to stop. */
 bool sh_cmd_copy(sh_cmd_run *r, sh_input *in, char *buf, size_t size);
+/*
+ * Points fd 1 of cx at path, opened as `> path` would be, for a command
+ * that names its output file (sort -o, uniq's OUTPUT); *saved keeps what
+ * fd 1 was, for sh_cmd_output_end. what prefixes a failure's message
+ * ("sort: open failed"). Returns 0, or the status after the message (1,
+ * or 125 when the decision failed).
+ */
+int sh_cmd_output_begin(sh_ctx *cx, const char *what, const char *path,
+                        sh_stream **saved);
+/* Closes the file and gives fd 1 back. */
+void sh_cmd_output_end(sh_ctx *cx, sh_stream *saved);
+/* name as GNU's quoteaf shows a file in some messages ("error reading
+ * 'x'"): in single quotes, or double quotes when it holds one. */
+void sh_cmd_quote_name(char *buf, size_t size, const char *name);
 /* Opens each operand (none: stdin) and runs body on it, with a header
  * first when cr_headers. Returns cr_status. */
 int sh_cmd_operands(sh_cmd_run *r, int argc, char **argv, const sh_opts *o,
