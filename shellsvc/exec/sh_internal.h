@@ -706,8 +706,10 @@ int sh_cmd_ls(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_mkdir(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_rm(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_sleep(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_sort(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tail(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_touch(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_uniq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_wc(sh_ctx *, int, char **, const sh_opts *);
 
 /* Saves name (value, elements, attributes) for restore when the
