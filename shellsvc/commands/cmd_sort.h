@@ -39,10 +39,14 @@ typedef struct sort_key {
     unsigned sk_flags; // SK_*
 } sort_key;
 
-/* A line without its delimiter; the text is borrowed. */
+/* A line without its delimiter; the text is borrowed. sl_key is where
+ * the first key lies, found once (sort_key_locate) rather than at every
+ * comparison. */
 typedef struct sort_line {
     const char *sl_text;
     size_t sl_len;
+    const char *sl_key;
+    size_t sl_keylen;
 } sort_line;
 
 /* Everything a comparison needs. The scratch buffers hold a key copied
@@ -100,6 +104,9 @@ bool sort_key_parse_obsolete(const char *pos1, const char *pos2, sort_key *k);
 void sort_key_letters(unsigned flags, char *buf);
 /* Whether flags ask for two orderings at once (-n with -g, -R with -M …). */
 bool sort_key_conflict(unsigned flags);
+
+/* Sets l's sl_key and sl_keylen (when there is a key). */
+void sort_key_locate(const sort_order *o, sort_line *l);
 
 /* <0, 0 or >0: a against b on every key, then (unless so_keys_only) on
  * the whole line; a key's or the global reverse applied. */

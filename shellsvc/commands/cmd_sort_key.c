@@ -392,15 +392,24 @@ key_compare_one(const sort_order *o, const sort_key *k, const char *a,
     return sort_cmp_version(a, an, b, bn);
 }
 
+void
+sort_key_locate(const sort_order *o, sort_line *l)
+{
+    if (o->so_nkeys > 0)
+        key_find(o, &o->so_keys[0], l, &l->sl_key, &l->sl_keylen);
+}
+
 int
 sort_compare(const sort_order *o, const sort_line *a, const sort_line *b)
 {
     for (size_t i = 0; i < o->so_nkeys; i++) {
         const sort_key *k = &o->so_keys[i];
-        const char *ka, *kb;
-        size_t an, bn;
-        key_find(o, k, a, &ka, &an);
-        key_find(o, k, b, &kb, &bn);
+        const char *ka = a->sl_key, *kb = b->sl_key;
+        size_t an = a->sl_keylen, bn = b->sl_keylen;
+        if (i > 0) {
+            key_find(o, k, a, &ka, &an);
+            key_find(o, k, b, &kb, &bn);
+        }
         int d = key_compare_one(o, k, ka, an, kb, bn);
         if (d != 0)
             return (k->sk_flags & SK_REVERSE) ? (d < 0) - (d > 0) : d;

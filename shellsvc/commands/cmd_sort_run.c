@@ -382,7 +382,9 @@ sort_body(sh_ctx *cx, sort_conf *c, char **names, size_t n)
     st = SORT_FAIL;
     c->sc_order.so_scratch_len = t.st_longest + 1;
     scratch = box_alloc(2 * c->sc_order.so_scratch_len);
-    tmp = box_calloc(t.st_nlines + 1, sizeof *tmp);
+    // The merge sort copies out only the left half; -m merges into tmp.
+    tmp = box_calloc((c->sc_merge ? t.st_nlines : t.st_nlines / 2) + 1,
+                     sizeof *tmp);
     heads = box_calloc(n + 1, sizeof *heads);
     if (scratch == NULL || tmp == NULL || heads == NULL) {
         sh_cmd_err(cx, "sort", SORT_FAIL, "memory exhausted");
@@ -390,6 +392,8 @@ sort_body(sh_ctx *cx, sort_conf *c, char **names, size_t n)
     }
     c->sc_order.so_scratch[0] = scratch;
     c->sc_order.so_scratch[1] = scratch + c->sc_order.so_scratch_len;
+    for (size_t i = 0; i < t.st_nlines; i++)
+        sort_key_locate(&c->sc_order, &t.st_lines[i]);
     if (c->sc_check != 0) {
         st = sort_check(cx, c, &t, names[0]);
         goto out;
