@@ -54,13 +54,23 @@ static const sh_gopt sort_opts[] = {
     {SORT_OPT_PARALLEL, "parallel", SH_GARG_REQ},
     {SORT_OPT_RANDOM_SOURCE, "random-source", SH_GARG_REQ},
     {SORT_OPT_SORT, "sort", SH_GARG_REQ},
+    // The obsolete -POS2 after +POS1 starts with a digit; else an error.
+    {'0', NULL, SH_GARG_NONE},
+    {'1', NULL, SH_GARG_NONE},
+    {'2', NULL, SH_GARG_NONE},
+    {'3', NULL, SH_GARG_NONE},
+    {'4', NULL, SH_GARG_NONE},
+    {'5', NULL, SH_GARG_NONE},
+    {'6', NULL, SH_GARG_NONE},
+    {'7', NULL, SH_GARG_NONE},
+    {'8', NULL, SH_GARG_NONE},
+    {'9', NULL, SH_GARG_NONE},
     {0},
 };
 
 static const sh_gopt_spec sort_spec = {
     .gs_cmd = "sort",
     .gs_opts = sort_opts,
-    .gs_flags = SH_GOPT_F_NUMBER, // -POS2 of the obsolete +POS1 -POS2
     .gs_fail = SORT_FAIL,
     .gs_help =
         "Usage: sort [OPTION]... [FILE]...\n"
@@ -248,7 +258,7 @@ sort_obsolete_keys(sh_gopt_iter *it, sort_conf *c, sort_args *a, int *seen)
     for (int i = *seen; i < it->gi_nplain; i++) {
         sort_key k;
         char *w = it->gi_ops[i];
-        if (w[0] != '+' || !sort_key_parse_obsolete(w, NULL, &k))
+        if (w[0] != '+' || !sort_key_parse_obsolete(w, &k))
             continue;
         if (sort_add_key(c, &k) != BOX_OK)
             return BOX_ENOMEM;
@@ -260,20 +270,31 @@ sort_obsolete_keys(sh_gopt_iter *it, sort_conf *c, sort_args *a, int *seen)
     return BOX_OK;
 }
 
-/* -POS2 right after a +POS1 key: that key's end. */
-static bool
-sort_obsolete_end(sh_gopt_iter *it, sort_conf *c, const sort_args *a,
-                  const char *num)
+/*
+ * A digit option: the obsolete -POS2 when its word starts with it and
+ * follows a +POS1 key (the whole word is then POS2, letters and all);
+ * anywhere else GNU's invalid option.
+ */
+static int
+sort_obsolete_end(sh_gopt_iter *it, sort_conf *c, const sort_args *a, int id,
+                  int *st)
 {
-    int w = it->gi_i - 2; // the word before "-NUM"
-    if (w < 1 || a->sa_plus == NULL || it->gi_argv[w] != a->sa_plus ||
-        a->sa_plus_at != it->gi_nops - 1 || c->sc_nkeys == 0)
-        return false;
-    sort_key k;
-    if (!sort_key_parse_obsolete(it->gi_argv[w], num - 1, &k))
-        return false;
-    c->sc_keys[c->sc_nkeys - 1] = k;
-    return true;
+    const char *word = it->gi_argv[it->gi_i - 1];
+    bool pos2 = word[0] == '-' && word[1] == id && it->gi_i >= 3 &&
+                a->sa_plus != NULL && it->gi_argv[it->gi_i - 2] == a->sa_plus &&
+                a->sa_plus_at == it->gi_nops - 1 && c->sc_nkeys > 0;
+    it->gi_short = NULL; // the rest of the word is POS2's, or an error's
+    if (!pos2) {
+        *st = sh_gopt_usage_error(it, "invalid option -- '%c'", id);
+        return -1;
+    }
+    char err[512];
+    if (!sort_key_parse_end(word, &c->sc_keys[c->sc_nkeys - 1], err,
+                            sizeof err)) {
+        *st = sh_cmd_err(it->gi_cx, "sort", SORT_FAIL, "%s", err);
+        return -1;
+    }
+    return 0;
 }
 
 /* One option into c or a; 0, or the status to end with (*st). */
@@ -349,11 +370,17 @@ sort_option(sh_gopt_iter *it, sort_conf *c, sort_args *a, int id,
         a->sa_global.sk_flags |= sort_letter_flag(sort_ids[i]);
         return 0;
     }
-    case SH_GOPT_NUMBER:
-        if (sort_obsolete_end(it, c, a, arg))
-            return 0;
-        *st = sh_gopt_usage_error(it, "invalid option -- '%c'", arg[0]);
-        return -1;
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
+    case '8':
+    case '9':
+        return sort_obsolete_end(it, c, a, id, st);
     default: // -T, -y, --compress-program: nothing to do
         a->sa_global.sk_flags |= sort_letter_flag(id);
         return 0;

@@ -96,9 +96,11 @@ int sort_seed(sh_ctx *cx, const char *source, uint64_t *seed);
  * invalid field specification ‘0’" and the like.
  */
 bool sort_key_parse(const char *spec, sort_key *k, char *err, size_t errsz);
-/* The obsolete +POS1 [-POS2] (0-based fields): false when pos1 is no
- * valid +POS1 (GNU then reads it as a file); pos2 NULL when absent. */
-bool sort_key_parse_obsolete(const char *pos1, const char *pos2, sort_key *k);
+/* The obsolete +POS1 (0-based fields): false when pos1 is no valid
+ * +POS1 (GNU then reads it as a file). */
+bool sort_key_parse_obsolete(const char *pos1, sort_key *k);
+/* Its -POS2, the end of k: false with GNU's message in err when bad. */
+bool sort_key_parse_end(const char *pos2, sort_key *k, char *err, size_t errsz);
 /* The key letters in GNU's order for "options '-…' are incompatible";
  * buf holds at least 16 bytes. */
 void sort_key_letters(unsigned flags, char *buf);

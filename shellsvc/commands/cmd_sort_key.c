@@ -118,10 +118,9 @@ sort_key_parse(const char *spec, sort_key *k, char *err, size_t errsz)
     return true;
 }
 
-/* +POS1 -POS2: fields and characters from 0; -POS2 names the field the
- * key ends after (or, with .C, C bytes into the field after it). */
+/* +POS1: fields and characters from 0. */
 bool
-sort_key_parse_obsolete(const char *pos1, const char *pos2, sort_key *k)
+sort_key_parse_obsolete(const char *pos1, sort_key *k)
 {
     memset(k, 0, sizeof *k);
     const char *s = key_count(pos1 + 1, &k->sk_sword);
@@ -132,20 +131,29 @@ sort_key_parse_obsolete(const char *pos1, const char *pos2, sort_key *k)
     if (k->sk_sword == 0 && k->sk_schar == 0)
         k->sk_sword = SORT_LINE_EDGE;
     s = key_letters(s, k, false);
-    if (*s != '\0')
-        return false;
     k->sk_eword = SORT_LINE_EDGE;
-    if (pos2 == NULL)
-        return true;
-    s = key_count(pos2 + 1, &k->sk_eword);
-    if (s != NULL && *s == '.')
-        s = key_count(s + 1, &k->sk_echar);
+    return *s == '\0';
+}
+
+/* -POS2 names the field the key ends after or, with .C, C bytes into the
+ * field after it. */
+bool
+sort_key_parse_end(const char *pos2, sort_key *k, char *err, size_t errsz)
+{
+    const char *s = key_count(pos2 + 1, &k->sk_eword), *n;
     if (s == NULL)
-        return false;
+        return key_bad_count(pos2 + 1, "invalid number after '-'", err, errsz);
+    if (*s == '.') {
+        if ((n = key_count(s + 1, &k->sk_echar)) == NULL)
+            return key_bad_count(s + 1, "invalid number after '.'", err, errsz);
+        s = n;
+    }
     if (k->sk_echar == 0 && k->sk_eword > 0)
         k->sk_eword--;
     s = key_letters(s, k, true);
-    return *s == '\0';
+    if (*s != '\0')
+        return key_bad(pos2, "stray character in field spec", err, errsz);
+    return true;
 }
 
 void

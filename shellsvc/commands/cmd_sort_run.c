@@ -13,6 +13,7 @@
 #define SORT_TEXT_MAX (1u << 30) // all input held at once: 1 GiB
 #define SORT_READ_CHUNK (256u * 1024u)
 #define SORT_OUT_CHUNK (64u * 1024u)
+#define SORT_STDIO_BUF 8192u       // glibc's BUFSIZ
 #define SORT_NAMES_MAX (16u << 20) // --files0-from's list of names
 
 /* The inputs: their bytes back to back, each ending in the delimiter,
@@ -160,7 +161,12 @@ sort_files0(sh_ctx *cx, const char *file, char **store, char ***names,
             goto out;
         }
     if (r < 0) {
-        st = sort_read_failed(cx, in, file);
+        char q[512];
+        sh_cmd_quote_name(q, sizeof q, file);
+        st = sh_check_stop(cx)
+                 ? cx->cx_status
+                 : sh_cmd_err(cx, "sort", SORT_FAIL,
+                              "cannot read file names from %s", q);
         goto out;
     }
     st = SORT_FAIL;
@@ -257,15 +263,48 @@ sort_merge_runs(const sort_order *o, const sort_text *t, size_t nruns,
 /* ---- output ---- */
 
 typedef struct sort_out {
-    sh_cmd_run so_run;
+    sh_ctx *so_cx;
+    const char *so_name; // -o FILE, or NULL: standard output
+    int so_status;       // 0 until a write failed or the call ended
+    size_t so_total;     // bytes written so far
+    bool so_final;       // the last flush
     char so_buf[SORT_OUT_CHUNK];
     size_t so_len;
 } sort_out;
 
+/* Writes p; false (so_status set) when the run must stop: the reader is
+ * gone or the call's output is spent (end quietly with the call's
+ * status), or the output cannot be written (GNU's message, status 2). */
+static bool
+sort_emit(sort_out *w, const char *p, size_t n)
+{
+    if (n == 0 || sh_write(w->so_cx, 1, p, n) == SH_IO_OK) {
+        w->so_total += n;
+        return true;
+    }
+    sh_ctx *cx = w->so_cx;
+    if (cx->cx_flow != SH_FLOW_NONE) {
+        w->so_status = cx->cx_status;
+        return false;
+    }
+    char q[512];
+    sh_cmd_quote_name(q, sizeof q,
+                      w->so_name != NULL ? w->so_name : "standard output");
+    // GNU's stdio holds up to BUFSIZ bytes: a failure of a short output
+    // shows when the buffer is flushed at the end.
+    bool at_flush = w->so_final && w->so_total + n <= SORT_STDIO_BUF;
+    w->so_status = sh_cmd_err(cx, "sort", SORT_FAIL, "%s failed: %s: %s",
+                              at_flush ? "fflush" : "write", q,
+                              w->so_name != NULL ? "Input/output error"
+                                                 : "Bad file descriptor");
+    sh_cmd_err(cx, "sort", SORT_FAIL, "write error");
+    return false;
+}
+
 static bool
 sort_flush(sort_out *w)
 {
-    bool ok = sh_cmd_emit(&w->so_run, w->so_buf, w->so_len);
+    bool ok = sort_emit(w, w->so_buf, w->so_len);
     w->so_len = 0;
     return ok;
 }
@@ -277,8 +316,7 @@ sort_put(sort_out *w, const sort_line *l, char eol)
         if (!sort_flush(w))
             return false;
         if (l->sl_len + 1 > sizeof w->so_buf)
-            return sh_cmd_emit(&w->so_run, l->sl_text, l->sl_len) &&
-                   sh_cmd_emit(&w->so_run, &eol, 1);
+            return sort_emit(w, l->sl_text, l->sl_len) && sort_emit(w, &eol, 1);
     }
     memcpy(w->so_buf + w->so_len, l->sl_text, l->sl_len);
     w->so_len += l->sl_len;
@@ -304,8 +342,8 @@ sort_write(sh_ctx *cx, const sort_conf *c, const sort_line *v, size_t n)
         sh_cmd_err(cx, "sort", SORT_FAIL, "memory exhausted");
         goto out;
     }
-    w->so_run.cr_cx = cx;
-    w->so_run.cr_cmd = "sort";
+    w->so_cx = cx;
+    w->so_name = c->sc_out;
     const sort_line *last = NULL;
     for (size_t i = 0; i < n; i++) {
         if (c->sc_unique && last != NULL &&
@@ -315,13 +353,14 @@ sort_write(sh_ctx *cx, const sort_conf *c, const sort_line *v, size_t n)
         if (!sort_put(w, &v[i], c->sc_eol))
             break;
         if ((i & 4095) == 0 && sh_check_stop(cx)) {
-            w->so_run.cr_status = cx->cx_status;
+            w->so_status = cx->cx_status;
             break;
         }
     }
-    if (w->so_run.cr_status == 0)
+    w->so_final = true;
+    if (w->so_status == 0)
         (void)sort_flush(w);
-    status = w->so_run.cr_status;
+    status = w->so_status;
 out:
     box_free(w);
     if (c->sc_out != NULL)
