@@ -81,6 +81,9 @@ typedef struct sort_conf {
 /* Reads the inputs, then sorts and writes them, or checks them (-c):
  * the command's status. */
 int sort_run(sh_ctx *cx, sort_conf *c);
+/* -c / -C over input name (cmd_sort_check.c): 0 in order, 1 at the first
+ * line out of order (reported with -c), else the failure's status. */
+int sort_check(sh_ctx *cx, sort_conf *c, const char *name);
 
 /* Option arguments (cmd_sort_args.c): 0, or the status after GNU's
  * message. */

@@ -368,31 +368,7 @@ out:
     return status;
 }
 
-/* -c / -C: the first line out of order ("sort: NAME:N: disorder: LINE"
- * with -c) gives status 1; -u also refuses equal neighbours. */
-static int
-sort_check(sh_ctx *cx, const sort_conf *c, const sort_text *t, const char *name)
-{
-    for (size_t i = 1; i < t->st_nlines; i++) {
-        int d =
-            sort_compare(&c->sc_order, &t->st_lines[i - 1], &t->st_lines[i]);
-        if (d < 0 || (d == 0 && !c->sc_unique))
-            continue;
-        if (c->sc_check == 'c') {
-            char head[512];
-            snprintf(head, sizeof head,
-                     SH_PREFIX "sort: %s:%zu: disorder: ", name, i + 1);
-            (void)sh_puts(cx, 2, head);
-            (void)sh_write(cx, 2, t->st_lines[i].sl_text,
-                           t->st_lines[i].sl_len);
-            (void)sh_write(cx, 2, &c->sc_eol, 1);
-        }
-        return 1;
-    }
-    return 0;
-}
-
-/* Reads every input, then checks, merges or sorts, and writes. */
+/* Reads every input, then merges or sorts, and writes. */
 static int
 sort_body(sh_ctx *cx, sort_conf *c, char **names, size_t n)
 {
@@ -433,10 +409,6 @@ sort_body(sh_ctx *cx, sort_conf *c, char **names, size_t n)
     c->sc_order.so_scratch[1] = scratch + c->sc_order.so_scratch_len;
     for (size_t i = 0; i < t.st_nlines; i++)
         sort_key_locate(&c->sc_order, &t.st_lines[i]);
-    if (c->sc_check != 0) {
-        st = sort_check(cx, c, &t, names[0]);
-        goto out;
-    }
     sort_line *v = t.st_lines;
     if (c->sc_merge) {
         sort_merge_runs(&c->sc_order, &t, n, heads, tmp);
@@ -475,7 +447,8 @@ sort_run(sh_ctx *cx, sort_conf *c)
         names = dash;
         n = 1;
     }
-    int st = sort_body(cx, c, names, n);
+    int st = c->sc_check != 0 ? sort_check(cx, c, names[0])
+                              : sort_body(cx, c, names, n);
     if (names != c->sc_files && names != dash)
         box_free(names);
     box_free(store);

@@ -270,8 +270,6 @@ typedef struct uniq_run {
     const uniq_conf *ur_conf;
     sh_input *ur_in;
     const char *ur_name;
-    char *ur_chunk;
-    size_t ur_pos, ur_len;
     box_buf ur_line[2]; // the line before and the line read now
     char ur_out[UNIQ_CHUNK];
     size_t ur_outlen;
@@ -283,45 +281,21 @@ static int
 uniq_read(uniq_run *r, box_buf *b)
 {
     sh_ctx *cx = r->ur_run.cr_cx;
-    box_buf_truncate(b, 0);
-    bool any = false;
-    for (;;) {
-        if (r->ur_pos < r->ur_len) {
-            const char *p = r->ur_chunk + r->ur_pos;
-            size_t n = r->ur_len - r->ur_pos;
-            const char *e = memchr(p, r->ur_conf->uc_eol, n);
-            size_t take = e != NULL ? (size_t)(e - p) : n;
-            if (box_buf_append(b, p, take) != BOX_OK) {
-                r->ur_run.cr_status =
-                    sh_cmd_err(cx, "uniq", 1, "memory exhausted");
-                return -1;
-            }
-            any = true;
-            r->ur_pos += take + (e != NULL);
-            if (e != NULL)
-                return 1;
-        }
-        if (sh_check_stop(cx)) {
-            r->ur_run.cr_status = cx->cx_status;
-            return -1;
-        }
-        ssize_t n = sh_input_read(r->ur_in, r->ur_chunk, UNIQ_CHUNK);
-        if (n < 0) {
-            if (sh_check_stop(cx)) {
-                r->ur_run.cr_status = cx->cx_status;
-                return -1;
-            }
-            char q[512];
-            sh_cmd_quote_name(q, sizeof q, r->ur_name);
-            r->ur_run.cr_status =
-                sh_cmd_err(cx, "uniq", 1, "error reading %s", q);
-            return -1;
-        }
-        if (n == 0)
-            return any ? 1 : 0;
-        r->ur_pos = 0;
-        r->ur_len = (size_t)n;
+    int rc = sh_check_stop(cx)
+                 ? -1
+                 : sh_input_record(r->ur_in, r->ur_conf->uc_eol, b);
+    if (rc >= 0)
+        return rc;
+    if (sh_check_stop(cx)) {
+        r->ur_run.cr_status = cx->cx_status;
+    } else if (rc == -2) {
+        r->ur_run.cr_status = sh_cmd_err(cx, "uniq", 1, "memory exhausted");
+    } else {
+        char q[512];
+        sh_cmd_quote_name(q, sizeof q, r->ur_name);
+        r->ur_run.cr_status = sh_cmd_err(cx, "uniq", 1, "error reading %s", q);
     }
+    return -1;
 }
 
 static bool
@@ -507,10 +481,6 @@ uniq_main(sh_ctx *cx, const uniq_conf *c)
             goto out;
         redirected = true;
     }
-    if ((r->ur_chunk = box_alloc(UNIQ_CHUNK)) == NULL) {
-        st = sh_cmd_err(cx, "uniq", 1, "memory exhausted");
-        goto out;
-    }
     bool ok = c->uc_group != UNIQ_NONE ? uniq_grouped(r) : uniq_filter(r);
     // What was read before a failure is still written, as GNU does.
     int failed = r->ur_run.cr_status;
@@ -523,7 +493,6 @@ out:
     sh_input_close(r->ur_in);
     box_buf_reset(&r->ur_line[0]);
     box_buf_reset(&r->ur_line[1]);
-    box_free(r->ur_chunk);
     box_free(r);
     return st;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
+#include "box_buf.h"
 #include "sh_bistate.h"
 #include "sh_internal.h"
 
@@ -196,6 +197,34 @@ sh_input_line(sh_input *in, const char **line, size_t *len)
             *len = have;
             return 1;
         }
+    }
+}
+
+int
+sh_input_record(sh_input *in, char delim, box_buf *b)
+{
+    box_buf_truncate(b, 0);
+    bool any = false;
+    for (;;) {
+        if (in->in_pos < in->in_len) {
+            const char *s = in->in_buf + in->in_pos;
+            size_t avail = in->in_len - in->in_pos;
+            const char *e = memchr(s, delim, avail);
+            size_t take = e != NULL ? (size_t)(e - s) : avail;
+            if (box_buf_append(b, s, take) != BOX_OK)
+                return -2;
+            in->in_pos += take + (e != NULL);
+            any = true;
+            if (e != NULL)
+                return 1;
+        }
+        ssize_t r = input_fill(in, in->in_buf, SH_INPUT_CHUNK);
+        if (r < 0)
+            return -1;
+        in->in_pos = 0;
+        in->in_len = (size_t)r;
+        if (r == 0)
+            return any ? 1 : 0;
     }
 }
 

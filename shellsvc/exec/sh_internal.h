@@ -369,6 +369,11 @@ sh_input *sh_input_open(sh_ctx *cx, const char *cmd, const char *operand,
 int sh_input_line(sh_input *in, const char **line, size_t *len);
 /* Up to n bytes: count, 0 at end, -1 on error. */
 ssize_t sh_input_read(sh_input *in, void *buf, size_t n);
+/* The next record ending in delim, whole and without it, into b (the
+ * last may lack delim): 1; 0 at the end; -1 on a read error (reported
+ * unless quiet) or when the call is over; -2 when the record outgrew b's
+ * maximum or memory (nothing printed). */
+int sh_input_record(sh_input *in, char delim, box_buf *b);
 /* From now on a read error prints nothing: the command words its own
  * message (sort's "read failed: F: E", uniq's "error reading 'F'") from
  * sh_input_errno, once sh_check_stop says the call goes on. */
