@@ -116,6 +116,7 @@ static const sh_gopt_spec sort_spec = {
         "  -C, --check=quiet, --check=silent  like -c, but do not report "
         "first bad line\n"
         "      --compress-program=PROG  accepted; no temporaries are made\n"
+        "      --debug               accepted; keys are not annotated here\n"
         "      --files0-from=F       read input from the files specified by\n"
         "                            NUL-terminated names in file F;\n"
         "                            If F is - then read names from standard "
@@ -467,6 +468,11 @@ sort_check_usage(sh_gopt_iter *it, sort_conf *c, const sort_args *a)
         char letters[3] = {(char)c->sc_check, 'o', '\0'};
         return sort_incompatible(it->gi_cx, letters);
     }
+    // GNU underlines each line's keys; here the order is the same, and
+    // the caller is told why the lines come bare.
+    if (a->sa_debug)
+        sh_cmd_err(it->gi_cx, "sort", 0,
+                   "--debug: key annotations are not supported here");
     return 0;
 }
 
