@@ -164,8 +164,8 @@ static const sh_gopt_spec sort_spec = {
 
 /* What the walk gathered besides the conf. */
 typedef struct sort_args {
-    sort_key sa_global; // -b -d … -V: the default for keys without letters
-    int sa_tab;         // -t: -1 until given
+    unsigned sa_flags; // -b -d … -V: the default for keys without letters
+    int sa_tab;        // -t: -1 until given
     const char *sa_files0;
     const char *sa_random_source;
     bool sa_debug;
@@ -368,7 +368,7 @@ sort_option(sh_gopt_iter *it, sort_conf *c, sort_args *a, int id,
         int i = sh_gopt_argmatch(it, "--sort", arg, sorts, sort_ids, st);
         if (i < 0)
             return -1;
-        a->sa_global.sk_flags |= sort_letter_flag(sort_ids[i]);
+        a->sa_flags |= sort_letter_flag(sort_ids[i]);
         return 0;
     }
     case '0':
@@ -383,7 +383,7 @@ sort_option(sh_gopt_iter *it, sort_conf *c, sort_args *a, int id,
     case '9':
         return sort_obsolete_end(it, c, a, id, st);
     default: // -T, -y, --compress-program: nothing to do
-        a->sa_global.sk_flags |= sort_letter_flag(id);
+        a->sa_flags |= sort_letter_flag(id);
         return 0;
     }
 }
@@ -397,7 +397,7 @@ sort_option(sh_gopt_iter *it, sort_conf *c, sort_args *a, int id,
 static int
 sort_settle_keys(sh_ctx *cx, sort_conf *c, const sort_args *a)
 {
-    unsigned g = a->sa_global.sk_flags;
+    unsigned g = a->sa_flags;
     for (size_t i = 0; i < c->sc_nkeys; i++)
         if (c->sc_keys[i].sk_flags == 0)
             c->sc_keys[i].sk_flags = g;

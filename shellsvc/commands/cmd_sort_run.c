@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* sort's run: every input into one buffer, a stable merge sort over an
- * index of its lines, the output (or -o FILE); -c checks instead. */
+ * index of its lines, the output (or -o FILE). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -441,6 +441,7 @@ sort_run(sh_ctx *cx, sort_conf *c)
         int st = sort_files0(cx, c->sc_files0, &store, &names, &n);
         if (st != 0) {
             box_free(names);
+            box_free(store);
             return st;
         }
     } else if (n == 0) {

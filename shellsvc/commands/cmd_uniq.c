@@ -10,8 +10,8 @@
 #include "sh_gopt.h"
 #include "sh_internal.h"
 
-#define UNIQ_LINE_MAX (256u << 20) // one line held whole: 256 MiB
-#define UNIQ_CHUNK (64u * 1024u)
+#define UNIQ_LINE_MAX (256u << 20)   // one line held whole: 256 MiB
+#define UNIQ_OUT_CHUNK (64u * 1024u) // output gathered per write
 
 enum {
     UNIQ_OPT_ALL_REPEATED = SH_GOPT_LONG_ONLY,
@@ -270,8 +270,9 @@ typedef struct uniq_run {
     const uniq_conf *ur_conf;
     sh_input *ur_in;
     const char *ur_name;
-    box_buf ur_line[2]; // the line before and the line read now
-    char ur_out[UNIQ_CHUNK];
+    bool ur_read_failed; // the output so far still goes out
+    box_buf ur_line[2];  // the line before and the line read now
+    char ur_out[UNIQ_OUT_CHUNK];
     size_t ur_outlen;
 } uniq_run;
 
@@ -288,7 +289,10 @@ uniq_read(uniq_run *r, box_buf *b)
         return rc;
     if (sh_check_stop(cx)) {
         r->ur_run.cr_status = cx->cx_status;
-    } else if (rc == -2) {
+        return -1;
+    }
+    r->ur_read_failed = true;
+    if (rc == -2) {
         r->ur_run.cr_status = sh_cmd_err(cx, "uniq", 1, "memory exhausted");
     } else {
         char q[512];
@@ -482,9 +486,9 @@ uniq_main(sh_ctx *cx, const uniq_conf *c)
         redirected = true;
     }
     bool ok = c->uc_group != UNIQ_NONE ? uniq_grouped(r) : uniq_filter(r);
-    // What was read before a failure is still written, as GNU does.
+    // What was read before a read error is still written, as GNU does.
     int failed = r->ur_run.cr_status;
-    if ((ok || (failed != 0 && !sh_check_stop(cx))) && uniq_flush(r))
+    if ((ok || r->ur_read_failed) && uniq_flush(r))
         r->ur_run.cr_status = failed;
     st = r->ur_run.cr_status;
 out:
