@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What cat, head and tail share: -n numbers, operands, output to fd 1. */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sh_internal.h"
@@ -146,4 +148,34 @@ sh_cmd_operands(sh_cmd_run *r, int argc, char **argv, const sh_opts *o,
             break;
     }
     return r->cr_status;
+}
+
+int
+sh_cmd_output_begin(sh_ctx *cx, const char *what, const char *path,
+                    sh_stream **saved)
+{
+    int st;
+    sh_stream *s =
+        sh_stream_open(cx, what, path, NULL, O_WRONLY | O_CREAT | O_TRUNC, &st);
+    if (s == NULL)
+        return st;
+    *saved = cx->cx_fd[1];
+    cx->cx_fd[1] = s;
+    return 0;
+}
+
+void
+sh_cmd_output_end(sh_ctx *cx, sh_stream *saved)
+{
+    sh_stream_unref(cx->cx_fd[1]);
+    cx->cx_fd[1] = saved;
+}
+
+void
+sh_cmd_quote_name(char *buf, size_t size, const char *name)
+{
+    if (strchr(name, '\'') == NULL)
+        snprintf(buf, size, "'%s'", name);
+    else
+        snprintf(buf, size, "\"%s\"", name);
 }

@@ -89,6 +89,7 @@ static const sh_cmd sh_cmds[] = {
     {"shopt", sh_bi_shopt, "", SH_CMD_RAWARGS, NULL},
     {"sleep", sh_cmd_sleep, "", 0,
      "sleep NUMBER[smhd]...\nPause for the sum of the given times."},
+    {"sort", sh_cmd_sort, "", SH_CMD_RAWARGS, NULL},
     {"source", sh_bi_source, "", SH_CMD_RAWARGS, NULL},
     {"tail", sh_cmd_tail, "n:", 0,
      "tail [-n [+]N] [FILE]...\nPrint the last N lines (10 by default) of each "
@@ -105,6 +106,7 @@ static const sh_cmd sh_cmds[] = {
     {"typeset", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"umask", sh_bi_umask, "pS", 0, NULL},
     {"unalias", sh_bi_unalias, "a", 0, NULL},
+    {"uniq", sh_cmd_uniq, "", SH_CMD_RAWARGS, NULL},
     {"unset", sh_bi_unset, "fv", 0, NULL},
     {"wait", sh_bi_wait, "", 0, NULL},
     {"wc", sh_cmd_wc, "clw", 0,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
+#include "box_buf.h"
 #include "sh_bistate.h"
 #include "sh_internal.h"
 
@@ -90,6 +91,8 @@ struct sh_input {
     char *in_buf;
     size_t in_pos, in_len;
     bool in_eof, in_failed;
+    bool in_quiet; // read errors are the caller's to report
+    int in_errno;  // what the failed read said
     char *in_line; // assembled line that crossed a buffer boundary
     size_t in_line_cap;
 };
@@ -139,6 +142,9 @@ input_fill(sh_input *in, void *buf, size_t n)
         if (in->in_cx->cx_flow != SH_FLOW_NONE)
             return -1; // the call is over (sh_read said so): no read error
         int e = in->in_file ? (int)-r : EIO;
+        in->in_errno = e;
+        if (in->in_quiet)
+            return -1;
         sh_cmd_err(in->in_cx, in->in_cmd, 1, "%s: %s", in->in_name,
                    strerror(e));
         return -1;
@@ -222,6 +228,46 @@ sh_input_line(sh_input *in, const char **line, size_t *len)
             return 1;
         }
     }
+}
+
+int
+sh_input_record(sh_input *in, char delim, box_buf *b)
+{
+    box_buf_truncate(b, 0);
+    bool any = false;
+    for (;;) {
+        if (in->in_pos < in->in_len) {
+            const char *s = in->in_buf + in->in_pos;
+            size_t avail = in->in_len - in->in_pos;
+            const char *e = memchr(s, delim, avail);
+            size_t take = e != NULL ? (size_t)(e - s) : avail;
+            if (box_buf_append(b, s, take) != BOX_OK)
+                return -2;
+            in->in_pos += take + (e != NULL);
+            any = true;
+            if (e != NULL)
+                return 1;
+        }
+        ssize_t r = input_fill(in, in->in_buf, SH_INPUT_CHUNK);
+        if (r < 0)
+            return -1;
+        in->in_pos = 0;
+        in->in_len = (size_t)r;
+        if (r == 0)
+            return any ? 1 : 0;
+    }
+}
+
+void
+sh_input_quiet(sh_input *in)
+{
+    in->in_quiet = true;
+}
+
+int
+sh_input_errno(const sh_input *in)
+{
+    return in->in_errno;
 }
 
 void

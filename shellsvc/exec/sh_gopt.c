@@ -40,8 +40,8 @@ sh_gopt_free(sh_gopt_iter *it)
 }
 
 /* The "Try …" tail of every usage error, after gs_usage when set. */
-static int
-gopt_try(sh_gopt_iter *it)
+int
+sh_gopt_try(sh_gopt_iter *it)
 {
     const sh_gopt_spec *s = it->gi_spec;
     char line[256];
@@ -62,7 +62,7 @@ gopt_vfail(sh_gopt_iter *it, const char *fmt, va_list ap)
     char buf[1024];
     vsnprintf(buf, sizeof buf, fmt, ap);
     sh_errf(it->gi_cx, "%s: %s", it->gi_spec->gs_cmd, buf);
-    return gopt_try(it);
+    return sh_gopt_try(it);
 }
 
 int
@@ -99,6 +99,8 @@ gopt_push(sh_gopt_iter *it, char *word)
             return false;
     }
     it->gi_ops[it->gi_nops++] = word;
+    if (!it->gi_dashdash)
+        it->gi_nplain = it->gi_nops;
     return true;
 }
 
@@ -258,6 +260,7 @@ sh_gopt_next(sh_gopt_iter *it, const char **arg, int *status)
         }
         if (strcmp(w, "--") == 0) {
             it->gi_only_ops = true;
+            it->gi_dashdash = true;
             continue;
         }
         if (w[1] == '-')
@@ -432,4 +435,47 @@ sh_gquotef(const char *name)
         return NULL;
     }
     return box_buf_take(&b);
+}
+
+int
+sh_gopt_argmatch(sh_gopt_iter *it, const char *opt, const char *arg,
+                 const char *const *names, const int *vals, int *status)
+{
+    size_t len = strlen(arg);
+    int found = -1;
+    bool ambiguous = false;
+    for (int i = 0; names[i] != NULL; i++) {
+        if (strncmp(names[i], arg, len) != 0)
+            continue;
+        if (names[i][len] == '\0')
+            return i;
+        if (found < 0)
+            found = i;
+        else if (vals[found] != vals[i])
+            ambiguous = true;
+    }
+    if (found >= 0 && !ambiguous)
+        return found;
+    char *qa = sh_gquote(arg), *qo = sh_gquote(opt);
+    sh_errf(it->gi_cx, "%s: %s argument %s for %s", it->gi_spec->gs_cmd,
+            ambiguous ? "ambiguous" : "invalid", qa ? qa : arg,
+            qo ? qo : opt);
+    box_free(qa);
+    box_free(qo);
+    box_buf b;
+    box_buf_init(&b, 4096);
+    box_err rv = box_buf_puts(&b, "Valid arguments are:");
+    for (int i = 0; names[i] != NULL && rv == BOX_OK; i++) {
+        bool same = i > 0 && vals[i] == vals[i - 1];
+        rv = box_buf_printf(&b, "%s\xe2\x80\x98%s\xe2\x80\x99",
+                            same ? ", " : "\n  - ", names[i]);
+    }
+    if (rv == BOX_OK)
+        rv = box_buf_putc(&b, '\n');
+    if (rv == BOX_OK)
+        (void)sh_puts(it->gi_cx, 2, b.b_data);
+    box_buf_reset(&b);
+    (void)sh_gopt_try(it);
+    *status = 1;
+    return -1;
 }

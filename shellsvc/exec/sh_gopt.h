@@ -63,6 +63,10 @@ typedef struct sh_gopt_iter {
     bool gi_only_ops;     // after "--" (or the first operand, INORDER)
     char **gi_ops;        // borrowed strings; the array is owned
     int gi_nops;
+    bool gi_dashdash; // "--" was seen
+    int gi_nplain;    // how many of gi_ops came before "--": GNU reads
+                      // some of those as obsolete options (sort +POS,
+                      // uniq +N), never the ones after it
 } sh_gopt_iter;
 
 /* Starts a walk over argv[1..argc-1]. */
@@ -86,6 +90,20 @@ void sh_gopt_free(sh_gopt_iter *it);
  * gs_fail. */
 int sh_gopt_usage_error(sh_gopt_iter *it, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* The "Try 'CMD --help' …" line alone (gs_usage first, when set), for a
+ * usage error of several lines; returns gs_fail. */
+int sh_gopt_try(sh_gopt_iter *it);
+
+/*
+ * opt's argument arg as GNU's argmatch reads it: the index in names
+ * (NULL-ended) of arg, or of the one value (vals, parallel to names) that
+ * arg is a prefix of. Else GNU's "invalid argument ‘x’ for ‘--opt’" (or
+ * "ambiguous argument"), the valid arguments and the Try line: -1 with
+ * *status 1 (argmatch's, whatever the command's usage status).
+ */
+int sh_gopt_argmatch(sh_gopt_iter *it, const char *opt, const char *arg,
+                     const char *const *names, const int *vals, int *status);
 
 /* s as GNU's quote() writes it in a UTF-8 locale: ‘s’, control bytes
  * and backslashes escaped. The caller frees it; NULL when out of memory. */

@@ -385,7 +385,18 @@ sh_input *sh_input_open(sh_ctx *cx, const char *cmd, const char *operand,
 int sh_input_line(sh_input *in, const char **line, size_t *len);
 /* Up to n bytes: count, 0 at end, -1 on error. */
 ssize_t sh_input_read(sh_input *in, void *buf, size_t n);
-void sh_input_close(sh_input *in); // NULL-safe
+/* The next record ending in delim, whole and without it, into b (the
+ * last may lack delim): 1; 0 at the end; -1 on a read error (reported
+ * unless quiet) or when the call is over; -2 when the record outgrew b's
+ * maximum or memory (nothing printed). */
+int sh_input_record(sh_input *in, char delim, box_buf *b);
+/* From now on a read error prints nothing: the command words its own
+ * message (sort's "read failed: F: E", uniq's "error reading 'F'") from
+ * sh_input_errno, once sh_check_stop says the call goes on. */
+void sh_input_quiet(sh_input *in);
+int sh_input_errno(const sh_input *in); // 0 until a read failed
+void sh_input_close(sh_input *in);      // NULL-safe
+
 
 /* Ends the context with status (exit, fatal errors). */
 void sh_fatal(sh_ctx *cx, int status);
@@ -710,10 +721,12 @@ int sh_cmd_mkdir(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_rm(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_seq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_sleep(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_sort(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tail(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tee(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_touch(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tr(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_uniq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_wc(sh_ctx *, int, char **, const sh_opts *);
 
 /* Saves name (value, elements, attributes) for restore when the
@@ -759,6 +772,20 @@ bool sh_cmd_live(sh_cmd_run *r);
 int sh_cmd_line(sh_cmd_run *r, sh_input *in, const char **line, size_t *len);
 /* Copies the rest of in to fd 1 through buf; false to stop. */
 bool sh_cmd_copy(sh_cmd_run *r, sh_input *in, char *buf, size_t size);
+/*
+ * Points fd 1 of cx at path, opened as `> path` would be, for a command
+ * that names its output file (sort -o, uniq's OUTPUT); *saved keeps what
+ * fd 1 was, for sh_cmd_output_end. what prefixes a failure's message
+ * ("sort: open failed"). Returns 0, or the status after the message (1,
+ * or 125 when the decision failed).
+ */
+int sh_cmd_output_begin(sh_ctx *cx, const char *what, const char *path,
+                        sh_stream **saved);
+/* Closes the file and gives fd 1 back. */
+void sh_cmd_output_end(sh_ctx *cx, sh_stream *saved);
+/* name as GNU's quoteaf shows a file in some messages ("error reading
+ * 'x'"): in single quotes, or double quotes when it holds one. */
+void sh_cmd_quote_name(char *buf, size_t size, const char *name);
 /* Opens each operand (none: stdin) and runs body on it, with a header
  * first when cr_headers. Returns cr_status. */
 int sh_cmd_operands(sh_cmd_run *r, int argc, char **argv, const sh_opts *o,
