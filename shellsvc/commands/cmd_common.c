@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "box_alloc.h"
+#include "sh_gopt.h"
 #include "sh_internal.h"
 
 /*
@@ -174,8 +176,7 @@ sh_cmd_output_end(sh_ctx *cx, sh_stream *saved)
 void
 sh_cmd_quote_name(char *buf, size_t size, const char *name)
 {
-    if (strchr(name, '\'') == NULL)
-        snprintf(buf, size, "'%s'", name);
-    else
-        snprintf(buf, size, "\"%s\"", name);
+    char *q = sh_gquoteaf(name);
+    snprintf(buf, size, "%s", q != NULL ? q : name);
+    box_free(q);
 }

@@ -398,12 +398,15 @@ gq_single(box_buf *b, const unsigned char *s, bool escaped)
     return rv == BOX_OK ? box_buf_putc(b, '\'') : rv;
 }
 
-char *
-sh_gquotef(const char *name)
+/* quotef, or quoteaf (always) when a name that reads back unchanged is
+ * still to be quoted. */
+static char *
+gquote_name(const char *name, bool always)
 {
     const unsigned char *s = (const unsigned char *)name;
     size_t len = strlen(name);
-    bool plain = len > 0, quote = false, dq = true, escaped = false;
+    bool plain = len > 0 && !always, quote = false, dq = true,
+         escaped = false;
     for (size_t i = 0; i < len;) {
         size_t n = gq_printable_len(s + i);
         if (n == 0) {
@@ -435,6 +438,18 @@ sh_gquotef(const char *name)
         return NULL;
     }
     return box_buf_take(&b);
+}
+
+char *
+sh_gquotef(const char *name)
+{
+    return gquote_name(name, false);
+}
+
+char *
+sh_gquoteaf(const char *name)
+{
+    return gquote_name(name, true);
 }
 
 int

@@ -114,4 +114,8 @@ char *sh_gquote(const char *s);
  * "it's", 'a'$'\n''b'). The caller frees it; NULL when out of memory. */
 char *sh_gquotef(const char *s);
 
+/* The same, quoted even when a shell would read it back unchanged
+ * (GNU's quoteaf: 'x'). */
+char *sh_gquoteaf(const char *s);
+
 #endif

@@ -784,7 +784,7 @@ int sh_cmd_output_begin(sh_ctx *cx, const char *what, const char *path,
 /* Closes the file and gives fd 1 back. */
 void sh_cmd_output_end(sh_ctx *cx, sh_stream *saved);
 /* name as GNU's quoteaf shows a file in some messages ("error reading
- * 'x'"): in single quotes, or double quotes when it holds one. */
+ * 'x'"): sh_gquoteaf into buf (cut to size). */
 void sh_cmd_quote_name(char *buf, size_t size, const char *name);
 /* Opens each operand (none: stdin) and runs body on it, with a header
  * first when cr_headers. Returns cr_status. */
