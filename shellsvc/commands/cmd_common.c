@@ -128,7 +128,15 @@ static bool
 cmd_operand(sh_cmd_run *r, const char *operand, sh_cmd_body body)
 {
     int st;
-    sh_input *in = sh_input_open(r->cr_cx, r->cr_cmd, operand, &st);
+    char *shown = NULL;
+    if (r->cr_open_fmt != NULL && operand != NULL) {
+        char *q = sh_gquoteaf(operand);
+        shown = q != NULL ? box_asprintf(r->cr_open_fmt, q) : NULL;
+        box_free(q);
+    }
+    sh_input *in =
+        sh_input_open_as(r->cr_cx, r->cr_cmd, operand, shown, &st);
+    box_free(shown);
     if (in == NULL) {
         r->cr_status = st;
         return st != BOX_STATUS_FAULT; // the PDP failed, nothing more may run

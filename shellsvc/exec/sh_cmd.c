@@ -55,9 +55,7 @@ static const sh_cmd sh_cmds[] = {
      "count  -l file names  -n line numbers  -q quiet\n  -H always / -h never "
      "print file names"},
     {"hash", sh_bi_hash, "dlrt", 0, NULL},
-    {"head", sh_cmd_head, "n:", 0,
-     "head [-n N] [FILE]...\nPrint the first N lines (10 by default) of each "
-     "FILE."},
+    {"head", sh_cmd_head, "", SH_CMD_RAWARGS, NULL},
     {"jobs", sh_bi_jobs, "lnprs", 0, NULL},
     {"kill", sh_bi_kill, "", SH_CMD_RAWARGS, NULL},
     {"lash", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},

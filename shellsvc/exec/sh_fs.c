@@ -100,6 +100,13 @@ struct sh_input {
 sh_input *
 sh_input_open(sh_ctx *cx, const char *cmd, const char *operand, int *status)
 {
+    return sh_input_open_as(cx, cmd, operand, NULL, status);
+}
+
+sh_input *
+sh_input_open_as(sh_ctx *cx, const char *cmd, const char *operand,
+                 const char *shown, int *status)
+{
     *status = 1;
     sh_input *in = box_calloc(1, sizeof *in);
     if (in == NULL || (in->in_buf = box_alloc(SH_INPUT_CHUNK)) == NULL ||
@@ -118,7 +125,7 @@ sh_input_open(sh_ctx *cx, const char *cmd, const char *operand, int *status)
         sh_kernel_result r = {0};
         if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, operand, O_RDONLY, 0,
                            &in->in_file, &r) != 0) {
-            *status = sh_fs_fail(cx, cmd, operand, &r);
+            *status = sh_fs_fail(cx, cmd, shown != NULL ? shown : operand, &r);
             sh_input_close(in);
             return NULL;
         }

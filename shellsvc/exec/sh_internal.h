@@ -379,6 +379,9 @@ typedef struct sh_input sh_input;
  * 125. A directory operand fails with "Is a directory". */
 sh_input *sh_input_open(sh_ctx *cx, const char *cmd, const char *operand,
                         int *status);
+/* The same, naming the file as shown in a failure's message. */
+sh_input *sh_input_open_as(sh_ctx *cx, const char *cmd, const char *operand,
+                           const char *shown, int *status);
 /* The next line including its '\n' (the last may lack one): 1 with
  * line and len set (valid until the next call), 0 at end, -1 on a read
  * error. */
@@ -751,6 +754,9 @@ typedef struct sh_cmd_run {
     bool cr_headers;    // "==> name <==" before each operand (GNU)
     bool cr_headed;     // a header is out: the next gets a blank line
     int cr_status;      // 0, 1 after a failed operand, or the stop status
+    // GNU's wording of a failed open ("cannot open %s for reading", %s
+    // the quoted name), or NULL for "CMD: NAME: ERROR".
+    const char *cr_open_fmt;
 } sh_cmd_run;
 
 /* What a command does with one opened operand (name: "-" for stdin).
