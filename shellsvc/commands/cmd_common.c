@@ -32,6 +32,71 @@ sh_cmd_count(const char *s, uintmax_t *out, char *sign)
     return true;
 }
 
+/* GNU's multiplier suffixes: b (512), K k M G T P E Z Y (1024^n, or
+ * 1000^n followed by B, 1024^n by iB). False for any other tail. */
+static bool
+gnu_suffix(const char *s, uintmax_t *mul)
+{
+    static const char powers[] = "KMGTPEZY";
+    *mul = 1;
+    if (*s == '\0')
+        return true;
+    if (s[0] == 'b' && s[1] == '\0') {
+        *mul = 512;
+        return true;
+    }
+    char c = s[0] == 'k' ? 'K' : s[0] == 'm' ? 'M' : s[0];
+    const char *p = strchr(powers, c);
+    if (c == '\0' || p == NULL)
+        return false;
+    unsigned base = 1024;
+    if (strcmp(s + 1, "B") == 0)
+        base = 1000;
+    else if (s[1] != '\0' && strcmp(s + 1, "iB") != 0)
+        return false;
+    uintmax_t m = 1;
+    for (long i = 0; i <= p - powers; i++) {
+        if (m > UINTMAX_MAX / base) {
+            *mul = 0; // too large
+            return true;
+        }
+        m *= base;
+    }
+    *mul = m;
+    return true;
+}
+
+int
+sh_cmd_gnu_count(sh_ctx *cx, const char *cmd, bool bytes, const char *digits,
+                 const char *shown, uintmax_t *out)
+{
+    const char *what = bytes ? "bytes" : "lines";
+    const char *p = digits;
+    uintmax_t v = 0, mul = 1;
+    bool big = false, any = false;
+    for (; *p >= '0' && *p <= '9'; p++, any = true) {
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINTMAX_MAX - d) / 10)
+            big = true;
+        else
+            v = v * 10 + d;
+    }
+    char *q = sh_gquote(shown);
+    int st = 0;
+    if (!any || !gnu_suffix(p, &mul))
+        st = sh_cmd_err(cx, cmd, 1, "invalid number of %s: %s", what,
+                        q ? q : shown);
+    else if (big || mul == 0 || (v != 0 && mul > UINTMAX_MAX / v))
+        st = sh_cmd_err(cx, cmd, 1,
+                        "invalid number of %s: %s: Value too large for "
+                        "defined data type",
+                        what, q ? q : shown);
+    else
+        *out = v * mul;
+    box_free(q);
+    return st;
+}
+
 void
 sh_path_last(const char *name, size_t *start, size_t *len)
 {

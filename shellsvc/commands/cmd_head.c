@@ -73,76 +73,21 @@ typedef struct head_run {
     char hd_eol;       // '\n', or NUL with -z
 } head_run;
 
-/* GNU's multiplier suffixes: b (512), K k M G T P E Z Y (1024^n, or
- * 1000^n followed by B, 1024^n by iB). False for any other tail. */
-static bool
-head_suffix(const char *s, uintmax_t *mul)
-{
-    static const char powers[] = "KMGTPEZY";
-    *mul = 1;
-    if (*s == '\0')
-        return true;
-    if (s[0] == 'b' && s[1] == '\0') {
-        *mul = 512;
-        return true;
-    }
-    char c = s[0] == 'k' ? 'K' : s[0] == 'm' ? 'M' : s[0];
-    const char *p = strchr(powers, c);
-    if (c == '\0' || p == NULL)
-        return false;
-    unsigned base = 1024;
-    if (strcmp(s + 1, "B") == 0)
-        base = 1000;
-    else if (s[1] != '\0' && strcmp(s + 1, "iB") != 0)
-        return false;
-    uintmax_t m = 1;
-    for (long i = 0; i <= p - powers; i++) {
-        if (m > UINTMAX_MAX / base) {
-            *mul = 0; // too large
-            return true;
-        }
-        m *= base;
-    }
-    *mul = m;
-    return true;
-}
-
-/* NUM of -n/-c ([-+]digits[suffix]). 0 on success, else prints GNU's
- * message and returns 1. */
+/* NUM of -n/-c ([-+]digits[suffix]); a leading '-' means all but the
+ * last NUM. 0 on success, else 1 after GNU's message. */
 static int
 head_count(sh_gopt_iter *it, const char *s, bool bytes, head_run *r)
 {
-    const char *what = bytes ? "bytes" : "lines";
-    const char *p = s;
-    r->hd_all_but = *p == '-';
-    if (*p == '-' || *p == '+')
-        p++;
-    uintmax_t v = 0, mul;
-    bool big = false, digits = false;
-    for (; *p >= '0' && *p <= '9'; p++, digits = true) {
-        unsigned d = (unsigned)(*p - '0');
-        if (v > (UINTMAX_MAX - d) / 10)
-            big = true;
-        else
-            v = v * 10 + d;
-    }
+    r->hd_all_but = *s == '-';
     // GNU names the number without the '-' it took as "all but".
-    const char *shown = r->hd_all_but ? s + 1 : s;
-    char *q = sh_gquote(shown);
-    int st = 0;
-    if (!digits || !head_suffix(p, &mul)) {
-        st = sh_cmd_err(it->gi_cx, "head", 1, "invalid number of %s: %s", what,
-                        q ? q : shown);
-    } else if (big || mul == 0 || (v != 0 && mul > UINTMAX_MAX / v)) {
-        st = sh_cmd_err(it->gi_cx, "head", 1,
-                        "invalid number of %s: %s: Value too large for "
-                        "defined data type",
-                        what, q ? q : shown);
-    } else {
-        r->hd_n = v * mul;
+    const char *num = r->hd_all_but ? s + 1 : s;
+    uintmax_t v;
+    int st = sh_cmd_gnu_count(it->gi_cx, "head", bytes,
+                              *num == '+' ? num + 1 : num, num, &v);
+    if (st == 0) {
+        r->hd_n = v;
         r->hd_bytes = bytes;
     }
-    box_free(q);
     return st;
 }
 

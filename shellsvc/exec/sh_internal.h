@@ -765,6 +765,12 @@ typedef bool (*sh_cmd_body)(sh_cmd_run *r, sh_input *in, const char *name);
 
 /* N of -n: an optional '+' or '-' (in *sign, else 0), then digits. */
 bool sh_cmd_count(const char *s, uintmax_t *out, char *sign);
+/* GNU's NUM of head/tail -n/-c: digits then a multiplier suffix (b, K
+ * k M G … Y, with B for powers of 1000, iB of 1024). 0 with *out, else 1
+ * after "CMD: invalid number of lines|bytes: ‘SHOWN’" (": Value too large
+ * for defined data type" past UINTMAX_MAX). */
+int sh_cmd_gnu_count(sh_ctx *cx, const char *cmd, bool bytes,
+                     const char *digits, const char *shown, uintmax_t *out);
 /* The last component of name as GNU's basename finds it: *start and *len
  * (trailing slashes left out); a name of slashes only is "/" (start 0,
  * len 1), "" is empty. */
