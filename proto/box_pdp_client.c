@@ -93,6 +93,11 @@ struct box_pdp_client {
     bool pc_report_wanted;
     bool pc_reporter_stop;
     pthread_cond_t pc_report_cv;
+    // Round trips under way that carry reports. A decision waits for them
+    // before it takes the next reports and goes out, so the log keeps a
+    // call's order: its cached permits before the question that followed.
+    unsigned pc_reports_inflight;
+    pthread_cond_t pc_reports_landed;
 };
 
 static void narrow_clear(narrow_entry *n);
@@ -328,6 +333,7 @@ box_pdp_client_open(const box_pdp_client_opts *o, box_pdp_client **out)
         return BOX_ENOMEM;
     pthread_mutex_init(&c->pc_lock, NULL);
     pthread_cond_init(&c->pc_report_cv, NULL);
+    pthread_cond_init(&c->pc_reports_landed, NULL);
     atomic_init(&c->pc_epoch, 0);
     atomic_init(&c->pc_subgen, 0);
     // Even (nothing may be served) until the notice connection is up;
@@ -420,6 +426,7 @@ box_pdp_client_close(box_pdp_client *c)
     box_free(c->pc_url);
     box_free(c->pc_box_id);
     pthread_cond_destroy(&c->pc_report_cv);
+    pthread_cond_destroy(&c->pc_reports_landed);
     pthread_mutex_destroy(&c->pc_lock);
     box_free(c);
 }
@@ -773,6 +780,8 @@ client_round_trip(box_pdp_client *c, const Box__DecisionRequest *const *reqs,
     box_buf_init(&msg, BOX_PDP_MSG_MAX);
 
     pthread_mutex_lock(&c->pc_lock);
+    while (n > 0 && c->pc_reports_inflight > 0)
+        pthread_cond_wait(&c->pc_reports_landed, &c->pc_lock);
     for (size_t i = 0; i < c->pc_nreports; i++) {
         if (put_field(&batch, TAG_BATCH_REQUESTS, c->pc_reports[i].rs_data,
                       c->pc_reports[i].rs_len) != BOX_OK)
@@ -780,6 +789,8 @@ client_round_trip(box_pdp_client *c, const Box__DecisionRequest *const *reqs,
         nrep++;
     }
     c->pc_nreports = 0;
+    if (nrep > 0)
+        c->pc_reports_inflight++;
     pthread_mutex_unlock(&c->pc_lock);
     if (nrep + n == 0) {
         ret = BOX_OK;
@@ -825,6 +836,12 @@ client_round_trip(box_pdp_client *c, const Box__DecisionRequest *const *reqs,
         ret = BOX_OK;
     }
 out:
+    if (nrep > 0) {
+        pthread_mutex_lock(&c->pc_lock);
+        c->pc_reports_inflight--;
+        pthread_cond_broadcast(&c->pc_reports_landed);
+        pthread_mutex_unlock(&c->pc_lock);
+    }
     if (m != NULL)
         protobuf_c_message_free_unpacked(m, NULL);
     box_buf_reset(&batch);
