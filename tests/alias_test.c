@@ -1468,7 +1468,8 @@ test_fifo_and_call_budget(void **state)
         {"wc -l fifo", 1, "", FIFO_ERR("wc: fifo: ", "read", "a FIFO")},
         {"head fifo; tail fifo", 1, "",
          FIFO_ERR("head: cannot open 'fifo' for reading: ", "read", "a FIFO")
-             FIFO_ERR("tail: fifo: ", "read", "a FIFO")},
+             FIFO_ERR("tail: cannot open 'fifo' for reading: ", "read",
+                      "a FIFO")},
         {"cat sock", 1, "", FIFO_ERR("cat: sock: ", "read", "a socket")},
         {"echo x > sock", 1, "", FIFO_ERR("sock: ", "write to", "a socket")},
         // the call goes on after the refusal; metadata is not content

@@ -89,9 +89,7 @@ static const sh_cmd sh_cmds[] = {
      "sleep NUMBER[smhd]...\nPause for the sum of the given times."},
     {"sort", sh_cmd_sort, "", SH_CMD_RAWARGS, NULL},
     {"source", sh_bi_source, "", SH_CMD_RAWARGS, NULL},
-    {"tail", sh_cmd_tail, "n:", 0,
-     "tail [-n [+]N] [FILE]...\nPrint the last N lines (10 by default) of each "
-     "FILE; +N starts at line N."},
+    {"tail", sh_cmd_tail, "", SH_CMD_RAWARGS, NULL},
     {"tee", sh_cmd_tee, "", SH_CMD_RAWARGS, NULL},
     {"test", sh_bi_test, "", SH_CMD_RAWARGS, NULL},
     {"times", sh_bi_times, "", SH_CMD_RAWARGS, NULL},
