@@ -487,8 +487,11 @@ uniq_main(sh_ctx *cx, const uniq_conf *c)
     }
     bool ok = c->uc_group != UNIQ_NONE ? uniq_grouped(r) : uniq_filter(r);
     // What was read before a read error is still written, as GNU does.
+    // A call being torn down (its writer upstream stopped, so this saw the
+    // end) writes nothing more.
     int failed = r->ur_run.cr_status;
-    if ((ok || r->ur_read_failed) && uniq_flush(r))
+    if ((ok || r->ur_read_failed) && sh_cmd_live(&r->ur_run) &&
+        uniq_flush(r))
         r->ur_run.cr_status = failed;
     st = r->ur_run.cr_status;
 out:
