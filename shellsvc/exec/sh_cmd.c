@@ -110,6 +110,7 @@ static const sh_cmd sh_cmds[] = {
     {"wc", sh_cmd_wc, "clw", 0,
      "wc [-clw] [FILE]...\nPrint line, word and byte counts for each FILE.\n  "
      "-l lines  -w words  -c bytes"},
+    {"yes", sh_cmd_yes, "", SH_CMD_RAWARGS, NULL},
     {"zsh", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
 };
 

@@ -731,6 +731,7 @@ int sh_cmd_touch(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tr(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_uniq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_wc(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_yes(sh_ctx *, int, char **, const sh_opts *);
 
 /* Saves name (value, elements, attributes) for restore when the
  * function returns (local); *fresh is false when this call already made
