@@ -12,7 +12,7 @@
 // Copies of the line gathered per write: one write call moves this much,
 // so `yes | head` costs a few syscalls, not one per line.
 #define YES_CHUNK (64u * 1024u)
-// The line itself (its operands joined): a longer one is written alone.
+// The line itself (its operands joined): a longer one is refused.
 #define YES_LINE_MAX (256u << 20)
 
 static const sh_gopt yes_opts[] = {
@@ -32,25 +32,28 @@ static const sh_gopt_spec yes_spec = {
                "      --version     output version information and exit\n",
 };
 
-/* The operands joined by spaces and a newline ("y\n" without any), then
- * as many more copies as fit a chunk. */
+/* The operands joined by spaces and a newline ("y\n" without any) into
+ * line, then into b as many copies as fit a chunk (at least one). */
 static box_err
-yes_fill(box_buf *b, int nops, char **ops)
+yes_fill(box_buf *b, box_buf *line, int nops, char **ops)
 {
     box_err e = BOX_OK;
     if (nops == 0)
-        e = box_buf_puts(b, "y");
+        e = box_buf_puts(line, "y");
     for (int i = 0; i < nops && e == BOX_OK; i++) {
         if (i > 0)
-            e = box_buf_putc(b, ' ');
+            e = box_buf_putc(line, ' ');
         if (e == BOX_OK)
-            e = box_buf_puts(b, ops[i]);
+            e = box_buf_puts(line, ops[i]);
     }
     if (e == BOX_OK)
-        e = box_buf_putc(b, '\n');
-    size_t line = b->b_len;
-    while (e == BOX_OK && b->b_len + line <= YES_CHUNK)
-        e = box_buf_append(b, b->b_data, line);
+        e = box_buf_putc(line, '\n');
+    // The copies come from line, never from b itself: b may move as it
+    // grows.
+    do {
+        if (e == BOX_OK)
+            e = box_buf_append(b, line->b_data, line->b_len);
+    } while (e == BOX_OK && b->b_len + line->b_len <= YES_CHUNK);
     return e;
 }
 
@@ -61,15 +64,16 @@ sh_cmd_yes(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     sh_gopt_iter it;
     sh_gopt_init(&it, cx, &yes_spec, argc, argv);
     sh_cmd_run r = {.cr_cx = cx, .cr_cmd = "yes"};
-    box_buf b;
+    box_buf b, line;
     box_buf_init(&b, YES_LINE_MAX + YES_CHUNK);
+    box_buf_init(&line, YES_LINE_MAX);
     const char *arg;
     int id, st = 0;
     while ((id = sh_gopt_next(&it, &arg, &st)) >= 0)
         ; // no options of its own
     if (id == SH_GOPT_EXIT)
         goto out;
-    box_err e = yes_fill(&b, it.gi_nops, it.gi_ops);
+    box_err e = yes_fill(&b, &line, it.gi_nops, it.gi_ops);
     if (e != BOX_OK) {
         st = sh_cmd_err(cx, "yes", 1,
                         e == BOX_ETOOBIG ? "line too long" : "out of memory");
@@ -82,6 +86,7 @@ sh_cmd_yes(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         ;
     st = r.cr_status;
 out:
+    box_buf_reset(&line);
     box_buf_reset(&b);
     sh_gopt_free(&it);
     return st;
