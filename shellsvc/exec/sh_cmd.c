@@ -89,6 +89,7 @@ static const sh_cmd sh_cmds[] = {
      "sleep NUMBER[smhd]...\nPause for the sum of the given times."},
     {"sort", sh_cmd_sort, "", SH_CMD_RAWARGS, NULL},
     {"source", sh_bi_source, "", SH_CMD_RAWARGS, NULL},
+    {"tac", sh_cmd_tac, "", SH_CMD_RAWARGS, NULL},
     {"tail", sh_cmd_tail, "n:", 0,
      "tail [-n [+]N] [FILE]...\nPrint the last N lines (10 by default) of each "
      "FILE; +N starts at line N."},
