@@ -76,6 +76,7 @@ static const sh_cmd sh_cmds[] = {
     {"readarray", sh_bi_mapfile, "d:n:s:tu:", 0, NULL},
     {"readonly", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"return", sh_bi_return, "", SH_CMD_RAWARGS, NULL},
+    {"rev", sh_cmd_rev, "", SH_CMD_RAWARGS, NULL},
     {"rm", sh_cmd_rm, "Rfr", 0,
      "rm [-rRf] FILE...\nRemove files (and, with -r, directories and their "
      "contents).\n  -f  ignore missing files  -r, -R  remove directories "
