@@ -69,6 +69,7 @@ static const sh_cmd sh_cmds[] = {
      "mkdir [-p] DIRECTORY...\nCreate directories.\n  -p  create parents as "
      "needed; no error if existing"},
     {"nl", sh_cmd_nl, "", SH_CMD_RAWARGS, NULL},
+    {"paste", sh_cmd_paste, "", SH_CMD_RAWARGS, NULL},
     {"popd", sh_bi_popd, "", SH_CMD_RAWARGS, NULL},
     {"printf", sh_bi_printf, "", SH_CMD_RAWARGS, NULL},
     {"pushd", sh_bi_pushd, "", SH_CMD_RAWARGS, NULL},

@@ -722,6 +722,7 @@ int sh_cmd_head(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_ls(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_mkdir(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_nl(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_paste(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_rev(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_rm(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_seq(sh_ctx *, int, char **, const sh_opts *);
