@@ -33,6 +33,7 @@ static const sh_cmd sh_cmds[] = {
      "cat [-n] [FILE]...\nConcatenate FILEs (standard input for - or none) to "
      "standard output.\n  -n  number all output lines"},
     {"cd", sh_bi_cd, "LP", 0, NULL},
+    {"comm", sh_cmd_comm, "", SH_CMD_RAWARGS, NULL},
     {"command", sh_bi_command, "pvV", 0, NULL},
     {"continue", sh_bi_break, "", SH_CMD_RAWARGS, NULL},
     {"cut", sh_cmd_cut, "", SH_CMD_RAWARGS, NULL},
