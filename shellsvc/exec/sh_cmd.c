@@ -48,6 +48,7 @@ static const sh_cmd sh_cmds[] = {
     {"exit", sh_bi_exit, "", SH_CMD_RAWARGS, NULL},
     {"export", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"false", sh_bi_false, "", SH_CMD_RAWARGS, NULL},
+    {"fold", sh_cmd_fold, "", SH_CMD_RAWARGS, NULL},
     {"getopts", sh_bi_getopts, "", SH_CMD_RAWARGS, NULL},
     {"grep", sh_cmd_grep, "EFHce:hilnqv", 0,
      "grep [-EFHchilnqv] [-e PATTERN]... [PATTERN] [FILE]...\nPrint lines of "
