@@ -33,6 +33,7 @@ static const sh_cmd sh_cmds[] = {
      "cat [-n] [FILE]...\nConcatenate FILEs (standard input for - or none) to "
      "standard output.\n  -n  number all output lines"},
     {"cd", sh_bi_cd, "LP", 0, NULL},
+    {"comm", sh_cmd_comm, "", SH_CMD_RAWARGS, NULL},
     {"command", sh_bi_command, "pvV", 0, NULL},
     {"continue", sh_bi_break, "", SH_CMD_RAWARGS, NULL},
     {"cut", sh_cmd_cut, "", SH_CMD_RAWARGS, NULL},
@@ -47,6 +48,7 @@ static const sh_cmd sh_cmds[] = {
     {"exit", sh_bi_exit, "", SH_CMD_RAWARGS, NULL},
     {"export", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"false", sh_bi_false, "", SH_CMD_RAWARGS, NULL},
+    {"fold", sh_cmd_fold, "", SH_CMD_RAWARGS, NULL},
     {"getopts", sh_bi_getopts, "", SH_CMD_RAWARGS, NULL},
     {"grep", sh_cmd_grep, "EFHce:hilnqv", 0,
      "grep [-EFHchilnqv] [-e PATTERN]... [PATTERN] [FILE]...\nPrint lines of "
@@ -68,6 +70,8 @@ static const sh_cmd sh_cmds[] = {
     {"mkdir", sh_cmd_mkdir, "p", 0,
      "mkdir [-p] DIRECTORY...\nCreate directories.\n  -p  create parents as "
      "needed; no error if existing"},
+    {"nl", sh_cmd_nl, "", SH_CMD_RAWARGS, NULL},
+    {"paste", sh_cmd_paste, "", SH_CMD_RAWARGS, NULL},
     {"popd", sh_bi_popd, "", SH_CMD_RAWARGS, NULL},
     {"printf", sh_bi_printf, "", SH_CMD_RAWARGS, NULL},
     {"pushd", sh_bi_pushd, "", SH_CMD_RAWARGS, NULL},
@@ -76,6 +80,7 @@ static const sh_cmd sh_cmds[] = {
     {"readarray", sh_bi_mapfile, "d:n:s:tu:", 0, NULL},
     {"readonly", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"return", sh_bi_return, "", SH_CMD_RAWARGS, NULL},
+    {"rev", sh_cmd_rev, "", SH_CMD_RAWARGS, NULL},
     {"rm", sh_cmd_rm, "Rfr", 0,
      "rm [-rRf] FILE...\nRemove files (and, with -r, directories and their "
      "contents).\n  -f  ignore missing files  -r, -R  remove directories "
@@ -89,6 +94,7 @@ static const sh_cmd sh_cmds[] = {
      "sleep NUMBER[smhd]...\nPause for the sum of the given times."},
     {"sort", sh_cmd_sort, "", SH_CMD_RAWARGS, NULL},
     {"source", sh_bi_source, "", SH_CMD_RAWARGS, NULL},
+    {"tac", sh_cmd_tac, "", SH_CMD_RAWARGS, NULL},
     {"tail", sh_cmd_tail, "", SH_CMD_RAWARGS, NULL},
     {"tee", sh_cmd_tee, "", SH_CMD_RAWARGS, NULL},
     {"test", sh_bi_test, "", SH_CMD_RAWARGS, NULL},
@@ -108,6 +114,7 @@ static const sh_cmd sh_cmds[] = {
     {"wc", sh_cmd_wc, "clw", 0,
      "wc [-clw] [FILE]...\nPrint line, word and byte counts for each FILE.\n  "
      "-l lines  -w words  -c bytes"},
+    {"yes", sh_cmd_yes, "", SH_CMD_RAWARGS, NULL},
     {"zsh", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
 };
 
