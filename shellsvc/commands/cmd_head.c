@@ -24,16 +24,8 @@ static const sh_gopt head_opts[] = {
     {'q', "silent", SH_GARG_NONE},
     {'v', "verbose", SH_GARG_NONE},
     {'z', "zero-terminated", SH_GARG_NONE},
-    {'0', NULL, SH_GARG_NONE}, // digits after the first word: GNU's
-    {'1', NULL, SH_GARG_NONE}, // "invalid trailing option"
-    {'2', NULL, SH_GARG_NONE},
-    {'3', NULL, SH_GARG_NONE},
-    {'4', NULL, SH_GARG_NONE},
-    {'5', NULL, SH_GARG_NONE},
-    {'6', NULL, SH_GARG_NONE},
-    {'7', NULL, SH_GARG_NONE},
-    {'8', NULL, SH_GARG_NONE},
-    {'9', NULL, SH_GARG_NONE},
+    // Digits after the first word: GNU's "invalid trailing option".
+    SH_GOPT_DIGIT_ROWS,
     {0},
 };
 

@@ -55,16 +55,7 @@ static const sh_gopt sort_opts[] = {
     {SORT_OPT_RANDOM_SOURCE, "random-source", SH_GARG_REQ},
     {SORT_OPT_SORT, "sort", SH_GARG_REQ},
     // The obsolete -POS2 after +POS1 starts with a digit; else an error.
-    {'0', NULL, SH_GARG_NONE},
-    {'1', NULL, SH_GARG_NONE},
-    {'2', NULL, SH_GARG_NONE},
-    {'3', NULL, SH_GARG_NONE},
-    {'4', NULL, SH_GARG_NONE},
-    {'5', NULL, SH_GARG_NONE},
-    {'6', NULL, SH_GARG_NONE},
-    {'7', NULL, SH_GARG_NONE},
-    {'8', NULL, SH_GARG_NONE},
-    {'9', NULL, SH_GARG_NONE},
+    SH_GOPT_DIGIT_ROWS,
     {0},
 };
 

@@ -292,16 +292,8 @@ static const sh_gopt tail_opts[] = {
     {'s', "sleep-interval", SH_GARG_REQ},
     {'v', "verbose", SH_GARG_NONE},
     {'z', "zero-terminated", SH_GARG_NONE},
-    {'0', NULL, SH_GARG_NONE}, // digits after the first word: GNU's
-    {'1', NULL, SH_GARG_NONE}, // "option used in invalid context"
-    {'2', NULL, SH_GARG_NONE},
-    {'3', NULL, SH_GARG_NONE},
-    {'4', NULL, SH_GARG_NONE},
-    {'5', NULL, SH_GARG_NONE},
-    {'6', NULL, SH_GARG_NONE},
-    {'7', NULL, SH_GARG_NONE},
-    {'8', NULL, SH_GARG_NONE},
-    {'9', NULL, SH_GARG_NONE},
+    // Digits after the first word: "option used in invalid context".
+    SH_GOPT_DIGIT_ROWS,
     {0},
 };
 

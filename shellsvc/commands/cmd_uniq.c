@@ -31,16 +31,7 @@ static const sh_gopt uniq_opts[] = {
     {UNIQ_OPT_ALL_REPEATED, "all-repeated", SH_GARG_OPT},
     {UNIQ_OPT_GROUP, "group", SH_GARG_OPT},
     // -N (skip N fields) as digits in a bundle: -c2, -1c3
-    {'0', NULL, SH_GARG_NONE},
-    {'1', NULL, SH_GARG_NONE},
-    {'2', NULL, SH_GARG_NONE},
-    {'3', NULL, SH_GARG_NONE},
-    {'4', NULL, SH_GARG_NONE},
-    {'5', NULL, SH_GARG_NONE},
-    {'6', NULL, SH_GARG_NONE},
-    {'7', NULL, SH_GARG_NONE},
-    {'8', NULL, SH_GARG_NONE},
-    {'9', NULL, SH_GARG_NONE},
+    SH_GOPT_DIGIT_ROWS,
     {0},
 };
 

@@ -25,6 +25,16 @@ typedef struct sh_gopt {
 } sh_gopt;
 
 #define SH_GOPT_LONG_ONLY 256 // ids of long-only options start here
+
+/* Rows for the digits as short options (ids '0'…'9'), for the tools that
+ * give digits in a bundle a meaning or a message of their own (head's and
+ * tail's obsolete counts, uniq -N, sort's -POS2). */
+#define SH_GOPT_DIGIT_ROWS                                                    \
+    {'0', NULL, SH_GARG_NONE}, {'1', NULL, SH_GARG_NONE},                    \
+        {'2', NULL, SH_GARG_NONE}, {'3', NULL, SH_GARG_NONE},                \
+        {'4', NULL, SH_GARG_NONE}, {'5', NULL, SH_GARG_NONE},                \
+        {'6', NULL, SH_GARG_NONE}, {'7', NULL, SH_GARG_NONE},                \
+        {'8', NULL, SH_GARG_NONE}, {'9', NULL, SH_GARG_NONE}
 #define SH_GOPT_NUMBER 255    // -NUM with SH_GOPT_F_NUMBER: arg is NUM
 
 /* What sh_gopt_next returns besides an option id. */
