@@ -534,7 +534,7 @@ sh_cmd_seq(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     }
     bool plain = format == NULL && !equal && strlen(r.sq_sep) == 1;
     // Plain integers count in digits before anything is read as a float.
-    long double sv;
+    long double sv = 1; // read only when nops == 3 (step_ok)
     bool step_ok =
         nops < 3 || (seq_all_digits(ops[1]) && seq_strtold(ops[1], &sv) &&
                      sv > 0 && sv <= SEQ_FAST_STEP_MAX);
