@@ -863,18 +863,14 @@ box_pdp_client_flush(box_pdp_client *c)
 void
 box_pdp_client_flush_soon(box_pdp_client *c)
 {
+    // Reports exist only beside the cache, and the reporter with them
+    // (open fails without it).
     pthread_mutex_lock(&c->pc_lock);
     if (c->pc_nreports > 0 && c->pc_reporter_on) {
         c->pc_report_wanted = true;
         pthread_cond_signal(&c->pc_report_cv);
     }
-    bool alone = c->pc_nreports > 0 && !c->pc_reporter_on;
     pthread_mutex_unlock(&c->pc_lock);
-    if (alone && box_pdp_client_flush(c) != BOX_OK) {
-        pthread_mutex_lock(&c->pc_lock);
-        c->pc_stats.cs_report_faults++;
-        pthread_mutex_unlock(&c->pc_lock);
-    }
 }
 
 /* Sends the reports each time it is asked to; on stop, once more for

@@ -173,6 +173,36 @@ sh_cmd_copy(sh_cmd_run *r, sh_input *in, char *buf, size_t size)
     }
 }
 
+bool
+sh_cmd_hold(sh_cmd_run *r, sh_input *in, const char *name, char *chunk,
+            size_t size, box_buf *hold, uintmax_t keep_last)
+{
+    for (;;) {
+        if (!sh_cmd_live(r))
+            return false;
+        ssize_t n = sh_input_read(in, chunk, size);
+        if (n < 0 && !sh_cmd_live(r))
+            return false; // the wait for input ended with the call
+        if (n < 0)
+            r->cr_status = 1; // reported by the input
+        if (n <= 0)
+            return true;
+        if (box_buf_append(hold, chunk, (size_t)n) != BOX_OK) {
+            r->cr_status = sh_cmd_err(r->cr_cx, r->cr_cmd, 1,
+                                      "%s: input too large to hold (limit "
+                                      "%zu MiB)",
+                                      name, hold->b_max >> 20);
+            return false;
+        }
+        // Only the last keep_last bytes matter: drop the rest now and then.
+        if (hold->b_len > keep_last && hold->b_len - keep_last >= size) {
+            size_t drop = hold->b_len - (size_t)keep_last;
+            memmove(hold->b_data, hold->b_data + drop, hold->b_len - drop);
+            box_buf_truncate(hold, hold->b_len - drop);
+        }
+    }
+}
+
 /* GNU's header: a blank line between operands; "-" is standard input. */
 static bool
 cmd_header(sh_cmd_run *r, const char *name)

@@ -125,30 +125,9 @@ head_all_but(head_run *r, sh_input *in, char *buf, const char *name)
     sh_cmd_run *cr = &r->hd_run;
     box_buf all;
     box_buf_init(&all, HEAD_HOLD_MAX);
-    bool go = true;
-    for (;;) {
-        if (!sh_cmd_live(cr)) {
-            go = false;
-            goto out;
-        }
-        ssize_t n = sh_input_read(in, buf, HEAD_CHUNK);
-        if (n < 0 && !sh_cmd_live(cr)) {
-            go = false;
-            goto out;
-        }
-        if (n < 0)
-            cr->cr_status = 1; // reported by the input
-        if (n <= 0)
-            break;
-        if (box_buf_append(&all, buf, (size_t)n) != BOX_OK) {
-            cr->cr_status = sh_cmd_err(cr->cr_cx, "head", 1,
-                                       "%s: input too large to hold (limit "
-                                       "%u MiB)",
-                                       name, HEAD_HOLD_MAX >> 20);
-            go = false;
-            goto out;
-        }
-    }
+    bool go = sh_cmd_hold(cr, in, name, buf, HEAD_CHUNK, &all, UINTMAX_MAX);
+    if (!go)
+        goto out;
     size_t keep = all.b_len;
     if (r->hd_bytes) {
         keep = (uintmax_t)keep > r->hd_n ? keep - (size_t)r->hd_n : 0;

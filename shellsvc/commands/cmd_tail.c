@@ -188,37 +188,10 @@ tail_held(sh_cmd_run *cr, sh_input *in, const char *name)
     tail_run *r = (tail_run *)cr;
     box_buf hold;
     box_buf_init(&hold, TAIL_HOLD_MAX + TAIL_CHUNK);
-    bool go = true;
-    for (;;) {
-        if (!sh_cmd_live(cr)) {
-            go = false;
-            goto out;
-        }
-        ssize_t n = sh_input_read(in, r->tr_chunk, TAIL_CHUNK);
-        if (n < 0 && !sh_cmd_live(cr)) {
-            go = false;
-            goto out;
-        }
-        if (n < 0)
-            cr->cr_status = 1; // reported by the input
-        if (n <= 0)
-            break;
-        if (box_buf_append(&hold, r->tr_chunk, (size_t)n) != BOX_OK) {
-            cr->cr_status = sh_cmd_err(cr->cr_cx, "tail", 1,
-                                       "%s: input too large to hold (limit "
-                                       "%u MiB)",
-                                       name, TAIL_HOLD_MAX >> 20);
-            go = false;
-            goto out;
-        }
-        // Bytes: only the last N matter; drop the rest now and then.
-        if (r->tr_bytes && hold.b_len > r->tr_lines &&
-            hold.b_len - r->tr_lines >= TAIL_CHUNK) {
-            size_t drop = hold.b_len - (size_t)r->tr_lines;
-            memmove(hold.b_data, hold.b_data + drop, hold.b_len - drop);
-            box_buf_truncate(&hold, hold.b_len - drop);
-        }
-    }
+    bool go = sh_cmd_hold(cr, in, name, r->tr_chunk, TAIL_CHUNK, &hold,
+                          r->tr_bytes ? r->tr_lines : UINTMAX_MAX);
+    if (!go)
+        goto out;
     size_t from = 0;
     if (r->tr_bytes) {
         from = hold.b_len > r->tr_lines ? hold.b_len - (size_t)r->tr_lines : 0;

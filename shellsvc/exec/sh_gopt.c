@@ -110,8 +110,10 @@ gopt_common_run(sh_gopt_iter *it, int id, int *status)
 {
     const sh_gopt_spec *s = it->gi_spec;
     if (id == GOPT_HELP) {
-        (void)sh_puts(it->gi_cx, 1, s->gs_help != NULL ? s->gs_help : "");
-        if (s->gs_help == NULL || s->gs_help[strlen(s->gs_help) - 1] != '\n')
+        const char *help = s->gs_help != NULL ? s->gs_help : "";
+        size_t hl = strlen(help);
+        (void)sh_puts(it->gi_cx, 1, help);
+        if (hl == 0 || help[hl - 1] != '\n')
             (void)sh_puts(it->gi_cx, 1, "\n");
     } else {
         char line[256];

@@ -782,6 +782,12 @@ int sh_cmd_gnu_count(sh_ctx *cx, const char *cmd, bool bytes,
  * (trailing slashes left out); a name of slashes only is "/" (start 0,
  * len 1), "" is empty. */
 void sh_path_last(const char *name, size_t *start, size_t *len);
+/* Appends all of in to hold (read size bytes at a time through chunk),
+ * keeping only its last keep_last bytes (UINTMAX_MAX: all). False to
+ * stop: the call is over, or hold is full ("CMD: NAME: input too large
+ * to hold", status 1); cr_status 1 after a read error, then true. */
+bool sh_cmd_hold(sh_cmd_run *r, sh_input *in, const char *name, char *chunk,
+                 size_t size, box_buf *hold, uintmax_t keep_last);
 /* Writes p to fd 1; false (after a message if fd 1 is bad) to stop. */
 bool sh_cmd_emit(sh_cmd_run *r, const char *p, size_t n);
 /* False (cr_status set) when the call is being torn down: timeout, abort. */
