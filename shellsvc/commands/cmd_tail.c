@@ -210,7 +210,9 @@ tail_held(sh_cmd_run *cr, sh_input *in, const char *name)
         }
         from = i;
     }
-    go = sh_cmd_emit(cr, hold.b_data + from, hold.b_len - from);
+    // An empty input leaves the buffer unallocated: nothing to write.
+    if (from < hold.b_len)
+        go = sh_cmd_emit(cr, hold.b_data + from, hold.b_len - from);
 out:
     box_buf_reset(&hold);
     return go;
