@@ -9,12 +9,12 @@
 #include "sh_internal.h"
 
 /* A row that bash has as a builtin: the box's own commands (cat, ls, …)
- * carry a usage text and are programs to bash. */
+ * are programs to bash. */
 static const sh_cmd *
 shell_builtin(sh_ctx *cx, const char *name)
 {
     const sh_cmd *c = sh_cmd_find(cx->cx_st, name); // enable -n: not one
-    return c != NULL && c->c_usage == NULL ? c : NULL;
+    return c != NULL && !(c->c_mode & SH_CMD_PROGRAM) ? c : NULL;
 }
 
 /* builtin NAME [ARGS…]: the builtin, never a function of that name; it

@@ -21,12 +21,12 @@ is_special(const char *name)
     return false;
 }
 
-/* A row bash has as a builtin: the box's own commands (cat, ls, …)
- * carry a usage text and are programs to bash. */
+/* A row bash has as a builtin: the box's own commands (cat, ls, …) are
+ * programs to bash. */
 static bool
 is_builtin(const sh_cmd *c)
 {
-    return c != NULL && c->c_usage == NULL;
+    return c != NULL && !(c->c_mode & SH_CMD_PROGRAM);
 }
 
 static bool

@@ -32,7 +32,7 @@ static const tcase cases[] = {
     {"X=rm; $X x", "", DENIED("rm"), 126, "rm|rm x|x|^|1\n", "rm"},
     {"\\rm x", "", DENIED("rm"), 126, "rm|rm x|x|^|1\n", "rm"},
     {"\"rm\" -rf /", "", DENIED("rm"), 126, "rm|rm -rf /|-rf|/|2\n", "rm"},
-    {"wc --help | head -n 1", "usage: wc [-clw] [FILE]...\n", "", 0,
+    {"wc --help | head -n 1", "Usage: wc [OPTION]... [FILE]...\n", "", 0,
      "wc|wc --help|--help|^|1\nhead|head -n 1|-n|1|2\n"},
     // A /-spelled word linking to /bin/lash runs as its command.
     {"echo hi > /tmp/f; /bin/cat /tmp/f", "hi\n", "", 0,

@@ -271,6 +271,17 @@ sh_input_quiet(sh_input *in)
     in->in_quiet = true;
 }
 
+bool
+sh_input_is_file(const sh_input *in)
+{
+    if (in->in_file != NULL)
+        return sh_kernel_file_regular(in->in_file);
+    const sh_stream *s = in->in_fd >= 0 && in->in_fd < SH_MAX_FD
+                             ? in->in_cx->cx_fd[in->in_fd]
+                             : NULL;
+    return s != NULL && sh_stream_regular(s);
+}
+
 int
 sh_input_errno(const sh_input *in)
 {

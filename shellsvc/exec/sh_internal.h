@@ -46,6 +46,8 @@ typedef struct sh_stream sh_stream;
 
 sh_stream *sh_stream_new(sh_stream_kind k);
 sh_stream_kind sh_stream_kind_of(const sh_stream *s);
+/* A file the kernel opened, and a regular one (not /dev/null). */
+bool sh_stream_regular(const sh_stream *s);
 sh_stream *sh_stream_fd(int fd);
 sh_stream *sh_stream_mem_take(char *p, size_t n); // owns p
 sh_stream *sh_stream_buf(size_t max);
@@ -398,6 +400,11 @@ int sh_input_record(sh_input *in, char delim, box_buf *b);
  * sh_input_errno, once sh_check_stop says the call goes on. */
 void sh_input_quiet(sh_input *in);
 int sh_input_errno(const sh_input *in); // 0 until a read failed
+/* True when in reads a regular file (an operand the kernel opened, or a
+ * shell fd redirected from one) rather than a pipe, a here-document, a
+ * directory or /dev/null: what GNU's fstat would say (wc sizes its
+ * columns by it). */
+bool sh_input_is_file(const sh_input *in);
 void sh_input_close(sh_input *in);      // NULL-safe
 
 
@@ -633,6 +640,9 @@ typedef int (*sh_cmd_fn)(sh_ctx *cx, int argc, char **argv, const sh_opts *o);
 
 #define SH_CMD_RAWARGS 1u // the handler reads argv itself (no option parse)
 #define SH_CMD_LENIENT 2u // an unknown flag is an operand (echo)
+/* One of the box's own commands for what bash runs as a program (cat,
+ * sort): `builtin` and `enable` do not take it for a builtin. */
+#define SH_CMD_PROGRAM 4u
 
 typedef struct sh_cmd {
     const char *c_name;

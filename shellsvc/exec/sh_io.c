@@ -40,6 +40,12 @@ sh_stream_kind_of(const sh_stream *s)
     return s->s_kind;
 }
 
+bool
+sh_stream_regular(const sh_stream *s)
+{
+    return s->s_kind == SH_ST_FILE && sh_kernel_file_regular(s->s_file);
+}
+
 sh_stream *
 sh_stream_new(sh_stream_kind k)
 {

@@ -755,6 +755,15 @@ sh_kernel_touch(sh_kernel_file *f)
     return futimens(f->kf_fd, NULL) == 0 ? 0 : errno;
 }
 
+bool
+sh_kernel_file_regular(const sh_kernel_file *f)
+{
+    if (f->kf_vf != NULL)
+        return S_ISREG(sh_vfs_file_type(f->kf_vf));
+    struct stat st;
+    return fstat(f->kf_fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 void
 sh_kernel_close(sh_kernel_file *f)
 {

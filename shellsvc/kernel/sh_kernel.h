@@ -123,6 +123,10 @@ void sh_kernel_close(sh_kernel_file *f);
  * whose open for writing was the decision (fs:write write_content).
  * 0 or an errno value. */
 int sh_kernel_touch(sh_kernel_file *f);
+/* True when the open file is a regular file (not a directory or one of
+ * the in-memory devices): what fstat would say, with no decision (the
+ * open was the decision). */
+bool sh_kernel_file_regular(const sh_kernel_file *f);
 
 typedef struct sh_kernel_stat {
     uint64_t ks_dev, ks_ino;

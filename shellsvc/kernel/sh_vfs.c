@@ -568,6 +568,12 @@ sh_vfs_open(sh_vfs *v, const char *path, int flags, mode_t mode,
     return 0;
 }
 
+mode_t
+sh_vfs_file_type(const sh_vfs_file *f)
+{
+    return f->f_node->vn_mode & S_IFMT; // a node's type never changes
+}
+
 ssize_t
 sh_vfs_read(sh_vfs_file *f, void *buf, size_t n)
 {

@@ -68,6 +68,8 @@ ssize_t sh_vfs_write(sh_vfs_file *f, const void *buf, size_t n);
 void sh_vfs_close(sh_vfs_file *f);
 /* Sets the file's modification time to now (touch). */
 void sh_vfs_touch(sh_vfs_file *f);
+/* The open file's type bits (S_IFREG, S_IFCHR for /dev/null …). */
+mode_t sh_vfs_file_type(const sh_vfs_file *f);
 
 /* Live inodes (for tests). */
 size_t sh_vfs_inodes(sh_vfs *v);
