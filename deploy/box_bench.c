@@ -26,6 +26,7 @@
 #include "box.pb-c.h"
 #include "box_alloc.h"
 #include "box_bench.h"
+#include "box_bench_box.h"
 #include "box_cmd.h"
 #include "box_control.h"
 #include "box_pdp_client.h"
@@ -44,6 +45,8 @@ static const char bench_usage[] =
     "       box bench e2e [--runs N] [--warmup N]  (box bench e2e --help)\n"
     "       box bench shell [--runs N] [--only NAME]  (box bench shell "
     "--help)\n"
+    "       box bench commands [--runs N] [--only NAME]  (box bench "
+    "commands --help)\n"
     "\n"
     "Measures the policy decision point on bench/pdp/policy.dw and\n"
     "bench/pdp/requests.json, each figure next to a peer from the same run:\n"
@@ -710,17 +713,10 @@ bench_echo_server(const char *url)
     return 0;
 }
 
-static int
-bench_cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void
 bench_stats(uint64_t *s, size_t n, double *med, double *p99, double *mean)
 {
-    qsort(s, n, sizeof *s, bench_cmp_u64);
+    bb_sort_ns(s, n);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += (double)s[i];
@@ -1280,6 +1276,8 @@ box_cmd_bench(int argc, char **argv)
         return box_bench_e2e(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "shell") == 0)
         return box_bench_shell(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "commands") == 0)
+        return box_bench_commands(argc - 1, argv + 1);
     if (argc < 2 || strcmp(argv[1], "pdp") != 0) {
         if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
             fputs(bench_usage, stdout);

@@ -17,6 +17,11 @@ int box_bench_e2e(int argc, char **argv);
  * statuses as box_bench_e2e. */
 int box_bench_shell(int argc, char **argv);
 
+/* `box bench commands` (box_bench_commands.c): argv[0] is "commands".
+ * The box's text and data commands on 10 MB files next to the GNU tools
+ * and jq. Same statuses as box_bench_e2e. */
+int box_bench_commands(int argc, char **argv);
+
 /* The directory bench/<sub> holding probe_file: given (--dir), else
  * ./bench/<sub>, else beside the program (source tree or installed
  * share/box). Its real path lands in out (n bytes). */

@@ -62,6 +62,26 @@ bb_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static int
+bb_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void
+bb_sort_ns(uint64_t *v, size_t n)
+{
+    qsort(v, n, sizeof *v, bb_cmp_u64);
+}
+
+uint64_t
+bb_median_ns(uint64_t *v, size_t n)
+{
+    bb_sort_ns(v, n);
+    return v[n / 2];
+}
+
 /* ------------------------------------------------------------------ */
 /* Set-up                                                              */
 /* ------------------------------------------------------------------ */

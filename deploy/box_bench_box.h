@@ -65,6 +65,10 @@ typedef struct bb_call_spec {
 /* Prints `box bench: <msg>` on stderr; returns false. */
 bool bb_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t bb_now_ns(void);
+/* Sorts n times in place, shortest first. */
+void bb_sort_ns(uint64_t *v, size_t n);
+/* The median of n > 0 times (sorts them in place). */
+uint64_t bb_median_ns(uint64_t *v, size_t n);
 /* Creates path (it must not exist) holding n bytes of p, mode mode. */
 bool bb_write_file(const char *path, const char *p, size_t n, mode_t mode);
 

@@ -119,18 +119,11 @@ e2e_decisions(const bb_box *c, enum e2e_case k, bb_tally *t)
 /* Figures                                                             */
 /* ------------------------------------------------------------------ */
 
-static int
-e2e_cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static e2e_stats
 e2e_stats_of(uint64_t *s, size_t n)
 {
     double sum = 0;
-    qsort(s, n, sizeof *s, e2e_cmp_u64);
+    bb_sort_ns(s, n);
     for (size_t i = 0; i < n; i++)
         sum += (double)s[i];
     return (e2e_stats){.es_med = (double)s[n / 2] / 1e6,

@@ -198,13 +198,6 @@ sb_call(const sb_run *r, enum sb_peer p, size_t s, uint64_t *ns, int *st,
     return bb_call(&cs, ns, st, out, outn);
 }
 
-static int
-sb_cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The first call of every figure: each peer must print what the box
  * prints (and exit 0), else it gets no figure for this script. */
 static bool
@@ -304,8 +297,7 @@ sb_main(int runs, const char *only, const char *dir_opt)
             }
         for (int p = 0; p < SB_NPEERS; p++) {
             if (per[p] != NULL && !fail) {
-                qsort(per[p], (size_t)runs, sizeof *per[p], sb_cmp_u64);
-                med[s][p] = (double)per[p][runs / 2] / 1e6;
+                med[s][p] = (double)bb_median_ns(per[p], (size_t)runs) / 1e6;
             }
             box_free(per[p]);
         }
