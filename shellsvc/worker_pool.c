@@ -14,6 +14,7 @@
 #include "box_fdpass.h"
 #include "forker.h"
 #include "sh_glob.h"
+#include "sh_ids.h"
 #include "valid_word.h"
 #include "worker_confine.h"
 
@@ -151,6 +152,7 @@ zyg_prepare(void *ctx)
     zs->zs_ready = 0;
     zs->zs_ready_sock = -1;
     sh_glob_init();
+    sh_ids_init(); // ls -l's owner names: /etc is out of reach after
     // Workers read the broker's validity word; none may write it.
     if (zs->zs_lim.wl_valid != NULL)
         valid_word_drop_rw(zs->zs_lim.wl_valid);

@@ -26,6 +26,8 @@
     "did not answer\n"
 #define NOENT(cmd, p)                                                          \
     "strands-shell: " cmd ": " p ": No such file or directory\n"
+#define LS_NOENT(p)                                                            \
+    "strands-shell: ls: cannot access '" p "': No such file or directory\n"
 
 /* Between setup and script the runner probes this path, so the fs log a
  * row checks starts with what its script asked. */
@@ -55,11 +57,11 @@ static const fcase cases[] = {
      MD(H "e") MD(H "f") MD(H "d") EN(H "d") EN(H "e")},
     {"mkdir d; touch d/x", "ls d/", "x\n", "", 0, MD(H "d") EN(H "d")},
     {"mkdir d; touch d/x", "ls d d", "d:\nx\n\nd:\nx\n", "", 0},
-    {"touch a", "ls nope a", "a\n", NOENT("ls", "nope"), 2,
-     MD(H "nope") MD(H "a")},
-    {"mkdir d; touch d/x", "ls nope d", "d:\nx\n", NOENT("ls", "nope"), 2},
-    {NULL, "ls ''", "", "strands-shell: ls: : No such file or directory\n", 2,
-     ""},
+    // a missing operand is probed again as a link (it may be a dangling one)
+    {"touch a", "ls nope a", "a\n", LS_NOENT("nope"), 2,
+     MD(H "nope") MD(H "nope") MD(H "a")},
+    {"mkdir d; touch d/x", "ls nope d", "d:\nx\n", LS_NOENT("nope"), 2},
+    {NULL, "ls ''", "", LS_NOENT(""), 2, ""},
     {NULL, "ls /tmp", "", "", 0, MD("/tmp") EN("/tmp")},
     // a denied probe is not "missing": the listing is asked and denied
     {NULL, "ls /usr", "", DENIED("ls", "/usr"), 2, MD("/usr") EN("/usr"),
@@ -69,8 +71,28 @@ static const fcase cases[] = {
     {NULL, "ls /usr; echo after", "", FAULT, 125, MD("/usr"), NULL, "/usr"},
     {NULL, "ls -l /dev; echo after", "", FAULT, 125,
      MD("/dev") EN("/dev") MD("/dev/null"), NULL, "/dev/null"},
-    {NULL, "ls -z", "", "strands-shell: ls: -z: invalid option\n", 2, ""},
-    {NULL, "ls -la -Q", "", "strands-shell: ls: -Q: invalid option\n", 2, ""},
+    {NULL, "ls -z", "",
+     "strands-shell: ls: invalid option -- 'z'\n"
+     "Try 'ls --help' for more information.\n",
+     2, ""},
+    {NULL, "ls -la -Y", "",
+     "strands-shell: ls: invalid option -- 'Y'\n"
+     "Try 'ls --help' for more information.\n",
+     2, ""},
+    // -F and -p need each entry's type: one probe each
+    {"touch f; mkdir d", "ls -p", "d/\nf\n", "", 0,
+     MD("/home/lash") EN("/home/lash") MD(H "d") MD(H "f")},
+    // a denied entry is left out of what -F shows, as under -l
+    {NULL, "ls -F /dev", "random\nurandom\nzero\n", "", 0,
+     MD("/dev") EN("/dev") MD("/dev/null") MD("/dev/random")
+         MD("/dev/urandom") MD("/dev/zero"),
+     "/dev/null"},
+    // -R lists each directory it finds (one enumerate each)
+    {"mkdir -p a/b; touch a/b/c", "ls -R a", "a:\nb\n\na/b:\nc\n", "", 0,
+     MD(H "a") EN(H "a") MD(H "a/b") EN(H "a/b") MD(H "a/b/c")},
+    // a subdirectory whose probe is denied is not seen, so not entered
+    {NULL, "ls -R /usr", "/usr:\n", "", 0, MD("/usr") EN("/usr") MD("/usr/bin"),
+     "/usr/bin"},
     // a link operand is followed without -l (the decision names the target)
     {NULL, "ls /bin/cat", "/bin/cat\n", "", 0, MD("/bin/lash")},
     // -l: which decisions; the line format has its own test below
@@ -279,6 +301,8 @@ test_cases(void **state)
 /* ---- ls -l lines: fields we control exactly, the date by shape ---- */
 
 #define DATE "[A-Z][a-z]{2} [ 1-3][0-9] [0-2][0-9]:[0-5][0-9]"
+// The shell's own user and group own its in-memory files.
+#define OWN "[a-z0-9_.-]+ [a-z0-9_.-]+"
 
 typedef struct lcase {
     const char *script;
@@ -288,24 +312,28 @@ typedef struct lcase {
 
 static const lcase lcases[] = {
     {"echo hello > f; mkdir d; ls -l",
-     "^total 1\n"
-     "drwxrwxrwx 1 lash lash 0 " DATE " d\n"
-     "-rw-rw-rw- 1 lash lash 6 " DATE " f\n$"},
+     "^total 4\n"
+     "drwxrwxrwx 2 " OWN " 0 " DATE " d\n"
+     "-rw-rw-rw- 1 " OWN " 6 " DATE " f\n$"},
     // the size column is as wide as the widest size
     {"echo > a; printf '%0100d' 0 > b; ls -l a b",
-     "^-rw-rw-rw- 1 lash lash   1 " DATE " a\n"
-     "-rw-rw-rw- 1 lash lash 100 " DATE " b\n$"},
-    // total: each size in 1 KiB blocks, rounded up
-    {"printf '%01025d' 0 > a; echo > b; ls -l", "^total 3\n"},
+     "^-rw-rw-rw- 1 " OWN "   1 " DATE " a\n"
+     "-rw-rw-rw- 1 " OWN " 100 " DATE " b\n$"},
+    // total: the blocks in 1 KiB (a file in memory takes 4 KiB pages)
+    {"printf '%01025d' 0 > a; echo > b; ls -l", "^total 8\n"},
+    {"printf '%01025d' 0 > a; ls -sh a; ls -s --si a; ls -lh a",
+     "^4\\.0K a\n4\\.1k a\n-rw-rw-rw- 1 " OWN " 1\\.1K " DATE " a\n$"},
     {"ls -l /bin/cat",
-     "^lrwxrwxrwx 1 lash lash 4 " DATE " /bin/cat -> lash\n$"},
+     "^lrwxrwxrwx 1 " OWN " 4 " DATE " /bin/cat -> lash\n$"},
     {"ls -la /tmp", "^total 0\n"
-                    "drwxrwxrwt 1 lash lash 0 " DATE " \\.\n"
-                    "drwxr-xr-x 1 lash lash 0 " DATE " \\.\\.\n$"},
-    {"ls -l /dev/null", "^crw-rw-rw- 1 lash lash 0 " DATE " /dev/null\n$"},
+                    "drwxrwxrwt 2 " OWN " 0 " DATE " \\.\n"
+                    "drwxr-xr-x 2 " OWN " 0 " DATE " \\.\\.\n$"},
+    // a device's number where the size goes
+    {"ls -l /dev/null", "^crw-rw-rw- 1 " OWN " 1, 3 " DATE " /dev/null\n$"},
+    {"ls -ln /dev/null", "^crw-rw-rw- 1 [0-9]+ [0-9]+ 1, 3 " DATE " /dev/null\n$"},
     {"ls -l /tmp", "^total 0\n$"},
     {"mkdir d; ls -l /tmp d", "^/tmp:\ntotal 0\n\nd:\ntotal 0\n$"},
-    {"touch f; ls -l f /tmp", "^-rw-rw-rw- 1 lash lash 0 " DATE " f\n\n/tmp:\n"
+    {"touch f; ls -l f /tmp", "^-rw-rw-rw- 1 " OWN " 0 " DATE " f\n\n/tmp:\n"
                               "total 0\n$"},
 };
 

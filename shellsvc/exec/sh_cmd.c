@@ -61,9 +61,7 @@ static const sh_cmd sh_cmds[] = {
     {"lash", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
     {"let", sh_bi_let, "", SH_CMD_RAWARGS, NULL},
     {"local", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
-    {"ls", sh_cmd_ls, "1al", SH_CMD_PROGRAM,
-     "ls [-1al] [FILE]...\nList directory contents, one name per line.\n  -a  "
-     "include names starting with .  -l  long format  -1  one per line"},
+    {"ls", sh_cmd_ls, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"mapfile", sh_bi_mapfile, "d:n:s:tu:", 0, NULL},
     {"mkdir", sh_cmd_mkdir, "p", SH_CMD_PROGRAM,
      "mkdir [-p] DIRECTORY...\nCreate directories.\n  -p  create parents as "

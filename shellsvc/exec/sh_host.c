@@ -182,10 +182,10 @@ sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
     if (refused != 0)
         return refused;
     if (b->hb_found.sf_path == NULL) {
-        if (b->hb_unbound_err == EACCES) {
-            sh_errf(cx, "%s: Permission denied", argv[0]);
-            return BOX_STATUS_CANNOT_RUN;
-        }
+        // Something that is no executable file: worded as the in-process
+        // shell words it (bash's "Is a directory" or "Permission denied").
+        if (b->hb_unbound_err == EACCES)
+            return sh_shebang_missing(cx, argv[0]);
         // A missing path too: spec §3.10 words it so (bash: "No such
         // file or directory", the same 127).
         sh_errf(cx, "%s: command not found", argv[0]);

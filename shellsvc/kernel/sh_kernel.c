@@ -795,7 +795,13 @@ stat_res(sh_kernel *k, const sh_res *rs, sh_kernel_stat *st,
         st->ks_ino = vs.vs_ino;
         st->ks_mode = vs.vs_mode;
         st->ks_size = vs.vs_size;
-        st->ks_mtime = vs.vs_mtime;
+        st->ks_mtime = st->ks_atime = st->ks_ctime = vs.vs_mtime;
+        // What a tmpfs would say: the shell owns its memory's files.
+        st->ks_nlink = S_ISDIR(vs.vs_mode) ? 2 : 1;
+        st->ks_uid = (uint32_t)getuid();
+        st->ks_gid = (uint32_t)getgid();
+        st->ks_blocks = (vs.vs_size + 4095) / 4096 * 8;
+        st->ks_rdev = vs.vs_rdev;
         return 0;
     }
     struct stat sb;
@@ -806,6 +812,14 @@ stat_res(sh_kernel *k, const sh_res *rs, sh_kernel_stat *st,
     st->ks_mode = sb.st_mode;
     st->ks_size = (uint64_t)sb.st_size;
     st->ks_mtime = sb.st_mtime;
+    st->ks_mtime_ns = sb.st_mtim.tv_nsec;
+    st->ks_atime = sb.st_atime;
+    st->ks_ctime = sb.st_ctime;
+    st->ks_nlink = (uint64_t)sb.st_nlink;
+    st->ks_uid = (uint32_t)sb.st_uid;
+    st->ks_gid = (uint32_t)sb.st_gid;
+    st->ks_blocks = (uint64_t)sb.st_blocks;
+    st->ks_rdev = (uint64_t)sb.st_rdev;
     st->ks_host = true;
     return 0;
 }

@@ -133,6 +133,12 @@ typedef struct sh_kernel_stat {
     mode_t ks_mode;
     uint64_t ks_size;
     int64_t ks_mtime;
+    long ks_mtime_ns; // the nanoseconds of ks_mtime (0 in memory)
+    int64_t ks_atime, ks_ctime;
+    uint64_t ks_nlink;
+    uint32_t ks_uid, ks_gid; // in memory: the shell's own
+    uint64_t ks_blocks;      // 512-byte blocks allocated (ls's totals)
+    uint64_t ks_rdev;        // a device's number
     bool ks_host;
 } sh_kernel_stat;
 

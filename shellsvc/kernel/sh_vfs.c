@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 
 #include "box_alloc.h"
@@ -26,6 +27,7 @@ struct vnode {
     size_t vn_size, vn_cap;
     char *vn_link;
     enum vdev vn_dev;
+    uint64_t vn_rdev; // a device's number, as Linux numbers it
     int vn_refs;  // open handles
     bool vn_busy; // mount point or ancestor of one
     int64_t vn_mtime;
@@ -234,18 +236,19 @@ sh_vfs_new(sh_vfs **out)
         const char *path;
         mode_t mode;
         enum vdev dev;
+        unsigned minor; // of major 1, Linux's memory devices
     } init[] = {
-        {"/home", S_IFDIR | 0755, VDEV_NONE},
-        {"/home/lash", S_IFDIR | 0755, VDEV_NONE},
-        {"/tmp", S_IFDIR | 01777, VDEV_NONE},
-        {"/usr", S_IFDIR | 0755, VDEV_NONE},
-        {"/usr/bin", S_IFDIR | 0755, VDEV_NONE},
-        {"/bin", S_IFDIR | 0755, VDEV_NONE},
-        {"/dev", S_IFDIR | 0755, VDEV_NONE},
-        {"/dev/null", S_IFCHR | 0666, VDEV_NULL},
-        {"/dev/zero", S_IFCHR | 0666, VDEV_ZERO},
-        {"/dev/urandom", S_IFCHR | 0666, VDEV_RANDOM},
-        {"/dev/random", S_IFCHR | 0666, VDEV_RANDOM},
+        {"/home", S_IFDIR | 0755, VDEV_NONE, 0},
+        {"/home/lash", S_IFDIR | 0755, VDEV_NONE, 0},
+        {"/tmp", S_IFDIR | 01777, VDEV_NONE, 0},
+        {"/usr", S_IFDIR | 0755, VDEV_NONE, 0},
+        {"/usr/bin", S_IFDIR | 0755, VDEV_NONE, 0},
+        {"/bin", S_IFDIR | 0755, VDEV_NONE, 0},
+        {"/dev", S_IFDIR | 0755, VDEV_NONE, 0},
+        {"/dev/null", S_IFCHR | 0666, VDEV_NULL, 3},
+        {"/dev/zero", S_IFCHR | 0666, VDEV_ZERO, 5},
+        {"/dev/urandom", S_IFCHR | 0666, VDEV_RANDOM, 9},
+        {"/dev/random", S_IFCHR | 0666, VDEV_RANDOM, 8},
     };
     sh_vfs *v = box_calloc(1, sizeof *v);
     if (v == NULL)
@@ -263,6 +266,7 @@ sh_vfs_new(sh_vfs **out)
             return err;
         }
         n->vn_dev = init[i].dev;
+        n->vn_rdev = init[i].dev != VDEV_NONE ? makedev(1, init[i].minor) : 0;
     }
     *out = v;
     return 0;
@@ -320,6 +324,7 @@ sh_vfs_lstat(sh_vfs *v, const char *path, sh_vfs_stat *st)
         st->vs_mode = n->vn_mode;
         st->vs_size = n->vn_link ? strlen(n->vn_link) : n->vn_size;
         st->vs_mtime = n->vn_mtime;
+        st->vs_rdev = n->vn_rdev;
     }
     pthread_mutex_unlock(&v->v_lock);
     return err;

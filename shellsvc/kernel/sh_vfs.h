@@ -25,6 +25,7 @@ typedef struct sh_vfs_stat {
     mode_t vs_mode;  // S_IFREG/S_IFDIR/S_IFLNK/S_IFCHR | permission bits
     uint64_t vs_size;
     int64_t vs_mtime;
+    uint64_t vs_rdev; // the device number /dev/null … would have
 } sh_vfs_stat;
 
 /* A fresh tree: /home /home/lash /tmp(1777) /usr /usr/bin /bin /dev and
