@@ -25,12 +25,12 @@
     "Usage:\tjq [options] <jq filter> [file...]\n"                             \
     "\tjq [options] --args <jq filter> [strings...]\n"                         \
     "\tjq [options] --jsonargs <jq filter> [JSON_TEXTS...]\n\n"                \
-    "jq is a tool for processing JSON inputs, applying the given filter to\n" \
-    "its JSON text inputs and producing the filter's results as JSON on\n"    \
+    "jq is a tool for processing JSON inputs, applying the given filter to\n"  \
+    "its JSON text inputs and producing the filter's results as JSON on\n"     \
     "standard output.\n\n"                                                     \
-    "The simplest filter is ., which copies jq's input to its output\n"       \
-    "unmodified (except for formatting, but note that IEEE754 is used\n"      \
-    "for number representation internally, with all that that implies).\n\n" \
+    "The simplest filter is ., which copies jq's input to its output\n"        \
+    "unmodified (except for formatting, but note that IEEE754 is used\n"       \
+    "for number representation internally, with all that that implies).\n\n"   \
     "For more advanced filters see the jq(1) manpage (\"man jq\")\n"           \
     "and/or https://stedolan.github.io/jq\n\n"                                 \
     "Example:\n\n\t$ echo '{\"foo\": 0}' | jq .\n"                             \
@@ -73,7 +73,7 @@ static const char jq_short_usage[] =
 typedef struct jq_flag {
     char jf_short; // 0: long only
     const char *jf_long;
-    unsigned jf_set;  // JQ_* bits to set
+    unsigned jf_set;   // JQ_* bits to set
     int jf_dump_clear; // dump flags to clear
 } jq_flag;
 
@@ -178,13 +178,11 @@ cli_file_arg(sh_cmd_run *r, jq_cli *c, const char *which, const char *name,
     }
     if (!jv_is_valid(data)) {
         jv msg = jv_invalid_get_msg(data);
-        st = sh_cmd_err(r->cr_cx, "jq", 2, "%s%s", what,
-                        jv_string_value(msg));
+        st = sh_cmd_err(r->cr_cx, "jq", 2, "%s%s", what, jv_string_value(msg));
         jv_free(msg);
         goto out;
     }
-    if (strcmp(which, "argfile") == 0 &&
-        jv_get_kind(data) == JV_KIND_ARRAY &&
+    if (strcmp(which, "argfile") == 0 && jv_get_kind(data) == JV_KIND_ARRAY &&
         jv_array_length(jv_copy(data)) == 1)
         data = jv_array_get(data, 0);
     c->jc_named = jv_object_set(c->jc_named, jv_string(name), data);
@@ -243,8 +241,9 @@ cli_long(sh_cmd_run *r, jq_cli *c, int argc, char **argv, int *i)
     } else if (strcmp(w, "arg") == 0 || strcmp(w, "argjson") == 0) {
         bool json = w[3] == 'j';
         if (*i >= argc - 2) {
-            sh_errf(cx, "jq: --%s takes two parameters (e.g. --%s varname "
-                        "%s)",
+            sh_errf(cx,
+                    "jq: --%s takes two parameters (e.g. --%s varname "
+                    "%s)",
                     w, w, json ? "text" : "value");
             return jq_die(cx);
         }
@@ -262,8 +261,9 @@ cli_long(sh_cmd_run *r, jq_cli *c, int argc, char **argv, int *i)
     } else if (strcmp(w, "argfile") == 0 || strcmp(w, "slurpfile") == 0 ||
                strcmp(w, "rawfile") == 0) {
         if (*i >= argc - 2) {
-            sh_errf(cx, "jq: --%s takes two parameters (e.g. --%s varname "
-                        "filename)",
+            sh_errf(cx,
+                    "jq: --%s takes two parameters (e.g. --%s varname "
+                    "filename)",
                     w, w);
             return jq_die(cx);
         }
@@ -275,8 +275,7 @@ cli_long(sh_cmd_run *r, jq_cli *c, int argc, char **argv, int *i)
                strcmp(w, "run-tests") == 0) {
         // libjq prints these on the service's own stdout, or reads test
         // files itself.
-        return sh_cmd_err(cx, "jq", 2, "--%s is not available in the box",
-                          w);
+        return sh_cmd_err(cx, "jq", 2, "--%s is not available in the box", w);
     } else {
         return -1;
     }
@@ -308,10 +307,8 @@ cli_option(sh_cmd_run *r, jq_cli *c, int argc, char **argv, int *i)
                 return 0;
             }
         if (strcmp(w, "--help") == 0)
-            return sh_write(cx, 1, jq_help, sizeof jq_help - 1) ==
-                           SH_IO_OK
-                       ? -2
-                       : 2;
+            return sh_write(cx, 1, jq_help, sizeof jq_help - 1) == SH_IO_OK ? -2
+                                                                            : 2;
         if (strcmp(w, "--version") == 0)
             return sh_puts(cx, 1, "jq-1.6\n") == SH_IO_OK ? -2 : 2;
         int st = cli_long(r, c, argc, argv, i);
@@ -327,10 +324,8 @@ cli_option(sh_cmd_run *r, jq_cli *c, int argc, char **argv, int *i)
                 known++;
             }
         if (strchr(w, 'h') != NULL)
-            return sh_write(cx, 1, jq_help, sizeof jq_help - 1) ==
-                           SH_IO_OK
-                       ? -2
-                       : 2;
+            return sh_write(cx, 1, jq_help, sizeof jq_help - 1) == SH_IO_OK ? -2
+                                                                            : 2;
         if (strchr(w, 'V') != NULL)
             return sh_puts(cx, 1, "jq-1.6\n") == SH_IO_OK ? -2 : 2;
         if (strlen(w) == known + 1)
@@ -357,7 +352,8 @@ cli_parse(sh_cmd_run *r, jq_cli *c, int argc, char **argv)
                 return 2;
             }
             c->jc_done = true;
-        } else if (!(w[0] == '-' && (w[1] == '-' || isalpha((unsigned char)w[1])))) {
+        } else if (!(w[0] == '-' &&
+                     (w[1] == '-' || isalpha((unsigned char)w[1])))) {
             st = cli_operand(cx, c, w, false);
         } else {
             st = cli_option(r, c, argc, argv, &i);
@@ -493,8 +489,7 @@ jq_set_origin_attrs(jq_state *jq, sh_ctx *cx)
                          jv_string("$ORIGIN/lib")));
     jq_set_attr(jq, jv_string("JQ_ORIGIN"), jv_string("."));
     jq_set_attr(jq, jv_string("VERSION_DIR"), jv_string("1.6"));
-    jq_set_attr(jq, jv_string("PROGRAM_ORIGIN"),
-                jv_string(cx->cx_st->st_cwd));
+    jq_set_attr(jq, jv_string("PROGRAM_ORIGIN"), jv_string(cx->cx_st->st_cwd));
 }
 
 /* Reads the inputs and runs the program on each, as jq 1.6's main. */
@@ -527,8 +522,7 @@ jq_drive(jq_run *jr, jq_cli *c, jq_state *jq, jq_dog *dog)
                 jv_free(msg);
                 break;
             }
-            sh_errf(r->cr_cx, "ignoring parse error: %s",
-                    jv_string_value(msg));
+            sh_errf(r->cr_cx, "ignoring parse error: %s", jv_string_value(msg));
             jv_free(msg);
         }
         if (ret >= 0 && jr->jr_in.ji_stopped)

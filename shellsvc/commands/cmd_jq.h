@@ -55,14 +55,14 @@ typedef struct jq_in {
     size_t ji_len, ji_pos;  // its length; how much of it -R has used
     char *ji_rd;            // read-ahead from ji_cur (JQ_READ_AHEAD)
     size_t ji_rdlen, ji_rdpos;
-    int ji_query; // a wrapped builtin asked: JQ_Q_* for the next input()
+    int ji_query;    // a wrapped builtin asked: JQ_Q_* for the next input()
     bool ji_stopped; // the call ended while reading
 } jq_in;
 
 enum { JQ_Q_NONE, JQ_Q_FILENAME, JQ_Q_LINE };
 
-box_err jq_in_init(jq_in *in, sh_cmd_run *r, char **files, int nfiles,
-                   bool raw, bool slurp, int parser_flags);
+box_err jq_in_init(jq_in *in, sh_cmd_run *r, char **files, int nfiles, bool raw,
+                   bool slurp, int parser_flags);
 void jq_in_free(jq_in *in);
 /* The next input value; invalid without a message at the end, invalid
  * with one for a parse error (jq's text, without "parse error: "). */
@@ -78,8 +78,8 @@ jv jq_in_cb(jq_state *jq, void *data);
  * jq's message "jq: <what><path>: <why>" (what e.g. "Bad JSON in
  * --rawfile x "), or 125 when the decision failed.
  */
-int jq_read_file(sh_cmd_run *r, const char *what, const char *path,
-                 char **out, size_t *len);
+int jq_read_file(sh_cmd_run *r, const char *what, const char *path, char **out,
+                 size_t *len);
 
 /* Output to the shell's fd 1 through a stdio FILE (fopencookie), so
  * jv_dumpf streams. */
@@ -91,8 +91,7 @@ typedef struct jq_out {
     unsigned jo_options;
 } jq_out;
 
-box_err jq_out_open(jq_out *o, sh_cmd_run *r, unsigned options,
-                    int dumpopts);
+box_err jq_out_open(jq_out *o, sh_cmd_run *r, unsigned options, int dumpopts);
 /* Prints one result as jq 1.6's process() does; false to stop. */
 bool jq_out_result(jq_out *o, jv result);
 /* Flushes; false when the output failed. */

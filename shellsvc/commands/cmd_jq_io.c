@@ -170,9 +170,8 @@ in_read_more(jq_in *in)
             in->ji_len = n;
         }
     }
-    return in->ji_stopped ||
-           (in->ji_next >= in->ji_nfiles &&
-            (in->ji_cur == NULL || in->ji_cur_eof));
+    return in->ji_stopped || (in->ji_next >= in->ji_nfiles &&
+                              (in->ji_cur == NULL || in->ji_cur_eof));
 }
 
 /* -R: lines as strings (a line may run on into the next operand). */
@@ -296,8 +295,10 @@ jq_read_file(sh_cmd_run *r, const char *what, const char *path, char **out,
         if (n == 0)
             break;
         if (box_buf_append(&b, chunk, (size_t)n) != BOX_OK) {
-            st = sh_cmd_err(cx, "jq", 2, "%s%s: file too large to hold "
-                            "(limit %u MiB)", what, path, JQ_FILE_MAX >> 20);
+            st = sh_cmd_err(cx, "jq", 2,
+                            "%s%s: file too large to hold "
+                            "(limit %u MiB)",
+                            what, path, JQ_FILE_MAX >> 20);
             goto out;
         }
     }

@@ -137,9 +137,8 @@ jq_debug_cb(void *data, jv v)
         err_dump(jr, payload, 0, false);
         return;
     }
-    double q = jv_get_kind(payload) == JV_KIND_NUMBER
-                   ? jv_number_value(payload)
-                   : -1;
+    double q =
+        jv_get_kind(payload) == JV_KIND_NUMBER ? jv_number_value(payload) : -1;
     jv_free(payload);
     jr->jr_in.ji_query = q == 0 ? JQ_Q_FILENAME : JQ_Q_LINE;
 }

@@ -171,8 +171,9 @@ jq_prog_home_check(sh_cmd_run *r)
     const char *home = getenv("HOME");
     struct passwd pw, *pwp = NULL;
     char pwbuf[1024];
-    if (home == NULL && getpwuid_r(getuid(), &pw, pwbuf, sizeof pwbuf,
-                                   &pwp) == 0 && pwp != NULL)
+    if (home == NULL &&
+        getpwuid_r(getuid(), &pw, pwbuf, sizeof pwbuf, &pwp) == 0 &&
+        pwp != NULL)
         home = pwp->pw_dir;
     if (home == NULL)
         return 0;
