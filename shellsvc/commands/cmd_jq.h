@@ -129,9 +129,9 @@ int jq_prog_home_check(sh_cmd_run *r);
 
 /*
  * The watchdog: a thread that halts the jq program (jq_halt) when the
- * call must stop (its budget, an abort, a kill) or the heap has grown by
- * JQ_HEAP_MAX while jq_next runs; jq_next checks for a halt before each
- * instruction.
+ * call must stop (its budget, an abort, a kill) or the process's peak
+ * resident size has grown by JQ_HEAP_MAX while jq_next runs; jq_next
+ * checks for a halt before each instruction.
  */
 #define JQ_HEAP_MAX (1ull << 30)
 typedef struct jq_dog {
@@ -144,7 +144,7 @@ typedef struct jq_dog {
     int jd_fired;    // JQ_DOG_*: why the program was halted
     jq_state *jd_jq;
     sh_ctx *jd_cx;
-    size_t jd_heap0; // the heap in use when jq started
+    size_t jd_heap0; // the peak resident size when jq started
 } jq_dog;
 
 enum { JQ_DOG_NONE, JQ_DOG_STOP, JQ_DOG_MEMORY };

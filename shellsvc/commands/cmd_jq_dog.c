@@ -3,7 +3,8 @@
  * jq's watchdog. A jq program runs inside jq_next, which calls nothing of
  * the shell's while it computes (`def f: f; f`, `last(range(1e12))`), so
  * the shell's own stop checks never run. This thread watches the call
- * (its budget, an abort, a `kill` of the job) and the heap, and halts the
+ * (its budget, an abort, a `kill` of the job) and the memory the process
+ * holds, and halts the
  * program with jq_halt; libjq 1.6 checks for a halt before each
  * instruction, so jq_next returns soon after. What no instruction
  * boundary bounds (one C builtin working on a huge value, a regex that
@@ -17,7 +18,7 @@
  * jq_next runs and jq_halted is false, which leaves a window of a few
  * instructions if the program itself halts in the same instant.
  */
-#include <malloc.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <time.h>
 
@@ -25,12 +26,17 @@
 
 #define JQ_DOG_TICK_MS 20
 
-/* The heap in use (glibc's arenas and mmapped blocks). */
+/* The process's peak resident size in bytes: one cheap call (mallinfo2
+ * would walk the free lists under the arena locks jq's own mallocs
+ * need). A peak, so jq may grow to the process's earlier peak plus
+ * JQ_HEAP_MAX before it is stopped; RLIMIT_AS stays the hard bound. */
 static size_t
 heap_used(void)
 {
-    struct mallinfo2 mi = mallinfo2();
-    return mi.uordblks + mi.hblkhd;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (size_t)ru.ru_maxrss * 1024u;
 }
 
 /* Whether the call must stop: what sh_check_stop reads, but only its
