@@ -2,7 +2,10 @@
 /* Table tests of jq where the differential cannot look: policy denials
  * and faults on every file jq reads, the environment it shows, the
  * modules it refuses, and a runaway program at the call's deadline. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd_test_table.h"
 
@@ -84,11 +87,63 @@ test_cases(void **state)
     tcase_run_all(cases, NELEM(cases));
 }
 
+/* One script with HOME pointing at home: status, stdout, stderr. */
+static void
+run_home(const char *home, const char *script, int status, const char *out,
+         const char *err)
+{
+    const char *saved = getenv("HOME");
+    char *keep = saved != NULL ? box_strdup(saved) : NULL;
+    assert_int_equal(setenv("HOME", home, 1), 0);
+    th t = {0};
+    int st = th_run(&t, script, 0);
+    if (keep != NULL)
+        assert_int_equal(setenv("HOME", keep, 1), 0);
+    else
+        assert_int_equal(unsetenv("HOME"), 0);
+    box_free(keep);
+    assert_int_equal(st, status);
+    assert_string_equal(th_s(&t.th_out), out);
+    assert_string_equal(th_s(&t.th_err), err);
+    th_reset(&t);
+}
+
+/* libjq imports ~/.jq of the process's own home on every compile: a file
+ * there makes jq refuse (its text never reaches a program); a directory
+ * is harmless (libjq cannot read it as a module). */
+static void
+test_service_home_jq(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/cmd_jq_test.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *f = box_asprintf("%s/.jq", dir);
+    assert_non_null(f);
+    FILE *fp = fopen(f, "w"); // the test's own fixture, not a shell effect
+    assert_non_null(fp);
+    fputs("def leaked: \"service secret\";\n", fp);
+    assert_int_equal(fclose(fp), 0);
+    char *want = box_asprintf(
+        "strands-shell: jq: error: refused: libjq would load %s/.jq of the "
+        "box service's own home outside the shell's kernel\n",
+        dir);
+    assert_non_null(want);
+    run_home(dir, "jq -n leaked", 2, "", want);
+    assert_int_equal(unlink(f), 0);
+    assert_int_equal(mkdir(f, 0700), 0);
+    run_home(dir, "jq -n 1", 0, "1\n", "");
+    assert_int_equal(rmdir(f), 0);
+    assert_int_equal(rmdir(dir), 0);
+    box_free(want);
+    box_free(f);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cases),
+        cmocka_unit_test(test_service_home_jq),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
