@@ -732,6 +732,7 @@ int sh_cmd_dirname(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_fold(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_grep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_head(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_jq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_ls(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_mkdir(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_nl(sh_ctx *, int, char **, const sh_opts *);

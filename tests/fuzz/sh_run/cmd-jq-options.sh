@@ -1,0 +1,1 @@
+printf '1 {"k":[true,false]}' > k.json; jq -S --tab . k.json; jq --indent 1 -a -C . k.json; jq -s -j --seq 'tostream' k.json; jq --stream -c . k.json; jq -n -c --slurpfile s k.json --rawfile r k.json '$s, ($r|length), $ARGS' --args x; jq -n 'def f: f; f'; jq '.k.[' k.json; printf '{' | jq .; jq -n 'import "m" as m; 1'; jq -nh | head -n 1

@@ -1,0 +1,1 @@
+printf '{"a":[1,2,{"b":"x"}],"n":null}\n[3] "s"' > j.json; jq -c '.a[] | select(type == "number") | . * 2' j.json; jq -r --arg v 1 --argjson w '[2]' '"\($v)\($w)", input_filename, $ENV.HOME, (try error("e") catch .)' j.json; printf 'a\nb' | jq -R -s -c 'split("\n")'; jq -n -e 'empty'; echo $?
