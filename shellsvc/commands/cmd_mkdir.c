@@ -11,8 +11,9 @@
 #include "sh_bistate.h"
 #include "sh_gopt.h"
 
-/* The session has no umask yet: directories get 0777 as redirections
- * create files 0666. */
+/* Directories get 0777 less the umask a script set (sh_umask_apply), as
+ * redirections create files 0666 less it; until one is set, the kernel's
+ * default stands. */
 #define MKDIR_MODE 0777
 #define PROBE_ABSENT (-1)
 
@@ -85,7 +86,9 @@ mkdir_try(mkdir_run *mr, const char *path, bool ok_exists, bool last,
           sh_kernel_result *r)
 {
     sh_ctx *cx = mr->mr_cx;
-    mode_t mode = last && mr->mr_has_mode ? mr->mr_mode & 0777 : MKDIR_MODE;
+    mode_t mode = last && mr->mr_has_mode
+                      ? mr->mr_mode & 0777
+                      : (mode_t)sh_umask_apply(cx, MKDIR_MODE);
     if (sh_kernel_mkdir(sh_kern(cx), cx->cx_st->st_cwd, path, mode, r) != 0) {
         if (ok_exists && r->kr_outcome == SH_KR_OS_ERROR &&
             r->kr_errno == EEXIST) {
