@@ -17,6 +17,7 @@
 #define CD(p) "fs:write create_dir " p "\n"
 #define RF(p) "fs:delete remove_file " p "\n"
 #define RD(p) "fs:delete remove_dir " p "\n"
+#define SP(p) "fs:write set_permissions " p "\n"
 
 #define DENIED(cmd, p)                                                         \
     "strands-shell: " cmd ": policy denied this operation on '" p              \
@@ -116,13 +117,13 @@ static const fcase cases[] = {
     // ---- mkdir ----
     {NULL, "mkdir d && [ -d d ]", "", "", 0, CD(H "d") MD(H "d")},
     {NULL, "mkdir d e/", "", "", 0, CD(H "d") CD(H "e")},
-    {"mkdir d", "mkdir d", "", "strands-shell: mkdir: d: File exists\n", 1,
+    {"mkdir d", "mkdir d", "", "strands-shell: mkdir: cannot create directory ‘d’: File exists\n", 1,
      CD(H "d")},
     {NULL, "mkdir x x y; [ -d y ]", "",
-     "strands-shell: mkdir: x: File exists\n", 0,
+     "strands-shell: mkdir: cannot create directory ‘x’: File exists\n", 0,
      CD(H "x") CD(H "x") CD(H "y") MD(H "y")},
-    {NULL, "mkdir x x y", "", "strands-shell: mkdir: x: File exists\n", 1},
-    {NULL, "mkdir a/b", "", NOENT("mkdir", "a/b"), 1, CD(H "a/b")},
+    {NULL, "mkdir x x y", "", "strands-shell: mkdir: cannot create directory ‘x’: File exists\n", 1},
+    {NULL, "mkdir a/b", "", "strands-shell: mkdir: cannot create directory ‘a/b’: No such file or directory\n", 1, CD(H "a/b")},
     {NULL, "mkdir -p a/b/c && [ -d a/b/c ]", "", "", 0,
      MD(H "a/b/c") MD(H "a/b") MD(H "a") CD(H "a") CD(H "a/b") CD(H "a/b/c")
          MD(H "a/b/c")},
@@ -132,10 +133,10 @@ static const fcase cases[] = {
     {NULL, "mkdir -p /home/lash", "", "", 0, MD("/home/lash")},
     {"mkdir -p a/b", "mkdir -p a/b", "", "", 0, MD(H "a/b")},
     {"mkdir a", "mkdir -p a/b", "", "", 0, MD(H "a/b") MD(H "a") CD(H "a/b")},
-    {"touch f", "mkdir -p f", "", "strands-shell: mkdir: f: File exists\n", 1,
+    {"touch f", "mkdir -p f", "", "strands-shell: mkdir: cannot create directory ‘f’: File exists\n", 1,
      MD(H "f")},
     {"touch f", "mkdir -p f/x", "",
-     "strands-shell: mkdir: f/x: Not a directory\n", 1},
+     "strands-shell: mkdir: cannot create directory ‘f’: Not a directory\n", 1},
     {NULL, "mkdir /usr/x", "", DENIED("mkdir", "/usr/x"), 1, CD("/usr/x"),
      "/usr/x"},
     // a denied probe reads as absent: the create is asked and answers
@@ -150,11 +151,14 @@ static const fcase cases[] = {
     {NULL, "mkdir -p /usr/bin", "", DENIED("mkdir", "/usr/bin"), 1,
      MD("/usr/bin") MD("/usr") CD("/usr") CD("/usr/bin"), "/usr/bin,/usr"},
     {NULL, "mkdir d e; echo after", "", FAULT, 125, CD(H "d"), NULL, H "d"},
-    {NULL, "mkdir", "", "strands-shell: mkdir: missing operand\n", 1, ""},
+    {NULL, "mkdir", "", "strands-shell: mkdir: missing operand\nTry 'mkdir --help' for more information.\n", 1, ""},
     {NULL, "mkdir ''", "",
-     "strands-shell: mkdir: : No such file or directory\n", 1, ""},
-    {NULL, "mkdir -m 700 d", "", "strands-shell: mkdir: -m: invalid option\n",
-     2, ""},
+     "strands-shell: mkdir: cannot create directory ‘’: No such file or directory\n", 1, ""},
+    // -m: the mode exactly, whatever the umask (set_permissions asked)
+    {NULL, "mkdir -m 700 d", "", "", 0, CD(H "d") SP(H "d")},
+    {NULL, "mkdir -m 7z9 d", "", "strands-shell: mkdir: invalid mode ‘7z9’\n",
+     1, ""},
+    {NULL, "mkdir -v d", "mkdir: created directory 'd'\n", "", 0, CD(H "d")},
 
     // ---- touch ----
     {NULL, "touch f && [ -f f ] && [ ! -s f ]", "", "", 0,
@@ -178,16 +182,16 @@ static const fcase cases[] = {
     // ---- rm ----
     {"touch f", "rm f; [ -e f ] || echo gone", "gone\n", "", 0,
      RF(H "f") MD(H "f")},
-    {NULL, "rm nope", "", NOENT("rm", "nope"), 1, RF(H "nope")},
+    {NULL, "rm nope", "", "strands-shell: rm: cannot remove 'nope': No such file or directory\n", 1, RF(H "nope")},
     {NULL, "rm -f nope; echo $?", "0\n", "", 0, RF(H "nope")},
     {NULL, "rm -rf nope", "", "", 0, MD(H "nope")},
     {NULL, "rm -f", "", "", 0, ""},
-    {NULL, "rm", "", "strands-shell: rm: missing operand\n", 1, ""},
-    {"mkdir d", "rm d", "", "strands-shell: rm: d: Is a directory\n", 1,
+    {NULL, "rm", "", "strands-shell: rm: missing operand\nTry 'rm --help' for more information.\n", 1, ""},
+    {"mkdir d", "rm d", "", "strands-shell: rm: cannot remove 'd': Is a directory\n", 1,
      RF(H "d")},
-    {"mkdir d", "rm -f d", "", "strands-shell: rm: d: Is a directory\n", 1},
+    {"mkdir d", "rm -f d", "", "strands-shell: rm: cannot remove 'd': Is a directory\n", 1},
     {"touch a b", "rm a nope b; [ -e a ] || [ -e b ] || echo gone", "gone\n",
-     NOENT("rm", "nope"), 0},
+     "strands-shell: rm: cannot remove 'nope': No such file or directory\n", 0},
     // -r: depth-first, sorted, one decision per entry
     {"mkdir -p d/e; touch d/f d/e/g", "rm -r d; [ -e d ] || echo gone",
      "gone\n", "", 0,
@@ -197,7 +201,7 @@ static const fcase cases[] = {
      MD(H "d") EN(H "d") MD(H "d/e") EN(H "d/e") RD(H "d/e") RD(H "d")
          MD(H "d")},
     {"touch f", "rm -r f", "", "", 0, MD(H "f") RF(H "f")},
-    {NULL, "rm -r nope", "", NOENT("rm", "nope"), 1, MD(H "nope")},
+    {NULL, "rm -r nope", "", "strands-shell: rm: cannot remove 'nope': No such file or directory\n", 1, MD(H "nope")},
     // links go, not their targets
     {NULL, "rm -r /bin/cat; [ -e /bin/lash ] && [ ! -e /bin/cat ] && echo ok",
      "ok\n", "", 0,
@@ -216,22 +220,44 @@ static const fcase cases[] = {
     {NULL, "rm /dev/null /dev/zero; echo after", "", FAULT, 125,
      RF("/dev/null"), NULL, "/dev/null"},
     // refused before anything is asked
-    {NULL, "rm .", "",
-     "strands-shell: rm: refusing to remove '.' or '..' directory: .\n", 1, ""},
+    // without -r or -d "." is asked as any file, and is a directory
+    {NULL, "rm .", "", "strands-shell: rm: cannot remove '.': Is a directory\n",
+     1, RF("/home/lash")},
+    {NULL, "rm -r .", "",
+     "strands-shell: rm: refusing to remove '.' or '..' directory: skipping "
+     "'.'\n",
+     1, ""},
     {"mkdir d", "rm -rf ./ d/.. ..//", "",
-     "strands-shell: rm: refusing to remove '.' or '..' directory: ./\n"
-     "strands-shell: rm: refusing to remove '.' or '..' directory: d/..\n"
-     "strands-shell: rm: refusing to remove '.' or '..' directory: ..//\n",
+     "strands-shell: rm: refusing to remove '.' or '..' directory: skipping "
+     "'./'\n"
+     "strands-shell: rm: refusing to remove '.' or '..' directory: skipping "
+     "'d/..'\n"
+     "strands-shell: rm: refusing to remove '.' or '..' directory: skipping "
+     "'../'\n",
      1, ""},
     {NULL, "rm -r /", "",
-     "strands-shell: rm: it is dangerous to operate recursively on '/'\n", 1,
-     ""},
-    {NULL, "rm //", "", "strands-shell: rm: //: Is a directory\n", 1, ""},
+     "strands-shell: rm: it is dangerous to operate recursively on '/'\n"
+     "strands-shell: rm: use --no-preserve-root to override this failsafe\n",
+     1, ""},
+    {NULL, "rm -r --no-preserve-root /", "",
+     "strands-shell: rm: cannot remove '/': Device or resource busy\n", 1, ""},
+    {NULL, "rm //", "", "strands-shell: rm: cannot remove '//': Is a directory\n", 1, ""},
     {NULL, "rm -f ''", "", "", 0, ""},
-    {NULL, "rm ''", "", "strands-shell: rm: : No such file or directory\n", 1,
+    {NULL, "rm ''", "", "strands-shell: rm: cannot remove '': No such file or directory\n", 1,
      ""},
     {"touch .x", "rm .x; ls -a", ".\n..\n", "", 0},
-    {NULL, "rm -i f", "", "strands-shell: rm: -i: invalid option\n", 2, ""},
+    // -i / -I: no terminal to answer; refused before anything is asked
+    {"touch f", "rm -i f; [ -e f ] && echo kept", "kept\n",
+     "strands-shell: rm: -i and -I (--interactive) are not supported in this "
+     "box: there is no terminal to answer their questions\n",
+     0, MD(H "f")},
+    {NULL, "rm -I f", "",
+     "strands-shell: rm: -i and -I (--interactive) are not supported in this "
+     "box: there is no terminal to answer their questions\n",
+     1, ""},
+    {"touch f", "rm --interactive=never f", "", "", 0, RF(H "f")},
+    {"touch f; mkdir d", "rm -v f; rm -dv d", "removed 'f'\nremoved directory 'd'\n",
+     "", 0, RF(H "f") RF(H "d") RD(H "d")},
     // ---- tee: each FILE is a write decided by policy, as a redirection ----
     {NULL, "echo hi | tee f; cat f", "hi\nhi\n", "", 0, WC(H "f") RC(H "f")},
     {"echo old > f", "echo new | tee -a f g >/dev/null; cat f g",

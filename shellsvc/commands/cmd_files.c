@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The file commands' shared helpers: quoted messages, names, listings. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "cmd_files.h"
+#include "sh_gopt.h"
+
+char *
+cmd_quote(cmd_q q, const char *s)
+{
+    switch (q) {
+    case CMD_QF:
+        return sh_gquotef(s);
+    case CMD_QL:
+        return sh_gquote(s);
+    case CMD_QAF:
+        break;
+    }
+    return sh_gquoteaf(s);
+}
+
+int
+cmd_errq(sh_ctx *cx, const char *cmd, int status, const char *what, cmd_q q,
+         const char *name)
+{
+    char *qn = cmd_quote(q, name);
+    sh_errf(cx, "%s: %s%s%s", cmd, what ? what : "", what ? " " : "",
+            qn ? qn : name);
+    box_free(qn);
+    return status;
+}
+
+int
+cmd_failq(sh_ctx *cx, const char *cmd, sh_kernel_result *r, const char *what,
+          cmd_q q, const char *name)
+{
+    return cmd_failq_after(cx, cmd, r, what, q, name, NULL);
+}
+
+int
+cmd_failq_after(sh_ctx *cx, const char *cmd, sh_kernel_result *r,
+                const char *what, cmd_q q, const char *name, const char *after)
+{
+    if (r->kr_outcome != SH_KR_OS_ERROR && r->kr_outcome != SH_KR_OK)
+        return sh_fs_fail(cx, cmd, name, r);
+    char *qn = cmd_quote(q, name);
+    const char *m = r->kr_message ? r->kr_message : strerror(r->kr_errno);
+    sh_errf(cx, "%s: %s%s%s%s%s: %s", cmd, what ? what : "", what ? " " : "",
+            qn ? qn : name, after ? " " : "", after ? after : "", m);
+    box_free(qn);
+    sh_kernel_result_clear(r);
+    return 1;
+}
+
+bool
+cmd_say(sh_ctx *cx, const char *pre, const char *a, const char *mid,
+        const char *b)
+{
+    char *qa = sh_gquoteaf(a);
+    char *qb = b ? sh_gquoteaf(b) : NULL;
+    char *line = box_asprintf("%s%s%s%s\n", pre, qa ? qa : a, b ? mid : "",
+                              b ? (qb ? qb : b) : "");
+    bool ok = line != NULL && sh_puts(cx, 1, line) == SH_IO_OK;
+    box_free(line);
+    box_free(qa);
+    box_free(qb);
+    return ok;
+}
+
+char *
+cmd_join(const char *dir, const char *name)
+{
+    size_t l = strlen(dir);
+    bool slash = l > 0 && dir[l - 1] == '/';
+    return box_asprintf("%s%s%s", dir, slash ? "" : "/", name);
+}
+
+char *
+cmd_base(const char *path)
+{
+    size_t start, len;
+    sh_path_last(path, &start, &len);
+    return box_strndup(path + start, len);
+}
+
+bool
+cmd_inside(const char *a, const char *b, bool strict)
+{
+    size_t l = strlen(a);
+    if (strncmp(a, b, l) != 0)
+        return false;
+    if (b[l] == '\0')
+        return !strict;
+    return b[l] == '/' || (l == 1 && a[0] == '/');
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+cmd_list_sorted(sh_ctx *cx, const char *path, char ***names, size_t *n,
+                sh_kernel_result *r)
+{
+    if (sh_kernel_list(sh_kern(cx), cx->cx_st->st_cwd, path, names, n, r) != 0)
+        return r->kr_errno ? r->kr_errno : 1;
+    sh_kernel_result_clear(r);
+    if (*n > 1)
+        qsort(*names, *n, sizeof **names, cmp_names);
+    return 0;
+}
+
+char *
+cmd_relpath(const char *from, const char *to)
+{
+    // The longest common prefix that ends at a component boundary.
+    size_t i = 0;
+    while (from[i] != '\0' && from[i] == to[i])
+        i++;
+    size_t common = i;
+    if (!((from[i] == '\0' || from[i] == '/') &&
+          (to[i] == '\0' || to[i] == '/')))
+        while (common > 0 && from[common - 1] != '/')
+            common--;
+    box_buf b;
+    box_buf_init(&b, 1u << 16);
+    bool ok = true;
+    // one ".." for each component of from after the common prefix
+    for (const char *p = from + common; *p != '\0';) {
+        while (*p == '/')
+            p++;
+        if (*p == '\0')
+            break;
+        ok = ok && box_buf_append(&b, b.b_len ? "/.." : "..",
+                                  b.b_len ? 3 : 2) == BOX_OK;
+        while (*p != '\0' && *p != '/')
+            p++;
+    }
+    const char *rest = to + common;
+    while (*rest == '/')
+        rest++;
+    if (*rest != '\0') {
+        if (b.b_len)
+            ok = ok && box_buf_putc(&b, '/') == BOX_OK;
+        ok = ok && box_buf_append(&b, rest, strlen(rest)) == BOX_OK;
+    }
+    if (b.b_len == 0)
+        ok = ok && box_buf_putc(&b, '.') == BOX_OK;
+    char *out = ok ? box_strndup(b.b_data, b.b_len) : NULL;
+    box_buf_reset(&b);
+    return out;
+}

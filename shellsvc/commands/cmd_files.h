@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What the file commands (cp, mv, ln, chmod, rm, rmdir, readlink …)
+ * share: GNU's quoted messages over a kernel result, the copy engine cp
+ * and mv use, and the tree removal rm and mv use. */
+#ifndef CMD_FILES_H
+#define CMD_FILES_H
+
+#include <stdbool.h>
+
+#include "sh_internal.h"
+
+/* Deep enough for any tree a path of SH_KERNEL_MAX_PATH bytes can name;
+ * the cap keeps a pipeline-stage thread's C stack safe. */
+#define CMD_MAX_DEPTH 512
+
+/* How a name is quoted in a message (sh_gopt.h): GNU's quoteaf ('x'),
+ * quotef (x, quoted only when a shell would need it), quote (‘x’). */
+typedef enum cmd_q { CMD_QAF, CMD_QF, CMD_QL } cmd_q;
+
+/* s quoted as q says; the caller frees. NULL when out of memory. */
+char *cmd_quote(cmd_q q, const char *s);
+
+/* "CMD: WHAT NAME" (WHAT NULL: "CMD: NAME") with NAME quoted, on stderr;
+ * returns status. */
+int cmd_errq(sh_ctx *cx, const char *cmd, int status, const char *what, cmd_q q,
+             const char *name);
+
+/*
+ * Reports r, a failed kernel operation, and clears it: an OS error as
+ * "CMD: WHAT NAME: ERR" (ERR the kernel's own text when it gave one); a
+ * policy denial, reach-floor refusal or fault as sh_fs_fail does (the
+ * denial names its path). Returns 1, or 125 for a fault.
+ */
+int cmd_failq(sh_ctx *cx, const char *cmd, sh_kernel_result *r,
+              const char *what, cmd_q q, const char *name);
+/* The same with AFTER between the name and the error ("CMD: cannot open
+ * 'x' for reading: ERR"). */
+int cmd_failq_after(sh_ctx *cx, const char *cmd, sh_kernel_result *r,
+                    const char *what, cmd_q q, const char *name,
+                    const char *after);
+
+/* -v's line on stdout: "PRE'A'" then, when b is set, "MID'B'" (quoteaf).
+ * False when the output is gone. */
+bool cmd_say(sh_ctx *cx, const char *pre, const char *a, const char *mid,
+             const char *b);
+
+/* Status of a run that saw rc from one step: 125 sticks, else 1. */
+static inline int
+cmd_worse(int status, int rc)
+{
+    if (status == BOX_STATUS_FAULT || rc == BOX_STATUS_FAULT)
+        return BOX_STATUS_FAULT;
+    return rc != 0 ? 1 : status;
+}
+
+/* dir/name, or name under "/" without a doubled slash. NULL: ENOMEM. */
+char *cmd_join(const char *dir, const char *name);
+
+/* The last component of path, trailing slashes dropped (a copy). */
+char *cmd_base(const char *path);
+
+/* Whether canonical path b is a (and with strict, only a strict
+ * descendant) path inside a. */
+bool cmd_inside(const char *a, const char *b, bool strict);
+
+/* The relative path from canonical directory from to canonical path to
+ * ("." when they are the same). NULL: ENOMEM. */
+char *cmd_relpath(const char *from, const char *to);
+
+/* A directory's entries in byte order (fs:read enumerate), so decisions
+ * come in a stable order. 0, or the failure in r. */
+int cmd_list_sorted(sh_ctx *cx, const char *path, char ***names, size_t *n,
+                    sh_kernel_result *r);
+
+/* ---- the copy engine (cmd_copy.c) ---- */
+
+typedef struct cmd_copy_opts {
+    const char *co_cmd;    // "cp" or "mv": messages name it
+    bool co_recursive;     // -r: directories are copied
+    bool co_deref;         // follow links in sources (cp without -r, -L)
+    bool co_deref_top;     // follow links named on the command line (-H)
+    bool co_preserve_mode; // -p, -a, mv: the source's mode, not umask's
+    bool co_no_clobber;    // -n: an existing destination is left alone
+    bool co_force;         // -f: an unopenable destination is removed first
+    bool co_verbose;       // -v: "'SRC' -> 'DST'"
+    bool co_verbose_mv;    // mv's words: "copied …", "created directory …"
+} cmd_copy_opts;
+
+/*
+ * Copies src to dst (dst is the final name, not a directory to copy
+ * into) through the kernel: the source read (fs:read read_content),
+ * the destination written (fs:write write_content), directories made
+ * (fs:write create_dir), links re-made (fs:read read_link, fs:write
+ * symlink), modes set (fs:write set_permissions). Times cannot be set
+ * through the kernel, so -p keeps the mode only. Returns 0, 1 or 125
+ * after the messages.
+ */
+int cmd_copy(sh_ctx *cx, const cmd_copy_opts *o, const char *src,
+             const char *dst);
+
+/* ---- tree removal (cmd_rm.c) ---- */
+
+/* rm -r's walk on path, one fs:delete decision per entry; messages name
+ * cmd. Returns 0, 1 or 125. */
+int cmd_remove_tree(sh_ctx *cx, const char *cmd, const char *path, bool force,
+                    bool verbose);
+
+#endif
