@@ -48,6 +48,7 @@ static const sh_cmd sh_cmds[] = {
     {"exit", sh_bi_exit, "", SH_CMD_RAWARGS, NULL},
     {"export", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"false", sh_bi_false, "", SH_CMD_RAWARGS, NULL},
+    {"find", sh_cmd_find_files, "", SH_CMD_RAWARGS, NULL},
     {"fold", sh_cmd_fold, "", SH_CMD_RAWARGS, NULL},
     {"getopts", sh_bi_getopts, "", SH_CMD_RAWARGS, NULL},
     {"grep", sh_cmd_grep, "EFHce:hilnqv", 0,
@@ -114,6 +115,7 @@ static const sh_cmd sh_cmds[] = {
     {"wc", sh_cmd_wc, "clw", 0,
      "wc [-clw] [FILE]...\nPrint line, word and byte counts for each FILE.\n  "
      "-l lines  -w words  -c bytes"},
+    {"xargs", sh_cmd_xargs, "", SH_CMD_RAWARGS, NULL},
     {"yes", sh_cmd_yes, "", SH_CMD_RAWARGS, NULL},
     {"zsh", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
 };
