@@ -22,6 +22,7 @@ fnd_base(const char *path, size_t *start, size_t *len)
 void
 fnd_fail(fnd_run *f, const char *name, sh_kernel_result *r)
 {
+    (void)fnd_out_flush(f); // what was found comes out before a fault ends
     if (r->kr_outcome == SH_KR_OS_ERROR ||
         (r->kr_outcome == SH_KR_DENIED && r->kr_message == NULL)) {
         char *q = sh_gquote(name);
@@ -47,8 +48,14 @@ fnd_out_flush(fnd_run *f)
 {
     if (f->f_out.b_len == 0)
         return !f->f_stop;
+    errno = 0;
     int rc = sh_write(f->f_cx, 1, f->f_out.b_data, f->f_out.b_len);
+    int err = errno ? errno : EBADF;
     box_buf_truncate(&f->f_out, 0);
+    if (rc == SH_IO_ERR) { // GNU's two lines for a bad fd 1
+        sh_errf(f->f_cx, "find: ‘standard output’: %s", strerror(err));
+        sh_errf(f->f_cx, "find: write error: %s", strerror(err));
+    }
     if (rc != SH_IO_OK) {
         f->f_stop = true;
         if (f->f_status == 0)
