@@ -17,6 +17,9 @@
 /* Bytes of arguments one `-exec … {} +` command collects before it runs
  * (GNU's default command-line limit). */
 #define FND_EXEC_MAX 131072
+/* Parentheses and `!` nested deeper than this are refused (the parser
+ * and the evaluator recurse on them). */
+#define FND_MAX_NEST 256
 /* Output held before it is written (and always before a command runs). */
 #define FND_OUT_FLUSH 65536
 
@@ -58,7 +61,11 @@ typedef struct fnd_exec {
 
 typedef struct fnd_node {
     fnd_kind n_kind;
-    struct fnd_node *n_l, *n_r;
+    struct fnd_node *n_l; // FK_NOT's operand
+    // FK_AND, FK_OR, FK_COMMA: the operands of one chain, in order (a
+    // chain is one node, so judging `a -o b -o …` never recurses deeper)
+    struct fnd_node **n_kids;
+    size_t n_nkids;
     const char *n_arg; // borrowed: pattern, format, file
     bool n_icase;
     char n_cmp; // '+' greater, '-' less, 0 equal
@@ -123,8 +130,6 @@ typedef struct fnd_entry {
 int fnd_parse(fnd_run *f, int argc, char **argv, int i);
 /* Frees the nodes (and a pending batch's strings). */
 void fnd_free(fnd_run *f);
-/* Whether argv word s starts the expression (not a starting point). */
-bool fnd_is_expr_word(const char *s);
 
 /* Evaluates the tree on e. */
 bool fnd_eval(fnd_run *f, fnd_node *n, fnd_entry *e);

@@ -260,21 +260,23 @@ run_cmd(fnd_run *f, sh_argv *av, const char *dir)
     return st;
 }
 
-/* The directory of path and its base for -execdir ("./base"). */
+/* The directory of path and its base for -execdir ("./base", the
+ * trailing slashes kept as GNU does; "/" stays "/"). */
 static void
 split_dir(const char *path, char **dir, char **base)
 {
     size_t start, len;
     fnd_base(path, &start, &len);
-    *base = box_asprintf("./%.*s", (int)len, path + start);
+    if (path[start] == '/') { // slashes only
+        *base = box_strdup(path);
+        *dir = box_strdup("/");
+        return;
+    }
+    *base = box_asprintf("./%s", path + start);
     if (start == 0)
-        *dir = box_strdup(path[0] == '/' ? "/" : ".");
+        *dir = box_strdup(".");
     else
         *dir = box_strndup(path, start);
-    if (*base != NULL && strcmp(*base, "./") == 0) {
-        box_free(*base);
-        *base = box_strdup(path);
-    }
 }
 
 /* The template with "{}" put in, and for `+` the batch after it. */
@@ -386,14 +388,23 @@ fnd_eval(fnd_run *f, fnd_node *n, fnd_entry *e)
         return false;
     switch (n->n_kind) {
     case FK_AND:
-        return fnd_eval(f, n->n_l, e) && fnd_eval(f, n->n_r, e);
+        for (size_t i = 0; i < n->n_nkids; i++)
+            if (!fnd_eval(f, n->n_kids[i], e))
+                return false;
+        return true;
     case FK_OR:
-        return fnd_eval(f, n->n_l, e) || fnd_eval(f, n->n_r, e);
+        for (size_t i = 0; i < n->n_nkids; i++)
+            if (fnd_eval(f, n->n_kids[i], e))
+                return true;
+        return false;
     case FK_NOT:
         return !fnd_eval(f, n->n_l, e);
-    case FK_COMMA:
-        (void)fnd_eval(f, n->n_l, e);
-        return fnd_eval(f, n->n_r, e);
+    case FK_COMMA: {
+        bool v = false;
+        for (size_t i = 0; i < n->n_nkids; i++)
+            v = fnd_eval(f, n->n_kids[i], e);
+        return v;
+    }
     case FK_TRUE:
         return true;
     case FK_FALSE:

@@ -132,7 +132,8 @@ typedef struct fnd_parser {
     int fp_argc;
     char **fp_argv;
     int fp_i;
-    int fp_err; // 1 once a message is out
+    int fp_err;       // 1 once a message is out
+    unsigned fp_nest; // enclosing ( and !
 } fnd_parser;
 
 static const fnd_pred *
@@ -142,13 +143,6 @@ pred_find(const char *w)
         if (strcmp(preds[i].p_name, w) == 0)
             return &preds[i];
     return NULL;
-}
-
-bool
-fnd_is_expr_word(const char *s)
-{
-    return (s[0] == '-' && s[1] != '\0') || strcmp(s, "(") == 0 ||
-           strcmp(s, "!") == 0 || strcmp(s, ")") == 0 || strcmp(s, ",") == 0;
 }
 
 static fnd_node *
@@ -793,6 +787,8 @@ parse_unary(fnd_parser *p)
     const char *w = peek(p);
     if (w == NULL)
         return NULL;
+    if ((is(w, "!", "-not") || is(w, "(", NULL)) && p->fp_nest >= FND_MAX_NEST)
+        return perr(p, "%s", "invalid expression; nested too deeply");
     if (is(w, "!", "-not")) {
         p->fp_i++;
         const char *nx = peek(p);
@@ -803,7 +799,9 @@ parse_unary(fnd_parser *p)
                         "invalid expression; you have used a binary "
                         "operator '%s' with nothing before it.",
                         nx);
+        p->fp_nest++;
         fnd_node *c = parse_unary(p);
+        p->fp_nest--;
         fnd_node *n = c ? node_new(p, FK_NOT) : NULL;
         if (n != NULL)
             n->n_l = c;
@@ -815,7 +813,9 @@ parse_unary(fnd_parser *p)
             return perr(p, "%s",
                         "invalid expression; empty parentheses are "
                         "not allowed.");
+        p->fp_nest++;
         fnd_node *e = parse_expr(p);
+        p->fp_nest--;
         if (e == NULL)
             return NULL;
         if (!is(peek(p), ")", NULL))
@@ -835,14 +835,25 @@ parse_unary(fnd_parser *p)
     return parse_primary(p);
 }
 
+/* Adds r to the chain l of kind k (l becomes one when it is not). */
 static fnd_node *
 binary(fnd_parser *p, fnd_kind k, fnd_node *l, fnd_node *r)
 {
-    fnd_node *n = node_new(p, k);
-    if (n != NULL) {
-        n->n_l = l;
-        n->n_r = r;
+    fnd_node *n = l;
+    if (l->n_kind != k || l->n_kids == NULL) {
+        if ((n = node_new(p, k)) == NULL)
+            return NULL;
+        n->n_kids = box_calloc(2, sizeof *n->n_kids);
+        if (n->n_kids == NULL)
+            return perr(p, "%s", "memory exhausted");
+        n->n_kids[n->n_nkids++] = l;
+    } else if ((n->n_nkids & (n->n_nkids - 1)) == 0) { // a power of two
+        fnd_node **v = box_realloc(n->n_kids, 2 * n->n_nkids * sizeof *v);
+        if (v == NULL)
+            return perr(p, "%s", "memory exhausted");
+        n->n_kids = v;
     }
+    n->n_kids[n->n_nkids++] = r;
     return n;
 }
 
@@ -944,6 +955,7 @@ fnd_free(fnd_run *f)
         fnd_node *n = f->f_nodes[i];
         if (n->n_re_ok)
             regfree(&n->n_re);
+        box_free(n->n_kids);
         if (n->n_exec != NULL) {
             sh_argv_free(&n->n_exec->x_batch);
             box_free(n->n_exec->x_batch_dir);

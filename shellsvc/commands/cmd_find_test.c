@@ -10,7 +10,7 @@
 
 #define H "/home/lash/"
 #define DENIED_EXEC(p)                                                         \
-    "strands-shell: effect denied: policy denied this operation on '" p      \
+    "strands-shell: effect denied: policy denied this operation on '" p        \
     "' [default-deny]: No permit policy matched this request.\n"
 // d/a and d/b, two files
 #define D_AB "mkdir d; touch d/a d/b"
@@ -104,7 +104,7 @@ static const xcase cases[] = {
      .script = "find d/e -delete; echo $?; ls d d/e",
      .out = "1\nd:\ne\n\nd/e:\nf\n",
      .err = DENIED_FS("find", H "d/e/f") "strands-shell: find: cannot "
-            "delete ‘d/e’: Directory not empty\n",
+                                         "delete ‘d/e’: Directory not empty\n",
      .deny_fs = H "d/e/f"},
     // the fs requests of a walk: the entry, then its listing
     {.setup = "mkdir d; touch d/a",
@@ -159,6 +159,16 @@ static const xcase cases[] = {
      .out = "1\n",
      .err = "strands-shell: find: -D: debug options are not supported by "
             "this box's find\n"},
+    // nesting is capped (the parser and evaluator recurse on it); long
+    // chains are not (one node each)
+    {.script = "e=; i=0; while [ $i -lt 300 ]; do e=\"$e !\"; "
+               "i=$((i+1)); done; find . $e -print; echo $?",
+     .out = "1\n",
+     .err = "strands-shell: find: invalid expression; nested too deeply\n"},
+    {.setup = "mkdir d",
+     .script = "find d $(printf -- '-name x%s -o ' $(seq 3000)) -true "
+               "-a -name d",
+     .out = "d\n"},
     // fd 1 closed
     {.setup = "mkdir d",
      .script = "find d >&-; echo $?",
@@ -208,8 +218,7 @@ static const xcase cases[] = {
      .err = "strands-shell: xargs: Cannot open input file ‘nosuch’: No such "
             "file or directory\n"},
     // a command's stdin is empty (GNU gives it /dev/null)
-    {.script = "printf 'x\\n' | xargs -I{} sh -c 'cat; echo {}'",
-     .out = "x\n"},
+    {.script = "printf 'x\\n' | xargs -I{} sh -c 'cat; echo {}'", .out = "x\n"},
     // -o / -p refused (no terminal)
     {.script = "xargs -p echo; echo $?",
      .out = "1\n",
@@ -313,11 +322,11 @@ test_cases(void **state)
         th *t = &x.xr_t;
         int st = xr_run(&x, c);
         const char *out = c->out ? c->out : "", *err = c->err ? c->err : "";
-        bool ok = st == c->status && strcmp(th_s(&t->th_out), out) == 0 &&
-                  strcmp(th_s(&t->th_err), err) == 0 &&
-                  (c->execlog == NULL ||
-                   execlog_match(&t->th_log, c->execlog)) &&
-                  (c->fslog == NULL || fslog_match(&t->th_fslog, c->fslog));
+        bool ok =
+            st == c->status && strcmp(th_s(&t->th_out), out) == 0 &&
+            strcmp(th_s(&t->th_err), err) == 0 &&
+            (c->execlog == NULL || execlog_match(&t->th_log, c->execlog)) &&
+            (c->fslog == NULL || fslog_match(&t->th_fslog, c->fslog));
         if (!ok)
             print_error("case %zu: %s\n  status %d (want %d)\n  out [%s] "
                         "(want [%s])\n  err [%s] (want [%s])\n  log [%s]\n"
