@@ -98,7 +98,9 @@ typedef enum fnd_follow { FND_P, FND_H, FND_L } fnd_follow;
 typedef struct fnd_run {
     sh_ctx *f_cx;
     fnd_follow f_follow;
-    bool f_depth;    // -depth (also implied by -delete)
+    bool f_depth;       // -depth (also implied by -delete)
+    bool f_depth_given; // -depth itself
+    bool f_has_prune, f_has_delete;
     long f_maxdepth; // -1: none
     long f_mindepth;
     int f_regextype; // FND_RE_*

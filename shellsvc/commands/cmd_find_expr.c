@@ -694,7 +694,7 @@ parse_primary(fnd_parser *p)
     case P_OPT:
         return node_new(p, FK_TRUE);
     case P_DEPTH:
-        f->f_depth = true;
+        f->f_depth = f->f_depth_given = true;
         return node_new(p, FK_TRUE);
     case P_FOLLOW:
         f->f_follow = FND_L;
@@ -755,10 +755,11 @@ parse_primary(fnd_parser *p)
             n->n_arg = arg;
         return n;
     case P_DELETE:
-        f->f_has_action = true;
+        f->f_has_action = f->f_has_delete = true;
         f->f_depth = true;
         return node_new(p, FK_DELETE);
     case P_PRUNE:
+        f->f_has_prune = true;
         return node_new(p, FK_PRUNE);
     case P_QUIT:
         return node_new(p, FK_QUIT);
@@ -936,6 +937,12 @@ fnd_parse(fnd_run *f, int argc, char **argv, int i)
         if (root == NULL)
             return 1;
     }
+    if (f->f_has_delete && f->f_has_prune && !f->f_depth_given)
+        return sh_cmd_err(f->f_cx, "find", 1,
+                          "The -delete action automatically turns on -depth, "
+                          "but -prune does nothing when -depth is in effect.  "
+                          "If you want to carry on anyway, just explicitly "
+                          "use the -depth option.");
     if (!f->f_has_action) {
         fnd_node *pr = node_new(&p, FK_PRINT);
         if (pr == NULL)

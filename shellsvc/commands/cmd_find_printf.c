@@ -34,6 +34,9 @@ fnd_printf_check(fnd_run *f, const char *fmt)
         }
         if (*s != '%')
             continue;
+        if (s[1] == '\0')
+            return sh_cmd_err(f->f_cx, "find", 1,
+                              "error: %% at end of format string");
         s++;
         s += strspn(s, "-+ #0");
         s += strspn(s, "0123456789");
@@ -230,6 +233,8 @@ directive(fnd_run *f, char c, char k, fnd_entry *e, char *out, size_t size,
         time_field('t', e->e_st.ks_mtime, out, size);
         return out;
     case 'T':
+        if (k == 0) // "%T" at the end: printed as it is
+            return NULL;
         time_field(k, e->e_st.ks_mtime, out, size);
         return out;
     case 'l': {

@@ -374,7 +374,12 @@ xa_read_delim(xa_run *x, box_buf *b)
     bool pending = false;
     while (!x->x_done && (c = xa_getc(x)) >= 0) {
         if (c == x->x_delim) {
-            xa_item(x, b->b_len ? b->b_data : "", b->b_len, true);
+            if (box_buf_putc(b, '\0') != BOX_OK) {
+                sh_cmd_err(x->x_cx, "xargs", 1, "argument line too long");
+                xa_stop(x, 1);
+                break;
+            }
+            xa_item(x, b->b_data, b->b_len - 1, true);
             box_buf_truncate(b, 0);
             pending = false;
             continue;
