@@ -34,7 +34,7 @@ static const sh_gopt_spec find_spec = {
         "\n"
         "Normal options (always true, specified before other expressions):\n"
         "      -depth -files0-from FILE -maxdepth LEVELS -mindepth LEVELS\n"
-        "      -mount -noleaf -xdev -ignore_readdir_race "
+        "       -mount -noleaf -xdev -ignore_readdir_race "
         "-noignore_readdir_race\n"
         "\n"
         "Tests (N can be +N or -N or N):\n"
@@ -57,11 +57,19 @@ static const sh_gopt_spec find_spec = {
         "      -exec COMMAND ; -exec COMMAND {} + -ok COMMAND ;\n"
         "      -execdir COMMAND ; -execdir COMMAND {} + -okdir COMMAND ;\n"
         "\n"
-        "In this box: every command -exec runs is its own shell:exec "
-        "decision;\n"
-        "-ok, -okdir, -fprint*, -fls, -ls and the owner, link-count and "
-        "access-time\n"
-        "tests are refused.\n",
+        "Other common options:\n"
+        "      --help                   display this help and exit\n"
+        "      --version                output version information and exit\n"
+        "\n"
+        "In this box every command -exec and -execdir run is its own "
+        "shell:exec\n"
+        "decision; a directory is listed in sorted order. Refused: -ok, "
+        "-okdir, -D,\n"
+        "-files0-from, -fprint, -fprint0, -fprintf, -ls, -fls, and the tests "
+        "and\n"
+        "-printf directives needing owners, link counts, blocks or access "
+        "and\n"
+        "change times, which the box's kernel does not report.\n",
 };
 
 /* --help / --version (the first argument only, as GNU reads them). */

@@ -155,6 +155,12 @@ static const xcase cases[] = {
      .out = "1\n",
      .err = "strands-shell: find: -printf: %u is not supported by this box's "
             "find (the kernel does not report it)\n"},
+    {.script = "find . -files0-from list; echo $?",
+     .out = "1\n",
+     .err = "strands-shell: find: -files0-from: not supported by this box's "
+            "find\n"},
+    {.script = "find --help | tail -n 1; find --version | head -c 4",
+     .out = "change times, which the box's kernel does not report.\nfind"},
     {.script = "find -D tree .; echo $?",
      .out = "1\n",
      .err = "strands-shell: find: -D: debug options are not supported by "

@@ -138,7 +138,8 @@ static const sh_gopt_spec xargs_spec = {
         "\n"
         "In this box every command runs through admission (its own "
         "shell:exec\n"
-        "decision); -P runs them one at a time; -o and -p are refused.\n",
+        "decision); -P runs them one at a time; -o, -p and --show-limits are\n"
+        "refused.\n",
 };
 
 /* One xargs run: options, the command being built, the input reader. */
