@@ -49,6 +49,7 @@ static const sh_cmd sh_cmds[] = {
     {"exit", sh_bi_exit, "", SH_CMD_RAWARGS, NULL},
     {"export", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"false", sh_bi_false, "", SH_CMD_RAWARGS, NULL},
+    {"find", sh_cmd_find_files, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"fold", sh_cmd_fold, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"getopts", sh_bi_getopts, "", SH_CMD_RAWARGS, NULL},
     {"grep", sh_cmd_grep, "EFHce:hilnqv", SH_CMD_PROGRAM,
@@ -118,6 +119,7 @@ static const sh_cmd sh_cmds[] = {
     {"unset", sh_bi_unset, "fv", 0, NULL},
     {"wait", sh_bi_wait, "", 0, NULL},
     {"wc", sh_cmd_wc, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
+    {"xargs", sh_cmd_xargs, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"yes", sh_cmd_yes, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"zsh", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
 };

@@ -731,6 +731,7 @@ int sh_cmd_cp(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cut(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_digest(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_dirname(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_find_files(sh_ctx *, int, char **, const sh_opts *); // find
 int sh_cmd_fold(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_grep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_head(sh_ctx *, int, char **, const sh_opts *);
@@ -757,6 +758,7 @@ int sh_cmd_touch(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tr(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_uniq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_wc(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_xargs(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_yes(sh_ctx *, int, char **, const sh_opts *);
 
 /* Saves name (value, elements, attributes) for restore when the
