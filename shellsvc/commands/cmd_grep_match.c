@@ -37,6 +37,8 @@ struct grep_match {
     const char *gm_fbase;  // what gm_fold is a copy of
     size_t gm_flen;
     // expressions
+    char *gm_must;    // a string every match of the one expression holds
+    size_t gm_mlen;   // (folded for -i); 0: none, search with regexec
     regex_t *gm_re;
     size_t gm_nre; // compiled, for regfree
     bool gm_newline;
@@ -181,6 +183,76 @@ escape_fixed(const char *p, size_t n)
     return o;
 }
 
+/*
+ * The longest run of plain characters at the top level of an expression
+ * without alternation: every match holds it, so memmem finds the lines
+ * worth running regexec on (GNU's "must" strings, simply). A character
+ * a quantifier applies to is left out; brackets, groups and escapes end
+ * a run. False when the pattern has no such run.
+ */
+static bool
+find_must(const char *p, size_t n, bool ere, bool icase, size_t *ms,
+          size_t *ml)
+{
+    size_t best = 0, bs = 0, run = 0, rs = 0;
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = p[i];
+        bool plain = false;
+        if (c == '\\') {
+            if (i + 1 < n && (p[i + 1] == '|' || (!ere && p[i + 1] == '(')))
+                return false; // alternation, or a BRE group: keep it simple
+            i++;
+        } else if (c == '[') {
+            size_t j = i + 1;
+            if (j < n && p[j] == '^')
+                j++;
+            if (j < n && p[j] == ']')
+                j++;
+            while (j < n && p[j] != ']') {
+                if (p[j] == '[' && j + 1 < n && strchr(":.=", p[j + 1])) {
+                    const char *e = memchr(p + j + 2, p[j + 1], n - j - 2);
+                    j = e ? (size_t)(e - p) + 1 : n;
+                }
+                j++;
+            }
+            i = j;
+        } else if (ere && (c == '|' )) {
+            return false;
+        } else if (ere && c == '(') {
+            depth++;
+        } else if (ere && c == ')') {
+            depth--;
+        } else if (c != '.' && c != '^' && c != '$' && c != '*' &&
+                   !(ere && strchr("+?{}", c)) &&
+                   !(icase && (unsigned char)c >= 0x80)) {
+            plain = depth == 0;
+        }
+        // A quantifier next applies to this character alone.
+        if (plain && i + 1 < n) {
+            char q = p[i + 1];
+            if (q == '*' || (ere && (q == '+' || q == '?' || q == '{')) ||
+                (!ere && q == '\\' && i + 2 < n &&
+                 strchr("+?{", p[i + 2])))
+                plain = false;
+        }
+        if (plain) {
+            if (run == 0)
+                rs = i;
+            run++;
+            if (run > best) {
+                best = run;
+                bs = rs;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    *ms = bs;
+    *ml = best;
+    return best >= 2;
+}
+
 static int
 compile_regex(grep *g, grep_match *m)
 {
@@ -227,6 +299,20 @@ compile_regex(grep *g, grep_match *m)
     if (m->gm_loc)
         uselocale(old);
     m->gm_n = m->gm_nre;
+    size_t ms, ml;
+    if (st == 0 && n == 1 && g->g_mode != GREP_FIXED &&
+        find_must(p, strlen(p), g->g_mode == GREP_ERE, g->g_icase, &ms,
+                  &ml)) {
+        if ((m->gm_must = box_alloc(ml + 1)) == NULL)
+            return oom(g);
+        for (size_t i = 0; i < ml; i++) {
+            char c = p[ms + i];
+            m->gm_must[i] =
+                g->g_icase && c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+        }
+        m->gm_must[ml] = '\0';
+        m->gm_mlen = ml;
+    }
     return st;
 }
 
@@ -295,6 +381,7 @@ grep_match_free(grep_match *m)
     for (size_t i = 0; i < m->gm_nre; i++)
         regfree(&m->gm_re[i]);
     box_free(m->gm_re);
+    box_free(m->gm_must);
     box_free(m->gm_lit);
     box_free(m->gm_llen);
     box_free(m->gm_next);
@@ -599,7 +686,7 @@ first_candidate(grep *g, const char *buf, size_t len, size_t *at)
 {
     grep_match *m = g->g_m;
     const char *hay = buf;
-    if (m->gm_literal && g->g_icase) {
+    if ((m->gm_literal || m->gm_mlen > 0) && g->g_icase) {
         if ((hay = fold_line(m, buf, len)) == NULL) {
             if (!fold_buffer(m, buf, len))
                 return false;
@@ -610,8 +697,11 @@ first_candidate(grep *g, const char *buf, size_t len, size_t *at)
     for (size_t i = 0; i < m->gm_n; i++) {
         const char *o = m->gm_next[i];
         if (!m->gm_known[i] || (o != NULL && o < buf)) {
-            if (m->gm_literal) {
-                const char *h = memmem(hay, len, m->gm_lit[i], m->gm_llen[i]);
+            if (m->gm_literal || m->gm_mlen > 0) {
+                const char *h =
+                    m->gm_literal
+                        ? memmem(hay, len, m->gm_lit[i], m->gm_llen[i])
+                        : memmem(hay, len, m->gm_must, m->gm_mlen);
                 o = h ? buf + (h - hay) : NULL;
             } else {
                 size_t s, e;
@@ -635,8 +725,9 @@ grep_match_next(grep *g, const char *buf, size_t len, bool nul_eol,
                 size_t *ls, size_t *le)
 {
     grep_match *m = g->g_m;
-    bool whole = m->gm_pc == NULL && !nul_eol &&
-                 (m->gm_literal || m->gm_newline);
+    bool whole = m->gm_pc == NULL &&
+                 ((!nul_eol && (m->gm_literal || m->gm_newline)) ||
+                  m->gm_mlen > 0);
     locale_t old = m->gm_loc ? uselocale(m->gm_loc) : (locale_t)0;
     bool found = false;
     size_t p = 0, s = 0, e = 0, a, b;
@@ -649,7 +740,7 @@ grep_match_next(grep *g, const char *buf, size_t len, bool nul_eol,
             // A match just past the buffer's last terminator is no line.
             if (at == len && buf[len - 1] == g->g_eol)
                 break;
-            line_of(g, buf, len, at, false, &s, &e);
+            line_of(g, buf, len, at, nul_eol, &s, &e);
             bool plain = !g->g_word && !g->g_line && m->gm_literal;
             if (plain || grep_match_line(g, buf + s, e - s, 0, &a, &b)) {
                 found = true;
