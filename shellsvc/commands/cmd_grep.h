@@ -97,6 +97,17 @@ bool grep_match_next(grep *g, const char *buf, size_t len, bool nul_eol,
 /* Starts a new buffer: cached positions from the last one are void. */
 void grep_match_reset(grep *g);
 
+/* ---- cmd_grep_pcre.c ---- */
+
+typedef struct grep_pcre grep_pcre;
+/* -P's one pattern compiled; NULL with *status (2) after the message
+ * (PCRE2's own text, as GNU prints it). */
+grep_pcre *grep_pcre_compile(grep *g, int *status);
+/* As grep_match_line (-w and -x are in the pattern). */
+bool grep_pcre_line(grep_pcre *gp, const char *line, size_t len, size_t from,
+                    size_t *ms, size_t *me);
+void grep_pcre_free(grep_pcre *gp); // NULL-safe
+
 /* ---- cmd_grep_out.c ---- */
 
 bool grep_out_put(grep *g, const char *p, size_t n);

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* grep's matchers: fixed strings (memmem over the whole buffer), POSIX
- * basic and extended expressions (glibc regex in C.UTF-8) and PCRE2,
- * with GNU's -w and -x rules on top. */
-#define PCRE2_CODE_UNIT_WIDTH 8
+ * basic and extended expressions (glibc regex in C.UTF-8), with GNU's -w
+ * and -x rules on top; -P is cmd_grep_pcre.c. */
 #include <locale.h>
-#include <pcre2.h>
 #include <stdio.h>
 #include <string.h>
 #include <wctype.h>
@@ -42,9 +40,7 @@ struct grep_match {
     regex_t *gm_re;
     size_t gm_nre; // compiled, for regfree
     bool gm_newline;
-    // PCRE2
-    pcre2_code *gm_pc;
-    pcre2_match_data *gm_md;
+    grep_pcre *gm_pc; // -P
 };
 
 /* ---- compile ---- */
@@ -316,48 +312,6 @@ compile_regex(grep *g, grep_match *m)
     return st;
 }
 
-static int
-compile_pcre(grep *g, grep_match *m)
-{
-    const char *p = g->g_pats.b_data;
-    size_t n = g->g_pats.b_len - 1; // the pattern without its '\n'
-    if (memchr(p, '\n', n) != NULL)
-        return sh_cmd_err(g->g_cx, "grep", 2,
-                          "the -P option only supports a single pattern");
-    box_buf w;
-    box_buf_init(&w, GREP_PAT_MAX + 64);
-    box_err rv = box_buf_puts(&w, g->g_line   ? "^(?:"
-                                  : g->g_word ? "(?<!\\w)(?:"
-                                              : "");
-    rv = rv == BOX_OK ? box_buf_append(&w, p, n) : rv;
-    rv = rv == BOX_OK ? box_buf_puts(&w, g->g_line   ? ")$"
-                                         : g->g_word ? ")(?!\\w)"
-                                                     : "")
-                      : rv;
-    if (rv != BOX_OK) {
-        box_buf_reset(&w);
-        return oom(g);
-    }
-    uint32_t opts = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF |
-                    (g->g_icase ? PCRE2_CASELESS : 0) |
-                    (g->g_eol == '\n' ? 0 : PCRE2_MULTILINE);
-    int ec;
-    PCRE2_SIZE eo;
-    m->gm_pc = pcre2_compile((PCRE2_SPTR)w.b_data, w.b_len, opts, &ec, &eo,
-                             NULL);
-    box_buf_reset(&w);
-    if (m->gm_pc == NULL) {
-        PCRE2_UCHAR msg[256];
-        pcre2_get_error_message(ec, msg, sizeof msg);
-        return sh_cmd_err(g->g_cx, "grep", 2, "%s", (const char *)msg);
-    }
-    (void)pcre2_jit_compile(m->gm_pc, PCRE2_JIT_COMPLETE);
-    if ((m->gm_md = pcre2_match_data_create_from_pattern(m->gm_pc, NULL)) ==
-        NULL)
-        return oom(g);
-    return 0;
-}
-
 int
 grep_match_compile(grep *g)
 {
@@ -366,8 +320,11 @@ grep_match_compile(grep *g)
         return oom(g);
     g->g_m = m;
     m->gm_loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-    if (g->g_mode == GREP_PCRE)
-        return compile_pcre(g, m);
+    if (g->g_mode == GREP_PCRE) {
+        int st = 0;
+        m->gm_pc = grep_pcre_compile(g, &st);
+        return st;
+    }
     if (all_literal(g))
         return compile_literal(g, m);
     return compile_regex(g, m);
@@ -388,10 +345,7 @@ grep_match_free(grep_match *m)
     box_free(m->gm_nend);
     box_free(m->gm_known);
     box_free(m->gm_fold);
-    if (m->gm_md)
-        pcre2_match_data_free(m->gm_md);
-    if (m->gm_pc)
-        pcre2_code_free(m->gm_pc);
+    grep_pcre_free(m->gm_pc);
     if (m->gm_loc)
         freelocale(m->gm_loc);
     box_free(m);
@@ -606,28 +560,13 @@ re_line(grep *g, const char *line, size_t len, size_t from, size_t *ms,
     return found;
 }
 
-static bool
-pcre_line(grep *g, const char *line, size_t len, size_t from, size_t *ms,
-          size_t *me)
-{
-    grep_match *m = g->g_m;
-    int rc = pcre2_match(m->gm_pc, (PCRE2_SPTR)line, len, from, 0, m->gm_md,
-                         NULL);
-    if (rc < 0)
-        return false;
-    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(m->gm_md);
-    *ms = ov[0];
-    *me = ov[1] < ov[0] ? ov[0] : ov[1];
-    return true;
-}
-
 bool
 grep_match_line(grep *g, const char *line, size_t len, size_t from,
                 size_t *ms, size_t *me)
 {
     grep_match *m = g->g_m;
     if (m->gm_pc != NULL)
-        return pcre_line(g, line, len, from, ms, me);
+        return grep_pcre_line(m->gm_pc, line, len, from, ms, me);
     if (m->gm_literal)
         return lit_line(g, line, len, from, ms, me);
     locale_t old = m->gm_loc ? uselocale(m->gm_loc) : (locale_t)0;

@@ -155,27 +155,37 @@ print_line(scan *s, size_t a, size_t e, uintmax_t lineno, bool selected)
     return true;
 }
 
-/* The lines of leading context before the selected line at a. */
+/* The start of the line before the one at a (a > 0). */
+static size_t
+line_before(const scan *s, size_t a)
+{
+    const char *b = sbuf(s);
+    size_t st = a - 1; // the terminator of the line before
+    while (st > 0 && !is_eol(s, b[st - 1]))
+        st--;
+    return st;
+}
+
+/* The lines of leading context before the selected line at a: up to -B
+ * of them, none that is out already, none dropped from the buffer. */
 static bool
 before_context(scan *s, size_t a)
 {
     grep *g = s->s_g;
-    const char *b = sbuf(s);
-    size_t starts[64], n = 0, at = a;
-    uintmax_t want = g->g_before < 64 ? g->g_before : 64;
-    while (n < want && at > 0) {
-        size_t st = at - 1; // the terminator of the line before
-        while (st > 0 && !is_eol(s, b[st - 1]))
-            st--;
+    size_t at = a;
+    uintmax_t n = 0;
+    while (n < g->g_before && at > 0) {
+        size_t st = line_before(s, at);
         if (s->s_any_printed && s->s_off + st < s->s_last)
             break;
-        starts[n++] = st;
         at = st;
+        n++;
     }
-    for (size_t k = n; k > 0; k--) {
-        size_t st = starts[k - 1];
-        if (!print_line(s, st, line_end(s, st, a), s->s_lineno - k, false))
+    for (uintmax_t k = n; k > 0; k--) {
+        size_t e = line_end(s, at, a);
+        if (!print_line(s, at, e, s->s_lineno - k, false))
             return false;
+        at = e + 1;
     }
     return true;
 }
@@ -323,16 +333,21 @@ scan_room(scan *s, size_t keep)
     return true;
 }
 
-/* Where the kept leading context starts: up to -B lines before s_pos. */
+/* Where the kept leading context starts: up to -B lines before s_pos,
+ * none already printed, and at most GREP_KEEP_MAX bytes back (a huge -B
+ * must not make each read walk the whole file again). */
+#define GREP_KEEP_MAX (8u << 20)
 static size_t
 keep_from(const scan *s)
 {
-    const char *b = sbuf(s);
     size_t at = s->s_pos;
-    for (uintmax_t n = 0; n < s->s_g->g_before && at > 0; n++) {
-        at--;
-        while (at > 0 && !is_eol(s, b[at - 1]))
-            at--;
+    size_t floor = s->s_pos > GREP_KEEP_MAX ? s->s_pos - GREP_KEEP_MAX : 0;
+    for (uintmax_t n = 0; n < s->s_g->g_before && at > floor; n++) {
+        size_t st = line_before(s, at);
+        if (st < floor ||
+            (s->s_any_printed && s->s_off + st < s->s_last))
+            break;
+        at = st;
     }
     return at;
 }
