@@ -3,6 +3,7 @@
  * the first operand) and the walk over the operands. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,13 +96,13 @@ static const sh_gopt_spec grep_spec = {
 
 /* Option parsing state that does not outlive the parse. */
 typedef struct grep_args {
-    char a_matcher; // 'G' 'E' 'F' 'P' once one was given
+    char a_matcher;        // 'G' 'E' 'F' 'P' once one was given
     bool a_context_set[2]; // -A / -B given on their own (beat -C / -NUM)
     uintmax_t a_context;   // -C / -NUM
     bool a_has_context;
-    char a_digits[32];     // -NUM being read
-    int a_digit_word;      // the argv word the digits are in
-    bool a_any_pat;        // -e or -f given
+    char a_digits[32]; // -NUM being read
+    int a_digit_word;  // the argv word the digits are in
+    bool a_any_pat;    // -e or -f given
 } grep_args;
 
 /* NUM of -A -B -C -NUM: digits (a huge value is "all"); else GNU's
@@ -172,8 +173,7 @@ pattern_file(grep *g, const char *file)
         if (n == 0)
             break;
         if (box_buf_append(&all, chunk, (size_t)n) != BOX_OK)
-            st = sh_cmd_err(g->g_cx, "grep", 2, "%s: patterns too large",
-                            file);
+            st = sh_cmd_err(g->g_cx, "grep", 2, "%s: patterns too large", file);
     }
     if (st == 0 && all.b_len > 0)
         st = add_pattern(g, all.b_data, all.b_len, true);
@@ -220,8 +220,8 @@ static int
 set_color(grep *g, const char *arg)
 {
     static const char *const on[] = {"always", "yes", "force", NULL};
-    static const char *const off[] = {"never", "no",     "none",
-                                      "auto",  "tty",    "if-tty", NULL};
+    static const char *const off[] = {"never", "no",     "none", "auto",
+                                      "tty",   "if-tty", NULL};
     if (arg == NULL) {
         g->g_color = false;
         return 0;
@@ -252,6 +252,34 @@ version(grep *g)
     return -1;
 }
 
+/* The options that only turn a flag on or off: a row each. */
+typedef struct grep_flag {
+    int gf_id;
+    size_t gf_off; // offsetof(grep, the bool)
+    bool gf_val;
+} grep_flag;
+
+#define GF(id, field, val)                                                     \
+    {                                                                          \
+        id, offsetof(grep, field), val                                         \
+    }
+static const grep_flag grep_flags[] = {
+    GF('i', g_icase, true),
+    GF('y', g_icase, true),
+    GF(OPT_NO_ICASE, g_icase, false),
+    GF('w', g_word, true),
+    GF('x', g_line, true),
+    GF('s', g_nomsg, true),
+    GF('v', g_invert, true),
+    GF('b', g_byte, true),
+    GF('n', g_num, true),
+    GF('o', g_only, true),
+    GF('q', g_quiet, true),
+    GF('c', g_count, true),
+    GF('T', g_tab, true),
+    GF('Z', g_null, true),
+};
+
 /* One option; 0 to go on, -1 to end with status 0, else the status. */
 static int
 grep_option(grep *g, grep_args *a, sh_gopt_iter *it, int id, const char *arg)
@@ -261,8 +289,17 @@ grep_option(grep *g, grep_args *a, sh_gopt_iter *it, int id, const char *arg)
     int st = 0;
     if (id < '0' || id > '9')
         a->a_digit_word = -1;
+    for (size_t i = 0; i < sizeof grep_flags / sizeof *grep_flags; i++) {
+        if (grep_flags[i].gf_id == id) {
+            *(bool *)((char *)g + grep_flags[i].gf_off) = grep_flags[i].gf_val;
+            return 0;
+        }
+    }
     switch (id) {
-    case 'E': case 'F': case 'G': case 'P':
+    case 'E':
+    case 'F':
+    case 'G':
+    case 'P':
         return set_matcher(g, a, (char)id);
     case 'X': {
         static const char *const names[] = {"grep", "egrep", "fgrep", "perl"};
@@ -277,22 +314,23 @@ grep_option(grep *g, grep_args *a, sh_gopt_iter *it, int id, const char *arg)
     case 'f':
         a->a_any_pat = true;
         return pattern_file(g, arg);
-    case 'i': case 'y': g->g_icase = true; return 0;
-    case OPT_NO_ICASE: g->g_icase = false; return 0;
-    case 'w': g->g_word = true; return 0;
-    case 'x': g->g_line = true; return 0;
-    case 'z': g->g_eol = '\0'; return 0;
-    case 's': g->g_nomsg = true; return 0;
-    case 'v': g->g_invert = true; return 0;
-    case 'V': return version(g);
-    case 'm': return max_num(g, arg);
-    case 'b': g->g_byte = true; return 0;
-    case 'n': g->g_num = true; return 0;
-    case 'H': g->g_names = 1; return 0;
-    case 'h': g->g_names = 0; return 0;
-    case OPT_LABEL: g->g_label = arg; return 0;
-    case 'o': g->g_only = true; return 0;
-    case 'q': g->g_quiet = true; return 0;
+    case 'i':
+    case 'z':
+        g->g_eol = '\0';
+        return 0;
+    case 'V':
+        return version(g);
+    case 'm':
+        return max_num(g, arg);
+    case 'H':
+        g->g_names = 1;
+        return 0;
+    case 'h':
+        g->g_names = 0;
+        return 0;
+    case OPT_LABEL:
+        g->g_label = arg;
+        return 0;
     case OPT_BINFILES:
         if (strcmp(arg, "binary") == 0)
             g->g_bin = GREP_BIN_BINARY;
@@ -303,13 +341,17 @@ grep_option(grep *g, grep_args *a, sh_gopt_iter *it, int id, const char *arg)
         else
             return sh_cmd_err(g->g_cx, "grep", 2, "unknown binary-files type");
         return 0;
-    case 'a': g->g_bin = GREP_BIN_TEXT; return 0;
-    case 'I': g->g_bin = GREP_BIN_WITHOUT; return 0;
+    case 'a':
+        g->g_bin = GREP_BIN_TEXT;
+        return 0;
+    case 'I':
+        g->g_bin = GREP_BIN_WITHOUT;
+        return 0;
     case 'd': {
         int k = sh_gopt_argmatch(it, "--directories", arg, dirs, dir_vals, &st);
         if (k < 0)
             return st;
-        g->g_dirs = k == 0 ? GREP_DIR_READ
+        g->g_dirs = k == 0   ? GREP_DIR_READ
                     : k == 1 ? GREP_DIR_RECURSE
                              : GREP_DIR_SKIP;
         return 0;
@@ -322,20 +364,33 @@ grep_option(grep *g, grep_args *a, sh_gopt_iter *it, int id, const char *arg)
         else
             return sh_cmd_err(g->g_cx, "grep", 2, "unknown devices method");
         return 0;
-    case 'r': g->g_dirs = GREP_DIR_RECURSE; g->g_deref = false; return 0;
-    case 'R': g->g_dirs = GREP_DIR_RECURSE; g->g_deref = true; return 0;
-    case OPT_INCLUDE: return add_glob(g, arg, true, false);
-    case OPT_EXCLUDE: return add_glob(g, arg, false, false);
-    case OPT_EXCLUDE_DIR: return add_glob(g, arg, false, true);
+    case 'r':
+        g->g_dirs = GREP_DIR_RECURSE;
+        g->g_deref = false;
+        return 0;
+    case 'R':
+        g->g_dirs = GREP_DIR_RECURSE;
+        g->g_deref = true;
+        return 0;
+    case OPT_INCLUDE:
+        return add_glob(g, arg, true, false);
+    case OPT_EXCLUDE:
+        return add_glob(g, arg, false, false);
+    case OPT_EXCLUDE_DIR:
+        return add_glob(g, arg, false, true);
     case OPT_EXCLUDE_FROM:
         return sh_cmd_err(g->g_cx, "grep", 2,
                           "--exclude-from is not supported in this box");
-    case 'L': g->g_list_not = true; g->g_list = false; return 0;
-    case 'l': g->g_list = true; g->g_list_not = false; return 0;
-    case 'c': g->g_count = true; return 0;
-    case 'T': g->g_tab = true; return 0;
-    case 'Z': g->g_null = true; return 0;
-    case 'A': case 'B': {
+    case 'L':
+        g->g_list_not = true;
+        g->g_list = false;
+        return 0;
+    case 'l':
+        g->g_list = true;
+        g->g_list_not = false;
+        return 0;
+    case 'A':
+    case 'B': {
         uintmax_t v;
         if ((st = context_num(g, arg, &v)) != 0)
             return st;
@@ -350,10 +405,17 @@ grep_option(grep *g, grep_args *a, sh_gopt_iter *it, int id, const char *arg)
     case SH_GOPT_NUMBER:
         a->a_has_context = true;
         return context_num(g, arg, &a->a_context);
-    case OPT_COLOR: return set_color(g, arg);
-    case OPT_GROUP_SEP: g->g_sep = arg; return 0;
-    case OPT_NO_GROUP_SEP: g->g_sep = NULL; return 0;
-    case OPT_LINE_BUF: case 'U': return 0;
+    case OPT_COLOR:
+        return set_color(g, arg);
+    case OPT_GROUP_SEP:
+        g->g_sep = arg;
+        return 0;
+    case OPT_NO_GROUP_SEP:
+        g->g_sep = NULL;
+        return 0;
+    case OPT_LINE_BUF:
+    case 'U':
+        return 0;
     default:
         break;
     }
@@ -427,8 +489,8 @@ sh_cmd_grep(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
             st = sh_gopt_try(&it);
             goto out;
         }
-        if ((st = add_pattern(&g, it.gi_ops[0], strlen(it.gi_ops[0]),
-                              false)) != 0)
+        if ((st = add_pattern(&g, it.gi_ops[0], strlen(it.gi_ops[0]), false)) !=
+            0)
             goto out;
         first = 1;
     }

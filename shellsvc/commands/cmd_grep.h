@@ -18,8 +18,16 @@
 #define GREP_PAT_MAX (64u << 20)   // all patterns together (-f)
 
 typedef enum grep_mode { GREP_BRE, GREP_ERE, GREP_FIXED, GREP_PCRE } grep_mode;
-typedef enum grep_bin { GREP_BIN_BINARY, GREP_BIN_TEXT, GREP_BIN_WITHOUT } grep_bin;
-typedef enum grep_dirs { GREP_DIR_READ, GREP_DIR_SKIP, GREP_DIR_RECURSE } grep_dirs;
+typedef enum grep_bin {
+    GREP_BIN_BINARY,
+    GREP_BIN_TEXT,
+    GREP_BIN_WITHOUT
+} grep_bin;
+typedef enum grep_dirs {
+    GREP_DIR_READ,
+    GREP_DIR_SKIP,
+    GREP_DIR_RECURSE
+} grep_dirs;
 
 /* One --include / --exclude / --exclude-dir glob, in command-line order. */
 typedef struct grep_glob {
@@ -28,7 +36,8 @@ typedef struct grep_glob {
     bool gg_dir;        // --exclude-dir
 } grep_glob;
 
-typedef struct grep_match grep_match; // the compiled patterns (cmd_grep_match.c)
+typedef struct grep_match
+    grep_match; // the compiled patterns (cmd_grep_match.c)
 
 /*
  * One run of grep. The options are read once (cmd_grep.c) and never
@@ -46,14 +55,14 @@ typedef struct grep {
     int g_names;    // -1 unset, 0 -h, 1 -H, 2 only below directories
     grep_bin g_bin; // --binary-files
     grep_dirs g_dirs;
-    bool g_dev_skip;    // -D skip
-    bool g_deref;       // -R: follow every symlink
-    bool g_has_max;     // -m given
-    uintmax_t g_max;    // -m NUM
-    uintmax_t g_before; // -B
-    uintmax_t g_after;  // -A
-    bool g_context;     // some context was asked for
-    const char *g_sep;  // group separator, NULL for none
+    bool g_dev_skip;     // -D skip
+    bool g_deref;        // -R: follow every symlink
+    bool g_has_max;      // -m given
+    uintmax_t g_max;     // -m NUM
+    uintmax_t g_before;  // -B
+    uintmax_t g_after;   // -A
+    bool g_context;      // some context was asked for
+    const char *g_sep;   // group separator, NULL for none
     const char *g_label; // --label (stdin's name)
     char g_eol;          // '\n', or NUL with -z
     grep_glob *g_globs;
@@ -113,8 +122,8 @@ void grep_pcre_free(grep_pcre *gp); // NULL-safe
 bool grep_out_put(grep *g, const char *p, size_t n);
 bool grep_out_flush(grep *g);
 /* "[name sep][num sep][offset sep][\t]" before a line or -o part. */
-bool grep_out_head(grep *g, const char *name, uintmax_t lineno,
-                   uintmax_t off, char sep);
+bool grep_out_head(grep *g, const char *name, uintmax_t lineno, uintmax_t off,
+                   char sep);
 /* A file name then '\n' (or NUL with -Z): -l, -L. */
 bool grep_out_name(grep *g, const char *name);
 /* "[name:]N" of -c. */
@@ -139,7 +148,6 @@ int grep_scan_operand(grep *g, const char *operand, const char *name);
 int grep_walk_operand(grep *g, const char *operand, bool implicit);
 /* Whether a file (dir false) or directory passes the globs; base is
  * the name's last component, cmdline whether it came from argv. */
-bool grep_walk_wanted(const grep *g, const char *name, bool dir,
-                      bool cmdline);
+bool grep_walk_wanted(const grep *g, const char *name, bool dir, bool cmdline);
 
 #endif

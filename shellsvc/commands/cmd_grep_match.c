@@ -24,19 +24,19 @@ struct grep_match {
     locale_t gm_loc; // C.UTF-8, or (locale_t)0 when not installed
     // literal
     bool gm_literal;
-    size_t gm_n;           // literals or expressions
-    const char **gm_lit;   // views into g_pats (folded for -i)
+    size_t gm_n;         // literals or expressions
+    const char **gm_lit; // views into g_pats (folded for -i)
     size_t *gm_llen;
-    const char **gm_next;  // cached next occurrence (NULL: none)
-    const char **gm_nend;  // its end (expressions)
-    bool *gm_known;        // gm_next is valid for this buffer
-    char *gm_fold;         // -i: the buffer lower-cased
+    const char **gm_next; // cached next occurrence (NULL: none)
+    const char **gm_nend; // its end (expressions)
+    bool *gm_known;       // gm_next is valid for this buffer
+    char *gm_fold;        // -i: the buffer lower-cased
     size_t gm_fcap;
-    const char *gm_fbase;  // what gm_fold is a copy of
+    const char *gm_fbase; // what gm_fold is a copy of
     size_t gm_flen;
     // expressions
-    char *gm_must;    // a string every match of the one expression holds
-    size_t gm_mlen;   // (folded for -i); 0: none, search with regexec
+    char *gm_must;  // a string every match of the one expression holds
+    size_t gm_mlen; // (folded for -i); 0: none, search with regexec
     regex_t *gm_re;
     size_t gm_nre; // compiled, for regfree
     bool gm_newline;
@@ -71,9 +71,8 @@ all_literal(grep *g)
         for (size_t i = 0, s = 0; i <= n; i++) {
             if (i < n && !(g->g_mode == GREP_ERE && p[i] == '|'))
                 continue;
-            if (!is_literal(p + s, i - s, g->g_mode == GREP_FIXED
-                                               ? GREP_FIXED
-                                               : g->g_mode,
+            if (!is_literal(p + s, i - s,
+                            g->g_mode == GREP_FIXED ? GREP_FIXED : g->g_mode,
                             g->g_icase) &&
                 g->g_mode != GREP_FIXED)
                 return false;
@@ -106,8 +105,7 @@ compile_literal(grep *g, grep_match *m)
     m->gm_next = box_calloc(n, sizeof *m->gm_next);
     m->gm_nend = box_calloc(n, sizeof *m->gm_nend);
     m->gm_known = box_calloc(n, sizeof *m->gm_known);
-    if (!m->gm_lit || !m->gm_llen || !m->gm_next || !m->gm_known ||
-        !m->gm_nend)
+    if (!m->gm_lit || !m->gm_llen || !m->gm_next || !m->gm_known || !m->gm_nend)
         return oom(g);
     char *s = p;
     for (char *q = p; q < end; q++) {
@@ -187,8 +185,7 @@ escape_fixed(const char *p, size_t n)
  * a run. False when the pattern has no such run.
  */
 static bool
-find_must(const char *p, size_t n, bool ere, bool icase, size_t *ms,
-          size_t *ml)
+find_must(const char *p, size_t n, bool ere, bool icase, size_t *ms, size_t *ml)
 {
     size_t best = 0, bs = 0, run = 0, rs = 0;
     int depth = 0;
@@ -213,7 +210,7 @@ find_must(const char *p, size_t n, bool ere, bool icase, size_t *ms,
                 j++;
             }
             i = j;
-        } else if (ere && (c == '|' )) {
+        } else if (ere && (c == '|')) {
             return false;
         } else if (ere && c == '(') {
             depth++;
@@ -228,8 +225,7 @@ find_must(const char *p, size_t n, bool ere, bool icase, size_t *ms,
         if (plain && i + 1 < n) {
             char q = p[i + 1];
             if (q == '*' || (ere && (q == '+' || q == '?' || q == '{')) ||
-                (!ere && q == '\\' && i + 2 < n &&
-                 strchr("+?{", p[i + 2])))
+                (!ere && q == '\\' && i + 2 < n && strchr("+?{", p[i + 2])))
                 plain = false;
         }
         if (plain) {
@@ -297,8 +293,7 @@ compile_regex(grep *g, grep_match *m)
     m->gm_n = m->gm_nre;
     size_t ms, ml;
     if (st == 0 && n == 1 && g->g_mode != GREP_FIXED &&
-        find_must(p, strlen(p), g->g_mode == GREP_ERE, g->g_icase, &ms,
-                  &ml)) {
+        find_must(p, strlen(p), g->g_mode == GREP_ERE, g->g_icase, &ms, &ml)) {
         if ((m->gm_must = box_alloc(ml + 1)) == NULL)
             return oom(g);
         for (size_t i = 0; i < ml; i++) {
@@ -359,9 +354,11 @@ static long
 u8_at(const unsigned char *s, size_t n, size_t *len)
 {
     unsigned c = s[0];
-    size_t k = c < 0x80 ? 1 : c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3
-                          : c >= 0xC2                ? 2
-                                                     : 0;
+    size_t k = c < 0x80                ? 1
+               : c >= 0xF0 && c < 0xF5 ? 4
+               : c >= 0xE0             ? 3
+               : c >= 0xC2             ? 2
+                                       : 0;
     *len = 1;
     if (k == 0 || k > n)
         return -1;
@@ -493,8 +490,8 @@ lit_line(grep *g, const char *line, size_t len, size_t from, size_t *ms,
 
 /* Runs re over line[from, to): the match, or false. */
 static bool
-re_exec(const regex_t *re, const char *line, size_t from, size_t to,
-        size_t *ms, size_t *me)
+re_exec(const regex_t *re, const char *line, size_t from, size_t to, size_t *ms,
+        size_t *me)
 {
     regmatch_t rm = {.rm_so = (regoff_t)from, .rm_eo = (regoff_t)to};
     if (regexec(re, line, 1, &rm, REG_STARTEND) != 0)
@@ -561,8 +558,8 @@ re_line(grep *g, const char *line, size_t len, size_t from, size_t *ms,
 }
 
 bool
-grep_match_line(grep *g, const char *line, size_t len, size_t from,
-                size_t *ms, size_t *me)
+grep_match_line(grep *g, const char *line, size_t len, size_t from, size_t *ms,
+                size_t *me)
 {
     grep_match *m = g->g_m;
     if (m->gm_pc != NULL)
@@ -644,8 +641,7 @@ first_candidate(grep *g, const char *buf, size_t len, size_t *at)
                 o = h ? buf + (h - hay) : NULL;
             } else {
                 size_t s, e;
-                o = re_exec(&m->gm_re[i], buf, 0, len, &s, &e) ? buf + s
-                                                                : NULL;
+                o = re_exec(&m->gm_re[i], buf, 0, len, &s, &e) ? buf + s : NULL;
             }
             m->gm_next[i] = o;
             m->gm_known[i] = true;
@@ -660,13 +656,13 @@ first_candidate(grep *g, const char *buf, size_t len, size_t *at)
 }
 
 bool
-grep_match_next(grep *g, const char *buf, size_t len, bool nul_eol,
-                size_t *ls, size_t *le)
+grep_match_next(grep *g, const char *buf, size_t len, bool nul_eol, size_t *ls,
+                size_t *le)
 {
     grep_match *m = g->g_m;
-    bool whole = m->gm_pc == NULL &&
-                 ((!nul_eol && (m->gm_literal || m->gm_newline)) ||
-                  m->gm_mlen > 0);
+    bool whole =
+        m->gm_pc == NULL &&
+        ((!nul_eol && (m->gm_literal || m->gm_newline)) || m->gm_mlen > 0);
     locale_t old = m->gm_loc ? uselocale(m->gm_loc) : (locale_t)0;
     bool found = false;
     size_t p = 0, s = 0, e = 0, a, b;

@@ -48,8 +48,8 @@ grep_pcre_compile(grep *g, int *status)
                     (g->g_eol == '\n' ? 0 : PCRE2_MULTILINE);
     int ec;
     PCRE2_SIZE eo;
-    gp->gp_code = pcre2_compile((PCRE2_SPTR)w.b_data, w.b_len, opts, &ec, &eo,
-                                NULL);
+    gp->gp_code =
+        pcre2_compile((PCRE2_SPTR)w.b_data, w.b_len, opts, &ec, &eo, NULL);
     box_buf_reset(&w);
     if (gp->gp_code == NULL) {
         PCRE2_UCHAR msg[256];
@@ -72,8 +72,8 @@ bool
 grep_pcre_line(grep_pcre *gp, const char *line, size_t len, size_t from,
                size_t *ms, size_t *me)
 {
-    int rc = pcre2_match(gp->gp_code, (PCRE2_SPTR)line, len, from, 0,
-                         gp->gp_md, NULL);
+    int rc = pcre2_match(gp->gp_code, (PCRE2_SPTR)line, len, from, 0, gp->gp_md,
+                         NULL);
     if (rc < 0)
         return false;
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(gp->gp_md);

@@ -21,17 +21,17 @@ typedef struct scan {
     sh_kernel_file *s_file; // NULL: shell fd s_fd
     int s_fd;
     size_t s_len, s_pos;
-    uintmax_t s_off;     // file offset of buf[0]
-    uintmax_t s_lineno;  // number of the line at s_pos
-    uintmax_t s_nsel;    // lines selected
-    uintmax_t s_after;   // trailing context lines still to print
-    uintmax_t s_last;    // file offset after the last printed line
-    bool s_any_printed;  // s_last is set
-    bool s_binary;       // a NUL was seen: the file is binary from here
-    bool s_bin_match;    // a selected line in binary data (GNU's notice)
-    bool s_enc;          // a selected line was not UTF-8 (the same)
-    bool s_maxed;        // -m reached: only trailing context now
-    bool s_stop;         // the file is done
+    uintmax_t s_off;    // file offset of buf[0]
+    uintmax_t s_lineno; // number of the line at s_pos
+    uintmax_t s_nsel;   // lines selected
+    uintmax_t s_after;  // trailing context lines still to print
+    uintmax_t s_last;   // file offset after the last printed line
+    bool s_any_printed; // s_last is set
+    bool s_binary;      // a NUL was seen: the file is binary from here
+    bool s_bin_match;   // a selected line in binary data (GNU's notice)
+    bool s_enc;         // a selected line was not UTF-8 (the same)
+    bool s_maxed;       // -m reached: only trailing context now
+    bool s_stop;        // the file is done
 } scan;
 
 static char *
@@ -281,7 +281,8 @@ scan_region(scan *s, size_t end)
                     return false;
                 a = e + 1;
             }
-            if (m && !s->s_stop && !not_selected(s, ls, le + 1 > end ? end : le + 1))
+            if (m && !s->s_stop &&
+                !not_selected(s, ls, le + 1 > end ? end : le + 1))
                 return false;
         }
         s->s_pos = le + 1 > end ? end : le + 1;
@@ -298,7 +299,9 @@ scan_read(scan *s, char *p, size_t n)
         return -2;
     ssize_t r = s->s_file ? sh_kernel_read(s->s_file, p, n)
                           : sh_read(g->g_cx, s->s_fd, p, n);
-    if (r < 0 && sh_check_stop(g->g_cx))
+    // An input can end because the call is stopping: its writer did, or
+    // the wait for it ended with the call's budget.
+    if (r <= 0 && sh_check_stop(g->g_cx))
         return -2;
     if (r < 0) {
         int e = s->s_file ? (int)-r : EIO;
@@ -344,8 +347,7 @@ keep_from(const scan *s)
     size_t floor = s->s_pos > GREP_KEEP_MAX ? s->s_pos - GREP_KEEP_MAX : 0;
     for (uintmax_t n = 0; n < s->s_g->g_before && at > floor; n++) {
         size_t st = line_before(s, at);
-        if (st < floor ||
-            (s->s_any_printed && s->s_off + st < s->s_last))
+        if (st < floor || (s->s_any_printed && s->s_off + st < s->s_last))
             break;
         at = st;
     }
@@ -436,8 +438,8 @@ tab_width(grep *g, const char *operand)
     sh_kernel_result r = {0};
     int w = 19;
     if (operand != NULL &&
-        sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, operand, &ks,
-                            &r) == 0 &&
+        sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, operand, &ks, &r) ==
+            0 &&
         S_ISREG(ks.ks_mode)) {
         w = 1;
         for (uint64_t v = ks.ks_size; v >= 10; v /= 10)
@@ -458,8 +460,8 @@ grep_scan_operand(grep *g, const char *operand, const char *name)
         s.s_fd = dfd;
     } else {
         sh_kernel_result r = {0};
-        if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, operand, O_RDONLY,
-                           0, &s.s_file, &r) != 0) {
+        if (sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, operand, O_RDONLY, 0,
+                           &s.s_file, &r) != 0) {
             g->g_err = true;
             if (r.kr_outcome == SH_KR_FAULT) {
                 (void)grep_out_flush(g);

@@ -173,14 +173,15 @@ static const tcase read_denials[] = {
      "d/sub/y:a\nd/x:a\nst 2\n", "", 0, "/home/lash/d/sub/deep"},
     {TREE "grep -rq a d; echo \"st $?\"", "st 0\n", "", 0,
      "/home/lash/d/sub/deep"},
-    {TREE "grep -r a d; echo after", "", FAULT, 125, NULL,
-     "/home/lash/d/sub"},
+    {TREE "grep -r a d; echo after", "", FAULT, 125, NULL, "/home/lash/d/sub"},
     // -f reads its patterns through the kernel too
     {FILES "printf 'a1\\n' >p; grep -f p f; echo \"st $?\"", "st 2\n",
      DENIED("/home/lash/p"), 0, "/home/lash/p"},
     {FILES "printf 'a1\\n' >p; grep -f p -e b f", "a1\nb\n", "", 0},
-    {FILES "grep -f nofile f", "", "strands-shell: grep: nofile: No such "
-     "file or directory\n", 2},
+    {FILES "grep -f nofile f", "",
+     "strands-shell: grep: nofile: No such "
+     "file or directory\n",
+     2},
     {FILES "printf 'a1\\n' >p; grep -f p f; echo after", "", FAULT, 125, NULL,
      "/home/lash/p"},
     // a denied file among others, with and without -s
@@ -188,8 +189,7 @@ static const tcase read_denials[] = {
      "/home/lash/f"},
     {FILES "grep -c a f g h", "g:1\nh:0\n", DENIED("/home/lash/f"), 2,
      "/home/lash/f"},
-    {FILES "grep -L a f g h", "h\n", DENIED("/home/lash/f"), 2,
-     "/home/lash/f"},
+    {FILES "grep -L a f g h", "h\n", DENIED("/home/lash/f"), 2, "/home/lash/f"},
 };
 
 /* Whether the run asked to read path: an "fs:read <operation> <path>"

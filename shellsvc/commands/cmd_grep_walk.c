@@ -97,10 +97,10 @@ walk_entry(walk *w, const char *path, bool cmdline)
     sh_kernel_stat ks;
     sh_kernel_result r = {0};
     bool follow = cmdline || g->g_deref;
-    int rc = follow ? sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd,
-                                          path, &ks, &r)
-                    : sh_kernel_lstat(sh_kern(cx), cx->cx_st->st_cwd, path,
-                                      &ks, &r);
+    int rc =
+        follow
+            ? sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, path, &ks, &r)
+            : sh_kernel_lstat(sh_kern(cx), cx->cx_st->st_cwd, path, &ks, &r);
     bool fault = r.kr_outcome == SH_KR_FAULT;
     if (fault) {
         (void)grep_out_flush(g);
@@ -145,8 +145,8 @@ walk_dir(walk *w, const char *path, const sh_kernel_stat *ks)
         if (w->w_dev[i] == ks->ks_dev && w->w_ino[i] == ks->ks_ino) {
             (void)grep_out_flush(g);
             if (!g->g_nomsg)
-                sh_cmd_err(cx, "grep", 2, "%s: warning: recursive directory loop",
-                           path);
+                sh_cmd_err(cx, "grep", 2,
+                           "%s: warning: recursive directory loop", path);
             return;
         }
     }
@@ -179,9 +179,9 @@ walk_dir(walk *w, const char *path, const sh_kernel_stat *ks)
     size_t pl = strlen(path);
     bool slash = pl > 0 && path[pl - 1] == '/';
     for (size_t i = 0; i < n && !g->g_done; i++) {
-        char *child = bare ? box_strdup(names[i])
-                           : box_asprintf("%s%s%s", path, slash ? "" : "/",
-                                          names[i]);
+        char *child =
+            bare ? box_strdup(names[i])
+                 : box_asprintf("%s%s%s", path, slash ? "" : "/", names[i]);
         if (child == NULL) {
             g->g_done = true;
             g->g_final = sh_cmd_err(cx, "grep", 2, "out of memory");
