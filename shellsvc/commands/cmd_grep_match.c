@@ -195,7 +195,14 @@ find_must(const char *p, size_t n, bool ere, bool icase, size_t *ms, size_t *ml)
         if (c == '\\') {
             if (i + 1 < n && (p[i + 1] == '|' || (!ere && p[i + 1] == '(')))
                 return false; // alternation, or a BRE group: keep it simple
+            if (!ere && i + 1 < n && p[i + 1] == '{') {
+                const char *e = memmem(p + i, n - i, "\\}", 2);
+                i = e ? (size_t)(e - p) : n; // the counts are no text
+            }
             i++;
+        } else if (ere && c == '{') {
+            const char *e = memchr(p + i, '}', n - i);
+            i = e ? (size_t)(e - p) : n;
         } else if (c == '[') {
             size_t j = i + 1;
             if (j < n && p[j] == '^')
@@ -217,7 +224,7 @@ find_must(const char *p, size_t n, bool ere, bool icase, size_t *ms, size_t *ml)
         } else if (ere && c == ')') {
             depth--;
         } else if (c != '.' && c != '^' && c != '$' && c != '*' &&
-                   !(ere && strchr("+?{}", c)) &&
+                   !(ere && strchr("+?}", c)) &&
                    !(icase && (unsigned char)c >= 0x80)) {
             plain = depth == 0;
         }

@@ -275,14 +275,18 @@ scan_region(scan *s, size_t end)
             if (m && !s->s_stop && !selected(s, ls, le))
                 return false;
         } else {
-            for (size_t a = s->s_pos; a < ls && !s->s_stop;) {
+            size_t a = s->s_pos;
+            while (a < ls && !s->s_stop && !s->s_maxed) {
                 size_t e = line_end(s, a, ls);
                 if (!selected(s, a, e))
                     return false;
                 a = e + 1;
             }
-            if (m && !s->s_stop &&
-                !not_selected(s, ls, le + 1 > end ? end : le + 1))
+            if (s->s_stop || s->s_maxed) {
+                s->s_pos = a; // -m: the rest is trailing context only
+                continue;
+            }
+            if (m && !not_selected(s, ls, le + 1 > end ? end : le + 1))
                 return false;
         }
         s->s_pos = le + 1 > end ? end : le + 1;
