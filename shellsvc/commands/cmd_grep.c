@@ -148,17 +148,16 @@ add_pattern(grep *g, const char *p, size_t n, bool from_file)
     return 0;
 }
 
-/* -f FILE through the kernel ("-": stdin). */
+/* All of FILE (-f, --exclude-from) through the kernel ("-": stdin) into
+ * all: 0, or the status after the message. */
 static int
-pattern_file(grep *g, const char *file)
+read_whole(grep *g, const char *file, box_buf *all)
 {
     int st;
     sh_input *in = sh_input_open(g->g_cx, "grep", file, &st);
     if (in == NULL)
         return st == BOX_STATUS_FAULT ? st : 2;
     char *chunk = box_alloc(GREP_CHUNK);
-    box_buf all;
-    box_buf_init(&all, GREP_PAT_MAX);
     st = chunk == NULL ? sh_cmd_err(g->g_cx, "grep", 2, "out of memory") : 0;
     while (st == 0) {
         if (sh_check_stop(g->g_cx)) {
@@ -172,14 +171,61 @@ pattern_file(grep *g, const char *file)
         }
         if (n == 0)
             break;
-        if (box_buf_append(&all, chunk, (size_t)n) != BOX_OK)
-            st = sh_cmd_err(g->g_cx, "grep", 2, "%s: patterns too large", file);
+        if (box_buf_append(all, chunk, (size_t)n) != BOX_OK)
+            st = sh_cmd_err(g->g_cx, "grep", 2, "%s: too large", file);
     }
+    box_free(chunk);
+    sh_input_close(in);
+    return st;
+}
+
+/* -f FILE: its lines are patterns. */
+static int
+pattern_file(grep *g, const char *file)
+{
+    box_buf all;
+    box_buf_init(&all, GREP_PAT_MAX);
+    int st = read_whole(g, file, &all);
     if (st == 0 && all.b_len > 0)
         st = add_pattern(g, all.b_data, all.b_len, true);
     box_buf_reset(&all);
-    box_free(chunk);
-    sh_input_close(in);
+    return st;
+}
+
+static int add_glob(grep *g, const char *pat, bool include, bool dir);
+
+/* --exclude-from=FILE: each non-empty line an --exclude glob. The text
+ * is kept (g_owned) for as long as the globs point into it. */
+static int
+exclude_from(grep *g, const char *file)
+{
+    box_buf all;
+    box_buf_init(&all, GREP_PAT_MAX);
+    int st = read_whole(g, file, &all);
+    char **owned =
+        st == 0 ? box_realloc(g->g_owned, (g->g_nowned + 1) * sizeof *owned)
+                : NULL;
+    if (st == 0 && owned == NULL)
+        st = sh_cmd_err(g->g_cx, "grep", 2, "out of memory");
+    if (st != 0) {
+        box_buf_reset(&all);
+        return st;
+    }
+    g->g_owned = owned;
+    size_t len = all.b_len;
+    char *text = box_buf_take(&all);
+    if (text == NULL)
+        return sh_cmd_err(g->g_cx, "grep", 2, "out of memory");
+    g->g_owned[g->g_nowned++] = text;
+    for (char *p = text, *end = text + len; p < end && st == 0;) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (nl == NULL)
+            nl = end;
+        *nl = '\0';
+        if (nl > p)
+            st = add_glob(g, p, false, false);
+        p = nl + 1;
+    }
     return st;
 }
 
@@ -379,8 +425,7 @@ grep_option(grep *g, grep_args *a, sh_gopt_iter *it, int id, const char *arg)
     case OPT_EXCLUDE_DIR:
         return add_glob(g, arg, false, true);
     case OPT_EXCLUDE_FROM:
-        return sh_cmd_err(g->g_cx, "grep", 2,
-                          "--exclude-from is not supported in this box");
+        return exclude_from(g, arg);
     case 'L':
         g->g_list_not = true;
         g->g_list = false;
@@ -439,6 +484,9 @@ grep_free(grep *g)
     grep_match_free(g->g_m);
     box_buf_reset(&g->g_pats);
     box_free(g->g_globs);
+    for (size_t i = 0; i < g->g_nowned; i++)
+        box_free(g->g_owned[i]);
+    box_free(g->g_owned);
     box_free(g->g_out);
     box_free(g->g_buf);
 }

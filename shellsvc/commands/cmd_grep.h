@@ -31,7 +31,7 @@ typedef enum grep_dirs {
 
 /* One --include / --exclude / --exclude-dir glob, in command-line order. */
 typedef struct grep_glob {
-    const char *gg_pat; // borrowed from argv
+    const char *gg_pat; // borrowed from argv, or in g_owned
     bool gg_include;    // --include (else --exclude)
     bool gg_dir;        // --exclude-dir
 } grep_glob;
@@ -68,7 +68,9 @@ typedef struct grep {
     grep_glob *g_globs;
     size_t g_nglobs;
     bool g_has_include; // first file glob is --include
-    bool g_implicit;    // -r without operands: ".", shown without "./"
+    char **g_owned;     // --exclude-from texts the globs point into
+    size_t g_nowned;
+    bool g_implicit; // -r without operands: ".", shown without "./"
     // ---- patterns ----
     box_buf g_pats; // every pattern, each followed by '\n'
     grep_match *g_m;
