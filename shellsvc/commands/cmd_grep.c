@@ -1,521 +1,574 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* grep: print the lines of files (or stdin) that match any of the patterns. */
-#include <ctype.h>
-#include <regex.h>
+/* grep: GNU grep 3.8's options and exit statuses; the patterns (-e, -f,
+ * the first operand) and the walk over the operands. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "box_alloc.h"
-#include "sh_internal.h"
+#include "cmd_grep.h"
+#include "sh_gopt.h"
 
-#define GREP_OUT_CAP (64u * 1024u) // output gathered before one write
-#define GREP_STDIN_NAME "(standard input)"
+extern const char grep_help_text[];
 
-/*
- * One run of grep. It owns the pattern copy, the compiled expressions,
- * a scratch line (-F -i folding, or a NUL-terminated copy where regexec
- * lacks REG_STARTEND) and the pending output; grep_free releases them
- * all, whatever state setup reached. It never touches a file except
- * through sh_input, so every open asks policy (fs:read read_content).
- */
-typedef struct grep_fixed {
-    const char *gf_s; // a view into g_pats
-    size_t gf_len;
-} grep_fixed;
+enum {
+    OPT_NO_ICASE = SH_GOPT_LONG_ONLY,
+    OPT_LINE_BUF,
+    OPT_LABEL,
+    OPT_BINFILES,
+    OPT_INCLUDE,
+    OPT_EXCLUDE,
+    OPT_EXCLUDE_FROM,
+    OPT_EXCLUDE_DIR,
+    OPT_COLOR,
+    OPT_GROUP_SEP,
+    OPT_NO_GROUP_SEP,
+};
 
-typedef struct grep {
-    sh_ctx *g_cx;
-    bool g_fixed, g_icase, g_invert, g_count, g_list, g_num, g_quiet;
-    bool g_names;      // prefix lines with the file name
-    char *g_pats;      // every pattern, '\n' turned to NUL
-    size_t g_npat;     // patterns in g_pats
-    grep_fixed *g_fix; // -F: one view per pattern
-    regex_t *g_re;     // otherwise: one expression per pattern
-    size_t g_nre;      // expressions compiled (for regfree)
-    char *g_scratch;   // a working copy of the line, grown as needed
-    size_t g_scap;
-    char *g_out; // pending stdout bytes
-    size_t g_olen;
-    bool g_done; // stop everything and return g_final
-    int g_final;
-} grep;
+// GNU grep's order: an ambiguous long name lists the candidates so.
+static const sh_gopt grep_opts[] = {
+    {'G', "basic-regexp", SH_GARG_NONE},
+    {'E', "extended-regexp", SH_GARG_NONE},
+    {'F', "fixed-regexp", SH_GARG_NONE},
+    {'F', "fixed-strings", SH_GARG_NONE},
+    {'P', "perl-regexp", SH_GARG_NONE},
+    {'A', "after-context", SH_GARG_REQ},
+    {'B', "before-context", SH_GARG_REQ},
+    {OPT_BINFILES, "binary-files", SH_GARG_REQ},
+    {'b', "byte-offset", SH_GARG_NONE},
+    {'C', "context", SH_GARG_REQ},
+    {OPT_COLOR, "color", SH_GARG_OPT},
+    {OPT_COLOR, "colour", SH_GARG_OPT},
+    {'c', "count", SH_GARG_NONE},
+    {'D', "devices", SH_GARG_REQ},
+    {'d', "directories", SH_GARG_REQ},
+    {'R', "dereference-recursive", SH_GARG_NONE},
+    {OPT_EXCLUDE, "exclude", SH_GARG_REQ},
+    {OPT_EXCLUDE_FROM, "exclude-from", SH_GARG_REQ},
+    {OPT_EXCLUDE_DIR, "exclude-dir", SH_GARG_REQ},
+    {'f', "file", SH_GARG_REQ},
+    {'l', "files-with-matches", SH_GARG_NONE},
+    {'L', "files-without-match", SH_GARG_NONE},
+    {OPT_GROUP_SEP, "group-separator", SH_GARG_REQ},
+    {OPT_INCLUDE, "include", SH_GARG_REQ},
+    {'i', "ignore-case", SH_GARG_NONE},
+    {OPT_NO_ICASE, "no-ignore-case", SH_GARG_NONE},
+    {'T', "initial-tab", SH_GARG_NONE},
+    {OPT_LABEL, "label", SH_GARG_REQ},
+    {OPT_LINE_BUF, "line-buffered", SH_GARG_NONE},
+    {'n', "line-number", SH_GARG_NONE},
+    {'x', "line-regexp", SH_GARG_NONE},
+    {'m', "max-count", SH_GARG_REQ},
+    {'h', "no-filename", SH_GARG_NONE},
+    {OPT_NO_GROUP_SEP, "no-group-separator", SH_GARG_NONE},
+    {'s', "no-messages", SH_GARG_NONE},
+    {'Z', "null", SH_GARG_NONE},
+    {'z', "null-data", SH_GARG_NONE},
+    {'o', "only-matching", SH_GARG_NONE},
+    {'q', "quiet", SH_GARG_NONE},
+    {'r', "recursive", SH_GARG_NONE},
+    {'e', "regexp", SH_GARG_REQ},
+    {'v', "invert-match", SH_GARG_NONE},
+    {'q', "silent", SH_GARG_NONE},
+    {'a', "text", SH_GARG_NONE},
+    {'U', "binary", SH_GARG_NONE},
+    {'H', "with-filename", SH_GARG_NONE},
+    {'w', "word-regexp", SH_GARG_NONE},
+    {'y', NULL, SH_GARG_NONE},
+    {'V', NULL, SH_GARG_NONE},
+    {'I', NULL, SH_GARG_NONE},
+    {'X', NULL, SH_GARG_REQ}, // GNU's undocumented -X MATCHER
+    SH_GOPT_DIGIT_ROWS,
+    {0},
+};
 
-/* ---- output ---- */
+static const sh_gopt_spec grep_spec = {
+    .gs_cmd = "grep",
+    .gs_opts = grep_opts,
+    .gs_flags = SH_GOPT_F_NUMBER,
+    .gs_fail = 2,
+    .gs_usage = "Usage: grep [OPTION]... PATTERNS [FILE]...",
+    .gs_help = grep_help_text,
+};
 
-/*
- * Ends the run after a failed write: a reader that went away (or spent
- * output) already set the context's flow and status, so the run returns
- * that quietly; a bad fd is reported like GNU grep (status 2).
- */
-static void
-out_failed(grep *g)
-{
-    g->g_done = true;
-    if (g->g_cx->cx_flow != SH_FLOW_NONE) {
-        g->g_final = g->g_cx->cx_status;
-        return;
-    }
-    g->g_final =
-        sh_cmd_err(g->g_cx, "grep", 2, "write error: Bad file descriptor");
-}
+/* Option parsing state that does not outlive the parse. */
+typedef struct grep_args {
+    char a_matcher;        // 'G' 'E' 'F' 'P' once one was given
+    bool a_context_set[2]; // -A / -B given on their own (beat -C / -NUM)
+    uintmax_t a_context;   // -C / -NUM
+    bool a_has_context;
+    char a_digits[32]; // -NUM being read
+    int a_digit_word;  // the argv word the digits are in
+    bool a_any_pat;    // -e or -f given
+} grep_args;
 
-static bool
-out_flush(grep *g)
-{
-    if (g->g_olen == 0)
-        return true;
-    int rc = sh_write(g->g_cx, 1, g->g_out, g->g_olen);
-    g->g_olen = 0;
-    if (rc != SH_IO_OK) {
-        out_failed(g);
-        return false;
-    }
-    return true;
-}
-
-/* Queues n bytes; a piece larger than the buffer goes out directly. */
-static bool
-out_put(grep *g, const char *p, size_t n)
-{
-    if (g->g_olen + n > GREP_OUT_CAP && !out_flush(g))
-        return false;
-    if (n >= GREP_OUT_CAP) {
-        if (sh_write(g->g_cx, 1, p, n) != SH_IO_OK) {
-            out_failed(g);
-            return false;
-        }
-        return true;
-    }
-    memcpy(g->g_out + g->g_olen, p, n);
-    g->g_olen += n;
-    return true;
-}
-
-/* "<name><sep>" when file names are shown. */
-static bool
-out_name(grep *g, const char *name, char sep)
-{
-    if (!g->g_names)
-        return true;
-    return out_put(g, name, strlen(name)) && out_put(g, &sep, 1);
-}
-
-static bool
-out_num(grep *g, unsigned long long v, const char *tail)
-{
-    char num[32];
-    int k = snprintf(num, sizeof num, "%llu%s", v, tail);
-    return out_put(g, num, (size_t)k);
-}
-
-/* A selected line: [name:][num:]text, always ending in a newline. */
-static bool
-out_line(grep *g, const char *name, unsigned long long lineno, const char *line,
-         size_t len)
-{
-    return out_name(g, name, ':') && (!g->g_num || out_num(g, lineno, ":")) &&
-           out_put(g, line, len) && out_put(g, "\n", 1);
-}
-
-/* ---- patterns ---- */
-
-/*
- * Every -e argument in order. The registry's parser already validated
- * argv[1..o_ind) but keeps only the last argument of a repeated option,
- * so this walks the same words again (no error can occur here) and also
- * notes which of -H / -h came last, since the last one wins as in GNU.
- * Returns the count; args (argc entries) receives the patterns.
- */
-static size_t
-scan_opts(int argc, char **argv, const sh_opts *o, const char **args,
-          char *last_h)
-{
-    size_t n = 0;
-    for (int i = 1; i < o->o_ind && i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0)
-            break;
-        for (const char *p = argv[i] + 1; *p; p++) {
-            if (*p == 'H' || *p == 'h')
-                *last_h = *p;
-            if (*p != 'e')
-                continue;
-            if (p[1] != '\0')
-                args[n++] = p + 1;
-            else if (i + 1 < argc)
-                args[n++] = argv[++i];
-            break;
-        }
-    }
-    return n;
-}
-
-/*
- * Joins the pattern arguments with newlines and splits the result into
- * NUL-terminated patterns: a newline inside an argument separates
- * patterns too (GNU grep), so "a\n" is "a" and the empty pattern.
- */
-static box_err
-patterns_take(grep *g, const char *const *args, size_t nargs)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < nargs; i++)
-        total += strlen(args[i]) + 1;
-    if ((g->g_pats = box_alloc(total)) == NULL)
-        return BOX_ENOMEM;
-    char *w = g->g_pats;
-    for (size_t i = 0; i < nargs; i++) {
-        size_t l = strlen(args[i]);
-        memcpy(w, args[i], l);
-        w[l] = '\n';
-        w += l + 1;
-    }
-    g->g_npat = 0;
-    for (size_t i = 0; i < total; i++) {
-        if (g->g_pats[i] == '\n') {
-            g->g_pats[i] = '\0';
-            g->g_npat++;
-        }
-    }
-    return BOX_OK;
-}
-
-/* -F: views over the patterns, folded to lower case for -i. */
+/* NUM of -A -B -C -NUM: digits (a huge value is "all"); else GNU's
+ * "invalid context length argument". */
 static int
-patterns_fixed(grep *g)
+context_num(grep *g, const char *s, uintmax_t *out)
 {
-    if ((g->g_fix = box_calloc(g->g_npat, sizeof *g->g_fix)) == NULL)
-        return sh_cmd_err(g->g_cx, "grep", 2, "out of memory");
-    char *p = g->g_pats;
-    for (size_t i = 0; i < g->g_npat; i++) {
-        size_t l = strlen(p);
-        if (g->g_icase)
-            for (size_t k = 0; k < l; k++)
-                p[k] = (char)tolower((unsigned char)p[k]);
-        g->g_fix[i] = (grep_fixed){p, l};
-        p += l + 1;
-    }
+    char sign;
+    if (!sh_cmd_count(s, out, &sign) || sign != 0)
+        return sh_cmd_err(g->g_cx, "grep", 2,
+                          "%s: invalid context length argument", s);
     return 0;
 }
 
-/*
- * Compiles each pattern (basic, or extended with -E). REG_NOSUB always
- * fits: grep only asks whether a line matches, never where, and glibc
- * still honours back-references under it. A bad pattern is reported
- * with regerror's text.
- */
+/* NUM of -m: a negative count is no limit (GNU 3.8). */
 static int
-patterns_regex(grep *g, bool extended)
+max_num(grep *g, const char *s)
 {
-    int flags = REG_NOSUB | (extended ? REG_EXTENDED : 0) |
-                (g->g_icase ? REG_ICASE : 0);
-    if ((g->g_re = box_calloc(g->g_npat, sizeof *g->g_re)) == NULL)
-        return sh_cmd_err(g->g_cx, "grep", 2, "out of memory");
-    const char *p = g->g_pats;
-    for (size_t i = 0; i < g->g_npat; i++) {
-        int rc = regcomp(&g->g_re[i], p, flags);
-        if (rc != 0) {
-            char msg[256];
-            regerror(rc, &g->g_re[i], msg, sizeof msg);
-            return sh_cmd_err(g->g_cx, "grep", 2, "%s", msg);
-        }
-        g->g_nre++;
-        p += strlen(p) + 1;
-    }
+    const char *p = s;
+    bool neg = *p == '-';
+    if (*p == '-' || *p == '+')
+        p++;
+    uintmax_t v;
+    char sign;
+    if (*p == '\0' || !sh_cmd_count(p, &v, &sign) || sign != 0)
+        return sh_cmd_err(g->g_cx, "grep", 2, "invalid max count");
+    g->g_has_max = !neg;
+    g->g_max = v;
     return 0;
 }
 
-/* ---- matching ---- */
-
-/* Makes g_scratch hold at least n bytes; false after the message. */
-static bool
-scratch_reserve(grep *g, size_t n)
-{
-    if (n <= g->g_scap)
-        return true;
-    size_t cap = g->g_scap ? g->g_scap : 256;
-    while (cap < n)
-        cap *= 2;
-    char *s = box_realloc(g->g_scratch, cap);
-    if (s == NULL) {
-        g->g_done = true;
-        g->g_final = sh_cmd_err(g->g_cx, "grep", 2, "out of memory");
-        return false;
-    }
-    g->g_scratch = s;
-    g->g_scap = cap;
-    return true;
-}
-
-/* -F: 1 when some pattern occurs in the line, 0 when none, -1 on error. */
 static int
-match_fixed(grep *g, const char *line, size_t len)
+add_pattern(grep *g, const char *p, size_t n, bool from_file)
 {
-    if (g->g_icase) {
-        if (!scratch_reserve(g, len + 1))
-            return -1;
-        for (size_t k = 0; k < len; k++)
-            g->g_scratch[k] = (char)tolower((unsigned char)line[k]);
-        line = g->g_scratch;
-    }
-    for (size_t i = 0; i < g->g_npat; i++) {
-        const grep_fixed *f = &g->g_fix[i];
-        if (f->gf_len == 0 || memmem(line, len, f->gf_s, f->gf_len) != NULL)
-            return 1;
-    }
+    box_err rv = box_buf_append(&g->g_pats, p, n);
+    // A file's last line needs no newline; -e's argument always ends one.
+    if (rv == BOX_OK && (!from_file || (n > 0 && p[n - 1] != '\n')))
+        rv = box_buf_putc(&g->g_pats, '\n');
+    if (rv != BOX_OK)
+        return sh_cmd_err(g->g_cx, "grep", 2, "%s",
+                          rv == BOX_ETOOBIG ? "patterns too large"
+                                            : "out of memory");
     return 0;
 }
 
-/*
- * REG_STARTEND bounds the subject, so a line needs neither a copy nor a
- * NUL, and NUL bytes inside it are ordinary characters. Two cases copy
- * the line into g_scratch with a NUL after it all the same: a libc
- * without REG_STARTEND (the line then ends at its first NUL), and
- * AddressSanitizer builds, whose regexec interceptor runs strlen over
- * the subject even under REG_STARTEND and would read past the line.
- */
-#if !defined(REG_STARTEND) || defined(__SANITIZE_ADDRESS__)
-#define GREP_COPY_SUBJECT 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GREP_COPY_SUBJECT 1
-#endif
-#endif
-
-/* The string regexec reads for this line; NULL after an error. */
-static const char *
-regex_subject(grep *g, const char *line, size_t len)
-{
-#ifdef GREP_COPY_SUBJECT
-    if (!scratch_reserve(g, len + 1))
-        return NULL;
-    memcpy(g->g_scratch, line, len);
-    g->g_scratch[len] = '\0';
-    return g->g_scratch;
-#else
-    return line;
-#endif
-}
-
+/* All of FILE (-f, --exclude-from) through the kernel ("-": stdin) into
+ * all: 0, or the status after the message. */
 static int
-regex_exec(const regex_t *re, const char *subject, size_t len)
-{
-#ifdef REG_STARTEND
-    regmatch_t m = {.rm_so = 0, .rm_eo = (regoff_t)len};
-    return regexec(re, subject, 1, &m, REG_STARTEND);
-#else
-    return regexec(re, subject, 0, NULL, 0);
-#endif
-}
-
-/* 1 when some expression matches the line, 0 when none, -1 on error. */
-static int
-match_regex(grep *g, const char *line, size_t len)
-{
-    const char *subject = regex_subject(g, line, len);
-    if (subject == NULL)
-        return -1;
-    for (size_t i = 0; i < g->g_nre; i++) {
-        int rc = regex_exec(&g->g_re[i], subject, len);
-        if (rc == 0)
-            return 1;
-        if (rc != REG_NOMATCH) {
-            char msg[256];
-            regerror(rc, &g->g_re[i], msg, sizeof msg);
-            g->g_done = true;
-            g->g_final = sh_cmd_err(g->g_cx, "grep", 2, "%s", msg);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* Whether the line (terminator excluded) is selected; -1 on error. */
-static int
-selected(grep *g, const char *line, size_t len)
-{
-    int m = g->g_fixed ? match_fixed(g, line, len) : match_regex(g, line, len);
-    if (m < 0)
-        return -1;
-    return (m == 1) != g->g_invert;
-}
-
-/* ---- files ---- */
-
-/* True when the call must stop now (deadline, abort, unwinding). */
-static bool
-grep_stopped(grep *g)
-{
-    if (!sh_check_stop(g->g_cx))
-        return false;
-    g->g_done = true;
-    g->g_final = g->g_cx->cx_status;
-    return true;
-}
-
-/* What -l and -c print once a file is read; -l wins over -c (GNU). */
-static bool
-grep_summary(grep *g, const char *name, unsigned long long count)
-{
-    if (g->g_quiet)
-        return true; // a selected line already ended the run
-    if (g->g_list)
-        return count == 0 ||
-               (out_put(g, name, strlen(name)) && out_put(g, "\n", 1));
-    if (g->g_count)
-        return out_name(g, name, ':') && out_num(g, count, "\n");
-    return true;
-}
-
-/*
- * Reads one open input to its end (or to the first selected line for
- * -l and -q) and prints what the flags ask for. Returns 0 when a line
- * was selected, 1 when none, 2 on a read error; g_done is set when the
- * whole run must stop (-q matched, a write failed, the call stops).
- */
-static int
-grep_input(grep *g, sh_input *in, const char *name)
-{
-    unsigned long long lineno = 0, count = 0;
-    bool at_start = true; // the piece read next begins a line
-    const char *line;
-    size_t len;
-    int rc;
-    while ((rc = sh_input_line(in, &line, &len)) == 1) {
-        if (grep_stopped(g))
-            return 2;
-        bool whole = len > 0 && line[len - 1] == '\n';
-        size_t body = whole ? len - 1 : len;
-        // A line past SH_LINE_MAX arrives in pieces: one number for all.
-        lineno += at_start;
-        at_start = whole;
-        int s = selected(g, line, body);
-        if (s < 0)
-            return 2;
-        if (s == 0)
-            continue;
-        count++;
-        if (g->g_quiet) {
-            g->g_done = true;
-            g->g_final = 0;
-            return 0;
-        }
-        if (g->g_list)
-            break;
-        if (!g->g_count && !out_line(g, name, lineno, line, body))
-            return 2;
-    }
-    // An input can end because the call is stopping (its writer did, or
-    // the wait for it ended with the call's budget).
-    if (grep_stopped(g) || rc < 0)
-        return 2;
-    if (!grep_summary(g, name, count))
-        return 2;
-    return count > 0 ? 0 : 1;
-}
-
-/* One operand ("-" or NULL: stdin); same results as grep_input. */
-static int
-grep_file(grep *g, const char *operand)
+read_whole(grep *g, const char *file, box_buf *all)
 {
     int st;
-    sh_input *in = sh_input_open(g->g_cx, "grep", operand, &st);
-    if (in == NULL) {
-        if (st == BOX_STATUS_FAULT) {
-            g->g_done = true;
-            g->g_final = BOX_STATUS_FAULT;
+    sh_input *in = sh_input_open(g->g_cx, "grep", file, &st);
+    if (in == NULL)
+        return st == BOX_STATUS_FAULT ? st : 2;
+    char *chunk = box_alloc(GREP_CHUNK);
+    st = chunk == NULL ? sh_cmd_err(g->g_cx, "grep", 2, "out of memory") : 0;
+    while (st == 0) {
+        if (sh_check_stop(g->g_cx)) {
+            st = g->g_cx->cx_status;
+            break;
         }
-        return 2;
+        ssize_t n = sh_input_read(in, chunk, GREP_CHUNK);
+        if (n < 0) {
+            st = sh_check_stop(g->g_cx) ? g->g_cx->cx_status : 2;
+            break;
+        }
+        if (n == 0)
+            break;
+        if (box_buf_append(all, chunk, (size_t)n) != BOX_OK)
+            st = sh_cmd_err(g->g_cx, "grep", 2, "%s: too large", file);
     }
-    bool std = operand == NULL || strcmp(operand, "-") == 0;
-    st = grep_input(g, in, std ? GREP_STDIN_NAME : operand);
+    box_free(chunk);
     sh_input_close(in);
-    // Output goes out per file so it stays in order with later messages.
-    if (!g->g_done && !out_flush(g))
-        return 2;
     return st;
 }
 
-/* Runs every operand: 0 a line selected, 1 none, 2 an error anywhere. */
+/* -f FILE: its lines are patterns. */
 static int
-grep_files(grep *g, int nfiles, char **files)
+pattern_file(grep *g, const char *file)
 {
-    bool any = false, err = false;
-    for (int i = 0; i < (nfiles > 0 ? nfiles : 1) && !g->g_done; i++) {
-        int st = grep_file(g, nfiles > 0 ? files[i] : NULL);
-        any |= st == 0;
-        err |= st == 2;
+    box_buf all;
+    box_buf_init(&all, GREP_PAT_MAX);
+    int st = read_whole(g, file, &all);
+    if (st == 0 && all.b_len > 0)
+        st = add_pattern(g, all.b_data, all.b_len, true);
+    box_buf_reset(&all);
+    return st;
+}
+
+static int add_glob(grep *g, const char *pat, bool include, bool dir);
+
+/* --exclude-from=FILE: each non-empty line an --exclude glob. The text
+ * is kept (g_owned) for as long as the globs point into it. */
+static int
+exclude_from(grep *g, const char *file)
+{
+    box_buf all;
+    box_buf_init(&all, GREP_PAT_MAX);
+    int st = read_whole(g, file, &all);
+    char **owned =
+        st == 0 ? box_realloc(g->g_owned, (g->g_nowned + 1) * sizeof *owned)
+                : NULL;
+    if (st == 0 && owned == NULL)
+        st = sh_cmd_err(g->g_cx, "grep", 2, "out of memory");
+    if (st != 0) {
+        box_buf_reset(&all);
+        return st;
     }
-    if (g->g_done)
-        return g->g_final;
-    return err ? 2 : (any ? 0 : 1);
+    g->g_owned = owned;
+    size_t len = all.b_len;
+    char *text = box_buf_take(&all);
+    if (text == NULL)
+        return sh_cmd_err(g->g_cx, "grep", 2, "out of memory");
+    g->g_owned[g->g_nowned++] = text;
+    for (char *p = text, *end = text + len; p < end && st == 0;) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (nl == NULL)
+            nl = end;
+        *nl = '\0';
+        if (nl > p)
+            st = add_glob(g, p, false, false);
+        p = nl + 1;
+    }
+    return st;
+}
+
+static int
+add_glob(grep *g, const char *pat, bool include, bool dir)
+{
+    grep_glob *n = box_realloc(g->g_globs, (g->g_nglobs + 1) * sizeof *n);
+    if (n == NULL)
+        return sh_cmd_err(g->g_cx, "grep", 2, "out of memory");
+    g->g_globs = n;
+    if (!dir) {
+        bool first = true;
+        for (size_t i = 0; i < g->g_nglobs; i++)
+            first &= n[i].gg_dir;
+        if (first)
+            g->g_has_include = include;
+    }
+    n[g->g_nglobs++] = (grep_glob){pat, include, dir};
+    return 0;
+}
+
+static int
+set_matcher(grep *g, grep_args *a, char m)
+{
+    if (a->a_matcher != 0 && a->a_matcher != m)
+        return sh_cmd_err(g->g_cx, "grep", 2, "conflicting matchers specified");
+    a->a_matcher = m;
+    g->g_mode = m == 'E'   ? GREP_ERE
+                : m == 'F' ? GREP_FIXED
+                : m == 'P' ? GREP_PCRE
+                           : GREP_BRE;
+    return 0;
+}
+
+/* --color[=WHEN]: always (yes, force), never (no, none), auto (tty,
+ * if-tty); the box's stdout is never a terminal, so auto is never. */
+static int
+set_color(grep *g, const char *arg)
+{
+    static const char *const on[] = {"always", "yes", "force", NULL};
+    static const char *const off[] = {"never", "no",     "none", "auto",
+                                      "tty",   "if-tty", NULL};
+    if (arg == NULL) {
+        g->g_color = false;
+        return 0;
+    }
+    for (size_t i = 0; on[i]; i++)
+        if (strcasecmp(arg, on[i]) == 0) {
+            g->g_color = true;
+            return 0;
+        }
+    for (size_t i = 0; off[i]; i++)
+        if (strcasecmp(arg, off[i]) == 0) {
+            g->g_color = false;
+            return 0;
+        }
+    (void)sh_puts(g->g_cx, 2, grep_help_text);
+    return 2;
+}
+
+static int
+version(grep *g)
+{
+    char line[256];
+    snprintf(line, sizeof line,
+             "grep (strands-shell) %s\nThe box's own grep: every file it "
+             "touches is decided by policy.\n",
+             BOX_VERSION);
+    (void)sh_puts(g->g_cx, 1, line);
+    return -1;
+}
+
+/* The options that only turn a flag on or off: a row each. */
+typedef struct grep_flag {
+    int gf_id;
+    size_t gf_off; // offsetof(grep, the bool)
+    bool gf_val;
+} grep_flag;
+
+#define GF(id, field, val)                                                     \
+    {                                                                          \
+        id, offsetof(grep, field), val                                         \
+    }
+static const grep_flag grep_flags[] = {
+    GF('i', g_icase, true),
+    GF('y', g_icase, true),
+    GF(OPT_NO_ICASE, g_icase, false),
+    GF('w', g_word, true),
+    GF('x', g_line, true),
+    GF('s', g_nomsg, true),
+    GF('v', g_invert, true),
+    GF('b', g_byte, true),
+    GF('n', g_num, true),
+    GF('o', g_only, true),
+    GF('q', g_quiet, true),
+    GF('c', g_count, true),
+    GF('T', g_tab, true),
+    GF('Z', g_null, true),
+};
+
+/* One option; 0 to go on, -1 to end with status 0, else the status. */
+static int
+grep_option(grep *g, grep_args *a, sh_gopt_iter *it, int id, const char *arg)
+{
+    static const char *const dirs[] = {"read", "recurse", "skip", NULL};
+    static const int dir_vals[] = {0, 1, 2};
+    int st = 0;
+    if (id < '0' || id > '9')
+        a->a_digit_word = -1;
+    for (size_t i = 0; i < sizeof grep_flags / sizeof *grep_flags; i++) {
+        if (grep_flags[i].gf_id == id) {
+            *(bool *)((char *)g + grep_flags[i].gf_off) = grep_flags[i].gf_val;
+            return 0;
+        }
+    }
+    switch (id) {
+    case 'E':
+    case 'F':
+    case 'G':
+    case 'P':
+        return set_matcher(g, a, (char)id);
+    case 'X': {
+        static const char *const names[] = {"grep", "egrep", "fgrep", "perl"};
+        for (size_t i = 0; i < 4; i++)
+            if (strcmp(arg, names[i]) == 0)
+                return set_matcher(g, a, "GEFP"[i]);
+        return sh_cmd_err(g->g_cx, "grep", 2, "invalid matcher %s", arg);
+    }
+    case 'e':
+        a->a_any_pat = true;
+        return add_pattern(g, arg, strlen(arg), false);
+    case 'f':
+        a->a_any_pat = true;
+        return pattern_file(g, arg);
+    case 'i':
+    case 'z':
+        g->g_eol = '\0';
+        return 0;
+    case 'V':
+        return version(g);
+    case 'm':
+        return max_num(g, arg);
+    case 'H':
+        g->g_names = 1;
+        return 0;
+    case 'h':
+        g->g_names = 0;
+        return 0;
+    case OPT_LABEL:
+        g->g_label = arg;
+        return 0;
+    case OPT_BINFILES:
+        if (strcmp(arg, "binary") == 0)
+            g->g_bin = GREP_BIN_BINARY;
+        else if (strcmp(arg, "text") == 0)
+            g->g_bin = GREP_BIN_TEXT;
+        else if (strcmp(arg, "without-match") == 0)
+            g->g_bin = GREP_BIN_WITHOUT;
+        else
+            return sh_cmd_err(g->g_cx, "grep", 2, "unknown binary-files type");
+        return 0;
+    case 'a':
+        g->g_bin = GREP_BIN_TEXT;
+        return 0;
+    case 'I':
+        g->g_bin = GREP_BIN_WITHOUT;
+        return 0;
+    case 'd': {
+        int k = sh_gopt_argmatch(it, "--directories", arg, dirs, dir_vals, &st);
+        if (k < 0)
+            return st;
+        g->g_dirs = k == 0   ? GREP_DIR_READ
+                    : k == 1 ? GREP_DIR_RECURSE
+                             : GREP_DIR_SKIP;
+        return 0;
+    }
+    case 'D':
+        if (strcmp(arg, "read") == 0)
+            g->g_dev_skip = false;
+        else if (strcmp(arg, "skip") == 0)
+            g->g_dev_skip = true;
+        else
+            return sh_cmd_err(g->g_cx, "grep", 2, "unknown devices method");
+        return 0;
+    case 'r':
+        g->g_dirs = GREP_DIR_RECURSE;
+        g->g_deref = false;
+        return 0;
+    case 'R':
+        g->g_dirs = GREP_DIR_RECURSE;
+        g->g_deref = true;
+        return 0;
+    case OPT_INCLUDE:
+        return add_glob(g, arg, true, false);
+    case OPT_EXCLUDE:
+        return add_glob(g, arg, false, false);
+    case OPT_EXCLUDE_DIR:
+        return add_glob(g, arg, false, true);
+    case OPT_EXCLUDE_FROM:
+        return exclude_from(g, arg);
+    case 'L':
+        g->g_list_not = true;
+        g->g_list = false;
+        return 0;
+    case 'l':
+        g->g_list = true;
+        g->g_list_not = false;
+        return 0;
+    case 'A':
+    case 'B': {
+        uintmax_t v;
+        if ((st = context_num(g, arg, &v)) != 0)
+            return st;
+        *(id == 'A' ? &g->g_after : &g->g_before) = v;
+        a->a_context_set[id == 'B'] = true;
+        g->g_context = true;
+        return 0;
+    }
+    case 'C':
+        a->a_has_context = true;
+        return context_num(g, arg, &a->a_context);
+    case SH_GOPT_NUMBER:
+        a->a_has_context = true;
+        return context_num(g, arg, &a->a_context);
+    case OPT_COLOR:
+        return set_color(g, arg);
+    case OPT_GROUP_SEP:
+        g->g_sep = arg;
+        return 0;
+    case OPT_NO_GROUP_SEP:
+        g->g_sep = NULL;
+        return 0;
+    case OPT_LINE_BUF:
+    case 'U':
+        return 0;
+    default:
+        break;
+    }
+    if (id >= '0' && id <= '9') {
+        // Digits of one word make one number (-12); a new word restarts.
+        size_t l = a->a_digit_word == it->gi_i ? strlen(a->a_digits) : 0;
+        if (l + 1 < sizeof a->a_digits) {
+            a->a_digits[l] = (char)id;
+            a->a_digits[l + 1] = '\0';
+        }
+        a->a_digit_word = it->gi_i;
+        a->a_has_context = true;
+        return context_num(g, a->a_digits, &a->a_context);
+    }
+    return 0;
 }
 
 static void
 grep_free(grep *g)
 {
-    for (size_t i = 0; i < g->g_nre; i++)
-        regfree(&g->g_re[i]);
-    box_free(g->g_re);
-    box_free(g->g_fix);
-    box_free(g->g_pats);
-    box_free(g->g_scratch);
+    grep_match_free(g->g_m);
+    box_buf_reset(&g->g_pats);
+    box_free(g->g_globs);
+    for (size_t i = 0; i < g->g_nowned; i++)
+        box_free(g->g_owned[i]);
+    box_free(g->g_owned);
     box_free(g->g_out);
+    box_free(g->g_buf);
 }
 
-/*
- * Turns the parsed options into g: patterns from -e (or the first
- * operand), compiled or fixed, and the output buffer. *first is set to
- * the first file operand. Returns 0 or the status after the message.
- */
+/* Runs every operand: 0 a line selected, 1 none, 2 an error anywhere. */
 static int
-grep_setup(grep *g, int argc, char **argv, const sh_opts *o, int *first)
+grep_operands(grep *g, int nops, char **ops)
 {
-    if (sh_opt(o, 'E') && sh_opt(o, 'F'))
-        return sh_cmd_err(g->g_cx, "grep", 2, "conflicting matchers specified");
-    g->g_fixed = sh_opt(o, 'F');
-    g->g_icase = sh_opt(o, 'i');
-    g->g_invert = sh_opt(o, 'v');
-    g->g_count = sh_opt(o, 'c');
-    g->g_list = sh_opt(o, 'l');
-    g->g_num = sh_opt(o, 'n');
-    g->g_quiet = sh_opt(o, 'q');
-    const char **args = box_calloc((size_t)argc + 1, sizeof *args);
-    if (args == NULL)
-        return sh_cmd_err(g->g_cx, "grep", 2, "out of memory");
-    char last_h = 0;
-    size_t nargs = scan_opts(argc, argv, o, args, &last_h);
-    *first = o->o_ind;
-    if (nargs == 0 && o->o_ind < argc)
-        args[nargs++] = argv[(*first)++];
-    int st = 0;
-    if (nargs == 0)
-        st = sh_cmd_err(g->g_cx, "grep", 2,
-                        "usage: grep [OPTION]... PATTERNS [FILE]...");
-    else if (patterns_take(g, args, nargs) != BOX_OK)
-        st = sh_cmd_err(g->g_cx, "grep", 2, "out of memory");
-    box_free(args);
-    if (st != 0)
-        return st;
-    g->g_names = last_h ? last_h == 'H' : argc - *first > 1;
-    if (!g->g_quiet && (g->g_out = box_alloc(GREP_OUT_CAP)) == NULL)
-        return sh_cmd_err(g->g_cx, "grep", 2, "out of memory");
-    return g->g_fixed ? patterns_fixed(g) : patterns_regex(g, sh_opt(o, 'E'));
+    bool any = false;
+    bool implicit = nops == 0 && g->g_dirs == GREP_DIR_RECURSE;
+    g->g_implicit = implicit;
+    int n = nops > 0 ? nops : 1;
+    for (int i = 0; i < n && !g->g_done; i++) {
+        const char *op = nops > 0 ? ops[i] : implicit ? "." : NULL;
+        int st = grep_walk_operand(g, op, implicit);
+        any |= st == 0;
+        g->g_err |= st == 2;
+    }
+    if (g->g_done)
+        return g->g_final;
+    if (g->g_err && !(g->g_quiet && any))
+        return 2;
+    return any ? 0 : 1;
 }
 
-/*
- * grep [-EFHchilnqv] [-e PAT]... [PAT] [FILE]...: GNU grep's behaviour
- * for those flags. Status 0 when a line was selected, 1 when none, 2 on
- * any error (a missing file, a bad pattern) unless -q already matched;
- * 125 when the policy decision point failed (the call stops there).
- */
 int
 sh_cmd_grep(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 {
-    grep g = {.g_cx = cx};
-    int first = argc;
-    int st = grep_setup(&g, argc, argv, o, &first);
-    if (st == 0)
-        st = grep_files(&g, argc - first, argv + first);
+    (void)o;
+    grep g = {.g_cx = cx, .g_names = -1, .g_eol = '\n', .g_sep = "--"};
+    grep_args a = {.a_digit_word = -1};
+    box_buf_init(&g.g_pats, GREP_PAT_MAX);
+    sh_gopt_iter it;
+    int st = 0, id;
+    const char *arg;
+    sh_gopt_init(&it, cx, &grep_spec, argc, argv);
+    while ((id = sh_gopt_next(&it, &arg, &st)) >= 0) {
+        if ((st = grep_option(&g, &a, &it, id, arg)) != 0)
+            break;
+    }
+    if (id == SH_GOPT_EXIT || st != 0) {
+        st = st < 0 ? 0 : st;
+        goto out;
+    }
+    int first = 0;
+    if (!a.a_any_pat) {
+        if (it.gi_nops == 0) {
+            st = sh_gopt_try(&it);
+            goto out;
+        }
+        if ((st = add_pattern(&g, it.gi_ops[0], strlen(it.gi_ops[0]), false)) !=
+            0)
+            goto out;
+        first = 1;
+    }
+    if (a.a_has_context) {
+        if (!a.a_context_set[0])
+            g.g_after = a.a_context;
+        if (!a.a_context_set[1])
+            g.g_before = a.a_context;
+    }
+    g.g_context |= a.a_has_context; // even 0: GNU then separates groups
+    int nops = it.gi_nops - first;
+    if (g.g_names < 0)
+        g.g_names = nops > 1 ? 1 : g.g_dirs == GREP_DIR_RECURSE ? 2 : 0;
+    if (g.g_has_max && g.g_max == 0) {
+        st = 1; // GNU stops before reading anything
+        goto out;
+    }
+    if ((st = grep_match_compile(&g)) != 0)
+        goto out;
+    if ((g.g_out = box_alloc(GREP_OUT_CAP)) == NULL) {
+        st = sh_cmd_err(cx, "grep", 2, "out of memory");
+        goto out;
+    }
+    st = grep_operands(&g, nops, it.gi_ops + first);
+    if (!g.g_done)
+        (void)grep_out_flush(&g);
+    if (g.g_done && st == 0 && g.g_olen > 0)
+        (void)grep_out_flush(&g);
+out:
+    sh_gopt_free(&it);
     grep_free(&g);
     return st;
 }

@@ -52,12 +52,7 @@ static const sh_cmd sh_cmds[] = {
     {"find", sh_cmd_find_files, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"fold", sh_cmd_fold, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"getopts", sh_bi_getopts, "", SH_CMD_RAWARGS, NULL},
-    {"grep", sh_cmd_grep, "EFHce:hilnqv", SH_CMD_PROGRAM,
-     "grep [-EFHchilnqv] [-e PATTERN]... [PATTERN] [FILE]...\nPrint lines of "
-     "FILEs (standard input for - or none) that match PATTERN.\n  -E extended "
-     "regex  -F fixed strings  -e PATTERN  -i ignore case\n  -v invert  -c "
-     "count  -l file names  -n line numbers  -q quiet\n  -H always / -h never "
-     "print file names"},
+    {"grep", sh_cmd_grep, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"hash", sh_bi_hash, "dlrt", 0, NULL},
     {"head", sh_cmd_head, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"jobs", sh_bi_jobs, "lnprs", 0, NULL},
