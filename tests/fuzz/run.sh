@@ -49,7 +49,10 @@ for t in "${targets[@]}"; do
   echo "fuzz: $t for ${secs}s (log: $log)"
   # -timeout: one input running 30 s is a hang; slow inputs are not kept
   # apart (only what fails the run lands in crashes/).
-  if "$bin" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 \
+  # The same leak suppressions as the sanitizer test run (libraries that
+  # lose memory of their own: tests/lsan.supp says which and why).
+  if LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp":print_suppressions=0 \
+     "$bin" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 \
        -report_slow_units=100000 -print_final_stats=1 \
        -artifact_prefix="tests/fuzz/$t/crashes/" "${dict[@]}" \
        "$work" "tests/fuzz/$t" >"$log" 2>&1; then
