@@ -85,6 +85,7 @@ static const sh_cmd sh_cmds[] = {
      "rm [-rRf] FILE...\nRemove files (and, with -r, directories and their "
      "contents).\n  -f  ignore missing files  -r, -R  remove directories "
      "recursively"},
+    {"sed", sh_cmd_sed, "", SH_CMD_RAWARGS, NULL},
     {"seq", sh_cmd_seq, "", SH_CMD_RAWARGS, NULL},
     {"set", sh_bi_set, "", SH_CMD_RAWARGS, NULL},
     {"sh", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
