@@ -423,26 +423,20 @@ inplace_commit(sed *s, const char *path)
     return write_file(s, path, &s->s_ipout.o_buf, O_WRONLY | O_TRUNC);
 }
 
-/* Whether path is a regular file -i may edit: 0, 2 when it cannot be
- * read (GNU goes on with the others), 4 when not a regular file. */
+/* Whether path may be edited in place: 0, or 4 after GNU's message for
+ * what is not a regular file. A path that cannot be looked at is left
+ * to the open, whose message says why (a denial's own text). */
 static int
 inplace_check(sed *s, const char *path)
 {
     sh_ctx *cx = s->s_run.cr_cx;
     sh_kernel_stat st;
     sh_kernel_result r = {0};
-    if (sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, path, &st, &r) !=
-        0) {
-        bool fault = r.kr_outcome == SH_KR_FAULT;
-        int e = r.kr_errno != 0 ? r.kr_errno : ENOENT;
-        if (fault)
-            return sh_fs_fail(cx, "sed", path, &r);
-        sh_kernel_result_clear(&r);
-        sh_cmd_err(cx, "sed", 2, "can't read %s: %s", path, strerror(e));
-        return 2;
-    }
+    int e = sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, path, &st, &r);
+    if (r.kr_outcome == SH_KR_FAULT)
+        return sh_fs_fail(cx, "sed", path, &r);
     sh_kernel_result_clear(&r);
-    if (!S_ISREG(st.ks_mode)) {
+    if (e == 0 && !S_ISREG(st.ks_mode)) {
         sh_cmd_err(cx, "sed", SED_STATUS_IO,
                    "couldn't edit %s: not a regular file", path);
         return SED_STATUS_IO;
@@ -491,10 +485,12 @@ sed_run_files(sed *s, char **files, int nfiles)
         sh_input_close(s->s_in);
         s->s_in = NULL;
         s->s_ipos = s->s_ilen = 0;
-        if (st == 2 && s->s_inplace) // the file went away meanwhile
-            go = true;
-        if (!go && st != 2) {
+        s->s_in_failed = false;
+        if (!go && st != 2)
             return st != 0 ? st : 1;
+        if (s->s_inplace && st == 2) { // it did not open: nothing to write
+            worst = st > worst ? st : worst;
+            continue;
         }
         if (s->s_inplace && st == 0 &&
             (st = inplace_commit(s, s->s_files[0])) != 0)
