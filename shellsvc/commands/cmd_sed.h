@@ -103,6 +103,8 @@ typedef struct sed_cmd {
     bool c_neg;       // !
     char c_name;      // the command letter
     bool c_active;    // a range: inside it (after its first line)
+    bool c_closed;    // a range that ended (one from a line number
+                      // never opens again)
     uintmax_t c_end;  // a range's last line (SA_PLUS)
     char *c_text;     // a i c: the text, with its newline; b t T: label
     size_t c_textlen; // a i c

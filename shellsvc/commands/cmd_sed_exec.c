@@ -56,50 +56,61 @@ addr_is(sed *s, const sed_addr *a, int *err)
 }
 
 /*
- * Whether cmd applies to this line (before '!'). A range opens on a line
- * its first address matches and closes on the line its second matches
- * (a regex is tried from the next line on; a line number at or before
- * the opening line closes it at once).
+ * Whether cmd applies to this line (before '!'). GNU's ranges: one opens
+ * on a line its first address matches (a line number: on the first line
+ * at or past it, since N may skip it; once closed such a range never
+ * opens again) and closes on the line its second matches (a regex or $
+ * from the next line on; a line number at or before the opening line
+ * closes it at once, and a line past it ends the range unmatched).
  */
 static bool
 addr_match(sed *s, sed_cmd *c, int *err)
 {
-    if (c->c_a1.a_kind == SA_NONE)
+    const sed_addr *a1 = &c->c_a1, *a2 = &c->c_a2;
+    uintmax_t ln = s->s_lineno;
+    if (a1->a_kind == SA_NONE)
         return true;
-    if (c->c_a2.a_kind == SA_NONE)
-        return addr_is(s, &c->c_a1, err);
-    const sed_addr *a2 = &c->c_a2;
-    if (c->c_a1.a_kind == SA_ZERO && !c->c_active && s->s_lineno == 1)
+    if (a2->a_kind == SA_NONE)
+        return addr_is(s, a1, err);
+    if (a1->a_kind == SA_ZERO && !c->c_closed && !c->c_active)
         c->c_active = true; // 0,/re/: open before the first line
     if (c->c_active) {
+        bool end;
         switch (a2->a_kind) {
         case SA_LINE:
-        case SA_PLUS: {
-            uintmax_t end = a2->a_kind == SA_LINE ? a2->a_n : c->c_end;
-            if (s->s_lineno >= end)
-                c->c_active = false;
-            if (s->s_lineno <= end)
+            if (ln < a2->a_n)
                 return true;
-            return addr_match(s, c, err); // past its end: start afresh
-        }
+            c->c_active = false;
+            c->c_closed = true;
+            return ln == a2->a_n;
+        case SA_PLUS:
+            end = ln >= c->c_end;
+            break;
         case SA_MULT:
-            if (s->s_lineno % a2->a_n == 0)
-                c->c_active = false;
-            return true;
+            end = ln % a2->a_n == 0;
+            break;
         default:
-            if (addr_is(s, a2, err))
-                c->c_active = false;
-            return true;
+            end = addr_is(s, a2, err);
+            break;
         }
+        if (end) {
+            c->c_active = false;
+            c->c_closed = true;
+        }
+        return true;
     }
-    if (!addr_is(s, &c->c_a1, err))
+    if (a1->a_kind == SA_LINE) {
+        if (c->c_closed || ln < a1->a_n)
+            return false;
+    } else if (!addr_is(s, a1, err)) {
         return false;
+    }
     switch (a2->a_kind) {
     case SA_LINE:
-        c->c_active = a2->a_n > s->s_lineno;
+        c->c_active = a2->a_n > ln;
         break;
     case SA_PLUS:
-        c->c_end = s->s_lineno + a2->a_n;
+        c->c_end = ln + a2->a_n;
         c->c_active = a2->a_n > 0;
         break;
     case SA_MULT: // to the next multiple of N after this line
@@ -109,6 +120,7 @@ addr_match(sed *s, sed_cmd *c, int *err)
         c->c_active = true;
         break;
     }
+    c->c_closed = !c->c_active;
     return true;
 }
 
@@ -158,7 +170,8 @@ do_list(sed *s, uintmax_t width)
         ok = ok && box_buf_puts(&b, e) == BOX_OK;
         col += w;
     }
-    ok = ok && box_buf_puts(&b, "$\n") == BOX_OK;
+    ok = ok && box_buf_putc(&b, '$') == BOX_OK &&
+         box_buf_putc(&b, s->s_delim) == BOX_OK;
     if (!ok) {
         box_buf_reset(&b);
         return ps_oom(s);
@@ -304,7 +317,7 @@ x_lineno(sed *s, sed_cmd *c, size_t *pc)
 {
     (void)c, (void)pc;
     char n[32];
-    int k = snprintf(n, sizeof n, "%ju\n", s->s_lineno);
+    int k = snprintf(n, sizeof n, "%ju%c", s->s_lineno, s->s_delim);
     return sed_put(s, s->s_cur, n, (size_t)k) ? SN_NEXT : SN_STOP;
 }
 
@@ -510,7 +523,8 @@ x_filename(sed *s, sed_cmd *c, size_t *pc)
 {
     (void)c, (void)pc;
     const char *n = s->s_line_name != NULL ? s->s_line_name : "-";
-    return sed_put(s, s->s_cur, n, strlen(n)) && sed_put(s, s->s_cur, "\n", 1)
+    return sed_put(s, s->s_cur, n, strlen(n)) &&
+                   sed_put(s, s->s_cur, &s->s_delim, 1)
                ? SN_NEXT
                : SN_STOP;
 }

@@ -199,7 +199,7 @@ sp_addr(sp *p, sed_addr *a, bool *got)
             sp_get(p);
             if (!sp_number(p, &a->a_step))
                 a->a_step = 0;
-            a->a_kind = SA_STEP;
+            a->a_kind = a->a_n == 0 && a->a_step == 0 ? SA_ZERO : SA_STEP;
         }
         return 0;
     }
@@ -234,6 +234,11 @@ sp_addr(sp *p, sed_addr *a, bool *got)
         }
         a->a_re = sp_regex(p, start, n, delim, flags);
         return a->a_re == NULL ? 1 : 0;
+    }
+    if (c == '+' || c == '~') {
+        uintmax_t n;
+        sp_number(p, &n);
+        return sp_fail(p, false, "invalid usage of +N or ~N as first address");
     }
     sp_unget(p);
     *got = false;
@@ -496,9 +501,7 @@ sp_subst(sp *p, sed_cmd *cmd)
             sp_unget(p);
             break;
         } else if (c == ' ' || c == '\t') {
-            if ((st = sp_end_cmd(p)) != 0)
-                return st;
-            break;
+            continue; // GNU takes blanks among the flags
         } else {
             return sp_fail(p, false, "unknown option to `s'");
         }
@@ -526,10 +529,9 @@ sp_ystr(sp *p, size_t start, size_t n, char delim, unsigned char *out,
         unsigned char v = (unsigned char)t[i];
         if (t[i] == '\\' && i + 1 < n) {
             char e = t[++i];
-            if (e == '\\' || e == delim || e == '\n')
-                v = (unsigned char)e;
-            else if (!sed_char_escape(t, n, &i, &v))
-                return false;
+            if (e == '\\' || e == delim || e == '\n' ||
+                !sed_char_escape(t, n, &i, &v))
+                v = (unsigned char)e; // any other escaped byte is itself
         }
         if (k == 256)
             return false;
@@ -579,6 +581,8 @@ sp_brace_push(sp *p)
         g->p_bcap = cap;
     }
     g->p_braces[g->p_nbraces++] = g->p_ncmds - 1;
+    p->p_sed->s_prog.p_cmds[g->p_ncmds - 1].c_jump = p->p_ci; // until '}'
+    p->p_sed->s_prog.p_cmds[g->p_ncmds - 1].c_int = p->p_pos;
     return 0;
 }
 
@@ -592,9 +596,7 @@ sp_args(sp *p, sed_cmd *cmd, int naddr)
     case '{':
         return sp_brace_push(p);
     case '}':
-        if (naddr > 0)
-            return sp_fail(p, false, "unexpected `,'");
-        if (g->p_nbraces == 0)
+        if (naddr > 0 || g->p_nbraces == 0)
             return sp_fail(p, false, "unexpected `}'");
         g->p_cmds[g->p_braces[--g->p_nbraces]].c_jump = g->p_ncmds;
         return sp_end_cmd(p);
@@ -678,13 +680,14 @@ sp_command(sp *p)
         return st;
     if (got) {
         naddr = 1;
+        sp_skip_ws(p);
         if (sp_peek(p) == ',') {
             sp_get(p);
             sp_skip_ws(p);
             int c = sp_get(p);
             if (c == '+' || c == '~') {
                 if (!sp_number(p, &cmd->c_a2.a_n))
-                    return sp_fail(p, false, "expected address after `,'");
+                    cmd->c_a2.a_n = 0; // GNU: no digits is 0
                 cmd->c_a2.a_kind = c == '+' ? SA_PLUS : SA_MULT;
             } else {
                 sp_unget(p);
@@ -785,8 +788,14 @@ sed_compile(sed *s, const char *text, size_t len, const sed_chunk *ch,
         if (st != 0)
             return st;
     }
-    if (s->s_prog.p_nbraces > 0)
+    if (s->s_prog.p_nbraces > 0) {
+        // GNU names where the innermost open '{' stands, at char 0
+        const sed_cmd *b =
+            &s->s_prog.p_cmds[s->s_prog.p_braces[s->s_prog.p_nbraces - 1]];
+        p.p_ci = b->c_jump;
+        p.p_pos = (size_t)b->c_int;
         return sp_fail(&p, true, "unmatched `{'");
+    }
     return sp_labels(&p);
 }
 

@@ -9,19 +9,6 @@
 #include "box_alloc.h"
 #include "cmd_sed.h"
 
-/* A byte an escape produced (\n, \t, \x41 …) as regcomp must see it to
- * take it literally. */
-static box_err
-re_put_literal(box_buf *b, unsigned char c)
-{
-    if (c == '\n' || isalnum(c) || strchr(".[]*^$\\+?(){}|", c) == NULL)
-        return box_buf_putc(b, (char)c);
-    if (c == '^')
-        return box_buf_puts(b, "\\^");
-    char br[4] = {'[', (char)c, ']', '\0'};
-    return box_buf_puts(b, br);
-}
-
 /* The value of \dNNN, \oNNN, \xHH at t[*i] (the letter); false when no
  * digit follows (the escape is then the letter itself). */
 static bool
@@ -134,7 +121,7 @@ re_translate(box_buf *b, const char *t, size_t len, char delim)
         } else if (t[i] == '\n') {
             rc = box_buf_putc(b, '\n');
         } else if (sed_char_escape(t, len, &i, &v)) {
-            rc = re_put_literal(b, v);
+            rc = box_buf_putc(b, (char)v); // GNU: as if typed
         } else {
             char two[3] = {'\\', t[i], '\0'};
             rc = box_buf_puts(b, two);
@@ -143,6 +130,36 @@ re_translate(box_buf *b, const char *t, size_t len, char delim)
     if (rc == BOX_OK && b->b_data == NULL)
         rc = box_buf_putc(b, '\0'), box_buf_truncate(b, 0);
     return rc;
+}
+
+/* Whether a group closes that never opened: glibc's regcomp says
+ * "Unmatched ( or \\(" for both, GNU sed's "Unmatched ) or \\)" here. */
+static bool
+re_close_unmatched(const char *pat, bool ere)
+{
+    int depth = 0;
+    bool br = false;
+    for (const char *p = pat; *p != '\0'; p++) {
+        if (br) {
+            br = *p != ']';
+            continue;
+        }
+        if (*p == '[') {
+            br = true;
+            if (p[1] == '^')
+                p++;
+            if (p[1] == ']')
+                p++;
+            continue;
+        }
+        bool esc = *p == '\\' && p[1] != '\0';
+        char c = esc ? *++p : *p;
+        if (c == '(' && esc != ere)
+            depth++;
+        else if (c == ')' && esc != ere && --depth < 0)
+            return true;
+    }
+    return false;
 }
 
 sed_re *
@@ -158,6 +175,10 @@ sed_re_compile(sed_prog *p, const char *text, size_t len, char delim, int flags,
     }
     flags |= p->p_extended ? REG_EXTENDED : 0;
     int rc = regcomp(&re->re_rx, pat.b_data, flags);
+    if (rc == REG_EPAREN && re_close_unmatched(pat.b_data, p->p_extended)) {
+        snprintf(err, errsize, "Unmatched ) or \\)");
+        goto fail;
+    }
     if (rc != 0) {
         regerror(rc, &re->re_rx, err, errsize);
         regfree(&re->re_rx);

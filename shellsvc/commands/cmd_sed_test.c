@@ -16,19 +16,17 @@ static const tcase cases[] = {
     // reading a denied file: the others still go through, status 2
     {F_AB "sed p f secret f; echo $?", "a\na\nb\nb\na\na\nb\nb\n2\n",
      DENIED(SECRET), 0, SECRET},
-    {F_AB "sed -n '$p' f secret; echo $?", "b\n2\n", DENIED(SECRET), 0,
-     SECRET},
+    {F_AB "sed -n '$p' f secret; echo $?", "b\n2\n", DENIED(SECRET), 0, SECRET},
     {F_AB "sed -s -n 1p secret f; echo $?", "a\n2\n", DENIED(SECRET), 0,
      SECRET},
     // -i on a denied file: nothing read, nothing written, the next file
     // edited
-    {F_AB "sed -i s/a/x/ secret f; echo $?; cat f", "2\nx\nb\n",
-     DENIED(SECRET), 0, SECRET},
+    {F_AB "sed -i s/a/x/ secret f; echo $?; cat f", "2\nx\nb\n", DENIED(SECRET),
+     0, SECRET},
     // w to a denied file: refused before any input is read (GNU opens
     // every w file first), status 4
     {F_AB "sed 'w secret' f; echo $?", "4\n", DENIED(SECRET), 0, SECRET},
-    {F_AB "sed 's/a/b/w secret' f; echo $?", "4\n", DENIED(SECRET), 0,
-     SECRET},
+    {F_AB "sed 's/a/b/w secret' f; echo $?", "4\n", DENIED(SECRET), 0, SECRET},
     // -i with a backup whose write is denied: the file is left as it was
     {F_AB "sed -i.bak s/a/x/ f; echo $?; cat f", "4\na\nb\n",
      DENIED("/home/lash/f.bak"), 0, "/home/lash/f.bak"},
@@ -38,12 +36,11 @@ static const tcase cases[] = {
     {F_AB "sed '1r secret' f", "a\nb\n", "", 0, SECRET},
     {F_AB "sed '1R secret' f", "a\nb\n", "", 0, SECRET},
     // a fault stops the call: nothing more runs
-    {F_AB "sed p f bad; echo after", "a\na\nb\nb\n",
-     FAULT, 125, NULL, "/home/lash/bad"},
+    {F_AB "sed p f bad; echo after", "a\na\nb\nb\n", FAULT, 125, NULL,
+     "/home/lash/bad"},
     {F_AB "sed -i p bad; echo after", "", FAULT, 125, NULL, "/home/lash/bad"},
     // the refused commands
-    {F_AB "sed 's/a/b/e' f; echo $?",
-     "1\n",
+    {F_AB "sed 's/a/b/e' f; echo $?", "1\n",
      "strands-shell: sed: -e expression #1, char 7: the `e' flag (run a "
      "command) is not supported in this box\n",
      0},
@@ -89,14 +86,14 @@ static const wcase wcases[] = {
     {F_WG, "sed -i s/a/x/ g f; echo $?; cat f g", "4\na\nb\nx\n",
      DENIED("/home/lash/f"), 0, "/home/lash/f"},
     // the backup is written first; the file itself refused: unchanged
-    {F_WG, "sed -i.orig s/a/x/ f; echo $?; cat f f.orig",
-     "4\na\nb\na\nb\n", DENIED("/home/lash/f"), 0, "/home/lash/f"},
+    {F_WG, "sed -i.orig s/a/x/ f; echo $?; cat f f.orig", "4\na\nb\na\nb\n",
+     DENIED("/home/lash/f"), 0, "/home/lash/f"},
     // w FILE refused for writing only: nothing runs
     {F_WG, "sed -n 'w f' g; echo $?; cat f", "4\na\nb\n",
      DENIED("/home/lash/f"), 0, "/home/lash/f"},
     // q: the output so far would replace the file; refused, unchanged
-    {F_WG, "sed -i 1q f; echo $?; cat f", "4\na\nb\n",
-     DENIED("/home/lash/f"), 0, "/home/lash/f"},
+    {F_WG, "sed -i 1q f; echo $?; cat f", "4\na\nb\n", DENIED("/home/lash/f"),
+     0, "/home/lash/f"},
 };
 
 static void
