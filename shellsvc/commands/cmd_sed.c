@@ -569,6 +569,7 @@ sh_cmd_sed(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     (void)o;
     sed s = {.s_run = {.cr_cx = cx, .cr_cmd = "sed"},
              .s_delim = '\n',
+             .s_hs_nl = true,
              .s_lwidth = 70};
     box_buf script, orig;
     box_buf_init(&script, SED_HOLD_MAX);
@@ -585,6 +586,7 @@ sh_cmd_sed(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     sed_chunk *ch = NULL;
     size_t nch = 0;
     int nexpr = 0, st = 0, id;
+    locale_t old_loc = sed_locale_enter();
     sh_gopt_iter it;
     sh_gopt_init(&it, cx, &sed_spec, argc, argv);
     const char *arg;
@@ -689,5 +691,6 @@ out:
     box_buf_reset(&s.s_stdout.o_buf);
     box_buf_reset(&s.s_ipout.o_buf);
     sh_gopt_free(&it);
+    sed_locale_leave(old_loc);
     return st;
 }

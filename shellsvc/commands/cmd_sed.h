@@ -5,6 +5,7 @@
 #ifndef CMD_SED_H
 #define CMD_SED_H
 
+#include <locale.h>
 #include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -97,6 +98,15 @@ typedef struct sed_subst {
     sed_out *sb_w;    // w FILE
 } sed_subst;
 
+/* y with characters past ASCII: each pair a character and its image. */
+typedef struct sed_ymb {
+    size_t ym_n;
+    struct sed_ypair {
+        char yp_from[8], yp_to[8];
+        unsigned char yp_fl, yp_tl;
+    } ym_pairs[];
+} sed_ymb;
+
 /* One command. Blocks: '{' holds the index past its '}'. */
 typedef struct sed_cmd {
     sed_addr c_a1, c_a2;
@@ -113,6 +123,7 @@ typedef struct sed_cmd {
     bool c_has_int;
     sed_subst *c_sub;      // s
     unsigned char *c_ymap; // y: 256 bytes
+    sed_ymb *c_ymb;        // y, when a character is wider than a byte
     sed_out *c_out;        // w W
     sed_rfile *c_rfile;    // R
     char *c_fname;         // r
@@ -161,6 +172,7 @@ typedef struct sed {
     // the engine
     box_buf s_ps, s_hs; // pattern, hold space
     bool s_ps_nl;       // the pattern space's line had its delimiter
+    bool s_hs_nl;       // the same of the hold space (x, g, G, h, H move it)
     uintmax_t s_lineno;
     bool s_replaced; // t: a substitution since the last line read or t
     const sed_re *s_last_re;
@@ -230,6 +242,15 @@ int sed_re_match(sed *s, const sed_re *re, const char *subject, size_t from,
                  size_t len, bool notbol);
 /* s///: rewrites the pattern space. 1 replaced, 0 not, -1 to stop. */
 int sed_substitute(sed *s, const sed_subst *sb);
+
+/* The length of the character at p (n > 0 bytes there): its UTF-8
+ * length, 1 for an invalid byte. */
+size_t sed_char_len(const char *p, size_t n);
+
+/* Makes C.UTF-8 this thread's locale for the run: the one before, for
+ * sed_locale_leave. */
+locale_t sed_locale_enter(void);
+void sed_locale_leave(locale_t old);
 
 /* "sed: -e expression #N, char C: MSG" and the like: status 1. */
 int sed_err(sed *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

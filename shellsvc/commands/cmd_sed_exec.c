@@ -289,9 +289,7 @@ do_readline(sed *s, sed_rfile *f)
     int rc = sh_input_line(f->rf_in, &line, &len);
     if (rc <= 0)
         return true;
-    if (len > 0 && line[len - 1] == '\n')
-        return aq_add(s, line, len, NULL);
-    return aq_add(s, line, len, NULL) && aq_add(s, "\n", 1, NULL);
+    return aq_add(s, line, len, NULL); // as read: GNU adds no newline
 }
 
 /* ---- the commands ---- */
@@ -384,6 +382,11 @@ x_hold(sed *s, sed_cmd *c, size_t *pc)
     box_buf *from = c->c_name == 'g' || c->c_name == 'G' ? &s->s_hs : &s->s_ps;
     box_buf *to = from == &s->s_hs ? &s->s_ps : &s->s_hs;
     bool add = c->c_name == 'G' || c->c_name == 'H';
+    // GNU: a space whose line lacked its newline passes that on
+    if (to == &s->s_ps)
+        s->s_ps_nl = s->s_hs_nl;
+    else
+        s->s_hs_nl = s->s_ps_nl;
     if (!add)
         box_buf_truncate(to, 0);
     if ((add && box_buf_putc(to, s->s_delim) != BOX_OK) ||
@@ -402,6 +405,9 @@ x_exchange(sed *s, sed_cmd *c, size_t *pc)
     box_buf t = s->s_ps;
     s->s_ps = s->s_hs;
     s->s_hs = t;
+    bool nl = s->s_ps_nl;
+    s->s_ps_nl = s->s_hs_nl;
+    s->s_hs_nl = nl;
     return SN_NEXT;
 }
 
@@ -485,8 +491,32 @@ x_translate(sed *s, sed_cmd *c, size_t *pc)
 {
     (void)pc;
     unsigned char *p = (unsigned char *)s->s_ps.b_data;
-    for (size_t i = 0; i < s->s_ps.b_len; i++)
-        p[i] = c->c_ymap[p[i]];
+    if (c->c_ymap != NULL) {
+        for (size_t i = 0; i < s->s_ps.b_len; i++)
+            p[i] = c->c_ymap[p[i]];
+        return SN_NEXT;
+    }
+    const sed_ymb *m = c->c_ymb;
+    box_buf *t = &s->s_tmp;
+    box_buf_truncate(t, 0);
+    for (size_t i = 0; i < s->s_ps.b_len;) {
+        const char *ch = s->s_ps.b_data + i;
+        size_t k = sed_char_len(ch, s->s_ps.b_len - i), j = 0;
+        while (j < m->ym_n && (m->ym_pairs[j].yp_fl != k ||
+                               memcmp(m->ym_pairs[j].yp_from, ch, k) != 0))
+            j++;
+        box_err rc = j < m->ym_n ? box_buf_append(t, m->ym_pairs[j].yp_to,
+                                                  m->ym_pairs[j].yp_tl)
+                                 : box_buf_append(t, ch, k);
+        if (rc != BOX_OK) {
+            ps_oom(s);
+            return SN_STOP;
+        }
+        i += k;
+    }
+    box_buf tmp = s->s_ps;
+    s->s_ps = *t;
+    *t = tmp;
     return SN_NEXT;
 }
 
@@ -495,7 +525,7 @@ x_write(sed *s, sed_cmd *c, size_t *pc)
 {
     (void)pc;
     size_t n = c->c_name == 'W' ? first_line_len(s) : s->s_ps.b_len;
-    bool nl = n < s->s_ps.b_len || s->s_ps_nl || c->c_name == 'W';
+    bool nl = n < s->s_ps.b_len || s->s_ps_nl;
     return sed_put_line(s, c->c_out, s->s_ps.b_data, n, nl) ? SN_NEXT : SN_STOP;
 }
 
@@ -614,8 +644,10 @@ sed_execute(sed *s)
             ok = s->s_quit; // Q; else an error, or the end of the call
             break;          // Q drops the append queue, as GNU's does
         }
+        // q ends its line with a newline even where the input had none
         if ((n == SN_END || n == SN_QUIT) && !s->s_quiet &&
-            !put_ps(s, s->s_cur)) {
+            !sed_put_line(s, s->s_cur, s->s_ps.b_data, s->s_ps.b_len,
+                          s->s_ps_nl || n == SN_QUIT)) {
             ok = false;
             break;
         }

@@ -518,7 +518,8 @@ sp_subst(sp *p, sed_cmd *cmd)
     return 0;
 }
 
-/* One side of y, its escapes resolved into out (256 bytes room). */
+/* One side of y, its escapes resolved into out (SED_YMAX bytes room). */
+#define SED_YMAX 4096
 static bool
 sp_ystr(sp *p, size_t start, size_t n, char delim, unsigned char *out,
         size_t *outn)
@@ -533,7 +534,7 @@ sp_ystr(sp *p, size_t start, size_t n, char delim, unsigned char *out,
                 !sed_char_escape(t, n, &i, &v))
                 v = (unsigned char)e; // any other escaped byte is itself
         }
-        if (k == 256)
+        if (k == SED_YMAX)
             return false;
         out[k++] = v;
     }
@@ -541,6 +542,21 @@ sp_ystr(sp *p, size_t start, size_t n, char delim, unsigned char *out,
     return true;
 }
 
+/* How many characters s[0, n) holds (sed_char_len each). */
+static size_t
+sp_nchars(const unsigned char *s, size_t n, bool *multi)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; count++) {
+        size_t k = sed_char_len((const char *)s + i, n - i);
+        *multi |= k > 1;
+        i += k;
+    }
+    return count;
+}
+
+/* y: a byte table, or (a character past ASCII on either side) pairs of
+ * characters. */
 static int
 sp_y(sp *p, sed_cmd *cmd)
 {
@@ -552,20 +568,55 @@ sp_y(sp *p, sed_cmd *cmd)
     if (!sp_delimited(p, delim, false, &as, &an) ||
         !sp_delimited(p, delim, false, &bs, &bn))
         return sp_fail(p, false, "unterminated `y' command");
-    unsigned char a[256], b[256];
-    if (!sp_ystr(p, as, an, delim, a, &na) ||
-        !sp_ystr(p, bs, bn, delim, b, &nb))
-        return sp_fail(p, false, "unknown option to `y'");
-    if (na != nb)
-        return sp_fail(p, false,
-                       "strings for `y' command are different lengths");
-    if ((cmd->c_ymap = box_alloc(256)) == NULL)
+    static const size_t cap = SED_YMAX;
+    unsigned char *a = box_alloc(2 * cap);
+    if (a == NULL)
         return sp_fail(p, false, "out of memory");
-    for (int i = 0; i < 256; i++)
-        cmd->c_ymap[i] = (unsigned char)i;
-    for (size_t i = 0; i < na; i++)
-        cmd->c_ymap[a[i]] = b[i];
-    return sp_end_cmd(p);
+    unsigned char *b = a + cap;
+    int st = 0;
+    bool multi = false;
+    if (!sp_ystr(p, as, an, delim, a, &na) ||
+        !sp_ystr(p, bs, bn, delim, b, &nb)) {
+        st = sp_fail(p, false, "`y' command strings too long");
+        goto out;
+    }
+    size_t ca = sp_nchars(a, na, &multi), cb = sp_nchars(b, nb, &multi);
+    if (ca != cb) {
+        st = sp_fail(p, false, "strings for `y' command are different lengths");
+        goto out;
+    }
+    if (multi) {
+        sed_ymb *m = box_calloc(1, sizeof *m + ca * sizeof m->ym_pairs[0]);
+        if (m == NULL) {
+            st = sp_fail(p, false, "out of memory");
+            goto out;
+        }
+        cmd->c_ymb = m;
+        for (size_t i = 0, j = 0; i < na; m->ym_n++) {
+            size_t k = sed_char_len((const char *)a + i, na - i);
+            size_t l = sed_char_len((const char *)b + j, nb - j);
+            struct sed_ypair *y = &m->ym_pairs[m->ym_n];
+            memcpy(y->yp_from, a + i, k);
+            memcpy(y->yp_to, b + j, l);
+            y->yp_fl = (unsigned char)k;
+            y->yp_tl = (unsigned char)l;
+            i += k;
+            j += l;
+        }
+    } else {
+        if ((cmd->c_ymap = box_alloc(256)) == NULL) {
+            st = sp_fail(p, false, "out of memory");
+            goto out;
+        }
+        for (int i = 0; i < 256; i++)
+            cmd->c_ymap[i] = (unsigned char)i;
+        for (size_t i = 0; i < na; i++)
+            cmd->c_ymap[a[i]] = b[i];
+    }
+    st = sp_end_cmd(p);
+out:
+    box_free(a);
+    return st;
 }
 
 static int
@@ -814,6 +865,7 @@ sed_prog_free(sed_prog *g)
         sed_cmd *c = &g->p_cmds[i];
         box_free(c->c_text);
         box_free(c->c_ymap);
+        box_free(c->c_ymb);
         box_free(c->c_fname);
         if (c->c_sub != NULL) {
             box_free(c->c_sub->sb_reps);

@@ -3,11 +3,56 @@
  * match through regexec with REG_STARTEND (no copy of the line), and the
  * s command's rewrite of the pattern space. */
 #include <ctype.h>
+#include <limits.h>
+#include <locale.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <wchar.h>
+#include <wctype.h>
 
 #include "box_alloc.h"
 #include "cmd_sed.h"
+
+/*
+ * C.UTF-8 for regcomp, regexec and case changes, as GNU sed runs in the
+ * box's locale (no process calls setlocale): '.' is one character, \U
+ * makes 'é' 'É'. Made once, read-only after; NULL when not installed
+ * (bytes then).
+ */
+static locale_t sed_u8;
+static pthread_once_t sed_u8_once = PTHREAD_ONCE_INIT;
+
+static void
+sed_u8_init(void)
+{
+    sed_u8 = newlocale(LC_CTYPE_MASK | LC_COLLATE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+locale_t
+sed_locale_enter(void)
+{
+    pthread_once(&sed_u8_once, sed_u8_init);
+    return sed_u8 != (locale_t)0 ? uselocale(sed_u8) : (locale_t)0;
+}
+
+void
+sed_locale_leave(locale_t old)
+{
+    if (old != (locale_t)0)
+        uselocale(old);
+}
+
+size_t
+sed_char_len(const char *p, size_t n)
+{
+    if ((unsigned char)*p < 0x80)
+        return 1;
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
+    size_t k = mbrtowc(NULL, p, n, &st);
+    return k == (size_t)-1 || k == (size_t)-2 || k == 0 || k > 8 ? 1 : k;
+}
 
 /* The value of \dNNN, \oNNN, \xHH at t[*i] (the letter); false when no
  * digit follows (the escape is then the letter itself). */
@@ -224,24 +269,51 @@ sed_re_match(sed *s, const sed_re *re, const char *subject, size_t from,
     return rc == 0;
 }
 
-/* Appends p[0, n) to b under the replacement's case state. */
+/* Appends p[0, n) to b under the replacement's case state; a character
+ * past ASCII changes case as the locale says (towupper), whole. */
 static box_err
 rep_put(box_buf *b, const char *p, size_t n, sed_case *mode, sed_case *one)
 {
     if (*mode == SC_NONE && *one == SC_NONE)
         return box_buf_append(b, p, n);
-    for (size_t i = 0; i < n; i++) {
-        int c = (unsigned char)p[i];
-        if (*one != SC_NONE) {
-            c = *one == SC_ONE_UPPER ? toupper(c) : tolower(c);
-            *one = SC_NONE;
-        } else if (*mode == SC_UPPER) {
-            c = toupper(c);
-        } else if (*mode == SC_LOWER) {
-            c = tolower(c);
+    for (size_t i = 0; i < n;) {
+        sed_case want = *one != SC_NONE ? *one : *mode;
+        bool up = want == SC_UPPER || want == SC_ONE_UPPER;
+        *one = SC_NONE;
+        unsigned char c = (unsigned char)p[i];
+        if (want == SC_NONE) {
+            if (box_buf_putc(b, (char)c) != BOX_OK)
+                return BOX_ENOMEM;
+            i++;
+            continue;
         }
-        if (box_buf_putc(b, (char)c) != BOX_OK)
-            return BOX_ENOMEM;
+        if (c < 0x80) {
+            c = (unsigned char)(up ? toupper(c) : tolower(c));
+            if (box_buf_putc(b, (char)c) != BOX_OK)
+                return BOX_ENOMEM;
+            i++;
+            continue;
+        }
+        mbstate_t st;
+        memset(&st, 0, sizeof st);
+        wchar_t wc;
+        size_t k = mbrtowc(&wc, p + i, n - i, &st);
+        char out[MB_LEN_MAX];
+        size_t m = (size_t)-1;
+        if (k != (size_t)-1 && k != (size_t)-2 && k != 0) {
+            memset(&st, 0, sizeof st);
+            m = wcrtomb(
+                out,
+                (wchar_t)(up ? towupper((wint_t)wc) : towlower((wint_t)wc)),
+                &st);
+        } else {
+            k = 1;
+        }
+        box_err rc = m != (size_t)-1 ? box_buf_append(b, out, m)
+                                     : box_buf_append(b, p + i, k);
+        if (rc != BOX_OK)
+            return rc;
+        i += k;
     }
     return BOX_OK;
 }
