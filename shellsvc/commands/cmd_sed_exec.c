@@ -592,7 +592,11 @@ run_script(sed *s, sed_action *acts)
 {
     sed_prog *g = &s->s_prog;
     size_t pc = 0;
+    unsigned steps = 0;
     while (pc < g->p_ncmds) {
+        // A loop that reads no input (`:a;ba`) still ends with the call.
+        if (++steps % 4096 == 0 && !sh_cmd_live(&s->s_run))
+            return SN_STOP;
         sed_cmd *c = &g->p_cmds[pc];
         int err = 0;
         bool m = addr_match(s, c, &err) != c->c_neg;

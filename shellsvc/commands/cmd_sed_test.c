@@ -50,6 +50,9 @@ static const tcase cases[] = {
      0},
     {F_AB "sed --debug p f; echo $?", "1\n",
      "strands-shell: sed: --debug is not supported in this box\n", 0},
+    // a loop that reads no input ends with the call's budget
+    {F_AB "sed ':a;ba' f", "", TIMEOUT, 1, NULL, NULL, NULL, 300},
+    {F_AB "sed -n ':a;s/^/x/;ta' f", "", TIMEOUT, 1, NULL, NULL, NULL, 300},
     // -i reads then writes through the kernel, in that order
     {F_AB "sed -i s/a/x/ f; cat f", "x\nb\n", "", 0, NULL, NULL,
      "fs:write /home/lash/f\nfs:read /home/lash/f\nfs:read /home/lash/f\n"
