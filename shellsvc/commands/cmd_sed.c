@@ -374,10 +374,33 @@ backup_name(const char *path, const char *suffix)
     return box_buf_take(&b);
 }
 
-/* Writes data to path through the kernel (fs:write): 0, or the status
- * after GNU's message ("couldn't open file F: E"; a denial's own text). */
+/* All of data to f from its start: 0 or the errno value. */
 static int
-write_file(sed *s, const char *path, const box_buf *data, int flags)
+write_all(sh_kernel_file *f, const box_buf *data, size_t *done)
+{
+    *done = 0;
+    while (*done < data->b_len) {
+        ssize_t n =
+            sh_kernel_write(f, data->b_data + *done, data->b_len - *done);
+        if (n <= 0)
+            return n < 0 ? (int)-n : EIO;
+        *done += (size_t)n;
+    }
+    return 0;
+}
+
+/*
+ * Writes data to path through the kernel: the open for writing is the
+ * fs:write decision. 0, or status 4 (125 for a fault) after the message.
+ * GNU writes a temporary file and renames it ("couldn't open temporary
+ * file ./sedXXXXXX: E"); the box writes the file itself, so a refused
+ * open says "couldn't open file F: E", or the denial's own text, and has
+ * changed nothing. A write that fails after the open (the file cap) puts
+ * the original bytes back when it has them (orig).
+ */
+static int
+write_file(sed *s, const char *path, const box_buf *data, int flags,
+           const box_buf *orig)
 {
     sh_ctx *cx = s->s_run.cr_cx;
     sh_kernel_result r = {0};
@@ -390,19 +413,22 @@ write_file(sed *s, const char *path, const box_buf *data, int flags)
         return st == BOX_STATUS_FAULT ? st : SED_STATUS_IO;
     }
     sh_kernel_result_clear(&r);
-    size_t off = 0;
-    while (off < data->b_len) {
-        ssize_t n = sh_kernel_write(f, data->b_data + off, data->b_len - off);
-        if (n <= 0) {
-            sh_kernel_close(f);
-            return sh_cmd_err(
-                cx, "sed", SED_STATUS_IO, "couldn't write %zu items to %s: %s",
-                data->b_len - off, path, strerror(n < 0 ? (int)-n : EIO));
-        }
-        off += (size_t)n;
-    }
+    size_t done;
+    int e = write_all(f, data, &done);
     sh_kernel_close(f);
-    return 0;
+    if (e == 0)
+        return 0;
+    sh_cmd_err(cx, "sed", SED_STATUS_IO, "couldn't write %zu items to %s: %s",
+               data->b_len - done, path, strerror(e));
+    if (orig != NULL && sh_kernel_open(sh_kern(cx), cx->cx_st->st_cwd, path,
+                                       O_WRONLY | O_TRUNC, 0666, &f, &r) == 0) {
+        if (write_all(f, orig, &done) != 0)
+            sh_cmd_err(cx, "sed", SED_STATUS_IO,
+                       "%s: the original content could not be put back", path);
+        sh_kernel_close(f);
+    }
+    sh_kernel_result_clear(&r);
+    return SED_STATUS_IO;
 }
 
 /* The end of one -i file: the backup (SUFFIX), then the new content. A
@@ -414,13 +440,15 @@ inplace_commit(sed *s, const char *path)
         char *bk = backup_name(path, s->s_suffix);
         if (bk == NULL)
             return sed_err(s, "out of memory");
-        int st = write_file(s, bk, s->s_orig, O_WRONLY | O_CREAT | O_TRUNC);
+        int st =
+            write_file(s, bk, s->s_orig, O_WRONLY | O_CREAT | O_TRUNC, NULL);
         box_free(bk);
         if (st != 0)
             return st;
     }
     s->s_ipout.o_missing_nl = false;
-    return write_file(s, path, &s->s_ipout.o_buf, O_WRONLY | O_TRUNC);
+    return write_file(s, path, &s->s_ipout.o_buf, O_WRONLY | O_TRUNC,
+                      s->s_orig);
 }
 
 /* Whether path may be edited in place: 0, or 4 after GNU's message for
@@ -661,9 +689,9 @@ sh_cmd_sed(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         goto out;
     }
     if (s.s_inplace) {
+        // The original is kept for the backup and to undo a failed write.
         s.s_cur = &s.s_ipout;
-        if (s.s_suffix != NULL && *s.s_suffix != '\0')
-            s.s_orig = &orig;
+        s.s_orig = &orig;
     }
     st = sed_run_files(&s, files, nfiles);
     bool flushed = sed_flush(&s, &s.s_stdout);

@@ -50,6 +50,14 @@ static const tcase cases[] = {
      0},
     {F_AB "sed --debug p f; echo $?", "1\n",
      "strands-shell: sed: --debug is not supported in this box\n", 0},
+    // -i whose new content passes the file cap: the write fails after
+    // the open, and the original bytes are put back
+    {"seq 1 700000 > f; wc -c < f; sed -i 's/.*/&&&/' f; echo $?; "
+     "wc -c < f; sed -n '$p' f",
+     "4788895\n4\n4788895\n700000\n",
+     "strands-shell: sed: couldn't write 12966685 items to f: File too "
+     "large\n",
+     0},
     // a loop that reads no input ends with the call's budget
     {F_AB "sed ':a;ba' f", "", TIMEOUT, 1, NULL, NULL, NULL, 300},
     {F_AB "sed -n ':a;s/^/x/;ta' f", "", TIMEOUT, 1, NULL, NULL, NULL, 300},
