@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <limits.h>
 #include <locale.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <wchar.h>
@@ -13,27 +12,19 @@
 
 #include "box_alloc.h"
 #include "cmd_sed.h"
+#include "sh_glob.h"
 
 /*
  * C.UTF-8 for regcomp, regexec and case changes, as GNU sed runs in the
  * box's locale (no process calls setlocale): '.' is one character, \U
- * makes 'é' 'É'. Made once, read-only after; NULL when not installed
- * (bytes then).
+ * makes 'é' 'É'. The shell's one C.UTF-8 object (sh_glob_locale), loaded
+ * before the process confines itself; without it, bytes.
  */
-static locale_t sed_u8;
-static pthread_once_t sed_u8_once = PTHREAD_ONCE_INIT;
-
-static void
-sed_u8_init(void)
-{
-    sed_u8 = newlocale(LC_CTYPE_MASK | LC_COLLATE_MASK, "C.UTF-8", (locale_t)0);
-}
-
 locale_t
 sed_locale_enter(void)
 {
-    pthread_once(&sed_u8_once, sed_u8_init);
-    return sed_u8 != (locale_t)0 ? uselocale(sed_u8) : (locale_t)0;
+    locale_t u8 = sh_glob_locale();
+    return u8 != (locale_t)0 ? uselocale(u8) : (locale_t)0;
 }
 
 void

@@ -77,6 +77,12 @@ u8_locale(void)
     return u8_loc;
 }
 
+locale_t
+sh_glob_locale(void)
+{
+    return u8_locale();
+}
+
 static bool
 u8_wide(uint32_t c)
 {

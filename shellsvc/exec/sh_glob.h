@@ -3,6 +3,7 @@
 #ifndef SH_GLOB_H
 #define SH_GLOB_H
 
+#include <locale.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +26,8 @@ typedef struct sh_argv sh_argv;
  * process confines itself (the zygote), so its forks have them; without
  * the locale those characters belong to no class. Idempotent. */
 void sh_glob_init(void);
+/* That locale (NULL when not installed): sed runs its regexes in it. */
+locale_t sh_glob_locale(void);
 
 /* One UTF-8 character at s (s non-empty): its length in bytes, and in
  * *cp its code point (a byte that starts no valid sequence is one
