@@ -489,7 +489,7 @@ sh_cmd_wc(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         goto out;
     }
     // Character classes and widths are C.UTF-8's, as in the tests' GNU wc.
-    locale_t u8 = sh_glob_utf8_locale();
+    locale_t u8 = sh_glob_locale();
     locale_t was = u8 != (locale_t)0 ? uselocale(u8) : (locale_t)0;
     int ninputs = 0;
     bool report = true;

@@ -83,6 +83,7 @@ static const sh_cmd sh_cmds[] = {
     {"rev", sh_cmd_rev, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"rm", sh_cmd_rm, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"rmdir", sh_cmd_rmdir, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
+    {"sed", sh_cmd_sed, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"seq", sh_cmd_seq, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"set", sh_bi_set, "", SH_CMD_RAWARGS, NULL},
     {"sh", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},

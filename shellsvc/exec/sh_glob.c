@@ -78,7 +78,7 @@ u8_locale(void)
 }
 
 locale_t
-sh_glob_utf8_locale(void)
+sh_glob_locale(void)
 {
     return u8_locale();
 }

@@ -26,10 +26,10 @@ typedef struct sh_argv sh_argv;
  * process confines itself (the zygote), so its forks have them; without
  * the locale those characters belong to no class. Idempotent. */
 void sh_glob_init(void);
-/* That C.UTF-8 locale, for a command that counts characters and their
- * display widths as GNU tools do in it (uselocale around wcwidth,
- * iswprint); (locale_t)0 when it is missing. */
-locale_t sh_glob_utf8_locale(void);
+/* That C.UTF-8 locale, (locale_t)0 when it is missing: for a command
+ * that works in it as the GNU tools do (sed's regexes; wc's character
+ * classes and display widths, through uselocale). */
+locale_t sh_glob_locale(void);
 
 /* One UTF-8 character at s (s non-empty): its length in bytes, and in
  * *cp its code point (a byte that starts no valid sequence is one

@@ -49,6 +49,8 @@ sh_gopt_try(sh_gopt_iter *it)
         (void)sh_puts(it->gi_cx, 2, s->gs_usage);
         (void)sh_puts(it->gi_cx, 2, "\n");
     }
+    if (s->gs_flags & SH_GOPT_F_NOTRY)
+        return s->gs_fail;
     snprintf(line, sizeof line, "Try '%s --help' for more information.\n",
              s->gs_cmd);
     (void)sh_puts(it->gi_cx, 2, line);

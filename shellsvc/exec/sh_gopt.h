@@ -49,6 +49,8 @@ enum {
     SH_GOPT_F_NEGNUM = 1u << 2,  // a word "-" then a digit or '.' is an
                                  // operand (seq -1 1); with INORDER it
                                  // ends the options
+    SH_GOPT_F_NOTRY = 1u << 3,   // a usage error prints gs_usage and no
+                                 // "Try …" line (sed prints its usage)
 };
 
 typedef struct sh_gopt_spec {

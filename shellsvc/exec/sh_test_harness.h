@@ -28,6 +28,7 @@ typedef struct th {
     const char *th_fault;
     const char *th_deny_fs;
     const char *th_fault_fs;
+    const char *th_deny_write; // paths whose fs:write requests are denied
     box_buf th_out, th_err, th_log;
     box_buf th_fslog; // "action operation path\n" per fs:* request
 } th;
@@ -74,7 +75,9 @@ th_decide_fs(th *t, const Box__DecisionRequest *rq, char **msg)
         *msg = box_strdup("the policy decision point did not answer");
         return BOX_VERDICT_FAULT;
     }
-    if (th_listed(t->th_deny_fs, path->str)) {
+    if (th_listed(t->th_deny_fs, path->str) ||
+        (strcmp(rq->action, "fs:write") == 0 &&
+         th_listed(t->th_deny_write, path->str))) {
         *msg = box_asprintf("policy denied this operation on '%s' "
                             "[default-deny]: No permit policy matched this "
                             "request.",
