@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -60,6 +61,59 @@ bb_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* N of --runs or --warmup: lo..hi, else a message. */
+static bool
+bb_int_opt(const char *name, const char *arg, int lo, int hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (*arg == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi)
+        return bb_fail("--%s takes %d to %d", name, lo, hi);
+    *out = (int)v;
+    return true;
+}
+
+int
+bb_parse_opts(int argc, char **argv, const char *usage, unsigned which,
+              int max, bb_opts *o)
+{
+    static const struct option all[] = {
+        {"runs", required_argument, NULL, 'r'},
+        {"warmup", required_argument, NULL, 'w'},
+        {"only", required_argument, NULL, 'o'},
+        {"dir", required_argument, NULL, 'd'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "", all, NULL)) != -1) {
+        bool ok = true, taken = ch == 'r' || ch == 'h' ||
+                                (ch == 'w' && (which & BB_OPT_WARMUP)) ||
+                                (ch == 'o' && (which & BB_OPT_ONLY)) ||
+                                (ch == 'd' && (which & BB_OPT_DIR));
+        if (!taken) {
+            fputs(usage, stderr);
+            return 2;
+        }
+        switch (ch) {
+        case 'r': ok = bb_int_opt("runs", optarg, 1, max, &o->bo_runs); break;
+        case 'w': ok = bb_int_opt("warmup", optarg, 0, max, &o->bo_warmup); break;
+        case 'o': o->bo_only = optarg; break;
+        case 'd': o->bo_dir = optarg; break;
+        default: fputs(usage, stdout); return 0;
+        }
+        if (!ok)
+            return 2;
+    }
+    if (optind != argc) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    return -1;
 }
 
 static int

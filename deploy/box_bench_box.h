@@ -65,6 +65,21 @@ typedef struct bb_call_spec {
 /* Prints `box bench: <msg>` on stderr; returns false. */
 bool bb_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t bb_now_ns(void);
+/* The options the call benches share; which ones a bench takes. */
+enum { BB_OPT_WARMUP = 1u, BB_OPT_ONLY = 2u, BB_OPT_DIR = 4u };
+typedef struct bb_opts {
+    int bo_runs;          // --runs N (1..max)
+    int bo_warmup;        // --warmup N (0..max)
+    const char *bo_only;  // --only NAME
+    const char *bo_dir;   // --dir DIR
+} bb_opts;
+
+/* Parses argv (argv[0] the bench's name) into o, which holds the
+ * defaults: --runs, --help and the options which names. -1 to go on;
+ * else the exit status (0 after --help, 2 after the usage). */
+int bb_parse_opts(int argc, char **argv, const char *usage, unsigned which,
+                  int max, bb_opts *o);
+
 /* Sorts n times in place, shortest first. */
 void bb_sort_ns(uint64_t *v, size_t n);
 /* The median of n > 0 times (sorts them in place). */

@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,43 +294,7 @@ out:
 int
 box_bench_commands(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"runs", required_argument, NULL, 'r'},
-        {"only", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int runs = BC_RUNS_DEFAULT, ch;
-    const char *only = NULL;
-
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        char *endp;
-        long v;
-        switch (ch) {
-        case 'r':
-            errno = 0;
-            v = strtol(optarg, &endp, 10);
-            if (*endp != '\0' || errno != 0 || v < 1 || v > BC_RUNS_MAX) {
-                bb_fail("--runs takes 1 to %d", BC_RUNS_MAX);
-                return 2;
-            }
-            runs = (int)v;
-            break;
-        case 'o':
-            only = optarg;
-            break;
-        case 'h':
-            fputs(bc_usage, stdout);
-            return 0;
-        default:
-            fputs(bc_usage, stderr);
-            return 2;
-        }
-    }
-    if (optind != argc) {
-        fputs(bc_usage, stderr);
-        return 2;
-    }
-    return bc_main(runs, only);
+    bb_opts o = {.bo_runs = BC_RUNS_DEFAULT};
+    int st = bb_parse_opts(argc, argv, bc_usage, BB_OPT_ONLY, BC_RUNS_MAX, &o);
+    return st >= 0 ? st : bc_main(o.bo_runs, o.bo_only);
 }

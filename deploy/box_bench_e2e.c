@@ -5,7 +5,6 @@
 #include "box_bench_box.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -286,42 +285,8 @@ out:
 int
 box_bench_e2e(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"runs", required_argument, NULL, 'r'},
-        {"warmup", required_argument, NULL, 'w'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int runs = E2E_RUNS_DEFAULT, warmup = E2E_WARMUP_DEFAULT, ch;
-
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        char *endp;
-        long v;
-        switch (ch) {
-        case 'r':
-        case 'w':
-            errno = 0;
-            v = strtol(optarg, &endp, 10);
-            if (*endp != '\0' || errno != 0 || v < (ch == 'r') ||
-                v > E2E_RUNS_MAX) {
-                bb_fail("--%s takes %d to %d", ch == 'r' ? "runs" : "warmup",
-                        ch == 'r', E2E_RUNS_MAX);
-                return 2;
-            }
-            *(ch == 'r' ? &runs : &warmup) = (int)v;
-            break;
-        case 'h':
-            fputs(e2e_usage, stdout);
-            return 0;
-        default:
-            fputs(e2e_usage, stderr);
-            return 2;
-        }
-    }
-    if (optind != argc) {
-        fputs(e2e_usage, stderr);
-        return 2;
-    }
-    return e2e_run(runs, warmup);
+    bb_opts o = {.bo_runs = E2E_RUNS_DEFAULT, .bo_warmup = E2E_WARMUP_DEFAULT};
+    int st = bb_parse_opts(argc, argv, e2e_usage, BB_OPT_WARMUP, E2E_RUNS_MAX,
+                           &o);
+    return st >= 0 ? st : e2e_run(o.bo_runs, o.bo_warmup);
 }

@@ -6,7 +6,6 @@
 #include "box_bench_box.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,47 +344,8 @@ out:
 int
 box_bench_shell(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"runs", required_argument, NULL, 'r'},
-        {"only", required_argument, NULL, 'o'},
-        {"dir", required_argument, NULL, 'd'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    int runs = SB_RUNS_DEFAULT, ch;
-    const char *only = NULL, *dir = NULL;
-
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        char *endp;
-        long v;
-        switch (ch) {
-        case 'r':
-            errno = 0;
-            v = strtol(optarg, &endp, 10);
-            if (*endp != '\0' || errno != 0 || v < 1 || v > SB_RUNS_MAX) {
-                bb_fail("--runs takes 1 to %d", SB_RUNS_MAX);
-                return 2;
-            }
-            runs = (int)v;
-            break;
-        case 'o':
-            only = optarg;
-            break;
-        case 'd':
-            dir = optarg;
-            break;
-        case 'h':
-            fputs(sb_usage, stdout);
-            return 0;
-        default:
-            fputs(sb_usage, stderr);
-            return 2;
-        }
-    }
-    if (optind != argc) {
-        fputs(sb_usage, stderr);
-        return 2;
-    }
-    return sb_main(runs, only, dir);
+    bb_opts o = {.bo_runs = SB_RUNS_DEFAULT};
+    int st = bb_parse_opts(argc, argv, sb_usage, BB_OPT_ONLY | BB_OPT_DIR,
+                           SB_RUNS_MAX, &o);
+    return st >= 0 ? st : sb_main(o.bo_runs, o.bo_only, o.bo_dir);
 }

@@ -182,66 +182,17 @@ list_has_mode(const char *list)
     return false;
 }
 
-/* The target of cp A... DIR: 1 when it is a directory, 0 when not, or
- * the status after a message. */
-typedef struct cp_target {
-    bool ct_dir;
-    bool ct_missing;
-} cp_target;
+/* cmd_place_fn: one source copied to one destination. */
+typedef struct cp_place_run {
+    sh_ctx *pr_cx;
+    const cmd_copy_opts *pr_o;
+} cp_place_run;
 
 static int
-probe_target(sh_ctx *cx, const char *t, cp_target *ct)
+cp_place(void *run, const char *src, const char *dst)
 {
-    sh_kernel_result r = {0};
-    sh_kernel_stat st;
-    memset(ct, 0, sizeof *ct);
-    if (sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, t, &st, &r) == 0) {
-        sh_kernel_result_clear(&r);
-        ct->ct_dir = S_ISDIR(st.ks_mode);
-        return 0;
-    }
-    if (r.kr_outcome == SH_KR_FAULT ||
-        (r.kr_outcome == SH_KR_OS_ERROR && r.kr_errno != ENOENT))
-        return cmd_failq(cx, "cp", &r, "cannot stat", CMD_QAF, t);
-    ct->ct_missing = true;
-    sh_kernel_result_clear(&r);
-    return 0;
-}
-
-/* Copies each source into directory dir (dir/BASENAME). */
-static int
-cp_into(sh_ctx *cx, const cmd_copy_opts *o, char **srcs, int n, const char *dir)
-{
-    int status = 0;
-    for (int i = 0; i < n && status != BOX_STATUS_FAULT; i++) {
-        if (sh_check_stop(cx))
-            return cx->cx_status;
-        char *base = cmd_base(srcs[i]);
-        char *dst = base ? cmd_join(dir, base) : NULL;
-        int rc = dst ? cmd_copy(cx, o, srcs[i], dst)
-                     : sh_cmd_err(cx, "cp", 1, "out of memory");
-        box_free(dst);
-        box_free(base);
-        status = cmd_worse(status, rc);
-    }
-    return status;
-}
-
-/* -t DIR: it must be a directory now. */
-static int
-cp_target_dir(sh_ctx *cx, const char *dir)
-{
-    sh_kernel_result r = {0};
-    sh_kernel_stat st;
-    if (sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, dir, &st, &r) != 0)
-        return cmd_failq(cx, "cp", &r, "target directory", CMD_QAF, dir);
-    sh_kernel_result_clear(&r);
-    if (!S_ISDIR(st.ks_mode)) {
-        r = (sh_kernel_result){.kr_outcome = SH_KR_OS_ERROR,
-                               .kr_errno = ENOTDIR};
-        return cmd_failq(cx, "cp", &r, "target directory", CMD_QAF, dir);
-    }
-    return 0;
+    cp_place_run *pr = run;
+    return cmd_copy(pr->pr_cx, pr->pr_o, src, dst);
 }
 
 /*
@@ -327,51 +278,8 @@ sh_cmd_cp(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
     if (id == SH_GOPT_EXIT)
         goto out;
     o.co_deref = deref_set ? deref : !o.co_recursive;
-    char **ops = it.gi_ops;
-    int n = it.gi_nops;
-    if (target != NULL && no_target) {
-        st = sh_gopt_usage_error(&it, "cannot combine --target-directory (-t) "
-                                      "and --no-target-directory (-T)");
-        goto out;
-    }
-    if (n == 0 || (n == 1 && target == NULL)) {
-        char *q = n == 1 ? sh_gquoteaf(ops[0]) : NULL;
-        st = n == 0 ? sh_gopt_usage_error(&it, "missing file operand")
-                    : sh_gopt_usage_error(&it,
-                                          "missing destination file operand "
-                                          "after %s",
-                                          q ? q : ops[0]);
-        box_free(q);
-        goto out;
-    }
-    if (target != NULL) {
-        if ((st = cp_target_dir(cx, target)) == 0)
-            st = cp_into(cx, &o, ops, n, target);
-        goto out;
-    }
-    if (no_target) {
-        if (n > 2) {
-            char *q = sh_gquoteaf(ops[2]);
-            st = sh_gopt_usage_error(&it, "extra operand %s", q ? q : ops[2]);
-            box_free(q);
-            goto out;
-        }
-        st = cmd_copy(cx, &o, ops[0], ops[1]);
-        goto out;
-    }
-    cp_target ct;
-    if ((st = probe_target(cx, ops[n - 1], &ct)) != 0)
-        goto out;
-    if (ct.ct_dir) {
-        st = cp_into(cx, &o, ops, n - 1, ops[n - 1]);
-    } else if (n == 2) {
-        st = cmd_copy(cx, &o, ops[0], ops[1]);
-    } else {
-        char *q = sh_gquoteaf(ops[n - 1]);
-        st = sh_cmd_err(cx, "cp", 1, "target %s: %s", q ? q : ops[n - 1],
-                        strerror(ct.ct_missing ? ENOENT : ENOTDIR));
-        box_free(q);
-    }
+    cp_place_run pr = {cx, &o};
+    st = cmd_place_operands(&it, target, no_target, cp_place, &pr);
 out:
     sh_gopt_free(&it);
     return st;

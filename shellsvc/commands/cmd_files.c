@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The file commands' shared helpers: quoted messages, names, listings. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "box_alloc.h"
 #include "box_buf.h"
@@ -154,4 +156,109 @@ cmd_relpath(const char *from, const char *to)
     char *out = ok ? box_strndup(b.b_data, b.b_len) : NULL;
     box_buf_reset(&b);
     return out;
+}
+
+/* ---- where cp, mv and ln put things ---------------------------------- */
+
+int
+cmd_place_into(sh_ctx *cx, const char *cmd, char **srcs, int n,
+               const char *dir, cmd_place_fn one, void *run)
+{
+    int status = 0;
+    for (int i = 0; i < n && status != BOX_STATUS_FAULT; i++) {
+        if (sh_check_stop(cx))
+            return cx->cx_status;
+        char *base = cmd_base(srcs[i]);
+        char *dst = base ? cmd_join(dir, base) : NULL;
+        int rc = dst ? one(run, srcs[i], dst)
+                     : sh_cmd_err(cx, cmd, 1, "out of memory");
+        box_free(dst);
+        box_free(base);
+        status = cmd_worse(status, rc);
+    }
+    return status;
+}
+
+int
+cmd_probe_target(sh_ctx *cx, const char *cmd, const char *t, bool *dir,
+                 bool *missing)
+{
+    sh_kernel_result r = {0};
+    sh_kernel_stat st;
+    *dir = *missing = false;
+    if (sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, t, &st, &r) == 0) {
+        sh_kernel_result_clear(&r);
+        *dir = S_ISDIR(st.ks_mode);
+        return 0;
+    }
+    if (r.kr_outcome == SH_KR_FAULT ||
+        (r.kr_outcome == SH_KR_OS_ERROR && r.kr_errno != ENOENT))
+        return cmd_failq(cx, cmd, &r, "cannot stat", CMD_QAF, t);
+    *missing = true;
+    sh_kernel_result_clear(&r);
+    return 0;
+}
+
+int
+cmd_target_dir(sh_ctx *cx, const char *cmd, const char *dir)
+{
+    sh_kernel_result r = {0};
+    sh_kernel_stat st;
+    if (sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, dir, &st, &r) != 0)
+        return cmd_failq(cx, cmd, &r, "target directory", CMD_QAF, dir);
+    sh_kernel_result_clear(&r);
+    if (!S_ISDIR(st.ks_mode)) {
+        r = (sh_kernel_result){.kr_outcome = SH_KR_OS_ERROR,
+                               .kr_errno = ENOTDIR};
+        return cmd_failq(cx, cmd, &r, "target directory", CMD_QAF, dir);
+    }
+    return 0;
+}
+
+/* "CMD: MSG 'WORD'" and the Try line. */
+static int
+place_usage(sh_gopt_iter *it, const char *msg, const char *word)
+{
+    char *q = sh_gquoteaf(word);
+    int st = sh_gopt_usage_error(it, "%s %s", msg, q ? q : word);
+    box_free(q);
+    return st;
+}
+
+int
+cmd_place_operands(sh_gopt_iter *it, const char *target, bool no_target,
+                   cmd_place_fn one, void *run)
+{
+    sh_ctx *cx = it->gi_cx;
+    const char *cmd = it->gi_spec->gs_cmd;
+    char **ops = it->gi_ops;
+    int n = it->gi_nops;
+    if (target != NULL && no_target)
+        return sh_gopt_usage_error(it, "cannot combine --target-directory "
+                                       "(-t) and --no-target-directory (-T)");
+    if (n == 0)
+        return sh_gopt_usage_error(it, "missing file operand");
+    if (n == 1 && target == NULL)
+        return place_usage(it, "missing destination file operand after",
+                           ops[0]);
+    if (target != NULL) {
+        int st = cmd_target_dir(cx, cmd, target);
+        return st != 0 ? st : cmd_place_into(cx, cmd, ops, n, target, one, run);
+    }
+    if (no_target)
+        return n > 2 ? place_usage(it, "extra operand", ops[2])
+                     : one(run, ops[0], ops[1]);
+    bool dir, missing;
+    int st = cmd_probe_target(cx, cmd, ops[n - 1], &dir, &missing);
+    if (st != 0)
+        return st;
+    if (dir)
+        return cmd_place_into(cx, cmd, ops, n - 1, ops[n - 1], one, run);
+    if (n == 2)
+        return one(run, ops[0], ops[1]);
+    char *q = sh_gquoteaf(ops[n - 1]);
+    st = sh_cmd_err(cx, cmd, 1, "target %s: %s", q ? q : ops[n - 1],
+                    strerror(missing ? ENOENT : ENOTDIR));
+    box_free(q);
+    return st;
 }

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "sh_gopt.h"
 #include "sh_internal.h"
 
 /* Deep enough for any tree a path of SH_KERNEL_MAX_PATH bytes can name;
@@ -71,6 +72,33 @@ char *cmd_relpath(const char *from, const char *to);
  * come in a stable order. 0, or the failure in r. */
 int cmd_list_sorted(sh_ctx *cx, const char *path, char ***names, size_t *n,
                     sh_kernel_result *r);
+
+/* ---- where cp, mv and ln put things (cmd_files.c) ---- */
+
+/* One source to one destination: the command's act. */
+typedef int (*cmd_place_fn)(void *run, const char *src, const char *dst);
+
+/* Each source into directory dir, as dir/BASENAME (SOURCE... DIR, -t). */
+int cmd_place_into(sh_ctx *cx, const char *cmd, char **srcs, int n,
+                   const char *dir, cmd_place_fn one, void *run);
+
+/* Whether t (followed) is a directory: *dir, or *missing when nothing is
+ * there. 0, or the status after GNU's "cannot stat 'T'" (a fault, or an
+ * error but ENOENT). */
+int cmd_probe_target(sh_ctx *cx, const char *cmd, const char *t, bool *dir,
+                     bool *missing);
+
+/* -t DIR: 0 when it is a directory now, else the status after GNU's
+ * "target directory 'DIR': ERROR". */
+int cmd_target_dir(sh_ctx *cx, const char *cmd, const char *dir);
+
+/*
+ * cp's and mv's operands once the options are read: SOURCE DEST,
+ * SOURCE... DIRECTORY, -t DIRECTORY SOURCE... or -T SOURCE DEST, with
+ * GNU's usage errors (it->gi_spec names the command). Returns the status.
+ */
+int cmd_place_operands(sh_gopt_iter *it, const char *target, bool no_target,
+                       cmd_place_fn one, void *run);
 
 /* ---- the copy engine (cmd_copy.c) ---- */
 

@@ -178,22 +178,18 @@ out:
     return status;
 }
 
+/* cmd_place_fn: one link at one name. */
+static int
+ln_place(void *run, const char *target, const char *link)
+{
+    return ln_one(run, target, link);
+}
+
+/* Each target linked into dir as dir/BASENAME. */
 static int
 ln_into(ln_run *lr, char **targets, int n, const char *dir)
 {
-    int status = 0;
-    for (int i = 0; i < n && status != BOX_STATUS_FAULT; i++) {
-        if (sh_check_stop(lr->lr_cx))
-            return lr->lr_cx->cx_status;
-        char *base = cmd_base(targets[i]);
-        char *link = base ? cmd_join(dir, base) : NULL;
-        int rc = link ? ln_one(lr, targets[i], link)
-                      : sh_cmd_err(lr->lr_cx, "ln", 1, "out of memory");
-        box_free(link);
-        box_free(base);
-        status = cmd_worse(status, rc);
-    }
-    return status;
+    return cmd_place_into(lr->lr_cx, "ln", targets, n, dir, ln_place, lr);
 }
 
 /* Whether t is a directory to put links in: followed, unless -n and t

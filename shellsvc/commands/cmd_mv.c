@@ -191,50 +191,11 @@ mv_one(mv_run *mr, const char *src, const char *dst)
     return st;
 }
 
+/* cmd_place_fn: one source to one destination. */
 static int
-mv_into(mv_run *mr, char **srcs, int n, const char *dir)
+mv_place(void *run, const char *src, const char *dst)
 {
-    int status = 0;
-    for (int i = 0; i < n && status != BOX_STATUS_FAULT; i++) {
-        if (sh_check_stop(mr->mr_cx))
-            return mr->mr_cx->cx_status;
-        char *base = cmd_base(srcs[i]);
-        char *dst = base ? cmd_join(dir, base) : NULL;
-        int rc = dst ? mv_one(mr, srcs[i], dst)
-                     : sh_cmd_err(mr->mr_cx, "mv", 1, "out of memory");
-        box_free(dst);
-        box_free(base);
-        status = cmd_worse(status, rc);
-    }
-    return status;
-}
-
-/* The target of mv A... T: *dir when it is a directory, *missing when
- * nothing is there. Returns 0, or the status after a message. */
-static int
-mv_target(sh_ctx *cx, const char *t, bool must_be_dir, bool *dir, bool *missing)
-{
-    sh_kernel_result r = {0};
-    sh_kernel_stat st;
-    *dir = *missing = false;
-    if (sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, t, &st, &r) == 0) {
-        sh_kernel_result_clear(&r);
-        *dir = S_ISDIR(st.ks_mode);
-        if (must_be_dir && !*dir) {
-            r = (sh_kernel_result){.kr_outcome = SH_KR_OS_ERROR,
-                                   .kr_errno = ENOTDIR};
-            return cmd_failq(cx, "mv", &r, "target directory", CMD_QAF, t);
-        }
-        return 0;
-    }
-    if (must_be_dir)
-        return cmd_failq(cx, "mv", &r, "target directory", CMD_QAF, t);
-    if (r.kr_outcome == SH_KR_FAULT ||
-        (r.kr_outcome == SH_KR_OS_ERROR && r.kr_errno != ENOENT))
-        return cmd_failq(cx, "mv", &r, "cannot stat", CMD_QAF, t);
-    *missing = true;
-    sh_kernel_result_clear(&r);
-    return 0;
+    return mv_one(run, src, dst);
 }
 
 /*
@@ -281,51 +242,7 @@ sh_cmd_mv(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
     }
     if (id == SH_GOPT_EXIT)
         goto out;
-    char **ops = it.gi_ops;
-    int n = it.gi_nops;
-    if (target != NULL && no_target) {
-        st = sh_gopt_usage_error(&it, "cannot combine --target-directory (-t) "
-                                      "and --no-target-directory (-T)");
-        goto out;
-    }
-    if (n == 0 || (n == 1 && target == NULL)) {
-        char *q = n == 1 ? sh_gquoteaf(ops[0]) : NULL;
-        st = n == 0 ? sh_gopt_usage_error(&it, "missing file operand")
-                    : sh_gopt_usage_error(&it,
-                                          "missing destination file operand "
-                                          "after %s",
-                                          q ? q : ops[0]);
-        box_free(q);
-        goto out;
-    }
-    bool dir, missing;
-    if (target != NULL) {
-        if ((st = mv_target(cx, target, true, &dir, &missing)) == 0)
-            st = mv_into(&mr, ops, n, target);
-        goto out;
-    }
-    if (no_target) {
-        if (n > 2) {
-            char *q = sh_gquoteaf(ops[2]);
-            st = sh_gopt_usage_error(&it, "extra operand %s", q ? q : ops[2]);
-            box_free(q);
-            goto out;
-        }
-        st = mv_one(&mr, ops[0], ops[1]);
-        goto out;
-    }
-    if ((st = mv_target(cx, ops[n - 1], false, &dir, &missing)) != 0)
-        goto out;
-    if (dir) {
-        st = mv_into(&mr, ops, n - 1, ops[n - 1]);
-    } else if (n == 2) {
-        st = mv_one(&mr, ops[0], ops[1]);
-    } else {
-        char *q = sh_gquoteaf(ops[n - 1]);
-        st = sh_cmd_err(cx, "mv", 1, "target %s: %s", q ? q : ops[n - 1],
-                        strerror(missing ? ENOENT : ENOTDIR));
-        box_free(q);
-    }
+    st = cmd_place_operands(&it, target, no_target, mv_place, &mr);
 out:
     sh_gopt_free(&it);
     return st;
