@@ -288,28 +288,10 @@ xr_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
 static int
 xr_run(xrun *x, const xcase *c)
 {
-    th *t = &x->xr_t;
-    box_buf_init(&t->th_out, 1u << 22);
-    box_buf_init(&t->th_err, 1u << 22);
-    box_buf_init(&t->th_log, 1u << 22);
-    box_buf_init(&t->th_fslog, 1u << 22);
-    static const char *const env[] = {"HOME=/home/lash", NULL};
-    sh_session_opts o = {
-        .so_decide = xr_decide,
-        .so_decide_arg = x,
-        .so_out = th_out,
-        .so_err = th_err,
-        .so_io_arg = t,
-        .so_cwd = "/home/lash",
-        .so_env = env,
-    };
     char *script = box_asprintf("%s\n[ -e " MARK " ]\n%s",
                                 c->setup ? c->setup : ":", c->script);
     assert_non_null(script);
-    sh_session *ss = sh_session_new(&o);
-    assert_non_null(ss);
-    int st = sh_session_run(ss, script, strlen(script));
-    sh_session_free(ss);
+    int st = th_run_with(&x->xr_t, script, 0, xr_decide, x);
     box_free(script);
     return st;
 }

@@ -226,26 +226,7 @@ decide_reads(void *arg, const Box__DecisionRequest *rq, char **msg)
 static int
 run_reads_denied(th *t, const char *script, unsigned timeout_ms)
 {
-    box_buf_init(&t->th_out, 1u << 22);
-    box_buf_init(&t->th_err, 1u << 22);
-    box_buf_init(&t->th_log, 1u << 22);
-    box_buf_init(&t->th_fslog, 1u << 22);
-    static const char *const env[] = {"HOME=/home/lash", NULL};
-    sh_session_opts o = {
-        .so_decide = decide_reads,
-        .so_decide_arg = t,
-        .so_out = th_out,
-        .so_err = th_err,
-        .so_io_arg = t,
-        .so_cwd = "/home/lash",
-        .so_env = env,
-        .so_timeout_ms = timeout_ms,
-    };
-    sh_session *ss = sh_session_new(&o);
-    assert_non_null(ss);
-    int st = sh_session_run(ss, script, strlen(script));
-    sh_session_free(ss);
-    return st;
+    return th_run_with(t, script, timeout_ms, decide_reads, t);
 }
 
 static size_t

@@ -144,9 +144,11 @@ th_s(const box_buf *b)
     return b->b_len ? b->b_data : "";
 }
 
-/* Runs script; output in t (reset with th_reset). */
+/* Runs script with decide (arg its argument) as the decider; output in t
+ * (reset with th_reset). For a test whose decider wraps th_decide. */
 static inline int
-th_run(th *t, const char *script, unsigned timeout_ms)
+th_run_with(th *t, const char *script, unsigned timeout_ms,
+            box_decide_fn decide, void *arg)
 {
     box_buf_init(&t->th_out, 1u << 22);
     box_buf_init(&t->th_err, 1u << 22);
@@ -154,8 +156,8 @@ th_run(th *t, const char *script, unsigned timeout_ms)
     box_buf_init(&t->th_fslog, 1u << 22);
     static const char *const env[] = {"HOME=/home/lash", NULL};
     sh_session_opts o = {
-        .so_decide = th_decide,
-        .so_decide_arg = t,
+        .so_decide = decide,
+        .so_decide_arg = arg,
         .so_out = th_out,
         .so_err = th_err,
         .so_io_arg = t,
@@ -168,6 +170,13 @@ th_run(th *t, const char *script, unsigned timeout_ms)
     int st = sh_session_run(ss, script, strlen(script));
     sh_session_free(ss);
     return st;
+}
+
+/* Runs script with th_decide; output in t (reset with th_reset). */
+static inline int
+th_run(th *t, const char *script, unsigned timeout_ms)
+{
+    return th_run_with(t, script, timeout_ms, th_decide, t);
 }
 
 static inline void
