@@ -199,6 +199,17 @@ static const tcase cases[] = {
     {"cat /dev/zero > /dev/null", "", TIMEOUT, 1, NULL, NULL, NULL, 200},
     {"cat -n /dev/zero > /dev/null", "", TIMEOUT, 1, NULL, NULL, NULL, 200},
     {"tail -n +2 /dev/zero > /dev/null", "", TIMEOUT, 1, NULL, NULL, NULL, 200},
+    // base64 and the digests read through the kernel: a denial names
+    // the file (and the digests go on with the others)
+    {"printf 'ab' > f; base64 secret; echo $?; base64 f", "1\nYWI=\n",
+     DENIED_FS("base64", "/home/lash/secret"), 0, "/home/lash/secret"},
+    {"printf 'abc' > f; md5sum secret f",
+     "900150983cd24fb0d6963f7d28e17f72  f\n",
+     DENIED_FS("md5sum", "/home/lash/secret"), 1, "/home/lash/secret"},
+    {"printf 'abc' > f; md5sum f > s; md5sum -c s secret",
+     "f: OK\n", DENIED_FS("md5sum", "/home/lash/secret"), 1,
+     "/home/lash/secret"},
+    {"md5sum bad; echo after", "", FAULT, 125, NULL, "/home/lash/bad"},
     {"wc -z f", "",
      "strands-shell: wc: invalid option -- 'z'\n"
      "Try 'wc --help' for more information.\n",

@@ -25,6 +25,8 @@ static const sh_cmd sh_cmds[] = {
     {"[", sh_bi_test, "", SH_CMD_RAWARGS, NULL},
     {"alias", sh_bi_alias, "p", 0, NULL},
     {"b2sum", sh_cmd_digest, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
+    {"base32", sh_cmd_base64, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
+    {"base64", sh_cmd_base64, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"basename", sh_cmd_basename, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"bash", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
     {"break", sh_bi_break, "", SH_CMD_RAWARGS, NULL},
