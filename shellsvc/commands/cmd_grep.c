@@ -562,7 +562,8 @@ sh_cmd_grep(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         st = sh_cmd_err(cx, "grep", 2, "out of memory");
         goto out;
     }
-    st = grep_operands(&g, nops, it.gi_ops + first);
+    // No operand at all leaves gi_ops NULL: no offset may be applied.
+    st = grep_operands(&g, nops, nops > 0 ? it.gi_ops + first : NULL);
     if (!g.g_done)
         (void)grep_out_flush(&g);
     if (g.g_done && st == 0 && g.g_olen > 0)
