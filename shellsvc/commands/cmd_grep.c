@@ -556,6 +556,12 @@ sh_cmd_grep(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         st = 1; // GNU stops before reading anything
         goto out;
     }
+    // No pattern at all (-f /dev/null) matches nothing: GNU stops before
+    // reading too, unless -v makes every line match or -L lists files.
+    if (g.g_pats.b_len == 0 && !g.g_invert && !g.g_list_not) {
+        st = 1;
+        goto out;
+    }
     if ((st = grep_match_compile(&g)) != 0)
         goto out;
     if ((g.g_out = box_alloc(GREP_OUT_CAP)) == NULL) {

@@ -45,6 +45,16 @@ struct grep_match {
 
 /* ---- compile ---- */
 
+/* The end of the patterns; `-f /dev/null` gives none (and no buffer, so
+ * no offset may be applied to it). */
+static char *
+grep_pats_end(grep *g)
+{
+    return g->g_pats.b_len > 0 ? g->g_pats.b_data + g->g_pats.b_len
+                               : g->g_pats.b_data;
+}
+
+
 static bool
 is_literal(const char *p, size_t n, grep_mode mode, bool icase)
 {
@@ -64,7 +74,7 @@ is_literal(const char *p, size_t n, grep_mode mode, bool icase)
 static bool
 all_literal(grep *g)
 {
-    const char *p = g->g_pats.b_data, *end = p + g->g_pats.b_len;
+    const char *p = g->g_pats.b_data, *end = grep_pats_end(g);
     for (; p < end;) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = (size_t)(nl - p);
@@ -96,7 +106,7 @@ oom(grep *g)
 static int
 compile_literal(grep *g, grep_match *m)
 {
-    char *p = g->g_pats.b_data, *end = p + g->g_pats.b_len;
+    char *p = g->g_pats.b_data, *end = grep_pats_end(g);
     size_t n = 0;
     for (char *q = p; q < end; q++)
         n += *q == '\n' || (g->g_mode == GREP_ERE && *q == '|');
@@ -255,7 +265,7 @@ find_must(const char *p, size_t n, bool ere, bool icase, size_t *ms, size_t *ml)
 static int
 compile_regex(grep *g, grep_match *m)
 {
-    char *p = g->g_pats.b_data, *end = p + g->g_pats.b_len;
+    char *p = g->g_pats.b_data, *end = grep_pats_end(g);
     size_t n = 0;
     for (char *q = p; q < end; q++)
         n += *q == '\n';
