@@ -129,8 +129,10 @@ fold_out(fold_run *r, size_t n, bool nl)
         e = box_buf_putc(&r->fd_out, '\n');
     if (e != BOX_OK)
         return fold_fail(r, e);
-    memmove(l->b_data, l->b_data + n, l->b_len - n);
-    box_buf_truncate(l, l->b_len - n);
+    if (n > 0) { // an empty line may have no buffer yet
+        memmove(l->b_data, l->b_data + n, l->b_len - n);
+        box_buf_truncate(l, l->b_len - n);
+    }
     r->fd_col = 0;
     for (size_t i = 0; i < l->b_len; i++)
         r->fd_col = fold_advance(r, r->fd_col, (unsigned char)l->b_data[i]);
