@@ -98,6 +98,27 @@ copy_mode(copy_run *cr, const char *dst, mode_t mode)
                      "preserving permissions for", CMD_QAF, dst);
 }
 
+/* -p, -a, mv: the source's access and modification times on the copy
+ * (on a link itself when follow is false); nothing when policy hid the
+ * source's metadata (sst NULL). */
+static int
+copy_times(copy_run *cr, const char *dst, const sh_kernel_stat *sst,
+           bool follow)
+{
+    if (!cr->cr_o->co_preserve_times || sst == NULL)
+        return 0;
+    sh_kernel_result r = {0};
+    struct timespec t[2] = {{sst->ks_atime, sst->ks_atime_ns},
+                            {sst->ks_mtime, sst->ks_mtime_ns}};
+    if (sh_kernel_set_times(sh_kern(cr->cr_cx), kcwd(cr), dst, t,
+                            follow ? 0 : SH_KT_NOFOLLOW, 0, &r) == 0) {
+        sh_kernel_result_clear(&r);
+        return 0;
+    }
+    return cmd_failq(cr->cr_cx, cr->cr_o->co_cmd, &r, "preserving times for",
+                     CMD_QAF, dst);
+}
+
 /* Opens the destination for writing; under -f an existing one that will
  * not open is removed (fs:delete remove_file) and created afresh. */
 static int
@@ -135,7 +156,7 @@ open_dst(copy_run *cr, const char *dst, const copy_dst *d, mode_t mode,
  * the source, write_content on the destination, bytes between. */
 static int
 copy_file(copy_run *cr, const char *src, const char *dst, const copy_dst *d,
-          mode_t smode)
+          const sh_kernel_stat *sst, mode_t smode)
 {
     sh_ctx *cx = cr->cr_cx;
     const char *cmd = cr->cr_o->co_cmd;
@@ -183,7 +204,11 @@ copy_file(copy_run *cr, const char *src, const char *dst, const copy_dst *d,
             off += w;
         }
     }
-    if (cr->cr_o->co_preserve_mode)
+    // Closed first: a write still buffered would renew the time.
+    sh_kernel_close(out);
+    out = NULL;
+    status = copy_times(cr, dst, sst, true);
+    if (status == 0 && cr->cr_o->co_preserve_mode)
         status = copy_mode(cr, dst, smode);
 out:
     box_free(buf);
@@ -197,7 +222,8 @@ out:
 /* A link copied as a link (-r, -a, -P, mv): read_link, then the new
  * link (fs:write symlink legs). What was bound at dst goes first. */
 static int
-copy_link(copy_run *cr, const char *src, const char *dst, const copy_dst *d)
+copy_link(copy_run *cr, const char *src, const char *dst, const copy_dst *d,
+          const sh_kernel_stat *sst)
 {
     sh_ctx *cx = cr->cr_cx;
     const char *cmd = cr->cr_o->co_cmd;
@@ -223,6 +249,7 @@ copy_link(copy_run *cr, const char *src, const char *dst, const copy_dst *d)
         goto out;
     }
     sh_kernel_result_clear(&r);
+    status = copy_times(cr, dst, sst, false);
 out:
     box_free(target);
     return status;
@@ -267,7 +294,7 @@ is_skipped(copy_run *cr, const char *src)
  * order, then the source's mode when it is kept. */
 static int
 copy_dir(copy_run *cr, const char *src, const char *dst, const copy_dst *d,
-         mode_t smode, unsigned depth)
+         const sh_kernel_stat *sst, mode_t smode, unsigned depth)
 {
     sh_ctx *cx = cr->cr_cx;
     const char *cmd = cr->cr_o->co_cmd;
@@ -303,6 +330,9 @@ copy_dir(copy_run *cr, const char *src, const char *dst, const copy_dst *d,
         box_free(t);
         status = cmd_worse(status, rc);
     }
+    // After the entries, whose making renews the directory's time.
+    if (status == 0)
+        status = copy_times(cr, dst, sst, true);
     if (status == 0 && cr->cr_o->co_preserve_mode)
         status = copy_mode(cr, dst, smode);
 out:
@@ -320,6 +350,7 @@ copy_any(copy_run *cr, const char *src, const char *dst, unsigned depth,
     const cmd_copy_opts *o = cr->cr_o;
     sh_kernel_result r = {0};
     sh_kernel_stat st;
+    const sh_kernel_stat *sst = &st; // NULL: policy hid the metadata
     if (!top && is_skipped(cr, src))
         return 0;
     bool follow = o->co_deref || (top && o->co_deref_top);
@@ -331,6 +362,7 @@ copy_any(copy_run *cr, const char *src, const char *dst, unsigned depth,
         sh_kernel_result_clear(&r);
         memset(&st, 0, sizeof st);
         st.ks_mode = S_IFREG | 0666;
+        sst = NULL;
     } else if (err != 0) {
         return cmd_failq(cx, o->co_cmd, &r, "cannot stat", CMD_QAF, src);
     }
@@ -372,7 +404,7 @@ copy_any(copy_run *cr, const char *src, const char *dst, unsigned depth,
             box_free(qd);
             self = 1;
         }
-        return cmd_worse(self, copy_dir(cr, src, dst, &d, st.ks_mode, depth));
+        return cmd_worse(self, copy_dir(cr, src, dst, &d, sst, st.ks_mode, depth));
     }
     if (d.cd_exists && d.cd_dir) {
         char *qd = sh_gquoteaf(dst);
@@ -386,8 +418,8 @@ copy_any(copy_run *cr, const char *src, const char *dst, unsigned depth,
     if (!copy_say(cr, src, dst, false))
         return 1;
     if (S_ISLNK(st.ks_mode))
-        return copy_link(cr, src, dst, &d);
-    return copy_file(cr, src, dst, &d, st.ks_mode);
+        return copy_link(cr, src, dst, &d, sst);
+    return copy_file(cr, src, dst, &d, sst, st.ks_mode);
 }
 
 int

@@ -167,14 +167,16 @@ static const sh_gopt_spec cp_spec = {
         "regular file.\n",
 };
 
-/* Whether a --preserve / --no-preserve list names the mode: the only
- * attribute the kernel can set (times, owners and xattrs it cannot). */
+/* Whether a --preserve / --no-preserve list names attr (or "all"): the
+ * mode and the timestamps are what the kernel can set (owners and xattrs
+ * it cannot). */
 static bool
-list_has_mode(const char *list)
+list_has(const char *list, const char *attr)
 {
+    size_t al = strlen(attr);
     for (const char *p = list; *p;) {
         size_t l = strcspn(p, ",");
-        if ((l == 4 && strncmp(p, "mode", 4) == 0) ||
+        if ((l == al && strncmp(p, attr, al) == 0) ||
             (l == 3 && strncmp(p, "all", 3) == 0))
             return true;
         p += l + (p[l] == ',');
@@ -216,6 +218,7 @@ sh_cmd_cp(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
         switch (id) {
         case 'a':
             o.co_recursive = o.co_preserve_mode = true;
+            o.co_preserve_times = true;
             deref_set = true;
             deref = false;
             break;
@@ -239,7 +242,7 @@ sh_cmd_cp(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
             o.co_no_clobber = true;
             break;
         case 'p':
-            o.co_preserve_mode = true;
+            o.co_preserve_mode = o.co_preserve_times = true;
             break;
         case 'r':
         case 'R':
@@ -255,12 +258,16 @@ sh_cmd_cp(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
             o.co_verbose = true;
             break;
         case CP_PRESERVE:
-            if (arg == NULL || list_has_mode(arg))
+            if (arg == NULL || list_has(arg, "mode"))
                 o.co_preserve_mode = true;
+            if (arg == NULL || list_has(arg, "timestamps"))
+                o.co_preserve_times = true;
             break;
         case CP_NO_PRESERVE:
-            if (list_has_mode(arg))
+            if (list_has(arg, "mode"))
                 o.co_preserve_mode = false;
+            if (list_has(arg, "timestamps"))
+                o.co_preserve_times = false;
             break;
         case 'i':
             st = sh_cmd_err(cx, "cp", 1,

@@ -108,6 +108,8 @@ typedef struct cmd_copy_opts {
     bool co_deref;         // follow links in sources (cp without -r, -L)
     bool co_deref_top;     // follow links named on the command line (-H)
     bool co_preserve_mode; // -p, -a, mv: the source's mode, not umask's
+    bool co_preserve_times; // -p, -a, mv: the source's access and
+                            // modification times
     bool co_no_clobber;    // -n: an existing destination is left alone
     bool co_force;         // -f: an unopenable destination is removed first
     bool co_verbose;       // -v: "'SRC' -> 'DST'"
@@ -119,9 +121,8 @@ typedef struct cmd_copy_opts {
  * into) through the kernel: the source read (fs:read read_content),
  * the destination written (fs:write write_content), directories made
  * (fs:write create_dir), links re-made (fs:read read_link, fs:write
- * symlink), modes set (fs:write set_permissions). Times cannot be set
- * through the kernel, so -p keeps the mode only. Returns 0, 1 or 125
- * after the messages.
+ * symlink), modes set (fs:write set_permissions), times set (fs:write
+ * write_content, as touch's). Returns 0, 1 or 125 after the messages.
  */
 int cmd_copy(sh_ctx *cx, const cmd_copy_opts *o, const char *src,
              const char *dst);

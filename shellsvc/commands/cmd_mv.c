@@ -114,6 +114,7 @@ mv_across(mv_run *mr, const char *src, const char *dst)
         .co_cmd = "mv",
         .co_recursive = true,
         .co_preserve_mode = true,
+        .co_preserve_times = true,
         .co_force = true,
         .co_verbose = mr->mr_verbose,
         .co_verbose_mv = true,

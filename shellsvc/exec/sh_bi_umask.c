@@ -7,10 +7,9 @@
 #include "sh_internal.h"
 
 /*
- * The mask is the context's (a subshell changes its own copy). Once a
- * script sets one, the files its redirections create get 0666 less it;
- * until then the kernel's default stands (0666 in the in-memory tree,
- * the worker's own umask on a host bind).
+ * The mask is the context's (a subshell changes its own copy): the files
+ * its redirections and commands create get 0666 (directories 0777) less
+ * it, SH_UMASK_DEFAULT until a script sets one.
  */
 
 /* u=rwx,g=rx,o=rx for mask m. */

@@ -31,9 +31,9 @@ sh_umask_get(const sh_ctx *cx)
 unsigned
 sh_umask_apply(const sh_ctx *cx, unsigned mode)
 {
-    if (cx->cx_bi == NULL || !cx->cx_bi->bs_umask_set)
-        return mode;
-    return mode & ~cx->cx_bi->bs_umask;
+    // The mask `umask` prints applies from the start, in the in-memory
+    // tree as on a bind, so a new file is what bash would make (0644).
+    return mode & ~sh_umask_get(cx);
 }
 
 sh_bistate *

@@ -495,14 +495,15 @@ probe_denied(sh_kernel_result *r)
 /* The operands and outputs of a one-name operation; each act reads its
  * own fields. */
 typedef struct kargs {
-    mode_t ka_mode;           // mkdir, chmod, open
-    int ka_flags;             // open
+    mode_t ka_mode;           // mkdir, chmod, open, set times (create)
+    int ka_flags;             // open; set times: SH_KT_*
     const char *ka_target;    // symlink: the link's text
     sh_kernel_stat *ka_st;    // stat
     char **ka_text;           // readlink's target, chdir's canonical path
     char ***ka_names;         // list
     size_t *ka_n;             // list
     sh_kernel_file **ka_file; // open
+    const struct timespec *ka_times; // set times: access, modification
 } kargs;
 
 /* The effect on an admitted name; op is the question the floor applied
@@ -744,17 +745,6 @@ sh_kernel_write(sh_kernel_file *f, const void *buf, size_t n)
     return r < 0 ? -errno : r;
 }
 
-int
-sh_kernel_touch(sh_kernel_file *f)
-{
-    if (f->kf_vf != NULL) {
-        sh_vfs_touch(f->kf_vf);
-        return 0;
-    }
-    // The descriptor is the identity that was decided and re-checked.
-    return futimens(f->kf_fd, NULL) == 0 ? 0 : errno;
-}
-
 bool
 sh_kernel_file_regular(const sh_kernel_file *f)
 {
@@ -795,13 +785,19 @@ stat_res(sh_kernel *k, const sh_res *rs, sh_kernel_stat *st,
         st->ks_ino = vs.vs_ino;
         st->ks_mode = vs.vs_mode;
         st->ks_size = vs.vs_size;
-        st->ks_mtime = st->ks_atime = st->ks_ctime = vs.vs_mtime;
+        st->ks_atime = vs.vs_atim.tv_sec;
+        st->ks_atime_ns = vs.vs_atim.tv_nsec;
+        st->ks_mtime = vs.vs_mtim.tv_sec;
+        st->ks_mtime_ns = vs.vs_mtim.tv_nsec;
+        st->ks_ctime = vs.vs_ctim.tv_sec;
+        st->ks_ctime_ns = vs.vs_ctim.tv_nsec;
         // What a tmpfs would say: the shell owns its memory's files.
         st->ks_nlink = S_ISDIR(vs.vs_mode) ? 2 : 1;
         st->ks_uid = (uint32_t)getuid();
         st->ks_gid = (uint32_t)getgid();
         st->ks_blocks = (vs.vs_size + 4095) / 4096 * 8;
         st->ks_rdev = vs.vs_rdev;
+        st->ks_blksize = 4096;
         return 0;
     }
     struct stat sb;
@@ -814,12 +810,15 @@ stat_res(sh_kernel *k, const sh_res *rs, sh_kernel_stat *st,
     st->ks_mtime = sb.st_mtime;
     st->ks_mtime_ns = sb.st_mtim.tv_nsec;
     st->ks_atime = sb.st_atime;
+    st->ks_atime_ns = sb.st_atim.tv_nsec;
     st->ks_ctime = sb.st_ctime;
+    st->ks_ctime_ns = sb.st_ctim.tv_nsec;
     st->ks_nlink = (uint64_t)sb.st_nlink;
     st->ks_uid = (uint32_t)sb.st_uid;
     st->ks_gid = (uint32_t)sb.st_gid;
     st->ks_blocks = (uint64_t)sb.st_blocks;
     st->ks_rdev = (uint64_t)sb.st_rdev;
+    st->ks_blksize = (uint32_t)sb.st_blksize;
     st->ks_host = true;
     return 0;
 }
@@ -977,6 +976,54 @@ act_chmod(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
     return rc == 0 ? 0 : fail_errno(r, errno);
 }
 
+/* A missing name made as an empty file (touch), its times then set on
+ * the new descriptor. */
+static int
+times_create(sh_kernel *k, const sh_res *rs, const kargs *a,
+             sh_kernel_result *r)
+{
+    sh_kernel_file f = {.kf_fd = -1};
+    int err = open_res(k, rs, O_WRONLY | O_CREAT, a->ka_mode, &f);
+    if (err == 0 && f.kf_vf != NULL)
+        sh_vfs_touch(f.kf_vf, a->ka_times);
+    else if (err == 0 && futimens(f.kf_fd, a->ka_times) != 0)
+        err = errno;
+    if (f.kf_vf != NULL)
+        sh_vfs_close(f.kf_vf);
+    if (f.kf_fd >= 0)
+        close(f.kf_fd);
+    bump(k, err);
+    return err == 0 ? 0 : fail_errno(r, err);
+}
+
+static int
+act_times(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
+          sh_kernel_result *r)
+{
+    if (!rs->rs_exists)
+        return a->ka_flags & SH_KT_CREATE ? times_create(k, rs, a, r)
+                                          : fail(r, ENOENT, NULL);
+    if (!rs->rs_host) {
+        int err = sh_vfs_set_times(k->k_vfs, rs->rs_canon, rs->rs_vino,
+                                   a->ka_times);
+        return err == 0 ? 0 : fail_errno(r, err);
+    }
+    // On the decided inode through its O_PATH fd (AT_EMPTY_PATH acts on
+    // the fd itself, so a link held no-follow is the link).
+    if (utimensat(rs->rs_fd, "", a->ka_times, AT_EMPTY_PATH) == 0)
+        return 0;
+    int err = errno;
+    // Kernels before 5.8 refuse AT_EMPTY_PATH here: by name under the
+    // held parent (just re-checked), without following a final link.
+    if (err == EINVAL && rs->rs_parent_fd >= 0 &&
+        utimensat(rs->rs_parent_fd, rs->rs_leaf, a->ka_times,
+                  AT_SYMLINK_NOFOLLOW) == 0)
+        return 0;
+    if (err == EINVAL && rs->rs_parent_fd >= 0)
+        err = errno;
+    return fail_errno(r, err);
+}
+
 /* unlink (op remove_file) or rmdir (remove_dir). */
 static int
 act_remove(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
@@ -1013,6 +1060,8 @@ enum kone_id {
     ONE_READLINK,
     ONE_MKDIR,
     ONE_CHMOD,
+    ONE_TIMES,
+    ONE_LTIMES,
     ONE_UNLINK,
     ONE_RMDIR,
 };
@@ -1028,6 +1077,9 @@ static const kone one_tab[] = {
     [ONE_MKDIR] = {{KOP_CREATE_DIR}, 1, false, false, NEED_ANY, act_create},
     [ONE_CHMOD] =
         {{KOP_SET_PERMISSIONS}, 1, true, false, NEED_EXISTS, act_chmod},
+    [ONE_TIMES] = {{KOP_WRITE_CONTENT}, 1, true, false, NEED_ANY, act_times},
+    [ONE_LTIMES] =
+        {{KOP_WRITE_CONTENT}, 1, false, false, NEED_ANY, act_times},
     [ONE_UNLINK] =
         {{KOP_REMOVE_FILE}, 1, false, false, NEED_EXISTS, act_remove},
     [ONE_RMDIR] = {{KOP_REMOVE_DIR}, 1, true, false, NEED_EXISTS, act_remove},
@@ -1094,6 +1146,17 @@ sh_kernel_chmod(sh_kernel *k, const char *cwd, const char *path, mode_t mode,
 {
     kargs a = {.ka_mode = mode};
     return run(k, &one_tab[ONE_CHMOD], cwd, path, &a, r);
+}
+
+int
+sh_kernel_set_times(sh_kernel *k, const char *cwd, const char *path,
+                    const struct timespec times[2], unsigned flags,
+                    mode_t mode, sh_kernel_result *r)
+{
+    kargs a = {.ka_times = times, .ka_flags = (int)flags, .ka_mode = mode};
+    bool follow = !(flags & SH_KT_NOFOLLOW);
+    return run(k, &one_tab[follow ? ONE_TIMES : ONE_LTIMES], cwd, path, &a,
+               r);
 }
 
 int

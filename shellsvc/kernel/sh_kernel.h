@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "box.pb-c.h"
 #include "box_err.h"
@@ -119,10 +120,6 @@ int sh_kernel_open(sh_kernel *k, const char *cwd, const char *path, int flags,
 ssize_t sh_kernel_read(sh_kernel_file *f, void *buf, size_t n);
 ssize_t sh_kernel_write(sh_kernel_file *f, const void *buf, size_t n);
 void sh_kernel_close(sh_kernel_file *f);
-/* Sets an open file's modification (and access) time to now: `touch`,
- * whose open for writing was the decision (fs:write write_content).
- * 0 or an errno value. */
-int sh_kernel_touch(sh_kernel_file *f);
 /* True when the open file is a regular file (not a directory or one of
  * the in-memory devices): what fstat would say, with no decision (the
  * open was the decision). */
@@ -135,10 +132,12 @@ typedef struct sh_kernel_stat {
     int64_t ks_mtime;
     long ks_mtime_ns; // the nanoseconds of ks_mtime (0 in memory)
     int64_t ks_atime, ks_ctime;
+    long ks_atime_ns, ks_ctime_ns;
     uint64_t ks_nlink;
     uint32_t ks_uid, ks_gid; // in memory: the shell's own
     uint64_t ks_blocks;      // 512-byte blocks allocated (ls's totals)
     uint64_t ks_rdev;        // a device's number
+    uint32_t ks_blksize;     // the preferred I/O size (stat's %o)
     bool ks_host;
 } sh_kernel_stat;
 
@@ -168,6 +167,17 @@ int sh_kernel_readlink(sh_kernel *k, const char *cwd, const char *path,
                        char **target, sh_kernel_result *r);
 int sh_kernel_mkdir(sh_kernel *k, const char *cwd, const char *path,
                     mode_t mode, sh_kernel_result *r);
+/*
+ * Sets a file's access and modification times as utimensat(2) reads
+ * times[2] (UTIME_NOW, UTIME_OMIT): `touch`, `cp -p`. One decision, what
+ * box-spec §3.6 gives touch: fs:write write_content. SH_KT_CREATE makes
+ * a missing file first (empty, with mode); SH_KT_NOFOLLOW acts on a
+ * final link itself. 0 or an errno value with r filled.
+ */
+enum { SH_KT_CREATE = 1, SH_KT_NOFOLLOW = 2 };
+int sh_kernel_set_times(sh_kernel *k, const char *cwd, const char *path,
+                        const struct timespec times[2], unsigned flags,
+                        mode_t mode, sh_kernel_result *r);
 int sh_kernel_chmod(sh_kernel *k, const char *cwd, const char *path,
                     mode_t mode, sh_kernel_result *r);
 int sh_kernel_unlink(sh_kernel *k, const char *cwd, const char *path,

@@ -325,11 +325,10 @@ test_host_open_read_write(void **state)
     // touch: the decided descriptor's times are set to now.
     struct timespec old[2] = {{1000000, 0}, {1000000, 0}};
     assert_int_equal(utimensat(AT_FDCWD, pj(f->ws, "a.txt"), old, 0), 0);
-    assert_int_equal(
-        sh_kernel_open(f->k, f->ws, "a.txt", O_WRONLY | O_CREAT, 0644, &kf, &r),
-        0);
-    assert_int_equal(sh_kernel_touch(kf), 0);
-    sh_kernel_close(kf);
+    static const struct timespec now2[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
+    assert_int_equal(sh_kernel_set_times(f->k, f->ws, "a.txt", now2,
+                                         SH_KT_CREATE, 0644, &r),
+                     0);
     struct stat tst;
     assert_int_equal(stat(pj(f->ws, "a.txt"), &tst), 0);
     assert_true(tst.st_mtime > 1000000);
@@ -422,6 +421,69 @@ test_vfs_paths(void **state)
     assert_int_equal(sh_kernel_rmdir(f->k, "/", f->agent, &r), EBUSY);
     assert_string_equal(r.kr_message, "bind mount point is busy");
     sh_kernel_result_clear(&r);
+}
+
+/* Times: one fs:write write_content decision each; explicit times land
+ * on the host and in memory; without create a missing name is ENOENT and
+ * nothing is made; no-follow sets a link's own times; a denial changes
+ * nothing. */
+static void
+test_set_times(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_stat st;
+    const struct timespec t[2] = {{1000, 5}, {2000, 7}};
+    const char *where[] = {f->ws, "/tmp"};
+    for (size_t i = 0; i < 2; i++) {
+        char *p = pj(where[i], "t.txt");
+        reset_log(f);
+        assert_int_equal(sh_kernel_set_times(f->k, "/", p, t, 0, 0644, &r),
+                         ENOENT);
+        assert_int_equal(f->d.n, 1);
+        expect_req(last(f), "fs:write", "write_content", p);
+        sh_kernel_result_clear(&r);
+        assert_int_equal(sh_kernel_stat_path(f->k, "/", p, &st, &r), ENOENT);
+        sh_kernel_result_clear(&r);
+        reset_log(f);
+        assert_int_equal(
+            sh_kernel_set_times(f->k, "/", p, t, SH_KT_CREATE, 0600, &r), 0);
+        assert_int_equal(f->d.n, 1);
+        assert_int_equal(sh_kernel_stat_path(f->k, "/", p, &st, &r), 0);
+        assert_int_equal(st.ks_atime, 1000);
+        assert_int_equal(st.ks_atime_ns, 5);
+        assert_int_equal(st.ks_mtime, 2000);
+        assert_int_equal(st.ks_mtime_ns, 7);
+        assert_int_equal(st.ks_mode & 0777, 0600);
+        // UTIME_OMIT keeps one of the two.
+        const struct timespec keep[2] = {{0, UTIME_OMIT}, {3000, 0}};
+        assert_int_equal(sh_kernel_set_times(f->k, "/", p, keep, 0, 0, &r), 0);
+        assert_int_equal(sh_kernel_stat_path(f->k, "/", p, &st, &r), 0);
+        assert_int_equal(st.ks_atime, 1000);
+        assert_int_equal(st.ks_mtime, 3000);
+    }
+    // No-follow: the link's own times, the target's untouched.
+    char *l = pj(f->ws, "tl");
+    assert_int_equal(symlink("t.txt", l), 0);
+    const struct timespec lt[2] = {{4000, 0}, {5000, 0}};
+    assert_int_equal(
+        sh_kernel_set_times(f->k, "/", l, lt, SH_KT_NOFOLLOW, 0, &r), 0);
+    assert_int_equal(sh_kernel_lstat(f->k, "/", l, &st, &r), 0);
+    assert_int_equal(st.ks_mtime, 5000);
+    assert_int_equal(sh_kernel_stat_path(f->k, "/", l, &st, &r), 0);
+    assert_int_equal(st.ks_mtime, 3000);
+    // A denial: the policy's words, and the times stay.
+    char *p = pj(f->ws, "t.txt");
+    const rule deny[] = {{"fs:write", "write_content", p, BOX_VERDICT_DENY}};
+    f->d.rules = deny;
+    f->d.nrules = 1;
+    assert_int_equal(sh_kernel_set_times(f->k, "/", p, lt, 0, 0, &r), EACCES);
+    assert_int_equal(r.kr_outcome, SH_KR_DENIED);
+    sh_kernel_result_clear(&r);
+    f->d.rules = NULL;
+    f->d.nrules = 0;
+    assert_int_equal(sh_kernel_stat_path(f->k, "/", p, &st, &r), 0);
+    assert_int_equal(st.ks_mtime, 3000);
 }
 
 /* Every operation sends its action and operation, on host and VFS. */
@@ -1250,6 +1312,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_home_reporting, setup, teardown),
         cmocka_unit_test_setup_teardown(test_vfs_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(test_operation_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_set_times, setup, teardown),
         cmocka_unit_test_setup_teardown(test_denials_and_faults, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_links, setup, teardown),

@@ -30,7 +30,7 @@ struct vnode {
     uint64_t vn_rdev; // a device's number, as Linux numbers it
     int vn_refs;  // open handles
     bool vn_busy; // mount point or ancestor of one
-    int64_t vn_mtime;
+    struct timespec vn_atim, vn_mtim, vn_ctim;
 };
 
 struct sh_vfs {
@@ -59,10 +59,19 @@ sh_vfs_strerror(int err)
     return strerror(err);
 }
 
-static int64_t
+static struct timespec
 now(void)
 {
-    return (int64_t)time(NULL);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ts;
+}
+
+/* A change of content: modification and change times become now. */
+static void
+modified(vnode *n)
+{
+    n->vn_mtim = n->vn_ctim = now();
 }
 
 static vnode *
@@ -79,7 +88,7 @@ node_new(sh_vfs *v, const char *name, size_t len, mode_t mode)
     }
     n->vn_ino = ++v->v_next_ino;
     n->vn_mode = mode;
-    n->vn_mtime = now();
+    n->vn_atim = n->vn_mtim = n->vn_ctim = now();
     v->v_inodes++;
     return n;
 }
@@ -108,7 +117,7 @@ attach(vnode *dir, vnode *n)
     n->vn_parent = dir;
     n->vn_next = dir->vn_kids;
     dir->vn_kids = n;
-    dir->vn_mtime = now();
+    modified(dir);
 }
 
 static void
@@ -118,7 +127,7 @@ detach(vnode *n)
     while (*pp != n)
         pp = &(*pp)->vn_next;
     *pp = n->vn_next;
-    n->vn_parent->vn_mtime = now();
+    modified(n->vn_parent);
     n->vn_parent = NULL;
     n->vn_next = NULL;
 }
@@ -323,7 +332,9 @@ sh_vfs_lstat(sh_vfs *v, const char *path, sh_vfs_stat *st)
         st->vs_ino = n->vn_ino;
         st->vs_mode = n->vn_mode;
         st->vs_size = n->vn_link ? strlen(n->vn_link) : n->vn_size;
-        st->vs_mtime = n->vn_mtime;
+        st->vs_atim = n->vn_atim;
+        st->vs_mtim = n->vn_mtim;
+        st->vs_ctim = n->vn_ctim;
         st->vs_rdev = n->vn_rdev;
     }
     pthread_mutex_unlock(&v->v_lock);
@@ -455,8 +466,42 @@ sh_vfs_chmod(sh_vfs *v, const char *path, uint64_t expect_ino, mode_t mode)
     vnode *n;
     pthread_mutex_lock(&v->v_lock);
     int err = find(v, path, expect_ino, &n);
-    if (err == 0)
+    if (err == 0) {
         n->vn_mode = (n->vn_mode & S_IFMT) | (mode & 07777);
+        n->vn_ctim = now();
+    }
+    pthread_mutex_unlock(&v->v_lock);
+    return err;
+}
+
+/* One time of utimensat(2)'s pair onto *dst. */
+static void
+set_time(struct timespec *dst, struct timespec t, struct timespec at)
+{
+    if (t.tv_nsec == UTIME_OMIT)
+        return;
+    *dst = t.tv_nsec == UTIME_NOW ? at : t;
+}
+
+/* Under the lock. */
+static void
+node_set_times(vnode *n, const struct timespec times[2])
+{
+    struct timespec at = now();
+    set_time(&n->vn_atim, times[0], at);
+    set_time(&n->vn_mtim, times[1], at);
+    n->vn_ctim = at;
+}
+
+int
+sh_vfs_set_times(sh_vfs *v, const char *path, uint64_t expect_ino,
+                 const struct timespec times[2])
+{
+    vnode *n;
+    pthread_mutex_lock(&v->v_lock);
+    int err = find(v, path, expect_ino, &n);
+    if (err == 0)
+        node_set_times(n, times);
     pthread_mutex_unlock(&v->v_lock);
     return err;
 }
@@ -542,7 +587,7 @@ open_node(sh_vfs *v, const char *path, int flags, mode_t mode,
         return EISDIR;
     if ((flags & O_TRUNC) && acc != O_RDONLY && S_ISREG(n->vn_mode)) {
         n->vn_size = 0;
-        n->vn_mtime = now();
+        modified(n);
     }
     *out = n;
     return 0;
@@ -611,12 +656,13 @@ sh_vfs_read(sh_vfs_file *f, void *buf, size_t n)
     return r;
 }
 
+
 void
-sh_vfs_touch(sh_vfs_file *f)
+sh_vfs_touch(sh_vfs_file *f, const struct timespec times[2])
 {
     sh_vfs *v = f->f_vfs;
     pthread_mutex_lock(&v->v_lock);
-    f->f_node->vn_mtime = now();
+    node_set_times(f->f_node, times);
     pthread_mutex_unlock(&v->v_lock);
 }
 
@@ -658,7 +704,7 @@ sh_vfs_write(sh_vfs_file *f, const void *buf, size_t n)
     f->f_off = end;
     if (end > nd->vn_size)
         nd->vn_size = end;
-    nd->vn_mtime = now();
+    modified(nd);
 out:
     pthread_mutex_unlock(&v->v_lock);
     return r;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define SH_VFS_MAX_FILE (10u * 1024u * 1024u) // box-spec §3.1
 #define SH_VFS_MAX_INODES 10000u              // box-spec §3.1
@@ -24,7 +25,7 @@ typedef struct sh_vfs_stat {
     uint64_t vs_ino; // never reused within one sh_vfs
     mode_t vs_mode;  // S_IFREG/S_IFDIR/S_IFLNK/S_IFCHR | permission bits
     uint64_t vs_size;
-    int64_t vs_mtime;
+    struct timespec vs_atim, vs_mtim, vs_ctim;
     uint64_t vs_rdev; // the device number /dev/null … would have
 } sh_vfs_stat;
 
@@ -67,8 +68,12 @@ int sh_vfs_open(sh_vfs *v, const char *path, int flags, mode_t mode,
 ssize_t sh_vfs_read(sh_vfs_file *f, void *buf, size_t n);
 ssize_t sh_vfs_write(sh_vfs_file *f, const void *buf, size_t n);
 void sh_vfs_close(sh_vfs_file *f);
-/* Sets the file's modification time to now (touch). */
-void sh_vfs_touch(sh_vfs_file *f);
+/* Sets the open file's times as sh_vfs_set_times does (touch). */
+void sh_vfs_touch(sh_vfs_file *f, const struct timespec times[2]);
+/* Sets the named node's times as utimensat(2) reads times[2] (access,
+ * modification; UTIME_NOW, UTIME_OMIT); the change time becomes now. */
+int sh_vfs_set_times(sh_vfs *v, const char *path, uint64_t expect_ino,
+                     const struct timespec times[2]);
 /* The open file's type bits (S_IFREG, S_IFCHR for /dev/null …). */
 mode_t sh_vfs_file_type(const sh_vfs_file *f);
 
