@@ -251,15 +251,8 @@ ls_cmp(const ls_opts *o, const ls_ent *a, const ls_ent *b)
     switch (o->lo_sort) {
     case LS_SORT_TIME: {
         long na, nb;
-        const sh_kernel_stat *sa = &a->le_st, *sb = &b->le_st;
-        int64_t ta = o->lo_time == LS_TIME_ATIME   ? sa->ks_atime
-                     : o->lo_time == LS_TIME_CTIME ? sa->ks_ctime
-                                                   : sa->ks_mtime;
-        int64_t tb = o->lo_time == LS_TIME_ATIME   ? sb->ks_atime
-                     : o->lo_time == LS_TIME_CTIME ? sb->ks_ctime
-                                                   : sb->ks_mtime;
-        na = o->lo_time == LS_TIME_MTIME ? sa->ks_mtime_ns : 0;
-        nb = o->lo_time == LS_TIME_MTIME ? sb->ks_mtime_ns : 0;
+        int64_t ta = ls_when(o, &a->le_st, &na);
+        int64_t tb = ls_when(o, &b->le_st, &nb);
         c = ta != tb ? (ta < tb ? 1 : -1) : na != nb ? (na < nb ? 1 : -1) : 0;
         break;
     }

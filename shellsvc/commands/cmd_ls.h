@@ -80,6 +80,9 @@ bool ls_fmt_block(ls_out *out, const ls_opts *o, const ls_ent *v, size_t n,
 bool ls_out_put(ls_out *out, box_err e);
 /* Columns a name takes on a terminal (its UTF-8 characters). */
 size_t ls_name_width(const char *s);
+/* The time -t sorts by and -l shows (-u access, -c change, else
+ * modification), its nanoseconds in *ns. */
+int64_t ls_when(const ls_opts *o, const sh_kernel_stat *st, long *ns);
 bool ls_out_flush(ls_out *out);
 
 #endif

@@ -11,6 +11,8 @@
 
 #include "box_alloc.h"
 #include "cmd_ls.h"
+#include "cmd_mode.h"
+#include "cmd_size.h"
 #include "sh_gopt.h"
 #include "sh_ids.h"
 
@@ -148,82 +150,25 @@ ls_indicator(const ls_opts *o, const ls_ent *e)
 
 /* ---- fields ---------------------------------------------------------- */
 
-/* GNU's human_readable with ceiling rounding: "1023", "1.0K", "1.5K",
- * "11K", "1.0M"; --si: powers of 1000, "k" for kilo. */
-static void
-ls_human(uint64_t v, bool si, char *out, size_t n)
-{
-    static const char units[] = "KMGTPEZY";
-    unsigned base = si ? 1000 : 1024;
-    if (v < base) {
-        snprintf(out, n, "%" PRIu64, v);
-        return;
-    }
-    int e = 0;
-    unsigned __int128 den = 1;
-    while (e < 8 && v / den >= base) {
-        den *= base;
-        e++;
-    }
-    for (;;) {
-        unsigned __int128 tenths = ((unsigned __int128)v * 10 + den - 1) / den;
-        char u = si && e == 1 ? 'k' : units[e - 1];
-        if (tenths < 100) {
-            snprintf(out, n, "%u.%u%c", (unsigned)(tenths / 10),
-                     (unsigned)(tenths % 10), u);
-            return;
-        }
-        unsigned __int128 whole = (v + den - 1) / den;
-        if (whole < base || e == 8) {
-            snprintf(out, n, "%" PRIu64 "%c", (uint64_t)whole, u);
-            return;
-        }
-        den *= base; // rounding up reached the next unit: "1.0M"
-        e++;
-    }
-}
-
 /* -s and the total: 512-byte blocks shown in KiB (rounded up), or as
  * -h shows bytes. */
 static void
 ls_blocks(const ls_opts *o, uint64_t blocks, char *out, size_t n)
 {
     if (o->lo_human || o->lo_si)
-        ls_human(blocks * 512, o->lo_si, out, n);
+        cmd_size_human(blocks * 512, o->lo_si, out, n);
     else
         snprintf(out, n, "%" PRIu64, (blocks + 1) / 2);
 }
 
-/* "drwxr-xr-x": type letter, then rwx triples with s/S and t/T. */
-static void
-ls_mode(mode_t m, char out[11])
-{
-    out[0] = S_ISDIR(m)    ? 'd'
-             : S_ISLNK(m)  ? 'l'
-             : S_ISCHR(m)  ? 'c'
-             : S_ISBLK(m)  ? 'b'
-             : S_ISFIFO(m) ? 'p'
-             : S_ISSOCK(m) ? 's'
-                           : '-';
-    static const char rwx[] = "rwxrwxrwx";
-    for (int i = 0; i < 9; i++)
-        out[1 + i] = (m & (0400u >> i)) ? rwx[i] : '-';
-    if (m & S_ISUID)
-        out[3] = (m & S_IXUSR) ? 's' : 'S';
-    if (m & S_ISGID)
-        out[6] = (m & S_IXGRP) ? 's' : 'S';
-    if (m & S_ISVTX)
-        out[9] = (m & S_IXOTH) ? 't' : 'T';
-    out[10] = '\0';
-}
-
-static int64_t
+int64_t
 ls_when(const ls_opts *o, const sh_kernel_stat *st, long *ns)
 {
-    *ns = o->lo_time == LS_TIME_MTIME ? st->ks_mtime_ns : 0;
-    return o->lo_time == LS_TIME_ATIME   ? st->ks_atime
-           : o->lo_time == LS_TIME_CTIME ? st->ks_ctime
-                                         : st->ks_mtime;
+    switch (o->lo_time) {
+    case LS_TIME_ATIME: *ns = st->ks_atime_ns; return st->ks_atime;
+    case LS_TIME_CTIME: *ns = st->ks_ctime_ns; return st->ks_ctime;
+    default: *ns = st->ks_mtime_ns; return st->ks_mtime;
+    }
 }
 
 /* strftime with GNU's %N (nanoseconds) added. */
@@ -323,7 +268,7 @@ ls_fields(const ls_opts *o, const ls_out *out, const ls_ent *e, ls_long *l)
     ls_blocks(o, st->ks_blocks, l->ll_blocks, sizeof l->ll_blocks);
     if (o->lo_format != LS_FMT_LONG)
         return;
-    ls_mode(st->ks_mode, l->ll_mode);
+    cmd_mode_ls(st->ks_mode, l->ll_mode);
     snprintf(l->ll_nlink, sizeof l->ll_nlink, "%" PRIu64, st->ks_nlink);
     ls_id(l->ll_owner, sizeof l->ll_owner, st->ks_uid,
           sh_ids_user(st->ks_uid), o->lo_numeric);
@@ -336,7 +281,7 @@ ls_fields(const ls_opts *o, const ls_out *out, const ls_ent *e, ls_long *l)
         snprintf(l->ll_minor, sizeof l->ll_minor, "%u",
                  minor((dev_t)st->ks_rdev));
     } else if (o->lo_human || o->lo_si) {
-        ls_human(st->ks_size, o->lo_si, l->ll_size, sizeof l->ll_size);
+        cmd_size_human(st->ks_size, o->lo_si, l->ll_size, sizeof l->ll_size);
     } else {
         snprintf(l->ll_size, sizeof l->ll_size, "%" PRIu64, st->ks_size);
     }

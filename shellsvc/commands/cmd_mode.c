@@ -152,3 +152,16 @@ cmd_mode_string(mode_t m, char out[10])
         out[8] = (m & 0001u) ? 't' : 'T';
     out[9] = '\0';
 }
+
+void
+cmd_mode_ls(mode_t m, char out[11])
+{
+    out[0] = S_ISDIR(m)    ? 'd'
+             : S_ISLNK(m)  ? 'l'
+             : S_ISCHR(m)  ? 'c'
+             : S_ISBLK(m)  ? 'b'
+             : S_ISFIFO(m) ? 'p'
+             : S_ISSOCK(m) ? 's'
+                           : '-';
+    cmd_mode_string(m, out + 1);
+}

@@ -24,4 +24,8 @@ bool cmd_mode_absolute(const char *s);
 /* "rwxr-xr-x" (with s S t T in the x places), 9 characters and NUL. */
 void cmd_mode_string(mode_t m, char out[10]);
 
+/* "drwxr-xr-x" as ls -l and stat's %A show it: the type letter, then
+ * cmd_mode_string's nine; 10 characters and NUL. */
+void cmd_mode_ls(mode_t m, char out[11]);
+
 #endif

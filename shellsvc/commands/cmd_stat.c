@@ -237,14 +237,7 @@ stat_directive(stat_run *sr, const stat_spec_text *sp, char mod, char c,
     case 'a': rv = stat_put_uint(b, sp, st->ks_mode & 07777, 'o'); break;
     case 'A': {
         char m[11];
-        cmd_mode_string(st->ks_mode, m + 1);
-        m[0] = S_ISDIR(st->ks_mode)    ? 'd'
-               : S_ISLNK(st->ks_mode)  ? 'l'
-               : S_ISCHR(st->ks_mode)  ? 'c'
-               : S_ISBLK(st->ks_mode)  ? 'b'
-               : S_ISFIFO(st->ks_mode) ? 'p'
-               : S_ISSOCK(st->ks_mode) ? 's'
-                                       : '-';
+        cmd_mode_ls(st->ks_mode, m);
         rv = stat_put_str(b, sp, m);
         break;
     }

@@ -44,6 +44,7 @@ static const sh_cmd sh_cmds[] = {
     {"declare", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"dirname", sh_cmd_dirname, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"dirs", sh_bi_dirs, "", SH_CMD_RAWARGS, NULL},
+    {"du", sh_cmd_du, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"echo", sh_bi_echo, "neE", SH_CMD_LENIENT, NULL},
     {"enable", sh_bi_enable, "adf:nps", 0, NULL},
     {"eval", sh_bi_eval, "", SH_CMD_RAWARGS, NULL},

@@ -245,6 +245,7 @@ int
 sh_gopt_next(sh_gopt_iter *it, const char **arg, int *status)
 {
     *arg = NULL;
+    it->gi_as_long = false;
     if (it->gi_short != NULL)
         return gopt_short(it, arg, status);
     while (it->gi_i < it->gi_argc) {
@@ -267,8 +268,10 @@ sh_gopt_next(sh_gopt_iter *it, const char **arg, int *status)
             it->gi_dashdash = true;
             continue;
         }
-        if (w[1] == '-')
+        if (w[1] == '-') {
+            it->gi_as_long = true;
             return gopt_long(it, w, arg, status);
+        }
         if ((it->gi_spec->gs_flags & SH_GOPT_F_NUMBER) &&
             gopt_all_digits(w + 1)) {
             *arg = w + 1;

@@ -79,6 +79,7 @@ typedef struct sh_gopt_iter {
     int gi_nplain;    // how many of gi_ops came before "--": GNU reads
                       // some of those as obsolete options (sort +POS,
                       // uniq +N), never the ones after it
+    bool gi_as_long;  // the option just returned was written --name
 } sh_gopt_iter;
 
 /* Starts a walk over argv[1..argc-1]. */
