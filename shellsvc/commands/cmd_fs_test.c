@@ -186,6 +186,29 @@ static const fcase cases[] = {
      WC(H "f") MD(H "f")},
     {NULL, "touch -d @5 -m f", "", "", 0, WC(H "f")},
 
+    // ---- df: a stat-like question per name; a denied one is absent ----
+    {NULL, "df --output=source,target,itotal /tmp",
+     "Filesystem     Mounted on Inodes\nbox:memory     /           10000\n", "",
+     0, MD("/tmp")},
+    {NULL, "df --output=source,fstype,target .",
+     "Filesystem     Type   Mounted on\nbox:memory     memory /\n", "", 0,
+     MD("/home/lash")},
+    {NULL, "df /usr; echo $?", "1\n",
+     "strands-shell: df: /usr: No such file or directory\n", 0, MD("/usr"),
+     "/usr"},
+    {NULL, "df --output=target", "Mounted on\n/\n", "", 0, MD("/")},
+    // a mount policy hides is not listed
+    {NULL, "df", "", "strands-shell: df: no file systems processed\n", 1,
+     MD("/"), "/"},
+    {NULL, "df -i -T --output", "",
+     "strands-shell: df: options -i and --output are mutually exclusive\n"
+     "Try 'df --help' for more information.\n",
+     1, ""},
+    {NULL, "df --output=size,size", "",
+     "strands-shell: df: option --output: field ‘size’ used more than once\n"
+     "Try 'df --help' for more information.\n",
+     1, ""},
+
     // ---- rm ----
     {"touch f", "rm f; [ -e f ] || echo gone", "gone\n", "", 0,
      RF(H "f") MD(H "f")},

@@ -42,6 +42,7 @@ static const sh_cmd sh_cmds[] = {
     {"cut", sh_cmd_cut, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"dash", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
     {"declare", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
+    {"df", sh_cmd_df, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"dirname", sh_cmd_dirname, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"dirs", sh_bi_dirs, "", SH_CMD_RAWARGS, NULL},
     {"du", sh_cmd_du, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},

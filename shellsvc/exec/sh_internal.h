@@ -730,6 +730,7 @@ int sh_cmd_chmod(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_comm(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cp(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cut(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_df(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_digest(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_dirname(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_du(sh_ctx *, int, char **, const sh_opts *);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
@@ -504,6 +505,7 @@ typedef struct kargs {
     size_t *ka_n;             // list
     sh_kernel_file **ka_file; // open
     const struct timespec *ka_times; // set times: access, modification
+    sh_kernel_fs *ka_fs;             // file system of a name
 } kargs;
 
 /* The effect on an admitted name; op is the question the floor applied
@@ -831,6 +833,47 @@ act_stat(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
 }
 
 static int
+act_fs(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
+       sh_kernel_result *r)
+{
+    sh_kernel_fs *fs = a->ka_fs;
+    memset(fs, 0, sizeof *fs);
+    if (!rs->rs_exists)
+        return fail(r, ENOENT, NULL);
+    if (!rs->rs_host) {
+        uint64_t inodes;
+        fs->kfs_mount = "/";
+        fs->kfs_bsize = 1024;
+        sh_vfs_usage(k->k_vfs, &fs->kfs_used_bytes, &inodes);
+        fs->kfs_files = SH_VFS_MAX_INODES;
+        fs->kfs_ffree = inodes < SH_VFS_MAX_INODES ? SH_VFS_MAX_INODES - inodes
+                                                   : 0;
+        return 0;
+    }
+    struct statfs sf;
+    if (fstatfs(rs->rs_fd, &sf) != 0)
+        return fail_errno(r, errno);
+    fs->kfs_host = true;
+    fs->kfs_mount = k->k_binds[rs->rs_bind].bd_root;
+    fs->kfs_bsize = sf.f_frsize ? (uint64_t)sf.f_frsize : (uint64_t)sf.f_bsize;
+    fs->kfs_blocks = sf.f_blocks;
+    fs->kfs_bfree = sf.f_bfree;
+    fs->kfs_bavail = sf.f_bavail;
+    fs->kfs_used_bytes = (sf.f_blocks - sf.f_bfree) * fs->kfs_bsize;
+    fs->kfs_files = sf.f_files;
+    fs->kfs_ffree = sf.f_ffree;
+    return 0;
+}
+
+const char *
+sh_kernel_fs_mount(const sh_kernel *k, size_t i)
+{
+    if (i == 0)
+        return "/";
+    return i - 1 < k->k_nbinds ? k->k_binds[i - 1].bd_root : NULL;
+}
+
+static int
 act_exec(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
          sh_kernel_result *r)
 {
@@ -1054,6 +1097,7 @@ act_remove(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
 enum kone_id {
     ONE_STAT,
     ONE_LSTAT,
+    ONE_FS,
     ONE_EXEC,
     ONE_LIST,
     ONE_CHDIR,
@@ -1069,6 +1113,7 @@ enum kone_id {
 static const kone one_tab[] = {
     [ONE_STAT] = {{KOP_READ_METADATA}, 1, true, true, NEED_ANY, act_stat},
     [ONE_LSTAT] = {{KOP_READ_METADATA}, 1, false, true, NEED_ANY, act_stat},
+    [ONE_FS] = {{KOP_READ_METADATA}, 1, true, true, NEED_ANY, act_fs},
     [ONE_EXEC] = {{KOP_EXEC}, 1, true, true, NEED_ANY, act_exec},
     [ONE_LIST] = {{KOP_ENUMERATE}, 1, true, false, NEED_DIR, act_list},
     [ONE_CHDIR] = {{KOP_CHANGE_DIR}, 1, true, false, NEED_DIR, act_chdir},
@@ -1097,6 +1142,13 @@ sh_kernel_lstat(sh_kernel *k, const char *cwd, const char *path,
                 sh_kernel_stat *st, sh_kernel_result *r)
 {
     return run(k, &one_tab[ONE_LSTAT], cwd, path, &(kargs){.ka_st = st}, r);
+}
+
+int
+sh_kernel_fs_of(sh_kernel *k, const char *cwd, const char *path,
+                sh_kernel_fs *out, sh_kernel_result *r)
+{
+    return run(k, &one_tab[ONE_FS], cwd, path, &(kargs){.ka_fs = out}, r);
 }
 
 int

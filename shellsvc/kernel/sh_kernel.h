@@ -141,6 +141,26 @@ typedef struct sh_kernel_stat {
     bool ks_host;
 } sh_kernel_stat;
 
+/* The file system a name lives on, as df shows it: a host bind (its
+ * root, and statfs's figures) or the in-memory tree (mount "/", the
+ * bytes it holds; its size is unknown: kfs_blocks 0). */
+typedef struct sh_kernel_fs {
+    bool kfs_host;
+    const char *kfs_mount; // the kernel's own string
+    uint64_t kfs_bsize;    // bytes per block of the counts below
+    uint64_t kfs_blocks, kfs_bfree, kfs_bavail;
+    uint64_t kfs_used_bytes;
+    uint64_t kfs_files, kfs_ffree;
+} sh_kernel_fs;
+
+/* Decided as a stat (fs:read read_metadata, a probe: a denial answers
+ * ENOENT). */
+int sh_kernel_fs_of(sh_kernel *k, const char *cwd, const char *path,
+                    sh_kernel_fs *out, sh_kernel_result *r);
+/* The file systems in order: the in-memory tree ("/"), then each bind
+ * root; NULL past the last. */
+const char *sh_kernel_fs_mount(const sh_kernel *k, size_t i);
+
 /* Probes: a denial answers "absent" (ENOENT, outcome SH_KR_DENIED, and no
  * message), never an error text. A fault is still a fault. */
 int sh_kernel_stat_path(sh_kernel *k, const char *cwd, const char *path,

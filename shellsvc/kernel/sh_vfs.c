@@ -732,3 +732,32 @@ sh_vfs_inodes(sh_vfs *v)
     pthread_mutex_unlock(&v->v_lock);
     return n;
 }
+
+/* Under the lock: the bytes below n (an iterative walk: the tree may be
+ * as deep as paths allow). */
+static uint64_t
+tree_bytes(const vnode *n)
+{
+    uint64_t sum = 0;
+    const vnode *cur = n;
+    while (cur != NULL) {
+        sum += cur->vn_link ? strlen(cur->vn_link) : cur->vn_size;
+        if (cur->vn_kids != NULL) {
+            cur = cur->vn_kids;
+            continue;
+        }
+        while (cur != n && cur->vn_next == NULL)
+            cur = cur->vn_parent;
+        cur = cur == n ? NULL : cur->vn_next;
+    }
+    return sum;
+}
+
+void
+sh_vfs_usage(sh_vfs *v, uint64_t *bytes, uint64_t *inodes)
+{
+    pthread_mutex_lock(&v->v_lock);
+    *bytes = tree_bytes(v->v_root);
+    *inodes = v->v_inodes;
+    pthread_mutex_unlock(&v->v_lock);
+}

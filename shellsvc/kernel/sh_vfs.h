@@ -79,5 +79,7 @@ mode_t sh_vfs_file_type(const sh_vfs_file *f);
 
 /* Live inodes (for tests). */
 size_t sh_vfs_inodes(sh_vfs *v);
+/* The bytes the tree's files and links hold, and its live inodes (df). */
+void sh_vfs_usage(sh_vfs *v, uint64_t *bytes, uint64_t *inodes);
 
 #endif
