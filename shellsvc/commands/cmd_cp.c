@@ -148,17 +148,7 @@ static const sh_gopt_spec cp_spec = {
         "copy.\n"
         "Use --reflink=never to ensure a standard copy is performed.\n"
         "\n"
-        "The backup suffix is '~', unless set with --suffix or SIMPLE_BACKU"
-        "P_SUFFIX.\n"
-        "The version control method may be selected via the --backup option"
-        " or through\n"
-        "the VERSION_CONTROL environment variable.  Here are the values:\n"
-        "\n"
-        "  none, off       never make backups (even if --backup is given)\n"
-        "  numbered, t     make numbered backups\n"
-        "  existing, nil   numbered if numbered backups exist, simple other"
-        "wise\n"
-        "  simple, never   always make simple backups\n"
+        CMD_BACKUP_HELP
         "\n"
         "As a special case, cp makes a backup of SOURCE when the force and "
         "backup\n"
@@ -270,9 +260,7 @@ sh_cmd_cp(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
                 o.co_preserve_times = false;
             break;
         case 'i':
-            st = sh_cmd_err(cx, "cp", 1,
-                            "-i (--interactive) is not supported in this box: "
-                            "there is no terminal to answer its questions");
+            st = cmd_no_interactive(cx, "cp");
             goto out;
         case 'l':
             st = sh_cmd_err(cx, "cp", 1,

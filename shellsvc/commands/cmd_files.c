@@ -262,3 +262,11 @@ cmd_place_operands(sh_gopt_iter *it, const char *target, bool no_target,
     box_free(q);
     return st;
 }
+
+int
+cmd_no_interactive(sh_ctx *cx, const char *cmd)
+{
+    return sh_cmd_err(cx, cmd, 1,
+                      "-i (--interactive) is not supported in this box: "
+                      "there is no terminal to answer its questions");
+}

@@ -45,6 +45,22 @@ int cmd_failq_after(sh_ctx *cx, const char *cmd, sh_kernel_result *r,
 bool cmd_say(sh_ctx *cx, const char *pre, const char *a, const char *mid,
              const char *b);
 
+/* The paragraph on backups that ends cp's, mv's and ln's --help. */
+#define CMD_BACKUP_HELP                                                       \
+    "The backup suffix is '~', unless set with --suffix or SIMPLE_BACKUP_"    \
+    "SUFFIX.\n"                                                               \
+    "The version control method may be selected via the --backup option or " \
+    "through\n"                                                               \
+    "the VERSION_CONTROL environment variable.  Here are the values:\n"       \
+    "\n"                                                                      \
+    "  none, off       never make backups (even if --backup is given)\n"      \
+    "  numbered, t     make numbered backups\n"                               \
+    "  existing, nil   numbered if numbered backups exist, simple otherwise\n" \
+    "  simple, never   always make simple backups\n"
+
+/* -i's refusal: a box call has no terminal to ask on. Status 1. */
+int cmd_no_interactive(sh_ctx *cx, const char *cmd);
+
 /* Status of a run that saw rc from one step: 125 sticks, else 1. */
 static inline int
 cmd_worse(int status, int rc)

@@ -84,17 +84,7 @@ static const sh_gopt_spec ln_spec = {
         "      --help        display this help and exit\n"
         "      --version     output version information and exit\n"
         "\n"
-        "The backup suffix is '~', unless set with --suffix or SIMPLE_BACKU"
-        "P_SUFFIX.\n"
-        "The version control method may be selected via the --backup option"
-        " or through\n"
-        "the VERSION_CONTROL environment variable.  Here are the values:\n"
-        "\n"
-        "  none, off       never make backups (even if --backup is given)\n"
-        "  numbered, t     make numbered backups\n"
-        "  existing, nil   numbered if numbered backups exist, simple other"
-        "wise\n"
-        "  simple, never   always make simple backups\n"
+        CMD_BACKUP_HELP
         "\n"
         "Using -s ignores -L and -P.  Otherwise, the last option specified "
         "controls\n"
@@ -250,9 +240,7 @@ sh_cmd_ln(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
             lr.lr_verbose = true;
             break;
         case 'i':
-            st = sh_cmd_err(cx, "ln", 1,
-                            "-i (--interactive) is not supported in this box: "
-                            "there is no terminal to answer its questions");
+            st = cmd_no_interactive(cx, "ln");
             goto out;
         default:
             break; // -L, -P: only hard links read them

@@ -63,17 +63,7 @@ static const sh_gopt_spec mv_spec = {
         "      --help        display this help and exit\n"
         "      --version     output version information and exit\n"
         "\n"
-        "The backup suffix is '~', unless set with --suffix or SIMPLE_BACKU"
-        "P_SUFFIX.\n"
-        "The version control method may be selected via the --backup option"
-        " or through\n"
-        "the VERSION_CONTROL environment variable.  Here are the values:\n"
-        "\n"
-        "  none, off       never make backups (even if --backup is given)\n"
-        "  numbered, t     make numbered backups\n"
-        "  existing, nil   numbered if numbered backups exist, simple other"
-        "wise\n"
-        "  simple, never   always make simple backups\n",
+        CMD_BACKUP_HELP,
 };
 
 typedef struct mv_run {
@@ -233,9 +223,7 @@ sh_cmd_mv(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
             mr.mr_verbose = true;
             break;
         case 'i':
-            st = sh_cmd_err(cx, "mv", 1,
-                            "-i (--interactive) is not supported in this box: "
-                            "there is no terminal to answer its questions");
+            st = cmd_no_interactive(cx, "mv");
             goto out;
         default:
             break;
