@@ -270,3 +270,16 @@ cmd_no_interactive(sh_ctx *cx, const char *cmd)
                       "-i (--interactive) is not supported in this box: "
                       "there is no terminal to answer its questions");
 }
+
+int
+cmd_each_operand(sh_gopt_iter *it, cmd_operand_fn one, void *run)
+{
+    sh_ctx *cx = it->gi_cx;
+    int st = 0;
+    for (int i = 0; i < it->gi_nops && st != BOX_STATUS_FAULT; i++) {
+        if (sh_check_stop(cx))
+            return cx->cx_status;
+        st = cmd_worse(st, one(run, it->gi_ops[i]));
+    }
+    return sh_check_stop(cx) ? cx->cx_status : st;
+}

@@ -70,6 +70,14 @@ cmd_worse(int status, int rc)
     return rc != 0 ? 1 : status;
 }
 
+/* The command's act on one operand: 0, 1 or 125 after its messages. */
+typedef int (*cmd_operand_fn)(void *run, const char *operand);
+
+/* one on each of it's operands in order, GNU's way: a failure does not
+ * stop the others, a fault (125) or the end of the call does. Returns
+ * the worst status. */
+int cmd_each_operand(sh_gopt_iter *it, cmd_operand_fn one, void *run);
+
 /* dir/name, or name under "/" without a doubled slash. NULL: ENOMEM. */
 char *cmd_join(const char *dir, const char *name);
 

@@ -57,6 +57,7 @@ typedef struct mkdir_run {
     bool mr_verbose;
     bool mr_has_mode; // -m: the last component gets mr_mode exactly
     mode_t mr_mode;
+    bool mr_parents; // -p
 } mkdir_run;
 
 /* "mkdir: cannot create directory ‘P’: ERR" for r (a denial as the
@@ -244,6 +245,22 @@ out:
 /* mkdir: fs:write create_dir per directory made (box-spec §3.6), and
  * with -m fs:write set_permissions on the operand. Without -p an
  * existing directory is "File exists". */
+/* cmd_operand_fn: one directory (with -p, its missing parents). */
+static int
+mkdir_operand(void *run, const char *p)
+{
+    mkdir_run *mr = run;
+    sh_kernel_result r = {0};
+    int rc;
+    if (p[0] == '\0') // the kernel would read "" as the cwd
+        return mkdir_errno(mr, p, ENOENT);
+    if (mr->mr_parents)
+        return mkdir_parents(mr, p);
+    if ((rc = mkdir_try(mr, p, false, true, &r)) != 0)
+        rc = r.kr_outcome == SH_KR_OK ? 1 : mkdir_fail(mr, p, &r);
+    return rc;
+}
+
 int
 sh_cmd_mkdir(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
 {
@@ -276,22 +293,8 @@ sh_cmd_mkdir(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
         st = sh_gopt_usage_error(&it, "missing operand");
         goto out;
     }
-    for (int i = 0; i < it.gi_nops && st != BOX_STATUS_FAULT; i++) {
-        if (sh_check_stop(cx)) {
-            st = cx->cx_status;
-            goto out;
-        }
-        const char *p = it.gi_ops[i];
-        sh_kernel_result r = {0};
-        int rc;
-        if (p[0] == '\0') // the kernel would read "" as the cwd
-            rc = mkdir_errno(&mr, p, ENOENT);
-        else if (parents)
-            rc = mkdir_parents(&mr, p);
-        else if ((rc = mkdir_try(&mr, p, false, true, &r)) != 0)
-            rc = r.kr_outcome == SH_KR_OK ? 1 : mkdir_fail(&mr, p, &r);
-        st = cmd_worse(st, rc);
-    }
+    mr.mr_parents = parents;
+    st = cmd_each_operand(&it, mkdir_operand, &mr);
 out:
     sh_gopt_free(&it);
     return st;

@@ -98,6 +98,7 @@ typedef struct rm_run {
     bool rr_recursive;
     bool rr_dirs; // -d: an empty directory goes too
     bool rr_verbose;
+    bool rr_preserve_root; // rm -r refuses "/"
 } rm_run;
 
 static const char *
@@ -249,7 +250,7 @@ is_dot_operand(const char *s)
 /* Operands GNU refuses before touching anything: no decision is asked.
  * -1 when the operand goes on to the kernel. */
 static int
-rm_refused(rm_run *rr, const char *s, bool preserve_root)
+rm_refused(rm_run *rr, const char *s)
 {
     sh_ctx *cx = rr->rr_cx;
     bool tree = rr->rr_recursive || rr->rr_dirs;
@@ -261,7 +262,7 @@ rm_refused(rm_run *rr, const char *s, bool preserve_root)
         // The root is never removed here: "Is a directory" as GNU says
         // without -d, "Directory not empty" with it; -r --no-preserve-root
         // is answered "busy" rather than walking every reachable file.
-        if (!rr->rr_recursive || !preserve_root) {
+        if (!rr->rr_recursive || !rr->rr_preserve_root) {
             sh_kernel_result r = {.kr_outcome = SH_KR_OS_ERROR,
                                   .kr_errno = rr->rr_recursive ? EBUSY
                                               : rr->rr_dirs    ? ENOTEMPTY
@@ -296,14 +297,24 @@ rm_refused(rm_run *rr, const char *s, bool preserve_root)
  * per entry. -i and -I ask questions no one can answer here (the box has
  * no terminal): refused.
  */
+/* cmd_operand_fn: one operand, refused, removed, or its tree (-r). */
+static int
+rm_operand(void *run, const char *p)
+{
+    rm_run *rr = run;
+    int rc = rm_refused(rr, p);
+    if (rc < 0)
+        rc = rr->rr_recursive ? rm_tree(rr, p, 0) : rm_unlink(rr, p);
+    return rc;
+}
+
 int
 sh_cmd_rm(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
 {
     (void)unused;
     sh_gopt_iter it;
     sh_gopt_init(&it, cx, &rm_spec, argc, argv);
-    rm_run rr = {.rr_cx = cx, .rr_cmd = "rm"};
-    bool preserve_root = true;
+    rm_run rr = {.rr_cx = cx, .rr_cmd = "rm", .rr_preserve_root = true};
     const char *arg;
     int id, st = 0;
     while ((id = sh_gopt_next(&it, &arg, &st)) >= 0) {
@@ -322,10 +333,10 @@ sh_cmd_rm(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
             rr.rr_verbose = true;
             break;
         case RM_NO_PRESERVE_ROOT:
-            preserve_root = false;
+            rr.rr_preserve_root = false;
             break;
         case RM_PRESERVE_ROOT:
-            preserve_root = true;
+            rr.rr_preserve_root = true;
             break;
         case 'i':
         case 'I':
@@ -349,19 +360,7 @@ sh_cmd_rm(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
             st = sh_gopt_usage_error(&it, "missing operand");
         goto out;
     }
-    for (int i = 0; i < it.gi_nops && st != BOX_STATUS_FAULT; i++) {
-        if (sh_check_stop(cx)) {
-            st = cx->cx_status;
-            goto out;
-        }
-        const char *p = it.gi_ops[i];
-        int rc = rm_refused(&rr, p, preserve_root);
-        if (rc < 0)
-            rc = rr.rr_recursive ? rm_tree(&rr, p, 0) : rm_unlink(&rr, p);
-        st = cmd_worse(st, rc);
-    }
-    if (sh_check_stop(cx))
-        st = cx->cx_status;
+    st = cmd_each_operand(&it, rm_operand, &rr);
 out:
     sh_gopt_free(&it);
     return st;

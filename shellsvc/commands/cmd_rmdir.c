@@ -44,6 +44,7 @@ static const sh_gopt_spec rmdir_spec = {
 typedef struct rmdir_run {
     sh_ctx *rr_cx;
     bool rr_verbose, rr_ignore;
+    bool rr_parents; // -p
 } rmdir_run;
 
 /*
@@ -129,6 +130,18 @@ rmdir_parents(rmdir_run *rr, const char *operand)
     return status;
 }
 
+/* cmd_operand_fn: one directory (with -p, then its parents). */
+static int
+rmdir_operand(void *run, const char *p)
+{
+    rmdir_run *rr = run;
+    if (rr->rr_parents)
+        return rmdir_parents(rr, p);
+    sh_kernel_result r = {0};
+    int err = rmdir_try(rr, p, &r);
+    return err == 0 ? 0 : rmdir_fail(rr, "failed to remove", p, err, &r);
+}
+
 int
 sh_cmd_rmdir(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
 {
@@ -153,22 +166,8 @@ sh_cmd_rmdir(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
         st = sh_gopt_usage_error(&it, "missing operand");
         goto out;
     }
-    for (int i = 0; i < it.gi_nops && st != BOX_STATUS_FAULT; i++) {
-        if (sh_check_stop(cx)) {
-            st = cx->cx_status;
-            goto out;
-        }
-        const char *p = it.gi_ops[i];
-        int rc;
-        if (parents) {
-            rc = rmdir_parents(&rr, p);
-        } else {
-            sh_kernel_result r = {0};
-            int err = rmdir_try(&rr, p, &r);
-            rc = err == 0 ? 0 : rmdir_fail(&rr, "failed to remove", p, err, &r);
-        }
-        st = cmd_worse(st, rc);
-    }
+    rr.rr_parents = parents;
+    st = cmd_each_operand(&it, rmdir_operand, &rr);
 out:
     sh_gopt_free(&it);
     return st;

@@ -97,8 +97,9 @@ touch_fail(touch_run *tr, const char *what, const char *path,
  * file is created unless -c or -h. Returns 0, 1 or 125.
  */
 static int
-touch_one(touch_run *tr, const char *path)
+touch_one(void *run, const char *path)
 {
+    touch_run *tr = run;
     sh_ctx *cx = tr->tr_cx;
     sh_kernel_result r = {0};
     if (strcmp(path, "-") == 0) // standard output: a pipe here, no file
@@ -243,15 +244,7 @@ sh_cmd_touch(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         which = 0;
     if ((status = touch_times(&tr, date, ref, stamp, which)) != 0)
         goto out;
-    for (int i = 0; i < it.gi_nops; i++) {
-        if (sh_check_stop(cx)) {
-            status = cx->cx_status;
-            goto out;
-        }
-        status = cmd_worse(status, touch_one(&tr, it.gi_ops[i]));
-        if (status == BOX_STATUS_FAULT)
-            goto out;
-    }
+    status = cmd_each_operand(&it, touch_one, &tr);
 out:
     sh_gopt_free(&it);
     return status;
