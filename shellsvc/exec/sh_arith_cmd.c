@@ -35,7 +35,7 @@ arith_eval(sh_ctx *cx, const sh_word *w, bool trim, long long *v)
     size_t el = 0;
     int rc = 0;
     if (dollar && memchr(t, '"', n) == NULL &&
-        (rc = sh_expand_arith_text(cx, t, n, &e, &el)) != 0)
+        (rc = sh_expand_dq_text(cx, "arithmetic", t, n, &e, &el)) != 0)
         return rc;
     char *line = box_asprintf("+ (( %.*s ))\n", (int)(e ? el : n), e ? e : t);
     if (line != NULL)

@@ -987,7 +987,7 @@ sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p, long long *v)
         return sh_arith_in(cx, who, t, n, v);
     char *e = NULL;
     size_t el = 0;
-    int rc = sh_expand_arith_text(cx, t, n, &e, &el);
+    int rc = sh_expand_dq_text(cx, "arithmetic", t, n, &e, &el);
     if (rc == 0)
         rc = sh_arith_in(cx, who, e, el, v);
     box_free(e);
@@ -995,23 +995,42 @@ sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p, long long *v)
 }
 
 int
-sh_expand_arith_text(sh_ctx *cx, const char *t, size_t n, char **out,
-                     size_t *outlen)
+sh_expand_dq_text(sh_ctx *cx, const char *who, const char *t, size_t n,
+                  char **out, size_t *outlen)
 {
     *out = NULL;
     *outlen = 0;
-    char *src = box_asprintf("A=\"%.*s\"", (int)n, t);
+    // Parsed as the value of A="…": a bare '"' is escaped so it stays
+    // literal, a backslash keeps the character after it.
+    box_buf b;
+    box_buf_init(&b, SIZE_MAX);
+    box_err e = box_buf_puts(&b, "A=\"");
+    for (size_t i = 0; i < n && e == BOX_OK; i++) {
+        if (t[i] == '\\' && i + 1 < n) {
+            e = box_buf_append(&b, t + i, 2);
+            i++;
+        } else if (t[i] == '\\') { // a lone last backslash is itself
+            e = box_buf_puts(&b, "\\\\");
+        } else {
+            e = t[i] == '"' ? box_buf_puts(&b, "\\\"")
+                            : box_buf_putc(&b, t[i]);
+        }
+    }
+    if (e == BOX_OK)
+        e = box_buf_putc(&b, '"');
+    char *src = e == BOX_OK ? box_buf_take(&b) : NULL;
+    box_buf_reset(&b);
     box_arena *a = box_arena_new((size_t)4 << 20);
     sh_node *list = NULL;
     sh_diag d;
     int rc = 1;
     if (src == NULL || a == NULL) {
-        sh_errf(cx, "arithmetic: out of memory");
+        sh_errf(cx, "%s: out of memory", who);
     } else if (sh_parse(src, strlen(src), a, &list, &d) != BOX_OK ||
                list->u.list.items == NULL ||
                list->u.list.items->n_kind != SH_N_SIMPLE ||
                list->u.list.items->u.simple.assigns == NULL) {
-        sh_errf(cx, "arithmetic: syntax error");
+        sh_errf(cx, "%s: syntax error", who);
         rc = 2;
     } else {
         rc = sh_expand_str(

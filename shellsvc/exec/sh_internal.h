@@ -473,10 +473,15 @@ int sh_arith_in(sh_ctx *cx, const char *who, const char *text, size_t len,
  * evaluated (messages led by `who: ` unless NULL). 0 or a status. */
 int sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p,
                     long long *v);
-/* Arithmetic text t[0..n) expanded as if double-quoted (no `"` in it):
- * *out box_alloc'd. 0 or a status after a message. */
-int sh_expand_arith_text(sh_ctx *cx, const char *t, size_t n, char **out,
-                         size_t *outlen);
+/* Text t[0..n) expanded as the inside of a double-quoted word ($, `,
+ * and \ before $ ` " \ are special; a bare `"` is literal): arithmetic
+ * text, a prompt string. *out box_alloc'd. 0 or a status after a message
+ * naming who. */
+int sh_expand_dq_text(sh_ctx *cx, const char *who, const char *t, size_t n,
+                      char **out, size_t *outlen);
+/* ${v@P}: v's prompt escapes decoded (\u \h \w \W \$ \d \t \n \nnn
+ * …), then expanded as a prompt is. *out box_alloc'd; 0 or a status. */
+int sh_prompt_expand(sh_ctx *cx, const char *v, char **out);
 
 /* ---- assignment (sh_assign.c) ---- */
 

@@ -383,18 +383,12 @@ sh_param_xform(sh_ctx *cx, const sh_wpart *p, const char *name, size_t namelen,
             sh_ansic_decode(v, n, *out);
         break;
     }
-    case 'P':
-        // Prompt escapes (\u \w \$ …) and the expansions of a prompt are
-        // not interpreted here: a value with none of them is itself.
-        if (strpbrk(v, "\\$`!") != NULL) {
-            sh_errf(cx,
-                    "${%s@P}: prompt expansion of escapes is not "
-                    "supported",
-                    nm);
-            return fail(cx);
-        }
-        *out = box_strdup(v);
+    case 'P': {
+        int rc = sh_prompt_expand(cx, v, out);
+        if (rc != 0)
+            return rc;
         break;
+    }
     case 'A': {
         if (!sh_name_valid(name, namelen)) {
             *out = box_strdup("");
