@@ -159,7 +159,7 @@ sh_cmd_index(const sh_cmd *c)
     return (size_t)(c - sh_cmds);
 }
 
-_Static_assert(sizeof sh_cmds / sizeof sh_cmds[0] <= 128,
+_Static_assert(sizeof sh_cmds / sizeof sh_cmds[0] <= 256,
                "sh_state.st_disabled has a bit per row");
 
 const sh_cmd *

@@ -111,7 +111,7 @@ typedef struct sh_state {
     unsigned st_shopt;       // SH_SHOPT_* bits (sh_glob.h)
     uint64_t st_shopt_other; // shopt rows stored, not acted on: bit set
                              // when the row differs from its default
-    uint64_t st_disabled[2]; // `enable -n`: bit per sh_cmds row
+    uint64_t st_disabled[4]; // `enable -n`: bit per sh_cmds row
 } sh_state;
 
 sh_state *sh_state_new(void);
