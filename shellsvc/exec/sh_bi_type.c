@@ -7,18 +7,21 @@
 #include "sh_bistate.h"
 #include "sh_internal.h"
 
-/* bash's reserved words (`type if` says "shell keyword"). */
-static const char *const keywords[] = {
-    "!",    "[[",   "]]",    "case",  "coproc",   "do", "done", "elif",
-    "else", "esac", "fi",    "for",   "function", "if", "in",   "select",
-    "then", "time", "until", "while", "{",        "}",
+/* bash's reserved words in its own order (`compgen -k` lists them so;
+ * `type if` says "shell keyword"). */
+const char *const sh_keywords[] = {
+    "if",    "then",  "else", "elif",     "fi",   "case", "esac",
+    "for",   "select", "while", "until",  "do",   "done", "in",
+    "function", "time", "{",   "}",       "!",    "[[",   "]]",
+    "coproc",
 };
+const size_t sh_nkeywords = sizeof sh_keywords / sizeof sh_keywords[0];
 
 static bool
 is_keyword(const char *name)
 {
-    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-        if (strcmp(keywords[i], name) == 0)
+    for (size_t i = 0; i < sh_nkeywords; i++)
+        if (strcmp(sh_keywords[i], name) == 0)
             return true;
     return false;
 }

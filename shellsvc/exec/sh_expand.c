@@ -994,6 +994,33 @@ sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p, long long *v)
     return rc;
 }
 
+/* src, a whole "A=VALUE" assignment, parsed, and VALUE expanded as an
+ * assignment's value is (no splitting, no globbing). */
+static int
+expand_assignment_text(sh_ctx *cx, const char *who, const char *src,
+                       char **out, size_t *outlen)
+{
+    box_arena *a = box_arena_new((size_t)4 << 20);
+    sh_node *list = NULL;
+    sh_diag d;
+    int rc = 1;
+    if (a == NULL) {
+        sh_errf(cx, "%s: out of memory", who);
+    } else if (sh_parse(src, strlen(src), a, &list, &d) != BOX_OK ||
+               list->u.list.items == NULL ||
+               list->u.list.items->n_kind != SH_N_SIMPLE ||
+               list->u.list.items->u.simple.assigns == NULL ||
+               list->u.list.items->n_next != NULL) {
+        sh_errf(cx, "%s: syntax error", who);
+        rc = 2;
+    } else {
+        rc = sh_expand_str(
+            cx, list->u.list.items->u.simple.assigns->a_value, out, outlen);
+    }
+    box_arena_free(a);
+    return rc;
+}
+
 int
 sh_expand_dq_text(sh_ctx *cx, const char *who, const char *t, size_t n,
                   char **out, size_t *outlen)
@@ -1018,25 +1045,68 @@ sh_expand_dq_text(sh_ctx *cx, const char *who, const char *t, size_t n,
     }
     if (e == BOX_OK)
         e = box_buf_putc(&b, '"');
+    box_err fe = e;
     char *src = e == BOX_OK ? box_buf_take(&b) : NULL;
     box_buf_reset(&b);
-    box_arena *a = box_arena_new((size_t)4 << 20);
-    sh_node *list = NULL;
-    sh_diag d;
-    int rc = 1;
-    if (src == NULL || a == NULL) {
+    if (fe != BOX_OK) {
         sh_errf(cx, "%s: out of memory", who);
-    } else if (sh_parse(src, strlen(src), a, &list, &d) != BOX_OK ||
-               list->u.list.items == NULL ||
-               list->u.list.items->n_kind != SH_N_SIMPLE ||
-               list->u.list.items->u.simple.assigns == NULL) {
-        sh_errf(cx, "%s: syntax error", who);
-        rc = 2;
-    } else {
-        rc = sh_expand_str(
-            cx, list->u.list.items->u.simple.assigns->a_value, out, outlen);
+        return 1;
     }
-    box_arena_free(a);
+    int rc = expand_assignment_text(cx, who, src, out, outlen);
+    box_free(src);
+    return rc;
+}
+
+int
+sh_expand_word_text(sh_ctx *cx, const char *who, const char *t, size_t n,
+                    char **out, size_t *outlen)
+{
+    *out = NULL;
+    *outlen = 0;
+    // A=WORD, an unquoted blank or operator character escaped so that
+    // WORD stays one word whatever split it out of its list.
+    box_buf b;
+    box_buf_init(&b, SIZE_MAX);
+    box_err e = box_buf_puts(&b, "A=");
+    char q = 0;
+    for (size_t i = 0; i < n && e == BOX_OK; i++) {
+        char c = t[i];
+        if (c == '\\' && q != '\'' && i + 1 < n) {
+            e = box_buf_append(&b, t + i, 2);
+            i++;
+            continue;
+        }
+        if (q != '\'' && c == '$' && i + 1 < n &&
+            (t[i + 1] == '(' || t[i + 1] == '{')) {
+            // $( ), $(( )), ${ }: copied whole, as the parser reads them
+            char open = t[i + 1], close = open == '(' ? ')' : '}';
+            size_t j = i + 1;
+            for (int depth = 0; j < n; j++) {
+                depth += t[j] == open ? 1 : t[j] == close ? -1 : 0;
+                if (depth == 0)
+                    break;
+            }
+            size_t len = j < n ? j - i + 1 : n - i;
+            e = box_buf_append(&b, t + i, len);
+            i += len - 1;
+            continue;
+        }
+        if (q == 0 && (c == '\'' || c == '"'))
+            q = c;
+        else if (c == q)
+            q = 0;
+        else if (q == 0 && strchr(" \t\n;&|<>()", c) != NULL)
+            e = box_buf_putc(&b, '\\');
+        if (e == BOX_OK)
+            e = box_buf_putc(&b, c);
+    }
+    char *src = e == BOX_OK ? box_buf_take(&b) : NULL;
+    box_buf_reset(&b);
+    if (src == NULL) {
+        sh_errf(cx, "%s: out of memory", who);
+        return 1;
+    }
+    int rc = expand_assignment_text(cx, who, src, out, outlen);
     box_free(src);
     return rc;
 }

@@ -479,6 +479,10 @@ int sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p,
  * naming who. */
 int sh_expand_dq_text(sh_ctx *cx, const char *who, const char *t, size_t n,
                       char **out, size_t *outlen);
+/* One shell word's text t[0..n) expanded as an assignment's value is
+ * (quotes removed, no splitting or globbing): compgen -W's words. */
+int sh_expand_word_text(sh_ctx *cx, const char *who, const char *t, size_t n,
+                        char **out, size_t *outlen);
 /* ${v@P}: v's prompt escapes decoded (\u \h \w \W \$ \d \t \n \nnn
  * …), then expanded as a prompt is. *out box_alloc'd; 0 or a status. */
 int sh_prompt_expand(sh_ctx *cx, const char *v, char **out);
@@ -663,6 +667,9 @@ const sh_cmd *sh_cmd_find(const sh_state *st, const char *name);
 /* The i-th row in table order (NULL past the end), and a row's index. */
 const sh_cmd *sh_cmd_at(size_t i);
 size_t sh_cmd_index(const sh_cmd *c);
+/* bash's reserved words, in its order (sh_bi_type.c). */
+extern const char *const sh_keywords[];
+extern const size_t sh_nkeywords;
 /* The i-th registered name in table order, NULL past the end. */
 const char *sh_cmd_name_at(size_t i);
 /* Parses options per spec; returns 0 or 2 after the invalid-option
@@ -711,6 +718,7 @@ int sh_bi_wait(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_let(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_eval(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_command(sh_ctx *, int, char **, const sh_opts *);
+int sh_bi_compgen(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_type(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_shopt(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_source(sh_ctx *, int, char **, const sh_opts *);
