@@ -111,7 +111,7 @@ typedef struct sh_state {
     unsigned st_shopt;       // SH_SHOPT_* bits (sh_glob.h)
     uint64_t st_shopt_other; // shopt rows stored, not acted on: bit set
                              // when the row differs from its default
-    uint64_t st_disabled[2]; // `enable -n`: bit per sh_cmds row
+    uint64_t st_disabled[4]; // `enable -n`: bit per sh_cmds row
 } sh_state;
 
 sh_state *sh_state_new(void);
@@ -727,15 +727,20 @@ int sh_cmd_base64(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_basename(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cat(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_chmod(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_clear(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_comm(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cp(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cut(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_date(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_digest(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_dirname(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_env(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_find_files(sh_ctx *, int, char **, const sh_opts *); // find
 int sh_cmd_fold(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_grep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_head(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_hostname(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_id(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_jq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_ln(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_ls(sh_ctx *, int, char **, const sh_opts *);
@@ -743,7 +748,10 @@ int sh_cmd_mkdir(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_mktemp(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_mv(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_nl(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_nproc(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_paste(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_printenv(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_python(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_readlink(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_realpath(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_rev(sh_ctx *, int, char **, const sh_opts *);
@@ -756,10 +764,15 @@ int sh_cmd_sort(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tac(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tail(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tee(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_timeout(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_touch(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_tput(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tr(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_uname(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_uniq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_wc(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_which(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_whoami(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_xargs(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_yes(sh_ctx *, int, char **, const sh_opts *);
 
