@@ -127,6 +127,7 @@ static const scase cases[] = {
      "chmod +x /tmp/b/t; PATH=/tmp/b:/bin which t cat",
      "1\n/tmp/b/t\n/bin/cat\n", "", 0},
     {"which nosuch; echo $?", "1\n", "", 0},
+    {"PATH=/nowhere which grep; echo $?", "/bin/grep\n0\n", "", 0},
     // no terminal and no TERM in the box
     {"tput cols; echo $?; clear; echo $?", "2\n1\n",
      "strands-shell: tput: No value for $TERM and no -T specified\n"

@@ -101,6 +101,17 @@ wh_search(sh_ctx *cx, const char *name, bool all, box_buf *out)
     }
     if (any && !all)
         return true;
+    // One of the shell's own commands runs whatever PATH says: it is
+    // still /bin/<cmd> (§3.1), found or not on this PATH.
+    if (!any && sh_cmd_find(cx->cx_st, name) != NULL) {
+        char *own = box_asprintf("/bin/%s", name);
+        bool found = own != NULL && wh_exec(cx, own);
+        if (found)
+            (void)wh_put(cx, box_buf_printf(out, "%s\n", own));
+        box_free(own);
+        if (found)
+            return true;
+    }
     sh_host_bind hb = {0};
     if (sh_host_locate(cx, name, true, &hb) == 0 && hb.hb_host &&
         hb.hb_unbound_err == 0 && hb.hb_found.sf_path != NULL) {
