@@ -193,7 +193,7 @@ show(dt_run *dr, int64_t t, long ns)
 {
     dt_tm tm;
     dt_localtime(dr->dr_tz, t, &tm);
-    box_buf_reset(&dr->dr_out);
+    box_buf_truncate(&dr->dr_out, 0); // one allocation for every line
     if (dt_format(&dr->dr_out, dr->dr_fmt, &tm, t, ns) != BOX_OK ||
         box_buf_putc(&dr->dr_out, '\n') != BOX_OK) {
         sh_errf(dr->dr_cx, "date: memory exhausted");

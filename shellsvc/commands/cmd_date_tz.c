@@ -2,7 +2,6 @@
 /* Time zones for date: TZif files and POSIX TZ strings, read here rather
  * than through the C library, whose one zone per process (setenv TZ,
  * tzset) would race between the call's threads. */
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_buf.h"
 #include "cmd_date.h"
 
 /*
@@ -306,20 +306,23 @@ tz_read(const char *name, size_t *len)
         return NULL;
     else
         snprintf(path, sizeof path, TZ_DIR "%s", name);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0 && errno == ELOOP) // zone links (UTC -> Etc/UTC) are fine
-        fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return NULL;
-    unsigned char *buf = box_alloc(TZ_FILE_MAX);
-    size_t n = 0;
+    box_buf b;
+    box_buf_init(&b, TZ_FILE_MAX);
+    char chunk[4096];
     ssize_t r;
-    while (buf != NULL && n < TZ_FILE_MAX &&
-           (r = read(fd, buf + n, TZ_FILE_MAX - n)) > 0)
-        n += (size_t)r;
+    bool ok = true;
+    while (ok && (r = read(fd, chunk, sizeof chunk)) > 0)
+        ok = box_buf_append(&b, chunk, (size_t)r) == BOX_OK;
     close(fd);
-    *len = n;
-    return buf;
+    if (!ok || b.b_len == 0) {
+        box_buf_reset(&b);
+        return NULL;
+    }
+    *len = b.b_len;
+    return (unsigned char *)box_buf_take(&b);
 }
 
 /* A TZif file of version 2 or later (the 64-bit data) into z. */
@@ -366,6 +369,7 @@ tz_parse_file(dt_tz *z, const unsigned char *b, size_t len)
     }
     z->z_ntr = ntr;
     z->z_ntypes = ntypes;
+    z->z_posix_set = false; // unless the footer gives a rule
     const unsigned char *foot = h + need;
     size_t rest = len - v1 - need;
     if (rest >= 2 && foot[0] == '\n') {

@@ -120,7 +120,7 @@ env_split(env_run *er, const char *s)
             if (inword && sh_argv_push(&er->er_words, w.b_data ? w.b_data : "",
                                        w.b_len, false) != BOX_OK)
                 goto nomem;
-            box_buf_reset(&w);
+            box_buf_truncate(&w, 0);
             inword = false;
             continue;
         }
@@ -150,7 +150,7 @@ env_split(env_run *er, const char *s)
                     if (sh_argv_push(&er->er_words, w.b_data ? w.b_data : "",
                                      w.b_len, false) != BOX_OK)
                         goto nomem;
-                    box_buf_reset(&w);
+                    box_buf_truncate(&w, 0);
                     inword = false;
                 } else {
                     SH_SYS_ACC(acc, box_buf_putc(&w, ' '));
