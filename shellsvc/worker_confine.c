@@ -192,6 +192,11 @@ wc_spec(const worker_settings *ws, box_confine_spec *spec)
     for (size_t i = 0; i < 3 && rv == BOX_OK; i++)
         if (binds[i] != NULL && binds[i][0] == '/' && binds[i][1] != '\0')
             rv = box_confine_grant(spec, binds[i], WC_BIND_RIGHTS, false);
+    // date reads the time zone files itself (TZ=America/New_York): public
+    // data, read-only, where the system has them.
+    if (rv == BOX_OK)
+        rv = box_confine_grant(spec, "/usr/share/zoneinfo",
+                               BOX_LL_READ_FILE | BOX_LL_READ_DIR, true);
     spec->cs_sc_mode = BOX_SC_ALLOWLIST;
     spec->cs_sc_rules = wc_allow;
     spec->cs_nsc_rules = sizeof wc_allow / sizeof wc_allow[0];

@@ -236,6 +236,9 @@ child_new(const sh_ctx *cx)
         n->cx_fd[i] = sh_stream_ref(cx->cx_fd[i]);
     n->cx_depth = cx->cx_depth + 1;
     n->cx_bg = cx->cx_bg;
+    // A signal to the job (or timeout's deadline) reaches the child
+    // shell too, as a real one's process group would be signalled.
+    n->cx_kill = cx->cx_kill;
     // The umask is inherited like the cwd; traps, aliases are not.
     if (cx->cx_bi != NULL && cx->cx_bi->bs_umask_set) {
         sh_bistate *b = sh_bistate_get(n);

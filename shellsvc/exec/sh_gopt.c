@@ -170,7 +170,11 @@ gopt_long(sh_gopt_iter *it, const char *word, const char **arg, int *status)
                                rv == BOX_OK;
                  i++)
                 if (tables[t][i].go_long != NULL &&
-                    strncmp(tables[t][i].go_long, name, len) == 0)
+                    strncmp(tables[t][i].go_long, name, len) == 0 &&
+                    // glibc lists an alias of the first match once
+                    (&tables[t][i] == first ||
+                     tables[t][i].go_id != first->go_id ||
+                     tables[t][i].go_arg != first->go_arg))
                     rv = box_buf_printf(&b, " '--%s'", tables[t][i].go_long);
         int r = gopt_fail(it, status, "%s", rv == BOX_OK ? b.b_data : "");
         box_buf_reset(&b);
