@@ -727,10 +727,12 @@ int sh_cmd_base64(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_basename(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cat(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_chmod(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_cmp(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_comm(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cp(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cut(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_digest(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_diff(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_dirname(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_find_files(sh_ctx *, int, char **, const sh_opts *); // find
 int sh_cmd_fold(sh_ctx *, int, char **, const sh_opts *);
