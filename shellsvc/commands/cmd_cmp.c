@@ -126,26 +126,30 @@ static int
 cmp_usage(sh_ctx *cx, const char *msg, const char *arg)
 {
     if (msg != NULL) {
-        char *q = arg != NULL ? sh_gquote(arg) : NULL;
+        char *q = arg != NULL ? sh_gquoteaf(arg) : NULL;
         sh_cmd_err(cx, "cmp", 2, msg, q != NULL ? q : "");
         box_free(q);
     }
     return sh_cmd_err(cx, "cmp", 2, "Try 'cmp --help' for more information.");
 }
 
-/* -i SKIP or SKIP1:SKIP2. */
-static bool
+/* -i SKIP or SKIP1:SKIP2: NULL, or the part that is no number (GNU
+ * names SKIP2 alone when only it is bad). */
+static const char *
 cmp_skips(cmp_run *c, const char *arg)
 {
     const char *colon = strchr(arg, ':');
     if (colon == NULL)
         return cmp_number(arg, &c->cp_src[0].cs_skip) &&
-               cmp_number(arg, &c->cp_src[1].cs_skip);
+                       cmp_number(arg, &c->cp_src[1].cs_skip)
+                   ? NULL
+                   : arg;
     char *first = box_asprintf("%.*s", (int)(colon - arg), arg);
-    bool ok = first != NULL && cmp_number(first, &c->cp_src[0].cs_skip) &&
-              cmp_number(colon + 1, &c->cp_src[1].cs_skip);
+    bool ok = first != NULL && cmp_number(first, &c->cp_src[0].cs_skip);
     box_free(first);
-    return ok;
+    if (!ok)
+        return arg;
+    return cmp_number(colon + 1, &c->cp_src[1].cs_skip) ? NULL : colon + 1;
 }
 
 /* More bytes of s when its buffer is spent: false to stop (the call is
@@ -362,6 +366,29 @@ cmp_width(cmp_run *c)
         c->cp_width++;
 }
 
+/* Whether both operands name the same file at the same offset (GNU
+ * answers "same" without reading: `cmp d d` on a directory too). */
+static bool
+cmp_same_file(cmp_run *c)
+{
+    sh_ctx *cx = c->cp_run.cr_cx;
+    const cmp_src *a = &c->cp_src[0], *b = &c->cp_src[1];
+    if (a->cs_skip != b->cs_skip)
+        return false;
+    if (strcmp(a->cs_name, "-") == 0 || strcmp(b->cs_name, "-") == 0)
+        return strcmp(a->cs_name, b->cs_name) == 0;
+    sh_kernel_stat s0, s1;
+    sh_kernel_result r = {0};
+    int r0 = sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, a->cs_name,
+                                 &s0, &r);
+    sh_kernel_result_clear(&r);
+    int r1 = sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, b->cs_name,
+                                 &s1, &r);
+    sh_kernel_result_clear(&r);
+    return r0 == 0 && r1 == 0 && s0.ks_dev == s1.ks_dev &&
+           s0.ks_ino == s1.ks_ino;
+}
+
 /* Opens FILE1 then FILE2 (a second "-" shares stdin): 0 or the status. */
 static int
 cmp_open(cmp_run *c)
@@ -369,9 +396,6 @@ cmp_open(cmp_run *c)
     sh_ctx *cx = c->cp_run.cr_cx;
     for (int k = 0; k < 2; k++) {
         cmp_src *s = &c->cp_src[k];
-        if (k == 1 && strcmp(s->cs_name, "-") == 0 &&
-            strcmp(c->cp_src[0].cs_name, "-") == 0)
-            return -1; // the same input: nothing differs
         int st = 0;
         char *q = sh_gquotef(s->cs_name);
         s->cs_in = sh_input_open_as(cx, "cmp", s->cs_name,
@@ -423,8 +447,9 @@ sh_cmd_cmp(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         } else if (id == 's') {
             c.cp_quiet = true;
         } else if (id == 'i') {
-            if (!cmp_skips(&c, arg)) {
-                st = cmp_usage(cx, "invalid --ignore-initial value %s", arg);
+            const char *bad = cmp_skips(&c, arg);
+            if (bad != NULL) {
+                st = cmp_usage(cx, "invalid --ignore-initial value %s", bad);
                 goto out;
             }
         } else if (id == 'n') {
@@ -448,10 +473,10 @@ sh_cmd_cmp(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     }
     if ((st = cmp_operands(&c, &it)) != 0)
         goto out;
-    if ((st = cmp_open(&c)) != 0) {
-        st = st < 0 ? 0 : st;
+    if (cmp_same_file(&c))
+        goto out; // st 0
+    if ((st = cmp_open(&c)) != 0)
         goto out;
-    }
     if (c.cp_list)
         cmp_width(&c);
     st = cmp_compare(&c);

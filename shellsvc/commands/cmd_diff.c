@@ -96,7 +96,7 @@ static int
 diff_usage(sh_ctx *cx, const char *msg, const char *arg)
 {
     if (msg != NULL) {
-        char *q = arg != NULL ? sh_gquote(arg) : NULL;
+        char *q = arg != NULL ? sh_gquoteaf(arg) : NULL;
         sh_cmd_err(cx, "diff", 2, msg, q != NULL ? q : "");
         box_free(q);
     }
@@ -218,8 +218,8 @@ diff_option(diff_run *d, sh_ctx *cx, int id, const char *arg, bool *styled,
         return 0;
     }
     case DIFF_OPT_LABEL:
-        if (d->dr_label[1] != NULL)
-            return diff_usage(cx, "too many file label options", NULL);
+        if (d->dr_label[1] != NULL) // GNU's fatal error: no Try line
+            return sh_cmd_err(cx, "diff", 2, "too many file label options");
         d->dr_label[d->dr_label[0] != NULL] = arg;
         return 0;
     case DIFF_OPT_COLOR:

@@ -65,7 +65,8 @@ typedef struct diff_run {
 
 /* A file held whole: its bytes and where each line starts. */
 typedef struct diff_file {
-    const char *df_name;  // as named in output (operand or DIR/NAME)
+    const char *df_name;  // the operand or DIR/NAME, as opened
+    const char *df_shown; // as output names it: df_name, or the --label
     box_buf df_data;
     size_t *df_line;      // start offsets, df_nlines + 1 (the last: end)
     size_t df_nlines;

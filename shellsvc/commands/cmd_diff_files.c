@@ -118,7 +118,7 @@ say_differ(diff_run *d, const diff_file *f, bool binary)
 {
     if (!diff_putf(d, "%s %s and %s differ\n",
                    binary && !d->dr_brief ? "Binary files" : "Files",
-                   f[0].df_name, f[1].df_name))
+                   f[0].df_shown, f[1].df_shown))
         return 2;
     return 1;
 }
@@ -168,7 +168,8 @@ compare_text(diff_run *d, diff_file *f)
         goto out;
     }
     if (d->dr_indir) {
-        char *q0 = diff_cquote(f[0].df_name), *q1 = diff_cquote(f[1].df_name);
+        char *q0 = diff_cquote(f[0].df_shown),
+             *q1 = diff_cquote(f[1].df_shown);
         bool ok = q0 != NULL && q1 != NULL &&
                   diff_putf(d, "diff%s %s %s\n", d->dr_switches, q0, q1);
         box_free(q0);
@@ -215,8 +216,8 @@ compare_loaded(diff_run *d, const char *p0, const char *p1, diff_file *f)
         st = compare_text(d, f);
     }
     if (st == 0 && d->dr_same &&
-        !diff_putf(d, "Files %s and %s are identical\n", f[0].df_name,
-                   f[1].df_name))
+        !diff_putf(d, "Files %s and %s are identical\n", f[0].df_shown,
+                   f[1].df_shown))
         st = 2;
     return st;
 }
@@ -285,6 +286,10 @@ diff_files(diff_run *d, const char *p0, const char *p1, bool top)
         isdir[k] = rc == 0 && S_ISDIR(st[k].ks_mode);
         gone[k] = rc != 0;
     }
+    if (in[0] && in[1]) // one input read as both: the same
+        return d->dr_same && !diff_putf(d, "Files - and - are identical\n")
+                   ? 2
+                   : 0;
     // -N (--unidirectional-new-file: the first only): a file on one side
     // only is compared with an empty one.
     bool absent[2];
@@ -307,7 +312,10 @@ diff_files(diff_run *d, const char *p0, const char *p1, bool top)
             return diff_dirs(d, p0, p1, absent[0] ? 0 : absent[1] ? 1 : -1);
         if (!top)
             return diff_putf(d, "File %s is a %s while file %s is a %s\n",
-                             p0, file_kind(&st[0]), p1, file_kind(&st[1]))
+                             d->dr_label[0] ? d->dr_label[0] : p0,
+                             file_kind(&st[0]),
+                             d->dr_label[1] ? d->dr_label[1] : p1,
+                             file_kind(&st[1]))
                        ? 1
                        : 2;
         int k = isdir[0] ? 0 : 1;
@@ -323,6 +331,7 @@ diff_files(diff_run *d, const char *p0, const char *p1, bool top)
     memset(f, 0, sizeof f);
     for (int k = 0; k < 2; k++) {
         f[k].df_name = p[k];
+        f[k].df_shown = d->dr_label[k] != NULL ? d->dr_label[k] : p[k];
         f[k].df_stdin = in[k];
         f[k].df_absent = absent[k];
         file_time(&f[k], &st[k]);

@@ -264,6 +264,7 @@ put_header(diff_run *d, const char *mark, const diff_file *f, int k)
 {
     if (d->dr_label[k] != NULL)
         return diff_putf(d, "%s %s\n", mark, d->dr_label[k]);
+    (void)k;
     time_t t = (time_t)f->df_mtime;
     struct tm tm;
     char a[64] = "", z[16] = "";
@@ -271,7 +272,7 @@ put_header(diff_run *d, const char *mark, const diff_file *f, int k)
         strftime(a, sizeof a, "%Y-%m-%d %H:%M:%S", &tm);
         strftime(z, sizeof z, "%z", &tm);
     }
-    char *q = diff_cquote(f->df_name);
+    char *q = diff_cquote(f->df_shown);
     bool ok = q != NULL && diff_putf(d, "%s %s\t%s.%09ld %s\n", mark, q, a,
                                      f->df_mtime_ns, z);
     box_free(q);

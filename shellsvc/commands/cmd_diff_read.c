@@ -105,7 +105,7 @@ diff_load(diff_run *d, diff_file *f, const char *path)
 /* ---- equivalence classes ---- */
 
 /* The bytes a line compares by under d's options, then one byte saying
- * whether a missing newline counts (it does unless -b or -w). */
+ * whether a missing newline counts (it does unless -Z, -b or -w). */
 static box_err
 line_key(const diff_run *d, const char *p, size_t n, bool noeol, box_buf *k)
 {
@@ -145,7 +145,8 @@ line_key(const diff_run *d, const char *p, size_t n, bool noeol, box_buf *k)
         o[w++] = (char)(d->dr_icase ? tolower(c) : c);
         col++;
     }
-    bool counts = noeol && !(ws & (DIFF_WS_ALL | DIFF_WS_CHANGE));
+    bool counts =
+        noeol && !(ws & (DIFF_WS_ALL | DIFF_WS_CHANGE | DIFF_WS_TRAIL));
     o[w++] = counts ? 0 : 1;
     k->b_len = w; // written in the room reserved above
     return BOX_OK;
