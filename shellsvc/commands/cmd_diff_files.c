@@ -274,13 +274,12 @@ diff_files(diff_run *d, const char *p0, const char *p1, bool top)
     sh_kernel_stat st[2];
     memset(st, 0, sizeof st);
     bool isdir[2] = {false, false}, gone[2] = {false, false};
-    bool in[2] = {false, false};
+    bool in[2] = {false, false}, hidden[2] = {false, false};
     for (int k = 0; k < 2; k++) {
         in[k] = top && strcmp(p[k], "-") == 0;
         if (in[k])
             continue;
-        bool denied;
-        int rc = probe(d, p[k], &st[k], &denied);
+        int rc = probe(d, p[k], &st[k], &hidden[k]);
         if (rc < 0)
             return 2;
         isdir[k] = rc == 0 && S_ISDIR(st[k].ks_mode);
@@ -291,10 +290,10 @@ diff_files(diff_run *d, const char *p0, const char *p1, bool top)
                    ? 2
                    : 0;
     // -N (--unidirectional-new-file: the first only): a file on one side
-    // only is compared with an empty one.
+    // only is compared with an empty one; never one policy hides.
     bool absent[2];
     for (int k = 0; k < 2; k++)
-        absent[k] = gone[k] && !gone[1 - k] &&
+        absent[k] = gone[k] && !hidden[k] && (!gone[1 - k] || hidden[1 - k]) &&
                     (d->dr_new || (k == 0 && d->dr_new_first));
     int bad = 0;
     for (int k = 0; k < 2; k++)

@@ -17,8 +17,11 @@ diff_flush(diff_run *d)
 {
     bool ok = sh_cmd_emit(&d->dr_run, d->dr_out.b_data, d->dr_out.b_len);
     box_buf_truncate(&d->dr_out, 0);
-    if (!ok)
+    if (!ok) {
         d->dr_stop = true;
+        if (d->dr_run.cr_cx->cx_flow == SH_FLOW_NONE)
+            d->dr_run.cr_status = 2; // GNU's trouble status for a bad fd
+    }
     return ok;
 }
 
