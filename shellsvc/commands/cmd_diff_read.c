@@ -161,40 +161,57 @@ key_hash(const char *p, size_t n)
     return h;
 }
 
-/* An open-addressing table from keys (kept in one arena) to classes. */
+/* An open-addressing table from keys to classes. A key is kept in one
+ * arena, or (raw: no option changes how lines compare) is the line's own
+ * bytes in the file, its newline included, so nothing is copied. */
 typedef struct cls_tab {
     size_t *ct_slot; // class + 1, 0 empty
     size_t ct_mask;
-    uint64_t *ct_hash; // per class
-    size_t *ct_off;    // per class: key start in ct_keys, then one past
+    uint64_t *ct_hash;    // per class
+    size_t *ct_off;       // per class: key start in ct_keys, then one past
+    const char **ct_rep;  // raw: per class, the key's bytes
+    size_t *ct_len;       // raw: per class, its length
     size_t ct_n, ct_cap;
     box_buf ct_keys;
 } cls_tab;
 
-static box_err
-cls_find(cls_tab *t, const box_buf *k, int *out)
+static bool
+cls_same(const cls_tab *t, size_t c, const char *p, size_t n)
 {
-    uint64_t h = key_hash(k->b_data, k->b_len);
+    if (t->ct_rep != NULL)
+        return t->ct_len[c] == n && memcmp(t->ct_rep[c], p, n) == 0;
+    size_t a = t->ct_off[c], b = t->ct_off[c + 1];
+    return b - a == n && memcmp(t->ct_keys.b_data + a, p, n) == 0;
+}
+
+static box_err
+cls_find(cls_tab *t, const char *p, size_t n, int *out)
+{
+    uint64_t h = key_hash(p, n);
     size_t i = (size_t)h & t->ct_mask;
     for (;; i = (i + 1) & t->ct_mask) {
         size_t s = t->ct_slot[i];
         if (s == 0)
             break;
-        size_t c = s - 1, a = t->ct_off[c], b = t->ct_off[c + 1];
-        if (t->ct_hash[c] == h && b - a == k->b_len &&
-            memcmp(t->ct_keys.b_data + a, k->b_data, k->b_len) == 0) {
-            *out = (int)c;
+        if (t->ct_hash[s - 1] == h && cls_same(t, s - 1, p, n)) {
+            *out = (int)(s - 1);
             return BOX_OK;
         }
     }
     if (t->ct_n >= t->ct_cap)
         return BOX_ENOMEM; // sized for every line: cannot happen
-    box_err e = box_buf_append(&t->ct_keys, k->b_data, k->b_len);
-    if (e != BOX_OK)
-        return e;
-    size_t c = t->ct_n++;
+    size_t c = t->ct_n;
+    if (t->ct_rep != NULL) {
+        t->ct_rep[c] = p;
+        t->ct_len[c] = n;
+    } else {
+        box_err e = box_buf_append(&t->ct_keys, p, n);
+        if (e != BOX_OK)
+            return e;
+        t->ct_off[c + 1] = t->ct_keys.b_len;
+    }
+    t->ct_n++;
     t->ct_hash[c] = h;
-    t->ct_off[c + 1] = t->ct_keys.b_len;
     t->ct_slot[i] = c + 1;
     *out = (int)c;
     return BOX_OK;
@@ -206,6 +223,7 @@ diff_classes(const diff_run *d, const diff_file *f, int **eq)
     size_t total = f[0].df_nlines + f[1].df_nlines, size = 16;
     while (size < total * 2)
         size <<= 1;
+    bool raw = d->dr_ws == 0 && !d->dr_icase;
     cls_tab t = {.ct_mask = size - 1, .ct_cap = total};
     box_buf key;
     box_buf_init(&key, SIZE_MAX);
@@ -214,19 +232,34 @@ diff_classes(const diff_run *d, const diff_file *f, int **eq)
     eq[0] = eq[1] = NULL;
     t.ct_slot = box_calloc(size, sizeof *t.ct_slot);
     t.ct_hash = box_alloc((total + 1) * sizeof *t.ct_hash);
-    t.ct_off = box_calloc(total + 2, sizeof *t.ct_off);
+    if (raw) {
+        t.ct_rep = box_alloc((total + 1) * sizeof *t.ct_rep);
+        t.ct_len = box_alloc((total + 1) * sizeof *t.ct_len);
+    } else {
+        t.ct_off = box_calloc(total + 2, sizeof *t.ct_off);
+    }
     eq[0] = box_alloc((f[0].df_nlines + 1) * sizeof **eq);
     eq[1] = box_alloc((f[1].df_nlines + 1) * sizeof **eq);
-    if (t.ct_slot == NULL || t.ct_hash == NULL || t.ct_off == NULL ||
+    if (t.ct_slot == NULL || t.ct_hash == NULL ||
+        (raw ? t.ct_rep == NULL || t.ct_len == NULL : t.ct_off == NULL) ||
         eq[0] == NULL || eq[1] == NULL)
         goto out;
     for (int k = 0; k < 2; k++) {
         for (size_t i = 0; i < f[k].df_nlines; i++) {
+            if (raw) {
+                // The newline is part of the key: a last line without
+                // one is another line.
+                size_t a = f[k].df_line[i], b = f[k].df_line[i + 1];
+                e = cls_find(&t, f[k].df_data.b_data + a, b - a, &eq[k][i]);
+                if (e != BOX_OK)
+                    goto out;
+                continue;
+            }
             size_t len;
             const char *p = diff_line(&f[k], i, &len);
             bool noeol = f[k].df_noeol && i + 1 == f[k].df_nlines;
             if ((e = line_key(d, p, len, noeol, &key)) != BOX_OK ||
-                (e = cls_find(&t, &key, &eq[k][i])) != BOX_OK)
+                (e = cls_find(&t, key.b_data, key.b_len, &eq[k][i])) != BOX_OK)
                 goto out;
         }
     }
@@ -240,6 +273,8 @@ out:
     box_free(t.ct_slot);
     box_free(t.ct_hash);
     box_free(t.ct_off);
+    box_free(t.ct_rep);
+    box_free(t.ct_len);
     box_buf_reset(&t.ct_keys);
     box_buf_reset(&key);
     return e;
