@@ -267,11 +267,6 @@ sh_cmd_diff(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     }
     if (d.dr_context < 0)
         d.dr_context = 3;
-    if (d.dr_style == DIFF_ED) {
-        st = sh_cmd_err(cx, "diff", 2,
-                        "option '-e' is not supported in this box");
-        goto out;
-    }
     if (it.gi_nops < 2) {
         st = diff_usage(cx, "missing operand after %s",
                         it.gi_nops == 0 ? "diff" : it.gi_ops[0]);

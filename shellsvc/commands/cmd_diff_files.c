@@ -208,6 +208,14 @@ compare_loaded(diff_run *d, const char *p0, const char *p1, diff_file *f)
     if (st != 0 || d->dr_stop)
         return st != 0 ? st : 2;
     bool binary = f[0].df_binary || f[1].df_binary;
+    // An ed script has no way to say a last line lacks its newline: GNU
+    // warns per file, and the outcome is trouble.
+    int ed_trouble = 0;
+    for (int k = 0; k < 2 && d->dr_style == DIFF_ED && !binary; k++)
+        if (f[k].df_noeol)
+            ed_trouble = sh_cmd_err(d->dr_run.cr_cx, "diff", 2,
+                                    "%s: No newline at end of file\n",
+                                    f[k].df_name);
     if (same_bytes(f)) {
         st = 0;
     } else if (binary) {
@@ -219,7 +227,7 @@ compare_loaded(diff_run *d, const char *p0, const char *p1, diff_file *f)
         !diff_putf(d, "Files %s and %s are identical\n", f[0].df_shown,
                    f[1].df_shown))
         st = 2;
-    return st;
+    return ed_trouble > st ? ed_trouble : st;
 }
 
 /* dir joined to the last component of file, as GNU names the file

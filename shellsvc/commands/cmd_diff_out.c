@@ -143,6 +143,37 @@ print_normal(diff_run *d, const diff_file *f, const diff_change *c)
     return true;
 }
 
+/* ---- ed scripts (-e) ---- */
+
+/* One change as an ed command, the new lines after it; a line that is a
+ * lone "." would end ed's input, so GNU writes ".." and fixes it up. */
+static bool
+print_ed(diff_run *d, const diff_file *f, const diff_change *c)
+{
+    char op = c->dc_n0 == 0 ? 'a' : c->dc_n1 == 0 ? 'd' : 'c';
+    if (!put_range(d, c->dc_l0 + 1, c->dc_l0 + c->dc_n0) ||
+        !diff_put(d, &op, 1) || !diff_put(d, "\n", 1))
+        return false;
+    if (op == 'd')
+        return true;
+    bool inserting = true;
+    for (size_t i = 0; i < c->dc_n1; i++) {
+        size_t len;
+        const char *p = diff_line(&f[1], c->dc_l1 + i, &len);
+        if (!inserting && !diff_put(d, "a\n", 2))
+            return false;
+        inserting = true;
+        if (len == 1 && p[0] == '.') {
+            if (!diff_put(d, "..\n.\ns/.//\n", 11))
+                return false;
+            inserting = false;
+        } else if (!diff_put(d, p, len) || !diff_put(d, "\n", 1)) {
+            return false;
+        }
+    }
+    return !inserting || diff_put(d, ".\n", 2);
+}
+
 /* ---- unified and context hunks ---- */
 
 /* The end (one past) of the hunk that starts at change k: the changes
@@ -285,6 +316,12 @@ put_header(diff_run *d, const char *mark, const diff_file *f, int k)
 bool
 diff_print(diff_run *d, diff_file *f, const diff_change *c, size_t n)
 {
+    if (d->dr_style == DIFF_ED) { // last change first: line numbers hold
+        for (size_t k = n; k > 0; k--)
+            if (!c[k - 1].dc_ignore && !print_ed(d, f, &c[k - 1]))
+                return false;
+        return true;
+    }
     if (d->dr_style == DIFF_NORMAL) {
         for (size_t k = 0; k < n; k++)
             if (!c[k].dc_ignore && !print_normal(d, f, &c[k]))

@@ -145,8 +145,8 @@ line_key(const diff_run *d, const char *p, size_t n, bool noeol, box_buf *k)
         o[w++] = (char)(d->dr_icase ? tolower(c) : c);
         col++;
     }
-    bool counts =
-        noeol && !(ws & (DIFF_WS_ALL | DIFF_WS_CHANGE | DIFF_WS_TRAIL));
+    bool counts = noeol && d->dr_style != DIFF_ED &&
+                  !(ws & (DIFF_WS_ALL | DIFF_WS_CHANGE | DIFF_WS_TRAIL));
     o[w++] = counts ? 0 : 1;
     k->b_len = w; // written in the room reserved above
     return BOX_OK;
@@ -223,7 +223,9 @@ diff_classes(const diff_run *d, const diff_file *f, int **eq)
     size_t total = f[0].df_nlines + f[1].df_nlines, size = 16;
     while (size < total * 2)
         size <<= 1;
-    bool raw = d->dr_ws == 0 && !d->dr_icase;
+    // An ed script cannot tell a missing newline: it does not count then.
+    bool raw = d->dr_ws == 0 && !d->dr_icase &&
+               (d->dr_style != DIFF_ED || (!f[0].df_noeol && !f[1].df_noeol));
     cls_tab t = {.ct_mask = size - 1, .ct_cap = total};
     box_buf key;
     box_buf_init(&key, SIZE_MAX);
