@@ -17,6 +17,7 @@ enum {
     DIFF_OPT_HORIZON,
     DIFF_OPT_CONTEXT, // --context[=NUM]: -C NUM, or -c
     DIFF_OPT_UNIFIED, // --unified[=NUM]: -U NUM, or -u
+    DIFF_OPT_NOCOMMON,
     DIFF_OPT_ACCEPT,      // options that change nothing here
     DIFF_OPT_UNSUPPORTED, // long-only options the box does not do
 };
@@ -64,7 +65,7 @@ static const sh_gopt diff_opts[] = {
     {DIFF_OPT_ACCEPT, "no-dereference", SH_GARG_NONE},
     {DIFF_OPT_ACCEPT, "palette", SH_GARG_REQ},
     {DIFF_OPT_UNSUPPORTED, "left-column", SH_GARG_NONE},
-    {DIFF_OPT_UNSUPPORTED, "suppress-common-lines", SH_GARG_NONE},
+    {DIFF_OPT_NOCOMMON, "suppress-common-lines", SH_GARG_NONE},
     {DIFF_OPT_UNSUPPORTED, "suppress-blank-empty", SH_GARG_NONE},
     {DIFF_OPT_UNSUPPORTED, "tabsize", SH_GARG_REQ},
     {DIFF_OPT_UNSUPPORTED, "from-file", SH_GARG_REQ},
@@ -182,13 +183,23 @@ diff_option(diff_run *d, sh_ctx *cx, int id, const char *arg, bool *styled,
     case DIFF_OPT_UNINEW: d->dr_new_first = true; return 0;
     case DIFF_OPT_ACCEPT: return 0;
     case DIFF_OPT_HORIZON: return 0; // the hunks GNU prints do not move
+    case DIFF_OPT_NOCOMMON: d->dr_no_common = true; return 0;
+    case 'W': {
+        long v = 0;
+        if (!context_num(arg, &v) || v == 0)
+            return diff_usage(cx, "invalid width %s", arg);
+        d->dr_width = (size_t)v;
+        return 0;
+    }
     case 'c':
     case 'u':
     case 'e':
+    case 'y':
     case DIFF_OPT_NORMAL: {
         diff_style s = id == 'c'   ? DIFF_CONTEXT
                        : id == 'u' ? DIFF_UNIFIED
                        : id == 'e' ? DIFF_ED
+                       : id == 'y' ? DIFF_SIDE
                                    : DIFF_NORMAL;
         if (!set_style(d, styled, s))
             return diff_usage(cx, "conflicting output style options", NULL);
@@ -250,6 +261,7 @@ sh_cmd_diff(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     (void)o;
     diff_run d = {.dr_run = {.cr_cx = cx, .cr_cmd = "diff"},
                   .dr_context = -1,
+                  .dr_width = 130,
                   .dr_switches = NULL};
     box_buf_init(&d.dr_out, SIZE_MAX);
     sh_gopt_iter it;

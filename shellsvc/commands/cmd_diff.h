@@ -21,6 +21,7 @@ typedef enum diff_style {
     DIFF_UNIFIED,
     DIFF_CONTEXT,
     DIFF_ED,
+    DIFF_SIDE, // -y
 } diff_style;
 
 /* How white space counts when lines are compared (GNU's order: each
@@ -42,6 +43,8 @@ typedef struct diff_run {
     // ---- options ----
     diff_style dr_style;
     long dr_context;   // lines of context (-U/-C; 3 by default)
+    size_t dr_width;   // -W: columns of -y output (130)
+    bool dr_no_common; // --suppress-common-lines
     unsigned dr_ws;    // DIFF_WS_*
     bool dr_icase;     // -i
     bool dr_blank;     // -B
@@ -119,6 +122,10 @@ box_err diff_classes(const diff_run *d, const diff_file *f, int **eq);
 /* Prints the differences of two loaded files in the style asked.
  * False when the run must stop (cr_status set). */
 bool diff_print(diff_run *d, diff_file *f, const diff_change *c, size_t n);
+
+/* -y: the files side by side (cmd_diff_side.c). */
+bool diff_print_side(diff_run *d, diff_file *f, const diff_change *c,
+                     size_t n);
 
 /* Appends to the output buffer, flushing it when full; false to stop. */
 bool diff_put(diff_run *d, const char *p, size_t n);

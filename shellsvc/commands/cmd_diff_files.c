@@ -161,6 +161,9 @@ compare_text(diff_run *d, diff_file *f)
     for (size_t k = 0; k < nc; k++)
         any |= !c[k].dc_ignore;
     st = any ? 1 : 0;
+    if (!any && d->dr_style == DIFF_SIDE && !d->dr_brief &&
+        !diff_print_side(d, f, c, nc))
+        st = 2; // -y shows the common lines of files that agree too
     if (!any)
         goto out;
     if (d->dr_brief) {
@@ -218,6 +221,9 @@ compare_loaded(diff_run *d, const char *p0, const char *p1, diff_file *f)
                                     f[k].df_name);
     if (same_bytes(f)) {
         st = 0;
+        if (d->dr_style == DIFF_SIDE && !d->dr_brief &&
+            !diff_print_side(d, f, NULL, 0))
+            st = 2; // -y shows the common lines of files that agree too
     } else if (binary) {
         st = say_differ(d, f, true);
     } else {

@@ -316,6 +316,8 @@ put_header(diff_run *d, const char *mark, const diff_file *f, int k)
 bool
 diff_print(diff_run *d, diff_file *f, const diff_change *c, size_t n)
 {
+    if (d->dr_style == DIFF_SIDE)
+        return diff_print_side(d, f, c, n);
     if (d->dr_style == DIFF_ED) { // last change first: line numbers hold
         for (size_t k = n; k > 0; k--)
             if (!c[k - 1].dc_ignore && !print_ed(d, f, &c[k - 1]))
