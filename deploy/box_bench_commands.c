@@ -22,7 +22,7 @@ static const char bc_usage[] =
     "usage: box bench commands [--runs N] [--only NAME]\n"
     "\n"
     "Times the box's own commands (grep, sed, awk, sort, uniq, wc, cut, tr,\n"
-    "jq) on 10 MB files in the workspace of a real box (the alias, the\n"
+    "jq, diff) on 10 MB files in the workspace of a real box (the alias, the\n"
     "broker, a worker, box-pdp; permit-everything policy) next to the GNU\n"
     "tools and jq running the same command line under /bin/bash, calls\n"
     "interleaved in one run. Each writes its output to a file in the\n"
@@ -62,6 +62,7 @@ static const struct {
     {"tr", "tr a-z A-Z < text.csv"},
     {"jq-dot", "jq . items.json"},
     {"jq-names", "jq '.[] | .name' items.json"},
+    {"diff", "diff text.csv text2.csv"},
 };
 
 #define BC_NSCRIPTS (sizeof bc_scripts / sizeof bc_scripts[0])
@@ -96,6 +97,15 @@ bc_csv_line(unsigned i, char *p, size_t room)
     return snprintf(p, room, "%u,user%03u,%u,%s %s\n", i, i % 1000,
                     (i * 7919u) % 100000u, bc_words[i % 8],
                     bc_words[(i / 8) % 8]);
+}
+
+/* text.csv with a few lines changed (one in 50,000): diff's input. */
+static int
+bc_csv_line2(unsigned i, char *p, size_t room)
+{
+    if (i % 50000u == 25000u)
+        return snprintf(p, room, "%u,changed\n", i);
+    return bc_csv_line(i, p, room);
 }
 
 static int
@@ -229,6 +239,7 @@ bc_main(int runs, const char *only)
     }
     if (!bb_open(&box, bindir) ||
         !bc_write_input(&box, "text.csv", "", "", bc_csv_line) ||
+        !bc_write_input(&box, "text2.csv", "", "", bc_csv_line2) ||
         !bc_write_input(&box, "items.json", "[\n", "\n]\n", bc_json_item))
         goto out;
     printf("box bench commands: box %s, workspace %s · %d calls per figure "
