@@ -71,6 +71,7 @@ static const sh_cmd sh_cmds[] = {
     {"mktemp", sh_cmd_mktemp, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"mv", sh_cmd_mv, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"nl", sh_cmd_nl, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
+    {"od", sh_cmd_od, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"paste", sh_cmd_paste, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"popd", sh_bi_popd, "", SH_CMD_RAWARGS, NULL},
     {"printf", sh_bi_printf, "", SH_CMD_RAWARGS, NULL},

@@ -743,6 +743,7 @@ int sh_cmd_mkdir(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_mktemp(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_mv(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_nl(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_od(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_paste(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_readlink(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_realpath(sh_ctx *, int, char **, const sh_opts *);
