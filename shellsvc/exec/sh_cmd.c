@@ -119,6 +119,7 @@ static const sh_cmd sh_cmds[] = {
     {"wait", sh_bi_wait, "", 0, NULL},
     {"wc", sh_cmd_wc, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"xargs", sh_cmd_xargs, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
+    {"xxd", sh_cmd_xxd, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"yes", sh_cmd_yes, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"zsh", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},
 };

@@ -762,6 +762,7 @@ int sh_cmd_tr(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_uniq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_wc(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_xargs(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_xxd(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_yes(sh_ctx *, int, char **, const sh_opts *);
 
 /* Saves name (value, elements, attributes) for restore when the
