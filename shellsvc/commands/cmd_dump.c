@@ -29,6 +29,7 @@ dump_src_open(dump_src *s)
         int st = 0;
         s->ds_in = sh_input_open(s->ds_run->cr_cx, s->ds_run->cr_cmd, op, &st);
         if (s->ds_in == NULL) {
+            s->ds_failed++;
             s->ds_run->cr_status = st;
             if (st == BOX_STATUS_FAULT) { // the decision failed: stop
                 s->ds_stop = true;

@@ -26,6 +26,7 @@ typedef struct dump_src {
     sh_input *ds_in; // the open one, owned; NULL between operands
     bool ds_done;    // every operand is used up
     bool ds_stop;    // the run must end (cr_status set)
+    int ds_failed;   // operands that did not open
 } dump_src;
 
 void dump_src_init(dump_src *s, sh_cmd_run *run, int nops, char **ops);

@@ -57,6 +57,7 @@ static const sh_cmd sh_cmds[] = {
     {"grep", sh_cmd_grep, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"hash", sh_bi_hash, "dlrt", 0, NULL},
     {"head", sh_cmd_head, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
+    {"hexdump", sh_cmd_hexdump, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"jobs", sh_bi_jobs, "lnprs", 0, NULL},
     {"jq", sh_cmd_jq, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"kill", sh_bi_kill, "", SH_CMD_RAWARGS, NULL},
