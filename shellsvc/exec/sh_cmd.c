@@ -101,6 +101,7 @@ static const sh_cmd sh_cmds[] = {
     {"sleep", sh_cmd_sleep, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"sort", sh_cmd_sort, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"source", sh_bi_source, "", SH_CMD_RAWARGS, NULL},
+    {"strings", sh_cmd_strings, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"tac", sh_cmd_tac, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"tail", sh_cmd_tail, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"tee", sh_cmd_tee, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},

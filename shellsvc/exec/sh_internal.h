@@ -755,6 +755,7 @@ int sh_cmd_sed(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_seq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_sleep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_sort(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_strings(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tac(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tail(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tee(sh_ctx *, int, char **, const sh_opts *);
