@@ -665,6 +665,7 @@ const char *sh_cmd_name_at(size_t i);
 int sh_opts_parse(sh_ctx *cx, const sh_cmd *c, int argc, char **argv,
                   sh_opts *o);
 /* "strands-shell: <cmd>: <text>" and returns status. */
+int sh_cmd_cksum(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_err(sh_ctx *cx, const char *cmd, int status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -756,6 +757,7 @@ int sh_cmd_seq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_sleep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_sort(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_strings(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_sum(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tac(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tail(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tee(sh_ctx *, int, char **, const sh_opts *);
