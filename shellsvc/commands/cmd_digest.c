@@ -71,8 +71,10 @@ typedef struct dg_run {
     sh_cmd_run dr_run;  // first: the bodies get &dr_run
     const char *dr_cmd; // as messages name the command
     const dg_algo *dr_algo;
-    unsigned dr_bits; // BLAKE2b's length in bits; 0: the whole 512
-    bool dr_auto;     // cksum -c without -a: each line's tag says
+    unsigned dr_bits;        // BLAKE2b's length in bits; 0: the whole 512
+    bool dr_auto;            // cksum -c without -a: each line's tag says
+    const char *dr_last_tag; // -w's name for a bad line: the last good
+                             // line's algorithm (GNU cksum's guess)
     bool dr_binary, dr_tag, dr_zero;
     bool dr_ignore_missing, dr_quiet, dr_status, dr_strict, dr_warn;
     char *dr_chunk;
@@ -465,14 +467,14 @@ dg_check_body(sh_cmd_run *cr, sh_input *in, const char *listname)
             bad++;
             if (r->dr_warn)
                 sh_cmd_err(cx, cmd, 1,
-                           "%s: %lu: improperly formatted %s%schecksum line",
+                           "%s: %lu: improperly formatted %s checksum line",
                            strcmp(listname, "-") == 0 ? "'standard input'"
                                                       : listname,
-                           lineno, r->dr_auto ? "" : r->dr_algo->da_tag,
-                           r->dr_auto ? "" : " ");
+                           lineno, r->dr_last_tag);
             continue;
         }
         good++;
+        r->dr_last_tag = algo->da_tag;
         if (!(go = dg_check_one(r, algo, bits, name, hex, &verified)))
             break;
     }
@@ -564,7 +566,8 @@ sh_cmd_digest(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         .gs_cmd = a->da_cmd, .gs_opts = dg_opts, .gs_fail = 1, .gs_help = help};
     dg_run r = {.dr_run = {.cr_cx = cx, .cr_cmd = a->da_cmd},
                 .dr_cmd = a->da_cmd,
-                .dr_algo = a};
+                .dr_algo = a,
+                .dr_last_tag = a->da_tag};
     sh_gopt_iter it;
     sh_gopt_init(&it, cx, &spec, argc, argv);
     const char *arg;
@@ -674,6 +677,7 @@ sh_digest_files(sh_ctx *cx, const sh_digest_req *q, int nops, char **ops)
                 .dr_algo = a,
                 .dr_bits = a == DG_B2 ? q->dq_bits : 0,
                 .dr_auto = q->dq_check && q->dq_algo == NULL,
+                .dr_last_tag = q->dq_algo == NULL ? "CRC" : a->da_tag,
                 .dr_binary = q->dq_binary,
                 .dr_tag = q->dq_tag,
                 .dr_zero = q->dq_zero,

@@ -112,19 +112,22 @@ xxd_fill(xxd_run *r, sh_input *in, unsigned char *buf, size_t n)
 
 /* ---- the dumps -------------------------------------------------------- */
 
+#define XXD_LINE (16 + 9 * XXD_COLS_MAX + XXD_COLS_MAX + 16)
+
 /*
- * One line of the hex or bits dump: the address, each byte at its own
- * column (xxd's grid: a group of g bytes takes its digits and a space;
- * -e fills each group's bytes from the right), then the text column.
+ * One line of the hex or bits dump into line (XXD_LINE): the address,
+ * each byte at its own column (xxd's grid: a group of g bytes takes its
+ * digits and a space; -e fills each group's bytes from the right), then
+ * the text column. Returns its length.
  */
-static bool
-xxd_line(xxd_run *r, long addr, const unsigned char *p, size_t n)
+static size_t
+xxd_render(const xxd_run *r, long addr, const unsigned char *p, size_t n,
+           char *line)
 {
     const char *digits = r->xr_upper ? "0123456789ABCDEF" : "0123456789abcdef";
     long cols = r->xr_cols, g = r->xr_group;
     long per = r->xr_mode == XXD_BITS ? 8 : 2; // characters per byte
     long grplen = g * per + 1;
-    char line[16 + 9 * XXD_COLS_MAX + XXD_COLS_MAX + 16];
     int alen = snprintf(line, 32, r->xr_decimal ? "%08ld:" : "%08lx:", addr);
     long text = alen + 3 + (grplen * cols - 1) / g;
     memset(line + alen, ' ', (size_t)(text - alen));
@@ -145,9 +148,50 @@ xxd_line(xxd_run *r, long addr, const unsigned char *p, size_t n)
     for (size_t i = 0; i < n; i++)
         line[end++] = p[i] >= 32 && p[i] < 127 ? (char)p[i] : '.';
     line[end++] = '\n';
-    if (box_buf_append(&r->xr_out, line, (size_t)end) != BOX_OK)
+    return (size_t)end;
+}
+
+static bool
+xxd_put(xxd_run *r, const char *p, size_t n)
+{
+    if (box_buf_append(&r->xr_out, p, n) != BOX_OK)
         return xxd_oom(r);
     return r->xr_out.b_len < XXD_FLUSH || xxd_flush(r);
+}
+
+/*
+ * -a as xxd does it. zs counts the all-zero lines in a row: the first
+ * shows, the second is held; when a line with data (nz > 0) ends the
+ * run, a run of two shows the held line, a longer one "*". nz < 0 is
+ * the end of a dump whose last line was whole: it ends a run the same
+ * way, then shows that last line. Without -a every line has nz 1.
+ */
+typedef struct xxd_skip {
+    int sk_zs;
+    char sk_held[XXD_LINE];
+    size_t sk_hl;
+} xxd_skip;
+
+static bool
+xxd_skip_line(xxd_run *r, xxd_skip *k, const char *line, size_t len, int nz)
+{
+    if (nz == 0 && k->sk_zs == 1) {
+        memcpy(k->sk_held, line, len);
+        k->sk_hl = len;
+    }
+    if (nz == 0 && k->sk_zs++ != 0)
+        return true;
+    if (nz < 0)
+        k->sk_zs--;
+    if (nz != 0 && k->sk_zs == 2 && !xxd_put(r, k->sk_held, k->sk_hl))
+        return false;
+    if (nz != 0 && k->sk_zs > 2 && !xxd_put(r, "*\n", 2))
+        return false;
+    if ((nz >= 0 || k->sk_zs > 0) && !xxd_put(r, line, len))
+        return false;
+    if (nz != 0)
+        k->sk_zs = 0;
+    return true;
 }
 
 static bool
@@ -159,50 +203,45 @@ xxd_zero(const unsigned char *p, size_t n)
     return true;
 }
 
-/* The hex and bits dumps, line by line. -a: a run of all-zero lines after
- * the first shows as one "*"; the last line always shows. */
+/* The hex and bits dumps, line by line. */
 static bool
 xxd_dump(xxd_run *r, sh_input *in, long left)
 {
     size_t cols = (size_t)r->xr_cols;
-    unsigned char cur[XXD_COLS_MAX], prev[XXD_COLS_MAX];
-    size_t pn = 0;
-    bool have = false, starred = false, prev_zero = false;
-    long addr = r->xr_seek + r->xr_offset, paddr = 0;
+    unsigned char cur[XXD_COLS_MAX];
+    char line[XXD_LINE];
+    size_t len = 0;
+    xxd_skip *k = box_alloc(sizeof *k);
+    if (k == NULL)
+        return xxd_oom(r);
+    k->sk_zs = 0;
+    bool whole = false; // the last line shown was a whole one
+    long addr = r->xr_seek + r->xr_offset;
+    bool ok = true;
     for (;;) {
         size_t want = left >= 0 && (size_t)left < cols ? (size_t)left : cols;
         ssize_t n = want > 0 ? xxd_fill(r, in, cur, want) : 0;
-        if (n < 0)
-            return false;
+        if (n < 0) {
+            ok = false;
+            break;
+        }
         if (n == 0)
             break;
         if (left >= 0)
             left -= n;
-        if (have) {
-            // prev is not the last line: it may hide behind a "*"
-            bool zero = xxd_zero(prev, pn);
-            if (r->xr_autoskip && zero && prev_zero) {
-                if (!starred && box_buf_puts(&r->xr_out, "*\n") != BOX_OK)
-                    return xxd_oom(r);
-                starred = true;
-            } else {
-                starred = false;
-                if (!xxd_line(r, paddr, prev, pn))
-                    return false;
-            }
-            prev_zero = zero;
-        }
-        memcpy(prev, cur, (size_t)n);
-        pn = (size_t)n;
-        paddr = addr;
+        len = xxd_render(r, addr, cur, (size_t)n, line);
         addr += n;
-        have = true;
+        whole = (size_t)n == cols;
+        int nz = !whole || !r->xr_autoskip || !xxd_zero(cur, (size_t)n);
+        if (!(ok = xxd_skip_line(r, k, line, len, nz)))
+            break;
         if ((size_t)n < want)
             break;
     }
-    if (have && !xxd_line(r, paddr, prev, pn))
-        return false;
-    return xxd_flush(r);
+    if (ok && whole && r->xr_autoskip)
+        ok = xxd_skip_line(r, k, line, len, -1);
+    box_free(k);
+    return ok && xxd_flush(r);
 }
 
 /* -p: the bytes as hex, xr_cols a line (0: one line). */
