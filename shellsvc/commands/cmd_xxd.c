@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -449,11 +450,16 @@ xxd_revert(xxd_run *r, sh_input *in, bool seekable)
                 if (n1 < 0)
                     p = 0;
                 else
-                    want = want << 4 | n1;
+                    want = (long)(((unsigned long)want << 4 | (unsigned)n1) &
+                                  (unsigned long)(LONG_MAX >> 4));
                 continue;
             }
             if (n2 >= 0 && n1 >= 0) {
-                int rc = xxd_rev_put(r, &v, r->xr_seek + want, n2 << 4 | n1);
+                // a far address fails as too large to hold, not as an
+                // overflow
+                long at = want > LONG_MAX / 2 - r->xr_seek ? LONG_MAX / 2
+                                                           : r->xr_seek + want;
+                int rc = xxd_rev_put(r, &v, at, n2 << 4 | n1);
                 if (rc != 0)
                     return rc < 0 ? r->xr_run.cr_status : rc;
                 want++;
