@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* md5sum, sha1sum, sha224sum, sha256sum, sha384sum, sha512sum, b2sum:
  * GNU coreutils 9.1, the digests from OpenSSL's EVP. One table row per
- * command; the same printing and --check for all. */
+ * command; the same printing and --check for all, and for cksum -a
+ * (sh_digest_files, cmd_digest.h). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -13,30 +14,36 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "cmd_blake2b.h"
+#include "cmd_digest.h"
 #include "sh_gopt.h"
 #include "sh_internal.h"
 
 #define DG_CHUNK (64u * 1024u)
 #define DG_LINE_MAX (1u << 20) // one line of a checksum file
 
-/* ORDER DG: one row per command. */
+/* ORDER DG: one row per command (and cksum -a's sm3, no command). */
 typedef struct dg_algo {
-    const char *da_cmd;  // the command
-    const char *da_evp;  // OpenSSL's name
-    const char *da_tag;  // --tag's name, and the check messages'
-    const char *da_bits; // the --help line's "(256-bit)"
-    const char *da_spec; // the --help line's standard
+    const char *da_cmd;   // the command, or NULL
+    const char *da_cksum; // cksum -a's name
+    const char *da_evp;   // OpenSSL's name
+    const char *da_tag;   // --tag's name, and the check messages'
+    const char *da_bits;  // the --help line's "(256-bit)"
+    const char *da_spec;  // the --help line's standard
 } dg_algo;
 
 static const dg_algo dg_algos[] = {
-    {"b2sum", "BLAKE2b512", "BLAKE2b", "(512-bit)", "RFC 7693"},
-    {"md5sum", "MD5", "MD5", "(128-bit)", "RFC 1321"},
-    {"sha1sum", "SHA1", "SHA1", "(160-bit)", "FIPS-180-1"},
-    {"sha224sum", "SHA224", "SHA224", "(224-bit)", "RFC 3874"},
-    {"sha256sum", "SHA256", "SHA256", "(256-bit)", "FIPS-180-2"},
-    {"sha384sum", "SHA384", "SHA384", "(384-bit)", "FIPS-180-2"},
-    {"sha512sum", "SHA512", "SHA512", "(512-bit)", "FIPS-180-2"},
+    {"b2sum", "blake2b", "BLAKE2b512", "BLAKE2b", "(512-bit)", "RFC 7693"},
+    {"md5sum", "md5", "MD5", "MD5", "(128-bit)", "RFC 1321"},
+    {"sha1sum", "sha1", "SHA1", "SHA1", "(160-bit)", "FIPS-180-1"},
+    {"sha224sum", "sha224", "SHA224", "SHA224", "(224-bit)", "RFC 3874"},
+    {"sha256sum", "sha256", "SHA256", "SHA256", "(256-bit)", "FIPS-180-2"},
+    {"sha384sum", "sha384", "SHA384", "SHA384", "(384-bit)", "FIPS-180-2"},
+    {"sha512sum", "sha512", "SHA512", "SHA512", "(512-bit)", "FIPS-180-2"},
+    {NULL, "sm3", "SM3", "SM3", "(256-bit)", "GB/T 32905-2016"},
 };
+#define DG_NALGOS (sizeof dg_algos / sizeof dg_algos[0])
+#define DG_B2 (&dg_algos[0]) // BLAKE2b: the one with a length
 
 enum {
     DG_O_TAG = SH_GOPT_LONG_ONLY,
@@ -61,9 +68,13 @@ static const sh_gopt dg_opts[] = {
 };
 
 typedef struct dg_run {
-    sh_cmd_run dr_run; // first: the bodies get &dr_run
+    sh_cmd_run dr_run;  // first: the bodies get &dr_run
+    const char *dr_cmd; // as messages name the command
     const dg_algo *dr_algo;
-    const EVP_MD *dr_md;
+    unsigned dr_bits;        // BLAKE2b's length in bits; 0: the whole 512
+    bool dr_auto;            // cksum -c without -a: each line's tag says
+    const char *dr_last_tag; // -w's name for a bad line: the last good
+                             // line's algorithm (GNU cksum's guess)
     bool dr_binary, dr_tag, dr_zero;
     bool dr_ignore_missing, dr_quiet, dr_status, dr_strict, dr_warn;
     char *dr_chunk;
@@ -72,18 +83,26 @@ typedef struct dg_run {
     bool dr_text; // -t given (--tag refuses it)
 } dg_run;
 
-/* The digest of in, as lowercase hex into hex (2 * EVP_MAX_MD_SIZE + 1).
- * False when reading failed (reported) or the call ends. */
+/* The digest of in by algorithm a (BLAKE2b cut to bits when not 0), as
+ * lowercase hex into hex (2 * EVP_MAX_MD_SIZE + 1). False when reading
+ * failed (reported) or the call ends. */
 static bool
-dg_digest(dg_run *r, sh_input *in, char *hex, bool *failed)
+dg_digest(dg_run *r, const dg_algo *a, unsigned bits, sh_input *in, char *hex,
+          bool *failed)
 {
     *failed = false;
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    if (ctx == NULL || EVP_DigestInit_ex(ctx, r->dr_md, NULL) != 1) {
+    bool own = a == DG_B2 && bits != 0 && bits != 512;
+    const EVP_MD *md = own ? NULL : EVP_get_digestbyname(a->da_evp);
+    EVP_MD_CTX *ctx = own ? NULL : EVP_MD_CTX_new();
+    sh_blake2b b2;
+    if (own) {
+        sh_blake2b_init(&b2, bits / 8);
+    } else if (md == NULL || ctx == NULL ||
+               EVP_DigestInit_ex(ctx, md, NULL) != 1) {
         EVP_MD_CTX_free(ctx);
         r->dr_run.cr_status =
-            sh_cmd_err(r->dr_run.cr_cx, r->dr_algo->da_cmd, 1,
-                       "the %s digest is not available", r->dr_algo->da_evp);
+            sh_cmd_err(r->dr_run.cr_cx, r->dr_cmd, 1,
+                       "the %s digest is not available", a->da_evp);
         return false;
     }
     bool go = true;
@@ -101,16 +120,35 @@ dg_digest(dg_run *r, sh_input *in, char *hex, bool *failed)
             *failed = true; // reported by the input
         if (n <= 0)
             break;
-        EVP_DigestUpdate(ctx, r->dr_chunk, (size_t)n);
+        if (own)
+            sh_blake2b_update(&b2, r->dr_chunk, (size_t)n);
+        else
+            EVP_DigestUpdate(ctx, r->dr_chunk, (size_t)n);
     }
-    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned char md_out[EVP_MAX_MD_SIZE];
     unsigned len = 0;
-    EVP_DigestFinal_ex(ctx, md, &len);
-    EVP_MD_CTX_free(ctx);
+    if (own) {
+        sh_blake2b_final(&b2, md_out);
+        len = bits / 8;
+    } else {
+        EVP_DigestFinal_ex(ctx, md_out, &len);
+        EVP_MD_CTX_free(ctx);
+    }
     for (unsigned i = 0; i < len; i++)
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+        snprintf(hex + 2 * i, 3, "%02x", md_out[i]);
     hex[2 * len] = '\0';
     return go;
+}
+
+/* The tag of a BSD-style line: "MD5", or "BLAKE2b-256" for a cut
+ * BLAKE2b. */
+static void
+dg_tag(const dg_algo *a, unsigned bits, char *buf, size_t n)
+{
+    if (a == DG_B2 && bits != 0 && bits != 512)
+        snprintf(buf, n, "%s-%u", a->da_tag, bits);
+    else
+        snprintf(buf, n, "%s", a->da_tag);
 }
 
 /* GNU escapes a name holding '\\' or '\n' (and then starts the line with
@@ -143,10 +181,11 @@ static bool
 dg_sum_body(sh_cmd_run *cr, sh_input *in, const char *name)
 {
     dg_run *r = (dg_run *)cr;
-    char hex[2 * EVP_MAX_MD_SIZE + 1];
+    char hex[2 * EVP_MAX_MD_SIZE + 1], tag[32];
     bool failed;
-    if (!dg_digest(r, in, hex, &failed))
+    if (!dg_digest(r, r->dr_algo, r->dr_bits, in, hex, &failed))
         return false;
+    dg_tag(r->dr_algo, r->dr_bits, tag, sizeof tag);
     if (failed) {
         cr->cr_status = 1;
         return true;
@@ -156,7 +195,7 @@ dg_sum_body(sh_cmd_run *cr, sh_input *in, const char *name)
     box_buf_init(&b, DG_LINE_MAX);
     box_err e = esc ? box_buf_putc(&b, '\\') : BOX_OK;
     if (e == BOX_OK && r->dr_tag) {
-        e = box_buf_printf(&b, "%s (", r->dr_algo->da_tag);
+        e = box_buf_printf(&b, "%s (", tag);
         if (e == BOX_OK)
             e = dg_put_name(&b, name, esc);
         if (e == BOX_OK)
@@ -170,8 +209,7 @@ dg_sum_body(sh_cmd_run *cr, sh_input *in, const char *name)
         e = box_buf_putc(&b, r->dr_zero ? '\0' : '\n');
     bool ok = e == BOX_OK ? sh_cmd_emit(cr, b.b_data, b.b_len) : false;
     if (e != BOX_OK)
-        cr->cr_status = sh_cmd_err(cr->cr_cx, r->dr_algo->da_cmd, 1,
-                                   "out of memory");
+        cr->cr_status = sh_cmd_err(cr->cr_cx, r->dr_cmd, 1, "out of memory");
     box_buf_reset(&b);
     return ok;
 }
@@ -211,22 +249,65 @@ dg_is_hex(const char *s, size_t n)
     return true;
 }
 
+/* Hex digits of algorithm a's digest (BLAKE2b cut to bits when not 0). */
+static size_t
+dg_hexlen(const dg_algo *a, unsigned bits)
+{
+    if (a == DG_B2 && bits != 0)
+        return bits / 4;
+    const EVP_MD *md = EVP_get_digestbyname(a->da_evp);
+    return md != NULL ? 2 * (size_t)EVP_MD_get_size(md) : 0;
+}
+
+/* The tag at p naming algorithm a ("MD5", "BLAKE2b-256"), followed by
+ * " (": its length, with *bits for a BLAKE2b length; 0 when it is not. */
+static size_t
+dg_tag_at(const dg_algo *a, const char *p, unsigned *bits)
+{
+    size_t tl = strlen(a->da_tag);
+    if (strncmp(p, a->da_tag, tl) != 0)
+        return 0;
+    *bits = 0;
+    if (a == DG_B2 && p[tl] == '-') {
+        unsigned v = 0;
+        size_t i = tl + 1;
+        for (; p[i] >= '0' && p[i] <= '9' && v <= 512; i++)
+            v = v * 10 + (unsigned)(p[i] - '0');
+        if (i == tl + 1 || v == 0 || v > 512 || v % 8 != 0)
+            return 0;
+        *bits = v;
+        tl = i;
+    }
+    return p[tl] == ' ' && p[tl + 1] == '(' ? tl : 0;
+}
+
 /*
- * One line of a checksum file: *hex (hexlen digits) and *name point into
- * line (NUL-ended there). The GNU form "HEX  NAME" or "HEX *NAME", or the
- * BSD form "ALGO (NAME) = HEX"; a leading '\\' says the name is escaped.
+ * One line of a checksum file: *algo and *bits say which digest it
+ * holds, *hex and *name point into line (NUL-ended there). The BSD form
+ * "ALGO (NAME) = HEX" (any algorithm for cksum -c without -a, else the
+ * run's), or the GNU form "HEX  NAME" or "HEX *NAME" (not for cksum's
+ * guessing); a leading '\\' says the name is escaped.
  */
 static bool
-dg_parse_line(const dg_run *r, char *line, size_t hexlen, char **hex,
-              char **name)
+dg_parse_line(const dg_run *r, char *line, const dg_algo **algo, unsigned *bits,
+              char **hex, char **name)
 {
     bool esc = line[0] == '\\';
     char *p = line + esc;
     while (*p == ' ' || *p == '\t')
         p++;
-    size_t tl = strlen(r->dr_algo->da_tag);
-    if (strncmp(p, r->dr_algo->da_tag, tl) == 0 && p[tl] == ' ' &&
-        p[tl + 1] == '(') {
+    size_t tl = 0;
+    *algo = r->dr_algo;
+    *bits = r->dr_bits;
+    for (size_t i = 0; i < DG_NALGOS && tl == 0; i++) {
+        const dg_algo *a = r->dr_auto ? &dg_algos[i] : r->dr_algo;
+        if ((tl = dg_tag_at(a, p, bits)) != 0)
+            *algo = a;
+        if (!r->dr_auto)
+            break;
+    }
+    if (tl != 0) {
+        size_t hexlen = dg_hexlen(*algo, *bits);
         char *open = p + tl + 2;
         char *close = strstr(open, ") = ");
         char *last = NULL;
@@ -242,8 +323,12 @@ dg_parse_line(const dg_run *r, char *line, size_t hexlen, char **hex,
         *name = open;
         return !esc || dg_unescape(open);
     }
-    if (strlen(p) < hexlen + 2 || !dg_is_hex(p, hexlen) ||
-        p[hexlen] != ' ' || (p[hexlen + 1] != ' ' && p[hexlen + 1] != '*'))
+    *bits = r->dr_bits;
+    if (r->dr_auto)
+        return false;
+    size_t hexlen = dg_hexlen(r->dr_algo, r->dr_bits);
+    if (strlen(p) < hexlen + 2 || !dg_is_hex(p, hexlen) || p[hexlen] != ' ' ||
+        (p[hexlen + 1] != ' ' && p[hexlen + 1] != '*'))
         return false;
     p[hexlen] = '\0';
     *hex = p;
@@ -275,23 +360,24 @@ dg_say(dg_run *r, const char *name, const char *verdict)
 
 /* Checks one named file against hex. False when the run must stop. */
 static bool
-dg_check_one(dg_run *r, const char *name, const char *hex, bool *verified)
+dg_check_one(dg_run *r, const dg_algo *a, unsigned bits, const char *name,
+             const char *hex, bool *verified)
 {
     sh_ctx *cx = r->dr_run.cr_cx;
     int st;
-    const char *cmd = r->dr_algo->da_cmd;
+    const char *cmd = r->dr_cmd;
     if (r->dr_ignore_missing && strcmp(name, "-") != 0) {
         sh_kernel_stat ks;
         sh_kernel_result kr = {0};
-        int err = sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, name,
-                                      &ks, &kr);
+        int err =
+            sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, name, &ks, &kr);
         bool fault = kr.kr_outcome == SH_KR_FAULT;
         sh_kernel_result_clear(&kr);
         if (err == ENOENT && !fault)
             return true;
     }
-    sh_input *in = sh_input_open(cx, cmd, strcmp(name, "-") == 0 ? NULL : name,
-                                 &st);
+    sh_input *in =
+        sh_input_open(cx, cmd, strcmp(name, "-") == 0 ? NULL : name, &st);
     if (in == NULL) {
         if (st == BOX_STATUS_FAULT) {
             r->dr_run.cr_status = st;
@@ -302,7 +388,7 @@ dg_check_one(dg_run *r, const char *name, const char *hex, bool *verified)
     }
     char got[2 * EVP_MAX_MD_SIZE + 1];
     bool failed;
-    bool go = dg_digest(r, in, got, &failed);
+    bool go = dg_digest(r, a, bits, in, got, &failed);
     sh_input_close(in);
     if (!go)
         return false;
@@ -324,7 +410,7 @@ static void
 dg_check_report(dg_run *r)
 {
     sh_ctx *cx = r->dr_run.cr_cx;
-    const char *cmd = r->dr_algo->da_cmd;
+    const char *cmd = r->dr_cmd;
     if (!r->dr_status && r->dr_bad_lines > 0)
         sh_cmd_err(cx, cmd, 1, "WARNING: %lu %s improperly formatted",
                    r->dr_bad_lines,
@@ -348,8 +434,7 @@ dg_check_body(sh_cmd_run *cr, sh_input *in, const char *listname)
 {
     dg_run *r = (dg_run *)cr;
     sh_ctx *cx = cr->cr_cx;
-    const char *cmd = r->dr_algo->da_cmd;
-    size_t hexlen = 2 * (size_t)EVP_MD_get_size(r->dr_md);
+    const char *cmd = r->dr_cmd;
     box_buf line;
     box_buf_init(&line, DG_LINE_MAX);
     unsigned long lineno = 0, good = 0, bad = 0;
@@ -371,31 +456,34 @@ dg_check_body(sh_cmd_run *cr, sh_input *in, const char *listname)
             break;
         }
         char *text = line.b_data, *hex, *name;
+        const dg_algo *algo;
+        unsigned bits;
         size_t len = strlen(text);
         if (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\0'))
             text[--len] = '\0';
         if (text[0] == '#')
             continue;
-        if (!dg_parse_line(r, text, hexlen, &hex, &name)) {
+        if (!dg_parse_line(r, text, &algo, &bits, &hex, &name)) {
             bad++;
             if (r->dr_warn)
                 sh_cmd_err(cx, cmd, 1,
                            "%s: %lu: improperly formatted %s checksum line",
                            strcmp(listname, "-") == 0 ? "'standard input'"
                                                       : listname,
-                           lineno, r->dr_algo->da_tag);
+                           lineno, r->dr_last_tag);
             continue;
         }
         good++;
-        if (!(go = dg_check_one(r, name, hex, &verified)))
+        r->dr_last_tag = algo->da_tag;
+        if (!(go = dg_check_one(r, algo, bits, name, hex, &verified)))
             break;
     }
     box_buf_reset(&line);
     if (!go)
         return false;
     r->dr_bad_lines = bad;
-    char *shown = sh_gquotef(strcmp(listname, "-") == 0 ? "standard input"
-                                                         : listname);
+    char *shown =
+        sh_gquotef(strcmp(listname, "-") == 0 ? "standard input" : listname);
     if (good == 0) {
         sh_cmd_err(cx, cmd, 1, "%s: no properly formatted checksum lines found",
                    shown != NULL ? shown : listname);
@@ -469,14 +557,17 @@ sh_cmd_digest(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     size_t start, len = strlen(argv[0]);
     sh_path_last(argv[0], &start, &len);
     const dg_algo *a = &dg_algos[1];
-    for (size_t i = 0; i < sizeof dg_algos / sizeof dg_algos[0]; i++)
-        if (strlen(dg_algos[i].da_cmd) == len &&
+    for (size_t i = 0; i < DG_NALGOS; i++)
+        if (dg_algos[i].da_cmd != NULL && strlen(dg_algos[i].da_cmd) == len &&
             memcmp(argv[0] + start, dg_algos[i].da_cmd, len) == 0)
             a = &dg_algos[i];
     char *help = dg_help(a);
-    sh_gopt_spec spec = {.gs_cmd = a->da_cmd, .gs_opts = dg_opts,
-                         .gs_fail = 1, .gs_help = help};
-    dg_run r = {.dr_run = {.cr_cx = cx, .cr_cmd = a->da_cmd}, .dr_algo = a};
+    sh_gopt_spec spec = {
+        .gs_cmd = a->da_cmd, .gs_opts = dg_opts, .gs_fail = 1, .gs_help = help};
+    dg_run r = {.dr_run = {.cr_cx = cx, .cr_cmd = a->da_cmd},
+                .dr_cmd = a->da_cmd,
+                .dr_algo = a,
+                .dr_last_tag = a->da_tag};
     sh_gopt_iter it;
     sh_gopt_init(&it, cx, &spec, argc, argv);
     const char *arg;
@@ -484,20 +575,39 @@ sh_cmd_digest(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     bool check = false;
     while ((id = sh_gopt_next(&it, &arg, &st)) >= 0) {
         switch (id) {
-        case 'b': r.dr_binary = true; break;
+        case 'b':
+            r.dr_binary = true;
+            break;
         case 't':
             r.dr_binary = false;
             r.dr_text = true;
             break;
-        case 'c': check = true; break;
-        case 'z': r.dr_zero = true; break;
-        case 'w': r.dr_warn = true; break;
-        case DG_O_TAG: r.dr_tag = true; break;
-        case DG_O_IGNORE_MISSING: r.dr_ignore_missing = true; break;
-        case DG_O_QUIET: r.dr_quiet = true; break;
-        case DG_O_STATUS: r.dr_status = true; break;
-        case DG_O_STRICT: r.dr_strict = true; break;
-        default: break;
+        case 'c':
+            check = true;
+            break;
+        case 'z':
+            r.dr_zero = true;
+            break;
+        case 'w':
+            r.dr_warn = true;
+            break;
+        case DG_O_TAG:
+            r.dr_tag = true;
+            break;
+        case DG_O_IGNORE_MISSING:
+            r.dr_ignore_missing = true;
+            break;
+        case DG_O_QUIET:
+            r.dr_quiet = true;
+            break;
+        case DG_O_STATUS:
+            r.dr_status = true;
+            break;
+        case DG_O_STRICT:
+            r.dr_strict = true;
+            break;
+        default:
+            break;
         }
     }
     if (id == SH_GOPT_EXIT)
@@ -522,12 +632,13 @@ sh_cmd_digest(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
                             : r.dr_status       ? "--status"
                             : r.dr_strict       ? "--strict"
                                                 : "--warn";
-        st = sh_gopt_usage_error(&it, "the %s option is meaningful only when "
-                                      "verifying checksums",
+        st = sh_gopt_usage_error(&it,
+                                 "the %s option is meaningful only when "
+                                 "verifying checksums",
                                  which);
         goto out;
     }
-    if ((r.dr_md = EVP_get_digestbyname(a->da_evp)) == NULL ||
+    if (EVP_get_digestbyname(a->da_evp) == NULL ||
         (r.dr_chunk = box_alloc(DG_CHUNK)) == NULL) {
         st = sh_cmd_err(cx, a->da_cmd, 1, "the %s digest is not available",
                         a->da_evp);
@@ -540,5 +651,46 @@ out:
     sh_gopt_free(&it);
     box_free(r.dr_chunk);
     box_free(help);
+    return st;
+}
+
+/* ---- cksum -a ---------------------------------------------------------- */
+
+bool
+sh_digest_known(const char *name)
+{
+    for (size_t i = 0; i < DG_NALGOS; i++)
+        if (strcmp(dg_algos[i].da_cksum, name) == 0)
+            return true;
+    return false;
+}
+
+int
+sh_digest_files(sh_ctx *cx, const sh_digest_req *q, int nops, char **ops)
+{
+    const dg_algo *a = &dg_algos[1];
+    for (size_t i = 0; q->dq_algo != NULL && i < DG_NALGOS; i++)
+        if (strcmp(dg_algos[i].da_cksum, q->dq_algo) == 0)
+            a = &dg_algos[i];
+    dg_run r = {.dr_run = {.cr_cx = cx, .cr_cmd = q->dq_cmd},
+                .dr_cmd = q->dq_cmd,
+                .dr_algo = a,
+                .dr_bits = a == DG_B2 ? q->dq_bits : 0,
+                .dr_auto = q->dq_check && q->dq_algo == NULL,
+                .dr_last_tag = q->dq_algo == NULL ? "CRC" : a->da_tag,
+                .dr_binary = q->dq_binary,
+                .dr_tag = q->dq_tag,
+                .dr_zero = q->dq_zero,
+                .dr_ignore_missing = q->dq_ignore_missing,
+                .dr_quiet = q->dq_quiet,
+                .dr_status = q->dq_status,
+                .dr_strict = q->dq_strict,
+                .dr_warn = q->dq_warn};
+    if ((r.dr_chunk = box_alloc(DG_CHUNK)) == NULL)
+        return sh_cmd_err(cx, q->dq_cmd, 1, "out of memory");
+    sh_opts ops_at = {.o_ind = 0};
+    int st = sh_cmd_operands(&r.dr_run, nops, ops, &ops_at,
+                             q->dq_check ? dg_check_body : dg_sum_body);
+    box_free(r.dr_chunk);
     return st;
 }

@@ -555,8 +555,8 @@ call_func(sh_ctx *cx, const sh_func *f, int argc, char **argv)
     return s;
 }
 
-/* Runs argv (already admitted): builtin > function > host program (the
- * one its admission bound) > not found. */
+/* Runs argv (already admitted): builtin > function > the registry's
+ * command > host program (the one its admission bound) > not found. */
 static int
 run_argv(sh_ctx *cx, int argc, char **argv, bool bypass_funcs,
          const sh_host_bind *b)
@@ -564,6 +564,13 @@ run_argv(sh_ctx *cx, int argc, char **argv, bool bypass_funcs,
     if (b != NULL && b->hb_host)
         return sh_host_run(cx, argc, argv, b);
     const sh_cmd *c = sh_cmd_find(cx->cx_st, argv[0]);
+    // A function hides a command of the registry, not a builtin (spec
+    // §3.3: `sum() { …; }; sum 10` runs the function).
+    if (!bypass_funcs && (c == NULL || (c->c_mode & SH_CMD_PROGRAM))) {
+        const sh_func *f = sh_func_find(cx->cx_st, argv[0]);
+        if (f != NULL)
+            return call_func(cx, f, argc, argv);
+    }
     if (c != NULL) {
         sh_opts o;
         int rc = sh_opts_parse(cx, c, argc, argv, &o);
@@ -576,11 +583,6 @@ run_argv(sh_ctx *cx, int argc, char **argv, bool bypass_funcs,
                        ? 0
                        : 1;
         return c->c_fn(cx, argc, argv, &o);
-    }
-    if (!bypass_funcs) {
-        const sh_func *f = sh_func_find(cx->cx_st, argv[0]);
-        if (f != NULL)
-            return call_func(cx, f, argc, argv);
     }
     if (strchr(argv[0], '/') != NULL)
         return sh_shebang_missing(cx, argv[0]);

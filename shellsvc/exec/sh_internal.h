@@ -677,6 +677,7 @@ const char *sh_cmd_name_at(size_t i);
 int sh_opts_parse(sh_ctx *cx, const sh_cmd *c, int argc, char **argv,
                   sh_opts *o);
 /* "strands-shell: <cmd>: <text>" and returns status. */
+int sh_cmd_cksum(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_err(sh_ctx *cx, const char *cmd, int status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -756,6 +757,7 @@ int sh_cmd_find_files(sh_ctx *, int, char **, const sh_opts *); // find
 int sh_cmd_fold(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_grep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_head(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_hexdump(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_hostname(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_id(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_jq(sh_ctx *, int, char **, const sh_opts *);
@@ -766,6 +768,7 @@ int sh_cmd_mktemp(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_mv(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_nl(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_nproc(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_od(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_paste(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_printenv(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_python(sh_ctx *, int, char **, const sh_opts *);
@@ -779,6 +782,8 @@ int sh_cmd_seq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_sleep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_sort(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_stat(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_strings(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_sum(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tac(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tail(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tee(sh_ctx *, int, char **, const sh_opts *);
@@ -792,6 +797,7 @@ int sh_cmd_wc(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_which(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_whoami(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_xargs(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_xxd(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_yes(sh_ctx *, int, char **, const sh_opts *);
 
 /* Saves name (value, elements, attributes) for restore when the
