@@ -16,7 +16,7 @@ packages=(
   libjson-c-dev
   libpcre2-dev                  # grep -P (PCRE2, as GNU grep links it)
   libjq-dev                     # jq: the real jq 1.6 language, not a subset
-  jq gawk sed findutils diffutils   # the GNU tools the command tests compare against
+  jq gawk sed findutils diffutils bsdextrautils   # the GNU tools the command tests compare against
   clang-14 libclang-rt-14-dev   # the fuzz targets (libFuzzer) and the clang build
 )
 

@@ -732,6 +732,7 @@ int sh_cmd_cp(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cut(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_digest(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_dirname(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_expr(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_find_files(sh_ctx *, int, char **, const sh_opts *); // find
 int sh_cmd_fold(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_grep(sh_ctx *, int, char **, const sh_opts *);
