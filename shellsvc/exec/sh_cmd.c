@@ -51,6 +51,7 @@ static const sh_cmd sh_cmds[] = {
     {"exit", sh_bi_exit, "", SH_CMD_RAWARGS, NULL},
     {"export", sh_bi_declare, "", SH_CMD_RAWARGS, NULL},
     {"expr", sh_cmd_expr, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
+    {"factor", sh_cmd_factor, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"false", sh_bi_false, "", SH_CMD_RAWARGS, NULL},
     {"find", sh_cmd_find_files, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"fold", sh_cmd_fold, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
