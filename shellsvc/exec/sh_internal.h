@@ -732,6 +732,7 @@ int sh_cmd_cp(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cut(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_digest(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_dirname(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_expand(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_expr(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_factor(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_find_files(sh_ctx *, int, char **, const sh_opts *); // find
@@ -760,6 +761,7 @@ int sh_cmd_tail(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tee(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_touch(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tr(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_unexpand(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_uniq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_wc(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_xargs(sh_ctx *, int, char **, const sh_opts *);
