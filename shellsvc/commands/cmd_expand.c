@@ -13,20 +13,23 @@
 #include "sh_gopt.h"
 #include "sh_internal.h"
 
-#define EXP_CHUNK (64u * 1024u)  // read and written a chunk at a time
-#define EXP_STOPS_MAX 4096        // tab stops in one list
+#define EXP_CHUNK (64u * 1024u)    // read and written a chunk at a time
+#define EXP_STOPS_MAX 4096         // tab stops in one list
 #define EXP_PENDING_MAX (1u << 20) // unexpand's held blanks
 
 enum { EXP_OPT_FIRST = SH_GOPT_LONG_ONLY };
 
 /* Both commands take the obsolete -N[,N]...: a digit takes the rest of
  * its word as more of the list. */
-#define EXP_DIGIT_ROWS                                                       \
-    {'0', NULL, SH_GARG_OPT}, {'1', NULL, SH_GARG_OPT},                      \
-        {'2', NULL, SH_GARG_OPT}, {'3', NULL, SH_GARG_OPT},                  \
-        {'4', NULL, SH_GARG_OPT}, {'5', NULL, SH_GARG_OPT},                  \
-        {'6', NULL, SH_GARG_OPT}, {'7', NULL, SH_GARG_OPT},                  \
-        {'8', NULL, SH_GARG_OPT}, {'9', NULL, SH_GARG_OPT}
+#define EXP_DIGIT_ROWS                                                         \
+    {'0', NULL, SH_GARG_OPT}, {'1', NULL, SH_GARG_OPT},                        \
+        {'2', NULL, SH_GARG_OPT}, {'3', NULL, SH_GARG_OPT},                    \
+        {'4', NULL, SH_GARG_OPT}, {'5', NULL, SH_GARG_OPT},                    \
+        {'6', NULL, SH_GARG_OPT}, {'7', NULL, SH_GARG_OPT},                    \
+        {'8', NULL, SH_GARG_OPT},                                              \
+    {                                                                          \
+        '9', NULL, SH_GARG_OPT                                                 \
+    }
 
 static const sh_gopt expand_opts[] = {
     {'i', "initial", SH_GARG_NONE},
@@ -43,18 +46,18 @@ static const sh_gopt unexpand_opts[] = {
     {0},
 };
 
-#define EXP_HELP_LIST                                                        \
-    "  -t, --tabs=LIST  use comma separated list of tab positions.\n"        \
-    "                     The last specified position can be prefixed "      \
-    "with '/'\n"                                                             \
-    "                     to specify a tab size to use after the last\n"     \
-    "                     explicitly specified tab stop.  Also a prefix of " \
-    "'+'\n"                                                                  \
-    "                     can be used to align remaining tab stops "         \
-    "relative to\n"                                                          \
-    "                     the last specified tab stop instead of the first " \
-    "column\n"                                                               \
-    "      --help        display this help and exit\n"                       \
+#define EXP_HELP_LIST                                                          \
+    "  -t, --tabs=LIST  use comma separated list of tab positions.\n"          \
+    "                     The last specified position can be prefixed "        \
+    "with '/'\n"                                                               \
+    "                     to specify a tab size to use after the last\n"       \
+    "                     explicitly specified tab stop.  Also a prefix of "   \
+    "'+'\n"                                                                    \
+    "                     can be used to align remaining tab stops "           \
+    "relative to\n"                                                            \
+    "                     the last specified tab stop instead of the first "   \
+    "column\n"                                                                 \
+    "      --help        display this help and exit\n"                         \
     "      --version     output version information and exit\n"
 
 static const sh_gopt_spec expand_spec = {
@@ -70,7 +73,8 @@ static const sh_gopt_spec expand_spec = {
                "Mandatory arguments to long options are mandatory for "
                "short options too.\n"
                "  -i, --initial    do not convert tabs after non blanks\n"
-               "  -t, --tabs=N     have tabs N characters apart, not 8\n" EXP_HELP_LIST,
+               "  -t, --tabs=N     have tabs N characters apart, not "
+               "8\n" EXP_HELP_LIST,
 };
 
 static const sh_gopt_spec unexpand_spec = {
@@ -220,8 +224,7 @@ exp_parse(sh_ctx *cx, const char *cmd, exp_tabs *t, const char *spec)
             }
             v = v * 10 + d;
         } else {
-            exp_badq(cx, cmd, "tab size contains invalid character(s): %s",
-                     p);
+            exp_badq(cx, cmd, "tab size contains invalid character(s): %s", p);
             return 1;
         }
     }
@@ -298,8 +301,8 @@ exp_expand_byte(exp_run *r, char c)
             if (last)
                 next = r->xr_col + 1;
             if (next < r->xr_col) {
-                r->xr_run.cr_status = sh_cmd_err(
-                    r->xr_run.cr_cx, "expand", 1, "input line is too long");
+                r->xr_run.cr_status = sh_cmd_err(r->xr_run.cr_cx, "expand", 1,
+                                                 "input line is too long");
                 return false;
             }
             while (++r->xr_col < next)
@@ -381,11 +384,9 @@ exp_unexpand_byte(exp_run *r, char c)
                 }
                 // The held blanks go, but a lone one before the last
                 // stop stays.
-                box_buf_truncate(&r->xr_pending,
-                                 r->xr_one_before_stop &&
-                                         r->xr_pending.b_len > 0
-                                     ? 1
-                                     : 0);
+                box_buf_truncate(
+                    &r->xr_pending,
+                    r->xr_one_before_stop && r->xr_pending.b_len > 0 ? 1 : 0);
             }
         } else if (c == '\b') {
             r->xr_col -= r->xr_col != 0;

@@ -117,8 +117,8 @@ static bool
 ex_failq(ex_run *r, const char *fmt, const char *arg)
 {
     char *q = sh_gquote(arg);
-    ex_fail(r, q != NULL ? EXPR_INVALID : EXPR_FAILURE,
-            q != NULL ? fmt : "%s", q != NULL ? q : "memory exhausted");
+    ex_fail(r, q != NULL ? EXPR_INVALID : EXPR_FAILURE, q != NULL ? fmt : "%s",
+            q != NULL ? q : "memory exhausted");
     box_free(q);
     return false;
 }
@@ -264,8 +264,8 @@ ex_product(ex_run *r, const char *x, const char *y)
         unsigned carry = 0, da = (unsigned)(a[la - 1 - i] - '0');
         size_t j = 0;
         for (; j < lb; j++) {
-            unsigned v = acc[i + j] + da * (unsigned)(b[lb - 1 - j] - '0') +
-                         carry;
+            unsigned v =
+                acc[i + j] + da * (unsigned)(b[lb - 1 - j] - '0') + carry;
             acc[i + j] = v % 10;
             carry = v / 10;
         }
@@ -560,8 +560,7 @@ ex_unary(ex_run *r, bool eval, ex_val *out)
     ex_val a, b, c;
     if (ex_next_is(r, "+")) {
         if (*r->ex_args == NULL)
-            return ex_failq(r, "syntax error: missing argument after %s",
-                            "+");
+            return ex_failq(r, "syntax error: missing argument after %s", "+");
         *out = ex_str(*r->ex_args++);
         return true;
     }
@@ -683,8 +682,8 @@ ex_compare(ex_val a, ex_val b)
 static bool
 ex_relation(ex_run *r, bool eval, ex_val *out)
 {
-    static const char *const ops[] = {"<", "<=", "=", "==", "!=", ">=", ">",
-                                      NULL};
+    static const char *const ops[] = {
+        "<", "<=", "=", "==", "!=", ">=", ">", NULL};
     if (!ex_sum_rule(r, eval, out))
         return false;
     for (;;) {
@@ -801,7 +800,8 @@ sh_cmd_expr(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         bool ok = sh_puts(cx, 1, v.ev_s) == SH_IO_OK &&
                   sh_write(cx, 1, "\n", 1) == SH_IO_OK;
         st = !ok && cx->cx_flow != SH_FLOW_NONE ? cx->cx_status
-                                                 : ex_null(v) ? 1 : 0;
+             : ex_null(v)                       ? 1
+                                                : 0;
     } else {
         st = r.ex_status;
     }

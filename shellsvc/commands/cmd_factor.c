@@ -327,8 +327,8 @@ fa_stdin(sh_cmd_run *r, box_buf *out, box_buf *held)
             char c = n > 0 ? chunk[i] : ' ';
             if (c != ' ' && c != '\t' && c != '\n') {
                 if (box_buf_putc(&word, c) != BOX_OK) {
-                    r->cr_status = sh_cmd_err(r->cr_cx, "factor", 1,
-                                              "out of memory");
+                    r->cr_status =
+                        sh_cmd_err(r->cr_cx, "factor", 1, "out of memory");
                     go = false;
                 }
                 continue;
@@ -336,8 +336,8 @@ fa_stdin(sh_cmd_run *r, box_buf *out, box_buf *held)
             if (word.b_len == 0)
                 continue;
             if (box_buf_putc(&word, '\0') != BOX_OK) {
-                r->cr_status = sh_cmd_err(r->cr_cx, "factor", 1,
-                                          "out of memory");
+                r->cr_status =
+                    sh_cmd_err(r->cr_cx, "factor", 1, "out of memory");
                 go = false;
                 break;
             }

@@ -61,6 +61,7 @@ static const sh_cmd sh_cmds[] = {
     {"hash", sh_bi_hash, "dlrt", 0, NULL},
     {"head", sh_cmd_head, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"jobs", sh_bi_jobs, "lnprs", 0, NULL},
+    {"join", sh_cmd_join, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"jq", sh_cmd_jq, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"kill", sh_bi_kill, "", SH_CMD_RAWARGS, NULL},
     {"lash", sh_bi_sh, "", SH_CMD_RAWARGS, NULL},

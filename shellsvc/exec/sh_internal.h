@@ -739,6 +739,7 @@ int sh_cmd_find_files(sh_ctx *, int, char **, const sh_opts *); // find
 int sh_cmd_fold(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_grep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_head(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_join(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_jq(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_ln(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_ls(sh_ctx *, int, char **, const sh_opts *);
