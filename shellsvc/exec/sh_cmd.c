@@ -35,6 +35,7 @@ static const sh_cmd sh_cmds[] = {
     {"cat", sh_cmd_cat, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"cd", sh_bi_cd, "LP", 0, NULL},
     {"chmod", sh_cmd_chmod, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
+    {"column", sh_cmd_column, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"comm", sh_cmd_comm, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"command", sh_bi_command, "pvV", 0, NULL},
     {"continue", sh_bi_break, "", SH_CMD_RAWARGS, NULL},

@@ -727,6 +727,7 @@ int sh_cmd_base64(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_basename(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cat(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_chmod(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_column(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_comm(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cp(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cut(sh_ctx *, int, char **, const sh_opts *);
