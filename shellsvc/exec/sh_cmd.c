@@ -101,6 +101,7 @@ static const sh_cmd sh_cmds[] = {
     {"sha512sum", sh_cmd_digest, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"shift", sh_bi_shift, "", SH_CMD_RAWARGS, NULL},
     {"shopt", sh_bi_shopt, "", SH_CMD_RAWARGS, NULL},
+    {"shuf", sh_cmd_shuf, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"sleep", sh_cmd_sleep, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"sort", sh_cmd_sort, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"source", sh_bi_source, "", SH_CMD_RAWARGS, NULL},

@@ -756,6 +756,7 @@ int sh_cmd_rm(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_rmdir(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_sed(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_seq(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_shuf(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_sleep(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_sort(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_tac(sh_ctx *, int, char **, const sh_opts *);
