@@ -56,6 +56,7 @@ static const sh_cmd sh_cmds[] = {
     {"factor", sh_cmd_factor, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"false", sh_bi_false, "", SH_CMD_RAWARGS, NULL},
     {"find", sh_cmd_find_files, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
+    {"fmt", sh_cmd_fmt, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"fold", sh_cmd_fold, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"getopts", sh_bi_getopts, "", SH_CMD_RAWARGS, NULL},
     {"grep", sh_cmd_grep, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
