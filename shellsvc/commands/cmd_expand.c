@@ -420,8 +420,10 @@ exp_body(sh_cmd_run *cr, sh_input *in, const char *name)
             return false;
         if (n < 0)
             cr->cr_status = 1;
-        if (n <= 0)
-            return true;
+        if (n <= 0) // what this operand made goes out before the next
+            return n < 0 || sh_cmd_emit(cr, r->xr_out.b_data, r->xr_out.b_len)
+                       ? (box_buf_truncate(&r->xr_out, 0), true)
+                       : false;
         for (ssize_t i = 0; i < n; i++)
             if (!(r->xr_un ? exp_unexpand_byte(r, chunk[i])
                            : exp_expand_byte(r, chunk[i])))

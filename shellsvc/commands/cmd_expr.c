@@ -799,9 +799,13 @@ sh_cmd_expr(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     if (r.ex_status == 0) {
         bool ok = sh_puts(cx, 1, v.ev_s) == SH_IO_OK &&
                   sh_write(cx, 1, "\n", 1) == SH_IO_OK;
-        st = !ok && cx->cx_flow != SH_FLOW_NONE ? cx->cx_status
-             : ex_null(v)                       ? 1
-                                                : 0;
+        if (ok)
+            st = ex_null(v) ? 1 : 0;
+        else if (cx->cx_flow != SH_FLOW_NONE)
+            st = cx->cx_status; // the reader left, or the call is over
+        else
+            st = sh_cmd_err(cx, "expr", EXPR_FAILURE,
+                            "write error: Bad file descriptor");
     } else {
         st = r.ex_status;
     }
