@@ -121,6 +121,7 @@ typedef struct exp_run {
     box_buf xr_pending;
     bool xr_prev_blank;
     bool xr_one_before_stop;
+    bool xr_stopped; // an operand's body stopped the run
 } exp_run;
 
 /* ---- the tab list ---- */
@@ -420,14 +421,19 @@ exp_body(sh_cmd_run *cr, sh_input *in, const char *name)
             return false;
         if (n < 0)
             cr->cr_status = 1;
-        if (n <= 0) // what this operand made goes out before the next
-            return n < 0 || sh_cmd_emit(cr, r->xr_out.b_data, r->xr_out.b_len)
-                       ? (box_buf_truncate(&r->xr_out, 0), true)
-                       : false;
+        if (n < 0)
+            return true;
+        if (n == 0) { // what this operand made goes out before the next
+            r->xr_stopped = !sh_cmd_emit(cr, r->xr_out.b_data, r->xr_out.b_len);
+            box_buf_truncate(&r->xr_out, 0);
+            return !r->xr_stopped;
+        }
         for (ssize_t i = 0; i < n; i++)
             if (!(r->xr_un ? exp_unexpand_byte(r, chunk[i])
-                           : exp_expand_byte(r, chunk[i])))
+                           : exp_expand_byte(r, chunk[i]))) {
+                r->xr_stopped = true;
                 return false;
+            }
     }
 }
 
@@ -479,7 +485,7 @@ exp_main(sh_ctx *cx, int argc, char **argv, bool un)
         goto out;
     sh_opts ops = {.o_ind = 0};
     st = sh_cmd_operands(&r->xr_run, it.gi_nops, it.gi_ops, &ops, exp_body);
-    bool ok = st == 0 || st == 1;
+    bool ok = (st == 0 || st == 1) && !r->xr_stopped;
     if (ok && un)
         ok = exp_unexpand_pending(r);
     if (ok && !sh_cmd_emit(&r->xr_run, r->xr_out.b_data, r->xr_out.b_len))

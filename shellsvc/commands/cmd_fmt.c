@@ -436,19 +436,16 @@ fmt_get_paragraph(fmt_run *r, int *cp)
            r->fr_in_col < r->fr_next_prefix_indent + r->fr_prefix_full) {
         if (c == EOF)
             return 0;
-        if (c == '\n') {
-            if (!fmt_putc(r, '\n'))
-                return -1;
-        } else {
-            bool ok;
-            c = fmt_copy_rest(r, c, &ok);
-            if (!ok)
-                return -1;
-            if (c == EOF)
-                return 0;
-            if (!fmt_putc(r, '\n'))
-                return -1;
-        }
+        // A blank line, or one without the prefix: as it was (a prefix
+        // alone stays).
+        bool ok;
+        c = fmt_copy_rest(r, c, &ok);
+        if (!ok)
+            return -1;
+        if (c == EOF)
+            return 0;
+        if (!fmt_putc(r, '\n'))
+            return -1;
         c = fmt_prefix(r);
     }
     r->fr_prefix_indent = r->fr_next_prefix_indent;

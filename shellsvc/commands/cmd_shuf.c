@@ -384,6 +384,8 @@ shuf_bad(sh_ctx *cx, const char *fmt, const char *s)
 static bool
 shuf_umax(const char *s, const char **end, uintmax_t *v)
 {
+    *end = s; // where a bad number stops, even before its digits
+    *v = 0;
     while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
         s++;
     if (*s == '-')
@@ -476,8 +478,12 @@ shuf_option(sh_gopt_iter *it, shuf_run *r, shuf_opts_t *so, int id,
         so->so_range = true;
         return shuf_range(cx, arg, &so->so_lo, &so->so_hi);
     case 'n':
-        if (!shuf_umax(arg, &e, &v) || *e != '\0')
+        if (!shuf_umax(arg, &e, &v) || *e != '\0') {
+            // GNU ignores a count past UINTMAX_MAX
+            if (*e == '\0' && v == UINTMAX_MAX)
+                return 0;
             return shuf_bad(cx, "invalid line count: %s", arg);
+        }
         if (v < so->so_head)
             so->so_head = v;
         return 0;
