@@ -255,7 +255,7 @@ setup(awk *a, int nops, char **ops, int first_operand)
     set_global(a, V_ARGC, awk_num(n));
     a->a_argi = 1;
     a->a_seed = 0;
-    a->a_prev_seed = 0;
+    a->a_prev_seed = 1; // gawk's first seed
     // srand()'s first seed is 0, as gawk's
     a->a_rand_state[0] = 0x853c49e6748fea9bul;
     a->a_rand_state[1] = 0xda3e39cb94b95bdbul;
@@ -415,7 +415,9 @@ sh_cmd_awk(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     }
     for (size_t i = 0; i < nassigns && !a.a_fatal; i++) {
         if (!awk_cmdline_assign(&a, assigns[i])) {
-            sh_errf(cx, "awk: fatal: `%s' is not a legal variable name",
+            const char *eq = strchr(assigns[i], '=');
+            sh_errf(cx, "awk: fatal: `%.*s' is not a legal variable name",
+                    (int)(eq != NULL ? eq - assigns[i] : (long)strlen(assigns[i])),
                     assigns[i]);
             a.a_fatal = true;
             a.a_status = 2;

@@ -910,6 +910,8 @@ awk_builtin(awk *a, awk_node *n)
                 c = c->c_ref;
             if (c->c_kind == CK_ARRAY)
                 return awk_num((double)awk_arr_count(c->c_arr));
+            if (c->c_kind == CK_UNTYPED)
+                c->c_kind = CK_SCALAR; // gawk: length(x) makes x a scalar
         }
         awk_val v = awk_eval(a, x);
         size_t l;

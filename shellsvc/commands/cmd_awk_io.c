@@ -257,9 +257,10 @@ open_next(awk *a)
         awk_reader *r = reader_new();
         int st = 0;
         if (r != NULL) {
-            char *shown = box_asprintf("cannot open file `%s' for reading", nm);
-            r->rd_in = shown != NULL ? sh_input_open_as(a->a_cx, "awk", nm, NULL,
-                                                        &st)
+            char *shown =
+                box_asprintf("fatal: cannot open file `%s' for reading", nm);
+            r->rd_in = shown != NULL ? sh_input_open_as(a->a_cx, "awk", nm,
+                                                        shown, &st)
                                      : NULL;
             box_free(shown);
         }
@@ -271,10 +272,11 @@ open_next(awk *a)
                 a->a_status = st;
                 return false;
             }
-            // gawk warns and goes on with the next file, status 2
+            // gawk's fatal: the run ends (END rules do not run)
             a->a_status = 2;
+            a->a_fatal = true;
             box_free(nm);
-            continue;
+            return false;
         }
         sh_input_quiet(r->rd_in);
         a->a_main = r;

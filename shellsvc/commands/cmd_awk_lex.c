@@ -43,8 +43,8 @@ awk_lex_error(awk_lex *lx, const char *msg)
     lx->lx_failed = true;
     char where[256];
     awk_lex_where(lx, where, sizeof where);
-    // The source line holding the token, and a caret under its last byte.
-    size_t at = lx->lx_end > lx->lx_start ? lx->lx_end - 1 : lx->lx_start;
+    // The source line holding the token, and a caret under its start.
+    size_t at = lx->lx_start;
     if (at > lx->lx_n)
         at = lx->lx_n;
     size_t ls = at;
@@ -68,11 +68,11 @@ awk_lex_error(awk_lex *lx, const char *msg)
 }
 
 static void
-warn(awk_lex *lx, const char *fmt, int c)
+warn(awk_lex *lx, const char *fmt, char c)
 {
     char where[256], msg[128];
     awk_lex_where(lx, where, sizeof where);
-    snprintf(msg, sizeof msg, fmt, c);
+    snprintf(msg, sizeof msg, fmt, c, c);
     sh_errf(lx->lx_cx, "%swarning: %s", where, msg);
 }
 
@@ -82,7 +82,7 @@ static bool
 lex_escape(awk_lex *lx, const char *s, size_t n, size_t *i, box_buf *b)
 {
     char c = s[*i];
-    const char *from = "abfnrtv\\\"/", *to = "\a\b\f\n\r\t\v\\\"/";
+    const char *from = "abfnrtv\\\"", *to = "\a\b\f\n\r\t\v\\\"";
     const char *f = strchr(from, c);
     if (c != '\0' && f != NULL) {
         (*i)++;
@@ -110,7 +110,6 @@ lex_escape(awk_lex *lx, const char *s, size_t n, size_t *i, box_buf *b)
         return true;
     }
     warn(lx, "escape sequence `\\%c' treated as plain `%c'", c);
-    // gawk prints both: the second %c repeats the letter
     (*i)++;
     return box_buf_putc(b, c) == BOX_OK;
 }

@@ -29,7 +29,7 @@ awk_fatal(awk *a, const char *fmt, ...)
 {
     if (a->a_fatal)
         return;
-    (void)awk_flush_stdout(a);
+    // stdout stays buffered, as gawk's to a pipe: the message comes first
     va_list ap;
     va_start(ap, fmt);
     vmsg(a, "fatal: ", fmt, ap);
@@ -41,7 +41,6 @@ awk_fatal(awk *a, const char *fmt, ...)
 void
 awk_warn(awk *a, const char *fmt, ...)
 {
-    (void)awk_flush_stdout(a);
     va_list ap;
     va_start(ap, fmt);
     vmsg(a, "warning: ", fmt, ap);
@@ -378,6 +377,9 @@ eval_assign(awk *a, awk_node *n)
 awk_re *
 awk_re_of(awk *a, awk_node *n)
 {
+    if (n->n_op == AN_REGEX &&
+        awk_val_true(&a->a_globals[V_IGNORECASE].c_val))
+        return awk_re_dynamic(a, n->n_str, n->n_len);
     if (n->n_op == AN_REGEX) {
         if (n->n_re == NULL)
             n->n_re = awk_re_new(a, n->n_str, n->n_len, false);
@@ -675,6 +677,7 @@ exec_print(awk *a, awk_node *n)
     box_buf *b = n->n_idx == RD_NONE ? &a->a_out : &a->a_tmp;
     if (n->n_idx != RD_NONE)
         box_buf_truncate(b, 0);
+    size_t len0 = b->b_len; // a fatal error prints none of the line
     bool ok = true;
     if (n->n_op == AN_PRINTF) {
         awk_val fv = awk_eval(a, n->n_a);
@@ -707,11 +710,14 @@ exec_print(awk *a, awk_node *n)
         ok = l == 0 || box_buf_append(b, s, l) == BOX_OK;
     }
     if (!ok) {
+        box_buf_truncate(b, len0);
         awk_fatal(a, "output line too long");
         return X_STOP;
     }
-    if (a->a_fatal)
+    if (a->a_fatal) {
+        box_buf_truncate(b, len0);
         return X_STOP;
+    }
     if (n->n_idx == RD_NONE) {
         if (a->a_out.b_len >= AWK_OUT_CHUNK && !awk_flush_stdout(a))
             return X_STOP;

@@ -262,7 +262,7 @@ awk_compare(awk *a, awk_val *x, awk_val *y)
     if (xn && yn) {
         double p = awk_tonum(x), q = awk_tonum(y);
         if (isnan(p) || isnan(q))
-            return isnan(p) && isnan(q) ? 0 : isnan(p) ? 1 : -1;
+            return 1; // NaN equals nothing, itself included
         return p < q ? -1 : p > q ? 1 : 0;
     }
     size_t lx, ly;
