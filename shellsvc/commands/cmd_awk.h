@@ -194,7 +194,7 @@ struct awk {
     bool a_exiting;   // `exit` ran
     bool a_fatal;     // a fatal error: stop everything
     bool a_in_end;
-    unsigned long a_ticks; // stop checks
+    unsigned long a_ticks; // steps left before the next stop check
     awk_re **a_recache;    // dynamic regexes (text -> compiled)
     char **a_retext;
     size_t a_nre;
@@ -254,6 +254,10 @@ size_t awk_arr_count(const awk_arr *r);
 char **awk_arr_keys(awk_arr *r, size_t **lens, size_t *n);
 
 /* ---- the interpreter (cmd_awk_run.c) ---- */
+
+#define AWK_TICKS 1024u // steps between two looks at the call's clock
+/* Counts bytes of string work toward the next look at the clock. */
+void awk_charge(awk *a, size_t bytes);
 
 int awk_run(awk *a);
 awk_val awk_eval(awk *a, awk_node *n);

@@ -192,6 +192,7 @@ substitute(awk *a, awk_re *re, const char *r, size_t rl, const char *s,
     }
     if (ok && copied < n)
         ok = box_buf_append(out, s + copied, n - copied) == BOX_OK;
+    awk_charge(a, out->b_len + n);
     if (!ok)
         awk_fatal(a, "string too long (limit %u MiB)", AWK_STR_MAX >> 20);
     return count;
@@ -697,12 +698,12 @@ awk_format(awk *a, const char *fmt, size_t flen, awk_node *args, box_buf *out)
             spec[sp] = '\0';
             if (tl == 1 && str[0] == '\0') {
                 // a NUL character: width padding by hand
-                int w = atoi(spec + 1 + (spec[1] == '-'));
-                bool left = spec[1] == '-';
-                for (int k = 1; !left && k < w && ok; k++)
+                long w = strtol(spec + 1 + strspn(spec + 1, "-+ #0"), NULL, 10);
+                bool left = strchr(spec, '-') != NULL;
+                for (long k = 1; !left && k < w && ok; k++)
                     ok = box_buf_putc(out, ' ') == BOX_OK;
                 ok = ok && box_buf_putc(out, '\0') == BOX_OK;
-                for (int k = 1; left && k < w && ok; k++)
+                for (long k = 1; left && k < w && ok; k++)
                     ok = box_buf_putc(out, ' ') == BOX_OK;
             } else {
                 ok = put_conv(out, spec, 0, 0, 0, str, 's');
@@ -820,6 +821,7 @@ awk_format(awk *a, const char *fmt, size_t flen, awk_node *args, box_buf *out)
     }
     if (!ok && !a->a_fatal)
         awk_fatal(a, "output line too long");
+    awk_charge(a, out->b_len);
     return ok && !a->a_fatal;
 }
 

@@ -48,20 +48,32 @@ awk_warn(awk *a, const char *fmt, ...)
 }
 
 /* Whether the run must stop now: a fatal, or the call is over (its
- * deadline, an abort). Cheap: the clock is read every 1024 ticks. */
+ * deadline, an abort). Cheap: the clock is read once the countdown of
+ * steps (loop turns, records, calls, and a step per KiB of string work,
+ * awk_charge) runs out. */
 static bool
 stopping(awk *a)
 {
     if (a->a_fatal)
         return true;
-    if ((++a->a_ticks & 1023u) != 0)
+    if (a->a_ticks > 1) {
+        a->a_ticks--;
         return false;
+    }
+    a->a_ticks = AWK_TICKS;
     if (!sh_cmd_live(&a->a_run)) {
         a->a_fatal = true;
         a->a_status = a->a_run.cr_status;
         return true;
     }
     return false;
+}
+
+void
+awk_charge(awk *a, size_t bytes)
+{
+    unsigned long steps = (unsigned long)(bytes >> 10);
+    a->a_ticks = a->a_ticks > steps ? a->a_ticks - steps : 1;
 }
 
 /* ---- cells ---- */
@@ -430,10 +442,13 @@ eval_concat(awk *a, awk_node *n)
             awk_fatal(a, "string too long (limit %u MiB)", AWK_STR_MAX >> 20);
         awk_val_free(&v);
     }
-    if (a->a_fatal || box_buf_putc(&b, '\0') != BOX_OK) {
+    if (!a->a_fatal && box_buf_putc(&b, '\0') != BOX_OK)
+        awk_fatal(a, "string too long (limit %u MiB)", AWK_STR_MAX >> 20);
+    if (a->a_fatal) {
         box_buf_reset(&b);
         return awk_num(0);
     }
+    awk_charge(a, b.b_len);
     size_t len = b.b_len - 1;
     return awk_str_take(box_buf_take(&b), len);
 }

@@ -300,6 +300,10 @@ hash(const char *k, size_t n)
         h ^= (unsigned char)k[i];
         h *= 1099511628211ull;
     }
+    // mixed so the low bits (the bucket) depend on every byte
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
     return h;
 }
 
