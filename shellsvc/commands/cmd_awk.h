@@ -91,6 +91,7 @@ typedef struct awk_func {
     int f_nparams;
     awk_node *f_body;
     bool f_defined;
+    bool f_warned; // "called with more arguments" said once
     int f_line; // first use, for "not defined"
 } awk_func;
 
@@ -302,6 +303,7 @@ enum {
 };
 extern const char *const awk_bi_names[BI_N];
 int awk_bi_lookup(const char *name, size_t n); // -1 if none
+bool awk_bi_args_ok(int id, int nargs);
 awk_val awk_builtin(awk *a, awk_node *n);
 /* sprintf's formatting of args into out; false after a fatal. */
 bool awk_format(awk *a, const char *fmt, size_t flen, awk_node *args,

@@ -33,6 +33,12 @@ static const struct {
     {1, 1}, {1, 1},
 };
 
+bool
+awk_bi_args_ok(int id, int n)
+{
+    return n >= bi_args[id].min && n <= bi_args[id].max;
+}
+
 int
 awk_bi_lookup(const char *name, size_t n)
 {
@@ -98,8 +104,10 @@ num_arg(awk *a, awk_node *n, int i)
 
 /* ---- sub, gsub, gensub ---- */
 
-/* The replacement of one match into out: & is the match, \\& a literal
- * &, and (gensub) \0-\9 the groups. */
+/* The replacement of one match into out, by POSIX's rules as gawk has
+ * them: & is the match, \& a literal &, \\& a backslash then the match,
+ * any other backslash itself; gensub: \0-\9 the groups, \\ one
+ * backslash. */
 static bool
 put_repl(box_buf *out, const char *r, size_t rl, const char *s,
          const regmatch_t *m, size_t nm, bool gensub)
@@ -107,28 +115,39 @@ put_repl(box_buf *out, const char *r, size_t rl, const char *s,
     bool ok = true;
     for (size_t i = 0; i < rl && ok; i++) {
         char c = r[i];
-        if (c == '\\' && i + 1 < rl) {
+        if (c == '\\' && gensub && i + 1 < rl) {
             char d = r[i + 1];
-            if (d == '&') {
-                ok = box_buf_putc(out, '&') == BOX_OK;
-                i++;
-                continue;
-            }
-            if (d == '\\') {
-                ok = box_buf_putc(out, '\\') == BOX_OK;
-                i++;
-                continue;
-            }
-            if (gensub && d >= '0' && d <= '9') {
+            i++;
+            if (d >= '0' && d <= '9') {
                 size_t g = (size_t)(d - '0');
                 if (g < nm && m[g].rm_so >= 0)
                     ok = box_buf_append(out, s + m[g].rm_so,
                                         (size_t)(m[g].rm_eo - m[g].rm_so)) ==
                          BOX_OK;
-                i++;
+            } else {
+                ok = box_buf_putc(out, d) == BOX_OK; // \& \\ \q: the byte
+            }
+            continue;
+        }
+        if (c == '\\' && !gensub) {
+            // a run of k backslashes before '&': k/2 backslashes, then a
+            // literal '&' (k odd) or the match; elsewhere they are literal
+            size_t k = 0;
+            while (i + k < rl && r[i + k] == '\\')
+                k++;
+            if (i + k < rl && r[i + k] == '&') {
+                for (size_t j = 0; j < k / 2 && ok; j++)
+                    ok = box_buf_putc(out, '\\') == BOX_OK;
+                if (k % 2 == 1) {
+                    ok = ok && box_buf_putc(out, '&') == BOX_OK;
+                    i += k;
+                    continue;
+                }
+                i += k - 1; // the '&' comes next: the match
                 continue;
             }
-            ok = box_buf_putc(out, c) == BOX_OK;
+            ok = box_buf_append(out, r + i, k) == BOX_OK;
+            i += k - 1;
             continue;
         }
         if (c == '&') {

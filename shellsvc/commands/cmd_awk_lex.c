@@ -347,6 +347,7 @@ lex_token(awk_lex *lx)
     if (c == '\n') {
         lx->lx_i++;
         lx->lx_line++;
+        lx->lx_tline = lx->lx_line; // gawk numbers it with the next line
         return T_NEWLINE;
     }
     if (isdigit((unsigned char)c) ||

@@ -23,6 +23,8 @@ typedef struct parser {
     unsigned p_nest;
     bool p_fatal;      // a fatal (status 2) rather than a syntax error
     bool p_block_end;  // the last token read was a block's '}'
+    size_t p_rparen;   // where the last call's ')' was (argument errors)
+    int p_rule;        // the rule being read: RULE_* (BEGIN/END: no next)
 } parser;
 
 static const char *const global_names[V_NSPECIAL] = {
@@ -317,15 +319,16 @@ call_args(parser *p, int *count)
     *count = 0;
     if (!expect(p, T_LPAREN))
         return NULL;
-    opt_newlines(p);
     if (tok(p) == T_RPAREN) {
+        p->p_rparen = p->p_lx.lx_start;
         adv(p);
         return NULL;
     }
     awk_node *a = list_nested(p, count);
-    opt_newlines(p);
-    if (a == NULL || !expect(p, T_RPAREN))
-        return NULL;
+    if (a == NULL || tok(p) != T_RPAREN)
+        return syntax(p);
+    p->p_rparen = p->p_lx.lx_start;
+    adv(p);
     return a;
 }
 
@@ -354,10 +357,8 @@ primary(parser *p)
         return n;
     case T_LPAREN: {
         adv(p);
-        opt_newlines(p);
         int count = 0;
         awk_node *l = list_nested(p, &count);
-        opt_newlines(p);
         if (l == NULL || !expect(p, T_RPAREN))
             return NULL;
         if (count > 1) {
@@ -408,6 +409,15 @@ primary(parser *p)
             return syntax(p);
         }
         n->n_num = count;
+        if (!awk_bi_args_ok(n->n_idx, count)) {
+            char msg[128];
+            snprintf(msg, sizeof msg,
+                     "%d is invalid as number of arguments for %s", count,
+                     awk_bi_names[n->n_idx]);
+            p->p_lx.lx_start = p->p_rparen;
+            awk_lex_error(&p->p_lx, msg);
+            return NULL;
+        }
         return n;
     }
     case T_INCR:
@@ -905,6 +915,43 @@ for_stmt(parser *p)
     return n;
 }
 
+/* gawk's "error: ..." (no source line): the parse fails, status 1. */
+static void
+parse_error(parser *p, const char *msg, int times)
+{
+    if (failed(p))
+        return;
+    char where[256];
+    awk_lex_where(&p->p_lx, where, sizeof where);
+    for (int i = 0; i < times; i++)
+        sh_errf(p->p_cx, "%serror: %s", where, msg);
+    p->p_lx.lx_failed = true;
+}
+
+/* Whether next, nextfile, break or continue may stand here. */
+static bool
+placed(parser *p, int t)
+{
+    if ((t == T_BREAK || t == T_CONTINUE) && p->p_loops == 0) {
+        // gawk says it twice
+        parse_error(p, t == T_BREAK
+                           ? "`break' is not allowed outside a loop or switch"
+                           : "`continue' is not allowed outside a loop",
+                    2);
+        return false;
+    }
+    if ((t == T_NEXT || t == T_NEXTFILE) && p->p_func == NULL &&
+        p->p_rule != RULE_MAIN) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "`%s' used in %s action",
+                 t == T_NEXT ? "next" : "nextfile",
+                 p->p_rule == RULE_BEGIN ? "BEGIN" : "END");
+        parse_error(p, msg, 1);
+        return false;
+    }
+    return true;
+}
+
 /* statement -> block | if | while | do | for | ';' | simple terminator */
 static awk_node *
 statement(parser *p)
@@ -985,6 +1032,8 @@ statement(parser *p)
     case T_NEXTFILE:
     case T_BREAK:
     case T_CONTINUE:
+        if (!placed(p, t))
+            break;
         n = node(p, t == T_NEXT       ? AN_NEXT
                     : t == T_NEXTFILE ? AN_NEXTFILE
                     : t == T_BREAK    ? AN_BREAK
@@ -995,6 +1044,10 @@ statement(parser *p)
         break;
     case T_EXIT:
     case T_RETURN:
+        if (t == T_RETURN && p->p_func == NULL) {
+            awk_lex_error(&p->p_lx, "`return' used outside function context");
+            break;
+        }
         n = node(p, t == T_EXIT ? AN_EXIT : AN_RETURN);
         adv(p);
         if (n == NULL)
@@ -1110,7 +1163,9 @@ item(parser *p)
                                         : "each rule must have a pattern or an action part");
             return false;
         }
+        p->p_rule = t == T_BEGIN ? RULE_BEGIN : RULE_END;
         awk_node *b = block(p);
+        p->p_rule = RULE_MAIN;
         awk_rule *r = b != NULL ? rule_add(p, t == T_BEGIN ? RULE_BEGIN : RULE_END)
                                 : NULL;
         if (r != NULL)
@@ -1167,6 +1222,7 @@ awk_parse(sh_ctx *cx, const awk_src *srcs, size_t nsrcs, awk_prog *g)
     memset(&p, 0, sizeof p);
     p.p_g = g;
     p.p_cx = cx;
+    p.p_rule = RULE_MAIN;
     g->p_arena = box_arena_new(256u << 20);
     if (g->p_arena == NULL)
         return sh_cmd_err(cx, "awk", 2, "out of memory");

@@ -18,10 +18,17 @@ enum { X_OK, X_BREAK, X_CONT, X_NEXT, X_NEXTFILE, X_EXIT, X_RET, X_STOP };
 static void
 vmsg(awk *a, const char *kind, const char *fmt, va_list ap)
 {
-    char msg[2048];
+    char msg[2048], at[512] = "";
     vsnprintf(msg, sizeof msg, fmt, ap);
-    sh_errf(a->a_cx, "awk: %s:%d: %s%s", a->a_srcname ? a->a_srcname : "cmd. line",
-            a->a_line > 0 ? a->a_line : 1, kind, msg);
+    // gawk names the input once a record was read
+    double fnr = a->a_globals != NULL ? awk_tonum(&a->a_globals[V_FNR].c_val) : 0;
+    if (fnr > 0) {
+        size_t fl;
+        const char *fn = awk_var_str(a, V_FILENAME, &fl);
+        snprintf(at, sizeof at, "(FILENAME=%s FNR=%.0f) ", fl > 0 ? fn : "-", fnr);
+    }
+    sh_errf(a->a_cx, "awk: %s:%d: %s%s%s", a->a_srcname ? a->a_srcname : "cmd. line",
+            a->a_line > 0 ? a->a_line : 1, at, kind, msg);
 }
 
 void
@@ -251,6 +258,9 @@ awk_assign(awk *a, awk_node *lv, awk_val v)
     switch (lv->n_op) {
     case AN_VAR:
     case AN_LVAR: {
+        // a new FS splits the next record: this one by the FS it came with
+        if (lv->n_op == AN_VAR && lv->n_idx == V_FS && !a->a_split)
+            awk_split_record(a);
         awk_val *s = scalar_write(a, lv);
         if (s == NULL)
             break;
@@ -599,10 +609,10 @@ call(awk *a, awk_node *n)
 {
     awk_func *f = &a->a_prog->p_funcs[n->n_idx];
     int nargs = (int)n->n_num;
-    if (nargs > f->f_nparams) {
-        awk_fatal(a, "function `%s' called with more arguments than declared",
-                  f->f_name);
-        return awk_num(0);
+    if (nargs > f->f_nparams && !f->f_warned) {
+        f->f_warned = true;
+        awk_warn(a, "function `%s' called with more arguments than declared",
+                 f->f_name);
     }
     if (a->a_depth >= AWK_CALL_MAX) {
         awk_fatal(a, "function call nesting too deep (limit %d)", AWK_CALL_MAX);
@@ -618,6 +628,11 @@ call(awk *a, awk_node *n)
     }
     int i = 0;
     for (awk_node *arg = n->n_a; arg != NULL && !a->a_fatal; arg = arg->n_next, i++) {
+        if (i >= f->f_nparams) { // an extra argument: evaluated, dropped
+            awk_val v = awk_eval(a, arg);
+            awk_val_free(&v);
+            continue;
+        }
         if (arg->n_op == AN_VAR || arg->n_op == AN_LVAR) {
             awk_cell *c = awk_cell_of(a, arg);
             awk_cell *t = deref(c);
