@@ -22,6 +22,7 @@ struct awk_reader {
     size_t rd_start, rd_len, rd_cap;
     bool rd_eof;
     bool rd_err;
+    char *rd_name; // a main input's operand (messages)
 };
 
 /* ORDER AWK_STREAM kinds */
@@ -58,6 +59,7 @@ reader_free(awk_reader *r)
     sh_input_close(r->rd_in);
     if (r->rd_file != NULL)
         sh_kernel_close(r->rd_file);
+    box_free(r->rd_name);
     box_free(r->rd_buf);
     box_free(r);
 }
@@ -279,6 +281,7 @@ open_next(awk *a)
             return false;
         }
         sh_input_quiet(r->rd_in);
+        r->rd_name = box_strdup(nm);
         a->a_main = r;
         set_var_str(a, V_FILENAME, strcmp(nm, "-") == 0 && a->a_argi >= n ? "" : nm,
                     strcmp(nm, "-") == 0 && a->a_argi >= n ? 0 : strlen(nm));
@@ -309,6 +312,15 @@ main_record(awk *a, const char **rec, size_t *len)
             return 0;
         }
         int got = reader_record(a, a->a_main, rec, len);
+        if (got < 0 && !a->a_fatal && a->a_main->rd_in != NULL &&
+            sh_input_errno(a->a_main->rd_in) == EISDIR) {
+            // gawk skips a directory operand with a warning
+            sh_errf(a->a_cx,
+                    "awk: warning: command line argument `%s' is a "
+                    "directory: skipped",
+                    a->a_main->rd_name ? a->a_main->rd_name : "");
+            got = 0;
+        }
         if (got != 0)
             return got;
         awk_nextfile(a);

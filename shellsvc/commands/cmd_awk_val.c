@@ -455,6 +455,35 @@ awk_arr_del(awk *a, awk_arr *r, const char *k, size_t n)
     return true;
 }
 
+/* A key gawk keeps as an integer (a canonical decimal of one >= 0): its
+ * `for (k in a)` gives those in ascending order, after the others. */
+static bool
+int_key(const char *k, size_t n, unsigned long long *v)
+{
+    if (n == 0 || n > 18 || (n > 1 && k[0] == '0'))
+        return false;
+    unsigned long long x = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k[i] < '0' || k[i] > '9')
+            return false;
+        x = x * 10 + (unsigned long long)(k[i] - '0');
+    }
+    *v = x;
+    return true;
+}
+
+typedef struct key_ord {
+    unsigned long long ko_v;
+    size_t ko_i;
+} key_ord;
+
+static int
+key_cmp(const void *x, const void *y)
+{
+    const key_ord *a = x, *b = y;
+    return a->ko_v < b->ko_v ? -1 : a->ko_v > b->ko_v;
+}
+
 char **
 awk_arr_keys(awk_arr *r, size_t **lens, size_t *n)
 {
@@ -462,27 +491,41 @@ awk_arr_keys(awk_arr *r, size_t **lens, size_t *n)
     *lens = NULL;
     char **keys = box_calloc(r->r_live + 1, sizeof *keys);
     size_t *ls = box_calloc(r->r_live + 1, sizeof *ls);
-    if (keys == NULL || ls == NULL) {
-        box_free(keys);
-        box_free(ls);
-        return NULL;
-    }
-    size_t k = 0;
+    key_ord *ints = box_calloc(r->r_live + 1, sizeof *ints);
+    if (keys == NULL || ls == NULL || ints == NULL)
+        goto fail;
+    size_t k = 0, ni = 0;
+    // the other keys first, in the order they came
     for (size_t i = 0; i < r->r_n; i++) {
         const awk_elem *e = &r->r_elems[i];
+        unsigned long long v;
         if (e->e_dead)
             continue;
-        keys[k] = box_strndup(e->e_key, e->e_klen);
-        if (keys[k] == NULL) {
-            for (size_t j = 0; j < k; j++)
-                box_free(keys[j]);
-            box_free(keys);
-            box_free(ls);
-            return NULL;
+        if (int_key(e->e_key, e->e_klen, &v)) {
+            ints[ni].ko_v = v;
+            ints[ni++].ko_i = i;
+            continue;
         }
+        if ((keys[k] = box_strndup(e->e_key, e->e_klen)) == NULL)
+            goto fail;
         ls[k++] = e->e_klen;
     }
+    qsort(ints, ni, sizeof *ints, key_cmp);
+    for (size_t j = 0; j < ni; j++) {
+        const awk_elem *e = &r->r_elems[ints[j].ko_i];
+        if ((keys[k] = box_strndup(e->e_key, e->e_klen)) == NULL)
+            goto fail;
+        ls[k++] = e->e_klen;
+    }
+    box_free(ints);
     *n = k;
     *lens = ls;
     return keys;
+fail:
+    for (size_t j = 0; keys != NULL && j < r->r_live; j++)
+        box_free(keys[j]);
+    box_free(keys);
+    box_free(ls);
+    box_free(ints);
+    return NULL;
 }
