@@ -11,7 +11,9 @@
 #include "box_alloc.h"
 #include "cmd_awk_lex.h"
 
-#define AWK_NEST_MAX 200 // nesting of expressions and statements
+#define AWK_NEST_MAX 200   // nesting of expressions and statements
+#define AWK_CHAIN_MAX 2000 // operands of one chain (a+b+c…): the tree's
+                           // depth, which the interpreter recurses on
 
 typedef struct parser {
     awk_lex p_lx;
@@ -25,6 +27,7 @@ typedef struct parser {
     bool p_block_end;  // the last token read was a block's '}'
     size_t p_rparen;   // where the last call's ')' was (argument errors)
     int p_rule;        // the rule being read: RULE_* (BEGIN/END: no next)
+    unsigned p_chain;  // operands chained in the statement being read
 } parser;
 
 static const char *const global_names[V_NSPECIAL] = {
@@ -192,6 +195,13 @@ var_node(parser *p, const char *name)
 }
 
 static awk_node *expr(parser *p);
+
+static awk_node *
+chain_error(parser *p)
+{
+    awk_lex_error(&p->p_lx, "expression too long");
+    return NULL;
+}
 static awk_node *ternary(parser *p);
 static awk_node *unary(parser *p);
 static awk_node *concat(parser *p);
@@ -497,6 +507,8 @@ mul(parser *p)
     awk_node *e = unary(p);
     while (e != NULL &&
            (tok(p) == T_STAR || tok(p) == T_SLASH || tok(p) == T_PERCENT)) {
+        if (++p->p_chain > AWK_CHAIN_MAX)
+            return chain_error(p);
         int op = tok(p) == T_STAR ? '*' : tok(p) == T_SLASH ? '/' : '%';
         adv(p);
         awk_node *r = unary(p);
@@ -511,6 +523,8 @@ additive(parser *p)
 {
     awk_node *e = mul(p);
     while (e != NULL && (tok(p) == T_PLUS || tok(p) == T_MINUS)) {
+        if (++p->p_chain > AWK_CHAIN_MAX)
+            return chain_error(p);
         int op = tok(p) == T_PLUS ? '+' : '-';
         adv(p);
         awk_node *r = mul(p);
@@ -575,6 +589,8 @@ concat(parser *p)
         }
         if (!enter(p))
             return NULL;
+        if (++p->p_chain > AWK_CHAIN_MAX)
+            return chain_error(p);
         awk_node *r = additive(p);
         p->p_nest--;
         e = r != NULL ? node2(p, AN_CONCAT, 0, e, r) : NULL;
@@ -611,6 +627,8 @@ matching(parser *p)
 {
     awk_node *e = relational(p);
     while (e != NULL && (tok(p) == T_MATCH || tok(p) == T_NOMATCH)) {
+        if (++p->p_chain > AWK_CHAIN_MAX)
+            return chain_error(p);
         int neg = tok(p) == T_NOMATCH;
         adv(p);
         awk_node *r = relational(p);
@@ -641,6 +659,8 @@ and_expr(parser *p)
 {
     awk_node *e = in_expr(p);
     while (e != NULL && tok(p) == T_AND) {
+        if (++p->p_chain > AWK_CHAIN_MAX)
+            return chain_error(p);
         adv(p);
         opt_newlines(p);
         awk_node *r = in_expr(p);
@@ -655,6 +675,8 @@ or_expr(parser *p)
 {
     awk_node *e = and_expr(p);
     while (e != NULL && tok(p) == T_OR) {
+        if (++p->p_chain > AWK_CHAIN_MAX)
+            return chain_error(p);
         adv(p);
         opt_newlines(p);
         awk_node *r = and_expr(p);
@@ -958,6 +980,7 @@ statement(parser *p)
 {
     if (!enter(p))
         return NULL;
+    p->p_chain = 0;
     awk_node *n = NULL;
     int t = tok(p);
     switch (t) {
@@ -1173,6 +1196,7 @@ item(parser *p)
         return r != NULL;
     }
     awk_node *pat = NULL, *pat2 = NULL;
+    p->p_chain = 0;
     if (t != T_LBRACE) {
         if ((pat = expr(p)) == NULL)
             return false;
