@@ -380,10 +380,10 @@ stream_add(awk *a, const char *name, size_t n, int kind)
  * shell's), its stdout into *out when out is not NULL. Its status. */
 static int
 run_command(awk *a, const char *cmd, size_t n, sh_stream *in, char **out,
-            size_t *outlen)
+            size_t *outlen, bool flush)
 {
     sh_ctx *cx = a->a_cx;
-    if (!awk_flush_stdout(a))
+    if (flush && !awk_flush_stdout(a))
         return -1;
     sh_ctx *sub = sh_ctx_fork(cx);
     if (sub == NULL) {
@@ -427,7 +427,7 @@ run_command(awk *a, const char *cmd, size_t n, sh_stream *in, char **out,
 int
 awk_system(awk *a, const char *cmd, size_t n)
 {
-    return run_command(a, cmd, n, NULL, NULL, NULL);
+    return run_command(a, cmd, n, NULL, NULL, NULL, true);
 }
 
 /* The reader of a `getline < file` or `cmd | getline` stream (opened or
@@ -450,7 +450,7 @@ input_stream(awk *a, const char *name, size_t n, bool cmd)
     if (cmd) {
         char *out = NULL;
         size_t olen = 0;
-        s->s_status = run_command(a, s->s_name, n, NULL, &out, &olen);
+        s->s_status = run_command(a, s->s_name, n, NULL, &out, &olen, true);
         if (out != NULL) {
             box_free(r->rd_buf);
             r->rd_buf = out;
@@ -599,9 +599,11 @@ out:
     return ok;
 }
 
-/* Ends stream s: a pipe's command runs on what was printed to it. */
+/* Ends stream s: a pipe's command runs on what was printed to it (after
+ * awk's own output so far when flush, as close() does; at exit gawk runs
+ * them before its last output). */
 static int
-stream_end(awk *a, awk_stream *s)
+stream_end(awk *a, awk_stream *s, bool flush)
 {
     int st = 0;
     if (s->s_kind == SK_PIPE_OUT && !a->a_fatal) {
@@ -612,7 +614,8 @@ stream_end(awk *a, awk_stream *s)
             awk_fatal(a, "out of memory");
             return -1;
         }
-        st = run_command(a, s->s_name, strlen(s->s_name), in, NULL, NULL);
+        st = run_command(a, s->s_name, strlen(s->s_name), in, NULL, NULL,
+                         flush);
         sh_stream_unref(in);
     } else if (s->s_kind == SK_IN_CMD) {
         st = s->s_status;
@@ -632,7 +635,7 @@ awk_close(awk *a, const char *name, size_t n)
         awk_stream *s = *pp;
         if (strlen(s->s_name) == n && memcmp(s->s_name, name, n) == 0) {
             *pp = s->s_next;
-            return stream_end(a, s);
+            return stream_end(a, s, true);
         }
     }
     return -1;
@@ -649,16 +652,13 @@ awk_fflush(awk *a, const char *name, bool all)
 void
 awk_io_end(awk *a)
 {
-    (void)awk_flush_stdout(a);
-    // in the order they were opened, as gawk closes them at exit
+    // newest first, as gawk closes them at exit, then awk's own output
     while (a->a_streams != NULL) {
-        awk_stream **pp = &a->a_streams;
-        while ((*pp)->s_next != NULL)
-            pp = &(*pp)->s_next;
-        awk_stream *s = *pp;
-        *pp = NULL;
-        (void)stream_end(a, s);
+        awk_stream *s = a->a_streams;
+        a->a_streams = s->s_next;
+        (void)stream_end(a, s, false);
     }
+    (void)awk_flush_stdout(a);
     reader_free(a->a_main);
     a->a_main = NULL;
 }
