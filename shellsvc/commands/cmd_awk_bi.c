@@ -641,7 +641,10 @@ awk_format(awk *a, const char *fmt, size_t flen, awk_node *args, box_buf *out)
                 long w = 0;
                 if (arg != NULL) {
                     awk_val v = awk_eval(a, arg);
-                    w = (long)awk_tonum(&v);
+                    double dw = awk_tonum(&v);
+                    // a width past the string cap could only fail later
+                    w = isnan(dw) ? 0 : dw > (1 << 24) ? (1 << 24)
+                                   : dw < -(1 << 24) ? -(1 << 24) : (long)dw;
                     awk_val_free(&v);
                     arg = arg->n_next;
                 }
@@ -652,7 +655,7 @@ awk_format(awk *a, const char *fmt, size_t flen, awk_node *args, box_buf *out)
                 sp += (size_t)snprintf(spec + sp, sizeof spec - sp, "%ld", w);
             } else {
                 size_t d0 = j;
-                while (j < flen && isdigit((unsigned char)fmt[j]) && j - d0 < 9)
+                while (j < flen && isdigit((unsigned char)fmt[j]) && j - d0 < 7)
                     spec[sp++] = fmt[j++];
                 while (j < flen && isdigit((unsigned char)fmt[j]))
                     j++;

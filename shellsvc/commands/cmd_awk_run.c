@@ -188,8 +188,10 @@ awk_var_str(awk *a, int slot, size_t *len)
 void
 awk_special_set(awk *a, int slot)
 {
-    if (slot == V_NF)
-        awk_set_nf(a, (long)awk_tonum(&a->a_globals[V_NF].c_val));
+    if (slot == V_NF) {
+        double d = awk_tonum(&a->a_globals[V_NF].c_val);
+        awk_set_nf(a, isnan(d) || d < 0 ? -1 : d > 1e9 ? 1000000000L : (long)d);
+    }
 }
 
 /* ---- subscripts ---- */
@@ -282,10 +284,12 @@ awk_assign(awk *a, awk_node *lv, awk_val v)
         awk_val iv = awk_eval(a, lv->n_a);
         double d = awk_tonum(&iv);
         awk_val_free(&iv);
-        if (d < 0) {
-            awk_fatal(a, "attempt to access field %ld", (long)d);
+        if (d < 0 || isnan(d)) {
+            awk_fatal(a, "attempt to access field %ld", d < -1e9 ? -1000000000L : (long)d);
             break;
         }
+        if (d > 1e9)
+            d = 1e9; // awk_field_ref refuses it
         if (d == 0) {
             size_t l;
             const char *p = awk_tostr(a, &v, &l);
@@ -493,10 +497,12 @@ awk_eval(awk *a, awk_node *n)
         awk_val iv = awk_eval(a, n->n_a);
         double d = awk_tonum(&iv);
         awk_val_free(&iv);
-        if (d < 0) {
-            awk_fatal(a, "attempt to access field %ld", (long)d);
+        if (d < 0 || isnan(d)) {
+            awk_fatal(a, "attempt to access field %ld", d < -1e9 ? -1000000000L : (long)d);
             return awk_num(0);
         }
+        if (d > 1e9)
+            return (awk_val){.v_type = AV_UNINIT}; // past any record
         if (d == 0) {
             size_t len;
             const char *s = awk_record(a, &len);
