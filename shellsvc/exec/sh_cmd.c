@@ -24,6 +24,7 @@ static const sh_cmd sh_cmds[] = {
     {":", sh_bi_colon, "", SH_CMD_RAWARGS, NULL},
     {"[", sh_bi_test, "", SH_CMD_RAWARGS, NULL},
     {"alias", sh_bi_alias, "p", 0, NULL},
+    {"awk", sh_cmd_awk, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"b2sum", sh_cmd_digest, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"base32", sh_cmd_base64, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"base64", sh_cmd_base64, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},

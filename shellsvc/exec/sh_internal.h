@@ -737,6 +737,7 @@ int sh_bi_alias(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_unalias(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_sh(sh_ctx *, int, char **, const sh_opts *);
 /* Commands (shellsvc/commands, one file each). */
+int sh_cmd_awk(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_base64(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_basename(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cat(sh_ctx *, int, char **, const sh_opts *);
