@@ -2,16 +2,29 @@
 # The helpers that register tests: box_test (cmocka) and box_fuzz (fuzz targets).
 
 # box_test(NAME SOURCES src... LIBS lib... [TIMEOUT s])
+# SHARDS N registers N tests NAME_0 … NAME_{N-1} of the one binary, each
+# with BOX_TEST_SHARD=K/N (the test runs its K-th share of its cases), so
+# ctest -j runs a long table in parallel, each share with its own timeout.
 function(box_test name)
-  cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(T "" "TIMEOUT;SHARDS" "SOURCES;LIBS" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_LIBS} PkgConfig::CMOCKA)
-  add_test(NAME ${name} COMMAND ${name})
-  set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT}
-    ENVIRONMENT "BOX_BUILD_DIR=${CMAKE_BINARY_DIR};BOX_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+  set(env "BOX_BUILD_DIR=${CMAKE_BINARY_DIR};BOX_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+  if(NOT T_SHARDS)
+    add_test(NAME ${name} COMMAND ${name})
+    set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT}
+      ENVIRONMENT "${env}")
+    return()
+  endif()
+  math(EXPR last "${T_SHARDS} - 1")
+  foreach(k RANGE 0 ${last})
+    add_test(NAME ${name}_${k} COMMAND ${name})
+    set_tests_properties(${name}_${k} PROPERTIES TIMEOUT ${T_TIMEOUT}
+      ENVIRONMENT "${env};BOX_TEST_SHARD=${k}/${T_SHARDS}")
+  endforeach()
 endfunction()
 
 # box_fuzz(NAME SOURCES src... LIBS lib...)

@@ -13,13 +13,16 @@
 #include "box_buf.h"
 #include "cmd_sys.h"
 #include "sh_gopt.h"
+#include "sh_ids.h"
 #include "sh_internal.h"
 
 /*
- * Names come from the C library's user database (getpwuid_r): in the
- * test harness the host's; in a confined worker /etc/passwd is out of
- * reach, and then, as GNU does for an ID with no name, the numbers are
- * printed alone (id) or "cannot find name" said (whoami, id -n).
+ * Names of IDs come from the tables the service read before its workers
+ * confined themselves (sh_ids: /etc/passwd and /etc/group, as ls -l's),
+ * then the C library's database; an ID with neither is shown as GNU
+ * shows one with no name (the number alone, or "cannot find name").
+ * A USER operand is looked up by the C library, which a confined worker
+ * cannot reach: then it is "no such user".
  */
 
 #define ID_BUF 16384
@@ -28,6 +31,11 @@
 static bool
 id_user_name(uid_t uid, char *out, size_t size)
 {
+    const char *known = sh_ids_user((uint32_t)uid);
+    if (known != NULL) {
+        snprintf(out, size, "%s", known);
+        return true;
+    }
     struct passwd pw, *res = NULL;
     char *buf = box_alloc(ID_BUF);
     bool ok = buf != NULL && getpwuid_r(uid, &pw, buf, ID_BUF, &res) == 0 &&
@@ -41,6 +49,11 @@ id_user_name(uid_t uid, char *out, size_t size)
 static bool
 id_group_name(gid_t gid, char *out, size_t size)
 {
+    const char *known = sh_ids_group((uint32_t)gid);
+    if (known != NULL) {
+        snprintf(out, size, "%s", known);
+        return true;
+    }
     struct group gr, *res = NULL;
     char *buf = box_alloc(ID_BUF);
     bool ok = buf != NULL && getgrgid_r(gid, &gr, buf, ID_BUF, &res) == 0 &&
