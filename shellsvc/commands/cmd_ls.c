@@ -606,6 +606,7 @@ typedef struct ls_dirop {
     char **ld_names; // listed early (its probe was denied), or NULL
     size_t ld_n;
     uint64_t ld_dev, ld_ino;
+    sh_kernel_stat ld_st; // what -t, -S … sort by (zero when denied)
 } ls_dirop;
 
 typedef struct ls_ops {
@@ -685,8 +686,9 @@ ls_classify(ls_run *lr, ls_ops *lo, const char *name)
         sh_kernel_result_clear(&r);
         if (!S_ISDIR(st.ks_mode) || o->lo_dirs_as_files)
             return ls_add_file(lr, lo, name, &st);
-        lo->lo_dirs[lo->lo_ndirs++] =
-            (ls_dirop){.ld_name = name, .ld_dev = st.ks_dev, .ld_ino = st.ks_ino};
+        lo->lo_dirs[lo->lo_ndirs++] = (ls_dirop){
+            .ld_name = name, .ld_dev = st.ks_dev, .ld_ino = st.ks_ino,
+            .ld_st = st};
         return 0;
     }
     if (r.kr_outcome != SH_KR_DENIED)
@@ -1038,12 +1040,19 @@ sh_cmd_ls(sh_ctx *cx, int argc, char **argv, const sh_opts *unused)
         }
         lr.lr_printed = true;
     }
-    // Directory operands in the order the sort gives their names.
+    // Directory operands in the order the files' sort gives them (-t by
+    // their times, -S by size …), as GNU sorts them; stable.
     if (o->lo_sort != LS_SORT_NONE && lo.lo_ndirs > 1) {
         for (size_t i = 1; i < lo.lo_ndirs; i++)
             for (size_t j = i; j > 0; j--) {
-                int c = strcmp(lo.lo_dirs[j - 1].ld_name, lo.lo_dirs[j].ld_name);
-                if ((o->lo_reverse ? -c : c) <= 0)
+                ls_dirop *x = &lo.lo_dirs[j - 1], *y = &lo.lo_dirs[j];
+                ls_ent a = {.le_name = (char *)x->ld_name,
+                            .le_st = x->ld_st,
+                            .le_have_st = true};
+                ls_ent b = {.le_name = (char *)y->ld_name,
+                            .le_st = y->ld_st,
+                            .le_have_st = true};
+                if (ls_cmp(o, &a, &b) <= 0)
                     break;
                 ls_dirop t = lo.lo_dirs[j];
                 lo.lo_dirs[j] = lo.lo_dirs[j - 1];
