@@ -99,13 +99,8 @@ test_cases(void **state)
                 .th_deny_fs = c->deny_fs,
                 .th_fault_fs = c->fault_fs};
         int st = th_run(&t, c->script, c->timeout_ms);
-        bool ok = st == c->status && strcmp(th_s(&t.th_out), c->out) == 0 &&
-                  strcmp(th_s(&t.th_err), c->err) == 0;
-        if (!ok)
-            print_error("case %zu: %s\n  status %d (want %d)\n  out [%.300s] "
-                        "(want [%.300s])\n  err [%s] (want [%s])\n",
-                        i, c->script, st, c->status, th_s(&t.th_out), c->out,
-                        th_s(&t.th_err), c->err);
+        bool ok = tcase_check(i, c->script, st, &t, c->status, c->out,
+                              c->err);
         th_reset(&t);
         bad += !ok;
     }

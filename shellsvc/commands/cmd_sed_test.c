@@ -135,13 +135,8 @@ test_write_denied(void **state)
         t.th_deny_write = c->deny_write;
         int st = sh_session_run(ss, c->script, strlen(c->script));
         sh_session_free(ss);
-        bool ok = st == c->status && strcmp(th_s(&t.th_out), c->out) == 0 &&
-                  strcmp(th_s(&t.th_err), c->err) == 0;
-        if (!ok)
-            print_error("wcase %zu: %s\n  status %d (want %d)\n  out [%s] "
-                        "(want [%s])\n  err [%s] (want [%s])\n",
-                        i, c->script, st, c->status, th_s(&t.th_out), c->out,
-                        th_s(&t.th_err), c->err);
+        bool ok = tcase_check(i, c->script, st, &t, c->status, c->out,
+                              c->err);
         th_reset(&t);
         bad += !ok;
     }
