@@ -9,12 +9,13 @@
 
 #include "sh_internal.h"
 
-/* [[CC]YY]MMDDhhmm[.ss] in the local zone (touch -t); false when it is
- * not one, or names no real time (Feb 30). */
-bool cmd_time_posix_stamp(const char *s, struct timespec *out);
+/* [[CC]YY]MMDDhhmm[.ss] in the call's zone (touch -t); false when it is
+ * not one, or names no real time (Feb 30, a DST gap). */
+bool cmd_time_posix_stamp(sh_ctx *cx, const char *s, struct timespec *out);
 
-/* A date string as GNU's parse_datetime reads it, relative items counted
- * from base; false when it cannot be read. */
+/* A date string as GNU's parse_datetime reads it (date -d's parser), in
+ * the call's zone, relative items counted from base; false when it
+ * cannot be read. */
 bool cmd_time_parse_date(sh_ctx *cx, const char *s, struct timespec base,
                          struct timespec *out);
 

@@ -172,7 +172,7 @@ touch_times(touch_run *tr, const char *date, const char *ref,
             return rc;
     }
     if (stamp != NULL) {
-        if (!cmd_time_posix_stamp(stamp, &t[0]))
+        if (!cmd_time_posix_stamp(tr->tr_cx, stamp, &t[0]))
             return touch_bad_date(tr->tr_cx, stamp);
         t[1] = t[0];
     }
