@@ -485,10 +485,15 @@ bd_gaps_parse(bd_gaps *gs, const char *origin, const char *text, size_t len,
         size_t rn = n - r;
         const char *colon = memchr(reason, ':', rn);
         bool spec = rn > 6 && memcmp(reason, "spec \xc2\xa7", 7) == 0;
-        bool issue = rn > 9 && memcmp(reason, "issue-19 ", 9) == 0;
+        // "issue-N ITEM": the open issue the remaining work belongs to.
+        size_t d = 6;
+        while (d < rn && reason[d] >= '0' && reason[d] <= '9')
+            d++;
+        bool issue = rn > 6 && memcmp(reason, "issue-", 6) == 0 && d > 6 &&
+                     d < rn && reason[d] == ' ';
         if (!name_valid(s, w) || rn == 0 || colon == NULL ||
             (size_t)(colon - reason) + 1 >= rn || (!spec && !issue)) {
-            *err = box_asprintf("%s:%u: expected 'NAME issue-19 ITEM: why' "
+            *err = box_asprintf("%s:%u: expected 'NAME issue-N ITEM: why' "
                                 "or 'NAME spec \xc2\xa7N.N: why'",
                                 origin, line);
             return BOX_EPARSE;

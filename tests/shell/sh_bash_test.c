@@ -411,7 +411,9 @@ test_gaps_format(void **state)
                                               "2: stdin is not forwarded");
     assert_true(gs.gs_v[1].bg_spec);
     bd_gaps_free(&gs);
-    expect_gap_error("a\n", "g:1: expected 'NAME issue-19 ITEM: why'");
+    expect_gap_error("a\n", "g:1: expected 'NAME issue-N ITEM: why'");
+    expect_gap_error("a issue- x: y\n", "g:1: expected");
+    expect_gap_error("a issue-2x x: y\n", "g:1: expected");
     expect_gap_error("a arrays: x\n", "g:1: expected");
     expect_gap_error("a issue-19 arrays\n", "g:1: expected");
     expect_gap_error("a issue-19 arrays:\n", "g:1: expected");
