@@ -38,16 +38,21 @@ struct awk_stream {
     awk_stream *s_next;
 };
 
+/* The buffer holds rd_cap bytes and one more: a NUL always follows the
+ * rd_len held, because regexec (RS as a regex) reads a C string even
+ * when told its end (REG_STARTEND). */
 static awk_reader *
 reader_new(void)
 {
     awk_reader *r = box_calloc(1, sizeof *r);
-    if (r != NULL && (r->rd_buf = box_alloc(RD_CHUNK)) == NULL) {
+    if (r != NULL && (r->rd_buf = box_alloc(RD_CHUNK + 1)) == NULL) {
         box_free(r);
         return NULL;
     }
-    if (r != NULL)
+    if (r != NULL) {
         r->rd_cap = RD_CHUNK;
+        r->rd_buf[0] = '\0';
+    }
     return r;
 }
 
@@ -74,13 +79,14 @@ reader_fill(awk *a, awk_reader *r)
         memmove(r->rd_buf, r->rd_buf + r->rd_start, r->rd_len - r->rd_start);
         r->rd_len -= r->rd_start;
         r->rd_start = 0;
+        r->rd_buf[r->rd_len] = '\0';
     }
     if (r->rd_len == r->rd_cap) {
         if (r->rd_cap >= AWK_STR_MAX) {
             awk_fatal(a, "record too long (limit %u MiB)", AWK_STR_MAX >> 20);
             return false;
         }
-        char *b = box_realloc(r->rd_buf, r->rd_cap * 2);
+        char *b = box_realloc(r->rd_buf, r->rd_cap * 2 + 1);
         if (b == NULL) {
             awk_fatal(a, "out of memory");
             return false;
@@ -102,6 +108,7 @@ reader_fill(awk *a, awk_reader *r)
         return false;
     }
     r->rd_len += (size_t)k;
+    r->rd_buf[r->rd_len] = '\0';
     return true;
 }
 
@@ -452,8 +459,15 @@ input_stream(awk *a, const char *name, size_t n, bool cmd)
         size_t olen = 0;
         s->s_status = run_command(a, s->s_name, n, NULL, &out, &olen, true);
         if (out != NULL) {
+            char *b = box_realloc(out, olen + 1); // room for the NUL
+            if (b == NULL) {
+                box_free(out);
+                awk_fatal(a, "out of memory");
+                return NULL;
+            }
+            b[olen] = '\0';
             box_free(r->rd_buf);
-            r->rd_buf = out;
+            r->rd_buf = b;
             r->rd_len = olen;
             r->rd_cap = olen;
         }
