@@ -351,11 +351,7 @@ sh_cmd_df(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         switch (id) {
         case 'B':
             if (!cmd_size_parse_block(arg, &dr->dr_block)) {
-                char *q = cmd_quote(CMD_QAF, arg);
-                sh_errf(cx, "df: invalid %s argument %s",
-                        it.gi_as_long ? "--block-size" : "-B", q ? q : arg);
-                box_free(q);
-                status = 1;
+                status = sh_gopt_bad_arg(&it, "-B", "--block-size", arg);
                 goto out;
             }
             dr->dr_human = dr->dr_si = false;

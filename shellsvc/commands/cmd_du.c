@@ -361,19 +361,6 @@ du_exclude_from(du_run *dr, const char *file, box_buf *hold)
     return 0;
 }
 
-/* "du: invalid -t argument 'x'" (or --threshold, as it was written):
- * status 1, no Try line, as GNU's xstrtol_fatal. */
-static int
-du_bad_arg(sh_gopt_iter *it, const char *shrt, const char *lng,
-           const char *arg)
-{
-    char *q = cmd_quote(CMD_QAF, arg);
-    sh_errf(it->gi_cx, "du: invalid %s argument %s",
-            it->gi_as_long ? lng : shrt, q ? q : arg);
-    box_free(q);
-    return 1;
-}
-
 /* GNU's threshold: a size with units, negative for "at most"; -0 is
  * refused. */
 static int
@@ -385,7 +372,7 @@ du_threshold(sh_gopt_iter *it, const char *arg, int64_t *out)
     if (*p == '\0' || !(*p >= '0' && *p <= '9') ||
         (strcmp(p, "0") != 0 && !cmd_size_parse_block(p, &v)) ||
         v > INT64_MAX)
-        return du_bad_arg(it, "-t", "--threshold", arg);
+        return sh_gopt_bad_arg(it, "-t", "--threshold", arg);
     if (neg && v == 0) {
         char *q = cmd_quote(CMD_QAF, arg);
         sh_errf(it->gi_cx, "du: invalid --threshold argument %s", q ? q : arg);
@@ -418,7 +405,7 @@ sh_cmd_du(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
                   dr.dr_human = dr.dr_si = false; break;
         case 'B':
             if (!cmd_size_parse_block(arg, &dr.dr_block)) {
-                status = du_bad_arg(&it, "-B", "--block-size", arg);
+                status = sh_gopt_bad_arg(&it, "-B", "--block-size", arg);
                 goto out;
             }
             dr.dr_human = dr.dr_si = false;

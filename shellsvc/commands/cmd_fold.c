@@ -24,16 +24,7 @@ static const sh_gopt fold_opts[] = {
     {'w', "width", SH_GARG_REQ},
     // The obsolete -NUM: a digit takes the rest of its word, so -12 is
     // width 12 and -3s is the width "3s" (refused, as GNU's).
-    {'0', NULL, SH_GARG_OPT},
-    {'1', NULL, SH_GARG_OPT},
-    {'2', NULL, SH_GARG_OPT},
-    {'3', NULL, SH_GARG_OPT},
-    {'4', NULL, SH_GARG_OPT},
-    {'5', NULL, SH_GARG_OPT},
-    {'6', NULL, SH_GARG_OPT},
-    {'7', NULL, SH_GARG_OPT},
-    {'8', NULL, SH_GARG_OPT},
-    {'9', NULL, SH_GARG_OPT},
+    SH_GOPT_DIGIT_ARG_ROWS,
     {0},
 };
 

@@ -505,3 +505,14 @@ sh_gopt_argmatch(sh_gopt_iter *it, const char *opt, const char *arg,
     *status = 1;
     return -1;
 }
+
+int
+sh_gopt_bad_arg(sh_gopt_iter *it, const char *shrt, const char *lng,
+                const char *arg)
+{
+    char *q = sh_gquoteaf(arg);
+    sh_errf(it->gi_cx, "%s: invalid %s argument %s", it->gi_spec->gs_cmd,
+            it->gi_as_long ? lng : shrt, q != NULL ? q : arg);
+    box_free(q);
+    return 1;
+}

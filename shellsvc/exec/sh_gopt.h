@@ -35,6 +35,14 @@ typedef struct sh_gopt {
         {'4', NULL, SH_GARG_NONE}, {'5', NULL, SH_GARG_NONE},                \
         {'6', NULL, SH_GARG_NONE}, {'7', NULL, SH_GARG_NONE},                \
         {'8', NULL, SH_GARG_NONE}, {'9', NULL, SH_GARG_NONE}
+/* The same with an optional argument: the obsolete -NUM of fold and fmt,
+ * where a digit takes the rest of its word (-12 is 12). */
+#define SH_GOPT_DIGIT_ARG_ROWS                                                \
+    {'0', NULL, SH_GARG_OPT}, {'1', NULL, SH_GARG_OPT},                      \
+        {'2', NULL, SH_GARG_OPT}, {'3', NULL, SH_GARG_OPT},                  \
+        {'4', NULL, SH_GARG_OPT}, {'5', NULL, SH_GARG_OPT},                  \
+        {'6', NULL, SH_GARG_OPT}, {'7', NULL, SH_GARG_OPT},                  \
+        {'8', NULL, SH_GARG_OPT}, {'9', NULL, SH_GARG_OPT}
 #define SH_GOPT_NUMBER 255    // -NUM with SH_GOPT_F_NUMBER: arg is NUM
 
 /* What sh_gopt_next returns besides an option id. */
@@ -103,6 +111,12 @@ void sh_gopt_free(sh_gopt_iter *it);
  * gs_fail. */
 int sh_gopt_usage_error(sh_gopt_iter *it, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* An option's argument that is no number or size: "CMD: invalid -X
+ * argument 'ARG'" naming the option as it was written (shrt or lng), as
+ * GNU's xstrtol_fatal does; no Try line. Returns 1. */
+int sh_gopt_bad_arg(sh_gopt_iter *it, const char *shrt, const char *lng,
+                    const char *arg);
 
 /* The "Try 'CMD --help' …" line alone (gs_usage first, when set), for a
  * usage error of several lines; returns gs_fail. */
