@@ -131,7 +131,10 @@ sh_cmd_find_files(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     int npaths = i - first;
     if ((status = fnd_parse(&f, argc, argv, i)) != 0)
         goto out;
-    f.f_now = (int64_t)time(NULL);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    f.f_now = (int64_t)now.tv_sec;
+    f.f_now_ns = now.tv_nsec;
     if (npaths == 0)
         fnd_walk(&f, ".");
     for (int j = first; j < first + npaths && !f.f_stop && !f.f_quit; j++)

@@ -111,7 +111,8 @@ typedef struct fnd_run {
     bool f_quit;   // -quit ran
     bool f_stop;   // the call is over (timeout, abort, fd 1 gone)
     int f_status;  // 0, 1, or 125
-    int64_t f_now; // -mtime/-mmin reference
+    int64_t f_now; // -mtime/-mmin reference, with its nanoseconds: a file
+    long f_now_ns; // touched just before must not look newer than now
     box_buf f_out;
 } fnd_run;
 

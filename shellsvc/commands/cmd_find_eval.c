@@ -423,7 +423,9 @@ fnd_eval(fnd_run *f, fnd_node *n, fnd_entry *e)
         return cmp_num(n, (e->e_st.ks_size + n->n_unit - 1) / n->n_unit);
     case FK_MTIME: {
         // GNU: the age in units, minutes rounded up, days down.
-        double age = (double)(f->f_now - e->e_st.ks_mtime) / (double)n->n_unit;
+        double age = ((double)(f->f_now - e->e_st.ks_mtime) +
+                      (double)(f->f_now_ns - e->e_st.ks_mtime_ns) / 1e9) /
+                     (double)n->n_unit;
         double units = n->n_unit == 60 ? ceil(age) : floor(age);
         double want = (double)n->n_num + n->n_frac;
         return n->n_cmp == '+'   ? units > want
