@@ -16,7 +16,8 @@ packages=(
   libjson-c-dev
   libpcre2-dev                  # grep -P (PCRE2, as GNU grep links it)
   libjq-dev                     # jq: the real jq 1.6 language, not a subset
-  jq gawk sed findutils diffutils tzdata ncurses-bin xxd bsdextrautils binutils   # the tools the command tests compare against
+  libmagic-dev libmagic-mgc     # file: file 5.44's engine and its database
+  jq gawk sed findutils diffutils tzdata ncurses-bin xxd bsdextrautils binutils file   # the tools the command tests compare against
   clang-14 libclang-rt-14-dev   # the fuzz targets (libFuzzer) and the clang build
 )
 

@@ -197,6 +197,10 @@ wc_spec(const worker_settings *ws, box_confine_spec *spec)
     if (rv == BOX_OK)
         rv = box_confine_grant(spec, "/usr/share/zoneinfo",
                                BOX_LL_READ_FILE | BOX_LL_READ_DIR, true);
+    // file reads libmagic's compiled database itself, the same way.
+    if (rv == BOX_OK)
+        rv = box_confine_grant(spec, "/usr/lib/file",
+                               BOX_LL_READ_FILE | BOX_LL_READ_DIR, true);
     spec->cs_sc_mode = BOX_SC_ALLOWLIST;
     spec->cs_sc_rules = wc_allow;
     spec->cs_nsc_rules = sizeof wc_allow / sizeof wc_allow[0];

@@ -114,6 +114,38 @@ static const tcase cases[] = {
      "strands-shell: realpath: secret: Permission denied\n", 0, H "secret"},
     {"readlink -f secret; echo $?", "1\n", "", 0, H "secret"},
     {"f=$(mktemp) && [ -f \"$f\" ] && echo ok", "ok\n", "", 0},
+    // ---- file: what a name is from the kernel's stat (read_metadata),
+    // its bytes from a kernel open (read_content), in memory here ----
+    {"printf 'hello\\n' > a; file a", "a: ASCII text\n", "", 0, NULL, NULL,
+     WC(H "a") MD(H "a") RC(H "a")},
+    {"printf '{\"a\": 1}\\n' > j; : > e; mkdir d; ln -s j l; file -N j e d l",
+     "j: JSON text data\ne: empty\nd: directory\nl: symbolic link to j\n", "",
+     0},
+    {"printf 'caf\\303\\251\\n' > u; file -b -i u; file -L l2; ln -s u l2; "
+     "file -L l2",
+     "text/plain; charset=utf-8\n"
+     "l2: cannot open `l2' (No such file or directory)\nl2: Unicode text, "
+     "UTF-8 text\n",
+     "", 0},
+    // a denied name is reported as every command reports it; the rest go on
+    // a denied stat is a probe: the name is absent, as for ls and stat
+    {"echo hi > a; file secret a; echo $?",
+     "secret: cannot open `secret' (No such file or directory)\n"
+     "a:      ASCII text\n0\n",
+     "", 0, H "secret"},
+    {"echo hi > a; file a; echo after", "", FAULT, 125, NULL, H "a"},
+    // a denied list is reported as every command reports a denied read
+    {"echo hi > a; file -f secret a; echo $?", "1\n",
+     DENIED_FS("file", H "secret"), 0, H "secret"},
+    {"file -z a; echo $?", "1\n",
+     "strands-shell: file: -z: looking inside compressed files is not "
+     "available in this box\n",
+     0},
+    {"file -m /etc/magic a; echo $?", "1\n",
+     "strands-shell: file: -m: a magic file of your own is not available in "
+     "this box\n",
+     0},
+
     {"mktemp -d -p /tmp/x; echo $?", "1\n",
      "strands-shell: mktemp: failed to create directory via template "
      "\xe2\x80\x98/tmp/x/tmp.XXXXXXXXXX\xe2\x80\x99: No such file or "

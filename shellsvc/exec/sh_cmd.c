@@ -65,6 +65,7 @@ static const sh_cmd sh_cmds[] = {
     {"expr", sh_cmd_expr, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"factor", sh_cmd_factor, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"false", sh_bi_false, "", SH_CMD_RAWARGS, NULL},
+    {"file", sh_cmd_file, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"find", sh_cmd_find_files, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"fmt", sh_cmd_fmt, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"fold", sh_cmd_fold, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},

@@ -129,6 +129,14 @@ gopt_common_run(sh_gopt_iter *it, int id, int *status)
     return SH_GOPT_EXIT;
 }
 
+int
+sh_gopt_version(sh_gopt_iter *it)
+{
+    int st = 0;
+    (void)gopt_common_run(it, GOPT_VERSION, &st);
+    return st;
+}
+
 /* The long option named by name (len bytes, before any '='): an exact
  * match, else the only option it is a prefix of. */
 static int

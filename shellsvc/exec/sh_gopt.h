@@ -118,6 +118,10 @@ int sh_gopt_usage_error(sh_gopt_iter *it, const char *fmt, ...)
 int sh_gopt_bad_arg(sh_gopt_iter *it, const char *shrt, const char *lng,
                     const char *arg);
 
+/* What --version prints, for a tool whose short option says the same
+ * (file -v); returns 0. */
+int sh_gopt_version(sh_gopt_iter *it);
+
 /* The "Try 'CMD --help' …" line alone (gs_usage first, when set), for a
  * usage error of several lines; returns gs_fail. */
 int sh_gopt_try(sh_gopt_iter *it);

@@ -758,6 +758,7 @@ int sh_cmd_env(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_expand(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_expr(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_factor(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_file(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_find_files(sh_ctx *, int, char **, const sh_opts *); // find
 int sh_cmd_fmt(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_fold(sh_ctx *, int, char **, const sh_opts *);

@@ -756,6 +756,12 @@ sh_kernel_file_regular(const sh_kernel_file *f)
     return fstat(f->kf_fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+int
+sh_kernel_file_fd(const sh_kernel_file *f)
+{
+    return f->kf_vf != NULL ? -1 : f->kf_fd;
+}
+
 void
 sh_kernel_close(sh_kernel_file *f)
 {

@@ -124,6 +124,11 @@ void sh_kernel_close(sh_kernel_file *f);
  * the in-memory devices): what fstat would say, with no decision (the
  * open was the decision). */
 bool sh_kernel_file_regular(const sh_kernel_file *f);
+/* The host descriptor behind an open file, borrowed (the file keeps it),
+ * or -1 for a file of the in-memory tree: for a reader that must seek
+ * and pread, as libmagic does on ELF headers. The open was the decision;
+ * the holder reads through it and never closes it. */
+int sh_kernel_file_fd(const sh_kernel_file *f);
 
 typedef struct sh_kernel_stat {
     uint64_t ks_dev, ks_ino;
