@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The history a temporal rule reads: events in order (dogwood-spec §4.1). */
+#ifndef PDP_HIST_H
+#define PDP_HIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "box_arena.h"
+#include "box_err.h"
+#include "pdp_value.h"
+
+/*
+ * One event, one timepoint. Its values live in the history's arena
+ * (pdp_hist_arena) or longer. A decision event carries the request's
+ * scope and context; a history-only event (a response, an error) may
+ * carry neither.
+ */
+typedef struct pdp_event {
+    const pdp_value *ev_action;    // entity uid Ns::Action::"id"
+    const char *ev_kind;           // "request", "response", … (NUL-ended)
+    int64_t ev_ts;                 // seconds; non-decreasing in a history
+    const pdp_value *ev_principal; // scope(principal: …), or NULL
+    const pdp_value *ev_resource;  // scope(resource: …), or NULL
+    const pdp_value *ev_fields;    // record: what predicates match
+    const pdp_value *ev_context;   // record: a decision's context, or NULL
+} pdp_event;
+
+typedef struct pdp_hist pdp_hist;
+
+/* An empty history; NULL when out of memory. */
+pdp_hist *pdp_hist_new(void);
+void pdp_hist_free(pdp_hist *h); // NULL-safe
+
+/* Where the values of an event to append are built. */
+box_arena *pdp_hist_arena(pdp_hist *h);
+
+/* Appends *ev (the struct is copied, its kind string too; the values are
+ * borrowed). BOX_EINVAL when ev has no action, kind or fields record, or
+ * its time is before the last event's. */
+box_err pdp_hist_append(pdp_hist *h, const pdp_event *ev) BOX_WARN_UNUSED;
+
+size_t pdp_hist_len(const pdp_hist *h);
+/* The i-th event (0-based), i < pdp_hist_len. */
+const pdp_event *pdp_hist_at(const pdp_hist *h, size_t i);
+
+/* The value at a dotted path (input.path, output.status, callerPrincipal)
+ * in a record whose groups are nested records; NULL when absent. */
+const pdp_value *pdp_hist_field(const pdp_value *fields, const char *path,
+                                size_t len);
+
+#endif
