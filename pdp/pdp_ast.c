@@ -177,6 +177,8 @@ pdp_expr_dump(const pdp_expr *e, box_buf *out)
                 rv = pdp_expr_dump(e->u.call.args[i], out);
         }
         return rv != BOX_OK ? rv : box_buf_putc(out, ')');
+    case PDP_X_TEMPORAL:
+        return box_buf_puts(out, "(temporal)");
     case PDP_X_COUNT:
         break;
     }
@@ -237,4 +239,57 @@ pdp_rule_dump(const pdp_rule *r, box_buf *out)
             rv = pdp_expr_dump(r->r_conds[i].cd_body, out);
     }
     return rv != BOX_OK ? rv : box_buf_putc(out, ';');
+}
+
+const pdp_expr *
+pdp_expr_find(const pdp_expr *e, pdp_expr_kind k)
+{
+    if (e == NULL)
+        return NULL;
+    if (e->x_kind == k)
+        return e;
+    const pdp_expr *hit = NULL;
+    switch (e->x_kind) {
+    case PDP_X_LIT:
+    case PDP_X_VAR:
+    case PDP_X_TEMPORAL:
+    case PDP_X_COUNT:
+        return NULL;
+    case PDP_X_NOT:
+    case PDP_X_NEG:
+        return pdp_expr_find(e->u.un.arg, k);
+    case PDP_X_AND:
+    case PDP_X_OR:
+    case PDP_X_SET:
+        for (uint32_t i = 0; i < e->u.list.n && hit == NULL; i++)
+            hit = pdp_expr_find(e->u.list.items[i], k);
+        return hit;
+    case PDP_X_HAS:
+        return pdp_expr_find(e->u.has.obj, k);
+    case PDP_X_LIKE:
+        return pdp_expr_find(e->u.like.obj, k);
+    case PDP_X_ATTR:
+        return pdp_expr_find(e->u.attr.obj, k);
+    case PDP_X_IF:
+        if ((hit = pdp_expr_find(e->u.cond.c, k)) == NULL &&
+            (hit = pdp_expr_find(e->u.cond.t, k)) == NULL)
+            hit = pdp_expr_find(e->u.cond.e, k);
+        return hit;
+    case PDP_X_RECORD:
+        for (uint32_t i = 0; i < e->u.rec.n && hit == NULL; i++)
+            hit = pdp_expr_find(e->u.rec.vals[i], k);
+        return hit;
+    case PDP_X_METHOD:
+        hit = pdp_expr_find(e->u.call.recv, k);
+        for (uint32_t i = 0; i < e->u.call.n && hit == NULL; i++)
+            hit = pdp_expr_find(e->u.call.args[i], k);
+        return hit;
+    case PDP_X_EQ: case PDP_X_NE: case PDP_X_LT: case PDP_X_LE:
+    case PDP_X_GT: case PDP_X_GE: case PDP_X_IN: case PDP_X_ADD:
+    case PDP_X_SUB: case PDP_X_MUL:
+        if ((hit = pdp_expr_find(e->u.bin.l, k)) == NULL)
+            hit = pdp_expr_find(e->u.bin.r, k);
+        return hit;
+    }
+    return NULL;
 }

@@ -89,10 +89,13 @@ typedef enum pdp_expr_kind {
     PDP_X_SET,    // [a, b, …]: u.list (n >= 0)
     PDP_X_RECORD, // { k: v, … }: u.rec (keys unique)
     PDP_X_METHOD, // recv.m(args): u.call
+    PDP_X_TEMPORAL, // temporal { φ } (a Bool leaf): u.tl; x_oppos is the
+                    // `temporal` word
     PDP_X_COUNT
 } pdp_expr_kind;
 
 typedef struct pdp_expr pdp_expr;
+struct pdp_tl; // pdp_tl.h: a temporal condition
 struct pdp_expr {
     pdp_expr_kind x_kind;
     pdp_pos x_pos;   // first token of the expression
@@ -141,6 +144,7 @@ struct pdp_expr {
             const pdp_expr *const *args;
             uint32_t n;
         } call;
+        const struct pdp_tl *tl;
     } u;
 };
 
@@ -220,6 +224,8 @@ bool pdp_str_blank(pdp_str s);
 /* Appends a one-line S-expression of e (for tests and debugging), e.g.
  * (&& (== (. context "input") 1) (like (. x "a") "a*")). */
 box_err pdp_expr_dump(const pdp_expr *e, box_buf *out) BOX_WARN_UNUSED;
+/* The first node of kind k in e, depth-first in source order, or NULL. */
+const pdp_expr *pdp_expr_find(const pdp_expr *e, pdp_expr_kind k);
 /* Appends a one-line dump of a rule: effect, scope, annotations, conds. */
 box_err pdp_rule_dump(const pdp_rule *r, box_buf *out) BOX_WARN_UNUSED;
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pdp_int.h"
+#include "pdp_tl.h"
 
 /*
  * An evaluation result. Bool and Long are held by value so that most
@@ -365,6 +366,33 @@ eval_record(ectx *c, const pdp_expr *e, ev *out)
     return 0;
 }
 
+
+/* A temporal block: decided over the request's history at its decision
+ * timepoint (dogwood-spec §4.4). Without a history it cannot be decided,
+ * which is an error (the rule is skipped, and Box denies: §1.5). */
+static int
+eval_temporal(ectx *c, const pdp_expr *e, ev *out)
+{
+    const pdp_request *rq = c->ec_rq;
+    if (rq->rq_hist == NULL)
+        return fail(c, "a temporal condition needs the history, and this "
+                       "decision has none");
+    pdp_tl_now now = {
+        .tn_hist = rq->rq_hist,
+        .tn_at = rq->rq_at,
+        .tn_principal = rq->rq_principal,
+        .tn_resource = rq->rq_resource,
+        .tn_context = rq->rq_context,
+    };
+    bool holds = false;
+    if (pdp_tl_holds(e->u.tl, &now, c->ec_arena, &holds) != BOX_OK)
+        return fail(c, "the temporal condition outgrew its evaluation "
+                       "memory");
+    out->k = PDP_VAL_BOOL;
+    out->u.b = holds;
+    return 0;
+}
+
 static int
 eval(ectx *c, const pdp_expr *e, ev *out)
 {
@@ -474,6 +502,8 @@ eval(ectx *c, const pdp_expr *e, ev *out)
         return eval_record(c, e, out);
     case PDP_X_METHOD:
         return eval_method(c, e, out);
+    case PDP_X_TEMPORAL:
+        return eval_temporal(c, e, out);
     case PDP_X_COUNT:
         break;
     }

@@ -24,6 +24,11 @@ typedef struct pdp_request {
     const pdp_value *rq_context;
     const char *rq_resource_text;
     size_t rq_resource_len;
+    // What temporal conditions read: the history holding this decision's
+    // own event at index rq_at (dogwood-spec §4.1), or NULL (no history:
+    // a temporal condition is then an error).
+    const struct pdp_hist *rq_hist;
+    size_t rq_at;
 } pdp_request;
 
 /* Result of evaluating one rule. */

@@ -185,6 +185,7 @@ hx_walk(hx_list *roots, const pdp_expr *e)
     switch (e->x_kind) {
     case PDP_X_LIT:
     case PDP_X_VAR:
+    case PDP_X_TEMPORAL: // reads no input path the way these judge
     case PDP_X_COUNT:
         return BOX_OK;
     case PDP_X_NOT:
@@ -307,7 +308,7 @@ hx_ask(hx_check *hc, const hx_op *op, const char *path)
         (rv = pdp_value_record_put(a, in, "operation", 9, opv)) != BOX_OK ||
         (rv = pdp_value_record_put(a, ctx, "input", 5, in)) != BOX_OK)
         return rv;
-    pdp_request rq = {p, act, res, ctx, path, strlen(path)};
+    pdp_request rq = {p, act, res, ctx, path, strlen(path), NULL, 0};
     if ((rv = pdp_decide(hc->hc_set, &rq, hc->hc_ans)) != BOX_OK)
         return rv;
     if (pdp_answer_verdict(hc->hc_ans) != PDP_ALLOW)

@@ -8,6 +8,7 @@
 
 #include "pdp_int.h"
 #include "pdp_lex.h"
+#include "pdp_tl.h"
 
 /*
  * The parser owns nothing but its arena allocations; it stops at the
@@ -422,9 +423,31 @@ parse_record(pdp_parser *p, const pdp_expr **out)
     return BOX_OK;
 }
 
+/* temporal_block -> 'temporal' '{' temporal_condition '}': a Bool leaf
+ * (dogwood-spec §2.5); the condition's own grammar is pdp_tl_parse's. */
+static box_err
+parse_temporal(pdp_parser *p, const pdp_expr **out)
+{
+    pdp_token word = *TOK(p);
+    TRY(next(p));
+    pdp_token open = *TOK(p);
+    if (open.t_kind != PDP_TK_LBRACE)
+        return expected(p, "`{` to open the temporal condition");
+    TRY(next(p));
+    pdp_expr *e = NULL;
+    TRY(new_node(p, PDP_X_TEMPORAL, tpos(&word), &e));
+    e->x_oppos = tpos(&word);
+    const pdp_tl *tl = NULL;
+    TRY(pdp_tl_parse(&p->ps_lx, p->ps_arena, &tl));
+    e->u.tl = tl;
+    *out = e;
+    return expect_close(p, PDP_TK_RBRACE, "`{`", open.t_line);
+}
+
 /* primary -> 'true' | 'false' | INT | STR | entity | var | '(' expr ')'
  *          | set | record
- *          (refused: path '(' … ')', 'temporal' '{' … '}', '?' IDENT) */
+ *          | temporal_block
+ *          (refused: path '(' … ')', '?' IDENT) */
 static box_err
 parse_primary(pdp_parser *p, const pdp_expr **out)
 {
@@ -490,7 +513,7 @@ parse_primary(pdp_parser *p, const pdp_expr **out)
         if (is_ident(&t, "temporal")) {
             TRY(pdp_lex_peek(&p->ps_lx, &ahead));
             if (ahead->t_kind == PDP_TK_LBRACE)
-                return unsup(p, pos, "inline `temporal { … }`");
+                return parse_temporal(p, out);
         }
         return parse_name(p, out);
     case PDP_TK_IF:
@@ -1118,8 +1141,9 @@ parse_scope(pdp_parser *p, pdp_rule *r)
     return expect_close(p, PDP_TK_RPAREN, "`(`", open.t_line);
 }
 
-/* cond -> ('when' | 'unless') '{' expr '}'
- *         (refused: cond_kw 'temporal' '{' … '}', cond_kw 'guardrails' …) */
+/* cond -> ('when' | 'unless') [ 'guardrails' ] '{' expr '}'
+ *       | ('when' | 'unless') temporal_block
+ * (`guardrails` is a tag the parser drops, dogwood-spec §2.5). */
 static box_err
 parse_cond(pdp_parser *p, pdp_cond *c)
 {
@@ -1134,11 +1158,9 @@ parse_cond(pdp_parser *p, pdp_cond *c)
     c->cd_pos = tpos(&kw);
     TRY(next(p));
     if (is_ident(TOK(p), "temporal"))
-        return unsup(p, tpos(TOK(p)), "`%.*s temporal { … }`", (int)kw.t_len,
-                     kw.t_text);
+        return parse_temporal(p, &c->cd_body);
     if (is_ident(TOK(p), "guardrails"))
-        return unsup(p, tpos(TOK(p)), "`%.*s guardrails { … }`",
-                     (int)kw.t_len, kw.t_text);
+        TRY(next(p));
     pdp_token open = *TOK(p);
     if (open.t_kind != PDP_TK_LBRACE)
         return expected(p, "`{` to open the condition");

@@ -115,6 +115,7 @@ reads_walk(pdp_reads *r, const pdp_expr *x)
         reads_walk(r, x->u.call.recv);
         reads_walk_list(r, x->u.call.args, x->u.call.n);
         return;
+    case PDP_X_TEMPORAL: // context.* terms and the history: everything
     case PDP_X_COUNT:
         break;
     }

@@ -424,6 +424,7 @@ check_literals(vctx *v, const pdp_expr *e)
         for (uint32_t i = 0; i < e->u.call.n; i++)
             check_literals(v, e->u.call.args[i]);
         return;
+    case PDP_X_TEMPORAL:
     case PDP_X_COUNT:
         return;
     default:
@@ -1242,6 +1243,8 @@ tc(vctx *v, const pdp_expr *e, const capn *in, const capn **out)
         return tc_record(v, e, in);
     case PDP_X_METHOD:
         return tc_method(v, e, in);
+    case PDP_X_TEMPORAL:
+        return &ty_bool; // its own checks are the temporal validator's
     case PDP_X_COUNT:
         break;
     }

@@ -375,6 +375,7 @@ walk(spell *sp, const pdp_expr *e)
         return;
     case PDP_X_LIT:
     case PDP_X_VAR:
+    case PDP_X_TEMPORAL: // reads no input path the way these judge
     case PDP_X_COUNT:
         return;
     case PDP_X_NOT:

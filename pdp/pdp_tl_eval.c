@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The temporal sub-language's reference semantics (dogwood-spec §4.4):
+ * R(φ, j, β), the bindings under which φ holds at timepoint j, computed
+ * by scanning the history. It is the definition the incremental monitors
+ * are checked against, so it follows the table of §4.4 line by line and
+ * optimizes nothing but the arena it allocates from.
+ */
+#include <string.h>
+
+#include "pdp_tl.h"
+
+/* One binding; a row is an immutable array of them in the scratch arena
+ * (extending a row copies it: rows are short). A timepoint is bound as
+ * the Long of its index. */
+typedef struct tl_bind {
+    pdp_str name;
+    const pdp_value *val;
+} tl_bind;
+
+typedef struct tl_row {
+    const tl_bind *b;
+    uint32_t n;
+} tl_row;
+
+typedef struct tl_rows {
+    tl_row *v;
+    size_t n, cap;
+} tl_rows;
+
+typedef struct tl_ctx {
+    const pdp_tl_now *now;
+    box_arena *a;
+} tl_ctx;
+
+#define TRY(x)                                                                \
+    do {                                                                      \
+        box_err try_rv_ = (x);                                                \
+        if (try_rv_ != BOX_OK)                                                \
+            return try_rv_;                                                   \
+    } while (0)
+
+static box_err tl_rel(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row,
+                      tl_rows *out);
+
+/* ---- rows ---- */
+
+static bool
+str_eq(pdp_str a, pdp_str b)
+{
+    return a.len == b.len && memcmp(a.s, b.s, a.len) == 0;
+}
+
+static const pdp_value *
+row_get(tl_row r, pdp_str name)
+{
+    for (uint32_t i = 0; i < r.n; i++)
+        if (str_eq(r.b[i].name, name))
+            return r.b[i].val;
+    return NULL;
+}
+
+/* r with name bound to val (replacing an old binding), or without it
+ * when val is NULL. */
+static box_err
+row_set(tl_ctx *c, tl_row r, pdp_str name, const pdp_value *val,
+        tl_row *out)
+{
+    tl_bind *b = box_arena_alloc(c->a, (r.n + 1) * sizeof *b);
+    if (b == NULL)
+        return BOX_ENOMEM;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r.n; i++)
+        if (!str_eq(r.b[i].name, name))
+            b[n++] = r.b[i];
+    if (val != NULL)
+        b[n++] = (tl_bind){name, val};
+    *out = (tl_row){b, n};
+    return BOX_OK;
+}
+
+static box_err
+rows_add(tl_ctx *c, tl_rows *rs, tl_row r)
+{
+    if (rs->n == rs->cap) {
+        size_t nc = rs->cap ? rs->cap * 2 : 8;
+        tl_row *nv = box_arena_alloc(c->a, nc * sizeof *nv);
+        if (nv == NULL)
+            return BOX_ENOMEM;
+        if (rs->n > 0)
+            memcpy(nv, rs->v, rs->n * sizeof *nv);
+        rs->v = nv;
+        rs->cap = nc;
+    }
+    rs->v[rs->n++] = r;
+    return BOX_OK;
+}
+
+/* ---- terms (§4.2) ---- */
+
+static box_err tl_agg(tl_ctx *c, const pdp_tterm *t, size_t j, tl_row row,
+                      const pdp_value **out);
+
+/* A record value at a path of segments; NULL when absent. */
+static const pdp_value *
+at_segs(const pdp_value *v, const pdp_str *segs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n && v != NULL; i++) {
+        if (pdp_value_kind_of(v) != PDP_VAL_RECORD)
+            return NULL;
+        v = pdp_value_get(v, segs[i].s, segs[i].len);
+    }
+    return v;
+}
+
+/* The value of t under row at timepoint j, or NULL when it does not
+ * resolve (an absent context path, an unbound variable, a wildcard). */
+static box_err
+tl_resolve(tl_ctx *c, const pdp_tterm *t, size_t j, tl_row row,
+           const pdp_value **out)
+{
+    const pdp_tl_now *now = c->now;
+    *out = NULL;
+    switch (t->tt_kind) {
+    case PDP_TT_LIT:
+        *out = t->tt_lit;
+        return BOX_OK;
+    case PDP_TT_DECIMAL: {
+        // Kept as its text (§4.2): equal only to the same spelling.
+        pdp_value *v = NULL;
+        if (pdp_value_string(c->a, t->tt_text.s, t->tt_text.len, &v) !=
+            BOX_OK)
+            return BOX_ENOMEM;
+        *out = v;
+        return BOX_OK;
+    }
+    case PDP_TT_CONTEXT:
+        *out = now->tn_context != NULL
+                   ? at_segs(now->tn_context, t->tt_segs, t->tt_nsegs)
+                   : NULL;
+        return BOX_OK;
+    case PDP_TT_SCOPE: {
+        const pdp_value *e = t->tt_var == PDP_VAR_PRINCIPAL
+                                 ? now->tn_principal
+                                 : now->tn_resource;
+        if (e == NULL || t->tt_nsegs == 0) {
+            *out = e;
+            return BOX_OK;
+        }
+        // .id and .type project the uid; other attributes would need an
+        // entity store, which Box's requests do not carry.
+        if (t->tt_nsegs != 1 || pdp_value_kind_of(e) != PDP_VAL_ENTITY)
+            return BOX_OK;
+        size_t len = 0;
+        const char *s = NULL;
+        if (str_eq(t->tt_segs[0], (pdp_str){"id", 2}))
+            s = pdp_value_entity_id(e, &len);
+        else if (str_eq(t->tt_segs[0], (pdp_str){"type", 4}))
+            s = pdp_value_entity_type(e, &len);
+        if (s == NULL)
+            return BOX_OK;
+        pdp_value *v = NULL;
+        if (pdp_value_string(c->a, s, len, &v) != BOX_OK)
+            return BOX_ENOMEM;
+        *out = v;
+        return BOX_OK;
+    }
+    case PDP_TT_VAR:
+        *out = row_get(row, t->tt_name);
+        return BOX_OK;
+    case PDP_TT_WILD:
+        return BOX_OK;
+    case PDP_TT_ARRAY: {
+        pdp_value *set = pdp_value_set_new(c->a);
+        if (set == NULL)
+            return BOX_ENOMEM;
+        for (uint32_t i = 0; i < t->tt_nitems; i++) {
+            const pdp_value *v = NULL;
+            TRY(tl_resolve(c, t->tt_items[i], j, row, &v));
+            if (v == NULL)
+                return BOX_OK; // one unresolved item: the array is too
+            TRY(pdp_value_set_add(c->a, set, v));
+        }
+        *out = set;
+        return BOX_OK;
+    }
+    case PDP_TT_COUNT:
+    case PDP_TT_SUM:
+        return tl_agg(c, t, j, row, out);
+    }
+    return BOX_OK;
+}
+
+static bool
+is_unbound(const pdp_tterm *t, tl_row row)
+{
+    return t->tt_kind == PDP_TT_VAR && row_get(row, t->tt_name) == NULL;
+}
+
+/* ---- aggregates (§4.5) ---- */
+
+static bool
+proj_equal(const pdp_value *const *a, const pdp_value *const *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (a[i] == NULL || b[i] == NULL) {
+            if (a[i] != b[i])
+                return false;
+        } else if (!pdp_value_equal(a[i], b[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static box_err
+tl_agg(tl_ctx *c, const pdp_tterm *t, size_t j, tl_row row,
+       const pdp_value **out)
+{
+    const pdp_tagg *g = t->tt_agg;
+    // The `for` variables are the aggregate's own: not read from outside.
+    tl_row inner = row;
+    for (uint32_t i = 0; i < g->ta_nfor; i++)
+        TRY(row_set(c, inner, g->ta_for[i].tb_name, NULL, &inner));
+    tl_rows rs = {0};
+    TRY(tl_rel(c, g->ta_where, j, inner, &rs));
+    // Project onto the `for` list and keep the distinct rows.
+    uint32_t w = g->ta_nfor;
+    const pdp_value **proj = box_arena_alloc(c->a, (rs.n + 1) * w *
+                                                       sizeof *proj);
+    if (proj == NULL)
+        return BOX_ENOMEM;
+    size_t distinct = 0;
+    int64_t sum = 0;
+    uint32_t sumcol = UINT32_MAX;
+    for (uint32_t i = 0; i < w; i++)
+        if (t->tt_kind == PDP_TT_SUM && str_eq(g->ta_for[i].tb_name, g->ta_sum))
+            sumcol = i;
+    for (size_t r = 0; r < rs.n; r++) {
+        const pdp_value **p = proj + distinct * w;
+        for (uint32_t i = 0; i < w; i++)
+            p[i] = row_get(rs.v[r], g->ta_for[i].tb_name);
+        bool seen = false;
+        for (size_t d = 0; d < distinct && !seen; d++)
+            seen = proj_equal(proj + d * w, p, w);
+        if (seen)
+            continue;
+        distinct++;
+        const pdp_value *v = sumcol != UINT32_MAX ? p[sumcol] : NULL;
+        if (v != NULL && pdp_value_kind_of(v) == PDP_VAL_LONG) {
+            int64_t x = pdp_value_as_long(v);
+            // Past the Long range the total clamps, as the reference does.
+            if (__builtin_add_overflow(sum, x, &sum))
+                sum = x > 0 ? INT64_MAX : INT64_MIN;
+        }
+    }
+    int64_t result = t->tt_kind == PDP_TT_COUNT ? (int64_t)distinct : sum;
+    *out = pdp_value_long(c->a, result);
+    return *out != NULL ? BOX_OK : BOX_ENOMEM;
+}
+
+/* ---- formulas (§4.3, §4.4) ---- */
+
+static box_err
+tl_pred(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
+{
+    const pdp_event *e = pdp_hist_at(c->now->tn_hist, j);
+    if (!pdp_value_equal(e->ev_action, t->tl_action) ||
+        strlen(e->ev_kind) != t->tl_event_kind.len ||
+        memcmp(e->ev_kind, t->tl_event_kind.s, t->tl_event_kind.len) != 0)
+        return BOX_OK;
+    for (uint32_t i = 0; i < t->tl_nargs; i++) {
+        const pdp_targ *a = &t->tl_args[i];
+        const pdp_value *f =
+            pdp_hist_field(e->ev_fields, a->ta_path.s, a->ta_path.len);
+        if (a->ta_term->tt_kind == PDP_TT_WILD)
+            continue;
+        if (is_unbound(a->ta_term, row)) {
+            if (f == NULL)
+                return BOX_OK;
+            TRY(row_set(c, row, a->ta_term->tt_name, f, &row));
+            continue;
+        }
+        const pdp_value *v = NULL;
+        TRY(tl_resolve(c, a->ta_term, j, row, &v));
+        if (v == NULL || f == NULL || !pdp_value_equal(v, f))
+            return BOX_OK;
+    }
+    return rows_add(c, out, row);
+}
+
+static box_err
+tl_cmp(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
+{
+    if (t->tl_op == PDP_TOP_EQ) {
+        // Binding equality: exactly one side an unbound variable.
+        bool ua = is_unbound(t->tl_a, row), ub = is_unbound(t->tl_b, row);
+        if (ua != ub) {
+            const pdp_tterm *var = ua ? t->tl_a : t->tl_b;
+            const pdp_value *v = NULL;
+            TRY(tl_resolve(c, ua ? t->tl_b : t->tl_a, j, row, &v));
+            if (v == NULL)
+                return BOX_OK;
+            TRY(row_set(c, row, var->tt_name, v, &row));
+            return rows_add(c, out, row);
+        }
+    }
+    const pdp_value *a = NULL, *b = NULL;
+    TRY(tl_resolve(c, t->tl_a, j, row, &a));
+    TRY(tl_resolve(c, t->tl_b, j, row, &b));
+    if (a == NULL || b == NULL)
+        return BOX_OK;
+    bool holds;
+    if (t->tl_op == PDP_TOP_EQ) {
+        holds = pdp_value_equal(a, b);
+    } else {
+        // Ordering is over Longs only; anything else is false, no error.
+        if (pdp_value_kind_of(a) != PDP_VAL_LONG ||
+            pdp_value_kind_of(b) != PDP_VAL_LONG)
+            return BOX_OK;
+        int64_t x = pdp_value_as_long(a), y = pdp_value_as_long(b);
+        holds = t->tl_op == PDP_TOP_LT   ? x < y
+                : t->tl_op == PDP_TOP_LE ? x <= y
+                : t->tl_op == PDP_TOP_GT ? x > y
+                                         : x >= y;
+    }
+    return holds ? rows_add(c, out, row) : BOX_OK;
+}
+
+/* Whether R(t, j, row) is non-empty. */
+static box_err
+tl_any(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, bool *any)
+{
+    tl_rows rs = {0};
+    TRY(tl_rel(c, t, j, row, &rs));
+    *any = rs.n > 0;
+    return BOX_OK;
+}
+
+/* The timepoints k <= j inside a closed window of w seconds before j,
+ * newest first: k from j down while ts(j) − ts(k) ≤ w. */
+static bool
+in_window(const pdp_hist *h, size_t j, size_t k, int64_t w)
+{
+    int64_t d = pdp_hist_at(h, j)->ev_ts - pdp_hist_at(h, k)->ev_ts;
+    return d >= 0 && d <= w;
+}
+
+static box_err
+tl_since(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
+{
+    const pdp_hist *h = c->now->tn_hist;
+    for (size_t a = j + 1; a-- > 0 && in_window(h, j, a, t->tl_window);) {
+        tl_rows anchors = {0};
+        TRY(tl_rel(c, t->tl_r, a, row, &anchors));
+        for (size_t r = 0; r < anchors.n; r++) {
+            bool all = true;
+            for (size_t k = a + 1; k <= j && all; k++)
+                TRY(tl_any(c, t->tl_l, k, anchors.v[r], &all));
+            if (all)
+                TRY(rows_add(c, out, anchors.v[r]));
+        }
+    }
+    return BOX_OK;
+}
+
+static box_err
+tl_rel(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
+{
+    const pdp_hist *h = c->now->tn_hist;
+    switch (t->tl_kind) {
+    case PDP_TL_AND: {
+        tl_rows left = {0};
+        TRY(tl_rel(c, t->tl_l, j, row, &left));
+        for (size_t i = 0; i < left.n; i++)
+            TRY(tl_rel(c, t->tl_r, j, left.v[i], out));
+        return BOX_OK;
+    }
+    case PDP_TL_NOT: {
+        bool any = false;
+        TRY(tl_any(c, t->tl_l, j, row, &any));
+        return any ? BOX_OK : rows_add(c, out, row);
+    }
+    case PDP_TL_FORMERLY:
+        for (size_t k = j + 1; k-- > 0 && in_window(h, j, k, t->tl_window);)
+            TRY(tl_rel(c, t->tl_l, k, row, out));
+        return BOX_OK;
+    case PDP_TL_PREVIOUS:
+        if (j == 0 || !in_window(h, j, j - 1, t->tl_window))
+            return BOX_OK;
+        return tl_rel(c, t->tl_l, j - 1, row, out);
+    case PDP_TL_SINCE:
+        return tl_since(c, t, j, row, out);
+    case PDP_TL_PRED:
+        return tl_pred(c, t, j, row, out);
+    case PDP_TL_CMP:
+        return tl_cmp(c, t, j, row, out);
+    case PDP_TL_EXISTS: {
+        pdp_str x = t->tl_binder.tb_name;
+        const pdp_value *outer = row_get(row, x);
+        tl_row inner;
+        TRY(row_set(c, row, x, NULL, &inner));
+        tl_rows rs = {0};
+        TRY(tl_rel(c, t->tl_l, j, inner, &rs));
+        for (size_t i = 0; i < rs.n; i++) {
+            tl_row r;
+            TRY(row_set(c, rs.v[i], x, outer, &r));
+            TRY(rows_add(c, out, r));
+        }
+        return BOX_OK;
+    }
+    case PDP_TL_TP: {
+        const pdp_value *v = row_get(row, t->tl_binder.tb_name);
+        if (v != NULL)
+            return pdp_value_kind_of(v) == PDP_VAL_LONG &&
+                           pdp_value_as_long(v) == (int64_t)j
+                       ? rows_add(c, out, row)
+                       : BOX_OK;
+        const pdp_value *tp = pdp_value_long(c->a, (int64_t)j);
+        if (tp == NULL)
+            return BOX_ENOMEM;
+        TRY(row_set(c, row, t->tl_binder.tb_name, tp, &row));
+        return rows_add(c, out, row);
+    }
+    }
+    return BOX_OK;
+}
+
+box_err
+pdp_tl_holds(const pdp_tl *tl, const pdp_tl_now *now, box_arena *scratch,
+             bool *out)
+{
+    *out = false;
+    if (now->tn_hist == NULL || now->tn_at >= pdp_hist_len(now->tn_hist))
+        return BOX_EINVAL;
+    tl_ctx c = {.now = now, .a = scratch};
+    tl_rows rs = {0};
+    box_err rv = tl_rel(&c, tl, now->tn_at, (tl_row){NULL, 0}, &rs);
+    if (rv == BOX_OK)
+        *out = rs.n > 0;
+    return rv;
+}
