@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* `box policy check FILE`: load a policy exactly as box-pdp would. */
+/* `box policy check FILE`: load a policy exactly as box-pdp would;
+ * `box policy replay`: decide a trace's events (dogwood-spec §7.3). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,10 +12,14 @@
 #include "config.h"
 #include "pdp_hostexec.h"
 #include "pdp_policy_file.h"
+#include "pdp_replay.h"
+#include "pdp_trace.h"
 
 static const char policy_usage[] =
     "usage: box policy check [--home DIR] [--config FILE] [POLICY]\n"
+    "       box policy replay --policy FILE [--verdicts] TRACE\n"
     "\n"
+    "check:\n"
     "Parses POLICY and validates it against the Box action schema with the\n"
     "same code box-pdp uses. Prints every refusal and warning; exits 0 when\n"
     "the policy would load, 1 when it would not, 2 on a usage error.\n"
@@ -26,7 +31,18 @@ static const char policy_usage[] =
     "--home names the operator home for the spelling checks (default\n"
     "$HOME).\n"
     "--config reads box.toml FILE: POLICY defaults to its policy, and the\n"
-    "check above also asks under its workspace and the agent's home.\n";
+    "check above also asks under its workspace and the agent's home.\n"
+    "\n"
+    "replay:\n"
+    "Reads TRACE (Dogwood's trace.log format: one event a line) and decides\n"
+    "each decision event (kind `request`) against the policy FILE in order,\n"
+    "with every earlier event and its own as the history temporal rules\n"
+    "read. Prints one line per decision: `@<ts> (time point <k>): ALLOW`\n"
+    "or `DENY`, with `  [rules: i, j]` naming the rules (0-based) that\n"
+    "determined it; --verdicts prints `true`/`false` instead, as the\n"
+    "Dogwood corpus's expected outputs are written. Exits 0 when the trace\n"
+    "replays, 2 when the policy or the trace does not check, 1 on a usage\n"
+    "or read error.\n";
 
 /* path as a request reports it: resolved, `~/…` under the operator home
  * (box-spec §3.6). Caller frees; NULL on ENOMEM. */
@@ -138,11 +154,107 @@ out:
     return status;
 }
 
+/* The policy for a replay: parsed and judged as Dogwood loads it (no Box
+ * action schema: a trace names its own actions). */
+static int
+replay_load(const char *file, pdp_policy_set **set)
+{
+    char *text = NULL, *err = NULL;
+    size_t len = 0;
+    int status = 1;
+    box_err rv = pdp_read_text_file(file, "policy file", PDP_POLICY_MAX_BYTES,
+                                    &text, &len, &err);
+    if (rv == BOX_OK) {
+        status = 2;
+        rv = pdp_policy_load(text, len, file, set, &err);
+    }
+    if (rv != BOX_OK)
+        fprintf(stderr, "strands-box: error: %s\n",
+                err ? err : box_strerror(rv));
+    box_free(text);
+    box_free(err);
+    return rv == BOX_OK ? 0 : status;
+}
+
+static int
+policy_replay(int argc, char **argv)
+{
+    const char *policy = NULL, *trace = NULL;
+    pdp_replay_opts o = {0};
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0) {
+            fputs(policy_usage, stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
+            policy = argv[++i];
+            continue;
+        }
+        if (strcmp(argv[i], "--verdicts") == 0) {
+            o.ro_verdicts = true;
+            continue;
+        }
+        if (argv[i][0] == '-' || trace != NULL) {
+            fputs(policy_usage, stderr);
+            return 1;
+        }
+        trace = argv[i];
+    }
+    if (policy == NULL || trace == NULL) {
+        fputs(policy_usage, stderr);
+        return 1;
+    }
+    pdp_policy_set *set = NULL;
+    pdp_hist *h = NULL;
+    char *text = NULL, *err = NULL;
+    size_t len = 0;
+    box_buf out, msg;
+    box_buf_init(&out, SIZE_MAX);
+    box_buf_init(&msg, 1u << 16);
+    int status = replay_load(policy, &set);
+    if (status != 0)
+        goto out;
+    status = 1;
+    if (pdp_read_text_file(trace, "trace file", PDP_TRACE_MAX_BYTES, &text,
+                           &len, &err) != BOX_OK) {
+        fprintf(stderr, "strands-box: error: %s\n", err ? err : "");
+        goto out;
+    }
+    if ((h = pdp_hist_new()) == NULL) {
+        box_cmd_error("out of memory");
+        goto out;
+    }
+    status = 2;
+    box_err rv = pdp_trace_load(text, len, trace, h, NULL, &msg);
+    if (rv != BOX_OK) {
+        fprintf(stderr, "strands-box: error: %s\n",
+                msg.b_len > 0 ? msg.b_data : box_strerror(rv));
+        goto out;
+    }
+    status = 1;
+    if ((rv = pdp_replay(set, h, &o, &out)) != BOX_OK) {
+        box_cmd_error("replay failed: %s", box_strerror(rv));
+        goto out;
+    }
+    fwrite(out.b_data, 1, out.b_len, stdout);
+    status = fflush(stdout) == 0 ? 0 : 1;
+out:
+    box_buf_reset(&out);
+    box_buf_reset(&msg);
+    pdp_hist_free(h);
+    pdp_policy_free(set);
+    box_free(text);
+    box_free(err);
+    return status;
+}
+
 int
 box_cmd_policy(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "check") == 0)
         return policy_check(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "replay") == 0)
+        return policy_replay(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
         fputs(policy_usage, stdout);
         return 0;

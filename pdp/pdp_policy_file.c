@@ -10,16 +10,16 @@
 
 #include "box_alloc.h"
 
-/* Reads the whole file into *text (caller frees). */
-static box_err
-policy_file_read(const char *path, char **text, size_t *len, char **err)
+box_err
+pdp_read_text_file(const char *path, const char *what, size_t max,
+                   char **text, size_t *len, char **err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     *text = NULL;
     *len = 0;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        *err = box_asprintf("cannot read policy file %s: %s", path,
+        *err = box_asprintf("cannot read %s %s: %s", what, path,
                             strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -27,13 +27,13 @@ policy_file_read(const char *path, char **text, size_t *len, char **err)
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        *err = box_asprintf("policy file %s is not a regular file", path);
+        *err = box_asprintf("%s %s is not a regular file", what, path);
         return BOX_ECONFIG;
     }
-    if ((uint64_t)st.st_size > PDP_POLICY_MAX_BYTES) {
+    if ((uint64_t)st.st_size > max) {
         close(fd);
-        *err = box_asprintf("policy file %s is %lld bytes; maximum is %u",
-                            path, (long long)st.st_size, PDP_POLICY_MAX_BYTES);
+        *err = box_asprintf("%s %s is %lld bytes; maximum is %zu", what, path,
+                            (long long)st.st_size, max);
         return BOX_ETOOBIG;
     }
     char *buf = box_alloc((size_t)st.st_size + 1);
@@ -47,7 +47,7 @@ policy_file_read(const char *path, char **text, size_t *len, char **err)
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {
-            *err = box_asprintf("cannot read policy file %s: %s", path,
+            *err = box_asprintf("cannot read %s %s: %s", what, path,
                                 strerror(errno));
             close(fd);
             box_free(buf);
@@ -73,7 +73,9 @@ pdp_policy_load_file(const char *path, const char *home, pdp_policy_set **out,
     char *inner = NULL;
     box_err rv;
     *err = NULL;
-    if (path != NULL && (rv = policy_file_read(path, &text, &len, err)) != BOX_OK)
+    if (path != NULL && (rv = pdp_read_text_file(path, "policy file",
+                                         PDP_POLICY_MAX_BYTES, &text, &len,
+                                         err)) != BOX_OK)
         return rv;
     rv = pdp_policy_load_checked(text ? text : "", len,
                                  path ? path : "<no authored policy>", NULL,

@@ -18,6 +18,14 @@
  * warnings and must be freed with pdp_validate_warnings_free. On failure
  * *err (caller frees) says why.
  */
+/* Reads the whole regular file at path into *text (NUL-ended; the caller
+ * frees it), at most max bytes. On failure *err (caller frees) says
+ * "cannot read <what> <path>: <reason>", "<what> <path> is not a regular
+ * file" or "<what> <path> is N bytes; maximum is M". */
+box_err pdp_read_text_file(const char *path, const char *what, size_t max,
+                           char **text, size_t *len,
+                           char **err) BOX_WARN_UNUSED;
+
 box_err pdp_policy_load_file(const char *path, const char *home,
                              pdp_policy_set **out,
                              pdp_validate_warnings *warnings,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The `box` CLI as a user runs it: run, policy check, log. */
+/* The `box` CLI as a user runs it: run, policy check and replay, log. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -242,6 +242,77 @@ test_policy_check(void **state)
     world_drop(&w);
 }
 
+/* `box policy replay`: a worked example of dogwood-spec §8.2 in both
+ * output forms, and each refusal with its exit status. */
+static void
+test_policy_replay(void **state)
+{
+    (void)state;
+    char pol[4096], trace[4096];
+    const char *src = getenv("BOX_SOURCE_DIR");
+    snprintf(pol, sizeof pol,
+             "%s/pdp/testdata/worked/T01_read_after_login/policy_1.dw", src);
+    snprintf(trace, sizeof trace,
+             "%s/pdp/testdata/worked/T01_read_after_login/trace_1.log", src);
+    box_proc_result r;
+    box_test_cli((char *[]){"policy", "replay", "--policy", pol, trace, NULL},
+                 CLI_RUN_MS, &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out, "@0 (time point 0): DENY\n"
+                                  "@10 (time point 1): ALLOW  [rules: 0]\n"
+                                  "@7200 (time point 2): DENY\n");
+    assert_string_equal(r.pr_err, "");
+    box_proc_result_free(&r);
+    box_test_cli((char *[]){"policy", "replay", "--verdicts", "--policy", pol,
+                            trace, NULL},
+                 CLI_RUN_MS, &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out, "@0 (time point 0): false\n"
+                                  "@10 (time point 1): true\n"
+                                  "@7200 (time point 2): false\n");
+    box_proc_result_free(&r);
+
+    // A trace that does not check: 2, with its place.
+    world w;
+    world_make(&w, "permit (principal, action, resource) when temporal { "
+                   "formerly within 1h A::Action::\"x\"::request{} };\n");
+    char bad[400];
+    snprintf(bad, sizeof bad, "%s/bad.log", w.dir);
+    box_test_put(bad, "@5 A::Action::\"x\"::request()\n@4 oops\n");
+    box_test_cli((char *[]){"policy", "replay", "--policy", w.policy, bad,
+                            NULL},
+                 CLI_RUN_MS, &r);
+    assert_int_equal(r.pr_status, 2);
+    assert_string_equal(r.pr_out, "");
+    assert_non_null(strstr(r.pr_err, "bad.log:2:"));
+    box_proc_result_free(&r);
+    // A policy that does not parse: 2.
+    box_test_put(w.policy, "permit (principal, action, resource) when "
+                           "temporal { formerly 1h A::Action::\"x\"::request{} "
+                           "};\n");
+    box_test_cli((char *[]){"policy", "replay", "--policy", w.policy, trace,
+                            NULL},
+                 CLI_RUN_MS, &r);
+    assert_int_equal(r.pr_status, 2);
+    assert_non_null(strstr(r.pr_err, "expected `within`, found `1`"));
+    box_proc_result_free(&r);
+    // No such trace, or no trace at all: 1.
+    box_test_cli((char *[]){"policy", "replay", "--policy", pol,
+                            "/nonexistent.log", NULL},
+                 CLI_RUN_MS, &r);
+    assert_int_equal(r.pr_status, 1);
+    assert_non_null(strstr(r.pr_err, "cannot read trace file "
+                                     "/nonexistent.log: No such file or "
+                                     "directory"));
+    box_proc_result_free(&r);
+    box_test_cli((char *[]){"policy", "replay", "--policy", pol, NULL},
+                 CLI_RUN_MS, &r);
+    assert_int_equal(r.pr_status, 1);
+    assert_non_null(strstr(r.pr_err, "usage: box policy"));
+    box_proc_result_free(&r);
+    world_drop(&w);
+}
+
 /* Runs a real box-pdp, makes a few decisions, and returns its log path. */
 static void
 make_log(world *w, char *logp, size_t n)
@@ -394,6 +465,7 @@ main(void)
         cmocka_unit_test(test_run_refuses_a_busy_box),
         cmocka_unit_test(test_run_refusals),
         cmocka_unit_test(test_policy_check),
+        cmocka_unit_test(test_policy_replay),
         cmocka_unit_test(test_log_table_and_filters),
         cmocka_unit_test(test_log_follow),
     };
