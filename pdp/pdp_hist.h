@@ -32,7 +32,10 @@ typedef struct pdp_hist pdp_hist;
 pdp_hist *pdp_hist_new(void);
 void pdp_hist_free(pdp_hist *h); // NULL-safe
 
-/* Where the values of an event to append are built. */
+/* Where the values of the next event to append are built: ask right
+ * before building each event (a full segment makes way for a new one
+ * here, and an event's values must live in its own segment, which is
+ * freed with it). NULL when out of memory. */
 box_arena *pdp_hist_arena(pdp_hist *h);
 
 /* Appends *ev (the struct is copied, its kind string too; the values are
@@ -43,6 +46,12 @@ box_err pdp_hist_append(pdp_hist *h, const pdp_event *ev) BOX_WARN_UNUSED;
 size_t pdp_hist_len(const pdp_hist *h);
 /* The i-th event (0-based), i < pdp_hist_len. */
 const pdp_event *pdp_hist_at(const pdp_hist *h, size_t i);
+
+/* Forgets the oldest events, whole segments at a time, while every event
+ * of a segment is older than ts (the newest segment is always kept):
+ * what no window can reach any more. Indices shift down by the count
+ * returned. */
+size_t pdp_hist_drop_before(pdp_hist *h, int64_t ts);
 
 /* The value at a dotted path (input.path, output.status, callerPrincipal)
  * in a record whose groups are nested records; NULL when absent. */

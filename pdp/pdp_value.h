@@ -89,6 +89,11 @@ const char *pdp_value_key(const pdp_value *v, size_t i, size_t *len);
 const pdp_value *pdp_value_get(const pdp_value *rec, const char *key,
                                size_t klen);
 
+/* A deep copy of v built in a (pdp_value_copy.c). BOX_ENOMEM when the
+ * arena is full. */
+box_err pdp_value_copy(box_arena *a, const pdp_value *v,
+                       const pdp_value **out) BOX_WARN_UNUSED;
+
 /* Cedar equality: same kind and value; sets as sets; records by key set
  * and values; entities by type and id. Never fails. */
 bool pdp_value_equal(const pdp_value *a, const pdp_value *b);
