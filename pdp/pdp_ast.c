@@ -6,6 +6,7 @@
 
 #include "box_escape.h"
 #include "pdp_int.h"
+#include "pdp_tl.h"
 #include "box_utf8.h"
 
 const char *
@@ -178,7 +179,10 @@ pdp_expr_dump(const pdp_expr *e, box_buf *out)
         }
         return rv != BOX_OK ? rv : box_buf_putc(out, ')');
     case PDP_X_TEMPORAL:
-        return box_buf_puts(out, "(temporal)");
+        if ((rv = box_buf_puts(out, "temporal { ")) != BOX_OK ||
+            (rv = pdp_tl_dump(e->u.tl, out)) != BOX_OK)
+            return rv;
+        return box_buf_puts(out, " }");
     case PDP_X_COUNT:
         break;
     }
@@ -242,11 +246,11 @@ pdp_rule_dump(const pdp_rule *r, box_buf *out)
 }
 
 const pdp_expr *
-pdp_expr_find(const pdp_expr *e, pdp_expr_kind k)
+pdp_expr_visit(const pdp_expr *e, pdp_expr_visitor fn, void *arg)
 {
     if (e == NULL)
         return NULL;
-    if (e->x_kind == k)
+    if (fn(arg, e))
         return e;
     const pdp_expr *hit = NULL;
     switch (e->x_kind) {
@@ -257,39 +261,51 @@ pdp_expr_find(const pdp_expr *e, pdp_expr_kind k)
         return NULL;
     case PDP_X_NOT:
     case PDP_X_NEG:
-        return pdp_expr_find(e->u.un.arg, k);
+        return pdp_expr_visit(e->u.un.arg, fn, arg);
     case PDP_X_AND:
     case PDP_X_OR:
     case PDP_X_SET:
         for (uint32_t i = 0; i < e->u.list.n && hit == NULL; i++)
-            hit = pdp_expr_find(e->u.list.items[i], k);
+            hit = pdp_expr_visit(e->u.list.items[i], fn, arg);
         return hit;
     case PDP_X_HAS:
-        return pdp_expr_find(e->u.has.obj, k);
+        return pdp_expr_visit(e->u.has.obj, fn, arg);
     case PDP_X_LIKE:
-        return pdp_expr_find(e->u.like.obj, k);
+        return pdp_expr_visit(e->u.like.obj, fn, arg);
     case PDP_X_ATTR:
-        return pdp_expr_find(e->u.attr.obj, k);
+        return pdp_expr_visit(e->u.attr.obj, fn, arg);
     case PDP_X_IF:
-        if ((hit = pdp_expr_find(e->u.cond.c, k)) == NULL &&
-            (hit = pdp_expr_find(e->u.cond.t, k)) == NULL)
-            hit = pdp_expr_find(e->u.cond.e, k);
+        if ((hit = pdp_expr_visit(e->u.cond.c, fn, arg)) == NULL &&
+            (hit = pdp_expr_visit(e->u.cond.t, fn, arg)) == NULL)
+            hit = pdp_expr_visit(e->u.cond.e, fn, arg);
         return hit;
     case PDP_X_RECORD:
         for (uint32_t i = 0; i < e->u.rec.n && hit == NULL; i++)
-            hit = pdp_expr_find(e->u.rec.vals[i], k);
+            hit = pdp_expr_visit(e->u.rec.vals[i], fn, arg);
         return hit;
     case PDP_X_METHOD:
-        hit = pdp_expr_find(e->u.call.recv, k);
+        hit = pdp_expr_visit(e->u.call.recv, fn, arg);
         for (uint32_t i = 0; i < e->u.call.n && hit == NULL; i++)
-            hit = pdp_expr_find(e->u.call.args[i], k);
+            hit = pdp_expr_visit(e->u.call.args[i], fn, arg);
         return hit;
     case PDP_X_EQ: case PDP_X_NE: case PDP_X_LT: case PDP_X_LE:
     case PDP_X_GT: case PDP_X_GE: case PDP_X_IN: case PDP_X_ADD:
     case PDP_X_SUB: case PDP_X_MUL:
-        if ((hit = pdp_expr_find(e->u.bin.l, k)) == NULL)
-            hit = pdp_expr_find(e->u.bin.r, k);
+        if ((hit = pdp_expr_visit(e->u.bin.l, fn, arg)) == NULL)
+            hit = pdp_expr_visit(e->u.bin.r, fn, arg);
         return hit;
     }
     return NULL;
+}
+
+static bool
+find_kind(void *arg, const pdp_expr *e)
+{
+    return e->x_kind == *(const pdp_expr_kind *)arg;
+}
+
+const pdp_expr *
+pdp_expr_find(const pdp_expr *e, pdp_expr_kind k)
+{
+    return pdp_expr_visit(e, find_kind, &k);
 }

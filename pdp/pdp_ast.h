@@ -224,6 +224,11 @@ bool pdp_str_blank(pdp_str s);
 /* Appends a one-line S-expression of e (for tests and debugging), e.g.
  * (&& (== (. context "input") 1) (like (. x "a") "a*")). */
 box_err pdp_expr_dump(const pdp_expr *e, box_buf *out) BOX_WARN_UNUSED;
+/* Calls fn on each node of e, depth-first in source order, until fn
+ * returns true; returns that node, or NULL when fn never did. */
+typedef bool (*pdp_expr_visitor)(void *arg, const pdp_expr *e);
+const pdp_expr *pdp_expr_visit(const pdp_expr *e, pdp_expr_visitor fn,
+                               void *arg);
 /* The first node of kind k in e, depth-first in source order, or NULL. */
 const pdp_expr *pdp_expr_find(const pdp_expr *e, pdp_expr_kind k);
 /* Appends a one-line dump of a rule: effect, scope, annotations, conds. */

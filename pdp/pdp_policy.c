@@ -12,6 +12,7 @@
 #include "pdp_int.h"
 #include "pdp_message.h"
 #include "pdp_parse.h"
+#include "pdp_tl.h"
 
 /* One index slot: the rules whose action scope names this action. */
 typedef struct pdp_bucket {
@@ -30,6 +31,8 @@ struct pdp_policy_set {
     uint32_t pl_nany;
     const pdp_schema *pl_schema; // requests are validated against it
     pdp_schema *pl_own_schema;   // the built-in schema when the set owns it
+    bool pl_temporal;            // some rule has a temporal condition
+    int64_t pl_window;           // how far back those read (seconds)
 };
 
 /* ---- naming ---- */
@@ -246,6 +249,37 @@ push_rule(box_arena *a, const pdp_rule ***arr, uint32_t *n, uint32_t *cap,
     return BOX_OK;
 }
 
+/* pl_temporal and pl_window from every temporal leaf of every rule. */
+static bool
+note_temporal(void *arg, const pdp_expr *e)
+{
+    pdp_policy_set *set = arg;
+    if (e->x_kind == PDP_X_TEMPORAL) {
+        int64_t w = pdp_tl_max_window(e->u.tl);
+        set->pl_temporal = true;
+        set->pl_window = w > set->pl_window ? w : set->pl_window;
+    }
+    return false; // every node
+}
+
+static void
+find_temporal(pdp_policy_set *set)
+{
+    for (uint32_t i = 0; i < set->pl_ast->as_nrules; i++) {
+        const pdp_rule *r = set->pl_ast->as_rules[i];
+        for (uint32_t j = 0; j < r->r_nconds; j++)
+            (void)pdp_expr_visit(r->r_conds[j].cd_body, note_temporal, set);
+    }
+}
+
+bool
+pdp_policy_temporal(const pdp_policy_set *set, int64_t *window)
+{
+    if (window != NULL)
+        *window = set->pl_window;
+    return set->pl_temporal;
+}
+
 static box_err
 build_index(pdp_policy_set *set)
 {
@@ -431,6 +465,7 @@ load(const char *text, size_t len, const char *filename, bool checked,
     if (checked && (rv = check_schema(set, filename ? filename : "<policy>",
                                       home, warnings, &msg)) != BOX_OK)
         goto out;
+    find_temporal(set);
     rv = build_index(set);
 out:
     if (rv != BOX_OK) {

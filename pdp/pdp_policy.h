@@ -53,6 +53,10 @@ box_err pdp_policy_load_checked(const char *text, size_t len,
 /* The schema requests are validated against, or NULL for a set loaded
  * with pdp_policy_load (no request validation). */
 const pdp_schema *pdp_policy_schema(const pdp_policy_set *set);
+/* Whether some rule has a temporal condition; *window (when not NULL)
+ * is then how far back (seconds) any of them reads: what the history
+ * must keep. */
+bool pdp_policy_temporal(const pdp_policy_set *set, int64_t *window);
 /* Frees the set and every rule, node and value it holds; NULL is a no-op. */
 void pdp_policy_free(pdp_policy_set *set);
 

@@ -137,4 +137,12 @@ typedef struct pdp_tl_now {
 box_err pdp_tl_holds(const pdp_tl *tl, const pdp_tl_now *now,
                      box_arena *scratch, bool *out) BOX_WARN_UNUSED;
 
+/* tl as canonical Dogwood text (pdp_tl_dump.c): one spelling per tree,
+ * which reads back to the same tree. */
+box_err pdp_tl_dump(const pdp_tl *tl, box_buf *out) BOX_WARN_UNUSED;
+
+/* How far back (seconds) pdp_tl_holds can read from its decision
+ * timepoint: nested windows add up. What a history must keep. */
+int64_t pdp_tl_max_window(const pdp_tl *tl);
+
 #endif

@@ -440,3 +440,55 @@ pdp_tl_holds(const pdp_tl *tl, const pdp_tl_now *now, box_arena *scratch,
         *out = rs.n > 0;
     return rv;
 }
+
+/* The term's aggregate bodies' windows. */
+static int64_t
+term_window(const pdp_tterm *t)
+{
+    if (t == NULL)
+        return 0;
+    if (t->tt_kind == PDP_TT_COUNT || t->tt_kind == PDP_TT_SUM)
+        return pdp_tl_max_window(t->tt_agg->ta_where);
+    int64_t w = 0;
+    for (uint32_t i = 0; i < t->tt_nitems; i++) {
+        int64_t x = term_window(t->tt_items[i]);
+        w = x > w ? x : w;
+    }
+    return w;
+}
+
+int64_t
+pdp_tl_max_window(const pdp_tl *tl)
+{
+    if (tl == NULL)
+        return 0;
+    int64_t w = 0;
+    switch (tl->tl_kind) {
+    case PDP_TL_FORMERLY:
+    case PDP_TL_PREVIOUS:
+    case PDP_TL_SINCE:
+        w = tl->tl_window;
+        break;
+    case PDP_TL_CMP: {
+        int64_t a = term_window(tl->tl_a), b = term_window(tl->tl_b);
+        w = a > b ? a : b;
+        break;
+    }
+    case PDP_TL_PRED:
+        for (uint32_t i = 0; i < tl->tl_nargs; i++) {
+            int64_t x = term_window(tl->tl_args[i].ta_term);
+            w = x > w ? x : w;
+        }
+        break;
+    default:
+        break;
+    }
+    // Nested windows add up: `formerly within 1h (previous within 1h P)`
+    // reads up to 2h back.
+    int64_t l = pdp_tl_max_window(tl->tl_l), r = pdp_tl_max_window(tl->tl_r);
+    int64_t inner = l > r ? l : r;
+    if (tl->tl_kind == PDP_TL_FORMERLY || tl->tl_kind == PDP_TL_PREVIOUS ||
+        tl->tl_kind == PDP_TL_SINCE)
+        return w > INT64_MAX - inner ? INT64_MAX : w + inner;
+    return w > inner ? w : inner;
+}
