@@ -28,6 +28,7 @@ typedef struct ectx {
     box_arena *ec_arena;
     char *ec_msg;
     size_t ec_msglen;
+    const pdp_rule *ec_rule; // the rule being evaluated, or NULL
 } ectx;
 
 #define EV_ERR (-1)
@@ -377,9 +378,14 @@ eval_temporal(ectx *c, const pdp_expr *e, ev *out)
     if (rq->rq_hist == NULL)
         return fail(c, "a temporal condition needs the history, and this "
                        "decision has none");
+    uint64_t since = rq->rq_since != NULL && c->ec_rule != NULL
+                         ? rq->rq_since[c->ec_rule->r_index]
+                         : 0;
+    uint64_t base = pdp_hist_base(rq->rq_hist);
     pdp_tl_now now = {
         .tn_hist = rq->rq_hist,
         .tn_at = rq->rq_at,
+        .tn_from = since > base ? (size_t)(since - base) : 0,
         .tn_principal = rq->rq_principal,
         .tn_resource = rq->rq_resource,
         .tn_context = rq->rq_context,
@@ -537,7 +543,7 @@ pdp_eval_rule(const pdp_rule *r, const pdp_request *rq, box_arena *scratch,
         !scope_match(&r->r_action, rq->rq_action) ||
         !scope_match(&r->r_resource, rq->rq_resource))
         return PDP_MATCH_NO;
-    ectx c = {rq, scratch, msg, msglen};
+    ectx c = {rq, scratch, msg, msglen, r};
     for (uint32_t i = 0; i < r->r_nconds; i++) {
         bool x = false;
         if (eval_bool(&c, r->r_conds[i].cd_body, &x) != 0)
@@ -552,7 +558,7 @@ box_err
 pdp_eval_expr(const pdp_expr *e, const pdp_request *rq, box_arena *scratch,
               const pdp_value **out, char *msg, size_t msglen)
 {
-    ectx c = {rq, scratch, msg, msglen};
+    ectx c = {rq, scratch, msg, msglen, NULL};
     ev x = {0};
     *out = NULL;
     if (eval(&c, e, &x) != 0 || materialize(&c, &x, out) != 0)

@@ -29,6 +29,10 @@ typedef struct pdp_request {
     // a temporal condition is then an error).
     const struct pdp_hist *rq_hist;
     size_t rq_at;
+    // Per rule (by r_index), the sequence number of the first event its
+    // temporal conditions may see (a new or changed rule starts empty:
+    // pdp_live), or NULL: all of them.
+    const uint64_t *rq_since;
 } pdp_request;
 
 /* Result of evaluating one rule. */

@@ -23,6 +23,7 @@ struct pdp_hist {
     hist_seg **h_seg; // h_seg[0] is the oldest kept
     size_t h_nseg, h_capseg;
     size_t h_n;       // events kept
+    uint64_t h_base;  // events forgotten
     int64_t h_last_ts;
 };
 
@@ -125,6 +126,12 @@ pdp_hist_len(const pdp_hist *h)
     return h->h_n;
 }
 
+uint64_t
+pdp_hist_base(const pdp_hist *h)
+{
+    return h->h_base;
+}
+
 const pdp_event *
 pdp_hist_at(const pdp_hist *h, size_t i)
 {
@@ -150,6 +157,7 @@ pdp_hist_drop_before(pdp_hist *h, int64_t ts)
     memmove(h->h_seg, h->h_seg + drop, (h->h_nseg - drop) * sizeof *h->h_seg);
     h->h_nseg -= drop;
     h->h_n -= drop * PDP_HIST_SEG;
+    h->h_base += drop * PDP_HIST_SEG;
     return drop * PDP_HIST_SEG;
 }
 

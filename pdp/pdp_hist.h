@@ -44,6 +44,9 @@ box_arena *pdp_hist_arena(pdp_hist *h);
 box_err pdp_hist_append(pdp_hist *h, const pdp_event *ev) BOX_WARN_UNUSED;
 
 size_t pdp_hist_len(const pdp_hist *h);
+/* The sequence number of event 0: how many were forgotten before it.
+ * Event i is number base + i for the history's whole life. */
+uint64_t pdp_hist_base(const pdp_hist *h);
 /* The i-th event (0-based), i < pdp_hist_len. */
 const pdp_event *pdp_hist_at(const pdp_hist *h, size_t i);
 

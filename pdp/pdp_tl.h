@@ -125,6 +125,7 @@ box_err pdp_tl_parse(pdp_lex *lx, box_arena *a,
 typedef struct pdp_tl_now {
     const pdp_hist *tn_hist;
     size_t tn_at;
+    size_t tn_from; // the first event this rule may see (<= tn_at)
     const pdp_value *tn_principal, *tn_resource, *tn_context;
 } pdp_tl_now;
 

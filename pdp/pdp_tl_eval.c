@@ -340,8 +340,11 @@ tl_any(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, bool *any)
 /* The timepoints k <= j inside a closed window of w seconds before j,
  * newest first: k from j down while ts(j) − ts(k) ≤ w. */
 static bool
-in_window(const pdp_hist *h, size_t j, size_t k, int64_t w)
+in_window(const tl_ctx *c, size_t j, size_t k, int64_t w)
 {
+    const pdp_hist *h = c->now->tn_hist;
+    if (k < c->now->tn_from)
+        return false; // before this rule's history began
     int64_t d = pdp_hist_at(h, j)->ev_ts - pdp_hist_at(h, k)->ev_ts;
     return d >= 0 && d <= w;
 }
@@ -349,8 +352,7 @@ in_window(const pdp_hist *h, size_t j, size_t k, int64_t w)
 static box_err
 tl_since(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
 {
-    const pdp_hist *h = c->now->tn_hist;
-    for (size_t a = j + 1; a-- > 0 && in_window(h, j, a, t->tl_window);) {
+    for (size_t a = j + 1; a-- > 0 && in_window(c, j, a, t->tl_window);) {
         tl_rows anchors = {0};
         TRY(tl_rel(c, t->tl_r, a, row, &anchors));
         for (size_t r = 0; r < anchors.n; r++) {
@@ -367,7 +369,6 @@ tl_since(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
 static box_err
 tl_rel(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
 {
-    const pdp_hist *h = c->now->tn_hist;
     switch (t->tl_kind) {
     case PDP_TL_AND: {
         tl_rows left = {0};
@@ -382,11 +383,11 @@ tl_rel(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
         return any ? BOX_OK : rows_add(c, out, row);
     }
     case PDP_TL_FORMERLY:
-        for (size_t k = j + 1; k-- > 0 && in_window(h, j, k, t->tl_window);)
+        for (size_t k = j + 1; k-- > 0 && in_window(c, j, k, t->tl_window);)
             TRY(tl_rel(c, t->tl_l, k, row, out));
         return BOX_OK;
     case PDP_TL_PREVIOUS:
-        if (j == 0 || !in_window(h, j, j - 1, t->tl_window))
+        if (j == 0 || !in_window(c, j, j - 1, t->tl_window))
             return BOX_OK;
         return tl_rel(c, t->tl_l, j - 1, row, out);
     case PDP_TL_SINCE:

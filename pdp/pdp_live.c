@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The running PDP's history: observe, then decide, one step under a lock
+ * (dogwood-spec §4.1). Each rule of the installed generation carries the
+ * sequence number of the first event it may see: a rule that is new or
+ * changed (its canonical text differs) starts empty (box-spec §4), a rule
+ * kept across a reload keeps what it saw.
+ */
+#include "pdp_live.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "pdp_hist.h"
+#include "pdp_validate.h"
+
+#define LIVE_RULE_TEXT_MAX ((size_t)1 << 24)
+
+/* A rule of the current generation: its text and first visible event. */
+typedef struct live_rule {
+    char *lr_text;
+    uint64_t lr_since;
+} live_rule;
+
+struct pdp_live {
+    pthread_mutex_t lv_lock;
+    pdp_hist *lv_hist;
+    pdp_live_clock lv_clock;
+    void *lv_clock_arg;
+    int64_t lv_last_ts;
+    bool lv_have_gen;
+    uint64_t lv_epoch;   // the generation lv_rules describe
+    live_rule *lv_rules; // by rule index
+    uint64_t *lv_since;  // the same, as pdp_request.rq_since reads it
+    size_t lv_nrules;
+};
+
+static int64_t
+wall_clock(void *arg)
+{
+    (void)arg;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec;
+}
+
+pdp_live *
+pdp_live_new(pdp_live_clock clock, void *clock_arg)
+{
+    pdp_live *l = box_calloc(1, sizeof *l);
+    if (l == NULL)
+        return NULL;
+    if ((l->lv_hist = pdp_hist_new()) == NULL) {
+        box_free(l);
+        return NULL;
+    }
+    pthread_mutex_init(&l->lv_lock, NULL);
+    l->lv_clock = clock != NULL ? clock : wall_clock;
+    l->lv_clock_arg = clock_arg;
+    return l;
+}
+
+static void
+rules_free(live_rule *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        box_free(r[i].lr_text);
+    box_free(r);
+}
+
+void
+pdp_live_free(pdp_live *l)
+{
+    if (l == NULL)
+        return;
+    rules_free(l->lv_rules, l->lv_nrules);
+    box_free(l->lv_since);
+    pdp_hist_free(l->lv_hist);
+    pthread_mutex_destroy(&l->lv_lock);
+    box_free(l);
+}
+
+/* The sequence number the next appended event gets. */
+static uint64_t
+next_seq(const pdp_live *l)
+{
+    return pdp_hist_base(l->lv_hist) + pdp_hist_len(l->lv_hist);
+}
+
+/* lv_rules for generation epoch of set: each rule's text, and the first
+ * event it sees (kept from a rule of the same text, else from now on). */
+static box_err
+adopt(pdp_live *l, const pdp_policy_set *set, uint64_t epoch)
+{
+    if (l->lv_have_gen && l->lv_epoch == epoch)
+        return BOX_OK;
+    size_t n = pdp_policy_rule_count(set);
+    live_rule *rules = box_calloc(n + 1, sizeof *rules);
+    uint64_t *since = box_calloc(n + 1, sizeof *since);
+    box_buf b;
+    box_buf_init(&b, LIVE_RULE_TEXT_MAX);
+    box_err rv = rules != NULL && since != NULL ? BOX_OK : BOX_ENOMEM;
+    for (size_t i = 0; i < n && rv == BOX_OK; i++) {
+        b.b_len = 0;
+        if ((rv = pdp_rule_dump(pdp_policy_rule(set, i), &b)) != BOX_OK)
+            break;
+        if ((rules[i].lr_text = box_strndup(b.b_data, b.b_len)) == NULL) {
+            rv = BOX_ENOMEM;
+            break;
+        }
+        rules[i].lr_since = next_seq(l);
+        for (size_t j = 0; j < l->lv_nrules; j++)
+            if (strcmp(l->lv_rules[j].lr_text, rules[i].lr_text) == 0) {
+                rules[i].lr_since = l->lv_rules[j].lr_since;
+                break;
+            }
+        since[i] = rules[i].lr_since;
+    }
+    box_buf_reset(&b);
+    if (rv != BOX_OK) {
+        rules_free(rules, n);
+        box_free(since);
+        return rv;
+    }
+    rules_free(l->lv_rules, l->lv_nrules);
+    box_free(l->lv_since);
+    l->lv_rules = rules;
+    l->lv_since = since;
+    l->lv_nrules = n;
+    l->lv_epoch = epoch;
+    l->lv_have_gen = true;
+    return BOX_OK;
+}
+
+/* Appends one event, stamped with the engine's time, built in the
+ * history's own arena; then forgets what no rule of set can reach. */
+static box_err
+append(pdp_live *l, const pdp_policy_set *set, const pdp_value *principal,
+       const pdp_value *resource, const pdp_value *action, const char *kind,
+       const pdp_value *input, const pdp_value *output,
+       const pdp_value *context, uint64_t request_id)
+{
+    int64_t now = l->lv_clock(l->lv_clock_arg);
+    // Engine time never goes back, whatever the wall clock does.
+    if (now < l->lv_last_ts)
+        now = l->lv_last_ts;
+    box_arena *a = pdp_hist_arena(l->lv_hist);
+    if (a == NULL)
+        return BOX_ENOMEM;
+    pdp_event e = {.ev_kind = kind, .ev_ts = now};
+    const pdp_value *p = NULL, *r = NULL, *in = NULL, *out = NULL;
+    pdp_value *fields = pdp_value_record_new(a), *rid = NULL;
+    char idtext[24];
+    snprintf(idtext, sizeof idtext, "%" PRIu64, request_id);
+    box_err rv = fields != NULL ? BOX_OK : BOX_ENOMEM;
+    if (rv == BOX_OK)
+        rv = pdp_value_copy(a, action, &e.ev_action);
+    if (rv == BOX_OK)
+        rv = pdp_value_copy(a, principal, &p);
+    if (rv == BOX_OK)
+        rv = pdp_value_copy(a, resource, &r);
+    if (rv == BOX_OK && input != NULL)
+        rv = pdp_value_copy(a, input, &in);
+    if (rv == BOX_OK && output != NULL)
+        rv = pdp_value_copy(a, output, &out);
+    if (rv == BOX_OK && context != NULL)
+        rv = pdp_value_copy(a, context, &e.ev_context);
+    if (rv == BOX_OK)
+        rv = pdp_value_string(a, idtext, strlen(idtext), &rid);
+    // Box's events: input, output on a response, the caller's scope and
+    // the request id (dogwood-spec §5.5).
+    if (rv == BOX_OK && in != NULL)
+        rv = pdp_value_record_put(a, fields, "input", 5, in);
+    if (rv == BOX_OK && out != NULL)
+        rv = pdp_value_record_put(a, fields, "output", 6, out);
+    if (rv == BOX_OK)
+        rv = pdp_value_record_put(a, fields, "callerPrincipal", 15, p);
+    if (rv == BOX_OK)
+        rv = pdp_value_record_put(a, fields, "callerResource", 14, r);
+    if (rv == BOX_OK)
+        rv = pdp_value_record_put(a, fields, "requestId", 9, rid);
+    if (rv != BOX_OK)
+        return rv;
+    e.ev_principal = p;
+    e.ev_resource = r;
+    e.ev_fields = fields;
+    if ((rv = pdp_hist_append(l->lv_hist, &e)) != BOX_OK)
+        return rv;
+    l->lv_last_ts = now;
+    int64_t window = 0;
+    (void)pdp_policy_temporal(set, &window);
+    if (window < now)
+        (void)pdp_hist_drop_before(l->lv_hist, now - window);
+    return BOX_OK;
+}
+
+/* A request the history may hold: well-formed and, for a set with a
+ * schema, conforming (a malformed one is denied and recorded nowhere:
+ * dogwood-spec §5.6). */
+static bool
+recordable(const pdp_policy_set *set, const pdp_request *rq,
+           const pdp_value **input)
+{
+    if (rq->rq_principal == NULL || rq->rq_action == NULL ||
+        rq->rq_resource == NULL || rq->rq_context == NULL ||
+        pdp_value_kind_of(rq->rq_principal) != PDP_VAL_ENTITY ||
+        pdp_value_kind_of(rq->rq_action) != PDP_VAL_ENTITY ||
+        pdp_value_kind_of(rq->rq_resource) != PDP_VAL_ENTITY ||
+        pdp_value_kind_of(rq->rq_context) != PDP_VAL_RECORD)
+        return false;
+    const pdp_schema *schema = pdp_policy_schema(set);
+    char *bad = NULL;
+    if (schema != NULL && pdp_validate_request_full(schema, rq, &bad) !=
+                              BOX_OK) {
+        box_free(bad);
+        return false;
+    }
+    *input = pdp_value_get(rq->rq_context, "input", 5);
+    return true;
+}
+
+box_err
+pdp_live_decide(pdp_live *l, const pdp_policy_set *set, uint64_t epoch,
+                pdp_request *rq, uint64_t request_id, pdp_answer *ans)
+{
+    const pdp_value *input = NULL;
+    if (!pdp_policy_temporal(set, NULL) || !recordable(set, rq, &input))
+        return pdp_decide(set, rq, ans);
+    pthread_mutex_lock(&l->lv_lock);
+    box_err rv = adopt(l, set, epoch);
+    if (rv == BOX_OK)
+        rv = append(l, set, rq->rq_principal, rq->rq_resource,
+                    rq->rq_action, "request", input, NULL, rq->rq_context,
+                    request_id);
+    if (rv == BOX_OK) {
+        rq->rq_hist = l->lv_hist;
+        rq->rq_at = pdp_hist_len(l->lv_hist) - 1;
+        rq->rq_since = l->lv_since;
+        rv = pdp_decide(set, rq, ans);
+        rq->rq_hist = NULL;
+        rq->rq_since = NULL;
+    } else {
+        // Not observed, so not decided: a deny (fail closed).
+        rq->rq_hist = NULL;
+        box_err drv = pdp_decide(set, rq, ans); // temporal rules err: deny
+        (void)drv;
+    }
+    pthread_mutex_unlock(&l->lv_lock);
+    return rv;
+}
+
+box_err
+pdp_live_record(pdp_live *l, const pdp_policy_set *set, uint64_t epoch,
+                const pdp_value *principal, const pdp_value *resource,
+                const pdp_value *action, const char *kind,
+                const pdp_value *input, const pdp_value *output,
+                uint64_t request_id)
+{
+    if (!pdp_policy_temporal(set, NULL))
+        return BOX_OK;
+    pthread_mutex_lock(&l->lv_lock);
+    box_err rv = adopt(l, set, epoch);
+    if (rv == BOX_OK)
+        rv = append(l, set, principal, resource, action, kind, input, output,
+                    NULL, request_id);
+    pthread_mutex_unlock(&l->lv_lock);
+    return rv;
+}
+
+size_t
+pdp_live_events(pdp_live *l)
+{
+    pthread_mutex_lock(&l->lv_lock);
+    size_t n = pdp_hist_len(l->lv_hist);
+    pthread_mutex_unlock(&l->lv_lock);
+    return n;
+}
