@@ -44,6 +44,7 @@ static const char bsh_usage[] =
  * decision at a time (the session holds its decision lock around each). */
 typedef struct bsh_pdp {
     pdp_policy_set *bp_set;
+    pdp_live *bp_live; // the call's history, for temporal rules
     box_arena *bp_arena;
     pdp_answer *bp_ans;
     bool bp_explain;
@@ -71,8 +72,8 @@ bsh_decide(void *arg, const Box__DecisionRequest *req, char **reason)
     pdp_wire_decided d;
 
     box_arena_reset(p->bp_arena);
-    pdp_wire_decide(p->bp_set, p->bp_arena, p->bp_ans, req, BSH_EPOCH, &out,
-                    &d);
+    pdp_wire_decide(p->bp_set, p->bp_live, p->bp_arena, p->bp_ans, req,
+                    BSH_EPOCH, &out, &d);
     pdp_wire_enforce(p->bp_arena, req, &out, &d);
     if (p->bp_explain)
         bsh_explain(&d);
@@ -256,7 +257,8 @@ box_cmd_sh(int argc, char **argv)
         goto out;
     }
     if ((pdp.bp_arena = box_arena_new(BSH_ARENA_MAX)) == NULL ||
-        (pdp.bp_ans = pdp_answer_new()) == NULL) {
+        (pdp.bp_ans = pdp_answer_new()) == NULL ||
+        (pdp.bp_live = pdp_live_new(NULL, NULL)) == NULL) {
         box_cmd_error("out of memory");
         goto out;
     }
@@ -290,6 +292,7 @@ out:
     if (have_set)
         shell_settings_free(&set);
     pdp_answer_free(pdp.bp_ans);
+    pdp_live_free(pdp.bp_live);
     box_arena_free(pdp.bp_arena);
     pdp_policy_free(pdp.bp_set);
     box_free(script);

@@ -383,34 +383,6 @@ out:
 }
 
 
-/*
- * The running PDP keeps no history yet (issue 21: durable history per
- * box), so a temporal condition could only ever error and deny: the Box
- * load refuses it as before, with the words the parser used to give.
- * `box policy replay` loads without this check and decides over a trace.
- */
-static box_err
-check_no_temporal(const pdp_ast *ast, const char *filename, box_buf *msg)
-{
-    for (uint32_t i = 0; i < ast->as_nrules; i++) {
-        const pdp_rule *r = ast->as_rules[i];
-        for (uint32_t j = 0; j < r->r_nconds; j++) {
-            const pdp_cond *c = &r->r_conds[j];
-            const pdp_expr *t = pdp_expr_find(c->cd_body, PDP_X_TEMPORAL);
-            if (t == NULL)
-                continue;
-            const char *what = t != c->cd_body ? "inline `temporal { … }`"
-                               : c->cd_kind == PDP_COND_WHEN
-                                   ? "`when temporal { … }`"
-                                   : "`unless temporal { … }`";
-            box_err rv = box_buf_printf(msg, "%s:%u:%u: %s is not supported "
-                                        "yet", filename ? filename : "<policy>",
-                                        t->x_oppos.line, t->x_oppos.col, what);
-            return rv != BOX_OK ? rv : BOX_ENOTSUP;
-        }
-    }
-    return BOX_OK;
-}
 
 static box_err
 load(const char *text, size_t len, const char *filename, bool checked,
@@ -458,9 +430,6 @@ load(const char *text, size_t len, const char *filename, bool checked,
     if ((rv = check_duplicate_ids(set->pl_ast, &msg)) != BOX_OK)
         goto out;
     if ((rv = check_reserved_actions(set->pl_ast, &msg)) != BOX_OK)
-        goto out;
-    if (checked && (rv = check_no_temporal(set->pl_ast, filename, &msg)) !=
-                       BOX_OK)
         goto out;
     if (checked && (rv = check_schema(set, filename ? filename : "<policy>",
                                       home, warnings, &msg)) != BOX_OK)

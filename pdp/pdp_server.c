@@ -55,6 +55,7 @@ struct pdp_server {
     box_rpc_server *sv_rpc;
     pdp_peers *sv_peers; // who may connect (pdp_peer.h); borrowed
     pdp_dlog *sv_log;
+    pdp_live *sv_live; // the history temporal rules read
     char *sv_policy; // owned copy of the path, or NULL
     char *sv_home;   // operator home for the spelling checks, or NULL
     uint64_t sv_started_ms;
@@ -319,8 +320,8 @@ server_decide_one(pdp_server *s, pdp_gen *g, pdp_scratch *sc,
                   const Box__DecisionRequest *req, Box__DecisionResponse *out)
 {
     pdp_wire_decided d;
-    pdp_wire_decide(g->g_set, sc->sc_arena, sc->sc_ans, req, g->g_epoch, out,
-                    &d);
+    pdp_wire_decide(g->g_set, s->sv_live, sc->sc_arena, sc->sc_ans, req,
+                    g->g_epoch, out, &d);
     pdp_wire_enforce(sc->sc_arena, req, out, &d);
     pdp_wire_served(sc->sc_arena, req, g->g_epoch, &d);
     if (s->sv_log != NULL &&
@@ -435,9 +436,23 @@ server_handle(void *arg, const void *req, size_t len, nng_msg *reply)
         break;
     }
     case BOX__PDP_REQUEST__BODY_RECORD:
-        // Outcome events feed temporal rules, which arrive later; they are
-        // accepted (and counted) so clients can send them already.
-        ack.accepted = (uint32_t)r->record->n_events;
+        // Outcome events for the history temporal rules read; the ack
+        // counts those taken (a malformed one is dropped, logged).
+        if ((sc = scratch_get(s)) == NULL) {
+            server_error(&resp, &e, BOX__ERROR_CODE__ERROR_UNAVAILABLE,
+                         "out of memory");
+            break;
+        }
+        for (size_t i = 0; i < r->record->n_events; i++) {
+            box_err rrv = pdp_wire_record(g->g_set, s->sv_live, g->g_epoch,
+                                          sc->sc_arena, r->record->events[i]);
+            if (rrv == BOX_OK)
+                ack.accepted++;
+            else
+                box_log(BOX_LOG_WARN, PDP_SVC, "an outcome event was not "
+                        "recorded: %s", box_strerror(rrv));
+            box_arena_reset(sc->sc_arena);
+        }
         resp.body_case = BOX__PDP_RESPONSE__BODY_RECORD;
         resp.record = &ack;
         break;
@@ -488,6 +503,8 @@ pdp_server_start(const pdp_server_opts *o, pdp_server **out, char **err)
     pthread_mutex_init(&s->sv_reload_lock, NULL);
     pthread_mutex_init(&s->sv_scratch_lock, NULL);
     s->sv_started_ms = box_svc_now_ms();
+    if ((s->sv_live = pdp_live_new(NULL, NULL)) == NULL)
+        goto fail;
     if (o->so_policy != NULL &&
         (s->sv_policy = box_strdup(o->so_policy)) == NULL)
         goto fail;
@@ -557,6 +574,7 @@ pdp_server_stop(pdp_server *s)
         box_rpc_close_socket(s->sv_pub);
     pdp_dlog_close(s->sv_log);
     gen_release(s->sv_gen);
+    pdp_live_free(s->sv_live);
     while (s->sv_scratch != NULL) {
         pdp_scratch *sc = s->sv_scratch;
         s->sv_scratch = sc->sc_next;

@@ -159,9 +159,10 @@ wire_cache_fields(const pdp_policy_set *set, box_arena *a,
 }
 
 void
-pdp_wire_decide(const pdp_policy_set *set, box_arena *a, pdp_answer *ans,
-                const Box__DecisionRequest *req, uint64_t epoch,
-                Box__DecisionResponse *out, pdp_wire_decided *d)
+pdp_wire_decide(const pdp_policy_set *set, pdp_live *live, box_arena *a,
+                pdp_answer *ans, const Box__DecisionRequest *req,
+                uint64_t epoch, Box__DecisionResponse *out,
+                pdp_wire_decided *d)
 {
     pdp_request rq = {0};
     const char *resource = req->resource ? req->resource : "";
@@ -175,8 +176,10 @@ pdp_wire_decide(const pdp_policy_set *set, box_arena *a, pdp_answer *ans,
         rq.rq_context = bad;
     }
     // On failure the answer still reads Deny / InternalFault.
-    if (pdp_decide(set, &rq, ans) != BOX_OK &&
-        pdp_answer_verdict(ans) == PDP_ALLOW)
+    box_err drv = live != NULL ? pdp_live_decide(live, set, epoch, &rq,
+                                                 req->request_id, ans)
+                               : pdp_decide(set, &rq, ans);
+    if (drv != BOX_OK && pdp_answer_verdict(ans) == PDP_ALLOW)
         abort(); // the library's contract says this cannot happen
 
     pdp_verdict v = pdp_answer_verdict(ans);
@@ -191,7 +194,8 @@ pdp_wire_decide(const pdp_policy_set *set, box_arena *a, pdp_answer *ans,
     out->reason = wire_reason(r);
     out->message = (char *)msg;
     out->epoch = epoch;
-    out->cacheable = 1; // no rule can read history yet
+    // A temporal rule's answer changes with history: never from a cache.
+    out->cacheable = !pdp_policy_temporal(set, NULL);
     out->request_id = req->request_id;
     if (v == PDP_ALLOW && rq.rq_action != NULL &&
         pdp_value_kind_of(rq.rq_action) == PDP_VAL_ENTITY)
@@ -335,4 +339,36 @@ pdp_wire_served(box_arena *a, const Box__DecisionRequest *req, uint64_t epoch,
     l->dd_message = NULL;
     l->dd_error = NULL;
     l->dd_epoch = req->cached_epoch;
+}
+
+box_err
+pdp_wire_record(const pdp_policy_set *set, pdp_live *live, uint64_t epoch,
+                box_arena *a, const Box__Event *ev)
+{
+    static const char *const kinds[] = {
+        [BOX__EVENT_KIND__EVENT_RESPONSE] = "response",
+        [BOX__EVENT_KIND__EVENT_ERROR] = "error",
+    };
+    if (ev->kind != BOX__EVENT_KIND__EVENT_RESPONSE &&
+        ev->kind != BOX__EVENT_KIND__EVENT_ERROR)
+        return BOX_EINVAL; // ::request events are the PDP's own
+    size_t alen = ev->action ? strlen(ev->action) : 0;
+    if (alen == 0 || alen > WIRE_ACTION_MAX)
+        return BOX_EINVAL;
+    pdp_value *p = NULL, *act = NULL, *res = NULL;
+    const pdp_value *input = NULL, *output = NULL;
+    if (pdp_value_entity(a, "Box::Agent", 10, "self", 4, &p) != BOX_OK ||
+        pdp_value_entity(a, "Box::Action", 11, ev->action, alen, &act) !=
+            BOX_OK ||
+        pdp_value_entity(a, "Box::Resource", 13, "unused", 6, &res) != BOX_OK)
+        return BOX_EINVAL;
+    if (ev->input == NULL || ev->input->kind_case != BOX__VALUE__KIND_RECORD ||
+        pdp_wire_value(a, ev->input, 0, &input) != BOX_OK)
+        return BOX_EINVAL;
+    if (ev->output != NULL &&
+        (ev->output->kind_case != BOX__VALUE__KIND_RECORD ||
+         pdp_wire_value(a, ev->output, 0, &output) != BOX_OK))
+        return BOX_EINVAL;
+    return pdp_live_record(live, set, epoch, p, res, act, kinds[ev->kind],
+                           input, output, ev->request_id);
 }

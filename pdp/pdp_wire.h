@@ -10,6 +10,7 @@
 #include "box_arena.h"
 #include "pdp_decide.h"
 #include "pdp_dlog.h"
+#include "pdp_live.h"
 #include "pdp_policy.h"
 #include "pdp_value.h"
 
@@ -28,9 +29,13 @@ typedef struct pdp_wire_decided {
  * Decides req against set with principal Box::Agent::"self" and resource
  * Box::Resource::"unused" (box-spec §4) and fills out (strings borrowed
  * from ans and a) and d. A request that does not convert is decided as an
- * InternalFault deny: it never errors out of here.
+ * InternalFault deny: it never errors out of here. With live, temporal
+ * rules are decided over its history (the request observed first); NULL
+ * means no history (a temporal rule then errs: a deny). A decision that a
+ * temporal rule could depend on is never marked cacheable.
  */
-void pdp_wire_decide(const pdp_policy_set *set, box_arena *a, pdp_answer *ans,
+void pdp_wire_decide(const pdp_policy_set *set, pdp_live *live,
+                     box_arena *a, pdp_answer *ans,
                      const Box__DecisionRequest *req, uint64_t epoch,
                      Box__DecisionResponse *out, pdp_wire_decided *d);
 
@@ -54,6 +59,13 @@ void pdp_wire_enforce(box_arena *a, const Box__DecisionRequest *req,
  */
 void pdp_wire_served(box_arena *a, const Box__DecisionRequest *req,
                      uint64_t epoch, pdp_wire_decided *d);
+
+/* Hands one outcome event (::response / ::error) to live's history.
+ * BOX_EINVAL for an event that does not convert (no action, an unknown
+ * kind, a bad value). */
+box_err pdp_wire_record(const pdp_policy_set *set, pdp_live *live,
+                        uint64_t epoch, box_arena *a,
+                        const Box__Event *ev) BOX_WARN_UNUSED;
 
 /* Copies out's borrowed strings into a, so ans can be reused. */
 void pdp_wire_response_own(box_arena *a, Box__DecisionResponse *out);

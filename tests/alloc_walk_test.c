@@ -301,7 +301,7 @@ serve_once(const pdp_policy_set *set, const uint8_t *bytes, size_t len,
         (ans = pdp_answer_new()) == NULL)
         goto out;
     pdp_wire_decided d;
-    pdp_wire_decide(set, a, ans, r->decide, 1, &resp, &d);
+    pdp_wire_decide(set, NULL, a, ans, r->decide, 1, &resp, &d);
 out:
     *hit = n > 0 && walk_end(n);
     if (r == NULL && why.sr_fault != BOX_WIRE_SCAN_NOMEM)

@@ -109,7 +109,7 @@ static void
 fz_decide(const Box__DecisionRequest *req, Box__DecisionResponse *out)
 {
     pdp_wire_decided d;
-    pdp_wire_decide(fz.st_set, fz.st_arena, fz.st_ans, req, FZ_EPOCH, out, &d);
+    pdp_wire_decide(fz.st_set, NULL, fz.st_arena, fz.st_ans, req, FZ_EPOCH, out, &d);
     pdp_wire_enforce(fz.st_arena, req, out, &d);
     if (pdp_dlog_decision_add(fz.st_log, &d.wd_log) != BOX_OK)
         box_fuzz_fail("a decision could not be logged");

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Temporal rules through a real box (issue 21): the PDP keeps the box's
+ * history, so a rule over earlier actions holds across separate `sh -c`
+ * calls of the agent, not only inside one script.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "box_alloc.h"
+#include "box_testutil.h"
+#include "box_world.h"
+
+/* The project open to the agent, then two history rules: at most 3 `rm`
+ * in a minute (a cap is a forbid), and a write needs a read of the same
+ * file within 10 minutes. */
+static const char temporal_policy[] =
+    "permit (principal, action == Box::Action::\"shell:exec\", resource);\n"
+    "permit (principal, action in [Box::Action::\"fs:read\", "
+    "Box::Action::\"fs:write\", Box::Action::\"fs:delete\"], resource)\n"
+    "when { context.input.path == \"~/src/project\" ||\n"
+    "       context.input.path like \"~/src/project/*\" };\n"
+    "@id(\"rm-cap\")\n"
+    "forbid (principal, action == Box::Action::\"shell:exec\", resource)\n"
+    "when { context.input.program == \"rm\" }\n"
+    "when temporal { (count for (t: Timepoint). where formerly within 1m "
+    "(Box::Action::\"shell:exec\"::request{ input.program: \"rm\" } && "
+    "tp(t))) > 3 };\n"
+    "@id(\"write-needs-read\")\n"
+    "forbid (principal, action == Box::Action::\"fs:write\", resource)\n"
+    "unless temporal { formerly within 10m "
+    "Box::Action::\"fs:read\"::request{ input.path: context.input.path } "
+    "};\n";
+
+static void
+test_rules_hold_across_calls(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, "");
+    box_world_policy(w, temporal_policy);
+    box_proc_result r;
+    box_world_run(w,
+                  // A write with no read before it, then read and write in
+                  // two separate calls.
+                  "sh -c 'echo x >> README.md'; echo \"write $?\"\n"
+                  "sh -c 'wc -l < README.md'; echo \"read $?\"\n"
+                  "sh -c 'echo x >> README.md'; echo \"write $?\"\n"
+                  // Four rm calls: the fourth is over the cap.
+                  "for i in 1 2 3 4; do sh -c \"rm -f gone$i\"; "
+                  "echo \"rm $i $?\"; done\n",
+                  &r);
+    if (strstr(r.pr_out, "read 0") == NULL)
+        print_error("%s", r.pr_err);
+    assert_string_equal(r.pr_out, "write 1\n1\nread 0\nwrite 0\n"
+                                  "rm 1 0\nrm 2 0\nrm 3 0\nrm 4 126\n");
+    assert_non_null(strstr(r.pr_err, "[policy: write-needs-read]"));
+    assert_non_null(strstr(r.pr_err, "policy denied this operation on 'rm' "
+                                     "[policy: rm-cap]"));
+    box_proc_result_free(&r);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_rules_hold_across_calls,
+                                        box_world_setup, box_world_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
