@@ -404,29 +404,6 @@ test_unsupported(void **state)
                 "f(1h) };",
                 BOX_ENOTSUP,
                 "f.dw:1:53: macro call `f(…)` is not supported yet");
-    check_expr_error("principal is Drupe::OAuthUser", BOX_ENOTSUP,
-                     "f.dw:1:54: `is` is not supported yet");
-    check_error("permit(principal is A::User, action, resource);", BOX_ENOTSUP,
-                "f.dw:1:18: `principal is Type` is not supported yet");
-    check_expr_error("decimal(\"1.0\") == context.x", BOX_ENOTSUP,
-                     "f.dw:1:44: extension function `decimal` is not supported "
-                     "yet");
-    check_expr_error("ip(\"::1\").isIpv6()", BOX_ENOTSUP,
-                     "f.dw:1:44: extension function `ip` is not supported yet");
-    check_expr_error("datetime(\"2024-01-01\") == context.x", BOX_ENOTSUP,
-                     "f.dw:1:44: extension function `datetime` is not "
-                     "supported yet");
-    check_expr_error("duration(\"1h\") == context.x", BOX_ENOTSUP,
-                     "f.dw:1:44: extension function `duration` is not "
-                     "supported yet");
-    check_expr_error("context.x.lessThan(context.y)", BOX_ENOTSUP,
-                     "f.dw:1:54: method `lessThan` is not supported yet");
-    check_expr_error("principal.hasTag(\"level\")", BOX_ENOTSUP,
-                     "f.dw:1:54: method `hasTag` is not supported yet");
-    check_expr_error("principal.getTag(\"level\") == \"gold\"", BOX_ENOTSUP,
-                     "f.dw:1:54: method `getTag` is not supported yet");
-    check_expr_error("context.d.toMinutes() == 1", BOX_ENOTSUP,
-                     "f.dw:1:54: method `toMinutes` is not supported yet");
     check_expr_error("Strings::Matches(context.input.path, \"x\").matched",
                      BOX_ENOTSUP,
                      "f.dw:1:44: information provider call "
