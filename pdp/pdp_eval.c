@@ -372,8 +372,10 @@ eval_is(ectx *c, const pdp_expr *e, ev *out)
 static int
 eval_set_method(ectx *c, const pdp_expr *e, ev *out)
 {
-    ev recv = {0};
-    if (eval(c, e->u.call.recv, &recv) != 0)
+    ev recv = {0}, arg = {0};
+    /* Cedar evaluates both operands before it checks either. */
+    if (eval(c, e->u.call.recv, &recv) != 0 ||
+        (e->u.call.n > 0 && eval(c, e->u.call.args[0], &arg) != 0))
         return EV_ERR;
     if (recv.k != PDP_VAL_SET)
         return type_err(c, "set", &recv);
@@ -383,9 +385,6 @@ eval_set_method(ectx *c, const pdp_expr *e, ev *out)
         out->u.b = s->v_n == 0;
         return 0;
     }
-    ev arg = {0};
-    if (eval(c, e->u.call.args[0], &arg) != 0)
-        return EV_ERR;
     if (e->u.call.m == PDP_M_CONTAINS) {
         bool found = false;
         for (uint32_t i = 0; i < s->v_n && !found; i++)
@@ -416,12 +415,11 @@ static int
 eval_tag(ectx *c, const pdp_expr *e, ev *out)
 {
     ev recv = {0}, key = {0};
-    if (eval(c, e->u.call.recv, &recv) != 0)
+    if (eval(c, e->u.call.recv, &recv) != 0 ||
+        eval(c, e->u.call.args[0], &key) != 0)
         return EV_ERR;
     if (recv.k != PDP_VAL_ENTITY)
         return type_err(c, "entity", &recv);
-    if (eval(c, e->u.call.args[0], &key) != 0)
-        return EV_ERR;
     if (key.k != PDP_VAL_STRING)
         return type_err(c, "string", &key);
     const pdp_value *k = key.u.v;
