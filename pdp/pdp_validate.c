@@ -169,12 +169,22 @@ type_rank(const pdp_type *t)
     return 10;
 }
 
+static int
+name_cmp(pdp_str a, pdp_str b)
+{
+    size_t n = a.len < b.len ? a.len : b.len;
+    int c = n > 0 ? memcmp(a.s, b.s, n) : 0;
+    return c != 0 ? c : (a.len > b.len) - (a.len < b.len);
+}
+
 void
 pv_incompatible(vctx *v, pdp_pos pos, const pdp_type *a, const pdp_type *b,
              const char *where)
 {
     char ba[512], bb[512];
-    if (type_rank(b) < type_rank(a)) {
+    /* Cedar lists the two in its type order: by kind, then by name. */
+    int ra = type_rank(a), rb = type_rank(b);
+    if (rb < ra || (rb == ra && name_cmp(b->ty_name, a->ty_name) < 0)) {
         const pdp_type *t = a;
         a = b;
         b = t;
