@@ -232,8 +232,9 @@ m_offset(const pdp_xv *r, const pdp_xv *x, box_arena *a, pdp_xv *out,
     int64_t v;
     char b[128];
     if (__builtin_add_overflow(r->u.l, x->u.l, &v))
-        return ext_err(msg, msglen, "overflows when adding an offset: %s+(%lldms)",
-                       dt_text(r->u.l, b, sizeof(b)), (long long)x->u.l);
+        return ext_err(msg, msglen, "overflows when adding an offset: "
+                       "%s+(%lldms)", dt_text(r->u.l, b, sizeof(b)),
+                       (long long)x->u.l);
     return ret_i64(out, PDP_VAL_DATETIME, v);
 }
 
@@ -342,6 +343,19 @@ static const pdp_ext_fn pdp_ext_fns[PDP_M_COUNT] = {
     {"toHours", M, 0, DUR_, ANY, LONG_, "toHours", m_to_h},
     {"toDays", M, 0, DUR_, ANY, LONG_, "toDays", m_to_d},
 };
+
+#undef ANY
+#undef M
+#undef F
+#undef BOOL_
+#undef LONG_
+#undef STR_
+#undef SET_
+#undef ENT_
+#undef DEC_
+#undef IP_
+#undef DT_
+#undef DUR_
 
 const pdp_ext_fn *
 pdp_ext_fn_of(pdp_method m)

@@ -332,8 +332,8 @@ digits(const char *s, size_t n)
 }
 
 /*
- * datetime -> DATE [ 'T' hh ':' mm ':' ss [ '.' SSS ] ( 'Z' | ('+'|'-') hhmm ) ]
- * DATE -> YYYY '-' MM '-' DD
+ * datetime -> DATE [ 'T' hh ':' mm ':' ss [ '.' SSS ] OFFSET ]
+ * DATE -> YYYY '-' MM '-' DD      OFFSET -> 'Z' | ( '+' | '-' ) hhmm
  * Checked in Cedar's order: the date's shape, the time's shape, the
  * tail's shape, then the date, the time and the offset's ranges.
  */

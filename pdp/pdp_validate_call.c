@@ -58,13 +58,15 @@ kind_type(uint8_t k)
     }
 }
 
-/* t is exactly want (a scalar or an extension type); otherwise an
- * unexpected-type error. Never passes silently (false). */
+/* t is exactly want (a scalar or an extension type; NULL: any type);
+ * otherwise an unexpected-type error. Never passes silently (false). */
 static bool
 want_type(vctx *v, const pdp_expr *e, const pdp_type *t, const pdp_type *want)
 {
     if (t->ty_kind == PDP_TY_NEVER)
         return false;
+    if (want == NULL)
+        return true;
     if (t->ty_kind == want->ty_kind &&
         (want->ty_kind != PDP_TY_EXT ||
          (t->ty_name.len == want->ty_name.len &&
@@ -210,7 +212,8 @@ tc_ext_method(vctx *v, const pdp_expr *e, const capn *in)
     if (arg != NULL && !want_type(v, e->u.call.args[0], arg,
                                   kind_type(f->xf_arg)))
         ok = false;
-    return ok ? kind_type(f->xf_result) : &pv_ty_never;
+    const pdp_type *res = kind_type(f->xf_result);
+    return ok && res != NULL ? res : &pv_ty_never;
 }
 
 const pdp_type *
