@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "box_escape.h"
+#include "pdp_ext.h"
 #include "pdp_int.h"
 #include "pdp_tl.h"
 #include "box_utf8.h"
@@ -20,15 +21,15 @@ pdp_var_name(pdp_var v)
 const char *
 pdp_method_name(pdp_method m)
 {
-    static const char *const names[] = {"contains", "containsAll",
-                                        "containsAny", "isEmpty"}; // ORDER PDP_M
-    return (unsigned)m < 4 ? names[m] : "?";
+    const pdp_ext_fn *f = pdp_ext_fn_of(m);
+    return f != NULL ? f->xf_name : "?";
 }
 
 /* ORDER PDP_X */
 static const char *const pdp_x_names[PDP_X_COUNT] = {
     "LIT", "VAR", "!", "neg", "&&", "||", "==", "!=", "<", "<=", ">", ">=",
     "in", "+", "-", "*", "has", "like", ".", "if", "set", "record", "call",
+    "temporal", "fn", "is",
 };
 
 const char *
@@ -183,6 +184,21 @@ pdp_expr_dump(const pdp_expr *e, box_buf *out)
             (rv = pdp_tl_dump(e->u.tl, out)) != BOX_OK)
             return rv;
         return box_buf_puts(out, " }");
+    case PDP_X_CALL:
+        return dump_list(out, pdp_method_name(e->u.call.m), e->u.call.args,
+                         e->u.call.n);
+    case PDP_X_IS:
+        if ((rv = box_buf_puts(out, "(is ")) != BOX_OK ||
+            (rv = pdp_expr_dump(e->u.is.obj, out)) != BOX_OK ||
+            (rv = box_buf_putc(out, ' ')) != BOX_OK ||
+            (rv = box_buf_append(out, e->u.is.type.s, e->u.is.type.len)) !=
+                BOX_OK)
+            return rv;
+        if (e->u.is.in != NULL &&
+            ((rv = box_buf_puts(out, " in ")) != BOX_OK ||
+             (rv = pdp_expr_dump(e->u.is.in, out)) != BOX_OK))
+            return rv;
+        return box_buf_putc(out, ')');
     case PDP_X_COUNT:
         break;
     }
@@ -192,8 +208,15 @@ pdp_expr_dump(const pdp_expr *e, box_buf *out)
 static box_err
 dump_scope(box_buf *out, const char *var, const pdp_scope *s)
 {
-    static const char *const ops[] = {"", " ==", " in", " in"}; // ORDER PDP_SCOPE
-    box_err rv = box_buf_printf(out, "%s%s", var, ops[s->sc_op]);
+    static const char *const ops[] = {"", " ==", " in", " in", "",
+                                      " in"}; // ORDER PDP_SCOPE
+    box_err rv = box_buf_puts(out, var);
+    if (rv == BOX_OK &&
+        (s->sc_op == PDP_SCOPE_IS || s->sc_op == PDP_SCOPE_IS_IN))
+        rv = box_buf_printf(out, " is %.*s", (int)s->sc_type.len,
+                            s->sc_type.s);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(out, ops[s->sc_op]);
     if (rv != BOX_OK || s->sc_op == PDP_SCOPE_ANY)
         return rv;
     if (s->sc_op == PDP_SCOPE_IN_SET && (rv = box_buf_puts(out, " [")) != BOX_OK)
@@ -284,9 +307,16 @@ pdp_expr_visit(const pdp_expr *e, pdp_expr_visitor fn, void *arg)
             hit = pdp_expr_visit(e->u.rec.vals[i], fn, arg);
         return hit;
     case PDP_X_METHOD:
-        hit = pdp_expr_visit(e->u.call.recv, fn, arg);
+    case PDP_X_CALL: // recv is NULL for a function
+        if (e->u.call.recv != NULL)
+            hit = pdp_expr_visit(e->u.call.recv, fn, arg);
         for (uint32_t i = 0; i < e->u.call.n && hit == NULL; i++)
             hit = pdp_expr_visit(e->u.call.args[i], fn, arg);
+        return hit;
+    case PDP_X_IS:
+        hit = pdp_expr_visit(e->u.is.obj, fn, arg);
+        if (hit == NULL && e->u.is.in != NULL)
+            hit = pdp_expr_visit(e->u.is.in, fn, arg);
         return hit;
     case PDP_X_EQ: case PDP_X_NE: case PDP_X_LT: case PDP_X_LE:
     case PDP_X_GT: case PDP_X_GE: case PDP_X_IN: case PDP_X_ADD:

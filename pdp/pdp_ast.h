@@ -43,12 +43,43 @@ typedef enum pdp_var {
     PDP_VAR_CONTEXT,
 } pdp_var;
 
-/* ORDER PDP_M: built-in methods of the subset; pdp_method_name(). */
+/* ORDER PDP_M: Cedar's built-in methods and extension functions; the
+ * table in pdp_ext.c (name, arity, operand kinds) follows this order. */
 typedef enum pdp_method {
     PDP_M_CONTAINS,     // set.contains(v)
     PDP_M_CONTAINS_ALL, // set.containsAll(set)
     PDP_M_CONTAINS_ANY, // set.containsAny(set)
     PDP_M_IS_EMPTY,     // set.isEmpty()
+    PDP_M_HAS_TAG,      // entity.hasTag(string)
+    PDP_M_GET_TAG,      // entity.getTag(string)
+    /* extension constructors, written f(x) (PDP_X_CALL) */
+    PDP_M_DECIMAL,
+    PDP_M_IP,
+    PDP_M_DATETIME,
+    PDP_M_DURATION,
+    /* decimal */
+    PDP_M_LESS_THAN,
+    PDP_M_LESS_THAN_OR_EQUAL,
+    PDP_M_GREATER_THAN,
+    PDP_M_GREATER_THAN_OR_EQUAL,
+    /* ipaddr */
+    PDP_M_IS_IPV4,
+    PDP_M_IS_IPV6,
+    PDP_M_IS_LOOPBACK,
+    PDP_M_IS_MULTICAST,
+    PDP_M_IS_IN_RANGE,
+    /* datetime */
+    PDP_M_OFFSET,
+    PDP_M_DURATION_SINCE,
+    PDP_M_TO_DATE,
+    PDP_M_TO_TIME,
+    /* duration */
+    PDP_M_TO_MILLISECONDS,
+    PDP_M_TO_SECONDS,
+    PDP_M_TO_MINUTES,
+    PDP_M_TO_HOURS,
+    PDP_M_TO_DAYS,
+    PDP_M_COUNT
 } pdp_method;
 
 /*
@@ -91,6 +122,10 @@ typedef enum pdp_expr_kind {
     PDP_X_METHOD, // recv.m(args): u.call
     PDP_X_TEMPORAL, // temporal { φ } (a Bool leaf): u.tl; x_oppos is the
                     // `temporal` word
+    PDP_X_CALL,   // f(args), an extension constructor: u.call (recv NULL);
+                  // x_const is the value when the argument is a valid
+                  // string literal
+    PDP_X_IS,     // obj is T [in e]: u.is
     PDP_X_COUNT
 } pdp_expr_kind;
 
@@ -145,6 +180,11 @@ struct pdp_expr {
             uint32_t n;
         } call;
         const struct pdp_tl *tl;
+        struct {
+            const pdp_expr *obj;
+            pdp_str type;      // the entity type path, e.g. "Drupe::User"
+            const pdp_expr *in; // the `in` operand, or NULL
+        } is;
     } u;
 };
 
@@ -159,6 +199,8 @@ typedef enum pdp_scope_op {
     PDP_SCOPE_EQ,     // == E            (sc_n == 1)
     PDP_SCOPE_IN,     // in E            (sc_n == 1)
     PDP_SCOPE_IN_SET, // action in [A…]  (sc_n >= 0)
+    PDP_SCOPE_IS,     // is T            (sc_type; sc_n == 0)
+    PDP_SCOPE_IS_IN,  // is T in E       (sc_type; sc_n == 1)
 } pdp_scope_op;
 
 typedef struct pdp_scope {
@@ -166,6 +208,7 @@ typedef struct pdp_scope {
     pdp_pos sc_pos;                 // the variable (rule's `(` when omitted)
     const pdp_value *const *sc_ents; // entity values, source order
     uint32_t sc_n;
+    pdp_str sc_type;                // IS, IS_IN: the entity type path
 } pdp_scope;
 
 typedef enum pdp_cond_kind {
@@ -208,7 +251,8 @@ typedef struct pdp_ast {
     uint32_t as_nrules;
 } pdp_ast;
 
-/* Static names: "principal"…; "contains"…; "LIT", "AND"… */
+/* Static names: "principal"…; "contains", "decimal"… (pdp_ext.c's
+ * table); "LIT", "AND"… */
 const char *pdp_var_name(pdp_var v);
 const char *pdp_method_name(pdp_method m);
 const char *pdp_expr_kind_name(pdp_expr_kind k);

@@ -6,22 +6,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pdp_ext.h"
 #include "pdp_int.h"
 #include "pdp_tl.h"
 
 /*
- * An evaluation result. Bool and Long are held by value so that most
- * nodes never allocate; strings, sets, records and entities are pointers
- * into the request, the policy's constants or the scratch arena.
+ * An evaluation result (pdp_xv, shared with the extension table). Bool,
+ * Long, decimal, datetime and duration are held by value so that most
+ * nodes never allocate; strings, sets, records, entities and ipaddrs are
+ * pointers into the request, the policy's constants or the scratch
+ * arena.
  */
-typedef struct ev {
-    uint8_t k; // pdp_value_kind
-    union {
-        bool b;
-        int64_t l;
-        const pdp_value *v;
-    } u;
-} ev;
+typedef pdp_xv ev;
 
 typedef struct ectx {
     const pdp_request *ec_rq;
@@ -67,6 +63,12 @@ type_err(ectx *c, const char *expected, const ev *got)
                 type_name(got, b));
 }
 
+static int
+out_of_memory(ectx *c)
+{
+    return fail(c, "evaluation ran out of scratch memory");
+}
+
 static ev
 ev_of(const pdp_value *v)
 {
@@ -74,7 +76,7 @@ ev_of(const pdp_value *v)
     x.k = v->v_kind;
     if (v->v_kind == PDP_VAL_BOOL)
         x.u.b = v->u.b;
-    else if (v->v_kind == PDP_VAL_LONG)
+    else if (pdp_kind_is_i64(v->v_kind))
         x.u.l = v->u.l;
     else
         x.u.v = v;
@@ -85,15 +87,28 @@ ev_of(const pdp_value *v)
 static int
 materialize(ectx *c, const ev *x, const pdp_value **out)
 {
-    if (x->k == PDP_VAL_BOOL)
-        *out = pdp_value_bool(c->ec_arena, x->u.b);
-    else if (x->k == PDP_VAL_LONG)
-        *out = pdp_value_long(c->ec_arena, x->u.l);
-    else
+    box_arena *a = c->ec_arena;
+    switch (x->k) {
+    case PDP_VAL_BOOL:
+        *out = pdp_value_bool(a, x->u.b);
+        break;
+    case PDP_VAL_LONG:
+        *out = pdp_value_long(a, x->u.l);
+        break;
+    case PDP_VAL_DECIMAL:
+        *out = pdp_value_decimal(a, x->u.l);
+        break;
+    case PDP_VAL_DATETIME:
+        *out = pdp_value_datetime(a, x->u.l);
+        break;
+    case PDP_VAL_DURATION:
+        *out = pdp_value_duration(a, x->u.l);
+        break;
+    default:
         *out = x->u.v;
-    if (*out == NULL)
-        return fail(c, "evaluation ran out of scratch memory");
-    return 0;
+        break;
+    }
+    return *out == NULL ? out_of_memory(c) : 0;
 }
 
 static bool
@@ -103,7 +118,7 @@ ev_eq(const ev *a, const ev *b)
         return false;
     if (a->k == PDP_VAL_BOOL)
         return a->u.b == b->u.b;
-    if (a->k == PDP_VAL_LONG)
+    if (pdp_kind_is_i64(a->k))
         return a->u.l == b->u.l;
     return pdp_value_equal(a->u.v, b->u.v);
 }
@@ -115,7 +130,7 @@ ev_eq_value(const ev *a, const pdp_value *v)
         return false;
     if (a->k == PDP_VAL_BOOL)
         return a->u.b == v->u.b;
-    if (a->k == PDP_VAL_LONG)
+    if (pdp_kind_is_i64(a->k))
         return a->u.l == v->u.l;
     return pdp_value_equal(a->u.v, v);
 }
@@ -187,6 +202,29 @@ entity_missing(ectx *c, const pdp_value *ent)
                 ent->u.ent.id);
 }
 
+/* "`E` does not have the attribute `a`" (what = "attribute" or "tag"). */
+static int
+entity_lacks(ectx *c, const pdp_value *ent, const char *what, const char *s,
+             size_t n)
+{
+    return fail(c, "`%.*s::\"%.*s\"` does not have the %s `%.*s`",
+                (int)ent->u.ent.tlen, ent->u.ent.type, (int)ent->u.ent.idlen,
+                ent->u.ent.id, what, (int)n, s);
+}
+
+/* The attribute record of an entity in the store, or NULL. */
+static const pdp_value *
+entity_attrs(ectx *c, const pdp_value *ent, const pdp_entity **found)
+{
+    const pdp_entity *en = pdp_entities_find(c->ec_rq->rq_entities, ent);
+    if (found != NULL)
+        *found = en;
+    return en != NULL && en->et_attrs != NULL &&
+                   en->et_attrs->v_kind == PDP_VAL_RECORD
+               ? en->et_attrs
+               : NULL;
+}
+
 static int
 get_attr(ectx *c, const ev *obj, pdp_str name, ev *out)
 {
@@ -198,8 +236,18 @@ get_attr(ectx *c, const ev *obj, pdp_str name, ev *out)
         *out = ev_of(v);
         return 0;
     }
-    if (obj->k == PDP_VAL_ENTITY) // Box has no entity store
-        return entity_missing(c, obj->u.v);
+    if (obj->k == PDP_VAL_ENTITY) {
+        const pdp_entity *en;
+        const pdp_value *attrs = entity_attrs(c, obj->u.v, &en);
+        if (en == NULL)
+            return entity_missing(c, obj->u.v);
+        const pdp_value *v =
+            attrs != NULL ? pdp_value_get(attrs, name.s, name.len) : NULL;
+        if (v == NULL)
+            return entity_lacks(c, obj->u.v, "attribute", name.s, name.len);
+        *out = ev_of(v);
+        return 0;
+    }
     return type_err(c, "record or entity", obj);
 }
 
@@ -211,14 +259,16 @@ eval_has(ectx *c, const pdp_expr *e, ev *out)
         return EV_ERR;
     out->k = PDP_VAL_BOOL;
     for (uint32_t i = 0; i < e->u.has.n; i++) {
-        if (x.k == PDP_VAL_ENTITY) {
-            out->u.b = false;
-            return 0;
-        }
-        if (x.k != PDP_VAL_RECORD)
+        const pdp_value *rec;
+        if (x.k == PDP_VAL_ENTITY)
+            rec = entity_attrs(c, x.u.v, NULL); // not in the store: none
+        else if (x.k == PDP_VAL_RECORD)
+            rec = x.u.v;
+        else
             return type_err(c, "record or entity", &x);
         pdp_str nm = e->u.has.path[i];
-        const pdp_value *v = pdp_value_get(x.u.v, nm.s, nm.len);
+        const pdp_value *v =
+            rec != NULL ? pdp_value_get(rec, nm.s, nm.len) : NULL;
         if (v == NULL) {
             out->u.b = false;
             return 0;
@@ -256,6 +306,35 @@ eval_arith(ectx *c, const pdp_expr *e, ev *out)
     return 0;
 }
 
+/* l in r, l an entity: r an entity (l is r or below it), or a set whose
+ * every element is an entity (checked even after a match). */
+static int
+in_rhs(ectx *c, const pdp_value *l, const ev *r, ev *out)
+{
+    out->k = PDP_VAL_BOOL;
+    if (r->k == PDP_VAL_ENTITY) {
+        if (pdp_entities_in(c->ec_rq->rq_entities, l, r->u.v, c->ec_arena,
+                            &out->u.b) != BOX_OK)
+            return out_of_memory(c);
+        return 0;
+    }
+    if (r->k != PDP_VAL_SET)
+        return type_err(c, "entity or set", r);
+    bool found = false;
+    for (uint32_t i = 0; i < r->u.v->v_n; i++) {
+        const pdp_value *x = r->u.v->u.set.items[i];
+        if (x->v_kind != PDP_VAL_ENTITY) {
+            ev xe = ev_of(x);
+            return type_err(c, "entity", &xe);
+        }
+        if (!found && pdp_entities_in(c->ec_rq->rq_entities, l, x,
+                                      c->ec_arena, &found) != BOX_OK)
+            return out_of_memory(c);
+    }
+    out->u.b = found;
+    return 0;
+}
+
 static int
 eval_in(ectx *c, const pdp_expr *e, ev *out)
 {
@@ -266,32 +345,37 @@ eval_in(ectx *c, const pdp_expr *e, ev *out)
         return type_err(c, "entity", &l);
     if (eval(c, e->u.bin.r, &r) != 0)
         return EV_ERR;
-    out->k = PDP_VAL_BOOL;
-    if (r.k == PDP_VAL_ENTITY) {
-        /* No hierarchy in Box: `in` is equality. */
-        out->u.b = pdp_entity_eq(l.u.v, r.u.v);
-        return 0;
-    }
-    if (r.k != PDP_VAL_SET)
-        return type_err(c, "entity or set", &r);
-    bool found = false;
-    for (uint32_t i = 0; i < r.u.v->v_n; i++) {
-        const pdp_value *x = r.u.v->u.set.items[i];
-        if (x->v_kind != PDP_VAL_ENTITY) {
-            ev xe = ev_of(x);
-            return type_err(c, "entity", &xe);
-        }
-        found = found || pdp_entity_eq(l.u.v, x);
-    }
-    out->u.b = found;
-    return 0;
+    return in_rhs(c, l.u.v, &r, out);
 }
 
+/* e is T [in x] ≡ e is T && e in x: x is evaluated only on a type match. */
 static int
-eval_method(ectx *c, const pdp_expr *e, ev *out)
+eval_is(ectx *c, const pdp_expr *e, ev *out)
 {
-    ev recv = {0};
-    if (eval(c, e->u.call.recv, &recv) != 0)
+    ev x = {0}, r = {0};
+    if (eval(c, e->u.is.obj, &x) != 0)
+        return EV_ERR;
+    if (x.k != PDP_VAL_ENTITY)
+        return type_err(c, "entity", &x);
+    pdp_str t = e->u.is.type;
+    out->k = PDP_VAL_BOOL;
+    out->u.b = x.u.v->u.ent.tlen == t.len &&
+               memcmp(x.u.v->u.ent.type, t.s, t.len) == 0;
+    if (!out->u.b || e->u.is.in == NULL)
+        return 0;
+    if (eval(c, e->u.is.in, &r) != 0)
+        return EV_ERR;
+    return in_rhs(c, x.u.v, &r, out);
+}
+
+/* The set methods: contains, containsAll, containsAny, isEmpty. */
+static int
+eval_set_method(ectx *c, const pdp_expr *e, ev *out)
+{
+    ev recv = {0}, arg = {0};
+    /* Cedar evaluates both operands before it checks either. */
+    if (eval(c, e->u.call.recv, &recv) != 0 ||
+        (e->u.call.n > 0 && eval(c, e->u.call.args[0], &arg) != 0))
         return EV_ERR;
     if (recv.k != PDP_VAL_SET)
         return type_err(c, "set", &recv);
@@ -301,9 +385,6 @@ eval_method(ectx *c, const pdp_expr *e, ev *out)
         out->u.b = s->v_n == 0;
         return 0;
     }
-    ev arg = {0};
-    if (eval(c, e->u.call.args[0], &arg) != 0)
-        return EV_ERR;
     if (e->u.call.m == PDP_M_CONTAINS) {
         bool found = false;
         for (uint32_t i = 0; i < s->v_n && !found; i++)
@@ -328,12 +409,122 @@ eval_method(ectx *c, const pdp_expr *e, ev *out)
     return 0;
 }
 
+/* e.hasTag(k) / e.getTag(k): the tags of e in the entity store (none
+ * when e is not in it: hasTag is false, getTag an error). */
+static int
+eval_tag(ectx *c, const pdp_expr *e, ev *out)
+{
+    ev recv = {0}, key = {0};
+    if (eval(c, e->u.call.recv, &recv) != 0 ||
+        eval(c, e->u.call.args[0], &key) != 0)
+        return EV_ERR;
+    if (recv.k != PDP_VAL_ENTITY)
+        return type_err(c, "entity", &recv);
+    if (key.k != PDP_VAL_STRING)
+        return type_err(c, "string", &key);
+    const pdp_value *k = key.u.v;
+    const pdp_entity *en =
+        pdp_entities_find(c->ec_rq->rq_entities, recv.u.v);
+    const pdp_value *tags = en != NULL && en->et_tags != NULL &&
+                                    en->et_tags->v_kind == PDP_VAL_RECORD
+                                ? en->et_tags
+                                : NULL;
+    const pdp_value *v =
+        tags != NULL ? pdp_value_get(tags, k->u.str.s, k->u.str.len) : NULL;
+    if (e->u.call.m == PDP_M_HAS_TAG) {
+        out->k = PDP_VAL_BOOL;
+        out->u.b = v != NULL;
+        return 0;
+    }
+    if (en == NULL)
+        return entity_missing(c, recv.u.v);
+    if (v == NULL)
+        return entity_lacks(c, recv.u.v, "tag", k->u.str.s, k->u.str.len);
+    *out = ev_of(v);
+    return 0;
+}
+
+/* An extension function or method (a row of pdp_ext.c's table with an
+ * implementation): operands evaluated left to right, then their kinds
+ * checked, then the operation. */
+static int
+eval_ext(ectx *c, const pdp_expr *e, ev *out)
+{
+    const pdp_ext_fn *f = pdp_ext_fn_of(e->u.call.m);
+    const pdp_expr *recv_x = e->u.call.recv;
+    const pdp_expr *const *args = e->u.call.args;
+    uint32_t n = e->u.call.n;
+    if (recv_x == NULL) { // a function: its argument is the operand
+        recv_x = args[0];
+        args++;
+        n--;
+    }
+    ev r = {0}, x = {0};
+    if (eval(c, recv_x, &r) != 0 || (n > 0 && eval(c, args[0], &x) != 0))
+        return EV_ERR;
+    if (r.k != f->xf_recv)
+        return type_err(c, pdp_value_kind_name((pdp_value_kind)f->xf_recv), &r);
+    if (n > 0 && f->xf_arg != PDP_XK_ANY && x.k != f->xf_arg)
+        return type_err(c, pdp_value_kind_name((pdp_value_kind)f->xf_arg), &x);
+    char why[PDP_EXT_MSG_MAX];
+    box_err rv = f->xf_impl(&r, n > 0 ? &x : NULL, c->ec_arena, out, why,
+                            sizeof(why));
+    if (rv == BOX_EINVAL)
+        return fail(c, "error while evaluating `%s` extension function: %s",
+                    f->xf_ext, why);
+    return rv == BOX_OK ? 0 : out_of_memory(c);
+}
+
+static int
+eval_method(ectx *c, const pdp_expr *e, ev *out)
+{
+    switch (e->u.call.m) {
+    case PDP_M_CONTAINS:
+    case PDP_M_CONTAINS_ALL:
+    case PDP_M_CONTAINS_ANY:
+    case PDP_M_IS_EMPTY:
+        return eval_set_method(c, e, out);
+    case PDP_M_HAS_TAG:
+    case PDP_M_GET_TAG:
+        return eval_tag(c, e, out);
+    default:
+        if (pdp_ext_fn_of(e->u.call.m) == NULL ||
+            pdp_ext_fn_of(e->u.call.m)->xf_impl == NULL)
+            return fail(c, "internal error: no implementation of `%s`",
+                        pdp_method_name(e->u.call.m));
+        return eval_ext(c, e, out);
+    }
+}
+
+/* <, <=, >, >=: both Long, both datetime or both duration. */
+static int
+eval_order(ectx *c, const pdp_expr *e, ev *out)
+{
+    ev a = {0}, b = {0};
+    if (eval(c, e->u.bin.l, &a) != 0)
+        return EV_ERR;
+    if (a.k != PDP_VAL_LONG && a.k != PDP_VAL_DATETIME &&
+        a.k != PDP_VAL_DURATION)
+        return type_err(c, "long", &a);
+    if (eval(c, e->u.bin.r, &b) != 0)
+        return EV_ERR;
+    if (b.k != a.k)
+        return type_err(c, pdp_value_kind_name((pdp_value_kind)a.k), &b);
+    int64_t x = a.u.l, y = b.u.l;
+    out->k = PDP_VAL_BOOL;
+    out->u.b = e->x_kind == PDP_X_LT   ? x < y
+               : e->x_kind == PDP_X_LE ? x <= y
+               : e->x_kind == PDP_X_GT ? x > y
+                                       : x >= y;
+    return 0;
+}
+
 static int
 eval_set(ectx *c, const pdp_expr *e, ev *out)
 {
     pdp_value *s = pdp_value_set_new(c->ec_arena);
     if (s == NULL)
-        return fail(c, "evaluation ran out of scratch memory");
+        return out_of_memory(c);
     for (uint32_t i = 0; i < e->u.list.n; i++) {
         ev x = {0};
         const pdp_value *v;
@@ -352,7 +543,7 @@ eval_record(ectx *c, const pdp_expr *e, ev *out)
 {
     pdp_value *r = pdp_value_record_new(c->ec_arena);
     if (r == NULL)
-        return fail(c, "evaluation ran out of scratch memory");
+        return out_of_memory(c);
     for (uint32_t i = 0; i < e->u.rec.n; i++) {
         ev x = {0};
         const pdp_value *v;
@@ -464,18 +655,8 @@ eval(ectx *c, const pdp_expr *e, ev *out)
     case PDP_X_LT:
     case PDP_X_LE:
     case PDP_X_GT:
-    case PDP_X_GE: {
-        int64_t x = 0, y = 0;
-        if (eval_long(c, e->u.bin.l, &x) != 0 ||
-            eval_long(c, e->u.bin.r, &y) != 0)
-            return EV_ERR;
-        out->k = PDP_VAL_BOOL;
-        out->u.b = e->x_kind == PDP_X_LT   ? x < y
-                   : e->x_kind == PDP_X_LE ? x <= y
-                   : e->x_kind == PDP_X_GT ? x > y
-                                           : x >= y;
-        return 0;
-    }
+    case PDP_X_GE:
+        return eval_order(c, e, out);
     case PDP_X_IN:
         return eval_in(c, e, out);
     case PDP_X_ADD:
@@ -510,40 +691,68 @@ eval(ectx *c, const pdp_expr *e, ev *out)
         return eval_method(c, e, out);
     case PDP_X_TEMPORAL:
         return eval_temporal(c, e, out);
+    case PDP_X_CALL: // not folded: a computed or a bad argument
+        return eval_ext(c, e, out);
+    case PDP_X_IS:
+        return eval_is(c, e, out);
     case PDP_X_COUNT:
         break;
     }
     return fail(c, "internal error: unknown expression kind %d", (int)e->x_kind);
 }
 
-static bool
-scope_match(const pdp_scope *sc, const pdp_value *v)
+/* v in one of sc's entities. */
+static int
+scope_in(ectx *c, const pdp_scope *sc, const pdp_value *v, bool *match)
 {
+    for (uint32_t i = 0; i < sc->sc_n && !*match; i++) {
+        if (pdp_entities_in(c->ec_rq->rq_entities, v, sc->sc_ents[i],
+                            c->ec_arena, match) != BOX_OK)
+            return out_of_memory(c);
+    }
+    return 0;
+}
+
+/* The entity v against one scope constraint: *match. */
+static int
+scope_match(ectx *c, const pdp_scope *sc, const pdp_value *v, bool *match)
+{
+    *match = false;
     switch (sc->sc_op) {
     case PDP_SCOPE_ANY:
-        return true;
+        *match = true;
+        return 0;
     case PDP_SCOPE_EQ:
-    case PDP_SCOPE_IN: // no hierarchy in Box: `in E` is `== E`
-        return pdp_entity_eq(v, sc->sc_ents[0]);
+        *match = pdp_entity_eq(v, sc->sc_ents[0]);
+        return 0;
+    case PDP_SCOPE_IN:
     case PDP_SCOPE_IN_SET:
-        for (uint32_t i = 0; i < sc->sc_n; i++) {
-            if (pdp_entity_eq(v, sc->sc_ents[i]))
-                return true;
-        }
-        return false;
+        return scope_in(c, sc, v, match);
+    case PDP_SCOPE_IS:
+    case PDP_SCOPE_IS_IN:
+        if (v->u.ent.tlen != sc->sc_type.len ||
+            memcmp(v->u.ent.type, sc->sc_type.s, sc->sc_type.len) != 0)
+            return 0;
+        if (sc->sc_op == PDP_SCOPE_IS_IN)
+            return scope_in(c, sc, v, match);
+        *match = true;
+        return 0;
     }
-    return false;
+    return 0;
 }
 
 pdp_match
 pdp_eval_rule(const pdp_rule *r, const pdp_request *rq, box_arena *scratch,
               char *msg, size_t msglen)
 {
-    if (!scope_match(&r->r_principal, rq->rq_principal) ||
-        !scope_match(&r->r_action, rq->rq_action) ||
-        !scope_match(&r->r_resource, rq->rq_resource))
-        return PDP_MATCH_NO;
     ectx c = {rq, scratch, msg, msglen, r};
+    bool p = false, a = false, res = false;
+    if (scope_match(&c, &r->r_principal, rq->rq_principal, &p) != 0 ||
+        (p && scope_match(&c, &r->r_action, rq->rq_action, &a) != 0) ||
+        (p && a && scope_match(&c, &r->r_resource, rq->rq_resource, &res) != 0))
+        return PDP_MATCH_ERROR;
+    if (!p || !a || !res)
+        return PDP_MATCH_NO;
     for (uint32_t i = 0; i < r->r_nconds; i++) {
         bool x = false;
         if (eval_bool(&c, r->r_conds[i].cd_body, &x) != 0)

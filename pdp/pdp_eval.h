@@ -8,6 +8,7 @@
 #include "box_err.h"
 #include "box_arena.h"
 #include "pdp_ast.h"
+#include "pdp_entities.h"
 #include "pdp_value.h"
 
 /*
@@ -16,6 +17,7 @@
  * context a record (conventionally { input: …, output?: … }); pdp_decide
  * checks this and fails closed otherwise. resource_text is the operator-
  * facing name of the resource for the denial message (may be empty).
+ * rq_entities is the entity store, NULL for none (Box).
  */
 typedef struct pdp_request {
     const pdp_value *rq_principal;
@@ -33,6 +35,8 @@ typedef struct pdp_request {
     // temporal conditions may see (a new or changed rule starts empty:
     // pdp_live), or NULL: all of them.
     const uint64_t *rq_since;
+    // The entity store, or NULL for none (Box).
+    const pdp_entities *rq_entities;
 } pdp_request;
 
 /* Result of evaluating one rule. */

@@ -242,6 +242,15 @@ hx_walk(hx_list *roots, const pdp_expr *e)
         for (uint32_t i = 0; i < e->u.call.n && rv == BOX_OK; i++)
             rv = hx_walk(roots, e->u.call.args[i]);
         return rv;
+    case PDP_X_CALL:
+        for (uint32_t i = 0; i < e->u.call.n && rv == BOX_OK; i++)
+            rv = hx_walk(roots, e->u.call.args[i]);
+        return rv;
+    case PDP_X_IS:
+        rv = hx_walk(roots, e->u.is.obj);
+        if (rv == BOX_OK && e->u.is.in != NULL)
+            rv = hx_walk(roots, e->u.is.in);
+        return rv;
     case PDP_X_EQ:
     case PDP_X_NE:
         if (hx_is_input_path(e->u.bin.l))
@@ -308,7 +317,8 @@ hx_ask(hx_check *hc, const hx_op *op, const char *path)
         (rv = pdp_value_record_put(a, in, "operation", 9, opv)) != BOX_OK ||
         (rv = pdp_value_record_put(a, ctx, "input", 5, in)) != BOX_OK)
         return rv;
-    pdp_request rq = {p, act, res, ctx, path, strlen(path), NULL, 0, NULL};
+    pdp_request rq = {p, act, res, ctx, path, strlen(path), NULL, 0, NULL,
+                      NULL};
     if ((rv = pdp_decide(hc->hc_set, &rq, hc->hc_ans)) != BOX_OK)
         return rv;
     if (pdp_answer_verdict(hc->hc_ans) != PDP_ALLOW)

@@ -17,7 +17,8 @@ struct pdp_value {
     uint32_t v_cap;  // allocated slots
     union {
         bool b;
-        int64_t l;
+        int64_t l; // Long; also decimal, datetime and duration
+        pdp_ipaddr ip;
         struct {
             const char *s;
             size_t len;
@@ -39,6 +40,14 @@ struct pdp_value {
     } u;
 };
 
+/* True for the kinds whose payload is u.l. */
+static inline bool
+pdp_kind_is_i64(uint8_t k)
+{
+    return k == PDP_VAL_LONG || k == PDP_VAL_DECIMAL ||
+           k == PDP_VAL_DATETIME || k == PDP_VAL_DURATION;
+}
+
 /* True iff s[0..n) is IDENT { "::" IDENT }. */
 bool pdp_is_type_path(const char *s, size_t n);
 /* Entity equality without the kind check. */
@@ -48,5 +57,13 @@ pdp_entity_eq(const pdp_value *a, const pdp_value *b)
     return a->u.ent.tlen == b->u.ent.tlen && a->u.ent.idlen == b->u.ent.idlen &&
            __builtin_memcmp(a->u.ent.type, b->u.ent.type, a->u.ent.tlen) == 0 &&
            __builtin_memcmp(a->u.ent.id, b->u.ent.id, a->u.ent.idlen) == 0;
+}
+
+/* ipaddr equality: family, the address bytes of that family, prefix. */
+static inline bool
+pdp_ipaddr_eq(const pdp_ipaddr *a, const pdp_ipaddr *b)
+{
+    return a->ip_v6 == b->ip_v6 && a->ip_prefix == b->ip_prefix &&
+           __builtin_memcmp(a->ip_addr, b->ip_addr, a->ip_v6 ? 16 : 4) == 0;
 }
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pdp_ext.h"
 #include "pdp_int.h"
 #include "pdp_lex.h"
 #include "pdp_tl.h"
@@ -33,6 +34,8 @@ typedef struct pdp_parser {
 
 static box_err parse_expr(pdp_parser *p, const pdp_expr **out);
 static box_err subexpr(pdp_parser *p, unsigned limit, const pdp_expr **out);
+static box_err parse_args(pdp_parser *p, pdp_expr *e,
+                          const pdp_expr *const **args, uint32_t *n);
 
 /* ---- errors ---- */
 
@@ -231,8 +234,40 @@ range:
 
 /* ---- primary expressions ---- */
 
-static const char *const pdp_ext_fns[] = {"decimal", "datetime", "duration",
-                                          "ip"};
+/* call -> NAME '(' [ expr { ',' expr } ] ')', NAME an extension
+ * constructor. A constructor of a string literal is folded here when the
+ * literal is valid; a bad literal stays a call, for the validator to
+ * refuse (§6.1) and the evaluator to fail on. */
+static box_err
+parse_call(pdp_parser *p, pdp_method m, pdp_pos pos, const pdp_expr **out)
+{
+    pdp_expr *e = NULL;
+    TRY(new_node(p, PDP_X_CALL, pos, &e));
+    const pdp_expr *const *args = NULL;
+    uint32_t n = 0;
+    TRY(parse_args(p, e, &args, &n));
+    const pdp_ext_fn *f = pdp_ext_fn_of(m);
+    if (n != f->xf_arity)
+        return perr(p, pos, "wrong number of arguments provided to extension "
+                    "function `%s`: expected %u, got %u", f->xf_name,
+                    (unsigned)f->xf_arity, n);
+    e->u.call.m = m;
+    e->u.call.args = args;
+    e->u.call.n = n;
+    const pdp_value *arg = args[0]->x_const;
+    if (args[0]->x_kind == PDP_X_LIT && arg->v_kind == PDP_VAL_STRING) {
+        char msg[PDP_EXT_MSG_MAX + 128];
+        const pdp_value *v = NULL;
+        box_err rv = pdp_ext_construct(m, arg->u.str.s, arg->u.str.len,
+                                       p->ps_arena, &v, msg, sizeof(msg));
+        if (rv == BOX_OK)
+            e->x_const = v;
+        else if (rv != BOX_EINVAL)
+            return rv;
+    }
+    *out = e;
+    return BOX_OK;
+}
 
 /* entity -> path '::' STR ; call -> path '(' … ; var -> IDENT */
 static box_err
@@ -287,17 +322,14 @@ parse_name(pdp_parser *p, const pdp_expr **out)
         nseg++;
     }
     if (TOK(p)->t_kind == PDP_TK_LPAREN) {
-        if (nseg > 1) {
-            rv = unsup(p, pos, "information provider call `%s(…)`", path.b_data);
-            goto out;
-        }
-        for (size_t i = 0; i < sizeof(pdp_ext_fns) / sizeof(pdp_ext_fns[0]); i++) {
-            if (strcmp(path.b_data, pdp_ext_fns[i]) == 0) {
-                rv = unsup(p, pos, "extension function `%s`", path.b_data);
-                goto out;
-            }
-        }
-        rv = unsup(p, pos, "macro call `%s(…)`", path.b_data);
+        pdp_method m;
+        if (nseg > 1)
+            rv = unsup(p, pos, "information provider call `%s(…)`",
+                       path.b_data);
+        else if (pdp_ext_lookup(path.b_data, path.b_len, PDP_XS_FUNCTION, &m))
+            rv = parse_call(p, m, pos, out);
+        else
+            rv = unsup(p, pos, "macro call `%s(…)`", path.b_data);
         goto out;
     }
     if (nseg > 1) {
@@ -445,9 +477,9 @@ parse_temporal(pdp_parser *p, const pdp_expr **out)
 }
 
 /* primary -> 'true' | 'false' | INT | STR | entity | var | '(' expr ')'
- *          | set | record
+ *          | set | record | call
  *          | temporal_block
- *          (refused: path '(' … ')', '?' IDENT) */
+ *          (refused: macro and provider calls path '(' … ')', '?' IDENT) */
 static box_err
 parse_primary(pdp_parser *p, const pdp_expr **out)
 {
@@ -528,69 +560,56 @@ parse_primary(pdp_parser *p, const pdp_expr **out)
 
 /* ---- member access ---- */
 
-static const struct {
-    const char *mt_name;
-    int mt_arity;
-    int mt_method; // pdp_method, or -1 when not supported yet
-} pdp_methods[] = {
-    {"contains", 1, PDP_M_CONTAINS},
-    {"containsAll", 1, PDP_M_CONTAINS_ALL},
-    {"containsAny", 1, PDP_M_CONTAINS_ANY},
-    {"isEmpty", 0, PDP_M_IS_EMPTY},
-    {"getTag", 1, -1},       {"hasTag", 1, -1},
-    {"isIpv4", 0, -1},       {"isIpv6", 0, -1},
-    {"isLoopback", 0, -1},   {"isMulticast", 0, -1},
-    {"isInRange", 1, -1},    {"toDate", 0, -1},
-    {"toTime", 0, -1},       {"toMilliseconds", 0, -1},
-    {"toSeconds", 0, -1},    {"toMinutes", 0, -1},
-    {"toHours", 0, -1},      {"toDays", 0, -1},
-    {"offset", 1, -1},       {"durationSince", 1, -1},
-    {"lessThan", 1, -1},     {"lessThanOrEqual", 1, -1},
-    {"greaterThan", 1, -1},  {"greaterThanOrEqual", 1, -1},
-};
+/* args -> '(' [ expr { ',' expr } ] ')' : the arguments of call node e
+ * (their depth counts in e's). */
+static box_err
+parse_args(pdp_parser *p, pdp_expr *e, const pdp_expr *const **args,
+           uint32_t *n)
+{
+    pdp_token open = *TOK(p);
+    TRY(next(p)); // '('
+    const pdp_expr **items = NULL;
+    uint32_t cnt = 0, cap = 0;
+    while (TOK(p)->t_kind != PDP_TK_RPAREN) {
+        const pdp_expr *x = NULL;
+        TRY(parse_expr(p, &x));
+        TRY(add_depth(p, e, x));
+        TRY(vec_push(p->ps_arena, (void **)&items, &cnt, &cap, sizeof(x), &x));
+        if (TOK(p)->t_kind != PDP_TK_COMMA)
+            break;
+        TRY(next(p));
+    }
+    TRY(expect_close(p, PDP_TK_RPAREN, "`(`", open.t_line));
+    *args = items;
+    *n = cnt;
+    return BOX_OK;
+}
 
 /* method_call -> '.' IDENT '(' [ expr { ',' expr } ] ')' */
 static box_err
 parse_method(pdp_parser *p, const pdp_expr *recv, const pdp_token *name,
              pdp_pos dotpos, const pdp_expr **out)
 {
-    int ix = -1;
-    for (size_t i = 0; i < sizeof(pdp_methods) / sizeof(pdp_methods[0]); i++) {
-        if (strlen(pdp_methods[i].mt_name) == name->t_len &&
-            memcmp(pdp_methods[i].mt_name, name->t_text, name->t_len) == 0)
-            ix = (int)i;
-    }
-    if (ix < 0)
+    pdp_method m;
+    if (!pdp_ext_lookup(name->t_text, name->t_len, PDP_XS_METHOD, &m))
         return perr(p, tpos(name), "unknown method `%.*s`", (int)name->t_len,
                     name->t_text);
-    if (pdp_methods[ix].mt_method < 0)
-        return unsup(p, tpos(name), "method `%s`", pdp_methods[ix].mt_name);
+    const pdp_ext_fn *f = pdp_ext_fn_of(m);
     pdp_expr *e = NULL;
     TRY(new_node(p, PDP_X_METHOD, recv->x_pos, &e));
     e->x_oppos = dotpos;
     TRY(add_depth(p, e, recv));
-    pdp_token open = *TOK(p);
-    TRY(next(p)); // '('
-    const pdp_expr **args = NULL;
-    uint32_t n = 0, cap = 0;
-    while (TOK(p)->t_kind != PDP_TK_RPAREN) {
-        const pdp_expr *x = NULL;
-        TRY(parse_expr(p, &x));
-        TRY(add_depth(p, e, x));
-        TRY(vec_push(p->ps_arena, (void **)&args, &n, &cap, sizeof(x), &x));
-        if (TOK(p)->t_kind != PDP_TK_COMMA)
-            break;
-        TRY(next(p));
-    }
-    TRY(expect_close(p, PDP_TK_RPAREN, "`(`", open.t_line));
-    if ((int)n != pdp_methods[ix].mt_arity) {
-        if (pdp_methods[ix].mt_arity == 0)
+    const pdp_expr *const *args = NULL;
+    uint32_t n = 0;
+    TRY(parse_args(p, e, &args, &n));
+    if (n != f->xf_arity) {
+        if (f->xf_arity == 0)
             return perr(p, tpos(name), "`%s` takes no arguments, got %u",
-                        pdp_methods[ix].mt_name, n);
+                        f->xf_name, n);
         return perr(p, tpos(name), "`%s` takes exactly one argument, got %u",
-                    pdp_methods[ix].mt_name, n);
+                    f->xf_name, n);
     }
-    e->u.call.m = (pdp_method)pdp_methods[ix].mt_method;
+    e->u.call.m = m;
     e->u.call.recv = recv;
     e->u.call.args = args;
     e->u.call.n = n;
@@ -759,7 +778,7 @@ static const struct {
     {1, 1, PDP_X_OR},   {2, 2, PDP_X_AND},   {3, 3, PDP_X_EQ},
     {3, 3, PDP_X_NE},   {3, 3, PDP_X_LT},    {3, 3, PDP_X_LE},
     {3, 3, PDP_X_GT},   {3, 3, PDP_X_GE},    {3, 3, PDP_X_IN},
-    {3, 3, PDP_X_HAS},  {3, 3, PDP_X_LIKE},  {3, 3, PDP_X_COUNT},
+    {3, 3, PDP_X_HAS},  {3, 3, PDP_X_LIKE},  {3, 3, PDP_X_IS},
     {4, 4, PDP_X_ADD},  {4, 4, PDP_X_SUB},   {5, 5, PDP_X_MUL},
 };
 #define PDP_REL_PRIORITY 3
@@ -876,6 +895,66 @@ parse_like(pdp_parser *p, const pdp_expr *obj, pdp_pos oppos,
     return BOX_OK;
 }
 
+/* type_path -> IDENT { '::' IDENT }, copied into the arena. */
+static box_err
+parse_type_path(pdp_parser *p, pdp_str *out)
+{
+    box_buf path;
+    box_buf_init(&path, 4096);
+    box_err rv = BOX_OK;
+    for (;;) {
+        const pdp_token *t = TOK(p);
+        if (is_reserved(t->t_kind)) {
+            rv = reserved_err(p, t);
+            goto out;
+        }
+        if (t->t_kind != PDP_TK_IDENT) {
+            rv = expected(p, "an entity type after `is`");
+            goto out;
+        }
+        if ((path.b_len > 0 && (rv = box_buf_puts(&path, "::")) != BOX_OK) ||
+            (rv = box_buf_append(&path, t->t_text, t->t_len)) != BOX_OK ||
+            (rv = next(p)) != BOX_OK)
+            goto out;
+        if (TOK(p)->t_kind != PDP_TK_DCOLON)
+            break;
+        if ((rv = next(p)) != BOX_OK)
+            goto out;
+    }
+    char *d = box_arena_strndup(p->ps_arena, path.b_data, path.b_len);
+    if (d == NULL) {
+        rv = BOX_ENOMEM;
+        goto out;
+    }
+    out->s = d;
+    out->len = path.b_len;
+out:
+    box_buf_reset(&path);
+    return rv;
+}
+
+/* is_rhs -> type_path [ 'in' add ] */
+static box_err
+parse_is(pdp_parser *p, const pdp_expr *obj, pdp_pos oppos,
+         const pdp_expr **out)
+{
+    pdp_expr *e = NULL;
+    TRY(new_node(p, PDP_X_IS, obj->x_pos, &e));
+    e->x_oppos = oppos;
+    TRY(add_depth(p, e, obj));
+    e->u.is.obj = obj;
+    TRY(parse_type_path(p, &e->u.is.type));
+    if (TOK(p)->t_kind == PDP_TK_IN) {
+        const pdp_expr *in = NULL;
+        TRY(next(p));
+        TRY(subexpr(p, PDP_REL_PRIORITY, &in));
+        TRY(add_depth(p, e, in));
+        e->u.is.in = in;
+    }
+    *out = e;
+    return BOX_OK;
+}
+
 /* A flattened chain a && b && … (or ||) at one priority level. */
 static box_err
 parse_chain(pdp_parser *p, pdp_bin op, const pdp_expr *first,
@@ -904,6 +983,7 @@ parse_chain(pdp_parser *p, pdp_bin op, const pdp_expr *first,
 /*
  * or   -> and { '||' and }       and -> rel { '&&' rel }
  * rel  -> add [ rel_op add ] | add 'has' has_rhs | add 'like' PATSTR
+ *       | add 'is' is_rhs
  * add  -> mult { ('+'|'-') mult }  mult -> unary { '*' unary }
  * subexpr parses operators whose left priority is above limit.
  */
@@ -929,10 +1009,11 @@ subexpr(pdp_parser *p, unsigned limit, const pdp_expr **out)
             return perr(p, tpos(&t), "multiple relational operators (>, ==, "
                         "in, etc.) must be used with parentheses to make "
                         "ordering explicit");
-        if (op == PDP_BIN_IS)
-            return unsup(p, tpos(&t), "`is`");
         if (op == PDP_BIN_AND || op == PDP_BIN_OR) {
             TRY(parse_chain(p, op, e, &e));
+        } else if (op == PDP_BIN_IS) {
+            TRY(next(p));
+            TRY(parse_is(p, e, tpos(&t), &e));
         } else if (op == PDP_BIN_HAS) {
             TRY(next(p));
             TRY(parse_has(p, e, tpos(&t), &e));
@@ -1055,7 +1136,8 @@ scope_operand(pdp_parser *p, pdp_var var, pdp_tk op, pdp_scope *sc,
     return BOX_OK;
 }
 
-/* variable_def -> IDENT [ ':' name ] [ 'is' add ] [ ('==' | 'in') expr ] */
+/* variable_def -> IDENT [ ':' name ] [ 'is' type_path ] [ ('==' | 'in') expr ]
+ *   (after `is`, only `in`) */
 static box_err
 parse_variable_def(pdp_parser *p, pdp_rule *r, bool seen[3], unsigned count)
 {
@@ -1089,20 +1171,29 @@ parse_variable_def(pdp_parser *p, pdp_rule *r, bool seen[3], unsigned count)
         return perr(p, tpos(&t), "the `%s : Type` scope form is not "
                     "supported; use `%s is Type`", pdp_var_name((pdp_var)var),
                     pdp_var_name((pdp_var)var));
-    if (t.t_kind == PDP_TK_IS) {
+    bool is = t.t_kind == PDP_TK_IS;
+    if (is) {
         if (var == PDP_VAR_ACTION)
             return perr(p, tpos(&t), "`action is Type` is not valid in the "
                         "action scope");
-        return unsup(p, tpos(&t), "`%s is Type`", pdp_var_name((pdp_var)var));
+        TRY(next(p));
+        TRY(parse_type_path(p, &sc->sc_type));
+        sc->sc_op = PDP_SCOPE_IS;
+        t = *TOK(p);
     }
     if (t.t_kind == PDP_TK_ASSIGN)
         return perr(p, tpos(&t), "`=` is not a valid operator in this scope; "
                     "did you mean `==`?");
-    if (t.t_kind == PDP_TK_NE || t.t_kind == PDP_TK_LT ||
-        t.t_kind == PDP_TK_LE || t.t_kind == PDP_TK_GT ||
-        t.t_kind == PDP_TK_GE)
-        return perr(p, tpos(&t), "scope only allows `==` or `in`, found `%.*s`",
-                    (int)t.t_len, t.t_text);
+    if (t.t_kind == PDP_TK_EQ || t.t_kind == PDP_TK_NE ||
+        t.t_kind == PDP_TK_LT || t.t_kind == PDP_TK_LE ||
+        t.t_kind == PDP_TK_GT || t.t_kind == PDP_TK_GE) {
+        if (is)
+            return perr(p, tpos(&t), "`is Type %.*s …` is not valid; only `is "
+                        "Type in …` is allowed", (int)t.t_len, t.t_text);
+        if (t.t_kind != PDP_TK_EQ)
+            return perr(p, tpos(&t), "scope only allows `==` or `in`, found "
+                        "`%.*s`", (int)t.t_len, t.t_text);
+    }
     if (t.t_kind != PDP_TK_EQ && t.t_kind != PDP_TK_IN)
         return BOX_OK;
     TRY(next(p));
@@ -1116,7 +1207,10 @@ parse_variable_def(pdp_parser *p, pdp_rule *r, bool seen[3], unsigned count)
     }
     const pdp_expr *x = NULL;
     TRY(parse_expr(p, &x));
-    return scope_operand(p, (pdp_var)var, t.t_kind, sc, x);
+    TRY(scope_operand(p, (pdp_var)var, t.t_kind, sc, x));
+    if (is)
+        sc->sc_op = PDP_SCOPE_IS_IN;
+    return BOX_OK;
 }
 
 /* scope -> '(' [ variable_def { ',' variable_def } [ ',' ] ] ')' */

@@ -389,6 +389,177 @@ test_errors(void **state)
                      "f.dw:1:45: expected an expression, found `}`");
 }
 
+
+static void
+test_extensions_is_and_tags(void **state)
+{
+    /* Extension constructors (§2.3 "Calls") and every method of §3.6. */
+    check_expr("decimal(\"1.0\") == decimal(\"1.00\")",
+               "(== (decimal \"1.0\") (decimal \"1.00\"))");
+    check_expr("decimal(\"1.0\").lessThan(decimal(\"2.0\")) && "
+               "decimal(\"1.0\").lessThanOrEqual(decimal(\"2.0\")) && "
+               "decimal(\"1.0\").greaterThan(decimal(\"2.0\")) && "
+               "decimal(\"1.0\").greaterThanOrEqual(decimal(\"2.0\"))",
+               "(&& (.lessThan (decimal \"1.0\") (decimal \"2.0\")) "
+               "(.lessThanOrEqual (decimal \"1.0\") (decimal \"2.0\")) "
+               "(.greaterThan (decimal \"1.0\") (decimal \"2.0\")) "
+               "(.greaterThanOrEqual (decimal \"1.0\") (decimal \"2.0\")))");
+    check_expr("ip(\"::1\").isIpv4() || ip(\"::1\").isIpv6() || "
+               "ip(\"::1\").isLoopback() || ip(\"::1\").isMulticast() || "
+               "ip(\"::1\").isInRange(ip(\"::/0\"))",
+               "(|| (.isIpv4 (ip \"::1\")) (.isIpv6 (ip \"::1\")) "
+               "(.isLoopback (ip \"::1\")) (.isMulticast (ip \"::1\")) "
+               "(.isInRange (ip \"::1\") (ip \"::/0\")))");
+    check_expr("context.d.offset(duration(\"1h\")).toDate() < "
+               "context.d.durationSince(context.d).toTime().toDays() + "
+               "context.u.toMilliseconds() + context.u.toSeconds() + "
+               "context.u.toMinutes() + context.u.toHours()",
+               "(< (.toDate (.offset (. context \"d\") (duration \"1h\"))) "
+               "(+ (+ (+ (+ (.toDays (.toTime (.durationSince (. context "
+               "\"d\") (. context \"d\")))) (.toMilliseconds (. context "
+               "\"u\"))) (.toSeconds (. context \"u\"))) (.toMinutes (. "
+               "context \"u\"))) (.toHours (. context \"u\"))))");
+    check_expr("datetime(context.s) == datetime(\"2024-10-15\")",
+               "(== (datetime (. context \"s\")) (datetime \"2024-10-15\"))");
+    /* Tags (§3.8). */
+    check_expr("principal.hasTag(\"level\") && principal.getTag(\"level\") "
+               "== \"gold\"",
+               "(&& (.hasTag principal \"level\") (== (.getTag principal "
+               "\"level\") \"gold\"))");
+    /* `is` / `is … in` (§2.3 rel, §3.8). */
+    check_expr("principal is Drupe::OAuthUser",
+               "(is principal Drupe::OAuthUser)");
+    check_expr("principal is Drupe::OAuthUser in Drupe::Team::\"traders\"",
+               "(is principal Drupe::OAuthUser in Drupe::Team::\"traders\")");
+    check_expr("resource is A::B in [A::G::\"x\", principal] && true",
+               "(&& (is resource A::B in (set A::G::\"x\" principal)) true)");
+    check_expr("principal is User in A::G::\"x\" || 1 + 1 == 2",
+               "(|| (is principal User in A::G::\"x\") (== (+ 1 1) 2))");
+    check_expr("(principal is A) == true", "(== (is principal A) true)");
+    /* Scope forms (§2.2). */
+    check_rule("permit (principal is Drupe::OAuthUser in "
+               "Drupe::Team::\"traders\", action, resource is Drupe::Gateway);",
+               "permit (principal is Drupe::OAuthUser in "
+               "Drupe::Team::\"traders\", action, resource is Drupe::Gateway);");
+    check_rule("forbid (resource is R, principal is P);",
+               "forbid (principal is P, action, resource is R);");
+}
+
+/* A constructor of a valid string literal is folded into its value; a bad
+ * literal or a computed argument stays a call. */
+static void
+test_constructors_fold(void **state)
+{
+    const char *src = "permit(principal,action,resource) when { "
+                      "[decimal(\"1.5\"), decimal(\"1\"), decimal(context.x)] "
+                      "== [ip(\"10.0.0.1/8\"), datetime(\"2024-10-15\"), "
+                      "duration(\"1h\")] };";
+    const pdp_ast *ast;
+    box_buf err;
+    box_buf_init(&err, 4096);
+    assert_int_equal(pdp_parse(src, strlen(src), "f.dw", A, &ast, &err), BOX_OK);
+    const pdp_expr *eq = ast->as_rules[0]->r_conds[0].cd_body;
+    const pdp_expr *l = eq->u.bin.l, *r = eq->u.bin.r;
+    assert_int_equal(l->u.list.items[0]->x_kind, PDP_X_CALL);
+    assert_non_null(l->u.list.items[0]->x_const);
+    assert_int_equal(pdp_value_as_decimal(l->u.list.items[0]->x_const), 15000);
+    assert_null(l->u.list.items[1]->x_const);
+    assert_null(l->u.list.items[2]->x_const);
+    assert_null(l->x_const);
+    assert_non_null(r->x_const); // a set of three constants
+    box_buf b;
+    box_buf_init(&b, 1000);
+    assert_int_equal(pdp_value_format(r->x_const, &b), BOX_OK);
+    assert_string_equal(b.b_data, "[ip(\"10.0.0.1/8\"), datetime(\"2024-10-"
+                                  "15T00:00:00Z\"), duration(\"3600000ms\")]");
+    box_buf_reset(&b);
+    box_buf_reset(&err);
+}
+
+static void
+test_extension_errors(void **state)
+{
+    /* Wrong arity: constructors (§3.2's text) and methods (§2.3's). */
+    check_expr_error("decimal() == 1", BOX_EPARSE,
+                     "f.dw:1:44: wrong number of arguments provided to "
+                     "extension function `decimal`: expected 1, got 0");
+    check_expr_error("ip(\"::1\", \"::2\") == 1", BOX_EPARSE,
+                     "f.dw:1:44: wrong number of arguments provided to "
+                     "extension function `ip`: expected 1, got 2");
+    check_expr_error("decimal(\"1.0\").lessThan()", BOX_EPARSE,
+                     "f.dw:1:59: `lessThan` takes exactly one argument, got 0");
+    check_expr_error("ip(\"::1\").isIpv4(1)", BOX_EPARSE,
+                     "f.dw:1:54: `isIpv4` takes no arguments, got 1");
+    check_expr_error("context.d.offset(1, 2) == 1", BOX_EPARSE,
+                     "f.dw:1:54: `offset` takes exactly one argument, got 2");
+    check_expr_error("context.d.toDays(1) == 1", BOX_EPARSE,
+                     "f.dw:1:54: `toDays` takes no arguments, got 1");
+    check_expr_error("principal.hasTag()", BOX_EPARSE,
+                     "f.dw:1:54: `hasTag` takes exactly one argument, got 0");
+    check_expr_error("principal.getTag(\"a\", \"b\") == 1", BOX_EPARSE,
+                     "f.dw:1:54: `getTag` takes exactly one argument, got 2");
+    /* A constructor is a function, a method is a method. */
+    check_expr_error("\"1.0\".decimal() == 1", BOX_EPARSE,
+                     "f.dw:1:50: unknown method `decimal`");
+    check_expr_error("lessThan(decimal(\"1.0\"), decimal(\"2.0\"))",
+                     BOX_ENOTSUP,
+                     "f.dw:1:44: macro call `lessThan(…)` is not supported yet");
+    check_expr_error("decimal(\"1.0\"", BOX_EPARSE,
+                     "f.dw:1:58: expected `)` (to close `(` at line 1), found "
+                     "`}`");
+    /* `is` takes an entity type path. */
+    check_expr_error("principal is", BOX_EPARSE,
+                     "f.dw:1:57: expected an entity type after `is`, found "
+                     "`}`");
+    check_expr_error("principal is A::\"x\"", BOX_EPARSE,
+                     "f.dw:1:60: expected an entity type after `is`, found "
+                     "`\"x\"`");
+    check_expr_error("principal is in A::\"x\"", BOX_EPARSE,
+                     "f.dw:1:57: this identifier is reserved and cannot be "
+                     "used: in");
+    check_expr_error("principal is 1", BOX_EPARSE,
+                     "f.dw:1:57: expected an entity type after `is`, found "
+                     "`1`");
+    check_expr_error("principal is A == principal", BOX_EPARSE,
+                     "f.dw:1:59: multiple relational operators (>, ==, in, "
+                     "etc.) must be used with parentheses to make ordering "
+                     "explicit");
+    check_expr_error("principal is A in A::\"x\" in A::\"y\"", BOX_EPARSE,
+                     "f.dw:1:69: multiple relational operators (>, ==, in, "
+                     "etc.) must be used with parentheses to make ordering "
+                     "explicit");
+    check_expr_error("principal == principal is A", BOX_EPARSE,
+                     "f.dw:1:67: multiple relational operators (>, ==, in, "
+                     "etc.) must be used with parentheses to make ordering "
+                     "explicit");
+    /* Scope `is` (§2.2 texts). */
+    check_error("permit (principal is A::User == A::User::\"x\", action, "
+                "resource);",
+                BOX_EPARSE,
+                "f.dw:1:30: `is Type == …` is not valid; only `is Type in …` "
+                "is allowed");
+    check_error("permit (principal, action, resource is A::R != A::R::\"x\");",
+                BOX_EPARSE,
+                "f.dw:1:45: `is Type != …` is not valid; only `is Type in …` "
+                "is allowed");
+    check_error("permit (principal is A::User = A::User::\"x\", action, "
+                "resource);",
+                BOX_EPARSE,
+                "f.dw:1:30: `=` is not a valid operator in this scope; did you "
+                "mean `==`?");
+    check_error("permit (principal is A::User in \"x\", action, resource);",
+                BOX_EPARSE,
+                "f.dw:1:33: expected an entity reference (`Ns::Type::\"id\"`) "
+                "or a template slot (`?principal`)");
+    check_error("permit (principal is, action, resource);", BOX_EPARSE,
+                "f.dw:1:21: expected an entity type after `is`, found `,`");
+    check_error("permit (principal is A::User in ?principal, action, "
+                "resource);",
+                BOX_EPARSE,
+                "f.dw:1:33: policy is not static: the template slot "
+                "`?principal` is not filled");
+}
+
 static void
 test_unsupported(void **state)
 {
@@ -404,29 +575,6 @@ test_unsupported(void **state)
                 "f(1h) };",
                 BOX_ENOTSUP,
                 "f.dw:1:53: macro call `f(…)` is not supported yet");
-    check_expr_error("principal is Drupe::OAuthUser", BOX_ENOTSUP,
-                     "f.dw:1:54: `is` is not supported yet");
-    check_error("permit(principal is A::User, action, resource);", BOX_ENOTSUP,
-                "f.dw:1:18: `principal is Type` is not supported yet");
-    check_expr_error("decimal(\"1.0\") == context.x", BOX_ENOTSUP,
-                     "f.dw:1:44: extension function `decimal` is not supported "
-                     "yet");
-    check_expr_error("ip(\"::1\").isIpv6()", BOX_ENOTSUP,
-                     "f.dw:1:44: extension function `ip` is not supported yet");
-    check_expr_error("datetime(\"2024-01-01\") == context.x", BOX_ENOTSUP,
-                     "f.dw:1:44: extension function `datetime` is not "
-                     "supported yet");
-    check_expr_error("duration(\"1h\") == context.x", BOX_ENOTSUP,
-                     "f.dw:1:44: extension function `duration` is not "
-                     "supported yet");
-    check_expr_error("context.x.lessThan(context.y)", BOX_ENOTSUP,
-                     "f.dw:1:54: method `lessThan` is not supported yet");
-    check_expr_error("principal.hasTag(\"level\")", BOX_ENOTSUP,
-                     "f.dw:1:54: method `hasTag` is not supported yet");
-    check_expr_error("principal.getTag(\"level\") == \"gold\"", BOX_ENOTSUP,
-                     "f.dw:1:54: method `getTag` is not supported yet");
-    check_expr_error("context.d.toMinutes() == 1", BOX_ENOTSUP,
-                     "f.dw:1:54: method `toMinutes` is not supported yet");
     check_expr_error("Strings::Matches(context.input.path, \"x\").matched",
                      BOX_ENOTSUP,
                      "f.dw:1:44: information provider call "
@@ -770,6 +918,9 @@ main(void)
         cmocka_unit_test(test_expressions),
         cmocka_unit_test(test_constants_are_folded),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_extensions_is_and_tags),
+        cmocka_unit_test(test_constructors_fold),
+        cmocka_unit_test(test_extension_errors),
         cmocka_unit_test(test_unsupported),
         cmocka_unit_test(test_temporal),
         cmocka_unit_test(test_depth_cap),

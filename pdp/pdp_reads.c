@@ -112,8 +112,13 @@ reads_walk(pdp_reads *r, const pdp_expr *x)
         reads_walk_list(r, x->u.rec.vals, x->u.rec.n);
         return;
     case PDP_X_METHOD:
+    case PDP_X_CALL: // recv is NULL for a function
         reads_walk(r, x->u.call.recv);
         reads_walk_list(r, x->u.call.args, x->u.call.n);
+        return;
+    case PDP_X_IS:
+        reads_walk(r, x->u.is.obj);
+        reads_walk(r, x->u.is.in);
         return;
     case PDP_X_TEMPORAL: // context.* terms and the history: everything
     case PDP_X_COUNT:

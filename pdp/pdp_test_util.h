@@ -47,6 +47,7 @@ trq(box_arena *a, const char *principal, const char *action,
     const char *resource, const char *context, const char *restext)
 {
     pdp_request rq;
+    memset(&rq, 0, sizeof(rq)); // no history, no entity store
     rq.rq_principal = tv(a, principal);
     rq.rq_action = tv(a, action);
     rq.rq_resource = tv(a, resource);

@@ -12,6 +12,7 @@
 #include "box_arena.h"
 #include "box_escape.h"
 #include "pdp_int.h"
+#include "pdp_validate_int.h"
 
 /*
  * A small mirror of Cedar's strict type checker over the Box subset.
@@ -31,7 +32,6 @@
  */
 
 #define PDP_VALIDATE_MEMORY (64u << 20)
-#define PDP_VALIDATE_MSG_MAX 2048
 
 struct pdp_validate_result {
     box_arena *vr_arena;
@@ -39,45 +39,14 @@ struct pdp_validate_result {
     size_t vr_n, vr_cap, vr_errors;
 };
 
-/* A capability: the access key of an attribute known to be present. */
-typedef struct capn {
-    pdp_str cp_key;
-    const struct capn *cp_next;
-} capn;
-
-/* A typed attribute-access node (for Cedar's access-chain messages). */
-typedef struct seen_type {
-    const pdp_expr *st_expr;
-    const pdp_type *st_type;
-} seen_type;
-
-typedef struct vctx {
-    const pdp_schema *v_schema;
-    const pdp_rule *v_rule;
-    const char *v_file;
-    pdp_validate_result *v_res;
-    box_arena *v_a;
-    size_t v_rule_first; // index of the rule's first finding
-    bool v_rule_errors;
-    /* the environment being checked */
-    const pdp_schema_action *v_act;
-    pdp_str v_principal, v_resource;
-    seen_type *v_seen;
-    size_t v_nseen, v_seencap;
-    box_err v_rv; // first memory error
-} vctx;
-
-static const pdp_type ty_bool = {PDP_TY_BOOL, NULL, NULL, 0, {"Bool", 4}};
-static const pdp_type ty_true = {PDP_TY_TRUE, NULL, NULL, 0, {"", 0}};
-static const pdp_type ty_false = {PDP_TY_FALSE, NULL, NULL, 0, {"", 0}};
-static const pdp_type ty_never = {PDP_TY_NEVER, NULL, NULL, 0, {"", 0}};
-static const pdp_type ty_long = {PDP_TY_LONG, NULL, NULL, 0, {"Long", 4}};
-static const pdp_type ty_string = {PDP_TY_STRING, NULL, NULL, 0, {"String", 6}};
+const pdp_type pv_ty_bool = {PDP_TY_BOOL, NULL, NULL, 0, {"Bool", 4}};
+const pdp_type pv_ty_true = {PDP_TY_TRUE, NULL, NULL, 0, {"", 0}};
+const pdp_type pv_ty_false = {PDP_TY_FALSE, NULL, NULL, 0, {"", 0}};
+const pdp_type pv_ty_never = {PDP_TY_NEVER, NULL, NULL, 0, {"", 0}};
+const pdp_type pv_ty_long = {PDP_TY_LONG, NULL, NULL, 0, {"Long", 4}};
+const pdp_type pv_ty_string = {PDP_TY_STRING, NULL, NULL, 0, {"String", 6}};
 static const pdp_type ty_empty_rec = {PDP_TY_RECORD, NULL, NULL, 0, {"", 0}};
 
-#define ANY_ENTITY "__cedar::internal::AnyEntity"
-#define ANY_RECORD "__cedar::internal::OpenRecord{}"
-#define ANY_SET "Set<__cedar::internal::Any>"
 
 /* ---- findings ---- */
 
@@ -123,8 +92,8 @@ add_finding(vctx *v, pdp_finding_kind kind, pdp_pos pos, const char *msg)
 }
 
 /* Records "for policy `policy_N`, <fmt>" as an error at pos. */
-static void __attribute__((format(printf, 3, 4)))
-verr(vctx *v, pdp_pos pos, const char *fmt, ...)
+void __attribute__((format(printf, 3, 4)))
+pv_verr(vctx *v, pdp_pos pos, const char *fmt, ...)
 {
     char msg[PDP_VALIDATE_MSG_MAX];
     int n = snprintf(msg, sizeof(msg), "for policy `%s`, ", v->v_rule->r_pid.s);
@@ -148,8 +117,8 @@ note_format(vctx *v, box_err rv)
 }
 
 /* A type's display in a fixed buffer (cut when absurdly long). */
-static const char *
-tyname(vctx *v, const pdp_type *t, char *buf, size_t n)
+const char *
+pv_tyname(vctx *v, const pdp_type *t, char *buf, size_t n)
 {
     box_buf b;
     box_buf_init(&b, n - 1);
@@ -163,12 +132,12 @@ tyname(vctx *v, const pdp_type *t, char *buf, size_t n)
     return buf;
 }
 
-static void
-unexpected(vctx *v, pdp_pos pos, const char *want, const pdp_type *saw)
+void
+pv_unexpected(vctx *v, pdp_pos pos, const char *want, const pdp_type *saw)
 {
     char b[512];
-    verr(v, pos, "unexpected type: expected %s but saw %s", want,
-         tyname(v, saw, b, sizeof(b)));
+    pv_verr(v, pos, "unexpected type: expected %s but saw %s", want,
+         pv_tyname(v, saw, b, sizeof(b)));
 }
 
 /* Cedar's order of types in a BTreeSet (derived Ord on its Type enum). */
@@ -200,20 +169,30 @@ type_rank(const pdp_type *t)
     return 10;
 }
 
-static void
-incompatible(vctx *v, pdp_pos pos, const pdp_type *a, const pdp_type *b,
+static int
+name_cmp(pdp_str a, pdp_str b)
+{
+    size_t n = a.len < b.len ? a.len : b.len;
+    int c = n > 0 ? memcmp(a.s, b.s, n) : 0;
+    return c != 0 ? c : (a.len > b.len) - (a.len < b.len);
+}
+
+void
+pv_incompatible(vctx *v, pdp_pos pos, const pdp_type *a, const pdp_type *b,
              const char *where)
 {
     char ba[512], bb[512];
-    if (type_rank(b) < type_rank(a)) {
+    /* Cedar lists the two in its type order: by kind, then by name. */
+    int ra = type_rank(a), rb = type_rank(b);
+    if (rb < ra || (rb == ra && name_cmp(b->ty_name, a->ty_name) < 0)) {
         const pdp_type *t = a;
         a = b;
         b = t;
     }
-    verr(v, pos,
+    pv_verr(v, pos,
          "the types %s and %s are not compatible: %s must have "
          "compatible types",
-         tyname(v, a, ba, sizeof(ba)), tyname(v, b, bb, sizeof(bb)), where);
+         pv_tyname(v, a, ba, sizeof(ba)), pv_tyname(v, b, bb, sizeof(bb)), where);
 }
 
 /* ---- names ---- */
@@ -304,6 +283,33 @@ is_action_typename(const pdp_schema *s, const char *t, size_t n)
 
 /* ---- pass 1: entity literals ---- */
 
+/* The schema's entity type named type[0..tlen), or NULL after an
+ * "unrecognized entity type" error (an action type is known, no entry). */
+static const pdp_schema_entity *
+check_type(vctx *v, pdp_pos pos, const char *type, size_t tlen)
+{
+    const pdp_schema *s = v->v_schema;
+    const pdp_schema_entity *en = pdp_schema_entity_find(s, type, tlen);
+    if (en != NULL || is_action_typename(s, type, tlen))
+        return en;
+    const pdp_schema_entity *best = NULL;
+    size_t bd = (size_t)-1;
+    for (size_t i = 0; i < pdp_schema_entity_count(s); i++) {
+        const pdp_schema_entity *e = pdp_schema_entity_at(s, i);
+        size_t d = edit_distance(type, tlen, e->en_name.s, e->en_name.len);
+        if (d < bd) {
+            bd = d;
+            best = e;
+        }
+    }
+    if (best != NULL && close_enough(bd, tlen))
+        pv_verr(v, pos, "unrecognized entity type `%.*s` (did you mean `%s`?)",
+                (int)tlen, type, best->en_name.s);
+    else
+        pv_verr(v, pos, "unrecognized entity type `%.*s`", (int)tlen, type);
+    return NULL;
+}
+
 static void
 check_uid(vctx *v, pdp_pos pos, const pdp_value *uid)
 {
@@ -325,38 +331,18 @@ check_uid(vctx *v, pdp_pos pos, const pdp_value *uid)
         }
         if (best != NULL && close_enough(bd, uid->u.ent.idlen)) {
             char bb[512];
-            verr(v, pos, "unrecognized action `%s` (did you mean `%s`?)",
+            pv_verr(v, pos, "unrecognized action `%s` (did you mean `%s`?)",
                  uidname(v, uid, b, sizeof(b)),
                  uidname(v, best->ac_uid, bb, sizeof(bb)));
         } else {
-            verr(v, pos, "unrecognized action `%s`",
+            pv_verr(v, pos, "unrecognized action `%s`",
                  uidname(v, uid, b, sizeof(b)));
         }
         return;
     }
     const pdp_schema_entity *en =
-        pdp_schema_entity_find(s, uid->u.ent.type, uid->u.ent.tlen);
-    if (en == NULL) {
-        const pdp_schema_entity *best = NULL;
-        size_t bd = (size_t)-1;
-        for (size_t i = 0; i < pdp_schema_entity_count(s); i++) {
-            const pdp_schema_entity *e = pdp_schema_entity_at(s, i);
-            size_t d = edit_distance(uid->u.ent.type, uid->u.ent.tlen,
-                                     e->en_name.s, e->en_name.len);
-            if (d < bd) {
-                bd = d;
-                best = e;
-            }
-        }
-        if (best != NULL && close_enough(bd, uid->u.ent.tlen))
-            verr(v, pos, "unrecognized entity type `%.*s` (did you mean `%s`?)",
-                 (int)uid->u.ent.tlen, uid->u.ent.type, best->en_name.s);
-        else
-            verr(v, pos, "unrecognized entity type `%.*s`",
-                 (int)uid->u.ent.tlen, uid->u.ent.type);
-        return;
-    }
-    if (!en->en_is_enum)
+        check_type(v, pos, uid->u.ent.type, uid->u.ent.tlen);
+    if (en == NULL || !en->en_is_enum)
         return;
     for (uint32_t i = 0; i < en->en_nenum; i++) {
         if (en->en_enum[i].len == uid->u.ent.idlen &&
@@ -420,9 +406,17 @@ check_literals(vctx *v, const pdp_expr *e)
             check_literals(v, e->u.rec.vals[i]);
         return;
     case PDP_X_METHOD:
-        check_literals(v, e->u.call.recv);
+    case PDP_X_CALL:
+        if (e->u.call.recv != NULL)
+            check_literals(v, e->u.call.recv);
         for (uint32_t i = 0; i < e->u.call.n; i++)
             check_literals(v, e->u.call.args[i]);
+        return;
+    case PDP_X_IS:
+        check_literals(v, e->u.is.obj);
+        (void)check_type(v, e->x_oppos, e->u.is.type.s, e->u.is.type.len);
+        if (e->u.is.in != NULL)
+            check_literals(v, e->u.is.in);
         return;
     case PDP_X_TEMPORAL:
     case PDP_X_COUNT:
@@ -439,14 +433,16 @@ check_scope_literals(vctx *v, const pdp_scope *sc)
 {
     if (sc->sc_op == PDP_SCOPE_ANY)
         return;
+    if (sc->sc_op == PDP_SCOPE_IS || sc->sc_op == PDP_SCOPE_IS_IN)
+        (void)check_type(v, sc->sc_pos, sc->sc_type.s, sc->sc_type.len);
     for (uint32_t i = 0; i < sc->sc_n; i++)
         check_uid(v, sc->sc_pos, sc->sc_ents[i]);
 }
 
 /* ---- types ---- */
 
-static bool
-is_boolish(const pdp_type *t)
+bool
+pv_is_boolish(const pdp_type *t)
 {
     return t->ty_kind == PDP_TY_BOOL || t->ty_kind == PDP_TY_TRUE ||
            t->ty_kind == PDP_TY_FALSE;
@@ -459,19 +455,19 @@ str_eq(pdp_str a, pdp_str b)
 }
 
 /* Strict compatibility (Cedar's least upper bound in strict mode). */
-static bool
-compatible(const pdp_type *a, const pdp_type *b)
+bool
+pv_compatible(const pdp_type *a, const pdp_type *b)
 {
     if (a->ty_kind == PDP_TY_NEVER || b->ty_kind == PDP_TY_NEVER)
         return true;
-    if (is_boolish(a) && is_boolish(b))
+    if (pv_is_boolish(a) && pv_is_boolish(b))
         return true;
     if (a->ty_kind != b->ty_kind)
         return false;
     switch (a->ty_kind) {
     case PDP_TY_SET:
         return a->ty_elem == NULL || b->ty_elem == NULL ||
-               compatible(a->ty_elem, b->ty_elem);
+               pv_compatible(a->ty_elem, b->ty_elem);
     case PDP_TY_RECORD:
         if (a->ty_nattrs != b->ty_nattrs)
             return false;
@@ -479,7 +475,7 @@ compatible(const pdp_type *a, const pdp_type *b)
             const pdp_attr *x = &a->ty_attrs[i], *y = &b->ty_attrs[i];
             if (!str_eq(x->at_name, y->at_name) ||
                 x->at_required != y->at_required ||
-                !compatible(x->at_type, y->at_type))
+                !pv_compatible(x->at_type, y->at_type))
                 return false;
         }
         return true;
@@ -499,8 +495,8 @@ lub(const pdp_type *a, const pdp_type *b)
         return b;
     if (b->ty_kind == PDP_TY_NEVER)
         return a;
-    if (is_boolish(a) && is_boolish(b))
-        return a->ty_kind == b->ty_kind ? a : &ty_bool;
+    if (pv_is_boolish(a) && pv_is_boolish(b))
+        return a->ty_kind == b->ty_kind ? a : &pv_ty_bool;
     if (a->ty_kind == PDP_TY_SET && a->ty_elem == NULL)
         return b;
     return a;
@@ -512,7 +508,7 @@ mk_entity(vctx *v, const char *name, size_t len)
     pdp_type *t = box_arena_zalloc(v->v_a, sizeof(*t));
     if (t == NULL) {
         v->v_rv = BOX_ENOMEM;
-        return &ty_never;
+        return &pv_ty_never;
     }
     t->ty_kind = PDP_TY_ENTITY;
     t->ty_name.s = name;
@@ -524,14 +520,14 @@ mk_entity(vctx *v, const char *name, size_t len)
 
 /* The access key of e when it is a variable followed only by attribute
  * reads ("\x01" + var, then "\x02" + name per step); {NULL, 0} else. */
-static box_err
-access_key(const pdp_expr *e, box_buf *b)
+box_err
+pv_access_key(const pdp_expr *e, box_buf *b)
 {
     if (e->x_kind == PDP_X_VAR)
         return box_buf_printf(b, "\x01%d", (int)e->u.var);
     if (e->x_kind != PDP_X_ATTR)
         return BOX_EINVAL;
-    box_err rv = access_key(e->u.attr.obj, b);
+    box_err rv = pv_access_key(e->u.attr.obj, b);
     if (rv != BOX_OK)
         return rv;
     if ((rv = box_buf_putc(b, '\x02')) != BOX_OK)
@@ -547,7 +543,7 @@ has_key(vctx *v, const pdp_expr *obj, const pdp_str *path, uint32_t n,
 {
     box_buf b;
     box_buf_init(&b, 1u << 16);
-    box_err rv = access_key(obj, &b);
+    box_err rv = pv_access_key(obj, &b);
     for (uint32_t i = 0; i < n && rv == BOX_OK; i++) {
         if ((rv = box_buf_putc(&b, '\x02')) == BOX_OK)
             rv = box_buf_append(&b, path[i].s, path[i].len);
@@ -567,8 +563,8 @@ has_key(vctx *v, const pdp_expr *obj, const pdp_str *path, uint32_t n,
     return ok;
 }
 
-static bool
-cap_has(const capn *c, pdp_str key)
+bool
+pv_cap_has(const capn *c, pdp_str key)
 {
     for (; c != NULL; c = c->cp_next) {
         if (str_eq(c->cp_key, key))
@@ -577,10 +573,10 @@ cap_has(const capn *c, pdp_str key)
     return false;
 }
 
-static const capn *
-cap_add(vctx *v, const capn *c, pdp_str key)
+const capn *
+pv_cap_add(vctx *v, const capn *c, pdp_str key)
 {
-    if (cap_has(c, key))
+    if (pv_cap_has(c, key))
         return c;
     capn *n = box_arena_alloc(v->v_a, sizeof(*n));
     if (n == NULL) {
@@ -597,8 +593,8 @@ cap_intersect(vctx *v, const capn *a, const capn *b)
 {
     const capn *out = NULL;
     for (; a != NULL; a = a->cp_next) {
-        if (cap_has(b, a->cp_key))
-            out = cap_add(v, out, a->cp_key);
+        if (pv_cap_has(b, a->cp_key))
+            out = pv_cap_add(v, out, a->cp_key);
     }
     return out;
 }
@@ -716,9 +712,6 @@ access_text(vctx *v, const pdp_expr *obj, pdp_str attr, char *out, size_t n)
 
 /* ---- the type checker ---- */
 
-static const pdp_type *tc(vctx *v, const pdp_expr *e, const capn *in,
-                          const capn **out);
-
 /* The record type that attribute reads on t look into, or NULL. */
 static const pdp_type *
 attrs_of(vctx *v, const pdp_type *t)
@@ -745,26 +738,26 @@ const_uid(const vctx *v, const pdp_expr *e)
 }
 
 /* Checks that t is Bool-like; Never passes silently. */
-static bool
-want_bool(vctx *v, const pdp_expr *e, const pdp_type *t)
+bool
+pv_want_bool(vctx *v, const pdp_expr *e, const pdp_type *t)
 {
     if (t->ty_kind == PDP_TY_NEVER)
         return false;
-    if (is_boolish(t))
+    if (pv_is_boolish(t))
         return true;
-    unexpected(v, e->x_pos, "Bool", t);
+    pv_unexpected(v, e->x_pos, "Bool", t);
     return false;
 }
 
-static bool
-want_kind(vctx *v, const pdp_expr *e, const pdp_type *t, pdp_type_kind k,
+bool
+pv_want_kind(vctx *v, const pdp_expr *e, const pdp_type *t, pdp_type_kind k,
           const char *name)
 {
     if (t->ty_kind == PDP_TY_NEVER)
         return false;
     if (t->ty_kind == k)
         return true;
-    unexpected(v, e->x_pos, name, t);
+    pv_unexpected(v, e->x_pos, name, t);
     return false;
 }
 
@@ -772,65 +765,65 @@ static const pdp_type *
 tc_and(vctx *v, const pdp_expr *e, const capn *in, const capn **out)
 {
     const capn *caps = in;
-    const pdp_type *res = &ty_true;
+    const pdp_type *res = &pv_ty_true;
     bool never = false;
     for (uint32_t i = 0; i < e->u.list.n; i++) {
         const capn *c = caps;
-        const pdp_type *t = tc(v, e->u.list.items[i], caps, &c);
-        if (!want_bool(v, e->u.list.items[i], t)) {
+        const pdp_type *t = pv_tc(v, e->u.list.items[i], caps, &c);
+        if (!pv_want_bool(v, e->u.list.items[i], t)) {
             never = true;
             continue;
         }
         if (t->ty_kind == PDP_TY_FALSE) {
-            res = &ty_false; // the rest is never evaluated
+            res = &pv_ty_false; // the rest is never evaluated
             break;
         }
         caps = c;
         if (t->ty_kind == PDP_TY_BOOL)
-            res = &ty_bool;
+            res = &pv_ty_bool;
     }
     *out = never ? in : caps;
-    return never ? &ty_never : res;
+    return never ? &pv_ty_never : res;
 }
 
 static const pdp_type *
 tc_or(vctx *v, const pdp_expr *e, const capn *in, const capn **out)
 {
     const capn *acc_c = in;
-    const pdp_type *acc = tc(v, e->u.list.items[0], in, &acc_c);
-    bool never = !want_bool(v, e->u.list.items[0], acc);
+    const pdp_type *acc = pv_tc(v, e->u.list.items[0], in, &acc_c);
+    bool never = !pv_want_bool(v, e->u.list.items[0], acc);
     for (uint32_t i = 1; i < e->u.list.n; i++) {
         if (!never && acc->ty_kind == PDP_TY_TRUE)
             break; // the rest is never evaluated
         const capn *c = in;
-        const pdp_type *t = tc(v, e->u.list.items[i], in, &c);
-        if (!want_bool(v, e->u.list.items[i], t) || never) {
+        const pdp_type *t = pv_tc(v, e->u.list.items[i], in, &c);
+        if (!pv_want_bool(v, e->u.list.items[i], t) || never) {
             never = true;
             continue;
         }
         if (t->ty_kind == PDP_TY_TRUE) {
-            acc = &ty_true;
+            acc = &pv_ty_true;
             acc_c = c;
         } else if (acc->ty_kind == PDP_TY_FALSE) {
             acc = t;
             acc_c = c;
         } else if (t->ty_kind != PDP_TY_FALSE) {
-            acc = &ty_bool;
+            acc = &pv_ty_bool;
             acc_c = cap_intersect(v, acc_c, c);
         }
     }
     *out = never ? in : acc_c;
-    return never ? &ty_never : acc;
+    return never ? &pv_ty_never : acc;
 }
 
 static const pdp_type *
 tc_eq(vctx *v, const pdp_expr *e, const capn *in)
 {
     const capn *ign;
-    const pdp_type *l = tc(v, e->u.bin.l, in, &ign);
-    const pdp_type *r = tc(v, e->u.bin.r, in, &ign);
+    const pdp_type *l = pv_tc(v, e->u.bin.l, in, &ign);
+    const pdp_type *r = pv_tc(v, e->u.bin.r, in, &ign);
     if (l->ty_kind == PDP_TY_NEVER || r->ty_kind == PDP_TY_NEVER)
-        return &ty_never;
+        return &pv_ty_never;
     bool ne = e->x_kind == PDP_X_NE;
     if (l->ty_kind == PDP_TY_ENTITY && r->ty_kind == PDP_TY_ENTITY) {
         const pdp_value *a = const_uid(v, e->u.bin.l);
@@ -843,14 +836,14 @@ tc_eq(vctx *v, const pdp_expr *e, const capn *in)
             eq = pdp_entity_eq(a, b);
         }
         if (known)
-            return eq != ne ? &ty_true : &ty_false;
-        return &ty_bool;
+            return eq != ne ? &pv_ty_true : &pv_ty_false;
+        return &pv_ty_bool;
     }
-    if (!compatible(l, r)) {
-        incompatible(v, e->x_oppos, l, r, "both operands to a `==` expression");
-        return &ty_never;
+    if (!pv_compatible(l, r)) {
+        pv_incompatible(v, e->x_oppos, l, r, "both operands to a `==` expression");
+        return &pv_ty_never;
     }
-    return &ty_bool;
+    return &pv_ty_bool;
 }
 
 static bool
@@ -866,57 +859,81 @@ static const pdp_type *
 tc_order(vctx *v, const pdp_expr *e, const capn *in)
 {
     const capn *ign;
-    const pdp_type *l = tc(v, e->u.bin.l, in, &ign);
-    const pdp_type *r = tc(v, e->u.bin.r, in, &ign);
+    const pdp_type *l = pv_tc(v, e->u.bin.l, in, &ign);
+    const pdp_type *r = pv_tc(v, e->u.bin.r, in, &ign);
     bool bad = l->ty_kind == PDP_TY_NEVER || r->ty_kind == PDP_TY_NEVER;
     static const char want[] = "Long, or datetime, or duration";
     if (l->ty_kind != PDP_TY_NEVER && !orderable(l)) {
-        unexpected(v, e->u.bin.l->x_pos, want, l);
+        pv_unexpected(v, e->u.bin.l->x_pos, want, l);
         bad = true;
     }
     if (r->ty_kind != PDP_TY_NEVER && !orderable(r)) {
-        unexpected(v, e->u.bin.r->x_pos, want, r);
+        pv_unexpected(v, e->u.bin.r->x_pos, want, r);
         bad = true;
     }
-    if (!bad && !compatible(l, r)) {
+    if (!bad && !pv_compatible(l, r)) {
         char b[512];
-        unexpected(v, e->u.bin.r->x_pos, tyname(v, l, b, sizeof(b)), r);
+        pv_unexpected(v, e->u.bin.r->x_pos, pv_tyname(v, l, b, sizeof(b)), r);
         bad = true;
     }
-    return bad ? &ty_never : &ty_bool;
+    return bad ? &pv_ty_never : &pv_ty_bool;
 }
 
 static const pdp_type *
 tc_arith(vctx *v, const pdp_expr *e, const capn *in)
 {
     const capn *ign;
-    const pdp_type *l = tc(v, e->u.bin.l, in, &ign);
-    const pdp_type *r = tc(v, e->u.bin.r, in, &ign);
-    bool okl = want_kind(v, e->u.bin.l, l, PDP_TY_LONG, "Long");
-    bool okr = want_kind(v, e->u.bin.r, r, PDP_TY_LONG, "Long");
-    return okl && okr ? &ty_long : &ty_never;
+    const pdp_type *l = pv_tc(v, e->u.bin.l, in, &ign);
+    const pdp_type *r = pv_tc(v, e->u.bin.r, in, &ign);
+    bool okl = pv_want_kind(v, e->u.bin.l, l, PDP_TY_LONG, "Long");
+    bool okr = pv_want_kind(v, e->u.bin.r, r, PDP_TY_LONG, "Long");
+    return okl && okr ? &pv_ty_long : &pv_ty_never;
+}
+
+/* The right operand of `in`: an entity or a set of entities. */
+static bool
+in_rhs_ok(vctx *v, const pdp_expr *x, const pdp_type *r)
+{
+    bool ok = r->ty_kind == PDP_TY_ENTITY ||
+              (r->ty_kind == PDP_TY_SET && r->ty_elem != NULL &&
+               r->ty_elem->ty_kind == PDP_TY_ENTITY);
+    if (r->ty_kind != PDP_TY_NEVER && !ok)
+        pv_unexpected(v, x->x_pos, "Set<" ANY_ENTITY ">, or " ANY_ENTITY, r);
+    return ok;
 }
 
 static const pdp_type *
 tc_in(vctx *v, const pdp_expr *e, const capn *in)
 {
     const capn *ign;
-    const pdp_type *l = tc(v, e->u.bin.l, in, &ign);
-    const pdp_type *r = tc(v, e->u.bin.r, in, &ign);
-    bool bad = l->ty_kind == PDP_TY_NEVER || r->ty_kind == PDP_TY_NEVER;
+    const pdp_type *l = pv_tc(v, e->u.bin.l, in, &ign);
+    const pdp_type *r = pv_tc(v, e->u.bin.r, in, &ign);
+    bool bad = l->ty_kind == PDP_TY_NEVER;
     if (l->ty_kind != PDP_TY_NEVER && l->ty_kind != PDP_TY_ENTITY) {
-        unexpected(v, e->u.bin.l->x_pos, ANY_ENTITY, l);
+        pv_unexpected(v, e->u.bin.l->x_pos, ANY_ENTITY, l);
         bad = true;
     }
-    bool rok = r->ty_kind == PDP_TY_ENTITY ||
-               (r->ty_kind == PDP_TY_SET && r->ty_elem != NULL &&
-                r->ty_elem->ty_kind == PDP_TY_ENTITY);
-    if (r->ty_kind != PDP_TY_NEVER && !rok) {
-        unexpected(v, e->u.bin.r->x_pos, "Set<" ANY_ENTITY ">, or " ANY_ENTITY,
-                   r);
+    if (!in_rhs_ok(v, e->u.bin.r, r))
         bad = true;
-    }
-    return bad ? &ty_never : &ty_bool;
+    return bad ? &pv_ty_never : &pv_ty_bool;
+}
+
+/* e is T [in x], typed as `e is T && e in x`: the type test is decided
+ * by e's entity type (constant true or false), and `in` is typed only
+ * when the test can hold. */
+static const pdp_type *
+tc_is(vctx *v, const pdp_expr *e, const capn *in)
+{
+    const capn *ign;
+    const pdp_type *t = pv_tc(v, e->u.is.obj, in, &ign);
+    if (!pv_want_kind(v, e->u.is.obj, t, PDP_TY_ENTITY, ANY_ENTITY))
+        return &pv_ty_never;
+    if (!str_eq(t->ty_name, e->u.is.type))
+        return &pv_ty_false;
+    if (e->u.is.in == NULL)
+        return &pv_ty_true;
+    const pdp_type *r = pv_tc(v, e->u.is.in, in, &ign);
+    return in_rhs_ok(v, e->u.is.in, r) ? &pv_ty_bool : &pv_ty_never;
 }
 
 /* obj has a.b.c: each step on the type reached so far. */
@@ -924,31 +941,31 @@ static const pdp_type *
 tc_has(vctx *v, const pdp_expr *e, const capn *in, const capn **out)
 {
     const capn *ign;
-    const pdp_type *t = tc(v, e->u.has.obj, in, &ign);
+    const pdp_type *t = pv_tc(v, e->u.has.obj, in, &ign);
     *out = in;
     if (t->ty_kind == PDP_TY_NEVER)
-        return &ty_never;
+        return &pv_ty_never;
     const capn *caps = in;
-    const pdp_type *res = &ty_true;
+    const pdp_type *res = &pv_ty_true;
     for (uint32_t i = 0; i < e->u.has.n; i++) {
         const pdp_type *rec = attrs_of(v, t);
         if (rec == NULL) {
-            unexpected(v, e->u.has.obj->x_pos, ANY_ENTITY ", or " ANY_RECORD,
+            pv_unexpected(v, e->u.has.obj->x_pos, ANY_ENTITY ", or " ANY_RECORD,
                        t);
-            return &ty_never;
+            return &pv_ty_never;
         }
         pdp_str name = e->u.has.path[i];
         const pdp_attr *at = pdp_schema_record_attr(rec, name.s, name.len);
         if (at == NULL)
-            return &ty_false; // closed: the attribute can never be present
+            return &pv_ty_false; // closed: the attribute can never be present
         pdp_str key;
         bool known = false;
         if (has_key(v, e->u.has.obj, e->u.has.path, i + 1, &key)) {
-            known = cap_has(caps, key);
-            caps = cap_add(v, caps, key);
+            known = pv_cap_has(caps, key);
+            caps = pv_cap_add(v, caps, key);
         }
         if (!(t->ty_kind == PDP_TY_RECORD && (at->at_required || known)))
-            res = &ty_bool;
+            res = &pv_ty_bool;
         t = at->at_type;
     }
     *out = caps;
@@ -959,32 +976,32 @@ static const pdp_type *
 tc_attr(vctx *v, const pdp_expr *e, const capn *in)
 {
     const capn *ign;
-    const pdp_type *t = tc(v, e->u.attr.obj, in, &ign);
+    const pdp_type *t = pv_tc(v, e->u.attr.obj, in, &ign);
     if (t->ty_kind == PDP_TY_NEVER)
-        return &ty_never;
+        return &pv_ty_never;
     const pdp_type *rec = attrs_of(v, t);
     if (rec == NULL) {
-        unexpected(v, e->u.attr.obj->x_pos, ANY_ENTITY ", or " ANY_RECORD, t);
-        return &ty_never;
+        pv_unexpected(v, e->u.attr.obj->x_pos, ANY_ENTITY ", or " ANY_RECORD, t);
+        return &pv_ty_never;
     }
     pdp_str name = e->u.attr.name;
     const pdp_attr *at = pdp_schema_record_attr(rec, name.s, name.len);
     char acc[1024];
     if (at == NULL) {
         access_text(v, e->u.attr.obj, name, acc, sizeof(acc));
-        verr(v, e->x_oppos, "attribute %s not found", acc);
-        return &ty_never;
+        pv_verr(v, e->x_oppos, "attribute %s not found", acc);
+        return &pv_ty_never;
     }
     if (!at->at_required) {
         pdp_str key;
         pdp_str path[1] = {name};
-        if (!has_key(v, e->u.attr.obj, path, 1, &key) || !cap_has(in, key)) {
+        if (!has_key(v, e->u.attr.obj, path, 1, &key) || !pv_cap_has(in, key)) {
             access_text(v, e->u.attr.obj, name, acc, sizeof(acc));
-            verr(v, e->x_oppos,
+            pv_verr(v, e->x_oppos,
                  "unable to guarantee safety of access to "
                  "optional attribute %s",
                  acc);
-            return &ty_never;
+            return &pv_ty_never;
         }
     }
     remember(v, e, at->at_type);
@@ -995,32 +1012,32 @@ static const pdp_type *
 tc_if(vctx *v, const pdp_expr *e, const capn *in, const capn **out)
 {
     const capn *cc = in, *tcaps = in, *ecaps = in;
-    const pdp_type *c = tc(v, e->u.cond.c, in, &cc);
+    const pdp_type *c = pv_tc(v, e->u.cond.c, in, &cc);
     *out = in;
-    if (!want_bool(v, e->u.cond.c, c)) {
-        tc(v, e->u.cond.t, in, &tcaps);
-        tc(v, e->u.cond.e, in, &ecaps);
-        return &ty_never;
+    if (!pv_want_bool(v, e->u.cond.c, c)) {
+        pv_tc(v, e->u.cond.t, in, &tcaps);
+        pv_tc(v, e->u.cond.e, in, &ecaps);
+        return &pv_ty_never;
     }
     if (c->ty_kind == PDP_TY_TRUE) {
-        const pdp_type *t = tc(v, e->u.cond.t, cc, &tcaps);
+        const pdp_type *t = pv_tc(v, e->u.cond.t, cc, &tcaps);
         *out = tcaps;
         return t;
     }
     if (c->ty_kind == PDP_TY_FALSE) {
-        const pdp_type *t = tc(v, e->u.cond.e, in, &ecaps);
+        const pdp_type *t = pv_tc(v, e->u.cond.e, in, &ecaps);
         *out = ecaps;
         return t;
     }
-    const pdp_type *t = tc(v, e->u.cond.t, cc, &tcaps);
-    const pdp_type *f = tc(v, e->u.cond.e, in, &ecaps);
+    const pdp_type *t = pv_tc(v, e->u.cond.t, cc, &tcaps);
+    const pdp_type *f = pv_tc(v, e->u.cond.e, in, &ecaps);
     if (t->ty_kind == PDP_TY_NEVER || f->ty_kind == PDP_TY_NEVER)
-        return &ty_never;
-    if (!compatible(t, f)) {
-        incompatible(v, e->x_pos, t, f, "both branches of a conditional");
-        return &ty_never;
+        return &pv_ty_never;
+    if (!pv_compatible(t, f)) {
+        pv_incompatible(v, e->x_pos, t, f, "both branches of a conditional");
+        return &pv_ty_never;
     }
-    if (is_boolish(t) && is_boolish(f)) {
+    if (pv_is_boolish(t) && pv_is_boolish(f)) {
         if (t->ty_kind == PDP_TY_FALSE) // if c then false else x: c is false
             *out = ecaps;
         else if (f->ty_kind == PDP_TY_FALSE)
@@ -1035,37 +1052,37 @@ static const pdp_type *
 tc_set(vctx *v, const pdp_expr *e, const capn *in)
 {
     if (e->u.list.n == 0) {
-        verr(v, e->x_pos, "empty set literals are forbidden in policies");
-        return &ty_never;
+        pv_verr(v, e->x_pos, "empty set literals are forbidden in policies");
+        return &pv_ty_never;
     }
     const capn *ign;
     const pdp_type *elem = NULL;
     bool bad = false;
     for (uint32_t i = 0; i < e->u.list.n; i++) {
-        const pdp_type *t = tc(v, e->u.list.items[i], in, &ign);
+        const pdp_type *t = pv_tc(v, e->u.list.items[i], in, &ign);
         if (t->ty_kind == PDP_TY_NEVER) {
             bad = true;
             continue;
         }
         if (elem == NULL) {
             elem = t;
-        } else if (!compatible(elem, t)) {
+        } else if (!pv_compatible(elem, t)) {
             if (!bad)
-                incompatible(v, e->x_pos, elem, t, "elements of a set");
+                pv_incompatible(v, e->x_pos, elem, t, "elements of a set");
             bad = true;
         } else {
             elem = lub(elem, t);
         }
     }
     if (bad || elem == NULL)
-        return &ty_never;
+        return &pv_ty_never;
     pdp_type *st = box_arena_zalloc(v->v_a, sizeof(*st));
     if (st == NULL) {
         v->v_rv = BOX_ENOMEM;
-        return &ty_never;
+        return &pv_ty_never;
     }
     st->ty_kind = PDP_TY_SET;
-    st->ty_elem = is_boolish(elem) ? &ty_bool : elem;
+    st->ty_elem = pv_is_boolish(elem) ? &pv_ty_bool : elem;
     return st;
 }
 
@@ -1091,18 +1108,18 @@ tc_record(vctx *v, const pdp_expr *e, const capn *in)
     pdp_type *rt = box_arena_zalloc(v->v_a, sizeof(*rt));
     if (attrs == NULL || rt == NULL) {
         v->v_rv = BOX_ENOMEM;
-        return &ty_never;
+        return &pv_ty_never;
     }
     bool bad = false;
     for (uint32_t i = 0; i < e->u.rec.n; i++) {
-        const pdp_type *t = tc(v, e->u.rec.vals[i], in, &ign);
+        const pdp_type *t = pv_tc(v, e->u.rec.vals[i], in, &ign);
         bad = bad || t->ty_kind == PDP_TY_NEVER;
         attrs[i].at_name = e->u.rec.keys[i];
-        attrs[i].at_type = is_boolish(t) ? &ty_bool : t;
+        attrs[i].at_type = pv_is_boolish(t) ? &pv_ty_bool : t;
         attrs[i].at_required = true;
     }
     if (bad)
-        return &ty_never;
+        return &pv_ty_never;
     qsort(attrs, e->u.rec.n, sizeof(*attrs), attr_cmp);
     rt->ty_kind = PDP_TY_RECORD;
     rt->ty_attrs = attrs;
@@ -1111,60 +1128,22 @@ tc_record(vctx *v, const pdp_expr *e, const capn *in)
 }
 
 static const pdp_type *
-tc_method(vctx *v, const pdp_expr *e, const capn *in)
-{
-    const capn *ign;
-    const pdp_type *recv = tc(v, e->u.call.recv, in, &ign);
-    const pdp_type *arg =
-        e->u.call.n > 0 ? tc(v, e->u.call.args[0], in, &ign) : NULL;
-    bool ok = want_kind(v, e->u.call.recv, recv, PDP_TY_SET, ANY_SET);
-    switch (e->u.call.m) {
-    case PDP_M_CONTAINS:
-        if (!ok || arg == NULL || arg->ty_kind == PDP_TY_NEVER)
-            return &ty_never;
-        if (recv->ty_elem != NULL && !compatible(recv->ty_elem, arg)) {
-            incompatible(v, e->x_oppos, recv->ty_elem, arg,
-                         "elements of the first operand and the second operand "
-                         "to a `contains` expression");
-            return &ty_never;
-        }
-        return &ty_bool;
-    case PDP_M_CONTAINS_ALL:
-    case PDP_M_CONTAINS_ANY:
-        if (arg == NULL)
-            return &ty_never;
-        ok = want_kind(v, e->u.call.args[0], arg, PDP_TY_SET, ANY_SET) && ok;
-        if (!ok)
-            return &ty_never;
-        if (recv->ty_elem != NULL && arg->ty_elem != NULL &&
-            !compatible(recv->ty_elem, arg->ty_elem)) {
-            incompatible(v, e->x_oppos, recv, arg,
-                         "elements of both set operands to a `containsAll` or "
-                         "`containsAny` expression");
-            return &ty_never;
-        }
-        return &ty_bool;
-    case PDP_M_IS_EMPTY:
-        return ok ? &ty_bool : &ty_never;
-    }
-    return &ty_never;
-}
-
-static const pdp_type *
 tc_lit(vctx *v, const pdp_expr *e)
 {
     const pdp_value *c = e->x_const;
     switch (c->v_kind) {
     case PDP_VAL_BOOL:
-        return c->u.b ? &ty_true : &ty_false;
+        return c->u.b ? &pv_ty_true : &pv_ty_false;
     case PDP_VAL_LONG:
-        return &ty_long;
+        return &pv_ty_long;
     case PDP_VAL_STRING:
-        return &ty_string;
+        return &pv_ty_string;
     case PDP_VAL_ENTITY:
         return mk_entity(v, c->u.ent.type, c->u.ent.tlen);
-    default:
-        return &ty_never; // sets and records are PDP_X_SET / PDP_X_RECORD
+    default: // sets and records are PDP_X_SET / PDP_X_RECORD
+        return pv_ext_type((pdp_value_kind)c->v_kind) != NULL
+                   ? pv_ext_type((pdp_value_kind)c->v_kind)
+                   : &pv_ty_never;
     }
 }
 
@@ -1181,13 +1160,13 @@ tc_var(vctx *v, const pdp_expr *e)
     case PDP_VAR_CONTEXT:
         return v->v_act->ac_context;
     }
-    return &ty_never;
+    return &pv_ty_never;
 }
 
 /* The type of e under in; *out = the capabilities that hold when e is
  * true (in, unless e is a Bool that adds some). */
-static const pdp_type *
-tc(vctx *v, const pdp_expr *e, const capn *in, const capn **out)
+const pdp_type *
+pv_tc(vctx *v, const pdp_expr *e, const capn *in, const capn **out)
 {
     *out = in;
     const capn *ign;
@@ -1198,16 +1177,16 @@ tc(vctx *v, const pdp_expr *e, const capn *in, const capn **out)
     case PDP_X_VAR:
         return tc_var(v, e);
     case PDP_X_NOT:
-        t = tc(v, e->u.un.arg, in, &ign);
-        if (!want_bool(v, e->u.un.arg, t))
-            return &ty_never;
-        return t->ty_kind == PDP_TY_TRUE    ? &ty_false
-               : t->ty_kind == PDP_TY_FALSE ? &ty_true
-                                            : &ty_bool;
+        t = pv_tc(v, e->u.un.arg, in, &ign);
+        if (!pv_want_bool(v, e->u.un.arg, t))
+            return &pv_ty_never;
+        return t->ty_kind == PDP_TY_TRUE    ? &pv_ty_false
+               : t->ty_kind == PDP_TY_FALSE ? &pv_ty_true
+                                            : &pv_ty_bool;
     case PDP_X_NEG:
-        t = tc(v, e->u.un.arg, in, &ign);
-        return want_kind(v, e->u.un.arg, t, PDP_TY_LONG, "Long") ? &ty_long
-                                                                 : &ty_never;
+        t = pv_tc(v, e->u.un.arg, in, &ign);
+        return pv_want_kind(v, e->u.un.arg, t, PDP_TY_LONG, "Long") ? &pv_ty_long
+                                                                 : &pv_ty_never;
     case PDP_X_AND:
         return tc_and(v, e, in, out);
     case PDP_X_OR:
@@ -1229,10 +1208,10 @@ tc(vctx *v, const pdp_expr *e, const capn *in, const capn **out)
     case PDP_X_HAS:
         return tc_has(v, e, in, out);
     case PDP_X_LIKE:
-        t = tc(v, e->u.like.obj, in, &ign);
-        return want_kind(v, e->u.like.obj, t, PDP_TY_STRING, "String")
-                   ? &ty_bool
-                   : &ty_never;
+        t = pv_tc(v, e->u.like.obj, in, &ign);
+        return pv_want_kind(v, e->u.like.obj, t, PDP_TY_STRING, "String")
+                   ? &pv_ty_bool
+                   : &pv_ty_never;
     case PDP_X_ATTR:
         return tc_attr(v, e, in);
     case PDP_X_IF:
@@ -1242,13 +1221,17 @@ tc(vctx *v, const pdp_expr *e, const capn *in, const capn **out)
     case PDP_X_RECORD:
         return tc_record(v, e, in);
     case PDP_X_METHOD:
-        return tc_method(v, e, in);
+        return pv_tc_method(v, e, in, out);
     case PDP_X_TEMPORAL:
-        return &ty_bool; // its own checks are the temporal validator's
+        return &pv_ty_bool; // its own checks are the temporal validator's
+    case PDP_X_CALL:
+        return pv_tc_call(v, e, in);
+    case PDP_X_IS:
+        return tc_is(v, e, in);
     case PDP_X_COUNT:
         break;
     }
-    return &ty_never;
+    return &pv_ty_never;
 }
 
 /* ---- per rule ---- */
@@ -1261,7 +1244,10 @@ scope_types(vctx *v, const pdp_scope *sc, const pdp_str *types, uint32_t n,
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
         bool ok = true;
-        if (sc->sc_op == PDP_SCOPE_EQ || sc->sc_op == PDP_SCOPE_IN) {
+        if (sc->sc_op == PDP_SCOPE_IS || sc->sc_op == PDP_SCOPE_IS_IN)
+            ok = str_eq(types[i], sc->sc_type);
+        if (ok && (sc->sc_op == PDP_SCOPE_EQ || sc->sc_op == PDP_SCOPE_IN ||
+                   sc->sc_op == PDP_SCOPE_IS_IN)) {
             const pdp_value *ent = sc->sc_ents[0];
             pdp_str et = {ent->u.ent.type, ent->u.ent.tlen};
             ok = sc->sc_op == PDP_SCOPE_EQ
@@ -1291,6 +1277,9 @@ action_admitted(vctx *v, const pdp_scope *sc, const pdp_schema_action *a)
                 return true;
         }
         return false;
+    case PDP_SCOPE_IS: // the parser refuses `action is …`
+    case PDP_SCOPE_IS_IN:
+        return false;
     }
     return false;
 }
@@ -1305,8 +1294,8 @@ check_env(vctx *v, const pdp_rule *r)
     for (uint32_t i = 0; i < r->r_nconds; i++) {
         const pdp_expr *body = r->r_conds[i].cd_body;
         const capn *c = caps;
-        const pdp_type *t = tc(v, body, caps, &c);
-        if (!want_bool(v, body, t))
+        const pdp_type *t = pv_tc(v, body, caps, &c);
+        if (!pv_want_bool(v, body, t))
             continue;
         bool when = r->r_conds[i].cd_kind == PDP_COND_WHEN;
         if (t->ty_kind == (when ? PDP_TY_FALSE : PDP_TY_TRUE))
@@ -1361,7 +1350,7 @@ validate_rule(vctx *v, const pdp_rule *r)
         }
     }
     if (nenv == 0) {
-        verr(v, r->r_action.sc_pos,
+        pv_verr(v, r->r_action.sc_pos,
              "unable to find an applicable action "
              "given the policy scope constraints");
         return v->v_rv;

@@ -403,6 +403,15 @@ walk(spell *sp, const pdp_expr *e)
         for (uint32_t i = 0; i < e->u.rec.n; i++)
             walk(sp, e->u.rec.vals[i]);
         return;
+    case PDP_X_CALL:
+        for (uint32_t i = 0; i < e->u.call.n; i++)
+            walk(sp, e->u.call.args[i]);
+        return;
+    case PDP_X_IS:
+        walk(sp, e->u.is.obj);
+        if (e->u.is.in != NULL)
+            walk(sp, e->u.is.in);
+        return;
     default:
         walk(sp, e->u.bin.l);
         walk(sp, e->u.bin.r);

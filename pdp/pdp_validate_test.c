@@ -84,12 +84,13 @@ strip_locations(char *s)
 }
 
 static void
-refuses(const char *text, const char *want)
+refuses_with(const char *text, const pdp_schema *s, const char *want)
 {
     pdp_policy_set *set = (pdp_policy_set *)1;
     char *err = NULL, *warns = NULL;
-    box_err rv = load(text, BOX, HOME, &set, &err, &warns);
-    assert_null(set);
+    box_err rv = load(text, s, HOME, &set, &err, &warns);
+    if (set != NULL)
+        fail_msg("%s\n  loaded; want: %s", text, want);
     if (err != NULL)
         strip_locations(err);
     if (rv != BOX_ECONFIG || err == NULL || strcmp(err, want) != 0)
@@ -97,6 +98,12 @@ refuses(const char *text, const char *want)
                  err ? err : "(null)", want);
     box_free(err);
     box_free(warns);
+}
+
+static void
+refuses(const char *text, const char *want)
+{
+    refuses_with(text, BOX, want);
 }
 
 /* Loads; want_warn NULL or "" means no warning. */
@@ -861,6 +868,314 @@ test_conformance_with_schema(void **state)
     box_free(stext);
 }
 
+
+/* ---- extension types, is, tags (§6.1 typing; §8.1 with the Drupe
+ * schema of §8.0) ---- */
+
+static pdp_schema *
+drupe_schema(void)
+{
+    size_t len;
+    char *stext = read_rel("pdp/testdata/dogwood/schemas/"
+                           "drupe_test_world.cedarschema",
+                           &len);
+    pdp_schema *drupe = NULL;
+    char *err = NULL;
+    assert_int_equal(pdp_schema_load(stext, len, "drupe", &drupe, &err),
+                     BOX_OK);
+    box_free(stext);
+    return drupe;
+}
+
+#define DP(act) "permit (principal, action == Drupe::Action::\"" act "\", " \
+    "resource) "
+#define FAILS "policy fails schema validation: for policy `policy_0`, "
+#define IMPOSSIBLE "for policy `policy_0`, policy is impossible: the policy " \
+    "expression evaluates to false for all valid requests"
+
+static void
+test_extension_validation(void **state)
+{
+    (void)state;
+    pdp_schema *d = drupe_schema();
+    /* §8.1 cases that use these constructs validate. */
+    static const char *const ok[] = {
+        /* C10 */
+        DP("ApproveSale") "when { if context has output then "
+        "context.output.proceeds == decimal(\"0.0\") else false };",
+        /* C16 */
+        DP("SellShares") "when { context.system.now >= "
+        "datetime(\"2025-01-01T00:00:00Z\") && context.system.now < "
+        "datetime(\"2026-01-01T00:00:00Z\") };",
+        /* C17 */
+        DP("ApproveSale") "when { context has output && "
+        "context.output.proceeds.lessThan(decimal(\"100.0\")) };",
+        /* C21, scope and condition */
+        "permit (principal is Drupe::OAuthUser in Drupe::Team::\"traders\", "
+        "action == Drupe::Action::\"GetStockInfo\", resource);",
+        DP("GetStockInfo") "when { principal is Drupe::OAuthUser in "
+        "Drupe::Team::\"traders\" };",
+        "permit (principal is Drupe::OAuthUser, action, resource is "
+        "Drupe::Gateway);",
+        /* C23 with its guard, also across clauses */
+        "permit (principal, action, resource) when { "
+        "principal.hasTag(\"level\") && principal.getTag(\"level\") == "
+        "\"gold\" };",
+        "permit (principal, action, resource) when { "
+        "principal.hasTag(\"level\") } when { principal.getTag(\"level\") "
+        "like \"g*\" };",
+        "permit (principal, action, resource) when { if "
+        "principal.hasTag(\"level\") then principal.getTag(\"level\") == "
+        "\"gold\" else false };",
+        /* C24, C25 */
+        "permit (principal, action, resource) when { "
+        "ip(\"192.168.1.5\").isInRange(ip(\"192.168.0.0/16\")) && "
+        "ip(\"127.0.0.2\").isLoopback() && !(ip(\"192.168.0.1/24\") == "
+        "ip(\"192.168.0.8/24\")) && ip(\"ff00::2\").isMulticast() && "
+        "ip(\"::1\").isIpv6() };",
+        "permit (principal, action, resource) when { "
+        "duration(\"1h30m\").toMinutes() == 90 && "
+        "datetime(\"2024-10-15\").offset(duration(\"1h\")) == "
+        "datetime(\"2024-10-15T01:00:00Z\") && "
+        "datetime(\"2024-10-14T23:18:00Z\").durationSince("
+        "datetime(\"2024-10-15\")) == duration(\"-42m\") && "
+        "datetime(\"2025-02-20T22:00:00-0500\").toDate() == "
+        "datetime(\"2025-02-21\") && duration(\"4m70s\").toMinutes() == 5 "
+        "&& duration(\"100ms\").toSeconds() == 0 };",
+        /* every method, typed from the table */
+        DP("SellShares") "when { context.system.now.toTime() < "
+        "duration(\"12h\") && context.system.now.toDate().durationSince("
+        "context.system.now).toHours() <= 0 && [decimal(\"1.0\"), "
+        "decimal(\"2.0\")].contains(decimal(\"1.00\")) && "
+        "decimal(\"1.0\").greaterThanOrEqual(decimal(\"0.5\")) && "
+        "ip(\"10.0.0.1\").isIpv4() && duration(\"1d\").toDays() + "
+        "duration(\"1s\").toMilliseconds() > 0 };",
+    };
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+        loads_with(ok[i], d, NULL, NULL);
+
+    static const struct {
+        const char *src;
+        const char *msg;
+    } bad[] = {
+        /* C17's `<` on decimals (§3.5) */
+        {DP("ApproveSale") "when { context has output && "
+         "context.output.proceeds < decimal(\"100.0\") };",
+         FAILS "unexpected type: expected Long, or datetime, or duration but "
+         "saw decimal"},
+        {DP("SellShares") "when { context.system.now < duration(\"1h\") };",
+         FAILS "unexpected type: expected datetime but saw duration"},
+        /* C23 without its guard, or guarded by another key */
+        {"permit (principal, action, resource) when { "
+         "principal.getTag(\"level\") == \"gold\" };",
+         FAILS "unable to guarantee safety of access to tag `\"level\"` on "
+         "entity type `Drupe::OAuthUser`"},
+        {"permit (principal, action, resource) when { "
+         "principal.hasTag(\"rank\") && principal.getTag(\"level\") == "
+         "\"gold\" };",
+         FAILS "unable to guarantee safety of access to tag `\"level\"` on "
+         "entity type `Drupe::OAuthUser`"},
+        {"permit (principal, action, resource) when { "
+         "principal.hasTag(\"level\") || principal.getTag(\"level\") == "
+         "\"gold\" };",
+         FAILS "unable to guarantee safety of access to tag `\"level\"` on "
+         "entity type `Drupe::OAuthUser`"},
+        /* tags are Strings here */
+        {"permit (principal, action, resource) when { "
+         "principal.hasTag(\"level\") && principal.getTag(\"level\") == 1 };",
+         FAILS "the types Long and String are not compatible: both operands "
+         "to a `==` expression must have compatible types"},
+        {"permit (principal, action, resource) when { principal.hasTag(1) };",
+         FAILS "unexpected type: expected String but saw Long"},
+        {DP("Login") "when { context.input.user.hasTag(\"x\") };",
+         FAILS "unexpected type: expected __cedar::internal::AnyEntity but "
+         "saw String"},
+        /* `==` between different non-entity types (§3.3 vs §6.1) */
+        {"permit (principal, action, resource) when { decimal(\"1.0\") == "
+         "\"1.0\" };",
+         FAILS "the types String and decimal are not compatible: both "
+         "operands to a `==` expression must have compatible types"},
+        {"permit (principal, action, resource) when { ip(\"::1\") == "
+         "decimal(\"1.0\") };",
+         FAILS "the types decimal and ipaddr are not compatible: both "
+         "operands to a `==` expression must have compatible types"},
+        {"permit (principal, action, resource) when { duration(\"1h\") == "
+         "3600000 };",
+         FAILS "the types Long and duration are not compatible: both "
+         "operands to a `==` expression must have compatible types"},
+        /* constructors: string literals only, and they must parse */
+        {DP("SellShares") "when { decimal(context.input.stock) == "
+         "decimal(\"1.0\") };",
+         FAILS "extension constructors may not be called with non-literal "
+         "expressions"},
+        {"permit (principal, action, resource) when { decimal(1) == "
+         "decimal(\"1.0\") };",
+         FAILS "unexpected type: expected String but saw Long"},
+        {"permit (principal, action, resource) when { decimal(\"1\") == "
+         "decimal(\"1.0\") };",
+         FAILS "error during extension function argument validation: error "
+         "while evaluating `decimal` extension function: `1` is not a "
+         "well-formed decimal value"},
+        {"permit (principal, action, resource) when { "
+         "ip(\"127.0.0.1/8/24\").isLoopback() };",
+         FAILS "error during extension function argument validation: error "
+         "while evaluating `ipaddr` extension function: error parsing "
+         "prefix: string length 4 is too large"},
+        {"permit (principal, action, resource) when { "
+         "datetime(\"2025-02-29\") == datetime(\"2025-03-01\") };",
+         FAILS "error during extension function argument validation: error "
+         "while evaluating `datetime` extension function: invalid date: "
+         "2025-02-29"},
+        {"permit (principal, action, resource) when { "
+         "duration(\"1m1h\").toMinutes() == 61 };",
+         FAILS "error during extension function argument validation: error "
+         "while evaluating `duration` extension function: invalid duration "
+         "pattern"},
+        /* extension methods: receiver and argument types */
+        {DP("SellShares") "when { context.input.stock.lessThan(decimal("
+         "\"1.0\")) };",
+         FAILS "unexpected type: expected decimal but saw String"},
+        {"permit (principal, action, resource) when { decimal(\"1.0\")"
+         ".lessThan(1) };",
+         FAILS "unexpected type: expected decimal but saw Long"},
+        {"permit (principal, action, resource) when { ip(\"::1\")"
+         ".isInRange(decimal(\"1.0\")) };",
+         FAILS "unexpected type: expected ipaddr but saw decimal"},
+        {DP("SellShares") "when { context.system.now.toDays() == 1 };",
+         FAILS "unexpected type: expected duration but saw datetime"},
+        {DP("SellShares") "when { context.system.now.offset("
+         "context.system.now) == context.system.now };",
+         FAILS "unexpected type: expected duration but saw datetime"},
+        {"permit (principal, action, resource) when { "
+         "duration(\"1h\").toMinutes() == \"60\" };",
+         FAILS "the types Long and String are not compatible: both operands "
+         "to a `==` expression must have compatible types"},
+        /* is */
+        {"permit (principal, action, resource) when { principal is "
+         "Drupe::OAuthUsr };",
+         FAILS "unrecognized entity type `Drupe::OAuthUsr` (did you mean "
+         "`Drupe::OAuthUser`?)"},
+        {"permit (principal is Drupe::Usr, action, resource);",
+         FAILS "unrecognized entity type `Drupe::Usr`"},
+        {DP("Login") "when { context.input.user is Drupe::OAuthUser };",
+         FAILS "unexpected type: expected __cedar::internal::AnyEntity but "
+         "saw String"},
+        {DP("Login") "when { principal is Drupe::OAuthUser in "
+         "context.input.user };",
+         FAILS "unexpected type: expected Set<__cedar::internal::AnyEntity>, "
+         "or __cedar::internal::AnyEntity but saw String"},
+        {"permit (principal is Drupe::Gateway, action, resource);",
+         FAILS "unable to find an applicable action given the policy scope "
+         "constraints"},
+        {"permit (principal is Drupe::OAuthUser in Drupe::Gateway::\"gw1\", "
+         "action, resource);",
+         FAILS "unable to find an applicable action given the policy scope "
+         "constraints"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        refuses_with(bad[i].src, d, bad[i].msg);
+
+    /* A bad literal is refused at load, located in the file. */
+    pdp_policy_set *set = NULL;
+    char *err = NULL, *warns = NULL;
+    assert_int_equal(load("permit (principal, action, resource)\n  when { "
+                          "decimal(\"1.\") == decimal(\"1.0\") };",
+                          d, NULL, &set, &err, &warns),
+                     BOX_ECONFIG);
+    assert_null(set);
+    assert_string_equal(err, "policy fails schema validation: policy.dw:2:10: "
+                             "for policy `policy_0`, error during extension "
+                             "function argument validation: error while "
+                             "evaluating `decimal` extension function: `1.` is "
+                             "not a well-formed decimal value");
+    box_free(err);
+    box_free(warns);
+
+    /* `is` and hasTag decided by the type: constant false is a warning. */
+    loads_with("permit (principal, action, resource) when { principal is "
+               "Drupe::Gateway };", d, NULL, IMPOSSIBLE);
+    loads_with("permit (principal, action, resource) when { "
+               "resource.hasTag(\"x\") };", d, NULL, IMPOSSIBLE);
+    pdp_schema_free(d);
+
+    /* Box: principal and resource declare no tags (§3.8). */
+    loads_with("permit (principal, action, resource) when { "
+               "principal.hasTag(\"x\") };", BOX, NULL, IMPOSSIBLE);
+    /* (behind a constant-false hasTag, getTag is never typed: Cedar
+     * skips the right of `false && …`) */
+    loads_with("permit (principal, action, resource) when { "
+               "principal.hasTag(\"x\") && principal.getTag(\"x\") == \"y\" };",
+               BOX, NULL, IMPOSSIBLE);
+    refuses("permit (principal, action, resource) when { "
+            "principal.getTag(\"x\") == \"y\" };",
+            FAILS "`.getTag()` is not allowed on entities of type `Box::Agent` "
+            "because no `tags` were declared on the entity type in the schema");
+    loads("permit (principal is Box::Agent, action == Box::Action::\"fs:read\", "
+          "resource is Box::Resource) when { principal is Box::Agent && "
+          "context.input.operation is Box::FsReadOperation };");
+    refuses("permit (principal is Box::Resource, action, resource);",
+            FAILS "unable to find an applicable action given the policy scope "
+            "constraints");
+}
+
+/* §1.5 with extension values: the request's context conforms to the
+ * schema's extension types; a decision over the Drupe schema. */
+static void
+test_extension_requests(void **state)
+{
+    (void)state;
+    pdp_schema *d = drupe_schema();
+    pdp_policy_set *set;
+    char *err, *warns;
+    const char *c16 =
+        DP("SellShares") "when { context.system.now >= "
+        "datetime(\"2025-01-01T00:00:00Z\") && context.system.now < "
+        "datetime(\"2026-01-01T00:00:00Z\") };";
+    assert_int_equal(load(c16, d, NULL, &set, &err, &warns), BOX_OK);
+    box_free(warns);
+    pdp_request rq = trq(A, "Drupe::OAuthUser::\"alice\"",
+                         "Drupe::Action::\"SellShares\"",
+                         "Drupe::Gateway::\"gw1\"",
+                         "{ input: { shares: 1, stock: \"A\" }, system: { now: "
+                         "datetime(\"2025-06-01T00:00:00Z\") } }",
+                         "gw1");
+    assert_int_equal(pdp_decide(set, &rq, ANS), BOX_OK);
+    assert_int_equal(pdp_answer_verdict(ANS), PDP_ALLOW);
+    rq = trq(A, "Drupe::OAuthUser::\"alice\"", "Drupe::Action::\"SellShares\"",
+             "Drupe::Gateway::\"gw1\"",
+             "{ input: { shares: 1, stock: \"A\" }, output: { proceeds: "
+             "decimal(\"1.0\"), approved: true }, system: { now: "
+             "datetime(\"2026-06-01T00:00:00Z\") } }",
+             "gw1");
+    assert_int_equal(pdp_decide(set, &rq, ANS), BOX_OK);
+    assert_int_equal(pdp_answer_reason(ANS), PDP_REASON_NOMATCH);
+    rq = trq(A, "Drupe::OAuthUser::\"alice\"", "Drupe::Action::\"SellShares\"",
+             "Drupe::Gateway::\"gw1\"",
+             "{ input: { shares: 1, stock: \"A\" }, system: { now: "
+             "\"2025-06-01\" } }",
+             "gw1");
+    assert_int_equal(pdp_decide(set, &rq, ANS), BOX_OK);
+    assert_int_equal(pdp_answer_reason(ANS), PDP_REASON_INTERNAL_FAULT);
+    assert_string_equal(pdp_answer_error_message(ANS, 0),
+                        "request for Drupe::Action::\"SellShares\" does not "
+                        "match the schema: `system.now` must be datetime, not "
+                        "a string");
+    rq = trq(A, "Drupe::OAuthUser::\"alice\"", "Drupe::Action::\"SellShares\"",
+             "Drupe::Gateway::\"gw1\"",
+             "{ input: { shares: 1, stock: \"A\" }, output: { proceeds: "
+             "duration(\"1s\"), approved: true }, system: { now: "
+             "datetime(\"2025-06-01\") } }",
+             "gw1");
+    assert_int_equal(pdp_decide(set, &rq, ANS), BOX_OK);
+    assert_int_equal(pdp_answer_reason(ANS), PDP_REASON_INTERNAL_FAULT);
+    assert_string_equal(pdp_answer_error_message(ANS, 0),
+                        "request for Drupe::Action::\"SellShares\" does not "
+                        "match the schema: `output.proceeds` must be decimal, "
+                        "not a duration");
+    pdp_policy_free(set);
+    pdp_schema_free(d);
+}
+
 int
 main(void)
 {
@@ -876,6 +1191,8 @@ main(void)
         cmocka_unit_test(test_decide_validates_requests),
         cmocka_unit_test(test_shipped_policies),
         cmocka_unit_test(test_conformance_with_schema),
+        cmocka_unit_test(test_extension_validation),
+        cmocka_unit_test(test_extension_requests),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -7,6 +7,7 @@
 
 #include "box_alloc.h"
 #include "box_escape.h"
+#include "pdp_ext.h"
 #include "pdp_int.h"
 #include "box_utf8.h"
 
@@ -36,6 +37,42 @@ pdp_value_long(box_arena *a, int64_t l)
     pdp_value *v = value_new(a, PDP_VAL_LONG);
     if (v != NULL)
         v->u.l = l;
+    return v;
+}
+
+static pdp_value *
+value_i64(box_arena *a, pdp_value_kind k, int64_t l)
+{
+    pdp_value *v = value_new(a, k);
+    if (v != NULL)
+        v->u.l = l;
+    return v;
+}
+
+pdp_value *
+pdp_value_decimal(box_arena *a, int64_t scaled)
+{
+    return value_i64(a, PDP_VAL_DECIMAL, scaled);
+}
+
+pdp_value *
+pdp_value_datetime(box_arena *a, int64_t ms)
+{
+    return value_i64(a, PDP_VAL_DATETIME, ms);
+}
+
+pdp_value *
+pdp_value_duration(box_arena *a, int64_t ms)
+{
+    return value_i64(a, PDP_VAL_DURATION, ms);
+}
+
+pdp_value *
+pdp_value_ipaddr(box_arena *a, const pdp_ipaddr *ip)
+{
+    pdp_value *v = value_new(a, PDP_VAL_IPADDR);
+    if (v != NULL)
+        v->u.ip = *ip;
     return v;
 }
 
@@ -204,8 +241,9 @@ pdp_value_kind_of(const pdp_value *v)
 const char *
 pdp_value_kind_name(pdp_value_kind k)
 {
-    static const char *const names[] = {"bool", "long", "string",
-                                        "set",  "record", "entity"};
+    static const char *const names[] = {
+        "bool",   "long",    "string", "set",      "record",
+        "entity", "decimal", "ipaddr", "datetime", "duration"}; // ORDER PDP_VAL
     return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
 }
 
@@ -219,6 +257,33 @@ int64_t
 pdp_value_as_long(const pdp_value *v)
 {
     return v->v_kind == PDP_VAL_LONG ? v->u.l : 0;
+}
+
+int64_t
+pdp_value_as_decimal(const pdp_value *v)
+{
+    return v->v_kind == PDP_VAL_DECIMAL ? v->u.l : 0;
+}
+
+int64_t
+pdp_value_as_datetime(const pdp_value *v)
+{
+    return v->v_kind == PDP_VAL_DATETIME ? v->u.l : 0;
+}
+
+int64_t
+pdp_value_as_duration(const pdp_value *v)
+{
+    return v->v_kind == PDP_VAL_DURATION ? v->u.l : 0;
+}
+
+bool
+pdp_value_as_ipaddr(const pdp_value *v, pdp_ipaddr *out)
+{
+    if (v->v_kind != PDP_VAL_IPADDR)
+        return false;
+    *out = v->u.ip;
+    return true;
 }
 
 const char *
@@ -314,7 +379,12 @@ pdp_value_equal(const pdp_value *a, const pdp_value *b)
     case PDP_VAL_BOOL:
         return a->u.b == b->u.b;
     case PDP_VAL_LONG:
+    case PDP_VAL_DECIMAL:
+    case PDP_VAL_DATETIME:
+    case PDP_VAL_DURATION:
         return a->u.l == b->u.l;
+    case PDP_VAL_IPADDR:
+        return pdp_ipaddr_eq(&a->u.ip, &b->u.ip);
     case PDP_VAL_STRING:
         return a->u.str.len == b->u.str.len &&
                memcmp(a->u.str.s, b->u.str.s, a->u.str.len) == 0;
@@ -471,6 +541,17 @@ out:
     return rv;
 }
 
+/* A tag byte and 8 big-endian bytes. */
+static box_err
+encode_i64(box_buf *out, char tag, int64_t l)
+{
+    uint64_t u = (uint64_t)l;
+    unsigned char b[9] = {(unsigned char)tag};
+    for (int i = 0; i < 8; i++)
+        b[1 + i] = (unsigned char)(u >> (56 - 8 * i));
+    return box_buf_append(out, b, 9);
+}
+
 box_err
 pdp_value_encode(const pdp_value *v, box_buf *out)
 {
@@ -480,12 +561,19 @@ pdp_value_encode(const pdp_value *v, box_buf *out)
         char b[2] = {'B', v->u.b ? 1 : 0};
         return box_buf_append(out, b, 2);
     }
-    case PDP_VAL_LONG: {
-        uint64_t u = (uint64_t)v->u.l;
-        unsigned char b[9] = {'L'};
-        for (int i = 0; i < 8; i++)
-            b[1 + i] = (unsigned char)(u >> (56 - 8 * i));
-        return box_buf_append(out, b, 9);
+    case PDP_VAL_LONG:
+        return encode_i64(out, 'L', v->u.l);
+    case PDP_VAL_DECIMAL:
+        return encode_i64(out, 'D', v->u.l);
+    case PDP_VAL_DATETIME:
+        return encode_i64(out, 'T', v->u.l);
+    case PDP_VAL_DURATION:
+        return encode_i64(out, 'P', v->u.l);
+    case PDP_VAL_IPADDR: {
+        unsigned char b[3] = {'I', v->u.ip.ip_v6 ? 6 : 4, v->u.ip.ip_prefix};
+        if ((rv = box_buf_append(out, b, 3)) != BOX_OK)
+            return rv;
+        return box_buf_append(out, v->u.ip.ip_addr, v->u.ip.ip_v6 ? 16 : 4);
     }
     case PDP_VAL_STRING:
         if ((rv = box_buf_putc(out, 'S')) != BOX_OK)
@@ -535,6 +623,11 @@ pdp_value_format(const pdp_value *v, box_buf *out)
         return box_buf_puts(out, v->u.b ? "true" : "false");
     case PDP_VAL_LONG:
         return box_buf_printf(out, "%lld", (long long)v->u.l);
+    case PDP_VAL_DECIMAL:
+    case PDP_VAL_IPADDR:
+    case PDP_VAL_DATETIME:
+    case PDP_VAL_DURATION:
+        return pdp_ext_format(v, out);
     case PDP_VAL_STRING:
         return format_quoted(out, v->u.str.s, v->u.str.len);
     case PDP_VAL_ENTITY:

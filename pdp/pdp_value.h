@@ -12,8 +12,9 @@
 #include "box_arena.h"
 
 /*
- * A pdp_value is a Cedar value of the Box subset: Bool, Long, String,
- * Set, Record or entity reference. Values live in a box_arena: every
+ * A pdp_value is a Cedar value: Bool, Long, String, Set, Record, entity
+ * reference, or one of the extension types decimal, ipaddr, datetime and
+ * duration (dogwood-spec §3.1). Values live in a box_arena: every
  * constructor takes the arena, and the tree is freed with the arena (there
  * is no per-value free). A value may be shared by several parents.
  *
@@ -35,7 +36,21 @@ typedef enum pdp_value_kind {
     PDP_VAL_SET,
     PDP_VAL_RECORD,
     PDP_VAL_ENTITY,
+    PDP_VAL_DECIMAL,  // signed 64-bit integer scaled by 10^4
+    PDP_VAL_IPADDR,   // an address and a prefix length (pdp_ipaddr)
+    PDP_VAL_DATETIME, // signed 64-bit milliseconds since the Unix epoch
+    PDP_VAL_DURATION, // signed 64-bit milliseconds
 } pdp_value_kind;
+
+/* An ipaddr value: IPv4 (ip_v6 false, the address in ip_addr[0..4)) or
+ * IPv6 (ip_addr[0..16)), network byte order, with the prefix length
+ * (0..32 or 0..128; a single address has the full length). The address
+ * is kept as written, not masked: 10.0.0.1/24 and 10.0.0.8/24 differ. */
+typedef struct pdp_ipaddr {
+    uint8_t ip_addr[16];
+    uint8_t ip_prefix;
+    bool ip_v6;
+} pdp_ipaddr;
 
 /* ---- builders (all results are owned by the arena) ---- */
 
@@ -51,6 +66,13 @@ box_err pdp_value_string(box_arena *a, const char *s, size_t n,
 box_err pdp_value_entity(box_arena *a, const char *type, size_t tlen,
                          const char *id, size_t idlen,
                          pdp_value **out) BOX_WARN_UNUSED;
+/* Extension values: a decimal scaled by 10^4 ("1.5" is 15000), a
+ * datetime or a duration in milliseconds, an ipaddr (copied). Values out
+ * of the types' ranges cannot be written: every int64_t is valid. */
+pdp_value *pdp_value_decimal(box_arena *a, int64_t scaled);
+pdp_value *pdp_value_datetime(box_arena *a, int64_t ms);
+pdp_value *pdp_value_duration(box_arena *a, int64_t ms);
+pdp_value *pdp_value_ipaddr(box_arena *a, const pdp_ipaddr *ip);
 /* An empty set / record to fill with the calls below. */
 pdp_value *pdp_value_set_new(box_arena *a);
 pdp_value *pdp_value_record_new(box_arena *a);
@@ -69,11 +91,19 @@ box_err pdp_value_record_put(box_arena *a, pdp_value *rec, const char *key,
 /* ---- readers ---- */
 
 pdp_value_kind pdp_value_kind_of(const pdp_value *v);
-/* "bool", "long", "string", "set", "record", "entity". */
+/* "bool", "long", "string", "set", "record", "entity", and Cedar's
+ * extension type names "decimal", "ipaddr", "datetime", "duration". */
 const char *pdp_value_kind_name(pdp_value_kind k);
 /* The scalar; false / 0 when v is of another kind. */
 bool pdp_value_as_bool(const pdp_value *v);
 int64_t pdp_value_as_long(const pdp_value *v);
+/* The scaled decimal, or the milliseconds of a datetime / duration; 0
+ * when v is of another kind. */
+int64_t pdp_value_as_decimal(const pdp_value *v);
+int64_t pdp_value_as_datetime(const pdp_value *v);
+int64_t pdp_value_as_duration(const pdp_value *v);
+/* The address of an ipaddr (false, *out untouched, for other kinds). */
+bool pdp_value_as_ipaddr(const pdp_value *v, pdp_ipaddr *out);
 /* String bytes (NUL-terminated, may also hold NULs) and length. */
 const char *pdp_value_str(const pdp_value *v, size_t *len);
 /* Entity parts. */
@@ -95,22 +125,30 @@ box_err pdp_value_copy(box_arena *a, const pdp_value *v,
                        const pdp_value **out) BOX_WARN_UNUSED;
 
 /* Cedar equality: same kind and value; sets as sets; records by key set
- * and values; entities by type and id. Never fails. */
+ * and values; entities by type and id; decimals by scaled value;
+ * ipaddrs by family, address and prefix; datetimes and durations by
+ * milliseconds. Never fails. */
 bool pdp_value_equal(const pdp_value *a, const pdp_value *b);
 
 /*
  * Appends the canonical encoding of v to out: deterministic bytes,
  * equal for equal values (records sorted by key, sets sorted and
  * deduplicated), different for different values. Usable as a cache key.
- * Layout: a tag byte ('B' 'L' 'S' '[' '{' 'E'), then big-endian fixed
- * widths: B: 1 byte; L: 8 bytes; S: u32 length + bytes; E: u32 + type,
- * u32 + id; '[': u32 count + elements; '{': u32 count + (u32 + key,
- * value) pairs.
+ * Layout: a tag byte ('B' 'L' 'S' '[' '{' 'E' 'D' 'I' 'T' 'P'), then
+ * big-endian fixed widths: B: 1 byte; L: 8 bytes; S: u32 length + bytes;
+ * E: u32 + type, u32 + id; '[': u32 count + elements; '{': u32 count +
+ * (u32 + key, value) pairs; D (decimal): 8 bytes, the scaled value;
+ * I (ipaddr): 1 byte family (4 or 6), 1 byte prefix, then 4 or 16
+ * address bytes; T (datetime) and P (duration, ISO 8601's period
+ * letter): 8 bytes of milliseconds. One tag per kind keeps a decimal
+ * 1.0 apart from a Long 10000 and a datetime from a duration.
  */
 box_err pdp_value_encode(const pdp_value *v, box_buf *out) BOX_WARN_UNUSED;
 
 /* Appends Cedar-like text for v (strings quoted and escaped, entities as
- * Type::"id"), for messages and tests. */
+ * Type::"id", extension values as the constructor call that makes them:
+ * decimal("1.2000"), ip("10.0.0.0/24"), datetime("2024-10-15T11:35:00Z"),
+ * duration("5400000ms")), for messages and tests. */
 box_err pdp_value_format(const pdp_value *v, box_buf *out) BOX_WARN_UNUSED;
 
 #endif
