@@ -107,6 +107,46 @@ test_value_copy(void **state)
     box_arena_free(dst);
 }
 
+/* The canonical encoding reads back to an equal value; every shorter
+ * prefix and a flipped tag are refused, never read past. */
+static void
+test_value_decode(void **state)
+{
+    box_arena *a = *state;
+    static const char *const texts[] = {
+        "true", "-9223372036854775808", "\"caf\\u{e9}\"", "A::B::\"x\"",
+        "[1, 1, \"a\", [true]]", "{a: {b: [2, 3]}, \"c d\": \"\"}",
+        "decimal(\"-1.2345\")", "ip(\"10.0.0.0/8\")",
+        "ip(\"2001:db8::1\")", "datetime(\"2024-10-15T11:35:00Z\")",
+        "duration(\"1h30m\")", "[]", "{}",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        const pdp_value *v = tv(a, texts[i]), *back = NULL;
+        box_buf b;
+        box_buf_init(&b, 1u << 20);
+        assert_int_equal(pdp_value_encode(v, &b), BOX_OK);
+        size_t used = 0;
+        assert_int_equal(pdp_value_decode(a, b.b_data, b.b_len, &used, &back),
+                         BOX_OK);
+        assert_int_equal(used, b.b_len);
+        if (!pdp_value_equal(v, back))
+            fail_msg("%s does not read back", texts[i]);
+        for (size_t n = 0; n < b.b_len; n++)
+            if (pdp_value_decode(a, b.b_data, n, &used, &back) != BOX_EINVAL)
+                fail_msg("%s: a %zu-byte prefix decoded", texts[i], n);
+        b.b_data[0] = 'Z';
+        assert_int_equal(pdp_value_decode(a, b.b_data, b.b_len, &used, &back),
+                         BOX_EINVAL);
+        box_buf_reset(&b);
+    }
+    // Invalid UTF-8 in a string is refused by the builder.
+    static const unsigned char bad[] = {'S', 0, 0, 0, 1, 0xff};
+    size_t used;
+    const pdp_value *v;
+    assert_int_equal(pdp_value_decode(a, bad, sizeof bad, &used, &v),
+                     BOX_EINVAL);
+}
+
 static int
 setup(void **state)
 {
@@ -128,6 +168,7 @@ main(void)
         cmocka_unit_test(test_segments_and_ageing),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_value_copy),
+        cmocka_unit_test(test_value_decode),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -145,6 +145,13 @@ bool pdp_value_equal(const pdp_value *a, const pdp_value *b);
  */
 box_err pdp_value_encode(const pdp_value *v, box_buf *out) BOX_WARN_UNUSED;
 
+/* Reads one value of pdp_value_encode's layout from bytes[0..len) into
+ * a (pdp_value_decode.c); *used is how many bytes it took. BOX_EINVAL for
+ * bytes that are no such value (truncated, a bad tag, past a cap, not
+ * UTF-8), BOX_ENOMEM when the arena is full. */
+box_err pdp_value_decode(box_arena *a, const void *bytes, size_t len,
+                         size_t *used, const pdp_value **out) BOX_WARN_UNUSED;
+
 /* Appends Cedar-like text for v (strings quoted and escaped, entities as
  * Type::"id", extension values as the constructor call that makes them:
  * decimal("1.2000"), ip("10.0.0.0/24"), datetime("2024-10-15T11:35:00Z"),
