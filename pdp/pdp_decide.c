@@ -292,6 +292,17 @@ pdp_answer_set_pending(pdp_answer *ans, const char *resource, size_t rlen)
     return rv == BOX_OK ? BOX_OK : answer_failed(ans, rv);
 }
 
+box_err
+pdp_answer_set_fault(pdp_answer *ans, const char *why, const char *resource,
+                     size_t rlen)
+{
+    answer_reset(ans);
+    box_err rv = add_error(ans, NULL, why);
+    if (rv == BOX_OK)
+        rv = build_message(ans, resource, rlen);
+    return rv == BOX_OK ? BOX_OK : answer_failed(ans, rv);
+}
+
 pdp_verdict
 pdp_answer_verdict(const pdp_answer *ans)
 {

@@ -49,6 +49,12 @@ box_err pdp_decide(const pdp_policy_set *set, const pdp_request *rq,
 box_err pdp_answer_set_pending(pdp_answer *ans, const char *resource,
                                size_t rlen) BOX_WARN_UNUSED;
 
+/* Fills ans with an InternalFault deny whose one error (naming no rule)
+ * is why: a decision that could not be made safely (the history could
+ * not be stored). */
+box_err pdp_answer_set_fault(pdp_answer *ans, const char *why,
+                             const char *resource, size_t rlen) BOX_WARN_UNUSED;
+
 pdp_verdict pdp_answer_verdict(const pdp_answer *ans);
 pdp_reason pdp_answer_reason(const pdp_answer *ans);
 /* Plain Cedar's verdict (before Box's error rule), for logs and tests. */

@@ -132,6 +132,13 @@ pdp_hist_base(const pdp_hist *h)
     return h->h_base;
 }
 
+void
+pdp_hist_set_base(pdp_hist *h, uint64_t base)
+{
+    if (h->h_n == 0)
+        h->h_base = base;
+}
+
 const pdp_event *
 pdp_hist_at(const pdp_hist *h, size_t i)
 {

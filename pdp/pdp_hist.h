@@ -47,6 +47,9 @@ size_t pdp_hist_len(const pdp_hist *h);
 /* The sequence number of event 0: how many were forgotten before it.
  * Event i is number base + i for the history's whole life. */
 uint64_t pdp_hist_base(const pdp_hist *h);
+/* Numbers an empty history's first event base (a replayed file's first
+ * kept event); ignored once it holds events. */
+void pdp_hist_set_base(pdp_hist *h, uint64_t base);
 /* The i-th event (0-based), i < pdp_hist_len. */
 const pdp_event *pdp_hist_at(const pdp_hist *h, size_t i);
 

@@ -17,15 +17,11 @@
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "pdp_hist.h"
+#include "pdp_hstore.h"
 #include "pdp_validate.h"
 
 #define LIVE_RULE_TEXT_MAX ((size_t)1 << 24)
 
-/* A rule of the current generation: its text and first visible event. */
-typedef struct live_rule {
-    char *lr_text;
-    uint64_t lr_since;
-} live_rule;
 
 struct pdp_live {
     pthread_mutex_t lv_lock;
@@ -35,9 +31,12 @@ struct pdp_live {
     int64_t lv_last_ts;
     bool lv_have_gen;
     uint64_t lv_epoch;   // the generation lv_rules describe
-    live_rule *lv_rules; // by rule index
+    pdp_hstore_rule *lv_rules; // by rule index
     uint64_t *lv_since;  // the same, as pdp_request.rq_since reads it
     size_t lv_nrules;
+    pdp_hstore *lv_store; // where events go before a verdict, or NULL
+    uint64_t lv_ticket;   // what the store must sync for the last put
+    uint64_t lv_dropped;  // events aged out since the last compaction
 };
 
 static int64_t
@@ -66,10 +65,10 @@ pdp_live_new(pdp_live_clock clock, void *clock_arg)
 }
 
 static void
-rules_free(live_rule *r, size_t n)
+rules_free(pdp_hstore_rule *r, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        box_free(r[i].lr_text);
+        box_free(r[i].hr_text);
     box_free(r);
 }
 
@@ -80,6 +79,7 @@ pdp_live_free(pdp_live *l)
         return;
     rules_free(l->lv_rules, l->lv_nrules);
     box_free(l->lv_since);
+    pdp_hstore_close(l->lv_store);
     pdp_hist_free(l->lv_hist);
     pthread_mutex_destroy(&l->lv_lock);
     box_free(l);
@@ -100,7 +100,7 @@ adopt(pdp_live *l, const pdp_policy_set *set, uint64_t epoch)
     if (l->lv_have_gen && l->lv_epoch == epoch)
         return BOX_OK;
     size_t n = pdp_policy_rule_count(set);
-    live_rule *rules = box_calloc(n + 1, sizeof *rules);
+    pdp_hstore_rule *rules = box_calloc(n + 1, sizeof *rules);
     uint64_t *since = box_calloc(n + 1, sizeof *since);
     box_buf b;
     box_buf_init(&b, LIVE_RULE_TEXT_MAX);
@@ -109,20 +109,28 @@ adopt(pdp_live *l, const pdp_policy_set *set, uint64_t epoch)
         b.b_len = 0;
         if ((rv = pdp_rule_dump(pdp_policy_rule(set, i), &b)) != BOX_OK)
             break;
-        if ((rules[i].lr_text = box_strndup(b.b_data, b.b_len)) == NULL) {
+        if ((rules[i].hr_text = box_strndup(b.b_data, b.b_len)) == NULL) {
             rv = BOX_ENOMEM;
             break;
         }
-        rules[i].lr_since = next_seq(l);
+        rules[i].hr_since = next_seq(l);
         for (size_t j = 0; j < l->lv_nrules; j++)
-            if (strcmp(l->lv_rules[j].lr_text, rules[i].lr_text) == 0) {
-                rules[i].lr_since = l->lv_rules[j].lr_since;
+            if (strcmp(l->lv_rules[j].hr_text, rules[i].hr_text) == 0) {
+                rules[i].hr_since = l->lv_rules[j].hr_since;
                 break;
             }
-        since[i] = rules[i].lr_since;
+        since[i] = rules[i].hr_since;
     }
     box_buf_reset(&b);
     if (rv != BOX_OK) {
+        rules_free(rules, n);
+        box_free(since);
+        return rv;
+    }
+    // What each rule has seen survives a restart with it.
+    if (l->lv_store != NULL &&
+        (rv = pdp_hstore_put_rules(l->lv_store, rules, n, &l->lv_ticket)) !=
+            BOX_OK) {
         rules_free(rules, n);
         box_free(since);
         return rv;
@@ -135,6 +143,21 @@ adopt(pdp_live *l, const pdp_policy_set *set, uint64_t epoch)
     l->lv_epoch = epoch;
     l->lv_have_gen = true;
     return BOX_OK;
+}
+
+/* Rewrites the file once as many events have aged out as are kept (at
+ * least a segment's worth): the file stays within about twice what the
+ * rules can reach, at a cost spread over the events appended. A failed
+ * compaction leaves the old file, which is still right. */
+static void
+compact(pdp_live *l)
+{
+    size_t kept = pdp_hist_len(l->lv_hist);
+    if (l->lv_store == NULL || l->lv_dropped < 4096 || l->lv_dropped < kept)
+        return;
+    if (pdp_hstore_compact(l->lv_store, l->lv_hist, l->lv_rules,
+                           l->lv_nrules) == BOX_OK)
+        l->lv_dropped = 0;
 }
 
 /* Appends one event, stamped with the engine's time, built in the
@@ -189,13 +212,19 @@ append(pdp_live *l, const pdp_policy_set *set, const pdp_value *principal,
     e.ev_principal = p;
     e.ev_resource = r;
     e.ev_fields = fields;
+    // On the disk first: an event the file lacks is never decided on.
+    if (l->lv_store != NULL &&
+        (rv = pdp_hstore_put_event(l->lv_store, next_seq(l), &e,
+                                   &l->lv_ticket)) != BOX_OK)
+        return rv;
     if ((rv = pdp_hist_append(l->lv_hist, &e)) != BOX_OK)
         return rv;
     l->lv_last_ts = now;
     int64_t window = 0;
     (void)pdp_policy_temporal(set, &window);
     if (window < now)
-        (void)pdp_hist_drop_before(l->lv_hist, now - window);
+        l->lv_dropped += pdp_hist_drop_before(l->lv_hist, now - window);
+    compact(l);
     return BOX_OK;
 }
 
@@ -237,6 +266,7 @@ pdp_live_decide(pdp_live *l, const pdp_policy_set *set, uint64_t epoch,
         rv = append(l, set, rq->rq_principal, rq->rq_resource,
                     rq->rq_action, "request", input, NULL, rq->rq_context,
                     request_id);
+    uint64_t ticket = l->lv_ticket;
     if (rv == BOX_OK) {
         rq->rq_hist = l->lv_hist;
         rq->rq_at = pdp_hist_len(l->lv_hist) - 1;
@@ -244,13 +274,32 @@ pdp_live_decide(pdp_live *l, const pdp_policy_set *set, uint64_t epoch,
         rv = pdp_decide(set, rq, ans);
         rq->rq_hist = NULL;
         rq->rq_since = NULL;
-    } else {
-        // Not observed, so not decided: a deny (fail closed).
-        rq->rq_hist = NULL;
-        box_err drv = pdp_decide(set, rq, ans); // temporal rules err: deny
-        (void)drv;
     }
+    const char *why = rv != BOX_OK && l->lv_store != NULL
+                          ? pdp_hstore_error(l->lv_store)
+                          : NULL;
+    char reason[320];
+    if (why != NULL)
+        snprintf(reason, sizeof reason, "%s", why);
     pthread_mutex_unlock(&l->lv_lock);
+    // The verdict waits until its own event is on the disk; the callers
+    // that wait together share one fdatasync.
+    if (rv == BOX_OK && l->lv_store != NULL &&
+        pdp_hstore_sync(l->lv_store, ticket) != BOX_OK) {
+        rv = BOX_EIO;
+        snprintf(reason, sizeof reason, "%s", pdp_hstore_error(l->lv_store));
+        why = reason;
+    }
+    if (rv != BOX_OK) {
+        // Not observed (or not kept), so not decided: a deny, fail closed.
+        char msg[400];
+        snprintf(msg, sizeof msg, "the policy history could not be %s: %s",
+                 rv == BOX_EIO ? "stored" : "kept",
+                 why != NULL ? reason : box_strerror(rv));
+        box_err frv = pdp_answer_set_fault(ans, msg, rq->rq_resource_text,
+                                           rq->rq_resource_len);
+        (void)frv;
+    }
     return rv;
 }
 
@@ -268,6 +317,32 @@ pdp_live_record(pdp_live *l, const pdp_policy_set *set, uint64_t epoch,
     if (rv == BOX_OK)
         rv = append(l, set, principal, resource, action, kind, input, output,
                     NULL, request_id);
+    pthread_mutex_unlock(&l->lv_lock);
+    return rv;
+}
+
+box_err
+pdp_live_open(pdp_live *l, const char *path, char **warn, char **err)
+{
+    *warn = *err = NULL;
+    pthread_mutex_lock(&l->lv_lock);
+    box_err rv = BOX_EINVAL;
+    if (l->lv_store != NULL || pdp_hist_len(l->lv_hist) != 0) {
+        *err = box_strdup("the history is already open");
+        goto out;
+    }
+    pdp_hstore_rules rules = {0};
+    if ((rv = pdp_hstore_open(path, l->lv_hist, &rules, &l->lv_store, warn,
+                              err)) != BOX_OK)
+        goto out;
+    // Rules as the file last knew them: a rule of the same text in the
+    // first generation installed keeps what it saw.
+    l->lv_rules = rules.hs_rules;
+    l->lv_nrules = rules.hs_n;
+    size_t n = pdp_hist_len(l->lv_hist);
+    if (n > 0)
+        l->lv_last_ts = pdp_hist_at(l->lv_hist, n - 1)->ev_ts;
+out:
     pthread_mutex_unlock(&l->lv_lock);
     return rv;
 }

@@ -12,8 +12,7 @@
 #include "pdp_value.h"
 
 /*
- * One box's events, in memory (issue 21: durable in <box_dir>/private
- * next). Thread-safe: a decision's observe-then-decide is one step under
+ * One box's events, in memory and, once opened, in a file. Thread-safe: a decision's observe-then-decide is one step under
  * a lock, so concurrent decisions see each other in arrival order. Kept
  * only while the policy has temporal rules, and only as far back as they
  * read.
@@ -26,6 +25,16 @@ typedef int64_t (*pdp_live_clock)(void *arg);
 /* NULL when out of memory; clock NULL is the wall clock. */
 pdp_live *pdp_live_new(pdp_live_clock clock, void *clock_arg);
 void pdp_live_free(pdp_live *l); // NULL-safe
+
+/*
+ * Makes l durable at path (pdp_hstore.h): replays the file into the
+ * empty history (a torn tail cut off, said in *warn; caller frees),
+ * restores what each rule had seen, and from then on writes every event
+ * there, a decision's own event synced before its verdict. A failure to
+ * store is a deny naming why, never a permit.
+ */
+box_err pdp_live_open(pdp_live *l, const char *path, char **warn,
+                      char **err) BOX_WARN_UNUSED;
 
 /*
  * Decides rq (whose context holds `input`) against set, generation
