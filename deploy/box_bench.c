@@ -448,7 +448,8 @@ bench_spawn(char *const argv[], char *const envp[], bool search, int out,
 static bool
 bench_box_dir(const char *tmp)
 {
-    static const char *const dirs[] = {"private", "private/telemetry"};
+    static const char *const dirs[] = {"private", "private/telemetry",
+                                       "private/history"};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         char p[4400];
         snprintf(p, sizeof p, "%s/%s", tmp, dirs[i]);
@@ -1227,10 +1228,12 @@ out:
         static const char *const names[] = {"private/pdp.sock",
                                             "private/pdp-epoch.sock",
                                             "private/telemetry/records.jsonl",
+                                            "private/history/dogwood.history",
                                             "echo.sock",
                                             "box-pdp.out",
                                             "actions.cedarschema"};
-        static const char *const dirs[] = {"private/telemetry", "private"};
+        static const char *const dirs[] = {"private/telemetry",
+                                           "private/history", "private"};
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
             char p[4400];
             snprintf(p, sizeof p, "%s/%s", tmp, names[i]);

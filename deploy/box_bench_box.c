@@ -226,7 +226,8 @@ bb_layout(bb_box *c, const char *bindir)
     snprintf(c->bb_shell_out, sizeof c->bb_shell_out, "%s/box-shell.out",
              c->bb_tmp);
     static const char *const dirs[] = {
-        "b", "b/bin", "b/run", "b/private", "b/private/telemetry", "w"};
+        "b",         "b/bin", "b/run", "b/private", "b/private/telemetry",
+        "b/private/history", "w"};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         char p[64];
         snprintf(p, sizeof p, "%s/%s", c->bb_tmp, dirs[i]);

@@ -19,7 +19,7 @@ struct box_dir {
 };
 
 static const char *const box_dir_subdirs[] = {
-    "bin", "run", "trust", "private", "private/telemetry",
+    "bin", "run", "trust", "private", "private/telemetry", "private/history",
 };
 
 /* Reads a small file into buf (NUL-terminated); false if absent/empty. */

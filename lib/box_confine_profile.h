@@ -22,6 +22,7 @@ typedef struct box_confine_pdp_args {
     const char *pa_epoch_pub; // --epoch-pub URL, or NULL
     const char *pa_policy;    // --policy FILE, or NULL
     const char *pa_log;       // --log FILE, or NULL
+    const char *pa_history;   // --history FILE, or NULL
     const char *pa_homes[BOX_CONFINE_HOMES];
     int pa_peers_fd; // the peer identifier's socket (pdp_peer.c), or -1
 } box_confine_pdp_args;

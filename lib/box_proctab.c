@@ -34,6 +34,7 @@ static const box_proctab_row proctab_rows[BOX_PROC_COUNT] = {
             .pt_args = {{"--listen", BOX_PV_PDP_URL},
                         {"--epoch-pub", BOX_PV_EPOCH_URL},
                         {"--log", BOX_PV_DECISION_LOG},
+                        {"--history", BOX_PV_HISTORY},
                         {"--policy", BOX_PV_POLICY},
                         {"--box-id", BOX_PV_BOX_ID},
                         {"--run-id", BOX_PV_RUN_ID}},
@@ -160,6 +161,7 @@ static const struct {
     [BOX_PV_GW_CONTROL] = {"private/gateway-ctl.sock", NULL},
     [BOX_PV_SH_CONTROL] = {"private/shell-ctl.sock", NULL},
     [BOX_PV_DECISION_LOG] = {NULL, "private/telemetry/records.jsonl"},
+    [BOX_PV_HISTORY] = {NULL, "private/history/dogwood.history"},
 };
 
 box_err

@@ -60,6 +60,7 @@ typedef enum box_proctab_pv {
     BOX_PV_GW_CONTROL,   // ipc://DIR/private/gateway-ctl.sock
     BOX_PV_SH_CONTROL,   // ipc://DIR/private/shell-ctl.sock
     BOX_PV_DECISION_LOG, // DIR/private/telemetry/records.jsonl
+    BOX_PV_HISTORY,      // DIR/private/history/dogwood.history
     BOX_PV_BOX_DIR,
     BOX_PV_POLICY,
     BOX_PV_BOX_ID,

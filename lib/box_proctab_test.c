@@ -150,7 +150,8 @@ test_argv_of_each_service(void **state)
     expect_argv(BOX_PROC_PDP, &b,
                 "/opt/box/bin/box-pdp --listen ipc:///b/private/pdp.sock "
                 "--epoch-pub ipc:///b/private/pdp-epoch.sock --log "
-                "/b/private/telemetry/records.jsonl --policy /cfg/policy.dw "
+                "/b/private/telemetry/records.jsonl --history "
+                "/b/private/history/dogwood.history --policy /cfg/policy.dw "
                 "--box-id box-0123456789abcdef --run-id run-1");
     expect_argv(BOX_PROC_GATEWAY, &b,
                 "/opt/box/bin/box-gateway --pdp ipc:///b/private/pdp.sock "
@@ -167,7 +168,8 @@ test_argv_of_each_service(void **state)
     expect_argv(BOX_PROC_PDP, &bare,
                 "/x/box-pdp --listen ipc:///b/private/pdp.sock --epoch-pub "
                 "ipc:///b/private/pdp-epoch.sock --log "
-                "/b/private/telemetry/records.jsonl");
+                "/b/private/telemetry/records.jsonl --history "
+                "/b/private/history/dogwood.history");
     expect_argv(BOX_PROC_SHELL, &bare,
                 "/x/box-shell --box-dir /b --pdp ipc:///b/private/pdp.sock "
                 "--epoch-pub ipc:///b/private/pdp-epoch.sock --control "
@@ -227,6 +229,9 @@ test_health_urls(void **state)
     assert_null(u);
     assert_int_equal(box_proctab_value(BOX_PV_DECISION_LOG, &b, &u), BOX_OK);
     assert_string_equal(u, "/b/private/telemetry/records.jsonl");
+    box_free(u);
+    assert_int_equal(box_proctab_value(BOX_PV_HISTORY, &b, &u), BOX_OK);
+    assert_string_equal(u, "/b/private/history/dogwood.history");
     box_free(u);
 }
 

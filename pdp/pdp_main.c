@@ -20,7 +20,7 @@
 
 static const char pdp_usage[] =
     "usage: box-pdp --listen URL [--policy FILE] [--epoch-pub URL] [--log FILE]\n"
-    "               [--box-id ID] [--run-id ID]\n"
+    "               [--history FILE] [--box-id ID] [--run-id ID]\n"
     "\n"
     "Decides shell:exec, shell:spawn, fs:*, net:connect and http:request\n"
     "requests against a Dogwood policy, over nng (REQ/REP) at URL.\n"
@@ -32,6 +32,10 @@ static const char pdp_usage[] =
     "  --policy FILE    the policy file (absent: every request is denied)\n"
     "  --epoch-pub URL  publish policy-generation changes on this PUB address\n"
     "  --log FILE       append the decision log (OTLP JSON lines) to FILE\n"
+    "  --history FILE   keep the history temporal rules read in FILE (made\n"
+    "                   if absent; replayed at start, a torn tail cut off);\n"
+    "                   each decision's event is synced before its verdict.\n"
+    "                   Absent: the history lives in memory only\n"
     "  --box-id ID      the box named in the log (box-<16 hex>)\n"
     "  --run-id ID      the run named in the log\n"
     "  --home DIR       the operator home, for the policy's spelling checks\n"
@@ -48,7 +52,8 @@ static const char pdp_usage[] =
     "box-pdp confines itself before it serves: it reads only files beneath\n"
     "the policy's directory (only the policy file when that directory is the\n"
     "operator home or above it), makes its sockets in their directories,\n"
-    "writes only in the log's directory, and runs nothing.\n";
+    "writes only in the log's and the history's directories, and runs\n"
+    "nothing.\n";
 
 /* Where the policy was when box-pdp started, for the reload message. */
 typedef struct pdp_policy_id {
@@ -69,6 +74,7 @@ pdp_confine(const pdp_server_opts *o, const char *env_home, pdp_peers *peers,
                               .pa_epoch_pub = o->so_epoch_pub,
                               .pa_policy = o->so_policy,
                               .pa_log = o->so_log,
+                              .pa_history = o->so_history,
                               .pa_homes = {env_home, o->so_home},
                               .pa_peers_fd = pdp_peers_fd(peers)};
     box_confine_spec spec;
@@ -120,6 +126,7 @@ main(int argc, char **argv)
         {"policy", required_argument, NULL, 'p'},
         {"epoch-pub", required_argument, NULL, 'e'},
         {"log", required_argument, NULL, 'g'},
+        {"history", required_argument, NULL, 'y'},
         {"box-id", required_argument, NULL, 'b'},
         {"run-id", required_argument, NULL, 'r'},
         {"home", required_argument, NULL, 'H'},
@@ -159,6 +166,9 @@ main(int argc, char **argv)
             break;
         case 'g':
             o.so_log = optarg;
+            break;
+        case 'y':
+            o.so_history = optarg;
             break;
         case 'b':
             o.so_box_id = optarg;

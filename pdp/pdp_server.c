@@ -505,6 +505,18 @@ pdp_server_start(const pdp_server_opts *o, pdp_server **out, char **err)
     s->sv_started_ms = box_svc_now_ms();
     if ((s->sv_live = pdp_live_new(NULL, NULL)) == NULL)
         goto fail;
+    if (o->so_history != NULL) {
+        char *warn = NULL;
+        if ((rv = pdp_live_open(s->sv_live, o->so_history, &warn, err)) !=
+            BOX_OK)
+            goto fail;
+        if (warn != NULL) {
+            box_log(BOX_LOG_WARN, PDP_SVC, "%s", warn);
+            box_free(warn);
+        }
+        box_log(BOX_LOG_INFO, PDP_SVC, "history %s: %zu events replayed",
+                o->so_history, pdp_live_events(s->sv_live));
+    }
     if (o->so_policy != NULL &&
         (s->sv_policy = box_strdup(o->so_policy)) == NULL)
         goto fail;

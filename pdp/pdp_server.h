@@ -17,6 +17,7 @@ typedef struct pdp_server_opts {
     const char *so_epoch_pub; // PUB address for epoch notices, or NULL
     const char *so_policy;    // policy file, or NULL: deny everything
     const char *so_log;       // decision log file, or NULL
+    const char *so_history;   // the durable history file, or NULL
     const char *so_home;      // operator home (spelling checks), or NULL
     const char *so_box_id;    // for the log's resource attributes
     const char *so_run_id;

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "box_alloc.h"
 #include "box_testutil.h"
@@ -64,11 +65,38 @@ test_rules_hold_across_calls(void **state)
     box_proc_result_free(&r);
 }
 
+/* The history is durable in the box directory: a second `box run` of
+ * the same box (a new box-pdp) still counts the first run's rm calls. */
+static void
+test_cap_holds_across_runs(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, "");
+    box_world_policy(w, temporal_policy);
+    box_proc_result r;
+    box_world_run(w,
+                  "for i in 1 2 3; do sh -c \"rm -f gone$i\"; "
+                  "echo \"rm $i $?\"; done\n",
+                  &r);
+    assert_string_equal(r.pr_out, "rm 1 0\nrm 2 0\nrm 3 0\n");
+    box_proc_result_free(&r);
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/private/history/dogwood.history",
+             w->bw_state);
+    assert_int_equal(access(path, F_OK), 0);
+    box_world_run(w, "sh -c 'rm -f gone4'; echo \"rm 4 $?\"\n", &r);
+    assert_string_equal(r.pr_out, "rm 4 126\n");
+    assert_non_null(strstr(r.pr_err, "[policy: rm-cap]"));
+    box_proc_result_free(&r);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_rules_hold_across_calls,
+                                        box_world_setup, box_world_teardown),
+        cmocka_unit_test_setup_teardown(test_cap_holds_across_runs,
                                         box_world_setup, box_world_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
