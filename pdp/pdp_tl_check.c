@@ -554,8 +554,7 @@ demands(tc_ctx *c, const pdp_tl *t, tc_set *rho)
         if (t->tl_l->tl_kind == PDP_TL_AND)
             return BOX_OK;
         size_t mark = rho->s_n;
-        TRY(set_push(c, rho, t->tl_binder.tb_name, t->tl_binder.tb_pos,
-                     true));
+        TRY(set_push(c, rho, t->tl_binder.tb_name, t->tl_binder.tb_pos, true));
         TRY(demands(c, t->tl_l, rho));
         rho->s_n = mark;
         return BOX_OK;
@@ -586,8 +585,7 @@ descend(tc_ctx *c, const pdp_tl *t, tc_set *rho)
         rho->s_n = mark;
         return chain(c, t->tl_r, rho);
     case PDP_TL_EXISTS:
-        TRY(set_push(c, rho, t->tl_binder.tb_name, t->tl_binder.tb_pos,
-                     true));
+        TRY(set_push(c, rho, t->tl_binder.tb_name, t->tl_binder.tb_pos, true));
         TRY(chain(c, t->tl_l, rho));
         rho->s_n = mark;
         return BOX_OK;
@@ -598,8 +596,8 @@ descend(tc_ctx *c, const pdp_tl *t, tc_set *rho)
                 continue;
             const pdp_tagg *g = ops[k]->tt_agg;
             for (uint32_t i = 0; i < g->ta_nfor; i++)
-                TRY(set_push(c, rho, g->ta_for[i].tb_name,
-                             g->ta_for[i].tb_pos, true));
+                TRY(set_push(c, rho, g->ta_for[i].tb_name, g->ta_for[i].tb_pos,
+                             true));
             TRY(chain(c, g->ta_where, rho));
             rho->s_n = mark;
         }
@@ -749,17 +747,14 @@ tp_dep(tc_ctx *c, const pdp_tl *t, tc_set *env, bool *out)
     case PDP_TL_SINCE:
         TRY(tp_dep(c, t->tl_l, env, &l));
         if (!l)
-            return degenerate(c, t->tl_l->tl_pos,
-                              "the left side of `since`");
+            return degenerate(c, t->tl_l->tl_pos, "the left side of `since`");
         TRY(tp_dep(c, t->tl_r, env, &r));
         if (!r)
-            return degenerate(c, t->tl_r->tl_pos,
-                              "the right side of `since`");
+            return degenerate(c, t->tl_r->tl_pos, "the right side of `since`");
         return BOX_OK;
     case PDP_TL_EXISTS: {
         size_t mark = env->s_n;
-        TRY(set_push(c, env, t->tl_binder.tb_name, t->tl_binder.tb_pos,
-                     false));
+        TRY(set_push(c, env, t->tl_binder.tb_name, t->tl_binder.tb_pos, false));
         TRY(tp_dep(c, t->tl_l, env, &l));
         env->s_n = mark;
         if (!l)
@@ -837,24 +832,32 @@ pos_offset(const pdp_tl_src *src, pdp_pos pos, size_t *off)
     return true;
 }
 
+static bool
+before(pdp_pos a, pdp_pos b)
+{
+    return a.line < b.line || (a.line == b.line && a.col < b.col);
+}
+
 /*
  * The window of node t as written, and where its `within` stands: the
- * tree keeps only seconds, so the text is lexed again from the node —
- * `formerly`/`previous` is followed by its `within`; a since's `within`
- * follows the first `since` outside brackets from the start of its left
- * operand. False when the text does not say so (not a parsed text).
+ * tree keeps only seconds, so the text is lexed again from the node to
+ * its operand after the window (the body of formerly/previous, the right
+ * of since), and the last `within INT UNIT` there is the node's: nothing
+ * else in a leaf that parsed is `within` followed by an integer. False
+ * when the text does not agree with the tree.
  */
 static bool
 written_window(const pdp_tl *t, const pdp_tl_src *src, pdp_tl_window *win,
                pdp_pos *at)
 {
+    pdp_pos stop = (t->tl_kind == PDP_TL_SINCE ? t->tl_r : t->tl_l)->tl_pos;
     size_t off = 0;
     if (!pos_offset(src, t->tl_pos, &off))
         return false;
     box_buf quiet; // a text that parsed once lexes again without error
     box_buf_init(&quiet, 512);
     pdp_lex lx;
-    bool ok = false;
+    bool found = false;
     if (pdp_lex_init(&lx, src->ts_text, src->ts_len, src->ts_file, &quiet) !=
         BOX_OK)
         goto out;
@@ -864,52 +867,36 @@ written_window(const pdp_tl *t, const pdp_tl_src *src, pdp_tl_window *win,
     lx.lx_have_ahead = false;
     if (pdp_lex_next(&lx) != BOX_OK)
         goto out;
-    if (t->tl_kind == PDP_TL_SINCE) {
-        int depth = 0;
-        while (!(depth == 0 && is_word(&lx.lx_tok, "since"))) {
-            switch (lx.lx_tok.t_kind) {
-            case PDP_TK_EOF:
-                goto out;
-            case PDP_TK_LPAREN:
-            case PDP_TK_LBRACKET:
-            case PDP_TK_LBRACE:
-                depth++;
-                break;
-            case PDP_TK_RPAREN:
-            case PDP_TK_RBRACKET:
-            case PDP_TK_RBRACE:
-                depth--;
-                break;
-            default:
-                break;
+    while (lx.lx_tok.t_kind != PDP_TK_EOF &&
+           before((pdp_pos){lx.lx_tok.t_line, lx.lx_tok.t_col}, stop)) {
+        const pdp_token *n = NULL;
+        if (is_word(&lx.lx_tok, "within") && pdp_lex_peek(&lx, &n) == BOX_OK &&
+            n->t_kind == PDP_TK_INT) {
+            pdp_pos w = {lx.lx_tok.t_line, lx.lx_tok.t_col};
+            int64_t amount = 0;
+            for (size_t i = 0; i < n->t_len; i++) {
+                int d = n->t_text[i] - '0';
+                amount =
+                    amount > (INT64_MAX - d) / 10 ? INT64_MAX : amount * 10 + d;
             }
-            if (pdp_lex_next(&lx) != BOX_OK)
+            if (pdp_lex_next(&lx) != BOX_OK || pdp_lex_next(&lx) != BOX_OK)
                 goto out;
+            if (lx.lx_tok.t_kind == PDP_TK_IDENT && lx.lx_tok.t_len == 1) {
+                *win = (pdp_tl_window){amount, lx.lx_tok.t_text[0]};
+                *at = w;
+                found = true;
+            }
         }
-    }
-    // at `formerly`, `previous` or `since`: then `within` INT UNIT
-    if (pdp_lex_next(&lx) != BOX_OK || !is_word(&lx.lx_tok, "within"))
-        goto out;
-    *at = (pdp_pos){lx.lx_tok.t_line, lx.lx_tok.t_col};
-    if (pdp_lex_next(&lx) != BOX_OK || lx.lx_tok.t_kind != PDP_TK_INT)
-        goto out;
-    int64_t n = 0;
-    for (size_t i = 0; i < lx.lx_tok.t_len; i++) {
-        int d = lx.lx_tok.t_text[i] - '0';
-        if (n > (INT64_MAX - d) / 10)
+        if (pdp_lex_next(&lx) != BOX_OK)
             goto out;
-        n = n * 10 + d;
     }
-    if (pdp_lex_next(&lx) != BOX_OK || lx.lx_tok.t_kind != PDP_TK_IDENT ||
-        lx.lx_tok.t_len != 1)
-        goto out;
-    char unit = lx.lx_tok.t_text[0];
-    int64_t u = unit_secs(unit);
-    ok = u > 0 && n <= INT64_MAX / u && n * u == t->tl_window;
-    *win = (pdp_tl_window){n, unit};
 out:
     box_buf_reset(&quiet);
-    return ok;
+    if (!found)
+        return false;
+    int64_t u = unit_secs(win->tw_unit);
+    return u > 0 && win->tw_amount <= INT64_MAX / u &&
+           win->tw_amount * u == t->tl_window;
 }
 
 /* Every window, the node before what it holds (Dogwood's walk, which
@@ -987,8 +974,8 @@ schema_stage(tc_ctx *c, const pdp_tl *tl, const pdp_tl_src *src,
     int64_t u = unit_secs(cap.tw_unit);
     int64_t cap_secs = 0;
     if (u > 0 && cap.tw_amount > 0)
-        cap_secs = cap.tw_amount <= INT64_MAX / u ? cap.tw_amount * u
-                                                  : INT64_MAX;
+        cap_secs =
+            cap.tw_amount <= INT64_MAX / u ? cap.tw_amount * u : INT64_MAX;
     return windows(c, tl, src, cap, cap_secs);
 }
 

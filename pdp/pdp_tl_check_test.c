@@ -347,6 +347,9 @@ static const char *const cases[][C_N] = {
      "within 48h", M_WINDOW, "48h", "24h"},
     {LOGIN "{ within: 1 } since within 1h (formerly within 30h " LOGOUT "{})",
      "within 30h", M_WINDOW, "30h", "24h"},
+    {"0 < count for (t: Timepoint). where " LOGIN "{} since within 1h ("
+     LOGOUT "{} && tp(t)) since within 30h " TRANSFER "{}",
+     "within 30h", M_WINDOW, "30h", "24h"},
 };
 
 #define PREFIX                                                                \
@@ -543,6 +546,24 @@ test_raised_cap(void **state)
     assert_int_equal(check_with_cap("formerly within 1s " LOGIN "{}",
                                     (pdp_tl_window){1, 'y'}, &err),
                      BOX_EPARSE);
+    // A text that does not agree with the tree: the window is named in
+    // seconds, at the node.
+    const char *parsed = "formerly within 25h " LOGIN "{}";
+    pdp_lex lx;
+    assert_int_equal(pdp_lex_init(&lx, parsed, strlen(parsed), "c.dw", &err),
+                     BOX_OK);
+    const pdp_tl *tl = NULL;
+    assert_int_equal(pdp_tl_parse(&lx, A, &tl), BOX_OK);
+    const char *other = "formerly within 26h " LOGIN "{}";
+    pdp_tl_src src = {other, strlen(other), "c.dw"};
+    assert_int_equal(pdp_tl_check_schema(tl, &src, PDP_TL_MAX_WINDOW_DEFAULT,
+                                         &err),
+                     BOX_EPARSE);
+    msg = expand(M_WINDOW, "90000s", "24h");
+    want = box_asprintf("c.dw:1:1: %s", msg);
+    assert_string_equal(err.b_data, want);
+    box_free(want);
+    box_free(msg);
     box_buf_reset(&err);
 }
 
