@@ -440,6 +440,7 @@ test_cases(void **state)
         box_buf_reset(&err);
         box_free(src);
     }
+    print_message("%zu leaves refused, %zu load\n", refused, loaded);
     assert_true(refused >= 50 && loaded >= 30);
 }
 
