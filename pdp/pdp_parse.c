@@ -10,6 +10,7 @@
 #include "pdp_int.h"
 #include "pdp_lex.h"
 #include "pdp_tl.h"
+#include "pdp_tl_check.h"
 
 /*
  * The parser owns nothing but its arena allocations; it stops at the
@@ -471,6 +472,9 @@ parse_temporal(pdp_parser *p, const pdp_expr **out)
     e->x_oppos = tpos(&word);
     const pdp_tl *tl = NULL;
     TRY(pdp_tl_parse(&p->ps_lx, p->ps_arena, &tl));
+    box_err rv = pdp_tl_check(tl, p->ps_lx.lx_file, p->ps_lx.lx_err);
+    p->ps_lx.lx_failed = rv == BOX_EPARSE; // its message stands
+    TRY(rv);
     e->u.tl = tl;
     *out = e;
     return expect_close(p, PDP_TK_RBRACE, "`{`", open.t_line);
