@@ -608,7 +608,7 @@ test_temporal(void **state)
                "permit (principal, action, resource) when temporal { (count "
                "for (t: Timepoint). where formerly within 1d "
                "(A::Action::\"rm\"::request{} && tp(t))) < 3 && "
-               "!B::Action::\"y\"::request{ input.user: u } since within 10s "
+               "!B::Action::\"y\"::request{ input.user: * } since within 10s "
                "(exists (u: String). C::Action::\"z\"::error{ input.user: u, "
                "n: -1, d: decimal(\"1.5\"), e: [1, \"a\", *], "
                "f: context.input.path, g: principal.id, h: *, i: true }) };");
