@@ -258,7 +258,11 @@ pdp_live_decide(pdp_live *l, const pdp_policy_set *set, uint64_t epoch,
                 pdp_request *rq, uint64_t request_id, pdp_answer *ans)
 {
     const pdp_value *input = NULL;
-    if (!pdp_policy_temporal(set, NULL) || !recordable(set, rq, &input))
+    // Cheapest first: most decisions of most policies touch no history.
+    if (!pdp_policy_temporal(set, NULL) || rq->rq_action == NULL ||
+        pdp_value_kind_of(rq->rq_action) != PDP_VAL_ENTITY ||
+        !pdp_policy_history_reads(set, rq->rq_action) ||
+        !recordable(set, rq, &input))
         return pdp_decide(set, rq, ans);
     pthread_mutex_lock(&l->lv_lock);
     box_err rv = adopt(l, set, epoch);
@@ -310,7 +314,7 @@ pdp_live_record(pdp_live *l, const pdp_policy_set *set, uint64_t epoch,
                 const pdp_value *input, const pdp_value *output,
                 uint64_t request_id)
 {
-    if (!pdp_policy_temporal(set, NULL))
+    if (!pdp_policy_history_reads(set, action))
         return BOX_OK;
     pthread_mutex_lock(&l->lv_lock);
     box_err rv = adopt(l, set, epoch);

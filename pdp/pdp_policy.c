@@ -33,6 +33,13 @@ struct pdp_policy_set {
     pdp_schema *pl_own_schema;   // the built-in schema when the set owns it
     bool pl_temporal;            // some rule has a temporal condition
     int64_t pl_window;           // how far back those read (seconds)
+    // Which decisions the history touches: every one (pl_hist_all), or
+    // those of an action a temporal predicate names or a temporal rule's
+    // scope admits (pl_hist_actions).
+    bool pl_hist_all;
+    const pdp_value **pl_hist_actions;
+    uint32_t pl_nhist, pl_caphist;
+    box_err pl_hist_err; // out of memory while collecting: treat as all
 };
 
 /* ---- naming ---- */
@@ -249,7 +256,31 @@ push_rule(box_arena *a, const pdp_rule ***arr, uint32_t *n, uint32_t *cap,
     return BOX_OK;
 }
 
-/* pl_temporal and pl_window from every temporal leaf of every rule. */
+static void
+note_action(void *arg, const pdp_value *action)
+{
+    pdp_policy_set *set = arg;
+    for (uint32_t i = 0; i < set->pl_nhist; i++)
+        if (pdp_value_equal(set->pl_hist_actions[i], action))
+            return;
+    if (set->pl_nhist == set->pl_caphist) {
+        uint32_t nc = set->pl_caphist ? set->pl_caphist * 2 : 8;
+        const pdp_value **nv =
+            box_arena_alloc(set->pl_arena, nc * sizeof *nv);
+        if (nv == NULL) {
+            set->pl_hist_err = BOX_ENOMEM;
+            return;
+        }
+        if (set->pl_nhist > 0)
+            memcpy(nv, set->pl_hist_actions, set->pl_nhist * sizeof *nv);
+        set->pl_hist_actions = nv;
+        set->pl_caphist = nc;
+    }
+    set->pl_hist_actions[set->pl_nhist++] = action;
+}
+
+/* pl_temporal, pl_window and what the history touches, from every
+ * temporal leaf of every rule. */
 static bool
 note_temporal(void *arg, const pdp_expr *e)
 {
@@ -258,6 +289,7 @@ note_temporal(void *arg, const pdp_expr *e)
         int64_t w = pdp_tl_max_window(e->u.tl);
         set->pl_temporal = true;
         set->pl_window = w > set->pl_window ? w : set->pl_window;
+        pdp_tl_reads(e->u.tl, note_action, set, &set->pl_hist_all);
     }
     return false; // every node
 }
@@ -267,9 +299,35 @@ find_temporal(pdp_policy_set *set)
 {
     for (uint32_t i = 0; i < set->pl_ast->as_nrules; i++) {
         const pdp_rule *r = set->pl_ast->as_rules[i];
+        bool before = set->pl_temporal;
+        set->pl_temporal = false;
         for (uint32_t j = 0; j < r->r_nconds; j++)
             (void)pdp_expr_visit(r->r_conds[j].cd_body, note_temporal, set);
+        if (set->pl_temporal) {
+            // The rule's own verdict reads history: so does every decision
+            // of an action its scope admits.
+            if (r->r_action.sc_op == PDP_SCOPE_ANY)
+                set->pl_hist_all = true;
+            for (uint32_t k = 0; k < r->r_action.sc_n; k++)
+                note_action(set, r->r_action.sc_ents[k]);
+        }
+        set->pl_temporal |= before;
     }
+    if (set->pl_hist_err != BOX_OK)
+        set->pl_hist_all = true;
+}
+
+bool
+pdp_policy_history_reads(const pdp_policy_set *set, const pdp_value *action)
+{
+    if (!set->pl_temporal)
+        return false;
+    if (set->pl_hist_all)
+        return true;
+    for (uint32_t i = 0; i < set->pl_nhist; i++)
+        if (pdp_value_equal(set->pl_hist_actions[i], action))
+            return true;
+    return false;
 }
 
 bool

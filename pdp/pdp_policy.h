@@ -57,6 +57,13 @@ const pdp_schema *pdp_policy_schema(const pdp_policy_set *set);
  * is then how far back (seconds) any of them reads: what the history
  * must keep. */
 bool pdp_policy_temporal(const pdp_policy_set *set, int64_t *window);
+/* Whether a decision on action touches the history: a temporal rule may
+ * decide it, or its event may be read (a predicate names the action, or
+ * a `previous`/`since` reads whatever happened). Such a decision is
+ * observed (its event recorded) and never cacheable; any other is
+ * decided without the history. */
+bool pdp_policy_history_reads(const pdp_policy_set *set,
+                              const pdp_value *action);
 /* Frees the set and every rule, node and value it holds; NULL is a no-op. */
 void pdp_policy_free(pdp_policy_set *set);
 

@@ -230,6 +230,65 @@ test_index_and_accessors(void **state)
     pdp_policy_free(NULL);
 }
 
+/* Which decisions touch the history (recorded, never cacheable). */
+static void
+test_history_reads(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *policy;
+        const char *yes, *no; // comma-free lists of action ids, by space
+    } cases[] = {
+        // A cap on rm: its own action, named in the predicate.
+        {"permit (principal, action, resource);\n"
+         "forbid (principal, action == Box::Action::\"shell:exec\", "
+         "resource) when temporal { (count for (t: Timepoint). where "
+         "formerly within 1m (Box::Action::\"shell:exec\"::request{} && "
+         "tp(t))) > 3 };",
+         "shell:exec", "fs:read fs:write"},
+        // A write needs a read: the rule's action and the predicate's.
+        {"permit (principal, action, resource);\n"
+         "forbid (principal, action in [Box::Action::\"fs:write\"], "
+         "resource) unless temporal { formerly within 10m "
+         "Box::Action::\"fs:read\"::request{} };",
+         "fs:write fs:read", "shell:exec fs:delete"},
+        // `previous` reads whatever came just before: every action.
+        {"permit (principal, action == Box::Action::\"fs:read\", resource) "
+         "when temporal { previous within 1m "
+         "Box::Action::\"fs:read\"::request{} };",
+         "fs:read shell:exec fs:delete", ""},
+        // A temporal rule over every action.
+        {"forbid (principal, action, resource) when temporal { formerly "
+         "within 1m Box::Action::\"fs:delete\"::request{} };",
+         "fs:read shell:exec", ""},
+        // No temporal rule: nothing.
+        {"permit (principal, action, resource);", "", "fs:read shell:exec"},
+    };
+    box_arena *a = box_arena_new(1u << 20);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pdp_policy_set *set = NULL;
+        char *err = NULL;
+        if (load(cases[i].policy, &set, &err) != BOX_OK)
+            fail_msg("%s\n  -> %s", cases[i].policy, err);
+        for (int want = 1; want >= 0; want--) {
+            const char *p = want ? cases[i].yes : cases[i].no;
+            while (*p != '\0') {
+                size_t n = strcspn(p, " ");
+                pdp_value *act = NULL;
+                assert_int_equal(
+                    pdp_value_entity(a, "Box::Action", 11, p, n, &act),
+                    BOX_OK);
+                if (pdp_policy_history_reads(set, act) != (want == 1))
+                    fail_msg("case %zu: %.*s should %sread history", i,
+                             (int)n, p, want ? "" : "not ");
+                p += n + (p[n] == ' ');
+            }
+        }
+        pdp_policy_free(set);
+    }
+    box_arena_free(a);
+}
+
 int
 main(void)
 {
@@ -238,6 +297,7 @@ main(void)
         cmocka_unit_test(test_b14_duplicate_ids),
         cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_index_and_accessors),
+        cmocka_unit_test(test_history_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -142,6 +142,14 @@ box_err pdp_tl_holds(const pdp_tl *tl, const pdp_tl_now *now,
  * which reads back to the same tree. */
 box_err pdp_tl_dump(const pdp_tl *tl, box_buf *out) BOX_WARN_UNUSED;
 
+/* The actions whose events tl can read: fn for each predicate's action
+ * (an entity uid; repeats possible). *every is set when any event at all
+ * matters (`previous` reads the one just before, `since` every one after
+ * its anchor). */
+typedef void (*pdp_tl_reads_fn)(void *arg, const pdp_value *action);
+void pdp_tl_reads(const pdp_tl *tl, pdp_tl_reads_fn fn, void *arg,
+                  bool *every);
+
 /* How far back (seconds) pdp_tl_holds can read from its decision
  * timepoint: nested windows add up. What a history must keep. */
 int64_t pdp_tl_max_window(const pdp_tl *tl);

@@ -493,3 +493,45 @@ pdp_tl_max_window(const pdp_tl *tl)
         return w > INT64_MAX - inner ? INT64_MAX : w + inner;
     return w > inner ? w : inner;
 }
+
+static void term_reads(const pdp_tterm *t, pdp_tl_reads_fn fn, void *arg,
+                       bool *every);
+
+void
+pdp_tl_reads(const pdp_tl *tl, pdp_tl_reads_fn fn, void *arg, bool *every)
+{
+    if (tl == NULL)
+        return;
+    switch (tl->tl_kind) {
+    case PDP_TL_PREVIOUS:
+    case PDP_TL_SINCE:
+        // The event just before, or every event since the anchor, is
+        // whatever happened: each action's events count.
+        *every = true;
+        break;
+    case PDP_TL_PRED:
+        fn(arg, tl->tl_action);
+        for (uint32_t i = 0; i < tl->tl_nargs; i++)
+            term_reads(tl->tl_args[i].ta_term, fn, arg, every);
+        break;
+    case PDP_TL_CMP:
+        term_reads(tl->tl_a, fn, arg, every);
+        term_reads(tl->tl_b, fn, arg, every);
+        break;
+    default:
+        break;
+    }
+    pdp_tl_reads(tl->tl_l, fn, arg, every);
+    pdp_tl_reads(tl->tl_r, fn, arg, every);
+}
+
+static void
+term_reads(const pdp_tterm *t, pdp_tl_reads_fn fn, void *arg, bool *every)
+{
+    if (t == NULL)
+        return;
+    if (t->tt_kind == PDP_TT_COUNT || t->tt_kind == PDP_TT_SUM)
+        pdp_tl_reads(t->tt_agg->ta_where, fn, arg, every);
+    for (uint32_t i = 0; i < t->tt_nitems; i++)
+        term_reads(t->tt_items[i], fn, arg, every);
+}

@@ -194,8 +194,11 @@ pdp_wire_decide(const pdp_policy_set *set, pdp_live *live, box_arena *a,
     out->reason = wire_reason(r);
     out->message = (char *)msg;
     out->epoch = epoch;
-    // A temporal rule's answer changes with history: never from a cache.
-    out->cacheable = !pdp_policy_temporal(set, NULL);
+    // An answer that reads history, or whose event history reads, must
+    // reach the PDP every time: never from a cache.
+    out->cacheable = rq.rq_action == NULL ||
+                     pdp_value_kind_of(rq.rq_action) != PDP_VAL_ENTITY ||
+                     !pdp_policy_history_reads(set, rq.rq_action);
     out->request_id = req->request_id;
     if (v == PDP_ALLOW && rq.rq_action != NULL &&
         pdp_value_kind_of(rq.rq_action) == PDP_VAL_ENTITY)
