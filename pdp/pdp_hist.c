@@ -16,14 +16,27 @@
 typedef struct hist_seg {
     box_arena *sg_arena;
     pdp_event sg_ev[PDP_HIST_SEG];
+    uint64_t sg_prev[PDP_HIST_SEG]; // previous of the same action and kind
     size_t sg_n;
 } hist_seg;
+
+#define HIST_NONE UINT64_MAX
+
+/* The newest event of one (action, kind): the head of its chain. The
+ * key is the history's own copy (events' values go with their segment). */
+typedef struct hist_chain {
+    char *hc_key; // "type\0id\0kind"
+    size_t hc_len;
+    uint64_t hc_last; // sequence number
+} hist_chain;
 
 struct pdp_hist {
     hist_seg **h_seg; // h_seg[0] is the oldest kept
     size_t h_nseg, h_capseg;
     size_t h_n;       // events kept
     uint64_t h_base;  // events forgotten
+    hist_chain *h_chain; // one per (action, kind) seen
+    size_t h_nchain, h_capchain;
     int64_t h_last_ts;
 };
 
@@ -77,6 +90,9 @@ pdp_hist_free(pdp_hist *h)
         return;
     for (size_t i = 0; i < h->h_nseg; i++)
         seg_free(h->h_seg[i]);
+    for (size_t i = 0; i < h->h_nchain; i++)
+        box_free(h->h_chain[i].hc_key);
+    box_free(h->h_chain);
     box_free(h->h_seg);
     box_free(h);
 }
@@ -93,6 +109,36 @@ pdp_hist_arena(pdp_hist *h)
         last = h->h_seg[h->h_nseg - 1];
     }
     return last->sg_arena;
+}
+
+/* "type\0id\0kind" of an event's action and kind into buf (n bytes);
+ * its length, or 0 when it does not fit. */
+static size_t
+chain_key(const pdp_value *action, const char *kind, size_t klen, char *buf,
+          size_t n)
+{
+    size_t tl = 0, il = 0;
+    const char *t = pdp_value_entity_type(action, &tl);
+    const char *id = pdp_value_entity_id(action, &il);
+    size_t len = tl + 1 + il + 1 + klen;
+    if (t == NULL || id == NULL || len > n)
+        return 0;
+    memcpy(buf, t, tl);
+    buf[tl] = '\0';
+    memcpy(buf + tl + 1, id, il);
+    buf[tl + 1 + il] = '\0';
+    memcpy(buf + tl + 2 + il, kind, klen);
+    return len;
+}
+
+static hist_chain *
+chain_find(const pdp_hist *h, const char *key, size_t len)
+{
+    for (size_t i = 0; i < h->h_nchain; i++)
+        if (h->h_chain[i].hc_len == len &&
+            memcmp(h->h_chain[i].hc_key, key, len) == 0)
+            return &h->h_chain[i];
+    return NULL;
 }
 
 box_err
@@ -112,8 +158,35 @@ pdp_hist_append(pdp_hist *h, const pdp_event *ev)
     char *kind = box_arena_strndup(a, ev->ev_kind, strlen(ev->ev_kind));
     if (kind == NULL)
         return BOX_ENOMEM;
+    // The chain of its (action, kind): what a predicate scans.
+    char key[1024];
+    size_t klen = chain_key(ev->ev_action, kind, strlen(kind), key,
+                            sizeof key);
+    hist_chain *ch = klen > 0 ? chain_find(h, key, klen) : NULL;
+    if (klen > 0 && ch == NULL) {
+        if (h->h_nchain == h->h_capchain) {
+            size_t nc = h->h_capchain ? h->h_capchain * 2 : 16;
+            hist_chain *nv = box_realloc(h->h_chain, nc * sizeof *nv);
+            if (nv == NULL)
+                return BOX_ENOMEM;
+            h->h_chain = nv;
+            h->h_capchain = nc;
+        }
+        char *k = box_alloc(klen);
+        if (k == NULL)
+            return BOX_ENOMEM;
+        memcpy(k, key, klen);
+        ch = &h->h_chain[h->h_nchain++];
+        *ch = (hist_chain){k, klen, HIST_NONE};
+    }
+    uint64_t seq = h->h_base + h->h_n;
     last->sg_ev[last->sg_n] = *ev;
     last->sg_ev[last->sg_n].ev_kind = kind;
+    // An action id too long for the key gets no chain: scans skip nothing
+    // for it (pdp_hist_newest answers "unknown").
+    last->sg_prev[last->sg_n] = ch != NULL ? ch->hc_last : HIST_NONE;
+    if (ch != NULL)
+        ch->hc_last = seq;
     last->sg_n++;
     h->h_n++;
     h->h_last_ts = ev->ev_ts;
@@ -124,6 +197,35 @@ size_t
 pdp_hist_len(const pdp_hist *h)
 {
     return h->h_n;
+}
+
+bool
+pdp_hist_prev_same(const pdp_hist *h, size_t i, size_t *prev)
+{
+    uint64_t p = h->h_seg[i / PDP_HIST_SEG]->sg_prev[i % PDP_HIST_SEG];
+    if (p == HIST_NONE || p < h->h_base)
+        return false;
+    *prev = (size_t)(p - h->h_base);
+    return true;
+}
+
+int
+pdp_hist_newest(const pdp_hist *h, const pdp_value *action, const char *kind,
+                size_t klen, size_t at, size_t *out)
+{
+    char key[1024];
+    size_t len = chain_key(action, kind, klen, key, sizeof key);
+    if (len == 0)
+        return -1; // no chain for such a key: the caller scans
+    const hist_chain *ch = chain_find(h, key, len);
+    if (ch == NULL || ch->hc_last == HIST_NONE || ch->hc_last < h->h_base)
+        return 0;
+    size_t i = (size_t)(ch->hc_last - h->h_base);
+    while (i > at)
+        if (!pdp_hist_prev_same(h, i, &i))
+            return 0;
+    *out = i;
+    return 1;
 }
 
 uint64_t

@@ -53,6 +53,16 @@ void pdp_hist_set_base(pdp_hist *h, uint64_t base);
 /* The i-th event (0-based), i < pdp_hist_len. */
 const pdp_event *pdp_hist_at(const pdp_hist *h, size_t i);
 
+/* Events of one (action, kind) are chained, newest first, so a predicate
+ * scans only its own. pdp_hist_newest: the newest such event at or before
+ * `at` into *out (1), none (0), or -1 when this history keeps no chain for
+ * such a key (an action id over 1 KiB: scan every event instead).
+ * pdp_hist_prev_same: the one before event i on its chain, false when
+ * none is kept. */
+int pdp_hist_newest(const pdp_hist *h, const pdp_value *action,
+                    const char *kind, size_t klen, size_t at, size_t *out);
+bool pdp_hist_prev_same(const pdp_hist *h, size_t i, size_t *prev);
+
 /* Forgets the oldest events, whole segments at a time, while every event
  * of a segment is older than ts (the newest segment is always kept):
  * what no window can reach any more. Indices shift down by the count

@@ -126,6 +126,8 @@ typedef struct pdp_tl_now {
     const pdp_hist *tn_hist;
     size_t tn_at;
     size_t tn_from; // the first event this rule may see (<= tn_at)
+    bool tn_scan;   // scan every event, chains unused (the reference the
+                    // chained walk is checked against)
     const pdp_value *tn_principal, *tn_resource, *tn_context;
 } pdp_tl_now;
 

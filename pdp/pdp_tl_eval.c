@@ -349,6 +349,41 @@ in_window(const tl_ctx *c, size_t j, size_t k, int64_t w)
     return d >= 0 && d <= w;
 }
 
+/* The predicate every row of t must start from: t itself, or the left
+ * end of its && chain. NULL when t may hold at an event of any action. */
+static const pdp_tl *
+leading_pred(const pdp_tl *t)
+{
+    while (t->tl_kind == PDP_TL_AND)
+        t = t->tl_l;
+    return t->tl_kind == PDP_TL_PRED ? t : NULL;
+}
+
+/* formerly within W φ: the union over the window. When φ can only hold
+ * at an event of one (action, kind), only that chain is walked: the same
+ * rows, in the same newest-first order, without the other events. */
+static box_err
+tl_formerly(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
+{
+    const pdp_hist *h = c->now->tn_hist;
+    const pdp_tl *p = leading_pred(t->tl_l);
+    size_t k = 0;
+    int have = p == NULL || c->now->tn_scan
+                   ? -1
+                         : pdp_hist_newest(h, p->tl_action,
+                                           p->tl_event_kind.s,
+                                           p->tl_event_kind.len, j, &k);
+    if (have < 0) {
+        for (k = j + 1; k-- > 0 && in_window(c, j, k, t->tl_window);)
+            TRY(tl_rel(c, t->tl_l, k, row, out));
+        return BOX_OK;
+    }
+    for (bool more = have == 1; more && in_window(c, j, k, t->tl_window);
+         more = pdp_hist_prev_same(h, k, &k))
+        TRY(tl_rel(c, t->tl_l, k, row, out));
+    return BOX_OK;
+}
+
 static box_err
 tl_since(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
 {
@@ -383,9 +418,7 @@ tl_rel(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
         return any ? BOX_OK : rows_add(c, out, row);
     }
     case PDP_TL_FORMERLY:
-        for (size_t k = j + 1; k-- > 0 && in_window(c, j, k, t->tl_window);)
-            TRY(tl_rel(c, t->tl_l, k, row, out));
-        return BOX_OK;
+        return tl_formerly(c, t, j, row, out);
     case PDP_TL_PREVIOUS:
         if (j == 0 || !in_window(c, j, j - 1, t->tl_window))
             return BOX_OK;
