@@ -47,6 +47,8 @@ static const char bench_usage[] =
     "--help)\n"
     "       box bench commands [--runs N] [--only NAME]  (box bench "
     "commands --help)\n"
+    "       box bench temporal [--max-events N] [--dir DIR]  (box bench "
+    "temporal --help)\n"
     "\n"
     "Measures the policy decision point on bench/pdp/policy.dw and\n"
     "bench/pdp/requests.json, each figure next to a peer from the same run:\n"
@@ -1281,6 +1283,8 @@ box_cmd_bench(int argc, char **argv)
         return box_bench_shell(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "commands") == 0)
         return box_bench_commands(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "temporal") == 0)
+        return box_bench_temporal(argc - 1, argv + 1);
     if (argc < 2 || strcmp(argv[1], "pdp") != 0) {
         if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
             fputs(bench_usage, stdout);

@@ -22,6 +22,12 @@ int box_bench_shell(int argc, char **argv);
  * and jq. Same statuses as box_bench_e2e. */
 int box_bench_commands(int argc, char **argv);
 
+/* `box bench temporal` (box_bench_temporal.c): argv[0] is "temporal".
+ * Decisions under temporal rules over growing histories, and durable
+ * decisions next to the disk's fdatasync rate. 0, or 1 when a phase
+ * failed; 2 on a usage error. */
+int box_bench_temporal(int argc, char **argv);
+
 /* The directory bench/<sub> holding probe_file: given (--dir), else
  * ./bench/<sub>, else beside the program (source tree or installed
  * share/box). Its real path lands in out (n bytes). */
