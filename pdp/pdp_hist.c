@@ -9,36 +9,9 @@
 #include <string.h>
 
 #include "box_alloc.h"
+#include "pdp_hist_int.h"
 
-#define PDP_HIST_SEG 4096u                        // events per segment
-#define PDP_HIST_SEG_ARENA ((size_t)1 << 32)      // a segment's value cap
-
-typedef struct hist_seg {
-    box_arena *sg_arena;
-    pdp_event sg_ev[PDP_HIST_SEG];
-    uint64_t sg_prev[PDP_HIST_SEG]; // previous of the same action and kind
-    size_t sg_n;
-} hist_seg;
-
-#define HIST_NONE UINT64_MAX
-
-/* The newest event of one (action, kind): the head of its chain. The
- * key is the history's own copy (events' values go with their segment). */
-typedef struct hist_chain {
-    char *hc_key; // "type\0id\0kind"
-    size_t hc_len;
-    uint64_t hc_last; // sequence number
-} hist_chain;
-
-struct pdp_hist {
-    hist_seg **h_seg; // h_seg[0] is the oldest kept
-    size_t h_nseg, h_capseg;
-    size_t h_n;       // events kept
-    uint64_t h_base;  // events forgotten
-    hist_chain *h_chain; // one per (action, kind) seen
-    size_t h_nchain, h_capchain;
-    int64_t h_last_ts;
-};
+#define PDP_HIST_SEG_ARENA ((size_t)1 << 32) // a segment's value cap
 
 static void
 seg_free(hist_seg *s)
@@ -93,6 +66,9 @@ pdp_hist_free(pdp_hist *h)
     for (size_t i = 0; i < h->h_nchain; i++)
         box_free(h->h_chain[i].hc_key);
     box_free(h->h_chain);
+    for (size_t i = 0; i < h->h_nix; i++)
+        pdp_hist_index_free(&h->h_ix[i]);
+    box_free(h->h_ix);
     box_free(h->h_seg);
     box_free(h);
 }
@@ -111,10 +87,8 @@ pdp_hist_arena(pdp_hist *h)
     return last->sg_arena;
 }
 
-/* "type\0id\0kind" of an event's action and kind into buf (n bytes);
- * its length, or 0 when it does not fit. */
-static size_t
-chain_key(const pdp_value *action, const char *kind, size_t klen, char *buf,
+size_t
+pdp_hist_chain_key(const pdp_value *action, const char *kind, size_t klen, char *buf,
           size_t n)
 {
     size_t tl = 0, il = 0;
@@ -159,8 +133,8 @@ pdp_hist_append(pdp_hist *h, const pdp_event *ev)
     if (kind == NULL)
         return BOX_ENOMEM;
     // The chain of its (action, kind): what a predicate scans.
-    char key[1024];
-    size_t klen = chain_key(ev->ev_action, kind, strlen(kind), key,
+    char key[HIST_KEY_MAX];
+    size_t klen = pdp_hist_chain_key(ev->ev_action, kind, strlen(kind), key,
                             sizeof key);
     hist_chain *ch = klen > 0 ? chain_find(h, key, klen) : NULL;
     if (klen > 0 && ch == NULL) {
@@ -180,6 +154,11 @@ pdp_hist_append(pdp_hist *h, const pdp_event *ev)
         *ch = (hist_chain){k, klen, HIST_NONE};
     }
     uint64_t seq = h->h_base + h->h_n;
+    if (klen > 0) {
+        box_err irv = pdp_hist_index_event(h, ev, key, klen, seq);
+        if (irv != BOX_OK)
+            return irv; // undone there: the event is not kept
+    }
     last->sg_ev[last->sg_n] = *ev;
     last->sg_ev[last->sg_n].ev_kind = kind;
     // An action id too long for the key gets no chain: scans skip nothing
@@ -213,8 +192,8 @@ int
 pdp_hist_newest(const pdp_hist *h, const pdp_value *action, const char *kind,
                 size_t klen, size_t at, size_t *out)
 {
-    char key[1024];
-    size_t len = chain_key(action, kind, klen, key, sizeof key);
+    char key[HIST_KEY_MAX];
+    size_t len = pdp_hist_chain_key(action, kind, klen, key, sizeof key);
     if (len == 0)
         return -1; // no chain for such a key: the caller scans
     const hist_chain *ch = chain_find(h, key, len);
@@ -267,6 +246,7 @@ pdp_hist_drop_before(pdp_hist *h, int64_t ts)
     h->h_nseg -= drop;
     h->h_n -= drop * PDP_HIST_SEG;
     h->h_base += drop * PDP_HIST_SEG;
+    pdp_hist_index_trim(h);
     return drop * PDP_HIST_SEG;
 }
 

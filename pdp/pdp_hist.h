@@ -63,6 +63,32 @@ int pdp_hist_newest(const pdp_hist *h, const pdp_value *action,
                     const char *kind, size_t klen, size_t at, size_t *out);
 bool pdp_hist_prev_same(const pdp_hist *h, size_t i, size_t *prev);
 
+/* Keeps, for the events of (action, kind), an index of the values of
+ * the field at path (dotted), so a predicate that fixes that field finds
+ * its events directly. The events kept so far are indexed now. Asking
+ * again is a no-op. */
+box_err pdp_hist_index(pdp_hist *h, const pdp_value *action, const char *kind,
+                       size_t klen, const char *path,
+                       size_t plen) BOX_WARN_UNUSED;
+
+/* A position in one value's events, walked newest first. */
+typedef struct pdp_hist_cursor {
+    const struct hix_vec *hc_vec;
+    long hc_pos;
+} pdp_hist_cursor;
+
+/* The newest event at or before `at` of (action, kind) whose field at
+ * path equals value: 1 with *cur on it, 0 when none, -1 when that field
+ * is not indexed (or the value is too long to be): walk the chain then.
+ * pdp_hist_cursor_at is the event's index; pdp_hist_cursor_prev moves to
+ * the one before with the same value (false: none kept). */
+int pdp_hist_newest_value(const pdp_hist *h, const pdp_value *action,
+                          const char *kind, size_t klen, const char *path,
+                          size_t plen, const pdp_value *value, size_t at,
+                          pdp_hist_cursor *cur);
+size_t pdp_hist_cursor_at(const pdp_hist *h, const pdp_hist_cursor *cur);
+bool pdp_hist_cursor_prev(const pdp_hist *h, pdp_hist_cursor *cur);
+
 /* Forgets the oldest events, whole segments at a time, while every event
  * of a segment is older than ts (the newest segment is always kept):
  * what no window can reach any more. Indices shift down by the count

@@ -62,6 +62,57 @@ test_segments_and_ageing(void **state)
     pdp_hist_free(h);
 }
 
+/* A value index: found directly, walked newest first, built from the
+ * events already kept, trimmed when they age out. */
+static void
+test_value_index(void **state)
+{
+    box_arena *a = *state;
+    pdp_hist *h = pdp_hist_new();
+    const pdp_value *act = tv(a, "A::Action::\"x\"");
+    for (int64_t i = 0; i < 10000; i++)
+        append(h, i, i % 7);
+    assert_int_equal(pdp_hist_index(h, act, "request", 7, "input.n", 7),
+                     BOX_OK);
+    pdp_hist_cursor cur;
+    size_t at = 0;
+    // Not indexed: -1, the caller walks the chain.
+    assert_int_equal(pdp_hist_newest_value(h, act, "request", 7, "input.m", 7,
+                                           tv(a, "3"), 9999, &cur),
+                     -1);
+    assert_int_equal(pdp_hist_newest_value(h, act, "request", 7, "input.n", 7,
+                                           tv(a, "3"), 9999, &cur),
+                     1);
+    at = pdp_hist_cursor_at(h, &cur);
+    assert_int_equal(at, 9999); // 9999 % 7 == 3
+    assert_true(pdp_hist_cursor_prev(h, &cur));
+    assert_int_equal(pdp_hist_cursor_at(h, &cur), 9992);
+    assert_int_equal(pdp_hist_newest_value(h, act, "request", 7, "input.n", 7,
+                                           tv(a, "3"), 9990, &cur),
+                     1);
+    assert_int_equal(pdp_hist_cursor_at(h, &cur), 9985);
+    assert_int_equal(pdp_hist_newest_value(h, act, "request", 7, "input.n", 7,
+                                           tv(a, "8"), 9999, &cur),
+                     0);
+    // New events go in as they come; aged-out ones leave.
+    append(h, 10000, 3);
+    assert_int_equal(pdp_hist_newest_value(h, act, "request", 7, "input.n", 7,
+                                           tv(a, "3"), 10000, &cur),
+                     1);
+    assert_int_equal(pdp_hist_cursor_at(h, &cur), 10000);
+    assert_int_equal(pdp_hist_drop_before(h, 8192), 8192);
+    assert_int_equal(pdp_hist_newest_value(h, act, "request", 7, "input.n", 7,
+                                           tv(a, "3"), pdp_hist_len(h) - 1,
+                                           &cur),
+                     1);
+    size_t n = 1;
+    while (pdp_hist_cursor_prev(h, &cur))
+        n++;
+    // Values 3 among events 8192..10000: 8193, 8200, …, 9999, and 10000.
+    assert_int_equal(n, (9999 - 8193) / 7 + 1 + 1);
+    pdp_hist_free(h);
+}
+
 static void
 test_refusals(void **state)
 {
@@ -166,6 +217,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_segments_and_ageing),
+        cmocka_unit_test(test_value_index),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_value_copy),
         cmocka_unit_test(test_value_decode),

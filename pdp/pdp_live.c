@@ -18,6 +18,7 @@
 #include "box_buf.h"
 #include "pdp_hist.h"
 #include "pdp_hstore.h"
+#include "pdp_tl.h"
 #include "pdp_validate.h"
 
 #define LIVE_RULE_TEXT_MAX ((size_t)1 << 24)
@@ -92,6 +93,33 @@ next_seq(const pdp_live *l)
     return pdp_hist_base(l->lv_hist) + pdp_hist_len(l->lv_hist);
 }
 
+/* A value index for each field a predicate fixes (not a wildcard): the
+ * events that can match are then found directly. */
+static void
+index_pred(void *arg, const pdp_tl *pred)
+{
+    pdp_hist *h = arg;
+    for (uint32_t i = 0; i < pred->tl_nargs; i++) {
+        const pdp_targ *a = &pred->tl_args[i];
+        if (a->ta_term->tt_kind == PDP_TT_WILD)
+            continue;
+        // Out of memory: that field is not indexed and its predicate walks
+        // its action's chain instead, which is as right, only slower.
+        box_err rv = pdp_hist_index(h, pred->tl_action, pred->tl_event_kind.s,
+                                    pred->tl_event_kind.len, a->ta_path.s,
+                                    a->ta_path.len);
+        (void)rv;
+    }
+}
+
+static bool
+index_leaf(void *arg, const pdp_expr *e)
+{
+    if (e->x_kind == PDP_X_TEMPORAL)
+        pdp_tl_each_pred(e->u.tl, index_pred, arg);
+    return false; // every node
+}
+
 /* lv_rules for generation epoch of set: each rule's text, and the first
  * event it sees (kept from a rule of the same text, else from now on). */
 static box_err
@@ -142,6 +170,12 @@ adopt(pdp_live *l, const pdp_policy_set *set, uint64_t epoch)
     l->lv_nrules = n;
     l->lv_epoch = epoch;
     l->lv_have_gen = true;
+    for (size_t i = 0; i < n; i++) {
+        const pdp_rule *r = pdp_policy_rule(set, i);
+        for (uint32_t j = 0; j < r->r_nconds; j++)
+            (void)pdp_expr_visit(r->r_conds[j].cd_body, index_leaf,
+                                 l->lv_hist);
+    }
     return BOX_OK;
 }
 

@@ -152,6 +152,10 @@ typedef void (*pdp_tl_reads_fn)(void *arg, const pdp_value *action);
 void pdp_tl_reads(const pdp_tl *tl, pdp_tl_reads_fn fn, void *arg,
                   bool *every);
 
+/* fn for each predicate of tl, aggregate bodies included. */
+typedef void (*pdp_tl_pred_fn)(void *arg, const pdp_tl *pred);
+void pdp_tl_each_pred(const pdp_tl *tl, pdp_tl_pred_fn fn, void *arg);
+
 /* How far back (seconds) pdp_tl_holds can read from its decision
  * timepoint: nested windows add up. What a history must keep. */
 int64_t pdp_tl_max_window(const pdp_tl *tl);

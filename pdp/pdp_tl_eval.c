@@ -359,35 +359,95 @@ leading_pred(const pdp_tl *t)
     return t->tl_kind == PDP_TL_PRED ? t : NULL;
 }
 
-/* formerly within W φ: the union over the window. When φ can only hold
- * at an event of one (action, kind), only that chain is walked: the same
- * rows, in the same newest-first order, without the other events. */
+/* The candidate events for a predicate at or before j, newest first: by
+ * the value index of one of its fields the row fixes, else by its
+ * action's chain, else every event. Each mode visits a superset of the
+ * events where the predicate can hold, in the same order. */
+typedef struct tl_walk {
+    enum { TW_SCAN, TW_CHAIN, TW_VALUE } tw_mode;
+    size_t tw_k;
+    bool tw_more;
+    pdp_hist_cursor tw_cur;
+} tl_walk;
+
+static box_err
+walk_start(tl_ctx *c, const pdp_tl *p, tl_row row, size_t j, tl_walk *w)
+{
+    const pdp_hist *h = c->now->tn_hist;
+    *w = (tl_walk){.tw_mode = TW_SCAN, .tw_k = j, .tw_more = true};
+    if (p == NULL || c->now->tn_scan)
+        return BOX_OK;
+    for (uint32_t i = 0; i < p->tl_nargs; i++) {
+        const pdp_targ *a = &p->tl_args[i];
+        if (a->ta_term->tt_kind == PDP_TT_WILD || is_unbound(a->ta_term, row))
+            continue;
+        const pdp_value *v = NULL;
+        TRY(tl_resolve(c, a->ta_term, j, row, &v));
+        if (v == NULL) {
+            w->tw_more = false; // it never matches: no event
+            return BOX_OK;
+        }
+        int r = pdp_hist_newest_value(h, p->tl_action, p->tl_event_kind.s,
+                                      p->tl_event_kind.len, a->ta_path.s,
+                                      a->ta_path.len, v, j, &w->tw_cur);
+        if (r >= 0) {
+            w->tw_mode = TW_VALUE;
+            w->tw_more = r == 1;
+            if (w->tw_more)
+                w->tw_k = pdp_hist_cursor_at(h, &w->tw_cur);
+            return BOX_OK;
+        }
+    }
+    int r = pdp_hist_newest(h, p->tl_action, p->tl_event_kind.s,
+                            p->tl_event_kind.len, j, &w->tw_k);
+    if (r >= 0) {
+        w->tw_mode = TW_CHAIN;
+        w->tw_more = r == 1;
+    }
+    return BOX_OK;
+}
+
+static void
+walk_next(const tl_ctx *c, tl_walk *w)
+{
+    const pdp_hist *h = c->now->tn_hist;
+    switch (w->tw_mode) {
+    case TW_SCAN:
+        w->tw_more = w->tw_k > 0;
+        w->tw_k--;
+        break;
+    case TW_CHAIN:
+        w->tw_more = pdp_hist_prev_same(h, w->tw_k, &w->tw_k);
+        break;
+    case TW_VALUE:
+        w->tw_more = pdp_hist_cursor_prev(h, &w->tw_cur);
+        if (w->tw_more)
+            w->tw_k = pdp_hist_cursor_at(h, &w->tw_cur);
+        break;
+    }
+}
+
+/* formerly within W φ: the union over the window, walked over the
+ * candidates of φ's leading predicate. */
 static box_err
 tl_formerly(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
 {
-    const pdp_hist *h = c->now->tn_hist;
-    const pdp_tl *p = leading_pred(t->tl_l);
-    size_t k = 0;
-    int have = p == NULL || c->now->tn_scan
-                   ? -1
-                         : pdp_hist_newest(h, p->tl_action,
-                                           p->tl_event_kind.s,
-                                           p->tl_event_kind.len, j, &k);
-    if (have < 0) {
-        for (k = j + 1; k-- > 0 && in_window(c, j, k, t->tl_window);)
-            TRY(tl_rel(c, t->tl_l, k, row, out));
-        return BOX_OK;
-    }
-    for (bool more = have == 1; more && in_window(c, j, k, t->tl_window);
-         more = pdp_hist_prev_same(h, k, &k))
-        TRY(tl_rel(c, t->tl_l, k, row, out));
+    tl_walk w;
+    TRY(walk_start(c, leading_pred(t->tl_l), row, j, &w));
+    for (; w.tw_more && in_window(c, j, w.tw_k, t->tl_window);
+         walk_next(c, &w))
+        TRY(tl_rel(c, t->tl_l, w.tw_k, row, out));
     return BOX_OK;
 }
 
 static box_err
 tl_since(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
 {
-    for (size_t a = j + 1; a-- > 0 && in_window(c, j, a, t->tl_window);) {
+    tl_walk w;
+    TRY(walk_start(c, leading_pred(t->tl_r), row, j, &w));
+    for (; w.tw_more && in_window(c, j, w.tw_k, t->tl_window);
+         walk_next(c, &w)) {
+        size_t a = w.tw_k;
         tl_rows anchors = {0};
         TRY(tl_rel(c, t->tl_r, a, row, &anchors));
         for (size_t r = 0; r < anchors.n; r++) {
@@ -567,4 +627,28 @@ term_reads(const pdp_tterm *t, pdp_tl_reads_fn fn, void *arg, bool *every)
         pdp_tl_reads(t->tt_agg->ta_where, fn, arg, every);
     for (uint32_t i = 0; i < t->tt_nitems; i++)
         term_reads(t->tt_items[i], fn, arg, every);
+}
+
+static void term_preds(const pdp_tterm *t, pdp_tl_pred_fn fn, void *arg);
+
+void
+pdp_tl_each_pred(const pdp_tl *tl, pdp_tl_pred_fn fn, void *arg)
+{
+    if (tl == NULL)
+        return;
+    if (tl->tl_kind == PDP_TL_PRED)
+        fn(arg, tl);
+    if (tl->tl_kind == PDP_TL_CMP) {
+        term_preds(tl->tl_a, fn, arg);
+        term_preds(tl->tl_b, fn, arg);
+    }
+    pdp_tl_each_pred(tl->tl_l, fn, arg);
+    pdp_tl_each_pred(tl->tl_r, fn, arg);
+}
+
+static void
+term_preds(const pdp_tterm *t, pdp_tl_pred_fn fn, void *arg)
+{
+    if (t != NULL && (t->tt_kind == PDP_TT_COUNT || t->tt_kind == PDP_TT_SUM))
+        pdp_tl_each_pred(t->tt_agg->ta_where, fn, arg);
 }

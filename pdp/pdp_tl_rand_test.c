@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * A randomized check of the temporal evaluator's chained walk (events of
- * one action and kind linked, pdp_hist_newest) against the plain scan of
- * every event: random legal conditions over random histories, decided at
+ * A randomized check of the temporal evaluator's walks over candidate
+ * events (a value index of a field the predicate fixes, the chain of its
+ * action and kind) against the plain scan of every event: random legal conditions over random histories, decided at
  * every timepoint both ways, must agree. A disagreement prints the seed,
  * the condition and the timepoint.
  */
@@ -127,13 +127,30 @@ conjunct(rng *r, box_buf *b)
     }
 }
 
+/* Value indexes on every field a predicate fixes, as box-pdp keeps them. */
+static void
+index_pred(void *arg, const pdp_tl *pred)
+{
+    for (uint32_t i = 0; i < pred->tl_nargs; i++)
+        if (pred->tl_args[i].ta_term->tt_kind != PDP_TT_WILD)
+            assert_int_equal(pdp_hist_index(arg, pred->tl_action,
+                                            pred->tl_event_kind.s,
+                                            pred->tl_event_kind.len,
+                                            pred->tl_args[i].ta_path.s,
+                                            pred->tl_args[i].ta_path.len),
+                             BOX_OK);
+}
+
 /* A random history: events of random actions and kinds, `v` in 0..2,
- * time going on by 0 to 9 seconds. */
+ * time going on by 0 to 9 seconds. The indexes for tl are asked for
+ * before the events (kept as they come) or after (built from them). */
 static pdp_hist *
-history(rng *r)
+history(rng *r, const pdp_tl *tl, bool index_first)
 {
     pdp_hist *h = pdp_hist_new();
     assert_non_null(h);
+    if (index_first)
+        pdp_tl_each_pred(tl, index_pred, h);
     int64_t ts = 0;
     for (int i = 0; i < RT_EVENTS; i++) {
         box_arena *a = pdp_hist_arena(h);
@@ -164,6 +181,8 @@ history(rng *r)
                        .ev_context = ctx};
         assert_int_equal(pdp_hist_append(h, &e), BOX_OK);
     }
+    if (!index_first)
+        pdp_tl_each_pred(tl, index_pred, h);
     return h;
 }
 
@@ -202,7 +221,7 @@ test_chained_walk_agrees_with_scan(void **state)
         conditions++;
         const pdp_tl *tl =
             pdp_policy_rule(set, 0)->r_conds[0].cd_body->u.tl;
-        pdp_hist *h = history(&r);
+        pdp_hist *h = history(&r, tl, round % 2 == 0);
         for (size_t j = 0; j < pdp_hist_len(h); j++) {
             const pdp_event *e = pdp_hist_at(h, j);
             pdp_tl_now now = {.tn_hist = h,
