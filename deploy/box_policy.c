@@ -17,7 +17,8 @@
 
 static const char policy_usage[] =
     "usage: box policy check [--home DIR] [--config FILE] [POLICY]\n"
-    "       box policy replay --policy FILE [--verdicts] TRACE\n"
+    "       box policy replay --policy FILE [--schema S] [--event-schema E]\n"
+    "                         [--verdicts] TRACE\n"
     "\n"
     "check:\n"
     "Parses POLICY and validates it against the Box action schema with the\n"
@@ -40,9 +41,15 @@ static const char policy_usage[] =
     "read. Prints one line per decision: `@<ts> (time point <k>): ALLOW`\n"
     "or `DENY`, with `  [rules: i, j]` naming the rules (0-based) that\n"
     "determined it; --verdicts prints `true`/`false` instead, as the\n"
-    "Dogwood corpus's expected outputs are written. Exits 0 when the trace\n"
-    "replays, 2 when the policy or the trace does not check, 1 on a usage\n"
-    "or read error.\n";
+    "Dogwood corpus's expected outputs are written.\n"
+    "--schema validates the policy against the action schema S (a\n"
+    ".cedarschema), temporal leaves included, as Dogwood's replay\n"
+    "--policy-schema does; without it nothing is validated.\n"
+    "--event-schema reads the event schema E (a .dwschema) in place of\n"
+    "Dogwood's default: its decision kinds are the events decided, and its\n"
+    "pins are appended to every predicate naming a pinned event.\n"
+    "Exits 0 when the trace replays, 2 when the policy, a schema or the\n"
+    "trace does not check, 1 on a usage or read error.\n";
 
 /* path as a request reports it: resolved, `~/…` under the operator home
  * (box-spec §3.6). Caller frees; NULL on ENOMEM. */
@@ -154,10 +161,57 @@ out:
     return status;
 }
 
-/* The policy for a replay: parsed and judged as Dogwood loads it (no Box
- * action schema: a trace names its own actions). */
+/* The schemas a replay names (either may be absent), read and checked:
+ * 0, 1 when a file cannot be read, 2 when one does not check. */
 static int
-replay_load(const char *file, pdp_policy_set **set)
+replay_schemas(const char *sfile, const char *efile, pdp_schema **as,
+               pdp_evschema **es)
+{
+    char *text = NULL, *err = NULL;
+    size_t len = 0;
+    box_buf msg;
+    box_buf_init(&msg, 1u << 16);
+    int status = 1;
+    box_err rv = BOX_OK;
+    if (sfile != NULL) {
+        if ((rv = pdp_read_text_file(sfile, "schema file", PDP_SCHEMA_MAX_BYTES,
+                                     &text, &len, &err)) != BOX_OK)
+            goto out;
+        status = 2;
+        if ((rv = pdp_schema_load(text, len, sfile, as, &err)) != BOX_OK)
+            goto out;
+        box_free(text);
+        text = NULL;
+    }
+    if (efile != NULL) {
+        status = 1;
+        if ((rv = pdp_read_text_file(efile, "event schema file",
+                                     PDP_EVSCHEMA_MAX_BYTES, &text, &len,
+                                     &err)) != BOX_OK)
+            goto out;
+        status = 2;
+        if ((rv = pdp_evschema_parse(text, len, efile, es, &msg)) != BOX_OK)
+            goto out;
+    }
+    status = 0;
+out:
+    if (rv != BOX_OK)
+        fprintf(stderr, "strands-box: error: %s\n",
+                err != NULL     ? err
+                : msg.b_len > 0 ? msg.b_data
+                                : box_strerror(rv));
+    box_buf_reset(&msg);
+    box_free(text);
+    box_free(err);
+    return status;
+}
+
+/* The policy for a replay: parsed and judged as Dogwood loads it, against
+ * the action and event schemas given (none: no Box action schema, as a
+ * trace names its own actions). */
+static int
+replay_load(const char *file, const pdp_schema *as, const pdp_evschema *es,
+            pdp_policy_set **set)
 {
     char *text = NULL, *err = NULL;
     size_t len = 0;
@@ -166,7 +220,7 @@ replay_load(const char *file, pdp_policy_set **set)
                                     &text, &len, &err);
     if (rv == BOX_OK) {
         status = 2;
-        rv = pdp_policy_load(text, len, file, set, &err);
+        rv = pdp_policy_load_events(text, len, file, as, es, set, NULL, &err);
     }
     if (rv != BOX_OK)
         fprintf(stderr, "strands-box: error: %s\n",
@@ -176,10 +230,17 @@ replay_load(const char *file, pdp_policy_set **set)
     return rv == BOX_OK ? 0 : status;
 }
 
+/* The event schema's decision kinds decide (pdp_replay_decides). */
+static bool
+replay_decides(void *arg, const char *kind)
+{
+    return pdp_evschema_is_decision_kind(arg, kind, strlen(kind));
+}
+
 static int
 policy_replay(int argc, char **argv)
 {
-    const char *policy = NULL, *trace = NULL;
+    const char *policy = NULL, *trace = NULL, *sfile = NULL, *efile = NULL;
     pdp_replay_opts o = {0};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0) {
@@ -194,6 +255,14 @@ policy_replay(int argc, char **argv)
             o.ro_verdicts = true;
             continue;
         }
+        if (strcmp(argv[i], "--schema") == 0 && i + 1 < argc) {
+            sfile = argv[++i];
+            continue;
+        }
+        if (strcmp(argv[i], "--event-schema") == 0 && i + 1 < argc) {
+            efile = argv[++i];
+            continue;
+        }
         if (argv[i][0] == '-' || trace != NULL) {
             fputs(policy_usage, stderr);
             return 1;
@@ -205,15 +274,23 @@ policy_replay(int argc, char **argv)
         return 1;
     }
     pdp_policy_set *set = NULL;
+    pdp_schema *as = NULL;
+    pdp_evschema *es = NULL;
     pdp_hist *h = NULL;
     char *text = NULL, *err = NULL;
     size_t len = 0;
     box_buf out, msg;
     box_buf_init(&out, SIZE_MAX);
     box_buf_init(&msg, 1u << 16);
-    int status = replay_load(policy, &set);
+    int status = replay_schemas(sfile, efile, &as, &es);
+    if (status == 0)
+        status = replay_load(policy, as, es, &set);
     if (status != 0)
         goto out;
+    if (es != NULL) {
+        o.ro_decides = replay_decides;
+        o.ro_arg = es;
+    }
     status = 1;
     if (pdp_read_text_file(trace, "trace file", PDP_TRACE_MAX_BYTES, &text,
                            &len, &err) != BOX_OK) {
@@ -243,6 +320,8 @@ out:
     box_buf_reset(&msg);
     pdp_hist_free(h);
     pdp_policy_free(set);
+    pdp_evschema_free(es);
+    pdp_schema_free(as);
     box_free(text);
     box_free(err);
     return status;

@@ -206,6 +206,15 @@ static box_err
 decide(const pdp_policy_set *set, const pdp_request *rq, pdp_answer *ans)
 {
     answer_reset(ans);
+    /* The schema's action groups, for `action in Group`, when the caller
+     * brings no entity store of its own. */
+    pdp_request with_actions;
+    const pdp_entities *acts = pdp_policy_action_entities(set);
+    if (rq->rq_entities == NULL && acts != NULL) {
+        with_actions = *rq;
+        with_actions.rq_entities = acts;
+        rq = &with_actions;
+    }
     const char *why;
     box_err rv;
     if (!request_ok(rq, &why)) {

@@ -550,7 +550,7 @@ parse_fields(eparser *p, pdp_str prefix, const es_field **out, uint32_t *nout)
  * time_unit       -> "s" | "m" | "h" | "d"
  */
 static box_err
-parse_max_window(eparser *p, int64_t *secs)
+parse_max_window(eparser *p, pdp_evschema *es)
 {
     static const struct {
         char u_name;
@@ -581,6 +581,7 @@ parse_max_window(eparser *p, int64_t *secs)
     if (mult == 0)
         return expected(p, "a time unit (`s`, `m`, `h` or `d`) after the "
                            "window's amount");
+    char unit = u->t_text[0];
     TRY(next(p));
     if (big || amount > (uint64_t)(INT64_MAX / mult))
         return serr(p, tpos(&num), "max_window amount `%.*s` is out of range",
@@ -591,7 +592,9 @@ parse_max_window(eparser *p, int64_t *secs)
                     "would forbid every temporal `within` clause. Omit "
                     "`max_window` to use the default cap, or set a positive "
                     "interval like `max_window = 24h`");
-    *secs = (int64_t)amount * mult;
+    es->es_max_window = (int64_t)amount * mult;
+    es->es_window_amount = (int64_t)amount;
+    es->es_window_unit = unit;
     return BOX_OK;
 }
 
@@ -646,6 +649,8 @@ parse_schema(eparser *p, pdp_evschema *es)
     pdp_pos *where = NULL; // of each declaration, for duplicate kinds
     uint32_t wcap = 0;
     es->es_max_window = PDP_EVSCHEMA_DEFAULT_MAX_WINDOW;
+    es->es_window_amount = 24;
+    es->es_window_unit = 'h';
     while (TOK(p)->t_kind != PDP_TK_EOF) {
         pdp_pos pos = tpos(TOK(p));
         if (at_kw(p, "max_window")) {
@@ -655,7 +660,7 @@ parse_schema(eparser *p, pdp_evschema *es)
                             "any event declaration");
             if (window)
                 return serr(p, pos, "`max_window` may appear only once");
-            TRY(parse_max_window(p, &es->es_max_window));
+            TRY(parse_max_window(p, es));
             window = true;
             continue;
         }
@@ -795,4 +800,21 @@ int64_t
 pdp_evschema_max_window(const pdp_evschema *es)
 {
     return es->es_max_window;
+}
+
+void
+pdp_evschema_max_window_written(const pdp_evschema *es, int64_t *amount,
+                                char *unit)
+{
+    *amount = es->es_window_amount;
+    *unit = es->es_window_unit;
+}
+
+const pdp_evpin *
+pdp_evschema_pins(const pdp_evschema *es, const char *kind, size_t len,
+                  size_t *n)
+{
+    const es_decl *d = find_decl(es, kind, len);
+    *n = d != NULL ? d->d_npins : 0;
+    return d != NULL ? d->d_pins : NULL;
 }

@@ -83,6 +83,10 @@ const char *pdp_evschema_kind_at(const pdp_evschema *es, size_t i, size_t *len);
 /* The cap on every `within` (inclusive), in seconds: the schema's
  * max_window, else PDP_EVSCHEMA_DEFAULT_MAX_WINDOW. */
 int64_t pdp_evschema_max_window(const pdp_evschema *es);
+/* The same cap as written, for messages: 24 and 'h' (the default), 30 and
+ * 'd' for `max_window = 30d`. */
+void pdp_evschema_max_window_written(const pdp_evschema *es, int64_t *amount,
+                                     char *unit);
 
 /* ---- pins (§5.2) ---- */
 
@@ -105,6 +109,11 @@ typedef struct pdp_evpin {
     pdp_str pn_text; // the rhs, normalised: "context.input.user"
     pdp_pos pn_pos;  // of the pinned field in the .dwschema
 } pdp_evpin;
+
+/* The pins of event kind `kind` (every action's event of that kind has
+ * them), *n of them in source order; NULL when none or no such kind. */
+const pdp_evpin *pdp_evschema_pins(const pdp_evschema *es, const char *kind,
+                                   size_t len, size_t *n);
 
 /* ---- derived events ---- */
 

@@ -47,6 +47,8 @@ struct pdp_evschema {
     const es_decl *es_decls;
     uint32_t es_ndecls;
     int64_t es_max_window; // seconds
+    int64_t es_window_amount; // max_window as written: 24 and 'h' for 24h
+    char es_window_unit;
 };
 
 /* The group a spread selector mints ("input" / "output"). */

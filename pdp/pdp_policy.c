@@ -13,6 +13,7 @@
 #include "pdp_message.h"
 #include "pdp_parse.h"
 #include "pdp_tl.h"
+#include "pdp_tl_validate.h"
 
 /* One index slot: the rules whose action scope names this action. */
 typedef struct pdp_bucket {
@@ -40,6 +41,7 @@ struct pdp_policy_set {
     const pdp_value **pl_hist_actions;
     uint32_t pl_nhist, pl_caphist;
     box_err pl_hist_err; // out of memory while collecting: treat as all
+    pdp_entities pl_actions;     // the schema's grouped actions (es_n 0: none)
 };
 
 /* ---- naming ---- */
@@ -338,15 +340,94 @@ pdp_policy_temporal(const pdp_policy_set *set, int64_t *window)
     return set->pl_temporal;
 }
 
+/* The actions of the schema that are in group g (not g itself): a rule
+ * naming `in g` is a candidate for each. */
+static size_t
+group_members(const pdp_policy_set *set, const pdp_value *g,
+              const pdp_value **out)
+{
+    size_t n = 0;
+    if (set->pl_actions.es_n == 0)
+        return 0; // no groups: `in` on an action is `==`
+    for (size_t i = 0; i < pdp_schema_action_count(set->pl_schema); i++) {
+        const pdp_schema_action *a = pdp_schema_action_at(set->pl_schema, i);
+        if (!pdp_entity_eq(a->ac_uid, g) &&
+            pdp_schema_action_in(set->pl_schema, a, g)) {
+            if (out != NULL)
+                out[n] = a->ac_uid;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* pl_actions: every schema action with a parent, as an entity store. */
+static box_err
+build_actions(pdp_policy_set *set)
+{
+    const pdp_schema *s = set->pl_schema;
+    size_t n = 0, na = s != NULL ? pdp_schema_action_count(s) : 0;
+    for (size_t i = 0; i < na; i++)
+        n += pdp_schema_action_at(s, i)->ac_nparents > 0;
+    if (n == 0)
+        return BOX_OK;
+    pdp_entity *items = box_arena_zalloc(set->pl_arena, n * sizeof(*items));
+    if (items == NULL)
+        return BOX_ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < na; i++) {
+        const pdp_schema_action *a = pdp_schema_action_at(s, i);
+        if (a->ac_nparents == 0)
+            continue;
+        pdp_value *ps = pdp_value_set_new(set->pl_arena);
+        if (ps == NULL)
+            return BOX_ENOMEM;
+        for (uint32_t j = 0; j < a->ac_nparents; j++) {
+            box_err rv = pdp_value_set_add(set->pl_arena, ps, a->ac_parents[j]);
+            if (rv != BOX_OK)
+                return rv;
+        }
+        items[k].et_uid = a->ac_uid;
+        items[k].et_parents = ps;
+        k++;
+    }
+    set->pl_actions.es_items = items;
+    set->pl_actions.es_n = k;
+    return BOX_OK;
+}
+
+const pdp_entities *
+pdp_policy_action_entities(const pdp_policy_set *set)
+{
+    return set->pl_actions.es_n > 0 ? &set->pl_actions : NULL;
+}
+
+static box_err
+index_under(pdp_policy_set *set, const pdp_value *action, const pdp_rule *r)
+{
+    pdp_bucket *b = bucket_find(set, action);
+    if (b->bk_action == NULL)
+        b->bk_action = action;
+    return push_rule(set->pl_arena, &b->bk_rules, &b->bk_n, &b->bk_cap, r);
+}
+
 static box_err
 build_index(pdp_policy_set *set)
 {
     const pdp_ast *ast = set->pl_ast;
     size_t refs = 0;
-    for (uint32_t i = 0; i < ast->as_nrules; i++)
-        refs += ast->as_rules[i]->r_action.sc_op == PDP_SCOPE_ANY
-                    ? 0
-                    : ast->as_rules[i]->r_action.sc_n;
+    box_err rv = build_actions(set);
+    if (rv != BOX_OK)
+        return rv;
+    for (uint32_t i = 0; i < ast->as_nrules; i++) {
+        const pdp_scope *sc = &ast->as_rules[i]->r_action;
+        if (sc->sc_op == PDP_SCOPE_ANY)
+            continue;
+        refs += sc->sc_n;
+        if (sc->sc_op != PDP_SCOPE_EQ)
+            for (uint32_t k = 0; k < sc->sc_n; k++)
+                refs += group_members(set, sc->sc_ents[k], NULL);
+    }
     uint32_t size = 8;
     while (size < 2 * refs + 1)
         size *= 2;
@@ -357,7 +438,6 @@ build_index(pdp_policy_set *set)
     uint32_t anycap = 0;
     for (uint32_t i = 0; i < ast->as_nrules; i++) {
         const pdp_rule *r = ast->as_rules[i];
-        box_err rv;
         if (r->r_action.sc_op == PDP_SCOPE_ANY) {
             rv = push_rule(set->pl_arena, &set->pl_any, &set->pl_nany, &anycap,
                            r);
@@ -366,13 +446,22 @@ build_index(pdp_policy_set *set)
             continue;
         }
         for (uint32_t k = 0; k < r->r_action.sc_n; k++) {
-            pdp_bucket *b = bucket_find(set, r->r_action.sc_ents[k]);
-            if (b->bk_action == NULL)
-                b->bk_action = r->r_action.sc_ents[k];
-            rv = push_rule(set->pl_arena, &b->bk_rules, &b->bk_n, &b->bk_cap,
-                           r);
-            if (rv != BOX_OK)
+            const pdp_value *g = r->r_action.sc_ents[k];
+            if ((rv = index_under(set, g, r)) != BOX_OK)
                 return rv;
+            size_t nm = r->r_action.sc_op == PDP_SCOPE_EQ
+                            ? 0
+                            : group_members(set, g, NULL);
+            if (nm == 0)
+                continue;
+            const pdp_value **ms =
+                box_arena_alloc(set->pl_arena, nm * sizeof(*ms));
+            if (ms == NULL)
+                return BOX_ENOMEM;
+            (void)group_members(set, g, ms);
+            for (size_t m = 0; m < nm; m++)
+                if ((rv = index_under(set, ms[m], r)) != BOX_OK)
+                    return rv;
         }
     }
     return BOX_OK;
@@ -394,17 +483,46 @@ pdp_policy_candidates(const pdp_policy_set *set, const pdp_value *action,
 
 /* ---- load ---- */
 
+/* The temporal leaves' findings after Cedar's (§6.1): against the event
+ * schema derived for the action schema. */
+static box_err
+check_temporal(pdp_policy_set *set, const pdp_tl_src *src,
+               const pdp_evschema *es, pdp_validate_result *vr, box_buf *msg)
+{
+    if (!set->pl_temporal)
+        return BOX_OK;
+    box_buf derr;
+    box_buf_init(&derr, 1u << 16);
+    pdp_evset *events = NULL;
+    box_err rv = pdp_evset_derive(es, set->pl_schema, &events, &derr);
+    if (rv == BOX_ETOOBIG) {
+        box_err mrv = box_buf_printf(msg,
+                                     "policy fails schema validation: "
+                                     "dogwood event schema: %s",
+                                     derr.b_data ? derr.b_data : "");
+        (void)mrv; // the code alone still refuses
+        rv = BOX_ECONFIG;
+    }
+    if (rv == BOX_OK)
+        rv = pdp_tl_validate(set->pl_ast, set->pl_schema, es, events, src, vr);
+    pdp_evset_free(events);
+    box_buf_reset(&derr);
+    return rv;
+}
+
 /* §6.2 steps 8 and 9 on a parsed set. */
 static box_err
-check_schema(pdp_policy_set *set, const char *filename, const char *home,
-             pdp_validate_warnings *warnings, box_buf *msg)
+check_schema(pdp_policy_set *set, const pdp_tl_src *src, const pdp_evschema *es,
+             const char *home, pdp_validate_warnings *warnings, box_buf *msg)
 {
     pdp_validate_result *vr = NULL;
     char *text = NULL;
-    box_err rv = pdp_validate_policies(set->pl_schema, set->pl_ast, filename,
-                                       &vr);
+    box_err rv =
+        pdp_validate_policies(set->pl_schema, set->pl_ast, src->ts_file, &vr);
     if (rv != BOX_OK)
         return rv;
+    if ((rv = check_temporal(set, src, es, vr, msg)) != BOX_OK)
+        goto out;
     rv = pdp_validate_load_message(vr, &text);
     if (rv == BOX_ECONFIG) {
         box_err mrv = box_buf_puts(msg, text);
@@ -440,16 +558,23 @@ out:
     return rv;
 }
 
-
+/* ORDER LOAD: what a load checks. */
+typedef enum load_mode {
+    LOAD_PARSE,   // pdp_policy_load: parse and the schema-free Box checks
+    LOAD_BOX,     // pdp_policy_load_checked: Box's event schema
+    LOAD_DOGWOOD, // pdp_policy_load_events: a given (or the default) one
+} load_mode;
 
 static box_err
-load(const char *text, size_t len, const char *filename, bool checked,
-     const pdp_schema *schema, const char *home, pdp_policy_set **out,
-     pdp_validate_warnings *warnings, char **err)
+load(const char *text, size_t len, const char *filename, load_mode mode,
+     const pdp_schema *schema, const pdp_evschema *events, const char *home,
+     pdp_policy_set **out, pdp_validate_warnings *warnings, char **err)
 {
     box_buf msg;
     box_buf_init(&msg, 1u << 20);
     pdp_policy_set *set = NULL;
+    pdp_evschema *own_events = NULL;
+    bool checked = mode == LOAD_BOX || (mode == LOAD_DOGWOOD && schema);
     box_err rv;
     *out = NULL;
     *err = NULL;
@@ -482,6 +607,14 @@ load(const char *text, size_t len, const char *filename, bool checked,
             set->pl_schema = set->pl_own_schema;
         }
     }
+    if (mode != LOAD_PARSE && events == NULL) {
+        rv = pdp_evschema_load_builtin(mode == LOAD_BOX ? PDP_EVSCHEMA_BOX
+                                                        : PDP_EVSCHEMA_DEFAULT,
+                                       &own_events, &msg);
+        if (rv != BOX_OK)
+            goto out;
+        events = own_events;
+    }
     if ((rv = pdp_parse(text, len, filename, set->pl_arena, &set->pl_ast,
                         &msg)) != BOX_OK)
         goto out;
@@ -489,12 +622,17 @@ load(const char *text, size_t len, const char *filename, bool checked,
         goto out;
     if ((rv = check_reserved_actions(set->pl_ast, &msg)) != BOX_OK)
         goto out;
-    if (checked && (rv = check_schema(set, filename ? filename : "<policy>",
-                                      home, warnings, &msg)) != BOX_OK)
+    if (events != NULL &&
+        (rv = pdp_tl_apply_pins(set->pl_ast, events, set->pl_arena)) != BOX_OK)
         goto out;
     find_temporal(set);
+    pdp_tl_src src = {text, len, filename ? filename : "<policy>"};
+    if (checked &&
+        (rv = check_schema(set, &src, events, home, warnings, &msg)) != BOX_OK)
+        goto out;
     rv = build_index(set);
 out:
+    pdp_evschema_free(own_events);
     if (rv != BOX_OK) {
         if (msg.b_len == 0) {
             box_err mrv = box_buf_puts(&msg, box_strerror(rv));
@@ -513,7 +651,8 @@ box_err
 pdp_policy_load(const char *text, size_t len, const char *filename,
                 pdp_policy_set **out, char **err)
 {
-    return load(text, len, filename, false, NULL, NULL, out, NULL, err);
+    return load(text, len, filename, LOAD_PARSE, NULL, NULL, NULL, out, NULL,
+                err);
 }
 
 box_err
@@ -522,7 +661,18 @@ pdp_policy_load_checked(const char *text, size_t len, const char *filename,
                         pdp_policy_set **out, pdp_validate_warnings *warnings,
                         char **err)
 {
-    return load(text, len, filename, true, schema, home, out, warnings, err);
+    return load(text, len, filename, LOAD_BOX, schema, NULL, home, out,
+                warnings, err);
+}
+
+box_err
+pdp_policy_load_events(const char *text, size_t len, const char *filename,
+                       const pdp_schema *schema, const pdp_evschema *events,
+                       pdp_policy_set **out, pdp_validate_warnings *warnings,
+                       char **err)
+{
+    return load(text, len, filename, LOAD_DOGWOOD, schema, events, NULL, out,
+                warnings, err);
 }
 
 const pdp_schema *

@@ -7,6 +7,8 @@
 
 #include "box_err.h"
 #include "pdp_ast.h"
+#include "pdp_entities.h"
+#include "pdp_evschema.h"
 #include "pdp_schema.h"
 #include "pdp_validate.h"
 #include "pdp_value.h"
@@ -34,7 +36,9 @@ box_err pdp_policy_load(const char *text, size_t len, const char *filename,
  * The whole Box load of §6.2 against an action schema, in spec order:
  * parse, duplicate @id (step 5), reserved action (step 6), strict schema
  * validation (step 8: "policy references unknown action: …" or "policy
- * fails schema validation: …", Cedar's findings joined with "; "), then
+ * fails schema validation: …", Cedar's findings joined with "; ", then
+ * the temporal leaves' against the schema and Box's event schema, see
+ * pdp_tl_validate.h), then
  * the literal-spelling judgement (step 9: "policy compares an inert
  * literal: …") with the operator's home (NULL skips the home checks).
  * schema is borrowed and must outlive the set; NULL means Box's built-in
@@ -50,9 +54,28 @@ box_err pdp_policy_load_checked(const char *text, size_t len,
                                 const char *home, pdp_policy_set **out,
                                 pdp_validate_warnings *warnings,
                                 char **err) BOX_WARN_UNUSED;
+/*
+ * The load Dogwood's `replay` and `validate` do, for `box policy replay`:
+ * as pdp_policy_load_checked against action schema `schema`, but with
+ * event schema `events` (NULL: Dogwood's default, §5.4) in place of
+ * Box's, whose pins (§5.2) are appended to every predicate naming a
+ * pinned event before the temporal leaves are validated against both.
+ * With schema NULL nothing is validated (the pins still apply), as
+ * pdp_policy_load. schema is borrowed and must outlive the set (requests
+ * are validated against it); events only for the call.
+ */
+box_err pdp_policy_load_events(const char *text, size_t len,
+                               const char *filename, const pdp_schema *schema,
+                               const pdp_evschema *events, pdp_policy_set **out,
+                               pdp_validate_warnings *warnings,
+                               char **err) BOX_WARN_UNUSED;
 /* The schema requests are validated against, or NULL for a set loaded
  * with pdp_policy_load (no request validation). */
 const pdp_schema *pdp_policy_schema(const pdp_policy_set *set);
+/* The schema's actions that are members of action groups, as an entity
+ * store (uid and parents), for `action in Group`; NULL when the schema
+ * declares no group (Box's), so `in` on an action is `==`. */
+const pdp_entities *pdp_policy_action_entities(const pdp_policy_set *set);
 /* Whether some rule has a temporal condition; *window (when not NULL)
  * is then how far back (seconds) any of them reads: what the history
  * must keep. */

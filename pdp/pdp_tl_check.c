@@ -46,13 +46,30 @@ typedef struct tc_ctx {
     box_arena *a; // scratch
     const char *file;
     box_buf *err;
+    pdp_tl_sink sink; // when set, every finding goes to it instead
+    void *sink_arg;
 } tc_ctx;
 
 /* ---- messages ---- */
 
+/* The first finding as the refusal in err (BOX_EPARSE); or, with a sink,
+ * each finding to the sink, the walk going on while it returns BOX_OK. */
 static box_err __attribute__((format(printf, 3, 4)))
 refuse(tc_ctx *c, pdp_pos pos, const char *fmt, ...)
 {
+    if (c->sink != NULL) {
+        box_buf m;
+        box_buf_init(&m, 1u << 16);
+        va_list ap;
+        va_start(ap, fmt);
+        box_err rv = box_buf_vprintf(&m, fmt, ap);
+        va_end(ap);
+        if (rv == BOX_OK || rv == BOX_ETOOBIG) // a cut text still counts
+            rv = m.b_data != NULL ? c->sink(c->sink_arg, pos, m.b_data)
+                                  : BOX_ENOMEM;
+        box_buf_reset(&m);
+        return rv;
+    }
     box_buf_reset(c->err);
     if (box_buf_printf(c->err, "%s:%u:%u: ", c->file, pos.line, pos.col) !=
         BOX_OK)
@@ -747,10 +764,10 @@ tp_dep(tc_ctx *c, const pdp_tl *t, tc_set *env, bool *out)
     case PDP_TL_SINCE:
         TRY(tp_dep(c, t->tl_l, env, &l));
         if (!l)
-            return degenerate(c, t->tl_l->tl_pos, "the left side of `since`");
+            TRY(degenerate(c, t->tl_l->tl_pos, "the left side of `since`"));
         TRY(tp_dep(c, t->tl_r, env, &r));
         if (!r)
-            return degenerate(c, t->tl_r->tl_pos, "the right side of `since`");
+            TRY(degenerate(c, t->tl_r->tl_pos, "the right side of `since`"));
         return BOX_OK;
     case PDP_TL_EXISTS: {
         size_t mark = env->s_n;
@@ -917,15 +934,15 @@ windows(tc_ctx *c, const pdp_tl *t, const pdp_tl_src *src, pdp_tl_window cap,
                 win = (pdp_tl_window){t->tl_window, 's'};
                 at = t->tl_pos;
             }
-            return refuse(c, at,
-                          "temporal window `%lld%c` exceeds the maximum "
-                          "allowed window `%lld%c` set by the event schema's "
-                          "`max_window`; shorten this window to at most "
-                          "`%lld%c`, or raise `max_window` in the event "
-                          "schema",
-                          (long long)win.tw_amount, win.tw_unit,
-                          (long long)cap.tw_amount, cap.tw_unit,
-                          (long long)cap.tw_amount, cap.tw_unit);
+            TRY(refuse(c, at,
+                       "temporal window `%lld%c` exceeds the maximum "
+                       "allowed window `%lld%c` set by the event schema's "
+                       "`max_window`; shorten this window to at most "
+                       "`%lld%c`, or raise `max_window` in the event "
+                       "schema",
+                       (long long)win.tw_amount, win.tw_unit,
+                       (long long)cap.tw_amount, cap.tw_unit,
+                       (long long)cap.tw_amount, cap.tw_unit));
         }
         break;
     default:
@@ -964,12 +981,17 @@ binding_stage(tc_ctx *c, const pdp_tl *tl)
 }
 
 static box_err
-schema_stage(tc_ctx *c, const pdp_tl *tl, const pdp_tl_src *src,
-             pdp_tl_window cap)
+tpdep_stage(tc_ctx *c, const pdp_tl *tl)
 {
     tc_set env = {0};
     TRY(tp_binders(c, tl, &env));
-    TRY(tp_conjuncts(c, tl, &env));
+    return tp_conjuncts(c, tl, &env);
+}
+
+static box_err
+window_stage(tc_ctx *c, const pdp_tl *tl, const pdp_tl_src *src,
+             pdp_tl_window cap)
+{
     // A cap with no known unit admits no window (fails closed).
     int64_t u = unit_secs(cap.tw_unit);
     int64_t cap_secs = 0;
@@ -991,16 +1013,42 @@ pdp_tl_check(const pdp_tl *tl, const char *file, box_buf *err)
     return rv;
 }
 
+/* One stage run with a sink (every finding) or err (the first). */
+static box_err
+run_stage(const pdp_tl *tl, const pdp_tl_src *src, const pdp_tl_window *cap,
+          pdp_tl_sink sink, void *arg, box_buf *err)
+{
+    tc_ctx c = {.file = src != NULL && src->ts_file != NULL ? src->ts_file
+                                                            : "<policy>",
+                .err = err,
+                .sink = sink,
+                .sink_arg = arg};
+    c.a = box_arena_new(PDP_TL_CHECK_SCRATCH_MAX);
+    if (c.a == NULL)
+        return BOX_ENOMEM;
+    box_err rv =
+        cap != NULL ? window_stage(&c, tl, src, *cap) : tpdep_stage(&c, tl);
+    box_arena_free(c.a);
+    return rv;
+}
+
+box_err
+pdp_tl_check_tpdep(const pdp_tl *tl, pdp_tl_sink sink, void *arg)
+{
+    return run_stage(tl, NULL, NULL, sink, arg, NULL);
+}
+
+box_err
+pdp_tl_check_windows(const pdp_tl *tl, const pdp_tl_src *src,
+                     pdp_tl_window max_window, pdp_tl_sink sink, void *arg)
+{
+    return run_stage(tl, src, &max_window, sink, arg, NULL);
+}
+
 box_err
 pdp_tl_check_schema(const pdp_tl *tl, const pdp_tl_src *src,
                     pdp_tl_window max_window, box_buf *err)
 {
-    tc_ctx c = {.file = src->ts_file != NULL ? src->ts_file : "<policy>",
-                .err = err};
-    c.a = box_arena_new(PDP_TL_CHECK_SCRATCH_MAX);
-    if (c.a == NULL)
-        return BOX_ENOMEM;
-    box_err rv = schema_stage(&c, tl, src, max_window);
-    box_arena_free(c.a);
-    return rv;
+    box_err rv = run_stage(tl, src, NULL, NULL, NULL, err);
+    return rv != BOX_OK ? rv : run_stage(tl, src, &max_window, NULL, NULL, err);
 }

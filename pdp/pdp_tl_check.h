@@ -63,5 +63,19 @@ typedef struct pdp_tl_src {
 box_err pdp_tl_check_schema(const pdp_tl *tl, const pdp_tl_src *src,
                             pdp_tl_window max_window,
                             box_buf *err) BOX_WARN_UNUSED;
+/*
+ * Its two parts alone, for a validator that runs other checks between
+ * them and reports every finding, as Dogwood's does: timepoint
+ * dependence (WF-TpDep), and the window cap (TEMP-MaxWindow). Each
+ * finding goes to sink with its place and Dogwood's text, in Dogwood's
+ * order; the walk goes on while sink returns BOX_OK, and its error
+ * otherwise ends the check and is returned. BOX_ENOMEM.
+ */
+typedef box_err (*pdp_tl_sink)(void *arg, pdp_pos pos, const char *msg);
+box_err pdp_tl_check_tpdep(const pdp_tl *tl, pdp_tl_sink sink,
+                           void *arg) BOX_WARN_UNUSED;
+box_err pdp_tl_check_windows(const pdp_tl *tl, const pdp_tl_src *src,
+                             pdp_tl_window max_window, pdp_tl_sink sink,
+                             void *arg) BOX_WARN_UNUSED;
 
 #endif

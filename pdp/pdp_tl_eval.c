@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "pdp_ext.h"
 #include "pdp_tl.h"
 
 /* One binding; a row is an immutable array of them in the scratch arena
@@ -126,10 +127,19 @@ tl_resolve(tl_ctx *c, const pdp_tterm *t, size_t j, tl_row row,
         *out = t->tt_lit;
         return BOX_OK;
     case PDP_TT_DECIMAL: {
-        // Kept as its text (§4.2): equal only to the same spelling.
+        // Cedar's decimal, equal by value (the reference's domain
+        // equality); a spelling Cedar refuses stays text, equal only to
+        // itself (as a trace's, pdp_trace.h).
+        int64_t scaled = 0;
+        char why[128];
         pdp_value *v = NULL;
-        if (pdp_value_string(c->a, t->tt_text.s, t->tt_text.len, &v) !=
-            BOX_OK)
+        if (pdp_ext_parse_decimal(t->tt_text.s, t->tt_text.len, &scaled, why,
+                                  sizeof why) == BOX_OK)
+            v = pdp_value_decimal(c->a, scaled);
+        else if (pdp_value_string(c->a, t->tt_text.s, t->tt_text.len, &v) !=
+                 BOX_OK)
+            v = NULL;
+        if (v == NULL)
             return BOX_ENOMEM;
         *out = v;
         return BOX_OK;

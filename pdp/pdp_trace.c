@@ -9,6 +9,7 @@
 
 #include "box_alloc.h"
 #include "box_utf8.h"
+#include "pdp_ext.h"
 #include "pdp_lex.h"
 
 /*
@@ -224,17 +225,24 @@ int_value(tparser *p, const pdp_token *t, bool neg, const pdp_token *start,
 }
 
 /*
- * Keeps a decimal number (§7.1 decimal_num) as a String of its text.
- * TODO(issue 21): build a decimal value here once pdp_value has one; this
- * is the only place that decides how a trace decimal is represented
- * (pdp_trace.h says why).
+ * A decimal number (§7.1 decimal_num): Cedar's decimal when Cedar takes
+ * the spelling (at most four digits after the point, in range), so that
+ * 2.5, 02.5 and 2.50 are one value and -0.0 is 0.0; otherwise its text as
+ * a String, equal only to itself (the reference's rule). pdp_trace.h says
+ * why; this is the only place that decides it.
  */
 static box_err
 trace_decimal(tparser *p, const char *text, size_t n, const pdp_value **out)
 {
-    pdp_value *v;
-    if (pdp_value_string(p->tp_a, text, n, &v) != BOX_OK)
+    int64_t scaled = 0;
+    char why[128];
+    pdp_value *v = NULL;
+    if (pdp_ext_parse_decimal(text, n, &scaled, why, sizeof why) == BOX_OK) {
+        if ((v = pdp_value_decimal(p->tp_a, scaled)) == NULL)
+            return nomem(p);
+    } else if (pdp_value_string(p->tp_a, text, n, &v) != BOX_OK) {
         return nomem(p);
+    }
     *out = v;
     return BOX_OK;
 }

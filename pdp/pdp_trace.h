@@ -32,12 +32,12 @@
  *                       With a scope, a missing callerPrincipal /
  *                       callerResource is added, mirrored from it.
  *
- * DECIMALS (TODO issue 21: build a decimal value once pdp_value has
- * one). There is no decimal value kind yet, so a decimal number is kept
- * as a String holding its text exactly as written ("1.50", "02.5"):
- * §4.2 compares decimals as text, and a string is never ordered, like a
- * decimal in a temporal comparison. It cannot be told from the string
- * literal "1.50" meanwhile. pdp_trace.c builds it in one function,
+ * DECIMALS. A decimal number is Cedar's decimal when Cedar accepts the
+ * spelling (digits, a point, one to four digits; in range), so equality
+ * is Cedar's, by value: "1.5", "1.50" and "01.5" are one value, "-0.0"
+ * is "0.0" (the reference's domain equality, corpus case 1215). A
+ * spelling Cedar refuses ("1.23456") is kept as a String of its text,
+ * equal only to the same text. pdp_trace.c decides it in one function,
  * trace_decimal().
  *
  * Timestamps are non-decreasing, also against the last event already in

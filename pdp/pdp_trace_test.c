@@ -92,8 +92,8 @@ test_spec_example(void **state)
     assert_string_equal(e->ev_kind, "response");
     assert_null(e->ev_context);
     assert_value(field(e, "output.flag"), "true");
-    /* A decimal is a String of its text for now (pdp_trace.h, issue 21). */
-    assert_value(field(e, "output.score"), "\"1.50\"");
+    /* A decimal is Cedar's decimal (pdp_trace.h). */
+    assert_value(field(e, "output.score"), "decimal(\"1.5000\")");
 
     /* A history-only line: no scope, no context, nothing mirrored. */
     e = pdp_hist_at(h, 2);
@@ -116,7 +116,8 @@ test_values(void **state)
         "// a comment line\n"
         "   \t\n"
         "@-5 A::Action::\"x\"::tick(n: -42, m: 9223372036854775807, "
-        "lo: -9223372036854775808, d: -0.25, z: 02.5, t: true, f: false, "
+        "lo: -9223372036854775808, d: -0.25, z: 02.5, w: 1.23456, t: true, "
+        "f: false, "
         "s: \"a\\\"b\\\\c\\u{0_1_2_3}\\x41\\n\", "
         "e: Ns :: Sub::Type::\"id \\\"q\\\"\", "
         "r: { in: 1, \"odd key\": { deep: [] } }, "
@@ -129,8 +130,10 @@ test_values(void **state)
     assert_value(field(e, "n"), "-42");
     assert_value(field(e, "m"), "9223372036854775807");
     assert_value(field(e, "lo"), "-9223372036854775808");
-    assert_value(field(e, "d"), "\"-0.25\"");
-    assert_value(field(e, "z"), "\"02.5\"");
+    assert_value(field(e, "d"), "decimal(\"-0.2500\")");
+    assert_value(field(e, "z"), "decimal(\"2.5000\")");
+    /* Not a Cedar decimal (five digits after the point): its text. */
+    assert_value(field(e, "w"), "\"1.23456\"");
     assert_value(field(e, "t"), "true");
     assert_value(field(e, "f"), "false");
     size_t n;

@@ -50,16 +50,12 @@ static const pdp_type ty_empty_rec = {PDP_TY_RECORD, NULL, NULL, 0, {"", 0}};
 
 /* ---- findings ---- */
 
+/* Appends one finding, also located as "file:line:col: msg". */
 static box_err
-add_finding(vctx *v, pdp_finding_kind kind, pdp_pos pos, const char *msg)
+push_finding(pdp_validate_result *r, pdp_finding_kind kind,
+             const pdp_rule *rule, pdp_pos pos, const char *file,
+             const char *msg)
 {
-    pdp_validate_result *r = v->v_res;
-    /* One text once per rule (environments repeat the same finding). */
-    for (size_t i = v->v_rule_first; i < r->vr_n; i++) {
-        if (r->vr_items[i].fd_kind == kind &&
-            strcmp(r->vr_items[i].fd_msg, msg) == 0)
-            return BOX_OK;
-    }
     if (r->vr_n == r->vr_cap) {
         size_t nc = r->vr_cap ? r->vr_cap * 2 : 8;
         pdp_finding *f = box_realloc(r->vr_items, nc * sizeof(*f));
@@ -70,25 +66,47 @@ add_finding(vctx *v, pdp_finding_kind kind, pdp_pos pos, const char *msg)
     }
     char loc[64];
     snprintf(loc, sizeof(loc), ":%u:%u: ", pos.line, pos.col);
-    size_t fl = strlen(v->v_file), ll = strlen(loc), ml = strlen(msg);
-    char *m = box_arena_strndup(v->v_a, msg, ml);
-    char *located = box_arena_alloc(v->v_a, fl + ll + ml + 1);
+    size_t fl = strlen(file), ll = strlen(loc), ml = strlen(msg);
+    char *m = box_arena_strndup(r->vr_arena, msg, ml);
+    char *located = box_arena_alloc(r->vr_arena, fl + ll + ml + 1);
     if (m == NULL || located == NULL)
         return BOX_ENOMEM;
-    memcpy(located, v->v_file, fl);
+    memcpy(located, file, fl);
     memcpy(located + fl, loc, ll);
     memcpy(located + fl + ll, msg, ml + 1);
     pdp_finding *f = &r->vr_items[r->vr_n++];
     f->fd_kind = kind;
-    f->fd_rule = v->v_rule;
+    f->fd_rule = rule;
     f->fd_pos = pos;
     f->fd_msg = m;
     f->fd_located = located;
-    if (kind == PDP_FINDING_ERROR) {
+    if (kind == PDP_FINDING_ERROR)
         r->vr_errors++;
-        v->v_rule_errors = true;
-    }
     return BOX_OK;
+}
+
+static box_err
+add_finding(vctx *v, pdp_finding_kind kind, pdp_pos pos, const char *msg)
+{
+    pdp_validate_result *r = v->v_res;
+    /* One text once per rule (environments repeat the same finding). */
+    for (size_t i = v->v_rule_first; i < r->vr_n; i++) {
+        if (r->vr_items[i].fd_kind == kind &&
+            strcmp(r->vr_items[i].fd_msg, msg) == 0)
+            return BOX_OK;
+    }
+    box_err rv = push_finding(r, kind, v->v_rule, pos, v->v_file, msg);
+    if (rv == BOX_OK && kind == PDP_FINDING_ERROR)
+        v->v_rule_errors = true;
+    return rv;
+}
+
+box_err
+pdp_validate_result_add(pdp_validate_result *r, const pdp_rule *rule,
+                        pdp_pos pos, const char *file, const char *msg)
+{
+    return push_finding(r, PDP_FINDING_ERROR, rule, pos,
+                        file != NULL ? file : "<policy>", msg);
 }
 
 /* Records "for policy `policy_N`, <fmt>" as an error at pos. */

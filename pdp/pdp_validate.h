@@ -51,6 +51,11 @@ size_t pdp_validate_result_count(const pdp_validate_result *r);
 const pdp_finding *pdp_validate_result_at(const pdp_validate_result *r,
                                           size_t i);
 size_t pdp_validate_result_errors(const pdp_validate_result *r);
+/* Appends an error finding of a later check (the temporal validator's,
+ * which Dogwood reports after Cedar's), located "file:line:col: msg". */
+box_err pdp_validate_result_add(pdp_validate_result *r, const pdp_rule *rule,
+                                pdp_pos pos, const char *file,
+                                const char *msg) BOX_WARN_UNUSED;
 
 /*
  * Box's load text for step 8: every error finding's fd_msg joined with
