@@ -402,6 +402,11 @@ pdp_lex_string(pdp_lex *lx, const pdp_token *tok, box_arena *a, bool pattern,
             int v = h1 * 16 + h2;
             if (v > 0x7F)
                 return bad_escape(lx, tok, off, 4);
+            /* In a pattern only `\*` is a literal star: a star written
+             * \x2a or \u{2a} is a wildcard, as in Cedar (which unescapes
+             * the text first and takes any `*` but `\*` as a wildcard). */
+            if (pattern && v == '*')
+                w[o] = true;
             d[o++] = (char)v;
             i += 4;
             continue;
@@ -432,6 +437,8 @@ pdp_lex_string(pdp_lex *lx, const pdp_token *tok, box_arena *a, bool pattern,
                 return bad_escape(lx, tok, off, j - i);
             char buf[4];
             size_t k = box_utf8_encode(v, buf);
+            if (pattern && v == '*') // a wildcard, as \x2a above
+                w[o] = true;
             /* \u{…} is at least 5 bytes, its encoding at most 4. */
             memcpy(d + o, buf, k);
             o += k;

@@ -160,6 +160,17 @@ test_escapes(void **state)
     assert_true(w[1]);
     assert_false(w[2]);
     assert_false(w[3]);
+    /* Only `\*` is a literal star: a star written \x2a or \u{2a} is a
+     * wildcard, as in Cedar (found by tests/cedar_diff). */
+    assert_int_equal(decode("\"\\x2a\\u{2a}\\u{2_a}\\*\"", true, &s, &n, &w,
+                            &err, a),
+                     BOX_OK);
+    assert_int_equal(n, 4);
+    assert_memory_equal(s, "****", 4);
+    assert_true(w[0]);
+    assert_true(w[1]);
+    assert_true(w[2]);
+    assert_false(w[3]);
 
     static const struct {
         const char *src;
