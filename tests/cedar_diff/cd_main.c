@@ -66,7 +66,9 @@ typedef struct cd_opts {
 /* What box said about one case. */
 typedef struct cd_box {
     bool b_loaded;
+    bool b_continued; // the text has a backslash-newline (in a string)
     bool b_arity; // refused: an extension constructor's argument count
+    bool b_dup_id; // refused: two rules with one @id (§6.2 step 5)
     bool b_cedar_allow;
     bool b_allow;
     bool b_rule_ok; // Box's §1.5 rule holds between the two verdicts
@@ -78,6 +80,7 @@ typedef struct cd_box {
 typedef struct cd_peer {
     bool p_failure;
     bool p_reserved_if; // refused: `if` as a record key or attribute
+    bool p_bad_token;   // refused: "invalid token"
     bool p_allow;
     uint32_t p_det, p_err;
 } cd_peer;
@@ -345,6 +348,9 @@ decide_box(const cd_case *c, box_arena *a, pdp_answer *ans, cd_box *res,
            box_buf *detail)
 {
     memset(res, 0, sizeof(*res));
+    res->b_continued = c->c_policies.b_len > 0 &&
+                       memmem(c->c_policies.b_data, c->c_policies.b_len,
+                              "\\\n", 2) != NULL;
     pdp_policy_set *set = NULL;
     char *err = NULL;
     box_err rv = pdp_policy_load(c->c_policies.b_data, c->c_policies.b_len,
@@ -353,6 +359,9 @@ decide_box(const cd_case *c, box_arena *a, pdp_answer *ans, cd_box *res,
         res->b_arity = err != NULL &&
                        strstr(err, "wrong number of arguments provided to "
                                    "extension function") != NULL;
+        res->b_dup_id = rv == BOX_ECONFIG && err != NULL &&
+                        strstr(err, "policy gives one @id to more than "
+                                    "one rule") != NULL;
         if (detail != NULL)
             (void)!box_buf_printf(detail, "refused to load (%s): %s",
                                   box_strerror(rv), err != NULL ? err : "");
@@ -449,9 +458,10 @@ parse_peer(const char *line, uint64_t *index, cd_peer *p, box_buf *detail)
         *index = (uint64_t)json_object_get_int64(x);
     if (ok && json_object_object_get_ex(o, "failure", &x)) {
         p->p_failure = true;
+        const char *why = json_object_get_string(x);
         p->p_reserved_if =
-            strstr(json_object_get_string(x),
-                   "reserved and cannot be used: if") != NULL;
+            strstr(why, "reserved and cannot be used: if") != NULL;
+        p->p_bad_token = strstr(why, "invalid token") != NULL;
         if (detail != NULL)
             (void)!box_buf_printf(detail, "refused: %s",
                                   json_object_get_string(x));
@@ -490,6 +500,15 @@ parse_peer(const char *line, uint64_t *index, cd_peer *p, box_buf *detail)
  *    evaluated. A call that can only fail is stricter refused than
  *    skipped, and Box's own load (strict validation, §6.2 step 8)
  *    refuses it in any case.
+ *  - "duplicate @id": Box refuses a set in which two rules carry one
+ *    non-blank @id (dogwood-spec §6.2 step 5, a load check of
+ *    pdp_policy_load); Cedar knows no such rule. The generator's own
+ *    @ids are unique; a probe annotation can repeat one.
+ *  - "line continuation": dogwood-spec §2.1 lists `\` + newline inside a
+ *    string as an escape that skips the newline and the next line's
+ *    blanks (Rust's rule), which box follows; cedar-wasm's lexer refuses
+ *    the string ("invalid token"). The generator writes a backslash
+ *    followed by a newline only there.
  */
 static const char *
 known_difference(const cd_box *b, const cd_peer *p)
@@ -498,6 +517,10 @@ known_difference(const cd_box *b, const cd_peer *p)
         return "`if` as a key";
     if (!b->b_loaded && b->b_arity && !p->p_failure)
         return "constructor arity at load";
+    if (!b->b_loaded && b->b_dup_id && !p->p_failure)
+        return "duplicate @id";
+    if (b->b_loaded && b->b_continued && p->p_failure && p->p_bad_token)
+        return "line continuation";
     return NULL;
 }
 
