@@ -279,12 +279,25 @@ eval_has(ectx *c, const pdp_expr *e, ev *out)
     return 0;
 }
 
+/*
+ * Cedar evaluates both operands of a binary operator (but && and ||)
+ * before it checks either's type, so in `decimal("1.0") < context.absent`
+ * the missing attribute is the error, not the decimal: the operators
+ * below do the same, so an error has Cedar's category (§3.2).
+ */
 static int
 eval_arith(ectx *c, const pdp_expr *e, ev *out)
 {
     int64_t a = 0, b = 0, r = 0;
-    if (eval_long(c, e->u.bin.l, &a) != 0 || eval_long(c, e->u.bin.r, &b) != 0)
+    ev x = {0}, y = {0};
+    if (eval(c, e->u.bin.l, &x) != 0 || eval(c, e->u.bin.r, &y) != 0)
         return EV_ERR;
+    if (x.k != PDP_VAL_LONG)
+        return type_err(c, "long", &x);
+    if (y.k != PDP_VAL_LONG)
+        return type_err(c, "long", &y);
+    a = x.u.l;
+    b = y.u.l;
     bool ovf;
     const char *verb;
     switch (e->x_kind) {
@@ -339,12 +352,10 @@ static int
 eval_in(ectx *c, const pdp_expr *e, ev *out)
 {
     ev l = {0}, r = {0};
-    if (eval(c, e->u.bin.l, &l) != 0)
+    if (eval(c, e->u.bin.l, &l) != 0 || eval(c, e->u.bin.r, &r) != 0)
         return EV_ERR;
     if (l.k != PDP_VAL_ENTITY)
         return type_err(c, "entity", &l);
-    if (eval(c, e->u.bin.r, &r) != 0)
-        return EV_ERR;
     return in_rhs(c, l.u.v, &r, out);
 }
 
@@ -501,13 +512,11 @@ static int
 eval_order(ectx *c, const pdp_expr *e, ev *out)
 {
     ev a = {0}, b = {0};
-    if (eval(c, e->u.bin.l, &a) != 0)
+    if (eval(c, e->u.bin.l, &a) != 0 || eval(c, e->u.bin.r, &b) != 0)
         return EV_ERR;
     if (a.k != PDP_VAL_LONG && a.k != PDP_VAL_DATETIME &&
         a.k != PDP_VAL_DURATION)
         return type_err(c, "long", &a);
-    if (eval(c, e->u.bin.r, &b) != 0)
-        return EV_ERR;
     if (b.k != a.k)
         return type_err(c, pdp_value_kind_name((pdp_value_kind)a.k), &b);
     int64_t x = a.u.l, y = b.u.l;
