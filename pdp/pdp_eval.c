@@ -547,19 +547,47 @@ eval_set(ectx *c, const pdp_expr *e, ev *out)
     return 0;
 }
 
+/* Byte order of two record keys, as Rust orders Strings. */
+static int
+key_cmp(pdp_str a, pdp_str b)
+{
+    int d = memcmp(a.s, b.s, a.len < b.len ? a.len : b.len);
+    return d != 0 ? d : a.len < b.len ? -1 : a.len > b.len;
+}
+
+/*
+ * A record literal's values are evaluated in the byte order of their keys,
+ * not in source order: Cedar keeps a literal's fields sorted, so in
+ * `{b: context.x, a: 1 + true}` the error is a's type error, as there
+ * (found by tests/cedar_diff). The record keeps the source order.
+ */
 static int
 eval_record(ectx *c, const pdp_expr *e, ev *out)
 {
+    uint32_t n = e->u.rec.n;
+    const pdp_str *keys = e->u.rec.keys;
     pdp_value *r = pdp_value_record_new(c->ec_arena);
-    if (r == NULL)
+    uint32_t *order = box_arena_alloc(c->ec_arena, (n + 1) * sizeof(*order));
+    const pdp_value **vals =
+        box_arena_alloc(c->ec_arena, (n + 1) * sizeof(*vals));
+    if (r == NULL || order == NULL || vals == NULL)
         return out_of_memory(c);
-    for (uint32_t i = 0; i < e->u.rec.n; i++) {
+    for (uint32_t i = 0; i < n; i++) { // insertion sort: records are small
+        uint32_t j = i;
+        for (; j > 0 && key_cmp(keys[order[j - 1]], keys[i]) > 0; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    for (uint32_t k = 0; k < n; k++) {
         ev x = {0};
-        const pdp_value *v;
-        if (eval(c, e->u.rec.vals[i], &x) != 0 || materialize(c, &x, &v) != 0)
+        uint32_t i = order[k];
+        if (eval(c, e->u.rec.vals[i], &x) != 0 ||
+            materialize(c, &x, &vals[i]) != 0)
             return EV_ERR;
-        if (pdp_value_record_put(c->ec_arena, r, e->u.rec.keys[i].s,
-                                 e->u.rec.keys[i].len, v) != BOX_OK)
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (pdp_value_record_put(c->ec_arena, r, keys[i].s, keys[i].len,
+                                 vals[i]) != BOX_OK)
             return fail(c, "record literal is too large or too deep");
     }
     out->k = PDP_VAL_RECORD;

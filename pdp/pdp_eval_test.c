@@ -125,6 +125,13 @@ test_values_and_errors(void **state)
           "error: record does not have the attribute `nope`");
     check("true * \"a\"", CTX, "error: type error: expected long, got bool");
     check("1 - true", CTX, "error: type error: expected long, got bool");
+    /* A record literal's values are evaluated in key order, as in Cedar,
+     * and the record keeps the source order. */
+    check("{b: context.nope, a: 1 + true, \"a b\": 1 + \"x\"}", CTX,
+          "error: type error: expected long, got bool");
+    check("{b: context.nope, \"a b\": 1 + \"x\"}", CTX,
+          "error: type error: expected long, got string");
+    check("{b: 2, a: 1 + context.input.a}", CTX, "{b: 2, a: 2}");
     check("1 > 2 || 2 >= 2", CTX, "true");
     check("1 != 1", CTX, "false");
     /* Equality never errors and is false across types. */
