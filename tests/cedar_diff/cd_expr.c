@@ -752,7 +752,7 @@ scope_act(gen *g, box_buf *o, const cd_val *actual)
         return;
     if (r < 7) {
         put(g, o, r < 6 ? " == " : " in ");
-        put(g, o, "Box::Action::");
+        put(g, o, chance(g, 95) ? "Box::Action::" : "Action::");
         const char *a = scope_action(g, actual);
         put_str(g, o, a, strlen(a));
         return;
@@ -762,7 +762,7 @@ scope_act(gen *g, box_buf *o, const cd_val *actual)
     for (size_t i = 0; i < n; i++) {
         if (i > 0)
             put(g, o, ", ");
-        put(g, o, "Box::Action::");
+        put(g, o, chance(g, 95) ? "Box::Action::" : "Action::");
         const char *a = scope_action(g, actual);
         put_str(g, o, a, strlen(a));
     }
@@ -798,7 +798,7 @@ cd_gen_policy(gen *g, box_buf *o, unsigned i)
     }
     for (unsigned k = 0; k < nconds; k++) {
         put(g, o, chance(g, 75) ? "\nwhen { " : "\nunless { ");
-        ex(g, o, CD_BOOL, 1 + (int)below(g, CD_MAX_DEPTH));
+        ex(g, o, CD_BOOL, 1 + (int)below(g, CD_MAX_DEPTH + 2 * chance(g, 10)));
         put(g, o, " }");
     }
     put(g, o, ";\n");

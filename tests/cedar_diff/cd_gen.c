@@ -715,6 +715,12 @@ add_path(gen *g, const char *text, const cd_val *v, int depth)
         return;
     g->g_paths[g->g_npaths].p_text = text;
     g->g_paths[g->g_npaths++].p_val = v;
+    if (v->k == CD_ENT && depth < 3) { // principal.owner.a: a stored entity
+        const cd_entity *e = find_entity(g->g_c, v);
+        v = e != NULL ? e->attrs : NULL;
+        if (v == NULL)
+            return;
+    }
     if (v->k != CD_REC || depth >= 4)
         return;
     for (size_t i = 0; i < v->nitems; i++) {
@@ -735,23 +741,6 @@ collect_paths(gen *g, const cd_case *c)
     add_path(g, "principal", c->c_principal, 0);
     add_path(g, "action", c->c_action, 0);
     add_path(g, "resource", c->c_resource, 0);
-    const struct {
-        const char *name;
-        const cd_val *v;
-    } vars[] = {{"principal", c->c_principal}, {"resource", c->c_resource}};
-    for (size_t i = 0; i < 2; i++) {
-        const cd_entity *e = find_entity(c, vars[i].v);
-        if (e == NULL || e->attrs == NULL)
-            continue;
-        for (size_t j = 0; j < e->attrs->nitems; j++) {
-            box_buf b;
-            box_buf_init(&b, CD_TEXT_MAX);
-            put(g, &b, vars[i].name);
-            put_access(g, &b, e->attrs->keys[j]);
-            add_path(g, text_dup(g, &b), e->attrs->items[j], 1);
-            box_buf_reset(&b);
-        }
-    }
     // Attributes read through an entity literal: Box::Group::"admins".a
     for (size_t i = 0; i < c->c_nentities; i++) {
         const cd_entity *e = &c->c_entities[i];
@@ -811,7 +800,7 @@ cd_case_gen(cd_case *c, box_arena *a, uint64_t seed, uint64_t index)
     if (g.g_err != BOX_OK)
         return g.g_err;
     collect_paths(&g, c);
-    c->c_npolicies = 1 + below(&g, 4);
+    c->c_npolicies = 1 + below(&g, chance(&g, 15) ? CD_MAX_POLICIES : 4);
     for (unsigned i = 0; i < c->c_npolicies; i++) {
         cd_gen_policy(&g, &c->c_policies, i);
         if (i + 1 < c->c_npolicies)

@@ -37,8 +37,8 @@
  *    no error, and an error is an InternalFault);
  *  - the determining policies (Cedar's "reason"), by position: Cedar
  *    names the policies of one text policy0, policy1…, box policy_0…;
- *  - which policies raised an error (the sets, not the texts: the
- *    texts need only the category, dogwood-spec §3.2).
+ *  - which policies raised an error, and of which category (cd_cat:
+ *    not the texts, which need only the category, dogwood-spec §3.2).
  *
  * Every disagreement is printed whole (seed, case, a command that
  * reproduces it alone, the policies, the request, both answers) and the
@@ -63,6 +63,45 @@ typedef struct cd_opts {
     bool o_one;          // --case: one case, printed whatever the outcome
 } cd_opts;
 
+/*
+ * The category of an evaluation error (dogwood-spec §3.2: an
+ * implementation needs the category, the exact text only for logs),
+ * from Cedar's message shapes, which box's messages follow.
+ */
+typedef enum cd_cat {
+    CD_CAT_NONE,     // no error
+    CD_CAT_OTHER,    // a text of no known shape
+    CD_CAT_TYPE,     // type error: expected …, got …
+    CD_CAT_OVERFLOW, // integer overflow while attempting to …
+    CD_CAT_ATTR,     // … does not have the attribute `a`
+    CD_CAT_TAG,      // … does not have the tag `k`
+    CD_CAT_ENTITY,   // entity `E` does not exist
+    CD_CAT_EXT,      // error while evaluating `f` extension function: …
+    CD_CAT_ARITY,    // wrong number of arguments provided to …
+} cd_cat;
+
+static cd_cat
+category(const char *m)
+{
+    if (m == NULL)
+        return CD_CAT_OTHER;
+    if (strncmp(m, "type error", 10) == 0)
+        return CD_CAT_TYPE;
+    if (strncmp(m, "integer overflow", 16) == 0)
+        return CD_CAT_OVERFLOW;
+    if (strstr(m, "does not have the attribute") != NULL)
+        return CD_CAT_ATTR;
+    if (strstr(m, "does not have the tag") != NULL)
+        return CD_CAT_TAG;
+    if (strncmp(m, "entity `", 8) == 0 && strstr(m, "does not exist") != NULL)
+        return CD_CAT_ENTITY;
+    if (strncmp(m, "wrong number of arguments", 25) == 0)
+        return CD_CAT_ARITY;
+    if (strncmp(m, "error while evaluating", 22) == 0)
+        return CD_CAT_EXT;
+    return CD_CAT_OTHER;
+}
+
 /* What box said about one case. */
 typedef struct cd_box {
     bool b_loaded;
@@ -74,6 +113,7 @@ typedef struct cd_box {
     bool b_rule_ok; // Box's §1.5 rule holds between the two verdicts
     uint32_t b_det; // bit i: policy i determining
     uint32_t b_err; // bit i: policy i raised an error
+    uint8_t b_cat[CD_REQUEST_ERR]; // policy i's error category (cd_cat)
 } cd_box;
 
 /* What Cedar said. */
@@ -83,6 +123,7 @@ typedef struct cd_peer {
     bool p_bad_token;   // refused: "invalid token"
     bool p_allow;
     uint32_t p_det, p_err;
+    uint8_t p_cat[CD_REQUEST_ERR];
 } cd_peer;
 
 typedef struct cd_stats {
@@ -387,8 +428,14 @@ decide_box(const cd_case *c, box_arena *a, pdp_answer *ans, cd_box *res,
     for (size_t i = 0; i < pdp_answer_determining_count(ans); i++)
         res->b_det |= bit_of(pdp_answer_determining(ans, i));
     size_t nerr = pdp_answer_error_count(ans);
-    for (size_t i = 0; i < nerr; i++)
-        res->b_err |= bit_of(pdp_answer_error_rule(ans, i));
+    for (size_t i = 0; i < nerr; i++) {
+        const pdp_rule *r = pdp_answer_error_rule(ans, i);
+        res->b_err |= bit_of(r);
+        if (r != NULL && r->r_index < CD_REQUEST_ERR &&
+            res->b_cat[r->r_index] == CD_CAT_NONE)
+            res->b_cat[r->r_index] =
+                (uint8_t)category(pdp_answer_error_message(ans, i));
+    }
     /* §1.5: Box allows only a Cedar Allow with no error; any error is an
      * InternalFault deny. */
     pdp_reason why = pdp_answer_reason(ans);
@@ -419,7 +466,8 @@ out:
 /* ---- the peer ---- */
 
 static bool
-json_mask(json_object *arr, uint32_t *mask, box_buf *detail, bool errors)
+json_mask(json_object *arr, uint32_t *mask, uint8_t *cats, box_buf *detail,
+          bool errors)
 {
     *mask = 0;
     if (arr == NULL || !json_object_is_type(arr, json_type_array))
@@ -435,6 +483,9 @@ json_mask(json_object *arr, uint32_t *mask, box_buf *detail, bool errors)
         int64_t k = json_object_get_int64(p);
         *mask |= k >= 0 && k < CD_REQUEST_ERR ? (uint32_t)1 << k
                                               : (uint32_t)1 << CD_REQUEST_ERR;
+        if (errors && k >= 0 && k < CD_REQUEST_ERR &&
+            cats[k] == CD_CAT_NONE)
+            cats[k] = (uint8_t)category(json_object_get_string(m));
         if (detail != NULL && errors)
             (void)!box_buf_printf(detail, "%s%" PRId64 ": %s",
                                   i > 0 ? "; " : "", k,
@@ -473,10 +524,10 @@ parse_peer(const char *line, uint64_t *index, cd_peer *p, box_buf *detail)
         if (detail != NULL)
             (void)!box_buf_printf(detail, "%s, reason ",
                                   p->p_allow ? "allow" : "deny");
-        ok = json_mask(r, &p->p_det, detail, false);
+        ok = json_mask(r, &p->p_det, NULL, detail, false);
         if (ok && detail != NULL)
             (void)!box_buf_puts(detail, ", errors ");
-        ok = ok && json_mask(e, &p->p_err, detail, true);
+        ok = ok && json_mask(e, &p->p_err, p->p_cat, detail, true);
     } else {
         ok = false;
     }
@@ -530,7 +581,8 @@ agree(const cd_box *b, const cd_peer *p)
     if (!b->b_loaded || p->p_failure)
         return !b->b_loaded && p->p_failure;
     return b->b_rule_ok && b->b_cedar_allow == p->p_allow &&
-           b->b_det == p->p_det && b->b_err == p->p_err;
+           b->b_det == p->p_det && b->b_err == p->p_err &&
+           memcmp(b->b_cat, p->p_cat, sizeof(b->b_cat)) == 0;
 }
 
 /* Prints case index whole, with both answers. */
