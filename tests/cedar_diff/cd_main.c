@@ -177,7 +177,7 @@ parse_opts(int argc, char **argv, cd_opts *o)
 {
     bool seeded = false;
     o->o_count = 10000;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { // every option takes a value
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = v != NULL;
         if (strcmp(a, "--seed") == 0 && ok) {
@@ -204,7 +204,6 @@ parse_opts(int argc, char **argv, cd_opts *o)
             usage();
             return CD_EXIT_FAIL;
         }
-        i++;
     }
     if (!seeded)
         o->o_seed = random_seed();
