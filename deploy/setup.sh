@@ -39,6 +39,37 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Node.js and npm, for the cedar-wasm differential (tests/cedar_diff) only:
+# checked by command, not by package, since a machine's own Node.js build
+# provides both (and conflicts with Debian's npm). Without them, or
+# without the network for npm, the build goes on: cedar_diff_test then
+# skips under plain ctest and fails, naming what is missing, under
+# tests/run.sh and in CI.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing nodejs npm" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+  else
+    echo "setup: node or npm is missing (apt-get install nodejs npm);" \
+      "cedar_diff_test cannot run" >&2
+  fi
+fi
+# Cedar's own engine for that test, at the version the committed lock file
+# pins; installed again only when missing or at another version.
+cedar_dir=tests/cedar_diff
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  cedar_have=$(node -p "try { require('./$cedar_dir/node_modules/@cedar-policy/cedar-wasm/package.json').version } catch (e) { '' }")
+  cedar_want=$(node -p "require('./$cedar_dir/package-lock.json').packages['node_modules/@cedar-policy/cedar-wasm'].version")
+  if [ "$cedar_have" != "$cedar_want" ]; then
+    echo "setup: npm ci in $cedar_dir (@cedar-policy/cedar-wasm $cedar_want)" >&2
+    if ! (cd "$cedar_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
+      echo "setup: npm ci failed in $cedar_dir; cedar_diff_test cannot run" >&2
+    fi
+  fi
+fi
+
 # BOX_SETUP_BUILD=0: packages only (tests/fuzz/run.sh builds its own way).
 if [ "${BOX_SETUP_BUILD:-1}" = 0 ]; then
   exit 0

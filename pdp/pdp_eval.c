@@ -279,12 +279,25 @@ eval_has(ectx *c, const pdp_expr *e, ev *out)
     return 0;
 }
 
+/*
+ * Cedar evaluates both operands of a binary operator (but && and ||)
+ * before it checks either's type, so in `decimal("1.0") < context.absent`
+ * the missing attribute is the error, not the decimal: the operators
+ * below do the same, so an error has Cedar's category (§3.2).
+ */
 static int
 eval_arith(ectx *c, const pdp_expr *e, ev *out)
 {
     int64_t a = 0, b = 0, r = 0;
-    if (eval_long(c, e->u.bin.l, &a) != 0 || eval_long(c, e->u.bin.r, &b) != 0)
+    ev x = {0}, y = {0};
+    if (eval(c, e->u.bin.l, &x) != 0 || eval(c, e->u.bin.r, &y) != 0)
         return EV_ERR;
+    if (x.k != PDP_VAL_LONG)
+        return type_err(c, "long", &x);
+    if (y.k != PDP_VAL_LONG)
+        return type_err(c, "long", &y);
+    a = x.u.l;
+    b = y.u.l;
     bool ovf;
     const char *verb;
     switch (e->x_kind) {
@@ -339,12 +352,10 @@ static int
 eval_in(ectx *c, const pdp_expr *e, ev *out)
 {
     ev l = {0}, r = {0};
-    if (eval(c, e->u.bin.l, &l) != 0)
+    if (eval(c, e->u.bin.l, &l) != 0 || eval(c, e->u.bin.r, &r) != 0)
         return EV_ERR;
     if (l.k != PDP_VAL_ENTITY)
         return type_err(c, "entity", &l);
-    if (eval(c, e->u.bin.r, &r) != 0)
-        return EV_ERR;
     return in_rhs(c, l.u.v, &r, out);
 }
 
@@ -501,13 +512,11 @@ static int
 eval_order(ectx *c, const pdp_expr *e, ev *out)
 {
     ev a = {0}, b = {0};
-    if (eval(c, e->u.bin.l, &a) != 0)
+    if (eval(c, e->u.bin.l, &a) != 0 || eval(c, e->u.bin.r, &b) != 0)
         return EV_ERR;
     if (a.k != PDP_VAL_LONG && a.k != PDP_VAL_DATETIME &&
         a.k != PDP_VAL_DURATION)
         return type_err(c, "long", &a);
-    if (eval(c, e->u.bin.r, &b) != 0)
-        return EV_ERR;
     if (b.k != a.k)
         return type_err(c, pdp_value_kind_name((pdp_value_kind)a.k), &b);
     int64_t x = a.u.l, y = b.u.l;
@@ -538,19 +547,47 @@ eval_set(ectx *c, const pdp_expr *e, ev *out)
     return 0;
 }
 
+/* Byte order of two record keys, as Rust orders Strings. */
+static int
+key_cmp(pdp_str a, pdp_str b)
+{
+    int d = memcmp(a.s, b.s, a.len < b.len ? a.len : b.len);
+    return d != 0 ? d : a.len < b.len ? -1 : a.len > b.len;
+}
+
+/*
+ * A record literal's values are evaluated in the byte order of their keys,
+ * not in source order: Cedar keeps a literal's fields sorted, so in
+ * `{b: context.x, a: 1 + true}` the error is a's type error, as there
+ * (found by tests/cedar_diff). The record keeps the source order.
+ */
 static int
 eval_record(ectx *c, const pdp_expr *e, ev *out)
 {
+    uint32_t n = e->u.rec.n;
+    const pdp_str *keys = e->u.rec.keys;
     pdp_value *r = pdp_value_record_new(c->ec_arena);
-    if (r == NULL)
+    uint32_t *order = box_arena_alloc(c->ec_arena, (n + 1) * sizeof(*order));
+    const pdp_value **vals =
+        box_arena_alloc(c->ec_arena, (n + 1) * sizeof(*vals));
+    if (r == NULL || order == NULL || vals == NULL)
         return out_of_memory(c);
-    for (uint32_t i = 0; i < e->u.rec.n; i++) {
+    for (uint32_t i = 0; i < n; i++) { // insertion sort: records are small
+        uint32_t j = i;
+        for (; j > 0 && key_cmp(keys[order[j - 1]], keys[i]) > 0; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    for (uint32_t k = 0; k < n; k++) {
         ev x = {0};
-        const pdp_value *v;
-        if (eval(c, e->u.rec.vals[i], &x) != 0 || materialize(c, &x, &v) != 0)
+        uint32_t i = order[k];
+        if (eval(c, e->u.rec.vals[i], &x) != 0 ||
+            materialize(c, &x, &vals[i]) != 0)
             return EV_ERR;
-        if (pdp_value_record_put(c->ec_arena, r, e->u.rec.keys[i].s,
-                                 e->u.rec.keys[i].len, v) != BOX_OK)
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (pdp_value_record_put(c->ec_arena, r, keys[i].s, keys[i].len,
+                                 vals[i]) != BOX_OK)
             return fail(c, "record literal is too large or too deep");
     }
     out->k = PDP_VAL_RECORD;

@@ -114,6 +114,24 @@ test_values_and_errors(void **state)
     check("1 + true", CTX, "error: type error: expected long, got bool");
     check("!1", CTX, "error: type error: expected bool, got long");
     check("\"a\" < \"b\"", CTX, "error: type error: expected long, got string");
+    /* Both operands are evaluated before either's type is checked, as in
+     * Cedar: the error is the right operand's (found by tests/cedar_diff). */
+    check("\"a\" < context.nope", CTX,
+          "error: record does not have the attribute `nope`");
+    check("true + (9223372036854775807 + 1)", CTX,
+          "error: integer overflow while attempting to add the values "
+          "`9223372036854775807` and `1`");
+    check("1 in context.nope", CTX,
+          "error: record does not have the attribute `nope`");
+    check("true * \"a\"", CTX, "error: type error: expected long, got bool");
+    check("1 - true", CTX, "error: type error: expected long, got bool");
+    /* A record literal's values are evaluated in key order, as in Cedar,
+     * and the record keeps the source order. */
+    check("{b: context.nope, a: 1 + true, \"a b\": 1 + \"x\"}", CTX,
+          "error: type error: expected long, got bool");
+    check("{b: context.nope, \"a b\": 1 + \"x\"}", CTX,
+          "error: type error: expected long, got string");
+    check("{b: 2, a: 1 + context.input.a}", CTX, "{b: 2, a: 2}");
     check("1 > 2 || 2 >= 2", CTX, "true");
     check("1 != 1", CTX, "false");
     /* Equality never errors and is false across types. */

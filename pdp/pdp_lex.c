@@ -94,13 +94,42 @@ ident_char(int c)
     return ident_start(c) || (c >= '0' && c <= '9');
 }
 
+/*
+ * The bytes of the whitespace character at the cursor, or 0. Whitespace
+ * is Cedar's: every character with Unicode's White_Space property (Rust's
+ * char::is_whitespace, which Cedar's lexer skips), so a policy with a
+ * no-break space, a form feed or a line separator between its tokens
+ * loads as it does in Cedar: ASCII 09-0D and 20, U+0085, U+00A0,
+ * U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
+ */
+static size_t
+space_len(const pdp_lex *lx)
+{
+    int c = cur(lx), c1 = at(lx, 1), c2 = at(lx, 2);
+    if (c == ' ' || (c >= '\t' && c <= '\r'))
+        return 1;
+    if (c == 0xc2 && (c1 == 0x85 || c1 == 0xa0))
+        return 2;
+    if (c == 0xe1 && c1 == 0x9a && c2 == 0x80)
+        return 3;
+    if (c == 0xe2 && c1 == 0x80 &&
+        ((c2 >= 0x80 && c2 <= 0x8a) || c2 == 0xa8 || c2 == 0xa9 || c2 == 0xaf))
+        return 3;
+    if ((c == 0xe2 && c1 == 0x81 && c2 == 0x9f) ||
+        (c == 0xe3 && c1 == 0x80 && c2 == 0x80))
+        return 3;
+    return 0;
+}
+
 static void
 skip_space(pdp_lex *lx)
 {
     for (;;) {
         int c = cur(lx);
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-            adv(lx);
+        size_t n = space_len(lx);
+        if (n > 0) {
+            while (n-- > 0)
+                adv(lx);
         } else if (c == '/' && at(lx, 1) == '/') {
             while (cur(lx) != -1 && cur(lx) != '\n')
                 adv(lx);
@@ -373,6 +402,11 @@ pdp_lex_string(pdp_lex *lx, const pdp_token *tok, box_arena *a, bool pattern,
             int v = h1 * 16 + h2;
             if (v > 0x7F)
                 return bad_escape(lx, tok, off, 4);
+            /* In a pattern only `\*` is a literal star: a star written
+             * \x2a or \u{2a} is a wildcard, as in Cedar (which unescapes
+             * the text first and takes any `*` but `\*` as a wildcard). */
+            if (pattern && v == '*')
+                w[o] = true;
             d[o++] = (char)v;
             i += 4;
             continue;
@@ -403,6 +437,8 @@ pdp_lex_string(pdp_lex *lx, const pdp_token *tok, box_arena *a, bool pattern,
                 return bad_escape(lx, tok, off, j - i);
             char buf[4];
             size_t k = box_utf8_encode(v, buf);
+            if (pattern && v == '*') // a wildcard, as \x2a above
+                w[o] = true;
             /* \u{…} is at least 5 bytes, its encoding at most 4. */
             memcpy(d + o, buf, k);
             o += k;

@@ -61,6 +61,30 @@ test_columns_count_characters(void **state)
     box_buf_reset(&err);
 }
 
+/* Whitespace is Cedar's: every Unicode White_Space character (found by
+ * tests/cedar_diff: cedar-wasm loads a policy with a no-break space or a
+ * form feed between tokens). Other format characters stay errors. */
+static void
+test_unicode_whitespace(void **state)
+{
+    const char *src = "a\v\fb\xc2\x85\xc2\xa0"
+                      "c\xe1\x9a\x80\xe2\x80\x80\xe2\x80\x8a "
+                      "d\xe2\x80\xa8\xe2\x80\xa9\xe2\x80\xaf"
+                      "\xe2\x81\x9f\xe3\x80\x80" "e";
+    box_buf err;
+    box_buf_init(&err, 4096);
+    pdp_lex lx;
+    assert_int_equal(pdp_lex_init(&lx, src, strlen(src), "t.dw", &err), BOX_OK);
+    for (char want = 'a'; want <= 'e'; want++) {
+        assert_int_equal(lx.lx_tok.t_kind, PDP_TK_IDENT);
+        assert_int_equal(lx.lx_tok.t_len, 1);
+        assert_int_equal(lx.lx_tok.t_text[0], want);
+        assert_int_equal(pdp_lex_next(&lx), BOX_OK);
+    }
+    assert_int_equal(lx.lx_tok.t_kind, PDP_TK_EOF);
+    box_buf_reset(&err);
+}
+
 static void
 lex_error(const char *src, size_t len, const char *want)
 {
@@ -83,6 +107,11 @@ test_lex_errors(void **state)
     lex_error("a & b", 5, "t.dw:1:3: unexpected character `&`");
     lex_error("a\n\xff", 3, "t.dw:2:1: policy text is not valid UTF-8");
     lex_error("a ¬", strlen("a ¬"), "t.dw:1:3: unexpected character `¬`");
+    /* A zero-width space and a BOM inside the text are not whitespace. */
+    lex_error("a\xe2\x80\x8b", 4,
+              "t.dw:1:2: unexpected character `\xe2\x80\x8b`");
+    lex_error("a \xef\xbb\xbf", 5, "t.dw:1:3: unexpected character "
+                                    "`\xef\xbb\xbf`");
 }
 
 /* Decodes the string literal src (with quotes). */
@@ -131,6 +160,17 @@ test_escapes(void **state)
     assert_true(w[1]);
     assert_false(w[2]);
     assert_false(w[3]);
+    /* Only `\*` is a literal star: a star written \x2a or \u{2a} is a
+     * wildcard, as in Cedar (found by tests/cedar_diff). */
+    assert_int_equal(decode("\"\\x2a\\u{2a}\\u{2_a}\\*\"", true, &s, &n, &w,
+                            &err, a),
+                     BOX_OK);
+    assert_int_equal(n, 4);
+    assert_memory_equal(s, "****", 4);
+    assert_true(w[0]);
+    assert_true(w[1]);
+    assert_true(w[2]);
+    assert_false(w[3]);
 
     static const struct {
         const char *src;
@@ -168,6 +208,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tokens),
         cmocka_unit_test(test_columns_count_characters),
+        cmocka_unit_test(test_unicode_whitespace),
         cmocka_unit_test(test_lex_errors),
         cmocka_unit_test(test_escapes),
     };

@@ -985,6 +985,38 @@ parse_chain(pdp_parser *p, pdp_bin op, const pdp_expr *first,
 }
 
 /*
+ * Cedar reads the right side of `has`, `like` and `is` as a whole
+ * additive expression, then checks that it is an attribute path, a
+ * pattern literal or an entity type: `x like "a" + "b"` is refused, never
+ * read as `(x like "a") + "b"`. Called on the `+`, `-` or `*` that follows
+ * such a right side (which began at byte start, position pos): parses the
+ * rest of the additive expression only to quote it, and refuses.
+ */
+static box_err
+rel_rhs_err(pdp_parser *p, pdp_bin op, pdp_pos pos, size_t start)
+{
+    pdp_bin k;
+    while ((k = binop(TOK(p)->t_kind)) == PDP_BIN_ADD || k == PDP_BIN_SUB ||
+           k == PDP_BIN_MUL) {
+        const pdp_expr *junk = NULL;
+        TRY(next(p));
+        TRY(subexpr(p, PDP_REL_PRIORITY, &junk));
+    }
+    size_t end = p->ps_lx.lx_prev_end;
+    int n = end > start ? (int)(end - start) : 0;
+    if (n > 200)
+        n = 200;
+    const char *src = p->ps_lx.lx_src + start;
+    if (op == PDP_BIN_LIKE)
+        return perr(p, pos, "right hand side of a `like` expression must be "
+                    "a pattern literal, but got `%.*s`", n, src);
+    if (op == PDP_BIN_HAS)
+        return perr(p, pos, "invalid RHS of a `has` operation: %.*s", n, src);
+    return perr(p, pos, "right hand side of an `is` expression must be an "
+                "entity type, but got `%.*s`", n, src);
+}
+
+/*
  * or   -> and { '||' and }       and -> rel { '&&' rel }
  * rel  -> add [ rel_op add ] | add 'has' has_rhs | add 'like' PATSTR
  *       | add 'is' is_rhs
@@ -1015,15 +1047,20 @@ subexpr(pdp_parser *p, unsigned limit, const pdp_expr **out)
                         "ordering explicit");
         if (op == PDP_BIN_AND || op == PDP_BIN_OR) {
             TRY(parse_chain(p, op, e, &e));
-        } else if (op == PDP_BIN_IS) {
+        } else if (op == PDP_BIN_IS || op == PDP_BIN_HAS ||
+                   op == PDP_BIN_LIKE) {
             TRY(next(p));
-            TRY(parse_is(p, e, tpos(&t), &e));
-        } else if (op == PDP_BIN_HAS) {
-            TRY(next(p));
-            TRY(parse_has(p, e, tpos(&t), &e));
-        } else if (op == PDP_BIN_LIKE) {
-            TRY(next(p));
-            TRY(parse_like(p, e, tpos(&t), &e));
+            pdp_pos rpos = tpos(TOK(p));
+            size_t rstart = (size_t)(TOK(p)->t_text - p->ps_lx.lx_src);
+            if (op == PDP_BIN_IS)
+                TRY(parse_is(p, e, tpos(&t), &e));
+            else if (op == PDP_BIN_HAS)
+                TRY(parse_has(p, e, tpos(&t), &e));
+            else
+                TRY(parse_like(p, e, tpos(&t), &e));
+            pdp_bin k = binop(TOK(p)->t_kind);
+            if (k == PDP_BIN_ADD || k == PDP_BIN_SUB || k == PDP_BIN_MUL)
+                return rel_rhs_err(p, op, rpos, rstart);
         } else {
             TRY(next(p));
             const pdp_expr *r = NULL;

@@ -339,6 +339,22 @@ test_errors(void **state)
     check_expr_error("context.x like context.y", BOX_EPARSE,
                      "f.dw:1:59: right hand side of a `like` expression must "
                      "be a pattern literal, but got `context.y`");
+    /* Cedar reads the right side of like / has / is as a whole additive
+     * expression: an operator after it is refused, not applied to the
+     * relation's Bool (found by tests/cedar_diff). */
+    check_expr_error("context.x like \"a\" + \"b\"", BOX_EPARSE,
+                     "f.dw:1:59: right hand side of a `like` expression must "
+                     "be a pattern literal, but got `\"a\" + \"b\"`");
+    check_expr_error("context has a - 1 == 0", BOX_EPARSE,
+                     "f.dw:1:56: invalid RHS of a `has` operation: a - 1");
+    check_expr_error("context has a.b * 2 * 3", BOX_EPARSE,
+                     "f.dw:1:56: invalid RHS of a `has` operation: a.b * 2 * "
+                     "3");
+    check_expr_error("principal is A::B + 1", BOX_EPARSE,
+                     "f.dw:1:57: right hand side of an `is` expression must "
+                     "be an entity type, but got `A::B + 1`");
+    check_expr("principal is A in B::\"b\" + 1",
+               "(is principal A in (+ B::\"b\" 1))");
     check_expr_error("context.if == 1", BOX_EPARSE,
                      "f.dw:1:52: this identifier is reserved and cannot be "
                      "used: if");

@@ -15,6 +15,10 @@ cd "$(dirname "$0")/.."
 # seccomp, user namespaces) fails here, naming it, instead of skipping
 # (lib/box_test_require.h); BOX_REQUIRE_SANDBOX=0 tests/run.sh skips.
 export BOX_REQUIRE_SANDBOX=${BOX_REQUIRE_SANDBOX:-1}
+# Likewise the cedar-wasm differential (tests/cedar_diff), whose node and
+# package deploy/setup.sh installs: missing, it fails here instead of
+# skipping; BOX_REQUIRE_CEDAR_WASM=0 tests/run.sh skips.
+export BOX_REQUIRE_CEDAR_WASM=${BOX_REQUIRE_CEDAR_WASM:-1}
 
 jobs=$(nproc)
 deploy/setup.sh
