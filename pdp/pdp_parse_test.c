@@ -738,39 +738,6 @@ test_depth_cap(void **state)
 
 /* ---- conformance fixtures (pdp/testdata/dogwood, see FORMAT.md) ---- */
 
-/* All policy_*.dw of a case joined with "\n", in name order. */
-static char *
-case_policy(const char *dir, size_t *len)
-{
-    struct dirent **names;
-    int n = scandir(dir, &names, NULL, alphasort);
-    assert_true(n >= 0);
-    box_buf b;
-    box_buf_init(&b, 1u << 24);
-    bool first = true;
-    for (int i = 0; i < n; i++) {
-        const char *nm = names[i]->d_name;
-        size_t l = strlen(nm);
-        if (strncmp(nm, "policy_", 7) == 0 && l > 3 &&
-            strcmp(nm + l - 3, ".dw") == 0) {
-            char *path = box_asprintf("%s/%s", dir, nm);
-            size_t fl;
-            char *text = read_file_at(path, &fl);
-            assert_non_null(text);
-            if (!first)
-                assert_int_equal(box_buf_putc(&b, '\n'), BOX_OK);
-            assert_int_equal(box_buf_append(&b, text, fl), BOX_OK);
-            first = false;
-            box_free(text);
-            box_free(path);
-        }
-        free(names[i]); // lint: allow raw-alloc: scandir mallocs them
-    }
-    free(names); // lint: allow raw-alloc: scandir mallocs it
-    *len = b.b_len;
-    return box_buf_take(&b);
-}
-
 static char *
 trim(char *s)
 {
@@ -856,7 +823,7 @@ static void
 must_parse(const char *dir, const char *name)
 {
     size_t len;
-    char *text = case_policy(dir, &len);
+    char *text = pdp_test_case_policy(dir, &len);
     char *msg;
     box_err rv = parse(text, len, &msg);
     /* A case that needs a construct outside the subset must refuse with
@@ -874,7 +841,7 @@ static void
 must_refuse(const char *dir, const char *name)
 {
     size_t len;
-    char *text = case_policy(dir, &len);
+    char *text = pdp_test_case_policy(dir, &len);
     char *msg;
     box_err rv = parse(text, len, &msg);
     if (rv == BOX_OK)

@@ -100,40 +100,6 @@ normalize(const char *s, box_buf *b)
         assert_int_equal(box_buf_puts(b, ""), BOX_OK);
 }
 
-/* The case's policy: its policy_*.dw joined with "\n", in name order. */
-static char *
-case_policy(const char *dir)
-{
-    struct dirent **names;
-    int n = scandir(dir, &names, NULL, alphasort);
-    assert_true(n >= 0);
-    box_buf b;
-    box_buf_init(&b, 1u << 24);
-    bool first = true;
-    for (int i = 0; i < n; i++) {
-        const char *nm = names[i]->d_name;
-        size_t l = strlen(nm);
-        if (strncmp(nm, "policy_", 7) == 0 && l > 3 &&
-            strcmp(nm + l - 3, ".dw") == 0) {
-            char *path = box_asprintf("%s/%s", dir, nm);
-            size_t fl;
-            char *text = read_file_at(path, &fl);
-            assert_non_null(text);
-            if (!first)
-                assert_int_equal(box_buf_putc(&b, '\n'), BOX_OK);
-            assert_int_equal(box_buf_append(&b, text, fl), BOX_OK);
-            first = false;
-            box_free(text);
-            box_free(path);
-        }
-        free(names[i]); // lint: allow raw-alloc: scandir mallocs them
-    }
-    free(names); // lint: allow raw-alloc: scandir mallocs it
-    if (b.b_data == NULL)
-        assert_int_equal(box_buf_puts(&b, ""), BOX_OK);
-    return box_buf_take(&b);
-}
-
 static const char *
 gap_of(const char *name)
 {
@@ -209,7 +175,7 @@ out:
 static void
 replay_case(run *r, const char *dir, const char *name)
 {
-    char *policy = case_policy(dir);
+    char *policy = pdp_test_case_policy(dir, NULL);
     case_schemas cs;
     load_case_schemas(dir, &cs);
     bool all = true, any = false;

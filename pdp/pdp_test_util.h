@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,44 @@ source_path(const char *rel)
 {
     const char *root = getenv("BOX_SOURCE_DIR");
     return box_asprintf("%s/%s", root ? root : "..", rel);
+}
+
+/* A Dogwood corpus case's policy (pdp/testdata/dogwood/FORMAT.md): all
+ * its policy_*.dw joined with "\n", in name order; "" when none. The
+ * caller frees it. */
+static inline char *
+pdp_test_case_policy(const char *dir, size_t *len)
+{
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, alphasort);
+    assert_true(n >= 0);
+    box_buf b;
+    box_buf_init(&b, 1u << 24);
+    bool first = true;
+    for (int i = 0; i < n; i++) {
+        const char *nm = names[i]->d_name;
+        size_t l = strlen(nm);
+        if (strncmp(nm, "policy_", 7) == 0 && l > 3 &&
+            strcmp(nm + l - 3, ".dw") == 0) {
+            char *path = box_asprintf("%s/%s", dir, nm);
+            size_t fl;
+            char *text = read_file_at(path, &fl);
+            assert_non_null(text);
+            if (!first)
+                assert_int_equal(box_buf_putc(&b, '\n'), BOX_OK);
+            assert_int_equal(box_buf_append(&b, text, fl), BOX_OK);
+            first = false;
+            box_free(text);
+            box_free(path);
+        }
+        free(names[i]); // lint: allow raw-alloc: scandir mallocs them
+    }
+    free(names); // lint: allow raw-alloc: scandir mallocs it
+    if (b.b_data == NULL)
+        assert_int_equal(box_buf_puts(&b, ""), BOX_OK);
+    if (len != NULL)
+        *len = b.b_len;
+    return box_buf_take(&b);
 }
 
 #endif
