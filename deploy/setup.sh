@@ -64,7 +64,13 @@ if command -v node >/dev/null && command -v npm >/dev/null; then
   cedar_want=$(node -p "require('./$cedar_dir/package-lock.json').packages['node_modules/@cedar-policy/cedar-wasm'].version")
   if [ "$cedar_have" != "$cedar_want" ]; then
     echo "setup: npm ci in $cedar_dir (@cedar-policy/cedar-wasm $cedar_want)" >&2
-    if ! (cd "$cedar_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null); then
+    # A second try trusts the system's CA store explicitly: a machine
+    # whose network goes through a TLS-inspecting proxy has that proxy's CA
+    # there, and a Node.js build may not read the store by default.
+    if ! (cd "$cedar_dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) &&
+      ! { [ -r /etc/ssl/certs/ca-certificates.crt ] &&
+        (cd "$cedar_dir" && npm ci --no-audit --no-fund --loglevel=error \
+          --cafile /etc/ssl/certs/ca-certificates.crt >/dev/null); }; then
       echo "setup: npm ci failed in $cedar_dir; cedar_diff_test cannot run" >&2
     fi
   fi
