@@ -175,6 +175,13 @@ rj_string(rj *r, json_object *o, const char **s, size_t *n)
 }
 
 box_err
+pdp_reqjson_integers(const char *text, size_t len, box_buf *err)
+{
+    rj r = {.r_err = err};
+    return rj_check_integers(&r, text, len);
+}
+
+box_err
 pdp_reqjson_uid(const char *text, size_t len, box_arena *a,
                 const pdp_value **out)
 {

@@ -70,6 +70,16 @@ box_err pdp_reqjson_parse(const char *text, size_t len, box_arena *a,
                           pdp_reqjson *out, box_buf *err) BOX_WARN_UNUSED;
 
 /*
+ * Whether every integer of the JSON text text[0..len) (a number outside
+ * a string, without fraction or exponent) fits 64 signed bits: json-c
+ * reads a larger one as the nearest bound, silently. pdp_reqjson_parse
+ * runs it; a caller that reads a request out of larger JSON text runs it
+ * on that text. BOX_EINVAL with err "integer … is out of range …".
+ */
+box_err pdp_reqjson_integers(const char *text, size_t len,
+                             box_buf *err) BOX_WARN_UNUSED;
+
+/*
  * An entity uid in the .dw spelling `Ns::Type::"id"` (the whole text),
  * built in a. BOX_EINVAL when it is not one.
  */
