@@ -439,6 +439,45 @@ test_refusals(void **state)
     }
 }
 
+/* Every allocation of a fmt failing in turn (box_alloc_fail_after): each
+ * run ends in a clean error with out unchanged, or gives the reference
+ * text exactly; the ASan run checks that nothing leaks. */
+static void
+test_alloc_walk(void **state)
+{
+    (void)state;
+    static const char src[] =
+        "// head\n@id(\"a\") permit(principal, action in [A::Action::\"x\"], "
+        "resource) when { context.a && (context.b || -(1) < 2) } // t\n"
+        "unless temporal { formerly within 1h A::Action::\"x\"::request{} };\n"
+        "// tail\n";
+    char *want = fmt(src, strlen(src));
+    unsigned long n = 1;
+    for (;; n++) {
+        assert_true(n < 100000);
+        box_buf out, err;
+        box_buf_init(&out, 1u << 20);
+        box_buf_init(&err, 1u << 16);
+        box_alloc_fail_after(n);
+        box_err rv = pdp_fmt(src, strlen(src), "f.dw", &out, &err);
+        bool hit = box_alloc_calls() >= n;
+        box_alloc_fail_off();
+        if (rv == BOX_OK) {
+            assert_int_equal(box_buf_putc(&out, '\0'), BOX_OK);
+            assert_string_equal(out.b_data, want);
+        } else {
+            assert_true(hit);
+            assert_int_equal(out.b_len, 0);
+        }
+        box_buf_reset(&out);
+        box_buf_reset(&err);
+        if (!hit)
+            break;
+    }
+    print_message("fmt: %lu allocations walked\n", n - 1);
+    box_free(want);
+}
+
 /* ---- every .dw of the repository ---- */
 
 static unsigned corpus_ok, corpus_refused;
@@ -491,6 +530,7 @@ main(void)
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_comments),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_alloc_walk),
         cmocka_unit_test(test_corpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -246,8 +246,8 @@ rj_entity_fields(rj *r, json_object *o, const pdp_value **out)
     if (!json_object_object_get_ex(o, "type", &t) ||
         !json_object_object_get_ex(o, "id", &id))
         return rj_fail(r, "an entity needs both \"type\" and \"id\"");
-    const char *ts, *is;
-    size_t tn, in;
+    const char *ts = NULL, *is = NULL;
+    size_t tn = 0, in = 0;
     if ((rv = rj_string(r, t, &ts, &tn)) != BOX_OK ||
         (rv = rj_string(r, id, &is, &in)) != BOX_OK)
         return rv;
@@ -299,8 +299,8 @@ rj_extn(rj *r, json_object *o, const pdp_value **out)
     if (!json_object_object_get_ex(o, "fn", &fn) ||
         !json_object_object_get_ex(o, "arg", &arg))
         return rj_fail(r, "an extension value needs both \"fn\" and \"arg\"");
-    const char *fs, *as;
-    size_t fnl, an;
+    const char *fs = NULL, *as = NULL;
+    size_t fnl = 0, an = 0;
     if ((rv = rj_string(r, fn, &fs, &fnl)) != BOX_OK ||
         (rv = rj_string(r, arg, &as, &an)) != BOX_OK)
         return rv;
@@ -542,8 +542,8 @@ rj_request(rj *r, json_object *o, pdp_reqjson *out)
     out->rj_resource_text = "";
     if (json_object_object_get_ex(o, "resource_text", &m)) {
         size_t was = rj_push(r, "resource_text", 0);
-        const char *s;
-        size_t n;
+        const char *s = NULL;
+        size_t n = 0;
         if ((rv = rj_string(r, m, &s, &n)) != BOX_OK)
             return rv;
         if ((out->rj_resource_text = box_arena_strndup(r->r_a, s, n)) == NULL)

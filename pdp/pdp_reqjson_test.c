@@ -192,6 +192,48 @@ test_refusals(void **state)
     box_buf_reset(&b);
 }
 
+/* Every box_alloc of a read failing in turn (json-c's own allocations
+ * are not ours to fail): a clean error, or the same request. */
+static void
+test_alloc_walk(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"principal\": \"A::B::\\\"a\\\"\", \"action\": {\"type\": \"A::Action\", "
+        "\"id\": \"x\"}, \"context\": {\"input\": {\"s\": [1, \"t\", "
+        "{\"__extn\": {\"fn\": \"ip\", \"arg\": \"::1\"}}]}}, "
+        "\"resource_text\": \"r\", \"entities\": [{\"uid\": \"A::B::\\\"a\\\"\", "
+        "\"parents\": [\"A::G::\\\"g\\\"\"], \"attrs\": {\"k\": 1}}]}";
+    pdp_reqjson ref = parse_ok(text);
+    char *want = fmtv(ref.rj_context);
+    unsigned long n = 1;
+    for (;; n++) {
+        assert_true(n < 100000);
+        box_arena *a = box_arena_new(1u << 20);
+        assert_non_null(a);
+        box_buf err;
+        box_buf_init(&err, 4096);
+        pdp_reqjson rq;
+        box_alloc_fail_after(n);
+        box_err rv = pdp_reqjson_parse(text, strlen(text), a, &rq, &err);
+        bool hit = box_alloc_calls() >= n;
+        box_alloc_fail_off();
+        if (rv == BOX_OK) {
+            char *got = fmtv(rq.rj_context);
+            assert_string_equal(got, want);
+            box_free(got);
+        } else {
+            assert_true(hit);
+        }
+        box_buf_reset(&err);
+        box_arena_free(a);
+        if (!hit)
+            break;
+    }
+    print_message("reqjson: %lu allocations walked\n", n - 1);
+    box_free(want);
+}
+
 int
 main(void)
 {
@@ -199,6 +241,7 @@ main(void)
         cmocka_unit_test(test_shape),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_alloc_walk),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
