@@ -19,7 +19,8 @@ static const box_verb box_verbs[] = {
     {"run", box_cmd_run,
      "run --config FILE [-- ARGS...]   start a box and run its agent"},
     {"policy", box_cmd_policy,
-     "policy check FILE                check a policy file"},
+     "policy check|replay|eval|test|fmt ...\n"
+     "                                   check, run, test and format policies"},
     {"sh", box_cmd_sh,
      "sh --policy FILE [--config FILE] [--explain] (-c TEXT | FILE)\n"
      "                                   run one call of the box's shell"},

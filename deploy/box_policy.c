@@ -8,6 +8,7 @@
 
 #include "box_alloc.h"
 #include "box_cmd.h"
+#include "box_policy_verbs.h"
 #include "box_procspec.h"
 #include "config.h"
 #include "pdp_hostexec.h"
@@ -327,6 +328,17 @@ out:
     return status;
 }
 
+/* The verbs of box_policy_verbs.h, after policy_usage (each has its own
+ * --help). */
+static const char policy_verbs_usage[] =
+    "\n"
+    "eval, test, fmt (see `box policy VERB --help`):\n"
+    "  box policy eval --policy FILE --request R.json [--history TRACE]\n"
+    "                  [--explain] [--json] [--home DIR]\n"
+    "                  [--schema SCHEMA | --dogwood]\n"
+    "  box policy test [--verbose] CASES...\n"
+    "  box policy fmt [--check] FILE...\n";
+
 int
 box_cmd_policy(int argc, char **argv)
 {
@@ -334,10 +346,18 @@ box_cmd_policy(int argc, char **argv)
         return policy_check(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "replay") == 0)
         return policy_replay(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "eval") == 0)
+        return box_policy_eval(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "test") == 0)
+        return box_policy_test(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "fmt") == 0)
+        return box_policy_fmt(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
         fputs(policy_usage, stdout);
+        fputs(policy_verbs_usage, stdout);
         return 0;
     }
     fputs(policy_usage, stderr);
+    fputs(policy_verbs_usage, stderr);
     return 2;
 }
