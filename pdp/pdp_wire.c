@@ -195,10 +195,12 @@ pdp_wire_decide(const pdp_policy_set *set, pdp_live *live, box_arena *a,
     out->message = (char *)msg;
     out->epoch = epoch;
     // An answer that reads history, or whose event history reads, must
-    // reach the PDP every time: never from a cache.
-    out->cacheable = rq.rq_action == NULL ||
-                     pdp_value_kind_of(rq.rq_action) != PDP_VAL_ENTITY ||
-                     !pdp_policy_history_reads(set, rq.rq_action);
+    // reach the PDP every time: never from a cache. Its outcome is history
+    // too, so the client records it (pdp_live_record keeps only these).
+    out->wants_outcomes = rq.rq_action != NULL &&
+                          pdp_value_kind_of(rq.rq_action) == PDP_VAL_ENTITY &&
+                          pdp_policy_history_reads(set, rq.rq_action);
+    out->cacheable = !out->wants_outcomes;
     out->request_id = req->request_id;
     if (v == PDP_ALLOW && rq.rq_action != NULL &&
         pdp_value_kind_of(rq.rq_action) == PDP_VAL_ENTITY)

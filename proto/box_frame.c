@@ -195,6 +195,8 @@ box_frame_name(Box__AliasFrame__BodyCase c)
         return "launched";
     case BOX__ALIAS_FRAME__BODY_SERVED:
         return "served";
+    case BOX__ALIAS_FRAME__BODY_OUTCOMES:
+        return "outcomes";
     default:
         return "empty";
     }

@@ -704,6 +704,7 @@ answer_from(box_pdp_answer *a, const Box__DecisionResponse *r)
     a->pa_reason = r->reason;
     a->pa_epoch = r->epoch;
     a->pa_cacheable = r->cacheable;
+    a->pa_wants_outcomes = r->wants_outcomes;
     a->pa_message = box_strdup(r->message ? r->message : "");
     if (r->n_determining > 0) {
         box_buf b;
@@ -1002,6 +1003,76 @@ box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
         }
         pthread_mutex_unlock(&c->pc_lock);
     }
+    return rv;
+}
+
+/* One `record` round trip of n events; BOX_OK when the PDP took all. */
+static box_err
+record_round_trip(box_pdp_client *c, Box__Event **evs, size_t n)
+{
+    Box__EventBatch eb = BOX__EVENT_BATCH__INIT;
+    eb.n_events = n;
+    eb.events = evs;
+    Box__PdpRequest req = BOX__PDP_REQUEST__INIT;
+    req.body_case = BOX__PDP_REQUEST__BODY_RECORD;
+    req.record = &eb;
+    ProtobufCMessage *m = NULL;
+    box_err rv = box_rpc_call(c->pc_rpc, &req.base,
+                              &box__pdp_response__descriptor, &m);
+    if (rv != BOX_OK)
+        return rv;
+    const Box__PdpResponse *resp = (const Box__PdpResponse *)m;
+    rv = resp->body_case == BOX__PDP_RESPONSE__BODY_RECORD &&
+                 resp->record->accepted == n
+             ? BOX_OK
+             : BOX_EPROTO;
+    protobuf_c_message_free_unpacked(m, NULL);
+    return rv;
+}
+
+box_err
+box_pdp_record(box_pdp_client *c, const Box__EventBatch *batch)
+{
+    size_t n = batch->n_events;
+    if (n == 0)
+        return BOX_OK;
+    if (n > BOX_PDP_BATCH_MAX)
+        return BOX_ETOOBIG;
+    // The client's box id on events that name none, in copies: the batch
+    // is only borrowed.
+    Box__Event *cells = box_calloc(n, sizeof *cells);
+    Box__Event **evs = box_calloc(n, sizeof *evs);
+    box_err rv = BOX_ENOMEM;
+    if (cells == NULL || evs == NULL)
+        goto out;
+    for (size_t i = 0; i < n; i++) {
+        cells[i] = *batch->events[i];
+        if (c->pc_box_id != NULL &&
+            (cells[i].box_id == NULL || !*cells[i].box_id))
+            cells[i].box_id = c->pc_box_id;
+        evs[i] = &cells[i];
+    }
+    // As many round trips as the PDP's message limit needs, in order (an
+    // event is as big as the decided request's input at most).
+    rv = BOX_OK;
+    size_t first = 0, bytes = 0;
+    for (size_t i = 0; rv == BOX_OK && i <= n; i++) {
+        size_t sz = i < n ? box__event__get_packed_size(evs[i]) + 16 : 0;
+        if (i < n && sz > BOX_PDP_MSG_MAX - 64) {
+            rv = BOX_ETOOBIG;
+            break;
+        }
+        if (i == n || bytes + sz > BOX_PDP_MSG_MAX - 64) {
+            if (i > first)
+                rv = record_round_trip(c, evs + first, i - first);
+            first = i;
+            bytes = 0;
+        }
+        bytes += sz;
+    }
+out:
+    box_free(cells);
+    box_free(evs);
     return rv;
 }
 

@@ -20,6 +20,10 @@ typedef struct box_pdp_answer {
     uint64_t pa_epoch;
     bool pa_from_cache;
     bool pa_cacheable; // the PDP allowed caching this answer
+    /* The policy reads history: the effect's outcome is to be recorded
+     * (box_pdp_record). Never on a cache hit (a cacheable answer means no
+     * temporal rule). */
+    bool pa_wants_outcomes;
     /* The spec's message text (box-spec §3.11), owned by the answer. NULL
      * on a cache hit: only permits are cached and a permit's text is never
      * shown. For a PDP that did not answer, a refusal naming the PDP. */
@@ -85,6 +89,18 @@ box_err box_pdp_decide_batch(box_pdp_client *c,
                              box_pdp_answer *answers) BOX_WARN_UNUSED;
 
 void box_pdp_answer_clear(box_pdp_answer *a);
+
+/*
+ * Records outcomes (`::response` / `::error` events, dogwood-spec §5.6) in
+ * the PDP's history: one `record` round trip, within the client's
+ * deadline, so a decision asked after it returns sees them. The batch is
+ * borrowed; each event's box_id is the client's when unset. BOX_OK when
+ * the PDP took every event; BOX_EPROTO when it took fewer (it logs why),
+ * or the transport's error (BOX_ETIMEDOUT, BOX_ECLOSED, ...). At most
+ * BOX_PDP_BATCH_MAX events (else BOX_ETOOBIG, nothing sent).
+ */
+box_err box_pdp_record(box_pdp_client *c,
+                       const Box__EventBatch *batch) BOX_WARN_UNUSED;
 
 /* Sends the decisions answered from the cache since the last round trip
  * to the PDP for its log (they also ride along with the next miss). */

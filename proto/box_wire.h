@@ -12,6 +12,8 @@
 #define BOX_MAX_CONNECTIONS 64
 #define BOX_CALL_BACKSTOP_MS (300 * 1000)
 #define BOX_SCRIPT_MAX 65536                     // SCRIPT mode file size
+// Outcome events in one worker -> broker outcomes frame.
+#define BOX_OUTCOMES_BATCH_MAX 64
 
 // Alias timeouts (box-spec §2).
 #define BOX_ALIAS_CONNECT_TIMEOUT_MS 5000
