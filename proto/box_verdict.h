@@ -3,6 +3,9 @@
 #ifndef BOX_VERDICT_H
 #define BOX_VERDICT_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "box.pb-c.h"
 
 /*
@@ -23,6 +26,18 @@ typedef enum box_verdict {
 } box_verdict;
 
 /*
+ * A permit's claim on its outcome (dogwood-spec §5.6): when bt_wanted,
+ * the policy reads history, and the enforcement point reports how the
+ * effect ended, exactly once, with this ticket (box_record_fn). The zero
+ * value asks for nothing: a deny, a fault, a permit of a policy without
+ * temporal rules, a permit served from a cache.
+ */
+typedef struct box_ticket {
+    uint64_t bt_id; // the request_id the permit was decided under
+    bool bt_wanted;
+} box_ticket;
+
+/*
  * Asks policy about req (borrowed) and returns the verdict. On DENY and
  * FAULT it may set *reason to the text to show (the box-spec §3.11 denial,
  * or why no decision could be made), allocated with box_alloc; the caller
@@ -34,6 +49,35 @@ typedef enum box_verdict {
  */
 typedef box_verdict (*box_decide_fn)(void *arg, const Box__DecisionRequest *req,
                                      char **reason);
+
+/* How an admitted effect ended (dogwood-spec §5.6, box-spec §3.6). ORDER
+ * BOX_OUTCOME: box_outcome_event's table follows it. */
+typedef enum box_outcome_kind {
+    BOX_OUTCOME_ERROR,         // fs: it did not happen (an ::error event)
+    BOX_OUTCOME_COMPLETED,     // fs: it happened (output.result completed)
+    BOX_OUTCOME_DESCRIPTOR,    // fs: an open gave a descriptor
+    BOX_OUTCOME_INDETERMINATE, // fs: it may have happened
+    BOX_OUTCOME_STATUS,        // shell:exec / spawn: ended with bo_status
+    BOX_OUTCOME_KIND_COUNT
+} box_outcome_kind;
+
+/* The status of a command admitted but never run, or whose end was never
+ * reported (a signal is 128 + n, a binary that cannot start 126, as the
+ * shell's own statuses say). */
+#define BOX_OUTCOME_NO_STATUS (-1)
+
+typedef struct box_outcome {
+    box_outcome_kind bo_kind;
+    int64_t bo_status; // BOX_OUTCOME_STATUS only
+} box_outcome;
+
+/*
+ * Records how the effect a ticket was given for ended (t.bt_wanted set;
+ * callers skip the call otherwise). Never fails as far as the caller can
+ * see: an outcome that cannot be recorded is lost, and the one who could
+ * not record it says so. Safe from several threads when the decider is.
+ */
+typedef void (*box_record_fn)(void *arg, box_ticket t, const box_outcome *o);
 
 /* The verdict as WorkerAnswer.verdict spells it on the wire. */
 Box__Verdict box_verdict_to_wire(box_verdict v);
