@@ -65,7 +65,8 @@ bsh_explain(const pdp_wire_decided *d)
 /* A box_decide_fn: the same wire decision box-pdp makes, with the same
  * enforcement gate (the reach floor refuses even a permit). */
 static box_verdict
-bsh_decide(void *arg, const Box__DecisionRequest *req, char **reason)
+bsh_decide(void *arg, const Box__DecisionRequest *req, char **reason,
+           box_ticket *ticket)
 {
     bsh_pdp *p = arg;
     Box__DecisionResponse out = BOX__DECISION_RESPONSE__INIT;

@@ -41,14 +41,16 @@ typedef struct box_ticket {
  * Asks policy about req (borrowed) and returns the verdict. On DENY and
  * FAULT it may set *reason to the text to show (the box-spec §3.11 denial,
  * or why no decision could be made), allocated with box_alloc; the caller
- * frees it. Every layer that decides (the worker's channel to the broker,
- * the executor, the kernel) takes this one type; whether it may be called
- * from several threads at once is the implementer's to say. A value
- * outside the enum breaks the contract: the executor and the kernel read
- * it as FAULT (only bytes from the wire are read as DENY, below).
+ * frees it. On PERMIT it may fill *ticket (which the caller zeroes first)
+ * when the effect's outcome is to be recorded. Every layer that decides
+ * (the worker's channel to the broker, the executor, the kernel) takes
+ * this one type; whether it may be called from several threads at once
+ * is the implementer's to say. A value outside the enum breaks the
+ * contract: the executor and the kernel read it as FAULT (only bytes from
+ * the wire are read as DENY, below).
  */
 typedef box_verdict (*box_decide_fn)(void *arg, const Box__DecisionRequest *req,
-                                     char **reason);
+                                     char **reason, box_ticket *ticket);
 
 /* How an admitted effect ended (dogwood-spec §5.6, box-spec §3.6). ORDER
  * BOX_OUTCOME: box_outcome_event's table follows it. */

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include "box_utf8.h"
 #include "box_frame.h"
 #include "box_log.h"
+#include "box_outcome.h"
 #include "box_status.h"
 #include "box_svc.h"
 #include "box_wire.h"
@@ -57,6 +59,10 @@ struct broker {
     pthread_mutex_t br_mu;
     pthread_cond_t br_cv; // br_active dropped
     unsigned br_active;   // connection threads alive
+    // The request_id of the next decision relayed: unique in the box's
+    // history (started from the clock, so a new broker does not reuse
+    // the ids an earlier one gave).
+    _Atomic uint64_t br_next_id;
 };
 
 /* One alias connection; owned by its thread. */
@@ -71,6 +77,10 @@ typedef struct broker_conn {
     // The permits the worker was let keep for its call (permit_memo.h):
     // a report of a cached permit is taken only for one of these.
     permit_memo *cn_memo;
+    // The permits relayed whose outcome the policy reads, until the
+    // worker reports it (box_outcome.h): an outcome is recorded only for
+    // one of these, with the action and input the PDP decided.
+    box_outcome_book *cn_book;
     uint64_t cn_out; // output bytes relayed
 } broker_conn;
 
@@ -126,11 +136,59 @@ conn_stderr(broker_conn *c, const char *text)
     return conn_send(c, &f);
 }
 
+#define BROKER_OUTCOME_WARNING                                                 \
+    "strands-box: warning: policy outcome recording was not confirmed\n"
+
+/* Has the PDP append n outcome events (box-spec §7: a failure is a
+ * warning to the agent, the call goes on). */
+static void
+conn_record(broker_conn *c, Box__Event **evs, size_t n)
+{
+    Box__EventBatch eb = BOX__EVENT_BATCH__INIT;
+    eb.n_events = n;
+    eb.events = evs;
+    box_err rv = box_pdp_record(c->cn_b->br_cfg.bc_pdp, &eb);
+    if (rv == BOX_OK)
+        return;
+    box_log(BOX_LOG_WARN, BROKER_SVC,
+            "%zu outcome events were not recorded by the PDP: %s", n,
+            box_strerror(rv));
+    (void)conn_stderr(c, BROKER_OUTCOME_WARNING);
+}
+
+/* The permits whose outcome never came (the worker is gone or ended
+ * without it): each recorded as what it may have been, an fs:* effect
+ * "indeterminate", a command with no status (-1), dogwood-spec §5.6. */
+static void
+conn_record_unreported(broker_conn *c)
+{
+    box_outcome_ev evs[BOX_OUTCOMES_BATCH_MAX];
+    Box__Event *ptrs[BOX_OUTCOMES_BATCH_MAX];
+    while (c->cn_book != NULL && box_outcome_book_len(c->cn_book) > 0) {
+        size_t n = 0;
+        while (n < BOX_OUTCOMES_BATCH_MAX &&
+               box_outcome_book_take_unreported(c->cn_book, &evs[n]) ==
+                   BOX_OK) {
+            ptrs[n] = &evs[n].oe_ev;
+            n++;
+        }
+        if (n == 0)
+            break; // out of memory: they are lost
+        conn_record(c, ptrs, n);
+        for (size_t i = 0; i < n; i++)
+            box_outcome_ev_clear(&evs[i]);
+    }
+}
+
 /* Ends the worker, if any: closing its status pipe tells the zygote to
- * kill it (a finished worker is merely reaped). */
+ * kill it (a finished worker is merely reaped). What it still owed of
+ * outcomes is recorded first. */
 static void
 conn_drop_worker(broker_conn *c)
 {
+    conn_record_unreported(c);
+    box_outcome_book_free(c->cn_book);
+    c->cn_book = NULL;
     if (c->cn_status >= 0)
         close(c->cn_status);
     if (c->cn_chan >= 0)
@@ -340,12 +398,16 @@ conn_fields_free(char **v)
 /* Answers a worker's decide frame from the box's PDP client, passing its
  * verdict on as it is: a client that cannot decide answers FAULT with a
  * message naming the PDP (the command ends 125); a channel that fails
- * ends the call. */
+ * ends the call. Each request goes under a request_id of the broker's; a
+ * permit whose outcome the policy reads is kept in the call's book. */
 static bool
-conn_decide(broker_conn *c, const Box__DecisionRequest *req)
+conn_decide(broker_conn *c, const Box__DecisionRequest *wreq)
 {
     box_pdp_answer a = {0};
     char **fields = NULL;
+    Box__DecisionRequest copy = *wreq;
+    const Box__DecisionRequest *req = &copy;
+    copy.request_id = atomic_fetch_add(&c->cn_b->br_next_id, 1);
     // The verdict says it all: a client that could not decide answered
     // FAULT, so the transport's error needs no reading of its own.
     box_err rv = box_pdp_decide(c->cn_b->br_cfg.bc_pdp, req, &a);
@@ -360,6 +422,21 @@ conn_decide(broker_conn *c, const Box__DecisionRequest *req)
     if (a.pa_verdict == BOX_VERDICT_PERMIT) {
         broker_permits_note(c->cn_permits, req);
         (void)conn_let_keep(c, req, &a, &wa, &fields);
+    }
+    if (a.pa_verdict == BOX_VERDICT_PERMIT && a.pa_wants_outcomes) {
+        box_err kept = c->cn_book != NULL
+                           ? box_outcome_book_expect(c->cn_book,
+                                                     copy.request_id, req)
+                           : BOX_ENOMEM;
+        if (kept == BOX_OK) {
+            wa.wants_outcomes = true;
+            wa.request_id = copy.request_id;
+        } else {
+            // The permit stands; history will not hear how it ended.
+            box_log(BOX_LOG_WARN, BROKER_SVC,
+                    "the outcome of a permitted %s will not be recorded: %s",
+                    req->action ? req->action : "effect", box_strerror(kept));
+        }
     }
     box_err wr =
         box_frame_write(c->cn_chan, &f, BOX_FRAME_MAX, BROKER_FRAME_MS);
@@ -400,6 +477,41 @@ conn_served(broker_conn *c, const Box__ServedBatch *sb)
     // client's reporter: the call goes on meanwhile.
     box_pdp_client_flush_soon(c->cn_b->br_cfg.bc_pdp);
     return true;
+}
+
+/* A worker's outcomes frame: each event must be the outcome of a permit
+ * relayed to this call and still owed, in the shape of its action; the
+ * PDP then appends the events as the book has them (the decided action
+ * and input), before the worker's next frame is read, so the call's next
+ * decision sees them. False when the worker broke the protocol (none of
+ * the frame is recorded then, and the call ends). */
+static bool
+conn_outcomes(broker_conn *c, const Box__EventBatch *eb)
+{
+    box_outcome_ev evs[BOX_OUTCOMES_BATCH_MAX];
+    Box__Event *ptrs[BOX_OUTCOMES_BATCH_MAX];
+    size_t n = 0;
+    bool ok = c->cn_book != NULL && eb->n_events > 0 &&
+              eb->n_events <= BOX_OUTCOMES_BATCH_MAX;
+    for (size_t i = 0; ok && i < eb->n_events; i++) {
+        box_outcome o;
+        box_err rv;
+        if (eb->events[i] == NULL || !box_outcome_read(eb->events[i], &o)) {
+            ok = false;
+        } else if ((rv = box_outcome_book_take(c->cn_book,
+                                               eb->events[i]->request_id, &o,
+                                               &evs[n])) == BOX_OK) {
+            ptrs[n] = &evs[n].oe_ev;
+            n++;
+        } else if (rv != BOX_ENOMEM) {
+            ok = false; // not owed, or not of its action's shape
+        }
+    }
+    if (ok && n > 0)
+        conn_record(c, ptrs, n);
+    for (size_t i = 0; i < n; i++)
+        box_outcome_ev_clear(&evs[i]);
+    return ok;
 }
 
 /* Answers a worker's launch frame. Returns false when the worker broke
@@ -489,6 +601,12 @@ conn_from_worker(broker_conn *c)
         if (done)
             conn_worker_broke(c, "a served frame for a permit it was not let "
                                  "keep");
+    } else if (w->body_case == BOX__ALIAS_FRAME__BODY_OUTCOMES &&
+               w->outcomes != NULL) {
+        done = !conn_outcomes(c, w->outcomes);
+        if (done)
+            conn_worker_broke(c, "an outcomes frame for effects it was not "
+                                 "permitted");
     } else if (w->body_case == BOX__ALIAS_FRAME__BODY_LAUNCH &&
                w->launch != NULL) {
         bool broke = false;
@@ -498,6 +616,8 @@ conn_from_worker(broker_conn *c)
         else if (done)
             conn_worker_gone(c);
     } else if (w->body_case == BOX__ALIAS_FRAME__BODY_EXIT) {
+        // What the call still owes goes before the alias sees it end.
+        conn_record_unreported(c);
         (void)conn_send(c, w);
     } else if (w->body_case == BOX__ALIAS_FRAME__BODY_OUTPUT &&
                (w->output->stream == BOX__STREAM__STREAM_STDOUT ||
@@ -571,7 +691,8 @@ conn_run(broker_conn *c, Box__AliasFrame *call)
         c->cn_fds = we.we_fds;
         c->cn_status = we.we_status;
         if ((c->cn_permits = broker_permits_new()) == NULL ||
-            (c->cn_memo = permit_memo_new()) == NULL)
+            (c->cn_memo = permit_memo_new()) == NULL ||
+            (c->cn_book = box_outcome_book_new()) == NULL)
             rv = BOX_ENOMEM;
     }
     if (rv != BOX_OK) {
@@ -919,6 +1040,10 @@ broker_start(const broker_config *cfg, broker **out, char *err, size_t errlen)
     }
     b->br_cfg = *cfg;
     b->br_listen = b->br_stop = b->br_abort = -1;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    atomic_init(&b->br_next_id, (uint64_t)now.tv_sec * 1000000000u +
+                                    (uint64_t)now.tv_nsec);
     pthread_mutex_init(&b->br_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

@@ -17,6 +17,7 @@
 #include "box_status.h"
 #include "box_fdpass.h"
 #include "box_frame.h"
+#include "box_outcome.h"
 #include "box_wire.h"
 #include "box_pdp_client.h"
 #include "box_svc.h"
@@ -33,10 +34,14 @@
 // command that runs long after a hit does not hold its report): a worker
 // killed mid-call (its budget spent) loses at most the reports of its last
 // few milliseconds.
+// Outcomes (dogwood-spec §5.6) wait the same way, in their own batch,
+// also sent before every decide and launch frame, so the call's next
+// decision sees them.
 #define WORKER_SERVED_MAX 64
 #define WORKER_SERVED_BYTES (32u * 1024u)
 #define WORKER_SERVED_MS 5
 #define WORKER_SERVED_REQ_MAX 4096 // a longer request is asked, not served
+#define WORKER_OUTCOME_MAX 64      // an outcome event, packed (about 40)
 
 #if defined(__SANITIZE_ADDRESS__)
 #define WORKER_ASAN 1
@@ -45,6 +50,17 @@
 #define WORKER_ASAN 1
 #endif
 #endif
+
+/* Packed messages waiting to go as one frame's body: the requests of a
+ * ServedBatch or the events of an EventBatch (field 1, repeated, in
+ * both). Under wk_chan_lock. */
+typedef struct worker_batch {
+    uint8_t wb_tag; // the AliasFrame field the body goes in
+    size_t wb_max;  // entries, then it is sent at once
+    box_buf wb_body;
+    size_t wb_n;
+    uint64_t wb_first_ms; // when the oldest was added
+} worker_batch;
 
 typedef struct worker_ctx {
     int wk_chan;
@@ -61,13 +77,12 @@ typedef struct worker_ctx {
     // NULL: every decision is asked.
     permit_memo *wk_memo;
     _Atomic uint64_t *wk_valid;
-    // Served permits not yet reported: a ServedBatch's body, sent before
-    // any other frame and when it is full or old (under wk_chan_lock).
-    box_buf wk_served;
-    size_t wk_nserved;
-    uint64_t wk_served_ms; // when the oldest was served
+    // Served permits not yet reported, sent before any other frame and
+    // when the batch is full or old; outcomes not yet sent, before any
+    // decide, launch or exit frame and when full or old.
+    worker_batch wk_served, wk_outcomes;
     // The thread that sends a batch once it is WORKER_SERVED_MS old,
-    // started at the first served permit; waits on wk_served_cv.
+    // started at the first entry of either; waits on wk_served_cv.
     pthread_cond_t wk_served_cv;
     pthread_t wk_flusher;
     bool wk_flusher_on;
@@ -113,36 +128,46 @@ worker_varint(uint8_t *p, uint64_t v)
     return n;
 }
 
-/* Field tags of box.proto for the batch framed by hand: the requests are
- * packed once, into the batch, never copied as structs. */
-#define TAG_FRAME_PROGRAM 0x08 // AliasFrame.program = 1, varint
-#define TAG_FRAME_SERVED 0x7a  // AliasFrame.served = 15, bytes
-#define TAG_BATCH_REQUEST 0x0a // ServedBatch.requests = 1, bytes
+/* Field tags of box.proto for the batches framed by hand: their entries
+ * are packed once, into the batch, never copied as structs. */
+#define TAG_FRAME_PROGRAM 0x08   // AliasFrame.program = 1, varint
+#define TAG_FRAME_SERVED 0x7a    // AliasFrame.served = 15, bytes
+#define TAG_FRAME_OUTCOMES 0x82  // AliasFrame.outcomes = 16, bytes: 0x82 0x01
+#define TAG_BATCH_ENTRY 0x0a     // ServedBatch.requests, EventBatch.events
 
-/* Sends the served permits waiting, as one served frame. Caller holds
+static void
+worker_batch_init(worker_batch *b, uint8_t tag, size_t max, size_t bytes)
+{
+    *b = (worker_batch){.wb_tag = tag, .wb_max = max};
+    box_buf_init(&b->wb_body, bytes);
+}
+
+/* Sends the entries of b waiting, as one frame. Caller holds
  * wk_chan_lock. */
 static box_err
-worker_served_flush(worker_ctx *w)
+worker_batch_flush(worker_ctx *w, worker_batch *b)
 {
-    if (w->wk_nserved == 0)
+    if (b->wb_n == 0)
         return BOX_OK;
     uint8_t head[24];
     size_t n = 0;
     head[n++] = TAG_FRAME_PROGRAM;
     n += worker_varint(head + n, w->wk_program);
-    head[n++] = TAG_FRAME_SERVED;
-    n += worker_varint(head + n, w->wk_served.b_len);
+    head[n++] = b->wb_tag;
+    if (b->wb_tag == TAG_FRAME_OUTCOMES)
+        head[n++] = 0x01; // field 16's tag takes two bytes
+    n += worker_varint(head + n, b->wb_body.b_len);
     box_buf frame;
     box_buf_init(&frame, BOX_FRAME_MAX);
     box_err rv = box_buf_append(&frame, head, n);
     if (rv == BOX_OK)
-        rv = box_buf_append(&frame, w->wk_served.b_data, w->wk_served.b_len);
+        rv = box_buf_append(&frame, b->wb_body.b_data, b->wb_body.b_len);
     if (rv == BOX_OK)
         rv = box_frame_write_bytes(w->wk_chan, frame.b_data, frame.b_len,
                                    WORKER_WRITE_MS);
     box_buf_reset(&frame);
-    box_buf_reset(&w->wk_served);
-    w->wk_nserved = 0;
+    box_buf_reset(&b->wb_body);
+    b->wb_n = 0;
     return rv;
 }
 
@@ -152,16 +177,22 @@ static void *
 worker_flusher(void *arg)
 {
     worker_ctx *w = arg;
+    worker_batch *bs[2] = {&w->wk_served, &w->wk_outcomes};
     pthread_mutex_lock(&w->wk_chan_lock);
     while (!w->wk_stop) {
-        if (w->wk_nserved == 0) {
-            pthread_cond_wait(&w->wk_served_cv, &w->wk_chan_lock);
-            continue;
+        uint64_t due = UINT64_MAX, now = box_svc_now_ms();
+        for (size_t i = 0; i < 2; i++) {
+            if (bs[i]->wb_n == 0)
+                continue;
+            if (now >= bs[i]->wb_first_ms + WORKER_SERVED_MS) {
+                if (worker_batch_flush(w, bs[i]) != BOX_OK)
+                    w->wk_broken = true;
+            } else if (bs[i]->wb_first_ms + WORKER_SERVED_MS < due) {
+                due = bs[i]->wb_first_ms + WORKER_SERVED_MS;
+            }
         }
-        uint64_t due = w->wk_served_ms + WORKER_SERVED_MS;
-        if (box_svc_now_ms() >= due) {
-            if (worker_served_flush(w) != BOX_OK)
-                w->wk_broken = true;
+        if (due == UINT64_MAX) {
+            pthread_cond_wait(&w->wk_served_cv, &w->wk_chan_lock);
             continue;
         }
         struct timespec ts = {.tv_sec = (time_t)(due / 1000),
@@ -173,13 +204,42 @@ worker_flusher(void *arg)
     return NULL;
 }
 
-/* Keeps a served permit's request for the next batch (sent now when the
- * batch is full or old). Caller holds wk_chan_lock. */
+/* Adds one packed entry to b (sent now when b is full or old). Caller
+ * holds wk_chan_lock. */
+static box_err
+worker_batch_add(worker_ctx *w, worker_batch *b, const uint8_t *packed,
+                 size_t n, uint64_t now_ms)
+{
+    uint8_t head[11];
+    head[0] = TAG_BATCH_ENTRY;
+    size_t hn = 1 + worker_varint(head + 1, n);
+    box_err rv = box_buf_append(&b->wb_body, head, hn);
+    if (rv == BOX_OK)
+        rv = box_buf_append(&b->wb_body, packed, n);
+    if (rv != BOX_OK)
+        return rv;
+    if (b->wb_n++ == 0) {
+        b->wb_first_ms = now_ms;
+        if (!w->wk_flusher_on)
+            w->wk_flusher_on =
+                pthread_create(&w->wk_flusher, NULL, worker_flusher, w) == 0;
+        pthread_cond_signal(&w->wk_served_cv);
+    }
+    // Without the thread no batch may wait: each goes at once.
+    if (!w->wk_flusher_on || b->wb_n >= b->wb_max ||
+        b->wb_body.b_len >= WORKER_SERVED_BYTES ||
+        now_ms - b->wb_first_ms >= WORKER_SERVED_MS)
+        return worker_batch_flush(w, b);
+    return BOX_OK;
+}
+
+/* Keeps a served permit's request for the next batch. Caller holds
+ * wk_chan_lock. */
 static box_err
 worker_served_add(worker_ctx *w, const Box__DecisionRequest *req,
                   uint64_t epoch, uint64_t now_ms)
 {
-    uint8_t packed[WORKER_SERVED_REQ_MAX], head[11];
+    uint8_t packed[WORKER_SERVED_REQ_MAX];
     Box__DecisionRequest copy = *req;
     copy.cached = 1;
     copy.cached_epoch = epoch;
@@ -187,26 +247,7 @@ worker_served_add(worker_ctx *w, const Box__DecisionRequest *req,
     if (n > sizeof packed)
         return BOX_ETOOBIG;
     box__decision_request__pack(&copy, packed);
-    head[0] = TAG_BATCH_REQUEST;
-    size_t hn = 1 + worker_varint(head + 1, n);
-    box_err rv = box_buf_append(&w->wk_served, head, hn);
-    if (rv == BOX_OK)
-        rv = box_buf_append(&w->wk_served, packed, n);
-    if (rv != BOX_OK)
-        return rv;
-    if (w->wk_nserved++ == 0) {
-        w->wk_served_ms = now_ms;
-        if (!w->wk_flusher_on)
-            w->wk_flusher_on =
-                pthread_create(&w->wk_flusher, NULL, worker_flusher, w) == 0;
-        pthread_cond_signal(&w->wk_served_cv);
-    }
-    // Without the thread no batch may wait: each goes at once.
-    if (!w->wk_flusher_on || w->wk_nserved >= WORKER_SERVED_MAX ||
-        w->wk_served.b_len >= WORKER_SERVED_BYTES ||
-        now_ms - w->wk_served_ms >= WORKER_SERVED_MS)
-        return worker_served_flush(w);
-    return BOX_OK;
+    return worker_batch_add(w, &w->wk_served, packed, n, now_ms);
 }
 
 /* Writes one frame after the served permits waiting. Caller holds
@@ -214,10 +255,43 @@ worker_served_add(worker_ctx *w, const Box__DecisionRequest *req,
 static box_err
 worker_write(worker_ctx *w, const Box__AliasFrame *f)
 {
-    box_err rv = worker_served_flush(w);
+    box_err rv = worker_batch_flush(w, &w->wk_served);
     if (rv == BOX_OK)
         rv = box_frame_write(w->wk_chan, f, BOX_FRAME_MAX, WORKER_WRITE_MS);
     return rv;
+}
+
+/* Writes a decide or launch frame: the outcomes waiting go first, so the
+ * broker has the PDP append them before it asks what comes next. Caller
+ * holds wk_chan_lock. */
+static box_err
+worker_write_question(worker_ctx *w, const Box__AliasFrame *f)
+{
+    box_err rv = worker_batch_flush(w, &w->wk_outcomes);
+    return rv == BOX_OK ? worker_write(w, f) : rv;
+}
+
+/* A box_record_fn: keeps how a permitted effect ended for the broker
+ * (request id, kind, output; the broker adds the action and input of the
+ * request it relayed). A channel that fails ends the call, as a decision
+ * would. */
+static void
+worker_record(void *ctx, box_ticket t, const box_outcome *o)
+{
+    worker_ctx *w = ctx;
+    box_outcome_ev ev;
+    uint8_t packed[WORKER_OUTCOME_MAX];
+    const Box__Event *e = box_outcome_event(&ev, t.bt_id, o);
+    if (!t.bt_wanted || e == NULL ||
+        box__event__get_packed_size(e) > sizeof packed)
+        return;
+    size_t n = box__event__pack(e, packed);
+    pthread_mutex_lock(&w->wk_chan_lock);
+    if (!w->wk_broken &&
+        worker_batch_add(w, &w->wk_outcomes, packed, n, box_svc_now_ms()) !=
+            BOX_OK)
+        w->wk_broken = true;
+    pthread_mutex_unlock(&w->wk_chan_lock);
 }
 
 static int
@@ -269,7 +343,8 @@ worker_err(void *ctx, const char *p, size_t n)
  * is a fault (125), never a permit; an answer's verdict is read by the one
  * wire decoder (unset or unknown: a deny). */
 static box_verdict
-worker_decide(void *ctx, const Box__DecisionRequest *req, char **message)
+worker_decide(void *ctx, const Box__DecisionRequest *req, char **message,
+              box_ticket *ticket)
 {
     worker_ctx *w = ctx;
     Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
@@ -295,7 +370,7 @@ worker_decide(void *ctx, const Box__DecisionRequest *req, char **message)
         *message = box_strdup("the box broker did not take a decision report");
         return BOX_VERDICT_FAULT;
     }
-    rv = worker_write(w, &f);
+    rv = worker_write_question(w, &f);
     if (rv == BOX_OK)
         rv = box_frame_read(w->wk_chan, BOX_FRAME_MAX, WORKER_ANSWER_MS,
                             BOX_FRAMES_TO_WORKER, &a, NULL);
@@ -305,6 +380,10 @@ worker_decide(void *ctx, const Box__DecisionRequest *req, char **message)
     } else if ((v = box_verdict_from_wire(a->answer->verdict)) !=
                BOX_VERDICT_PERMIT) {
         *message = box_strdup(a->answer->message ? a->answer->message : "");
+    } else if (a->answer->wants_outcomes) {
+        // The policy reads history (never cacheable): its outcome is owed.
+        *ticket = (box_ticket){.bt_id = a->answer->request_id,
+                               .bt_wanted = true};
     } else if (w->wk_memo != NULL && a->answer->cacheable &&
                a->answer->cache_fields_known) {
         box_err kept = permit_memo_add(w->wk_memo, req, a->answer->cache_fields,
@@ -355,8 +434,11 @@ worker_launch(void *ctx, int argc, char *const *argv, const char *cwd,
     Box__AliasFrame *a = NULL;
     pthread_mutex_lock(&w->wk_chan_lock);
     // The descriptors go first, in one message, so they are there when
-    // the broker reads the frame that names them.
-    box_err rv = worker_served_flush(w);
+    // the broker reads the frame that names them (and before them what
+    // waits, which has no descriptors).
+    box_err rv = worker_batch_flush(w, &w->wk_served);
+    if (rv == BOX_OK)
+        rv = worker_batch_flush(w, &w->wk_outcomes);
     if (rv == BOX_OK)
         rv = box_fdpass_send(w->wk_fds, 'L', fds, n, 0);
     if (rv == BOX_OK)
@@ -399,8 +481,11 @@ worker_main(int chan, int fds, const worker_settings *ws)
                     .wk_valid = ws != NULL ? ws->ws_valid : NULL};
     pthread_mutex_init(&w.wk_chan_lock, NULL);
     pthread_cond_init(&w.wk_served_cv, NULL);
-    box_buf_init(&w.wk_served,
-                 WORKER_SERVED_BYTES + WORKER_SERVED_REQ_MAX + 16);
+    worker_batch_init(&w.wk_served, TAG_FRAME_SERVED, WORKER_SERVED_MAX,
+                      WORKER_SERVED_BYTES + WORKER_SERVED_REQ_MAX + 16);
+    worker_batch_init(&w.wk_outcomes, TAG_FRAME_OUTCOMES,
+                      BOX_OUTCOMES_BATCH_MAX,
+                      WORKER_SERVED_BYTES + WORKER_OUTCOME_MAX + 16);
     if (box_frame_read(chan, BOX_FRAME_MAX, WORKER_CALL_READ_MS,
                        BOX_FRAMES_TO_WORKER, &call, NULL) != BOX_OK)
         return 1;
@@ -417,6 +502,7 @@ worker_main(int chan, int fds, const worker_settings *ws)
     worker_io io = {.wi_out = worker_out,
                     .wi_err = worker_err,
                     .wi_decide = worker_decide,
+                    .wi_record = worker_record,
                     .wi_launch = worker_launch,
                     .wi_ctx = &w};
     int status = worker_interp_run(ws, src, strlen(src), &io);
@@ -429,11 +515,13 @@ worker_main(int chan, int fds, const worker_settings *ws)
         pthread_mutex_unlock(&w.wk_chan_lock);
         pthread_join(w.wk_flusher, NULL);
     }
-    // The last reports go before Exit: the call's log is whole when the
-    // alias sees it end.
-    if (!w.wk_broken && worker_served_flush(&w) != BOX_OK)
+    // The last reports and outcomes go before Exit: the call's log and
+    // history are whole when the alias sees it end.
+    if (!w.wk_broken && (worker_batch_flush(&w, &w.wk_served) != BOX_OK ||
+                         worker_batch_flush(&w, &w.wk_outcomes) != BOX_OK))
         w.wk_broken = true;
-    box_buf_reset(&w.wk_served);
+    box_buf_reset(&w.wk_served.wb_body);
+    box_buf_reset(&w.wk_outcomes.wb_body);
     if (w.wk_broken)
         return 1;
 

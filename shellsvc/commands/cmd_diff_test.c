@@ -72,13 +72,14 @@ static const tcase read_denials[] = {
 
 /* th_decide with deny_fs applied to fs:read requests only. */
 static box_verdict
-decide_reads(void *arg, const Box__DecisionRequest *rq, char **msg)
+decide_reads(void *arg, const Box__DecisionRequest *rq, char **msg,
+             box_ticket *ticket)
 {
     th *t = arg;
     const char *deny = t->th_deny_fs;
     if (strncmp(rq->action, "fs:read", 7) != 0)
         t->th_deny_fs = NULL;
-    box_verdict v = th_decide(t, rq, msg);
+    box_verdict v = th_decide(t, rq, msg, ticket);
     t->th_deny_fs = deny;
     return v;
 }

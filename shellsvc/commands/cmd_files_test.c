@@ -186,11 +186,12 @@ typedef struct bind_ctx {
 } bind_ctx;
 
 static box_verdict
-bind_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
+bind_decide(void *arg, const Box__DecisionRequest *rq, char **msg,
+            box_ticket *ticket)
 {
     bind_ctx *b = arg;
     pthread_mutex_lock(&b->bc_lock);
-    box_verdict v = th_decide(&b->bc_th, rq, msg);
+    box_verdict v = th_decide(&b->bc_th, rq, msg, ticket);
     pthread_mutex_unlock(&b->bc_lock);
     return v;
 }

@@ -273,7 +273,8 @@ typedef struct xrun {
 } xrun;
 
 static box_verdict
-xr_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
+xr_decide(void *arg, const Box__DecisionRequest *rq, char **msg,
+          box_ticket *ticket)
 {
     xrun *x = arg;
     if (!x->xr_armed) {
@@ -282,7 +283,7 @@ xr_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
             x->xr_armed = true;
         return BOX_VERDICT_PERMIT;
     }
-    return th_decide(&x->xr_t, rq, msg);
+    return th_decide(&x->xr_t, rq, msg, ticket);
 }
 
 static int

@@ -139,10 +139,13 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
     box_verdict v = BOX_VERDICT_FAULT;
     pthread_mutex_lock(&ss->ss_lock);
     if (ss->ss_o.so_decide != NULL)
-        v = ss->ss_o.so_decide(ss->ss_o.so_decide_arg, rq, &msg);
+        v = ss->ss_o.so_decide(ss->ss_o.so_decide_arg, rq, &msg,
+                               &out->ad_ticket);
     pthread_mutex_unlock(&ss->ss_lock);
     out->ad_verdict = v;
     out->ad_message = msg;
+    if (v != BOX_VERDICT_PERMIT)
+        out->ad_ticket = (box_ticket){0};
     switch (v) {
     case BOX_VERDICT_PERMIT:
         box_free(out->ad_message);
@@ -161,4 +164,17 @@ out:
         box_free(args[i]);
     box_buf_reset(&cmd);
     return rv;
+}
+
+void
+sh_admit_finish(sh_session *ss, box_ticket *t, int status)
+{
+    if (!t->bt_wanted)
+        return;
+    box_outcome o = {.bo_kind = BOX_OUTCOME_STATUS, .bo_status = status};
+    pthread_mutex_lock(&ss->ss_lock);
+    if (ss->ss_o.so_record != NULL)
+        ss->ss_o.so_record(ss->ss_o.so_record_arg, *t, &o);
+    pthread_mutex_unlock(&ss->ss_lock);
+    *t = (box_ticket){0};
 }

@@ -50,7 +50,8 @@ typedef struct seen {
 } seen;
 
 static box_verdict
-check_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
+check_decide(void *arg, const Box__DecisionRequest *rq, char **msg,
+             box_ticket *ticket)
 {
     seen *s = arg;
     s->calls++;
@@ -122,6 +123,115 @@ test_request_and_verdicts(void **state)
     sh_session_free(ss);
 }
 
+/* A decider that gives every permit a ticket (a policy with temporal
+ * rules) and names each by what it decided, and a recorder that logs
+ * "<name> <outcome>\n" per outcome. */
+#define OC_MAX 64
+typedef struct oc {
+    th o_th;
+    bool o_tickets;
+    char o_name[OC_MAX][96];
+    size_t o_n;
+    box_buf o_rec;
+} oc;
+
+static box_verdict
+oc_decide(void *arg, const Box__DecisionRequest *rq, char **msg,
+          box_ticket *ticket)
+{
+    oc *o = arg;
+    box_verdict v = th_decide(&o->o_th, rq, msg, ticket);
+    if (v != BOX_VERDICT_PERMIT || !o->o_tickets || o->o_n >= OC_MAX)
+        return v;
+    const Box__Value *p = th_field(rq, "program");
+    const Box__Value *path = th_field(rq, "path");
+    snprintf(o->o_name[o->o_n], sizeof o->o_name[0], "%s:%s", rq->action,
+             p != NULL ? p->str : path->str);
+    *ticket = (box_ticket){.bt_id = o->o_n++, .bt_wanted = true};
+    return v;
+}
+
+static void
+oc_record(void *arg, box_ticket t, const box_outcome *out)
+{
+    static const char *const kinds[] = {"error", "completed",
+                                        "descriptor_issued", "indeterminate"};
+    oc *o = arg;
+    assert_true(t.bt_wanted && t.bt_id < o->o_n);
+    box_err rv = out->bo_kind == BOX_OUTCOME_STATUS
+                     ? box_buf_printf(&o->o_rec, "%s status %lld\n",
+                                      o->o_name[t.bt_id],
+                                      (long long)out->bo_status)
+                     : box_buf_printf(&o->o_rec, "%s %s\n",
+                                      o->o_name[t.bt_id], kinds[out->bo_kind]);
+    assert_int_equal(rv, BOX_OK);
+}
+
+static int
+oc_run(oc *o, const char *script)
+{
+    box_buf_init(&o->o_th.th_out, 1u << 20);
+    box_buf_init(&o->o_th.th_err, 1u << 20);
+    box_buf_init(&o->o_th.th_log, 1u << 20);
+    box_buf_init(&o->o_th.th_fslog, 1u << 20);
+    box_buf_init(&o->o_rec, 1u << 20);
+    sh_session_opts so = {.so_decide = oc_decide,
+                          .so_decide_arg = o,
+                          .so_record = oc_record,
+                          .so_record_arg = o,
+                          .so_out = th_out,
+                          .so_err = th_err,
+                          .so_io_arg = &o->o_th,
+                          .so_cwd = "/"};
+    sh_session *ss = sh_session_new(&so);
+    assert_non_null(ss);
+    int st = sh_session_run(ss, script, strlen(script));
+    sh_session_free(ss);
+    return st;
+}
+
+static void
+oc_reset(oc *o)
+{
+    th_reset(&o->o_th);
+    box_buf_reset(&o->o_rec);
+    o->o_n = 0;
+}
+
+/* dogwood-spec §5.6: every permitted command ends in output.status (a
+ * denied one in nothing), and the session's own kernel records its file
+ * effects; with no ticket nothing is recorded at all. */
+static void
+test_outcomes(void **state)
+{
+    oc o = {.o_th = {.th_deny = "ls"}};
+    static const char script[] =
+        "true; false; f() { return 3; }; f; (exit 4); nosuch; ls\n"
+        "echo hi > /f; cat /f /nope\n"
+        "true | ls\n";
+    oc_run(&o, script);
+    assert_string_equal(th_s(&o.o_rec), "");
+    oc_reset(&o);
+
+    o.o_tickets = true;
+    oc_run(&o, script);
+    assert_string_equal(th_s(&o.o_rec),
+                        "shell:exec:true status 0\n"
+                        "shell:exec:false status 1\n"
+                        "shell:exec:return status 3\n"
+                        "shell:exec:f status 3\n"
+                        "shell:exec:exit status 4\n"
+                        "shell:exec:nosuch status 127\n"
+                        "fs:write:/f descriptor_issued\n"
+                        "shell:exec:echo status 0\n"
+                        "fs:read:/f descriptor_issued\n"
+                        "fs:read:/nope error\n"
+                        "shell:exec:cat status 1\n"
+                        // admitted, then never run: ls was refused
+                        "shell:exec:true status -1\n");
+    oc_reset(&o);
+}
+
 int
 main(void)
 {
@@ -129,6 +239,7 @@ main(void)
         cmocka_unit_test(test_redact),
         cmocka_unit_test(test_redact_caps),
         cmocka_unit_test(test_request_and_verdicts),
+        cmocka_unit_test(test_outcomes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -195,6 +195,7 @@ sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
     int st = 0;
     switch (ad.ad_verdict) {
     case BOX_VERDICT_PERMIT:
+        b->hb_ticket = ad.ad_ticket; // finished once the command is over
         break;
     case BOX_VERDICT_DENY:
         sh_errf(cx, "effect denied: %s",
@@ -610,8 +611,10 @@ sh_exec_argv(sh_ctx *cx, int argc, char **argv, const bool *exp,
     }
     if (rc == 0)
         rc = sh_exec_admit(cx, argc, argv, exp, bypass_funcs, &b);
-    if (rc == 0)
+    if (rc == 0) {
         rc = run_argv(cx, argc, argv, bypass_funcs, &b);
+        sh_admit_finish(cx->cx_ss, &b.hb_ticket, rc);
+    }
     sh_host_bind_clear(&b);
     sh_argv_free(&sb);
     return rc;
@@ -766,9 +769,12 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
         redirs_restore(cx, sv, nsv);
     }
 out:
-    sh_argv_free(&own);
     if (cx->cx_flow == SH_FLOW_EXIT)
         st = cx->cx_status;
+    // An admitted command is over, run or not (its redirections failed).
+    if (av != NULL && av->av_bind != NULL)
+        sh_admit_finish(cx->cx_ss, &av->av_bind->hb_ticket, st);
+    sh_argv_free(&own);
     return st;
 }
 
@@ -934,6 +940,10 @@ out:
     for (i = 0; i < SH_MAX_PIPELINE; i++) {
         if (!sg[i].sg_started)
             sh_ctx_free(sg[i].sg_cx);
+        // Admitted, then never run (a later stage was refused): no status.
+        if (sg[i].sg_argv.av_bind != NULL)
+            sh_admit_finish(ss, &sg[i].sg_argv.av_bind->hb_ticket,
+                            BOX_OUTCOME_NO_STATUS);
         sh_argv_free(&sg[i].sg_argv);
     }
     atomic_fetch_sub(&ss->ss_live_stages, n->u.pipe.n);

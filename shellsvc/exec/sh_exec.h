@@ -71,6 +71,14 @@ typedef struct sh_session_opts {
      * so a decider needs no locking of its own. */
     box_decide_fn so_decide;
     void *so_decide_arg;
+    /* Records how each permitted command ended whose ticket wants it
+     * (output.status: its exit status; 128 + n for a signal; 126 for a
+     * program that could not start; -1 for one admitted but never run),
+     * and, for the kernel the session builds when given none, how each
+     * file effect did (sh_kernel_opts.ko_record). Called with the
+     * decision lock held. NULL: nothing is recorded. */
+    box_record_fn so_record;
+    void *so_record_arg;
     sh_write_fn so_out, so_err; // required
     void *so_io_arg;
     /* Every file effect (borrowed). NULL: the session builds a kernel of
@@ -124,6 +132,7 @@ typedef struct sh_admission {
     box_verdict ad_verdict; // PERMIT, DENY or FAULT, never another value
     char *ad_message;       // box_alloc'd text for deny/fault, or NULL; the
                             // caller frees it with box_free
+    box_ticket ad_ticket;   // a permit's: its outcome is wanted (sh_admit_finish)
 } sh_admission;
 
 /*
@@ -138,6 +147,16 @@ typedef struct sh_admission {
  */
 box_err sh_admit(sh_session *ss, const sh_cmd_value *cv,
                  sh_admission *out) BOX_WARN_UNUSED;
+
+/*
+ * The end of an admitted command (dogwood-spec §5.6: shell:exec and
+ * shell:spawn always end in a ::response): records status as the
+ * outcome of the permit *t, when its ticket wants one, and clears *t so
+ * it is recorded once. Every path that admitted a command comes here
+ * once it is over, or was given up before it ran
+ * (BOX_OUTCOME_NO_STATUS).
+ */
+void sh_admit_finish(sh_session *ss, box_ticket *t, int status);
 
 /*
  * The redacted process.command_args for cv (spec §7): argv[0] then each

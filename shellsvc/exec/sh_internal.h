@@ -571,6 +571,7 @@ typedef struct sh_host_bind {
     sh_spawn_found hb_found; // sf_path NULL: unbound (nothing may run)
     int hb_unbound_err;      // why unbound: ENOENT, EACCES
     char *hb_reported;       // program_path as reported ("~/…")
+    box_ticket hb_ticket;    // the permit's, until sh_admit_finish
 } sh_host_bind;
 
 void sh_host_bind_clear(sh_host_bind *b);

@@ -226,7 +226,8 @@ lim_ms_since(const struct timespec *t0)
 /* Permits all, logging nothing: a runaway loop admits ':' a million
  * times, more than th_decide's log may hold. */
 static box_verdict
-lim_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
+lim_decide(void *arg, const Box__DecisionRequest *rq, char **msg,
+           box_ticket *ticket)
 {
     (void)arg, (void)rq, (void)msg;
     return BOX_VERDICT_PERMIT;

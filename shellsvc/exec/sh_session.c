@@ -22,13 +22,25 @@ struct sh_keep {
 /* The own kernel's decider: the session's decider, under its lock (the
  * kernel may ask from several stage threads at once). */
 static box_verdict
-session_fs_decide(void *arg, const Box__DecisionRequest *req, char **message)
+session_fs_decide(void *arg, const Box__DecisionRequest *req, char **message,
+                  box_ticket *ticket)
 {
     sh_session *ss = arg;
     pthread_mutex_lock(&ss->ss_lock);
-    box_verdict v = ss->ss_o.so_decide(ss->ss_o.so_decide_arg, req, message);
+    box_verdict v =
+        ss->ss_o.so_decide(ss->ss_o.so_decide_arg, req, message, ticket);
     pthread_mutex_unlock(&ss->ss_lock);
     return v;
+}
+
+/* The own kernel's recorder: the session's, under the same lock. */
+static void
+session_fs_record(void *arg, box_ticket t, const box_outcome *o)
+{
+    sh_session *ss = arg;
+    pthread_mutex_lock(&ss->ss_lock);
+    ss->ss_o.so_record(ss->ss_o.so_record_arg, t, o);
+    pthread_mutex_unlock(&ss->ss_lock);
 }
 
 /* /bin/lash and /bin/<cmd> -> lash for every command (spec §3.1); a name
@@ -66,7 +78,11 @@ sh_session_new(const sh_session_opts *o)
     ss->ss_kernel = o->so_kernel;
     if (ss->ss_kernel == NULL) {
         sh_kernel_opts ko = {.ko_decide = session_fs_decide,
-                             .ko_decide_arg = ss};
+                             .ko_decide_arg = ss,
+                             .ko_record = o->so_record != NULL
+                                              ? session_fs_record
+                                              : NULL,
+                             .ko_record_arg = ss};
         if (sh_kernel_new(&ko, &ss->ss_own_kernel) != BOX_OK)
             goto fail;
         ss->ss_kernel = ss->ss_own_kernel;

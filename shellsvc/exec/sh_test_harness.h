@@ -89,7 +89,8 @@ th_decide_fs(th *t, const Box__DecisionRequest *rq, char **msg)
 
 /* Logs "program|command|arg1|arg2|arg_count\n" ("^" for absent). */
 static inline box_verdict
-th_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
+th_decide(void *arg, const Box__DecisionRequest *rq, char **msg,
+          box_ticket *ticket)
 {
     th *t = arg;
     assert_int_equal(rq->input->kind_case, BOX__VALUE__KIND_RECORD);

@@ -194,6 +194,8 @@ sh_kernel_new(const sh_kernel_opts *o, sh_kernel **out)
         return BOX_ENOMEM;
     k->k_decide = o->ko_decide;
     k->k_decide_arg = o->ko_decide_arg;
+    k->k_record = o->ko_record;
+    k->k_record_arg = o->ko_record_arg;
     k->k_hook = o->ko_hook;
     k->k_act_hook = o->ko_act_hook;
     k->k_hook_arg = o->ko_hook_arg;
@@ -311,11 +313,13 @@ sh_kernel_report_path(const sh_kernel *k, const char *c)
 }
 
 /* Asks the decider about op on canonical path c. On a deny or fault r is
- * filled (self-contained message, kr_path the reported path). */
+ * filled (self-contained message, kr_path the reported path); a permit
+ * leaves its ticket in *t (zero when no outcome is wanted). */
 static int
 decide(sh_kernel *k, enum kop op, const char *c, const char *floor_reason,
-       sh_kernel_result *r)
+       sh_kernel_result *r, box_ticket *t)
 {
+    *t = (box_ticket){0};
     const struct kop_row *row = &kop_tab[op];
     char *reported = sh_kernel_report_path(k, c);
     if (reported == NULL)
@@ -334,7 +338,9 @@ decide(sh_kernel *k, enum kop op, const char *c, const char *floor_reason,
     char *msg = NULL;
     box_verdict v = BOX_VERDICT_DENY;
     if (k->k_decide != NULL && req != NULL)
-        v = k->k_decide(k->k_decide_arg, req, &msg);
+        v = k->k_decide(k->k_decide_arg, req, &msg, t);
+    if (v != BOX_VERDICT_PERMIT)
+        *t = (box_ticket){0}; // only a permit's effect has an outcome
     if (v == BOX_VERDICT_PERMIT) {
         r->kr_permits++;
         box_free(msg);
@@ -440,9 +446,11 @@ typedef struct kname {
 } kname;
 
 /* The admission of one operation (box-spec §3.6–§3.8). A rename asks the
- * most: four questions about two names. */
+ * most: four questions about two names. Each permit's ticket stays here
+ * until the operation is over (finish). */
 typedef struct kadm {
     kask ad_ask[4];
+    box_ticket ad_ticket[4];
     size_t ad_nask;
     kname ad_name[2]; // the test hook sees the first
     size_t ad_nname;
@@ -460,12 +468,13 @@ ask(kadm *ad, enum kop op, const char *canon, const char *floor)
  * denial wins), the reach floor on each name, the test hook, the veto, the
  * identity re-check of each name. Nothing is acted on before it returns 0. */
 static int
-admit(sh_kernel *k, const kadm *ad, sh_kernel_result *r)
+admit(sh_kernel *k, kadm *ad, sh_kernel_result *r)
 {
     int err = 0;
     for (size_t i = 0; err == 0 && i < ad->ad_nask; i++) {
         const kask *q = &ad->ad_ask[i];
-        err = decide(k, q->ka_op, q->ka_canon, q->ka_floor, r);
+        err = decide(k, q->ka_op, q->ka_canon, q->ka_floor, r,
+                     &ad->ad_ticket[i]);
     }
     for (size_t i = 0; err == 0 && i < ad->ad_nname; i++) {
         const kname *nm = &ad->ad_name[i];
@@ -480,6 +489,24 @@ admit(sh_kernel *k, const kadm *ad, sh_kernel_result *r)
     for (size_t i = 0; err == 0 && i < ad->ad_nname; i++)
         err = recheck(k, ad->ad_name[i].kn_rs, r);
     return err;
+}
+
+/*
+ * The end of every admitted operation, on each of its return paths: each
+ * permit whose ticket wants it gets its outcome recorded (dogwood-spec
+ * §5.6), the operation's result for all its legs. err 0: the effect
+ * happened (done: an open's "descriptor_issued", else "completed");
+ * anything else, however late it came (a later leg denied, the reach
+ * floor, the re-check, the name missing, the act itself), an ::error.
+ * Questions never asked and denied ones have no ticket.
+ */
+static void
+finish(sh_kernel *k, const kadm *ad, int err, box_outcome_kind done)
+{
+    box_outcome o = {.bo_kind = err == 0 ? done : BOX_OUTCOME_ERROR};
+    for (size_t i = 0; i < ad->ad_nask; i++)
+        if (ad->ad_ticket[i].bt_wanted && k->k_record != NULL)
+            k->k_record(k->k_record_arg, ad->ad_ticket[i], &o);
 }
 
 /* A denied probe answers "absent": ENOENT without message (the outcome
@@ -524,7 +551,7 @@ enum kneed {
 /* A one-name operation: its questions (each with its own floor reason;
  * the floor then applies for the last), whether a final link is followed,
  * whether it is a probe (a denial answers "absent"), what the name must
- * be, and the act. */
+ * be, the act, and whether its success gives a descriptor (an open). */
 typedef struct kone {
     enum kop ko_ops[2];
     size_t ko_nops;
@@ -532,6 +559,7 @@ typedef struct kone {
     bool ko_probe;
     enum kneed ko_need;
     kact_fn ko_act;
+    bool ko_opens;
 } kone;
 
 static int
@@ -548,30 +576,31 @@ need(enum kneed nd, const sh_res *rs, sh_kernel_result *r)
     return 0;
 }
 
-/* The admission of a one-name operation on its resolved name. */
+/* The admission of a one-name operation on its resolved name, into ad. */
 static int
 admit_one(sh_kernel *k, const kone *one, const char *path, const sh_res *rs,
-          sh_kernel_result *r)
+          kadm *ad, sh_kernel_result *r)
 {
-    kadm ad = {.ad_name = {{one->ko_ops[one->ko_nops - 1], path, rs}},
-               .ad_nname = 1};
+    *ad = (kadm){.ad_name = {{one->ko_ops[one->ko_nops - 1], path, rs}},
+                 .ad_nname = 1};
     for (size_t i = 0; i < one->ko_nops; i++)
-        ask(&ad, one->ko_ops[i], rs->rs_canon,
+        ask(ad, one->ko_ops[i], rs->rs_canon,
             floor_reason(k, one->ko_ops[i], rs));
-    return admit(k, &ad, r);
+    return admit(k, ad, r);
 }
 
 /* resolve → decide → reach floor → hook → re-check → need → (act hook)
- * → act. */
+ * → act → finish. */
 static int
 run(sh_kernel *k, const kone *one, const char *cwd, const char *path,
     const kargs *a, sh_kernel_result *r)
 {
     sh_res rs;
+    kadm ad = {0};
     int err = resolve(k, cwd, path, one->ko_follow, &rs, r);
     if (err != 0)
         goto out;
-    if ((err = admit_one(k, one, path, &rs, r)) != 0) {
+    if ((err = admit_one(k, one, path, &rs, &ad, r)) != 0) {
         if (one->ko_probe && r->kr_outcome == SH_KR_DENIED)
             err = probe_denied(r);
         goto out;
@@ -582,6 +611,8 @@ run(sh_kernel *k, const kone *one, const char *cwd, const char *path,
         k->k_act_hook(k->k_hook_arg, rs.rs_canon);
     err = one->ko_act(k, one->ko_ops[one->ko_nops - 1], &rs, a, r);
 out:
+    finish(k, &ad, err,
+           one->ko_opens ? BOX_OUTCOME_DESCRIPTOR : BOX_OUTCOME_COMPLETED);
     sh_res_clear(&rs);
     return err;
 }
@@ -720,7 +751,7 @@ sh_kernel_open(sh_kernel *k, const char *cwd, const char *path, int flags,
                mode_t mode, sh_kernel_file **out, sh_kernel_result *r)
 {
     int acc = flags & O_ACCMODE;
-    kone one = {.ko_follow = true, .ko_act = act_open};
+    kone one = {.ko_follow = true, .ko_act = act_open, .ko_opens = true};
     if (acc != O_WRONLY)
         one.ko_ops[one.ko_nops++] = KOP_READ_CONTENT;
     if (acc != O_RDONLY)
@@ -1288,7 +1319,7 @@ sh_kernel_rename(sh_kernel *k, const char *cwd, const char *from,
                  const char *to, sh_kernel_result *r)
 {
     sh_res src, dst = {.rs_fd = -1, .rs_parent_fd = -1};
-    kadm ad;
+    kadm ad = {0};
     int err = resolve(k, cwd, from, false, &src, r);
     if (err != 0)
         return err;
@@ -1298,6 +1329,7 @@ sh_kernel_rename(sh_kernel *k, const char *cwd, const char *from,
     if ((err = admit(k, &ad, r)) == 0)
         err = rename_res(k, &src, &dst, r);
 out:
+    finish(k, &ad, err, BOX_OUTCOME_COMPLETED);
     sh_res_clear(&src);
     sh_res_clear(&dst);
     return err;
@@ -1343,6 +1375,7 @@ sh_kernel_symlink(sh_kernel *k, const char *cwd, const char *target,
     if ((err = admit(k, &ad, r)) == 0)
         err = act_create(k, KOP_SYMLINK, &lr, &(kargs){.ka_target = target}, r);
 out:
+    finish(k, &ad, err, BOX_OUTCOME_COMPLETED);
     sh_res_clear(&lr);
     sh_res_clear(&tr);
     return err;

@@ -40,6 +40,15 @@ typedef struct sh_kernel_opts {
      * operation's result a fault: the command must end 125. */
     box_decide_fn ko_decide;
     void *ko_decide_arg;
+    /* Records how each effect ended whose permit came with a wanted
+     * ticket (dogwood-spec §5.6): once per permitted question, when the
+     * operation is over: an open that gave a file "descriptor_issued",
+     * any other success "completed", a failure after the permit (the
+     * name is missing, another leg was denied, the reach floor refused,
+     * the OS said no) an ::error. May be called from several threads at
+     * once. NULL: nothing is recorded. */
+    box_record_fn ko_record;
+    void *ko_record_arg;
     /* Authority sources (box.toml, the policy file): identified by
      * (dev, ino) at creation; missing ones are ignored. */
     const char *const *ko_authority;

@@ -30,6 +30,8 @@ struct sh_kernel {
     char *k_home; // operator home or NULL
     box_decide_fn k_decide;
     void *k_decide_arg;
+    box_record_fn k_record;
+    void *k_record_arg;
     sh_ident *k_auth; // authority sources
     size_t k_nauth;
     sh_ident *k_auth_anc; // their ancestor directories

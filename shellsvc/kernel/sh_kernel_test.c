@@ -42,6 +42,13 @@ typedef struct logent {
     char file_path[PATH_MAX];
 } logent;
 
+/* One outcome the kernel recorded: the ticket's id (1000 + the index of
+ * its request in the log) and how the effect ended. */
+typedef struct recent {
+    uint64_t id;
+    box_outcome_kind kind;
+} recent;
+
 typedef struct decider {
     const rule *rules;
     size_t nrules;
@@ -49,6 +56,9 @@ typedef struct decider {
     pthread_mutex_t lock;
     logent log[LOG_MAX];
     size_t n;
+    bool tickets; // permits want their outcome (a policy with history)
+    recent rec[LOG_MAX];
+    size_t nrec;
 } decider;
 
 static bool
@@ -63,7 +73,8 @@ match(const char *pat, const char *s)
 }
 
 static box_verdict
-decide(void *arg, const Box__DecisionRequest *req, char **message)
+decide(void *arg, const Box__DecisionRequest *req, char **message,
+       box_ticket *ticket)
 {
     decider *d = arg;
     const Box__ValueRecord *rec = req->input->record;
@@ -103,7 +114,20 @@ decide(void *arg, const Box__DecisionRequest *req, char **message)
                                 req->resource);
     else if (v == BOX_VERDICT_FAULT)
         *message = box_strdup("the PDP did not answer");
+    else if (v == BOX_VERDICT_PERMIT && d->tickets)
+        *ticket = (box_ticket){.bt_id = 1000 + d->n - 1, .bt_wanted = true};
     return v;
+}
+
+static void
+record(void *arg, box_ticket t, const box_outcome *o)
+{
+    decider *d = arg;
+    assert_true(t.bt_wanted);
+    pthread_mutex_lock(&d->lock);
+    if (d->nrec < LOG_MAX)
+        d->rec[d->nrec++] = (recent){t.bt_id, o->bo_kind};
+    pthread_mutex_unlock(&d->lock);
 }
 
 /* ---- fixture ----------------------------------------------------------- */
@@ -210,6 +234,8 @@ setup(void **state)
         .ko_operator_home = f->home,
         .ko_decide = decide,
         .ko_decide_arg = &f->d,
+        .ko_record = record,
+        .ko_record_arg = &f->d,
         .ko_authority = auth,
         .ko_nauthority = 2,
         .ko_reserved = res,
@@ -239,6 +265,7 @@ static void
 reset_log(fx *f)
 {
     f->d.n = 0;
+    f->d.nrec = 0;
 }
 
 static const logent *
@@ -285,6 +312,132 @@ read_all(sh_kernel_file *kf, char *buf, size_t n)
 }
 
 /* ---- tests --------------------------------------------------------------- */
+
+/* The outcomes recorded since reset_log are exactly want[] (ids relative
+ * to the log: 0 is the first request asked). */
+static void
+expect_outcomes(fx *f, const recent *want, size_t n)
+{
+    assert_int_equal(f->d.nrec, n);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(f->d.rec[i].id, 1000 + want[i].id);
+        assert_int_equal(f->d.rec[i].kind, want[i].kind);
+    }
+}
+
+/* dogwood-spec §5.6 through the kernel: each permitted question gets one
+ * outcome when its operation is over; denied ones none; nothing at all
+ * while no ticket wants one. */
+static void
+test_outcomes(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_file *kf = NULL;
+    sh_kernel_stat st;
+    char deny[PATH_MAX];
+    snprintf(deny, sizeof deny, "%s/secret", f->ws);
+    const rule rules[] = {
+        {"fs:read", "read_content", deny, BOX_VERDICT_DENY},
+        {"fs:delete", NULL, deny, BOX_VERDICT_DENY},
+    };
+    f->d.rules = rules;
+    f->d.nrules = 2;
+
+    // No temporal rule: permits carry no ticket, nothing is recorded.
+    reset_log(f);
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "sub/file", O_RDONLY, 0, &kf, &r), 0);
+    sh_kernel_close(kf);
+    assert_int_equal(sh_kernel_mkdir(f->k, f->ws, "d0", 0755, &r), 0);
+    assert_int_equal(f->d.n, 2);
+    expect_outcomes(f, NULL, 0);
+
+    f->d.tickets = true;
+    // Permitted and done: an open issues a descriptor (`<>`: both legs).
+    reset_log(f);
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "sub/file", O_RDWR, 0, &kf, &r), 0);
+    sh_kernel_close(kf);
+    expect_outcomes(f,
+                    (recent[]){{0, BOX_OUTCOME_DESCRIPTOR},
+                               {1, BOX_OUTCOME_DESCRIPTOR}},
+                    2);
+    // Permitted but failed: a missing file is an ::error.
+    reset_log(f);
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "missing", O_RDONLY, 0, &kf, &r), ENOENT);
+    sh_kernel_result_clear(&r);
+    expect_outcomes(f, (recent[]){{0, BOX_OUTCOME_ERROR}}, 1);
+    // Denied: nothing.
+    reset_log(f);
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "secret", O_RDONLY, 0, &kf, &r), EACCES);
+    sh_kernel_result_clear(&r);
+    assert_int_equal(f->d.n, 1);
+    expect_outcomes(f, NULL, 0);
+    // A probe: a stat that finds nothing is an ::error, one that finds
+    // the file completed.
+    reset_log(f);
+    assert_int_equal(sh_kernel_stat_path(f->k, f->ws, "nope", &st, &r),
+                     ENOENT);
+    sh_kernel_result_clear(&r);
+    assert_int_equal(sh_kernel_stat_path(f->k, f->ws, "secret", &st, &r), 0);
+    expect_outcomes(f,
+                    (recent[]){{0, BOX_OUTCOME_ERROR},
+                               {1, BOX_OUTCOME_COMPLETED}},
+                    2);
+    // mkdir: new completed, existing an ::error.
+    reset_log(f);
+    assert_int_equal(sh_kernel_mkdir(f->k, f->ws, "d1", 0755, &r), 0);
+    assert_int_equal(sh_kernel_mkdir(f->k, f->ws, "d1", 0755, &r), EEXIST);
+    sh_kernel_result_clear(&r);
+    expect_outcomes(f,
+                    (recent[]){{0, BOX_OUTCOME_COMPLETED},
+                               {1, BOX_OUTCOME_ERROR}},
+                    2);
+    // A rename over an existing file: four legs, all completed.
+    mkfile(f->ws, "from", "x\n");
+    mkfile(f->ws, "to", "y\n");
+    reset_log(f);
+    assert_int_equal(sh_kernel_rename(f->k, f->ws, "from", "to", &r), 0);
+    assert_int_equal(f->d.n, 4);
+    expect_outcomes(f,
+                    (recent[]){{0, BOX_OUTCOME_COMPLETED},
+                               {1, BOX_OUTCOME_COMPLETED},
+                               {2, BOX_OUTCOME_COMPLETED},
+                               {3, BOX_OUTCOME_COMPLETED}},
+                    4);
+    // A later leg denied: the permitted legs did not happen.
+    reset_log(f);
+    assert_int_equal(sh_kernel_rename(f->k, f->ws, "to", "secret", &r),
+                     EACCES);
+    sh_kernel_result_clear(&r);
+    assert_int_equal(f->d.n, 3);
+    expect_outcomes(f,
+                    (recent[]){{0, BOX_OUTCOME_ERROR},
+                               {1, BOX_OUTCOME_ERROR}},
+                    2);
+    // The reach floor refuses after the permit: an ::error.
+    reset_log(f);
+    assert_int_equal(sh_kernel_open(f->k, "/", f->toml, O_RDONLY, 0, &kf, &r),
+                     EACCES);
+    assert_int_equal(r.kr_outcome, SH_KR_FLOOR);
+    sh_kernel_result_clear(&r);
+    expect_outcomes(f, (recent[]){{0, BOX_OUTCOME_ERROR}}, 1);
+    // unlink and a link.
+    reset_log(f);
+    assert_int_equal(sh_kernel_unlink(f->k, f->ws, "to", &r), 0);
+    assert_int_equal(sh_kernel_symlink(f->k, f->ws, "sub/file", "ln", &r), 0);
+    expect_outcomes(f,
+                    (recent[]){{0, BOX_OUTCOME_COMPLETED},
+                               {1, BOX_OUTCOME_COMPLETED},
+                               {2, BOX_OUTCOME_COMPLETED},
+                               {3, BOX_OUTCOME_COMPLETED}},
+                    4);
+    f->d.rules = NULL;
+    f->d.nrules = 0;
+}
 
 static void
 test_host_open_read_write(void **state)
@@ -1315,6 +1468,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_set_times, setup, teardown),
         cmocka_unit_test_setup_teardown(test_denials_and_faults, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_outcomes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_links, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reach_floor, setup, teardown),
         cmocka_unit_test_setup_teardown(test_identity_recheck, setup, teardown),

@@ -30,7 +30,8 @@ typedef struct fz_io {
 } fz_io;
 
 static box_verdict
-fz_permit(void *arg, const Box__DecisionRequest *rq, char **reason)
+fz_permit(void *arg, const Box__DecisionRequest *rq, char **reason,
+          box_ticket *ticket)
 {
     (void)arg;
     (void)rq;

@@ -404,11 +404,12 @@ typedef struct box_ctx {
 } box_ctx;
 
 static box_verdict
-box_decide(void *arg, const Box__DecisionRequest *rq, char **msg)
+box_decide(void *arg, const Box__DecisionRequest *rq, char **msg,
+           box_ticket *ticket)
 {
     box_ctx *b = arg;
     pthread_mutex_lock(&b->bx_lock);
-    box_verdict v = th_decide(&b->bx_th, rq, msg);
+    box_verdict v = th_decide(&b->bx_th, rq, msg, ticket);
     pthread_mutex_unlock(&b->bx_lock);
     return v;
 }
