@@ -90,6 +90,59 @@ test_cap_holds_across_runs(void **state)
     box_proc_result_free(&r);
 }
 
+/* The shell records outcomes (dogwood-spec §5.6): a cap over successful
+ * rm (::response with output.status 0), and a write that needs a read
+ * that happened (::response, not the ::error of a missing file). */
+static const char outcome_policy[] =
+    "permit (principal, action == Box::Action::\"shell:exec\", resource);\n"
+    "permit (principal, action in [Box::Action::\"fs:read\", "
+    "Box::Action::\"fs:write\", Box::Action::\"fs:delete\"], resource)\n"
+    "when { context.input.path == \"~/src/project\" ||\n"
+    "       context.input.path like \"~/src/project/*\" };\n"
+    "@id(\"rm-done-cap\")\n"
+    "forbid (principal, action == Box::Action::\"shell:exec\", resource)\n"
+    "when { context.input.program == \"rm\" }\n"
+    "when temporal { (count for (t: Timepoint). where formerly within 1m "
+    "(Box::Action::\"shell:exec\"::response{ input.program: \"rm\", "
+    "output.status: 0 } && tp(t))) >= 3 };\n"
+    "@id(\"write-needs-done-read\")\n"
+    "forbid (principal, action == Box::Action::\"fs:write\", resource)\n"
+    "unless temporal { formerly within 10m "
+    "Box::Action::\"fs:read\"::response{ input.path: context.input.path } "
+    "};\n";
+
+static void
+test_outcomes_count(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, "");
+    box_world_policy(w, outcome_policy);
+    box_proc_result r;
+    box_world_run(w,
+                  // A read of a missing file is an ::error: no unlock.
+                  "sh -c 'cat new.txt'; echo \"read-missing $?\"\n"
+                  "sh -c 'echo x > new.txt'; echo \"write-new $?\"\n"
+                  // A read that happened unlocks the write of that file.
+                  "sh -c 'wc -l < README.md'; echo \"read $?\"\n"
+                  "sh -c 'echo x >> README.md'; echo \"write $?\"\n"
+                  // A failed rm (status 1) is not counted; three that
+                  // succeed are, so the fourth is refused.
+                  "sh -c 'rm missing'; echo \"rm-missing $?\"\n"
+                  "for i in 1 2 3 4; do sh -c \"rm -f gone$i\"; "
+                  "echo \"rm $i $?\"; done\n",
+                  &r);
+    if (strstr(r.pr_out, "rm 3 0") == NULL)
+        print_error("%s", r.pr_err);
+    assert_string_equal(r.pr_out, "read-missing 1\nwrite-new 1\n1\nread 0\n"
+                                  "write 0\nrm-missing 1\nrm 1 0\nrm 2 0\n"
+                                  "rm 3 0\nrm 4 126\n");
+    assert_non_null(strstr(r.pr_err, "[policy: write-needs-done-read]"));
+    assert_non_null(strstr(r.pr_err, "policy denied this operation on 'rm' "
+                                     "[policy: rm-done-cap]"));
+    assert_null(strstr(r.pr_err, "outcome recording was not confirmed"));
+    box_proc_result_free(&r);
+}
+
 int
 main(void)
 {
@@ -98,6 +151,8 @@ main(void)
                                         box_world_setup, box_world_teardown),
         cmocka_unit_test_setup_teardown(test_cap_holds_across_runs,
                                         box_world_setup, box_world_teardown),
+        cmocka_unit_test_setup_teardown(test_outcomes_count, box_world_setup,
+                                        box_world_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

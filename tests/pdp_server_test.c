@@ -270,6 +270,120 @@ test_decisions_messages_and_log(void **state)
 /* A request whose client will refuse even a permit (the reach floor):
  * policy is asked, the answer is a permit that is never cached, and the
  * log records the effective decision, deny by enforcement. */
+/* Outcomes (dogwood-spec §5.6): a permit says whether the policy wants
+ * them, and box_pdp_record appends them where the next decision sees
+ * them: an ::error of a read does not unlock a write, its ::response
+ * does. */
+static const char write_needs_read[] =
+    "permit (principal, action, resource);\n"
+    "@id(\"write-needs-read\")\n"
+    "forbid (principal, action == Box::Action::\"fs:write\", resource)\n"
+    "unless temporal { formerly within 10m "
+    "Box::Action::\"fs:read\"::response{ input.path: context.input.path } "
+    "};\n";
+
+/* Records one outcome of the read of path under request id (the kind
+ * and output as a worker sends them, action and input as the broker
+ * fills them in). */
+static box_err
+record_read(fx *f, const char *path, uint64_t id, Box__EventKind kind)
+{
+    box_req q;
+    box_req_fs(&q, "fs:read", "Box::FsReadOperation", "read_content", path);
+    Box__Value out = BOX__VALUE__INIT, res = BOX__VALUE__INIT;
+    Box__ValueRecord rec = BOX__VALUE_RECORD__INIT;
+    Box__RecordField fld = BOX__RECORD_FIELD__INIT, *fp = &fld;
+    Box__EntityRef ent = BOX__ENTITY_REF__INIT;
+    ent.type = "Box::FsResponseResult";
+    ent.id = "completed";
+    res.kind_case = BOX__VALUE__KIND_ENTITY;
+    res.entity = &ent;
+    fld.name = "result";
+    fld.value = &res;
+    rec.n_fields = 1;
+    rec.fields = &fp;
+    out.kind_case = BOX__VALUE__KIND_RECORD;
+    out.record = &rec;
+    Box__Event ev = BOX__EVENT__INIT, *evp = &ev;
+    ev.action = "fs:read";
+    ev.kind = kind;
+    ev.input = &q.r_input;
+    ev.output = kind == BOX__EVENT_KIND__EVENT_RESPONSE ? &out : NULL;
+    ev.request_id = id;
+    Box__EventBatch b = BOX__EVENT_BATCH__INIT;
+    b.n_events = 1;
+    b.events = &evp;
+    return box_pdp_record(f->client, &b);
+}
+
+static box_verdict
+decide_fs(fx *f, const char *action, const char *optype, const char *op,
+          const char *path, bool *wants)
+{
+    box_req q;
+    box_pdp_answer a;
+    box_req_fs(&q, action, optype, op, path);
+    q.r_req.request_id = 7;
+    assert_int_equal(box_pdp_decide(f->client, &q.r_req, &a), BOX_OK);
+    box_verdict v = a.pa_verdict;
+    *wants = a.pa_wants_outcomes;
+    if (v == BOX_VERDICT_PERMIT)
+        assert_false(a.pa_cacheable || a.pa_from_cache);
+    box_pdp_answer_clear(&a);
+    return v;
+}
+
+static void
+test_outcomes_are_recorded(void **state)
+{
+    (void)state;
+    fx f;
+    bool wants = false;
+    // No temporal rule: no outcome wanted, the permit is cacheable.
+    fx_start(&f, permit_all_exec, 2000);
+    box_req q;
+    box_pdp_answer a;
+    box_req_exec(&q, "ls", "ls", 0, "/w");
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_PERMIT);
+    assert_false(a.pa_wants_outcomes);
+    assert_true(a.pa_cacheable);
+    box_pdp_answer_clear(&a);
+    box_free(fx_stop(&f));
+
+    fx_start(&f, write_needs_read, 2000);
+    assert_int_equal(decide_fs(&f, "fs:read", "Box::FsReadOperation",
+                               "read_content", "/w/a", &wants),
+                     BOX_VERDICT_PERMIT);
+    assert_true(wants);
+    // The request alone, or a read that did not happen: still refused.
+    assert_int_equal(decide_fs(&f, "fs:write", "Box::FsWriteOperation",
+                               "write_content", "/w/a", &wants),
+                     BOX_VERDICT_DENY);
+    assert_int_equal(record_read(&f, "/w/a", 7, BOX__EVENT_KIND__EVENT_ERROR),
+                     BOX_OK);
+    assert_int_equal(decide_fs(&f, "fs:write", "Box::FsWriteOperation",
+                               "write_content", "/w/a", &wants),
+                     BOX_VERDICT_DENY);
+    // The read happened: the write of that file, not of another.
+    assert_int_equal(
+        record_read(&f, "/w/a", 7, BOX__EVENT_KIND__EVENT_RESPONSE), BOX_OK);
+    assert_int_equal(decide_fs(&f, "fs:write", "Box::FsWriteOperation",
+                               "write_content", "/w/a", &wants),
+                     BOX_VERDICT_PERMIT);
+    assert_int_equal(decide_fs(&f, "fs:write", "Box::FsWriteOperation",
+                               "write_content", "/w/b", &wants),
+                     BOX_VERDICT_DENY);
+    // ::request events are the PDP's own: refused, and said so.
+    assert_int_equal(
+        record_read(&f, "/w/b", 8, BOX__EVENT_KIND__EVENT_REQUEST),
+        BOX_EPROTO);
+    assert_int_equal(decide_fs(&f, "fs:write", "Box::FsWriteOperation",
+                               "write_content", "/w/b", &wants),
+                     BOX_VERDICT_DENY);
+    box_free(fx_stop(&f));
+}
+
 static void
 test_enforcement_is_logged_as_effective_deny(void **state)
 {
@@ -1113,6 +1227,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decisions_messages_and_log),
         cmocka_unit_test(test_enforcement_is_logged_as_effective_deny),
+        cmocka_unit_test(test_outcomes_are_recorded),
         cmocka_unit_test(test_reload_drops_cache_and_keeps_old_on_error),
         cmocka_unit_test(test_validity_word_and_late_reports),
         cmocka_unit_test(test_reports_sent_in_background),
