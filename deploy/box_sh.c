@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "box_alloc.h"
 #include "box_arena.h"
 #include "box_cmd.h"
+#include "box_outcome.h"
 #include "box_status.h"
 #include "pdp_policy_file.h"
 #include "pdp_wire.h"
@@ -41,13 +43,18 @@ static const char bsh_usage[] =
     "policy does not load.\n";
 
 /* The in-process decision point: the policy set and scratch for one
- * decision at a time (the session holds its decision lock around each). */
+ * decision or outcome at a time (bp_lock: the kernel asks from every
+ * stage thread), and, as a broker keeps one, the book of permits whose
+ * outcome the policy reads. */
 typedef struct bsh_pdp {
     pdp_policy_set *bp_set;
     pdp_live *bp_live; // the call's history, for temporal rules
     box_arena *bp_arena;
     pdp_answer *bp_ans;
     bool bp_explain;
+    pthread_mutex_t bp_lock;
+    box_outcome_book *bp_book;
+    uint64_t bp_next_id;
 } bsh_pdp;
 
 static void
@@ -63,25 +70,64 @@ bsh_explain(const pdp_wire_decided *d)
 }
 
 /* A box_decide_fn: the same wire decision box-pdp makes, with the same
- * enforcement gate (the reach floor refuses even a permit). */
+ * enforcement gate (the reach floor refuses even a permit); a permit the
+ * policy wants the outcome of gets a ticket, as a broker gives one. */
 static box_verdict
-bsh_decide(void *arg, const Box__DecisionRequest *req, char **reason,
+bsh_decide(void *arg, const Box__DecisionRequest *wreq, char **reason,
            box_ticket *ticket)
 {
     bsh_pdp *p = arg;
     Box__DecisionResponse out = BOX__DECISION_RESPONSE__INIT;
     pdp_wire_decided d;
+    Box__DecisionRequest req = *wreq;
 
+    pthread_mutex_lock(&p->bp_lock);
+    req.request_id = ++p->bp_next_id;
     box_arena_reset(p->bp_arena);
-    pdp_wire_decide(p->bp_set, p->bp_live, p->bp_arena, p->bp_ans, req,
+    pdp_wire_decide(p->bp_set, p->bp_live, p->bp_arena, p->bp_ans, &req,
                     BSH_EPOCH, &out, &d);
-    pdp_wire_enforce(p->bp_arena, req, &out, &d);
+    pdp_wire_enforce(p->bp_arena, &req, &out, &d);
     if (p->bp_explain)
         bsh_explain(&d);
     box_verdict v = box_verdict_from_wire(out.verdict);
     if (v != BOX_VERDICT_PERMIT)
         *reason = box_strdup(out.message != NULL ? out.message : "");
+    else if (out.wants_outcomes &&
+             box_outcome_book_expect(p->bp_book, req.request_id, &req) ==
+                 BOX_OK)
+        *ticket = (box_ticket){.bt_id = req.request_id, .bt_wanted = true};
+    pthread_mutex_unlock(&p->bp_lock);
     return v;
+}
+
+/* Appends one outcome event to the call's history. Caller holds bp_lock. */
+static void
+bsh_append(bsh_pdp *p, box_outcome_ev *ev)
+{
+    box_arena_reset(p->bp_arena);
+    box_err rv = pdp_wire_record(p->bp_set, p->bp_live, BSH_EPOCH,
+                                 p->bp_arena, &ev->oe_ev);
+    if (p->bp_explain || rv != BOX_OK)
+        fprintf(stderr, "box sh: %s %s::%s%s\n",
+                rv == BOX_OK ? "recorded" : "could not record",
+                ev->oe_ev.action,
+                ev->oe_ev.kind == BOX__EVENT_KIND__EVENT_ERROR ? "error"
+                                                               : "response",
+                rv == BOX_OK ? "" : " (policy outcome recording was not "
+                                    "confirmed)");
+    box_outcome_ev_clear(ev);
+}
+
+/* A box_record_fn: the outcome of a permit bsh_decide gave a ticket. */
+static void
+bsh_record(void *arg, box_ticket t, const box_outcome *o)
+{
+    bsh_pdp *p = arg;
+    box_outcome_ev ev;
+    pthread_mutex_lock(&p->bp_lock);
+    if (box_outcome_book_take(p->bp_book, t.bt_id, o, &ev) == BOX_OK)
+        bsh_append(p, &ev);
+    pthread_mutex_unlock(&p->bp_lock);
 }
 
 static int
@@ -194,7 +240,7 @@ box_cmd_sh(int argc, char **argv)
     };
     const char *policy = NULL, *config = NULL, *workspace = NULL;
     const char *text = NULL;
-    bsh_pdp pdp = {0};
+    bsh_pdp pdp = {.bp_lock = PTHREAD_MUTEX_INITIALIZER};
     char *script = NULL, *policy_real = NULL, *config_real = NULL;
     char *err = NULL;
     size_t len = 0;
@@ -259,7 +305,8 @@ box_cmd_sh(int argc, char **argv)
     }
     if ((pdp.bp_arena = box_arena_new(BSH_ARENA_MAX)) == NULL ||
         (pdp.bp_ans = pdp_answer_new()) == NULL ||
-        (pdp.bp_live = pdp_live_new(NULL, NULL)) == NULL) {
+        (pdp.bp_live = pdp_live_new(NULL, NULL)) == NULL ||
+        (pdp.bp_book = box_outcome_book_new()) == NULL) {
         box_cmd_error("out of memory");
         goto out;
     }
@@ -285,6 +332,7 @@ box_cmd_sh(int argc, char **argv)
     worker_io io = {.wi_out = bsh_out,
                     .wi_err = bsh_err,
                     .wi_decide = bsh_decide,
+                    .wi_record = bsh_record,
                     .wi_launch = bsh_launch,
                     .wi_ctx = &pdp};
     // The interpreter passes its one context to every callback.
@@ -292,6 +340,7 @@ box_cmd_sh(int argc, char **argv)
 out:
     if (have_set)
         shell_settings_free(&set);
+    box_outcome_book_free(pdp.bp_book);
     pdp_answer_free(pdp.bp_ans);
     pdp_live_free(pdp.bp_live);
     box_arena_free(pdp.bp_arena);

@@ -101,6 +101,47 @@ test_runs_under_the_policy(void **state)
     box_proc_result_free(&r);
 }
 
+/* Outcomes reach the call's own history (dogwood-spec §5.6): a read
+ * that failed does not unlock the write of that file, one that happened
+ * does; two rm that succeeded use up a cap of two, a failed one does
+ * not count. */
+static void
+test_outcomes_in_history(void **state)
+{
+    fx *f = *state;
+    box_test_put(f->fx_policy,
+                 "permit (principal, action, resource);\n"
+                 "@id(\"read-first\")\n"
+                 "forbid (principal, action == Box::Action::\"fs:write\", "
+                 "resource)\n"
+                 "unless temporal { formerly within 10m "
+                 "Box::Action::\"fs:read\"::response{ input.path: "
+                 "context.input.path } };\n"
+                 "@id(\"rm-cap\")\n"
+                 "forbid (principal, action == Box::Action::\"shell:exec\", "
+                 "resource) when { context.input.program == \"rm\" }\n"
+                 "when temporal { (count for (t: Timepoint). where formerly "
+                 "within 1m (Box::Action::\"shell:exec\"::response{ "
+                 "input.program: \"rm\", output.status: 0 } && tp(t))) >= "
+                 "2 };\n");
+    char path[256];
+    snprintf(path, sizeof path, "%s/old.txt", f->fx_work);
+    box_test_put(path, "old\n");
+    box_proc_result r;
+    run_sh(f,
+           (char *[]){"-c",
+                      "cat new.txt; echo x > new.txt; echo \"new $?\"; "
+                      "cat old.txt; echo x >> old.txt; echo \"old $?\"; "
+                      "rm nope; rm -f a; rm -f b; rm -f c; echo \"rm $?\"",
+                      NULL},
+           &r);
+    expect_run(&r, 0, "new 1\nold\nold 0\nrm 126\n");
+    assert_non_null(strstr(r.pr_err, "[policy: read-first]"));
+    assert_non_null(strstr(r.pr_err, "[policy: rm-cap]"));
+    assert_null(strstr(r.pr_err, "could not record"));
+    box_proc_result_free(&r);
+}
+
 /* --explain prints each decision on stderr as it is made. */
 static void
 test_explain(void **state)
@@ -221,6 +262,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_runs_under_the_policy),
         cmocka_unit_test(test_explain),
+        cmocka_unit_test(test_outcomes_in_history),
         cmocka_unit_test(test_policy_out_of_reach),
         cmocka_unit_test(test_script_file_and_errors),
         cmocka_unit_test(test_policy_refused),
