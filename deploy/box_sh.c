@@ -100,6 +100,25 @@ bsh_decide(void *arg, const Box__DecisionRequest *wreq, char **reason,
     return v;
 }
 
+/* " result X" / " status N" of a response, for --explain; "" else. */
+static const char *
+bsh_output_text(const Box__Event *ev, char *buf, size_t n)
+{
+    const Box__Value *v = ev->output != NULL && ev->output->record != NULL &&
+                                  ev->output->record->n_fields == 1
+                              ? ev->output->record->fields[0]->value
+                              : NULL;
+    if (v == NULL)
+        return "";
+    if (v->kind_case == BOX__VALUE__KIND_LONG)
+        snprintf(buf, n, " status %lld", (long long)v->long_);
+    else if (v->kind_case == BOX__VALUE__KIND_ENTITY)
+        snprintf(buf, n, " result %s", v->entity->id);
+    else
+        return "";
+    return buf;
+}
+
 /* Appends one outcome event to the call's history. Caller holds bp_lock. */
 static void
 bsh_append(bsh_pdp *p, box_outcome_ev *ev)
@@ -107,12 +126,14 @@ bsh_append(bsh_pdp *p, box_outcome_ev *ev)
     box_arena_reset(p->bp_arena);
     box_err rv = pdp_wire_record(p->bp_set, p->bp_live, BSH_EPOCH,
                                  p->bp_arena, &ev->oe_ev);
+    char out[64];
     if (p->bp_explain || rv != BOX_OK)
-        fprintf(stderr, "box sh: %s %s::%s%s\n",
+        fprintf(stderr, "box sh: %s %s::%s%s%s\n",
                 rv == BOX_OK ? "recorded" : "could not record",
                 ev->oe_ev.action,
                 ev->oe_ev.kind == BOX__EVENT_KIND__EVENT_ERROR ? "error"
                                                                : "response",
+                bsh_output_text(&ev->oe_ev, out, sizeof out),
                 rv == BOX_OK ? "" : " (policy outcome recording was not "
                                     "confirmed)");
     box_outcome_ev_clear(ev);
@@ -337,6 +358,13 @@ box_cmd_sh(int argc, char **argv)
                     .wi_ctx = &pdp};
     // The interpreter passes its one context to every callback.
     status = worker_interp_run(&set.ss_settings, text, len, &io);
+    // What the call still owes (an effect whose end never came), as a
+    // broker records it: indeterminate, a command's status -1.
+    box_outcome_ev ev;
+    pthread_mutex_lock(&pdp.bp_lock);
+    while (box_outcome_book_take_unreported(pdp.bp_book, &ev) == BOX_OK)
+        bsh_append(&pdp, &ev);
+    pthread_mutex_unlock(&pdp.bp_lock);
 out:
     if (have_set)
         shell_settings_free(&set);
