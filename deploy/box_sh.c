@@ -124,8 +124,8 @@ static void
 bsh_append(bsh_pdp *p, box_outcome_ev *ev)
 {
     box_arena_reset(p->bp_arena);
-    box_err rv = pdp_wire_record(p->bp_set, p->bp_live, BSH_EPOCH,
-                                 p->bp_arena, &ev->oe_ev);
+    box_err rv = pdp_wire_record(p->bp_set, p->bp_live, BSH_EPOCH, p->bp_arena,
+                                 &ev->oe_ev);
     char out[64];
     if (p->bp_explain || rv != BOX_OK)
         fprintf(stderr, "box sh: %s %s::%s%s%s\n",
@@ -134,8 +134,9 @@ bsh_append(bsh_pdp *p, box_outcome_ev *ev)
                 ev->oe_ev.kind == BOX__EVENT_KIND__EVENT_ERROR ? "error"
                                                                : "response",
                 bsh_output_text(&ev->oe_ev, out, sizeof out),
-                rv == BOX_OK ? "" : " (policy outcome recording was not "
-                                    "confirmed)");
+                rv == BOX_OK ? ""
+                             : " (policy outcome recording was not "
+                               "confirmed)");
     box_outcome_ev_clear(ev);
 }
 

@@ -35,7 +35,7 @@
     (BOX_FRAME_KIND(OUTPUT) | BOX_FRAME_KIND(EXIT) | BOX_FRAME_KIND(DENIED))
 #define BOX_FRAMES_FROM_WORKER                                                 \
     (BOX_FRAME_KIND(OUTPUT) | BOX_FRAME_KIND(EXIT) | BOX_FRAME_KIND(DECIDE) |  \
-     BOX_FRAME_KIND(LAUNCH) | BOX_FRAME_KIND(SERVED) |                       \
+     BOX_FRAME_KIND(LAUNCH) | BOX_FRAME_KIND(SERVED) |                         \
      BOX_FRAME_KIND(OUTCOMES))
 #define BOX_FRAMES_TO_WORKER                                                   \
     (BOX_FRAME_KIND(CALL) | BOX_FRAME_KIND(ANSWER) | BOX_FRAME_KIND(LAUNCHED))

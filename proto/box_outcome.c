@@ -183,8 +183,8 @@ action_kind(const char *action, bool *shell)
 {
     if (action == NULL)
         return false;
-    *shell = strcmp(action, "shell:exec") == 0 ||
-             strcmp(action, "shell:spawn") == 0;
+    *shell =
+        strcmp(action, "shell:exec") == 0 || strcmp(action, "shell:spawn") == 0;
     return *shell || strncmp(action, "fs:", 3) == 0;
 }
 

@@ -33,7 +33,7 @@ typedef struct box_outcome_ev {
     Box__RecordField *oe_fieldp[1];
     Box__Value oe_val;
     Box__EntityRef oe_result;
-    char *oe_action;    // owned, or NULL
+    char *oe_action;      // owned, or NULL
     Box__Value *oe_input; // owned (unpacked), or NULL
 } box_outcome_ev;
 
@@ -57,15 +57,15 @@ typedef struct box_outcome_book box_outcome_book;
 #define BOX_OUTCOME_BOOK_MAX 1024
 #define BOX_OUTCOME_BOOK_BYTES (4u * 1024u * 1024u)
 
-box_outcome_book *box_outcome_book_new(void); // NULL when out of memory
+box_outcome_book *box_outcome_book_new(void);    // NULL when out of memory
 void box_outcome_book_free(box_outcome_book *b); // NULL-safe
 
 /* Keeps req's action and input under id until its outcome comes.
  * BOX_ETOOBIG when the book is full, BOX_EINVAL when req is no fs:* or
  * shell:* request, BOX_EBUSY when id is kept already, BOX_ENOMEM. */
-box_err box_outcome_book_expect(box_outcome_book *b, uint64_t id,
-                                const Box__DecisionRequest *req)
-    BOX_WARN_UNUSED;
+box_err
+box_outcome_book_expect(box_outcome_book *b, uint64_t id,
+                        const Box__DecisionRequest *req) BOX_WARN_UNUSED;
 
 /* The event of id's outcome o, its action and input from the book (the
  * entry is then gone). BOX_ENOENT when id is not kept; BOX_EINVAL when o

@@ -58,14 +58,17 @@ test_shapes_read_back(void **state)
     } rows[] = {
         {{BOX_OUTCOME_ERROR, 0}, BOX__EVENT_KIND__EVENT_ERROR, NULL},
         {{BOX_OUTCOME_COMPLETED, 0}, BOX__EVENT_KIND__EVENT_RESPONSE, "result"},
-        {{BOX_OUTCOME_DESCRIPTOR, 0}, BOX__EVENT_KIND__EVENT_RESPONSE,
+        {{BOX_OUTCOME_DESCRIPTOR, 0},
+         BOX__EVENT_KIND__EVENT_RESPONSE,
          "result"},
-        {{BOX_OUTCOME_INDETERMINATE, 0}, BOX__EVENT_KIND__EVENT_RESPONSE,
+        {{BOX_OUTCOME_INDETERMINATE, 0},
+         BOX__EVENT_KIND__EVENT_RESPONSE,
          "result"},
         {{BOX_OUTCOME_STATUS, 0}, BOX__EVENT_KIND__EVENT_RESPONSE, "status"},
         {{BOX_OUTCOME_STATUS, 137}, BOX__EVENT_KIND__EVENT_RESPONSE, "status"},
         {{BOX_OUTCOME_STATUS, BOX_OUTCOME_NO_STATUS},
-         BOX__EVENT_KIND__EVENT_RESPONSE, "status"},
+         BOX__EVENT_KIND__EVENT_RESPONSE,
+         "status"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         box_outcome_ev ev;
@@ -125,8 +128,7 @@ test_book(void **state)
     box_effect_req er;
     assert_int_equal(box_outcome_book_expect(b, 1, request(&er, "/w/a")),
                      BOX_OK);
-    assert_int_equal(box_outcome_book_expect(b, 2, request(&er, NULL)),
-                     BOX_OK);
+    assert_int_equal(box_outcome_book_expect(b, 2, request(&er, NULL)), BOX_OK);
     assert_int_equal(box_outcome_book_expect(b, 3, request(&er, "/w/c")),
                      BOX_OK);
     assert_int_equal(box_outcome_book_expect(b, 3, request(&er, "/w/c")),
@@ -167,13 +169,11 @@ test_book(void **state)
     box_outcome_ev_clear(&ev);
 
     // What was never reported: an fs effect may have happened.
-    assert_int_equal(box_outcome_book_expect(b, 5, request(&er, NULL)),
-                     BOX_OK);
+    assert_int_equal(box_outcome_book_expect(b, 5, request(&er, NULL)), BOX_OK);
     assert_int_equal(box_outcome_book_take_unreported(b, &ev), BOX_OK);
     assert_int_equal(ev.oe_ev.request_id, 1);
-    assert_string_equal(
-        ev.oe_ev.output->record->fields[0]->value->entity->id,
-        "indeterminate");
+    assert_string_equal(ev.oe_ev.output->record->fields[0]->value->entity->id,
+                        "indeterminate");
     box_outcome_ev_clear(&ev);
     assert_int_equal(box_outcome_book_take_unreported(b, &ev), BOX_OK);
     assert_int_equal(ev.oe_ev.request_id, 5);

@@ -1017,8 +1017,8 @@ record_round_trip(box_pdp_client *c, Box__Event **evs, size_t n)
     req.body_case = BOX__PDP_REQUEST__BODY_RECORD;
     req.record = &eb;
     ProtobufCMessage *m = NULL;
-    box_err rv = box_rpc_call(c->pc_rpc, &req.base,
-                              &box__pdp_response__descriptor, &m);
+    box_err rv =
+        box_rpc_call(c->pc_rpc, &req.base, &box__pdp_response__descriptor, &m);
     if (rv != BOX_OK)
         return rv;
     const Box__PdpResponse *resp = (const Box__PdpResponse *)m;

@@ -424,10 +424,10 @@ conn_decide(broker_conn *c, const Box__DecisionRequest *wreq)
         (void)conn_let_keep(c, req, &a, &wa, &fields);
     }
     if (a.pa_verdict == BOX_VERDICT_PERMIT && a.pa_wants_outcomes) {
-        box_err kept = c->cn_book != NULL
-                           ? box_outcome_book_expect(c->cn_book,
-                                                     copy.request_id, req)
-                           : BOX_ENOMEM;
+        box_err kept =
+            c->cn_book != NULL
+                ? box_outcome_book_expect(c->cn_book, copy.request_id, req)
+                : BOX_ENOMEM;
         if (kept == BOX_OK) {
             wa.wants_outcomes = true;
             wa.request_id = copy.request_id;
@@ -1042,8 +1042,8 @@ broker_start(const broker_config *cfg, broker **out, char *err, size_t errlen)
     b->br_listen = b->br_stop = b->br_abort = -1;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    atomic_init(&b->br_next_id, (uint64_t)now.tv_sec * 1000000000u +
-                                    (uint64_t)now.tv_nsec);
+    atomic_init(&b->br_next_id,
+                (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
     pthread_mutex_init(&b->br_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

@@ -55,8 +55,8 @@
  * ServedBatch or the events of an EventBatch (field 1, repeated, in
  * both). Under wk_chan_lock. */
 typedef struct worker_batch {
-    uint8_t wb_tag; // the AliasFrame field the body goes in
-    size_t wb_max;  // entries, then it is sent at once
+    uint32_t wb_tag; // the AliasFrame field the body goes in (its key)
+    size_t wb_max;   // entries, then it is sent at once
     box_buf wb_body;
     size_t wb_n;
     uint64_t wb_first_ms; // when the oldest was added
@@ -130,13 +130,13 @@ worker_varint(uint8_t *p, uint64_t v)
 
 /* Field tags of box.proto for the batches framed by hand: their entries
  * are packed once, into the batch, never copied as structs. */
-#define TAG_FRAME_PROGRAM 0x08   // AliasFrame.program = 1, varint
-#define TAG_FRAME_SERVED 0x7a    // AliasFrame.served = 15, bytes
-#define TAG_FRAME_OUTCOMES 0x82  // AliasFrame.outcomes = 16, bytes: 0x82 0x01
-#define TAG_BATCH_ENTRY 0x0a     // ServedBatch.requests, EventBatch.events
+#define TAG_FRAME_PROGRAM 0x08           // AliasFrame.program = 1, varint
+#define TAG_FRAME_SERVED (15 << 3 | 2)   // AliasFrame.served, bytes
+#define TAG_FRAME_OUTCOMES (16 << 3 | 2) // AliasFrame.outcomes, bytes
+#define TAG_BATCH_ENTRY 0x0a // ServedBatch.requests, EventBatch.events
 
 static void
-worker_batch_init(worker_batch *b, uint8_t tag, size_t max, size_t bytes)
+worker_batch_init(worker_batch *b, uint32_t tag, size_t max, size_t bytes)
 {
     *b = (worker_batch){.wb_tag = tag, .wb_max = max};
     box_buf_init(&b->wb_body, bytes);
@@ -153,9 +153,7 @@ worker_batch_flush(worker_ctx *w, worker_batch *b)
     size_t n = 0;
     head[n++] = TAG_FRAME_PROGRAM;
     n += worker_varint(head + n, w->wk_program);
-    head[n++] = b->wb_tag;
-    if (b->wb_tag == TAG_FRAME_OUTCOMES)
-        head[n++] = 0x01; // field 16's tag takes two bytes
+    n += worker_varint(head + n, b->wb_tag); // a key past 127 takes two
     n += worker_varint(head + n, b->wb_body.b_len);
     box_buf frame;
     box_buf_init(&frame, BOX_FRAME_MAX);
@@ -287,9 +285,8 @@ worker_record(void *ctx, box_ticket t, const box_outcome *o)
         return;
     size_t n = box__event__pack(e, packed);
     pthread_mutex_lock(&w->wk_chan_lock);
-    if (!w->wk_broken &&
-        worker_batch_add(w, &w->wk_outcomes, packed, n, box_svc_now_ms()) !=
-            BOX_OK)
+    if (!w->wk_broken && worker_batch_add(w, &w->wk_outcomes, packed, n,
+                                          box_svc_now_ms()) != BOX_OK)
         w->wk_broken = true;
     pthread_mutex_unlock(&w->wk_chan_lock);
 }
@@ -382,8 +379,8 @@ worker_decide(void *ctx, const Box__DecisionRequest *req, char **message,
         *message = box_strdup(a->answer->message ? a->answer->message : "");
     } else if (a->answer->wants_outcomes) {
         // The policy reads history (never cacheable): its outcome is owed.
-        *ticket = (box_ticket){.bt_id = a->answer->request_id,
-                               .bt_wanted = true};
+        *ticket =
+            (box_ticket){.bt_id = a->answer->request_id, .bt_wanted = true};
     } else if (w->wk_memo != NULL && a->answer->cacheable &&
                a->answer->cache_fields_known) {
         box_err kept = permit_memo_add(w->wk_memo, req, a->answer->cache_fields,

@@ -375,9 +375,8 @@ test_outcomes_are_recorded(void **state)
                                "write_content", "/w/b", &wants),
                      BOX_VERDICT_DENY);
     // ::request events are the PDP's own: refused, and said so.
-    assert_int_equal(
-        record_read(&f, "/w/b", 8, BOX__EVENT_KIND__EVENT_REQUEST),
-        BOX_EPROTO);
+    assert_int_equal(record_read(&f, "/w/b", 8, BOX__EVENT_KIND__EVENT_REQUEST),
+                     BOX_EPROTO);
     assert_int_equal(decide_fs(&f, "fs:write", "Box::FsWriteOperation",
                                "write_content", "/w/b", &wants),
                      BOX_VERDICT_DENY);

@@ -158,12 +158,12 @@ oc_record(void *arg, box_ticket t, const box_outcome *out)
                                         "descriptor_issued", "indeterminate"};
     oc *o = arg;
     assert_true(t.bt_wanted && t.bt_id < o->o_n);
-    box_err rv = out->bo_kind == BOX_OUTCOME_STATUS
-                     ? box_buf_printf(&o->o_rec, "%s status %lld\n",
-                                      o->o_name[t.bt_id],
-                                      (long long)out->bo_status)
-                     : box_buf_printf(&o->o_rec, "%s %s\n",
-                                      o->o_name[t.bt_id], kinds[out->bo_kind]);
+    box_err rv =
+        out->bo_kind == BOX_OUTCOME_STATUS
+            ? box_buf_printf(&o->o_rec, "%s status %lld\n", o->o_name[t.bt_id],
+                             (long long)out->bo_status)
+            : box_buf_printf(&o->o_rec, "%s %s\n", o->o_name[t.bt_id],
+                             kinds[out->bo_kind]);
     assert_int_equal(rv, BOX_OK);
 }
 

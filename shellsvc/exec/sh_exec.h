@@ -132,7 +132,7 @@ typedef struct sh_admission {
     box_verdict ad_verdict; // PERMIT, DENY or FAULT, never another value
     char *ad_message;       // box_alloc'd text for deny/fault, or NULL; the
                             // caller frees it with box_free
-    box_ticket ad_ticket;   // a permit's: its outcome is wanted (sh_admit_finish)
+    box_ticket ad_ticket; // a permit's: its outcome is wanted (sh_admit_finish)
 } sh_admission;
 
 /*

@@ -77,12 +77,11 @@ sh_session_new(const sh_session_opts *o)
     ss->ss_o.so_cwd = NULL;
     ss->ss_kernel = o->so_kernel;
     if (ss->ss_kernel == NULL) {
-        sh_kernel_opts ko = {.ko_decide = session_fs_decide,
-                             .ko_decide_arg = ss,
-                             .ko_record = o->so_record != NULL
-                                              ? session_fs_record
-                                              : NULL,
-                             .ko_record_arg = ss};
+        sh_kernel_opts ko = {
+            .ko_decide = session_fs_decide,
+            .ko_decide_arg = ss,
+            .ko_record = o->so_record != NULL ? session_fs_record : NULL,
+            .ko_record_arg = ss};
         if (sh_kernel_new(&ko, &ss->ss_own_kernel) != BOX_OK)
             goto fail;
         ss->ss_kernel = ss->ss_own_kernel;

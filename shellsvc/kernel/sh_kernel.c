@@ -473,8 +473,8 @@ admit(sh_kernel *k, kadm *ad, sh_kernel_result *r)
     int err = 0;
     for (size_t i = 0; err == 0 && i < ad->ad_nask; i++) {
         const kask *q = &ad->ad_ask[i];
-        err = decide(k, q->ka_op, q->ka_canon, q->ka_floor, r,
-                     &ad->ad_ticket[i]);
+        err =
+            decide(k, q->ka_op, q->ka_canon, q->ka_floor, r, &ad->ad_ticket[i]);
     }
     for (size_t i = 0; err == 0 && i < ad->ad_nname; i++) {
         const kname *nm = &ad->ad_name[i];

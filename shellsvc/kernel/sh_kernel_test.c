@@ -359,10 +359,9 @@ test_outcomes(void **state)
     assert_int_equal(
         sh_kernel_open(f->k, f->ws, "sub/file", O_RDWR, 0, &kf, &r), 0);
     sh_kernel_close(kf);
-    expect_outcomes(f,
-                    (recent[]){{0, BOX_OUTCOME_DESCRIPTOR},
-                               {1, BOX_OUTCOME_DESCRIPTOR}},
-                    2);
+    expect_outcomes(
+        f, (recent[]){{0, BOX_OUTCOME_DESCRIPTOR}, {1, BOX_OUTCOME_DESCRIPTOR}},
+        2);
     // Permitted but failed: a missing file is an ::error.
     reset_log(f);
     assert_int_equal(
@@ -379,23 +378,18 @@ test_outcomes(void **state)
     // A probe: a stat that finds nothing is an ::error, one that finds
     // the file completed.
     reset_log(f);
-    assert_int_equal(sh_kernel_stat_path(f->k, f->ws, "nope", &st, &r),
-                     ENOENT);
+    assert_int_equal(sh_kernel_stat_path(f->k, f->ws, "nope", &st, &r), ENOENT);
     sh_kernel_result_clear(&r);
     assert_int_equal(sh_kernel_stat_path(f->k, f->ws, "secret", &st, &r), 0);
-    expect_outcomes(f,
-                    (recent[]){{0, BOX_OUTCOME_ERROR},
-                               {1, BOX_OUTCOME_COMPLETED}},
-                    2);
+    expect_outcomes(
+        f, (recent[]){{0, BOX_OUTCOME_ERROR}, {1, BOX_OUTCOME_COMPLETED}}, 2);
     // mkdir: new completed, existing an ::error.
     reset_log(f);
     assert_int_equal(sh_kernel_mkdir(f->k, f->ws, "d1", 0755, &r), 0);
     assert_int_equal(sh_kernel_mkdir(f->k, f->ws, "d1", 0755, &r), EEXIST);
     sh_kernel_result_clear(&r);
-    expect_outcomes(f,
-                    (recent[]){{0, BOX_OUTCOME_COMPLETED},
-                               {1, BOX_OUTCOME_ERROR}},
-                    2);
+    expect_outcomes(
+        f, (recent[]){{0, BOX_OUTCOME_COMPLETED}, {1, BOX_OUTCOME_ERROR}}, 2);
     // A rename over an existing file: four legs, all completed.
     mkfile(f->ws, "from", "x\n");
     mkfile(f->ws, "to", "y\n");
@@ -410,14 +404,11 @@ test_outcomes(void **state)
                     4);
     // A later leg denied: the permitted legs did not happen.
     reset_log(f);
-    assert_int_equal(sh_kernel_rename(f->k, f->ws, "to", "secret", &r),
-                     EACCES);
+    assert_int_equal(sh_kernel_rename(f->k, f->ws, "to", "secret", &r), EACCES);
     sh_kernel_result_clear(&r);
     assert_int_equal(f->d.n, 3);
-    expect_outcomes(f,
-                    (recent[]){{0, BOX_OUTCOME_ERROR},
-                               {1, BOX_OUTCOME_ERROR}},
-                    2);
+    expect_outcomes(
+        f, (recent[]){{0, BOX_OUTCOME_ERROR}, {1, BOX_OUTCOME_ERROR}}, 2);
     // The reach floor refuses after the permit: an ::error.
     reset_log(f);
     assert_int_equal(sh_kernel_open(f->k, "/", f->toml, O_RDONLY, 0, &kf, &r),
