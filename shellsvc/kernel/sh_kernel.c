@@ -551,7 +551,7 @@ enum kneed {
 /* A one-name operation: its questions (each with its own floor reason;
  * the floor then applies for the last), whether a final link is followed,
  * whether it is a probe (a denial answers "absent"), what the name must
- * be, the act, and whether its success gives a descriptor (an open). */
+ * be, and the act. */
 typedef struct kone {
     enum kop ko_ops[2];
     size_t ko_nops;
@@ -559,8 +559,10 @@ typedef struct kone {
     bool ko_probe;
     enum kneed ko_need;
     kact_fn ko_act;
-    bool ko_opens;
 } kone;
+
+static int act_open(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
+                    sh_kernel_result *r);
 
 static int
 need(enum kneed nd, const sh_res *rs, sh_kernel_result *r)
@@ -611,8 +613,10 @@ run(sh_kernel *k, const kone *one, const char *cwd, const char *path,
         k->k_act_hook(k->k_hook_arg, rs.rs_canon);
     err = one->ko_act(k, one->ko_ops[one->ko_nops - 1], &rs, a, r);
 out:
+    // An open that succeeded gave a descriptor; anything else completed.
     finish(k, &ad, err,
-           one->ko_opens ? BOX_OUTCOME_DESCRIPTOR : BOX_OUTCOME_COMPLETED);
+           one->ko_act == act_open ? BOX_OUTCOME_DESCRIPTOR
+                                   : BOX_OUTCOME_COMPLETED);
     sh_res_clear(&rs);
     return err;
 }
@@ -751,7 +755,7 @@ sh_kernel_open(sh_kernel *k, const char *cwd, const char *path, int flags,
                mode_t mode, sh_kernel_file **out, sh_kernel_result *r)
 {
     int acc = flags & O_ACCMODE;
-    kone one = {.ko_follow = true, .ko_act = act_open, .ko_opens = true};
+    kone one = {.ko_follow = true, .ko_act = act_open};
     if (acc != O_WRONLY)
         one.ko_ops[one.ko_nops++] = KOP_READ_CONTENT;
     if (acc != O_RDONLY)
