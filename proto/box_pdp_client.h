@@ -20,9 +20,9 @@ typedef struct box_pdp_answer {
     uint64_t pa_epoch;
     bool pa_from_cache;
     bool pa_cacheable; // the PDP allowed caching this answer
-    /* The policy reads history: the effect's outcome is to be recorded
-     * (box_pdp_record). Never on a cache hit (a cacheable answer means no
-     * temporal rule). */
+    /* The policy's history reads this action: the effect's outcome is to
+     * be recorded (box_pdp_record). Never on a cache hit (a cacheable
+     * answer means no temporal rule reads the action). */
     bool pa_wants_outcomes;
     /* The spec's message text (box-spec §3.11), owned by the answer. NULL
      * on a cache hit: only permits are cached and a permit's text is never

@@ -27,10 +27,11 @@ typedef enum box_verdict {
 
 /*
  * A permit's claim on its outcome (dogwood-spec §5.6): when bt_wanted,
- * the policy reads history, and the enforcement point reports how the
- * effect ended, exactly once, with this ticket (box_record_fn). The zero
- * value asks for nothing: a deny, a fault, a permit of a policy without
- * temporal rules, a permit served from a cache.
+ * the policy's history reads this action, and the enforcement point
+ * reports how the effect ended, exactly once, with this ticket
+ * (box_record_fn). The zero value asks for nothing: a deny, a fault, a
+ * permit of an action no temporal rule reads, a permit served from a
+ * cache.
  */
 typedef struct box_ticket {
     uint64_t bt_id; // the request_id the permit was decided under
