@@ -249,6 +249,10 @@ typedef struct pdp_rule {
 typedef struct pdp_ast {
     const pdp_rule *const *as_rules;
     uint32_t as_nrules;
+    // Whether the text defines or calls a macro (the first such place):
+    // the rules hold the expansions, not what was written.
+    bool as_macros;
+    pdp_pos as_macro_pos;
 } pdp_ast;
 
 /* Static names: "principal"…; "contains", "decimal"… (pdp_ext.c's

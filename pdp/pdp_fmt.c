@@ -789,6 +789,17 @@ pdp_fmt(const char *text, size_t len, const char *file, box_buf *out,
     box_err rv = a != NULL ? BOX_OK : BOX_ENOMEM;
     if (rv == BOX_OK)
         rv = pdp_parse(text, len, file, a, &ast, err);
+    if (rv == BOX_OK && ast->as_macros) {
+        // The rules hold the expansions: printing them would drop the
+        // definitions and inline every call.
+        box_err mrv = box_buf_printf(err, "%s:%u:%u: formatting macro "
+                                     "definitions and calls is not supported "
+                                     "yet (the output would expand them)",
+                                     file, ast->as_macro_pos.line,
+                                     ast->as_macro_pos.col);
+        (void)mrv;
+        rv = BOX_ENOTSUP;
+    }
     if (rv == BOX_OK)
         rv = fmt_lex(&f, file, err);
     if (rv == BOX_OK)

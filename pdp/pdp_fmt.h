@@ -53,9 +53,10 @@ box_err pdp_fmt_expr(const pdp_expr *e, box_buf *out) BOX_WARN_UNUSED;
  * the comments above a rule and between them and the rule; comments
  * after the last rule follow it after one blank line.
  * The output parses back to the same rules (pdp_rule_dump) and is its
- * own canonical text. On a parse error, BOX_EPARSE or BOX_ENOTSUP with
- * the parser's message in err, and out unchanged; BOX_ENOMEM,
- * BOX_ETOOBIG (out's cap).
+ * own canonical text. A text that defines or calls a macro is refused
+ * (BOX_ENOTSUP: the rules hold the expansions). On a parse error,
+ * BOX_EPARSE or BOX_ENOTSUP with the parser's message in err, and out
+ * unchanged; BOX_ENOMEM, BOX_ETOOBIG (out's cap).
  */
 box_err pdp_fmt(const char *text, size_t len, const char *file, box_buf *out,
                 box_buf *err) BOX_WARN_UNUSED;

@@ -9,6 +9,7 @@
 #include "pdp_ext.h"
 #include "pdp_int.h"
 #include "pdp_lex.h"
+#include "pdp_macro.h"
 #include "pdp_tl.h"
 #include "pdp_tl_check.h"
 
@@ -22,6 +23,8 @@ typedef struct pdp_parser {
     pdp_lex ps_lx;
     box_arena *ps_arena;
     unsigned ps_level;
+    pdp_macros *ps_macros;       // the definitions calls expand from
+    pdp_mscope *ps_scope;        // inside a `def cedar` body, else NULL
 } pdp_parser;
 
 #define TRY(x)                                                                \
@@ -270,6 +273,48 @@ parse_call(pdp_parser *p, pdp_method m, pdp_pos pos, const pdp_expr **out)
     return BOX_OK;
 }
 
+/* A `def cedar` call (its name is the current token's predecessor, the
+ * current token its `(`): the arguments, then the body read again from
+ * the definition with them bound (dogwood-spec §2.6). */
+static box_err
+expand_cedar(pdp_parser *p, const pdp_token *name, pdp_pos pos,
+             const pdp_expr **out)
+{
+    const pdp_macro *m = pdp_macros_find(p->ps_macros, name->t_text,
+                                         name->t_len);
+    if (m == NULL)
+        return perr(p, pos, "unknown function or macro `%.*s` (not a Cedar "
+                    "built-in and not a declared macro)", (int)name->t_len,
+                    name->t_text);
+    if (m->m_kind != PDP_MACRO_CEDAR)
+        return perr(p, pos, "macro `%s` is a temporal macro and cannot be "
+                    "called in a cedar expression position", m->m_name.s);
+    pdp_expr *holder = NULL; // counts the arguments' depth
+    TRY(new_node(p, PDP_X_CALL, pos, &holder));
+    const pdp_expr *const *args = NULL;
+    uint32_t n = 0;
+    TRY(parse_args(p, holder, &args, &n));
+    if (n != m->m_nparams)
+        return perr(p, pos, "macro `%s` expects %u argument(s), got %u",
+                    m->m_name.s, (unsigned)m->m_nparams, (unsigned)n);
+    pdp_marg *bound = box_arena_zalloc(p->ps_arena, (n + 1) * sizeof *bound);
+    if (bound == NULL)
+        return BOX_ENOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        bound[i] = (pdp_marg){.ma_kind = PDP_MARG_EXPR, .ma_expr = args[i],
+                              .ma_pos = args[i]->x_pos};
+    pdp_macros_called(p->ps_macros, pos);
+    pdp_mscope sc = {.ms_def = (pdp_macro *)m, .ms_args = bound};
+    pdp_parser sub = *p;
+    sub.ps_lx = m->m_body;
+    sub.ps_lx.lx_err = p->ps_lx.lx_err;
+    sub.ps_lx.lx_failed = false;
+    sub.ps_scope = &sc;
+    box_err rv = parse_expr(&sub, out);
+    p->ps_lx.lx_failed = sub.ps_lx.lx_failed; // its message stands
+    return rv;
+}
+
 /* entity -> path '::' STR ; call -> path '(' … ; var -> IDENT */
 static box_err
 parse_name(pdp_parser *p, const pdp_expr **out)
@@ -324,13 +369,18 @@ parse_name(pdp_parser *p, const pdp_expr **out)
     }
     if (TOK(p)->t_kind == PDP_TK_LPAREN) {
         pdp_method m;
-        if (nseg > 1)
+        if (p->ps_scope != NULL &&
+            (nseg > 1 || !pdp_ext_lookup(path.b_data, path.b_len,
+                                         PDP_XS_FUNCTION, &m)))
+            rv = perr(p, pos, "in `def cedar` body: macro-in-macro is not "
+                      "supported");
+        else if (nseg > 1)
             rv = unsup(p, pos, "information provider call `%s(…)`",
                        path.b_data);
         else if (pdp_ext_lookup(path.b_data, path.b_len, PDP_XS_FUNCTION, &m))
             rv = parse_call(p, m, pos, out);
         else
-            rv = unsup(p, pos, "macro call `%s(…)`", path.b_data);
+            rv = expand_cedar(p, &first, pos, out);
         goto out;
     }
     if (nseg > 1) {
@@ -471,13 +521,49 @@ parse_temporal(pdp_parser *p, const pdp_expr **out)
     TRY(new_node(p, PDP_X_TEMPORAL, tpos(&word), &e));
     e->x_oppos = tpos(&word);
     const pdp_tl *tl = NULL;
-    TRY(pdp_tl_parse(&p->ps_lx, p->ps_arena, &tl));
+    TRY(pdp_tl_parse(&p->ps_lx, p->ps_arena, p->ps_macros, &tl));
+    size_t nodes = 0;
+    unsigned depth = 0;
+    pdp_tl_size(tl, PDP_PARSE_MAX_NODES, &nodes, PDP_TL_MAX_DEPTH, &depth);
+    if (nodes > PDP_PARSE_MAX_NODES)
+        return perr(p, tpos(&word), "this temporal condition is too large "
+                    "once its macros are expanded (more than %d nodes)",
+                    PDP_PARSE_MAX_NODES);
+    if (depth > PDP_TL_MAX_DEPTH)
+        return perr(p, tpos(&word), "this temporal condition nests too "
+                    "deeply once its macros are expanded (more than %d "
+                    "levels)", PDP_TL_MAX_DEPTH);
     box_err rv = pdp_tl_check(tl, p->ps_lx.lx_file, p->ps_lx.lx_err);
     p->ps_lx.lx_failed = rv == BOX_EPARSE; // its message stands
     TRY(rv);
     e->u.tl = tl;
     *out = e;
     return expect_close(p, PDP_TK_RBRACE, "`{`", open.t_line);
+}
+
+/* `?name` in a `def cedar` body: the call's argument, or while the
+ * definition is checked a placeholder that is no constant. */
+static box_err
+macro_param(pdp_parser *p, const pdp_expr **out)
+{
+    pdp_pos pos = tpos(TOK(p));
+    TRY(next(p));
+    const pdp_token *id = TOK(p);
+    int i = pdp_macro_param(p->ps_scope->ms_def, id->t_text, id->t_len);
+    if (i < 0)
+        return perr(p, pos, "in `def cedar` body: `?%.*s` does not name a "
+                    "declared parameter", (int)id->t_len, id->t_text);
+    TRY(next(p));
+    if (p->ps_scope->ms_args != NULL) {
+        *out = p->ps_scope->ms_args[i].ma_expr;
+        return BOX_OK;
+    }
+    p->ps_scope->ms_def->m_uses[i] |= PDP_MUSE_TERM;
+    pdp_expr *e = NULL;
+    TRY(new_node(p, PDP_X_VAR, pos, &e));
+    e->u.var = PDP_VAR_CONTEXT;
+    *out = e;
+    return BOX_OK;
 }
 
 /* primary -> 'true' | 'false' | INT | STR | entity | var | '(' expr ')'
@@ -530,6 +616,8 @@ parse_primary(pdp_parser *p, const pdp_expr **out)
         return parse_record(p, out);
     case PDP_TK_QUESTION:
         TRY(pdp_lex_peek(&p->ps_lx, &ahead));
+        if (p->ps_scope != NULL && ahead->t_kind == PDP_TK_IDENT)
+            return macro_param(p, out);
         if (is_ident(ahead, "principal") || is_ident(ahead, "resource"))
             return perr(p, pos, "policy is not static: the template slot "
                         "`?%.*s` is not filled", (int)ahead->t_len,
@@ -548,6 +636,10 @@ parse_primary(pdp_parser *p, const pdp_expr **out)
     case PDP_TK_IDENT:
         if (is_ident(&t, "temporal")) {
             TRY(pdp_lex_peek(&p->ps_lx, &ahead));
+            if (ahead->t_kind == PDP_TK_LBRACE && p->ps_scope != NULL)
+                return perr(p, pos, "in `def cedar` body: a `temporal { … }` "
+                            "block cannot be part of a macro; lift the block "
+                            "to the call site instead");
             if (ahead->t_kind == PDP_TK_LBRACE)
                 return parse_temporal(p, out);
         }
@@ -1335,6 +1427,26 @@ parse_annotation(pdp_parser *p, pdp_annot *an)
     return expect_close(p, PDP_TK_RPAREN, "`(`", open.t_line);
 }
 
+static bool
+count_node(void *arg, const pdp_expr *e)
+{
+    (void)e;
+    size_t *n = arg;
+    return ++*n > PDP_PARSE_MAX_NODES;
+}
+
+/* A condition's tree stays within PDP_PARSE_MAX_NODES once expanded. */
+static box_err
+check_size(pdp_parser *p, const pdp_cond *c)
+{
+    size_t n = 0;
+    if (pdp_expr_visit(c->cd_body, count_node, &n) == NULL)
+        return BOX_OK;
+    return perr(p, c->cd_pos, "this condition is too large once its "
+                "macros are expanded (more than %d nodes)",
+                PDP_PARSE_MAX_NODES);
+}
+
 /* policy -> { annotation } effect '(' scope ')' { cond } ';' */
 static box_err
 parse_policy(pdp_parser *p, uint32_t index, pdp_rule **out)
@@ -1379,6 +1491,7 @@ parse_policy(pdp_parser *p, uint32_t index, pdp_rule **out)
             return expected(p, "`when`, `unless` or `;`");
         pdp_cond c;
         TRY(parse_cond(p, &c));
+        TRY(check_size(p, &c));
         TRY(vec_push(p->ps_arena, (void **)&conds, &nc, &ccap, sizeof(c), &c));
     }
     TRY(next(p)); // ';'
@@ -1394,19 +1507,20 @@ parse_policy(pdp_parser *p, uint32_t index, pdp_rule **out)
     return BOX_OK;
 }
 
-/* policy_set -> { def_decl | policy }   (def_decl refused for now) */
+/* policy_set -> { def_decl | policy }   (the definitions were collected
+ * before: pdp_macros_collect) */
 static box_err
 parse_policy_set(pdp_parser *p, pdp_ast *ast)
 {
     const pdp_rule **rules = NULL;
     uint32_t n = 0, cap = 0;
     while (TOK(p)->t_kind != PDP_TK_EOF) {
-        if (is_ident(TOK(p), "def")) {
-            const pdp_token *ahead;
-            TRY(pdp_lex_peek(&p->ps_lx, &ahead));
-            if (is_ident(ahead, "cedar") || is_ident(ahead, "temporal"))
-                return unsup(p, tpos(TOK(p)), "`def %.*s` macro definition",
-                             (int)ahead->t_len, ahead->t_text);
+        if (pdp_macro_at_def(&p->ps_lx)) {
+            if (!ast->as_macros)
+                ast->as_macro_pos = tpos(TOK(p));
+            ast->as_macros = true;
+            TRY(pdp_macro_skip_item(&p->ps_lx));
+            continue;
         }
         if (n >= PDP_PARSE_MAX_RULES)
             return perr(p, tpos(TOK(p)), "too many rules (the limit is %d)",
@@ -1422,15 +1536,44 @@ parse_policy_set(pdp_parser *p, pdp_ast *ast)
 }
 
 box_err
-pdp_parse(const char *text, size_t len, const char *file, box_arena *a,
-          const pdp_ast **out, box_buf *err)
+pdp_parse_macro_body(pdp_lex *lx, box_arena *a, pdp_mscope *sc)
+{
+    pdp_parser p = {.ps_lx = *lx, .ps_arena = a, .ps_scope = sc};
+    const pdp_expr *e = NULL;
+    box_err rv = parse_expr(&p, &e);
+    *lx = p.ps_lx;
+    return rv;
+}
+
+box_err
+pdp_parse_lib(const char *text, size_t len, const char *file,
+              const pdp_parse_lib_text *lib, box_arena *a,
+              const pdp_ast **out, box_buf *err)
 {
     *out = NULL;
     pdp_parser p;
     memset(&p, 0, sizeof(p));
     p.ps_arena = a;
-    box_err rv = pdp_lex_init(&p.ps_lx, text, len, file, err);
+    pdp_macros macros = {0};
     pdp_ast *ast = NULL;
+    // The definitions first: a call may come before its `def`.
+    box_err rv = lib != NULL
+                     ? pdp_macros_collect(lib->pl_text, lib->pl_len,
+                                          lib->pl_file, true, a, &macros, err)
+                     : pdp_macros_default(a, &macros, err);
+    if (rv == BOX_OK)
+        rv = pdp_macros_collect(text, len, file, false, a, &macros, err);
+    if (rv != BOX_OK) {
+        if (err->b_len == 0) {
+            box_err mrv = box_buf_printf(err, "%s: %s", file,
+                                         box_strerror(rv));
+            (void)mrv; // the code alone still refuses
+        }
+        return rv;
+    }
+    box_buf_reset(err); // a rule's error met while skipping it: reported below
+    p.ps_macros = &macros;
+    rv = pdp_lex_init(&p.ps_lx, text, len, file, err);
     if (rv != BOX_OK)
         goto out;
     ast = box_arena_zalloc(a, sizeof(*ast));
@@ -1441,6 +1584,12 @@ pdp_parse(const char *text, size_t len, const char *file, box_arena *a,
     rv = parse_policy_set(&p, ast);
 out:
     if (rv == BOX_OK) {
+        if (macros.mt_calls > 0 &&
+            (!ast->as_macros || macros.mt_first.line < ast->as_macro_pos.line ||
+             (macros.mt_first.line == ast->as_macro_pos.line &&
+              macros.mt_first.col < ast->as_macro_pos.col)))
+            ast->as_macro_pos = macros.mt_first;
+        ast->as_macros |= macros.mt_calls > 0;
         *out = ast;
     } else if (!p.ps_lx.lx_failed) {
         /* Resource failures carry no position of their own. */
@@ -1448,4 +1597,11 @@ out:
                             "%s", box_strerror(rv));
     }
     return rv;
+}
+
+box_err
+pdp_parse(const char *text, size_t len, const char *file, box_arena *a,
+          const pdp_ast **out, box_buf *err)
+{
+    return pdp_parse_lib(text, len, file, NULL, a, out, err);
 }

@@ -14,12 +14,18 @@
  * the depth of any expression tree, so neither the parser nor the
  * evaluator can run out of stack. */
 #define PDP_PARSE_MAX_DEPTH 64
+/* At most this many nodes in one condition (Cedar) or temporal block,
+ * counted as a tree once macros are expanded: an argument a body uses
+ * twice is shared, not copied, and every walk pays for each use. */
+#define PDP_PARSE_MAX_NODES 100000
 /* At most this many rules in one policy set. */
 #define PDP_PARSE_MAX_RULES 100000
 
 /*
- * Parses text[0..len) (file names it in messages) into *out. Every node,
- * string and literal value is allocated from a; they live as long as a.
+ * Parses text[0..len) (file names it in messages) into *out, its macro
+ * calls expanded from its own definitions and the built-in library.
+ * Every node, string and literal value is allocated from a; they live as
+ * long as a.
  * On failure *out is NULL and err holds exactly one message
  * "file:line:col: …" (the first error). Returns BOX_EPARSE for syntax
  * and semantic errors, BOX_ENOTSUP for a construct this build does not
@@ -28,5 +34,18 @@
 box_err pdp_parse(const char *text, size_t len, const char *file,
                   box_arena *a, const pdp_ast **out,
                   box_buf *err) BOX_WARN_UNUSED;
+
+/* A macro library (dogwood-spec §2.6) in place of the built-in one. */
+typedef struct pdp_parse_lib_text {
+    const char *pl_text;
+    size_t pl_len;
+    const char *pl_file;
+} pdp_parse_lib_text;
+
+/* pdp_parse with the library lib (NULL: the built-in library), whose
+ * definitions a policy's own `def` of the same name replaces. */
+box_err pdp_parse_lib(const char *text, size_t len, const char *file,
+                      const pdp_parse_lib_text *lib, box_arena *a,
+                      const pdp_ast **out, box_buf *err) BOX_WARN_UNUSED;
 
 #endif

@@ -24,6 +24,10 @@
 typedef struct pdp_tl pdp_tl;
 typedef struct pdp_tterm pdp_tterm;
 
+/* Nesting of a temporal condition, as written and once its macros are
+ * expanded (the evaluators recurse this deep). */
+#define PDP_TL_MAX_DEPTH 200
+
 /* ORDER PDP_TT */
 typedef enum pdp_tterm_kind {
     PDP_TT_LIT,     // tt_lit: entity, Long, String or Bool
@@ -114,10 +118,11 @@ struct pdp_tl {
 /*
  * Parses a temporal condition from lx, whose current token is the first
  * of the condition, up to (not including) the `}` that closes its block.
- * Nodes go into a. On a syntax error the lexer holds the message
+ * Macro calls expand from mt (pdp_macro.h; NULL: none). Nodes go into a. On a syntax error the lexer holds the message
  * ("FILE:LINE:COL: …") and the result is BOX_EPARSE.
  */
-box_err pdp_tl_parse(pdp_lex *lx, box_arena *a,
+struct pdp_macros;
+box_err pdp_tl_parse(pdp_lex *lx, box_arena *a, struct pdp_macros *mt,
                      const pdp_tl **out) BOX_WARN_UNUSED;
 
 /* The facts a temporal block is decided on: the history, the decision
@@ -155,6 +160,13 @@ void pdp_tl_reads(const pdp_tl *tl, pdp_tl_reads_fn fn, void *arg,
 /* fn for each predicate of tl, aggregate bodies included. */
 typedef void (*pdp_tl_pred_fn)(void *arg, const pdp_tl *pred);
 void pdp_tl_each_pred(const pdp_tl *tl, pdp_tl_pred_fn fn, void *arg);
+
+/* The nodes of tl (conditions and terms) counted as a tree, and its
+ * depth, each stopped just past its cap: macro arguments are shared, so
+ * an expansion can be a small graph standing for a huge tree, which every
+ * walk of it would pay for. */
+void pdp_tl_size(const pdp_tl *tl, size_t cap, size_t *nodes,
+                 unsigned depth_cap, unsigned *depth);
 
 /* How far back (seconds) pdp_tl_holds can read from its decision
  * timepoint: nested windows add up. What a history must keep. */

@@ -509,7 +509,7 @@ check_with_cap(const char *cond, pdp_tl_window cap, box_buf *err)
     assert_int_equal(pdp_lex_init(&lx, cond, strlen(cond), "c.dw", err),
                      BOX_OK);
     const pdp_tl *tl = NULL;
-    assert_int_equal(pdp_tl_parse(&lx, A, &tl), BOX_OK);
+    assert_int_equal(pdp_tl_parse(&lx, A, NULL, &tl), BOX_OK);
     assert_int_equal(lx.lx_tok.t_kind, PDP_TK_EOF);
     assert_int_equal(pdp_tl_check(tl, "c.dw", err), BOX_OK);
     pdp_tl_src src = {cond, strlen(cond), "c.dw"};
@@ -554,7 +554,7 @@ test_raised_cap(void **state)
     assert_int_equal(pdp_lex_init(&lx, parsed, strlen(parsed), "c.dw", &err),
                      BOX_OK);
     const pdp_tl *tl = NULL;
-    assert_int_equal(pdp_tl_parse(&lx, A, &tl), BOX_OK);
+    assert_int_equal(pdp_tl_parse(&lx, A, NULL, &tl), BOX_OK);
     const char *other = "formerly within 26h " LOGIN "{}";
     pdp_tl_src src = {other, strlen(other), "c.dw"};
     assert_int_equal(pdp_tl_check_schema(tl, &src, PDP_TL_MAX_WINDOW_DEFAULT,

@@ -662,3 +662,50 @@ term_preds(const pdp_tterm *t, pdp_tl_pred_fn fn, void *arg)
     if (t != NULL && (t->tt_kind == PDP_TT_COUNT || t->tt_kind == PDP_TT_SUM))
         pdp_tl_each_pred(t->tt_agg->ta_where, fn, arg);
 }
+
+typedef struct size_walk {
+    size_t n, cap;
+    unsigned depth, depth_cap;
+} size_walk;
+
+static void tl_size_walk(const pdp_tl *tl, size_walk *w, unsigned d);
+
+static void
+term_size_walk(const pdp_tterm *t, size_walk *w, unsigned d)
+{
+    if (t == NULL || w->n > w->cap || w->depth > w->depth_cap)
+        return;
+    w->n++;
+    if (d > w->depth)
+        w->depth = d;
+    for (uint32_t i = 0; i < t->tt_nitems; i++)
+        term_size_walk(t->tt_items[i], w, d + 1);
+    if (t->tt_agg != NULL)
+        tl_size_walk(t->tt_agg->ta_where, w, d + 1);
+}
+
+static void
+tl_size_walk(const pdp_tl *tl, size_walk *w, unsigned d)
+{
+    if (tl == NULL || w->n > w->cap || w->depth > w->depth_cap)
+        return;
+    w->n++;
+    if (d > w->depth)
+        w->depth = d;
+    for (uint32_t i = 0; i < tl->tl_nargs; i++)
+        term_size_walk(tl->tl_args[i].ta_term, w, d + 1);
+    term_size_walk(tl->tl_a, w, d + 1);
+    term_size_walk(tl->tl_b, w, d + 1);
+    tl_size_walk(tl->tl_l, w, d + 1);
+    tl_size_walk(tl->tl_r, w, d + 1);
+}
+
+void
+pdp_tl_size(const pdp_tl *tl, size_t cap, size_t *nodes, unsigned depth_cap,
+            unsigned *depth)
+{
+    size_walk w = {.cap = cap, .depth_cap = depth_cap};
+    tl_size_walk(tl, &w, 1);
+    *nodes = w.n;
+    *depth = w.depth;
+}

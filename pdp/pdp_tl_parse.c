@@ -11,15 +11,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pdp_macro.h"
 #include "pdp_tl.h"
 
 typedef struct tl_parser {
     pdp_lex *lx;
     box_arena *a;
     unsigned depth;
+    pdp_macros *mt;       // the definitions calls expand from
+    pdp_mscope *sc;       // inside a `def temporal` body, else NULL
 } tl_parser;
 
-#define TL_MAX_DEPTH 200 // nesting, as the Cedar parser bounds it
 
 #define TRY(x)                                                                \
     do {                                                                      \
@@ -32,6 +34,9 @@ typedef struct tl_parser {
 
 static box_err tl_condition(tl_parser *p, const pdp_tl **out);
 static box_err tl_term(tl_parser *p, const pdp_tterm **out);
+static box_err tl_agg(tl_parser *p, pdp_tterm *t);
+static box_err tl_args(tl_parser *p, pdp_tl *pred, uint32_t *cap);
+static box_err tl_call(tl_parser *p, pdp_tterm *agg, const pdp_tl **cond);
 
 /* ---- tokens ---- */
 
@@ -50,18 +55,6 @@ perr(tl_parser *p, pdp_pos pos, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return pdp_lex_error(p->lx, BOX_EPARSE, pos.line, pos.col, "%s", msg);
-}
-
-static box_err __attribute__((format(printf, 3, 4)))
-unsup(tl_parser *p, pdp_pos pos, const char *fmt, ...)
-{
-    char what[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return pdp_lex_error(p->lx, BOX_ENOTSUP, pos.line, pos.col,
-                         "%s is not supported yet", what);
 }
 
 static box_err
@@ -180,10 +173,87 @@ stray_sigil(tl_parser *p)
 static box_err
 deeper(tl_parser *p)
 {
-    if (++p->depth > TL_MAX_DEPTH)
+    if (++p->depth > PDP_TL_MAX_DEPTH)
         return perr(p, tpos(TOK(p)), "temporal condition nested too deeply "
-                    "(more than %d levels)", TL_MAX_DEPTH);
+                    "(more than %d levels)", PDP_TL_MAX_DEPTH);
     return BOX_OK;
+}
+
+/* ---- macro sigils (dogwood-spec §2.6) ---- */
+
+/*
+ * The sigil at the current token (`?p` or `$t`, inside a `def temporal`
+ * body) used as `use`, consumed. For `?p`: *arg is the call's argument
+ * (NULL while the definition is checked, the use then recorded). For
+ * `$t`: *fresh is its name in this expansion, `t$<call site>`.
+ */
+static box_err
+tl_sigil(tl_parser *p, unsigned use, const pdp_marg **arg, pdp_str *fresh,
+         pdp_str *param)
+{
+    if (p->sc == NULL)
+        return stray_sigil(p);
+    bool dollar = TOK(p)->t_kind == PDP_TK_DOLLAR;
+    pdp_pos pos = tpos(TOK(p));
+    TRY(next(p));
+    const pdp_token id = *TOK(p);
+    if (id.t_kind != PDP_TK_IDENT)
+        return expected(p, dollar ? "a binder name after `$`"
+                                  : "a parameter name after `?`");
+    TRY(next(p));
+    *arg = NULL;
+    *fresh = (pdp_str){0};
+    *param = tok_str(p, &id);
+    if (param->s == NULL)
+        return BOX_ENOMEM;
+    if (dollar) {
+        char buf[160];
+        int n = p->sc->ms_args == NULL
+                    ? snprintf(buf, sizeof buf, "$%.*s",
+                               (int)(id.t_len > 100 ? 100 : id.t_len),
+                               id.t_text)
+                    : snprintf(buf, sizeof buf, "%.*s$%zu",
+                               (int)(id.t_len > 100 ? 100 : id.t_len),
+                               id.t_text, p->sc->ms_site);
+        char *s = box_arena_strndup(p->a, buf, (size_t)n);
+        if (s == NULL)
+            return BOX_ENOMEM;
+        *fresh = (pdp_str){s, (size_t)n};
+        return BOX_OK;
+    }
+    int i = pdp_macro_param(p->sc->ms_def, id.t_text, id.t_len);
+    if (i < 0)
+        return perr(p, pos, "in `def temporal` body: `?%.*s` does not name a "
+                    "declared parameter", (int)id.t_len, id.t_text);
+    if (p->sc->ms_args != NULL)
+        *arg = &p->sc->ms_args[i];
+    else
+        p->sc->ms_def->m_uses[i] |= use;
+    return BOX_OK;
+}
+
+/* A binder's name: an identifier, or in a macro body `?p` (the call's
+ * identifier) or `$t` (fresh). */
+static box_err
+tl_binder_name(tl_parser *p, const char *what, pdp_str *name, pdp_pos *pos)
+{
+    *pos = tpos(TOK(p));
+    if (TOK(p)->t_kind == PDP_TK_QUESTION || TOK(p)->t_kind == PDP_TK_DOLLAR) {
+        const pdp_marg *arg = NULL;
+        pdp_str fresh, param;
+        TRY(tl_sigil(p, PDP_MUSE_BINDER, &arg, &fresh, &param));
+        if (fresh.s != NULL)
+            *name = fresh;
+        else if (arg != NULL) // checked at the call: a bare identifier
+            *name = arg->ma_term->tt_name;
+        else
+            *name = param;
+        return BOX_OK;
+    }
+    if (TOK(p)->t_kind != PDP_TK_IDENT || is_keyword(TOK(p)))
+        return expected(p, what);
+    *name = tok_str(p, TOK(p));
+    return next(p);
 }
 
 /* ---- pieces ---- */
@@ -220,33 +290,49 @@ tl_integer(tl_parser *p, int64_t *out)
     return next(p);
 }
 
-/* within ::= "within" integer time_unit, in seconds. */
+/* A time unit after an amount. */
+static const struct {
+    const char *unit;
+    int64_t secs;
+} tl_units[] = {{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}};
+
+/* interval ::= integer time_unit, in seconds (positive). */
 static box_err
-tl_within(tl_parser *p, int64_t *secs)
+tl_interval(tl_parser *p, int64_t *secs)
 {
-    TRY(expect_word(p, "within"));
-    if (TOK(p)->t_kind == PDP_TK_QUESTION)
-        return stray_sigil(p);
     pdp_pos pos = tpos(TOK(p));
     int64_t n = 0;
     TRY(tl_integer(p, &n));
-    static const struct {
-        const char *unit;
-        int64_t secs;
-    } units[] = {{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}};
-    for (size_t i = 0; i < 4; i++)
-        if (is_word(TOK(p), units[i].unit)) {
+    for (size_t i = 0; i < sizeof tl_units / sizeof tl_units[0]; i++)
+        if (is_word(TOK(p), tl_units[i].unit)) {
             if (n <= 0)
                 return perr(p, pos, "a `within` window must be positive, "
-                            "found %lld%s", (long long)n, units[i].unit);
-            if (n > INT64_MAX / units[i].secs)
+                            "found %lld%s", (long long)n, tl_units[i].unit);
+            if (n > INT64_MAX / tl_units[i].secs)
                 return perr(p, pos, "the `within` window %lld%s is out of "
-                            "range", (long long)n, units[i].unit);
-            *secs = n * units[i].secs;
+                            "range", (long long)n, tl_units[i].unit);
+            *secs = n * tl_units[i].secs;
             return next(p);
         }
     return expected(p, "a time unit (`s`, `m`, `h` or `d`) after the "
                     "`within` amount");
+}
+
+/* within ::= "within" ( interval | param_ref ), in seconds. */
+static box_err
+tl_within(tl_parser *p, int64_t *secs)
+{
+    TRY(expect_word(p, "within"));
+    if (TOK(p)->t_kind == PDP_TK_QUESTION) {
+        const pdp_marg *arg = NULL;
+        pdp_str fresh, param;
+        TRY(tl_sigil(p, PDP_MUSE_WINDOW, &arg, &fresh, &param));
+        *secs = arg != NULL ? arg->ma_secs : 1; // checked at the call
+        return BOX_OK;
+    }
+    if (TOK(p)->t_kind == PDP_TK_DOLLAR)
+        return stray_sigil(p);
+    return tl_interval(p, secs);
 }
 
 /* IDENT { "::" IDENT } into a "A::B" string; stops before a `::` that is
@@ -321,13 +407,7 @@ static box_err
 tl_binder(tl_parser *p, pdp_tbinder *b)
 {
     TRY(expect(p, PDP_TK_LPAREN, "`(` to open a typed binder"));
-    if (TOK(p)->t_kind == PDP_TK_QUESTION || TOK(p)->t_kind == PDP_TK_DOLLAR)
-        return stray_sigil(p);
-    if (TOK(p)->t_kind != PDP_TK_IDENT || is_keyword(TOK(p)))
-        return expected(p, "a variable name");
-    b->tb_pos = tpos(TOK(p));
-    b->tb_name = tok_str(p, TOK(p));
-    TRY(next(p));
+    TRY(tl_binder_name(p, "a variable name", &b->tb_name, &b->tb_pos));
     TRY(expect(p, PDP_TK_COLON, "`:` after the variable"));
     TRY(tl_path(p, &b->tb_type));
     return expect(p, PDP_TK_RPAREN, "`)` to close the typed binder");
@@ -364,13 +444,9 @@ tl_agg(tl_parser *p, pdp_tterm *t)
     bool sum = is_word(TOK(p), "sum");
     TRY(next(p));
     if (sum) {
-        if (TOK(p)->t_kind == PDP_TK_QUESTION ||
-            TOK(p)->t_kind == PDP_TK_DOLLAR)
-            return stray_sigil(p);
-        if (TOK(p)->t_kind != PDP_TK_IDENT || is_keyword(TOK(p)))
-            return expected(p, "the variable `sum` adds up");
-        g->ta_sum = tok_str(p, TOK(p));
-        TRY(next(p));
+        pdp_pos ignored;
+        TRY(tl_binder_name(p, "the variable `sum` adds up", &g->ta_sum,
+                           &ignored));
     }
     t->tt_kind = sum ? PDP_TT_SUM : PDP_TT_COUNT;
     t->tt_agg = g;
@@ -410,6 +486,53 @@ at_call(tl_parser *p)
            !is_word(TOK(p), "tp");
 }
 
+/* The kind of the token after the call `f(…)` here (PDP_TK_EOF when
+ * there is none); the lexer is left where it was. */
+static pdp_tk
+after_call(tl_parser *p)
+{
+    pdp_lex save = *p->lx;
+    pdp_tk after = PDP_TK_EOF;
+    size_t depth = 0;
+    if (next(p) != BOX_OK)
+        goto out;
+    do {
+        pdp_tk k = TOK(p)->t_kind;
+        if (k == PDP_TK_EOF)
+            goto out;
+        depth += k == PDP_TK_LPAREN;
+        depth -= k == PDP_TK_RPAREN && depth > 0;
+        if (next(p) != BOX_OK)
+            goto out;
+    } while (depth > 0);
+    after = TOK(p)->t_kind;
+out:
+    *p->lx = save;
+    return after;
+}
+
+/* Whether `(` here opens a paren_agg: `(count`, `(sum`, or `(f(…))` with
+ * f an aggregation macro (the PEG's `"(" agg_expr ")"`). */
+static bool
+at_paren_agg(tl_parser *p)
+{
+    const pdp_token *n = peek(p);
+    if (TOK(p)->t_kind != PDP_TK_LPAREN || n == NULL)
+        return false;
+    if (is_word(n, "count") || is_word(n, "sum"))
+        return true;
+    const pdp_macro *m = n->t_kind == PDP_TK_IDENT
+                             ? pdp_macros_find(p->mt, n->t_text, n->t_len)
+                             : NULL;
+    if (m == NULL || m->m_kind != PDP_MACRO_AGG)
+        return false;
+    pdp_lex save = *p->lx;
+    bool yes = next(p) == BOX_OK && at_call(p) &&
+               after_call(p) == PDP_TK_RPAREN;
+    *p->lx = save;
+    return yes;
+}
+
 /* term (§2.4), in the PEG's order */
 static box_err
 tl_term(tl_parser *p, const pdp_tterm **out)
@@ -438,17 +561,18 @@ tl_term(tl_parser *p, const pdp_tterm **out)
         TRY(next(p));
         return expect(p, PDP_TK_RPAREN, "`)` to close `decimal(`");
     }
-    if (tok->t_kind == PDP_TK_LPAREN && n != NULL &&
-        (is_word(n, "count") || is_word(n, "sum"))) {
+    if (at_paren_agg(p)) {
         TRY(next(p));
-        TRY(tl_agg(p, t));
+        if (at_call(p))
+            TRY(tl_call(p, t, NULL));
+        else
+            TRY(tl_agg(p, t));
         return expect(p, PDP_TK_RPAREN, "`)` to close the aggregate");
     }
     if (is_word(tok, "count") || is_word(tok, "sum"))
         return tl_agg(p, t);
     if (at_call(p))
-        return unsup(p, t->tt_pos, "macro call `%.*s(…)`", (int)tok->t_len,
-                     tok->t_text);
+        return tl_call(p, t, NULL);
     if (tok->t_kind == PDP_TK_INT ||
         (tok->t_kind == PDP_TK_MINUS && n != NULL &&
          n->t_kind == PDP_TK_INT)) {
@@ -508,8 +632,18 @@ tl_term(tl_parser *p, const pdp_tterm **out)
         t->tt_kind = PDP_TT_WILD;
         return next(p);
     }
-    if (tok->t_kind == PDP_TK_QUESTION || tok->t_kind == PDP_TK_DOLLAR)
-        return stray_sigil(p);
+    if (tok->t_kind == PDP_TK_QUESTION || tok->t_kind == PDP_TK_DOLLAR) {
+        const pdp_marg *arg = NULL;
+        pdp_str fresh, param;
+        TRY(tl_sigil(p, PDP_MUSE_TERM, &arg, &fresh, &param));
+        if (arg != NULL) { // checked at the call: a term
+            *out = arg->ma_term;
+            return BOX_OK;
+        }
+        t->tt_kind = PDP_TT_VAR;
+        t->tt_name = fresh.s != NULL ? fresh : param;
+        return BOX_OK;
+    }
     if (tok->t_kind == PDP_TK_IDENT && !is_keyword(tok)) {
         t->tt_kind = PDP_TT_VAR;
         t->tt_name = tok_str(p, tok);
@@ -630,15 +764,219 @@ tl_tp(tl_parser *p, const pdp_tl **out)
     t->tl_pos = tpos(TOK(p));
     TRY(next(p));
     TRY(expect(p, PDP_TK_LPAREN, "`(` after `tp`"));
-    if (TOK(p)->t_kind == PDP_TK_QUESTION || TOK(p)->t_kind == PDP_TK_DOLLAR)
-        return stray_sigil(p);
-    if (TOK(p)->t_kind != PDP_TK_IDENT || is_keyword(TOK(p)))
-        return expected(p, "a variable name in `tp( )`");
-    t->tl_binder.tb_pos = tpos(TOK(p));
-    t->tl_binder.tb_name = tok_str(p, TOK(p));
-    TRY(next(p));
+    TRY(tl_binder_name(p, "a variable name in `tp( )`", &t->tl_binder.tb_name,
+                       &t->tl_binder.tb_pos));
     *out = t;
     return expect(p, PDP_TK_RPAREN, "`)` to close `tp(`");
+}
+
+/* ---- macro calls (dogwood-spec §2.6) ---- */
+
+/* A comparison operator (`!=` too: the comparison refuses it). */
+static bool
+is_cmp(pdp_tk k)
+{
+    if (k == PDP_TK_NE)
+        return true;
+    for (size_t i = 0; i < sizeof tl_cmp_ops / sizeof tl_cmp_ops[0]; i++)
+        if (tl_cmp_ops[i].tk == k)
+            return true;
+    return false;
+}
+
+/* Whether `?p` / `$t` here is a comparison's left operand (`?A == ?n`),
+ * which the PEG tries before a whole-condition parameter. */
+static bool
+at_sigil_comparison(tl_parser *p)
+{
+    pdp_lex save = *p->lx;
+    bool cmp = false;
+    if (next(p) == BOX_OK && next(p) == BOX_OK)
+        cmp = is_cmp(TOK(p)->t_kind);
+    *p->lx = save;
+    return cmp;
+}
+
+/* refinable ::= param_ref { field_block }: the call's condition; blocks
+ * after it add fields to it, which must then be a single predicate. */
+static box_err
+tl_param_condition(tl_parser *p, const pdp_tl **out)
+{
+    pdp_pos pos = tpos(TOK(p));
+    if (p->sc != NULL && TOK(p)->t_kind == PDP_TK_DOLLAR) {
+        const pdp_token *n = peek(p);
+        int nl = n != NULL && n->t_kind == PDP_TK_IDENT ? (int)n->t_len : 0;
+        return perr(p, pos, "macro binder `$%.*s` used as a whole condition "
+                    "has no meaning", nl, n != NULL ? n->t_text : "");
+    }
+    const pdp_marg *arg = NULL;
+    pdp_str fresh, param;
+    TRY(tl_sigil(p, PDP_MUSE_COND, &arg, &fresh, &param));
+    const pdp_tl *base = arg != NULL ? arg->ma_cond : NULL;
+    if (TOK(p)->t_kind != PDP_TK_LBRACE && base != NULL) {
+        *out = base;
+        return BOX_OK;
+    }
+    if (base != NULL && base->tl_kind != PDP_TL_PRED)
+        return perr(p, pos, "`?%s{ … }` refines a predicate, but the "
+                    "argument for `?%s` is not a single predicate", param.s,
+                    param.s);
+    pdp_tl *t = node(p, sizeof *t);
+    if (t == NULL)
+        return BOX_ENOMEM;
+    if (base != NULL)
+        *t = *base; // a copy: the argument may be used elsewhere as it was
+    else            // checking the definition: a placeholder
+        *t = (pdp_tl){.tl_kind = PDP_TL_PRED, .tl_pos = pos};
+    uint32_t cap = t->tl_nargs; // the first field added copies the array
+    while (TOK(p)->t_kind == PDP_TK_LBRACE)
+        TRY(tl_args(p, t, &cap));
+    *out = t;
+    return BOX_OK;
+}
+
+/* Whether the tokens here are an interval argument: `1h` then `,`/`)`. */
+static bool
+at_interval(tl_parser *p)
+{
+    pdp_lex save = *p->lx;
+    bool yes = false;
+    if (TOK(p)->t_kind == PDP_TK_MINUS && next(p) != BOX_OK)
+        goto out;
+    if (TOK(p)->t_kind != PDP_TK_INT || next(p) != BOX_OK)
+        goto out;
+    for (size_t i = 0; i < sizeof tl_units / sizeof tl_units[0]; i++)
+        if (is_word(TOK(p), tl_units[i].unit)) {
+            yes = next(p) == BOX_OK && (TOK(p)->t_kind == PDP_TK_COMMA ||
+                                        TOK(p)->t_kind == PDP_TK_RPAREN);
+            break;
+        }
+out:
+    *p->lx = save;
+    return yes;
+}
+
+/* call_arg ::= interval_lit | condition | term, in the PEG's order: a
+ * condition that does not end the argument gives way to a term. */
+static box_err
+tl_call_arg(tl_parser *p, pdp_marg *a)
+{
+    a->ma_pos = tpos(TOK(p));
+    if (at_interval(p)) {
+        a->ma_kind = PDP_MARG_INTERVAL;
+        return tl_interval(p, &a->ma_secs);
+    }
+    pdp_lex save = *p->lx;
+    unsigned depth = p->depth;
+    box_err rv = tl_condition(p, &a->ma_cond);
+    if (rv == BOX_OK && (TOK(p)->t_kind == PDP_TK_COMMA ||
+                         TOK(p)->t_kind == PDP_TK_RPAREN)) {
+        a->ma_kind = PDP_MARG_COND;
+        return BOX_OK;
+    }
+    if (rv != BOX_OK && rv != BOX_EPARSE && rv != BOX_ENOTSUP)
+        return rv;
+    *p->lx = save; // forgets the attempt's error too
+    if (rv != BOX_OK)
+        box_buf_truncate(p->lx->lx_err, 0);
+    p->depth = depth;
+    a->ma_kind = PDP_MARG_TERM;
+    return tl_term(p, &a->ma_term);
+}
+
+/* Argument i of a call of m is what the body's uses of it need. */
+static box_err
+check_arg(tl_parser *p, const pdp_macro *m, uint32_t i, const pdp_marg *a)
+{
+    unsigned use = m->m_uses[i];
+    const char *name = m->m_params[i].s;
+    pdp_pos pos = a->ma_pos;
+    if ((use & PDP_MUSE_BINDER) &&
+        !(a->ma_kind == PDP_MARG_TERM && a->ma_term->tt_kind == PDP_TT_VAR))
+        return perr(p, pos, "parameter `?%s` is used in a binder position, "
+                    "so the call-site argument must be a single identifier",
+                    name);
+    if ((use & PDP_MUSE_WINDOW) && a->ma_kind != PDP_MARG_INTERVAL)
+        return perr(p, pos, "parameter `?%s` is a `within` window, so the "
+                    "call-site argument must be an interval such as `1h`",
+                    name);
+    if ((use & PDP_MUSE_COND) && a->ma_kind != PDP_MARG_COND)
+        return perr(p, pos, "parameter `?%s` stands for a whole condition, "
+                    "so the call-site argument must be a temporal condition",
+                    name);
+    if ((use & PDP_MUSE_TERM) && a->ma_kind != PDP_MARG_TERM)
+        return perr(p, pos, "parameter `?%s` is used as a term, so the "
+                    "call-site argument must be a term", name);
+    return BOX_OK;
+}
+
+/*
+ * call ::= ident "(" [ call_arg { "," call_arg } ] ")": a `def temporal`
+ * macro expanded where it stands — a condition into *cond, or with agg
+ * non-NULL an aggregation into agg. The arguments are read (their own
+ * calls expanded) and checked against the body's uses, then the body is
+ * read again from its definition with them bound.
+ */
+static box_err
+tl_call(tl_parser *p, pdp_tterm *agg, const pdp_tl **cond)
+{
+    const pdp_token name = *TOK(p);
+    pdp_pos pos = tpos(&name);
+    if (p->sc != NULL)
+        return perr(p, pos, "in `def temporal` body: macro-in-macro is not "
+                    "supported");
+    const pdp_macro *m = pdp_macros_find(p->mt, name.t_text, name.t_len);
+    if (m == NULL)
+        return perr(p, pos, "unknown macro `%.*s` (no declared `def "
+                    "temporal`)", (int)name.t_len, name.t_text);
+    if (m->m_kind == PDP_MACRO_CEDAR)
+        return perr(p, pos, "macro `%s` is a cedar macro and cannot be "
+                    "called in a temporal condition position", m->m_name.s);
+    if (agg != NULL && m->m_kind != PDP_MACRO_AGG)
+        return perr(p, pos, "macro `%s` is a condition macro and cannot be "
+                    "used as an aggregate value", m->m_name.s);
+    if (agg == NULL && m->m_kind != PDP_MACRO_COND)
+        return perr(p, pos, "macro `%s` is an aggregation macro (`count`/"
+                    "`sum`) and cannot stand as a condition; compare it, "
+                    "e.g. `%s(…) > 0`", m->m_name.s, m->m_name.s);
+    size_t site = (size_t)(name.t_text - p->lx->lx_src);
+    TRY(next(p));
+    TRY(expect(p, PDP_TK_LPAREN, "`(` after the macro's name"));
+    pdp_marg *args = node(p, (m->m_nparams + 1) * sizeof *args);
+    if (args == NULL)
+        return BOX_ENOMEM;
+    uint32_t n = 0;
+    TRY(deeper(p));
+    while (TOK(p)->t_kind != PDP_TK_RPAREN) {
+        pdp_marg a = {0};
+        TRY(tl_call_arg(p, &a));
+        if (n < m->m_nparams)
+            args[n] = a;
+        n++;
+        if (TOK(p)->t_kind != PDP_TK_COMMA)
+            break;
+        TRY(next(p));
+    }
+    TRY(expect(p, PDP_TK_RPAREN, "`,` or `)` after a macro argument"));
+    if (n != m->m_nparams)
+        return perr(p, pos, "macro `%s` expects %u argument(s), got %u",
+                    m->m_name.s, (unsigned)m->m_nparams, (unsigned)n);
+    for (uint32_t i = 0; i < n; i++)
+        TRY(check_arg(p, m, i, &args[i]));
+    pdp_macros_called(p->mt, pos);
+    pdp_lex body = m->m_body;
+    body.lx_err = p->lx->lx_err;
+    body.lx_failed = false;
+    pdp_mscope sc = {.ms_def = (pdp_macro *)m, .ms_args = args,
+                     .ms_site = site};
+    tl_parser sub = {.lx = &body, .a = p->a, .depth = p->depth,
+                     .mt = p->mt, .sc = &sc};
+    box_err rv = agg != NULL ? tl_agg(&sub, agg) : tl_condition(&sub, cond);
+    p->lx->lx_failed = body.lx_failed; // its message stands
+    if (agg != NULL)
+        agg->tt_pos = pos;
+    p->depth--;
+    return rv;
 }
 
 /*
@@ -652,8 +990,7 @@ tl_conjunct(tl_parser *p, bool atom, const pdp_tl **out)
     const pdp_token *tok = TOK(p);
     const pdp_token *n = peek(p);
     pdp_pos pos = tpos(tok);
-    if (tok->t_kind == PDP_TK_LPAREN &&
-        !(n != NULL && (is_word(n, "count") || is_word(n, "sum")))) {
+    if (tok->t_kind == PDP_TK_LPAREN && !at_paren_agg(p)) {
         TRY(next(p));
         TRY(deeper(p));
         TRY(tl_condition(p, out));
@@ -699,12 +1036,18 @@ tl_conjunct(tl_parser *p, bool atom, const pdp_tl **out)
     }
     if (is_word(tok, "tp") && n != NULL && n->t_kind == PDP_TK_LPAREN)
         return tl_tp(p, out);
-    if (at_call(p))
-        return unsup(p, pos, "macro call `%.*s(…)`", (int)tok->t_len,
-                     tok->t_text);
-    if (tok->t_kind == PDP_TK_QUESTION)
-        return stray_sigil(p);
-    if (at_entity(p)) {
+    if (at_call(p)) {
+        const pdp_macro *m = pdp_macros_find(p->mt, tok->t_text, tok->t_len);
+        // An aggregation macro is a comparison's operand (the PEG tries
+        // `comparison` first).
+        if (p->sc != NULL || m == NULL || m->m_kind != PDP_MACRO_AGG ||
+            !is_cmp(after_call(p)))
+            return tl_call(p, NULL, out);
+    } else if (tok->t_kind == PDP_TK_QUESTION ||
+               tok->t_kind == PDP_TK_DOLLAR) {
+        if (!at_sigil_comparison(p))
+            return tl_param_condition(p, out);
+    } else if (at_entity(p)) {
         // An entity path followed by `::kind` is a predicate; otherwise it
         // is the left operand of a comparison.
         pdp_lex save = *p->lx;
@@ -785,10 +1128,24 @@ tl_condition(tl_parser *p, const pdp_tl **out)
 }
 
 box_err
-pdp_tl_parse(pdp_lex *lx, box_arena *a, const pdp_tl **out)
+pdp_tl_parse(pdp_lex *lx, box_arena *a, pdp_macros *mt,
+             const pdp_tl **out)
 {
-    tl_parser p = {.lx = lx, .a = a};
-    // BOX_EPARSE, or BOX_ENOTSUP for a construct not supported yet: the
-    // code the lexer's message was recorded with.
+    tl_parser p = {.lx = lx, .a = a, .mt = mt};
     return tl_condition(&p, out);
+}
+
+/* temporal_macro_body_entry ::= ( agg_expr | condition ): a body that
+ * starts with `count`/`sum` is an aggregation macro. */
+box_err
+pdp_tl_parse_macro_body(pdp_lex *lx, box_arena *a, pdp_mscope *sc, bool *agg)
+{
+    tl_parser p = {.lx = lx, .a = a, .sc = sc};
+    *agg = is_word(TOK(&p), "count") || is_word(TOK(&p), "sum");
+    if (*agg) {
+        pdp_tterm *t = node(&p, sizeof *t);
+        return t != NULL ? tl_agg(&p, t) : BOX_ENOMEM;
+    }
+    const pdp_tl *c = NULL;
+    return tl_condition(&p, &c);
 }

@@ -702,6 +702,47 @@ test_worked_examples_validate(void **state)
     assert_true(checked >= 21);
 }
 
+/* Dogwood's macro cases (macros/): each policy loads against the Drupe
+ * world, its calls expanded from its own definitions and the built-in
+ * library (the one case with a macros.dw defines what the built-in
+ * library holds). */
+static void
+test_macro_corpus(void **state)
+{
+    (void)state;
+    char *root = source_path("pdp/testdata/dogwood/macros");
+    struct dirent **names;
+    int n = scandir(root, &names, NULL, alphasort);
+    assert_true(n > 0);
+    unsigned loaded = 0, failed = 0;
+    for (int i = 0; i < n; i++) {
+        const char *nm = names[i]->d_name;
+        for (int k = 1; nm[0] != '.' && k <= 9; k++) {
+            char *path = box_asprintf("%s/%s/policy_%d.dw", root, nm, k);
+            size_t len = 0;
+            char *text = read_file_at(path, &len);
+            if (text != NULL) {
+                char *err = refusal(text, DRUPE, NULL);
+                if (err != NULL) {
+                    print_error("%s: %s\n", nm, err);
+                    failed++;
+                } else {
+                    loaded++;
+                }
+                box_free(err);
+            }
+            box_free(text);
+            box_free(path);
+        }
+        free(names[i]); // lint: allow raw-alloc: scandir mallocs them
+    }
+    free(names); // lint: allow raw-alloc: scandir mallocs it
+    box_free(root);
+    print_message("macro cases loaded: %u, refused: %u\n", loaded, failed);
+    assert_int_equal(failed, 0);
+    assert_true(loaded >= 14);
+}
+
 /* The expected failures that name a temporal finding: refused against
  * their own schema, with the pinned text. */
 static void
@@ -778,6 +819,7 @@ main(void)
         cmocka_unit_test(test_action_groups),
         cmocka_unit_test(test_worked_examples_validate),
         cmocka_unit_test(test_expected_failures),
+        cmocka_unit_test(test_macro_corpus),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
