@@ -617,6 +617,7 @@ eval_temporal(ectx *c, const pdp_expr *e, ev *out)
         .tn_principal = rq->rq_principal,
         .tn_resource = rq->rq_resource,
         .tn_context = rq->rq_context,
+        .tn_pending = (pdp_tl_pending)rq->rq_pending,
     };
     bool holds = false;
     if (pdp_tl_holds(e->u.tl, &now, c->ec_arena, &holds) != BOX_OK)

@@ -35,6 +35,9 @@ typedef struct pdp_request {
     // temporal conditions may see (a new or changed rule starts empty:
     // pdp_live), or NULL: all of them.
     const uint64_t *rq_since;
+    // What the history's pending outcomes are taken for (pdp_tl.h's
+    // pdp_tl_pending; 0: not happened).
+    int rq_pending;
     // The entity store, or NULL for none (Box).
     const pdp_entities *rq_entities;
 } pdp_request;

@@ -178,6 +178,14 @@ pdp_hist_len(const pdp_hist *h)
     return h->h_n;
 }
 
+void
+pdp_hist_set_state(pdp_hist *h, size_t i, pdp_ev_state st)
+{
+    if (i < h->h_n)
+        h->h_seg[i / PDP_HIST_SEG]->sg_ev[i % PDP_HIST_SEG].ev_state =
+            (uint8_t)st;
+}
+
 bool
 pdp_hist_prev_same(const pdp_hist *h, size_t i, size_t *prev)
 {

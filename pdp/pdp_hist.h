@@ -16,6 +16,14 @@
  * scope and context; a history-only event (a response, an error) may
  * carry neither.
  */
+/* ORDER PDP_EV: what an event is (issue 21 item 6, budgets). */
+typedef enum pdp_ev_state {
+    PDP_EV_REAL,    // it happened
+    PDP_EV_PENDING, // an outcome not known yet: a permitted effect that
+                    // may have happened (a response) or failed (an error)
+    PDP_EV_VOID,    // a pending outcome since resolved: matches nothing
+} pdp_ev_state;
+
 typedef struct pdp_event {
     const pdp_value *ev_action;    // entity uid Ns::Action::"id"
     const char *ev_kind;           // "request", "response", … (NUL-ended)
@@ -24,6 +32,7 @@ typedef struct pdp_event {
     const pdp_value *ev_resource;  // scope(resource: …), or NULL
     const pdp_value *ev_fields;    // record: what predicates match
     const pdp_value *ev_context;   // record: a decision's context, or NULL
+    uint8_t ev_state;              // pdp_ev_state
 } pdp_event;
 
 typedef struct pdp_hist pdp_hist;
@@ -44,6 +53,8 @@ box_arena *pdp_hist_arena(pdp_hist *h);
 box_err pdp_hist_append(pdp_hist *h, const pdp_event *ev) BOX_WARN_UNUSED;
 
 size_t pdp_hist_len(const pdp_hist *h);
+/* Event i becomes st (a pending outcome resolved: PDP_EV_VOID). */
+void pdp_hist_set_state(pdp_hist *h, size_t i, pdp_ev_state st);
 /* The sequence number of event 0: how many were forgotten before it.
  * Event i is number base + i for the history's whole life. */
 uint64_t pdp_hist_base(const pdp_hist *h);

@@ -317,8 +317,12 @@ hx_ask(hx_check *hc, const hx_op *op, const char *path)
         (rv = pdp_value_record_put(a, in, "operation", 9, opv)) != BOX_OK ||
         (rv = pdp_value_record_put(a, ctx, "input", 5, in)) != BOX_OK)
         return rv;
-    pdp_request rq = {p, act, res, ctx, path, strlen(path), NULL, 0, NULL,
-                      NULL};
+    pdp_request rq = {.rq_principal = p,
+                      .rq_action = act,
+                      .rq_resource = res,
+                      .rq_context = ctx,
+                      .rq_resource_text = path,
+                      .rq_resource_len = strlen(path)};
     if ((rv = pdp_decide(hc->hc_set, &rq, hc->hc_ans)) != BOX_OK)
         return rv;
     if (pdp_answer_verdict(hc->hc_ans) != PDP_ALLOW)

@@ -108,7 +108,9 @@ static box_err
 event_payload(box_buf *b, uint64_t seq, const pdp_event *e)
 {
     unsigned char has = (e->ev_principal ? 1 : 0) | (e->ev_resource ? 2 : 0) |
-                        (e->ev_context ? 4 : 0);
+                        (e->ev_context ? 4 : 0) |
+                        (e->ev_state == PDP_EV_PENDING ? 8 : 0) |
+                        (e->ev_state == PDP_EV_VOID ? 16 : 0);
     size_t klen = strlen(e->ev_kind);
     box_err rv = box_buf_append(b, "\0\0\0\0\0\0\0\0", HS_FRAME);
     if (rv == BOX_OK)
@@ -208,6 +210,24 @@ pdp_hstore_put_event(pdp_hstore *s, uint64_t seq, const pdp_event *e,
 }
 
 box_err
+pdp_hstore_put_void(pdp_hstore *s, uint64_t seq, uint64_t *ticket)
+{
+    box_buf b;
+    box_buf_init(&b, HS_FRAME + 16);
+    box_err rv = box_buf_append(&b, "\0\0\0\0\0\0\0\0", HS_FRAME);
+    if (rv == BOX_OK)
+        rv = box_buf_putc(&b, 'V');
+    if (rv == BOX_OK)
+        rv = put_u64(&b, seq);
+    if (rv == BOX_OK) {
+        frame(&b);
+        rv = hs_write(s, &b, ticket);
+    }
+    box_buf_reset(&b);
+    return rv;
+}
+
+box_err
 pdp_hstore_put_rules(pdp_hstore *s, const pdp_hstore_rule *rules, size_t n,
                      uint64_t *ticket)
 {
@@ -254,8 +274,12 @@ replay_event(pdp_hist *h, const unsigned char *p, size_t n, bool *first)
     uint32_t klen = rd32(p + 17);
     p += 21;
     n -= 21;
-    if (klen == 0 || klen > n || klen > 255 || (has & ~7u) != 0)
+    if (klen == 0 || klen > n || klen > 255 || (has & ~31u) != 0 ||
+        (has & 24u) == 24u)
         return BOX_EINVAL;
+    e.ev_state = (has & 8) ? PDP_EV_PENDING
+                 : (has & 16) ? PDP_EV_VOID
+                              : PDP_EV_REAL;
     char kind[256];
     memcpy(kind, p, klen);
     kind[klen] = '\0';
@@ -294,6 +318,24 @@ replay_event(pdp_hist *h, const unsigned char *p, size_t n, bool *first)
     if (n != 0)
         return BOX_EINVAL;
     return pdp_hist_append(h, &e);
+}
+
+/* A void record: the pending outcome seq was resolved. */
+static box_err
+replay_void(pdp_hist *h, const unsigned char *p, size_t n)
+{
+    if (n != 8)
+        return BOX_EINVAL;
+    uint64_t seq = rd64(p);
+    if (seq < pdp_hist_base(h))
+        return BOX_OK; // aged out before the file was compacted
+    if (seq - pdp_hist_base(h) >= pdp_hist_len(h))
+        return BOX_EINVAL;
+    size_t i = (size_t)(seq - pdp_hist_base(h));
+    if (pdp_hist_at(h, i)->ev_state != PDP_EV_PENDING)
+        return BOX_EINVAL;
+    pdp_hist_set_state(h, i, PDP_EV_VOID);
+    return BOX_OK;
 }
 
 static box_err
@@ -442,6 +484,7 @@ pdp_hstore_open(const char *path, pdp_hist *h, pdp_hstore_rules *rules,
             const unsigned char *p = buf + at + HS_FRAME;
             box_err r = p[0] == 'E'   ? replay_event(h, p + 1, n - 1, &first)
                         : p[0] == 'R' ? replay_rules(p + 1, n - 1, rules)
+                        : p[0] == 'V' ? replay_void(h, p + 1, n - 1)
                                       : BOX_EINVAL;
             if (r == BOX_ENOMEM) {
                 rv = r;

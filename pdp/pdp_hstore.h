@@ -16,9 +16,12 @@
  * big-endian payload length, a 4-byte CRC-32 (IEEE) of the payload, and
  * the payload:
  *   'E' event: u64 seq, i64 ts, u8 has (1 principal, 2 resource,
- *       4 context), kind (u32 length + bytes), then the action, [the
- *       principal], [the resource], the fields and [the context], each in
+ *       4 context; 8 a pending outcome, 16 a void one), kind (u32
+ *       length + bytes), then the action, [the principal], [the
+ *       resource], the fields and [the context], each in
  *       pdp_value_encode's layout;
+ *   'V' void: u64 seq: the pending outcome seq was resolved (its real
+ *       outcome, if any, is an event of its own);
  *   'R' rules: u32 n, then n times u64 since + u32 length + text: the
  *       canonical text of each rule of the generation in force and the
  *       first event it may see (a restart keeps what each rule saw).
@@ -59,6 +62,9 @@ void pdp_hstore_close(pdp_hstore *s); // NULL-safe
  * pdp_hstore_error. */
 box_err pdp_hstore_put_event(pdp_hstore *s, uint64_t seq, const pdp_event *e,
                              uint64_t *ticket) BOX_WARN_UNUSED;
+/* Writes that pending event seq is void from now on. */
+box_err pdp_hstore_put_void(pdp_hstore *s, uint64_t seq,
+                            uint64_t *ticket) BOX_WARN_UNUSED;
 box_err pdp_hstore_put_rules(pdp_hstore *s, const pdp_hstore_rule *rules,
                              size_t n, uint64_t *ticket) BOX_WARN_UNUSED;
 

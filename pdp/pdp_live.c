@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -23,6 +24,12 @@
 
 #define LIVE_RULE_TEXT_MAX ((size_t)1 << 24)
 
+/* A permitted request whose outcome is not known yet: its pending
+ * outcome event, by the request id its outcome will name. */
+typedef struct live_pending {
+    uint64_t lp_request_id;
+    uint64_t lp_seq;
+} live_pending;
 
 struct pdp_live {
     pthread_mutex_t lv_lock;
@@ -38,6 +45,8 @@ struct pdp_live {
     pdp_hstore *lv_store; // where events go before a verdict, or NULL
     uint64_t lv_ticket;   // what the store must sync for the last put
     uint64_t lv_dropped;  // events aged out since the last compaction
+    live_pending *lv_pending; // oldest first
+    size_t lv_npending, lv_cappending;
 };
 
 static int64_t
@@ -80,6 +89,7 @@ pdp_live_free(pdp_live *l)
         return;
     rules_free(l->lv_rules, l->lv_nrules);
     box_free(l->lv_since);
+    box_free(l->lv_pending);
     pdp_hstore_close(l->lv_store);
     pdp_hist_free(l->lv_hist);
     pthread_mutex_destroy(&l->lv_lock);
@@ -200,7 +210,7 @@ static box_err
 append(pdp_live *l, const pdp_policy_set *set, const pdp_value *principal,
        const pdp_value *resource, const pdp_value *action, const char *kind,
        const pdp_value *input, const pdp_value *output,
-       const pdp_value *context, uint64_t request_id)
+       const pdp_value *context, uint64_t request_id, pdp_ev_state state)
 {
     int64_t now = l->lv_clock(l->lv_clock_arg);
     // Engine time never goes back, whatever the wall clock does.
@@ -209,7 +219,7 @@ append(pdp_live *l, const pdp_policy_set *set, const pdp_value *principal,
     box_arena *a = pdp_hist_arena(l->lv_hist);
     if (a == NULL)
         return BOX_ENOMEM;
-    pdp_event e = {.ev_kind = kind, .ev_ts = now};
+    pdp_event e = {.ev_kind = kind, .ev_ts = now, .ev_state = (uint8_t)state};
     const pdp_value *p = NULL, *r = NULL, *in = NULL, *out = NULL;
     pdp_value *fields = pdp_value_record_new(a), *rid = NULL;
     char idtext[24];
@@ -258,8 +268,88 @@ append(pdp_live *l, const pdp_policy_set *set, const pdp_value *principal,
     (void)pdp_policy_temporal(set, &window);
     if (window < now)
         l->lv_dropped += pdp_hist_drop_before(l->lv_hist, now - window);
+    // Pending outcomes aged out with their events need no resolving.
+    size_t gone = 0;
+    while (gone < l->lv_npending &&
+           l->lv_pending[gone].lp_seq < pdp_hist_base(l->lv_hist))
+        gone++;
+    if (gone > 0) {
+        memmove(l->lv_pending, l->lv_pending + gone,
+                (l->lv_npending - gone) * sizeof *l->lv_pending);
+        l->lv_npending -= gone;
+    }
     compact(l);
     return BOX_OK;
+}
+
+/* Remembers that event seq is the pending outcome of request_id. */
+static box_err
+pending_add(pdp_live *l, uint64_t request_id, uint64_t seq)
+{
+    if (l->lv_npending == l->lv_cappending) {
+        size_t nc = l->lv_cappending ? l->lv_cappending * 2 : 16;
+        live_pending *nv = box_realloc(l->lv_pending, nc * sizeof *nv);
+        if (nv == NULL)
+            return BOX_ENOMEM;
+        l->lv_pending = nv;
+        l->lv_cappending = nc;
+    }
+    l->lv_pending[l->lv_npending++] = (live_pending){request_id, seq};
+    return BOX_OK;
+}
+
+/* The pending outcome of request_id (of action with input: ids start
+ * again with each run of the shell), if any, is void from now on: its
+ * real outcome replaces it. Written to the file as well. */
+static box_err
+pending_resolve(pdp_live *l, uint64_t request_id, const pdp_value *action,
+                const pdp_value *input)
+{
+    uint64_t base = pdp_hist_base(l->lv_hist);
+    for (size_t i = l->lv_npending; i-- > 0;) {
+        uint64_t seq = l->lv_pending[i].lp_seq;
+        if (l->lv_pending[i].lp_request_id != request_id || seq < base)
+            continue;
+        const pdp_event *e = pdp_hist_at(l->lv_hist, (size_t)(seq - base));
+        const pdp_value *in = pdp_hist_field(e->ev_fields, "input", 5);
+        if (!pdp_value_equal(e->ev_action, action) ||
+            (in == NULL) != (input == NULL) ||
+            (in != NULL && !pdp_value_equal(in, input)))
+            continue;
+        memmove(l->lv_pending + i, l->lv_pending + i + 1,
+                (l->lv_npending - i - 1) * sizeof *l->lv_pending);
+        l->lv_npending--;
+        pdp_hist_set_state(l->lv_hist, (size_t)(seq - base), PDP_EV_VOID);
+        return l->lv_store != NULL
+                   ? pdp_hstore_put_void(l->lv_store, seq, &l->lv_ticket)
+                   : BOX_OK;
+    }
+    return BOX_OK;
+}
+
+/*
+ * Decides rq at its event with the history as it stands. While outcomes
+ * are pending, a permit must hold whichever way each of them turns out:
+ * it is decided with them taken for responses, then for errors, and only
+ * then as not happened (the answer kept is the first deny, else the
+ * last). A cap on responses then holds however many calls race for it.
+ */
+static box_err
+decide_worlds(pdp_live *l, const pdp_policy_set *set, pdp_request *rq,
+              pdp_answer *ans)
+{
+    static const pdp_tl_pending worlds[] = {
+        PDP_PENDING_RESPONSE, PDP_PENDING_ERROR, PDP_PENDING_NONE};
+    size_t first = l->lv_npending > 0 ? 0 : 2;
+    box_err rv = BOX_OK;
+    for (size_t i = first; i < 3; i++) {
+        rq->rq_pending = (int)worlds[i];
+        rv = pdp_decide(set, rq, ans);
+        if (rv != BOX_OK || pdp_answer_verdict(ans) != PDP_ALLOW)
+            break;
+    }
+    rq->rq_pending = PDP_PENDING_NONE;
+    return rv;
 }
 
 /* A request the history may hold: well-formed and, for a set with a
@@ -303,16 +393,27 @@ pdp_live_decide(pdp_live *l, const pdp_policy_set *set, uint64_t epoch,
     if (rv == BOX_OK)
         rv = append(l, set, rq->rq_principal, rq->rq_resource,
                     rq->rq_action, "request", input, NULL, rq->rq_context,
-                    request_id);
-    uint64_t ticket = l->lv_ticket;
+                    request_id, PDP_EV_REAL);
     if (rv == BOX_OK) {
         rq->rq_hist = l->lv_hist;
         rq->rq_at = pdp_hist_len(l->lv_hist) - 1;
         rq->rq_since = l->lv_since;
-        rv = pdp_decide(set, rq, ans);
+        rv = decide_worlds(l, set, rq, ans);
         rq->rq_hist = NULL;
         rq->rq_since = NULL;
     }
+    // A permit whose outcome a rule reads is pending from now on: the
+    // next decision counts it before its outcome arrives.
+    if (rv == BOX_OK && pdp_answer_verdict(ans) == PDP_ALLOW &&
+        pdp_policy_outcome_reads(set, rq->rq_action)) {
+        uint64_t seq = next_seq(l);
+        rv = append(l, set, rq->rq_principal, rq->rq_resource, rq->rq_action,
+                    "response", input, NULL, NULL, request_id,
+                    PDP_EV_PENDING);
+        if (rv == BOX_OK)
+            rv = pending_add(l, request_id, seq);
+    }
+    uint64_t ticket = l->lv_ticket;
     const char *why = rv != BOX_OK && l->lv_store != NULL
                           ? pdp_hstore_error(l->lv_store)
                           : NULL;
@@ -353,8 +454,10 @@ pdp_live_record(pdp_live *l, const pdp_policy_set *set, uint64_t epoch,
     pthread_mutex_lock(&l->lv_lock);
     box_err rv = adopt(l, set, epoch);
     if (rv == BOX_OK)
+        rv = pending_resolve(l, request_id, action, input);
+    if (rv == BOX_OK)
         rv = append(l, set, principal, resource, action, kind, input, output,
-                    NULL, request_id);
+                    NULL, request_id, PDP_EV_REAL);
     pthread_mutex_unlock(&l->lv_lock);
     return rv;
 }
@@ -380,6 +483,23 @@ pdp_live_open(pdp_live *l, const char *path, char **warn, char **err)
     size_t n = pdp_hist_len(l->lv_hist);
     if (n > 0)
         l->lv_last_ts = pdp_hist_at(l->lv_hist, n - 1)->ev_ts;
+    // Outcomes still pending when the file was last written stay pending
+    // (the call may still report them), known by their request ids.
+    for (size_t i = 0; i < n && rv == BOX_OK; i++) {
+        const pdp_event *e = pdp_hist_at(l->lv_hist, i);
+        const pdp_value *rid =
+            e->ev_state == PDP_EV_PENDING
+                ? pdp_hist_field(e->ev_fields, "requestId", 9)
+                : NULL;
+        size_t len = 0;
+        const char *txt = rid != NULL && pdp_value_kind_of(rid) ==
+                                             PDP_VAL_STRING
+                              ? pdp_value_str(rid, &len)
+                              : NULL;
+        if (txt != NULL) // written by append: the id's digits, NUL-ended
+            rv = pending_add(l, strtoull(txt, NULL, 10),
+                             pdp_hist_base(l->lv_hist) + i);
+    }
 out:
     pthread_mutex_unlock(&l->lv_lock);
     return rv;

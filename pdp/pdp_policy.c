@@ -40,6 +40,9 @@ struct pdp_policy_set {
     bool pl_hist_all;
     const pdp_value **pl_hist_actions;
     uint32_t pl_nhist, pl_caphist;
+    // The actions whose outcomes a predicate reads.
+    const pdp_value **pl_out_actions;
+    uint32_t pl_nout, pl_capout;
     box_err pl_hist_err; // out of memory while collecting: treat as all
     pdp_entities pl_actions;     // the schema's grouped actions (es_n 0: none)
 };
@@ -258,27 +261,49 @@ push_rule(box_arena *a, const pdp_rule ***arr, uint32_t *n, uint32_t *cap,
     return BOX_OK;
 }
 
+/* Adds action to a set of actions (arena arrays), once. */
 static void
-note_action(void *arg, const pdp_value *action)
+action_list_add(pdp_policy_set *set, const pdp_value ***arr, uint32_t *n,
+                uint32_t *cap, const pdp_value *action)
 {
-    pdp_policy_set *set = arg;
-    for (uint32_t i = 0; i < set->pl_nhist; i++)
-        if (pdp_value_equal(set->pl_hist_actions[i], action))
+    for (uint32_t i = 0; i < *n; i++)
+        if (pdp_value_equal((*arr)[i], action))
             return;
-    if (set->pl_nhist == set->pl_caphist) {
-        uint32_t nc = set->pl_caphist ? set->pl_caphist * 2 : 8;
+    if (*n == *cap) {
+        uint32_t nc = *cap ? *cap * 2 : 8;
         const pdp_value **nv =
             box_arena_alloc(set->pl_arena, nc * sizeof *nv);
         if (nv == NULL) {
             set->pl_hist_err = BOX_ENOMEM;
             return;
         }
-        if (set->pl_nhist > 0)
-            memcpy(nv, set->pl_hist_actions, set->pl_nhist * sizeof *nv);
-        set->pl_hist_actions = nv;
-        set->pl_caphist = nc;
+        if (*n > 0)
+            memcpy(nv, *arr, *n * sizeof *nv);
+        *arr = nv;
+        *cap = nc;
     }
-    set->pl_hist_actions[set->pl_nhist++] = action;
+    (*arr)[(*n)++] = action;
+}
+
+static void
+note_action(void *arg, const pdp_value *action)
+{
+    pdp_policy_set *set = arg;
+    action_list_add(set, &set->pl_hist_actions, &set->pl_nhist,
+                    &set->pl_caphist, action);
+}
+
+/* A predicate on an action's outcomes (`::response`, `::error`): a
+ * permit of that action is pending until its outcome is known. */
+static void
+note_outcome_pred(void *arg, const pdp_tl *pred)
+{
+    pdp_policy_set *set = arg;
+    pdp_str k = pred->tl_event_kind;
+    if ((k.len == 8 && memcmp(k.s, "response", 8) == 0) ||
+        (k.len == 5 && memcmp(k.s, "error", 5) == 0))
+        action_list_add(set, &set->pl_out_actions, &set->pl_nout,
+                        &set->pl_capout, pred->tl_action);
 }
 
 /* pl_temporal, pl_window and what the history touches, from every
@@ -292,6 +317,7 @@ note_temporal(void *arg, const pdp_expr *e)
         set->pl_temporal = true;
         set->pl_window = w > set->pl_window ? w : set->pl_window;
         pdp_tl_reads(e->u.tl, note_action, set, &set->pl_hist_all);
+        pdp_tl_each_pred(e->u.tl, note_outcome_pred, set);
     }
     return false; // every node
 }
@@ -328,6 +354,15 @@ pdp_policy_history_reads(const pdp_policy_set *set, const pdp_value *action)
         return true;
     for (uint32_t i = 0; i < set->pl_nhist; i++)
         if (pdp_value_equal(set->pl_hist_actions[i], action))
+            return true;
+    return false;
+}
+
+bool
+pdp_policy_outcome_reads(const pdp_policy_set *set, const pdp_value *action)
+{
+    for (uint32_t i = 0; set->pl_temporal && i < set->pl_nout; i++)
+        if (pdp_value_equal(set->pl_out_actions[i], action))
             return true;
     return false;
 }

@@ -87,6 +87,11 @@ bool pdp_policy_temporal(const pdp_policy_set *set, int64_t *window);
  * decided without the history. */
 bool pdp_policy_history_reads(const pdp_policy_set *set,
                               const pdp_value *action);
+/* Whether a predicate reads action's outcomes (`::response`/`::error`):
+ * a permit of it is then a pending outcome until the outcome is known
+ * (pdp_live). */
+bool pdp_policy_outcome_reads(const pdp_policy_set *set,
+                              const pdp_value *action);
 /* Frees the set and every rule, node and value it holds; NULL is a no-op. */
 void pdp_policy_free(pdp_policy_set *set);
 

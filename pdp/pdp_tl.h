@@ -125,6 +125,16 @@ struct pdp_macros;
 box_err pdp_tl_parse(pdp_lex *lx, box_arena *a, struct pdp_macros *mt,
                      const pdp_tl **out) BOX_WARN_UNUSED;
 
+/* ORDER PDP_PENDING: what a pending outcome (pdp_hist.h) is taken for
+ * in one evaluation: a permitted effect whose outcome is not known yet
+ * has either not happened, or happened (a response whose output fields
+ * are unknown: any constant matches them), or failed. */
+typedef enum pdp_tl_pending {
+    PDP_PENDING_NONE,
+    PDP_PENDING_RESPONSE,
+    PDP_PENDING_ERROR,
+} pdp_tl_pending;
+
 /* The facts a temporal block is decided on: the history, the decision
  * timepoint (its own event is in it), and the request. */
 typedef struct pdp_tl_now {
@@ -133,6 +143,7 @@ typedef struct pdp_tl_now {
     size_t tn_from; // the first event this rule may see (<= tn_at)
     bool tn_scan;   // scan every event, chains unused (the reference the
                     // chained walk is checked against)
+    pdp_tl_pending tn_pending;
     const pdp_value *tn_principal, *tn_resource, *tn_context;
 } pdp_tl_now;
 

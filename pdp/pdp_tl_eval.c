@@ -271,13 +271,29 @@ tl_agg(tl_ctx *c, const pdp_tterm *t, size_t j, tl_row row,
 
 /* ---- formulas (§4.3, §4.4) ---- */
 
+/* A path into a response's `output` group. */
+static bool
+is_output(pdp_str path)
+{
+    return path.len >= 6 && memcmp(path.s, "output", 6) == 0 &&
+           (path.len == 6 || path.s[6] == '.');
+}
+
 static box_err
 tl_pred(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
 {
     const pdp_event *e = pdp_hist_at(c->now->tn_hist, j);
+    const char *kind = e->ev_kind;
+    bool pending = e->ev_state == PDP_EV_PENDING;
+    if (e->ev_state == PDP_EV_VOID ||
+        (pending && c->now->tn_pending == PDP_PENDING_NONE))
+        return BOX_OK;
+    if (pending)
+        kind = c->now->tn_pending == PDP_PENDING_RESPONSE ? "response"
+                                                          : "error";
     if (!pdp_value_equal(e->ev_action, t->tl_action) ||
-        strlen(e->ev_kind) != t->tl_event_kind.len ||
-        memcmp(e->ev_kind, t->tl_event_kind.s, t->tl_event_kind.len) != 0)
+        strlen(kind) != t->tl_event_kind.len ||
+        memcmp(kind, t->tl_event_kind.s, t->tl_event_kind.len) != 0)
         return BOX_OK;
     for (uint32_t i = 0; i < t->tl_nargs; i++) {
         const pdp_targ *a = &t->tl_args[i];
@@ -285,12 +301,17 @@ tl_pred(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
             pdp_hist_field(e->ev_fields, a->ta_path.s, a->ta_path.len);
         if (a->ta_term->tt_kind == PDP_TT_WILD)
             continue;
+        // A pending response's output is not known: any value may come,
+        // but none can be bound.
+        bool unknown = f == NULL && pending && is_output(a->ta_path);
         if (is_unbound(a->ta_term, row)) {
             if (f == NULL)
                 return BOX_OK;
             TRY(row_set(c, row, a->ta_term->tt_name, f, &row));
             continue;
         }
+        if (unknown)
+            continue;
         const pdp_value *v = NULL;
         TRY(tl_resolve(c, a->ta_term, j, row, &v));
         if (v == NULL || f == NULL || !pdp_value_equal(v, f))
@@ -387,9 +408,16 @@ walk_start(tl_ctx *c, const pdp_tl *p, tl_row row, size_t j, tl_walk *w)
     *w = (tl_walk){.tw_mode = TW_SCAN, .tw_k = j, .tw_more = true};
     if (p == NULL || c->now->tn_scan)
         return BOX_OK;
+    // Pending outcomes are chained as responses and lack their output:
+    // taken for errors, or matched on output, they are found by scanning.
+    pdp_tl_pending pend = c->now->tn_pending;
+    if (pend == PDP_PENDING_ERROR && p->tl_event_kind.len == 5 &&
+        memcmp(p->tl_event_kind.s, "error", 5) == 0)
+        return BOX_OK;
     for (uint32_t i = 0; i < p->tl_nargs; i++) {
         const pdp_targ *a = &p->tl_args[i];
-        if (a->ta_term->tt_kind == PDP_TT_WILD || is_unbound(a->ta_term, row))
+        if (a->ta_term->tt_kind == PDP_TT_WILD || is_unbound(a->ta_term, row) ||
+            (pend == PDP_PENDING_RESPONSE && is_output(a->ta_path)))
             continue;
         const pdp_value *v = NULL;
         TRY(tl_resolve(c, a->ta_term, j, row, &v));
