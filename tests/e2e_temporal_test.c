@@ -143,6 +143,47 @@ test_outcomes_count(void **state)
     box_proc_result_free(&r);
 }
 
+/* Budgets under concurrency (issue 21 item 6): 16 calls race for a cap
+ * of 5 rm responses; a permit is counted from the moment it is given, so
+ * exactly 5 run rm and 11 are refused, however the calls interleave. */
+static const char race_policy[] =
+    "permit (principal, action == Box::Action::\"shell:exec\", resource);\n"
+    "permit (principal, action in [Box::Action::\"fs:read\", "
+    "Box::Action::\"fs:delete\"], resource)\n"
+    "when { context.input.path like \"~/src/project/*\" };\n"
+    "@id(\"rm-cap\")\n"
+    "forbid (principal, action == Box::Action::\"shell:exec\", resource)\n"
+    "when { context.input.program == \"rm\" }\n"
+    "when temporal { (count for (t: Timepoint). where formerly within 1m "
+    "(Box::Action::\"shell:exec\"::response{ input.program: \"rm\" } && "
+    "tp(t))) >= 5 };\n";
+
+static void
+test_racing_calls_hold_a_cap(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, "");
+    box_world_policy(w, race_policy);
+    box_proc_result r;
+    box_world_run(w,
+                  "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do\n"
+                  "  (sh -c \"rm -f gone$i\" 2>/dev/null; echo \"status $?\") &\n"
+                  "done; wait\n",
+                  &r);
+    unsigned ok = 0, refused = 0;
+    for (const char *p = r.pr_out; (p = strstr(p, "status ")) != NULL; p++) {
+        ok += strncmp(p, "status 0\n", 9) == 0;
+        refused += strncmp(p, "status 126\n", 11) == 0;
+    }
+    if (ok + refused != 16)
+        print_error("out: %s\n", r.pr_out);
+    print_message("16 racing calls against a cap of 5: %u ran rm, %u "
+                  "refused\n", ok, refused);
+    assert_int_equal(ok, 5);
+    assert_int_equal(refused, 11);
+    box_proc_result_free(&r);
+}
+
 int
 main(void)
 {
@@ -153,6 +194,8 @@ main(void)
                                         box_world_setup, box_world_teardown),
         cmocka_unit_test_setup_teardown(test_outcomes_count, box_world_setup,
                                         box_world_teardown),
+        cmocka_unit_test_setup_teardown(test_racing_calls_hold_a_cap,
+                                        box_world_setup, box_world_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
