@@ -685,10 +685,18 @@ test_torn_tail_cut_with_warning(void **state)
 
 /* ---- (c) a full disk ---- */
 
-#define FULL_BOUND 40
-#define FULL_BEFORE 2    // deletes before the disk fills
-#define FULL_SLACK_MAX 64 // deletes that may still fit in the last page
-#define FULL_FAULTS 3     // storage-fault denials asked for in a row
+#define FULL_BEFORE 2  // deletes before the disk fills
+#define FULL_FAULTS 3  // storage-fault denials asked for in a row
+#define FULL_RECORD_MIN 256 // an event record is longer (about 420 bytes)
+
+/* How many deletes may still fit once the disk is full: as many records
+ * as the history's last page holds. */
+static int
+full_slack_max(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    return (int)((page > 0 ? page : 4096) / FULL_RECORD_MIN);
+}
 
 static const char full_fault[] = "the policy history could not be stored";
 static const char full_enospc[] = "No space left on device";
@@ -736,7 +744,7 @@ static int
 full_until_fault(box_rpc_client *c, const char *path, bool past_cap)
 {
     dur_answer a;
-    for (int fit = 0; fit <= FULL_SLACK_MAX; fit++) {
+    for (int fit = 0; fit <= full_slack_max(); fit++) {
         assert_int_equal(dur_delete(c, path, &a), BOX_OK);
         if (a.da_reason == BOX__REASON_CLASS__REASON_INTERNAL_FAULT) {
             full_expect_fault(&a);
@@ -754,7 +762,7 @@ full_until_fault(box_rpc_client *c, const char *path, bool past_cap)
         assert_true(dur_is(&a, BOX__VERDICT__VERDICT_DENY,
                            BOX__REASON_CLASS__REASON_FORBIDDEN, "cap"));
     }
-    fail_msg("more than %d deletes fit on a full disk", FULL_SLACK_MAX);
+    fail_msg("more than %d deletes fit on a full disk", full_slack_max());
     return -1; // not reached: cmocka's failure leaves the test
 }
 
@@ -810,7 +818,9 @@ test_full_disk_child(void **state)
     const char *path = "~/full/victim";
     char filler[192];
     snprintf(filler, sizeof filler, "%s/filler", f->df_hist_dir);
-    dur_policy(f, FULL_BOUND);
+    // Above any count this test can store before it probes.
+    int bound = FULL_BEFORE + full_slack_max() + 2;
+    dur_policy(f, bound);
     dur_start(f);
     box_rpc_client *c = dur_client(f);
     dur_answer a;
@@ -835,7 +845,7 @@ test_full_disk_child(void **state)
     dur_expect_permit(&a, "delete after room was made");
     box_rpc_client_close(c);
     int want = FULL_BEFORE + slack + 1;
-    int counted = dur_count(f, path, FULL_BOUND);
+    int counted = dur_count(f, path, bound);
     print_message("full disk: counted %d events, stored %d\n", counted, want);
     assert_int_equal(counted, want);
     full_expect_replayed(f, 0);
@@ -870,11 +880,11 @@ test_full_disk_child(void **state)
     assert_true(dur_is(&a, BOX__VERDICT__VERDICT_DENY,
                        BOX__REASON_CLASS__REASON_FORBIDDEN, "cap"));
     box_rpc_client_close(c);
-    full_expect_replayed(f, FULL_BOUND);
+    full_expect_replayed(f, bound);
     // What went in while the disk was full is whole records: a restart
     // replays all of it, with no tail to cut.
     dur_start(f);
-    full_expect_replayed(f, FULL_BOUND + slack + 1);
+    full_expect_replayed(f, bound + slack + 1);
 }
 
 /* The namespace child after its exec: the test above, in its own group.
