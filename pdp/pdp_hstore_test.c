@@ -476,6 +476,49 @@ test_full_disk_denies(void **state)
     box_free(p);
 }
 
+/* Every allocation of the first decision over a store failing in turn
+ * (box_alloc_fail_after): each failure is a deny, never a crash or a
+ * permit; ASan checks that nothing leaks. */
+static void
+test_first_decision_alloc_walk(void **state)
+{
+    box_arena *a = *state;
+    char *p = path_of("h8");
+    pdp_policy_set *set = load_policy(cap_policy);
+    pdp_answer *ans = pdp_answer_new();
+    fake_clock fc = {.now = 1};
+    // Built before any failure is armed: only the decision may fail.
+    pdp_request rq = {
+        .rq_principal = tv(a, "A::User::\"u\""),
+        .rq_action = tv(a, "A::Action::\"rm\""),
+        .rq_resource = tv(a, "A::R::\"r\""),
+        .rq_context = tv(a, "{input: {}}"),
+        .rq_resource_text = "rm",
+        .rq_resource_len = 2,
+    };
+    for (unsigned long n = 0;; n++) {
+        char *warn = NULL, *err = NULL;
+        unlink(p);
+        pdp_live *l = pdp_live_new(clock_read, &fc);
+        assert_non_null(l);
+        assert_int_equal(pdp_live_open(l, p, &warn, &err), BOX_OK);
+        box_alloc_fail_after(n);
+        box_err rv = pdp_live_decide(l, set, 1, &rq, 9, ans);
+        unsigned long calls = box_alloc_calls();
+        box_alloc_fail_off();
+        if (rv != BOX_OK)
+            assert_int_equal(pdp_answer_verdict(ans), PDP_DENY);
+        pdp_live_free(l);
+        if (calls <= n) {
+            assert_int_equal(rv, BOX_OK); // no failure: the walk is done
+            break;
+        }
+    }
+    pdp_answer_free(ans);
+    pdp_policy_free(set);
+    box_free(p);
+}
+
 static int
 setup(void **state)
 {
@@ -515,6 +558,7 @@ main(void)
         cmocka_unit_test(test_concurrent_decisions),
         cmocka_unit_test(test_compaction),
         cmocka_unit_test(test_full_disk_denies),
+        cmocka_unit_test(test_first_decision_alloc_walk),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -74,9 +74,12 @@ pdp_live_new(pdp_live_clock clock, void *clock_arg)
     return l;
 }
 
+/* NULL-safe: adopt frees a table whose allocation failed. */
 static void
 rules_free(pdp_hstore_rule *r, size_t n)
 {
+    if (r == NULL)
+        return;
     for (size_t i = 0; i < n; i++)
         box_free(r[i].hr_text);
     box_free(r);
