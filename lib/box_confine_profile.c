@@ -191,12 +191,13 @@ box_confine_pdp(const box_confine_pdp_args *a, box_confine_spec *spec,
                             BOX_LL_WRITE_FILE | BOX_LL_MAKE_REG, a->pa_homes,
                             err);
     // The history is read back at start, cut after a torn tail, and
-    // compacted by a new file renamed over it: its own directory.
+    // compacted by a new file renamed over it: its own directory, opened
+    // to sync the rename.
     if (rv == BOX_OK && a->pa_history != NULL)
         rv = prof_write_dir(spec, a->pa_history, "--history",
-                            BOX_LL_READ_FILE | BOX_LL_WRITE_FILE |
-                                BOX_LL_MAKE_REG | BOX_LL_REMOVE_FILE |
-                                BOX_LL_TRUNCATE,
+                            BOX_LL_READ_FILE | BOX_LL_READ_DIR |
+                                BOX_LL_WRITE_FILE | BOX_LL_MAKE_REG |
+                                BOX_LL_REMOVE_FILE | BOX_LL_TRUNCATE,
                             a->pa_homes, err);
     prof_unix_sockets_only(spec, unix_only);
     return prof_done(spec, rv, err);

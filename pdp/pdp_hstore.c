@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -27,7 +28,30 @@ struct pdp_hstore {
     pthread_mutex_t hs_sync_lock;   // one fdatasync at a time
     uint64_t hs_synced;             // durable up to here (under hs_sync_lock)
     char hs_error[256];
+    bool hs_broken; // a record could not be cut back: no more writes
 };
+
+/* The directory holding path, synced (a rename in it made durable). */
+static int
+sync_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int r = fsync(fd);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return r;
+}
 
 /* CRC-32 (IEEE 802.3, reflected), bit by bit: records are short. */
 static uint32_t
@@ -166,6 +190,8 @@ rules_payload(box_buf *b, const pdp_hstore_rule *r, size_t n)
 static box_err
 hs_write(pdp_hstore *s, const box_buf *b, uint64_t *ticket)
 {
+    if (s->hs_broken)
+        return BOX_EIO; // hs_error says why
     if (b->b_len - HS_FRAME > HS_RECORD_MAX) {
         snprintf(s->hs_error, sizeof s->hs_error,
                  "history record of %zu bytes over the limit",
@@ -207,6 +233,25 @@ pdp_hstore_put_event(pdp_hstore *s, uint64_t seq, const pdp_event *e,
                  box_strerror(rv));
     box_buf_reset(&b);
     return rv;
+}
+
+box_err
+pdp_hstore_cut(pdp_hstore *s, uint64_t size)
+{
+    if (size > s->hs_size)
+        return BOX_EINVAL;
+    if (ftruncate(s->hs_fd, (off_t)size) != 0) {
+        hs_fail(s, "cannot cut back the history", errno);
+        s->hs_broken = true;
+        return BOX_EIO;
+    }
+    s->hs_size = size;
+    atomic_store(&s->hs_written, size);
+    pthread_mutex_lock(&s->hs_sync_lock);
+    if (s->hs_synced > size)
+        s->hs_synced = size;
+    pthread_mutex_unlock(&s->hs_sync_lock);
+    return BOX_OK;
 }
 
 box_err
@@ -581,6 +626,13 @@ pdp_hstore_compact(pdp_hstore *s, const pdp_hist *h,
         hs_fail(s, "cannot put the compacted history in place", errno);
         rv = BOX_EIO;
     }
+    // The rename itself made durable: else a power loss could bring back
+    // the old file, without what is written to the new one from now on.
+    // The new file is the history either way (its name says so now), so
+    // a failure here is said, not undone.
+    if (rv == BOX_OK && sync_dir(s->hs_path) != 0)
+        hs_fail(s, "cannot sync the history's directory after compaction",
+                errno);
     if (rv == BOX_OK) {
         // The new file is the history from now on; no sync may be in
         // flight on the old descriptor while it closes.

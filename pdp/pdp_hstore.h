@@ -62,6 +62,11 @@ void pdp_hstore_close(pdp_hstore *s); // NULL-safe
  * pdp_hstore_error. */
 box_err pdp_hstore_put_event(pdp_hstore *s, uint64_t seq, const pdp_event *e,
                              uint64_t *ticket) BOX_WARN_UNUSED;
+/* A cut back to a size pdp_hstore_size gave: a record whose event could
+ * not be kept in memory is taken back, so no two records ever share a
+ * sequence number. A failed cut stops every later write. */
+box_err pdp_hstore_cut(pdp_hstore *s, uint64_t size) BOX_WARN_UNUSED;
+
 /* Writes that pending event seq is void from now on. */
 box_err pdp_hstore_put_void(pdp_hstore *s, uint64_t seq,
                             uint64_t *ticket) BOX_WARN_UNUSED;

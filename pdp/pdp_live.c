@@ -260,12 +260,19 @@ append(pdp_live *l, const pdp_policy_set *set, const pdp_value *principal,
     e.ev_resource = r;
     e.ev_fields = fields;
     // On the disk first: an event the file lacks is never decided on.
+    uint64_t before = l->lv_store != NULL ? pdp_hstore_size(l->lv_store) : 0;
     if (l->lv_store != NULL &&
         (rv = pdp_hstore_put_event(l->lv_store, next_seq(l), &e,
                                    &l->lv_ticket)) != BOX_OK)
         return rv;
-    if ((rv = pdp_hist_append(l->lv_hist, &e)) != BOX_OK)
+    if ((rv = pdp_hist_append(l->lv_hist, &e)) != BOX_OK) {
+        // Not kept, so not stored: the next event takes its number.
+        if (l->lv_store != NULL) {
+            box_err crv = pdp_hstore_cut(l->lv_store, before);
+            (void)crv; // a failed cut stops the store: every later put fails
+        }
         return rv;
+    }
     l->lv_last_ts = now;
     int64_t window = 0;
     (void)pdp_policy_temporal(set, &window);
