@@ -46,14 +46,7 @@ box_ask_load_text(const char *name, const char *text, size_t len,
         return pdp_policy_load(text, len, name, out, err);
     rv = pdp_policy_load_checked(text, len, name, schema, home, out, warnings,
                                  &inner);
-    if (rv == BOX_EPARSE || rv == BOX_ENOTSUP) {
-        // As box-pdp and `box policy check` word it (§6.2 step 2).
-        *err = box_asprintf("failed to parse policy source: dogwood parse: %s",
-                            inner ? inner : box_strerror(rv));
-        box_free(inner);
-    } else {
-        *err = inner;
-    }
+    *err = pdp_policy_load_message(rv, inner); // as box-pdp words it
     return rv;
 }
 

@@ -68,7 +68,8 @@ perr(pdp_parser *p, pdp_pos pos, const char *fmt, ...)
     return rv;
 }
 
-/* "<construct> is not supported yet", refusing to load. */
+/* A construct this build does not enable, refusing to load
+ * (BOX_ENOTSUP). */
 static box_err __attribute__((format(printf, 3, 4)))
 unsup(pdp_parser *p, pdp_pos pos, const char *fmt, ...)
 {
@@ -77,8 +78,8 @@ unsup(pdp_parser *p, pdp_pos pos, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
-    return pdp_lex_error(&p->ps_lx, BOX_ENOTSUP, pos.line, pos.col,
-                         "%s is not supported yet", what);
+    return pdp_lex_error(&p->ps_lx, BOX_ENOTSUP, pos.line, pos.col, "%s",
+                         what);
 }
 
 /* A short display of a token for "found …". */
@@ -375,7 +376,7 @@ parse_name(pdp_parser *p, const pdp_expr **out)
             rv = perr(p, pos, "in `def cedar` body: macro-in-macro is not "
                       "supported");
         else if (nseg > 1)
-            rv = unsup(p, pos, "information provider call `%s(…)`",
+            rv = unsup(p, pos, PDP_PARSE_NO_PROVIDERS " (`%s(…)`)",
                        path.b_data);
         else if (pdp_ext_lookup(path.b_data, path.b_len, PDP_XS_FUNCTION, &m))
             rv = parse_call(p, m, pos, out);

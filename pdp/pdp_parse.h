@@ -35,6 +35,11 @@ box_err pdp_parse(const char *text, size_t len, const char *file,
                   box_arena *a, const pdp_ast **out,
                   box_buf *err) BOX_WARN_UNUSED;
 
+/* What a provider call (`Ns::Fn(…)`, dogwood-spec §2.7) is refused with:
+ * this build enables none (Box enables none either: §6.2 step 3). */
+#define PDP_PARSE_NO_PROVIDERS \
+    "information providers are not enabled in this build"
+
 /* A macro library (dogwood-spec §2.6) in place of the built-in one. */
 typedef struct pdp_parse_lib_text {
     const char *pl_text;

@@ -796,8 +796,8 @@ test_macros(void **state)
     /* Providers stay refused, outside macros too. */
     check_expr_error("Strings::Matches(context.input.path, \"x\").matched",
                      BOX_ENOTSUP,
-                     "f.dw:1:44: information provider call "
-                     "`Strings::Matches(…)` is not supported yet");
+                     "f.dw:1:44: information providers are not enabled in "
+                     "this build (`Strings::Matches(…)`)");
 }
 
 /* The temporal sub-language (dogwood-spec §2.4) and `guardrails`. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "pdp_parse.h"
 
 box_err
 pdp_read_text_file(const char *path, const char *what, size_t max,
@@ -81,13 +82,24 @@ pdp_policy_load_file(const char *path, const char *home, pdp_policy_set **out,
                                  path ? path : "<no authored policy>", NULL,
                                  home, out, warnings, &inner);
     box_free(text);
-    if (rv == BOX_EPARSE || rv == BOX_ENOTSUP) {
-        // §6.2 step 2 names where a parse failure comes from.
-        *err = box_asprintf("failed to parse policy source: dogwood parse: %s",
-                            inner ? inner : box_strerror(rv));
-        box_free(inner);
-    } else {
-        *err = inner;
-    }
+    *err = pdp_policy_load_message(rv, inner);
     return rv;
+}
+
+char *
+pdp_policy_load_message(box_err rv, char *inner)
+{
+    if (rv != BOX_EPARSE && rv != BOX_ENOTSUP)
+        return inner;
+    char *msg;
+    if (rv == BOX_ENOTSUP && inner != NULL &&
+        strstr(inner, ": " PDP_PARSE_NO_PROVIDERS) != NULL)
+        // §6.2 step 3: provider use, after the parse.
+        msg = box_strdup("failed to parse policy source: dogwood: "
+                         PDP_PARSE_NO_PROVIDERS);
+    else // §6.2 step 2 names where a parse failure comes from
+        msg = box_asprintf("failed to parse policy source: dogwood parse: %s",
+                           inner != NULL ? inner : box_strerror(rv));
+    box_free(inner);
+    return msg;
 }

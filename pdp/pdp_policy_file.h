@@ -26,6 +26,11 @@ box_err pdp_read_text_file(const char *path, const char *what, size_t max,
                            char **text, size_t *len,
                            char **err) BOX_WARN_UNUSED;
 
+/* The §6.2 text of a Box load's failure rv whose own message is inner
+ * (taken: freed or returned): parse failures and provider use get their
+ * prefixes, refusals stand as they are. NULL when out of memory. */
+char *pdp_policy_load_message(box_err rv, char *inner);
+
 box_err pdp_policy_load_file(const char *path, const char *home,
                              pdp_policy_set **out,
                              pdp_validate_warnings *warnings,
