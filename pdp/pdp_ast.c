@@ -61,6 +61,19 @@ pdp_rule_put_id(box_buf *b, const pdp_annot *id)
     return box_buf_puts(b, "\")");
 }
 
+box_err
+pdp_rule_put_name(box_buf *b, const pdp_rule *r)
+{
+    const pdp_annot *an = pdp_rule_annot(r, "id");
+    box_err rv = an != NULL
+                     ? pdp_rule_put_id(b, an)
+                     : box_buf_printf(b, "the %s rule with no @id",
+                                      r->r_effect == PDP_PERMIT ? "permit"
+                                                                : "forbid");
+    return rv == BOX_OK ? box_buf_printf(b, " (rule %u)", r->r_index + 1)
+                        : rv;
+}
+
 static bool
 is_white(uint32_t c)
 {

@@ -266,6 +266,9 @@ const pdp_annot *pdp_rule_annot(const pdp_rule *r, const char *key);
 /* Appends `rule @id("<id>")`, the id escaped like Rust's Debug for str:
  * how warnings name a rule that has an @id. */
 box_err pdp_rule_put_id(box_buf *b, const pdp_annot *id) BOX_WARN_UNUSED;
+/* `rule @id("x") (rule N)` when the rule has an @id (even blank), else
+ * `the permit rule with no @id (rule N)`; N 1-based (§6.2's naming). */
+box_err pdp_rule_put_name(box_buf *b, const pdp_rule *r) BOX_WARN_UNUSED;
 /* True iff s is empty or only Unicode whitespace (blank @id/@description). */
 bool pdp_str_blank(pdp_str s);
 

@@ -9,6 +9,7 @@
 #include "box_buf.h"
 #include "box_arena.h"
 #include "box_escape.h"
+#include "pdp_cap.h"
 #include "pdp_int.h"
 #include "pdp_message.h"
 #include "pdp_parse.h"
@@ -66,28 +67,6 @@ pdp_rule_description(const pdp_rule *r)
         return an->an_value;
     pdp_str none = {NULL, 0};
     return none;
-}
-
-/* `rule @id("x")` when the rule has an @id (even blank), else
- * `the permit rule with no @id`; then ` (rule N)`, N 1-based. */
-static box_err
-put_rule_name(box_buf *b, const pdp_rule *r)
-{
-    const pdp_annot *an = pdp_rule_annot(r, "id");
-    box_err rv;
-    if (an != NULL) {
-        if ((rv = box_buf_puts(b, "rule @id(\"")) != BOX_OK ||
-            (rv = box_escape_debug_str(b, an->an_value.s, an->an_value.len)) !=
-                BOX_OK ||
-            (rv = box_buf_puts(b, "\")")) != BOX_OK)
-            return rv;
-    } else if ((rv = box_buf_printf(b, "the %s rule with no @id",
-                                    r->r_effect == PDP_PERMIT ? "permit"
-                                                              : "forbid")) !=
-               BOX_OK) {
-        return rv;
-    }
-    return box_buf_printf(b, " (rule %u)", r->r_index + 1);
 }
 
 /* ---- §6.2 step 5: one @id on several rules ---- */
@@ -198,7 +177,7 @@ check_reserved_actions(const pdp_ast *ast, box_buf *msg)
         rv = box_buf_puts(msg, any ? "; " : "policy names only a reserved "
                                             "action: ");
         if (rv == BOX_OK)
-            rv = put_rule_name(msg, r);
+            rv = pdp_rule_put_name(msg, r);
         if (rv == BOX_OK)
             rv = box_buf_puts(msg, " names only the reserved action "
                                    "\"fs:other\"");
@@ -609,6 +588,7 @@ load(const char *text, size_t len, const char *filename, load_mode mode,
     box_buf_init(&msg, 1u << 20);
     pdp_policy_set *set = NULL;
     pdp_evschema *own_events = NULL;
+    pdp_validate_warnings cap_warn = {0};
     bool checked = mode == LOAD_BOX || (mode == LOAD_DOGWOOD && schema);
     box_err rv;
     *out = NULL;
@@ -657,6 +637,11 @@ load(const char *text, size_t len, const char *filename, load_mode mode,
         goto out;
     if ((rv = check_reserved_actions(set->pl_ast, &msg)) != BOX_OK)
         goto out;
+    // Box's step 7; its warnings follow the spelling ones (step 9).
+    if (mode == LOAD_BOX &&
+        (rv = pdp_cap_judge(set->pl_ast, warnings != NULL ? &cap_warn : NULL,
+                            &msg)) != BOX_OK)
+        goto out;
     if (events != NULL &&
         (rv = pdp_tl_apply_pins(set->pl_ast, events, set->pl_arena)) != BOX_OK)
         goto out;
@@ -665,9 +650,16 @@ load(const char *text, size_t len, const char *filename, load_mode mode,
     if (checked &&
         (rv = check_schema(set, &src, events, home, warnings, &msg)) != BOX_OK)
         goto out;
+    for (size_t i = 0; warnings != NULL && i < cap_warn.vw_n && rv == BOX_OK;
+         i++)
+        rv = pdp_validate_warnings_add(warnings, cap_warn.vw_items[i],
+                                       strlen(cap_warn.vw_items[i]));
+    if (rv != BOX_OK)
+        goto out;
     rv = build_index(set);
 out:
     pdp_evschema_free(own_events);
+    pdp_validate_warnings_free(&cap_warn);
     if (rv != BOX_OK) {
         if (msg.b_len == 0) {
             box_err mrv = box_buf_puts(&msg, box_strerror(rv));
