@@ -418,11 +418,13 @@ static void
 test_refusals(void **state)
 {
     (void)state;
+#define MACRO_CALL                                                            \
+    "permit(principal, action, resource) when temporal { "                    \
+    "count_within(1h, Drupe::Action::\"A\"::request{}) > 1 };"
     static const char *const bad[] = {
         "permit(principal, action, resource) when { 1 = 2 };",
         "def cedar f(?x) { ?x };", // the rules hold expansions
-        "permit(principal, action, resource) when temporal { "
-        "count_within(1h, Drupe::Action::\"A\"::request{}) > 1 };",
+        MACRO_CALL,
         "permit(principal, action, resource)",
         "permit(principal, action, resource) when { \"\\q\" };",
     };

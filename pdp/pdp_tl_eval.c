@@ -499,11 +499,53 @@ tl_since(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
     return BOX_OK;
 }
 
+/* A term whose value needs nothing but the request and row. */
+static bool
+ground_term(const pdp_tterm *t, tl_row row)
+{
+    switch (t->tt_kind) {
+    case PDP_TT_LIT:
+    case PDP_TT_DECIMAL:
+    case PDP_TT_CONTEXT:
+    case PDP_TT_SCOPE:
+        return true;
+    case PDP_TT_VAR:
+        return row_get(row, t->tt_name) != NULL;
+    case PDP_TT_ARRAY:
+        for (uint32_t i = 0; i < t->tt_nitems; i++)
+            if (!ground_term(t->tt_items[i], row))
+                return false;
+        return true;
+    default:
+        return false; // wildcards, aggregates
+    }
+}
+
+/* Comparisons (and conjunctions of them) of ground terms: true or false
+ * for the row as it is, whatever else a conjunction binds. */
+static bool
+ground_filter(const pdp_tl *t, tl_row row)
+{
+    if (t->tl_kind == PDP_TL_AND)
+        return ground_filter(t->tl_l, row) && ground_filter(t->tl_r, row);
+    return t->tl_kind == PDP_TL_CMP && ground_term(t->tl_a, row) &&
+           ground_term(t->tl_b, row);
+}
+
 static box_err
 tl_rel(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
 {
     switch (t->tl_kind) {
     case PDP_TL_AND: {
+        // A conjunction is a join, so its order is free: a right side
+        // that only compares what is already known is decided first
+        // (`exists p. (… && …) && context.input.program == "sh"` then
+        // enumerates nothing for other programs).
+        if (ground_filter(t->tl_r, row)) {
+            bool any = false;
+            TRY(tl_any(c, t->tl_r, j, row, &any));
+            return any ? tl_rel(c, t->tl_l, j, row, out) : BOX_OK;
+        }
         tl_rows left = {0};
         TRY(tl_rel(c, t->tl_l, j, row, &left));
         for (size_t i = 0; i < left.n; i++)
