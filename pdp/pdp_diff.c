@@ -1,0 +1,652 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A decision log replayed against two policies (pdp_diff.h). */
+#include "pdp_diff.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "box_alloc.h"
+#include "box_arena.h"
+#include "box_buf.h"
+#include "pdp_reads.h"
+#include "pdp_reqjson.h"
+
+#define DIFF_SCRATCH_MAX ((size_t)256 << 20) // one decision's values
+// A history event may be stamped this long after its decision's log
+// record (the log is stamped after the decision, the event before it;
+// this is slack for clocks read on different threads).
+#define DIFF_MATCH_SLACK_S 2
+#define DIFF_ARGS_CAP 64 // pdp_dlog's command_args cap (box-spec §7)
+
+/* ------------------------------------------------------------------ */
+/* The request as the log records it                                   */
+/* ------------------------------------------------------------------ */
+
+/* Where a field of context.input comes from in a decision record.
+ * ORDER SRC: src_value's switch. */
+typedef enum src {
+    SRC_RESOURCE,   // strands.box.policy.resource
+    SRC_COMMAND,    // process.command
+    SRC_ARGS_LINE,  // process.command_args joined by spaces, none redacted
+    SRC_ARG1,       // process.command_args[1] (absent when there is none)
+    SRC_ARG2,       // process.command_args[2]
+    SRC_ARG_COUNT,  // entries of process.command_args less one
+    SRC_CWD,        // process.working_directory
+    SRC_ADDRESS,    // server.address
+    SRC_PORT,       // server.port
+    SRC_METHOD,     // http.request.method
+    SRC_URL_PATH,   // the resource after `host:port`
+    SRC_MCP_SERVER, // the resource before its first `/`
+    SRC_NONE,       // not in the log: only the history has it
+} src;
+
+/*
+ * Every field of every action's context.input (box-spec §4) and where
+ * the decision log keeps it (§7). A field whose source is SRC_NONE, or
+ * whose value the log redacted or cut, is unknown: the rebuilt request
+ * leaves it out, and a decision that reads it cannot be told. Optional
+ * fields (`?` in §4) are left out when the log shows they were absent.
+ */
+static const struct field_row {
+    const char *fr_action;
+    const char *fr_field;
+    src fr_src;
+    bool fr_optional;
+} field_tab[] = {
+    {"fs:read", "path", SRC_RESOURCE, false},
+    {"fs:read", "operation", SRC_NONE, false},
+    {"fs:write", "path", SRC_RESOURCE, false},
+    {"fs:write", "operation", SRC_NONE, false},
+    {"fs:delete", "path", SRC_RESOURCE, false},
+    {"fs:delete", "operation", SRC_NONE, false},
+    {"fs:move", "path", SRC_RESOURCE, false},
+    {"fs:move", "operation", SRC_NONE, false},
+    // exec: command_args[0] is the program as spelled.
+    {"shell:exec", "command", SRC_ARGS_LINE, false},
+    {"shell:exec", "program", SRC_COMMAND, false},
+    {"shell:exec", "arg1", SRC_ARG1, true},
+    {"shell:exec", "arg2", SRC_ARG2, true},
+    {"shell:exec", "arg_count", SRC_ARG_COUNT, false},
+    {"shell:exec", "cwd", SRC_CWD, false},
+    // spawn: the log names the program by its reported path, so the
+    // program as spelled (and the command line built from it) is lost.
+    {"shell:spawn", "command", SRC_NONE, false},
+    {"shell:spawn", "program", SRC_NONE, false},
+    {"shell:spawn", "program_path", SRC_COMMAND, false},
+    {"shell:spawn", "arg1", SRC_ARG1, true},
+    {"shell:spawn", "arg2", SRC_ARG2, true},
+    {"shell:spawn", "arg_count", SRC_ARG_COUNT, false},
+    {"shell:spawn", "cwd", SRC_CWD, false},
+    {"shell:spawn", "credential_reads", SRC_NONE, true},
+    // connect: decided before DNS (no ip) and per address (ip); the log
+    // does not say which.
+    {"net:connect", "host", SRC_ADDRESS, false},
+    {"net:connect", "port", SRC_PORT, false},
+    {"net:connect", "ip", SRC_NONE, true},
+    {"http:request", "host", SRC_ADDRESS, false},
+    {"http:request", "port", SRC_PORT, false},
+    {"http:request", "method", SRC_METHOD, false},
+    {"http:request", "path", SRC_URL_PATH, false},
+    {"http:request", "body_bytes", SRC_NONE, false},
+    {"http:request", "intercepted", SRC_NONE, false},
+    // mcp: the resource is server/<tool|prompt|uri|method>, not saying
+    // which.
+    {"mcp:call", "server", SRC_MCP_SERVER, false},
+    {"mcp:call", "method", SRC_NONE, false},
+    {"mcp:call", "tool", SRC_NONE, true},
+    {"mcp:call", "prompt", SRC_NONE, true},
+    {"mcp:call", "uri", SRC_NONE, true},
+};
+#define FIELD_ROWS (sizeof field_tab / sizeof field_tab[0])
+
+/* What the log says of one field. */
+typedef enum known {
+    KNOWN,   // *out holds the value
+    ABSENT,  // an optional field the request did not have
+    UNKNOWN, // the log does not keep it, or redacted or cut it
+} known;
+
+/* An argument as pdp_dlog wrote it, when it is the argument itself: not
+ * `<redacted>`, `--name=<redacted>`, or cut to 4 KiB. */
+static bool
+arg_verbatim(const char *a)
+{
+    static const char red[] = "<redacted>", cut[] = "(truncated)";
+    size_t n = strlen(a);
+    return !(n >= sizeof red - 1 && strcmp(a + n - (sizeof red - 1), red) == 0) &&
+           !(n >= sizeof cut - 1 && strcmp(a + n - (sizeof cut - 1), cut) == 0);
+}
+
+static known
+str_value(box_arena *a, const char *s, size_t n, const pdp_value **out)
+{
+    pdp_value *v = NULL;
+    if (s == NULL || pdp_value_string(a, s, n, &v) != BOX_OK)
+        return UNKNOWN; // absent from the record, or not UTF-8
+    *out = v;
+    return KNOWN;
+}
+
+/* process.command_args[i], an optional argument. */
+static known
+arg_value(const pdp_dlrec *d, size_t i, box_arena *a, const pdp_value **out)
+{
+    if (d->dr_nargs == 0)
+        return UNKNOWN;
+    if (i >= d->dr_nargs)
+        return d->dr_nargs < DIFF_ARGS_CAP ? ABSENT : UNKNOWN;
+    if (!arg_verbatim(d->dr_args[i]))
+        return UNKNOWN;
+    return str_value(a, d->dr_args[i], strlen(d->dr_args[i]), out);
+}
+
+/* The whole command line, when every word of it is in the log. */
+static known
+args_line(const pdp_dlrec *d, box_arena *a, const pdp_value **out)
+{
+    if (d->dr_nargs == 0 || d->dr_nargs >= DIFF_ARGS_CAP)
+        return UNKNOWN;
+    box_buf b;
+    box_buf_init(&b, (size_t)1 << 20);
+    known k = KNOWN;
+    for (size_t i = 0; i < d->dr_nargs && k == KNOWN; i++)
+        if (!arg_verbatim(d->dr_args[i]) ||
+            (i > 0 && box_buf_putc(&b, ' ') != BOX_OK) ||
+            box_buf_puts(&b, d->dr_args[i]) != BOX_OK)
+            k = UNKNOWN;
+    if (k == KNOWN)
+        k = str_value(a, b.b_data, b.b_len, out);
+    box_buf_reset(&b);
+    return k;
+}
+
+/* http:request's resource is host:port/path: the path from the first
+ * `/` after the host. */
+static known
+url_path(const pdp_dlrec *d, box_arena *a, const pdp_value **out)
+{
+    const char *r = d->dr_resource;
+    const char *slash = r != NULL ? strchr(r, '/') : NULL;
+    return slash ? str_value(a, slash, strlen(slash), out) : UNKNOWN;
+}
+
+static known
+src_value(const pdp_dlrec *d, src s, box_arena *a, const pdp_value **out)
+{
+    const char *r = d->dr_resource;
+    pdp_value *v;
+    switch (s) {
+    case SRC_RESOURCE:
+        return str_value(a, r, r ? strlen(r) : 0, out);
+    case SRC_COMMAND:
+        if (d->dr_command == NULL || !arg_verbatim(d->dr_command))
+            return UNKNOWN;
+        return str_value(a, d->dr_command, strlen(d->dr_command), out);
+    case SRC_ARGS_LINE:
+        return args_line(d, a, out);
+    case SRC_ARG1:
+        return arg_value(d, 1, a, out);
+    case SRC_ARG2:
+        return arg_value(d, 2, a, out);
+    case SRC_ARG_COUNT:
+        if (d->dr_nargs == 0 || d->dr_nargs >= DIFF_ARGS_CAP ||
+            (v = pdp_value_long(a, (int64_t)d->dr_nargs - 1)) == NULL)
+            return UNKNOWN;
+        *out = v;
+        return KNOWN;
+    case SRC_CWD:
+        return str_value(a, d->dr_cwd, d->dr_cwd ? strlen(d->dr_cwd) : 0,
+                         out);
+    case SRC_ADDRESS:
+        return str_value(a, d->dr_address,
+                         d->dr_address ? strlen(d->dr_address) : 0, out);
+    case SRC_PORT:
+        if (!d->dr_has_port || (v = pdp_value_long(a, d->dr_port)) == NULL)
+            return UNKNOWN;
+        *out = v;
+        return KNOWN;
+    case SRC_METHOD:
+        return str_value(a, d->dr_method,
+                         d->dr_method ? strlen(d->dr_method) : 0, out);
+    case SRC_URL_PATH:
+        return url_path(d, a, out);
+    case SRC_MCP_SERVER:
+        if (r == NULL || strchr(r, '/') == NULL)
+            return UNKNOWN;
+        return str_value(a, r, (size_t)(strchr(r, '/') - r), out);
+    case SRC_NONE:
+    default:
+        return UNKNOWN;
+    }
+}
+
+/* The request rebuilt from one record: its input and what it lacks. */
+typedef struct rebuilt {
+    const pdp_value *rb_action;
+    pdp_value *rb_input;
+    // Rows of field_tab, by what the log says of them.
+    const struct field_row *rb_known[FIELD_ROWS];
+    const pdp_value *rb_vals[FIELD_ROWS];
+    size_t rb_nknown;
+    const struct field_row *rb_absent[FIELD_ROWS];
+    size_t rb_nabsent;
+    const struct field_row *rb_unknown[FIELD_ROWS];
+    size_t rb_nunknown;
+} rebuilt;
+
+/* The action entity: Box::Action::"<action>", or an uid spelled whole
+ * (a generated MCP tool action). */
+static box_err
+action_value(box_arena *a, const char *action, const pdp_value **out)
+{
+    size_t n = strlen(action);
+    if (strstr(action, "::\"") != NULL &&
+        pdp_reqjson_uid(action, n, a, out) == BOX_OK)
+        return BOX_OK;
+    pdp_value *v = NULL;
+    box_err rv = pdp_value_entity(a, "Box::Action", 11, action, n, &v);
+    *out = v;
+    return rv == BOX_ENOMEM ? BOX_ENOMEM : rv == BOX_OK ? BOX_OK : BOX_EINVAL;
+}
+
+/* Rebuilds d's request into rb; BOX_EINVAL when its action is not an
+ * entity name at all. An action without rows has no known input. */
+static box_err
+rebuild(const pdp_dlrec *d, box_arena *a, rebuilt *rb)
+{
+    memset(rb, 0, sizeof *rb);
+    box_err rv = action_value(a, d->dr_action, &rb->rb_action);
+    if (rv != BOX_OK)
+        return rv;
+    if ((rb->rb_input = pdp_value_record_new(a)) == NULL)
+        return BOX_ENOMEM;
+    for (size_t i = 0; i < FIELD_ROWS; i++) {
+        const struct field_row *fr = &field_tab[i];
+        if (strcmp(fr->fr_action, d->dr_action) != 0)
+            continue;
+        const pdp_value *v = NULL;
+        known k = src_value(d, fr->fr_src, a, &v);
+        if (k == ABSENT && fr->fr_optional) {
+            rb->rb_absent[rb->rb_nabsent++] = fr;
+        } else if (k == KNOWN) {
+            rb->rb_vals[rb->rb_nknown] = v;
+            rb->rb_known[rb->rb_nknown++] = fr;
+            if ((rv = pdp_value_record_put(a, rb->rb_input, fr->fr_field,
+                                           strlen(fr->fr_field), v)) !=
+                BOX_OK)
+                return rv;
+        } else {
+            rb->rb_unknown[rb->rb_nunknown++] = fr;
+        }
+    }
+    return BOX_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The history's own event for a decision                              */
+/* ------------------------------------------------------------------ */
+
+/* Whether event input in agrees with everything the log says. */
+static bool
+input_agrees(const pdp_value *in, const rebuilt *rb)
+{
+    if (in == NULL || pdp_value_kind_of(in) != PDP_VAL_RECORD)
+        return false;
+    for (size_t i = 0; i < rb->rb_nknown; i++) {
+        const char *f = rb->rb_known[i]->fr_field;
+        const pdp_value *v = pdp_value_get(in, f, strlen(f));
+        if (v == NULL || !pdp_value_equal(v, rb->rb_vals[i]))
+            return false;
+    }
+    for (size_t i = 0; i < rb->rb_nabsent; i++) {
+        const char *f = rb->rb_absent[i]->fr_field;
+        if (pdp_value_get(in, f, strlen(f)) != NULL)
+            return false;
+    }
+    return true;
+}
+
+/* The next ::request event of h from *from on that is d's: same action,
+ * input agreeing with the log, not stamped after d. Its index in *at and
+ * *from moved past it (1), or none (0). */
+static int
+hist_match(const pdp_hist *h, size_t *from, const pdp_dlrec *d,
+           const rebuilt *rb, size_t *at)
+{
+    for (size_t k = *from; k < pdp_hist_len(h); k++) {
+        const pdp_event *e = pdp_hist_at(h, k);
+        if (d->dr_has_ts && e->ev_ts > d->dr_ts + DIFF_MATCH_SLACK_S)
+            return 0; // events are in time order
+        if (strcmp(e->ev_kind, "request") != 0 || e->ev_principal == NULL ||
+            e->ev_resource == NULL ||
+            !pdp_value_equal(e->ev_action, rb->rb_action))
+            continue;
+        const pdp_value *in =
+            e->ev_context ? pdp_value_get(e->ev_context, "input", 5)
+                          : pdp_hist_field(e->ev_fields, "input", 5);
+        if (!input_agrees(in, rb))
+            continue;
+        *at = k;
+        *from = k + 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Judging the two answers                                             */
+/* ------------------------------------------------------------------ */
+
+const char *
+pdp_diff_skip_name(pdp_diff_skip s)
+{
+    /* ORDER PDP_DIFF_SKIP */
+    static const char *const names[PDP_DIFF_SKIP_COUNT] = {
+        "none", "control", "enforcement", "cached", "pending", "other",
+    };
+    return (unsigned)s < PDP_DIFF_SKIP_COUNT ? names[s] : "other";
+}
+
+static bool
+starts(const char *s, const char *prefix)
+{
+    return s != NULL && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool
+is(const char *s, const char *t)
+{
+    return s != NULL && strcmp(s, t) == 0;
+}
+
+/* Why a record is not replayed, or PDP_DIFF_SKIP_NONE. */
+static pdp_diff_skip
+skip_of(const pdp_dlrec *d)
+{
+    if (d->dr_kind == PDP_DLREC_CONTROL)
+        return PDP_DIFF_SKIP_CONTROL;
+    if (d->dr_kind != PDP_DLREC_DECISION)
+        return PDP_DIFF_SKIP_OTHER;
+    if (starts(d->dr_rule, "enforcement") || is(d->dr_cause, "enforcement"))
+        return PDP_DIFF_SKIP_ENFORCEMENT;
+    if (d->dr_cached || is(d->dr_rule, "<cached-permit>") ||
+        is(d->dr_cause, "cached"))
+        return PDP_DIFF_SKIP_CACHED;
+    if (is(d->dr_cause, "policy_pending"))
+        return PDP_DIFF_SKIP_PENDING;
+    return PDP_DIFF_SKIP_NONE;
+}
+
+/* The answer as the log would record it (pdp_wire_decide). */
+static pdp_diff_side
+side_of(const pdp_answer *ans)
+{
+    pdp_diff_side s = {.ds_verdict = pdp_answer_verdict(ans)};
+    if (pdp_answer_determining_count(ans) > 0 &&
+        pdp_answer_reason(ans) != PDP_REASON_INTERNAL_FAULT)
+        s.ds_rule = pdp_answer_determining(ans, 0);
+    return s;
+}
+
+static bool
+has_id(const pdp_rule *r)
+{
+    return pdp_rule_display_id(r).s != r->r_pid.s;
+}
+
+bool
+pdp_diff_same_rule(const pdp_rule *a, const pdp_rule *b)
+{
+    if (a == NULL || b == NULL)
+        return a == b;
+    if (has_id(a) != has_id(b))
+        return false;
+    if (has_id(a)) {
+        pdp_str x = pdp_rule_display_id(a), y = pdp_rule_display_id(b);
+        return x.len == y.len && memcmp(x.s, y.s, x.len) == 0;
+    }
+    // No @id: the same rule is the same text, wherever it stands.
+    box_buf ba, bb;
+    box_buf_init(&ba, (size_t)1 << 24);
+    box_buf_init(&bb, (size_t)1 << 24);
+    bool same = pdp_rule_dump(a, &ba) == BOX_OK &&
+                pdp_rule_dump(b, &bb) == BOX_OK && ba.b_len == bb.b_len &&
+                memcmp(ba.b_data, bb.b_data, ba.b_len) == 0;
+    box_buf_reset(&ba);
+    box_buf_reset(&bb);
+    return same;
+}
+
+/* A side's verdict and rule in the log's words: "permit by policy_0". */
+static void
+side_words(const pdp_diff_side *s, char *out, size_t n)
+{
+    pdp_str id = s->ds_rule ? pdp_rule_display_id(s->ds_rule)
+                            : (pdp_str){"<default-deny>", 14};
+    snprintf(out, n, "%s by %.*s",
+             s->ds_verdict == PDP_ALLOW ? "permit" : "deny", (int)id.len,
+             id.s);
+}
+
+/* Whether the old policy's answer is the one the log holds. */
+static bool
+reproduces(const pdp_dlrec *d, const pdp_diff_side *s)
+{
+    if (strcmp(d->dr_verdict, s->ds_verdict == PDP_ALLOW ? "permit" : "deny"))
+        return false;
+    if (d->dr_rule == NULL)
+        return true;
+    pdp_str id = s->ds_rule ? pdp_rule_display_id(s->ds_rule)
+                            : (pdp_str){"<default-deny>", 14};
+    return strlen(d->dr_rule) == id.len &&
+           memcmp(d->dr_rule, id.s, id.len) == 0;
+}
+
+#define TEMPORAL_ERR "a temporal condition needs the history"
+
+/* Why ans could be other with what the rebuilt request lacks, into why
+ * (empty: it could not). */
+static void
+lacking(const pdp_answer *ans, const pdp_policy_set *set, const rebuilt *rb,
+        bool hist_given, char *why, size_t n)
+{
+    char want[160];
+    for (size_t i = 0; i < pdp_answer_error_count(ans); i++) {
+        const char *m = pdp_answer_error_message(ans, i);
+        for (size_t j = 0; j < rb->rb_nunknown; j++) {
+            const char *f = rb->rb_unknown[j]->fr_field;
+            snprintf(want, sizeof want,
+                     "record does not have the attribute `%s`", f);
+            if (strcmp(m, want) == 0) {
+                snprintf(why, n, "depends on context.input.%s, which the "
+                                 "log does not record", f);
+                return;
+            }
+        }
+        if (strncmp(m, TEMPORAL_ERR, sizeof TEMPORAL_ERR - 1) == 0) {
+            snprintf(why, n, "depends on the history (a temporal "
+                             "condition), and %s",
+                     hist_given ? "the history holds no event for it"
+                                : "no history was given");
+            return;
+        }
+    }
+    // An optional field the log hid may have been there: a `has` on it
+    // reads false, never an error, so ask which fields the rules read.
+    pdp_reads r;
+    for (size_t j = 0; j < rb->rb_nunknown; j++) {
+        const struct field_row *fr = rb->rb_unknown[j];
+        if (!fr->fr_optional)
+            continue;
+        pdp_reads_for_action(set, rb->rb_action, &r);
+        bool reads = r.rd_all;
+        for (size_t k = 0; k < r.rd_n && !reads; k++)
+            reads = r.rd_fields[k].len == strlen(fr->fr_field) &&
+                    memcmp(r.rd_fields[k].s, fr->fr_field,
+                           r.rd_fields[k].len) == 0;
+        if (reads) {
+            snprintf(why, n, "may depend on context.input.%s, which the log "
+                             "does not record",
+                     fr->fr_field);
+            return;
+        }
+    }
+    why[0] = '\0';
+}
+
+/* ------------------------------------------------------------------ */
+/* The replay                                                          */
+/* ------------------------------------------------------------------ */
+
+typedef struct run {
+    const pdp_diff_in *ru_in;
+    box_arena *ru_scratch;
+    pdp_answer *ru_old, *ru_new;
+    size_t ru_hist_from; // the next history event a decision may match
+} run;
+
+static box_err
+replay_one(run *ru, const pdp_dlrec *d, pdp_diff_item *it)
+{
+    const pdp_diff_in *in = ru->ru_in;
+    box_arena *a = ru->ru_scratch;
+    rebuilt rb;
+    box_err rv = rebuild(d, a, &rb);
+    if (rv == BOX_EINVAL) {
+        it->di_class = PDP_DIFF_UNKNOWN;
+        snprintf(it->di_why, sizeof it->di_why,
+                 "the action is not a name a policy can hold");
+        return BOX_OK;
+    }
+    if (rv != BOX_OK)
+        return rv;
+    pdp_request rq = {.rq_resource_text = d->dr_resource ? d->dr_resource
+                                                         : "",
+                      .rq_action = rb.rb_action};
+    rq.rq_resource_len = strlen(rq.rq_resource_text);
+    size_t at;
+    if (in->dn_hist != NULL &&
+        hist_match(in->dn_hist, &ru->ru_hist_from, d, &rb, &at)) {
+        const pdp_event *e = pdp_hist_at(in->dn_hist, at);
+        pdp_value *ctx = NULL;
+        rq.rq_principal = e->ev_principal;
+        rq.rq_resource = e->ev_resource;
+        rq.rq_context = e->ev_context;
+        if (rq.rq_context == NULL) {
+            if ((ctx = pdp_value_record_new(a)) == NULL ||
+                (rv = pdp_value_record_put(
+                     a, ctx, "input", 5,
+                     pdp_hist_field(e->ev_fields, "input", 5))) != BOX_OK)
+                return BOX_ENOMEM;
+            rq.rq_context = ctx;
+        }
+        rq.rq_hist = in->dn_hist;
+        rq.rq_at = at;
+        rb.rb_nunknown = 0; // the event is the whole request
+        it->di_from_history = true;
+    } else {
+        pdp_value *p = NULL, *r = NULL, *ctx = pdp_value_record_new(a);
+        if (ctx == NULL ||
+            pdp_value_entity(a, "Box::Agent", 10, "self", 4, &p) != BOX_OK ||
+            pdp_value_entity(a, "Box::Resource", 13, "unused", 6, &r) !=
+                BOX_OK ||
+            pdp_value_record_put(a, ctx, "input", 5, rb.rb_input) != BOX_OK)
+            return BOX_ENOMEM;
+        rq.rq_principal = p;
+        rq.rq_resource = r;
+        rq.rq_context = ctx;
+    }
+    // pdp_decide's failures read as a deny; memory is all they can be.
+    if ((rv = pdp_decide(in->dn_old, &rq, ru->ru_old)) != BOX_OK ||
+        (rv = pdp_decide(in->dn_new, &rq, ru->ru_new)) != BOX_OK)
+        return rv;
+    it->di_old = side_of(ru->ru_old);
+    it->di_new = side_of(ru->ru_new);
+
+    bool hist = in->dn_hist != NULL;
+    lacking(ru->ru_old, in->dn_old, &rb, hist, it->di_why,
+            sizeof it->di_why);
+    if (it->di_why[0] == '\0')
+        lacking(ru->ru_new, in->dn_new, &rb, hist, it->di_why,
+                sizeof it->di_why);
+    if (it->di_why[0] != '\0') {
+        it->di_class = PDP_DIFF_UNKNOWN;
+        return BOX_OK;
+    }
+    if (!reproduces(d, &it->di_old)) {
+        char was[128];
+        side_words(&it->di_old, was, sizeof was);
+        it->di_class = PDP_DIFF_UNKNOWN;
+        snprintf(it->di_why, sizeof it->di_why,
+                 "old policy does not reproduce the logged verdict (logged: "
+                 "%s by %s; old policy: %s)",
+                 d->dr_verdict, d->dr_rule ? d->dr_rule : "?", was);
+        return BOX_OK;
+    }
+    it->di_class = it->di_old.ds_verdict == it->di_new.ds_verdict &&
+                           pdp_diff_same_rule(it->di_old.ds_rule,
+                                              it->di_new.ds_rule)
+                       ? PDP_DIFF_UNCHANGED
+                       : PDP_DIFF_CHANGED;
+    return BOX_OK;
+}
+
+box_err
+pdp_diff_run(const pdp_diff_in *in, pdp_diff_item **items, size_t *n)
+{
+    const pdp_dlread *log = in->dn_log;
+    run ru = {.ru_in = in};
+    *items = NULL;
+    *n = 0;
+    pdp_diff_item *out = box_calloc(log->dl_n + 1, sizeof *out);
+    ru.ru_scratch = box_arena_new(DIFF_SCRATCH_MAX);
+    ru.ru_old = pdp_answer_new();
+    ru.ru_new = pdp_answer_new();
+    box_err rv = BOX_ENOMEM;
+    if (out == NULL || ru.ru_scratch == NULL || ru.ru_old == NULL ||
+        ru.ru_new == NULL)
+        goto out;
+    rv = BOX_OK;
+    for (size_t i = 0; i < log->dl_n && rv == BOX_OK; i++) {
+        const pdp_dlrec *d = &log->dl_recs[i];
+        pdp_diff_item *it = &out[i];
+        it->di_rec = d;
+        if ((it->di_skip = skip_of(d)) != PDP_DIFF_SKIP_NONE) {
+            it->di_class = PDP_DIFF_SKIPPED;
+            continue;
+        }
+        box_arena_reset(ru.ru_scratch);
+        rv = replay_one(&ru, d, it);
+    }
+    if (rv == BOX_OK) {
+        *items = out;
+        *n = log->dl_n;
+        out = NULL;
+    }
+out:
+    box_free(out);
+    pdp_answer_free(ru.ru_old);
+    pdp_answer_free(ru.ru_new);
+    box_arena_free(ru.ru_scratch);
+    return rv;
+}
+
+size_t
+pdp_diff_unrecorded(const pdp_policy_set *old, const pdp_policy_set *new_,
+                    const char **actions, size_t max)
+{
+    box_arena *a = box_arena_new(1u << 16);
+    size_t n = 0;
+    for (size_t i = 0; a != NULL && i < FIELD_ROWS && n < max; i++) {
+        const char *act = field_tab[i].fr_action;
+        if (n > 0 && strcmp(actions[n - 1], act) == 0)
+            continue; // the table's rows of one action are together
+        const pdp_value *v;
+        if (action_value(a, act, &v) == BOX_OK &&
+            pdp_policy_history_reads(new_, v) &&
+            !pdp_policy_history_reads(old, v))
+            actions[n++] = act;
+    }
+    box_arena_free(a);
+    return n;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The impact of a policy edit: a box's recorded decisions replayed
+ * against the old and the new policy (`box policy diff`, issue 21 #9). */
+#ifndef PDP_DIFF_H
+#define PDP_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "box_err.h"
+#include "pdp_decide.h"
+#include "pdp_dlread.h"
+#include "pdp_hist.h"
+#include "pdp_policy.h"
+
+/* What replaying one record found. */
+typedef enum pdp_diff_class {
+    PDP_DIFF_UNCHANGED, // same verdict, same determining rules
+    PDP_DIFF_CHANGED,   // the verdict or the determining rules differ
+    PDP_DIFF_UNKNOWN,   // cannot tell: di_why says why
+    PDP_DIFF_SKIPPED,   // not replayed: di_skip says why
+} pdp_diff_class;
+
+/* ORDER PDP_DIFF_SKIP: pdp_diff_skip_name follows it. */
+typedef enum pdp_diff_skip {
+    PDP_DIFF_SKIP_NONE,
+    PDP_DIFF_SKIP_CONTROL,     // a control record (policy_installed, …)
+    PDP_DIFF_SKIP_ENFORCEMENT, // rule enforcement:<gate>: no policy decided
+    PDP_DIFF_SKIP_CACHED,      // answered from a client's cache
+    PDP_DIFF_SKIP_PENDING,     // no policy was installed yet
+    PDP_DIFF_SKIP_OTHER,       // not a decision (containment, telemetry)
+    PDP_DIFF_SKIP_COUNT
+} pdp_diff_skip;
+
+/* "control", "enforcement", "cached", "pending", "other". */
+const char *pdp_diff_skip_name(pdp_diff_skip s);
+
+/* One policy's answer to a replayed record. */
+typedef struct pdp_diff_side {
+    pdp_verdict ds_verdict;
+    // The rule the log would name (pdp_wire's strands.box.policy.rule):
+    // the first determining rule, NULL for <default-deny> (no rule, or
+    // an evaluation error). Borrowed from the policy set.
+    const pdp_rule *ds_rule;
+} pdp_diff_side;
+
+#define PDP_DIFF_WHY_MAX 320
+
+/* One record of the log, replayed. */
+typedef struct pdp_diff_item {
+    const pdp_dlrec *di_rec; // borrowed from the log
+    pdp_diff_class di_class;
+    pdp_diff_skip di_skip;
+    pdp_diff_side di_old, di_new; // UNCHANGED, CHANGED (UNKNOWN: as far
+                                  // as they went)
+    bool di_from_history; // the request was the history's own event
+    char di_why[PDP_DIFF_WHY_MAX]; // UNKNOWN: e.g. "depends on
+                                   // context.input.operation, which the
+                                   // log does not record"
+} pdp_diff_item;
+
+/* What to replay against. */
+typedef struct pdp_diff_in {
+    const pdp_policy_set *dn_old; // the policy the log was written under
+    const pdp_policy_set *dn_new; // the candidate
+    const pdp_dlread *dn_log;
+    const pdp_hist *dn_hist; // the box's history, or NULL
+} pdp_diff_in;
+
+/*
+ * Replays every record of the log, in order, into *items (one per
+ * record, *n of them; the caller frees the array with box_free). For a
+ * decision:
+ *  - the request is the history's own ::request event when dn_hist holds
+ *    one of the same action whose input agrees with every field the log
+ *    records (the next such, in order); temporal rules are then decided
+ *    at that event. Otherwise it is rebuilt from the log's attributes as
+ *    far as they go (the table in pdp_diff.c) and decided without a
+ *    history;
+ *  - it is UNKNOWN when either policy's answer could depend on what the
+ *    rebuilt request lacks (an error on an absent field, a rule that
+ *    reads a field the log redacted, a temporal condition without a
+ *    history), or when the old policy does not give the logged verdict
+ *    and rule; else CHANGED or UNCHANGED (rules compared by @id, a rule
+ *    without one by its text).
+ * Sets must be loaded without request validation (pdp_policy_load_events
+ * with no action schema): a rebuilt request lacks fields on purpose.
+ * BOX_ENOMEM only.
+ */
+box_err pdp_diff_run(const pdp_diff_in *in, pdp_diff_item **items,
+                     size_t *n) BOX_WARN_UNUSED;
+
+/* Whether two answers' determining rules are the same rules: same @id,
+ * or for a rule without one, the same text. */
+bool pdp_diff_same_rule(const pdp_rule *a, const pdp_rule *b);
+
+/*
+ * The Box actions whose events the new policy's temporal rules read but
+ * the old policy's did not (pdp_policy_history_reads): a history written
+ * under the old policy holds no event of theirs, so what the new policy
+ * decides over it may be short of them. At most max, into actions
+ * (static strings); how many.
+ */
+size_t pdp_diff_unrecorded(const pdp_policy_set *old,
+                           const pdp_policy_set *new_, const char **actions,
+                           size_t max);
+
+#endif
