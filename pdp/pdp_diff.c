@@ -405,7 +405,10 @@ pdp_diff_same_rule(const pdp_rule *a, const pdp_rule *b)
         pdp_str x = pdp_rule_display_id(a), y = pdp_rule_display_id(b);
         return x.len == y.len && memcmp(x.s, y.s, x.len) == 0;
     }
-    // No @id: the same rule is the same text, wherever it stands.
+    // No @id: the same rule is the one at the same place (edited in
+    // place), or the same text (moved).
+    if (a->r_index == b->r_index && a->r_effect == b->r_effect)
+        return true;
     box_buf ba, bb;
     box_buf_init(&ba, (size_t)1 << 24);
     box_buf_init(&bb, (size_t)1 << 24);
@@ -578,9 +581,10 @@ replay_one(run *ru, const pdp_dlrec *d, pdp_diff_item *it)
         side_words(&it->di_old, was, sizeof was);
         it->di_class = PDP_DIFF_UNKNOWN;
         snprintf(it->di_why, sizeof it->di_why,
-                 "old policy does not reproduce the logged verdict (logged: "
-                 "%s by %s; old policy: %s)",
-                 d->dr_verdict, d->dr_rule ? d->dr_rule : "?", was);
+                 "old policy does not reproduce the logged verdict");
+        snprintf(it->di_detail, sizeof it->di_detail,
+                 "logged: %s by %s; old policy: %s", d->dr_verdict,
+                 d->dr_rule ? d->dr_rule : "?", was);
         return BOX_OK;
     }
     it->di_class = it->di_old.ds_verdict == it->di_new.ds_verdict &&

@@ -57,6 +57,9 @@ typedef struct pdp_diff_item {
     char di_why[PDP_DIFF_WHY_MAX]; // UNKNOWN: e.g. "depends on
                                    // context.input.operation, which the
                                    // log does not record"
+    char di_detail[PDP_DIFF_WHY_MAX]; // UNKNOWN: this decision's part,
+                                      // e.g. "logged: deny by x; old
+                                      // policy: permit by y"; or empty
 } pdp_diff_item;
 
 /* What to replay against. */
@@ -81,8 +84,8 @@ typedef struct pdp_diff_in {
  *    rebuilt request lacks (an error on an absent field, a rule that
  *    reads a field the log redacted, a temporal condition without a
  *    history), or when the old policy does not give the logged verdict
- *    and rule; else CHANGED or UNCHANGED (rules compared by @id, a rule
- *    without one by its text).
+ *    and rule; else CHANGED or UNCHANGED (rules compared with
+ *    pdp_diff_same_rule).
  * Sets must be loaded without request validation (pdp_policy_load_events
  * with no action schema): a rebuilt request lacks fields on purpose.
  * BOX_ENOMEM only.
@@ -90,8 +93,9 @@ typedef struct pdp_diff_in {
 box_err pdp_diff_run(const pdp_diff_in *in, pdp_diff_item **items,
                      size_t *n) BOX_WARN_UNUSED;
 
-/* Whether two answers' determining rules are the same rules: same @id,
- * or for a rule without one, the same text. */
+/* Whether two rules (either may be NULL, <default-deny>) are the same
+ * rule of two versions of a policy: the same @id; for rules without one,
+ * the same place and effect (edited in place) or the same text (moved). */
 bool pdp_diff_same_rule(const pdp_rule *a, const pdp_rule *b);
 
 /*
