@@ -8,7 +8,6 @@
 #include "box_alloc.h"
 #include "box_arena.h"
 #include "box_buf.h"
-#include "pdp_reads.h"
 #include "pdp_reqjson.h"
 
 #define DIFF_SCRATCH_MAX ((size_t)256 << 20) // one decision's values
@@ -40,62 +39,90 @@ typedef enum src {
     SRC_NONE,       // not in the log: only the history has it
 } src;
 
+/* What values a field the log lacks can take, when few: the replay then
+ * tries each (ORDER DOM). */
+typedef enum dom {
+    DOM_ANY,  // too many to try
+    DOM_ENUM, // the entity ids fr_ids of type fr_type
+    DOM_BOOL, // false, true
+} dom;
+
+static const char *const read_ops[] = {"read_content", "read_metadata",
+                                       "enumerate",    "read_link",
+                                       "change_dir",   "exec",
+                                       NULL};
+static const char *const write_ops[] = {"write_content", "create_dir",
+                                        "set_permissions", "symlink", NULL};
+static const char *const delete_ops[] = {"remove_file", "remove_dir", NULL};
+static const char *const move_ops[] = {"rename", NULL};
+
 /*
- * Every field of every action's context.input (box-spec §4) and where
- * the decision log keeps it (§7). A field whose source is SRC_NONE, or
- * whose value the log redacted or cut, is unknown: the rebuilt request
- * leaves it out, and a decision that reads it cannot be told. Optional
- * fields (`?` in §4) are left out when the log shows they were absent.
+ * Every field of every action's context.input (box-spec §4, the schema
+ * pdp/schema/actions.cedarschema) and where the decision log keeps it
+ * (§7). A field whose source is SRC_NONE, or whose value the log redacted
+ * or cut, is unknown: a field of few values (fr_dom) is tried with each,
+ * any other is left out of the rebuilt request, and a decision that could
+ * depend on it cannot be told. Optional fields (`?` in §4) are left out
+ * when the log shows they were absent.
  */
 static const struct field_row {
     const char *fr_action;
     const char *fr_field;
     src fr_src;
     bool fr_optional;
+    dom fr_dom;
+    const char *fr_type;        // DOM_ENUM: the entity type
+    const char *const *fr_ids;  // DOM_ENUM: its ids, NULL-ended
 } field_tab[] = {
-    {"fs:read", "path", SRC_RESOURCE, false},
-    {"fs:read", "operation", SRC_NONE, false},
-    {"fs:write", "path", SRC_RESOURCE, false},
-    {"fs:write", "operation", SRC_NONE, false},
-    {"fs:delete", "path", SRC_RESOURCE, false},
-    {"fs:delete", "operation", SRC_NONE, false},
-    {"fs:move", "path", SRC_RESOURCE, false},
-    {"fs:move", "operation", SRC_NONE, false},
+    {"fs:read", "path", SRC_RESOURCE, false, DOM_ANY, NULL, NULL},
+    {"fs:read", "operation", SRC_NONE, false, DOM_ENUM,
+     "Box::FsReadOperation", read_ops},
+    {"fs:write", "path", SRC_RESOURCE, false, DOM_ANY, NULL, NULL},
+    {"fs:write", "operation", SRC_NONE, false, DOM_ENUM,
+     "Box::FsWriteOperation", write_ops},
+    {"fs:delete", "path", SRC_RESOURCE, false, DOM_ANY, NULL, NULL},
+    {"fs:delete", "operation", SRC_NONE, false, DOM_ENUM,
+     "Box::FsDeleteOperation", delete_ops},
+    {"fs:move", "path", SRC_RESOURCE, false, DOM_ANY, NULL, NULL},
+    {"fs:move", "operation", SRC_NONE, false, DOM_ENUM,
+     "Box::FsMoveOperation", move_ops},
     // exec: command_args[0] is the program as spelled.
-    {"shell:exec", "command", SRC_ARGS_LINE, false},
-    {"shell:exec", "program", SRC_COMMAND, false},
-    {"shell:exec", "arg1", SRC_ARG1, true},
-    {"shell:exec", "arg2", SRC_ARG2, true},
-    {"shell:exec", "arg_count", SRC_ARG_COUNT, false},
-    {"shell:exec", "cwd", SRC_CWD, false},
+    {"shell:exec", "command", SRC_ARGS_LINE, false, DOM_ANY, NULL, NULL},
+    {"shell:exec", "program", SRC_COMMAND, false, DOM_ANY, NULL, NULL},
+    {"shell:exec", "arg1", SRC_ARG1, true, DOM_ANY, NULL, NULL},
+    {"shell:exec", "arg2", SRC_ARG2, true, DOM_ANY, NULL, NULL},
+    {"shell:exec", "arg_count", SRC_ARG_COUNT, false, DOM_ANY, NULL, NULL},
+    {"shell:exec", "cwd", SRC_CWD, false, DOM_ANY, NULL, NULL},
     // spawn: the log names the program by its reported path, so the
     // program as spelled (and the command line built from it) is lost.
-    {"shell:spawn", "command", SRC_NONE, false},
-    {"shell:spawn", "program", SRC_NONE, false},
-    {"shell:spawn", "program_path", SRC_COMMAND, false},
-    {"shell:spawn", "arg1", SRC_ARG1, true},
-    {"shell:spawn", "arg2", SRC_ARG2, true},
-    {"shell:spawn", "arg_count", SRC_ARG_COUNT, false},
-    {"shell:spawn", "cwd", SRC_CWD, false},
-    {"shell:spawn", "credential_reads", SRC_NONE, true},
+    {"shell:spawn", "command", SRC_NONE, false, DOM_ANY, NULL, NULL},
+    {"shell:spawn", "program", SRC_NONE, false, DOM_ANY, NULL, NULL},
+    {"shell:spawn", "program_path", SRC_COMMAND, false, DOM_ANY, NULL,
+     NULL},
+    {"shell:spawn", "arg1", SRC_ARG1, true, DOM_ANY, NULL, NULL},
+    {"shell:spawn", "arg2", SRC_ARG2, true, DOM_ANY, NULL, NULL},
+    {"shell:spawn", "arg_count", SRC_ARG_COUNT, false, DOM_ANY, NULL, NULL},
+    {"shell:spawn", "cwd", SRC_CWD, false, DOM_ANY, NULL, NULL},
+    {"shell:spawn", "credential_reads", SRC_NONE, true, DOM_ANY, NULL,
+     NULL},
     // connect: decided before DNS (no ip) and per address (ip); the log
     // does not say which.
-    {"net:connect", "host", SRC_ADDRESS, false},
-    {"net:connect", "port", SRC_PORT, false},
-    {"net:connect", "ip", SRC_NONE, true},
-    {"http:request", "host", SRC_ADDRESS, false},
-    {"http:request", "port", SRC_PORT, false},
-    {"http:request", "method", SRC_METHOD, false},
-    {"http:request", "path", SRC_URL_PATH, false},
-    {"http:request", "body_bytes", SRC_NONE, false},
-    {"http:request", "intercepted", SRC_NONE, false},
+    {"net:connect", "host", SRC_ADDRESS, false, DOM_ANY, NULL, NULL},
+    {"net:connect", "port", SRC_PORT, false, DOM_ANY, NULL, NULL},
+    {"net:connect", "ip", SRC_NONE, true, DOM_ANY, NULL, NULL},
+    {"http:request", "host", SRC_ADDRESS, false, DOM_ANY, NULL, NULL},
+    {"http:request", "port", SRC_PORT, false, DOM_ANY, NULL, NULL},
+    {"http:request", "method", SRC_METHOD, false, DOM_ANY, NULL, NULL},
+    {"http:request", "path", SRC_URL_PATH, false, DOM_ANY, NULL, NULL},
+    {"http:request", "body_bytes", SRC_NONE, false, DOM_ANY, NULL, NULL},
+    {"http:request", "intercepted", SRC_NONE, false, DOM_BOOL, NULL, NULL},
     // mcp: the resource is server/<tool|prompt|uri|method>, not saying
     // which.
-    {"mcp:call", "server", SRC_MCP_SERVER, false},
-    {"mcp:call", "method", SRC_NONE, false},
-    {"mcp:call", "tool", SRC_NONE, true},
-    {"mcp:call", "prompt", SRC_NONE, true},
-    {"mcp:call", "uri", SRC_NONE, true},
+    {"mcp:call", "server", SRC_MCP_SERVER, false, DOM_ANY, NULL, NULL},
+    {"mcp:call", "method", SRC_NONE, false, DOM_ANY, NULL, NULL},
+    {"mcp:call", "tool", SRC_NONE, true, DOM_ANY, NULL, NULL},
+    {"mcp:call", "prompt", SRC_NONE, true, DOM_ANY, NULL, NULL},
+    {"mcp:call", "uri", SRC_NONE, true, DOM_ANY, NULL, NULL},
 };
 #define FIELD_ROWS (sizeof field_tab / sizeof field_tab[0])
 
@@ -223,15 +250,18 @@ src_value(const pdp_dlrec *d, src s, box_arena *a, const pdp_value **out)
 /* The request rebuilt from one record: its input and what it lacks. */
 typedef struct rebuilt {
     const pdp_value *rb_action;
-    pdp_value *rb_input;
     // Rows of field_tab, by what the log says of them.
     const struct field_row *rb_known[FIELD_ROWS];
     const pdp_value *rb_vals[FIELD_ROWS];
     size_t rb_nknown;
     const struct field_row *rb_absent[FIELD_ROWS];
     size_t rb_nabsent;
+    // Unknown, left out of rb_input:
     const struct field_row *rb_unknown[FIELD_ROWS];
     size_t rb_nunknown;
+    // Unknown, each of its few values tried:
+    const struct field_row *rb_enum[FIELD_ROWS];
+    size_t rb_nenum;
 } rebuilt;
 
 /* The action entity: Box::Action::"<action>", or an uid spelled whole
@@ -249,8 +279,9 @@ action_value(box_arena *a, const char *action, const pdp_value **out)
     return rv == BOX_ENOMEM ? BOX_ENOMEM : rv == BOX_OK ? BOX_OK : BOX_EINVAL;
 }
 
-/* Rebuilds d's request into rb; BOX_EINVAL when its action is not an
- * entity name at all. An action without rows has no known input. */
+/* Sorts d's fields into rb by what the log says of them; BOX_EINVAL
+ * when its action is not an entity name at all. An action without rows
+ * has no known input. */
 static box_err
 rebuild(const pdp_dlrec *d, box_arena *a, rebuilt *rb)
 {
@@ -258,8 +289,6 @@ rebuild(const pdp_dlrec *d, box_arena *a, rebuilt *rb)
     box_err rv = action_value(a, d->dr_action, &rb->rb_action);
     if (rv != BOX_OK)
         return rv;
-    if ((rb->rb_input = pdp_value_record_new(a)) == NULL)
-        return BOX_ENOMEM;
     for (size_t i = 0; i < FIELD_ROWS; i++) {
         const struct field_row *fr = &field_tab[i];
         if (strcmp(fr->fr_action, d->dr_action) != 0)
@@ -271,15 +300,72 @@ rebuild(const pdp_dlrec *d, box_arena *a, rebuilt *rb)
         } else if (k == KNOWN) {
             rb->rb_vals[rb->rb_nknown] = v;
             rb->rb_known[rb->rb_nknown++] = fr;
-            if ((rv = pdp_value_record_put(a, rb->rb_input, fr->fr_field,
-                                           strlen(fr->fr_field), v)) !=
-                BOX_OK)
-                return rv;
+        } else if (fr->fr_dom != DOM_ANY) {
+            rb->rb_enum[rb->rb_nenum++] = fr;
         } else {
             rb->rb_unknown[rb->rb_nunknown++] = fr;
         }
     }
     return BOX_OK;
+}
+
+/* Most requests one record is tried as: the product of the sizes of
+ * its few-valued unknown fields (an fs operation: at most 6). */
+#define DIFF_COMPLETIONS_MAX 64
+
+static size_t
+dom_size(const struct field_row *fr)
+{
+    size_t n = 0;
+    if (fr->fr_dom == DOM_BOOL)
+        return 2;
+    while (fr->fr_ids[n] != NULL)
+        n++;
+    return n;
+}
+
+/* How many requests rb stands for (at least 1). */
+static size_t
+completions(const rebuilt *rb)
+{
+    size_t n = 1;
+    for (size_t j = 0; j < rb->rb_nenum; j++)
+        n *= dom_size(rb->rb_enum[j]);
+    return n < DIFF_COMPLETIONS_MAX ? n : DIFF_COMPLETIONS_MAX;
+}
+
+/* The context of request k of rb: its known fields, and each few-valued
+ * unknown one set to a value (k in mixed radix over rb_enum). */
+static box_err
+completion(box_arena *a, const rebuilt *rb, size_t k, const pdp_value **out)
+{
+    pdp_value *in = pdp_value_record_new(a), *ctx = pdp_value_record_new(a);
+    box_err rv = in != NULL && ctx != NULL ? BOX_OK : BOX_ENOMEM;
+    for (size_t i = 0; i < rb->rb_nknown && rv == BOX_OK; i++) {
+        const char *f = rb->rb_known[i]->fr_field;
+        rv = pdp_value_record_put(a, in, f, strlen(f), rb->rb_vals[i]);
+    }
+    for (size_t j = 0; j < rb->rb_nenum && rv == BOX_OK; j++) {
+        const struct field_row *fr = rb->rb_enum[j];
+        size_t n = dom_size(fr), pick = k % n;
+        pdp_value *v = NULL;
+        k /= n;
+        if (fr->fr_dom == DOM_BOOL) {
+            v = pdp_value_bool(a, pick == 1);
+            rv = v != NULL ? BOX_OK : BOX_ENOMEM;
+        } else {
+            rv = pdp_value_entity(a, fr->fr_type, strlen(fr->fr_type),
+                                  fr->fr_ids[pick], strlen(fr->fr_ids[pick]),
+                                  &v);
+        }
+        if (rv == BOX_OK)
+            rv = pdp_value_record_put(a, in, fr->fr_field,
+                                      strlen(fr->fr_field), v);
+    }
+    if (rv == BOX_OK)
+        rv = pdp_value_record_put(a, ctx, "input", 5, in);
+    *out = ctx;
+    return rv;
 }
 
 /* ------------------------------------------------------------------ */
@@ -447,11 +533,11 @@ reproduces(const pdp_dlrec *d, const pdp_diff_side *s)
 
 #define TEMPORAL_ERR "a temporal condition needs the history"
 
-/* Why ans could be other with what the rebuilt request lacks, into why
- * (empty: it could not). */
-static void
-lacking(const pdp_answer *ans, const pdp_policy_set *set, const rebuilt *rb,
-        bool hist_given, char *why, size_t n)
+/* Whether one of ans's errors is the rebuilt request's fault, into why:
+ * a field it left out, or a temporal condition with no history. */
+static bool
+lacking_errors(const pdp_answer *ans, const rebuilt *rb, bool hist_given,
+               char *why, size_t n)
 {
     char want[160];
     for (size_t i = 0; i < pdp_answer_error_count(ans); i++) {
@@ -463,7 +549,7 @@ lacking(const pdp_answer *ans, const pdp_policy_set *set, const rebuilt *rb,
             if (strcmp(m, want) == 0) {
                 snprintf(why, n, "depends on context.input.%s, which the "
                                  "log does not record", f);
-                return;
+                return true;
             }
         }
         if (strncmp(m, TEMPORAL_ERR, sizeof TEMPORAL_ERR - 1) == 0) {
@@ -471,30 +557,64 @@ lacking(const pdp_answer *ans, const pdp_policy_set *set, const rebuilt *rb,
                              "condition), and %s",
                      hist_given ? "the history holds no event for it"
                                 : "no history was given");
-            return;
+            return true;
         }
     }
-    // An optional field the log hid may have been there: a `has` on it
-    // reads false, never an error, so ask which fields the rules read.
-    pdp_reads r;
+    return false;
+}
+
+static bool
+str_is(pdp_str s, const char *lit)
+{
+    return s.len == strlen(lit) && memcmp(s.s, lit, s.len) == 0;
+}
+
+/* pdp_expr_visit: `context.input has F…` or `context has input.F…`, F
+ * the field arg names. */
+static bool
+asks_has(void *arg, const pdp_expr *x)
+{
+    if (x->x_kind != PDP_X_HAS)
+        return false;
+    const pdp_expr *o = x->u.has.obj;
+    const pdp_str *path = x->u.has.path;
+    if (o->x_kind == PDP_X_ATTR && o->u.attr.obj->x_kind == PDP_X_VAR &&
+        o->u.attr.obj->u.var == PDP_VAR_CONTEXT &&
+        str_is(o->u.attr.name, "input"))
+        return str_is(path[0], arg);
+    return o->x_kind == PDP_X_VAR && o->u.var == PDP_VAR_CONTEXT &&
+           x->u.has.n >= 2 && str_is(path[0], "input") &&
+           str_is(path[1], arg);
+}
+
+/*
+ * Whether a rule of set that decisions of rb's action evaluate asks
+ * whether an unknown field is there, into why. A field left out makes
+ * `has` read false without an error, where the box saw the field (a
+ * required one always, an optional one perhaps), so such a decision
+ * cannot be told from the log.
+ */
+static bool
+lacking_has(const pdp_policy_set *set, const rebuilt *rb, char *why,
+            size_t n)
+{
+    const pdp_rule *const *lists[2];
+    size_t counts[2];
+    pdp_policy_candidates(set, rb->rb_action, &lists[0], &counts[0],
+                          &lists[1], &counts[1]);
     for (size_t j = 0; j < rb->rb_nunknown; j++) {
-        const struct field_row *fr = rb->rb_unknown[j];
-        if (!fr->fr_optional)
-            continue;
-        pdp_reads_for_action(set, rb->rb_action, &r);
-        bool reads = r.rd_all;
-        for (size_t k = 0; k < r.rd_n && !reads; k++)
-            reads = r.rd_fields[k].len == strlen(fr->fr_field) &&
-                    memcmp(r.rd_fields[k].s, fr->fr_field,
-                           r.rd_fields[k].len) == 0;
-        if (reads) {
-            snprintf(why, n, "may depend on context.input.%s, which the log "
-                             "does not record",
-                     fr->fr_field);
-            return;
-        }
+        const char *f = rb->rb_unknown[j]->fr_field;
+        for (int l = 0; l < 2; l++)
+            for (size_t i = 0; i < counts[l]; i++)
+                for (uint32_t c = 0; c < lists[l][i]->r_nconds; c++)
+                    if (pdp_expr_visit(lists[l][i]->r_conds[c].cd_body,
+                                       asks_has, (void *)f) != NULL) {
+                        snprintf(why, n, "may depend on context.input.%s, "
+                                         "which the log does not record", f);
+                        return true;
+                    }
     }
-    why[0] = '\0';
+    return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -507,6 +627,94 @@ typedef struct run {
     pdp_answer *ru_old, *ru_new;
     size_t ru_hist_from; // the next history event a decision may match
 } run;
+
+/* The names of rb's few-valued unknown fields, for a message. */
+static void
+enum_names(const rebuilt *rb, char *out, size_t n)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (size_t j = 0; j < rb->rb_nenum && at < n; j++) {
+        int w = snprintf(out + at, n - at, "%scontext.input.%s",
+                         j ? " and " : "", rb->rb_enum[j]->fr_field);
+        if (w < 0)
+            break;
+        at += (size_t)w;
+    }
+}
+
+/*
+ * Decides each request rb stands for (with few-valued unknown fields,
+ * one per value) on both policies. The ones the old policy answers as
+ * the log says are the ones the box may have seen; the new policy must
+ * answer them all alike for the record to be told.
+ */
+static box_err
+decide_all(run *ru, const pdp_dlrec *d, const rebuilt *rb, pdp_request *rq,
+           pdp_diff_item *it)
+{
+    const pdp_diff_in *in = ru->ru_in;
+    bool hist = in->dn_hist != NULL, have = false, varies = false;
+    pdp_diff_side bad = {0};
+    size_t n = it->di_from_history ? 1 : completions(rb);
+    box_err rv;
+    for (size_t k = 0; k < n; k++) {
+        if (!it->di_from_history &&
+            (rv = completion(ru->ru_scratch, rb, k, &rq->rq_context)) !=
+                BOX_OK)
+            return rv;
+        // pdp_decide's failures read as a deny; memory is all they can be.
+        if ((rv = pdp_decide(in->dn_old, rq, ru->ru_old)) != BOX_OK ||
+            (rv = pdp_decide(in->dn_new, rq, ru->ru_new)) != BOX_OK)
+            return rv;
+        if (lacking_errors(ru->ru_old, rb, hist, it->di_why,
+                           sizeof it->di_why) ||
+            lacking_errors(ru->ru_new, rb, hist, it->di_why,
+                           sizeof it->di_why)) {
+            it->di_class = PDP_DIFF_UNKNOWN;
+            return BOX_OK;
+        }
+        pdp_diff_side o = side_of(ru->ru_old), nw = side_of(ru->ru_new);
+        if (!reproduces(d, &o)) {
+            bad = o;
+            continue;
+        }
+        if (!have) {
+            it->di_old = o;
+            it->di_new = nw;
+            have = true;
+        } else if (nw.ds_verdict != it->di_new.ds_verdict ||
+                   !pdp_diff_same_rule(nw.ds_rule, it->di_new.ds_rule)) {
+            varies = true;
+        }
+    }
+    if (!have) {
+        char was[128];
+        side_words(&bad, was, sizeof was);
+        it->di_old = bad;
+        it->di_class = PDP_DIFF_UNKNOWN;
+        snprintf(it->di_why, sizeof it->di_why,
+                 "old policy does not reproduce the logged verdict");
+        snprintf(it->di_detail, sizeof it->di_detail,
+                 "logged: %s by %s; old policy: %s", d->dr_verdict,
+                 d->dr_rule ? d->dr_rule : "?", was);
+        return BOX_OK;
+    }
+    if (varies) {
+        char names[128];
+        enum_names(rb, names, sizeof names);
+        it->di_class = PDP_DIFF_UNKNOWN;
+        snprintf(it->di_why, sizeof it->di_why,
+                 "depends on %s, which the log does not record", names);
+        return BOX_OK;
+    }
+    it->di_class = it->di_old.ds_verdict == it->di_new.ds_verdict &&
+                           pdp_diff_same_rule(it->di_old.ds_rule,
+                                              it->di_new.ds_rule)
+                       ? PDP_DIFF_UNCHANGED
+                       : PDP_DIFF_CHANGED;
+    return BOX_OK;
+}
 
 static box_err
 replay_one(run *ru, const pdp_dlrec *d, pdp_diff_item *it)
@@ -531,68 +739,37 @@ replay_one(run *ru, const pdp_dlrec *d, pdp_diff_item *it)
     if (in->dn_hist != NULL &&
         hist_match(in->dn_hist, &ru->ru_hist_from, d, &rb, &at)) {
         const pdp_event *e = pdp_hist_at(in->dn_hist, at);
-        pdp_value *ctx = NULL;
         rq.rq_principal = e->ev_principal;
         rq.rq_resource = e->ev_resource;
         rq.rq_context = e->ev_context;
         if (rq.rq_context == NULL) {
-            if ((ctx = pdp_value_record_new(a)) == NULL ||
-                (rv = pdp_value_record_put(
-                     a, ctx, "input", 5,
-                     pdp_hist_field(e->ev_fields, "input", 5))) != BOX_OK)
+            pdp_value *ctx = pdp_value_record_new(a);
+            if (ctx == NULL ||
+                pdp_value_record_put(a, ctx, "input", 5,
+                                     pdp_hist_field(e->ev_fields, "input",
+                                                    5)) != BOX_OK)
                 return BOX_ENOMEM;
             rq.rq_context = ctx;
         }
         rq.rq_hist = in->dn_hist;
         rq.rq_at = at;
-        rb.rb_nunknown = 0; // the event is the whole request
+        rb.rb_nunknown = rb.rb_nenum = 0; // the event is the whole request
         it->di_from_history = true;
     } else {
-        pdp_value *p = NULL, *r = NULL, *ctx = pdp_value_record_new(a);
-        if (ctx == NULL ||
-            pdp_value_entity(a, "Box::Agent", 10, "self", 4, &p) != BOX_OK ||
+        pdp_value *p = NULL, *r = NULL;
+        if (pdp_value_entity(a, "Box::Agent", 10, "self", 4, &p) != BOX_OK ||
             pdp_value_entity(a, "Box::Resource", 13, "unused", 6, &r) !=
-                BOX_OK ||
-            pdp_value_record_put(a, ctx, "input", 5, rb.rb_input) != BOX_OK)
+                BOX_OK)
             return BOX_ENOMEM;
         rq.rq_principal = p;
         rq.rq_resource = r;
-        rq.rq_context = ctx;
+        if (lacking_has(in->dn_old, &rb, it->di_why, sizeof it->di_why) ||
+            lacking_has(in->dn_new, &rb, it->di_why, sizeof it->di_why)) {
+            it->di_class = PDP_DIFF_UNKNOWN;
+            return BOX_OK;
+        }
     }
-    // pdp_decide's failures read as a deny; memory is all they can be.
-    if ((rv = pdp_decide(in->dn_old, &rq, ru->ru_old)) != BOX_OK ||
-        (rv = pdp_decide(in->dn_new, &rq, ru->ru_new)) != BOX_OK)
-        return rv;
-    it->di_old = side_of(ru->ru_old);
-    it->di_new = side_of(ru->ru_new);
-
-    bool hist = in->dn_hist != NULL;
-    lacking(ru->ru_old, in->dn_old, &rb, hist, it->di_why,
-            sizeof it->di_why);
-    if (it->di_why[0] == '\0')
-        lacking(ru->ru_new, in->dn_new, &rb, hist, it->di_why,
-                sizeof it->di_why);
-    if (it->di_why[0] != '\0') {
-        it->di_class = PDP_DIFF_UNKNOWN;
-        return BOX_OK;
-    }
-    if (!reproduces(d, &it->di_old)) {
-        char was[128];
-        side_words(&it->di_old, was, sizeof was);
-        it->di_class = PDP_DIFF_UNKNOWN;
-        snprintf(it->di_why, sizeof it->di_why,
-                 "old policy does not reproduce the logged verdict");
-        snprintf(it->di_detail, sizeof it->di_detail,
-                 "logged: %s by %s; old policy: %s", d->dr_verdict,
-                 d->dr_rule ? d->dr_rule : "?", was);
-        return BOX_OK;
-    }
-    it->di_class = it->di_old.ds_verdict == it->di_new.ds_verdict &&
-                           pdp_diff_same_rule(it->di_old.ds_rule,
-                                              it->di_new.ds_rule)
-                       ? PDP_DIFF_UNCHANGED
-                       : PDP_DIFF_CHANGED;
-    return BOX_OK;
+    return decide_all(ru, d, &rb, &rq, it);
 }
 
 box_err

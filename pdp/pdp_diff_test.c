@@ -465,6 +465,60 @@ test_diff_operation_and_history(void **state)
     pdp_dlread_free(&log);
 }
 
+/* An operation the log does not keep is tried with each of its values;
+ * those the old policy does not answer as logged are not what the box
+ * saw. Here a deny under "no chmod" can only have been a chmod, so
+ * allowing chmod changes it for certain. */
+static void
+test_diff_operation_inferred(void **state)
+{
+    (void)state;
+    dec d[] = {
+        {"fs:write", "~/src/run.sh", "<default-deny>", 0, NULL, "no_match",
+         0},
+        {"fs:write", "~/src/a.c", "w", 1, NULL, NULL, 0},
+    };
+    pdp_dlread log;
+    write_log(d, 2, false, &log);
+    const char *no_chmod = WRITE_SRC(
+        " && context.input.operation != "
+        "Box::FsWriteOperation::\"set_permissions\"");
+    replay r;
+    replay_run(&r, no_chmod, WRITE_SRC(""), &log, NULL);
+    assert_int_equal(r.items[0].di_class, PDP_DIFF_CHANGED);
+    assert_int_equal(r.items[0].di_new.ds_verdict, PDP_ALLOW);
+    // a.c was permitted: not a chmod, so allowing chmod changes nothing.
+    assert_int_equal(r.items[1].di_class, PDP_DIFF_UNCHANGED);
+    replay_done(&r);
+    // Each value tried is there: `has operation` reads true, as in the
+    // box.
+    replay_run(&r, WRITE_SRC(""),
+               WRITE_SRC(" && !(context.input has operation)"), &log, NULL);
+    assert_int_equal(r.items[1].di_class, PDP_DIFF_CHANGED); // all denied
+    replay_done(&r);
+    // A has-guard on a field the log lacks and that has too many values
+    // to try would read false without an error: cannot tell, never
+    // unchanged.
+    static const char *const args[] = {"curl", "<redacted>", NULL};
+    dec c[] = {{"shell:exec", "curl", "policy_0", 1, args, NULL, 0}};
+    pdp_dlread clog;
+    write_log(c, 1, false, &clog);
+    const char *any_exec = "permit (principal, action == "
+                           "Box::Action::\"shell:exec\", resource);\n";
+    replay_run(&r, any_exec,
+               "permit (principal, action == Box::Action::\"shell:exec\", "
+               "resource) unless { context.input has command && "
+               "context.input.command like \"*secret*\" };\n",
+               &clog, NULL);
+    assert_int_equal(r.items[0].di_class, PDP_DIFF_UNKNOWN);
+    assert_string_equal(r.items[0].di_why, "may depend on "
+                                           "context.input.command, which the "
+                                           "log does not record");
+    replay_done(&r);
+    pdp_dlread_free(&clog);
+    pdp_dlread_free(&log);
+}
+
 /* pdp_hstore_read replays a box's history file and leaves it as it was,
  * a torn tail included. */
 static void
@@ -527,6 +581,7 @@ main(void)
         cmocka_unit_test(test_same_rule),
         cmocka_unit_test(test_diff_shell_args),
         cmocka_unit_test(test_diff_operation_and_history),
+        cmocka_unit_test(test_diff_operation_inferred),
         cmocka_unit_test(test_hstore_read_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
