@@ -79,13 +79,15 @@ typedef struct pdp_diff_in {
  *    records (the next such, in order); temporal rules are then decided
  *    at that event. Otherwise it is rebuilt from the log's attributes as
  *    far as they go (the table in pdp_diff.c) and decided without a
- *    history;
+ *    history; an unknown field of few values (an fs operation) is tried
+ *    with each, and only the values under which the old policy gives the
+ *    logged answer are kept (what the box can have seen);
  *  - it is UNKNOWN when either policy's answer could depend on what the
- *    rebuilt request lacks (an error on an absent field, a rule that
- *    reads a field the log redacted, a temporal condition without a
- *    history), or when the old policy does not give the logged verdict
- *    and rule; else CHANGED or UNCHANGED (rules compared with
- *    pdp_diff_same_rule).
+ *    rebuilt request lacks (an error on an absent field, a `has` on one,
+ *    a temporal condition without a history, a new answer that differs
+ *    between the kept values), or when the old policy does not give the
+ *    logged verdict and rule; else CHANGED or UNCHANGED (rules compared
+ *    with pdp_diff_same_rule).
  * Sets must be loaded without request validation (pdp_policy_load_events
  * with no action schema): a rebuilt request lacks fields on purpose.
  * BOX_ENOMEM only.
