@@ -15,6 +15,10 @@
 // record (the log is stamped after the decision, the event before it;
 // this is slack for clocks read on different threads).
 #define DIFF_MATCH_SLACK_S 2
+// And at most this long before it (a decision waits for its event's
+// fsync; engine time may also run ahead of a wall clock stepped back).
+// Older events are passed for good, so a scan never walks them again.
+#define DIFF_MATCH_BEFORE_S 60
 #define DIFF_ARGS_CAP 64 // pdp_dlog's command_args cap (box-spec §7)
 
 /* ------------------------------------------------------------------ */
@@ -393,12 +397,15 @@ input_agrees(const pdp_value *in, const rebuilt *rb)
 }
 
 /* The next ::request event of h from *from on that is d's: same action,
- * input agreeing with the log, not stamped after d. Its index in *at and
- * *from moved past it (1), or none (0). */
+ * input agreeing with the log, stamped about when d was. Its index in *at
+ * and *from moved past it (1), or none (0). */
 static int
 hist_match(const pdp_hist *h, size_t *from, const pdp_dlrec *d,
            const rebuilt *rb, size_t *at)
 {
+    while (d->dr_has_ts && *from < pdp_hist_len(h) &&
+           pdp_hist_at(h, *from)->ev_ts < d->dr_ts - DIFF_MATCH_BEFORE_S)
+        ++*from;
     for (size_t k = *from; k < pdp_hist_len(h); k++) {
         const pdp_event *e = pdp_hist_at(h, k);
         if (d->dr_has_ts && e->ev_ts > d->dr_ts + DIFF_MATCH_SLACK_S)

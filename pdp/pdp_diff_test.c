@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
@@ -434,8 +435,11 @@ test_diff_operation_and_history(void **state)
 
     pdp_hist *h = pdp_hist_new();
     assert_non_null(h);
-    hist_put(h, "~/src/a.c", "write_content", 100);
-    hist_put(h, "~/src/b.c", "set_permissions", 101);
+    // Stamped as box-pdp stamps them: just before the log's records
+    // (written after the decision).
+    int64_t now = (int64_t)time(NULL);
+    hist_put(h, "~/src/a.c", "write_content", now - 1);
+    hist_put(h, "~/src/b.c", "set_permissions", now);
     replay_run(&r, WRITE_SRC(""), no_chmod, &log, h);
     assert_int_equal(r.items[0].di_class, PDP_DIFF_UNCHANGED);
     assert_true(r.items[0].di_from_history);
@@ -460,6 +464,15 @@ test_diff_operation_and_history(void **state)
     assert_int_equal(r.items[0].di_class, PDP_DIFF_UNCHANGED);
     assert_int_equal(r.items[1].di_class, PDP_DIFF_CHANGED);
     assert_string_equal(rule_id(r.items[1].di_new.ds_rule), "one-a-minute");
+    replay_done(&r);
+    pdp_hist_free(h);
+
+    // An event an hour older than the decisions is not theirs.
+    h = pdp_hist_new();
+    hist_put(h, "~/src/a.c", "write_content", now - 3600);
+    replay_run(&r, WRITE_SRC(""), no_chmod, &log, h);
+    assert_int_equal(r.items[0].di_class, PDP_DIFF_UNKNOWN);
+    assert_false(r.items[0].di_from_history);
     replay_done(&r);
     pdp_hist_free(h);
     pdp_dlread_free(&log);

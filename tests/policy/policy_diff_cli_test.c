@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
@@ -309,8 +310,10 @@ test_diff_operation(void **state)
     assert_int_equal(pdp_hstore_open(at(3, "dogwood.history"), h, &rules, &s,
                                      &warn, &err),
                      BOX_OK);
-    put_write(s, 0, "~/src/a.c", "write_content", 100);
-    put_write(s, 1, "~/src/run.sh", "set_permissions", 101);
+    // Stamped as box-pdp stamps them: just before the log's records.
+    int64_t now = (int64_t)time(NULL);
+    put_write(s, 0, "~/src/a.c", "write_content", now - 1);
+    put_write(s, 1, "~/src/run.sh", "set_permissions", now);
     pdp_hstore_close(s);
     pdp_hstore_rules_free(&rules);
     pdp_hist_free(h);
@@ -325,21 +328,18 @@ test_diff_operation(void **state)
     box_proc_result_free(&r);
 
     // The same history as a trace.
-    box_test_put(at(4, "h.trace"),
-                 "@100 scope(principal: Box::Agent::\"self\", resource: "
-                 "Box::Resource::\"unused\") request_context(input: {path: "
-                 "\"~/src/a.c\", operation: "
-                 "Box::FsWriteOperation::\"write_content\"}) "
-                 "Box::Action::\"fs:write\"::request(input: {path: "
-                 "\"~/src/a.c\", operation: "
-                 "Box::FsWriteOperation::\"write_content\"})\n"
-                 "@101 scope(principal: Box::Agent::\"self\", resource: "
-                 "Box::Resource::\"unused\") request_context(input: {path: "
-                 "\"~/src/run.sh\", operation: "
-                 "Box::FsWriteOperation::\"write_content\"}) "
-                 "Box::Action::\"fs:write\"::request(input: {path: "
-                 "\"~/src/run.sh\", operation: "
-                 "Box::FsWriteOperation::\"write_content\"})\n");
+    static const char ev[] =
+        "@%lld scope(principal: Box::Agent::\"self\", resource: "
+        "Box::Resource::\"unused\") request_context(input: {path: "
+        "\"~/src/%s\", operation: Box::FsWriteOperation::\"write_content\"}) "
+        "Box::Action::\"fs:write\"::request(input: {path: \"~/src/%s\", "
+        "operation: Box::FsWriteOperation::\"write_content\"})\n";
+    char trace[2048];
+    int w = snprintf(trace, sizeof trace, ev, (long long)now - 1, "a.c",
+                     "a.c");
+    snprintf(trace + w, sizeof trace - (size_t)w, ev, (long long)now,
+             "run.sh", "run.sh");
+    box_test_put(at(4, "h.trace"), trace);
     diff(&r, at(1, "old.dw"), at(2, "new.dw"), at(0, "log.jsonl"),
          at(4, "h.trace"), false);
     box_test_expect_status(&r, 0);
