@@ -266,6 +266,9 @@ typedef struct rebuilt {
     // Unknown, each of its few values tried:
     const struct field_row *rb_enum[FIELD_ROWS];
     size_t rb_nenum;
+    // An action the table does not know (a generated MCP tool action):
+    // every field of its input is unknown.
+    bool rb_open;
 } rebuilt;
 
 /* The action entity: Box::Action::"<action>", or an uid spelled whole
@@ -293,10 +296,12 @@ rebuild(const pdp_dlrec *d, box_arena *a, rebuilt *rb)
     box_err rv = action_value(a, d->dr_action, &rb->rb_action);
     if (rv != BOX_OK)
         return rv;
+    rb->rb_open = true;
     for (size_t i = 0; i < FIELD_ROWS; i++) {
         const struct field_row *fr = &field_tab[i];
         if (strcmp(fr->fr_action, d->dr_action) != 0)
             continue;
+        rb->rb_open = false;
         const pdp_value *v = NULL;
         known k = src_value(d, fr->fr_src, a, &v);
         if (k == ABSENT && fr->fr_optional) {
@@ -546,9 +551,17 @@ static bool
 lacking_errors(const pdp_answer *ans, const rebuilt *rb, bool hist_given,
                char *why, size_t n)
 {
+    static const char absent[] = "record does not have the attribute `";
     char want[160];
     for (size_t i = 0; i < pdp_answer_error_count(ans); i++) {
         const char *m = pdp_answer_error_message(ans, i);
+        if (rb->rb_open && strncmp(m, absent, sizeof absent - 1) == 0) {
+            const char *f = m + sizeof absent - 1;
+            snprintf(why, n, "depends on context.input.%.*s, which the log "
+                             "does not record",
+                     (int)strcspn(f, "`"), f);
+            return true;
+        }
         for (size_t j = 0; j < rb->rb_nunknown; j++) {
             const char *f = rb->rb_unknown[j]->fr_field;
             snprintf(want, sizeof want,
@@ -577,7 +590,7 @@ str_is(pdp_str s, const char *lit)
 }
 
 /* pdp_expr_visit: `context.input has F…` or `context has input.F…`, F
- * the field arg names. */
+ * the field arg names (NULL: any). */
 static bool
 asks_has(void *arg, const pdp_expr *x)
 {
@@ -588,10 +601,10 @@ asks_has(void *arg, const pdp_expr *x)
     if (o->x_kind == PDP_X_ATTR && o->u.attr.obj->x_kind == PDP_X_VAR &&
         o->u.attr.obj->u.var == PDP_VAR_CONTEXT &&
         str_is(o->u.attr.name, "input"))
-        return str_is(path[0], arg);
+        return arg == NULL || str_is(path[0], arg);
     return o->x_kind == PDP_X_VAR && o->u.var == PDP_VAR_CONTEXT &&
            x->u.has.n >= 2 && str_is(path[0], "input") &&
-           str_is(path[1], arg);
+           (arg == NULL || str_is(path[1], arg));
 }
 
 /*
@@ -609,15 +622,17 @@ lacking_has(const pdp_policy_set *set, const rebuilt *rb, char *why,
     size_t counts[2];
     pdp_policy_candidates(set, rb->rb_action, &lists[0], &counts[0],
                           &lists[1], &counts[1]);
-    for (size_t j = 0; j < rb->rb_nunknown; j++) {
-        const char *f = rb->rb_unknown[j]->fr_field;
+    for (size_t j = 0; j < rb->rb_nunknown + rb->rb_open; j++) {
+        const char *f = j < rb->rb_nunknown ? rb->rb_unknown[j]->fr_field
+                                            : NULL;
         for (int l = 0; l < 2; l++)
             for (size_t i = 0; i < counts[l]; i++)
                 for (uint32_t c = 0; c < lists[l][i]->r_nconds; c++)
                     if (pdp_expr_visit(lists[l][i]->r_conds[c].cd_body,
                                        asks_has, (void *)f) != NULL) {
-                        snprintf(why, n, "may depend on context.input.%s, "
-                                         "which the log does not record", f);
+                        snprintf(why, n, "may depend on context.input%s%s, "
+                                         "which the log does not record",
+                                 f ? "." : "", f ? f : "");
                         return true;
                     }
     }

@@ -529,6 +529,27 @@ test_diff_operation_inferred(void **state)
                                            "log does not record");
     replay_done(&r);
     pdp_dlread_free(&clog);
+
+    // An action the table does not know (an MCP tool's): all of its
+    // input is unknown.
+    dec t[] = {{"gh::Action::\"create_issue\"", "gh/create_issue", "tools",
+                1, NULL, NULL, 0}};
+    write_log(t, 1, false, &clog);
+    const char *tools = "@id(\"tools\") permit (principal, action == "
+                        "gh::Action::\"create_issue\", resource);\n";
+    replay_run(&r, tools,
+               "@id(\"tools\") permit (principal, action == "
+               "gh::Action::\"create_issue\", resource) when { "
+               "context.input.repo == \"box\" };\n",
+               &clog, NULL);
+    assert_int_equal(r.items[0].di_class, PDP_DIFF_UNKNOWN);
+    assert_string_equal(r.items[0].di_why, "depends on context.input.repo, "
+                                           "which the log does not record");
+    replay_done(&r);
+    replay_run(&r, tools, tools, &clog, NULL);
+    assert_int_equal(r.items[0].di_class, PDP_DIFF_UNCHANGED);
+    replay_done(&r);
+    pdp_dlread_free(&clog);
     pdp_dlread_free(&log);
 }
 
