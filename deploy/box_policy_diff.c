@@ -60,14 +60,17 @@ static const char diff_usage[] =
     "  permit → deny  (rule new:no-secrets)  2 decisions\n"
     "    fs:read  ~/.ssh/id_rsa  (was: permit by read-home)\n"
     "--json prints the same as one JSON object:\n"
-    "  {\"replayed\": N, \"unchanged\": N, \"changed\": N, \"cannot_tell\": N,\n"
+    "  {\"replayed\": N, \"unchanged\": N, \"changed\": N, \"cannot_tell\": "
+    "N,\n"
     "   \"skipped\": N, \"skipped_by\": {\"control\": N, \"enforcement\": N,\n"
     "   \"cached\": N, \"pending\": N, \"other\": N},\n"
     "   \"changes\": [{\"from\": V, \"to\": V, \"rule\": ID, \"count\": N,\n"
-    "                \"examples\": [{\"line\": L, \"action\": A, \"resource\":\n"
+    "                \"examples\": [{\"line\": L, \"action\": A, "
+    "\"resource\":\n"
     "                R, \"was_rule\": ID, \"from_history\": B}]}],\n"
     "   \"cannot_tell_groups\": [{\"reason\": \"...\", \"count\": N,\n"
-    "                \"examples\": [{\"line\": L, \"action\": A, \"resource\":\n"
+    "                \"examples\": [{\"line\": L, \"action\": A, "
+    "\"resource\":\n"
     "                R, \"detail\": \"...\"}]}],\n"
     "   \"warnings\": [\"...\"]}\n"
     "\n"
@@ -146,8 +149,7 @@ diff_load_policy(const char *path, const char *home, const pdp_evschema *es,
     if (rv == BOX_OK) {
         box_free(err);
         err = NULL;
-        rv = pdp_policy_load_events(text, len, path, NULL, es, out, NULL,
-                                    &err);
+        rv = pdp_policy_load_events(text, len, path, NULL, es, out, NULL, &err);
     }
     if (rv != BOX_OK)
         box_cmd_error("policy file %s will not load: %s", path,
@@ -260,8 +262,8 @@ tally_add(tally *t, const pdp_diff_item *it)
         if (group_fits(&t->t_groups[i], it))
             g = &t->t_groups[i];
     if (g == NULL) {
-        group *grown = box_realloc(t->t_groups,
-                                   (t->t_ngroups + 1) * sizeof *grown);
+        group *grown =
+            box_realloc(t->t_groups, (t->t_ngroups + 1) * sizeof *grown);
         if (grown == NULL)
             return BOX_ENOMEM;
         t->t_groups = grown;
@@ -302,11 +304,11 @@ group_cmp(const void *x, const void *y)
 
 /* ---- printing ---- */
 
-#define TRY(x)                                                                \
-    do {                                                                      \
-        box_err try_rv_ = (x);                                                \
-        if (try_rv_ != BOX_OK)                                                \
-            return try_rv_;                                                   \
+#define TRY(x)                                                                 \
+    do {                                                                       \
+        box_err try_rv_ = (x);                                                 \
+        if (try_rv_ != BOX_OK)                                                 \
+            return try_rv_;                                                    \
     } while (0)
 
 static const char *
@@ -318,8 +320,7 @@ verdict_word(pdp_verdict v)
 static pdp_str
 rule_name(const pdp_rule *r)
 {
-    return r != NULL ? pdp_rule_display_id(r)
-                     : (pdp_str){"<default-deny>", 14};
+    return r != NULL ? pdp_rule_display_id(r) : (pdp_str){"<default-deny>", 14};
 }
 
 /* Text the agent may have steered (a path, an argument), one line. */
@@ -354,7 +355,8 @@ text_example(box_buf *b, const group *g, const pdp_diff_item *it)
         return box_buf_printf(b, "; line %u)\n", d->dr_line);
     }
     pdp_str was = rule_name(it->di_old.ds_rule);
-    TRY(box_buf_printf(b, "  (was: %s by ", verdict_word(it->di_old.ds_verdict)));
+    TRY(box_buf_printf(b, "  (was: %s by ",
+                       verdict_word(it->di_old.ds_verdict)));
     TRY(put_esc(b, was.s, was.len));
     return box_buf_printf(b, "; line %u)\n", d->dr_line);
 }
@@ -363,8 +365,9 @@ static box_err
 print_text(const tally *t, const char *const *warn, size_t nwarn, box_buf *b)
 {
     size_t total = t->t_n[0] + t->t_n[1] + t->t_n[2] + t->t_n[3];
-    TRY(box_buf_printf(b, "%zu decisions replayed: %zu unchanged, %zu change, "
-                          "%zu cannot tell, %zu skipped",
+    TRY(box_buf_printf(b,
+                       "%zu decisions replayed: %zu unchanged, %zu change, "
+                       "%zu cannot tell, %zu skipped",
                        total, t->t_n[PDP_DIFF_UNCHANGED],
                        t->t_n[PDP_DIFF_CHANGED], t->t_n[PDP_DIFF_UNKNOWN],
                        t->t_n[PDP_DIFF_SKIPPED]));
@@ -383,8 +386,8 @@ print_text(const tally *t, const char *const *warn, size_t nwarn, box_buf *b)
         const group *g = &t->t_groups[i];
         const char *s = g->g_count == 1 ? "" : "s";
         if (g->g_unknown) {
-            TRY(box_buf_printf(b, "cannot tell: %s  %zu decision%s\n",
-                               g->g_why, g->g_count, s));
+            TRY(box_buf_printf(b, "cannot tell: %s  %zu decision%s\n", g->g_why,
+                               g->g_count, s));
         } else {
             pdp_str id = rule_name(g->g_rule);
             TRY(box_buf_printf(b, "%s → %s%s  (rule new:",
@@ -427,17 +430,17 @@ static box_err
 print_json(const tally *t, const char *const *warn, size_t nwarn, box_buf *b)
 {
     size_t total = t->t_n[0] + t->t_n[1] + t->t_n[2] + t->t_n[3];
-    TRY(box_buf_printf(b, "{\"replayed\":%zu,\"unchanged\":%zu,"
-                          "\"changed\":%zu,\"cannot_tell\":%zu,"
-                          "\"skipped\":%zu,\"skipped_by\":{",
+    TRY(box_buf_printf(b,
+                       "{\"replayed\":%zu,\"unchanged\":%zu,"
+                       "\"changed\":%zu,\"cannot_tell\":%zu,"
+                       "\"skipped\":%zu,\"skipped_by\":{",
                        total, t->t_n[PDP_DIFF_UNCHANGED],
                        t->t_n[PDP_DIFF_CHANGED], t->t_n[PDP_DIFF_UNKNOWN],
                        t->t_n[PDP_DIFF_SKIPPED]));
     for (int s = PDP_DIFF_SKIP_CONTROL; s < PDP_DIFF_SKIP_COUNT; s++)
         TRY(box_buf_printf(b, "%s\"%s\":%zu",
                            s == PDP_DIFF_SKIP_CONTROL ? "" : ",",
-                           pdp_diff_skip_name((pdp_diff_skip)s),
-                           t->t_skip[s]));
+                           pdp_diff_skip_name((pdp_diff_skip)s), t->t_skip[s]));
     for (int pass = 0; pass < 2; pass++) {
         TRY(box_buf_puts(b, pass == 0 ? "},\"changes\":["
                                       : "],\"cannot_tell_groups\":["));
@@ -453,14 +456,14 @@ print_json(const tally *t, const char *const *warn, size_t nwarn, box_buf *b)
                 TRY(box_json_cstr(b, g->g_why));
             } else {
                 pdp_str id = rule_name(g->g_rule);
-                TRY(box_buf_printf(b, "\"from\":\"%s\",\"to\":\"%s\","
-                                      "\"rule\":",
+                TRY(box_buf_printf(b,
+                                   "\"from\":\"%s\",\"to\":\"%s\","
+                                   "\"rule\":",
                                    verdict_word(g->g_from),
                                    verdict_word(g->g_to)));
                 TRY(box_json_str(b, id.s, id.len));
             }
-            TRY(box_buf_printf(b, ",\"count\":%zu,\"examples\":[",
-                               g->g_count));
+            TRY(box_buf_printf(b, ",\"count\":%zu,\"examples\":[", g->g_count));
             for (size_t k = 0; k < g->g_count && k < DIFF_EXAMPLES; k++) {
                 if (k > 0)
                     TRY(box_buf_putc(b, ','));
@@ -482,8 +485,8 @@ print_json(const tally *t, const char *const *warn, size_t nwarn, box_buf *b)
  * and the actions whose events the new policy reads but the history was
  * not kept for. Each string is the caller's to free. */
 static size_t
-diff_warnings(const pdp_policy_set *old, const pdp_policy_set *new_,
-              bool hist, char *torn, char **warn)
+diff_warnings(const pdp_policy_set *old, const pdp_policy_set *new_, bool hist,
+              char *torn, char **warn)
 {
     size_t n = 0;
     if (torn != NULL)

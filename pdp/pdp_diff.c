@@ -51,10 +51,9 @@ typedef enum dom {
     DOM_BOOL, // false, true
 } dom;
 
-static const char *const read_ops[] = {"read_content", "read_metadata",
-                                       "enumerate",    "read_link",
-                                       "change_dir",   "exec",
-                                       NULL};
+static const char *const read_ops[] = {
+    "read_content", "read_metadata", "enumerate", "read_link",
+    "change_dir",   "exec",          NULL};
 static const char *const write_ops[] = {"write_content", "create_dir",
                                         "set_permissions", "symlink", NULL};
 static const char *const delete_ops[] = {"remove_file", "remove_dir", NULL};
@@ -75,12 +74,12 @@ static const struct field_row {
     src fr_src;
     bool fr_optional;
     dom fr_dom;
-    const char *fr_type;        // DOM_ENUM: the entity type
-    const char *const *fr_ids;  // DOM_ENUM: its ids, NULL-ended
+    const char *fr_type;       // DOM_ENUM: the entity type
+    const char *const *fr_ids; // DOM_ENUM: its ids, NULL-ended
 } field_tab[] = {
     {"fs:read", "path", SRC_RESOURCE, false, DOM_ANY, NULL, NULL},
-    {"fs:read", "operation", SRC_NONE, false, DOM_ENUM,
-     "Box::FsReadOperation", read_ops},
+    {"fs:read", "operation", SRC_NONE, false, DOM_ENUM, "Box::FsReadOperation",
+     read_ops},
     {"fs:write", "path", SRC_RESOURCE, false, DOM_ANY, NULL, NULL},
     {"fs:write", "operation", SRC_NONE, false, DOM_ENUM,
      "Box::FsWriteOperation", write_ops},
@@ -88,8 +87,8 @@ static const struct field_row {
     {"fs:delete", "operation", SRC_NONE, false, DOM_ENUM,
      "Box::FsDeleteOperation", delete_ops},
     {"fs:move", "path", SRC_RESOURCE, false, DOM_ANY, NULL, NULL},
-    {"fs:move", "operation", SRC_NONE, false, DOM_ENUM,
-     "Box::FsMoveOperation", move_ops},
+    {"fs:move", "operation", SRC_NONE, false, DOM_ENUM, "Box::FsMoveOperation",
+     move_ops},
     // exec: command_args[0] is the program as spelled.
     {"shell:exec", "command", SRC_ARGS_LINE, false, DOM_ANY, NULL, NULL},
     {"shell:exec", "program", SRC_COMMAND, false, DOM_ANY, NULL, NULL},
@@ -101,14 +100,12 @@ static const struct field_row {
     // program as spelled (and the command line built from it) is lost.
     {"shell:spawn", "command", SRC_NONE, false, DOM_ANY, NULL, NULL},
     {"shell:spawn", "program", SRC_NONE, false, DOM_ANY, NULL, NULL},
-    {"shell:spawn", "program_path", SRC_COMMAND, false, DOM_ANY, NULL,
-     NULL},
+    {"shell:spawn", "program_path", SRC_COMMAND, false, DOM_ANY, NULL, NULL},
     {"shell:spawn", "arg1", SRC_ARG1, true, DOM_ANY, NULL, NULL},
     {"shell:spawn", "arg2", SRC_ARG2, true, DOM_ANY, NULL, NULL},
     {"shell:spawn", "arg_count", SRC_ARG_COUNT, false, DOM_ANY, NULL, NULL},
     {"shell:spawn", "cwd", SRC_CWD, false, DOM_ANY, NULL, NULL},
-    {"shell:spawn", "credential_reads", SRC_NONE, true, DOM_ANY, NULL,
-     NULL},
+    {"shell:spawn", "credential_reads", SRC_NONE, true, DOM_ANY, NULL, NULL},
     // connect: decided before DNS (no ip) and per address (ip); the log
     // does not say which.
     {"net:connect", "host", SRC_ADDRESS, false, DOM_ANY, NULL, NULL},
@@ -144,7 +141,8 @@ arg_verbatim(const char *a)
 {
     static const char red[] = "<redacted>", cut[] = "(truncated)";
     size_t n = strlen(a);
-    return !(n >= sizeof red - 1 && strcmp(a + n - (sizeof red - 1), red) == 0) &&
+    return !(n >= sizeof red - 1 &&
+             strcmp(a + n - (sizeof red - 1), red) == 0) &&
            !(n >= sizeof cut - 1 && strcmp(a + n - (sizeof cut - 1), cut) == 0);
 }
 
@@ -226,8 +224,7 @@ src_value(const pdp_dlrec *d, src s, box_arena *a, const pdp_value **out)
         *out = v;
         return KNOWN;
     case SRC_CWD:
-        return str_value(a, d->dr_cwd, d->dr_cwd ? strlen(d->dr_cwd) : 0,
-                         out);
+        return str_value(a, d->dr_cwd, d->dr_cwd ? strlen(d->dr_cwd) : 0, out);
     case SRC_ADDRESS:
         return str_value(a, d->dr_address,
                          d->dr_address ? strlen(d->dr_address) : 0, out);
@@ -368,8 +365,8 @@ completion(box_arena *a, const rebuilt *rb, size_t k, const pdp_value **out)
                                   &v);
         }
         if (rv == BOX_OK)
-            rv = pdp_value_record_put(a, in, fr->fr_field,
-                                      strlen(fr->fr_field), v);
+            rv = pdp_value_record_put(a, in, fr->fr_field, strlen(fr->fr_field),
+                                      v);
     }
     if (rv == BOX_OK)
         rv = pdp_value_record_put(a, ctx, "input", 5, in);
@@ -419,9 +416,9 @@ hist_match(const pdp_hist *h, size_t *from, const pdp_dlrec *d,
             e->ev_resource == NULL ||
             !pdp_value_equal(e->ev_action, rb->rb_action))
             continue;
-        const pdp_value *in =
-            e->ev_context ? pdp_value_get(e->ev_context, "input", 5)
-                          : pdp_hist_field(e->ev_fields, "input", 5);
+        const pdp_value *in = e->ev_context
+                                  ? pdp_value_get(e->ev_context, "input", 5)
+                                  : pdp_hist_field(e->ev_fields, "input", 5);
         if (!input_agrees(in, rb))
             continue;
         *at = k;
@@ -525,8 +522,7 @@ side_words(const pdp_diff_side *s, char *out, size_t n)
     pdp_str id = s->ds_rule ? pdp_rule_display_id(s->ds_rule)
                             : (pdp_str){"<default-deny>", 14};
     snprintf(out, n, "%s by %.*s",
-             s->ds_verdict == PDP_ALLOW ? "permit" : "deny", (int)id.len,
-             id.s);
+             s->ds_verdict == PDP_ALLOW ? "permit" : "deny", (int)id.len, id.s);
 }
 
 /* Whether the old policy's answer is the one the log holds. */
@@ -557,8 +553,9 @@ lacking_errors(const pdp_answer *ans, const rebuilt *rb, bool hist_given,
         const char *m = pdp_answer_error_message(ans, i);
         if (rb->rb_open && strncmp(m, absent, sizeof absent - 1) == 0) {
             const char *f = m + sizeof absent - 1;
-            snprintf(why, n, "depends on context.input.%.*s, which the log "
-                             "does not record",
+            snprintf(why, n,
+                     "depends on context.input.%.*s, which the log "
+                     "does not record",
                      (int)strcspn(f, "`"), f);
             return true;
         }
@@ -567,14 +564,17 @@ lacking_errors(const pdp_answer *ans, const rebuilt *rb, bool hist_given,
             snprintf(want, sizeof want,
                      "record does not have the attribute `%s`", f);
             if (strcmp(m, want) == 0) {
-                snprintf(why, n, "depends on context.input.%s, which the "
-                                 "log does not record", f);
+                snprintf(why, n,
+                         "depends on context.input.%s, which the "
+                         "log does not record",
+                         f);
                 return true;
             }
         }
         if (strncmp(m, TEMPORAL_ERR, sizeof TEMPORAL_ERR - 1) == 0) {
-            snprintf(why, n, "depends on the history (a temporal "
-                             "condition), and %s",
+            snprintf(why, n,
+                     "depends on the history (a temporal "
+                     "condition), and %s",
                      hist_given ? "the history holds no event for it"
                                 : "no history was given");
             return true;
@@ -615,23 +615,23 @@ asks_has(void *arg, const pdp_expr *x)
  * cannot be told from the log.
  */
 static bool
-lacking_has(const pdp_policy_set *set, const rebuilt *rb, char *why,
-            size_t n)
+lacking_has(const pdp_policy_set *set, const rebuilt *rb, char *why, size_t n)
 {
     const pdp_rule *const *lists[2];
     size_t counts[2];
-    pdp_policy_candidates(set, rb->rb_action, &lists[0], &counts[0],
-                          &lists[1], &counts[1]);
+    pdp_policy_candidates(set, rb->rb_action, &lists[0], &counts[0], &lists[1],
+                          &counts[1]);
     for (size_t j = 0; j < rb->rb_nunknown + rb->rb_open; j++) {
-        const char *f = j < rb->rb_nunknown ? rb->rb_unknown[j]->fr_field
-                                            : NULL;
+        const char *f =
+            j < rb->rb_nunknown ? rb->rb_unknown[j]->fr_field : NULL;
         for (int l = 0; l < 2; l++)
             for (size_t i = 0; i < counts[l]; i++)
                 for (uint32_t c = 0; c < lists[l][i]->r_nconds; c++)
                     if (pdp_expr_visit(lists[l][i]->r_conds[c].cd_body,
                                        asks_has, (void *)f) != NULL) {
-                        snprintf(why, n, "may depend on context.input%s%s, "
-                                         "which the log does not record",
+                        snprintf(why, n,
+                                 "may depend on context.input%s%s, "
+                                 "which the log does not record",
                                  f ? "." : "", f ? f : "");
                         return true;
                     }
@@ -682,8 +682,7 @@ decide_all(run *ru, const pdp_dlrec *d, const rebuilt *rb, pdp_request *rq,
     box_err rv;
     for (size_t k = 0; k < n; k++) {
         if (!it->di_from_history &&
-            (rv = completion(ru->ru_scratch, rb, k, &rq->rq_context)) !=
-                BOX_OK)
+            (rv = completion(ru->ru_scratch, rb, k, &rq->rq_context)) != BOX_OK)
             return rv;
         // pdp_decide's failures read as a deny; memory is all they can be.
         if ((rv = pdp_decide(in->dn_old, rq, ru->ru_old)) != BOX_OK ||
@@ -730,11 +729,11 @@ decide_all(run *ru, const pdp_dlrec *d, const rebuilt *rb, pdp_request *rq,
                  "depends on %s, which the log does not record", names);
         return BOX_OK;
     }
-    it->di_class = it->di_old.ds_verdict == it->di_new.ds_verdict &&
-                           pdp_diff_same_rule(it->di_old.ds_rule,
-                                              it->di_new.ds_rule)
-                       ? PDP_DIFF_UNCHANGED
-                       : PDP_DIFF_CHANGED;
+    it->di_class =
+        it->di_old.ds_verdict == it->di_new.ds_verdict &&
+                pdp_diff_same_rule(it->di_old.ds_rule, it->di_new.ds_rule)
+            ? PDP_DIFF_UNCHANGED
+            : PDP_DIFF_CHANGED;
     return BOX_OK;
 }
 
@@ -753,8 +752,7 @@ replay_one(run *ru, const pdp_dlrec *d, pdp_diff_item *it)
     }
     if (rv != BOX_OK)
         return rv;
-    pdp_request rq = {.rq_resource_text = d->dr_resource ? d->dr_resource
-                                                         : "",
+    pdp_request rq = {.rq_resource_text = d->dr_resource ? d->dr_resource : "",
                       .rq_action = rb.rb_action};
     rq.rq_resource_len = strlen(rq.rq_resource_text);
     size_t at;
@@ -767,9 +765,9 @@ replay_one(run *ru, const pdp_dlrec *d, pdp_diff_item *it)
         if (rq.rq_context == NULL) {
             pdp_value *ctx = pdp_value_record_new(a);
             if (ctx == NULL ||
-                pdp_value_record_put(a, ctx, "input", 5,
-                                     pdp_hist_field(e->ev_fields, "input",
-                                                    5)) != BOX_OK)
+                pdp_value_record_put(
+                    a, ctx, "input", 5,
+                    pdp_hist_field(e->ev_fields, "input", 5)) != BOX_OK)
                 return BOX_ENOMEM;
             rq.rq_context = ctx;
         }
@@ -780,8 +778,7 @@ replay_one(run *ru, const pdp_dlrec *d, pdp_diff_item *it)
     } else {
         pdp_value *p = NULL, *r = NULL;
         if (pdp_value_entity(a, "Box::Agent", 10, "self", 4, &p) != BOX_OK ||
-            pdp_value_entity(a, "Box::Resource", 13, "unused", 6, &r) !=
-                BOX_OK)
+            pdp_value_entity(a, "Box::Resource", 13, "unused", 6, &r) != BOX_OK)
             return BOX_ENOMEM;
         rq.rq_principal = p;
         rq.rq_resource = r;

@@ -51,12 +51,12 @@ typedef struct pdp_diff_item {
     const pdp_dlrec *di_rec; // borrowed from the log
     pdp_diff_class di_class;
     pdp_diff_skip di_skip;
-    pdp_diff_side di_old, di_new; // UNCHANGED, CHANGED (UNKNOWN: as far
-                                  // as they went)
-    bool di_from_history; // the request was the history's own event
-    char di_why[PDP_DIFF_WHY_MAX]; // UNKNOWN: e.g. "depends on
-                                   // context.input.operation, which the
-                                   // log does not record"
+    pdp_diff_side di_old, di_new;     // UNCHANGED, CHANGED (UNKNOWN: as far
+                                      // as they went)
+    bool di_from_history;             // the request was the history's own event
+    char di_why[PDP_DIFF_WHY_MAX];    // UNKNOWN: e.g. "depends on
+                                      // context.input.operation, which the
+                                      // log does not record"
     char di_detail[PDP_DIFF_WHY_MAX]; // UNKNOWN: this decision's part,
                                       // e.g. "logged: deny by x; old
                                       // policy: permit by y"; or empty

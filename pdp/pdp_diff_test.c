@@ -44,8 +44,7 @@ write_log(const dec *d, size_t n, bool control, pdp_dlread *out)
     assert_true(fd >= 0);
     close(fd);
     pdp_dlog *l;
-    pdp_dlog_ident id = {.di_box_id = "box-0123456789abcdef",
-                         .di_run_id = "r"};
+    pdp_dlog_ident id = {.di_box_id = "box-0123456789abcdef", .di_run_id = "r"};
     assert_int_equal(pdp_dlog_open(path, &id, 0, &l), BOX_OK);
     if (control)
         assert_int_equal(pdp_dlog_control_add(l, "policy_installed", "ok",
@@ -118,13 +117,13 @@ typedef struct replay {
 } replay;
 
 static void
-replay_run(replay *r, const char *old, const char *new_,
-           const pdp_dlread *log, const pdp_hist *h)
+replay_run(replay *r, const char *old, const char *new_, const pdp_dlread *log,
+           const pdp_hist *h)
 {
     r->old = load(old);
     r->new_ = load(new_);
-    pdp_diff_in in = {.dn_old = r->old, .dn_new = r->new_, .dn_log = log,
-                      .dn_hist = h};
+    pdp_diff_in in = {
+        .dn_old = r->old, .dn_new = r->new_, .dn_log = log, .dn_hist = h};
     assert_int_equal(pdp_diff_run(&in, &r->items, &r->n), BOX_OK);
     assert_int_equal(r->n, log->dl_n);
 }
@@ -146,8 +145,8 @@ rule_id(const pdp_rule *r)
     return buf;
 }
 
-#define READ(id, cond)                                                        \
-    "@id(\"" id "\") permit (principal, action == Box::Action::\"fs:read\", " \
+#define READ(id, cond)                                                         \
+    "@id(\"" id "\") permit (principal, action == Box::Action::\"fs:read\", "  \
     "resource) when { " cond " };\n"
 
 /* ---- pdp_dlread ---- */
@@ -242,9 +241,13 @@ test_dlread_refusals(void **state)
 /* ---- pdp_diff ---- */
 
 static const char old_policy[] =
-    READ("read-src", "context.input.path like \"~/src/*\"")
-    "@id(\"ls\") permit (principal, action == Box::Action::\"shell:exec\", "
-    "resource) when { context.input.program == \"ls\" };\n";
+    READ("read-src",
+         "context.input.path like \"~/src/*\"") "@id(\"ls\") permit "
+                                                "(principal, action == "
+                                                "Box::Action::\"shell:exec\", "
+                                                "resource) when { "
+                                                "context.input.program == "
+                                                "\"ls\" };\n";
 
 static void
 test_diff_classes(void **state)
@@ -262,13 +265,17 @@ test_diff_classes(void **state)
     pdp_dlread log;
     write_log(d, 6, true, &log);
     replay r;
-    replay_run(&r, old_policy,
-               READ("read-src", "context.input.path like \"~/src/*\"")
-               READ("read-tmp", "context.input.path like \"/tmp/*\"")
-               "@id(\"no-keys\") forbid (principal, action, resource) when { "
-               "context.input has path && context.input.path like "
-               "\"*.key\" };\n",
-               &log, NULL);
+    replay_run(
+        &r, old_policy,
+        READ("read-src", "context.input.path like \"~/src/*\"") READ(
+            "read-tmp",
+            "context.input.path like \"/tmp/*\"") "@id(\"no-keys\") forbid "
+                                                  "(principal, action, "
+                                                  "resource) when { "
+                                                  "context.input has path && "
+                                                  "context.input.path like "
+                                                  "\"*.key\" };\n",
+        &log, NULL);
     const pdp_diff_item *it = r.items;
     assert_int_equal(it[0].di_class, PDP_DIFF_SKIPPED);
     assert_int_equal(it[0].di_skip, PDP_DIFF_SKIP_CONTROL);
@@ -291,12 +298,16 @@ test_diff_classes(void **state)
 
     // A rename: same verdict, another rule; an edit of a rule without
     // @id where it stands is the same rule.
-    replay_run(&r, old_policy,
-               READ("read-source", "context.input.path like \"~/src/*\"")
-               "@id(\"ls\") permit (principal, action == "
-               "Box::Action::\"shell:exec\", resource) when { "
-               "context.input.program == \"ls\" };\n",
-               &log, NULL);
+    replay_run(
+        &r, old_policy,
+        READ("read-source",
+             "context.input.path like \"~/src/*\"") "@id(\"ls\") permit "
+                                                    "(principal, action == "
+                                                    "Box::Action::\"shell:"
+                                                    "exec\", resource) when { "
+                                                    "context.input.program == "
+                                                    "\"ls\" };\n",
+        &log, NULL);
     assert_int_equal(r.items[1].di_class, PDP_DIFF_CHANGED);
     assert_int_equal(r.items[1].di_new.ds_verdict, PDP_ALLOW);
     assert_string_equal(rule_id(r.items[1].di_new.ds_rule), "read-source");
@@ -324,14 +335,14 @@ test_same_rule(void **state)
                              "forbid (principal, action, resource) when { "
                              "true };\n");
     // Moved, same text.
-    assert_true(pdp_diff_same_rule(pdp_policy_rule(a, 0),
-                                   pdp_policy_rule(b, 1)));
+    assert_true(
+        pdp_diff_same_rule(pdp_policy_rule(a, 0), pdp_policy_rule(b, 1)));
     // Moved and edited.
-    assert_false(pdp_diff_same_rule(pdp_policy_rule(a, 1),
-                                    pdp_policy_rule(b, 2)));
+    assert_false(
+        pdp_diff_same_rule(pdp_policy_rule(a, 1), pdp_policy_rule(b, 2)));
     // @id against none; none against <default-deny>.
-    assert_false(pdp_diff_same_rule(pdp_policy_rule(a, 0),
-                                    pdp_policy_rule(b, 0)));
+    assert_false(
+        pdp_diff_same_rule(pdp_policy_rule(a, 0), pdp_policy_rule(b, 0)));
     assert_false(pdp_diff_same_rule(pdp_policy_rule(a, 0), NULL));
     assert_true(pdp_diff_same_rule(NULL, NULL));
     pdp_policy_free(a);
@@ -354,12 +365,13 @@ test_diff_shell_args(void **state)
     pdp_dlread log;
     write_log(d, 2, false, &log);
     replay r;
-    replay_run(&r, old_policy,
-               "@id(\"ls\") permit (principal, action == "
-               "Box::Action::\"shell:exec\", resource) when { "
-               "context.input.command == \"ls -l src\" && "
-               "context.input.arg_count == 2 && context.input.cwd == \"/w\" };\n",
-               &log, NULL);
+    replay_run(
+        &r, old_policy,
+        "@id(\"ls\") permit (principal, action == "
+        "Box::Action::\"shell:exec\", resource) when { "
+        "context.input.command == \"ls -l src\" && "
+        "context.input.arg_count == 2 && context.input.cwd == \"/w\" };\n",
+        &log, NULL);
     assert_int_equal(r.items[0].di_class, PDP_DIFF_UNCHANGED);
     assert_int_equal(r.items[1].di_class, PDP_DIFF_UNKNOWN);
     assert_string_equal(r.items[1].di_why, "depends on context.input.command, "
@@ -389,25 +401,30 @@ hist_put(pdp_hist *h, const char *path, const char *op, int64_t ts)
     pdp_value *in = pdp_value_record_new(a), *ctx = pdp_value_record_new(a),
               *fields = pdp_value_record_new(a), *p, *act, *res, *pv, *ov;
     assert_int_equal(pdp_value_entity(a, "Box::Agent", 10, "self", 4, &p), 0);
-    assert_int_equal(pdp_value_entity(a, "Box::Resource", 13, "unused", 6,
-                                      &res), 0);
-    assert_int_equal(pdp_value_entity(a, "Box::Action", 11, "fs:write", 8,
-                                      &act), 0);
+    assert_int_equal(
+        pdp_value_entity(a, "Box::Resource", 13, "unused", 6, &res), 0);
+    assert_int_equal(
+        pdp_value_entity(a, "Box::Action", 11, "fs:write", 8, &act), 0);
     assert_int_equal(pdp_value_string(a, path, strlen(path), &pv), 0);
-    assert_int_equal(pdp_value_entity(a, "Box::FsWriteOperation", 21, op,
-                                      strlen(op), &ov), 0);
+    assert_int_equal(
+        pdp_value_entity(a, "Box::FsWriteOperation", 21, op, strlen(op), &ov),
+        0);
     assert_int_equal(pdp_value_record_put(a, in, "path", 4, pv), 0);
     assert_int_equal(pdp_value_record_put(a, in, "operation", 9, ov), 0);
     assert_int_equal(pdp_value_record_put(a, ctx, "input", 5, in), 0);
     assert_int_equal(pdp_value_record_put(a, fields, "input", 5, in), 0);
-    pdp_event e = {.ev_action = act, .ev_kind = "request", .ev_ts = ts,
-                   .ev_principal = p, .ev_resource = res, .ev_fields = fields,
+    pdp_event e = {.ev_action = act,
+                   .ev_kind = "request",
+                   .ev_ts = ts,
+                   .ev_principal = p,
+                   .ev_resource = res,
+                   .ev_fields = fields,
                    .ev_context = ctx};
     assert_int_equal(pdp_hist_append(h, &e), BOX_OK);
 }
 
-#define WRITE_SRC(cond)                                                       \
-    "@id(\"w\") permit (principal, action == Box::Action::\"fs:write\", "     \
+#define WRITE_SRC(cond)                                                        \
+    "@id(\"w\") permit (principal, action == Box::Action::\"fs:write\", "      \
     "resource) when { context.input.path like \"~/src/*\"" cond " };\n"
 
 /* A rule on the fs operation cannot be told from the log alone, and is
@@ -422,9 +439,9 @@ test_diff_operation_and_history(void **state)
     };
     pdp_dlread log;
     write_log(d, 2, false, &log);
-    const char *no_chmod = WRITE_SRC(
-        " && context.input.operation != "
-        "Box::FsWriteOperation::\"set_permissions\"");
+    const char *no_chmod =
+        WRITE_SRC(" && context.input.operation != "
+                  "Box::FsWriteOperation::\"set_permissions\"");
     replay r;
     replay_run(&r, WRITE_SRC(""), no_chmod, &log, NULL);
     assert_int_equal(r.items[0].di_class, PDP_DIFF_UNKNOWN);
@@ -449,11 +466,10 @@ test_diff_operation_and_history(void **state)
 
     // A temporal rule: "at most one write a minute". Without the history
     // it cannot be told; with it, the second write is the one refused.
-    const char *cap =
-        WRITE_SRC("")
-        "@id(\"one-a-minute\") forbid (principal, action == "
-        "Box::Action::\"fs:write\", resource) when temporal { previous "
-        "within 1m Box::Action::\"fs:write\"::request{} };\n";
+    const char *cap = WRITE_SRC(
+        "") "@id(\"one-a-minute\") forbid (principal, action == "
+            "Box::Action::\"fs:write\", resource) when temporal { previous "
+            "within 1m Box::Action::\"fs:write\"::request{} };\n";
     replay_run(&r, WRITE_SRC(""), cap, &log, NULL);
     assert_int_equal(r.items[1].di_class, PDP_DIFF_UNKNOWN);
     assert_string_equal(r.items[1].di_why,
@@ -487,15 +503,14 @@ test_diff_operation_inferred(void **state)
 {
     (void)state;
     dec d[] = {
-        {"fs:write", "~/src/run.sh", "<default-deny>", 0, NULL, "no_match",
-         0},
+        {"fs:write", "~/src/run.sh", "<default-deny>", 0, NULL, "no_match", 0},
         {"fs:write", "~/src/a.c", "w", 1, NULL, NULL, 0},
     };
     pdp_dlread log;
     write_log(d, 2, false, &log);
-    const char *no_chmod = WRITE_SRC(
-        " && context.input.operation != "
-        "Box::FsWriteOperation::\"set_permissions\"");
+    const char *no_chmod =
+        WRITE_SRC(" && context.input.operation != "
+                  "Box::FsWriteOperation::\"set_permissions\"");
     replay r;
     replay_run(&r, no_chmod, WRITE_SRC(""), &log, NULL);
     assert_int_equal(r.items[0].di_class, PDP_DIFF_CHANGED);
@@ -532,8 +547,8 @@ test_diff_operation_inferred(void **state)
 
     // An action the table does not know (an MCP tool's): all of its
     // input is unknown.
-    dec t[] = {{"gh::Action::\"create_issue\"", "gh/create_issue", "tools",
-                1, NULL, NULL, 0}};
+    dec t[] = {{"gh::Action::\"create_issue\"", "gh/create_issue", "tools", 1,
+                NULL, NULL, 0}};
     write_log(t, 1, false, &clog);
     const char *tools = "@id(\"tools\") permit (principal, action == "
                         "gh::Action::\"create_issue\", resource);\n";
@@ -570,8 +585,7 @@ test_hstore_read_only(void **state)
     pdp_hstore_rules rules;
     pdp_hstore *s;
     char *warn, *err;
-    assert_int_equal(pdp_hstore_open(path, h, &rules, &s, &warn, &err),
-                     BOX_OK);
+    assert_int_equal(pdp_hstore_open(path, h, &rules, &s, &warn, &err), BOX_OK);
     uint64_t ticket;
     assert_int_equal(pdp_hstore_put_event(s, 0, pdp_hist_at(src, 0), &ticket),
                      BOX_OK);

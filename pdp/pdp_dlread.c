@@ -26,8 +26,8 @@ typedef struct rd {
 static box_err
 rd_fail(rd *c, const char *why, const char *what)
 {
-    box_err rv = box_buf_printf(c->r_err, "%s:%u: %s%s", c->r_file,
-                                c->r_line, why, what ? what : "");
+    box_err rv = box_buf_printf(c->r_err, "%s:%u: %s%s", c->r_file, c->r_line,
+                                why, what ? what : "");
     return rv == BOX_OK ? BOX_EPARSE : rv;
 }
 
@@ -46,9 +46,8 @@ member(json_object *obj, const char *key)
 static size_t
 array_len(json_object *a)
 {
-    return json_object_is_type(a, json_type_array)
-               ? json_object_array_length(a)
-               : 0;
+    return json_object_is_type(a, json_type_array) ? json_object_array_length(a)
+                                                   : 0;
 }
 
 /* The value object of attribute key in an OTLP attribute array. */
@@ -108,11 +107,11 @@ attr_int(json_object *attrs, const char *key, int64_t *out)
 }
 
 static box_err
-attr_strv(rd *c, json_object *attrs, const char *key,
-          const char *const **out, size_t *n)
+attr_strv(rd *c, json_object *attrs, const char *key, const char *const **out,
+          size_t *n)
 {
-    json_object *vals = member(member(attr(attrs, key), "arrayValue"),
-                               "values");
+    json_object *vals =
+        member(member(attr(attrs, key), "arrayValue"), "values");
     size_t len = array_len(vals);
     *out = NULL;
     *n = 0;
@@ -177,8 +176,7 @@ read_decision(rd *c, json_object *at, pdp_dlrec *d)
     box_err rv;
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if ((rv = attr_str(c, at, strs[i].key,
-                           (const char **)((char *)d + strs[i].off))) !=
-            BOX_OK)
+                           (const char **)((char *)d + strs[i].off))) != BOX_OK)
             return rv;
     if ((rv = attr_strv(c, at, "strands.box.policy.determining.ids",
                         &d->dr_determining, &d->dr_ndetermining)) != BOX_OK ||
@@ -194,12 +192,16 @@ read_decision(rd *c, json_object *at, pdp_dlrec *d)
         member(attr(at, "strands.box.policy.cached"), "boolValue");
     d->dr_cached = cached != NULL && json_object_get_boolean(cached);
     if (d->dr_action == NULL)
-        return rd_fail(c, "a decision record without "
-                          "strands.box.policy.action", NULL);
+        return rd_fail(c,
+                       "a decision record without "
+                       "strands.box.policy.action",
+                       NULL);
     if (d->dr_verdict == NULL || (strcmp(d->dr_verdict, "permit") != 0 &&
                                   strcmp(d->dr_verdict, "deny") != 0))
-        return rd_fail(c, "a decision record whose strands.box.policy."
-                          "verdict is not permit or deny", NULL);
+        return rd_fail(c,
+                       "a decision record whose strands.box.policy."
+                       "verdict is not permit or deny",
+                       NULL);
     return BOX_OK;
 }
 
@@ -230,8 +232,8 @@ static box_err
 read_logs(rd *c, json_object *rls)
 {
     for (size_t i = 0; i < array_len(rls); i++) {
-        json_object *sls = member(json_object_array_get_idx(rls, i),
-                                  "scopeLogs");
+        json_object *sls =
+            member(json_object_array_get_idx(rls, i), "scopeLogs");
         for (size_t j = 0; j < array_len(sls); j++) {
             json_object *sl = json_object_array_get_idx(sls, j);
             json_object *name = member(member(sl, "scope"), "name");
@@ -239,10 +241,9 @@ read_logs(rd *c, json_object *rls)
                                     ? json_object_get_string(name)
                                     : "";
             pdp_dlrec_kind kind =
-                strcmp(scope, "strands-box.policy") == 0 ? PDP_DLREC_DECISION
-                : strcmp(scope, "strands-box.control") == 0
-                    ? PDP_DLREC_CONTROL
-                    : PDP_DLREC_OTHER;
+                strcmp(scope, "strands-box.policy") == 0    ? PDP_DLREC_DECISION
+                : strcmp(scope, "strands-box.control") == 0 ? PDP_DLREC_CONTROL
+                                                            : PDP_DLREC_OTHER;
             json_object *lrs = member(sl, "logRecords");
             for (size_t k = 0; k < array_len(lrs); k++) {
                 json_object *lr = json_object_array_get_idx(lrs, k);
@@ -278,8 +279,8 @@ read_line(rd *c, const char *line, size_t len)
     json_object *root = json_tokener_parse_ex(tok, line, (int)len);
     enum json_tokener_error jerr = json_tokener_get_error(tok);
     size_t end = json_tokener_get_parse_end(tok);
-    while (end < len && (line[end] == ' ' || line[end] == '\t' ||
-                         line[end] == '\r'))
+    while (end < len &&
+           (line[end] == ' ' || line[end] == '\t' || line[end] == '\r'))
         end++;
     box_err rv;
     if (root == NULL || jerr != json_tokener_success || end != len) {
@@ -298,8 +299,10 @@ read_line(rd *c, const char *line, size_t len)
             d->dr_line = c->r_line;
         }
     } else {
-        rv = rd_fail(c, "not an OTLP record (no resourceLogs, resourceSpans "
-                        "or resourceMetrics)", NULL);
+        rv = rd_fail(c,
+                     "not an OTLP record (no resourceLogs, resourceSpans "
+                     "or resourceMetrics)",
+                     NULL);
     }
     json_object_put(root);
     json_tokener_free(tok);
@@ -307,8 +310,8 @@ read_line(rd *c, const char *line, size_t len)
 }
 
 box_err
-pdp_dlread_load(const char *text, size_t len, const char *file,
-                pdp_dlread *out, box_buf *err)
+pdp_dlread_load(const char *text, size_t len, const char *file, pdp_dlread *out,
+                box_buf *err)
 {
     memset(out, 0, sizeof *out);
     if (len > PDP_DLREAD_MAX_BYTES)

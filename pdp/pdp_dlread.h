@@ -27,9 +27,9 @@ typedef enum pdp_dlrec_kind {
  */
 typedef struct pdp_dlrec {
     pdp_dlrec_kind dr_kind;
-    uint32_t dr_line;    // 1-based line of the log
+    uint32_t dr_line; // 1-based line of the log
     bool dr_has_ts;
-    int64_t dr_ts;       // timeUnixNano, in whole seconds
+    int64_t dr_ts;           // timeUnixNano, in whole seconds
     const char *dr_action;   // strands.box.policy.action ("fs:read")
     const char *dr_resource; // .resource
     const char *dr_verdict;  // .verdict: "permit" or "deny" (checked)
@@ -37,20 +37,20 @@ typedef struct pdp_dlrec {
     const char *dr_rule;     // .rule (@id, policy_<i>, <default-deny>, …)
     const char *const *dr_determining; // .determining.ids
     size_t dr_ndetermining;
-    bool dr_cached;          // .cached
+    bool dr_cached; // .cached
     bool dr_has_epoch;
-    uint64_t dr_epoch;       // .epoch
+    uint64_t dr_epoch; // .epoch
     // Subject attributes.
     const char *dr_file_path;   // file.path
     const char *dr_command;     // process.command
     const char *const *dr_args; // process.command_args (redacted)
     size_t dr_nargs;
-    const char *dr_cwd;         // process.working_directory
-    const char *dr_address;     // server.address
+    const char *dr_cwd;     // process.working_directory
+    const char *dr_address; // server.address
     bool dr_has_port;
-    int64_t dr_port;            // server.port
-    const char *dr_method;      // http.request.method
-    const char *dr_operation;   // control: strands.box.control.operation
+    int64_t dr_port;          // server.port
+    const char *dr_method;    // http.request.method
+    const char *dr_operation; // control: strands.box.control.operation
 } pdp_dlrec;
 
 /* Every record of one log, in order; owns its strings. */

@@ -18,17 +18,17 @@
 
 /* The project open to the agent; a write needs a read of the file first
  * (a temporal rule: box-pdp keeps the history of fs:read and fs:write). */
-#define OLD_POLICY                                                            \
-    "permit (principal, action == Box::Action::\"shell:exec\", resource);\n"  \
-    "@id(\"project\")\n"                                                      \
-    "permit (principal, action in [Box::Action::\"fs:read\", "                \
-    "Box::Action::\"fs:write\"], resource)\n"                                 \
-    "when { context.input.path == \"~/src/project\" ||\n"                     \
-    "       context.input.path like \"~/src/project/*\" };\n"                 \
-    "@id(\"write-needs-read\")\n"                                             \
-    "forbid (principal, action == Box::Action::\"fs:write\", resource)\n"     \
-    "unless temporal { formerly within 10m "                                  \
-    "Box::Action::\"fs:read\"::request{ input.path: context.input.path } "    \
+#define OLD_POLICY                                                             \
+    "permit (principal, action == Box::Action::\"shell:exec\", resource);\n"   \
+    "@id(\"project\")\n"                                                       \
+    "permit (principal, action in [Box::Action::\"fs:read\", "                 \
+    "Box::Action::\"fs:write\"], resource)\n"                                  \
+    "when { context.input.path == \"~/src/project\" ||\n"                      \
+    "       context.input.path like \"~/src/project/*\" };\n"                  \
+    "@id(\"write-needs-read\")\n"                                              \
+    "forbid (principal, action == Box::Action::\"fs:write\", resource)\n"      \
+    "unless temporal { formerly within 10m "                                   \
+    "Box::Action::\"fs:read\"::request{ input.path: context.input.path } "     \
     "};\n"
 
 static const char *
@@ -53,9 +53,10 @@ diff(const box_world *w, const char *new_text, bool hist, box_proc_result *r)
              w->bw_state);
     const char *old = file_in(w, "old.dw", OLD_POLICY);
     const char *new_ = file_in(w, "new.dw", new_text);
-    char *args[] = {"policy", "diff", "--old", (char *)old, "--new",
-                    (char *)new_, "--log", log, hist ? "--history" : NULL,
-                    hpath, NULL};
+    char *args[] = {"policy",    "diff",  "--old",
+                    (char *)old, "--new", (char *)new_,
+                    "--log",     log,     hist ? "--history" : NULL,
+                    hpath,       NULL};
     box_test_cli(args, 60000, r);
 }
 
@@ -122,8 +123,7 @@ test_diff_real_box(void **state)
                                             "new:<default-deny>)  1 "
                                             "decision"));
     assert_true(box_test_count_lines(r.pr_out, "  fs:write  "
-                                               "~/src/project/README.md") ==
-                1);
+                                               "~/src/project/README.md") == 1);
     assert_non_null(strstr(r.pr_out, " 0 cannot tell"));
     box_proc_result_free(&r);
 }

@@ -63,8 +63,7 @@ static void
 write_log(const char *path, const dec *d, size_t n)
 {
     pdp_dlog *l;
-    pdp_dlog_ident id = {.di_box_id = "box-0123456789abcdef",
-                         .di_run_id = "r"};
+    pdp_dlog_ident id = {.di_box_id = "box-0123456789abcdef", .di_run_id = "r"};
     assert_int_equal(pdp_dlog_open(path, &id, 0, &l), BOX_OK);
     assert_int_equal(
         pdp_dlog_control_add(l, "policy_installed", "ok", "old.dw", NULL),
@@ -97,8 +96,8 @@ static void
 diff(box_proc_result *r, char *old, char *new_, char *log, char *hist,
      bool json)
 {
-    char *args[14] = {"policy", "diff", "--old", old, "--new", new_,
-                      "--log", log};
+    char *args[14] = {"policy", "diff", "--old", old,
+                      "--new",  new_,   "--log", log};
     size_t n = 8;
     if (hist != NULL) {
         args[n++] = "--history";
@@ -110,8 +109,8 @@ diff(box_proc_result *r, char *old, char *new_, char *log, char *hist,
     box_test_cli(args, RUN_MS, r);
 }
 
-#define READ(id, cond)                                                        \
-    "@id(\"" id "\") permit (principal, action == Box::Action::\"fs:read\", " \
+#define READ(id, cond)                                                         \
+    "@id(\"" id "\") permit (principal, action == Box::Action::\"fs:read\", "  \
     "resource) when { " cond " };\n"
 
 static const char old_policy[] =
@@ -137,14 +136,17 @@ test_diff_changes(void **state)
     box_proc_result r;
     write_log(at(0, "log.jsonl"), reads, NREADS);
     box_test_put(at(1, "old.dw"), old_policy);
-    box_test_put(at(2, "new.dw"),
-                 READ("read-src", "context.input.path like \"~/src/*\"")
-                 READ("read-tmp", "context.input.path like \"/tmp/*\"")
-                 "@id(\"no-keys\") forbid (principal, action == "
-                 "Box::Action::\"fs:read\", resource) when { "
-                 "context.input.path like \"*.key\" };\n");
-    diff(&r, at(1, "old.dw"), at(2, "new.dw"), at(0, "log.jsonl"), NULL,
-         false);
+    box_test_put(
+        at(2, "new.dw"),
+        READ("read-src", "context.input.path like \"~/src/*\"") READ(
+            "read-tmp",
+            "context.input.path like \"/tmp/*\"") "@id(\"no-keys\") forbid "
+                                                  "(principal, action == "
+                                                  "Box::Action::\"fs:read\", "
+                                                  "resource) when { "
+                                                  "context.input.path like "
+                                                  "\"*.key\" };\n");
+    diff(&r, at(1, "old.dw"), at(2, "new.dw"), at(0, "log.jsonl"), NULL, false);
     box_test_expect_status(&r, 1);
     box_test_expect_out(
         &r, "7 decisions replayed: 2 unchanged, 2 change, 0 cannot tell, "
@@ -155,8 +157,7 @@ test_diff_changes(void **state)
             "  fs:read  /tmp/t  (was: deny by <default-deny>; line 5)\n");
     box_proc_result_free(&r);
 
-    diff(&r, at(1, "old.dw"), at(2, "new.dw"), at(0, "log.jsonl"), NULL,
-         true);
+    diff(&r, at(1, "old.dw"), at(2, "new.dw"), at(0, "log.jsonl"), NULL, true);
     box_test_expect_status(&r, 1);
     box_test_expect_out(
         &r, "{\"replayed\":7,\"unchanged\":2,\"changed\":2,\"cannot_tell\":0,"
@@ -183,8 +184,7 @@ test_diff_rename(void **state)
     box_test_put(at(1, "old.dw"), old_policy);
     box_test_put(at(2, "new.dw"),
                  READ("read-source", "context.input.path like \"~/src/*\""));
-    diff(&r, at(1, "old.dw"), at(2, "new.dw"), at(0, "log.jsonl"), NULL,
-         false);
+    diff(&r, at(1, "old.dw"), at(2, "new.dw"), at(0, "log.jsonl"), NULL, false);
     box_test_expect_status(&r, 1);
     box_test_expect_out(
         &r, "7 decisions replayed: 1 unchanged, 3 change, 0 cannot tell, "
@@ -214,8 +214,7 @@ test_diff_nothing(void **state)
                  "@id(\"no-etc\") forbid (principal, action == "
                  "Box::Action::\"fs:write\", resource) when { "
                  "context.input.path like \"/etc/*\" };\n");
-    diff(&r, at(1, "old.dw"), at(2, "new.dw"), at(0, "log.jsonl"), NULL,
-         false);
+    diff(&r, at(1, "old.dw"), at(2, "new.dw"), at(0, "log.jsonl"), NULL, false);
     box_test_expect_status(&r, 0);
     box_test_expect_out(&r, "7 decisions replayed: 4 unchanged, 0 change, 0 "
                             "cannot tell, 3 skipped (1 control, 1 "
@@ -247,23 +246,28 @@ put_write(pdp_hstore *s, uint64_t seq, const char *path, const char *op,
     pdp_value *in = pdp_value_record_new(a), *ctx = pdp_value_record_new(a),
               *fields = pdp_value_record_new(a), *p, *act, *res, *pv, *ov;
     assert_int_equal(pdp_value_entity(a, "Box::Agent", 10, "self", 4, &p), 0);
-    assert_int_equal(pdp_value_entity(a, "Box::Resource", 13, "unused", 6,
-                                      &res), 0);
-    assert_int_equal(pdp_value_entity(a, "Box::Action", 11, "fs:write", 8,
-                                      &act), 0);
+    assert_int_equal(
+        pdp_value_entity(a, "Box::Resource", 13, "unused", 6, &res), 0);
+    assert_int_equal(
+        pdp_value_entity(a, "Box::Action", 11, "fs:write", 8, &act), 0);
     assert_int_equal(pdp_value_string(a, path, strlen(path), &pv), 0);
-    assert_int_equal(pdp_value_entity(a, "Box::FsWriteOperation", 21, op,
-                                      strlen(op), &ov), 0);
+    assert_int_equal(
+        pdp_value_entity(a, "Box::FsWriteOperation", 21, op, strlen(op), &ov),
+        0);
     assert_int_equal(pdp_value_record_put(a, in, "path", 4, pv), 0);
     assert_int_equal(pdp_value_record_put(a, in, "operation", 9, ov), 0);
     assert_int_equal(pdp_value_record_put(a, ctx, "input", 5, in), 0);
     assert_int_equal(pdp_value_record_put(a, fields, "input", 5, in), 0);
-    assert_int_equal(pdp_value_record_put(a, fields, "callerPrincipal", 15,
-                                          p), 0);
-    assert_int_equal(pdp_value_record_put(a, fields, "callerResource", 14,
-                                          res), 0);
-    pdp_event e = {.ev_action = act, .ev_kind = "request", .ev_ts = ts,
-                   .ev_principal = p, .ev_resource = res, .ev_fields = fields,
+    assert_int_equal(pdp_value_record_put(a, fields, "callerPrincipal", 15, p),
+                     0);
+    assert_int_equal(pdp_value_record_put(a, fields, "callerResource", 14, res),
+                     0);
+    pdp_event e = {.ev_action = act,
+                   .ev_kind = "request",
+                   .ev_ts = ts,
+                   .ev_principal = p,
+                   .ev_resource = res,
+                   .ev_fields = fields,
                    .ev_context = ctx};
     uint64_t ticket;
     assert_int_equal(pdp_hstore_put_event(s, seq, &e, &ticket), BOX_OK);
@@ -271,8 +275,8 @@ put_write(pdp_hstore *s, uint64_t seq, const char *path, const char *op,
     box_arena_free(a);
 }
 
-#define WRITE_SRC(cond)                                                       \
-    "@id(\"w\") permit (principal, action == Box::Action::\"fs:write\", "     \
+#define WRITE_SRC(cond)                                                        \
+    "@id(\"w\") permit (principal, action == Box::Action::\"fs:write\", "      \
     "resource) when { context.input.path like \"~/src/*\"" cond " };\n"
 
 /* A rule on the fs operation, which the log does not keep: cannot tell
@@ -291,8 +295,7 @@ test_diff_operation(void **state)
     box_test_put(at(2, "new.dw"),
                  WRITE_SRC(" && context.input.operation != "
                            "Box::FsWriteOperation::\"set_permissions\""));
-    diff(&r, at(1, "old.dw"), at(2, "new.dw"), at(0, "log.jsonl"), NULL,
-         false);
+    diff(&r, at(1, "old.dw"), at(2, "new.dw"), at(0, "log.jsonl"), NULL, false);
     box_test_expect_status(&r, 1);
     box_test_expect_out(
         &r, "3 decisions replayed: 0 unchanged, 0 change, 2 cannot tell, 1 "
@@ -307,9 +310,9 @@ test_diff_operation(void **state)
     pdp_hstore_rules rules;
     pdp_hstore *s;
     char *warn, *err;
-    assert_int_equal(pdp_hstore_open(at(3, "dogwood.history"), h, &rules, &s,
-                                     &warn, &err),
-                     BOX_OK);
+    assert_int_equal(
+        pdp_hstore_open(at(3, "dogwood.history"), h, &rules, &s, &warn, &err),
+        BOX_OK);
     // Stamped as box-pdp stamps them: just before the log's records.
     int64_t now = (int64_t)time(NULL);
     put_write(s, 0, "~/src/a.c", "write_content", now - 1);
@@ -335,10 +338,9 @@ test_diff_operation(void **state)
         "Box::Action::\"fs:write\"::request(input: {path: \"~/src/%s\", "
         "operation: Box::FsWriteOperation::\"write_content\"})\n";
     char trace[2048];
-    int w = snprintf(trace, sizeof trace, ev, (long long)now - 1, "a.c",
-                     "a.c");
-    snprintf(trace + w, sizeof trace - (size_t)w, ev, (long long)now,
-             "run.sh", "run.sh");
+    int w = snprintf(trace, sizeof trace, ev, (long long)now - 1, "a.c", "a.c");
+    snprintf(trace + w, sizeof trace - (size_t)w, ev, (long long)now, "run.sh",
+             "run.sh");
     box_test_put(at(4, "h.trace"), trace);
     diff(&r, at(1, "old.dw"), at(2, "new.dw"), at(0, "log.jsonl"),
          at(4, "h.trace"), false);
@@ -357,7 +359,8 @@ test_diff_bad_inputs(void **state)
     write_log(at(0, "log.jsonl"), reads, 2);
     box_test_put(at(1, "old.dw"), old_policy);
     box_test_put(at(2, "bad.dw"), READ("x", "context.input.path like"));
-    box_test_put(at(3, "bad.jsonl"), "{\"resourceSpans\": []}\n{\"resourceLogs\"");
+    box_test_put(at(3, "bad.jsonl"),
+                 "{\"resourceSpans\": []}\n{\"resourceLogs\"");
     box_test_put(at(4, "bad.trace"), "@1 Box::Action::\"fs:read\"::request(\n");
     box_test_put(at(5, "notlog.jsonl"), "[1, 2]\n");
     const struct {
@@ -388,8 +391,7 @@ test_diff_bad_inputs(void **state)
         box_proc_result_free(&r);
     }
     // The parse error names file:line:col.
-    diff(&r, at(2, "bad.dw"), at(1, "old.dw"), at(0, "log.jsonl"), NULL,
-         false);
+    diff(&r, at(2, "bad.dw"), at(1, "old.dw"), at(0, "log.jsonl"), NULL, false);
     box_test_expect_err_has(&r, "bad.dw:1:");
     box_proc_result_free(&r);
     // A usage error: 2, with the usage.
@@ -412,8 +414,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_diff_rename, setup, teardown),
         cmocka_unit_test_setup_teardown(test_diff_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_diff_operation, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_diff_bad_inputs, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_diff_bad_inputs, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
