@@ -496,10 +496,10 @@ diff_warnings(const pdp_policy_set *old, const pdp_policy_set *new_, bool hist,
     const char *acts[DIFF_WARNINGS_MAX];
     size_t na = pdp_diff_unrecorded(old, new_, acts, DIFF_WARNINGS_MAX - 1);
     for (size_t i = 0; i < na && n < DIFF_WARNINGS_MAX; i++) {
-        char *w = box_asprintf("the new policy's temporal rules read %s "
-                               "events, which the history does not hold "
-                               "(the old policy did not read them): its "
-                               "temporal conditions see none",
+        char *w = box_asprintf("the history holds no %s events (the old "
+                               "policy's rules did not use them) and the "
+                               "new policy's temporal rules do: what needs "
+                               "them is listed as cannot tell",
                                acts[i]);
         if (w != NULL)
             warn[n++] = w;

@@ -9,6 +9,7 @@
 #include "box_arena.h"
 #include "box_buf.h"
 #include "pdp_reqjson.h"
+#include "pdp_tl.h"
 
 #define DIFF_SCRATCH_MAX ((size_t)256 << 20) // one decision's values
 // A history event may be stamped this long after its decision's log
@@ -639,6 +640,64 @@ lacking_has(const pdp_policy_set *set, const rebuilt *rb, char *why, size_t n)
     return false;
 }
 
+/* The first action a temporal predicate names whose events the old
+ * policy does not keep (g_old), while walking one rule. */
+typedef struct gap {
+    const pdp_policy_set *g_old;
+    const pdp_value *g_action;
+} gap;
+
+static void
+gap_pred(void *arg, const pdp_tl *pred)
+{
+    gap *g = arg;
+    if (g->g_action == NULL &&
+        !pdp_policy_history_reads(g->g_old, pred->tl_action))
+        g->g_action = pred->tl_action;
+}
+
+static bool
+gap_leaf(void *arg, const pdp_expr *e)
+{
+    if (e->x_kind == PDP_X_TEMPORAL)
+        pdp_tl_each_pred(e->u.tl, gap_pred, arg);
+    return false; // every node
+}
+
+/*
+ * Whether a temporal rule of set that decisions of rb's action evaluate
+ * reads events of an action old does not read, into why: a history kept
+ * under old holds none of them, so what such a rule decides over it is
+ * not what it would decide in the box.
+ */
+static bool
+lacking_history(const pdp_policy_set *set, const pdp_policy_set *old,
+                const rebuilt *rb, char *why, size_t n)
+{
+    const pdp_rule *const *lists[2];
+    size_t counts[2];
+    gap g = {.g_old = old};
+    pdp_policy_candidates(set, rb->rb_action, &lists[0], &counts[0], &lists[1],
+                          &counts[1]);
+    for (int l = 0; l < 2 && g.g_action == NULL; l++)
+        for (size_t i = 0; i < counts[l] && g.g_action == NULL; i++)
+            for (uint32_t c = 0; c < lists[l][i]->r_nconds; c++) {
+                const pdp_expr *body = lists[l][i]->r_conds[c].cd_body;
+                const pdp_expr *hit = pdp_expr_visit(body, gap_leaf, &g);
+                (void)hit;
+            }
+    if (g.g_action == NULL)
+        return false;
+    size_t len;
+    const char *id = pdp_value_entity_id(g.g_action, &len);
+    snprintf(why, n,
+             "depends on the history of %.*s events, which the "
+             "history does not hold (the old policy did not read "
+             "them)",
+             (int)len, id);
+    return true;
+}
+
 /* ------------------------------------------------------------------ */
 /* The replay                                                          */
 /* ------------------------------------------------------------------ */
@@ -775,6 +834,11 @@ replay_one(run *ru, const pdp_dlrec *d, pdp_diff_item *it)
         rq.rq_at = at;
         rb.rb_nunknown = rb.rb_nenum = 0; // the event is the whole request
         it->di_from_history = true;
+        if (lacking_history(in->dn_new, in->dn_old, &rb, it->di_why,
+                            sizeof it->di_why)) {
+            it->di_class = PDP_DIFF_UNKNOWN;
+            return BOX_OK;
+        }
     } else {
         pdp_value *p = NULL, *r = NULL;
         if (pdp_value_entity(a, "Box::Agent", 10, "self", 4, &p) != BOX_OK ||

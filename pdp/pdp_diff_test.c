@@ -260,10 +260,12 @@ test_diff_classes(void **state)
         {"fs:read", "~/src/b.c", "reach-floor", 0, NULL, "enforcement", 0},
         {"fs:read", "/etc/passwd", "<cached-permit>", 1, NULL, "cached", 1},
         {"fs:read", "/opt/x", "read-src", 1, NULL, NULL, 0}, // not ours
+        {"fs:read", "~/src/c.c", "<default-deny>", 0, NULL, "policy_pending",
+         0},
     };
     d[3].rule = "enforcement:reach-floor";
     pdp_dlread log;
-    write_log(d, 6, true, &log);
+    write_log(d, 7, true, &log);
     replay r;
     replay_run(
         &r, old_policy,
@@ -294,6 +296,7 @@ test_diff_classes(void **state)
                         "old policy does not reproduce the logged verdict");
     assert_string_equal(it[6].di_detail, "logged: permit by read-src; old "
                                          "policy: deny by <default-deny>");
+    assert_int_equal(it[7].di_skip, PDP_DIFF_SKIP_PENDING);
     replay_done(&r);
 
     // A rename: same verdict, another rule; an edit of a rule without
@@ -315,7 +318,7 @@ test_diff_classes(void **state)
 
     // The same policy: nothing changes.
     replay_run(&r, old_policy, old_policy, &log, NULL);
-    for (size_t i = 0; i < 6; i++)
+    for (size_t i = 0; i < 8; i++)
         assert_int_not_equal(r.items[i].di_class, PDP_DIFF_CHANGED);
     replay_done(&r);
     pdp_dlread_free(&log);
@@ -427,6 +430,13 @@ hist_put(pdp_hist *h, const char *path, const char *op, int64_t ts)
     "@id(\"w\") permit (principal, action == Box::Action::\"fs:write\", "      \
     "resource) when { context.input.path like \"~/src/*\"" cond " };\n"
 
+/* A temporal rule that never fires but reads fs:write events: a box
+ * under it keeps them in its history. */
+#define CAP100                                                                 \
+    "@id(\"cap\") forbid (principal, action == Box::Action::\"fs:write\", "    \
+    "resource) when temporal { (count for (t: Timepoint). where formerly "     \
+    "within 1m (Box::Action::\"fs:write\"::request{} && tp(t))) > 100 };\n"
+
 /* A rule on the fs operation cannot be told from the log alone, and is
  * decided with the history's own event; so is a temporal rule. */
 static void
@@ -476,7 +486,8 @@ test_diff_operation_and_history(void **state)
                         "depends on the history (a temporal condition), and "
                         "no history was given");
     replay_done(&r);
-    replay_run(&r, WRITE_SRC(""), cap, &log, h);
+    // The history was kept under a policy that reads fs:write events.
+    replay_run(&r, WRITE_SRC("") CAP100, cap, &log, h);
     assert_int_equal(r.items[0].di_class, PDP_DIFF_UNCHANGED);
     assert_int_equal(r.items[1].di_class, PDP_DIFF_CHANGED);
     assert_string_equal(rule_id(r.items[1].di_new.ds_rule), "one-a-minute");
@@ -568,6 +579,58 @@ test_diff_operation_inferred(void **state)
     pdp_dlread_free(&log);
 }
 
+/* The actions a new temporal rule reads that the old policy's history
+ * was not kept for. */
+static void
+test_unrecorded(void **state)
+{
+    (void)state;
+    pdp_policy_set *old = load(WRITE_SRC(""));
+    pdp_policy_set *new_ = load(
+        WRITE_SRC("") "@id(\"read-first\") forbid (principal, action == "
+                      "Box::Action::\"fs:write\", resource) unless temporal "
+                      "{ formerly within 10m Box::Action::\"fs:read\"::"
+                      "request{ input.path: context.input.path } };\n");
+    const char *acts[8];
+    size_t n = pdp_diff_unrecorded(old, new_, acts, 8);
+    assert_int_equal(n, 2);
+    assert_string_equal(acts[0], "fs:read");
+    assert_string_equal(acts[1], "fs:write");
+    assert_int_equal(pdp_diff_unrecorded(new_, new_, acts, 8), 0);
+    assert_int_equal(pdp_diff_unrecorded(new_, old, acts, 8), 0);
+    pdp_policy_free(old);
+    pdp_policy_free(new_);
+
+    // A history kept under a policy that reads fs:write events only: a
+    // new rule over fs:read events cannot be decided over it, even for a
+    // write the history holds.
+    const char *caps = WRITE_SRC("") CAP100;
+    dec d[] = {{"fs:write", "~/src/a.c", "w", 1, NULL, NULL, 0}};
+    pdp_dlread log;
+    write_log(d, 1, false, &log);
+    pdp_hist *h = pdp_hist_new();
+    hist_put(h, "~/src/a.c", "write_content", (int64_t)time(NULL));
+    replay r;
+    replay_run(&r, caps,
+               "@id(\"read-first\") forbid (principal, action == "
+               "Box::Action::\"fs:write\", resource) unless temporal { "
+               "formerly within 10m Box::Action::\"fs:read\"::request{ "
+               "input.path: context.input.path } };\n" WRITE_SRC(""),
+               &log, h);
+    assert_true(r.items[0].di_from_history);
+    assert_int_equal(r.items[0].di_class, PDP_DIFF_UNKNOWN);
+    assert_string_equal(r.items[0].di_why,
+                        "depends on the history of fs:read events, which the "
+                        "history does not hold (the old policy did not read "
+                        "them)");
+    replay_done(&r);
+    replay_run(&r, caps, caps, &log, h);
+    assert_int_equal(r.items[0].di_class, PDP_DIFF_UNCHANGED);
+    replay_done(&r);
+    pdp_hist_free(h);
+    pdp_dlread_free(&log);
+}
+
 /* pdp_hstore_read replays a box's history file and leaves it as it was,
  * a torn tail included. */
 static void
@@ -630,6 +693,7 @@ main(void)
         cmocka_unit_test(test_diff_shell_args),
         cmocka_unit_test(test_diff_operation_and_history),
         cmocka_unit_test(test_diff_operation_inferred),
+        cmocka_unit_test(test_unrecorded),
         cmocka_unit_test(test_hstore_read_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
