@@ -195,10 +195,12 @@ diff_is_hstore(const char *path)
     return n == sizeof head && memcmp(head, "BOXHIS01", sizeof head) == 0;
 }
 
-/* The history: a box's history file, or a trace; *warn (caller frees)
- * when a torn tail was left unread. */
+/* The history: a box's history file (its last rules record into
+ * *rules), or a trace; *warn (caller frees) when a torn tail was left
+ * unread. */
 static bool
-diff_load_history(const char *path, pdp_hist *h, char **warn)
+diff_load_history(const char *path, pdp_hist *h, pdp_hstore_rules *rules,
+                  char **warn)
 {
     char *text = NULL, *err = NULL;
     size_t len = 0;
@@ -206,7 +208,7 @@ diff_load_history(const char *path, pdp_hist *h, char **warn)
     box_buf_init(&msg, 1u << 16);
     box_err rv;
     if (diff_is_hstore(path)) {
-        if ((rv = pdp_hstore_read(path, h, warn, &err)) != BOX_OK)
+        if ((rv = pdp_hstore_read(path, h, rules, warn, &err)) != BOX_OK)
             box_cmd_error("%s", err ? err : box_strerror(rv));
     } else if ((rv = pdp_read_text_file(path, "history", PDP_TRACE_MAX_BYTES,
                                         &text, &len, &err)) != BOX_OK) {
@@ -520,6 +522,8 @@ box_policy_diff(int argc, char **argv)
     pdp_policy_set *old = NULL, *new_ = NULL;
     pdp_dlread log = {0};
     pdp_hist *h = NULL;
+    pdp_hstore_rules rules = {0};
+    uint64_t *since = NULL;
     pdp_diff_item *items = NULL;
     size_t nitems = 0, nwarn = 0;
     char *torn = NULL, *warn[DIFF_WARNINGS_MAX];
@@ -544,11 +548,18 @@ box_policy_diff(int argc, char **argv)
             box_cmd_error("out of memory");
             goto out;
         }
-        if (!diff_load_history(a.da_history, h, &torn))
+        if (!diff_load_history(a.da_history, h, &rules, &torn))
             goto out;
+        if (rules.hs_n > 0 && pdp_diff_since(old, &rules, &since) != BOX_OK) {
+            box_cmd_error("out of memory");
+            goto out;
+        }
     }
-    pdp_diff_in in = {
-        .dn_old = old, .dn_new = new_, .dn_log = &log, .dn_hist = h};
+    pdp_diff_in in = {.dn_old = old,
+                      .dn_new = new_,
+                      .dn_log = &log,
+                      .dn_hist = h,
+                      .dn_old_since = since};
     if ((rv = pdp_diff_run(&in, &items, &nitems)) != BOX_OK) {
         box_cmd_error("the replay failed: %s", box_strerror(rv));
         goto out;
@@ -581,6 +592,8 @@ out:
     box_free(t.t_groups);
     box_free(items);
     pdp_hist_free(h);
+    pdp_hstore_rules_free(&rules);
+    box_free(since);
     pdp_dlread_free(&log);
     pdp_policy_free(old);
     pdp_policy_free(new_);

@@ -744,7 +744,10 @@ decide_all(run *ru, const pdp_dlrec *d, const rebuilt *rb, pdp_request *rq,
             (rv = completion(ru->ru_scratch, rb, k, &rq->rq_context)) != BOX_OK)
             return rv;
         // pdp_decide's failures read as a deny; memory is all they can be.
-        if ((rv = pdp_decide(in->dn_old, rq, ru->ru_old)) != BOX_OK ||
+        rq->rq_since = rq->rq_hist != NULL ? in->dn_old_since : NULL;
+        rv = pdp_decide(in->dn_old, rq, ru->ru_old);
+        rq->rq_since = NULL;
+        if (rv != BOX_OK ||
             (rv = pdp_decide(in->dn_new, rq, ru->ru_new)) != BOX_OK)
             return rv;
         if (lacking_errors(ru->ru_old, rb, hist, it->di_why,
@@ -893,6 +896,35 @@ out:
     pdp_answer_free(ru.ru_new);
     box_arena_free(ru.ru_scratch);
     return rv;
+}
+
+box_err
+pdp_diff_since(const pdp_policy_set *old, const pdp_hstore_rules *rules,
+               uint64_t **since)
+{
+    size_t n = pdp_policy_rule_count(old);
+    uint64_t *s = box_calloc(n + 1, sizeof *s);
+    box_buf b;
+    box_buf_init(&b, (size_t)1 << 24);
+    box_err rv = s != NULL ? BOX_OK : BOX_ENOMEM;
+    for (size_t i = 0; i < n && rv == BOX_OK; i++) {
+        box_buf_truncate(&b, 0);
+        if ((rv = pdp_rule_dump(pdp_policy_rule(old, i), &b)) != BOX_OK)
+            break;
+        for (size_t j = 0; j < rules->hs_n; j++)
+            if (strlen(rules->hs_rules[j].hr_text) == b.b_len &&
+                memcmp(rules->hs_rules[j].hr_text, b.b_data, b.b_len) == 0) {
+                s[i] = rules->hs_rules[j].hr_since;
+                break;
+            }
+    }
+    box_buf_reset(&b);
+    if (rv != BOX_OK) {
+        box_free(s);
+        return rv;
+    }
+    *since = s;
+    return BOX_OK;
 }
 
 size_t

@@ -11,6 +11,7 @@
 #include "pdp_decide.h"
 #include "pdp_dlread.h"
 #include "pdp_hist.h"
+#include "pdp_hstore.h"
 #include "pdp_policy.h"
 
 /* What replaying one record found. */
@@ -68,6 +69,11 @@ typedef struct pdp_diff_in {
     const pdp_policy_set *dn_new; // the candidate
     const pdp_dlread *dn_log;
     const pdp_hist *dn_hist; // the box's history, or NULL
+    // Per rule of dn_old (by r_index): the first event its temporal
+    // conditions saw in the box (a rule starts with an empty history:
+    // pdp_live), or NULL for all. The new policy's see all, as if it had
+    // been in force all along.
+    const uint64_t *dn_old_since;
 } pdp_diff_in;
 
 /*
@@ -99,6 +105,16 @@ box_err pdp_diff_run(const pdp_diff_in *in, pdp_diff_item **items,
  * rule of two versions of a policy: the same @id; for rules without one,
  * the same place and effect (edited in place) or the same text (moved). */
 bool pdp_diff_same_rule(const pdp_rule *a, const pdp_rule *b);
+
+/*
+ * The first event each rule of old saw in the box, from the history
+ * file's last rules record (pdp_hstore_read): the rule of the same text
+ * (pdp_rule_dump, as pdp_live matches them), or 0 (all) for a rule the
+ * record does not hold. *since (caller frees with box_free) has one entry
+ * per rule. BOX_ENOMEM.
+ */
+box_err pdp_diff_since(const pdp_policy_set *old, const pdp_hstore_rules *rules,
+                       uint64_t **since) BOX_WARN_UNUSED;
 
 /*
  * The Box actions whose events the new policy's temporal rules read but

@@ -631,6 +631,68 @@ test_unrecorded(void **state)
     pdp_dlread_free(&log);
 }
 
+/* A temporal rule installed in the box after some events saw none of
+ * them: the old policy is replayed with what each rule saw (the history
+ * file's rules record), the new one with everything. */
+static void
+test_old_since(void **state)
+{
+    (void)state;
+    const char *cap =
+        WRITE_SRC("") "@id(\"one-a-minute\") forbid (principal, action == "
+                      "Box::Action::\"fs:write\", resource) when temporal { "
+                      "previous within 1m Box::Action::\"fs:write\"::"
+                      "request{} };\n";
+    dec d[] = {
+        {"fs:write", "~/src/a.c", "w", 1, NULL, NULL, 0},
+        {"fs:write", "~/src/b.c", "w", 1, NULL, NULL, 0},
+    };
+    pdp_dlread log;
+    write_log(d, 2, false, &log);
+    pdp_hist *h = pdp_hist_new();
+    int64_t now = (int64_t)time(NULL);
+    hist_put(h, "~/src/a.c", "write_content", now - 1);
+    hist_put(h, "~/src/b.c", "write_content", now);
+
+    // Without what each rule saw, b.c reads as refused by the cap.
+    replay r;
+    replay_run(&r, cap, cap, &log, h);
+    assert_int_equal(r.items[1].di_class, PDP_DIFF_UNKNOWN);
+    assert_string_equal(r.items[1].di_why,
+                        "old policy does not reproduce the logged verdict");
+    replay_done(&r);
+
+    // The cap came in at event 1: it never saw a.c.
+    pdp_policy_set *old = load(cap);
+    box_buf b;
+    box_buf_init(&b, 1 << 20);
+    assert_int_equal(pdp_rule_dump(pdp_policy_rule(old, 1), &b), BOX_OK);
+    pdp_hstore_rule rr[] = {{b.b_data, 1}};
+    pdp_hstore_rules rules = {rr, 1};
+    uint64_t *since = NULL;
+    assert_int_equal(pdp_diff_since(old, &rules, &since), BOX_OK);
+    assert_int_equal(since[0], 0);
+    assert_int_equal(since[1], 1);
+    pdp_policy_set *new_ = load(WRITE_SRC(""));
+    pdp_diff_in in = {.dn_old = old,
+                      .dn_new = new_,
+                      .dn_log = &log,
+                      .dn_hist = h,
+                      .dn_old_since = since};
+    pdp_diff_item *items;
+    size_t n;
+    assert_int_equal(pdp_diff_run(&in, &items, &n), BOX_OK);
+    assert_int_equal(items[0].di_class, PDP_DIFF_UNCHANGED);
+    assert_int_equal(items[1].di_class, PDP_DIFF_UNCHANGED);
+    box_free(items);
+    box_free(since);
+    box_buf_reset(&b);
+    pdp_policy_free(old);
+    pdp_policy_free(new_);
+    pdp_hist_free(h);
+    pdp_dlread_free(&log);
+}
+
 /* pdp_hstore_read replays a box's history file and leaves it as it was,
  * a torn tail included. */
 static void
@@ -662,7 +724,9 @@ test_hstore_read_only(void **state)
     assert_int_equal(stat(path, &before), 0);
 
     h = pdp_hist_new();
-    assert_int_equal(pdp_hstore_read(path, h, &warn, &err), BOX_OK);
+    pdp_hstore_rules got;
+    assert_int_equal(pdp_hstore_read(path, h, &got, &warn, &err), BOX_OK);
+    assert_int_equal(got.hs_n, 0);
     assert_int_equal(pdp_hist_len(h), 1);
     assert_non_null(warn);
     assert_non_null(strstr(warn, "was not read"));
@@ -672,7 +736,7 @@ test_hstore_read_only(void **state)
     pdp_hist_free(h);
 
     h = pdp_hist_new();
-    assert_int_equal(pdp_hstore_read("/nonexistent/h", h, &warn, &err),
+    assert_int_equal(pdp_hstore_read("/nonexistent/h", h, &got, &warn, &err),
                      BOX_EIO);
     assert_non_null(strstr(err, "cannot open the history /nonexistent/h"));
     box_free(err);
@@ -694,6 +758,7 @@ main(void)
         cmocka_unit_test(test_diff_operation_and_history),
         cmocka_unit_test(test_diff_operation_inferred),
         cmocka_unit_test(test_unrecorded),
+        cmocka_unit_test(test_old_since),
         cmocka_unit_test(test_hstore_read_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

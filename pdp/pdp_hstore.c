@@ -581,10 +581,12 @@ fail:
 }
 
 box_err
-pdp_hstore_read(const char *path, pdp_hist *h, char **warn, char **err)
+pdp_hstore_read(const char *path, pdp_hist *h, pdp_hstore_rules *rules,
+                char **warn, char **err)
 {
     *warn = *err = NULL;
-    pdp_hstore_rules rules = {0};
+    rules->hs_rules = NULL;
+    rules->hs_n = 0;
     unsigned char *buf = NULL;
     size_t len = 0, good = 0, events = 0;
     int e = 0;
@@ -606,7 +608,7 @@ pdp_hstore_read(const char *path, pdp_hist *h, char **warn, char **err)
         rv = BOX_ECONFIG;
         goto out;
     }
-    if ((rv = replay_all(buf, len, h, &rules, &good, &events)) != BOX_OK)
+    if ((rv = replay_all(buf, len, h, rules, &good, &events)) != BOX_OK)
         goto out;
     if (good < len)
         *warn = box_asprintf("history %s: a torn or corrupt tail of %zu "
@@ -615,7 +617,8 @@ pdp_hstore_read(const char *path, pdp_hist *h, char **warn, char **err)
 out:
     if (fd >= 0)
         close(fd);
-    pdp_hstore_rules_free(&rules);
+    if (rv != BOX_OK)
+        pdp_hstore_rules_free(rules);
     box_free(buf);
     return rv;
 }
