@@ -305,6 +305,21 @@ test_diff_operation(void **state)
             "  fs:write  ~/src/a.c  (logged: permit by w; line 2)\n"
             "  fs:write  ~/src/run.sh  (logged: permit by w; line 3)\n");
     box_proc_result_free(&r);
+    diff(&r, at(1, "old.dw"), at(2, "new.dw"), at(0, "log.jsonl"), NULL, true);
+    box_test_expect_status(&r, 1);
+    box_test_expect_out(
+        &r, "{\"replayed\":3,\"unchanged\":0,\"changed\":0,\"cannot_tell\":2,"
+            "\"skipped\":1,\"skipped_by\":{\"control\":1,\"enforcement\":0,"
+            "\"cached\":0,\"pending\":0,\"other\":0},\"changes\":[],"
+            "\"cannot_tell_groups\":[{\"reason\":\"depends on "
+            "context.input.operation, which the log does not record\","
+            "\"count\":2,\"examples\":[{\"line\":2,\"action\":\"fs:write\","
+            "\"resource\":\"~/src/a.c\",\"logged\":\"permit\","
+            "\"logged_rule\":\"w\",\"detail\":\"\"},{\"line\":3,\"action\":"
+            "\"fs:write\",\"resource\":\"~/src/run.sh\",\"logged\":"
+            "\"permit\",\"logged_rule\":\"w\",\"detail\":\"\"}]}],"
+            "\"warnings\":[]}\n");
+    box_proc_result_free(&r);
 
     pdp_hist *h = pdp_hist_new();
     pdp_hstore_rules rules;
