@@ -350,7 +350,7 @@ text_example(box_buf *b, const group *g, const pdp_diff_item *it)
     TRY(put_esc_c(b, d->dr_resource));
     if (g->g_unknown) {
         TRY(box_buf_puts(b, "  ("));
-        if (it->di_detail[0] != '\0') {
+        if (it->di_detail != NULL && it->di_detail[0] != '\0') {
             TRY(put_esc_c(b, it->di_detail));
         } else {
             TRY(box_buf_printf(b, "logged: %s by ", d->dr_verdict));
@@ -524,8 +524,8 @@ box_policy_diff(int argc, char **argv)
     pdp_hist *h = NULL;
     pdp_hstore_rules rules = {0};
     uint64_t *since = NULL;
-    pdp_diff_item *items = NULL;
-    size_t nitems = 0, nwarn = 0;
+    pdp_diff_result res = {0};
+    size_t nwarn = 0;
     char *torn = NULL, *warn[DIFF_WARNINGS_MAX];
     tally t = {0};
     box_buf msg, out;
@@ -560,12 +560,12 @@ box_policy_diff(int argc, char **argv)
                       .dn_log = &log,
                       .dn_hist = h,
                       .dn_old_since = since};
-    if ((rv = pdp_diff_run(&in, &items, &nitems)) != BOX_OK) {
+    if ((rv = pdp_diff_run(&in, &res)) != BOX_OK) {
         box_cmd_error("the replay failed: %s", box_strerror(rv));
         goto out;
     }
-    for (size_t i = 0; i < nitems; i++)
-        if ((rv = tally_add(&t, &items[i])) != BOX_OK) {
+    for (size_t i = 0; i < res.rs_n; i++)
+        if ((rv = tally_add(&t, &res.rs_items[i])) != BOX_OK) {
             box_cmd_error("out of memory");
             goto out;
         }
@@ -590,7 +590,7 @@ out:
         box_free(warn[i]);
     box_free(torn);
     box_free(t.t_groups);
-    box_free(items);
+    pdp_diff_result_free(&res);
     pdp_hist_free(h);
     pdp_hstore_rules_free(&rules);
     box_free(since);

@@ -12,6 +12,8 @@
 #include "pdp_tl.h"
 
 #define DIFF_SCRATCH_MAX ((size_t)256 << 20) // one decision's values
+#define DIFF_WORDS_MAX ((size_t)1 << 30)     // every UNKNOWN record's words
+#define DIFF_WHY_MAX 320                     // one record's
 // A history event may be stamped this long after its decision's log
 // record (the log is stamped after the decision, the event before it;
 // this is slack for clocks read on different threads).
@@ -707,6 +709,10 @@ typedef struct run {
     box_arena *ru_scratch;
     pdp_answer *ru_old, *ru_new;
     size_t ru_hist_from; // the next history event a decision may match
+    // The record's UNKNOWN words, kept (in the result's arena) only for
+    // the records that have them: a log may hold millions of records.
+    char ru_why[DIFF_WHY_MAX];
+    char ru_detail[DIFF_WHY_MAX];
 } run;
 
 /* The names of rb's few-valued unknown fields, for a message. */
@@ -750,10 +756,10 @@ decide_all(run *ru, const pdp_dlrec *d, const rebuilt *rb, pdp_request *rq,
         if (rv != BOX_OK ||
             (rv = pdp_decide(in->dn_new, rq, ru->ru_new)) != BOX_OK)
             return rv;
-        if (lacking_errors(ru->ru_old, rb, hist, it->di_why,
-                           sizeof it->di_why) ||
-            lacking_errors(ru->ru_new, rb, hist, it->di_why,
-                           sizeof it->di_why)) {
+        if (lacking_errors(ru->ru_old, rb, hist, ru->ru_why,
+                           sizeof ru->ru_why) ||
+            lacking_errors(ru->ru_new, rb, hist, ru->ru_why,
+                           sizeof ru->ru_why)) {
             it->di_class = PDP_DIFF_UNKNOWN;
             return BOX_OK;
         }
@@ -776,9 +782,9 @@ decide_all(run *ru, const pdp_dlrec *d, const rebuilt *rb, pdp_request *rq,
         side_words(&bad, was, sizeof was);
         it->di_old = bad;
         it->di_class = PDP_DIFF_UNKNOWN;
-        snprintf(it->di_why, sizeof it->di_why,
+        snprintf(ru->ru_why, sizeof ru->ru_why,
                  "old policy does not reproduce the logged verdict");
-        snprintf(it->di_detail, sizeof it->di_detail,
+        snprintf(ru->ru_detail, sizeof ru->ru_detail,
                  "logged: %s by %s; old policy: %s", d->dr_verdict,
                  d->dr_rule ? d->dr_rule : "?", was);
         return BOX_OK;
@@ -787,7 +793,7 @@ decide_all(run *ru, const pdp_dlrec *d, const rebuilt *rb, pdp_request *rq,
         char names[128];
         enum_names(rb, names, sizeof names);
         it->di_class = PDP_DIFF_UNKNOWN;
-        snprintf(it->di_why, sizeof it->di_why,
+        snprintf(ru->ru_why, sizeof ru->ru_why,
                  "depends on %s, which the log does not record", names);
         return BOX_OK;
     }
@@ -808,7 +814,7 @@ replay_one(run *ru, const pdp_dlrec *d, pdp_diff_item *it)
     box_err rv = rebuild(d, a, &rb);
     if (rv == BOX_EINVAL) {
         it->di_class = PDP_DIFF_UNKNOWN;
-        snprintf(it->di_why, sizeof it->di_why,
+        snprintf(ru->ru_why, sizeof ru->ru_why,
                  "the action is not a name a policy can hold");
         return BOX_OK;
     }
@@ -837,8 +843,8 @@ replay_one(run *ru, const pdp_dlrec *d, pdp_diff_item *it)
         rq.rq_at = at;
         rb.rb_nunknown = rb.rb_nenum = 0; // the event is the whole request
         it->di_from_history = true;
-        if (lacking_history(in->dn_new, in->dn_old, &rb, it->di_why,
-                            sizeof it->di_why)) {
+        if (lacking_history(in->dn_new, in->dn_old, &rb, ru->ru_why,
+                            sizeof ru->ru_why)) {
             it->di_class = PDP_DIFF_UNKNOWN;
             return BOX_OK;
         }
@@ -849,8 +855,8 @@ replay_one(run *ru, const pdp_dlrec *d, pdp_diff_item *it)
             return BOX_ENOMEM;
         rq.rq_principal = p;
         rq.rq_resource = r;
-        if (lacking_has(in->dn_old, &rb, it->di_why, sizeof it->di_why) ||
-            lacking_has(in->dn_new, &rb, it->di_why, sizeof it->di_why)) {
+        if (lacking_has(in->dn_old, &rb, ru->ru_why, sizeof ru->ru_why) ||
+            lacking_has(in->dn_new, &rb, ru->ru_why, sizeof ru->ru_why)) {
             it->di_class = PDP_DIFF_UNKNOWN;
             return BOX_OK;
         }
@@ -859,19 +865,19 @@ replay_one(run *ru, const pdp_dlrec *d, pdp_diff_item *it)
 }
 
 box_err
-pdp_diff_run(const pdp_diff_in *in, pdp_diff_item **items, size_t *n)
+pdp_diff_run(const pdp_diff_in *in, pdp_diff_result *res)
 {
     const pdp_dlread *log = in->dn_log;
     run ru = {.ru_in = in};
-    *items = NULL;
-    *n = 0;
+    memset(res, 0, sizeof *res);
     pdp_diff_item *out = box_calloc(log->dl_n + 1, sizeof *out);
+    box_arena *words = box_arena_new(DIFF_WORDS_MAX);
     ru.ru_scratch = box_arena_new(DIFF_SCRATCH_MAX);
     ru.ru_old = pdp_answer_new();
     ru.ru_new = pdp_answer_new();
     box_err rv = BOX_ENOMEM;
-    if (out == NULL || ru.ru_scratch == NULL || ru.ru_old == NULL ||
-        ru.ru_new == NULL)
+    if (out == NULL || words == NULL || ru.ru_scratch == NULL ||
+        ru.ru_old == NULL || ru.ru_new == NULL)
         goto out;
     rv = BOX_OK;
     for (size_t i = 0; i < log->dl_n && rv == BOX_OK; i++) {
@@ -883,19 +889,40 @@ pdp_diff_run(const pdp_diff_in *in, pdp_diff_item **items, size_t *n)
             continue;
         }
         box_arena_reset(ru.ru_scratch);
-        rv = replay_one(&ru, d, it);
+        ru.ru_why[0] = ru.ru_detail[0] = '\0';
+        if ((rv = replay_one(&ru, d, it)) != BOX_OK ||
+            it->di_class != PDP_DIFF_UNKNOWN)
+            continue;
+        it->di_why = box_arena_strndup(words, ru.ru_why, strlen(ru.ru_why));
+        it->di_detail =
+            box_arena_strndup(words, ru.ru_detail, strlen(ru.ru_detail));
+        if (it->di_why == NULL || it->di_detail == NULL)
+            rv = BOX_ENOMEM;
     }
     if (rv == BOX_OK) {
-        *items = out;
-        *n = log->dl_n;
+        res->rs_items = out;
+        res->rs_n = log->dl_n;
+        res->rs_arena = words;
         out = NULL;
+        words = NULL;
     }
 out:
     box_free(out);
+    box_arena_free(words);
     pdp_answer_free(ru.ru_old);
     pdp_answer_free(ru.ru_new);
     box_arena_free(ru.ru_scratch);
     return rv;
+}
+
+void
+pdp_diff_result_free(pdp_diff_result *r)
+{
+    if (r == NULL)
+        return;
+    box_free(r->rs_items);
+    box_arena_free(r->rs_arena);
+    memset(r, 0, sizeof *r);
 }
 
 box_err

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "box_arena.h"
 #include "box_err.h"
 #include "pdp_decide.h"
 #include "pdp_dlread.h"
@@ -45,22 +46,20 @@ typedef struct pdp_diff_side {
     const pdp_rule *ds_rule;
 } pdp_diff_side;
 
-#define PDP_DIFF_WHY_MAX 320
-
 /* One record of the log, replayed. */
 typedef struct pdp_diff_item {
     const pdp_dlrec *di_rec; // borrowed from the log
     pdp_diff_class di_class;
     pdp_diff_skip di_skip;
-    pdp_diff_side di_old, di_new;     // UNCHANGED, CHANGED (UNKNOWN: as far
-                                      // as they went)
-    bool di_from_history;             // the request was the history's own event
-    char di_why[PDP_DIFF_WHY_MAX];    // UNKNOWN: e.g. "depends on
-                                      // context.input.operation, which the
-                                      // log does not record"
-    char di_detail[PDP_DIFF_WHY_MAX]; // UNKNOWN: this decision's part,
-                                      // e.g. "logged: deny by x; old
-                                      // policy: permit by y"; or empty
+    pdp_diff_side di_old, di_new; // UNCHANGED, CHANGED (UNKNOWN: as far
+                                  // as they went)
+    bool di_from_history;         // the request was the history's own event
+    const char *di_why;           // UNKNOWN: e.g. "depends on
+                                  // context.input.operation, which the log does
+                                  // not record"; else NULL
+    const char *di_detail;        // UNKNOWN: this record's part, e.g. "logged:
+                                  // deny by x; old policy: permit by y", or "";
+                                  // else NULL
 } pdp_diff_item;
 
 /* What to replay against. */
@@ -76,9 +75,18 @@ typedef struct pdp_diff_in {
     const uint64_t *dn_old_since;
 } pdp_diff_in;
 
+/* What a replay found: one item per record of the log, in order; the
+ * strings live in rs_arena. Free with pdp_diff_result_free. */
+typedef struct pdp_diff_result {
+    pdp_diff_item *rs_items;
+    size_t rs_n;
+    box_arena *rs_arena;
+} pdp_diff_result;
+
+void pdp_diff_result_free(pdp_diff_result *r); // NULL-safe
+
 /*
- * Replays every record of the log, in order, into *items (one per
- * record, *n of them; the caller frees the array with box_free). For a
+ * Replays every record of the log, in order, into *out. For a
  * decision:
  *  - the request is the history's own ::request event when dn_hist holds
  *    one of the same action whose input agrees with every field the log
@@ -98,8 +106,8 @@ typedef struct pdp_diff_in {
  * with no action schema): a rebuilt request lacks fields on purpose.
  * BOX_ENOMEM only.
  */
-box_err pdp_diff_run(const pdp_diff_in *in, pdp_diff_item **items,
-                     size_t *n) BOX_WARN_UNUSED;
+box_err pdp_diff_run(const pdp_diff_in *in,
+                     pdp_diff_result *out) BOX_WARN_UNUSED;
 
 /* Whether two rules (either may be NULL, <default-deny>) are the same
  * rule of two versions of a policy: the same @id; for rules without one,

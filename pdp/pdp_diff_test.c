@@ -112,6 +112,7 @@ load(const char *text)
  * sets are freed, which the caller does with done(). */
 typedef struct replay {
     pdp_policy_set *old, *new_;
+    pdp_diff_result res;
     pdp_diff_item *items;
     size_t n;
 } replay;
@@ -124,14 +125,16 @@ replay_run(replay *r, const char *old, const char *new_, const pdp_dlread *log,
     r->new_ = load(new_);
     pdp_diff_in in = {
         .dn_old = r->old, .dn_new = r->new_, .dn_log = log, .dn_hist = h};
-    assert_int_equal(pdp_diff_run(&in, &r->items, &r->n), BOX_OK);
+    assert_int_equal(pdp_diff_run(&in, &r->res), BOX_OK);
+    r->items = r->res.rs_items;
+    r->n = r->res.rs_n;
     assert_int_equal(r->n, log->dl_n);
 }
 
 static void
 replay_done(replay *r)
 {
-    box_free(r->items);
+    pdp_diff_result_free(&r->res);
     pdp_policy_free(r->old);
     pdp_policy_free(r->new_);
 }
@@ -679,12 +682,11 @@ test_old_since(void **state)
                       .dn_log = &log,
                       .dn_hist = h,
                       .dn_old_since = since};
-    pdp_diff_item *items;
-    size_t n;
-    assert_int_equal(pdp_diff_run(&in, &items, &n), BOX_OK);
-    assert_int_equal(items[0].di_class, PDP_DIFF_UNCHANGED);
-    assert_int_equal(items[1].di_class, PDP_DIFF_UNCHANGED);
-    box_free(items);
+    pdp_diff_result res;
+    assert_int_equal(pdp_diff_run(&in, &res), BOX_OK);
+    assert_int_equal(res.rs_items[0].di_class, PDP_DIFF_UNCHANGED);
+    assert_int_equal(res.rs_items[1].di_class, PDP_DIFF_UNCHANGED);
+    pdp_diff_result_free(&res);
     box_free(since);
     box_buf_reset(&b);
     pdp_policy_free(old);
