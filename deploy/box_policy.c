@@ -332,12 +332,16 @@ out:
  * --help). */
 static const char policy_verbs_usage[] =
     "\n"
-    "eval, test, fmt (see `box policy VERB --help`):\n"
+    "eval, test, fmt, diff (see `box policy VERB --help`):\n"
     "  box policy eval --policy FILE --request R.json [--history TRACE]\n"
     "                  [--explain] [--json] [--home DIR]\n"
     "                  [--schema SCHEMA | --dogwood]\n"
     "  box policy test [--verbose] CASES...\n"
-    "  box policy fmt [--check] FILE...\n";
+    "  box policy fmt [--check] FILE...\n"
+    "  box policy diff --old A.dw --new B.dw --log DECISIONS\n"
+    "                  [--history HIST] [--json] [--home DIR]\n"
+    "    replays a box's decision log against both policies and lists\n"
+    "    every decision the new one would answer otherwise\n";
 
 int
 box_cmd_policy(int argc, char **argv)
@@ -352,6 +356,8 @@ box_cmd_policy(int argc, char **argv)
         return box_policy_test(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "fmt") == 0)
         return box_policy_fmt(argc - 1, argv + 1);
+    if (argc >= 2 && strcmp(argv[1], "diff") == 0)
+        return box_policy_diff(argc - 1, argv + 1);
     if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
         fputs(policy_usage, stdout);
         fputs(policy_verbs_usage, stdout);

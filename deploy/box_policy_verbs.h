@@ -10,6 +10,9 @@ int box_policy_eval(int argc, char **argv);
 int box_policy_test(int argc, char **argv);
 /* `box policy fmt` (box_policy_fmt.c). */
 int box_policy_fmt(int argc, char **argv);
+/* `box policy diff` (box_policy_diff.c); exits as diff(1) does: 0 same,
+ * 1 changes, 2 trouble. */
+int box_policy_diff(int argc, char **argv);
 
 /* Exit statuses of eval, test and fmt (replay's, and dogwood-spec §7.2's
  * first three). */

@@ -460,6 +460,40 @@ slurp(int fd, unsigned char **buf, size_t *len, int *err)
     return BOX_OK;
 }
 
+/* Replays the records of a whole file buf[0..len) (its magic checked)
+ * into h and *rules, up to the first torn or corrupt one: *good is where
+ * that is (len when none), *events how many events came before it.
+ * BOX_ENOMEM only. */
+static box_err
+replay_all(const unsigned char *buf, size_t len, pdp_hist *h,
+           pdp_hstore_rules *rules, size_t *good, size_t *events)
+{
+    bool first = true;
+    size_t at = HS_MAGIC_LEN;
+    *events = 0;
+    while (at < len) {
+        if (len - at < HS_FRAME)
+            break;
+        uint32_t n = rd32(buf + at);
+        if (n == 0 || n > HS_RECORD_MAX || n > len - at - HS_FRAME ||
+            hs_crc32(buf + at + HS_FRAME, n) != rd32(buf + at + 4))
+            break;
+        const unsigned char *p = buf + at + HS_FRAME;
+        box_err r = p[0] == 'E'   ? replay_event(h, p + 1, n - 1, &first)
+                    : p[0] == 'R' ? replay_rules(p + 1, n - 1, rules)
+                    : p[0] == 'V' ? replay_void(h, p + 1, n - 1)
+                                  : BOX_EINVAL;
+        if (r == BOX_ENOMEM)
+            return r;
+        if (r != BOX_OK)
+            break;
+        *events += p[0] == 'E';
+        at += HS_FRAME + n;
+    }
+    *good = at;
+    return BOX_OK;
+}
+
 void
 pdp_hstore_rules_free(pdp_hstore_rules *r)
 {
@@ -517,30 +551,9 @@ pdp_hstore_open(const char *path, pdp_hist *h, pdp_hstore_rules *rules,
         rv = BOX_ECONFIG;
         goto fail;
     } else {
-        bool first = true;
-        size_t at = HS_MAGIC_LEN, events = 0;
-        while (at < len) {
-            if (len - at < HS_FRAME)
-                break;
-            uint32_t n = rd32(buf + at);
-            if (n == 0 || n > HS_RECORD_MAX || n > len - at - HS_FRAME ||
-                hs_crc32(buf + at + HS_FRAME, n) != rd32(buf + at + 4))
-                break;
-            const unsigned char *p = buf + at + HS_FRAME;
-            box_err r = p[0] == 'E'   ? replay_event(h, p + 1, n - 1, &first)
-                        : p[0] == 'R' ? replay_rules(p + 1, n - 1, rules)
-                        : p[0] == 'V' ? replay_void(h, p + 1, n - 1)
-                                      : BOX_EINVAL;
-            if (r == BOX_ENOMEM) {
-                rv = r;
-                goto fail;
-            }
-            if (r != BOX_OK)
-                break;
-            events += p[0] == 'E';
-            at += HS_FRAME + n;
-        }
-        good = at;
+        size_t events = 0;
+        if ((rv = replay_all(buf, len, h, rules, &good, &events)) != BOX_OK)
+            goto fail;
         if (good < len) {
             *warn = box_asprintf("history %s: a torn or corrupt tail of %zu "
                                  "bytes after %zu events was cut off",
@@ -564,6 +577,49 @@ fail:
     box_free(buf);
     pdp_hstore_rules_free(rules);
     pdp_hstore_close(s);
+    return rv;
+}
+
+box_err
+pdp_hstore_read(const char *path, pdp_hist *h, pdp_hstore_rules *rules,
+                char **warn, char **err)
+{
+    *warn = *err = NULL;
+    rules->hs_rules = NULL;
+    rules->hs_n = 0;
+    unsigned char *buf = NULL;
+    size_t len = 0, good = 0, events = 0;
+    int e = 0;
+    box_err rv = BOX_EIO;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        *err = box_asprintf("cannot open the history %s: %s", path,
+                            strerror(errno));
+        goto out;
+    }
+    if ((rv = slurp(fd, &buf, &len, &e)) != BOX_OK) {
+        *err = box_asprintf("cannot read the history %s: %s", path,
+                            strerror(e));
+        goto out;
+    }
+    if (len < HS_MAGIC_LEN || memcmp(buf, HS_MAGIC, HS_MAGIC_LEN) != 0) {
+        *err = box_asprintf("%s is not a box history file (no %s header)",
+                            path, HS_MAGIC);
+        rv = BOX_ECONFIG;
+        goto out;
+    }
+    if ((rv = replay_all(buf, len, h, rules, &good, &events)) != BOX_OK)
+        goto out;
+    if (good < len)
+        *warn = box_asprintf("history %s: a torn or corrupt tail of %zu "
+                             "bytes after %zu events was not read",
+                             path, len - good, events);
+out:
+    if (fd >= 0)
+        close(fd);
+    if (rv != BOX_OK)
+        pdp_hstore_rules_free(rules);
+    box_free(buf);
     return rv;
 }
 

@@ -56,6 +56,15 @@ box_err pdp_hstore_open(const char *path, pdp_hist *h, pdp_hstore_rules *rules,
                         char **err) BOX_WARN_UNUSED;
 void pdp_hstore_close(pdp_hstore *s); // NULL-safe
 
+/* Replays the history at path into the empty h, and its last rules
+ * record into *rules, as pdp_hstore_open does, but reads only: a torn or
+ * corrupt tail is left in the file, said in *warn (caller frees).
+ * BOX_EIO/BOX_ECONFIG with *err (caller frees). For tools that look at a
+ * box's history (`box policy diff`). */
+box_err pdp_hstore_read(const char *path, pdp_hist *h,
+                        pdp_hstore_rules *rules, char **warn,
+                        char **err) BOX_WARN_UNUSED;
+
 /* Writes event seq (its history sequence number); *ticket is what
  * pdp_hstore_sync must reach for it to be durable. A failed write leaves
  * the file as it was (cut back); BOX_EIO then, with errno's text in
