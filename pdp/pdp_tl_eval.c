@@ -223,6 +223,35 @@ proj_equal(const pdp_value *const *a, const pdp_value *const *b, uint32_t n)
     return true;
 }
 
+/* A hash agreeing with pdp_value_equal for the values a binding holds
+ * (equal values, equal hashes; other kinds share one bucket). */
+static uint64_t
+value_hash(const pdp_value *v)
+{
+    uint64_t h = 1469598103934665603ULL;
+    size_t n = 0;
+    const char *s = NULL;
+    if (v == NULL)
+        return 0;
+    switch (pdp_value_kind_of(v)) {
+    case PDP_VAL_LONG: {
+        uint64_t x = (uint64_t)pdp_value_as_long(v);
+        return (x ^ (x >> 29)) * 0xbf58476d1ce4e5b9ULL;
+    }
+    case PDP_VAL_STRING:
+        s = pdp_value_str(v, &n);
+        break;
+    case PDP_VAL_ENTITY:
+        s = pdp_value_entity_id(v, &n);
+        break;
+    default:
+        return (uint64_t)pdp_value_kind_of(v);
+    }
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
 static box_err
 tl_agg(tl_ctx *c, const pdp_tterm *t, size_t j, tl_row row,
        const pdp_value **out)
@@ -246,15 +275,28 @@ tl_agg(tl_ctx *c, const pdp_tterm *t, size_t j, tl_row row,
     for (uint32_t i = 0; i < w; i++)
         if (t->tt_kind == PDP_TT_SUM && str_eq(g->ta_for[i].tb_name, g->ta_sum))
             sumcol = i;
+    // Distinct by a hash set of the projections (indices + 1; 0 empty):
+    // a window of n matches costs n, not n².
+    size_t nslots = 16;
+    while (nslots < 2 * rs.n + 2)
+        nslots *= 2;
+    size_t *slots = box_arena_zalloc(c->a, nslots * sizeof *slots);
+    if (slots == NULL)
+        return BOX_ENOMEM;
     for (size_t r = 0; r < rs.n; r++) {
         const pdp_value **p = proj + distinct * w;
-        for (uint32_t i = 0; i < w; i++)
+        uint64_t h = 1469598103934665603ULL;
+        for (uint32_t i = 0; i < w; i++) {
             p[i] = row_get(rs.v[r], g->ta_for[i].tb_name);
+            h = (h ^ value_hash(p[i])) * 1099511628211ULL;
+        }
+        size_t k = (size_t)h & (nslots - 1);
         bool seen = false;
-        for (size_t d = 0; d < distinct && !seen; d++)
-            seen = proj_equal(proj + d * w, p, w);
+        for (; slots[k] != 0 && !seen; k = (k + 1) & (nslots - 1))
+            seen = proj_equal(proj + (slots[k] - 1) * w, p, w);
         if (seen)
             continue;
+        slots[k] = distinct + 1;
         distinct++;
         const pdp_value *v = sumcol != UINT32_MAX ? p[sumcol] : NULL;
         if (v != NULL && pdp_value_kind_of(v) == PDP_VAL_LONG) {
