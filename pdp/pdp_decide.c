@@ -34,6 +34,11 @@ struct pdp_answer {
     size_t an_msgcap;
     box_buf an_message;
     const char *an_failed_message; // static; set when the answer failed
+    // The message is formatted when first asked for (most answers are
+    // never shown): the resource it names, kept until then.
+    const char *an_res;
+    size_t an_rlen;
+    bool an_msg_built;
 };
 
 /* §3.11's engine-fault text without the resource: the message of an
@@ -87,6 +92,9 @@ answer_reset(pdp_answer *ans)
     ans->an_message.b_len = 0;
     if (ans->an_message.b_data != NULL)
         ans->an_message.b_data[0] = '\0';
+    ans->an_res = NULL;
+    ans->an_rlen = 0;
+    ans->an_msg_built = true; // nothing to say yet
 }
 
 static box_err
@@ -126,8 +134,9 @@ add_error(pdp_answer *ans, const pdp_rule *r, const char *msg)
     return BOX_OK;
 }
 
+/* The §3.11 text of the answer as it stands, into an_message. */
 static box_err
-build_message(pdp_answer *ans, const char *res, size_t rlen)
+format_message(pdp_answer *ans, const char *res, size_t rlen)
 {
     size_t n = ans->an_reason == PDP_REASON_FORBIDDEN ? ans->an_ndet : 0;
     if (n > ans->an_msgcap) {
@@ -155,6 +164,22 @@ build_message(pdp_answer *ans, const char *res, size_t rlen)
         ans->an_reason == PDP_REASON_PERMITTED ? PDP_ALLOW : PDP_DENY;
     return pdp_message_format(v, ans->an_reason, res, rlen, ans->an_msgrules,
                               n, &ans->an_message);
+}
+
+/* The message the answer will give: its resource kept (in the answer's
+ * own arena), the text made on the first pdp_answer_message. */
+static box_err
+build_message(pdp_answer *ans, const char *res, size_t rlen)
+{
+    char *copy = box_arena_strndup(ans->an_arena, res != NULL ? res : "",
+                                   res != NULL ? rlen : 0);
+    if (copy == NULL)
+        return BOX_ENOMEM;
+    ans->an_res = copy;
+    ans->an_rlen = res != NULL ? rlen : 0;
+    ans->an_message.b_len = 0;
+    ans->an_msg_built = false;
+    return BOX_OK;
 }
 
 static bool
@@ -367,6 +392,20 @@ pdp_answer_message(const pdp_answer *ans, size_t *len)
         if (len != NULL)
             *len = strlen(ans->an_failed_message);
         return ans->an_failed_message;
+    }
+    if (!ans->an_msg_built) {
+        // Made on demand; the answer is the caller's alone, so "const"
+        // here means its verdict and rules, which this never changes.
+        pdp_answer *m = (pdp_answer *)ans;
+        m->an_msg_built = true;
+        if (format_message(m, m->an_res, m->an_rlen) != BOX_OK) {
+            m->an_message.b_len = 0;
+            if (m->an_verdict != PDP_ALLOW) {
+                if (len != NULL)
+                    *len = strlen(PDP_FAILED_MESSAGE);
+                return PDP_FAILED_MESSAGE;
+            }
+        }
     }
     if (len != NULL)
         *len = ans->an_message.b_len;
