@@ -12,13 +12,6 @@
 #include "pdp_message.h"
 #include "pdp_policy_file.h"
 
-#define TRY(x)                                                                \
-    do {                                                                      \
-        box_err try_rv_ = (x);                                                \
-        if (try_rv_ != BOX_OK)                                                \
-            return try_rv_;                                                   \
-    } while (0)
-
 box_err
 box_ask_load_schema(const char *path, pdp_schema **out, char **err)
 {
@@ -72,22 +65,22 @@ box_ask_decide(const pdp_policy_set *set, pdp_hist *h, const pdp_reqjson *rq,
     pdp_value *fields = pdp_value_record_new(a);
     if (fields == NULL)
         return BOX_ENOMEM;
-    TRY(pdp_value_copy(a, rq->rj_action, &e.ev_action));
-    TRY(pdp_value_copy(a, rq->rj_principal, &e.ev_principal));
-    TRY(pdp_value_copy(a, rq->rj_resource, &e.ev_resource));
-    TRY(pdp_value_copy(a, rq->rj_context, &e.ev_context));
+    BOX_TRY(pdp_value_copy(a, rq->rj_action, &e.ev_action));
+    BOX_TRY(pdp_value_copy(a, rq->rj_principal, &e.ev_principal));
+    BOX_TRY(pdp_value_copy(a, rq->rj_resource, &e.ev_resource));
+    BOX_TRY(pdp_value_copy(a, rq->rj_context, &e.ev_context));
     if (input != NULL) {
         const pdp_value *in;
-        TRY(pdp_value_copy(a, input, &in));
-        TRY(pdp_value_record_put(a, fields, "input", 5, in));
+        BOX_TRY(pdp_value_copy(a, input, &in));
+        BOX_TRY(pdp_value_record_put(a, fields, "input", 5, in));
     }
     // Mirrored from the scope, as the trace reader and box-pdp do.
-    TRY(pdp_value_record_put(a, fields, "callerPrincipal", 15,
-                             e.ev_principal));
-    TRY(pdp_value_record_put(a, fields, "callerResource", 14,
-                             e.ev_resource));
+    BOX_TRY(
+        pdp_value_record_put(a, fields, "callerPrincipal", 15, e.ev_principal));
+    BOX_TRY(
+        pdp_value_record_put(a, fields, "callerResource", 14, e.ev_resource));
     e.ev_fields = fields;
-    TRY(pdp_hist_append(h, &e));
+    BOX_TRY(pdp_hist_append(h, &e));
 
     memset(out, 0, sizeof *out);
     out->ak_at = pdp_hist_len(h) - 1;
@@ -178,36 +171,37 @@ print_text(const pdp_policy_set *set, const box_ask *ak,
            size_t nw, box_buf *b)
 {
     pdp_verdict v = pdp_answer_verdict(ans);
-    TRY(box_buf_printf(b, "decision: %s\nreason: %s\n", verdict_word(v),
-                       pdp_reason_name(pdp_answer_reason(ans))));
+    BOX_TRY(box_buf_printf(b, "decision: %s\nreason: %s\n", verdict_word(v),
+                           pdp_reason_name(pdp_answer_reason(ans))));
     if (pdp_answer_cedar_verdict(ans) != v)
-        TRY(box_buf_printf(b, "cedar: %s (Box denies on any error)\n",
-                           verdict_word(pdp_answer_cedar_verdict(ans))));
-    TRY(box_buf_puts(b, "rules:"));
+        BOX_TRY(box_buf_printf(b, "cedar: %s (Box denies on any error)\n",
+                               verdict_word(pdp_answer_cedar_verdict(ans))));
+    BOX_TRY(box_buf_puts(b, "rules:"));
     size_t nd = pdp_answer_determining_count(ans);
     for (size_t i = 0; i < nd; i++) {
-        TRY(box_buf_puts(b, i == 0 ? " " : ", "));
-        TRY(put_id(b, pdp_answer_determining(ans, i), false));
+        BOX_TRY(box_buf_puts(b, i == 0 ? " " : ", "));
+        BOX_TRY(put_id(b, pdp_answer_determining(ans, i), false));
     }
-    TRY(box_buf_puts(b, nd == 0 ? " (none)\nmessage: " : "\nmessage: "));
+    BOX_TRY(box_buf_puts(b, nd == 0 ? " (none)\nmessage: " : "\nmessage: "));
     size_t ml;
     const char *msg = pdp_answer_message(ans, &ml);
-    TRY(box_buf_append(b, msg, ml));
-    TRY(box_buf_putc(b, '\n'));
+    BOX_TRY(box_buf_append(b, msg, ml));
+    BOX_TRY(box_buf_putc(b, '\n'));
     if (o->ap_history)
-        TRY(box_buf_printf(b, "history: %zu events before it; decided at time "
-                           "point %zu (@%" PRId64 ")\n",
-                           ak->ak_history, ak->ak_at, ak->ak_ts));
+        BOX_TRY(box_buf_printf(b,
+                               "history: %zu events before it; decided at time "
+                               "point %zu (@%" PRId64 ")\n",
+                               ak->ak_history, ak->ak_at, ak->ak_ts));
     size_t ne = pdp_answer_error_count(ans);
-    TRY(box_buf_puts(b, ne == 0 ? "errors: (none)\n" : "errors:\n"));
+    BOX_TRY(box_buf_puts(b, ne == 0 ? "errors: (none)\n" : "errors:\n"));
     for (size_t i = 0; i < ne; i++) {
         const pdp_rule *r = pdp_answer_error_rule(ans, i);
         const char *em = pdp_answer_error_message(ans, i);
-        TRY(box_buf_puts(b, "  "));
-        TRY(r != NULL ? put_id(b, r, false) : box_buf_puts(b, "request"));
-        TRY(box_buf_puts(b, ": "));
-        TRY(box_escape_ids(b, em, strlen(em)));
-        TRY(box_buf_putc(b, '\n'));
+        BOX_TRY(box_buf_puts(b, "  "));
+        BOX_TRY(r != NULL ? put_id(b, r, false) : box_buf_puts(b, "request"));
+        BOX_TRY(box_buf_puts(b, ": "));
+        BOX_TRY(box_escape_ids(b, em, strlen(em)));
+        BOX_TRY(box_buf_putc(b, '\n'));
     }
     if (!o->ap_explain)
         return BOX_OK;
@@ -217,24 +211,24 @@ print_text(const pdp_policy_set *set, const box_ask *ak,
     if (nw == 0)
         return box_buf_printf(b, "why: none of the %zu rules matched\n",
                               pdp_policy_rule_count(set));
-    TRY(box_buf_puts(b, "why:\n"));
+    BOX_TRY(box_buf_puts(b, "why:\n"));
     for (size_t i = 0; i < nw; i++) {
         const pdp_rule *r = w[i].w_rule;
         pdp_str id = pdp_rule_display_id(r);
-        TRY(box_buf_puts(b, "  "));
-        TRY(put_id(b, r, false));
+        BOX_TRY(box_buf_puts(b, "  "));
+        BOX_TRY(put_id(b, r, false));
         if (id.s != r->r_pid.s)
-            TRY(box_buf_printf(b, " (%s)", r->r_pid.s));
-        TRY(box_buf_printf(b, ", %s at line %u: ",
-                           r->r_effect == PDP_PERMIT ? "permit" : "forbid",
-                           r->r_pos.line));
+            BOX_TRY(box_buf_printf(b, " (%s)", r->r_pid.s));
+        BOX_TRY(box_buf_printf(b, ", %s at line %u: ",
+                               r->r_effect == PDP_PERMIT ? "permit" : "forbid",
+                               r->r_pos.line));
         if (!w[i].w_error) {
-            TRY(box_buf_puts(b, "matched\n"));
+            BOX_TRY(box_buf_puts(b, "matched\n"));
             continue;
         }
-        TRY(box_buf_puts(b, "error: "));
-        TRY(box_escape_ids(b, w[i].w_msg, strlen(w[i].w_msg)));
-        TRY(box_buf_putc(b, '\n'));
+        BOX_TRY(box_buf_puts(b, "error: "));
+        BOX_TRY(box_escape_ids(b, w[i].w_msg, strlen(w[i].w_msg)));
+        BOX_TRY(box_buf_putc(b, '\n'));
     }
     return BOX_OK;
 }
@@ -244,58 +238,60 @@ print_json(const box_ask *ak, const pdp_answer *ans, const box_ask_print *o,
            const why *w, size_t nw, box_buf *b)
 {
     pdp_verdict v = pdp_answer_verdict(ans);
-    TRY(box_buf_printf(b, "{\"decision\":\"%s\",\"reason\":\"%s\","
-                          "\"cedar\":\"%s\",\"rules\":[",
-                       verdict_word(v),
-                       pdp_reason_name(pdp_answer_reason(ans)),
-                       verdict_word(pdp_answer_cedar_verdict(ans))));
+    BOX_TRY(box_buf_printf(b,
+                           "{\"decision\":\"%s\",\"reason\":\"%s\","
+                           "\"cedar\":\"%s\",\"rules\":[",
+                           verdict_word(v),
+                           pdp_reason_name(pdp_answer_reason(ans)),
+                           verdict_word(pdp_answer_cedar_verdict(ans))));
     for (size_t i = 0; i < pdp_answer_determining_count(ans); i++) {
         if (i > 0)
-            TRY(box_buf_putc(b, ','));
-        TRY(put_id(b, pdp_answer_determining(ans, i), true));
+            BOX_TRY(box_buf_putc(b, ','));
+        BOX_TRY(put_id(b, pdp_answer_determining(ans, i), true));
     }
     size_t ml;
     const char *msg = pdp_answer_message(ans, &ml);
-    TRY(box_buf_puts(b, "],\"message\":"));
-    TRY(box_json_str(b, msg, ml));
-    TRY(box_buf_puts(b, ",\"errors\":["));
+    BOX_TRY(box_buf_puts(b, "],\"message\":"));
+    BOX_TRY(box_json_str(b, msg, ml));
+    BOX_TRY(box_buf_puts(b, ",\"errors\":["));
     for (size_t i = 0; i < pdp_answer_error_count(ans); i++) {
         const pdp_rule *r = pdp_answer_error_rule(ans, i);
-        TRY(box_buf_puts(b, i > 0 ? ",{\"rule\":" : "{\"rule\":"));
-        TRY(r != NULL ? put_id(b, r, true) : box_buf_puts(b, "null"));
-        TRY(box_buf_puts(b, ",\"message\":"));
-        TRY(box_json_cstr(b, pdp_answer_error_message(ans, i)));
-        TRY(box_buf_putc(b, '}'));
+        BOX_TRY(box_buf_puts(b, i > 0 ? ",{\"rule\":" : "{\"rule\":"));
+        BOX_TRY(r != NULL ? put_id(b, r, true) : box_buf_puts(b, "null"));
+        BOX_TRY(box_buf_puts(b, ",\"message\":"));
+        BOX_TRY(box_json_cstr(b, pdp_answer_error_message(ans, i)));
+        BOX_TRY(box_buf_putc(b, '}'));
     }
-    TRY(box_buf_putc(b, ']'));
+    BOX_TRY(box_buf_putc(b, ']'));
     if (o->ap_history)
-        TRY(box_buf_printf(b, ",\"history\":%zu,\"time_point\":%zu,"
-                              "\"ts\":%" PRId64,
-                           ak->ak_history, ak->ak_at, ak->ak_ts));
+        BOX_TRY(box_buf_printf(b,
+                               ",\"history\":%zu,\"time_point\":%zu,"
+                               "\"ts\":%" PRId64,
+                               ak->ak_history, ak->ak_at, ak->ak_ts));
     if (o->ap_explain) {
-        TRY(box_buf_puts(b, ",\"why\":"));
+        BOX_TRY(box_buf_puts(b, ",\"why\":"));
         if (w == NULL)
-            TRY(box_buf_puts(b, "null"));
+            BOX_TRY(box_buf_puts(b, "null"));
         else
-            TRY(box_buf_putc(b, '['));
+            BOX_TRY(box_buf_putc(b, '['));
         for (size_t i = 0; w != NULL && i < nw; i++) {
             const pdp_rule *r = w[i].w_rule;
-            TRY(box_buf_puts(b, i > 0 ? ",{\"rule\":" : "{\"rule\":"));
-            TRY(put_id(b, r, true));
-            TRY(box_buf_printf(b, ",\"policy\":\"%s\",\"effect\":\"%s\","
-                                  "\"line\":%u,\"result\":\"%s\"",
-                               r->r_pid.s,
-                               r->r_effect == PDP_PERMIT ? "permit" : "forbid",
-                               r->r_pos.line,
-                               w[i].w_error ? "error" : "matched"));
+            BOX_TRY(box_buf_puts(b, i > 0 ? ",{\"rule\":" : "{\"rule\":"));
+            BOX_TRY(put_id(b, r, true));
+            BOX_TRY(box_buf_printf(
+                b,
+                ",\"policy\":\"%s\",\"effect\":\"%s\","
+                "\"line\":%u,\"result\":\"%s\"",
+                r->r_pid.s, r->r_effect == PDP_PERMIT ? "permit" : "forbid",
+                r->r_pos.line, w[i].w_error ? "error" : "matched"));
             if (w[i].w_error) {
-                TRY(box_buf_puts(b, ",\"message\":"));
-                TRY(box_json_cstr(b, w[i].w_msg));
+                BOX_TRY(box_buf_puts(b, ",\"message\":"));
+                BOX_TRY(box_json_cstr(b, w[i].w_msg));
             }
-            TRY(box_buf_putc(b, '}'));
+            BOX_TRY(box_buf_putc(b, '}'));
         }
         if (w != NULL)
-            TRY(box_buf_putc(b, ']'));
+            BOX_TRY(box_buf_putc(b, ']'));
     }
     return box_buf_puts(b, "}\n");
 }

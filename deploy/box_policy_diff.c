@@ -308,13 +308,6 @@ group_cmp(const void *x, const void *y)
 
 /* ---- printing ---- */
 
-#define TRY(x)                                                                 \
-    do {                                                                       \
-        box_err try_rv_ = (x);                                                 \
-        if (try_rv_ != BOX_OK)                                                 \
-            return try_rv_;                                                    \
-    } while (0)
-
 static const char *
 verdict_word(pdp_verdict v)
 {
@@ -344,24 +337,24 @@ static box_err
 text_example(box_buf *b, const group *g, const pdp_diff_item *it)
 {
     const pdp_dlrec *d = it->di_rec;
-    TRY(box_buf_puts(b, "  "));
-    TRY(put_esc_c(b, d->dr_action));
-    TRY(box_buf_puts(b, "  "));
-    TRY(put_esc_c(b, d->dr_resource));
+    BOX_TRY(box_buf_puts(b, "  "));
+    BOX_TRY(put_esc_c(b, d->dr_action));
+    BOX_TRY(box_buf_puts(b, "  "));
+    BOX_TRY(put_esc_c(b, d->dr_resource));
     if (g->g_unknown) {
-        TRY(box_buf_puts(b, "  ("));
+        BOX_TRY(box_buf_puts(b, "  ("));
         if (it->di_detail != NULL && it->di_detail[0] != '\0') {
-            TRY(put_esc_c(b, it->di_detail));
+            BOX_TRY(put_esc_c(b, it->di_detail));
         } else {
-            TRY(box_buf_printf(b, "logged: %s by ", d->dr_verdict));
-            TRY(put_esc_c(b, d->dr_rule ? d->dr_rule : "?"));
+            BOX_TRY(box_buf_printf(b, "logged: %s by ", d->dr_verdict));
+            BOX_TRY(put_esc_c(b, d->dr_rule ? d->dr_rule : "?"));
         }
         return box_buf_printf(b, "; line %u)\n", d->dr_line);
     }
     pdp_str was = rule_name(it->di_old.ds_rule);
-    TRY(box_buf_printf(b, "  (was: %s by ",
-                       verdict_word(it->di_old.ds_verdict)));
-    TRY(put_esc(b, was.s, was.len));
+    BOX_TRY(box_buf_printf(b, "  (was: %s by ",
+                           verdict_word(it->di_old.ds_verdict)));
+    BOX_TRY(put_esc(b, was.s, was.len));
     return box_buf_printf(b, "; line %u)\n", d->dr_line);
 }
 
@@ -369,39 +362,40 @@ static box_err
 print_text(const tally *t, const char *const *warn, size_t nwarn, box_buf *b)
 {
     size_t total = t->t_n[0] + t->t_n[1] + t->t_n[2] + t->t_n[3];
-    TRY(box_buf_printf(b,
-                       "%zu decisions replayed: %zu unchanged, %zu change, "
-                       "%zu cannot tell, %zu skipped",
-                       total, t->t_n[PDP_DIFF_UNCHANGED],
-                       t->t_n[PDP_DIFF_CHANGED], t->t_n[PDP_DIFF_UNKNOWN],
-                       t->t_n[PDP_DIFF_SKIPPED]));
+    BOX_TRY(box_buf_printf(b,
+                           "%zu decisions replayed: %zu unchanged, %zu change, "
+                           "%zu cannot tell, %zu skipped",
+                           total, t->t_n[PDP_DIFF_UNCHANGED],
+                           t->t_n[PDP_DIFF_CHANGED], t->t_n[PDP_DIFF_UNKNOWN],
+                           t->t_n[PDP_DIFF_SKIPPED]));
     const char *sep = " (";
     for (int s = PDP_DIFF_SKIP_CONTROL; s < PDP_DIFF_SKIP_COUNT; s++) {
         if (t->t_skip[s] == 0)
             continue;
-        TRY(box_buf_printf(b, "%s%zu %s", sep, t->t_skip[s],
-                           pdp_diff_skip_name((pdp_diff_skip)s)));
+        BOX_TRY(box_buf_printf(b, "%s%zu %s", sep, t->t_skip[s],
+                               pdp_diff_skip_name((pdp_diff_skip)s)));
         sep = ", ";
     }
-    TRY(box_buf_puts(b, sep[0] == ',' ? ")\n" : "\n"));
+    BOX_TRY(box_buf_puts(b, sep[0] == ',' ? ")\n" : "\n"));
     for (size_t i = 0; i < nwarn; i++)
-        TRY(box_buf_printf(b, "warning: %s\n", warn[i]));
+        BOX_TRY(box_buf_printf(b, "warning: %s\n", warn[i]));
     for (size_t i = 0; i < t->t_ngroups; i++) {
         const group *g = &t->t_groups[i];
         const char *s = g->g_count == 1 ? "" : "s";
         if (g->g_unknown) {
-            TRY(box_buf_printf(b, "cannot tell: %s  %zu decision%s\n", g->g_why,
-                               g->g_count, s));
+            BOX_TRY(box_buf_printf(b, "cannot tell: %s  %zu decision%s\n",
+                                   g->g_why, g->g_count, s));
         } else {
             pdp_str id = rule_name(g->g_rule);
-            TRY(box_buf_printf(b, "%s → %s%s  (rule new:",
-                               verdict_word(g->g_from), verdict_word(g->g_to),
-                               g->g_from == g->g_to ? ", another rule" : ""));
-            TRY(put_esc(b, id.s, id.len));
-            TRY(box_buf_printf(b, ")  %zu decision%s\n", g->g_count, s));
+            BOX_TRY(box_buf_printf(
+                b, "%s → %s%s  (rule new:", verdict_word(g->g_from),
+                verdict_word(g->g_to),
+                g->g_from == g->g_to ? ", another rule" : ""));
+            BOX_TRY(put_esc(b, id.s, id.len));
+            BOX_TRY(box_buf_printf(b, ")  %zu decision%s\n", g->g_count, s));
         }
         for (size_t k = 0; k < g->g_count && k < DIFF_EXAMPLES; k++)
-            TRY(text_example(b, g, g->g_ex[k]));
+            BOX_TRY(text_example(b, g, g->g_ex[k]));
     }
     return BOX_OK;
 }
@@ -410,22 +404,22 @@ static box_err
 json_example(box_buf *b, const group *g, const pdp_diff_item *it)
 {
     const pdp_dlrec *d = it->di_rec;
-    TRY(box_buf_printf(b, "{\"line\":%u,\"action\":", d->dr_line));
-    TRY(box_json_cstr(b, d->dr_action));
-    TRY(box_buf_puts(b, ",\"resource\":"));
-    TRY(box_json_cstr(b, d->dr_resource));
+    BOX_TRY(box_buf_printf(b, "{\"line\":%u,\"action\":", d->dr_line));
+    BOX_TRY(box_json_cstr(b, d->dr_action));
+    BOX_TRY(box_buf_puts(b, ",\"resource\":"));
+    BOX_TRY(box_json_cstr(b, d->dr_resource));
     if (g->g_unknown) {
-        TRY(box_buf_puts(b, ",\"logged\":"));
-        TRY(box_json_cstr(b, d->dr_verdict));
-        TRY(box_buf_puts(b, ",\"logged_rule\":"));
-        TRY(box_json_cstr(b, d->dr_rule));
-        TRY(box_buf_puts(b, ",\"detail\":"));
-        TRY(box_json_cstr(b, it->di_detail));
+        BOX_TRY(box_buf_puts(b, ",\"logged\":"));
+        BOX_TRY(box_json_cstr(b, d->dr_verdict));
+        BOX_TRY(box_buf_puts(b, ",\"logged_rule\":"));
+        BOX_TRY(box_json_cstr(b, d->dr_rule));
+        BOX_TRY(box_buf_puts(b, ",\"detail\":"));
+        BOX_TRY(box_json_cstr(b, it->di_detail));
         return box_buf_putc(b, '}');
     }
     pdp_str was = rule_name(it->di_old.ds_rule);
-    TRY(box_buf_puts(b, ",\"was_rule\":"));
-    TRY(box_json_str(b, was.s, was.len));
+    BOX_TRY(box_buf_puts(b, ",\"was_rule\":"));
+    BOX_TRY(box_json_str(b, was.s, was.len));
     return box_buf_printf(b, ",\"from_history\":%s}",
                           it->di_from_history ? "true" : "false");
 }
@@ -434,53 +428,54 @@ static box_err
 print_json(const tally *t, const char *const *warn, size_t nwarn, box_buf *b)
 {
     size_t total = t->t_n[0] + t->t_n[1] + t->t_n[2] + t->t_n[3];
-    TRY(box_buf_printf(b,
-                       "{\"replayed\":%zu,\"unchanged\":%zu,"
-                       "\"changed\":%zu,\"cannot_tell\":%zu,"
-                       "\"skipped\":%zu,\"skipped_by\":{",
-                       total, t->t_n[PDP_DIFF_UNCHANGED],
-                       t->t_n[PDP_DIFF_CHANGED], t->t_n[PDP_DIFF_UNKNOWN],
-                       t->t_n[PDP_DIFF_SKIPPED]));
+    BOX_TRY(box_buf_printf(b,
+                           "{\"replayed\":%zu,\"unchanged\":%zu,"
+                           "\"changed\":%zu,\"cannot_tell\":%zu,"
+                           "\"skipped\":%zu,\"skipped_by\":{",
+                           total, t->t_n[PDP_DIFF_UNCHANGED],
+                           t->t_n[PDP_DIFF_CHANGED], t->t_n[PDP_DIFF_UNKNOWN],
+                           t->t_n[PDP_DIFF_SKIPPED]));
     for (int s = PDP_DIFF_SKIP_CONTROL; s < PDP_DIFF_SKIP_COUNT; s++)
-        TRY(box_buf_printf(b, "%s\"%s\":%zu",
-                           s == PDP_DIFF_SKIP_CONTROL ? "" : ",",
-                           pdp_diff_skip_name((pdp_diff_skip)s), t->t_skip[s]));
+        BOX_TRY(box_buf_printf(
+            b, "%s\"%s\":%zu", s == PDP_DIFF_SKIP_CONTROL ? "" : ",",
+            pdp_diff_skip_name((pdp_diff_skip)s), t->t_skip[s]));
     for (int pass = 0; pass < 2; pass++) {
-        TRY(box_buf_puts(b, pass == 0 ? "},\"changes\":["
-                                      : "],\"cannot_tell_groups\":["));
+        BOX_TRY(box_buf_puts(b, pass == 0 ? "},\"changes\":["
+                                          : "],\"cannot_tell_groups\":["));
         bool first = true;
         for (size_t i = 0; i < t->t_ngroups; i++) {
             const group *g = &t->t_groups[i];
             if (g->g_unknown != (pass == 1))
                 continue;
-            TRY(box_buf_puts(b, first ? "{" : ",{"));
+            BOX_TRY(box_buf_puts(b, first ? "{" : ",{"));
             first = false;
             if (g->g_unknown) {
-                TRY(box_buf_puts(b, "\"reason\":"));
-                TRY(box_json_cstr(b, g->g_why));
+                BOX_TRY(box_buf_puts(b, "\"reason\":"));
+                BOX_TRY(box_json_cstr(b, g->g_why));
             } else {
                 pdp_str id = rule_name(g->g_rule);
-                TRY(box_buf_printf(b,
-                                   "\"from\":\"%s\",\"to\":\"%s\","
-                                   "\"rule\":",
-                                   verdict_word(g->g_from),
-                                   verdict_word(g->g_to)));
-                TRY(box_json_str(b, id.s, id.len));
+                BOX_TRY(box_buf_printf(b,
+                                       "\"from\":\"%s\",\"to\":\"%s\","
+                                       "\"rule\":",
+                                       verdict_word(g->g_from),
+                                       verdict_word(g->g_to)));
+                BOX_TRY(box_json_str(b, id.s, id.len));
             }
-            TRY(box_buf_printf(b, ",\"count\":%zu,\"examples\":[", g->g_count));
+            BOX_TRY(
+                box_buf_printf(b, ",\"count\":%zu,\"examples\":[", g->g_count));
             for (size_t k = 0; k < g->g_count && k < DIFF_EXAMPLES; k++) {
                 if (k > 0)
-                    TRY(box_buf_putc(b, ','));
-                TRY(json_example(b, g, g->g_ex[k]));
+                    BOX_TRY(box_buf_putc(b, ','));
+                BOX_TRY(json_example(b, g, g->g_ex[k]));
             }
-            TRY(box_buf_puts(b, "]}"));
+            BOX_TRY(box_buf_puts(b, "]}"));
         }
     }
-    TRY(box_buf_puts(b, "],\"warnings\":["));
+    BOX_TRY(box_buf_puts(b, "],\"warnings\":["));
     for (size_t i = 0; i < nwarn; i++) {
         if (i > 0)
-            TRY(box_buf_putc(b, ','));
-        TRY(box_json_cstr(b, warn[i]));
+            BOX_TRY(box_buf_putc(b, ','));
+        BOX_TRY(box_json_cstr(b, warn[i]));
     }
     return box_buf_puts(b, "]}\n");
 }

@@ -25,6 +25,16 @@ typedef enum box_err {
     BOX_ERR_COUNT
 } box_err;
 
+/* Returns x's code from the calling function when x fails: the early
+ * return of a function that has nothing of its own to clean up (its
+ * allocations are an arena's, or the caller's). */
+#define BOX_TRY(x)                                                             \
+    do {                                                                       \
+        box_err box_try_rv_ = (x);                                             \
+        if (box_try_rv_ != BOX_OK)                                             \
+            return box_try_rv_;                                                \
+    } while (0)
+
 /* Static text for an error code; never NULL. */
 const char *box_strerror(box_err e);
 

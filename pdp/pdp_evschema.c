@@ -46,13 +46,6 @@ typedef struct eparser {
     uint32_t ep_depth;
 } eparser;
 
-#define TRY(x)                                                                 \
-    do {                                                                       \
-        box_err try_rv_ = (x);                                                 \
-        if (try_rv_ != BOX_OK)                                                 \
-            return try_rv_;                                                    \
-    } while (0)
-
 #define TOK(p) (&(p)->ep_lx.lx_tok)
 
 /* ---- small helpers ---- */
@@ -268,7 +261,7 @@ parse_ellipsis(eparser *p)
         if (t->t_kind != PDP_TK_DOT || t->t_text != first + i)
             return i == 0 ? expected(p, "`...`")
                           : serr(p, tpos(t), "expected `...`");
-        TRY(next(p));
+        BOX_TRY(next(p));
     }
     return BOX_OK;
 }
@@ -277,16 +270,16 @@ parse_ellipsis(eparser *p)
 static box_err
 parse_spread(eparser *p, es_field *f)
 {
-    TRY(parse_ellipsis(p));
+    BOX_TRY(parse_ellipsis(p));
     int sel = at_selector(p);
     if (sel < 0)
         return expected(p, "`inputs`, `outputs`, `principalType` or "
                            "`resourceType`");
     pdp_pos pos = tpos(TOK(p));
-    TRY(next(p));
-    TRY(expect(p, PDP_TK_LPAREN));
-    TRY(parse_binder_ref(p, "spread"));
-    TRY(expect(p, PDP_TK_RPAREN));
+    BOX_TRY(next(p));
+    BOX_TRY(expect(p, PDP_TK_LPAREN));
+    BOX_TRY(parse_binder_ref(p, "spread"));
+    BOX_TRY(expect(p, PDP_TK_RPAREN));
     if (sel == ES_SEL_PRINCIPAL || sel == ES_SEL_RESOURCE)
         return serr(p, pos,
                     "selector `%s` cannot be spread (it yields entity "
@@ -311,13 +304,13 @@ parse_type(eparser *p, pdp_str path, es_field *f)
     int sel = at_selector(p);
     const pdp_token *ahead = NULL;
     if (sel >= 0)
-        TRY(pdp_lex_peek(&p->ep_lx, &ahead));
+        BOX_TRY(pdp_lex_peek(&p->ep_lx, &ahead));
     if (sel >= 0 && ahead->t_kind == PDP_TK_LPAREN) {
         pdp_pos pos = tpos(TOK(p));
-        TRY(next(p));
-        TRY(next(p));
-        TRY(parse_binder_ref(p, "field type"));
-        TRY(expect(p, PDP_TK_RPAREN));
+        BOX_TRY(next(p));
+        BOX_TRY(next(p));
+        BOX_TRY(parse_binder_ref(p, "field type"));
+        BOX_TRY(expect(p, PDP_TK_RPAREN));
         if (sel == ES_SEL_INPUTS || sel == ES_SEL_OUTPUTS)
             return serr(p, pos,
                         "selector `%s` cannot be used as a field type (it "
@@ -333,11 +326,11 @@ parse_type(eparser *p, pdp_str path, es_field *f)
             return serr(p, tpos(TOK(p)),
                         "record types nest too deeply (more than %d levels)",
                         ES_MAX_DEPTH);
-        TRY(next(p));
+        BOX_TRY(next(p));
         p->ep_depth++;
         box_err rv = parse_fields(p, path, &f->f_members, &f->f_nmembers);
         p->ep_depth--;
-        TRY(rv);
+        BOX_TRY(rv);
         f->f_kind = ES_F_RECORD;
         return BOX_OK;
     }
@@ -353,10 +346,10 @@ parse_type(eparser *p, pdp_str path, es_field *f)
             return nomem(p);
         name.s = s;
         name.len = n;
-        TRY(next(p));
+        BOX_TRY(next(p));
         if (TOK(p)->t_kind != PDP_TK_DCOLON)
             break;
-        TRY(next(p));
+        BOX_TRY(next(p));
         if (!is_word(TOK(p)))
             return expected(p, "a type name after `::`");
     }
@@ -372,7 +365,7 @@ parse_type(eparser *p, pdp_str path, es_field *f)
 static box_err
 parse_pin_rhs(eparser *p, pdp_evpin *pin)
 {
-    TRY(next(p)); // =
+    BOX_TRY(next(p)); // =
     const pdp_token *t = TOK(p);
     if (tok_is(t, "principal"))
         pin->pn_root = PDP_EVPIN_PRINCIPAL;
@@ -384,11 +377,11 @@ parse_pin_rhs(eparser *p, pdp_evpin *pin)
         return expected(p, "`principal`, `resource` or `context.<path>` "
                            "after `=`");
     pdp_str text = tstr(t), path = {"", 0};
-    TRY(next(p));
+    BOX_TRY(next(p));
     if (pin->pn_root == PDP_EVPIN_CONTEXT && TOK(p)->t_kind != PDP_TK_DOT)
         return expected(p, "`.` and a field of the context");
     while (TOK(p)->t_kind == PDP_TK_DOT) {
-        TRY(next(p));
+        BOX_TRY(next(p));
         if (!is_word(TOK(p)))
             return expected(p, "a name after `.`");
         size_t n;
@@ -397,7 +390,7 @@ parse_pin_rhs(eparser *p, pdp_evpin *pin)
             return nomem(p);
         path.s = s;
         path.len = n;
-        TRY(next(p));
+        BOX_TRY(next(p));
     }
     pin->pn_text.s = join(p->ep_a, text, ".", path, &pin->pn_text.len);
     if (pin->pn_text.s == NULL)
@@ -423,10 +416,10 @@ parse_field(eparser *p, pdp_str prefix, es_field *f)
     bool pinned = false;
     if (at_kw(p, "pin")) {
         const pdp_token *ahead;
-        TRY(pdp_lex_peek(&p->ep_lx, &ahead));
+        BOX_TRY(pdp_lex_peek(&p->ep_lx, &ahead));
         if (is_word(ahead)) {
             pinned = true;
-            TRY(next(p));
+            BOX_TRY(next(p));
         }
     }
     if (!is_word(TOK(p)))
@@ -440,9 +433,9 @@ parse_field(eparser *p, pdp_str prefix, es_field *f)
     path.s = join(p->ep_a, prefix, ".", f->f_name, &path.len);
     if (path.s == NULL)
         return nomem(p);
-    TRY(next(p));
-    TRY(expect(p, PDP_TK_COLON));
-    TRY(parse_type(p, path, f));
+    BOX_TRY(next(p));
+    BOX_TRY(expect(p, PDP_TK_COLON));
+    BOX_TRY(parse_type(p, path, f));
     int nl = (int)f->f_name.len;
     const char *nm = f->f_name.s;
     if (TOK(p)->t_kind != PDP_TK_ASSIGN) {
@@ -463,13 +456,13 @@ parse_field(eparser *p, pdp_str prefix, es_field *f)
                     "field `%.*s` is a record group and cannot be pinned; "
                     "pin a leaf field inside it instead",
                     nl, nm);
-    TRY(grow(p, (void **)&p->ep_pins, p->ep_npins, &p->ep_pincap,
-             sizeof(*p->ep_pins)));
+    BOX_TRY(grow(p, (void **)&p->ep_pins, p->ep_npins, &p->ep_pincap,
+                 sizeof(*p->ep_pins)));
     pdp_evpin *pin = &p->ep_pins[p->ep_npins];
     memset(pin, 0, sizeof(*pin));
     pin->pn_field = path;
     pin->pn_pos = pos;
-    TRY(parse_pin_rhs(p, pin));
+    BOX_TRY(parse_pin_rhs(p, pin));
     p->ep_npins++;
     return BOX_OK;
 }
@@ -529,13 +522,13 @@ parse_fields(eparser *p, pdp_str prefix, const es_field **out, uint32_t *nout)
     while (TOK(p)->t_kind != PDP_TK_RBRACE) {
         pdp_pos pos = tpos(TOK(p));
         es_field f;
-        TRY(parse_field(p, prefix, &f));
-        TRY(check_unique(p, fs, n, &f, pos));
-        TRY(grow(p, (void **)&fs, n, &cap, sizeof(*fs)));
+        BOX_TRY(parse_field(p, prefix, &f));
+        BOX_TRY(check_unique(p, fs, n, &f, pos));
+        BOX_TRY(grow(p, (void **)&fs, n, &cap, sizeof(*fs)));
         fs[n++] = f;
         if (TOK(p)->t_kind != PDP_TK_COMMA)
             break;
-        TRY(next(p));
+        BOX_TRY(next(p));
     }
     if (TOK(p)->t_kind != PDP_TK_RBRACE)
         return expected(p, "`,` or `}`");
@@ -556,8 +549,8 @@ parse_max_window(eparser *p, pdp_evschema *es)
         char u_name;
         int64_t u_secs;
     } units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
-    TRY(next(p));
-    TRY(expect(p, PDP_TK_ASSIGN));
+    BOX_TRY(next(p));
+    BOX_TRY(expect(p, PDP_TK_ASSIGN));
     const pdp_token num = *TOK(p);
     if (num.t_kind != PDP_TK_INT)
         return expected(p, "the window (an integer and a unit, e.g. `24h`)");
@@ -570,7 +563,7 @@ parse_max_window(eparser *p, pdp_evschema *es)
         else
             amount = amount * 10 + d;
     }
-    TRY(next(p));
+    BOX_TRY(next(p));
     const pdp_token *u = TOK(p);
     int64_t mult = 0;
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
@@ -582,7 +575,7 @@ parse_max_window(eparser *p, pdp_evschema *es)
         return expected(p, "a time unit (`s`, `m`, `h` or `d`) after the "
                            "window's amount");
     char unit = u->t_text[0];
-    TRY(next(p));
+    BOX_TRY(next(p));
     if (big || amount > (uint64_t)(INT64_MAX / mult))
         return serr(p, tpos(&num), "max_window amount `%.*s` is out of range",
                     (int)num.t_len, num.t_text);
@@ -606,20 +599,20 @@ parse_event(eparser *p, es_decl *d)
     memset(d, 0, sizeof(*d));
     if (at_kw(p, "decision")) {
         d->d_decision = true;
-        TRY(next(p));
+        BOX_TRY(next(p));
         if (!at_kw(p, "event"))
             return expected(p, "`event`");
     }
     if (!at_kw(p, "event"))
         return expected(p, "`event`, `decision event` or `max_window`");
-    TRY(next(p));
-    TRY(expect(p, PDP_TK_LT));
+    BOX_TRY(next(p));
+    BOX_TRY(expect(p, PDP_TK_LT));
     if (!is_word(TOK(p)))
         return expected(p, "the action binder (`<A>`)");
     p->ep_binder = tstr(TOK(p));
-    TRY(next(p));
-    TRY(expect(p, PDP_TK_GT));
-    TRY(expect(p, PDP_TK_DCOLON));
+    BOX_TRY(next(p));
+    BOX_TRY(expect(p, PDP_TK_GT));
+    BOX_TRY(expect(p, PDP_TK_DCOLON));
     if (!is_word(TOK(p)))
         return expected(p, "the event kind");
     p->ep_kind = tstr(TOK(p));
@@ -628,12 +621,12 @@ parse_event(eparser *p, es_decl *d)
         return nomem(p);
     d->d_kind.s = k;
     d->d_kind.len = p->ep_kind.len;
-    TRY(next(p));
-    TRY(expect(p, PDP_TK_LBRACE));
+    BOX_TRY(next(p));
+    BOX_TRY(expect(p, PDP_TK_LBRACE));
     p->ep_pins = NULL;
     p->ep_npins = p->ep_pincap = 0;
     pdp_str none = {"", 0};
-    TRY(parse_fields(p, none, &d->d_fields, &d->d_nfields));
+    BOX_TRY(parse_fields(p, none, &d->d_fields, &d->d_nfields));
     d->d_pins = p->ep_pins;
     d->d_npins = p->ep_npins;
     return BOX_OK;
@@ -660,12 +653,12 @@ parse_schema(eparser *p, pdp_evschema *es)
                             "any event declaration");
             if (window)
                 return serr(p, pos, "`max_window` may appear only once");
-            TRY(parse_max_window(p, es));
+            BOX_TRY(parse_max_window(p, es));
             window = true;
             continue;
         }
         es_decl d;
-        TRY(parse_event(p, &d));
+        BOX_TRY(parse_event(p, &d));
         for (uint32_t i = 0; i < n; i++) {
             if (str_eq(ds[i].d_kind, d.d_kind))
                 return serr(p, pos,
@@ -673,8 +666,8 @@ parse_schema(eparser *p, pdp_evschema *es)
                             "(first at line %u)",
                             d.d_kind.s, where[i].line);
         }
-        TRY(grow(p, (void **)&ds, n, &cap, sizeof(*ds)));
-        TRY(grow(p, (void **)&where, n, &wcap, sizeof(*where)));
+        BOX_TRY(grow(p, (void **)&ds, n, &cap, sizeof(*ds)));
+        BOX_TRY(grow(p, (void **)&where, n, &wcap, sizeof(*where)));
         where[n] = pos;
         ds[n++] = d;
     }

@@ -41,13 +41,6 @@ typedef struct deriver {
     box_buf *dv_err;
 } deriver;
 
-#define TRY(x)                                                                 \
-    do {                                                                       \
-        box_err try_rv_ = (x);                                                 \
-        if (try_rv_ != BOX_OK)                                                 \
-            return try_rv_;                                                    \
-    } while (0)
-
 static box_err
 derr(deriver *dv, box_err code, const char *what)
 {
@@ -112,9 +105,9 @@ static box_err
 add_group(deriver *dv, pdp_str path)
 {
     pdp_evsig *sg = dv->dv_sig;
-    TRY(check_size(dv));
-    TRY(grow(dv, (void **)&sg->sg_groups, sg->sg_ngroups, &sg->sg_groupcap,
-             sizeof(*sg->sg_groups)));
+    BOX_TRY(check_size(dv));
+    BOX_TRY(grow(dv, (void **)&sg->sg_groups, sg->sg_ngroups, &sg->sg_groupcap,
+                 sizeof(*sg->sg_groups)));
     sg->sg_groups[sg->sg_ngroups++] = path;
     return BOX_OK;
 }
@@ -123,9 +116,9 @@ static box_err
 add_leaf(deriver *dv, const pdp_evleaf *lf)
 {
     pdp_evsig *sg = dv->dv_sig;
-    TRY(check_size(dv));
-    TRY(grow(dv, (void **)&sg->sg_leaves, sg->sg_nleaves, &sg->sg_leafcap,
-             sizeof(*sg->sg_leaves)));
+    BOX_TRY(check_size(dv));
+    BOX_TRY(grow(dv, (void **)&sg->sg_leaves, sg->sg_nleaves, &sg->sg_leafcap,
+                 sizeof(*sg->sg_leaves)));
     sg->sg_leaves[sg->sg_nleaves++] = *lf;
     return BOX_OK;
 }
@@ -139,15 +132,15 @@ splice(deriver *dv, pdp_str path, const pdp_type *rec, bool optional)
         const pdp_attr *at = &rec->ty_attrs[i];
         bool opt = optional || !at->at_required;
         pdp_str p;
-        TRY(child_path(dv, path, at->at_name.s, at->at_name.len, &p));
+        BOX_TRY(child_path(dv, path, at->at_name.s, at->at_name.len, &p));
         if (at->at_type->ty_kind == PDP_TY_RECORD) {
-            TRY(add_group(dv, p));
-            TRY(splice(dv, p, at->at_type, opt));
+            BOX_TRY(add_group(dv, p));
+            BOX_TRY(splice(dv, p, at->at_type, opt));
             continue;
         }
         pdp_evleaf lf = {
             .lf_path = p, .lf_type = at->at_type, .lf_optional = opt};
-        TRY(add_leaf(dv, &lf));
+        BOX_TRY(add_leaf(dv, &lf));
     }
     return BOX_OK;
 }
@@ -164,20 +157,20 @@ derive_fields(deriver *dv, pdp_str prefix, const es_field *fs, uint32_t n)
             /* The group context.input / context.output becomes; an action
              * without that record (or with a non-record) spreads none. */
             const char *g = es_spread_group(f->f_sel);
-            TRY(child_path(dv, prefix, g, strlen(g), &p));
-            TRY(add_group(dv, p));
+            BOX_TRY(child_path(dv, prefix, g, strlen(g), &p));
+            BOX_TRY(add_group(dv, p));
             const pdp_attr *at =
                 pdp_schema_record_attr(ac->ac_context, g, strlen(g));
             if (at != NULL && at->at_type->ty_kind == PDP_TY_RECORD)
-                TRY(splice(dv, p, at->at_type, false));
+                BOX_TRY(splice(dv, p, at->at_type, false));
             continue;
         }
-        TRY(child_path(dv, prefix, f->f_name.s, f->f_name.len, &p));
+        BOX_TRY(child_path(dv, prefix, f->f_name.s, f->f_name.len, &p));
         pdp_evleaf lf = {.lf_path = p};
         switch (f->f_kind) {
         case ES_F_RECORD:
-            TRY(add_group(dv, p));
-            TRY(derive_fields(dv, p, f->f_members, f->f_nmembers));
+            BOX_TRY(add_group(dv, p));
+            BOX_TRY(derive_fields(dv, p, f->f_members, f->f_nmembers));
             continue;
         case ES_F_SELECTOR:
             if (f->f_sel == ES_SEL_PRINCIPAL) {
@@ -194,7 +187,7 @@ derive_fields(deriver *dv, pdp_str prefix, const es_field *fs, uint32_t n)
         case ES_F_SPREAD:
             break; // handled above
         }
-        TRY(add_leaf(dv, &lf));
+        BOX_TRY(add_leaf(dv, &lf));
     }
     return BOX_OK;
 }

@@ -14,13 +14,6 @@
 #include "pdp_parse.h"
 #include "pdp_tl.h"
 
-#define TRY(x)                                                                \
-    do {                                                                      \
-        box_err try_rv_ = (x);                                                \
-        if (try_rv_ != BOX_OK)                                                \
-            return try_rv_;                                                   \
-    } while (0)
-
 #define FMT_NONE SIZE_MAX
 #define FMT_INDENT 4
 #define FMT_ARENA_MAX ((size_t)256 << 20) // one file's tree
@@ -107,8 +100,8 @@ bare_name(pdp_str s, bool if_ok)
 static box_err
 put_quoted(box_buf *b, pdp_str s)
 {
-    TRY(box_buf_putc(b, '"'));
-    TRY(box_escape_debug_str(b, s.s, s.len));
+    BOX_TRY(box_buf_putc(b, '"'));
+    BOX_TRY(box_escape_debug_str(b, s.s, s.len));
     return box_buf_putc(b, '"');
 }
 
@@ -120,8 +113,8 @@ put_list(box_buf *b, const pdp_expr *const *items, uint32_t n,
 {
     for (uint32_t i = 0; i < n; i++) {
         if (i > 0)
-            TRY(box_buf_puts(b, sep));
-        TRY(put_expr(b, items[i], need));
+            BOX_TRY(box_buf_puts(b, sep));
+        BOX_TRY(put_expr(b, items[i], need));
     }
     return BOX_OK;
 }
@@ -132,16 +125,16 @@ put_unary(box_buf *b, const pdp_expr *e)
 {
     const char *sym = e->x_kind == PDP_X_NOT ? "!" : "-";
     const pdp_expr *a = e->u.un.arg;
-    TRY(box_buf_puts(b, sym));
+    BOX_TRY(box_buf_puts(b, sym));
     for (int k = 1; k < 4 && a->x_kind == e->x_kind; k++) {
-        TRY(box_buf_puts(b, sym));
+        BOX_TRY(box_buf_puts(b, sym));
         a = a->u.un.arg;
     }
     // `-` right before an integer literal would fold into the literal.
     if (e->x_kind == PDP_X_NEG && a->x_kind == PDP_X_LIT &&
         pdp_value_kind_of(a->x_const) == PDP_VAL_LONG) {
-        TRY(box_buf_putc(b, '('));
-        TRY(pdp_value_format(a->x_const, b));
+        BOX_TRY(box_buf_putc(b, '('));
+        BOX_TRY(pdp_value_format(a->x_const, b));
         return box_buf_putc(b, ')');
     }
     return put_expr(b, a, LV_MEMBER);
@@ -151,24 +144,24 @@ static box_err
 put_binary(box_buf *b, const pdp_expr *e, const char *op, int lneed,
            int rneed)
 {
-    TRY(put_expr(b, e->u.bin.l, lneed));
-    TRY(box_buf_puts(b, op));
+    BOX_TRY(put_expr(b, e->u.bin.l, lneed));
+    BOX_TRY(box_buf_puts(b, op));
     return put_expr(b, e->u.bin.r, rneed);
 }
 
 static box_err
 put_has(box_buf *b, const pdp_expr *e)
 {
-    TRY(put_expr(b, e->u.has.obj, LV_ADD));
-    TRY(box_buf_puts(b, " has "));
+    BOX_TRY(put_expr(b, e->u.has.obj, LV_ADD));
+    BOX_TRY(box_buf_puts(b, " has "));
     if (e->u.has.n == 1 && !bare_name(e->u.has.path[0], true))
         return put_quoted(b, e->u.has.path[0]);
     for (uint32_t i = 0; i < e->u.has.n; i++) {
         if (!bare_name(e->u.has.path[i], i == 0))
             return BOX_EINVAL;
         if (i > 0)
-            TRY(box_buf_putc(b, '.'));
-        TRY(box_buf_append(b, e->u.has.path[i].s, e->u.has.path[i].len));
+            BOX_TRY(box_buf_putc(b, '.'));
+        BOX_TRY(box_buf_append(b, e->u.has.path[i].s, e->u.has.path[i].len));
     }
     return BOX_OK;
 }
@@ -178,15 +171,15 @@ put_record(box_buf *b, const pdp_expr *e)
 {
     if (e->u.rec.n == 0)
         return box_buf_puts(b, "{}");
-    TRY(box_buf_puts(b, "{ "));
+    BOX_TRY(box_buf_puts(b, "{ "));
     for (uint32_t i = 0; i < e->u.rec.n; i++) {
         pdp_str k = e->u.rec.keys[i];
         if (i > 0)
-            TRY(box_buf_puts(b, ", "));
-        TRY(bare_name(k, true) ? box_buf_append(b, k.s, k.len)
-                               : put_quoted(b, k));
-        TRY(box_buf_puts(b, ": "));
-        TRY(put_expr(b, e->u.rec.vals[i], LV_IF));
+            BOX_TRY(box_buf_puts(b, ", "));
+        BOX_TRY(bare_name(k, true) ? box_buf_append(b, k.s, k.len)
+                                   : put_quoted(b, k));
+        BOX_TRY(box_buf_puts(b, ": "));
+        BOX_TRY(put_expr(b, e->u.rec.vals[i], LV_IF));
     }
     return box_buf_puts(b, " }");
 }
@@ -194,8 +187,8 @@ put_record(box_buf *b, const pdp_expr *e)
 static box_err
 put_temporal(box_buf *b, const pdp_expr *e)
 {
-    TRY(box_buf_puts(b, "temporal { "));
-    TRY(pdp_tl_dump(e->u.tl, b));
+    BOX_TRY(box_buf_puts(b, "temporal { "));
+    BOX_TRY(pdp_tl_dump(e->u.tl, b));
     return box_buf_puts(b, " }");
 }
 
@@ -232,49 +225,49 @@ put_bare(box_buf *b, const pdp_expr *e)
     case PDP_X_HAS:
         return put_has(b, e);
     case PDP_X_LIKE:
-        TRY(put_expr(b, e->u.like.obj, LV_ADD));
-        TRY(box_buf_puts(b, " like "));
+        BOX_TRY(put_expr(b, e->u.like.obj, LV_ADD));
+        BOX_TRY(box_buf_puts(b, " like "));
         // As written: the dump names a pattern by its source text.
         return box_buf_append(b, e->u.like.pat.source.s,
                               e->u.like.pat.source.len);
     case PDP_X_IS:
-        TRY(put_expr(b, e->u.is.obj, LV_ADD));
-        TRY(box_buf_puts(b, " is "));
-        TRY(box_buf_append(b, e->u.is.type.s, e->u.is.type.len));
+        BOX_TRY(put_expr(b, e->u.is.obj, LV_ADD));
+        BOX_TRY(box_buf_puts(b, " is "));
+        BOX_TRY(box_buf_append(b, e->u.is.type.s, e->u.is.type.len));
         if (e->u.is.in == NULL)
             return BOX_OK;
-        TRY(box_buf_puts(b, " in "));
+        BOX_TRY(box_buf_puts(b, " in "));
         return put_expr(b, e->u.is.in, LV_ADD);
     case PDP_X_ATTR:
-        TRY(put_expr(b, e->u.attr.obj, LV_MEMBER));
+        BOX_TRY(put_expr(b, e->u.attr.obj, LV_MEMBER));
         if (!e->u.attr.bracket) {
-            TRY(box_buf_putc(b, '.'));
+            BOX_TRY(box_buf_putc(b, '.'));
             return box_buf_append(b, e->u.attr.name.s, e->u.attr.name.len);
         }
-        TRY(box_buf_putc(b, '['));
-        TRY(put_quoted(b, e->u.attr.name));
+        BOX_TRY(box_buf_putc(b, '['));
+        BOX_TRY(put_quoted(b, e->u.attr.name));
         return box_buf_putc(b, ']');
     case PDP_X_IF:
-        TRY(box_buf_puts(b, "if "));
-        TRY(put_expr(b, e->u.cond.c, LV_IF));
-        TRY(box_buf_puts(b, " then "));
-        TRY(put_expr(b, e->u.cond.t, LV_IF));
-        TRY(box_buf_puts(b, " else "));
+        BOX_TRY(box_buf_puts(b, "if "));
+        BOX_TRY(put_expr(b, e->u.cond.c, LV_IF));
+        BOX_TRY(box_buf_puts(b, " then "));
+        BOX_TRY(put_expr(b, e->u.cond.t, LV_IF));
+        BOX_TRY(box_buf_puts(b, " else "));
         return put_expr(b, e->u.cond.e, LV_IF);
     case PDP_X_SET:
-        TRY(box_buf_putc(b, '['));
-        TRY(put_list(b, e->u.list.items, e->u.list.n, ", ", LV_IF));
+        BOX_TRY(box_buf_putc(b, '['));
+        BOX_TRY(put_list(b, e->u.list.items, e->u.list.n, ", ", LV_IF));
         return box_buf_putc(b, ']');
     case PDP_X_RECORD:
         return put_record(b, e);
     case PDP_X_METHOD:
-        TRY(put_expr(b, e->u.call.recv, LV_MEMBER));
-        TRY(box_buf_printf(b, ".%s(", pdp_method_name(e->u.call.m)));
-        TRY(put_list(b, e->u.call.args, e->u.call.n, ", ", LV_IF));
+        BOX_TRY(put_expr(b, e->u.call.recv, LV_MEMBER));
+        BOX_TRY(box_buf_printf(b, ".%s(", pdp_method_name(e->u.call.m)));
+        BOX_TRY(put_list(b, e->u.call.args, e->u.call.n, ", ", LV_IF));
         return box_buf_putc(b, ')');
     case PDP_X_CALL:
-        TRY(box_buf_printf(b, "%s(", pdp_method_name(e->u.call.m)));
-        TRY(put_list(b, e->u.call.args, e->u.call.n, ", ", LV_IF));
+        BOX_TRY(box_buf_printf(b, "%s(", pdp_method_name(e->u.call.m)));
+        BOX_TRY(put_list(b, e->u.call.args, e->u.call.n, ", ", LV_IF));
         return box_buf_putc(b, ')');
     case PDP_X_TEMPORAL:
         return put_temporal(b, e);
@@ -290,8 +283,8 @@ put_expr(box_buf *b, const pdp_expr *e, int need)
 {
     if (level_of(e) >= need)
         return put_bare(b, e);
-    TRY(box_buf_putc(b, '('));
-    TRY(put_bare(b, e));
+    BOX_TRY(box_buf_putc(b, '('));
+    BOX_TRY(put_bare(b, e));
     return box_buf_putc(b, ')');
 }
 
@@ -360,10 +353,10 @@ static box_err
 fmt_lex(fmt *f, const char *file, box_buf *err)
 {
     pdp_lex lx;
-    TRY(pdp_lex_init(&lx, f->f_src, f->f_len, file, err));
+    BOX_TRY(pdp_lex_init(&lx, f->f_src, f->f_len, file, err));
     while (lx.lx_tok.t_kind != PDP_TK_EOF) {
-        TRY(grow((void **)&f->f_toks, &f->f_tokcap, f->f_ntok,
-                 sizeof(fmt_tok)));
+        BOX_TRY(grow((void **)&f->f_toks, &f->f_tokcap, f->f_ntok,
+                     sizeof(fmt_tok)));
         const pdp_token *t = &lx.lx_tok;
         size_t off = (size_t)(t->t_text - f->f_src);
         f->f_toks[f->f_ntok++] = (fmt_tok){
@@ -373,7 +366,7 @@ fmt_lex(fmt *f, const char *file, box_buf *err)
             .ft_col = t->t_col,
             .ft_kind = t->t_kind,
         };
-        TRY(pdp_lex_next(&lx));
+        BOX_TRY(pdp_lex_next(&lx));
     }
     return BOX_OK;
 }
@@ -412,8 +405,8 @@ fmt_comments(fmt *f)
                                           f->f_src[q] == '\n');
                  q++)
                 nls += f->f_src[q] == '\n';
-            TRY(grow((void **)&f->f_cms, &f->f_cmcap, f->f_ncm,
-                     sizeof(fmt_comment)));
+            BOX_TRY(grow((void **)&f->f_cms, &f->f_cmcap, f->f_ncm,
+                         sizeof(fmt_comment)));
             f->f_cms[f->f_ncm++] = (fmt_comment){
                 .fc_off = p,
                 .fc_len = cut - p,
@@ -451,8 +444,8 @@ tok_at(const fmt *f, pdp_pos pos)
 static box_err
 line_open(fmt *f, size_t tok, unsigned indent, bool rule_first)
 {
-    TRY(grow((void **)&f->f_lines, &f->f_linecap, f->f_nline,
-             sizeof(fmt_line)));
+    BOX_TRY(grow((void **)&f->f_lines, &f->f_linecap, f->f_nline,
+                 sizeof(fmt_line)));
     f->f_open = f->f_nline++;
     f->f_lines[f->f_open] = (fmt_line){
         .fl_off = f->f_text.b_len,
@@ -461,7 +454,7 @@ line_open(fmt *f, size_t tok, unsigned indent, bool rule_first)
         .fl_rule_first = rule_first,
     };
     for (unsigned i = 0; i < indent; i++)
-        TRY(box_buf_putc(&f->f_text, ' '));
+        BOX_TRY(box_buf_putc(&f->f_text, ' '));
     return BOX_OK;
 }
 
@@ -486,28 +479,28 @@ columns(const char *s, size_t n)
 static box_err
 put_scope(box_buf *b, const char *var, const pdp_scope *s)
 {
-    TRY(box_buf_puts(b, var));
+    BOX_TRY(box_buf_puts(b, var));
     if (s->sc_op == PDP_SCOPE_IS || s->sc_op == PDP_SCOPE_IS_IN) {
-        TRY(box_buf_puts(b, " is "));
-        TRY(box_buf_append(b, s->sc_type.s, s->sc_type.len));
+        BOX_TRY(box_buf_puts(b, " is "));
+        BOX_TRY(box_buf_append(b, s->sc_type.s, s->sc_type.len));
     }
     switch (s->sc_op) {
     case PDP_SCOPE_ANY:
     case PDP_SCOPE_IS:
         return BOX_OK;
     case PDP_SCOPE_EQ:
-        TRY(box_buf_puts(b, " == "));
+        BOX_TRY(box_buf_puts(b, " == "));
         return pdp_value_format(s->sc_ents[0], b);
     case PDP_SCOPE_IN:
     case PDP_SCOPE_IS_IN:
-        TRY(box_buf_puts(b, " in "));
+        BOX_TRY(box_buf_puts(b, " in "));
         return pdp_value_format(s->sc_ents[0], b);
     case PDP_SCOPE_IN_SET:
-        TRY(box_buf_puts(b, " in ["));
+        BOX_TRY(box_buf_puts(b, " in ["));
         for (uint32_t i = 0; i < s->sc_n; i++) {
             if (i > 0)
-                TRY(box_buf_puts(b, ", "));
-            TRY(pdp_value_format(s->sc_ents[i], b));
+                BOX_TRY(box_buf_puts(b, ", "));
+            BOX_TRY(pdp_value_format(s->sc_ents[i], b));
         }
         return box_buf_putc(b, ']');
     }
@@ -517,12 +510,12 @@ put_scope(box_buf *b, const char *var, const pdp_scope *s)
 static box_err
 put_annot(box_buf *b, const pdp_annot *an)
 {
-    TRY(box_buf_putc(b, '@'));
-    TRY(box_buf_append(b, an->an_key.s, an->an_key.len));
+    BOX_TRY(box_buf_putc(b, '@'));
+    BOX_TRY(box_buf_append(b, an->an_key.s, an->an_key.len));
     if (!an->an_has_value)
         return BOX_OK;
-    TRY(box_buf_putc(b, '('));
-    TRY(put_quoted(b, an->an_value));
+    BOX_TRY(box_buf_putc(b, '('));
+    BOX_TRY(put_quoted(b, an->an_value));
     return box_buf_putc(b, ')');
 }
 
@@ -600,30 +593,31 @@ fmt_cond(fmt *f, const pdp_cond *c, bool last, box_buf *tmp)
         return BOX_EINVAL; // the tree does not come from this text
 
     box_buf_truncate(tmp, 0);
-    TRY(box_buf_printf(tmp, "%s ", kw));
+    BOX_TRY(box_buf_printf(tmp, "%s ", kw));
     if (temporal) {
-        TRY(put_temporal(tmp, body));
+        BOX_TRY(put_temporal(tmp, body));
     } else {
-        TRY(box_buf_puts(tmp, "{ "));
-        TRY(put_expr(tmp, body, LV_IF));
-        TRY(box_buf_puts(tmp, " }"));
+        BOX_TRY(box_buf_puts(tmp, "{ "));
+        BOX_TRY(put_expr(tmp, body, LV_IF));
+        BOX_TRY(box_buf_puts(tmp, " }"));
     }
     if (last)
-        TRY(box_buf_putc(tmp, ';'));
+        BOX_TRY(box_buf_putc(tmp, ';'));
     if (columns(tmp->b_data, tmp->b_len) <= PDP_FMT_WIDTH &&
         !comment_within(f, kt, close)) {
-        TRY(line_open(f, kt, 0, false));
-        TRY(box_buf_append(&f->f_text, tmp->b_data, tmp->b_len));
+        BOX_TRY(line_open(f, kt, 0, false));
+        BOX_TRY(box_buf_append(&f->f_text, tmp->b_data, tmp->b_len));
         line_close(f);
         return BOX_OK;
     }
 
-    TRY(line_open(f, kt, 0, false));
-    TRY(box_buf_printf(&f->f_text, "%s %s{", kw, temporal ? "temporal " : ""));
+    BOX_TRY(line_open(f, kt, 0, false));
+    BOX_TRY(
+        box_buf_printf(&f->f_text, "%s %s{", kw, temporal ? "temporal " : ""));
     line_close(f);
     if (temporal) {
-        TRY(line_open(f, open + 1, FMT_INDENT, false));
-        TRY(pdp_tl_dump(body->u.tl, &f->f_text));
+        BOX_TRY(line_open(f, open + 1, FMT_INDENT, false));
+        BOX_TRY(pdp_tl_dump(body->u.tl, &f->f_text));
         line_close(f);
     } else if (body->x_kind == PDP_X_AND || body->x_kind == PDP_X_OR) {
         bool and = body->x_kind == PDP_X_AND;
@@ -648,15 +642,15 @@ fmt_cond(fmt *f, const pdp_cond *c, bool last, box_buf *tmp)
             line_close(f);
         }
         box_free(starts);
-        TRY(rv);
+        BOX_TRY(rv);
     } else {
-        TRY(line_open(f, open + 1, FMT_INDENT, false));
-        TRY(put_expr(&f->f_text, body, LV_IF));
+        BOX_TRY(line_open(f, open + 1, FMT_INDENT, false));
+        BOX_TRY(put_expr(&f->f_text, body, LV_IF));
         line_close(f);
     }
-    TRY(line_open(f, close, 0, false));
+    BOX_TRY(line_open(f, close, 0, false));
     f->f_lines[f->f_open].fl_indent = FMT_INDENT; // comments stay inside
-    TRY(box_buf_puts(&f->f_text, last ? "};" : "}"));
+    BOX_TRY(box_buf_puts(&f->f_text, last ? "};" : "}"));
     line_close(f);
     return BOX_OK;
 }
@@ -665,22 +659,23 @@ static box_err
 fmt_rule(fmt *f, const pdp_rule *r, box_buf *tmp)
 {
     for (uint32_t i = 0; i < r->r_nannots; i++) {
-        TRY(line_open(f, tok_at(f, r->r_annots[i].an_pos), 0, i == 0));
-        TRY(put_annot(&f->f_text, &r->r_annots[i]));
+        BOX_TRY(line_open(f, tok_at(f, r->r_annots[i].an_pos), 0, i == 0));
+        BOX_TRY(put_annot(&f->f_text, &r->r_annots[i]));
         line_close(f);
     }
-    TRY(line_open(f, tok_at(f, r->r_effect_pos), 0, r->r_nannots == 0));
+    BOX_TRY(line_open(f, tok_at(f, r->r_effect_pos), 0, r->r_nannots == 0));
     box_buf *b = &f->f_text;
-    TRY(box_buf_puts(b, r->r_effect == PDP_PERMIT ? "permit (" : "forbid ("));
-    TRY(put_scope(b, "principal", &r->r_principal));
-    TRY(box_buf_puts(b, ", "));
-    TRY(put_scope(b, "action", &r->r_action));
-    TRY(box_buf_puts(b, ", "));
-    TRY(put_scope(b, "resource", &r->r_resource));
-    TRY(box_buf_puts(b, r->r_nconds == 0 ? ");" : ")"));
+    BOX_TRY(
+        box_buf_puts(b, r->r_effect == PDP_PERMIT ? "permit (" : "forbid ("));
+    BOX_TRY(put_scope(b, "principal", &r->r_principal));
+    BOX_TRY(box_buf_puts(b, ", "));
+    BOX_TRY(put_scope(b, "action", &r->r_action));
+    BOX_TRY(box_buf_puts(b, ", "));
+    BOX_TRY(put_scope(b, "resource", &r->r_resource));
+    BOX_TRY(box_buf_puts(b, r->r_nconds == 0 ? ");" : ")"));
     line_close(f);
     for (uint32_t i = 0; i < r->r_nconds; i++)
-        TRY(fmt_cond(f, &r->r_conds[i], i + 1 == r->r_nconds, tmp));
+        BOX_TRY(fmt_cond(f, &r->r_conds[i], i + 1 == r->r_nconds, tmp));
     return BOX_OK;
 }
 
@@ -726,8 +721,8 @@ static box_err
 put_comment(box_buf *out, const fmt *f, const fmt_comment *c, unsigned indent)
 {
     for (unsigned i = 0; i < indent; i++)
-        TRY(box_buf_putc(out, ' '));
-    TRY(box_buf_append(out, f->f_src + c->fc_off, c->fc_len));
+        BOX_TRY(box_buf_putc(out, ' '));
+    BOX_TRY(box_buf_append(out, f->f_src + c->fc_off, c->fc_len));
     return box_buf_putc(out, '\n');
 }
 
@@ -738,7 +733,7 @@ fmt_emit(const fmt *f, box_buf *out)
     for (size_t li = 0; li < f->f_nline; li++) {
         const fmt_line *l = &f->f_lines[li];
         if (l->fl_rule_first && li > 0)
-            TRY(box_buf_putc(out, '\n'));
+            BOX_TRY(box_buf_putc(out, '\n'));
         const fmt_comment *prev = NULL, *end = NULL;
         for (; ci < f->f_ncm && f->f_cms[ci].fc_line == li; ci++) {
             const fmt_comment *c = &f->f_cms[ci];
@@ -749,27 +744,27 @@ fmt_emit(const fmt *f, box_buf *out)
             // Blank lines only among the comments above a rule.
             if (l->fl_rule_first && prev != NULL && prev->fc_blank_after &&
                 prev->fc_next == c->fc_next)
-                TRY(box_buf_putc(out, '\n'));
-            TRY(put_comment(out, f, c, l->fl_indent));
+                BOX_TRY(box_buf_putc(out, '\n'));
+            BOX_TRY(put_comment(out, f, c, l->fl_indent));
             prev = c;
         }
         if (l->fl_rule_first && prev != NULL && prev->fc_blank_after &&
             prev->fc_next == l->fl_tok)
-            TRY(box_buf_putc(out, '\n'));
-        TRY(box_buf_append(out, f->f_text.b_data + l->fl_off, l->fl_len));
+            BOX_TRY(box_buf_putc(out, '\n'));
+        BOX_TRY(box_buf_append(out, f->f_text.b_data + l->fl_off, l->fl_len));
         if (end != NULL) {
-            TRY(box_buf_putc(out, ' '));
-            TRY(box_buf_append(out, f->f_src + end->fc_off, end->fc_len));
+            BOX_TRY(box_buf_putc(out, ' '));
+            BOX_TRY(box_buf_append(out, f->f_src + end->fc_off, end->fc_len));
         }
-        TRY(box_buf_putc(out, '\n'));
+        BOX_TRY(box_buf_putc(out, '\n'));
     }
     // After the last rule.
     for (const fmt_comment *prev = NULL; ci < f->f_ncm; ci++) {
         const fmt_comment *c = &f->f_cms[ci];
         if ((prev == NULL && f->f_nline > 0) ||
             (prev != NULL && prev->fc_blank_after))
-            TRY(box_buf_putc(out, '\n'));
-        TRY(put_comment(out, f, c, 0));
+            BOX_TRY(box_buf_putc(out, '\n'));
+        BOX_TRY(put_comment(out, f, c, 0));
         prev = c;
     }
     return BOX_OK;

@@ -39,13 +39,6 @@ static const char default_library[] =
     "            formerly within ?w (?res{ requestId: $q } && tp($r)))\n"
     "};\n";
 
-#define TRY(x)                                                                \
-    do {                                                                      \
-        box_err try_rv_ = (x);                                                \
-        if (try_rv_ != BOX_OK)                                                \
-            return try_rv_;                                                   \
-    } while (0)
-
 static bool
 is_word(const pdp_token *t, const char *s)
 {
@@ -148,7 +141,7 @@ pdp_macro_skip_item(pdp_lex *lx)
         default:
             break;
         }
-        TRY(pdp_lex_next(lx));
+        BOX_TRY(pdp_lex_next(lx));
     }
 }
 
@@ -156,14 +149,14 @@ pdp_macro_skip_item(pdp_lex *lx)
 static box_err
 def_params(pdp_lex *lx, box_arena *a, pdp_macro *m)
 {
-    TRY(expect(lx, PDP_TK_LPAREN, "`(` to open the macro's parameters"));
+    BOX_TRY(expect(lx, PDP_TK_LPAREN, "`(` to open the macro's parameters"));
     pdp_str *v = NULL;
     uint32_t cap = 0;
     while (lx->lx_tok.t_kind != PDP_TK_RPAREN) {
         pdp_token q = lx->lx_tok;
         if (q.t_kind != PDP_TK_QUESTION)
             return expect(lx, PDP_TK_QUESTION, "a parameter `?name`");
-        TRY(pdp_lex_next(lx));
+        BOX_TRY(pdp_lex_next(lx));
         pdp_token id = lx->lx_tok;
         if (id.t_kind != PDP_TK_IDENT)
             return expect(lx, PDP_TK_IDENT, "a parameter name after `?`");
@@ -185,12 +178,12 @@ def_params(pdp_lex *lx, box_arena *a, pdp_macro *m)
             return BOX_ENOMEM;
         v[m->m_nparams++] = (pdp_str){s, id.t_len};
         m->m_params = v;
-        TRY(pdp_lex_next(lx));
+        BOX_TRY(pdp_lex_next(lx));
         if (lx->lx_tok.t_kind != PDP_TK_COMMA)
             break;
-        TRY(pdp_lex_next(lx));
+        BOX_TRY(pdp_lex_next(lx));
     }
-    TRY(expect(lx, PDP_TK_RPAREN, "`,` or `)` after a parameter"));
+    BOX_TRY(expect(lx, PDP_TK_RPAREN, "`,` or `)` after a parameter"));
     m->m_uses = box_arena_zalloc(a, (m->m_nparams + 1) * sizeof *m->m_uses);
     return m->m_uses != NULL ? BOX_OK : BOX_ENOMEM;
 }
@@ -228,9 +221,9 @@ static box_err
 collect_def(pdp_lex *lx, bool library, box_arena *a, pdp_macros *t)
 {
     pdp_macro m = {.m_library = library};
-    TRY(pdp_lex_next(lx)); // def
+    BOX_TRY(pdp_lex_next(lx)); // def
     bool cedar = is_word(&lx->lx_tok, "cedar");
-    TRY(pdp_lex_next(lx));
+    BOX_TRY(pdp_lex_next(lx));
     pdp_token name = lx->lx_tok;
     if (name.t_kind != PDP_TK_EOF && reserved_name(&name))
         return at_err(lx, &name, "macro name `%.*s` is reserved (built-in or "
@@ -242,20 +235,20 @@ collect_def(pdp_lex *lx, bool library, box_arena *a, pdp_macros *t)
     if (s == NULL)
         return BOX_ENOMEM;
     m.m_name = (pdp_str){s, name.t_len};
-    TRY(pdp_lex_next(lx));
-    TRY(def_params(lx, a, &m));
+    BOX_TRY(pdp_lex_next(lx));
+    BOX_TRY(def_params(lx, a, &m));
     pdp_token open = lx->lx_tok;
-    TRY(expect(lx, PDP_TK_LBRACE, "`{` to open the macro's body"));
+    BOX_TRY(expect(lx, PDP_TK_LBRACE, "`{` to open the macro's body"));
     if (lx->lx_tok.t_kind == PDP_TK_RBRACE)
         return at_err(lx, &lx->lx_tok, "the body of macro `%s` is empty", s);
     m.m_body = *lx;
     pdp_mscope sc = {.ms_def = &m};
     if (cedar) {
         m.m_kind = PDP_MACRO_CEDAR;
-        TRY(pdp_parse_macro_body(lx, a, &sc));
+        BOX_TRY(pdp_parse_macro_body(lx, a, &sc));
     } else {
         bool agg = false;
-        TRY(pdp_tl_parse_macro_body(lx, a, &sc, &agg));
+        BOX_TRY(pdp_tl_parse_macro_body(lx, a, &sc, &agg));
         m.m_kind = agg ? PDP_MACRO_AGG : PDP_MACRO_COND;
     }
     if (lx->lx_tok.t_kind != PDP_TK_RBRACE)
@@ -264,8 +257,8 @@ collect_def(pdp_lex *lx, bool library, box_arena *a, pdp_macros *t)
                       open.t_line,
                       (int)(lx->lx_tok.t_len > 50 ? 50 : lx->lx_tok.t_len),
                       lx->lx_tok.t_text);
-    TRY(pdp_lex_next(lx));
-    TRY(expect(lx, PDP_TK_SEMI, "`;` after the macro definition"));
+    BOX_TRY(pdp_lex_next(lx));
+    BOX_TRY(expect(lx, PDP_TK_SEMI, "`;` after the macro definition"));
     return add_def(lx, &name, a, t, &m);
 }
 
@@ -274,10 +267,10 @@ pdp_macros_collect(const char *text, size_t len, const char *file,
                    bool library, box_arena *a, pdp_macros *t, box_buf *err)
 {
     pdp_lex lx;
-    TRY(pdp_lex_init(&lx, text, len, file, err));
+    BOX_TRY(pdp_lex_init(&lx, text, len, file, err));
     while (lx.lx_tok.t_kind != PDP_TK_EOF) {
         if (pdp_macro_at_def(&lx)) {
-            TRY(collect_def(&lx, library, a, t));
+            BOX_TRY(collect_def(&lx, library, a, t));
             continue;
         }
         if (library)

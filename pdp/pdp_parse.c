@@ -27,13 +27,6 @@ typedef struct pdp_parser {
     pdp_mscope *ps_scope;        // inside a `def cedar` body, else NULL
 } pdp_parser;
 
-#define TRY(x)                                                                \
-    do {                                                                      \
-        box_err try_rv_ = (x);                                                \
-        if (try_rv_ != BOX_OK)                                                \
-            return try_rv_;                                                   \
-    } while (0)
-
 #define TOK(p) (&(p)->ps_lx.lx_tok)
 
 static box_err parse_expr(pdp_parser *p, const pdp_expr **out);
@@ -199,7 +192,7 @@ static box_err
 lit_node(pdp_parser *p, pdp_pos pos, const pdp_value *v, const pdp_expr **out)
 {
     pdp_expr *e = NULL;
-    TRY(new_node(p, PDP_X_LIT, pos, &e));
+    BOX_TRY(new_node(p, PDP_X_LIT, pos, &e));
     e->x_const = v;
     *out = e;
     return BOX_OK;
@@ -210,7 +203,7 @@ decode_str(pdp_parser *p, const pdp_token *t, pdp_str *out)
 {
     char *s;
     size_t n;
-    TRY(pdp_lex_string(&p->ps_lx, t, p->ps_arena, false, &s, &n, NULL));
+    BOX_TRY(pdp_lex_string(&p->ps_lx, t, p->ps_arena, false, &s, &n, NULL));
     out->s = s;
     out->len = n;
     return BOX_OK;
@@ -247,10 +240,10 @@ static box_err
 parse_call(pdp_parser *p, pdp_method m, pdp_pos pos, const pdp_expr **out)
 {
     pdp_expr *e = NULL;
-    TRY(new_node(p, PDP_X_CALL, pos, &e));
+    BOX_TRY(new_node(p, PDP_X_CALL, pos, &e));
     const pdp_expr *const *args = NULL;
     uint32_t n = 0;
-    TRY(parse_args(p, e, &args, &n));
+    BOX_TRY(parse_args(p, e, &args, &n));
     const pdp_ext_fn *f = pdp_ext_fn_of(m);
     if (n != f->xf_arity)
         return perr(p, pos, "wrong number of arguments provided to extension "
@@ -291,10 +284,10 @@ expand_cedar(pdp_parser *p, const pdp_token *name, pdp_pos pos,
         return perr(p, pos, "macro `%s` is a temporal macro and cannot be "
                     "called in a cedar expression position", m->m_name.s);
     pdp_expr *holder = NULL; // counts the arguments' depth
-    TRY(new_node(p, PDP_X_CALL, pos, &holder));
+    BOX_TRY(new_node(p, PDP_X_CALL, pos, &holder));
     const pdp_expr *const *args = NULL;
     uint32_t n = 0;
-    TRY(parse_args(p, holder, &args, &n));
+    BOX_TRY(parse_args(p, holder, &args, &n));
     if (n != m->m_nparams)
         return perr(p, pos, "macro `%s` expects %u argument(s), got %u",
                     m->m_name.s, (unsigned)m->m_nparams, (unsigned)n);
@@ -412,22 +405,23 @@ parse_set(pdp_parser *p, const pdp_expr **out)
 {
     pdp_token open = *TOK(p);
     pdp_expr *e = NULL;
-    TRY(new_node(p, PDP_X_SET, tpos(&open), &e));
-    TRY(next(p));
+    BOX_TRY(new_node(p, PDP_X_SET, tpos(&open), &e));
+    BOX_TRY(next(p));
     const pdp_expr **items = NULL;
     uint32_t n = 0, cap = 0;
     bool all_const = true;
     while (TOK(p)->t_kind != PDP_TK_RBRACKET) {
         const pdp_expr *x = NULL;
-        TRY(parse_expr(p, &x));
-        TRY(add_depth(p, e, x));
-        TRY(vec_push(p->ps_arena, (void **)&items, &n, &cap, sizeof(x), &x));
+        BOX_TRY(parse_expr(p, &x));
+        BOX_TRY(add_depth(p, e, x));
+        BOX_TRY(
+            vec_push(p->ps_arena, (void **)&items, &n, &cap, sizeof(x), &x));
         all_const = all_const && x->x_const != NULL;
         if (TOK(p)->t_kind != PDP_TK_COMMA)
             break;
-        TRY(next(p));
+        BOX_TRY(next(p));
     }
-    TRY(expect_close(p, PDP_TK_RBRACKET, "`[`", open.t_line));
+    BOX_TRY(expect_close(p, PDP_TK_RBRACKET, "`[`", open.t_line));
     e->u.list.items = items;
     e->u.list.n = n;
     if (all_const) {
@@ -435,7 +429,7 @@ parse_set(pdp_parser *p, const pdp_expr **out)
         if (s == NULL)
             return BOX_ENOMEM;
         for (uint32_t i = 0; i < n; i++)
-            TRY(pdp_value_set_add(p->ps_arena, s, items[i]->x_const));
+            BOX_TRY(pdp_value_set_add(p->ps_arena, s, items[i]->x_const));
         e->x_const = s;
     }
     *out = e;
@@ -449,8 +443,8 @@ parse_record(pdp_parser *p, const pdp_expr **out)
 {
     pdp_token open = *TOK(p);
     pdp_expr *e = NULL;
-    TRY(new_node(p, PDP_X_RECORD, tpos(&open), &e));
-    TRY(next(p));
+    BOX_TRY(new_node(p, PDP_X_RECORD, tpos(&open), &e));
+    BOX_TRY(next(p));
     pdp_str *keys = NULL;
     const pdp_expr **vals = NULL;
     uint32_t n = 0, kcap = 0, vcap = 0, n2 = 0;
@@ -465,7 +459,7 @@ parse_record(pdp_parser *p, const pdp_expr **out)
             key.s = k;
             key.len = kt.t_len;
         } else if (kt.t_kind == PDP_TK_STR) {
-            TRY(decode_str(p, &kt, &key));
+            BOX_TRY(decode_str(p, &kt, &key));
         } else if (is_reserved(kt.t_kind)) {
             return reserved_err(p, &kt);
         } else {
@@ -476,21 +470,23 @@ parse_record(pdp_parser *p, const pdp_expr **out)
                 return perr(p, tpos(&kt), "duplicate key `%s` in record "
                             "literal", key.s);
         }
-        TRY(next(p));
+        BOX_TRY(next(p));
         if (TOK(p)->t_kind != PDP_TK_COLON)
             return expected(p, "`:` after a record key");
-        TRY(next(p));
+        BOX_TRY(next(p));
         const pdp_expr *x = NULL;
-        TRY(parse_expr(p, &x));
-        TRY(add_depth(p, e, x));
-        TRY(vec_push(p->ps_arena, (void **)&keys, &n, &kcap, sizeof(key), &key));
-        TRY(vec_push(p->ps_arena, (void **)&vals, &n2, &vcap, sizeof(x), &x));
+        BOX_TRY(parse_expr(p, &x));
+        BOX_TRY(add_depth(p, e, x));
+        BOX_TRY(vec_push(p->ps_arena, (void **)&keys, &n, &kcap, sizeof(key),
+                         &key));
+        BOX_TRY(
+            vec_push(p->ps_arena, (void **)&vals, &n2, &vcap, sizeof(x), &x));
         all_const = all_const && x->x_const != NULL;
         if (TOK(p)->t_kind != PDP_TK_COMMA)
             break;
-        TRY(next(p));
+        BOX_TRY(next(p));
     }
-    TRY(expect_close(p, PDP_TK_RBRACE, "`{`", open.t_line));
+    BOX_TRY(expect_close(p, PDP_TK_RBRACE, "`{`", open.t_line));
     e->u.rec.keys = keys;
     e->u.rec.vals = vals;
     e->u.rec.n = n;
@@ -499,8 +495,8 @@ parse_record(pdp_parser *p, const pdp_expr **out)
         if (r == NULL)
             return BOX_ENOMEM;
         for (uint32_t i = 0; i < n; i++)
-            TRY(pdp_value_record_put(p->ps_arena, r, keys[i].s, keys[i].len,
-                                     vals[i]->x_const));
+            BOX_TRY(pdp_value_record_put(p->ps_arena, r, keys[i].s, keys[i].len,
+                                         vals[i]->x_const));
         e->x_const = r;
     }
     *out = e;
@@ -513,16 +509,16 @@ static box_err
 parse_temporal(pdp_parser *p, const pdp_expr **out)
 {
     pdp_token word = *TOK(p);
-    TRY(next(p));
+    BOX_TRY(next(p));
     pdp_token open = *TOK(p);
     if (open.t_kind != PDP_TK_LBRACE)
         return expected(p, "`{` to open the temporal condition");
-    TRY(next(p));
+    BOX_TRY(next(p));
     pdp_expr *e = NULL;
-    TRY(new_node(p, PDP_X_TEMPORAL, tpos(&word), &e));
+    BOX_TRY(new_node(p, PDP_X_TEMPORAL, tpos(&word), &e));
     e->x_oppos = tpos(&word);
     const pdp_tl *tl = NULL;
-    TRY(pdp_tl_parse(&p->ps_lx, p->ps_arena, p->ps_macros, &tl));
+    BOX_TRY(pdp_tl_parse(&p->ps_lx, p->ps_arena, p->ps_macros, &tl));
     size_t nodes = 0;
     unsigned depth = 0;
     pdp_tl_size(tl, PDP_PARSE_MAX_NODES, &nodes, PDP_TL_MAX_DEPTH, &depth);
@@ -536,7 +532,7 @@ parse_temporal(pdp_parser *p, const pdp_expr **out)
                     "levels)", PDP_TL_MAX_DEPTH);
     box_err rv = pdp_tl_check(tl, p->ps_lx.lx_file, p->ps_lx.lx_err);
     p->ps_lx.lx_failed = rv == BOX_EPARSE; // its message stands
-    TRY(rv);
+    BOX_TRY(rv);
     e->u.tl = tl;
     *out = e;
     return expect_close(p, PDP_TK_RBRACE, "`{`", open.t_line);
@@ -548,20 +544,20 @@ static box_err
 macro_param(pdp_parser *p, const pdp_expr **out)
 {
     pdp_pos pos = tpos(TOK(p));
-    TRY(next(p));
+    BOX_TRY(next(p));
     const pdp_token *id = TOK(p);
     int i = pdp_macro_param(p->ps_scope->ms_def, id->t_text, id->t_len);
     if (i < 0)
         return perr(p, pos, "in `def cedar` body: `?%.*s` does not name a "
                     "declared parameter", (int)id->t_len, id->t_text);
-    TRY(next(p));
+    BOX_TRY(next(p));
     if (p->ps_scope->ms_args != NULL) {
         *out = p->ps_scope->ms_args[i].ma_expr;
         return BOX_OK;
     }
     p->ps_scope->ms_def->m_uses[i] |= PDP_MUSE_TERM;
     pdp_expr *e = NULL;
-    TRY(new_node(p, PDP_X_VAR, pos, &e));
+    BOX_TRY(new_node(p, PDP_X_VAR, pos, &e));
     e->u.var = PDP_VAR_CONTEXT;
     *out = e;
     return BOX_OK;
@@ -583,32 +579,32 @@ parse_primary(pdp_parser *p, const pdp_expr **out)
         pdp_value *v = pdp_value_bool(p->ps_arena, t.t_kind == PDP_TK_TRUE);
         if (v == NULL)
             return BOX_ENOMEM;
-        TRY(next(p));
+        BOX_TRY(next(p));
         return lit_node(p, pos, v, out);
     }
     case PDP_TK_INT: {
         uint64_t m = 0;
-        TRY(int_magnitude(p, &t, &m));
+        BOX_TRY(int_magnitude(p, &t, &m));
         if (m > (uint64_t)INT64_MAX)
             return perr(p, pos, "integer literal `%.*s` is out of range",
                         (int)t.t_len, t.t_text);
         pdp_value *v = pdp_value_long(p->ps_arena, (int64_t)m);
         if (v == NULL)
             return BOX_ENOMEM;
-        TRY(next(p));
+        BOX_TRY(next(p));
         return lit_node(p, pos, v, out);
     }
     case PDP_TK_STR: {
         pdp_str s;
         pdp_value *v;
-        TRY(decode_str(p, &t, &s));
-        TRY(pdp_value_string(p->ps_arena, s.s, s.len, &v));
-        TRY(next(p));
+        BOX_TRY(decode_str(p, &t, &s));
+        BOX_TRY(pdp_value_string(p->ps_arena, s.s, s.len, &v));
+        BOX_TRY(next(p));
         return lit_node(p, pos, v, out);
     }
     case PDP_TK_LPAREN: {
-        TRY(next(p));
-        TRY(parse_expr(p, out));
+        BOX_TRY(next(p));
+        BOX_TRY(parse_expr(p, out));
         return expect_close(p, PDP_TK_RPAREN, "`(`", t.t_line);
     }
     case PDP_TK_LBRACKET:
@@ -616,7 +612,7 @@ parse_primary(pdp_parser *p, const pdp_expr **out)
     case PDP_TK_LBRACE:
         return parse_record(p, out);
     case PDP_TK_QUESTION:
-        TRY(pdp_lex_peek(&p->ps_lx, &ahead));
+        BOX_TRY(pdp_lex_peek(&p->ps_lx, &ahead));
         if (p->ps_scope != NULL && ahead->t_kind == PDP_TK_IDENT)
             return macro_param(p, out);
         if (is_ident(ahead, "principal") || is_ident(ahead, "resource"))
@@ -629,14 +625,14 @@ parse_primary(pdp_parser *p, const pdp_expr **out)
                         ahead->t_text);
         return expected(p, "an expression");
     case PDP_TK_DOLLAR:
-        TRY(pdp_lex_peek(&p->ps_lx, &ahead));
+        BOX_TRY(pdp_lex_peek(&p->ps_lx, &ahead));
         if (ahead->t_kind == PDP_TK_IDENT)
             return perr(p, pos, "stray macro binder reference `$%.*s`",
                         (int)ahead->t_len, ahead->t_text);
         return expected(p, "an expression");
     case PDP_TK_IDENT:
         if (is_ident(&t, "temporal")) {
-            TRY(pdp_lex_peek(&p->ps_lx, &ahead));
+            BOX_TRY(pdp_lex_peek(&p->ps_lx, &ahead));
             if (ahead->t_kind == PDP_TK_LBRACE && p->ps_scope != NULL)
                 return perr(p, pos, "in `def cedar` body: a `temporal { … }` "
                             "block cannot be part of a macro; lift the block "
@@ -664,19 +660,20 @@ parse_args(pdp_parser *p, pdp_expr *e, const pdp_expr *const **args,
            uint32_t *n)
 {
     pdp_token open = *TOK(p);
-    TRY(next(p)); // '('
+    BOX_TRY(next(p)); // '('
     const pdp_expr **items = NULL;
     uint32_t cnt = 0, cap = 0;
     while (TOK(p)->t_kind != PDP_TK_RPAREN) {
         const pdp_expr *x = NULL;
-        TRY(parse_expr(p, &x));
-        TRY(add_depth(p, e, x));
-        TRY(vec_push(p->ps_arena, (void **)&items, &cnt, &cap, sizeof(x), &x));
+        BOX_TRY(parse_expr(p, &x));
+        BOX_TRY(add_depth(p, e, x));
+        BOX_TRY(
+            vec_push(p->ps_arena, (void **)&items, &cnt, &cap, sizeof(x), &x));
         if (TOK(p)->t_kind != PDP_TK_COMMA)
             break;
-        TRY(next(p));
+        BOX_TRY(next(p));
     }
-    TRY(expect_close(p, PDP_TK_RPAREN, "`(`", open.t_line));
+    BOX_TRY(expect_close(p, PDP_TK_RPAREN, "`(`", open.t_line));
     *args = items;
     *n = cnt;
     return BOX_OK;
@@ -693,12 +690,12 @@ parse_method(pdp_parser *p, const pdp_expr *recv, const pdp_token *name,
                     name->t_text);
     const pdp_ext_fn *f = pdp_ext_fn_of(m);
     pdp_expr *e = NULL;
-    TRY(new_node(p, PDP_X_METHOD, recv->x_pos, &e));
+    BOX_TRY(new_node(p, PDP_X_METHOD, recv->x_pos, &e));
     e->x_oppos = dotpos;
-    TRY(add_depth(p, e, recv));
+    BOX_TRY(add_depth(p, e, recv));
     const pdp_expr *const *args = NULL;
     uint32_t n = 0;
-    TRY(parse_args(p, e, &args, &n));
+    BOX_TRY(parse_args(p, e, &args, &n));
     if (n != f->xf_arity) {
         if (f->xf_arity == 0)
             return perr(p, tpos(name), "`%s` takes no arguments, got %u",
@@ -720,23 +717,23 @@ static box_err
 parse_member(pdp_parser *p, const pdp_expr **out)
 {
     const pdp_expr *e = NULL;
-    TRY(parse_primary(p, &e));
+    BOX_TRY(parse_primary(p, &e));
     for (;;) {
         pdp_token t = *TOK(p);
         if (t.t_kind == PDP_TK_DOT) {
-            TRY(next(p));
+            BOX_TRY(next(p));
             pdp_token name = *TOK(p);
             if (is_reserved(name.t_kind))
                 return reserved_err(p, &name);
             if (name.t_kind != PDP_TK_IDENT)
                 return expected(p, "an attribute or method name after `.`");
-            TRY(next(p));
+            BOX_TRY(next(p));
             if (TOK(p)->t_kind == PDP_TK_LPAREN) {
-                TRY(parse_method(p, e, &name, tpos(&t), &e));
+                BOX_TRY(parse_method(p, e, &name, tpos(&t), &e));
                 continue;
             }
             pdp_expr *a = NULL;
-            TRY(new_node(p, PDP_X_ATTR, e->x_pos, &a));
+            BOX_TRY(new_node(p, PDP_X_ATTR, e->x_pos, &a));
             a->x_oppos = tpos(&t);
             char *s = box_arena_strndup(p->ps_arena, name.t_text, name.t_len);
             if (s == NULL)
@@ -744,25 +741,25 @@ parse_member(pdp_parser *p, const pdp_expr **out)
             a->u.attr.obj = e;
             a->u.attr.name.s = s;
             a->u.attr.name.len = name.t_len;
-            TRY(add_depth(p, a, e));
+            BOX_TRY(add_depth(p, a, e));
             e = a;
         } else if (t.t_kind == PDP_TK_LBRACKET) {
-            TRY(next(p));
+            BOX_TRY(next(p));
             pdp_token key = *TOK(p);
             const pdp_token *ahead;
-            TRY(pdp_lex_peek(&p->ps_lx, &ahead));
+            BOX_TRY(pdp_lex_peek(&p->ps_lx, &ahead));
             if (key.t_kind != PDP_TK_STR || ahead->t_kind != PDP_TK_RBRACKET)
                 return perr(p, tpos(&key), "index access requires a "
                             "string-literal key, e.g. `record[\"field\"]`");
             pdp_expr *a = NULL;
-            TRY(new_node(p, PDP_X_ATTR, e->x_pos, &a));
+            BOX_TRY(new_node(p, PDP_X_ATTR, e->x_pos, &a));
             a->x_oppos = tpos(&t);
-            TRY(decode_str(p, &key, &a->u.attr.name));
+            BOX_TRY(decode_str(p, &key, &a->u.attr.name));
             a->u.attr.obj = e;
             a->u.attr.bracket = true;
-            TRY(add_depth(p, a, e));
-            TRY(next(p));
-            TRY(expect_close(p, PDP_TK_RBRACKET, "`[`", t.t_line));
+            BOX_TRY(add_depth(p, a, e));
+            BOX_TRY(next(p));
+            BOX_TRY(expect_close(p, PDP_TK_RBRACKET, "`[`", t.t_line));
             e = a;
         } else if (t.t_kind == PDP_TK_LPAREN) {
             return perr(p, tpos(&t), "unexpected call: only extension "
@@ -782,9 +779,9 @@ wrap_unary(pdp_parser *p, pdp_expr_kind k, pdp_pos pos, const pdp_expr *arg,
            const pdp_expr **out)
 {
     pdp_expr *e = NULL;
-    TRY(new_node(p, k, pos, &e));
+    BOX_TRY(new_node(p, k, pos, &e));
     e->u.un.arg = arg;
-    TRY(add_depth(p, e, arg));
+    BOX_TRY(add_depth(p, e, arg));
     *out = e;
     return BOX_OK;
 }
@@ -803,7 +800,7 @@ parse_unary(pdp_parser *p, const pdp_expr **out)
             return perr(p, tpos(TOK(p)), "too many occurrences of `%s`",
                         op == PDP_TK_NOT ? "!" : "-");
         ops[n++] = tpos(TOK(p));
-        TRY(next(p));
+        BOX_TRY(next(p));
     }
     pdp_tk other = op == PDP_TK_NOT ? PDP_TK_MINUS : PDP_TK_NOT;
     if (TOK(p)->t_kind == other)
@@ -815,28 +812,28 @@ parse_unary(pdp_parser *p, const pdp_expr **out)
         /* `-` right before a literal folds into a negative literal, so
          * -9223372036854775808 is i64::MIN (unless an access follows). */
         const pdp_token *ahead;
-        TRY(pdp_lex_peek(&p->ps_lx, &ahead));
+        BOX_TRY(pdp_lex_peek(&p->ps_lx, &ahead));
         if (ahead->t_kind != PDP_TK_DOT && ahead->t_kind != PDP_TK_LBRACKET) {
             pdp_token t = *TOK(p);
             uint64_t m = 0;
-            TRY(int_magnitude(p, &t, &m));
+            BOX_TRY(int_magnitude(p, &t, &m));
             pdp_value *v = pdp_value_long(p->ps_arena,
                                           m == (uint64_t)INT64_MAX + 1
                                               ? INT64_MIN
                                               : -(int64_t)m);
             if (v == NULL)
                 return BOX_ENOMEM;
-            TRY(next(p));
-            TRY(lit_node(p, ops[n - 1], v, &e));
+            BOX_TRY(next(p));
+            BOX_TRY(lit_node(p, ops[n - 1], v, &e));
             n--;
         }
     }
     if (e == NULL)
-        TRY(parse_member(p, &e));
+        BOX_TRY(parse_member(p, &e));
     while (n > 0) {
         n--;
-        TRY(wrap_unary(p, op == PDP_TK_NOT ? PDP_X_NOT : PDP_X_NEG, ops[n], e,
-                       &e));
+        BOX_TRY(wrap_unary(p, op == PDP_TK_NOT ? PDP_X_NOT : PDP_X_NEG, ops[n],
+                           e, &e));
     }
     *out = e;
     return BOX_OK;
@@ -909,17 +906,17 @@ parse_has(pdp_parser *p, const pdp_expr *obj, pdp_pos oppos,
           const pdp_expr **out)
 {
     pdp_expr *e = NULL;
-    TRY(new_node(p, PDP_X_HAS, obj->x_pos, &e));
+    BOX_TRY(new_node(p, PDP_X_HAS, obj->x_pos, &e));
     e->x_oppos = oppos;
-    TRY(add_depth(p, e, obj));
+    BOX_TRY(add_depth(p, e, obj));
     pdp_str *path = NULL;
     uint32_t n = 0, cap = 0;
     pdp_token t = *TOK(p);
     pdp_str s;
     if (t.t_kind == PDP_TK_STR) {
-        TRY(decode_str(p, &t, &s));
-        TRY(vec_push(p->ps_arena, (void **)&path, &n, &cap, sizeof(s), &s));
-        TRY(next(p));
+        BOX_TRY(decode_str(p, &t, &s));
+        BOX_TRY(vec_push(p->ps_arena, (void **)&path, &n, &cap, sizeof(s), &s));
+        BOX_TRY(next(p));
     } else if (t.t_kind == PDP_TK_IDENT || t.t_kind == PDP_TK_IF) {
         for (;;) {
             char *d = box_arena_strndup(p->ps_arena, t.t_text, t.t_len);
@@ -927,19 +924,20 @@ parse_has(pdp_parser *p, const pdp_expr *obj, pdp_pos oppos,
                 return BOX_ENOMEM;
             s.s = d;
             s.len = t.t_len;
-            TRY(vec_push(p->ps_arena, (void **)&path, &n, &cap, sizeof(s), &s));
-            TRY(next(p));
+            BOX_TRY(
+                vec_push(p->ps_arena, (void **)&path, &n, &cap, sizeof(s), &s));
+            BOX_TRY(next(p));
             if (TOK(p)->t_kind != PDP_TK_DOT)
                 break;
             const pdp_token *ahead;
-            TRY(pdp_lex_peek(&p->ps_lx, &ahead));
+            BOX_TRY(pdp_lex_peek(&p->ps_lx, &ahead));
             if (is_reserved(ahead->t_kind)) {
                 pdp_token r = *ahead;
                 return reserved_err(p, &r);
             }
             if (ahead->t_kind != PDP_TK_IDENT)
                 break;
-            TRY(next(p));
+            BOX_TRY(next(p));
             t = *TOK(p);
         }
     } else if (is_reserved(t.t_kind)) {
@@ -964,7 +962,7 @@ parse_like(pdp_parser *p, const pdp_expr *obj, pdp_pos oppos,
         /* Parse the operand only to quote it in the message. */
         size_t start = (size_t)(t.t_text - p->ps_lx.lx_src);
         const pdp_expr *junk = NULL;
-        TRY(subexpr(p, PDP_REL_PRIORITY, &junk));
+        BOX_TRY(subexpr(p, PDP_REL_PRIORITY, &junk));
         size_t end = p->ps_lx.lx_prev_end;
         int n = end > start ? (int)(end - start) : 0;
         return perr(p, tpos(&t), "right hand side of a `like` expression must "
@@ -972,13 +970,14 @@ parse_like(pdp_parser *p, const pdp_expr *obj, pdp_pos oppos,
                     p->ps_lx.lx_src + start);
     }
     pdp_expr *e = NULL;
-    TRY(new_node(p, PDP_X_LIKE, obj->x_pos, &e));
+    BOX_TRY(new_node(p, PDP_X_LIKE, obj->x_pos, &e));
     e->x_oppos = oppos;
-    TRY(add_depth(p, e, obj));
+    BOX_TRY(add_depth(p, e, obj));
     char *bytes;
     size_t len;
     bool *wild;
-    TRY(pdp_lex_string(&p->ps_lx, &t, p->ps_arena, true, &bytes, &len, &wild));
+    BOX_TRY(
+        pdp_lex_string(&p->ps_lx, &t, p->ps_arena, true, &bytes, &len, &wild));
     e->u.like.obj = obj;
     e->u.like.pat.bytes = bytes;
     e->u.like.pat.wild = wild;
@@ -987,7 +986,7 @@ parse_like(pdp_parser *p, const pdp_expr *obj, pdp_pos oppos,
     e->u.like.pat.source.len = t.t_len;
     if (e->u.like.pat.source.s == NULL)
         return BOX_ENOMEM;
-    TRY(next(p));
+    BOX_TRY(next(p));
     *out = e;
     return BOX_OK;
 }
@@ -1036,16 +1035,16 @@ parse_is(pdp_parser *p, const pdp_expr *obj, pdp_pos oppos,
          const pdp_expr **out)
 {
     pdp_expr *e = NULL;
-    TRY(new_node(p, PDP_X_IS, obj->x_pos, &e));
+    BOX_TRY(new_node(p, PDP_X_IS, obj->x_pos, &e));
     e->x_oppos = oppos;
-    TRY(add_depth(p, e, obj));
+    BOX_TRY(add_depth(p, e, obj));
     e->u.is.obj = obj;
-    TRY(parse_type_path(p, &e->u.is.type));
+    BOX_TRY(parse_type_path(p, &e->u.is.type));
     if (TOK(p)->t_kind == PDP_TK_IN) {
         const pdp_expr *in = NULL;
-        TRY(next(p));
-        TRY(subexpr(p, PDP_REL_PRIORITY, &in));
-        TRY(add_depth(p, e, in));
+        BOX_TRY(next(p));
+        BOX_TRY(subexpr(p, PDP_REL_PRIORITY, &in));
+        BOX_TRY(add_depth(p, e, in));
         e->u.is.in = in;
     }
     *out = e;
@@ -1058,18 +1057,20 @@ parse_chain(pdp_parser *p, pdp_bin op, const pdp_expr *first,
             const pdp_expr **out)
 {
     pdp_expr *e = NULL;
-    TRY(new_node(p, pdp_priority[op].kind, first->x_pos, &e));
+    BOX_TRY(new_node(p, pdp_priority[op].kind, first->x_pos, &e));
     e->x_oppos = tpos(TOK(p));
     const pdp_expr **items = NULL;
     uint32_t n = 0, cap = 0;
-    TRY(vec_push(p->ps_arena, (void **)&items, &n, &cap, sizeof(first), &first));
-    TRY(add_depth(p, e, first));
+    BOX_TRY(vec_push(p->ps_arena, (void **)&items, &n, &cap, sizeof(first),
+                     &first));
+    BOX_TRY(add_depth(p, e, first));
     while (binop(TOK(p)->t_kind) == op) {
-        TRY(next(p));
+        BOX_TRY(next(p));
         const pdp_expr *x = NULL;
-        TRY(subexpr(p, pdp_priority[op].right, &x));
-        TRY(add_depth(p, e, x));
-        TRY(vec_push(p->ps_arena, (void **)&items, &n, &cap, sizeof(x), &x));
+        BOX_TRY(subexpr(p, pdp_priority[op].right, &x));
+        BOX_TRY(add_depth(p, e, x));
+        BOX_TRY(
+            vec_push(p->ps_arena, (void **)&items, &n, &cap, sizeof(x), &x));
     }
     e->u.list.items = items;
     e->u.list.n = n;
@@ -1092,8 +1093,8 @@ rel_rhs_err(pdp_parser *p, pdp_bin op, pdp_pos pos, size_t start)
     while ((k = binop(TOK(p)->t_kind)) == PDP_BIN_ADD || k == PDP_BIN_SUB ||
            k == PDP_BIN_MUL) {
         const pdp_expr *junk = NULL;
-        TRY(next(p));
-        TRY(subexpr(p, PDP_REL_PRIORITY, &junk));
+        BOX_TRY(next(p));
+        BOX_TRY(subexpr(p, PDP_REL_PRIORITY, &junk));
     }
     size_t end = p->ps_lx.lx_prev_end;
     int n = end > start ? (int)(end - start) : 0;
@@ -1120,7 +1121,7 @@ static box_err
 subexpr(pdp_parser *p, unsigned limit, const pdp_expr **out)
 {
     const pdp_expr *e = NULL;
-    TRY(parse_unary(p, &e));
+    BOX_TRY(parse_unary(p, &e));
     bool prev_rel = false;
     for (;;) {
         pdp_token t = *TOK(p);
@@ -1139,32 +1140,32 @@ subexpr(pdp_parser *p, unsigned limit, const pdp_expr **out)
                         "in, etc.) must be used with parentheses to make "
                         "ordering explicit");
         if (op == PDP_BIN_AND || op == PDP_BIN_OR) {
-            TRY(parse_chain(p, op, e, &e));
+            BOX_TRY(parse_chain(p, op, e, &e));
         } else if (op == PDP_BIN_IS || op == PDP_BIN_HAS ||
                    op == PDP_BIN_LIKE) {
-            TRY(next(p));
+            BOX_TRY(next(p));
             pdp_pos rpos = tpos(TOK(p));
             size_t rstart = (size_t)(TOK(p)->t_text - p->ps_lx.lx_src);
             if (op == PDP_BIN_IS)
-                TRY(parse_is(p, e, tpos(&t), &e));
+                BOX_TRY(parse_is(p, e, tpos(&t), &e));
             else if (op == PDP_BIN_HAS)
-                TRY(parse_has(p, e, tpos(&t), &e));
+                BOX_TRY(parse_has(p, e, tpos(&t), &e));
             else
-                TRY(parse_like(p, e, tpos(&t), &e));
+                BOX_TRY(parse_like(p, e, tpos(&t), &e));
             pdp_bin k = binop(TOK(p)->t_kind);
             if (k == PDP_BIN_ADD || k == PDP_BIN_SUB || k == PDP_BIN_MUL)
                 return rel_rhs_err(p, op, rpos, rstart);
         } else {
-            TRY(next(p));
+            BOX_TRY(next(p));
             const pdp_expr *r = NULL;
-            TRY(subexpr(p, pdp_priority[op].right, &r));
+            BOX_TRY(subexpr(p, pdp_priority[op].right, &r));
             pdp_expr *b = NULL;
-            TRY(new_node(p, pdp_priority[op].kind, e->x_pos, &b));
+            BOX_TRY(new_node(p, pdp_priority[op].kind, e->x_pos, &b));
             b->x_oppos = tpos(&t);
             b->u.bin.l = e;
             b->u.bin.r = r;
-            TRY(add_depth(p, b, e));
-            TRY(add_depth(p, b, r));
+            BOX_TRY(add_depth(p, b, e));
+            BOX_TRY(add_depth(p, b, r));
             e = b;
         }
         prev_rel = rel;
@@ -1189,29 +1190,29 @@ parse_expr(pdp_parser *p, const pdp_expr **out)
     pdp_token ift = *TOK(p);
     pdp_expr *e = NULL;
     const pdp_expr *c = NULL, *th = NULL, *el = NULL;
-    TRY(new_node(p, PDP_X_IF, tpos(&ift), &e));
-    TRY(next(p));
-    TRY(parse_expr(p, &c));
+    BOX_TRY(new_node(p, PDP_X_IF, tpos(&ift), &e));
+    BOX_TRY(next(p));
+    BOX_TRY(parse_expr(p, &c));
     if (TOK(p)->t_kind != PDP_TK_THEN) {
         char b[80];
         return perr(p, tpos(TOK(p)), "expected `then` (for `if` at line %u), "
                     "found %s", ift.t_line, show(TOK(p), b));
     }
-    TRY(next(p));
-    TRY(parse_expr(p, &th));
+    BOX_TRY(next(p));
+    BOX_TRY(parse_expr(p, &th));
     if (TOK(p)->t_kind != PDP_TK_ELSE) {
         char b[80];
         return perr(p, tpos(TOK(p)), "expected `else` (for `if` at line %u), "
                     "found %s", ift.t_line, show(TOK(p), b));
     }
-    TRY(next(p));
-    TRY(parse_expr(p, &el));
+    BOX_TRY(next(p));
+    BOX_TRY(parse_expr(p, &el));
     e->u.cond.c = c;
     e->u.cond.t = th;
     e->u.cond.e = el;
-    TRY(add_depth(p, e, c));
-    TRY(add_depth(p, e, th));
-    TRY(add_depth(p, e, el));
+    BOX_TRY(add_depth(p, e, c));
+    BOX_TRY(add_depth(p, e, th));
+    BOX_TRY(add_depth(p, e, el));
     p->ps_level--;
     *out = e;
     return BOX_OK;
@@ -1299,7 +1300,7 @@ parse_variable_def(pdp_parser *p, pdp_rule *r, bool seen[3], unsigned count)
                                              : &r->r_resource;
     sc->sc_op = PDP_SCOPE_ANY;
     sc->sc_pos = tpos(&name);
-    TRY(next(p));
+    BOX_TRY(next(p));
     pdp_token t = *TOK(p);
     if (t.t_kind == PDP_TK_COLON)
         return perr(p, tpos(&t), "the `%s : Type` scope form is not "
@@ -1310,8 +1311,8 @@ parse_variable_def(pdp_parser *p, pdp_rule *r, bool seen[3], unsigned count)
         if (var == PDP_VAR_ACTION)
             return perr(p, tpos(&t), "`action is Type` is not valid in the "
                         "action scope");
-        TRY(next(p));
-        TRY(parse_type_path(p, &sc->sc_type));
+        BOX_TRY(next(p));
+        BOX_TRY(parse_type_path(p, &sc->sc_type));
         sc->sc_op = PDP_SCOPE_IS;
         t = *TOK(p);
     }
@@ -1330,18 +1331,18 @@ parse_variable_def(pdp_parser *p, pdp_rule *r, bool seen[3], unsigned count)
     }
     if (t.t_kind != PDP_TK_EQ && t.t_kind != PDP_TK_IN)
         return BOX_OK;
-    TRY(next(p));
+    BOX_TRY(next(p));
     if (TOK(p)->t_kind == PDP_TK_QUESTION) {
         const pdp_token *ahead;
-        TRY(pdp_lex_peek(&p->ps_lx, &ahead));
+        BOX_TRY(pdp_lex_peek(&p->ps_lx, &ahead));
         if (var != PDP_VAR_ACTION && ahead->t_kind == PDP_TK_IDENT)
             return perr(p, tpos(TOK(p)), "policy is not static: the template "
                         "slot `?%.*s` is not filled", (int)ahead->t_len,
                         ahead->t_text);
     }
     const pdp_expr *x = NULL;
-    TRY(parse_expr(p, &x));
-    TRY(scope_operand(p, (pdp_var)var, t.t_kind, sc, x));
+    BOX_TRY(parse_expr(p, &x));
+    BOX_TRY(scope_operand(p, (pdp_var)var, t.t_kind, sc, x));
     if (is)
         sc->sc_op = PDP_SCOPE_IS_IN;
     return BOX_OK;
@@ -1354,17 +1355,17 @@ parse_scope(pdp_parser *p, pdp_rule *r)
     pdp_token open = *TOK(p);
     if (open.t_kind != PDP_TK_LPAREN)
         return expected(p, "`(` to open the policy scope");
-    TRY(next(p));
+    BOX_TRY(next(p));
     r->r_principal.sc_pos = r->r_action.sc_pos = r->r_resource.sc_pos =
         tpos(&open);
     bool seen[3] = {false, false, false};
     unsigned count = 0;
     while (TOK(p)->t_kind != PDP_TK_RPAREN) {
-        TRY(parse_variable_def(p, r, seen, count));
+        BOX_TRY(parse_variable_def(p, r, seen, count));
         count++;
         if (TOK(p)->t_kind != PDP_TK_COMMA)
             break;
-        TRY(next(p));
+        BOX_TRY(next(p));
     }
     return expect_close(p, PDP_TK_RPAREN, "`(`", open.t_line);
 }
@@ -1384,16 +1385,16 @@ parse_cond(pdp_parser *p, pdp_cond *c)
         return perr(p, tpos(&kw), "condition keyword must be `when` or "
                     "`unless`, found `%.*s`", (int)kw.t_len, kw.t_text);
     c->cd_pos = tpos(&kw);
-    TRY(next(p));
+    BOX_TRY(next(p));
     if (is_ident(TOK(p), "temporal"))
         return parse_temporal(p, &c->cd_body);
     if (is_ident(TOK(p), "guardrails"))
-        TRY(next(p));
+        BOX_TRY(next(p));
     pdp_token open = *TOK(p);
     if (open.t_kind != PDP_TK_LBRACE)
         return expected(p, "`{` to open the condition");
-    TRY(next(p));
-    TRY(parse_expr(p, &c->cd_body));
+    BOX_TRY(next(p));
+    BOX_TRY(parse_expr(p, &c->cd_body));
     return expect_close(p, PDP_TK_RBRACE, "`{`", open.t_line);
 }
 
@@ -1402,7 +1403,7 @@ static box_err
 parse_annotation(pdp_parser *p, pdp_annot *an)
 {
     an->an_pos = tpos(TOK(p));
-    TRY(next(p));
+    BOX_TRY(next(p));
     pdp_token key = *TOK(p);
     if (key.t_kind != PDP_TK_IDENT && !is_reserved(key.t_kind))
         return expected(p, "an annotation name after `@`");
@@ -1414,17 +1415,17 @@ parse_annotation(pdp_parser *p, pdp_annot *an)
     an->an_value.s = "";
     an->an_value.len = 0;
     an->an_has_value = false;
-    TRY(next(p));
+    BOX_TRY(next(p));
     if (TOK(p)->t_kind != PDP_TK_LPAREN)
         return BOX_OK;
     pdp_token open = *TOK(p);
-    TRY(next(p));
+    BOX_TRY(next(p));
     pdp_token v = *TOK(p);
     if (v.t_kind != PDP_TK_STR)
         return expected(p, "a string literal as the annotation value");
-    TRY(decode_str(p, &v, &an->an_value));
+    BOX_TRY(decode_str(p, &v, &an->an_value));
     an->an_has_value = true;
-    TRY(next(p));
+    BOX_TRY(next(p));
     return expect_close(p, PDP_TK_RPAREN, "`(`", open.t_line);
 }
 
@@ -1461,14 +1462,15 @@ parse_policy(pdp_parser *p, uint32_t index, pdp_rule **out)
     uint32_t na = 0, acap = 0;
     while (TOK(p)->t_kind == PDP_TK_AT) {
         pdp_annot an;
-        TRY(parse_annotation(p, &an));
+        BOX_TRY(parse_annotation(p, &an));
         for (uint32_t i = 0; i < na; i++) {
             if (annots[i].an_key.len == an.an_key.len &&
                 memcmp(annots[i].an_key.s, an.an_key.s, an.an_key.len) == 0)
                 return perr(p, an.an_pos, "duplicate annotation: @%s",
                             an.an_key.s);
         }
-        TRY(vec_push(p->ps_arena, (void **)&annots, &na, &acap, sizeof(an), &an));
+        BOX_TRY(vec_push(p->ps_arena, (void **)&annots, &na, &acap, sizeof(an),
+                         &an));
     }
     r->r_annots = annots;
     r->r_nannots = na;
@@ -1483,19 +1485,20 @@ parse_policy(pdp_parser *p, uint32_t index, pdp_rule **out)
                     "`forbid`, found `%.*s`", (int)eff.t_len, eff.t_text);
     else
         return expected(p, "`permit` or `forbid`");
-    TRY(next(p));
-    TRY(parse_scope(p, r));
+    BOX_TRY(next(p));
+    BOX_TRY(parse_scope(p, r));
     pdp_cond *conds = NULL;
     uint32_t nc = 0, ccap = 0;
     while (TOK(p)->t_kind != PDP_TK_SEMI) {
         if (TOK(p)->t_kind != PDP_TK_IDENT)
             return expected(p, "`when`, `unless` or `;`");
         pdp_cond c;
-        TRY(parse_cond(p, &c));
-        TRY(check_size(p, &c));
-        TRY(vec_push(p->ps_arena, (void **)&conds, &nc, &ccap, sizeof(c), &c));
+        BOX_TRY(parse_cond(p, &c));
+        BOX_TRY(check_size(p, &c));
+        BOX_TRY(
+            vec_push(p->ps_arena, (void **)&conds, &nc, &ccap, sizeof(c), &c));
     }
-    TRY(next(p)); // ';'
+    BOX_TRY(next(p)); // ';'
     r->r_conds = conds;
     r->r_nconds = nc;
     char id[32];
@@ -1520,16 +1523,17 @@ parse_policy_set(pdp_parser *p, pdp_ast *ast)
             if (!ast->as_macros)
                 ast->as_macro_pos = tpos(TOK(p));
             ast->as_macros = true;
-            TRY(pdp_macro_skip_item(&p->ps_lx));
+            BOX_TRY(pdp_macro_skip_item(&p->ps_lx));
             continue;
         }
         if (n >= PDP_PARSE_MAX_RULES)
             return perr(p, tpos(TOK(p)), "too many rules (the limit is %d)",
                         PDP_PARSE_MAX_RULES);
         pdp_rule *r = NULL;
-        TRY(parse_policy(p, n, &r));
+        BOX_TRY(parse_policy(p, n, &r));
         const pdp_rule *cr = r;
-        TRY(vec_push(p->ps_arena, (void **)&rules, &n, &cap, sizeof(cr), &cr));
+        BOX_TRY(
+            vec_push(p->ps_arena, (void **)&rules, &n, &cap, sizeof(cr), &cr));
     }
     ast->as_rules = rules;
     ast->as_nrules = n;

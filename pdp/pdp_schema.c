@@ -102,13 +102,6 @@ typedef struct sparser {
     uint32_t sp_nracts, sp_ractcap;
 } sparser;
 
-#define TRY(x)                                                                 \
-    do {                                                                       \
-        box_err try_rv_ = (x);                                                 \
-        if (try_rv_ != BOX_OK)                                                 \
-            return try_rv_;                                                    \
-    } while (0)
-
 #define TOK(p) (&(p)->sp_lx.lx_tok)
 
 /* ---- small helpers ---- */
@@ -240,7 +233,7 @@ str_lit(sparser *p, pdp_str *out)
     char *s;
     size_t n;
     pdp_token t = *TOK(p);
-    TRY(pdp_lex_string(&p->sp_lx, &t, p->sp_a, false, &s, &n, NULL));
+    BOX_TRY(pdp_lex_string(&p->sp_lx, &t, p->sp_a, false, &s, &n, NULL));
     out->s = s;
     out->len = n;
     return next(p);
@@ -251,17 +244,17 @@ static box_err
 skip_annotations(sparser *p)
 {
     while (TOK(p)->t_kind == PDP_TK_AT) {
-        TRY(next(p));
+        BOX_TRY(next(p));
         if (TOK(p)->t_kind != PDP_TK_IDENT)
             return expected(p, "an annotation name");
-        TRY(next(p));
+        BOX_TRY(next(p));
         if (TOK(p)->t_kind == PDP_TK_LPAREN) {
-            TRY(next(p));
+            BOX_TRY(next(p));
             if (TOK(p)->t_kind != PDP_TK_STR)
                 return expected(p, "a string literal");
             pdp_str ignored;
-            TRY(str_lit(p, &ignored));
-            TRY(expect(p, PDP_TK_RPAREN));
+            BOX_TRY(str_lit(p, &ignored));
+            BOX_TRY(expect(p, PDP_TK_RPAREN));
         }
     }
     return BOX_OK;
@@ -276,17 +269,17 @@ parse_path(sparser *p, pdp_str *out, pdp_pos *pos)
     *pos = tpos(TOK(p));
     const char *start = TOK(p)->t_text;
     const char *end = start + TOK(p)->t_len;
-    TRY(next(p));
+    BOX_TRY(next(p));
     for (;;) {
         const pdp_token *ahead;
         if (TOK(p)->t_kind != PDP_TK_DCOLON)
             break;
-        TRY(pdp_lex_peek(&p->sp_lx, &ahead));
+        BOX_TRY(pdp_lex_peek(&p->sp_lx, &ahead));
         if (ahead->t_kind != PDP_TK_IDENT)
             break; // `::"id"` belongs to the caller
-        TRY(next(p));
+        BOX_TRY(next(p));
         end = TOK(p)->t_text + TOK(p)->t_len;
-        TRY(next(p));
+        BOX_TRY(next(p));
     }
     char *s = box_arena_strndup(p->sp_a, start, (size_t)(end - start));
     if (s == NULL)
@@ -335,30 +328,30 @@ parse_record(sparser *p, unsigned depth, raw_type **out)
 {
     raw_type *t;
     pdp_pos open = tpos(TOK(p));
-    TRY(new_raw(p, PDP_TY_RECORD, open, &t));
-    TRY(next(p)); // '{'
+    BOX_TRY(new_raw(p, PDP_TY_RECORD, open, &t));
+    BOX_TRY(next(p)); // '{'
     while (TOK(p)->t_kind != PDP_TK_RBRACE) {
         raw_attr at;
         memset(&at, 0, sizeof(at));
-        TRY(skip_annotations(p));
+        BOX_TRY(skip_annotations(p));
         at.ra_pos = tpos(TOK(p));
         pdp_tk k = TOK(p)->t_kind;
         if (k == PDP_TK_STR) {
-            TRY(str_lit(p, &at.ra_name));
+            BOX_TRY(str_lit(p, &at.ra_name));
         } else if (k == PDP_TK_IDENT ||
                    (k >= PDP_TK_TRUE && k <= PDP_TK_CEDAR)) {
-            TRY(tok_str(p, TOK(p), &at.ra_name));
-            TRY(next(p));
+            BOX_TRY(tok_str(p, TOK(p), &at.ra_name));
+            BOX_TRY(next(p));
         } else {
             return expected(p, "an attribute name or `}`");
         }
         at.ra_required = true;
         if (TOK(p)->t_kind == PDP_TK_QUESTION) {
             at.ra_required = false;
-            TRY(next(p));
+            BOX_TRY(next(p));
         }
-        TRY(expect(p, PDP_TK_COLON));
-        TRY(parse_type(p, depth + 1, &at.ra_type));
+        BOX_TRY(expect(p, PDP_TK_COLON));
+        BOX_TRY(parse_type(p, depth + 1, &at.ra_type));
         for (uint32_t i = 0; i < t->rt_nattrs; i++) {
             if (str_eq(t->rt_attrs[i].ra_name, at.ra_name))
                 return serr(p, at.ra_pos,
@@ -366,9 +359,9 @@ parse_record(sparser *p, unsigned depth, raw_type **out)
                             "record type",
                             at.ra_name.s);
         }
-        TRY(PUSH(p, t->rt_attrs, t->rt_nattrs, t->rt_cap, &at));
+        BOX_TRY(PUSH(p, t->rt_attrs, t->rt_nattrs, t->rt_cap, &at));
         if (TOK(p)->t_kind == PDP_TK_COMMA) {
-            TRY(next(p));
+            BOX_TRY(next(p));
         } else if (TOK(p)->t_kind != PDP_TK_RBRACE) {
             return serr(p, tpos(TOK(p)),
                         "expected `,` or `}` (to close `{` "
@@ -376,7 +369,7 @@ parse_record(sparser *p, unsigned depth, raw_type **out)
                         open.line, (int)TOK(p)->t_len, TOK(p)->t_text);
         }
     }
-    TRY(next(p));
+    BOX_TRY(next(p));
     *out = t;
     return BOX_OK;
 }
@@ -395,21 +388,21 @@ parse_type(sparser *p, unsigned depth, raw_type **out)
     if (TOK(p)->t_kind != PDP_TK_IDENT && TOK(p)->t_kind != PDP_TK_CEDAR)
         return expected(p, "a type");
     const pdp_token *ahead;
-    TRY(pdp_lex_peek(&p->sp_lx, &ahead));
+    BOX_TRY(pdp_lex_peek(&p->sp_lx, &ahead));
     if (at_kw(p, "Set") && ahead->t_kind == PDP_TK_LT) {
         raw_type *t;
-        TRY(new_raw(p, PDP_TY_SET, tpos(TOK(p)), &t));
-        TRY(next(p));
-        TRY(next(p));
-        TRY(parse_type(p, depth + 1, &t->rt_elem));
-        TRY(expect(p, PDP_TK_GT));
+        BOX_TRY(new_raw(p, PDP_TY_SET, tpos(TOK(p)), &t));
+        BOX_TRY(next(p));
+        BOX_TRY(next(p));
+        BOX_TRY(parse_type(p, depth + 1, &t->rt_elem));
+        BOX_TRY(expect(p, PDP_TK_GT));
         *out = t;
         return BOX_OK;
     }
     raw_type *t;
-    TRY(new_raw(p, RT_NAME, tpos(TOK(p)), &t));
+    BOX_TRY(new_raw(p, RT_NAME, tpos(TOK(p)), &t));
     pdp_pos pos;
-    TRY(parse_path(p, &t->rt_name, &pos));
+    BOX_TRY(parse_path(p, &t->rt_name, &pos));
     *out = t;
     return BOX_OK;
 }
@@ -421,16 +414,16 @@ parse_ent_list(sparser *p, raw_name **arr, uint32_t *n)
     uint32_t cap = 0;
     bool list = TOK(p)->t_kind == PDP_TK_LBRACKET;
     if (list)
-        TRY(next(p));
+        BOX_TRY(next(p));
     while (!list || TOK(p)->t_kind != PDP_TK_RBRACKET) {
         raw_name rn;
         memset(&rn, 0, sizeof(rn));
-        TRY(parse_path(p, &rn.rn_path, &rn.rn_pos));
-        TRY(vec_push(p->sp_a, (void **)arr, n, &cap, sizeof(**arr), &rn));
+        BOX_TRY(parse_path(p, &rn.rn_path, &rn.rn_pos));
+        BOX_TRY(vec_push(p->sp_a, (void **)arr, n, &cap, sizeof(**arr), &rn));
         if (!list)
             return BOX_OK;
         if (TOK(p)->t_kind == PDP_TK_COMMA)
-            TRY(next(p));
+            BOX_TRY(next(p));
         else if (TOK(p)->t_kind != PDP_TK_RBRACKET)
             return expected(p, "`,` or `]`");
     }
@@ -447,14 +440,14 @@ parse_action_ref(sparser *p, raw_name *rn)
     if (TOK(p)->t_kind == PDP_TK_STR)
         return str_lit(p, &rn->rn_id);
     pdp_pos pos;
-    TRY(parse_path(p, &rn->rn_path, &pos));
+    BOX_TRY(parse_path(p, &rn->rn_path, &pos));
     if (TOK(p)->t_kind != PDP_TK_DCOLON) {
         rn->rn_id = rn->rn_path; // a bare identifier names an action
         rn->rn_path.s = "";
         rn->rn_path.len = 0;
         return BOX_OK;
     }
-    TRY(next(p));
+    BOX_TRY(next(p));
     if (TOK(p)->t_kind != PDP_TK_STR)
         return expected(p, "an action id string");
     return str_lit(p, &rn->rn_id);
@@ -467,15 +460,15 @@ parse_action_refs(sparser *p, raw_name **arr, uint32_t *n)
     uint32_t cap = 0;
     bool list = TOK(p)->t_kind == PDP_TK_LBRACKET;
     if (list)
-        TRY(next(p));
+        BOX_TRY(next(p));
     while (!list || TOK(p)->t_kind != PDP_TK_RBRACKET) {
         raw_name rn;
-        TRY(parse_action_ref(p, &rn));
-        TRY(vec_push(p->sp_a, (void **)arr, n, &cap, sizeof(**arr), &rn));
+        BOX_TRY(parse_action_ref(p, &rn));
+        BOX_TRY(vec_push(p->sp_a, (void **)arr, n, &cap, sizeof(**arr), &rn));
         if (!list)
             return BOX_OK;
         if (TOK(p)->t_kind == PDP_TK_COMMA)
-            TRY(next(p));
+            BOX_TRY(next(p));
         else if (TOK(p)->t_kind != PDP_TK_RBRACKET)
             return expected(p, "`,` or `]`");
     }
@@ -494,7 +487,7 @@ decl_name(sparser *p, bool action, pdp_str *out, pdp_pos *pos)
         return str_lit(p, out);
     if (TOK(p)->t_kind != PDP_TK_IDENT)
         return expected(p, action ? "an action name" : "a name");
-    TRY(tok_str(p, TOK(p), out));
+    BOX_TRY(tok_str(p, TOK(p), out));
     return next(p);
 }
 
@@ -504,18 +497,18 @@ decl_name(sparser *p, bool action, pdp_str *out, pdp_pos *pos)
 static box_err
 parse_entity(sparser *p)
 {
-    TRY(next(p)); // 'entity'
+    BOX_TRY(next(p)); // 'entity'
     pdp_str names[64];
     pdp_pos poss[64];
     uint32_t nn = 0;
     for (;;) {
         if (nn == 64)
             return serr(p, tpos(TOK(p)), "too many names in one declaration");
-        TRY(decl_name(p, false, &names[nn], &poss[nn]));
+        BOX_TRY(decl_name(p, false, &names[nn], &poss[nn]));
         nn++;
         if (TOK(p)->t_kind != PDP_TK_COMMA)
             break;
-        TRY(next(p));
+        BOX_TRY(next(p));
     }
     raw_entity re;
     memset(&re, 0, sizeof(re));
@@ -524,8 +517,8 @@ parse_entity(sparser *p)
     uint32_t nids = 0, idcap = 0;
     bool is_enum = false;
     if (TOK(p)->t_kind == PDP_TK_IN) {
-        TRY(next(p));
-        TRY(parse_ent_list(p, &re.re_parents, &re.re_nparents));
+        BOX_TRY(next(p));
+        BOX_TRY(parse_ent_list(p, &re.re_parents, &re.re_nparents));
     }
     if (at_kw(p, "enum")) {
         is_enum = true;
@@ -533,21 +526,21 @@ parse_entity(sparser *p)
             return serr(p, tpos(TOK(p)),
                         "an enumerated entity type cannot "
                         "have parents");
-        TRY(next(p));
-        TRY(expect(p, PDP_TK_LBRACKET));
+        BOX_TRY(next(p));
+        BOX_TRY(expect(p, PDP_TK_LBRACKET));
         while (TOK(p)->t_kind != PDP_TK_RBRACKET) {
             if (TOK(p)->t_kind != PDP_TK_STR)
                 return expected(p, "an entity id string");
             pdp_pos ipos = tpos(TOK(p));
             pdp_str id;
-            TRY(str_lit(p, &id));
+            BOX_TRY(str_lit(p, &id));
             for (uint32_t i = 0; i < nids; i++) {
                 if (str_eq(ids[i], id))
                     return serr(p, ipos, "duplicate enum id \"%s\"", id.s);
             }
-            TRY(PUSH(p, ids, nids, idcap, &id));
+            BOX_TRY(PUSH(p, ids, nids, idcap, &id));
             if (TOK(p)->t_kind == PDP_TK_COMMA)
-                TRY(next(p));
+                BOX_TRY(next(p));
             else if (TOK(p)->t_kind != PDP_TK_RBRACKET)
                 return expected(p, "`,` or `]`");
         }
@@ -555,25 +548,25 @@ parse_entity(sparser *p)
             return serr(p, tpos(TOK(p)),
                         "an enumerated entity type needs at "
                         "least one id");
-        TRY(next(p));
+        BOX_TRY(next(p));
     } else {
         if (TOK(p)->t_kind == PDP_TK_ASSIGN) {
-            TRY(next(p));
+            BOX_TRY(next(p));
             if (TOK(p)->t_kind != PDP_TK_LBRACE)
                 return expected(p, "`{`");
         }
         if (TOK(p)->t_kind == PDP_TK_LBRACE)
-            TRY(parse_record(p, 1, &re.re_attrs));
+            BOX_TRY(parse_record(p, 1, &re.re_attrs));
         if (at_kw(p, "tags")) {
-            TRY(next(p));
-            TRY(parse_type(p, 1, &re.re_tags));
+            BOX_TRY(next(p));
+            BOX_TRY(parse_type(p, 1, &re.re_tags));
         }
     }
-    TRY(expect(p, PDP_TK_SEMI));
+    BOX_TRY(expect(p, PDP_TK_SEMI));
     for (uint32_t i = 0; i < nn; i++) {
         pdp_schema_entity en;
         memset(&en, 0, sizeof(en));
-        TRY(join(p, p->sp_ns, names[i], &en.en_name));
+        BOX_TRY(join(p, p->sp_ns, names[i], &en.en_name));
         en.en_pos = poss[i];
         en.en_is_enum = is_enum;
         en.en_enum = ids;
@@ -586,8 +579,8 @@ parse_entity(sparser *p)
                             "`%s`",
                             en.en_name.s);
         }
-        TRY(PUSH(p, s->sc_ents, s->sc_nents, s->sc_entcap, &en));
-        TRY(PUSH(p, p->sp_rents, p->sp_nrents, p->sp_rentcap, &re));
+        BOX_TRY(PUSH(p, s->sc_ents, s->sc_nents, s->sc_entcap, &en));
+        BOX_TRY(PUSH(p, p->sp_rents, p->sp_nrents, p->sp_rentcap, &re));
     }
     return BOX_OK;
 }
@@ -599,7 +592,7 @@ static box_err
 parse_applies(sparser *p, raw_action *ra, bool *has_p, bool *has_r)
 {
     pdp_pos open = tpos(TOK(p));
-    TRY(expect(p, PDP_TK_LBRACE));
+    BOX_TRY(expect(p, PDP_TK_LBRACE));
     bool has_c = false;
     while (TOK(p)->t_kind != PDP_TK_RBRACE) {
         pdp_pos pos = tpos(TOK(p));
@@ -610,31 +603,33 @@ parse_applies(sparser *p, raw_action *ra, bool *has_p, bool *has_r)
                 return serr(p, pos, "duplicate `%s` declaration",
                             princ ? "principal" : "resource");
             *seen = true;
-            TRY(next(p));
-            TRY(expect(p, PDP_TK_COLON));
+            BOX_TRY(next(p));
+            BOX_TRY(expect(p, PDP_TK_COLON));
             if (princ)
-                TRY(parse_ent_list(p, &ra->ra_principals, &ra->ra_nprincipals));
+                BOX_TRY(
+                    parse_ent_list(p, &ra->ra_principals, &ra->ra_nprincipals));
             else
-                TRY(parse_ent_list(p, &ra->ra_resources, &ra->ra_nresources));
+                BOX_TRY(
+                    parse_ent_list(p, &ra->ra_resources, &ra->ra_nresources));
         } else if (at_kw(p, "context")) {
             if (has_c)
                 return serr(p, pos, "duplicate `context` declaration");
             has_c = true;
-            TRY(next(p));
-            TRY(expect(p, PDP_TK_COLON));
-            TRY(parse_type(p, 1, &ra->ra_context));
+            BOX_TRY(next(p));
+            BOX_TRY(expect(p, PDP_TK_COLON));
+            BOX_TRY(parse_type(p, 1, &ra->ra_context));
         } else {
             return expected(p, "`principal`, `resource` or `context`");
         }
         if (TOK(p)->t_kind == PDP_TK_COMMA)
-            TRY(next(p));
+            BOX_TRY(next(p));
         else if (TOK(p)->t_kind != PDP_TK_RBRACE)
             return serr(p, tpos(TOK(p)),
                         "expected `,` or `}` (to close `{` "
                         "at line %u), found `%.*s`",
                         open.line, (int)TOK(p)->t_len, TOK(p)->t_text);
     }
-    TRY(next(p));
+    BOX_TRY(next(p));
     if (!*has_p)
         return serr(p, open, "`appliesTo` needs a `principal` declaration");
     if (!*has_r)
@@ -647,42 +642,43 @@ parse_applies(sparser *p, raw_action *ra, bool *has_p, bool *has_r)
 static box_err
 parse_action(sparser *p)
 {
-    TRY(next(p)); // 'action'
+    BOX_TRY(next(p)); // 'action'
     pdp_str names[64];
     pdp_pos poss[64];
     uint32_t nn = 0;
     for (;;) {
         if (nn == 64)
             return serr(p, tpos(TOK(p)), "too many names in one declaration");
-        TRY(decl_name(p, true, &names[nn], &poss[nn]));
+        BOX_TRY(decl_name(p, true, &names[nn], &poss[nn]));
         nn++;
         if (TOK(p)->t_kind != PDP_TK_COMMA)
             break;
-        TRY(next(p));
+        BOX_TRY(next(p));
     }
     raw_action ra;
     memset(&ra, 0, sizeof(ra));
     ra.ra_ns = p->sp_ns;
     if (TOK(p)->t_kind == PDP_TK_IN) {
-        TRY(next(p));
-        TRY(parse_action_refs(p, &ra.ra_parents, &ra.ra_nparents));
+        BOX_TRY(next(p));
+        BOX_TRY(parse_action_refs(p, &ra.ra_parents, &ra.ra_nparents));
     }
     bool applies = false, has_p = false, has_r = false;
     if (at_kw(p, "appliesTo")) {
         applies = true;
-        TRY(next(p));
-        TRY(parse_applies(p, &ra, &has_p, &has_r));
+        BOX_TRY(next(p));
+        BOX_TRY(parse_applies(p, &ra, &has_p, &has_r));
     }
-    TRY(expect(p, PDP_TK_SEMI));
+    BOX_TRY(expect(p, PDP_TK_SEMI));
     pdp_str atype;
     pdp_str action = {"Action", 6};
-    TRY(join(p, p->sp_ns, action, &atype));
+    BOX_TRY(join(p, p->sp_ns, action, &atype));
     pdp_schema *s = p->sp_s;
     bool known = false;
     for (uint32_t i = 0; i < s->sc_nactypes; i++)
         known = known || str_eq(s->sc_actypes[i], atype);
     if (!known)
-        TRY(PUSH(p, s->sc_actypes, s->sc_nactypes, s->sc_actypecap, &atype));
+        BOX_TRY(
+            PUSH(p, s->sc_actypes, s->sc_nactypes, s->sc_actypecap, &atype));
     for (uint32_t i = 0; i < nn; i++) {
         pdp_schema_action ac;
         memset(&ac, 0, sizeof(ac));
@@ -691,7 +687,7 @@ parse_action(sparser *p)
                                       names[i].len, &uid);
         if (rv == BOX_EINVAL)
             return serr(p, poss[i], "invalid action name");
-        TRY(rv);
+        BOX_TRY(rv);
         ac.ac_uid = uid;
         ac.ac_type.s = uid->u.ent.type;
         ac.ac_type.len = uid->u.ent.tlen;
@@ -706,8 +702,8 @@ parse_action(sparser *p)
                             "`%s::\"%s\"`",
                             atype.s, names[i].s);
         }
-        TRY(PUSH(p, s->sc_acts, s->sc_nacts, s->sc_actcap, &ac));
-        TRY(PUSH(p, p->sp_racts, p->sp_nracts, p->sp_ractcap, &ra));
+        BOX_TRY(PUSH(p, s->sc_acts, s->sc_nacts, s->sc_actcap, &ac));
+        BOX_TRY(PUSH(p, p->sp_racts, p->sp_nracts, p->sp_ractcap, &ra));
     }
     return BOX_OK;
 }
@@ -716,11 +712,11 @@ parse_action(sparser *p)
 static box_err
 parse_typedecl(sparser *p)
 {
-    TRY(next(p)); // 'type'
+    BOX_TRY(next(p)); // 'type'
     raw_common rc;
     memset(&rc, 0, sizeof(rc));
     pdp_str name;
-    TRY(decl_name(p, false, &name, &rc.rc_pos));
+    BOX_TRY(decl_name(p, false, &name, &rc.rc_pos));
     static const char *const builtin[] = {"Bool",   "Long",   "String",   "Set",
                                           "Record", "Entity", "Extension"};
     for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++) {
@@ -730,11 +726,11 @@ parse_typedecl(sparser *p)
                         "cannot be declared",
                         name.s);
     }
-    TRY(expect(p, PDP_TK_ASSIGN));
-    TRY(parse_type(p, 1, &rc.rc_type));
-    TRY(expect(p, PDP_TK_SEMI));
+    BOX_TRY(expect(p, PDP_TK_ASSIGN));
+    BOX_TRY(parse_type(p, 1, &rc.rc_type));
+    BOX_TRY(expect(p, PDP_TK_SEMI));
     rc.rc_ns = p->sp_ns;
-    TRY(join(p, p->sp_ns, name, &rc.rc_full));
+    BOX_TRY(join(p, p->sp_ns, name, &rc.rc_full));
     for (uint32_t i = 0; i < p->sp_ncommons; i++) {
         if (str_eq(p->sp_commons[i].rc_full, rc.rc_full))
             return serr(p, rc.rc_pos, "duplicate declaration of type `%s`",
@@ -747,7 +743,7 @@ parse_typedecl(sparser *p)
 static box_err
 parse_decl(sparser *p)
 {
-    TRY(skip_annotations(p));
+    BOX_TRY(skip_annotations(p));
     if (at_kw(p, "entity"))
         return parse_entity(p);
     if (at_kw(p, "action"))
@@ -763,27 +759,27 @@ static box_err
 parse_schema(sparser *p)
 {
     while (TOK(p)->t_kind != PDP_TK_EOF) {
-        TRY(skip_annotations(p));
+        BOX_TRY(skip_annotations(p));
         if (!at_kw(p, "namespace")) {
             p->sp_ns.s = "";
             p->sp_ns.len = 0;
-            TRY(parse_decl(p));
+            BOX_TRY(parse_decl(p));
             continue;
         }
-        TRY(next(p));
+        BOX_TRY(next(p));
         pdp_pos pos;
-        TRY(parse_path(p, &p->sp_ns, &pos));
+        BOX_TRY(parse_path(p, &p->sp_ns, &pos));
         pdp_pos open = tpos(TOK(p));
-        TRY(expect(p, PDP_TK_LBRACE));
+        BOX_TRY(expect(p, PDP_TK_LBRACE));
         while (TOK(p)->t_kind != PDP_TK_RBRACE) {
             if (TOK(p)->t_kind == PDP_TK_EOF)
                 return serr(p, tpos(TOK(p)),
                             "expected `}` (to close `{` at "
                             "line %u), found end of file",
                             open.line);
-            TRY(parse_decl(p));
+            BOX_TRY(parse_decl(p));
         }
-        TRY(next(p));
+        BOX_TRY(next(p));
         p->sp_ns.s = "";
         p->sp_ns.len = 0;
     }
@@ -826,7 +822,7 @@ resolve_common(sparser *p, raw_common *rc, pdp_pos use, const pdp_type **out)
         if (rc->rc_busy)
             return serr(p, use, "type `%s` refers to itself", rc->rc_full.s);
         rc->rc_busy = true;
-        TRY(resolve_type(p, rc->rc_type, rc->rc_ns, &rc->rc_done));
+        BOX_TRY(resolve_type(p, rc->rc_type, rc->rc_ns, &rc->rc_done));
         rc->rc_busy = false;
     }
     *out = rc->rc_done;
@@ -851,7 +847,7 @@ resolve_entity_ref(sparser *p, pdp_str ns, const raw_name *rn, pdp_str *out)
 {
     pdp_str full;
     if (ns.len > 0) {
-        TRY(join(p, ns, rn->rn_path, &full));
+        BOX_TRY(join(p, ns, rn->rn_path, &full));
         const pdp_schema_entity *en = find_entity(p->sp_s, full);
         if (en != NULL) {
             *out = en->en_name;
@@ -873,7 +869,7 @@ resolve_name(sparser *p, const raw_type *rt, pdp_str ns, const pdp_type **out)
     pdp_str cands[2];
     size_t nc = 0;
     if (ns.len > 0 && memchr(name.s, ':', name.len) == NULL)
-        TRY(join(p, ns, name, &cands[nc++]));
+        BOX_TRY(join(p, ns, name, &cands[nc++]));
     cands[nc++] = name;
     for (size_t i = 0; i < nc; i++) {
         raw_common *rc = find_common(p, cands[i]);
@@ -937,7 +933,7 @@ resolve_type(sparser *p, const raw_type *rt, pdp_str ns, const pdp_type **out)
         return BOX_ENOMEM;
     t->ty_kind = (pdp_type_kind)rt->rt_kind;
     if (rt->rt_kind == PDP_TY_SET) {
-        TRY(resolve_type(p, rt->rt_elem, ns, &t->ty_elem));
+        BOX_TRY(resolve_type(p, rt->rt_elem, ns, &t->ty_elem));
     } else if (rt->rt_kind == PDP_TY_RECORD) {
         pdp_attr *attrs =
             box_arena_alloc(p->sp_a, (rt->rt_nattrs + 1) * sizeof(*attrs));
@@ -946,8 +942,8 @@ resolve_type(sparser *p, const raw_type *rt, pdp_str ns, const pdp_type **out)
         for (uint32_t i = 0; i < rt->rt_nattrs; i++) {
             attrs[i].at_name = rt->rt_attrs[i].ra_name;
             attrs[i].at_required = rt->rt_attrs[i].ra_required;
-            TRY(resolve_type(p, rt->rt_attrs[i].ra_type, ns,
-                             &attrs[i].at_type));
+            BOX_TRY(resolve_type(p, rt->rt_attrs[i].ra_type, ns,
+                                 &attrs[i].at_type));
         }
         qsort(attrs, rt->rt_nattrs, sizeof(*attrs), attr_cmp);
         t->ty_attrs = attrs;
@@ -964,9 +960,9 @@ resolve_action_ref(sparser *p, pdp_str ns, const raw_name *rn,
     pdp_str type;
     pdp_str action = {"Action", 6};
     if (rn->rn_path.len == 0)
-        TRY(join(p, ns, action, &type));
+        BOX_TRY(join(p, ns, action, &type));
     else if (str_is(rn->rn_path, "Action"))
-        TRY(join(p, ns, rn->rn_path, &type));
+        BOX_TRY(join(p, ns, rn->rn_path, &type));
     else
         type = rn->rn_path;
     pdp_value *v;
@@ -974,7 +970,7 @@ resolve_action_ref(sparser *p, pdp_str ns, const raw_name *rn,
                                   rn->rn_id.len, &v);
     if (rv == BOX_EINVAL)
         return serr(p, rn->rn_pos, "invalid action reference");
-    TRY(rv);
+    BOX_TRY(rv);
     const pdp_schema_action *ac = pdp_schema_action_find(p->sp_s, v);
     if (ac == NULL)
         return serr(p, rn->rn_pos, "undeclared action `%s::\"%s\"`", type.s,
@@ -991,7 +987,7 @@ resolve_names(sparser *p, pdp_str ns, const raw_name *rn, uint32_t n,
     if (arr == NULL)
         return BOX_ENOMEM;
     for (uint32_t i = 0; i < n; i++)
-        TRY(resolve_entity_ref(p, ns, &rn[i], &arr[i]));
+        BOX_TRY(resolve_entity_ref(p, ns, &rn[i], &arr[i]));
     *out = arr;
     return BOX_OK;
 }
@@ -1002,19 +998,20 @@ resolve_all(sparser *p)
     pdp_schema *s = p->sp_s;
     for (uint32_t i = 0; i < p->sp_ncommons; i++) {
         const pdp_type *t;
-        TRY(resolve_common(p, &p->sp_commons[i], p->sp_commons[i].rc_pos, &t));
+        BOX_TRY(
+            resolve_common(p, &p->sp_commons[i], p->sp_commons[i].rc_pos, &t));
     }
     for (uint32_t i = 0; i < s->sc_nents; i++) {
         pdp_schema_entity *en = &s->sc_ents[i];
         const raw_entity *re = &p->sp_rents[i];
-        TRY(resolve_names(p, re->re_ns, re->re_parents, re->re_nparents,
-                          &en->en_parents));
+        BOX_TRY(resolve_names(p, re->re_ns, re->re_parents, re->re_nparents,
+                              &en->en_parents));
         en->en_nparents = re->re_nparents;
         en->en_attrs = &pdp_ty_empty;
         if (re->re_attrs != NULL)
-            TRY(resolve_type(p, re->re_attrs, re->re_ns, &en->en_attrs));
+            BOX_TRY(resolve_type(p, re->re_attrs, re->re_ns, &en->en_attrs));
         if (re->re_tags != NULL)
-            TRY(resolve_type(p, re->re_tags, re->re_ns, &en->en_tags));
+            BOX_TRY(resolve_type(p, re->re_tags, re->re_ns, &en->en_tags));
     }
     for (uint32_t i = 0; i < s->sc_nacts; i++) {
         pdp_schema_action *ac = &s->sc_acts[i];
@@ -1024,19 +1021,20 @@ resolve_all(sparser *p)
         if (parents == NULL)
             return BOX_ENOMEM;
         for (uint32_t k = 0; k < ra->ra_nparents; k++)
-            TRY(resolve_action_ref(p, ra->ra_ns, &ra->ra_parents[k],
-                                   &parents[k]));
+            BOX_TRY(resolve_action_ref(p, ra->ra_ns, &ra->ra_parents[k],
+                                       &parents[k]));
         ac->ac_parents = parents;
         ac->ac_nparents = ra->ra_nparents;
-        TRY(resolve_names(p, ra->ra_ns, ra->ra_principals, ra->ra_nprincipals,
-                          &ac->ac_principals));
+        BOX_TRY(resolve_names(p, ra->ra_ns, ra->ra_principals,
+                              ra->ra_nprincipals, &ac->ac_principals));
         ac->ac_nprincipals = ra->ra_nprincipals;
-        TRY(resolve_names(p, ra->ra_ns, ra->ra_resources, ra->ra_nresources,
-                          &ac->ac_resources));
+        BOX_TRY(resolve_names(p, ra->ra_ns, ra->ra_resources, ra->ra_nresources,
+                              &ac->ac_resources));
         ac->ac_nresources = ra->ra_nresources;
         ac->ac_context = &pdp_ty_empty;
         if (ra->ra_context != NULL) {
-            TRY(resolve_type(p, ra->ra_context, ra->ra_ns, &ac->ac_context));
+            BOX_TRY(
+                resolve_type(p, ra->ra_context, ra->ra_ns, &ac->ac_context));
             if (ac->ac_context->ty_kind != PDP_TY_RECORD)
                 return serr(p, ra->ra_context->rt_pos,
                             "the context of an "

@@ -19,13 +19,6 @@
 
 #include "pdp_tl_check.h"
 
-#define TRY(x)                                                                \
-    do {                                                                      \
-        box_err try_rv_ = (x);                                                \
-        if (try_rv_ != BOX_OK)                                                \
-            return try_rv_;                                                   \
-    } while (0)
-
 // printf arguments for a pdp_str printed with "%.*s"
 #define STR(x) (int)(x).len, (x).s
 
@@ -175,12 +168,12 @@ term_vars(tc_ctx *c, const pdp_tterm *t, tc_set *out)
         return set_push(c, out, t->tt_name, t->tt_pos, false);
     case PDP_TT_ARRAY:
         for (uint32_t i = 0; i < t->tt_nitems; i++)
-            TRY(term_vars(c, t->tt_items[i], out));
+            BOX_TRY(term_vars(c, t->tt_items[i], out));
         return BOX_OK;
     case PDP_TT_COUNT:
     case PDP_TT_SUM: {
         size_t mark = out->s_n;
-        TRY(free_vars(c, t->tt_agg->ta_where, out));
+        BOX_TRY(free_vars(c, t->tt_agg->ta_where, out));
         for (uint32_t i = 0; i < t->tt_agg->ta_nfor; i++)
             set_drop_since(out, mark, t->tt_agg->ta_for[i].tb_name);
         return BOX_OK;
@@ -198,7 +191,7 @@ free_vars(tc_ctx *c, const pdp_tl *t, tc_set *out)
     switch (t->tl_kind) {
     case PDP_TL_AND:
     case PDP_TL_SINCE:
-        TRY(free_vars(c, t->tl_l, out));
+        BOX_TRY(free_vars(c, t->tl_l, out));
         return free_vars(c, t->tl_r, out);
     case PDP_TL_NOT:
     case PDP_TL_FORMERLY:
@@ -206,17 +199,17 @@ free_vars(tc_ctx *c, const pdp_tl *t, tc_set *out)
         return free_vars(c, t->tl_l, out);
     case PDP_TL_PRED:
         for (uint32_t i = 0; i < t->tl_nargs; i++)
-            TRY(term_vars(c, t->tl_args[i].ta_term, out));
+            BOX_TRY(term_vars(c, t->tl_args[i].ta_term, out));
         return BOX_OK;
     case PDP_TL_CMP:
-        TRY(term_vars(c, t->tl_a, out));
+        BOX_TRY(term_vars(c, t->tl_a, out));
         return term_vars(c, t->tl_b, out);
     case PDP_TL_TP:
         return set_push(c, out, t->tl_binder.tb_name, t->tl_binder.tb_pos,
                         false);
     case PDP_TL_EXISTS: {
         size_t mark = out->s_n;
-        TRY(free_vars(c, t->tl_l, out));
+        BOX_TRY(free_vars(c, t->tl_l, out));
         set_drop_since(out, mark, t->tl_binder.tb_name);
         return BOX_OK;
     }
@@ -251,7 +244,7 @@ restricted(tc_ctx *c, const pdp_tl *t, tc_set *out)
 {
     switch (t->tl_kind) {
     case PDP_TL_AND:
-        TRY(restricted(c, t->tl_l, out));
+        BOX_TRY(restricted(c, t->tl_l, out));
         return restricted(c, t->tl_r, out);
     case PDP_TL_NOT:
         return BOX_OK;
@@ -259,7 +252,7 @@ restricted(tc_ctx *c, const pdp_tl *t, tc_set *out)
         for (uint32_t i = 0; i < t->tl_nargs; i++) {
             const pdp_tterm *v = t->tl_args[i].ta_term;
             if (v->tt_kind == PDP_TT_VAR)
-                TRY(set_push(c, out, v->tt_name, v->tt_pos, false));
+                BOX_TRY(set_push(c, out, v->tt_name, v->tt_pos, false));
         }
         return BOX_OK;
     case PDP_TL_TP:
@@ -277,7 +270,7 @@ restricted(tc_ctx *c, const pdp_tl *t, tc_set *out)
         return restricted(c, t->tl_r, out);
     case PDP_TL_EXISTS: {
         size_t mark = out->s_n;
-        TRY(restricted(c, t->tl_l, out));
+        BOX_TRY(restricted(c, t->tl_l, out));
         set_drop_since(out, mark, t->tl_binder.tb_name);
         return BOX_OK;
     }
@@ -316,7 +309,7 @@ no_agg(tc_ctx *c, const pdp_tterm *t)
                       "predicate-argument value or nested in another term");
     if (t->tt_kind == PDP_TT_ARRAY)
         for (uint32_t i = 0; i < t->tt_nitems; i++)
-            TRY(no_agg(c, t->tt_items[i]));
+            BOX_TRY(no_agg(c, t->tt_items[i]));
     return BOX_OK;
 }
 
@@ -356,7 +349,7 @@ aggregate(tc_ctx *c, const pdp_tterm *t, tc_set *bound)
 {
     const pdp_tagg *g = t->tt_agg;
     for (uint32_t i = 0; i < g->ta_nfor; i++)
-        TRY(reserved(c, &g->ta_for[i]));
+        BOX_TRY(reserved(c, &g->ta_for[i]));
     const char *list = for_list(c, g);
     if (list == NULL)
         return BOX_ENOMEM;
@@ -374,10 +367,10 @@ aggregate(tc_ctx *c, const pdp_tterm *t, tc_set *bound)
     }
     size_t mark = bound->s_n;
     for (uint32_t i = 0; i < g->ta_nfor; i++)
-        TRY(set_push(c, bound, g->ta_for[i].tb_name, g->ta_for[i].tb_pos,
-                     false));
+        BOX_TRY(set_push(c, bound, g->ta_for[i].tb_name, g->ta_for[i].tb_pos,
+                         false));
     tc_set fv = {0};
-    TRY(free_vars(c, g->ta_where, &fv));
+    BOX_TRY(free_vars(c, g->ta_where, &fv));
     const tc_var *u = first_missing(&fv, bound, NULL);
     if (u != NULL)
         return refuse(c, u->v_pos,
@@ -394,7 +387,7 @@ aggregate(tc_ctx *c, const pdp_tterm *t, tc_set *bound)
                           "grouping ranges over an unbounded domain",
                           STR(g->ta_for[i].tb_name), list);
     tc_set rr = {0};
-    TRY(restricted(c, g->ta_where, &rr));
+    BOX_TRY(restricted(c, g->ta_where, &rr));
     for (uint32_t i = 0; i < g->ta_nfor; i++) {
         pdp_str x = g->ta_for[i].tb_name;
         if (!set_has(&rr, x))
@@ -408,7 +401,7 @@ aggregate(tc_ctx *c, const pdp_tterm *t, tc_set *bound)
                           "not restrict",
                           STR(x), STR(x), STR(x), STR(x));
     }
-    TRY(binders(c, g->ta_where, bound));
+    BOX_TRY(binders(c, g->ta_where, bound));
     bound->s_n = mark;
     return BOX_OK;
 }
@@ -424,7 +417,7 @@ static box_err
 exists_safe(tc_ctx *c, const pdp_tl *t)
 {
     tc_set rr = {0};
-    TRY(restricted(c, t->tl_l, &rr));
+    BOX_TRY(restricted(c, t->tl_l, &rr));
     pdp_str x = t->tl_binder.tb_name;
     if (set_has(&rr, x))
         return BOX_OK;
@@ -444,28 +437,28 @@ binders(tc_ctx *c, const pdp_tl *t, tc_set *bound)
     switch (t->tl_kind) {
     case PDP_TL_AND:
     case PDP_TL_SINCE:
-        TRY(binders(c, t->tl_l, bound));
+        BOX_TRY(binders(c, t->tl_l, bound));
         return binders(c, t->tl_r, bound);
     case PDP_TL_NOT:
     case PDP_TL_FORMERLY:
     case PDP_TL_PREVIOUS:
         return binders(c, t->tl_l, bound);
     case PDP_TL_EXISTS: {
-        TRY(reserved(c, &t->tl_binder));
-        TRY(exists_safe(c, t));
+        BOX_TRY(reserved(c, &t->tl_binder));
+        BOX_TRY(exists_safe(c, t));
         size_t mark = bound->s_n;
-        TRY(set_push(c, bound, t->tl_binder.tb_name, t->tl_binder.tb_pos,
-                     false));
-        TRY(binders(c, t->tl_l, bound));
+        BOX_TRY(set_push(c, bound, t->tl_binder.tb_name, t->tl_binder.tb_pos,
+                         false));
+        BOX_TRY(binders(c, t->tl_l, bound));
         bound->s_n = mark;
         return BOX_OK;
     }
     case PDP_TL_CMP:
-        TRY(operand(c, t->tl_a, bound));
+        BOX_TRY(operand(c, t->tl_a, bound));
         return operand(c, t->tl_b, bound);
     case PDP_TL_PRED:
         for (uint32_t i = 0; i < t->tl_nargs; i++)
-            TRY(no_agg(c, t->tl_args[i].ta_term));
+            BOX_TRY(no_agg(c, t->tl_args[i].ta_term));
         return BOX_OK;
     case PDP_TL_TP:
         return reserved(c, &t->tl_binder);
@@ -478,7 +471,7 @@ static box_err
 closed(tc_ctx *c, const pdp_tl *t)
 {
     tc_set fv = {0}, none = {0};
-    TRY(free_vars(c, t, &fv));
+    BOX_TRY(free_vars(c, t, &fv));
     const tc_var *x = first_missing(&fv, &none, NULL);
     if (x == NULL)
         return BOX_OK;
@@ -523,11 +516,11 @@ demands(tc_ctx *c, const pdp_tl *t, tc_set *rho)
         tc_set need = {0};
         const pdp_tterm *x = eq_binds(t);
         if (x == NULL) {
-            TRY(term_vars(c, t->tl_a, &need));
-            TRY(term_vars(c, t->tl_b, &need));
+            BOX_TRY(term_vars(c, t->tl_a, &need));
+            BOX_TRY(term_vars(c, t->tl_b, &need));
             return unmet_filter(c, t, &need, rho);
         }
-        TRY(term_vars(c, x == t->tl_a ? t->tl_b : t->tl_a, &need));
+        BOX_TRY(term_vars(c, x == t->tl_a ? t->tl_b : t->tl_a, &need));
         const tc_var *u = first_missing(&need, rho, NULL);
         if (u == NULL)
             return BOX_OK;
@@ -543,13 +536,13 @@ demands(tc_ctx *c, const pdp_tl *t, tc_set *rho)
     }
     case PDP_TL_NOT: {
         tc_set need = {0};
-        TRY(free_vars(c, t->tl_l, &need));
+        BOX_TRY(free_vars(c, t->tl_l, &need));
         return unmet_filter(c, t, &need, rho);
     }
     case PDP_TL_SINCE: {
         tc_set need = {0}, anchor = {0};
-        TRY(free_vars(c, t->tl_l, &need));
-        TRY(restricted(c, t->tl_r, &anchor));
+        BOX_TRY(free_vars(c, t->tl_l, &need));
+        BOX_TRY(restricted(c, t->tl_r, &anchor));
         const tc_var *u = first_missing(&need, &anchor, rho);
         if (u == NULL)
             return BOX_OK;
@@ -571,8 +564,9 @@ demands(tc_ctx *c, const pdp_tl *t, tc_set *rho)
         if (t->tl_l->tl_kind == PDP_TL_AND)
             return BOX_OK;
         size_t mark = rho->s_n;
-        TRY(set_push(c, rho, t->tl_binder.tb_name, t->tl_binder.tb_pos, true));
-        TRY(demands(c, t->tl_l, rho));
+        BOX_TRY(
+            set_push(c, rho, t->tl_binder.tb_name, t->tl_binder.tb_pos, true));
+        BOX_TRY(demands(c, t->tl_l, rho));
         rho->s_n = mark;
         return BOX_OK;
     }
@@ -597,13 +591,14 @@ descend(tc_ctx *c, const pdp_tl *t, tc_set *rho)
     case PDP_TL_PREVIOUS:
         return chain(c, t->tl_l, rho);
     case PDP_TL_SINCE:
-        TRY(restricted(c, t->tl_r, rho));
-        TRY(chain(c, t->tl_l, rho));
+        BOX_TRY(restricted(c, t->tl_r, rho));
+        BOX_TRY(chain(c, t->tl_l, rho));
         rho->s_n = mark;
         return chain(c, t->tl_r, rho);
     case PDP_TL_EXISTS:
-        TRY(set_push(c, rho, t->tl_binder.tb_name, t->tl_binder.tb_pos, true));
-        TRY(chain(c, t->tl_l, rho));
+        BOX_TRY(
+            set_push(c, rho, t->tl_binder.tb_name, t->tl_binder.tb_pos, true));
+        BOX_TRY(chain(c, t->tl_l, rho));
         rho->s_n = mark;
         return BOX_OK;
     case PDP_TL_CMP: {
@@ -613,9 +608,9 @@ descend(tc_ctx *c, const pdp_tl *t, tc_set *rho)
                 continue;
             const pdp_tagg *g = ops[k]->tt_agg;
             for (uint32_t i = 0; i < g->ta_nfor; i++)
-                TRY(set_push(c, rho, g->ta_for[i].tb_name, g->ta_for[i].tb_pos,
-                             true));
-            TRY(chain(c, g->ta_where, rho));
+                BOX_TRY(set_push(c, rho, g->ta_for[i].tb_name,
+                                 g->ta_for[i].tb_pos, true));
+            BOX_TRY(chain(c, g->ta_where, rho));
             rho->s_n = mark;
         }
         return BOX_OK;
@@ -632,11 +627,11 @@ static box_err
 chain_step(tc_ctx *c, const pdp_tl *t, tc_set *rho)
 {
     if (t->tl_kind == PDP_TL_AND) {
-        TRY(chain_step(c, t->tl_l, rho));
+        BOX_TRY(chain_step(c, t->tl_l, rho));
         return chain_step(c, t->tl_r, rho);
     }
-    TRY(demands(c, t, rho));
-    TRY(descend(c, t, rho));
+    BOX_TRY(demands(c, t, rho));
+    BOX_TRY(descend(c, t, rho));
     return restricted(c, t, rho);
 }
 
@@ -644,7 +639,7 @@ static box_err
 chain(tc_ctx *c, const pdp_tl *t, tc_set *rho)
 {
     size_t mark = rho->s_n;
-    TRY(chain_step(c, t, rho));
+    BOX_TRY(chain_step(c, t, rho));
     rho->s_n = mark;
     return BOX_OK;
 }
@@ -660,7 +655,7 @@ tp_binders(tc_ctx *c, const pdp_tl *t, tc_set *env)
     switch (t->tl_kind) {
     case PDP_TL_AND:
     case PDP_TL_SINCE:
-        TRY(tp_binders(c, t->tl_l, env));
+        BOX_TRY(tp_binders(c, t->tl_l, env));
         return tp_binders(c, t->tl_r, env);
     case PDP_TL_FORMERLY:
     case PDP_TL_PREVIOUS:
@@ -670,7 +665,7 @@ tp_binders(tc_ctx *c, const pdp_tl *t, tc_set *env)
         for (uint32_t i = 0; i < t->tl_nargs; i++) {
             const pdp_tterm *v = t->tl_args[i].ta_term;
             if (v->tt_kind == PDP_TT_VAR)
-                TRY(set_push(c, env, v->tt_name, v->tt_pos, false));
+                BOX_TRY(set_push(c, env, v->tt_name, v->tt_pos, false));
         }
         return BOX_OK;
     default:
@@ -715,8 +710,8 @@ agg_tp_dep(tc_ctx *c, const pdp_tterm *t, tc_set *env)
     size_t mark = env->s_n;
     bool dep = false;
     if (t->tt_kind == PDP_TT_SUM)
-        TRY(set_push(c, env, g->ta_sum, t->tt_pos, false));
-    TRY(tp_dep(c, g->ta_where, env, &dep));
+        BOX_TRY(set_push(c, env, g->ta_sum, t->tt_pos, false));
+    BOX_TRY(tp_dep(c, g->ta_where, env, &dep));
     env->s_n = mark;
     if (!dep)
         return degenerate(c, g->ta_where->tl_pos,
@@ -742,37 +737,39 @@ tp_dep(tc_ctx *c, const pdp_tl *t, tc_set *env, bool *out)
         return BOX_OK;
     case PDP_TL_CMP:
         if (is_agg(t->tl_a))
-            TRY(agg_tp_dep(c, t->tl_a, env));
+            BOX_TRY(agg_tp_dep(c, t->tl_a, env));
         if (is_agg(t->tl_b))
-            TRY(agg_tp_dep(c, t->tl_b, env));
+            BOX_TRY(agg_tp_dep(c, t->tl_b, env));
         *out = term_dep(t->tl_a, env) || term_dep(t->tl_b, env);
         return BOX_OK;
     case PDP_TL_NOT:
         return tp_dep(c, t->tl_l, env, out);
     case PDP_TL_AND:
-        TRY(tp_dep(c, t->tl_l, env, &l));
-        TRY(tp_dep(c, t->tl_r, env, &r));
+        BOX_TRY(tp_dep(c, t->tl_l, env, &l));
+        BOX_TRY(tp_dep(c, t->tl_r, env, &r));
         *out = l || r;
         return BOX_OK;
     case PDP_TL_FORMERLY:
     case PDP_TL_PREVIOUS:
-        TRY(tp_dep(c, t->tl_l, env, &l));
+        BOX_TRY(tp_dep(c, t->tl_l, env, &l));
         if (!l)
             return degenerate(c, t->tl_l->tl_pos,
                               "this temporal operator's body");
         return BOX_OK;
     case PDP_TL_SINCE:
-        TRY(tp_dep(c, t->tl_l, env, &l));
+        BOX_TRY(tp_dep(c, t->tl_l, env, &l));
         if (!l)
-            TRY(degenerate(c, t->tl_l->tl_pos, "the left side of `since`"));
-        TRY(tp_dep(c, t->tl_r, env, &r));
+            BOX_TRY(degenerate(c, t->tl_l->tl_pos, "the left side of `since`"));
+        BOX_TRY(tp_dep(c, t->tl_r, env, &r));
         if (!r)
-            TRY(degenerate(c, t->tl_r->tl_pos, "the right side of `since`"));
+            BOX_TRY(
+                degenerate(c, t->tl_r->tl_pos, "the right side of `since`"));
         return BOX_OK;
     case PDP_TL_EXISTS: {
         size_t mark = env->s_n;
-        TRY(set_push(c, env, t->tl_binder.tb_name, t->tl_binder.tb_pos, false));
-        TRY(tp_dep(c, t->tl_l, env, &l));
+        BOX_TRY(
+            set_push(c, env, t->tl_binder.tb_name, t->tl_binder.tb_pos, false));
+        BOX_TRY(tp_dep(c, t->tl_l, env, &l));
         env->s_n = mark;
         if (!l)
             return degenerate(c, t->tl_l->tl_pos, "the body of the `exists`");
@@ -787,11 +784,11 @@ static box_err
 tp_conjuncts(tc_ctx *c, const pdp_tl *t, tc_set *env)
 {
     if (t->tl_kind == PDP_TL_AND) {
-        TRY(tp_conjuncts(c, t->tl_l, env));
+        BOX_TRY(tp_conjuncts(c, t->tl_l, env));
         return tp_conjuncts(c, t->tl_r, env);
     }
     bool dep = false;
-    TRY(tp_dep(c, t, env, &dep));
+    BOX_TRY(tp_dep(c, t, env, &dep));
     if (!dep)
         return degenerate(c, t->tl_pos, "this `when`/`unless` conjunct");
     return BOX_OK;
@@ -934,15 +931,15 @@ windows(tc_ctx *c, const pdp_tl *t, const pdp_tl_src *src, pdp_tl_window cap,
                 win = (pdp_tl_window){t->tl_window, 's'};
                 at = t->tl_pos;
             }
-            TRY(refuse(c, at,
-                       "temporal window `%lld%c` exceeds the maximum "
-                       "allowed window `%lld%c` set by the event schema's "
-                       "`max_window`; shorten this window to at most "
-                       "`%lld%c`, or raise `max_window` in the event "
-                       "schema",
-                       (long long)win.tw_amount, win.tw_unit,
-                       (long long)cap.tw_amount, cap.tw_unit,
-                       (long long)cap.tw_amount, cap.tw_unit));
+            BOX_TRY(refuse(c, at,
+                           "temporal window `%lld%c` exceeds the maximum "
+                           "allowed window `%lld%c` set by the event schema's "
+                           "`max_window`; shorten this window to at most "
+                           "`%lld%c`, or raise `max_window` in the event "
+                           "schema",
+                           (long long)win.tw_amount, win.tw_unit,
+                           (long long)cap.tw_amount, cap.tw_unit,
+                           (long long)cap.tw_amount, cap.tw_unit));
         }
         break;
     default:
@@ -951,7 +948,7 @@ windows(tc_ctx *c, const pdp_tl *t, const pdp_tl_src *src, pdp_tl_window cap,
     switch (t->tl_kind) {
     case PDP_TL_AND:
     case PDP_TL_SINCE:
-        TRY(windows(c, t->tl_l, src, cap, cap_secs));
+        BOX_TRY(windows(c, t->tl_l, src, cap, cap_secs));
         return windows(c, t->tl_r, src, cap, cap_secs);
     case PDP_TL_NOT:
     case PDP_TL_FORMERLY:
@@ -960,9 +957,9 @@ windows(tc_ctx *c, const pdp_tl *t, const pdp_tl_src *src, pdp_tl_window cap,
         return windows(c, t->tl_l, src, cap, cap_secs);
     case PDP_TL_CMP:
         if (is_agg(t->tl_a))
-            TRY(windows(c, t->tl_a->tt_agg->ta_where, src, cap, cap_secs));
+            BOX_TRY(windows(c, t->tl_a->tt_agg->ta_where, src, cap, cap_secs));
         if (is_agg(t->tl_b))
-            TRY(windows(c, t->tl_b->tt_agg->ta_where, src, cap, cap_secs));
+            BOX_TRY(windows(c, t->tl_b->tt_agg->ta_where, src, cap, cap_secs));
         return BOX_OK;
     default:
         return BOX_OK;
@@ -975,8 +972,8 @@ static box_err
 binding_stage(tc_ctx *c, const pdp_tl *tl)
 {
     tc_set bound = {0}, rho = {0};
-    TRY(binders(c, tl, &bound));
-    TRY(closed(c, tl));
+    BOX_TRY(binders(c, tl, &bound));
+    BOX_TRY(closed(c, tl));
     return chain(c, tl, &rho);
 }
 
@@ -984,7 +981,7 @@ static box_err
 tpdep_stage(tc_ctx *c, const pdp_tl *tl)
 {
     tc_set env = {0};
-    TRY(tp_binders(c, tl, &env));
+    BOX_TRY(tp_binders(c, tl, &env));
     return tp_conjuncts(c, tl, &env);
 }
 

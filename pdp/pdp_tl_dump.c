@@ -11,13 +11,6 @@
 #include "box_escape.h"
 #include "pdp_tl.h"
 
-#define TRY(x)                                                                \
-    do {                                                                      \
-        box_err try_rv_ = (x);                                                \
-        if (try_rv_ != BOX_OK)                                                \
-            return try_rv_;                                                   \
-    } while (0)
-
 static box_err dump_tl(const pdp_tl *t, box_buf *b);
 
 static box_err
@@ -43,10 +36,10 @@ dump_window(int64_t secs, box_buf *b)
 static box_err
 dump_binder(const pdp_tbinder *x, box_buf *b)
 {
-    TRY(box_buf_putc(b, '('));
-    TRY(dump_str(x->tb_name, b));
-    TRY(box_buf_puts(b, ": "));
-    TRY(dump_str(x->tb_type, b));
+    BOX_TRY(box_buf_putc(b, '('));
+    BOX_TRY(dump_str(x->tb_name, b));
+    BOX_TRY(box_buf_puts(b, ": "));
+    BOX_TRY(dump_str(x->tb_type, b));
     return box_buf_putc(b, ')');
 }
 
@@ -57,17 +50,17 @@ dump_term(const pdp_tterm *t, box_buf *b)
     case PDP_TT_LIT:
         return pdp_value_format(t->tt_lit, b);
     case PDP_TT_DECIMAL:
-        TRY(box_buf_puts(b, "decimal(\""));
-        TRY(box_escape_debug_str(b, t->tt_text.s, t->tt_text.len));
+        BOX_TRY(box_buf_puts(b, "decimal(\""));
+        BOX_TRY(box_escape_debug_str(b, t->tt_text.s, t->tt_text.len));
         return box_buf_puts(b, "\")");
     case PDP_TT_CONTEXT:
     case PDP_TT_SCOPE:
-        TRY(box_buf_puts(b, t->tt_kind == PDP_TT_CONTEXT ? "context"
-                            : t->tt_var == PDP_VAR_PRINCIPAL ? "principal"
-                                                             : "resource"));
+        BOX_TRY(box_buf_puts(b, t->tt_kind == PDP_TT_CONTEXT     ? "context"
+                                : t->tt_var == PDP_VAR_PRINCIPAL ? "principal"
+                                                                 : "resource"));
         for (uint32_t i = 0; i < t->tt_nsegs; i++) {
-            TRY(box_buf_putc(b, '.'));
-            TRY(dump_str(t->tt_segs[i], b));
+            BOX_TRY(box_buf_putc(b, '.'));
+            BOX_TRY(dump_str(t->tt_segs[i], b));
         }
         return BOX_OK;
     case PDP_TT_VAR:
@@ -75,29 +68,29 @@ dump_term(const pdp_tterm *t, box_buf *b)
     case PDP_TT_WILD:
         return box_buf_putc(b, '*');
     case PDP_TT_ARRAY:
-        TRY(box_buf_putc(b, '['));
+        BOX_TRY(box_buf_putc(b, '['));
         for (uint32_t i = 0; i < t->tt_nitems; i++) {
             if (i > 0)
-                TRY(box_buf_puts(b, ", "));
-            TRY(dump_term(t->tt_items[i], b));
+                BOX_TRY(box_buf_puts(b, ", "));
+            BOX_TRY(dump_term(t->tt_items[i], b));
         }
         return box_buf_putc(b, ']');
     case PDP_TT_COUNT:
     case PDP_TT_SUM: {
         const pdp_tagg *g = t->tt_agg;
         if (t->tt_kind == PDP_TT_COUNT) {
-            TRY(box_buf_puts(b, "count for "));
+            BOX_TRY(box_buf_puts(b, "count for "));
         } else {
-            TRY(box_buf_puts(b, "sum "));
-            TRY(dump_str(g->ta_sum, b));
-            TRY(box_buf_puts(b, " for "));
+            BOX_TRY(box_buf_puts(b, "sum "));
+            BOX_TRY(dump_str(g->ta_sum, b));
+            BOX_TRY(box_buf_puts(b, " for "));
         }
         for (uint32_t i = 0; i < g->ta_nfor; i++) {
             if (i > 0)
-                TRY(box_buf_puts(b, ", "));
-            TRY(dump_binder(&g->ta_for[i], b));
+                BOX_TRY(box_buf_puts(b, ", "));
+            BOX_TRY(dump_binder(&g->ta_for[i], b));
         }
-        TRY(box_buf_puts(b, ". where "));
+        BOX_TRY(box_buf_puts(b, ". where "));
         return dump_tl(g->ta_where, b);
     }
     }
@@ -110,8 +103,8 @@ dump_operand(const pdp_tterm *t, box_buf *b)
 {
     bool agg = t->tt_kind == PDP_TT_COUNT || t->tt_kind == PDP_TT_SUM;
     if (agg)
-        TRY(box_buf_putc(b, '('));
-    TRY(dump_term(t, b));
+        BOX_TRY(box_buf_putc(b, '('));
+    BOX_TRY(dump_term(t, b));
     return agg ? box_buf_putc(b, ')') : BOX_OK;
 }
 
@@ -124,8 +117,8 @@ dump_atom(const pdp_tl *t, box_buf *b)
                  t->tl_kind == PDP_TL_FORMERLY ||
                  t->tl_kind == PDP_TL_PREVIOUS;
     if (paren)
-        TRY(box_buf_putc(b, '('));
-    TRY(dump_tl(t, b));
+        BOX_TRY(box_buf_putc(b, '('));
+    BOX_TRY(dump_tl(t, b));
     return paren ? box_buf_putc(b, ')') : BOX_OK;
 }
 
@@ -137,8 +130,8 @@ dump_conjunct(const pdp_tl *t, bool since_ok, box_buf *b)
     bool paren = t->tl_kind == PDP_TL_EXISTS || t->tl_kind == PDP_TL_AND ||
                  (!since_ok && t->tl_kind == PDP_TL_SINCE);
     if (paren)
-        TRY(box_buf_putc(b, '('));
-    TRY(dump_tl(t, b));
+        BOX_TRY(box_buf_putc(b, '('));
+    BOX_TRY(dump_tl(t, b));
     return paren ? box_buf_putc(b, ')') : BOX_OK;
 }
 
@@ -150,54 +143,54 @@ dump_tl(const pdp_tl *t, box_buf *b)
     case PDP_TL_AND:
         // Left-assoc: the left may be a chain itself.
         if (t->tl_l->tl_kind == PDP_TL_AND)
-            TRY(dump_tl(t->tl_l, b));
+            BOX_TRY(dump_tl(t->tl_l, b));
         else
-            TRY(dump_conjunct(t->tl_l, true, b));
-        TRY(box_buf_puts(b, " && "));
+            BOX_TRY(dump_conjunct(t->tl_l, true, b));
+        BOX_TRY(box_buf_puts(b, " && "));
         // An exists on the right end extends to the end: no parentheses
         // needed there, but they are harmless and keep one spelling.
         return dump_conjunct(t->tl_r, true, b);
     case PDP_TL_NOT:
-        TRY(box_buf_putc(b, '!'));
+        BOX_TRY(box_buf_putc(b, '!'));
         return dump_conjunct(t->tl_l, false, b);
     case PDP_TL_FORMERLY:
     case PDP_TL_PREVIOUS:
-        TRY(box_buf_puts(b, t->tl_kind == PDP_TL_FORMERLY ? "formerly "
-                                                           : "previous "));
-        TRY(dump_window(t->tl_window, b));
+        BOX_TRY(box_buf_puts(b, t->tl_kind == PDP_TL_FORMERLY ? "formerly "
+                                                              : "previous "));
+        BOX_TRY(dump_window(t->tl_window, b));
         return dump_atom(t->tl_l, b);
     case PDP_TL_SINCE:
-        TRY(dump_conjunct(t->tl_l, false, b));
-        TRY(box_buf_puts(b, " since "));
-        TRY(dump_window(t->tl_window, b));
+        BOX_TRY(dump_conjunct(t->tl_l, false, b));
+        BOX_TRY(box_buf_puts(b, " since "));
+        BOX_TRY(dump_window(t->tl_window, b));
         return dump_atom(t->tl_r, b);
     case PDP_TL_PRED: {
-        TRY(pdp_value_format(t->tl_action, b));
-        TRY(box_buf_puts(b, "::"));
-        TRY(dump_str(t->tl_event_kind, b));
-        TRY(box_buf_putc(b, '{'));
+        BOX_TRY(pdp_value_format(t->tl_action, b));
+        BOX_TRY(box_buf_puts(b, "::"));
+        BOX_TRY(dump_str(t->tl_event_kind, b));
+        BOX_TRY(box_buf_putc(b, '{'));
         for (uint32_t i = 0; i < t->tl_nargs; i++) {
-            TRY(box_buf_puts(b, i > 0 ? ", " : " "));
-            TRY(dump_str(t->tl_args[i].ta_path, b));
-            TRY(box_buf_puts(b, ": "));
-            TRY(dump_term(t->tl_args[i].ta_term, b));
+            BOX_TRY(box_buf_puts(b, i > 0 ? ", " : " "));
+            BOX_TRY(dump_str(t->tl_args[i].ta_path, b));
+            BOX_TRY(box_buf_puts(b, ": "));
+            BOX_TRY(dump_term(t->tl_args[i].ta_term, b));
         }
         return box_buf_puts(b, t->tl_nargs > 0 ? " }" : "}");
     }
     case PDP_TL_CMP:
         // An aggregate's where-body is greedy: bare on the right it would
         // take a following `&& …` in, so both sides get parentheses.
-        TRY(dump_operand(t->tl_a, b));
-        TRY(box_buf_printf(b, " %s ", ops[t->tl_op]));
+        BOX_TRY(dump_operand(t->tl_a, b));
+        BOX_TRY(box_buf_printf(b, " %s ", ops[t->tl_op]));
         return dump_operand(t->tl_b, b);
     case PDP_TL_EXISTS:
-        TRY(box_buf_puts(b, "exists "));
-        TRY(dump_binder(&t->tl_binder, b));
-        TRY(box_buf_puts(b, ". "));
+        BOX_TRY(box_buf_puts(b, "exists "));
+        BOX_TRY(dump_binder(&t->tl_binder, b));
+        BOX_TRY(box_buf_puts(b, ". "));
         return dump_tl(t->tl_l, b);
     case PDP_TL_TP:
-        TRY(box_buf_puts(b, "tp("));
-        TRY(dump_str(t->tl_binder.tb_name, b));
+        BOX_TRY(box_buf_puts(b, "tp("));
+        BOX_TRY(dump_str(t->tl_binder.tb_name, b));
         return box_buf_putc(b, ')');
     }
     return BOX_EINVAL;

@@ -34,13 +34,6 @@ typedef struct tl_ctx {
     box_arena *a;
 } tl_ctx;
 
-#define TRY(x)                                                                \
-    do {                                                                      \
-        box_err try_rv_ = (x);                                                \
-        if (try_rv_ != BOX_OK)                                                \
-            return try_rv_;                                                   \
-    } while (0)
-
 static box_err tl_rel(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row,
                       tl_rows *out);
 
@@ -186,10 +179,10 @@ tl_resolve(tl_ctx *c, const pdp_tterm *t, size_t j, tl_row row,
             return BOX_ENOMEM;
         for (uint32_t i = 0; i < t->tt_nitems; i++) {
             const pdp_value *v = NULL;
-            TRY(tl_resolve(c, t->tt_items[i], j, row, &v));
+            BOX_TRY(tl_resolve(c, t->tt_items[i], j, row, &v));
             if (v == NULL)
                 return BOX_OK; // one unresolved item: the array is too
-            TRY(pdp_value_set_add(c->a, set, v));
+            BOX_TRY(pdp_value_set_add(c->a, set, v));
         }
         *out = set;
         return BOX_OK;
@@ -260,9 +253,9 @@ tl_agg(tl_ctx *c, const pdp_tterm *t, size_t j, tl_row row,
     // The `for` variables are the aggregate's own: not read from outside.
     tl_row inner = row;
     for (uint32_t i = 0; i < g->ta_nfor; i++)
-        TRY(row_set(c, inner, g->ta_for[i].tb_name, NULL, &inner));
+        BOX_TRY(row_set(c, inner, g->ta_for[i].tb_name, NULL, &inner));
     tl_rows rs = {0};
-    TRY(tl_rel(c, g->ta_where, j, inner, &rs));
+    BOX_TRY(tl_rel(c, g->ta_where, j, inner, &rs));
     // Project onto the `for` list and keep the distinct rows.
     uint32_t w = g->ta_nfor;
     const pdp_value **proj = box_arena_alloc(c->a, (rs.n + 1) * w *
@@ -349,13 +342,13 @@ tl_pred(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
         if (is_unbound(a->ta_term, row)) {
             if (f == NULL)
                 return BOX_OK;
-            TRY(row_set(c, row, a->ta_term->tt_name, f, &row));
+            BOX_TRY(row_set(c, row, a->ta_term->tt_name, f, &row));
             continue;
         }
         if (unknown)
             continue;
         const pdp_value *v = NULL;
-        TRY(tl_resolve(c, a->ta_term, j, row, &v));
+        BOX_TRY(tl_resolve(c, a->ta_term, j, row, &v));
         if (v == NULL || f == NULL || !pdp_value_equal(v, f))
             return BOX_OK;
     }
@@ -371,16 +364,16 @@ tl_cmp(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
         if (ua != ub) {
             const pdp_tterm *var = ua ? t->tl_a : t->tl_b;
             const pdp_value *v = NULL;
-            TRY(tl_resolve(c, ua ? t->tl_b : t->tl_a, j, row, &v));
+            BOX_TRY(tl_resolve(c, ua ? t->tl_b : t->tl_a, j, row, &v));
             if (v == NULL)
                 return BOX_OK;
-            TRY(row_set(c, row, var->tt_name, v, &row));
+            BOX_TRY(row_set(c, row, var->tt_name, v, &row));
             return rows_add(c, out, row);
         }
     }
     const pdp_value *a = NULL, *b = NULL;
-    TRY(tl_resolve(c, t->tl_a, j, row, &a));
-    TRY(tl_resolve(c, t->tl_b, j, row, &b));
+    BOX_TRY(tl_resolve(c, t->tl_a, j, row, &a));
+    BOX_TRY(tl_resolve(c, t->tl_b, j, row, &b));
     if (a == NULL || b == NULL)
         return BOX_OK;
     bool holds;
@@ -405,7 +398,7 @@ static box_err
 tl_any(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, bool *any)
 {
     tl_rows rs = {0};
-    TRY(tl_rel(c, t, j, row, &rs));
+    BOX_TRY(tl_rel(c, t, j, row, &rs));
     *any = rs.n > 0;
     return BOX_OK;
 }
@@ -462,7 +455,7 @@ walk_start(tl_ctx *c, const pdp_tl *p, tl_row row, size_t j, tl_walk *w)
             (pend == PDP_PENDING_RESPONSE && is_output(a->ta_path)))
             continue;
         const pdp_value *v = NULL;
-        TRY(tl_resolve(c, a->ta_term, j, row, &v));
+        BOX_TRY(tl_resolve(c, a->ta_term, j, row, &v));
         if (v == NULL) {
             w->tw_more = false; // it never matches: no event
             return BOX_OK;
@@ -513,10 +506,10 @@ static box_err
 tl_formerly(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
 {
     tl_walk w;
-    TRY(walk_start(c, leading_pred(t->tl_l), row, j, &w));
+    BOX_TRY(walk_start(c, leading_pred(t->tl_l), row, j, &w));
     for (; w.tw_more && in_window(c, j, w.tw_k, t->tl_window);
          walk_next(c, &w))
-        TRY(tl_rel(c, t->tl_l, w.tw_k, row, out));
+        BOX_TRY(tl_rel(c, t->tl_l, w.tw_k, row, out));
     return BOX_OK;
 }
 
@@ -524,18 +517,18 @@ static box_err
 tl_since(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
 {
     tl_walk w;
-    TRY(walk_start(c, leading_pred(t->tl_r), row, j, &w));
+    BOX_TRY(walk_start(c, leading_pred(t->tl_r), row, j, &w));
     for (; w.tw_more && in_window(c, j, w.tw_k, t->tl_window);
          walk_next(c, &w)) {
         size_t a = w.tw_k;
         tl_rows anchors = {0};
-        TRY(tl_rel(c, t->tl_r, a, row, &anchors));
+        BOX_TRY(tl_rel(c, t->tl_r, a, row, &anchors));
         for (size_t r = 0; r < anchors.n; r++) {
             bool all = true;
             for (size_t k = a + 1; k <= j && all; k++)
-                TRY(tl_any(c, t->tl_l, k, anchors.v[r], &all));
+                BOX_TRY(tl_any(c, t->tl_l, k, anchors.v[r], &all));
             if (all)
-                TRY(rows_add(c, out, anchors.v[r]));
+                BOX_TRY(rows_add(c, out, anchors.v[r]));
         }
     }
     return BOX_OK;
@@ -585,18 +578,18 @@ tl_rel(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
         // enumerates nothing for other programs).
         if (ground_filter(t->tl_r, row)) {
             bool any = false;
-            TRY(tl_any(c, t->tl_r, j, row, &any));
+            BOX_TRY(tl_any(c, t->tl_r, j, row, &any));
             return any ? tl_rel(c, t->tl_l, j, row, out) : BOX_OK;
         }
         tl_rows left = {0};
-        TRY(tl_rel(c, t->tl_l, j, row, &left));
+        BOX_TRY(tl_rel(c, t->tl_l, j, row, &left));
         for (size_t i = 0; i < left.n; i++)
-            TRY(tl_rel(c, t->tl_r, j, left.v[i], out));
+            BOX_TRY(tl_rel(c, t->tl_r, j, left.v[i], out));
         return BOX_OK;
     }
     case PDP_TL_NOT: {
         bool any = false;
-        TRY(tl_any(c, t->tl_l, j, row, &any));
+        BOX_TRY(tl_any(c, t->tl_l, j, row, &any));
         return any ? BOX_OK : rows_add(c, out, row);
     }
     case PDP_TL_FORMERLY:
@@ -615,13 +608,13 @@ tl_rel(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
         pdp_str x = t->tl_binder.tb_name;
         const pdp_value *outer = row_get(row, x);
         tl_row inner;
-        TRY(row_set(c, row, x, NULL, &inner));
+        BOX_TRY(row_set(c, row, x, NULL, &inner));
         tl_rows rs = {0};
-        TRY(tl_rel(c, t->tl_l, j, inner, &rs));
+        BOX_TRY(tl_rel(c, t->tl_l, j, inner, &rs));
         for (size_t i = 0; i < rs.n; i++) {
             tl_row r;
-            TRY(row_set(c, rs.v[i], x, outer, &r));
-            TRY(rows_add(c, out, r));
+            BOX_TRY(row_set(c, rs.v[i], x, outer, &r));
+            BOX_TRY(rows_add(c, out, r));
         }
         return BOX_OK;
     }
@@ -635,7 +628,7 @@ tl_rel(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
         const pdp_value *tp = pdp_value_long(c->a, (int64_t)j);
         if (tp == NULL)
             return BOX_ENOMEM;
-        TRY(row_set(c, row, t->tl_binder.tb_name, tp, &row));
+        BOX_TRY(row_set(c, row, t->tl_binder.tb_name, tp, &row));
         return rows_add(c, out, row);
     }
     }

@@ -22,14 +22,6 @@ typedef struct tl_parser {
     pdp_mscope *sc;       // inside a `def temporal` body, else NULL
 } tl_parser;
 
-
-#define TRY(x)                                                                \
-    do {                                                                      \
-        box_err try_rv_ = (x);                                                \
-        if (try_rv_ != BOX_OK)                                                \
-            return try_rv_;                                                   \
-    } while (0)
-
 #define TOK(p) (&(p)->lx->lx_tok)
 
 static box_err tl_condition(tl_parser *p, const pdp_tl **out);
@@ -195,12 +187,12 @@ tl_sigil(tl_parser *p, unsigned use, const pdp_marg **arg, pdp_str *fresh,
         return stray_sigil(p);
     bool dollar = TOK(p)->t_kind == PDP_TK_DOLLAR;
     pdp_pos pos = tpos(TOK(p));
-    TRY(next(p));
+    BOX_TRY(next(p));
     const pdp_token id = *TOK(p);
     if (id.t_kind != PDP_TK_IDENT)
         return expected(p, dollar ? "a binder name after `$`"
                                   : "a parameter name after `?`");
-    TRY(next(p));
+    BOX_TRY(next(p));
     *arg = NULL;
     *fresh = (pdp_str){0};
     *param = tok_str(p, &id);
@@ -241,7 +233,7 @@ tl_binder_name(tl_parser *p, const char *what, pdp_str *name, pdp_pos *pos)
     if (TOK(p)->t_kind == PDP_TK_QUESTION || TOK(p)->t_kind == PDP_TK_DOLLAR) {
         const pdp_marg *arg = NULL;
         pdp_str fresh, param;
-        TRY(tl_sigil(p, PDP_MUSE_BINDER, &arg, &fresh, &param));
+        BOX_TRY(tl_sigil(p, PDP_MUSE_BINDER, &arg, &fresh, &param));
         if (fresh.s != NULL)
             *name = fresh;
         else if (arg != NULL) // checked at the call: a bare identifier
@@ -266,7 +258,7 @@ tl_integer(tl_parser *p, int64_t *out)
     pdp_pos pos = tpos(TOK(p));
     if (TOK(p)->t_kind == PDP_TK_MINUS) {
         neg = true;
-        TRY(next(p));
+        BOX_TRY(next(p));
     }
     if (TOK(p)->t_kind != PDP_TK_INT)
         return expected(p, "an integer");
@@ -302,7 +294,7 @@ tl_interval(tl_parser *p, int64_t *secs)
 {
     pdp_pos pos = tpos(TOK(p));
     int64_t n = 0;
-    TRY(tl_integer(p, &n));
+    BOX_TRY(tl_integer(p, &n));
     for (size_t i = 0; i < sizeof tl_units / sizeof tl_units[0]; i++)
         if (is_word(TOK(p), tl_units[i].unit)) {
             if (n <= 0)
@@ -322,11 +314,11 @@ tl_interval(tl_parser *p, int64_t *secs)
 static box_err
 tl_within(tl_parser *p, int64_t *secs)
 {
-    TRY(expect_word(p, "within"));
+    BOX_TRY(expect_word(p, "within"));
     if (TOK(p)->t_kind == PDP_TK_QUESTION) {
         const pdp_marg *arg = NULL;
         pdp_str fresh, param;
-        TRY(tl_sigil(p, PDP_MUSE_WINDOW, &arg, &fresh, &param));
+        BOX_TRY(tl_sigil(p, PDP_MUSE_WINDOW, &arg, &fresh, &param));
         *secs = arg != NULL ? arg->ma_secs : 1; // checked at the call
         return BOX_OK;
     }
@@ -344,15 +336,15 @@ tl_path(tl_parser *p, pdp_str *out)
         return expected(p, "a name");
     const char *start = TOK(p)->t_text;
     const char *end = start + TOK(p)->t_len;
-    TRY(next(p));
+    BOX_TRY(next(p));
     for (;;) {
         const pdp_token *n = peek(p);
         if (TOK(p)->t_kind != PDP_TK_DCOLON || n == NULL ||
             n->t_kind != PDP_TK_IDENT)
             break;
-        TRY(next(p));
+        BOX_TRY(next(p));
         end = TOK(p)->t_text + TOK(p)->t_len;
-        TRY(next(p));
+        BOX_TRY(next(p));
     }
     char *s = box_arena_strndup(p->a, start, (size_t)(end - start));
     if (s == NULL)
@@ -388,13 +380,13 @@ static box_err
 tl_entity(tl_parser *p, const pdp_value **out)
 {
     pdp_str type;
-    TRY(tl_path(p, &type));
-    TRY(expect(p, PDP_TK_DCOLON, "`::`"));
+    BOX_TRY(tl_path(p, &type));
+    BOX_TRY(expect(p, PDP_TK_DCOLON, "`::`"));
     if (TOK(p)->t_kind != PDP_TK_STR)
         return expected(p, "a quoted entity id");
     char *id = NULL;
     size_t idlen = 0;
-    TRY(pdp_lex_string(p->lx, TOK(p), p->a, false, &id, &idlen, NULL));
+    BOX_TRY(pdp_lex_string(p->lx, TOK(p), p->a, false, &id, &idlen, NULL));
     pdp_value *v = NULL;
     if (pdp_value_entity(p->a, type.s, type.len, id, idlen, &v) != BOX_OK)
         return perr(p, tpos(TOK(p)), "bad entity uid");
@@ -406,10 +398,10 @@ tl_entity(tl_parser *p, const pdp_value **out)
 static box_err
 tl_binder(tl_parser *p, pdp_tbinder *b)
 {
-    TRY(expect(p, PDP_TK_LPAREN, "`(` to open a typed binder"));
-    TRY(tl_binder_name(p, "a variable name", &b->tb_name, &b->tb_pos));
-    TRY(expect(p, PDP_TK_COLON, "`:` after the variable"));
-    TRY(tl_path(p, &b->tb_type));
+    BOX_TRY(expect(p, PDP_TK_LPAREN, "`(` to open a typed binder"));
+    BOX_TRY(tl_binder_name(p, "a variable name", &b->tb_name, &b->tb_pos));
+    BOX_TRY(expect(p, PDP_TK_COLON, "`:` after the variable"));
+    BOX_TRY(tl_path(p, &b->tb_type));
     return expect(p, PDP_TK_RPAREN, "`)` to close the typed binder");
 }
 
@@ -417,20 +409,20 @@ tl_binder(tl_parser *p, pdp_tbinder *b)
 static box_err
 tl_agg_rest(tl_parser *p, pdp_tagg *g)
 {
-    TRY(expect_word(p, "for"));
+    BOX_TRY(expect_word(p, "for"));
     pdp_tbinder *v = NULL;
     uint32_t cap = 0;
     for (;;) {
         pdp_tbinder b = {0};
-        TRY(tl_binder(p, &b));
-        TRY(push(p, (void **)&v, &g->ta_nfor, &cap, sizeof b, &b));
+        BOX_TRY(tl_binder(p, &b));
+        BOX_TRY(push(p, (void **)&v, &g->ta_nfor, &cap, sizeof b, &b));
         if (TOK(p)->t_kind != PDP_TK_COMMA)
             break;
-        TRY(next(p));
+        BOX_TRY(next(p));
     }
     g->ta_for = v;
-    TRY(expect(p, PDP_TK_DOT, "`.` after the `for` binders"));
-    TRY(expect_word(p, "where"));
+    BOX_TRY(expect(p, PDP_TK_DOT, "`.` after the `for` binders"));
+    BOX_TRY(expect_word(p, "where"));
     return tl_condition(p, &g->ta_where);
 }
 
@@ -442,16 +434,16 @@ tl_agg(tl_parser *p, pdp_tterm *t)
     if (g == NULL)
         return BOX_ENOMEM;
     bool sum = is_word(TOK(p), "sum");
-    TRY(next(p));
+    BOX_TRY(next(p));
     if (sum) {
         pdp_pos ignored;
-        TRY(tl_binder_name(p, "the variable `sum` adds up", &g->ta_sum,
-                           &ignored));
+        BOX_TRY(tl_binder_name(p, "the variable `sum` adds up", &g->ta_sum,
+                               &ignored));
     }
     t->tt_kind = sum ? PDP_TT_SUM : PDP_TT_COUNT;
     t->tt_agg = g;
-    TRY(deeper(p));
-    TRY(tl_agg_rest(p, g));
+    BOX_TRY(deeper(p));
+    BOX_TRY(tl_agg_rest(p, g));
     p->depth--;
     return BOX_OK;
 }
@@ -463,12 +455,12 @@ tl_segs(tl_parser *p, pdp_tterm *t, bool need_one)
     pdp_str *v = NULL;
     uint32_t cap = 0;
     while (TOK(p)->t_kind == PDP_TK_DOT) {
-        TRY(next(p));
+        BOX_TRY(next(p));
         if (TOK(p)->t_kind != PDP_TK_IDENT)
             return expected(p, "a field name after `.`");
         pdp_str s = tok_str(p, TOK(p));
-        TRY(push(p, (void **)&v, &t->tt_nsegs, &cap, sizeof s, &s));
-        TRY(next(p));
+        BOX_TRY(push(p, (void **)&v, &t->tt_nsegs, &cap, sizeof s, &s));
+        BOX_TRY(next(p));
     }
     if (need_one && t->tt_nsegs == 0)
         return expected(p, "`.` and a field name after `context`");
@@ -549,24 +541,24 @@ tl_term(tl_parser *p, const pdp_tterm **out)
         return tl_entity(p, &t->tt_lit);
     }
     if (is_word(tok, "decimal") && n != NULL && n->t_kind == PDP_TK_LPAREN) {
-        TRY(next(p));
-        TRY(next(p));
+        BOX_TRY(next(p));
+        BOX_TRY(next(p));
         if (TOK(p)->t_kind != PDP_TK_STR)
             return expected(p, "a quoted decimal");
         char *s = NULL;
         size_t len = 0;
-        TRY(pdp_lex_string(p->lx, TOK(p), p->a, false, &s, &len, NULL));
+        BOX_TRY(pdp_lex_string(p->lx, TOK(p), p->a, false, &s, &len, NULL));
         t->tt_kind = PDP_TT_DECIMAL;
         t->tt_text = (pdp_str){s, len};
-        TRY(next(p));
+        BOX_TRY(next(p));
         return expect(p, PDP_TK_RPAREN, "`)` to close `decimal(`");
     }
     if (at_paren_agg(p)) {
-        TRY(next(p));
+        BOX_TRY(next(p));
         if (at_call(p))
-            TRY(tl_call(p, t, NULL));
+            BOX_TRY(tl_call(p, t, NULL));
         else
-            TRY(tl_agg(p, t));
+            BOX_TRY(tl_agg(p, t));
         return expect(p, PDP_TK_RPAREN, "`)` to close the aggregate");
     }
     if (is_word(tok, "count") || is_word(tok, "sum"))
@@ -577,7 +569,7 @@ tl_term(tl_parser *p, const pdp_tterm **out)
         (tok->t_kind == PDP_TK_MINUS && n != NULL &&
          n->t_kind == PDP_TK_INT)) {
         int64_t v = 0;
-        TRY(tl_integer(p, &v));
+        BOX_TRY(tl_integer(p, &v));
         t->tt_kind = PDP_TT_LIT;
         t->tt_lit = pdp_value_long(p->a, v);
         return t->tt_lit != NULL ? BOX_OK : BOX_ENOMEM;
@@ -585,7 +577,7 @@ tl_term(tl_parser *p, const pdp_tterm **out)
     if (tok->t_kind == PDP_TK_STR) {
         char *s = NULL;
         size_t len = 0;
-        TRY(pdp_lex_string(p->lx, tok, p->a, false, &s, &len, NULL));
+        BOX_TRY(pdp_lex_string(p->lx, tok, p->a, false, &s, &len, NULL));
         pdp_value *v = NULL;
         if (pdp_value_string(p->a, s, len, &v) != BOX_OK)
             return perr(p, t->tt_pos, "string literal is not valid UTF-8");
@@ -602,30 +594,31 @@ tl_term(tl_parser *p, const pdp_tterm **out)
     }
     if (tok->t_kind == PDP_TK_LBRACKET) {
         t->tt_kind = PDP_TT_ARRAY;
-        TRY(next(p));
+        BOX_TRY(next(p));
         pdp_tterm **v = NULL;
         uint32_t cap = 0;
         while (TOK(p)->t_kind != PDP_TK_RBRACKET) {
             const pdp_tterm *item = NULL;
-            TRY(tl_term(p, &item));
-            TRY(push(p, (void **)&v, &t->tt_nitems, &cap, sizeof item, &item));
+            BOX_TRY(tl_term(p, &item));
+            BOX_TRY(
+                push(p, (void **)&v, &t->tt_nitems, &cap, sizeof item, &item));
             if (TOK(p)->t_kind != PDP_TK_COMMA)
                 break;
-            TRY(next(p));
+            BOX_TRY(next(p));
         }
         t->tt_items = (const pdp_tterm *const *)v;
         return expect(p, PDP_TK_RBRACKET, "`]` to close the array");
     }
     if (is_word(tok, "context")) {
         t->tt_kind = PDP_TT_CONTEXT;
-        TRY(next(p));
+        BOX_TRY(next(p));
         return tl_segs(p, t, true);
     }
     if (is_word(tok, "principal") || is_word(tok, "resource")) {
         t->tt_kind = PDP_TT_SCOPE;
         t->tt_var = is_word(tok, "principal") ? PDP_VAR_PRINCIPAL
                                                : PDP_VAR_RESOURCE;
-        TRY(next(p));
+        BOX_TRY(next(p));
         return tl_segs(p, t, false);
     }
     if (tok->t_kind == PDP_TK_STAR || is_word(tok, "_")) {
@@ -635,7 +628,7 @@ tl_term(tl_parser *p, const pdp_tterm **out)
     if (tok->t_kind == PDP_TK_QUESTION || tok->t_kind == PDP_TK_DOLLAR) {
         const pdp_marg *arg = NULL;
         pdp_str fresh, param;
-        TRY(tl_sigil(p, PDP_MUSE_TERM, &arg, &fresh, &param));
+        BOX_TRY(tl_sigil(p, PDP_MUSE_TERM, &arg, &fresh, &param));
         if (arg != NULL) { // checked at the call: a term
             *out = arg->ma_term;
             return BOX_OK;
@@ -656,7 +649,7 @@ tl_term(tl_parser *p, const pdp_tterm **out)
 static box_err
 tl_args(tl_parser *p, pdp_tl *pred, uint32_t *cap)
 {
-    TRY(expect(p, PDP_TK_LBRACE, "`{` to open the predicate's fields"));
+    BOX_TRY(expect(p, PDP_TK_LBRACE, "`{` to open the predicate's fields"));
     pdp_targ *v = (pdp_targ *)pred->tl_args;
     while (TOK(p)->t_kind != PDP_TK_RBRACE) {
         pdp_targ a = {.ta_pos = tpos(TOK(p))};
@@ -664,24 +657,24 @@ tl_args(tl_parser *p, pdp_tl *pred, uint32_t *cap)
             return expected(p, "a field name");
         const char *start = TOK(p)->t_text;
         const char *end = start + TOK(p)->t_len;
-        TRY(next(p));
+        BOX_TRY(next(p));
         while (TOK(p)->t_kind == PDP_TK_DOT) {
-            TRY(next(p));
+            BOX_TRY(next(p));
             if (TOK(p)->t_kind != PDP_TK_IDENT)
                 return expected(p, "a field name after `.`");
             end = TOK(p)->t_text + TOK(p)->t_len;
-            TRY(next(p));
+            BOX_TRY(next(p));
         }
         char *path = box_arena_strndup(p->a, start, (size_t)(end - start));
         if (path == NULL)
             return BOX_ENOMEM;
         a.ta_path = (pdp_str){path, (size_t)(end - start)};
-        TRY(expect(p, PDP_TK_COLON, "`:` after the field name"));
-        TRY(tl_term(p, &a.ta_term));
-        TRY(push(p, (void **)&v, &pred->tl_nargs, cap, sizeof a, &a));
+        BOX_TRY(expect(p, PDP_TK_COLON, "`:` after the field name"));
+        BOX_TRY(tl_term(p, &a.ta_term));
+        BOX_TRY(push(p, (void **)&v, &pred->tl_nargs, cap, sizeof a, &a));
         if (TOK(p)->t_kind != PDP_TK_COMMA)
             break;
-        TRY(next(p));
+        BOX_TRY(next(p));
         if (TOK(p)->t_kind == PDP_TK_RBRACE)
             return expected(p, "a field name (no trailing comma)");
     }
@@ -699,18 +692,18 @@ tl_predicate(tl_parser *p, const pdp_tl **out)
         return BOX_ENOMEM;
     t->tl_kind = PDP_TL_PRED;
     t->tl_pos = tpos(TOK(p));
-    TRY(tl_entity(p, &t->tl_action));
+    BOX_TRY(tl_entity(p, &t->tl_action));
     if (TOK(p)->t_kind != PDP_TK_DCOLON)
         return expected(p, "`::` and the event kind after the action");
-    TRY(next(p));
+    BOX_TRY(next(p));
     if (TOK(p)->t_kind != PDP_TK_IDENT)
         return expected(p, "an event kind (`request`, `response`, …)");
     t->tl_event_kind = tok_str(p, TOK(p));
-    TRY(next(p));
+    BOX_TRY(next(p));
     uint32_t cap = 0;
-    TRY(tl_args(p, t, &cap));
+    BOX_TRY(tl_args(p, t, &cap));
     while (TOK(p)->t_kind == PDP_TK_LBRACE)
-        TRY(tl_args(p, t, &cap));
+        BOX_TRY(tl_args(p, t, &cap));
     *out = t;
     return BOX_OK;
 }
@@ -733,7 +726,7 @@ tl_comparison(tl_parser *p, const pdp_tl **out)
     t->tl_kind = PDP_TL_CMP;
     t->tl_pos = tpos(TOK(p));
     *out = t;
-    TRY(tl_term(p, &t->tl_a));
+    BOX_TRY(tl_term(p, &t->tl_a));
     if (TOK(p)->t_kind == PDP_TK_NE)
         return perr(p, tpos(TOK(p)), "`!=` is not allowed in a temporal "
                     "condition; write `!(a == b)`");
@@ -749,7 +742,7 @@ tl_comparison(tl_parser *p, const pdp_tl **out)
                         "`>=`)");
     }
     t->tl_op = tl_cmp_ops[i].op;
-    TRY(next(p));
+    BOX_TRY(next(p));
     return tl_term(p, &t->tl_b);
 }
 
@@ -762,10 +755,10 @@ tl_tp(tl_parser *p, const pdp_tl **out)
         return BOX_ENOMEM;
     t->tl_kind = PDP_TL_TP;
     t->tl_pos = tpos(TOK(p));
-    TRY(next(p));
-    TRY(expect(p, PDP_TK_LPAREN, "`(` after `tp`"));
-    TRY(tl_binder_name(p, "a variable name in `tp( )`", &t->tl_binder.tb_name,
-                       &t->tl_binder.tb_pos));
+    BOX_TRY(next(p));
+    BOX_TRY(expect(p, PDP_TK_LPAREN, "`(` after `tp`"));
+    BOX_TRY(tl_binder_name(p, "a variable name in `tp( )`",
+                           &t->tl_binder.tb_name, &t->tl_binder.tb_pos));
     *out = t;
     return expect(p, PDP_TK_RPAREN, "`)` to close `tp(`");
 }
@@ -811,7 +804,7 @@ tl_param_condition(tl_parser *p, const pdp_tl **out)
     }
     const pdp_marg *arg = NULL;
     pdp_str fresh, param;
-    TRY(tl_sigil(p, PDP_MUSE_COND, &arg, &fresh, &param));
+    BOX_TRY(tl_sigil(p, PDP_MUSE_COND, &arg, &fresh, &param));
     const pdp_tl *base = arg != NULL ? arg->ma_cond : NULL;
     if (TOK(p)->t_kind != PDP_TK_LBRACE && base != NULL) {
         *out = base;
@@ -830,7 +823,7 @@ tl_param_condition(tl_parser *p, const pdp_tl **out)
         *t = (pdp_tl){.tl_kind = PDP_TL_PRED, .tl_pos = pos};
     uint32_t cap = t->tl_nargs; // the first field added copies the array
     while (TOK(p)->t_kind == PDP_TK_LBRACE)
-        TRY(tl_args(p, t, &cap));
+        BOX_TRY(tl_args(p, t, &cap));
     *out = t;
     return BOX_OK;
 }
@@ -940,29 +933,29 @@ tl_call(tl_parser *p, pdp_tterm *agg, const pdp_tl **cond)
                     "`sum`) and cannot stand as a condition; compare it, "
                     "e.g. `%s(…) > 0`", m->m_name.s, m->m_name.s);
     size_t site = (size_t)(name.t_text - p->lx->lx_src);
-    TRY(next(p));
-    TRY(expect(p, PDP_TK_LPAREN, "`(` after the macro's name"));
+    BOX_TRY(next(p));
+    BOX_TRY(expect(p, PDP_TK_LPAREN, "`(` after the macro's name"));
     pdp_marg *args = node(p, (m->m_nparams + 1) * sizeof *args);
     if (args == NULL)
         return BOX_ENOMEM;
     uint32_t n = 0;
-    TRY(deeper(p));
+    BOX_TRY(deeper(p));
     while (TOK(p)->t_kind != PDP_TK_RPAREN) {
         pdp_marg a = {0};
-        TRY(tl_call_arg(p, &a));
+        BOX_TRY(tl_call_arg(p, &a));
         if (n < m->m_nparams)
             args[n] = a;
         n++;
         if (TOK(p)->t_kind != PDP_TK_COMMA)
             break;
-        TRY(next(p));
+        BOX_TRY(next(p));
     }
-    TRY(expect(p, PDP_TK_RPAREN, "`,` or `)` after a macro argument"));
+    BOX_TRY(expect(p, PDP_TK_RPAREN, "`,` or `)` after a macro argument"));
     if (n != m->m_nparams)
         return perr(p, pos, "macro `%s` expects %u argument(s), got %u",
                     m->m_name.s, (unsigned)m->m_nparams, (unsigned)n);
     for (uint32_t i = 0; i < n; i++)
-        TRY(check_arg(p, m, i, &args[i]));
+        BOX_TRY(check_arg(p, m, i, &args[i]));
     pdp_macros_called(p->mt, pos);
     pdp_lex body = m->m_body;
     body.lx_err = p->lx->lx_err;
@@ -991,9 +984,9 @@ tl_conjunct(tl_parser *p, bool atom, const pdp_tl **out)
     const pdp_token *n = peek(p);
     pdp_pos pos = tpos(tok);
     if (tok->t_kind == PDP_TK_LPAREN && !at_paren_agg(p)) {
-        TRY(next(p));
-        TRY(deeper(p));
-        TRY(tl_condition(p, out));
+        BOX_TRY(next(p));
+        BOX_TRY(deeper(p));
+        BOX_TRY(tl_condition(p, out));
         p->depth--;
         return expect(p, PDP_TK_RPAREN, "`)` to close `(`");
     }
@@ -1008,10 +1001,10 @@ tl_conjunct(tl_parser *p, bool atom, const pdp_tl **out)
         t->tl_kind = is_word(tok, "formerly") ? PDP_TL_FORMERLY
                                                : PDP_TL_PREVIOUS;
         t->tl_pos = pos;
-        TRY(next(p));
-        TRY(tl_within(p, &t->tl_window));
-        TRY(deeper(p));
-        TRY(tl_conjunct(p, true, &t->tl_l));
+        BOX_TRY(next(p));
+        BOX_TRY(tl_within(p, &t->tl_window));
+        BOX_TRY(deeper(p));
+        BOX_TRY(tl_conjunct(p, true, &t->tl_l));
         p->depth--;
         *out = t;
         return BOX_OK;
@@ -1025,11 +1018,11 @@ tl_conjunct(tl_parser *p, bool atom, const pdp_tl **out)
             return BOX_ENOMEM;
         t->tl_kind = PDP_TL_EXISTS;
         t->tl_pos = pos;
-        TRY(next(p));
-        TRY(tl_binder(p, &t->tl_binder));
-        TRY(expect(p, PDP_TK_DOT, "`.` after the `exists` binder"));
-        TRY(deeper(p));
-        TRY(tl_condition(p, &t->tl_l)); // the body extends maximally right
+        BOX_TRY(next(p));
+        BOX_TRY(tl_binder(p, &t->tl_binder));
+        BOX_TRY(expect(p, PDP_TK_DOT, "`.` after the `exists` binder"));
+        BOX_TRY(deeper(p));
+        BOX_TRY(tl_condition(p, &t->tl_l)); // the body extends maximally right
         p->depth--;
         *out = t;
         return BOX_OK;
@@ -1052,7 +1045,7 @@ tl_conjunct(tl_parser *p, bool atom, const pdp_tl **out)
         // is the left operand of a comparison.
         pdp_lex save = *p->lx;
         const pdp_value *ignored = NULL;
-        TRY(tl_entity(p, &ignored));
+        BOX_TRY(tl_entity(p, &ignored));
         bool pred = TOK(p)->t_kind == PDP_TK_DCOLON;
         *p->lx = save;
         if (pred)
@@ -1069,11 +1062,11 @@ tl_conjunct_or_since(tl_parser *p, const pdp_tl **out)
     unsigned nots = 0;
     while (TOK(p)->t_kind == PDP_TK_NOT) {
         nots++;
-        TRY(next(p));
-        TRY(deeper(p));
+        BOX_TRY(next(p));
+        BOX_TRY(deeper(p));
     }
     const pdp_tl *c = NULL;
-    TRY(tl_conjunct(p, false, &c));
+    BOX_TRY(tl_conjunct(p, false, &c));
     p->depth -= nots;
     // Each `!` wraps; the innermost wraps first.
     while (nots-- > 0) {
@@ -1092,10 +1085,10 @@ tl_conjunct_or_since(tl_parser *p, const pdp_tl **out)
         t->tl_kind = PDP_TL_SINCE;
         t->tl_pos = pos;
         t->tl_l = c;
-        TRY(next(p));
-        TRY(tl_within(p, &t->tl_window));
-        TRY(deeper(p));
-        TRY(tl_conjunct(p, true, &t->tl_r));
+        BOX_TRY(next(p));
+        BOX_TRY(tl_within(p, &t->tl_window));
+        BOX_TRY(deeper(p));
+        BOX_TRY(tl_conjunct(p, true, &t->tl_r));
         p->depth--;
         c = t;
     }
@@ -1108,7 +1101,7 @@ static box_err
 tl_condition(tl_parser *p, const pdp_tl **out)
 {
     const pdp_tl *l = NULL;
-    TRY(tl_conjunct_or_since(p, &l));
+    BOX_TRY(tl_conjunct_or_since(p, &l));
     while (TOK(p)->t_kind == PDP_TK_AND) {
         pdp_tl *t = node(p, sizeof *t);
         if (t == NULL)
@@ -1116,8 +1109,8 @@ tl_condition(tl_parser *p, const pdp_tl **out)
         t->tl_kind = PDP_TL_AND;
         t->tl_pos = l->tl_pos;
         t->tl_l = l;
-        TRY(next(p));
-        TRY(tl_conjunct_or_since(p, &t->tl_r));
+        BOX_TRY(next(p));
+        BOX_TRY(tl_conjunct_or_since(p, &t->tl_r));
         l = t;
     }
     if (TOK(p)->t_kind == PDP_TK_OR)

@@ -21,13 +21,6 @@
 #include "box_buf.h"
 #include "box_escape.h"
 
-#define TRY(x)                                                                 \
-    do {                                                                       \
-        box_err try_rv_ = (x);                                                 \
-        if (try_rv_ != BOX_OK)                                                 \
-            return try_rv_;                                                    \
-    } while (0)
-
 // printf arguments for a pdp_str printed with "%.*s"
 #define STR(x) (int)(x).len, (x).s
 
@@ -171,8 +164,8 @@ rt_put(box_buf *b, const rtype *t, bool display)
         if (t->rt_e == RE_MIXED)
             return box_buf_puts(b, display ? "mixed-type array" : "array<?>");
         if (t->rt_e == RE_OF) {
-            TRY(box_buf_puts(b, "array<"));
-            TRY(rt_put(b, t->rt_of, display));
+            BOX_TRY(box_buf_puts(b, "array<"));
+            BOX_TRY(rt_put(b, t->rt_of, display));
             return box_buf_putc(b, '>');
         }
         return box_buf_puts(b, "array");
@@ -180,7 +173,7 @@ rt_put(box_buf *b, const rtype *t, bool display)
         if (t->rt_tag.len == 0)
             return box_buf_puts(b, "entity");
         if (!display)
-            TRY(box_buf_puts(b, "entity:"));
+            BOX_TRY(box_buf_puts(b, "entity:"));
         return box_buf_append(b, t->rt_tag.s, t->rt_tag.len);
     default:
         return box_buf_puts(b, names[t->rt_k]);
@@ -272,9 +265,9 @@ put_eid(box_buf *b, const char *s, size_t n)
         size_t j = i;
         while (j < n && s[j] != '\'')
             j++;
-        TRY(box_escape_debug_str(b, s + i, j - i));
+        BOX_TRY(box_escape_debug_str(b, s + i, j - i));
         if (j < n)
-            TRY(box_buf_puts(b, "\\'"));
+            BOX_TRY(box_buf_puts(b, "\\'"));
         i = j + 1;
     }
     return BOX_OK;
@@ -325,11 +318,11 @@ typedef box_err (*tv_term_fn)(tv_ctx *c, const pdp_tl *node,
 static box_err
 walk(tv_ctx *c, const pdp_tl *t, tv_node_fn fn)
 {
-    TRY(fn(c, t));
+    BOX_TRY(fn(c, t));
     switch (t->tl_kind) {
     case PDP_TL_AND:
     case PDP_TL_SINCE:
-        TRY(walk(c, t->tl_l, fn));
+        BOX_TRY(walk(c, t->tl_l, fn));
         return walk(c, t->tl_r, fn);
     case PDP_TL_NOT:
     case PDP_TL_FORMERLY:
@@ -338,9 +331,9 @@ walk(tv_ctx *c, const pdp_tl *t, tv_node_fn fn)
         return walk(c, t->tl_l, fn);
     case PDP_TL_CMP:
         if (is_agg(t->tl_a))
-            TRY(walk(c, t->tl_a->tt_agg->ta_where, fn));
+            BOX_TRY(walk(c, t->tl_a->tt_agg->ta_where, fn));
         if (is_agg(t->tl_b))
-            TRY(walk(c, t->tl_b->tt_agg->ta_where, fn));
+            BOX_TRY(walk(c, t->tl_b->tt_agg->ta_where, fn));
         return BOX_OK;
     default:
         return BOX_OK;
@@ -350,10 +343,10 @@ walk(tv_ctx *c, const pdp_tl *t, tv_node_fn fn)
 static box_err
 term_each(tv_ctx *c, const pdp_tl *node, const pdp_tterm *t, tv_term_fn fn)
 {
-    TRY(fn(c, node, t));
+    BOX_TRY(fn(c, node, t));
     if (t->tt_kind == PDP_TT_ARRAY)
         for (uint32_t i = 0; i < t->tt_nitems; i++)
-            TRY(term_each(c, node, t->tt_items[i], fn));
+            BOX_TRY(term_each(c, node, t->tt_items[i], fn));
     return BOX_OK;
 }
 
@@ -364,10 +357,10 @@ terms(tv_ctx *c, const pdp_tl *node, tv_term_fn fn)
 {
     if (node->tl_kind == PDP_TL_PRED)
         for (uint32_t i = 0; i < node->tl_nargs; i++)
-            TRY(term_each(c, node, node->tl_args[i].ta_term, fn));
+            BOX_TRY(term_each(c, node, node->tl_args[i].ta_term, fn));
     if (node->tl_kind == PDP_TL_CMP) {
-        TRY(term_each(c, node, node->tl_a, fn));
-        TRY(term_each(c, node, node->tl_b, fn));
+        BOX_TRY(term_each(c, node, node->tl_a, fn));
+        BOX_TRY(term_each(c, node, node->tl_b, fn));
     }
     return BOX_OK;
 }
@@ -1075,8 +1068,8 @@ binder_node(tv_ctx *c, const pdp_tl *t)
             continue;
         const pdp_tagg *g = ops[k]->tt_agg;
         for (uint32_t i = 0; i < g->ta_nfor; i++)
-            TRY(env_push(c, g->ta_for[i].tb_name,
-                         rt_of_binder(c, &g->ta_for[i]), &g->ta_for[i]));
+            BOX_TRY(env_push(c, g->ta_for[i].tb_name,
+                             rt_of_binder(c, &g->ta_for[i]), &g->ta_for[i]));
     }
     return BOX_OK;
 }
@@ -1199,9 +1192,9 @@ type_pred(tv_ctx *c, const pdp_tl *t)
         const char *act = eid_text(c, pa->ac_id.s, pa->ac_id.len);
         if (ws == NULL || gs == NULL || act == NULL)
             return BOX_ENOMEM;
-        TRY(finding(c, t->tl_pos,
-                    "argument `%.*s` of `%s` expects `%s` but got `%s`",
-                    STR(arg->ta_path), act, ws, gs));
+        BOX_TRY(finding(c, t->tl_pos,
+                        "argument `%.*s` of `%s` expects `%s` but got `%s`",
+                        STR(arg->ta_path), act, ws, gs));
     }
     return BOX_OK;
 }
@@ -1264,9 +1257,9 @@ types_for(tv_ctx *c, const pdp_tl *tl, const pdp_schema_action *act)
     if (in != NULL && in->at_type->ty_kind == PDP_TY_RECORD)
         for (uint32_t i = 0; i < in->at_type->ty_nattrs; i++) {
             const pdp_attr *f = &in->at_type->ty_attrs[i];
-            TRY(env_push(c, f->at_name, rt_of_type(c, f->at_type), NULL));
+            BOX_TRY(env_push(c, f->at_name, rt_of_type(c, f->at_type), NULL));
         }
-    TRY(walk(c, tl, binder_node));
+    BOX_TRY(walk(c, tl, binder_node));
     return walk(c, tl, type_node);
 }
 

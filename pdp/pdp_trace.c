@@ -39,13 +39,6 @@ typedef struct tparser {
     uint32_t tp_nest;   // records and arrays open in the current value
 } tparser;
 
-#define TRY(x)                                                                 \
-    do {                                                                       \
-        box_err try_rv_ = (x);                                                 \
-        if (try_rv_ != BOX_OK)                                                 \
-            return try_rv_;                                                    \
-    } while (0)
-
 #define TOK(p) (&(p)->tp_lx.lx_tok)
 
 /* ---- tokens, on one line ---- */
@@ -161,7 +154,7 @@ read_string(tparser *p, char **s, size_t *n)
     if (memchr(t->t_text, '\n', t->t_len) != NULL)
         return terr(p, t->t_line, t->t_col,
                     "a string in a trace may not span lines");
-    TRY(pdp_lex_string(&p->tp_lx, t, p->tp_a, false, s, n, NULL));
+    BOX_TRY(pdp_lex_string(&p->tp_lx, t, p->tp_a, false, s, n, NULL));
     return advance(p);
 }
 
@@ -182,8 +175,8 @@ read_entity(tparser *p, const pdp_value **out)
             return terr(p, t->t_line, t->t_col,
                         "entity type name is longer than %d bytes",
                         TRACE_MAX_NAME);
-        TRY(advance(p));
-        TRY(expect(p, PDP_TK_DCOLON));
+        BOX_TRY(advance(p));
+        BOX_TRY(expect(p, PDP_TK_DCOLON));
         if (kind(p) == PDP_TK_STR)
             break;
         if (kind(p) != PDP_TK_IDENT)
@@ -193,7 +186,7 @@ read_entity(tparser *p, const pdp_value **out)
     }
     char *id;
     size_t idlen;
-    TRY(read_string(p, &id, &idlen));
+    BOX_TRY(read_string(p, &id, &idlen));
     pdp_value *v;
     box_err rv = pdp_value_entity(p->tp_a, p->tp_name.b_data, p->tp_name.b_len,
                                   id, idlen, &v);
@@ -254,26 +247,26 @@ read_number(tparser *p, const pdp_value **out)
     pdp_token start = *TOK(p);
     bool neg = start.t_kind == PDP_TK_MINUS;
     if (neg) {
-        TRY(advance(p));
+        BOX_TRY(advance(p));
         if (kind(p) != PDP_TK_INT || !adjacent(p))
             return terr(p, start.t_line, start.t_col,
                         "expected a number directly after `-`");
     }
     pdp_token digits = *TOK(p);
-    TRY(advance(p));
+    BOX_TRY(advance(p));
     if (kind(p) == PDP_TK_DOT && adjacent(p)) {
-        TRY(advance(p));
+        BOX_TRY(advance(p));
         if (kind(p) != PDP_TK_INT || !adjacent(p))
             return terr(p, start.t_line, start.t_col,
                         "expected digits after `.` in the decimal number "
                         "`%.*s`",
                         (int)(p->tp_end - start.t_text), start.t_text);
-        TRY(advance(p));
+        BOX_TRY(advance(p));
         return trace_decimal(p, start.t_text,
                              (size_t)(p->tp_end - start.t_text), out);
     }
     int64_t l = 0;
-    TRY(int_value(p, &digits, neg, &start, &l));
+    BOX_TRY(int_value(p, &digits, neg, &start, &l));
     pdp_value *v = pdp_value_long(p->tp_a, l);
     if (v == NULL)
         return nomem(p);
@@ -290,16 +283,16 @@ read_field(tparser *p, pdp_value *rec)
     size_t klen = key.t_len;
     if (kind(p) == PDP_TK_STR) {
         char *s;
-        TRY(read_string(p, &s, &klen));
+        BOX_TRY(read_string(p, &s, &klen));
         k = s;
     } else if (at_name(p)) {
-        TRY(advance(p));
+        BOX_TRY(advance(p));
     } else {
         return expected(p, "a field name");
     }
-    TRY(expect(p, PDP_TK_COLON));
+    BOX_TRY(expect(p, PDP_TK_COLON));
     const pdp_value *v;
-    TRY(read_value(p, &v));
+    BOX_TRY(read_value(p, &v));
     box_err rv = pdp_value_record_put(p->tp_a, rec, k, klen, v);
     if (rv == BOX_EINVAL)
         return terr(p, key.t_line, key.t_col, "duplicate field `%.*s`",
@@ -321,10 +314,10 @@ read_fields(tparser *p, pdp_tk close, pdp_value **out)
         return nomem(p);
     if (kind(p) != close) {
         for (;;) {
-            TRY(read_field(p, rec));
+            BOX_TRY(read_field(p, rec));
             if (kind(p) != PDP_TK_COMMA)
                 break;
-            TRY(advance(p));
+            BOX_TRY(advance(p));
         }
     }
     if (kind(p) != close) {
@@ -343,12 +336,12 @@ read_array(tparser *p, const pdp_value **out)
     pdp_value *set = pdp_value_set_new(p->tp_a);
     if (set == NULL)
         return nomem(p);
-    TRY(advance(p)); // [
+    BOX_TRY(advance(p)); // [
     if (kind(p) != PDP_TK_RBRACKET) {
         for (;;) {
             const pdp_token at = *TOK(p);
             const pdp_value *v;
-            TRY(read_value(p, &v));
+            BOX_TRY(read_value(p, &v));
             box_err rv = pdp_value_set_add(p->tp_a, set, v);
             if (rv == BOX_ETOOBIG)
                 return terr(p, at.t_line, at.t_col,
@@ -358,7 +351,7 @@ read_array(tparser *p, const pdp_value **out)
                 return nomem(p);
             if (kind(p) != PDP_TK_COMMA)
                 break;
-            TRY(advance(p));
+            BOX_TRY(advance(p));
         }
     }
     if (kind(p) != PDP_TK_RBRACKET)
@@ -376,7 +369,7 @@ read_value(tparser *p, const pdp_value **out)
     case PDP_TK_STR: {
         char *s;
         size_t n;
-        TRY(read_string(p, &s, &n));
+        BOX_TRY(read_string(p, &s, &n));
         pdp_value *v;
         if (pdp_value_string(p->tp_a, s, n, &v) != BOX_OK)
             return nomem(p);
@@ -432,13 +425,13 @@ read_ts(tparser *p, int64_t *ts)
     pdp_token start = *TOK(p);
     bool neg = kind(p) == PDP_TK_MINUS && adjacent(p);
     if (neg)
-        TRY(advance(p));
+        BOX_TRY(advance(p));
     if (kind(p) != PDP_TK_INT || !adjacent(p))
         return terr(p, p->tp_end_line, p->tp_end_col,
                     "expected the timestamp (integer seconds) directly "
                     "after `@`");
-    TRY(int_value(p, TOK(p), neg, &start, ts));
-    TRY(advance(p));
+    BOX_TRY(int_value(p, TOK(p), neg, &start, ts));
+    BOX_TRY(advance(p));
     if (kind(p) == PDP_TK_DOT && adjacent(p))
         return terr(p, start.t_line, start.t_col,
                     "a timestamp is a whole number of seconds");
@@ -449,15 +442,15 @@ read_ts(tparser *p, int64_t *ts)
 static box_err
 read_scope(tparser *p, pdp_event *e)
 {
-    TRY(advance(p)); // scope
-    TRY(expect(p, PDP_TK_LPAREN));
-    TRY(expect_word(p, "principal"));
-    TRY(expect(p, PDP_TK_COLON));
-    TRY(read_entity(p, &e->ev_principal));
-    TRY(expect(p, PDP_TK_COMMA));
-    TRY(expect_word(p, "resource"));
-    TRY(expect(p, PDP_TK_COLON));
-    TRY(read_entity(p, &e->ev_resource));
+    BOX_TRY(advance(p)); // scope
+    BOX_TRY(expect(p, PDP_TK_LPAREN));
+    BOX_TRY(expect_word(p, "principal"));
+    BOX_TRY(expect(p, PDP_TK_COLON));
+    BOX_TRY(read_entity(p, &e->ev_principal));
+    BOX_TRY(expect(p, PDP_TK_COMMA));
+    BOX_TRY(expect_word(p, "resource"));
+    BOX_TRY(expect(p, PDP_TK_COLON));
+    BOX_TRY(read_entity(p, &e->ev_resource));
     return expect(p, PDP_TK_RPAREN);
 }
 
@@ -470,7 +463,7 @@ at_group(tparser *p, const char *w, bool *yes)
     if (!is_word(p, w))
         return BOX_OK;
     const pdp_token *ahead;
-    TRY(pdp_lex_peek(&p->tp_lx, &ahead));
+    BOX_TRY(pdp_lex_peek(&p->tp_lx, &ahead));
     *yes = ahead->t_kind == PDP_TK_LPAREN && ahead->t_line == p->tp_line;
     return BOX_OK;
 }
@@ -499,22 +492,22 @@ read_event(tparser *p, pdp_event *e)
     p->tp_line = t->t_line;
     if (t->t_kind != PDP_TK_AT)
         return expected(p, "`@` and a timestamp (one event a line)");
-    TRY(advance(p));
-    TRY(read_ts(p, &e->ev_ts));
+    BOX_TRY(advance(p));
+    BOX_TRY(read_ts(p, &e->ev_ts));
     bool yes;
-    TRY(at_group(p, "scope", &yes));
+    BOX_TRY(at_group(p, "scope", &yes));
     if (yes)
-        TRY(read_scope(p, e));
-    TRY(at_group(p, "request_context", &yes));
+        BOX_TRY(read_scope(p, e));
+    BOX_TRY(at_group(p, "request_context", &yes));
     if (yes) {
-        TRY(advance(p));
-        TRY(advance(p)); // (
+        BOX_TRY(advance(p));
+        BOX_TRY(advance(p)); // (
         pdp_value *ctx;
-        TRY(read_fields(p, PDP_TK_RPAREN, &ctx));
+        BOX_TRY(read_fields(p, PDP_TK_RPAREN, &ctx));
         e->ev_context = ctx;
     }
-    TRY(read_entity(p, &e->ev_action));
-    TRY(expect(p, PDP_TK_DCOLON));
+    BOX_TRY(read_entity(p, &e->ev_action));
+    BOX_TRY(expect(p, PDP_TK_DCOLON));
     if (kind(p) != PDP_TK_IDENT)
         return expected(p, "the event kind (`request`, `response`, …)");
     t = TOK(p);
@@ -522,16 +515,16 @@ read_event(tparser *p, pdp_event *e)
     if (k == NULL)
         return nomem(p);
     e->ev_kind = k;
-    TRY(advance(p));
-    TRY(expect(p, PDP_TK_LPAREN));
+    BOX_TRY(advance(p));
+    BOX_TRY(expect(p, PDP_TK_LPAREN));
     pdp_value *fields;
-    TRY(read_fields(p, PDP_TK_RPAREN, &fields));
+    BOX_TRY(read_fields(p, PDP_TK_RPAREN, &fields));
     if (!at_eol(p))
         return expected(p, "the end of the line after the event");
     /* §7.1: with a scope, the reserved caller fields mirror it. */
     if (e->ev_principal != NULL) {
-        TRY(mirror(p, fields, "callerPrincipal", e->ev_principal));
-        TRY(mirror(p, fields, "callerResource", e->ev_resource));
+        BOX_TRY(mirror(p, fields, "callerPrincipal", e->ev_principal));
+        BOX_TRY(mirror(p, fields, "callerResource", e->ev_resource));
     }
     e->ev_fields = fields;
     return BOX_OK;
