@@ -187,9 +187,11 @@ box_confine_pdp(const box_confine_pdp_args *a, box_confine_spec *spec,
                           &unix_only, err);
     // Append and create; Landlock has no append-only right.
     if (rv == BOX_OK && a->pa_log != NULL)
+        // Truncate: a batch the disk could not take is cut back whole.
         rv = prof_write_dir(spec, a->pa_log, "--log",
-                            BOX_LL_WRITE_FILE | BOX_LL_MAKE_REG, a->pa_homes,
-                            err);
+                            BOX_LL_WRITE_FILE | BOX_LL_MAKE_REG |
+                                BOX_LL_TRUNCATE,
+                            a->pa_homes, err);
     // The history is read back at start, cut after a torn tail, and
     // compacted by a new file renamed over it: its own directory, opened
     // to sync the rename.

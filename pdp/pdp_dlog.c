@@ -15,6 +15,7 @@
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "box_json.h"
+#include "box_log.h"
 
 struct pdp_dlog {
     int dl_fd;
@@ -49,19 +50,28 @@ struct pdp_dlog {
 
 /* Writes all n bytes; a full disk loses them, as there is nothing better
  * to do here. */
-static void
+/* Appends p[0..n) (whole lines); 0, or the errno of a failed write, after
+ * which the file is cut back to where the batch began: a line is in the
+ * log whole or not at all (a full disk must not leave half a line that
+ * the next one runs on from). */
+static int
 dlog_write_all(int fd, const char *p, size_t n)
 {
+    off_t start = lseek(fd, 0, SEEK_END);
     while (n > 0) {
         ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return;
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : ENOSPC;
+            if (start >= 0 && ftruncate(fd, start) != 0)
+                e = errno;
+            return e;
         }
         p += w;
         n -= (size_t)w;
     }
+    return 0;
 }
 
 /* The deadline DLOG_LINGER_MS from now on the condition variables' clock. */
@@ -113,11 +123,17 @@ dlog_writer(void *arg)
         l->dl_count = 0;
         pthread_cond_broadcast(&l->dl_nonfull);
         pthread_mutex_unlock(&l->dl_lock);
-        dlog_write_all(l->dl_fd, batch.b_data, batch.b_len);
+        int e = dlog_write_all(l->dl_fd, batch.b_data, batch.b_len);
+        if (e != 0)
+            // Said on stderr (box-pdp's own log), so the gap is known.
+            box_log(BOX_LOG_WARN, "box-pdp",
+                    "the decision log could not be written (%s): %zu "
+                    "decision record%s missing from it",
+                    strerror(e), n, n == 1 ? " is" : "s are");
         box_buf_truncate(&batch, 0);
         pthread_mutex_lock(&l->dl_lock);
         l->dl_spare = batch;
-        l->dl_written += n;
+        l->dl_written += e == 0 ? n : 0;
     }
     pthread_mutex_unlock(&l->dl_lock);
     return NULL;

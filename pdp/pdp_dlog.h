@@ -24,8 +24,10 @@ typedef struct pdp_dlog_ident {
 /*
  * Opens (appending, created 0600) the log at path and starts the writer.
  * queue_cap bounds the lines waiting for the disk. When the queue is full a
- * decision WAITS for room (the writer is behind): it is never answered
- * unlogged and never dropped. The caller owns *out.
+ * decision WAITS for room (the writer is behind): a slow disk never drops
+ * a line. A write the disk refuses (full) is cut back whole, so the file
+ * keeps only complete lines, and box-pdp says on stderr how many records
+ * that batch held. The caller owns *out.
  */
 box_err pdp_dlog_open(const char *path, const pdp_dlog_ident *id,
                       size_t queue_cap, pdp_dlog **out) BOX_WARN_UNUSED;

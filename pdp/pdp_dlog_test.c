@@ -9,9 +9,12 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
@@ -238,10 +241,53 @@ test_lone_line_written(void **state)
     tmp_free(&t, v, n);
 }
 
+/* A disk that takes only part of a batch (a file size limit standing
+ * for a full disk): the batch is cut back, so the file holds only whole
+ * lines, and the next line starts on a line of its own. */
+static void
+test_full_disk_whole_lines(void **state)
+{
+    (void)state;
+    tmp_log t;
+    pdp_dlog *l;
+    tmp_open(&t, 0, &l);
+    pdp_dlog_decision d = decision("first");
+    assert_int_equal(pdp_dlog_decision_add(l, &d), BOX_OK);
+    pdp_dlog_close(l);
+    struct stat st;
+    assert_int_equal(stat(t.path, &st), 0);
+    pdp_dlog_ident id = {.di_box_id = "box-0123456789abcdef",
+                         .di_run_id = "run-1"};
+    assert_int_equal(pdp_dlog_open(t.path, &id, 0, &l), BOX_OK);
+    struct rlimit old, small;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    small = (struct rlimit){.rlim_cur = (rlim_t)st.st_size + 100,
+                            .rlim_max = old.rlim_max};
+    signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    for (int i = 0; i < 5; i++) {
+        d = decision("refused by the disk");
+        assert_int_equal(pdp_dlog_decision_add(l, &d), BOX_OK);
+    }
+    pdp_dlog_close(l); // drains: the write fails and is cut back
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    assert_int_equal(pdp_dlog_open(t.path, &id, 0, &l), BOX_OK);
+    d = decision("after");
+    assert_int_equal(pdp_dlog_decision_add(l, &d), BOX_OK);
+    pdp_dlog_close(l);
+    json_object **v;
+    size_t n = tmp_lines(&t, &v); // every line whole JSON
+    assert_int_equal(n, 2);
+    assert_string_equal(attr(v[0], "strands.box.policy.resource"), "first");
+    assert_string_equal(attr(v[1], "strands.box.policy.resource"), "after");
+    tmp_free(&t, v, n);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_disk_whole_lines),
         cmocka_unit_test(test_threads_small_queue),
         cmocka_unit_test(test_oversized_record),
         cmocka_unit_test(test_lone_line_written),
