@@ -618,6 +618,8 @@ eval_temporal(ectx *c, const pdp_expr *e, ev *out)
         .tn_resource = rq->rq_resource,
         .tn_context = rq->rq_context,
         .tn_pending = (pdp_tl_pending)rq->rq_pending,
+        .tn_monitor = rq->rq_monitor,
+        .tn_monitor_arg = rq->rq_monitor_arg,
     };
     bool holds = false;
     if (pdp_tl_holds(e->u.tl, &now, c->ec_arena, &holds) != BOX_OK)

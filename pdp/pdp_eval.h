@@ -19,6 +19,8 @@
  * facing name of the resource for the denial message (may be empty).
  * rq_entities is the entity store, NULL for none (Box).
  */
+struct pdp_tl_now; // pdp_tl.h
+
 typedef struct pdp_request {
     const pdp_value *rq_principal;
     const pdp_value *rq_action;
@@ -38,6 +40,12 @@ typedef struct pdp_request {
     // What the history's pending outcomes are taken for (pdp_tl.h's
     // pdp_tl_pending; 0: not happened).
     int rq_pending;
+    // The incremental monitors temporal leaves are asked first (pdp_tl.h's
+    // tn_monitor), or NULL.
+    int (*rq_monitor)(void *arg, const struct pdp_tl *leaf,
+                      const struct pdp_tl_now *now, box_arena *scratch,
+                      bool *holds);
+    void *rq_monitor_arg;
     // The entity store, or NULL for none (Box).
     const pdp_entities *rq_entities;
 } pdp_request;

@@ -20,9 +20,16 @@
 #include "pdp_hist.h"
 #include "pdp_hstore.h"
 #include "pdp_tl.h"
+#include "pdp_tlmon.h"
 #include "pdp_validate.h"
 
 #define LIVE_RULE_TEXT_MAX ((size_t)1 << 24)
+
+/* A temporal leaf with an incremental monitor (pdp_tlmon.h). */
+typedef struct live_mon {
+    const pdp_tl *lm_leaf;
+    pdp_tlmon *lm_mon;
+} live_mon;
 
 /* A permitted request whose outcome is not known yet: its pending
  * outcome event, by the request id its outcome will name. */
@@ -47,6 +54,8 @@ struct pdp_live {
     uint64_t lv_dropped;  // events aged out since the last compaction
     live_pending *lv_pending; // oldest first
     size_t lv_npending, lv_cappending;
+    live_mon *lv_mons; // of the generation lv_rules describe
+    size_t lv_nmons, lv_capmons;
 };
 
 static int64_t
@@ -76,6 +85,65 @@ pdp_live_new(pdp_live_clock clock, void *clock_arg)
 
 /* NULL-safe: adopt frees a table whose allocation failed. */
 static void
+mons_free(pdp_live *l)
+{
+    for (size_t i = 0; i < l->lv_nmons; i++)
+        pdp_tlmon_free(l->lv_mons[i].lm_mon);
+    box_free(l->lv_mons);
+    l->lv_mons = NULL;
+    l->lv_nmons = l->lv_capmons = 0;
+}
+
+/* What rule index's monitors need to build theirs: the live history, and
+ * the first event the rule sees. */
+typedef struct mon_build {
+    pdp_live *mb_live;
+    uint64_t mb_since;
+} mon_build;
+
+/* A monitor for the leaf e if its shape has one, fed every event the
+ * rule may see (a failure leaves the leaf to the reference). */
+static bool
+mon_leaf(void *arg, const pdp_expr *e)
+{
+    mon_build *b = arg;
+    pdp_live *l = b->mb_live;
+    if (e->x_kind != PDP_X_TEMPORAL)
+        return false;
+    pdp_tlmon *m = pdp_tlmon_new(e->u.tl);
+    if (m == NULL)
+        return false;
+    if (l->lv_nmons == l->lv_capmons) {
+        size_t nc = l->lv_capmons ? l->lv_capmons * 2 : 8;
+        live_mon *nv = box_realloc(l->lv_mons, nc * sizeof *nv);
+        if (nv == NULL) {
+            pdp_tlmon_free(m);
+            return false;
+        }
+        l->lv_mons = nv;
+        l->lv_capmons = nc;
+    }
+    uint64_t base = pdp_hist_base(l->lv_hist);
+    size_t from = b->mb_since > base ? (size_t)(b->mb_since - base) : 0;
+    for (size_t k = from; k < pdp_hist_len(l->lv_hist); k++)
+        pdp_tlmon_observe(m, pdp_hist_at(l->lv_hist, k));
+    l->lv_mons[l->lv_nmons++] = (live_mon){e->u.tl, m};
+    return false; // every leaf
+}
+
+/* The monitor of leaf, asked before the reference (pdp_tl.h). */
+static int
+mon_ask(void *arg, const pdp_tl *leaf, const pdp_tl_now *now,
+        box_arena *scratch, bool *holds)
+{
+    pdp_live *l = arg;
+    for (size_t i = 0; i < l->lv_nmons; i++)
+        if (l->lv_mons[i].lm_leaf == leaf)
+            return pdp_tlmon_holds(l->lv_mons[i].lm_mon, now, scratch, holds);
+    return 0;
+}
+
+static void
 rules_free(pdp_hstore_rule *r, size_t n)
 {
     if (r == NULL)
@@ -93,6 +161,7 @@ pdp_live_free(pdp_live *l)
     rules_free(l->lv_rules, l->lv_nrules);
     box_free(l->lv_since);
     box_free(l->lv_pending);
+    mons_free(l);
     pdp_hstore_close(l->lv_store);
     pdp_hist_free(l->lv_hist);
     pthread_mutex_destroy(&l->lv_lock);
@@ -183,11 +252,15 @@ adopt(pdp_live *l, const pdp_policy_set *set, uint64_t epoch)
     l->lv_nrules = n;
     l->lv_epoch = epoch;
     l->lv_have_gen = true;
+    mons_free(l);
     for (size_t i = 0; i < n; i++) {
         const pdp_rule *r = pdp_policy_rule(set, i);
-        for (uint32_t j = 0; j < r->r_nconds; j++)
+        mon_build mb = {l, since[i]};
+        for (uint32_t j = 0; j < r->r_nconds; j++) {
             (void)pdp_expr_visit(r->r_conds[j].cd_body, index_leaf,
                                  l->lv_hist);
+            (void)pdp_expr_visit(r->r_conds[j].cd_body, mon_leaf, &mb);
+        }
     }
     return BOX_OK;
 }
@@ -274,6 +347,10 @@ append(pdp_live *l, const pdp_policy_set *set, const pdp_value *principal,
         return rv;
     }
     l->lv_last_ts = now;
+    // The monitors see every event, in order, as it is kept.
+    const pdp_event *kept = pdp_hist_at(l->lv_hist, pdp_hist_len(l->lv_hist) - 1);
+    for (size_t i = 0; i < l->lv_nmons; i++)
+        pdp_tlmon_observe(l->lv_mons[i].lm_mon, kept);
     int64_t window = 0;
     (void)pdp_policy_temporal(set, &window);
     if (window < now)
@@ -408,9 +485,12 @@ pdp_live_decide(pdp_live *l, const pdp_policy_set *set, uint64_t epoch,
         rq->rq_hist = l->lv_hist;
         rq->rq_at = pdp_hist_len(l->lv_hist) - 1;
         rq->rq_since = l->lv_since;
+        rq->rq_monitor = l->lv_nmons > 0 ? mon_ask : NULL;
+        rq->rq_monitor_arg = l;
         rv = decide_worlds(l, set, rq, ans);
         rq->rq_hist = NULL;
         rq->rq_since = NULL;
+        rq->rq_monitor = NULL;
     }
     // A permit whose outcome a rule reads is pending from now on: the
     // next decision counts it before its outcome arrives.

@@ -144,6 +144,12 @@ typedef struct pdp_tl_now {
     bool tn_scan;   // scan every event, chains unused (the reference the
                     // chained walk is checked against)
     pdp_tl_pending tn_pending;
+    // An incremental monitor (pdp_tlmon.h) asked first for a whole leaf:
+    // 1 and *holds when it decides, 0 to leave it to the reference.
+    int (*tn_monitor)(void *arg, const struct pdp_tl *leaf,
+                      const struct pdp_tl_now *now, box_arena *scratch,
+                      bool *holds);
+    void *tn_monitor_arg;
     const pdp_value *tn_principal, *tn_resource, *tn_context;
 } pdp_tl_now;
 

@@ -642,6 +642,9 @@ pdp_tl_holds(const pdp_tl *tl, const pdp_tl_now *now, box_arena *scratch,
     *out = false;
     if (now->tn_hist == NULL || now->tn_at >= pdp_hist_len(now->tn_hist))
         return BOX_EINVAL;
+    if (now->tn_monitor != NULL &&
+        now->tn_monitor(now->tn_monitor_arg, tl, now, scratch, out) == 1)
+        return BOX_OK;
     tl_ctx c = {.now = now, .a = scratch};
     tl_rows rs = {0};
     box_err rv = tl_rel(&c, tl, now->tn_at, (tl_row){NULL, 0}, &rs);
