@@ -131,7 +131,7 @@ bt_mix(box_arena *a, uint64_t i, pdp_request *rq)
 /* Mean microseconds per decision with n events behind, spread evenly over
  * the last 23 hours (and the measured decisions at the same density): of
  * the mix, and (*sh_us) of `sh` commands, for which the correlation rule
- * applies and enumerates what its window holds. */
+ * applies (its window holds thousands of writes at 1M). */
 static double
 bt_decide_with(const pdp_policy_set *set, uint64_t n, double *sh_us)
 {
@@ -340,8 +340,8 @@ box_bench_temporal(int argc, char **argv)
     printf("\ngoal: decision time within 2× across history sizes; durable "
            "decisions above the disk's one-at-a-time rate\n"
            "(an `sh` exec is where exec-after-fetch applies: its exists "
-           "enumerates the writes of its hour, which grow with the "
-           "history)\n");
+           "over the hour's writes and reads is decided by an incremental "
+           "monitor)\n");
     pdp_policy_free(set);
     return durable > 0 && disk > 0 ? 0 : 1;
 }
