@@ -210,7 +210,29 @@ lookup(const pdp_schema *s, const pdp_value *action, box_buf *why,
             return rv;
         return BOX_EINVAL;
     }
-    return prefix(why, action);
+    return BOX_OK;
+}
+
+/* finish, for a mismatch found once the action is known: the text gets
+ * its "request for A does not match the schema: " in front. Made only
+ * then: most requests conform, and formatting the action is not free. */
+static box_err
+finish_prefixed(box_err rv, box_buf *why, const pdp_value *action,
+                char **errmsg)
+{
+    if (rv != BOX_EINVAL && rv != BOX_ETOOBIG)
+        return finish(rv, why, errmsg);
+    box_buf full;
+    box_buf_init(&full, REQ_MSG_MAX);
+    box_err prv = prefix(&full, action);
+    if (prv == BOX_OK && why->b_len > 0)
+        prv = box_buf_append(&full, why->b_data, why->b_len);
+    box_buf_reset(why);
+    if (prv == BOX_ENOMEM) {
+        box_buf_reset(&full);
+        return BOX_ENOMEM;
+    }
+    return finish(BOX_EINVAL, &full, errmsg); // a cut text still refuses
 }
 
 box_err
@@ -230,14 +252,16 @@ pdp_validate_request(const pdp_schema *s, const pdp_value *action,
     path[0].len = 5;
     if (at == NULL) {
         rv = box_buf_puts(&why, "the action declares no `input`");
-        return finish(rv == BOX_OK ? BOX_EINVAL : rv, &why, errmsg);
+        return finish_prefixed(rv == BOX_OK ? BOX_EINVAL : rv, &why, action,
+                               errmsg);
     }
     if (input == NULL) {
         rv = box_buf_puts(&why, "`input` is required but missing");
-        return finish(rv == BOX_OK ? BOX_EINVAL : rv, &why, errmsg);
+        return finish_prefixed(rv == BOX_OK ? BOX_EINVAL : rv, &why, action,
+                               errmsg);
     }
     rv = conform(s, at->at_type, input, path, 1, &why);
-    return finish(rv, &why, errmsg);
+    return finish_prefixed(rv, &why, action, errmsg);
 }
 
 static bool
@@ -275,12 +299,14 @@ pdp_validate_request_full(const pdp_schema *s, const pdp_request *rq,
                             "the %s is not of a type the action "
                             "applies to",
                             bad);
-        return finish(rv == BOX_OK ? BOX_EINVAL : rv, &why, errmsg);
+        return finish_prefixed(rv == BOX_OK ? BOX_EINVAL : rv, &why,
+                               rq->rq_action, errmsg);
     }
     if (rq->rq_context == NULL) {
         rv = box_buf_puts(&why, "the context is missing");
-        return finish(rv == BOX_OK ? BOX_EINVAL : rv, &why, errmsg);
+        return finish_prefixed(rv == BOX_OK ? BOX_EINVAL : rv, &why,
+                               rq->rq_action, errmsg);
     }
     rv = conform(s, a->ac_context, rq->rq_context, path, 0, &why);
-    return finish(rv, &why, errmsg);
+    return finish_prefixed(rv, &why, rq->rq_action, errmsg);
 }
