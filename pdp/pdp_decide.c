@@ -399,12 +399,11 @@ pdp_answer_message(const pdp_answer *ans, size_t *len)
         pdp_answer *m = (pdp_answer *)ans;
         m->an_msg_built = true;
         if (format_message(m, m->an_res, m->an_rlen) != BOX_OK) {
-            m->an_message.b_len = 0;
-            if (m->an_verdict != PDP_ALLOW) {
-                if (len != NULL)
-                    *len = strlen(PDP_FAILED_MESSAGE);
-                return PDP_FAILED_MESSAGE;
-            }
+            box_err frv = answer_failed(m, BOX_ENOMEM); // fails closed
+            (void)frv;
+            if (len != NULL)
+                *len = strlen(PDP_FAILED_MESSAGE);
+            return PDP_FAILED_MESSAGE;
         }
     }
     if (len != NULL)

@@ -71,7 +71,11 @@ size_t pdp_answer_error_count(const pdp_answer *ans);
 const pdp_rule *pdp_answer_error_rule(const pdp_answer *ans, size_t i);
 const char *pdp_answer_error_message(const pdp_answer *ans, size_t i);
 
-/* The §6.6 message (NUL-terminated, <= PDP_MESSAGE_MAX bytes). */
+/* The §6.6 message (NUL-terminated, <= PDP_MESSAGE_MAX bytes), made on
+ * the first call. Making it can fail for lack of memory: the answer then
+ * reads as the fault deny with the fixed fault text, whatever it said
+ * before, so a caller that acts on the verdict asks for the message
+ * first. */
 const char *pdp_answer_message(const pdp_answer *ans, size_t *len);
 
 #endif

@@ -182,12 +182,14 @@ pdp_wire_decide(const pdp_policy_set *set, pdp_live *live, box_arena *a,
     if (drv != BOX_OK && pdp_answer_verdict(ans) == PDP_ALLOW)
         abort(); // the library's contract says this cannot happen
 
+    // The message first: made on demand, and an answer whose message
+    // cannot be made reads as the fault deny from then on.
+    size_t mlen;
+    const char *msg = pdp_answer_message(ans, &mlen);
     pdp_verdict v = pdp_answer_verdict(ans);
     pdp_reason r = pdp_answer_reason(ans);
     size_t nd = pdp_answer_determining_count(ans);
     size_t ne = pdp_answer_error_count(ans);
-    size_t mlen;
-    const char *msg = pdp_answer_message(ans, &mlen);
 
     out->verdict = v == PDP_ALLOW ? BOX__VERDICT__VERDICT_PERMIT
                                   : BOX__VERDICT__VERDICT_DENY;
