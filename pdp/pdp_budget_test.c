@@ -20,26 +20,6 @@
 #include "pdp_live.h"
 #include "pdp_policy.h"
 
-typedef struct fake_clock {
-    int64_t now;
-} fake_clock;
-
-static int64_t
-clock_read(void *arg)
-{
-    return ((fake_clock *)arg)->now;
-}
-
-static pdp_policy_set *
-load_policy(const char *text)
-{
-    pdp_policy_set *set = NULL;
-    char *err = NULL;
-    if (pdp_policy_load(text, strlen(text), "p.dw", &set, &err) != BOX_OK)
-        fail_msg("%s", err);
-    return set;
-}
-
 /* At most 5 `rm` responses in a minute. */
 static const char cap5[] =
     "permit (principal, action, resource);\n"
@@ -115,9 +95,9 @@ static void
 test_sixteen_race_a_cap_of_five(void **state)
 {
     (void)state;
-    pdp_policy_set *set = load_policy(cap5);
-    fake_clock fc = {.now = 1000};
-    pdp_live *l = pdp_live_new(clock_read, &fc);
+    pdp_policy_set *set = pdp_test_load(cap5);
+    pdp_test_clock fc = {.now = 1000};
+    pdp_live *l = pdp_live_new(pdp_test_clock_read, &fc);
     atomic_int go = 0;
     racer rs[16];
     pthread_t th[16];
@@ -163,14 +143,14 @@ static void
 test_pending_output_counts(void **state)
 {
     (void)state;
-    pdp_policy_set *set = load_policy(
+    pdp_policy_set *set = pdp_test_load(
         "permit (principal, action, resource);\n"
         "forbid (principal, action == A::Action::\"rm\", resource)\n"
         "when temporal { (count for (t: Timepoint). where formerly within 1m "
         "(A::Action::\"rm\"::response{ output.result: \"completed\" } && "
         "tp(t))) >= 2 };\n");
-    fake_clock fc = {.now = 1000};
-    pdp_live *l = pdp_live_new(clock_read, &fc);
+    pdp_test_clock fc = {.now = 1000};
+    pdp_live *l = pdp_live_new(pdp_test_clock_read, &fc);
     assert_true(decide(l, set, RM, "{}", 1));
     assert_true(decide(l, set, RM, "{}", 2));
     assert_false(decide(l, set, RM, "{}", 3)); // two may have completed
@@ -186,13 +166,13 @@ static void
 test_pending_read_is_no_read(void **state)
 {
     (void)state;
-    pdp_policy_set *set = load_policy(
+    pdp_policy_set *set = pdp_test_load(
         "permit (principal, action == A::Action::\"read\", resource);\n"
         "permit (principal, action == A::Action::\"write\", resource)\n"
         "when temporal { formerly within 10m A::Action::\"read\"::response{ "
         "input.path: context.input.path } };\n");
-    fake_clock fc = {.now = 1000};
-    pdp_live *l = pdp_live_new(clock_read, &fc);
+    pdp_test_clock fc = {.now = 1000};
+    pdp_live *l = pdp_live_new(pdp_test_clock_read, &fc);
     const char *in = "{path: \"/w/a\"}";
     assert_true(decide(l, set, "A::Action::\"read\"", in, 1));
     assert_false(decide(l, set, "A::Action::\"write\"", in, 2));
@@ -217,21 +197,21 @@ test_pending_survives_restart(void **state)
     char dir[] = "/tmp/pdp-budget-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char *path = box_asprintf("%s/h", dir);
-    pdp_policy_set *set = load_policy(cap5);
-    fake_clock fc = {.now = 1000};
+    pdp_policy_set *set = pdp_test_load(cap5);
+    pdp_test_clock fc = {.now = 1000};
     char *warn = NULL, *err = NULL;
-    pdp_live *l = pdp_live_new(clock_read, &fc);
+    pdp_live *l = pdp_live_new(pdp_test_clock_read, &fc);
     assert_int_equal(pdp_live_open(l, path, &warn, &err), BOX_OK);
     for (uint64_t id = 1; id <= 5; id++)
         assert_true(decide(l, set, RM, "{}", id));
     pdp_live_free(l); // five pending, none resolved
-    l = pdp_live_new(clock_read, &fc);
+    l = pdp_live_new(pdp_test_clock_read, &fc);
     assert_int_equal(pdp_live_open(l, path, &warn, &err), BOX_OK);
     assert_null(warn);
     assert_false(decide(l, set, RM, "{}", 6));
     outcome(l, set, RM, "{}", "error", NULL, 3); // a place freed
     pdp_live_free(l);
-    l = pdp_live_new(clock_read, &fc);
+    l = pdp_live_new(pdp_test_clock_read, &fc);
     assert_int_equal(pdp_live_open(l, path, &warn, &err), BOX_OK);
     assert_null(warn);
     assert_true(decide(l, set, RM, "{}", 7));

@@ -196,31 +196,11 @@ test_torn_and_corrupt_tails(void **state)
 
 /* ---- the live PDP over the store ---- */
 
-typedef struct fake_clock {
-    int64_t now;
-} fake_clock;
-
-static int64_t
-clock_read(void *arg)
-{
-    return ((fake_clock *)arg)->now;
-}
-
 static const char cap_policy[] =
     "permit (principal, action, resource);\n"
     "@id(\"cap\") forbid (principal, action == A::Action::\"rm\", resource)\n"
     "when temporal { (count for (t: Timepoint). where formerly within 1m "
     "(A::Action::\"rm\"::request{} && tp(t))) > 3 };\n";
-
-static pdp_policy_set *
-load_policy(const char *text)
-{
-    pdp_policy_set *set = NULL;
-    char *err = NULL;
-    if (pdp_policy_load(text, strlen(text), "p.dw", &set, &err) != BOX_OK)
-        fail_msg("%s", err);
-    return set;
-}
 
 /* One `rm` decision: true when allowed. */
 static bool
@@ -247,11 +227,11 @@ test_count_survives_restart(void **state)
 {
     box_arena *a = *state;
     char *p = path_of("h3");
-    pdp_policy_set *set = load_policy(cap_policy);
+    pdp_policy_set *set = pdp_test_load(cap_policy);
     pdp_answer *ans = pdp_answer_new();
-    fake_clock fc = {.now = 1000};
+    pdp_test_clock fc = {.now = 1000};
     box_err rv;
-    pdp_live *l = pdp_live_new(clock_read, &fc);
+    pdp_live *l = pdp_live_new(pdp_test_clock_read, &fc);
     char *warn = NULL, *err = NULL;
     assert_int_equal(pdp_live_open(l, p, &warn, &err), BOX_OK);
     for (int i = 0; i < 3; i++) {
@@ -260,7 +240,7 @@ test_count_survives_restart(void **state)
         assert_int_equal(rv, BOX_OK);
     }
     pdp_live_free(l); // the process ends
-    l = pdp_live_new(clock_read, &fc);
+    l = pdp_live_new(pdp_test_clock_read, &fc);
     assert_int_equal(pdp_live_open(l, p, &warn, &err), BOX_OK);
     assert_null(warn);
     assert_int_equal(pdp_live_events(l), 3);
@@ -285,27 +265,27 @@ test_changed_rule_starts_empty(void **state)
 {
     box_arena *a = *state;
     char *p = path_of("h4");
-    pdp_policy_set *set = load_policy(cap_policy);
+    pdp_policy_set *set = pdp_test_load(cap_policy);
     pdp_answer *ans = pdp_answer_new();
-    fake_clock fc = {.now = 1000};
+    pdp_test_clock fc = {.now = 1000};
     box_err rv;
     char *warn = NULL, *err = NULL;
-    pdp_live *l = pdp_live_new(clock_read, &fc);
+    pdp_live *l = pdp_live_new(pdp_test_clock_read, &fc);
     assert_int_equal(pdp_live_open(l, p, &warn, &err), BOX_OK);
     for (int i = 0; i < 3; i++)
         assert_true(decide_rm(l, set, a, ans, &rv));
     pdp_live_free(l);
     // The same text in a new process: it remembers the three.
-    l = pdp_live_new(clock_read, &fc);
+    l = pdp_live_new(pdp_test_clock_read, &fc);
     assert_int_equal(pdp_live_open(l, p, &warn, &err), BOX_OK);
-    pdp_policy_set *same = load_policy(cap_policy);
+    pdp_policy_set *same = pdp_test_load(cap_policy);
     assert_false(decide_rm(l, same, a, ans, &rv));
     // A changed cap (> 4) is a new rule: it sees only from now on.
     char changed[sizeof cap_policy + 8];
     snprintf(changed, sizeof changed, "%s", cap_policy);
     *strstr(changed, "> 3") = '\0';
     strcat(changed, "> 4 };\n");
-    pdp_policy_set *set2 = load_policy(changed);
+    pdp_policy_set *set2 = pdp_test_load(changed);
     for (int i = 0; i < 4; i++) {
         pdp_request r2 = {
             .rq_principal = tv(a, "A::User::\"u\""),
@@ -364,10 +344,10 @@ test_concurrent_decisions(void **state)
 {
     (void)state;
     char *p = path_of("h5");
-    pdp_policy_set *set = load_policy(cap_policy);
-    fake_clock fc = {.now = 5000};
+    pdp_policy_set *set = pdp_test_load(cap_policy);
+    pdp_test_clock fc = {.now = 5000};
     char *warn = NULL, *err = NULL;
-    pdp_live *l = pdp_live_new(clock_read, &fc);
+    pdp_live *l = pdp_live_new(pdp_test_clock_read, &fc);
     assert_int_equal(pdp_live_open(l, p, &warn, &err), BOX_OK);
     racer rs[8];
     pthread_t th[8];
@@ -398,12 +378,12 @@ test_compaction(void **state)
 {
     box_arena *a = *state;
     char *p = path_of("h6");
-    pdp_policy_set *set = load_policy(cap_policy);
+    pdp_policy_set *set = pdp_test_load(cap_policy);
     pdp_answer *ans = pdp_answer_new();
-    fake_clock fc = {.now = 10000};
+    pdp_test_clock fc = {.now = 10000};
     char *warn = NULL, *err = NULL;
     box_err rv;
-    pdp_live *l = pdp_live_new(clock_read, &fc);
+    pdp_live *l = pdp_live_new(pdp_test_clock_read, &fc);
     assert_int_equal(pdp_live_open(l, p, &warn, &err), BOX_OK);
     // 6,000 events, 10 a second: a minute's window keeps ~600 of them,
     // so a compaction comes after 4,096 have aged out.
@@ -438,12 +418,12 @@ test_full_disk_denies(void **state)
 {
     box_arena *a = *state;
     char *p = path_of("h7");
-    pdp_policy_set *set = load_policy(cap_policy);
+    pdp_policy_set *set = pdp_test_load(cap_policy);
     pdp_answer *ans = pdp_answer_new();
-    fake_clock fc = {.now = 1};
+    pdp_test_clock fc = {.now = 1};
     char *warn = NULL, *err = NULL;
     box_err rv;
-    pdp_live *l = pdp_live_new(clock_read, &fc);
+    pdp_live *l = pdp_live_new(pdp_test_clock_read, &fc);
     assert_int_equal(pdp_live_open(l, p, &warn, &err), BOX_OK);
     assert_true(decide_rm(l, set, a, ans, &rv));
     struct rlimit old, small = {.rlim_cur = (rlim_t)file_size(p) + 10,
@@ -491,9 +471,9 @@ test_first_decision_alloc_walk(void **state)
     char shm[] = "/dev/shm/pdp-walk-XXXXXX";
     bool on_shm = mkdtemp(shm) != NULL;
     char *p = on_shm ? box_asprintf("%s/h8", shm) : path_of("h8");
-    pdp_policy_set *set = load_policy(cap_policy);
+    pdp_policy_set *set = pdp_test_load(cap_policy);
     pdp_answer *ans = pdp_answer_new();
-    fake_clock fc = {.now = 1};
+    pdp_test_clock fc = {.now = 1};
     // Built before any failure is armed: only the decision may fail.
     pdp_request rq = {
         .rq_principal = tv(a, "A::User::\"u\""),
@@ -507,7 +487,7 @@ test_first_decision_alloc_walk(void **state)
         for (unsigned long n = 0;; n++) {
             char *warn = NULL, *err = NULL;
             unlink(p);
-            pdp_live *l = pdp_live_new(clock_read, &fc);
+            pdp_live *l = pdp_live_new(pdp_test_clock_read, &fc);
             assert_non_null(l);
             assert_int_equal(pdp_live_open(l, p, &warn, &err), BOX_OK);
             for (int i = 0; i < pre; i++)
@@ -524,7 +504,7 @@ test_first_decision_alloc_walk(void **state)
                                  BOX_OK);
             size_t kept = pdp_live_events(l);
             pdp_live_free(l);
-            l = pdp_live_new(clock_read, &fc);
+            l = pdp_live_new(pdp_test_clock_read, &fc);
             assert_int_equal(pdp_live_open(l, p, &warn, &err), BOX_OK);
             if (warn != NULL)
                 fail_msg("allocation %lu failing: %s", n, warn);

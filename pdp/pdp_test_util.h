@@ -18,6 +18,7 @@
 #include "pdp_ast.h"
 #include "pdp_eval.h"
 #include "pdp_parse.h"
+#include "pdp_policy.h"
 #include "pdp_value.h"
 
 /* A value written as a constant Cedar expression (literals, entities,
@@ -40,6 +41,30 @@ tv(box_arena *a, const char *text)
     if (v == NULL)
         fail_msg("tv(%s): not a constant", text);
     return v;
+}
+
+/* A clock a test sets by hand (pdp_live_new's clock, with the clock as
+ * its argument). */
+typedef struct pdp_test_clock {
+    int64_t now;
+} pdp_test_clock;
+
+static inline int64_t
+pdp_test_clock_read(void *arg)
+{
+    return ((pdp_test_clock *)arg)->now;
+}
+
+/* A policy set from text, as pdp_policy_load loads it (no schema); the
+ * test fails when it does not load. */
+static inline pdp_policy_set *
+pdp_test_load(const char *text)
+{
+    pdp_policy_set *set = NULL;
+    char *err = NULL;
+    if (pdp_policy_load(text, strlen(text), "p.dw", &set, &err) != BOX_OK)
+        fail_msg("%s", err);
+    return set;
 }
 
 /* A request with principal/action/resource/context given as literals. */

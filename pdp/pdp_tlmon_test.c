@@ -194,26 +194,6 @@ test_shapes(void **state)
     }
 }
 
-typedef struct fake_clock {
-    int64_t now;
-} fake_clock;
-
-static int64_t
-clock_read(void *arg)
-{
-    return ((fake_clock *)arg)->now;
-}
-
-static pdp_policy_set *
-load_policy(const char *text)
-{
-    pdp_policy_set *set = NULL;
-    char *err = NULL;
-    if (pdp_policy_load(text, strlen(text), "p.dw", &set, &err) != BOX_OK)
-        fail_msg("%s", err);
-    return set;
-}
-
 /* One decision of action on path (or program); true when allowed. */
 static bool
 live_decide(pdp_live *l, const pdp_policy_set *set, uint64_t epoch,
@@ -251,9 +231,9 @@ test_live_monitor(void **state)
         "A::Action::\"w\"::request{ input.path: p } && formerly within 1h "
         "A::Action::\"r\"::request{ input.path: p }) && "
         "context.input.prog == \"sh\" };\n";
-    pdp_policy_set *set = load_policy(pol);
-    fake_clock fc = {.now = 1000};
-    pdp_live *l = pdp_live_new(clock_read, &fc);
+    pdp_policy_set *set = pdp_test_load(pol);
+    pdp_test_clock fc = {.now = 1000};
+    pdp_live *l = pdp_live_new(pdp_test_clock_read, &fc);
     assert_true(live_decide(l, set, 1, "w", "{path: \"a\"}"));
     fc.now += 10;
     assert_true(live_decide(l, set, 1, "r", "{path: \"b\"}"));
@@ -273,7 +253,7 @@ test_live_monitor(void **state)
     char *changed = box_strdup(pol);
     char *w = strstr(changed, "within 1h");
     w[7] = '2';
-    pdp_policy_set *set2 = load_policy(changed);
+    pdp_policy_set *set2 = pdp_test_load(changed);
     fc.now += 1;
     assert_true(live_decide(l, set2, 2, "x", "{prog: \"sh\"}"));
     assert_true(live_decide(l, set2, 2, "r", "{path: \"c\"}"));
