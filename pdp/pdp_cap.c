@@ -19,13 +19,6 @@ typedef enum cap_kind {
     CAP_TEMPORAL, // a temporal block somewhere in its conditions
 } cap_kind;
 
-static bool
-is_temporal(void *arg, const pdp_expr *e)
-{
-    (void)arg;
-    return e->x_kind == PDP_X_TEMPORAL;
-}
-
 /* `when { true }` and `unless { false }` exclude nothing (a bare rule
  * lowers to the first). */
 static bool
@@ -42,7 +35,7 @@ kind_of(const pdp_rule *r)
 {
     bool plain = false;
     for (uint32_t i = 0; i < r->r_nconds; i++) {
-        if (pdp_expr_visit(r->r_conds[i].cd_body, is_temporal, NULL) != NULL)
+        if (pdp_expr_find(r->r_conds[i].cd_body, PDP_X_TEMPORAL) != NULL)
             return CAP_TEMPORAL;
         plain |= !vacuous(&r->r_conds[i]);
     }
