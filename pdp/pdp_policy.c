@@ -13,6 +13,7 @@
 #include "pdp_int.h"
 #include "pdp_message.h"
 #include "pdp_parse.h"
+#include "pdp_reads.h"
 #include "pdp_tl.h"
 #include "pdp_tl_validate.h"
 
@@ -22,6 +23,7 @@ typedef struct pdp_bucket {
     const pdp_rule **bk_rules;
     uint32_t bk_n;
     uint32_t bk_cap;
+    const pdp_reads *bk_reads; // what bk_rules and the set's any rules read
 } pdp_bucket;
 
 struct pdp_policy_set {
@@ -31,6 +33,8 @@ struct pdp_policy_set {
     uint32_t pl_mask;
     const pdp_rule **pl_any; // rules with an unconstrained action scope
     uint32_t pl_nany;
+    const pdp_reads *pl_any_reads; // what they read, for actions without
+                                   // rules of their own
     const pdp_schema *pl_schema; // requests are validated against it
     pdp_schema *pl_own_schema;   // the built-in schema when the set owns it
     bool pl_temporal;            // some rule has a temporal condition
@@ -481,6 +485,37 @@ build_index(pdp_policy_set *set)
     return BOX_OK;
 }
 
+/* Each action's reads, once: a permit's answer carries them, and walking
+ * the rules for every decision cost as much as deciding. */
+static box_err
+build_reads(pdp_policy_set *set)
+{
+    pdp_reads *r = box_arena_zalloc(set->pl_arena, sizeof *r);
+    if (r == NULL)
+        return BOX_ENOMEM;
+    pdp_reads_rules(r, NULL, 0, set->pl_any, set->pl_nany);
+    set->pl_any_reads = r;
+    for (uint32_t i = 0; i <= set->pl_mask; i++) {
+        pdp_bucket *b = &set->pl_table[i];
+        if (b->bk_action == NULL)
+            continue;
+        if ((r = box_arena_zalloc(set->pl_arena, sizeof *r)) == NULL)
+            return BOX_ENOMEM;
+        pdp_reads_rules(r, b->bk_rules, b->bk_n, set->pl_any, set->pl_nany);
+        b->bk_reads = r;
+    }
+    return BOX_OK;
+}
+
+const struct pdp_reads *
+pdp_policy_reads(const pdp_policy_set *set, const pdp_value *action)
+{
+    const pdp_bucket *b = NULL;
+    if (action != NULL && action->v_kind == PDP_VAL_ENTITY)
+        b = bucket_find(set, action);
+    return b != NULL && b->bk_action != NULL ? b->bk_reads : set->pl_any_reads;
+}
+
 void
 pdp_policy_candidates(const pdp_policy_set *set, const pdp_value *action,
                       const pdp_rule *const **specific, size_t *nspecific,
@@ -656,7 +691,8 @@ load(const char *text, size_t len, const char *filename, load_mode mode,
                                        strlen(cap_warn.vw_items[i]));
     if (rv != BOX_OK)
         goto out;
-    rv = build_index(set);
+    if ((rv = build_index(set)) == BOX_OK)
+        rv = build_reads(set);
 out:
     pdp_evschema_free(own_events);
     pdp_validate_warnings_free(&cap_warn);

@@ -112,6 +112,13 @@ void pdp_policy_candidates(const pdp_policy_set *set, const pdp_value *action,
                            const pdp_rule *const **specific, size_t *nspecific,
                            const pdp_rule *const **any, size_t *nany);
 
+/* What the candidate rules of action read of context.input (pdp_reads.h),
+ * worked out once per action when the set was loaded. Borrowed from the
+ * set. */
+struct pdp_reads;
+const struct pdp_reads *pdp_policy_reads(const pdp_policy_set *set,
+                                         const pdp_value *action);
+
 /* How Box names a rule to people: @id when present and non-blank, else
  * the positional id policy_<i>. */
 pdp_str pdp_rule_display_id(const pdp_rule *r);

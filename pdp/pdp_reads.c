@@ -136,14 +136,17 @@ reads_rules(pdp_reads *r, const pdp_rule *const *rules, size_t n)
 }
 
 void
+pdp_reads_rules(pdp_reads *out, const pdp_rule *const *a, size_t na,
+                const pdp_rule *const *b, size_t nb)
+{
+    memset(out, 0, sizeof *out);
+    reads_rules(out, a, na);
+    reads_rules(out, b, nb);
+}
+
+void
 pdp_reads_for_action(const pdp_policy_set *set, const pdp_value *action,
                      pdp_reads *out)
 {
-    const pdp_rule *const *specific = NULL, *const *any = NULL;
-    size_t nspecific = 0, nany = 0;
-
-    memset(out, 0, sizeof *out);
-    pdp_policy_candidates(set, action, &specific, &nspecific, &any, &nany);
-    reads_rules(out, specific, nspecific);
-    reads_rules(out, any, nany);
+    *out = *pdp_policy_reads(set, action);
 }

@@ -27,9 +27,14 @@ typedef struct pdp_reads {
     size_t rd_n;
 } pdp_reads;
 
-/* Walks the rules pdp_policy_candidates yields for action (conditions
- * only: the scopes name entities a request of one action cannot vary). */
+/* What the rules pdp_policy_candidates yields for action read (their
+ * conditions only: the scopes name entities a request of one action
+ * cannot vary): the set's copy (pdp_policy_reads). */
 void pdp_reads_for_action(const pdp_policy_set *set, const pdp_value *action,
                           pdp_reads *out);
+
+/* Walks two lists of rules into out (zeroed first). */
+void pdp_reads_rules(pdp_reads *out, const pdp_rule *const *a, size_t na,
+                     const pdp_rule *const *b, size_t nb);
 
 #endif

@@ -327,6 +327,17 @@ server_decide_one(pdp_server *s, pdp_gen *g, pdp_scratch *sc,
     if (s->sv_log != NULL &&
         pdp_dlog_decision_add(s->sv_log, &d.wd_log) != BOX_OK)
         box_log(BOX_LOG_ERROR, PDP_SVC, "a decision could not be logged");
+    if (req->cached) {
+        // A report of a permit the client already served: it reads no
+        // answer, so none is packed, sent and unpacked (a flush carries
+        // up to 256 of them).
+        uint64_t epoch = out->epoch;
+        box__decision_response__init(out);
+        out->request_id = req->request_id;
+        out->epoch = epoch;
+        out->verdict = d.wd_log.dd_permit ? BOX__VERDICT__VERDICT_PERMIT
+                                          : BOX__VERDICT__VERDICT_DENY;
+    }
 }
 
 static void
@@ -426,7 +437,8 @@ server_handle(void *arg, const void *req, size_t len, nng_msg *reply)
             box__decision_response__init(&cells[i]);
             server_decide_one(s, g, sc, r->decide_batch->requests[i],
                               &cells[i]);
-            pdp_wire_response_own(sc->sc_arena, &cells[i]);
+            if (!r->decide_batch->requests[i]->cached) // else borrows none
+                pdp_wire_response_own(sc->sc_arena, &cells[i]);
             outs[i] = &cells[i];
         }
         batch.n_responses = n;
