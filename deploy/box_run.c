@@ -24,6 +24,7 @@
 #include "config.h"
 #include "pdp_dlog.h"
 #include "pdp_policy_file.h"
+#include "box_hash.h"
 
 static const char run_usage[] =
     "usage: box run --config FILE [--] [WORKLOAD ARGS...]\n"
@@ -91,10 +92,7 @@ run_digest_file(uint64_t h, const char *path)
     unsigned char buf[8192];
     ssize_t n;
     while ((n = read(fd, buf, sizeof buf)) > 0) {
-        for (ssize_t i = 0; i < n; i++) {
-            h ^= buf[i];
-            h *= 1099511628211ULL;
-        }
+        h = box_fnv1a(h, buf, (size_t)n);
     }
     close(fd);
     return h;
@@ -236,8 +234,8 @@ box_cmd_run(int argc, char **argv)
         struct stat pst;
         if (realpath(box_config_policy(cfg), policy_canon) == NULL ||
             stat(policy_canon, &pst) != 0) {
-            status = box_cmd_error("policy file %s: %s",
-                                   box_config_policy(cfg), strerror(errno));
+            status = box_cmd_error("policy file %s: %s", box_config_policy(cfg),
+                                   strerror(errno));
             goto out;
         }
         if (pst.st_nlink > 1) {
@@ -276,10 +274,10 @@ box_cmd_run(int argc, char **argv)
         goto out;
     }
     char record[64];
-    uint64_t h = 14695981039346656037ULL;
+    uint64_t h = BOX_FNV1A_INIT;
     h = run_digest_file(h, box_config_path(cfg));
-    h = run_digest_file(h, box_config_policy(cfg) != NULL ? policy_canon
-                                                        : NULL);
+    h = run_digest_file(h,
+                        box_config_policy(cfg) != NULL ? policy_canon : NULL);
     snprintf(record, sizeof record, "%016llx", (unsigned long long)h);
 
     bool created, changed;

@@ -10,16 +10,14 @@
 
 #include "box_alloc.h"
 #include "pdp_hist_int.h"
+#include "box_hash.h"
 
 #define HIX_VALUE_MAX 1024 // a longer value is not indexed (scanned)
 
 static uint64_t
 hix_hash(const char *p, size_t n)
 {
-    uint64_t h = 1469598103934665603ULL; // FNV-1a
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
-    return h;
+    return box_fnv1a(BOX_FNV1A_INIT, p, n);
 }
 
 /* The encoded value v into buf; its length, or 0 when over the cap. */
@@ -76,8 +74,7 @@ hix_grow(hix *ix)
 static box_err
 hix_add(hix *ix, const pdp_event *e, uint64_t seq)
 {
-    const pdp_value *f = pdp_hist_field(e->ev_fields, ix->ix_path,
-                                        ix->ix_plen);
+    const pdp_value *f = pdp_hist_field(e->ev_fields, ix->ix_path, ix->ix_plen);
     char key[HIX_VALUE_MAX];
     size_t klen = f != NULL ? hix_encode(f, key) : 0;
     if (klen == 0)

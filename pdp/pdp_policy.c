@@ -33,12 +33,11 @@ struct pdp_policy_set {
     uint32_t pl_mask;
     const pdp_rule **pl_any; // rules with an unconstrained action scope
     uint32_t pl_nany;
-    const pdp_reads *pl_any_reads; // what they read, for actions without
-                                   // rules of their own
-    const pdp_schema *pl_schema; // requests are validated against it
-    pdp_schema *pl_own_schema;   // the built-in schema when the set owns it
-    bool pl_temporal;            // some rule has a temporal condition
-    int64_t pl_window;           // how far back those read (seconds)
+    const pdp_reads *pl_any_reads; // what pl_any reads (other actions)
+    const pdp_schema *pl_schema;   // requests are validated against it
+    pdp_schema *pl_own_schema;     // the built-in schema when the set owns it
+    bool pl_temporal;              // some rule has a temporal condition
+    int64_t pl_window;             // how far back those read (seconds)
     // Which decisions the history touches: every one (pl_hist_all), or
     // those of an action a temporal predicate names or a temporal rule's
     // scope admits (pl_hist_actions).
@@ -48,8 +47,8 @@ struct pdp_policy_set {
     // The actions whose outcomes a predicate reads.
     const pdp_value **pl_out_actions;
     uint32_t pl_nout, pl_capout;
-    box_err pl_hist_err; // out of memory while collecting: treat as all
-    pdp_entities pl_actions;     // the schema's grouped actions (es_n 0: none)
+    box_err pl_hist_err;     // out of memory while collecting: treat as all
+    pdp_entities pl_actions; // the schema's grouped actions (es_n 0: none)
 };
 
 /* ---- naming ---- */
@@ -152,7 +151,8 @@ check_duplicate_ids(const pdp_ast *ast, box_buf *msg)
 static bool
 is_fs_other(const pdp_value *v)
 {
-    return v->u.ent.tlen == 11 && memcmp(v->u.ent.type, "Box::Action", 11) == 0 &&
+    return v->u.ent.tlen == 11 &&
+           memcmp(v->u.ent.type, "Box::Action", 11) == 0 &&
            v->u.ent.idlen == 8 && memcmp(v->u.ent.id, "fs:other", 8) == 0;
 }
 
@@ -178,8 +178,9 @@ check_reserved_actions(const pdp_ast *ast, box_buf *msg)
         const pdp_rule *r = ast->as_rules[i];
         if (!names_only_reserved(r))
             continue;
-        rv = box_buf_puts(msg, any ? "; " : "policy names only a reserved "
-                                            "action: ");
+        rv = box_buf_puts(msg, any ? "; "
+                                   : "policy names only a reserved "
+                                     "action: ");
         if (rv == BOX_OK)
             rv = pdp_rule_put_name(msg, r);
         if (rv == BOX_OK)
@@ -254,8 +255,7 @@ action_list_add(pdp_policy_set *set, const pdp_value ***arr, uint32_t *n,
             return;
     if (*n == *cap) {
         uint32_t nc = *cap ? *cap * 2 : 8;
-        const pdp_value **nv =
-            box_arena_alloc(set->pl_arena, nc * sizeof *nv);
+        const pdp_value **nv = box_arena_alloc(set->pl_arena, nc * sizeof *nv);
         if (nv == NULL) {
             set->pl_hist_err = BOX_ENOMEM;
             return;
@@ -593,8 +593,8 @@ check_schema(pdp_policy_set *set, const pdp_tl_src *src, const pdp_evschema *es,
         rv = pdp_validate_warnings_add(warnings, spell.vw_items[i],
                                        strlen(spell.vw_items[i]));
     pdp_validate_warnings_free(&spell);
-    for (size_t i = 0; i < pdp_validate_result_count(vr) && rv == BOX_OK &&
-                       warnings != NULL;
+    for (size_t i = 0;
+         i < pdp_validate_result_count(vr) && rv == BOX_OK && warnings != NULL;
          i++) {
         const pdp_finding *f = pdp_validate_result_at(vr, i);
         if (f->fd_kind == PDP_FINDING_WARNING)
@@ -630,7 +630,8 @@ load(const char *text, size_t len, const char *filename, load_mode mode,
     *err = NULL;
     if (len > PDP_POLICY_MAX_BYTES) {
         rv = BOX_ETOOBIG;
-        box_err mrv = box_buf_printf(&msg, "%s: policy text is larger than "
+        box_err mrv = box_buf_printf(&msg,
+                                     "%s: policy text is larger than "
                                      "the limit of %u bytes",
                                      filename ? filename : "<policy>",
                                      PDP_POLICY_MAX_BYTES);
@@ -647,9 +648,11 @@ load(const char *text, size_t len, const char *filename, load_mode mode,
             char *serr = NULL;
             rv = pdp_schema_load_builtin(&set->pl_own_schema, &serr);
             if (rv != BOX_OK) {
-                box_err mrv = box_buf_printf(&msg, "policy fails schema "
+                box_err mrv = box_buf_printf(&msg,
+                                             "policy fails schema "
                                              "validation: dogwood action "
-                                             "schema: %s", serr ? serr : "");
+                                             "schema: %s",
+                                             serr ? serr : "");
                 (void)mrv;
                 box_free(serr);
                 goto out;

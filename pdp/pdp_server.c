@@ -56,8 +56,8 @@ struct pdp_server {
     pdp_peers *sv_peers; // who may connect (pdp_peer.h); borrowed
     pdp_dlog *sv_log;
     pdp_live *sv_live; // the history temporal rules read
-    char *sv_policy; // owned copy of the path, or NULL
-    char *sv_home;   // operator home for the spelling checks, or NULL
+    char *sv_policy;   // owned copy of the path, or NULL
+    char *sv_home;     // operator home for the spelling checks, or NULL
     uint64_t sv_started_ms;
 
     pthread_mutex_t sv_gen_lock; // guards sv_gen (the pointer, not the set)
@@ -461,8 +461,10 @@ server_handle(void *arg, const void *req, size_t len, nng_msg *reply)
             if (rrv == BOX_OK)
                 ack.accepted++;
             else
-                box_log(BOX_LOG_WARN, PDP_SVC, "an outcome event was not "
-                        "recorded: %s", box_strerror(rrv));
+                box_log(BOX_LOG_WARN, PDP_SVC,
+                        "an outcome event was not "
+                        "recorded: %s",
+                        box_strerror(rrv));
             box_arena_reset(sc->sc_arena);
         }
         resp.body_case = BOX__PDP_RESPONSE__BODY_RECORD;

@@ -10,6 +10,7 @@
 
 #include "pdp_ext.h"
 #include "pdp_tl.h"
+#include "box_hash.h"
 
 /* One binding; a row is an immutable array of them in the scratch arena
  * (extending a row copies it: rows are short). A timepoint is bound as
@@ -57,8 +58,7 @@ row_get(tl_row r, pdp_str name)
 /* r with name bound to val (replacing an old binding), or without it
  * when val is NULL. */
 static box_err
-row_set(tl_ctx *c, tl_row r, pdp_str name, const pdp_value *val,
-        tl_row *out)
+row_set(tl_ctx *c, tl_row r, pdp_str name, const pdp_value *val, tl_row *out)
 {
     tl_bind *b = box_arena_alloc(c->a, (r.n + 1) * sizeof *b);
     if (b == NULL)
@@ -143,9 +143,8 @@ tl_resolve(tl_ctx *c, const pdp_tterm *t, size_t j, tl_row row,
                    : NULL;
         return BOX_OK;
     case PDP_TT_SCOPE: {
-        const pdp_value *e = t->tt_var == PDP_VAR_PRINCIPAL
-                                 ? now->tn_principal
-                                 : now->tn_resource;
+        const pdp_value *e = t->tt_var == PDP_VAR_PRINCIPAL ? now->tn_principal
+                                                            : now->tn_resource;
         if (e == NULL || t->tt_nsegs == 0) {
             *out = e;
             return BOX_OK;
@@ -221,7 +220,6 @@ proj_equal(const pdp_value *const *a, const pdp_value *const *b, uint32_t n)
 static uint64_t
 value_hash(const pdp_value *v)
 {
-    uint64_t h = 1469598103934665603ULL;
     size_t n = 0;
     const char *s = NULL;
     if (v == NULL)
@@ -240,9 +238,7 @@ value_hash(const pdp_value *v)
     default:
         return (uint64_t)pdp_value_kind_of(v);
     }
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return h;
+    return box_fnv1a(BOX_FNV1A_INIT, s, n);
 }
 
 static box_err
@@ -258,8 +254,8 @@ tl_agg(tl_ctx *c, const pdp_tterm *t, size_t j, tl_row row,
     BOX_TRY(tl_rel(c, g->ta_where, j, inner, &rs));
     // Project onto the `for` list and keep the distinct rows.
     uint32_t w = g->ta_nfor;
-    const pdp_value **proj = box_arena_alloc(c->a, (rs.n + 1) * w *
-                                                       sizeof *proj);
+    const pdp_value **proj =
+        box_arena_alloc(c->a, (rs.n + 1) * w * sizeof *proj);
     if (proj == NULL)
         return BOX_ENOMEM;
     size_t distinct = 0;
@@ -278,10 +274,11 @@ tl_agg(tl_ctx *c, const pdp_tterm *t, size_t j, tl_row row,
         return BOX_ENOMEM;
     for (size_t r = 0; r < rs.n; r++) {
         const pdp_value **p = proj + distinct * w;
-        uint64_t h = 1469598103934665603ULL;
+        uint64_t h = BOX_FNV1A_INIT;
         for (uint32_t i = 0; i < w; i++) {
             p[i] = row_get(rs.v[r], g->ta_for[i].tb_name);
-            h = (h ^ value_hash(p[i])) * 1099511628211ULL;
+            uint64_t vh = value_hash(p[i]);
+            h = box_fnv1a(h, &vh, sizeof vh);
         }
         size_t k = (size_t)h & (nslots - 1);
         bool seen = false;
@@ -324,8 +321,8 @@ tl_pred(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
         (pending && c->now->tn_pending == PDP_PENDING_NONE))
         return BOX_OK;
     if (pending)
-        kind = c->now->tn_pending == PDP_PENDING_RESPONSE ? "response"
-                                                          : "error";
+        kind =
+            c->now->tn_pending == PDP_PENDING_RESPONSE ? "response" : "error";
     if (!pdp_value_equal(e->ev_action, t->tl_action) ||
         strlen(kind) != t->tl_event_kind.len ||
         memcmp(kind, t->tl_event_kind.s, t->tl_event_kind.len) != 0)
@@ -507,8 +504,7 @@ tl_formerly(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
 {
     tl_walk w;
     BOX_TRY(walk_start(c, leading_pred(t->tl_l), row, j, &w));
-    for (; w.tw_more && in_window(c, j, w.tw_k, t->tl_window);
-         walk_next(c, &w))
+    for (; w.tw_more && in_window(c, j, w.tw_k, t->tl_window); walk_next(c, &w))
         BOX_TRY(tl_rel(c, t->tl_l, w.tw_k, row, out));
     return BOX_OK;
 }

@@ -7,6 +7,7 @@
 
 #include "box_alloc.h"
 #include "pdp_value.h"
+#include "box_hash.h"
 
 #define MON_MAX 8          // formerly conjuncts, and filters, of one leaf
 #define MON_KEY_MAX 1024   // a longer key gives up (scanned instead)
@@ -188,10 +189,7 @@ key_of(const pdp_value *v, uint8_t *buf)
 static uint64_t
 key_hash(const uint8_t *k, size_t n)
 {
-    uint64_t h = 1469598103934665603ULL; // FNV-1a
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ k[i]) * 1099511628211ULL;
-    return h;
+    return box_fnv1a(BOX_FNV1A_INIT, k, n);
 }
 
 static mon_slot *
@@ -221,8 +219,8 @@ rehash(pdp_tlmon *m)
 {
     size_t alive = 0;
     for (size_t i = 0; i < m->mo_nslots; i++)
-        alive += m->mo_slots[i].ms_key != NULL &&
-                 slot_alive(m, &m->mo_slots[i]);
+        alive +=
+            m->mo_slots[i].ms_key != NULL && slot_alive(m, &m->mo_slots[i]);
     size_t n = 64;
     while (n < 4 * (alive + 1))
         n *= 2;
@@ -283,8 +281,8 @@ pdp_tlmon_observe(pdp_tlmon *m, const pdp_event *e)
     for (uint32_t i = 0; i < m->mo_n; i++) {
         if (!pred_matches(m->mo_pred[i], e))
             continue;
-        const pdp_value *x = pdp_hist_field(e->ev_fields, m->mo_path[i].s,
-                                            m->mo_path[i].len);
+        const pdp_value *x =
+            pdp_hist_field(e->ev_fields, m->mo_path[i].s, m->mo_path[i].len);
         if (x == NULL)
             continue; // the field absent: the predicate does not bind
         size_t kl = key_of(x, key);
@@ -307,7 +305,7 @@ pdp_tlmon_observe(pdp_tlmon *m, const pdp_event *e)
         s->ms_t[i] = e->ev_ts;
         int64_t lo = INT64_MAX;
         for (uint32_t c = 0; c < m->mo_n && lo != MON_NONE; c++)
-            lo = s->ms_t[c] == MON_NONE ? MON_NONE
+            lo = s->ms_t[c] == MON_NONE           ? MON_NONE
                  : s->ms_t[c] + m->mo_win[c] < lo ? s->ms_t[c] + m->mo_win[c]
                                                   : lo;
         if (lo > m->mo_best)
@@ -319,7 +317,8 @@ int
 pdp_tlmon_holds(pdp_tlmon *m, const pdp_tl_now *now, box_arena *scratch,
                 bool *holds)
 {
-    if (m->mo_gave_up || (m->mo_outcomes && now->tn_pending != PDP_PENDING_NONE))
+    if (m->mo_gave_up ||
+        (m->mo_outcomes && now->tn_pending != PDP_PENDING_NONE))
         return 0;
     for (uint32_t i = 0; i < m->mo_nf; i++) {
         bool f = false;

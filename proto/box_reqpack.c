@@ -115,9 +115,8 @@ put_plain(uint8_t *p, const ProtobufCMessage *m)
     return m->n_unknown_fields == 0 ? p : NULL;
 }
 
-static uint8_t *put_value_field(uint8_t *p, const uint8_t *lo,
-                                unsigned field, const Box__Value *v,
-                                int depth);
+static uint8_t *put_value_field(uint8_t *p, const uint8_t *lo, unsigned field,
+                                const Box__Value *v, int depth);
 
 static uint8_t *
 put_set(uint8_t *p, const uint8_t *lo, const Box__ValueSet *s, int depth)
@@ -131,8 +130,7 @@ put_set(uint8_t *p, const uint8_t *lo, const Box__ValueSet *s, int depth)
 }
 
 static uint8_t *
-put_record(uint8_t *p, const uint8_t *lo, const Box__ValueRecord *r,
-           int depth)
+put_record(uint8_t *p, const uint8_t *lo, const Box__ValueRecord *r, int depth)
 {
     p = put_plain(p, &r->base);
     for (size_t i = r->n_fields; i-- > 0 && p != NULL;) {
@@ -161,11 +159,9 @@ put_value(uint8_t *p, const uint8_t *lo, const Box__Value *v, int depth)
             p = put_str_always(p, lo, 1, v->str);
         return p;
     case BOX__VALUE__KIND_LONG:
-        return put_tag(put_varint(p, lo, (uint64_t)v->long_), lo, 2,
-                       WT_VARINT);
+        return put_tag(put_varint(p, lo, (uint64_t)v->long_), lo, 2, WT_VARINT);
     case BOX__VALUE__KIND_BOOLEAN:
-        return put_tag(put_varint(p, lo, v->boolean ? 1 : 0), lo, 3,
-                       WT_VARINT);
+        return put_tag(put_varint(p, lo, v->boolean ? 1 : 0), lo, 3, WT_VARINT);
     case BOX__VALUE__KIND_SET:
         if (v->set == NULL)
             return p;

@@ -118,8 +118,8 @@ rnd_value(pool *p, int depth)
         v->record = pool_alloc(p, sizeof *v->record);
         box__value_record__init(v->record);
         v->record->n_fields = rnd(p) % 6;
-        v->record->fields = pool_alloc(
-            p, (v->record->n_fields + 1) * sizeof(Box__RecordField *));
+        v->record->fields = pool_alloc(p, (v->record->n_fields + 1) *
+                                              sizeof(Box__RecordField *));
         for (size_t i = 0; i < v->record->n_fields; i++) {
             Box__RecordField *f = pool_alloc(p, sizeof *f);
             box__record_field__init(f);
@@ -159,7 +159,8 @@ rnd_request(pool *p)
         Box__Subject *s = pool_alloc(p, sizeof *s);
         box__subject__init(s);
         s->n_command_args = rnd(p) % 5;
-        s->command_args = pool_alloc(p, (s->n_command_args + 1) * sizeof(char *));
+        s->command_args =
+            pool_alloc(p, (s->n_command_args + 1) * sizeof(char *));
         for (size_t i = 0; i < s->n_command_args; i++)
             if ((s->command_args[i] = rnd_str(p)) == NULL)
                 s->command_args[i] = ""; // protobuf-c cannot size NULL

@@ -6,6 +6,7 @@
 
 #include "box_alloc.h"
 #include "box_pdp_client.h"
+#include "box_hash.h"
 
 #define PM_SLOTS 512    // keys per call; a power of two
 #define PM_ACTIONS 16   // actions with their fields per call
@@ -94,10 +95,7 @@ pm_fields_same(const pm_action *a, char *const *fields, size_t n)
 static uint64_t
 pm_hash(const uint8_t *p, size_t n)
 {
-    uint64_t h = 0xcbf29ce484222325u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3u;
-    return h;
+    return box_fnv1a(BOX_FNV1A_INIT, p, n);
 }
 
 static size_t

@@ -8,6 +8,7 @@
 #include "box_alloc.h"
 #include "cmd_diff.h"
 #include "sh_gopt.h"
+#include "box_hash.h"
 
 #define DIFF_CHUNK (64u * 1024u)
 
@@ -26,7 +27,8 @@ strip_cr(box_buf *b)
 {
     size_t w = 0;
     for (size_t r = 0; r < b->b_len; r++) {
-        if (b->b_data[r] == '\r' && r + 1 < b->b_len && b->b_data[r + 1] == '\n')
+        if (b->b_data[r] == '\r' && r + 1 < b->b_len &&
+            b->b_data[r + 1] == '\n')
             continue;
         b->b_data[w++] = b->b_data[r];
     }
@@ -44,8 +46,8 @@ split_lines(diff_run *d, diff_file *f)
     f->df_noeol = n > 0 && p[n - 1] != '\n';
     lines += f->df_noeol;
     if (lines > DIFF_LINES_MAX)
-        return sh_cmd_err(d->dr_run.cr_cx, "diff",
-                          2, "%s: too many lines to compare (limit %u)",
+        return sh_cmd_err(d->dr_run.cr_cx, "diff", 2,
+                          "%s: too many lines to compare (limit %u)",
                           f->df_name, DIFF_LINES_MAX);
     f->df_line = box_alloc((lines + 1) * sizeof *f->df_line);
     if (f->df_line == NULL)
@@ -155,10 +157,7 @@ line_key(const diff_run *d, const char *p, size_t n, bool noeol, box_buf *k)
 static uint64_t
 key_hash(const char *p, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-    return h;
+    return box_fnv1a(BOX_FNV1A_INIT, p, n);
 }
 
 /* An open-addressing table from keys to classes. A key is kept in one
@@ -167,10 +166,10 @@ key_hash(const char *p, size_t n)
 typedef struct cls_tab {
     size_t *ct_slot; // class + 1, 0 empty
     size_t ct_mask;
-    uint64_t *ct_hash;    // per class
-    size_t *ct_off;       // per class: key start in ct_keys, then one past
-    const char **ct_rep;  // raw: per class, the key's bytes
-    size_t *ct_len;       // raw: per class, its length
+    uint64_t *ct_hash;   // per class
+    size_t *ct_off;      // per class: key start in ct_keys, then one past
+    const char **ct_rep; // raw: per class, the key's bytes
+    size_t *ct_len;      // raw: per class, its length
     size_t ct_n, ct_cap;
     box_buf ct_keys;
 } cls_tab;
