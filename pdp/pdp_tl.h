@@ -49,8 +49,8 @@ typedef struct pdp_tbinder {
 } pdp_tbinder;
 
 typedef struct pdp_tagg {
-    pdp_str ta_sum;             // the summed variable (sum only)
-    const pdp_tbinder *ta_for;  // the `for` list
+    pdp_str ta_sum;            // the summed variable (sum only)
+    const pdp_tbinder *ta_for; // the `for` list
     uint32_t ta_nfor;
     const pdp_tl *ta_where;
 } pdp_tagg;
@@ -118,7 +118,8 @@ struct pdp_tl {
 /*
  * Parses a temporal condition from lx, whose current token is the first
  * of the condition, up to (not including) the `}` that closes its block.
- * Macro calls expand from mt (pdp_macro.h; NULL: none). Nodes go into a. On a syntax error the lexer holds the message
+ * Macro calls expand from mt (pdp_macro.h; NULL: none). Nodes go into a. On a
+ * syntax error the lexer holds the message
  * ("FILE:LINE:COL: …") and the result is BOX_EPARSE.
  */
 struct pdp_macros;
@@ -171,8 +172,7 @@ box_err pdp_tl_dump(const pdp_tl *tl, box_buf *out) BOX_WARN_UNUSED;
  * matters (`previous` reads the one just before, `since` every one after
  * its anchor). */
 typedef void (*pdp_tl_reads_fn)(void *arg, const pdp_value *action);
-void pdp_tl_reads(const pdp_tl *tl, pdp_tl_reads_fn fn, void *arg,
-                  bool *every);
+void pdp_tl_reads(const pdp_tl *tl, pdp_tl_reads_fn fn, void *arg, bool *every);
 
 /* fn for each predicate of tl, aggregate bodies included. */
 typedef void (*pdp_tl_pred_fn)(void *arg, const pdp_tl *pred);
@@ -184,6 +184,13 @@ void pdp_tl_each_pred(const pdp_tl *tl, pdp_tl_pred_fn fn, void *arg);
  * walk of it would pay for. */
 void pdp_tl_size(const pdp_tl *tl, size_t cap, size_t *nodes,
                  unsigned depth_cap, unsigned *depth);
+
+/* True when term t's value needs nothing but the request: literals,
+ * context and scope terms, arrays of those, and variables `bound` says
+ * have a value (NULL: none has). Wildcards and aggregates never. */
+typedef bool (*pdp_tl_bound_fn)(const void *arg, pdp_str name);
+bool pdp_tterm_ground(const pdp_tterm *t, pdp_tl_bound_fn bound,
+                      const void *arg);
 
 /* How far back (seconds) pdp_tl_holds can read from its decision
  * timepoint: nested windows add up. What a history must keep. */

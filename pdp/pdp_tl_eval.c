@@ -530,9 +530,8 @@ tl_since(tl_ctx *c, const pdp_tl *t, size_t j, tl_row row, tl_rows *out)
     return BOX_OK;
 }
 
-/* A term whose value needs nothing but the request and row. */
-static bool
-ground_term(const pdp_tterm *t, tl_row row)
+bool
+pdp_tterm_ground(const pdp_tterm *t, pdp_tl_bound_fn bound, const void *arg)
 {
     switch (t->tt_kind) {
     case PDP_TT_LIT:
@@ -541,15 +540,22 @@ ground_term(const pdp_tterm *t, tl_row row)
     case PDP_TT_SCOPE:
         return true;
     case PDP_TT_VAR:
-        return row_get(row, t->tt_name) != NULL;
+        return bound != NULL && bound(arg, t->tt_name);
     case PDP_TT_ARRAY:
         for (uint32_t i = 0; i < t->tt_nitems; i++)
-            if (!ground_term(t->tt_items[i], row))
+            if (!pdp_tterm_ground(t->tt_items[i], bound, arg))
                 return false;
         return true;
     default:
         return false; // wildcards, aggregates
     }
+}
+
+/* pdp_tl_bound_fn over a row. */
+static bool
+row_binds(const void *row, pdp_str name)
+{
+    return row_get(*(const tl_row *)row, name) != NULL;
 }
 
 /* Comparisons (and conjunctions of them) of ground terms: true or false
@@ -559,8 +565,9 @@ ground_filter(const pdp_tl *t, tl_row row)
 {
     if (t->tl_kind == PDP_TL_AND)
         return ground_filter(t->tl_l, row) && ground_filter(t->tl_r, row);
-    return t->tl_kind == PDP_TL_CMP && ground_term(t->tl_a, row) &&
-           ground_term(t->tl_b, row);
+    return t->tl_kind == PDP_TL_CMP &&
+           pdp_tterm_ground(t->tl_a, row_binds, &row) &&
+           pdp_tterm_ground(t->tl_b, row_binds, &row);
 }
 
 static box_err

@@ -38,30 +38,12 @@ struct pdp_tlmon {
 
 /* ---- the shape ---- */
 
-static bool
-plain_term(const pdp_tterm *t)
-{
-    switch (t->tt_kind) {
-    case PDP_TT_LIT:
-    case PDP_TT_CONTEXT:
-    case PDP_TT_SCOPE:
-        return true;
-    case PDP_TT_ARRAY:
-        for (uint32_t i = 0; i < t->tt_nitems; i++)
-            if (!plain_term(t->tt_items[i]))
-                return false;
-        return true;
-    default:
-        return false;
-    }
-}
-
 /* A comparison of the request and literals only. */
 static bool
 is_filter(const pdp_tl *t)
 {
-    return t->tl_kind == PDP_TL_CMP && plain_term(t->tl_a) &&
-           plain_term(t->tl_b);
+    return t->tl_kind == PDP_TL_CMP && pdp_tterm_ground(t->tl_a, NULL, NULL) &&
+           pdp_tterm_ground(t->tl_b, NULL, NULL);
 }
 
 /* `formerly within W P{ f: x, … }`, every other field literal or `_`. */
