@@ -20,11 +20,12 @@
 #include "box_wire_scan.h"
 
 #define CACHE_PROBE 8
-#define CACHE_KEY_MAX 2048     // longer keys are never cached
-#define REPORT_SLOTS 256       // cached decisions waiting to be logged
-#define REPORT_SLOT_BYTES 4096 // a cached decision's packed request
-#define CANON_RECORD_MAX 32    // records with more fields are not keyed
-#define CLIENT_MAX_RETRIES 3   // answers from an older generation
+#define CACHE_KEY_MAX 2048        // longer keys are never cached
+#define REPORT_MAX 256            // cached decisions waiting to be logged
+#define REPORT_ONE_MAX 4096       // one's packed request, at most
+#define REPORT_BYTES (128u << 10) // all of them, back to back
+#define CANON_RECORD_MAX 32       // records with more fields are not keyed
+#define CLIENT_MAX_RETRIES 3      // answers from an older generation
 
 typedef struct cache_entry {
     uint64_t ce_hash;
@@ -50,11 +51,6 @@ typedef struct narrow_entry {
     char **ne_fields;
     size_t ne_n;
 } narrow_entry;
-
-typedef struct report_slot {
-    uint32_t rs_len;
-    uint8_t rs_data[REPORT_SLOT_BYTES];
-} report_slot;
 
 struct box_pdp_client {
     box_rpc_client *pc_rpc;
@@ -84,7 +80,12 @@ struct box_pdp_client {
     // A cached permit is served this long at most.
     uint64_t pc_cache_max_age_ms;
     narrow_entry pc_narrow[NARROW_MAX];
-    report_slot *pc_reports;
+    // The packed requests of hits not yet reported, back to back (a hit
+    // writes the next bytes of one buffer, not a slot of its own: 4 KiB
+    // slots cost a hit a page of its own), and their lengths.
+    uint8_t *pc_reports;
+    size_t pc_reports_used;
+    uint32_t pc_report_len[REPORT_MAX];
     size_t pc_nreports;
     box_pdp_client_stats pc_stats;
 
@@ -386,8 +387,7 @@ box_pdp_client_open(const box_pdp_client_opts *o, box_pdp_client **out)
         while (slots < o->co_cache_slots)
             slots <<= 1;
         if ((c->pc_cache = box_calloc(slots, sizeof(cache_entry))) == NULL ||
-            (c->pc_reports = box_calloc(REPORT_SLOTS, sizeof(report_slot))) ==
-                NULL)
+            (c->pc_reports = box_alloc(REPORT_BYTES)) == NULL)
             goto fail;
         c->pc_cache_mask = slots - 1;
     }
@@ -726,6 +726,24 @@ report_form(const Box__DecisionRequest *req, uint64_t epoch)
 #define TAG_REQUEST_ID 0x20 // DecisionRequest.request_id = 4, varint
 #define REPORT_ID_ROOM 11   // its tag and the longest varint
 
+/* Room for one more report of up to n bytes: where it goes, or NULL. */
+static uint8_t *
+report_room(box_pdp_client *c, size_t n)
+{
+    if (c->pc_nreports >= REPORT_MAX || n > REPORT_ONE_MAX ||
+        n > REPORT_BYTES - c->pc_reports_used)
+        return NULL;
+    return c->pc_reports + c->pc_reports_used;
+}
+
+/* Keeps the n bytes just written at report_room's place as a report. */
+static void
+report_keep(box_pdp_client *c, size_t n)
+{
+    c->pc_report_len[c->pc_nreports++] = (uint32_t)n;
+    c->pc_reports_used += n;
+}
+
 /* Queues a packed report form with the request id of the hit it reports:
  * the form has none, so the id goes last. False if there is no room; the
  * caller then asks the PDP, which logs it as a normal decision. */
@@ -733,16 +751,15 @@ static bool
 report_push_form(box_pdp_client *c, const uint8_t *form, size_t n,
                  uint64_t request_id)
 {
-    if (c->pc_nreports >= REPORT_SLOTS ||
-        n > REPORT_SLOT_BYTES - REPORT_ID_ROOM)
+    uint8_t *p = report_room(c, n + REPORT_ID_ROOM);
+    if (p == NULL)
         return false;
-    report_slot *s = &c->pc_reports[c->pc_nreports++];
-    memcpy(s->rs_data, form, n);
+    memcpy(p, form, n);
     if (request_id != 0) {
-        s->rs_data[n++] = TAG_REQUEST_ID;
-        n += varint_put(s->rs_data + n, request_id);
+        p[n++] = TAG_REQUEST_ID;
+        n += varint_put(p + n, request_id);
     }
-    s->rs_len = (uint32_t)n;
+    report_keep(c, n);
     return true;
 }
 
@@ -753,23 +770,25 @@ report_push_form(box_pdp_client *c, const uint8_t *form, size_t n,
 static bool
 report_push(box_pdp_client *c, const Box__DecisionRequest *req, uint64_t epoch)
 {
-    if (c->pc_nreports >= REPORT_SLOTS)
-        return false;
     Box__DecisionRequest copy = *req;
     copy.cached = 1;
     copy.cached_epoch = epoch;
-    report_slot *s = &c->pc_reports[c->pc_nreports];
-    size_t len;
-    uint8_t *p = box_reqpack(&copy, s->rs_data, REPORT_SLOT_BYTES, &len);
+    size_t room = REPORT_BYTES - c->pc_reports_used, len;
+    uint8_t *at = report_room(c, 0);
+    if (at == NULL)
+        return false;
+    if (room > REPORT_ONE_MAX)
+        room = REPORT_ONE_MAX;
+    uint8_t *p = box_reqpack(&copy, at, room, &len);
     if (p != NULL) {
-        memmove(s->rs_data, p, len);
+        memmove(at, p, len);
     } else { // too big, or for protobuf-c alone to pack
-        if (box__decision_request__get_packed_size(&copy) > REPORT_SLOT_BYTES)
+        len = box__decision_request__get_packed_size(&copy);
+        if (len > room)
             return false;
-        len = box__decision_request__pack(&copy, s->rs_data);
+        box__decision_request__pack(&copy, at);
     }
-    s->rs_len = (uint32_t)len;
-    c->pc_nreports++;
+    report_keep(c, len);
     return true;
 }
 
@@ -871,13 +890,15 @@ client_round_trip(box_pdp_client *c, const Box__DecisionRequest *const *reqs,
     pthread_mutex_lock(&c->pc_lock);
     while (n > 0 && c->pc_reports_inflight > 0)
         pthread_cond_wait(&c->pc_reports_landed, &c->pc_lock);
-    for (size_t i = 0; i < c->pc_nreports; i++) {
-        if (put_field(&batch, TAG_BATCH_REQUESTS, c->pc_reports[i].rs_data,
-                      c->pc_reports[i].rs_len) != BOX_OK)
+    for (size_t i = 0, off = 0; i < c->pc_nreports; i++) {
+        if (put_field(&batch, TAG_BATCH_REQUESTS, c->pc_reports + off,
+                      c->pc_report_len[i]) != BOX_OK)
             break; // the rest is lost for the log only; never for a verdict
+        off += c->pc_report_len[i];
         nrep++;
     }
     c->pc_nreports = 0;
+    c->pc_reports_used = 0;
     if (nrep > 0)
         c->pc_reports_inflight++;
     pthread_mutex_unlock(&c->pc_lock);

@@ -893,6 +893,42 @@ test_cache_keys_on_fields_read(void **state)
     box_free(log);
 }
 
+/* Hits of big requests fill the client's report buffer by its bytes
+ * long before its count of reports: a hit that finds no room is asked of
+ * the PDP (and carries the waiting reports), so every decision is still
+ * logged once, the served ones marked cached. */
+static void
+test_big_hits_fill_the_reports_by_bytes(void **state)
+{
+    (void)state;
+    enum { CALLS = 200 };
+    fx f;
+    fx_start(&f, permit_all_exec, 2000);
+    char cmd[1501];
+    memset(cmd, 'x', sizeof cmd - 1);
+    memcpy(cmd, "echo ", 5);
+    cmd[sizeof cmd - 1] = '\0';
+    box_req q;
+    box_req_exec(&q, "echo", cmd, 1, "/w");
+    int hits = 0;
+    for (int i = 0; i < CALLS; i++) {
+        box_pdp_answer a;
+        q.r_req.request_id = (uint64_t)i + 1;
+        assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+        assert_int_equal(a.pa_verdict, BOX_VERDICT_PERMIT);
+        hits += a.pa_from_cache;
+        box_pdp_answer_clear(&a);
+    }
+    // 128 KiB hold about 80 of these: some calls went to the PDP.
+    assert_true(hits > 80 && hits < CALLS - 1);
+    assert_int_equal(box_pdp_client_flush(f.client), BOX_OK);
+    char *log = fx_stop(&f);
+    assert_int_equal(count(log, "strands.box.policy.decision"), CALLS);
+    assert_int_equal(count(log, "{\"key\":\"strands.box.policy.cached\""),
+                     hits);
+    box_free(log);
+}
+
 /* A rule that reads context otherwise than by naming an input field
  * keeps the whole input in the key. */
 static void
@@ -1234,6 +1270,7 @@ main(void)
         cmocka_unit_test(test_cached_permit_expires_without_notice),
         cmocka_unit_test(test_cache_keys_on_fields_read),
         cmocka_unit_test(test_cache_keys_whole_input_when_context_is_read),
+        cmocka_unit_test(test_big_hits_fill_the_reports_by_bytes),
         cmocka_unit_test(test_failed_publish_is_logged_and_shown),
         cmocka_unit_test(test_fail_closed_when_stopped_or_gone),
         cmocka_unit_test(test_reload_storm),
