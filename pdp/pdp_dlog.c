@@ -21,6 +21,7 @@ struct pdp_dlog {
     int dl_fd;
     char *dl_box_id;
     char *dl_run_id;
+    char *dl_res; // every record's resource (dlog_resource)
     pthread_t dl_thread;
     pthread_mutex_t dl_lock;
     pthread_cond_t dl_nonempty;
@@ -36,6 +37,9 @@ struct pdp_dlog {
     uint64_t dl_written;
     uint64_t dl_rng; // trace/span ids; under dl_lock
 };
+
+static box_err dlog_resource(box_buf *b, const char *box_id,
+                             const char *run_id);
 
 /* ------------------------------------------------------------------ */
 /* Writer                                                              */
@@ -159,6 +163,13 @@ pdp_dlog_open(const char *path, const pdp_dlog_ident *id, size_t queue_cap,
         (l->dl_run_id = box_strdup(id && id->di_run_id ? id->di_run_id : "")) ==
             NULL)
         goto fail;
+    box_buf res;
+    box_buf_init(&res, PDP_DLOG_LINE_MAX);
+    if (dlog_resource(&res, l->dl_box_id, l->dl_run_id) != BOX_OK) {
+        box_buf_reset(&res);
+        goto fail;
+    }
+    l->dl_res = box_buf_take(&res);
     l->dl_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (l->dl_fd < 0) {
         ret = BOX_EIO;
@@ -179,6 +190,7 @@ fail:
         close(l->dl_fd);
     box_free(l->dl_box_id);
     box_free(l->dl_run_id);
+    box_free(l->dl_res);
     box_free(l);
     return ret;
 }
@@ -198,6 +210,7 @@ pdp_dlog_close(pdp_dlog *l)
     box_buf_reset(&l->dl_spare);
     box_free(l->dl_box_id);
     box_free(l->dl_run_id);
+    box_free(l->dl_res);
     pthread_mutex_destroy(&l->dl_lock);
     pthread_cond_destroy(&l->dl_nonempty);
     pthread_cond_destroy(&l->dl_nonfull);
@@ -299,20 +312,21 @@ typedef struct attrs {
     box_err a_rv;
 } attrs;
 
+/* Keys are this file's literals (letters, digits, dots, underscores):
+ * they go out as they are, with no escaping pass. */
 static void
 attr_begin(attrs *a, const char *key)
 {
     if (a->a_rv != BOX_OK)
         return;
-    if (!a->a_first)
-        a->a_rv = box_buf_putc(a->a_b, ',');
+    static const char open[] = ",{\"key\":\"", close[] = "\",\"value\":";
+    const char *o = a->a_first ? open + 1 : open;
     a->a_first = false;
+    a->a_rv = box_buf_append(a->a_b, o, strlen(o));
     if (a->a_rv == BOX_OK)
-        a->a_rv = box_buf_puts(a->a_b, "{\"key\":");
+        a->a_rv = box_buf_puts(a->a_b, key);
     if (a->a_rv == BOX_OK)
-        a->a_rv = box_json_cstr(a->a_b, key);
-    if (a->a_rv == BOX_OK)
-        a->a_rv = box_buf_puts(a->a_b, ",\"value\":");
+        a->a_rv = box_buf_append(a->a_b, close, sizeof close - 1);
 }
 
 static void
@@ -334,7 +348,8 @@ attr_int(attrs *a, const char *key, int64_t v)
 {
     attr_begin(a, key);
     if (a->a_rv == BOX_OK)
-        a->a_rv = box_buf_puts(a->a_b, v < 0 ? "{\"intValue\":\"-" : "{\"intValue\":\"");
+        a->a_rv = box_buf_puts(a->a_b, v < 0 ? "{\"intValue\":\"-"
+                                             : "{\"intValue\":\"");
     if (a->a_rv == BOX_OK)
         a->a_rv = dlog_put_dec(a->a_b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
     if (a->a_rv == BOX_OK)
@@ -383,29 +398,37 @@ dlog_rand(uint64_t *s)
     return *s * 2685821657736338717ULL;
 }
 
-/* Opens `{"resourceLogs":[{"resource":…,"scopeLogs":[{"scope":{"name":S},
- * "logRecords":[{…,"attributes":[` up to the first attribute. */
+/* `{"resourceLogs":[{"resource":{…},` for one box and run: the same for
+ * every record of a log, so pdp_dlog_open writes it once. */
 static box_err
-dlog_head(box_buf *b, const char *box_id, const char *run_id, const char *scope,
-          const char *event, int severity, const char *sev_text,
-          const char *body, uint64_t rnd[3])
+dlog_resource(box_buf *b, const char *box_id, const char *run_id)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
     attrs a = {.a_b = b, .a_first = true};
-    box_err rv =
+    a.a_rv =
         box_buf_puts(b, "{\"resourceLogs\":[{\"resource\":{\"attributes\":[");
-    if (rv != BOX_OK)
-        return rv;
     attr_str(&a, "service.name", "strands-box");
     attr_str(&a, "strands.box.name", box_id);
     attr_str(&a, "strands.box.source", "box");
     attr_str(&a, "strands.box.run.id", run_id);
-    if (a.a_rv != BOX_OK)
-        return a.a_rv;
+    if (a.a_rv == BOX_OK)
+        a.a_rv = box_buf_puts(b, "]},");
+    return a.a_rv;
+}
+
+/* Opens a record after its resource (dlog_resource's text, res):
+ * `"scopeLogs":[{"scope":{"name":S},"logRecords":[{…,"attributes":[` up
+ * to the first attribute. */
+static box_err
+dlog_head(box_buf *b, const char *res, const char *scope, const char *event,
+          int severity, const char *sev_text, const char *body, uint64_t rnd[3])
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+    box_err rv = box_buf_puts(b, res);
     // By hand, not printf: every decision writes this head.
-    rv = box_buf_puts(b, "]},\"scopeLogs\":[{\"scope\":{\"name\":\"");
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, "\"scopeLogs\":[{\"scope\":{\"name\":\"");
     if (rv == BOX_OK)
         rv = box_buf_puts(b, scope);
     if (rv == BOX_OK)
@@ -473,9 +496,9 @@ pdp_dlog_decision_add(pdp_dlog *l, const pdp_dlog_decision *d)
         return rv;
     box_buf *b = &l->dl_fill;
     dlog_ids_locked(l, rnd);
-    rv = dlog_head(b, l->dl_box_id, l->dl_run_id, "strands-box.policy",
-                           "strands.box.policy.decision", d->dd_permit ? 9 : 13,
-                           d->dd_permit ? "INFO" : "WARN", d->dd_message, rnd);
+    rv = dlog_head(b, l->dl_res, "strands-box.policy",
+                   "strands.box.policy.decision", d->dd_permit ? 9 : 13,
+                   d->dd_permit ? "INFO" : "WARN", d->dd_message, rnd);
     attrs a = {.a_b = b, .a_first = true, .a_rv = rv};
     attr_str(&a, "strands.box.policy.action", d->dd_action);
     attr_str(&a, "strands.box.policy.resource", d->dd_resource);
@@ -516,12 +539,16 @@ dlog_control(const char *box_id, const char *run_id, uint64_t rnd[3],
              const char *operation, const char *outcome, const char *subject,
              const char *reason)
 {
-    box_buf b;
+    box_buf b, res;
     box_buf_init(&b, PDP_DLOG_LINE_MAX);
+    box_buf_init(&res, PDP_DLOG_LINE_MAX);
     char body[128];
     snprintf(body, sizeof body, "control %s", operation);
-    box_err rv = dlog_head(&b, box_id, run_id, "strands-box.control",
-                           "strands.box.control", 9, "INFO", body, rnd);
+    box_err rv = dlog_resource(&res, box_id, run_id);
+    if (rv == BOX_OK)
+        rv = dlog_head(&b, res.b_data, "strands-box.control",
+                       "strands.box.control", 9, "INFO", body, rnd);
+    box_buf_reset(&res);
     attrs a = {.a_b = &b, .a_first = true, .a_rv = rv};
     attr_str(&a, "strands.box.control.operation", operation);
     attr_str(&a, "strands.box.control.outcome", outcome);
