@@ -12,13 +12,12 @@
 
 /* ORDER SH_TK */
 static const char *const sh_tk_names[SH_TK_COUNT] = {
-    "end of file", "newline", "word", "number", ";",    ";;",    ";&",
-    ";;&",         "&",
-    "&&",          "|",       "||",   "|&",   "(",      ")",    "<",     ">",
-    ">>",          ">|",      "<>",   "<&",     ">&",   "<<",    "<<-",
-    "&>",          "&>>",     "<<<",  "if",     "then", "else",  "elif",
-    "fi",          "do",      "done", "case",   "esac", "while", "until",
-    "for",         "in",      "{",    "}",      "!",    "[[",    "]]",
+    "end of file", "newline", "word", "number", ";",     ";;",    ";&",   ";;&",
+    "&",           "&&",      "|",    "||",     "|&",    "(",     ")",    "<",
+    ">",           ">>",      ">|",   "<>",     "<&",    ">&",    "<<",   "<<-",
+    "&>",          "&>>",     "<<<",  "if",     "then",  "else",  "elif", "fi",
+    "do",          "done",    "case", "esac",   "while", "until", "for",  "in",
+    "{",           "}",       "!",    "[[",     "]]",
 };
 
 const char *
@@ -51,8 +50,7 @@ sh_diag_warn(sh_diag *d, uint32_t line, const char *fmt, ...)
     d->d_warn[d->d_nwarn].w_line = line;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d->d_warn[d->d_nwarn].w_msg, sizeof(d->d_warn[0].w_msg), fmt,
-              ap);
+    vsnprintf(d->d_warn[d->d_nwarn].w_msg, sizeof(d->d_warn[0].w_msg), fmt, ap);
     va_end(ap);
     d->d_nwarn++;
 }
@@ -429,9 +427,9 @@ sh_lex_dparen(sh_lex *lx, sh_word **out)
         return rv;
     }
     sh_word *w = box_arena_zalloc(lx->lx_arena, sizeof(*w));
-    if (w == NULL || (w->w_raw = box_arena_strndup(
-                          lx->lx_arena, lx->lx_src + start - 1,
-                          lx->lx_pos - start + 1)) == NULL)
+    if (w == NULL ||
+        (w->w_raw = box_arena_strndup(lx->lx_arena, lx->lx_src + start - 1,
+                                      lx->lx_pos - start + 1)) == NULL)
         return oom(lx);
     w->w_rawlen = lx->lx_pos - start + 1;
     w->w_parts = pl.head;
@@ -567,9 +565,9 @@ sub_is_all(const sh_word *w)
 {
     const sh_wpart *p = w != NULL ? w->w_parts : NULL;
     return p != NULL && p->wp_next == NULL && p->wp_kind == SH_WP_LIT &&
-           p->u.text.len == 1 && (p->u.text.s[0] == '@' || p->u.text.s[0] == '*');
+           p->u.text.len == 1 &&
+           (p->u.text.s[0] == '@' || p->u.text.s[0] == '*');
 }
-
 
 /* The argument word of a ${x op …} up to `}` or stop (not consumed);
  * pat: a pattern or replacement, where `'` quotes even inside "…". */
@@ -969,7 +967,10 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
             continue;
         }
         if (unquoted_word(mode) && is_meta(c)) {
-            if (mode == LM_WORD || !cond_keeps(lx, mode, wstart, c, &parens))
+            bool keep = mode == LM_WORD && lx->lx_pos < lx->lx_keep_to &&
+                        lx->lx_level == lx->lx_keep_level;
+            if (!keep &&
+                (mode == LM_WORD || !cond_keeps(lx, mode, wstart, c, &parens)))
                 break;
             if (lit.b_len == 0)
                 litline = lx->lx_line;
@@ -1042,9 +1043,8 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
                 goto out;
             continue;
         }
-        if (c == '\'' &&
-            (unquoted_word(mode) || mode == LM_ARG || mode == LM_PAT_DQ ||
-             mode == LM_SUB)) {
+        if (c == '\'' && (unquoted_word(mode) || mode == LM_ARG ||
+                          mode == LM_PAT_DQ || mode == LM_SUB)) {
             if ((rv = flush_lit(lx, pl, &lit, litline)) != BOX_OK)
                 goto out;
             uint32_t line = lx->lx_line;
@@ -1544,4 +1544,47 @@ sh_lex_next(sh_lex *lx, sh_token *tok)
     tok->t_kind = SH_TK_WORD;
     tok->t_word = w;
     return BOX_OK;
+}
+
+box_err
+sh_lex_reread_assign(sh_lex *lx, sh_token *tok, bool *changed)
+{
+    *changed = false;
+    const sh_word *w = tok->t_word;
+    if (tok->t_kind != SH_TK_WORD || w == NULL || tok->t_end != lx->lx_pos)
+        return BOX_OK;
+    size_t nl = 0;
+    while (nl < w->w_rawlen && w->w_raw[nl] != '[')
+        nl++;
+    if (nl == 0 || nl == w->w_rawlen || !is_name_start(w->w_raw[0]))
+        return BOX_OK;
+    for (size_t i = 1; i < nl; i++)
+        if (!is_name_char(w->w_raw[i]))
+            return BOX_OK;
+    // Closed inside the word already: nothing to do.
+    size_t open = w->w_rawlen - nl;
+    if (sh_lex_bracket_end(w->w_raw + nl, open) != open)
+        return BOX_OK;
+    // Text not fed yet may close the bracket or bring the `=`: the parse
+    // of a partial input must wait for it (as the whole text would read).
+    size_t at = tok->t_start + nl, left = lx->lx_len - at;
+    size_t e = sh_lex_bracket_end(lx->lx_src + at, left);
+    size_t v = at + e + 1;
+    if (e < left && v < lx->lx_len && lx->lx_src[v] == '+')
+        v++;
+    if (e >= left || v >= lx->lx_len) {
+        if (!lx->lx_final)
+            lx->lx_hit_end = true;
+        return BOX_OK;
+    }
+    if (lx->lx_src[v] != '=')
+        return BOX_OK;
+    lx->lx_pos = tok->t_start;
+    lx->lx_line = tok->t_line;
+    lx->lx_keep_to = at + e;
+    lx->lx_keep_level = lx->lx_level;
+    box_err rv = sh_lex_next(lx, tok);
+    lx->lx_keep_to = 0;
+    *changed = rv == BOX_OK;
+    return rv;
 }

@@ -65,9 +65,9 @@ typedef enum sh_tk {
     SH_TK_UNTIL,
     SH_TK_FOR,
     SH_TK_IN,
-    SH_TK_LBRACE, // {
-    SH_TK_RBRACE, // }
-    SH_TK_BANG,   // !
+    SH_TK_LBRACE,  // {
+    SH_TK_RBRACE,  // }
+    SH_TK_BANG,    // !
     SH_TK_DLBRACK, // [[ (bash)
     SH_TK_DRBRACK, // ]] (ends a [[; elsewhere in command position an error)
     SH_TK_COUNT
@@ -76,9 +76,9 @@ typedef enum sh_tk {
 typedef struct sh_token {
     sh_tk t_kind;
     uint32_t t_line;
-    int t_fd;          // SH_TK_IO_NUMBER: the number
-    sh_word *t_word;   // SH_TK_WORD (and keywords): the word
-    size_t t_start;    // byte offsets in the lexer's text
+    int t_fd;        // SH_TK_IO_NUMBER: the number
+    sh_word *t_word; // SH_TK_WORD (and keywords): the word
+    size_t t_start;  // byte offsets in the lexer's text
     size_t t_end;
 } sh_token;
 
@@ -118,10 +118,10 @@ typedef box_err (*sh_sub_fn)(void *ctx, sh_lex *lx, sh_sub_kind kind,
  * for one token).
  */
 typedef enum sh_lex_cond {
-    SH_LEX_PLAIN,    // the POSIX word
+    SH_LEX_PLAIN, // the POSIX word
     SH_LEX_COND_PAT, // `@(…)` `*(…)` `+(…)` `?(…)` `!(…)` stay in the word
-    SH_LEX_COND_RE,  // `(…)` (blanks and operators inside too) and `|`
-                     // stay in the word
+    SH_LEX_COND_RE, // `(…)` (blanks and operators inside too) and `|`
+                    // stay in the word
 } sh_lex_cond;
 
 /* A here-document waiting for its body (read after the next newline). */
@@ -149,8 +149,12 @@ struct sh_lex {
     sh_sub_fn lx_sub;
     void *lx_subctx;
     sh_pending_hd *lx_hd_head, *lx_hd_tail; // in order of appearance
-    unsigned lx_level; // current $( … ) nesting on this lexer
+    unsigned lx_level;   // current $( … ) nesting on this lexer
     sh_lex_cond lx_cond; // for the next word only (reset by sh_lex_next)
+    // sh_lex_reread_assign: metacharacters before this offset stay in the
+    // word being lexed at nesting level lx_keep_level (0: none).
+    size_t lx_keep_to;
+    unsigned lx_keep_level;
 };
 
 /* Sets up lx over src[0..len) starting at line; the caller owns src and
@@ -161,6 +165,17 @@ void sh_lex_init(sh_lex *lx, const char *src, size_t len, uint32_t line,
 /* Lexes the next token into *tok. On an error the message is in the
  * diag (BOX_EPARSE / BOX_ENOMEM / BOX_ETOOBIG). */
 box_err sh_lex_next(sh_lex *lx, sh_token *tok) BOX_WARN_UNUSED;
+/*
+ * tok is a word the parser reads in assignment position whose spelling
+ * starts `NAME[` with the bracket still open where a blank (or another
+ * metacharacter) ended it, as in `a[x y]=v`. When the source from its
+ * `[` closes at a `]` followed by `=` or `+=`, relexes it from its start
+ * with everything up to that `]` in the word (bash reads the subscript
+ * as a matched pair) and sets *changed; else leaves it (and *changed
+ * false). Only right after tok was lexed.
+ */
+box_err sh_lex_reread_assign(sh_lex *lx, sh_token *tok,
+                             bool *changed) BOX_WARN_UNUSED;
 /* Queues a here-document redirection whose body follows the next
  * newline token at this $( … ) level or an outer one (like bash and
  * dash, a body is read after the logical line, not inside a $( … ) that
@@ -181,9 +196,8 @@ size_t sh_lex_bracket_end(const char *s, size_t n);
 /* Lexes text (a piece of a word lx read: an array subscript, or the
  * value of NAME[sub]=value / [sub]=value) into *out: a subscript keeps
  * blanks and brackets literal; a value is lexed as a word. */
-box_err sh_lex_subword(sh_lex *lx, const char *text, size_t len,
-                       uint32_t line, bool value,
-                       sh_word **out) BOX_WARN_UNUSED;
+box_err sh_lex_subword(sh_lex *lx, const char *text, size_t len, uint32_t line,
+                       bool value, sh_word **out) BOX_WARN_UNUSED;
 /* The reserved word a WORD token spells (unquoted, one literal part), or
  * SH_TK_WORD. */
 sh_tk sh_lex_keyword(const sh_token *tok);
@@ -191,9 +205,8 @@ sh_tk sh_lex_keyword(const sh_token *tok);
 const char *sh_tk_name(sh_tk k);
 /* Records the first error: code, line and printf-style message.
  * Returns code. */
-box_err sh_diag_set(sh_diag *d, box_err code, uint32_t line,
-                    const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+box_err sh_diag_set(sh_diag *d, box_err code, uint32_t line, const char *fmt,
+                    ...) __attribute__((format(printf, 4, 5)));
 /* Keeps one warning (printf-style) found at line, when there is room. */
 void sh_diag_warn(sh_diag *d, uint32_t line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -415,8 +415,8 @@ split_subscript(sh_parser *p, const char *raw, size_t n, uint32_t line,
         return BOX_OK;
     box_err rv = sh_lex_subword(p->ps_lx, raw + 1, e - 1, line, false, sub);
     if (rv == BOX_OK)
-        rv = sh_lex_subword(p->ps_lx, raw + v + 1, n - v - 1, line, true,
-                            value);
+        rv =
+            sh_lex_subword(p->ps_lx, raw + v + 1, n - v - 1, line, true, value);
     return rv;
 }
 
@@ -432,8 +432,8 @@ try_subscript_assignment(sh_parser *p, const sh_word *w, sh_assign **out)
         return BOX_OK;
     sh_word *sub = NULL, *value = NULL;
     bool append = false;
-    box_err rv = split_subscript(p, raw + nl, n - nl, w->w_line, &sub, &value,
-                                 &append);
+    box_err rv =
+        split_subscript(p, raw + nl, n - nl, w->w_line, &sub, &value, &append);
     if (rv != BOX_OK || value == NULL)
         return rv;
     sh_assign *a = new_assign(p, raw, nl, append, w->w_line);
@@ -497,8 +497,7 @@ is_decl_builtin(const sh_word *w)
         return false;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strlen(names[i]) == w->w_parts->u.text.len &&
-            memcmp(names[i], w->w_parts->u.text.s, w->w_parts->u.text.len) ==
-                0)
+            memcmp(names[i], w->w_parts->u.text.s, w->w_parts->u.text.len) == 0)
             return true;
     return false;
 }
@@ -620,10 +619,16 @@ parse_simple(sh_parser *p, sh_node **out)
             rtail = &(*rtail)->r_next;
         } else if (k == SH_TK_WORD || (k > SH_TK_TLESS && k < SH_TK_COUNT &&
                                        p->ps_tok.t_word != NULL)) {
+            // In assignment position `a[x y]=v` is one word, as in bash.
+            bool changed;
+            if (n->u.simple.words == NULL &&
+                (rv = sh_lex_reread_assign(p->ps_lx, &p->ps_tok, &changed)) !=
+                    BOX_OK)
+                return rv;
             sh_word *w = p->ps_tok.t_word;
             sh_assign *a = NULL;
-            bool decl = n->u.simple.words != NULL &&
-                        is_decl_builtin(n->u.simple.words);
+            bool decl =
+                n->u.simple.words != NULL && is_decl_builtin(n->u.simple.words);
             if ((n->u.simple.words == NULL || decl) &&
                 (rv = try_assignment(p, w, &a)) != BOX_OK)
                 return rv;
@@ -643,8 +648,7 @@ parse_simple(sh_parser *p, sh_node **out)
                             p->ps_tok.t_kind == SH_TK_LPAREN &&
                             p->ps_tok.t_start == end &&
                             a->a_value->w_parts == NULL;
-            if (compound &&
-                (rv = parse_compound_assignment(p, a)) != BOX_OK)
+            if (compound && (rv = parse_compound_assignment(p, a)) != BOX_OK)
                 return rv;
             if (decl) {
                 // declare NAME=( … ): the word carries the assignment.
