@@ -444,7 +444,17 @@ sh_pipestatus_set(sh_state *st, int n, const int *status)
         snprintf(num[i], sizeof num[i], "%d", status[i]);
         v[i] = num[i];
     }
-    return special_array(st, "PIPESTATUS", n, v);
+    // Every command sets it, mostly to what it holds (one 0 after
+    // another): then no array is made and freed.
+    const sh_var *cur = sh_var_find(st, "PIPESTATUS");
+    bool same = cur != NULL && cur->v_arr != NULL &&
+                !sh_array_assoc(cur->v_arr) &&
+                sh_array_count(cur->v_arr) == (size_t)n;
+    for (int i = 0; same && i < n; i++) {
+        const char *e = sh_array_get(cur->v_arr, i);
+        same = e != NULL && strcmp(e, num[i]) == 0;
+    }
+    return same ? BOX_OK : special_array(st, "PIPESTATUS", n, v);
 }
 
 #define OPT(name, letter, field)                                               \
