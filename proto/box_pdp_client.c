@@ -689,21 +689,6 @@ cache_insert(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
                             .ce_born_ms = cache_now_ms()};
 }
 
-/* Writes a protobuf varint into p (room for 10 bytes); returns its size. */
-static size_t
-varint_put(uint8_t *p, uint64_t v)
-{
-    size_t n = 0;
-    do {
-        p[n] = (uint8_t)(v & 0x7f);
-        v >>= 7;
-        if (v != 0)
-            p[n] |= 0x80;
-        n++;
-    } while (v != 0);
-    return n;
-}
-
 /*
  * The request as a hit report carries it, less its request id: marked
  * cached, with the epoch of the permit served. Packed (box_reqpack), these
@@ -724,7 +709,7 @@ report_form(const Box__DecisionRequest *req, uint64_t epoch)
 }
 
 #define TAG_REQUEST_ID 0x20 // DecisionRequest.request_id = 4, varint
-#define REPORT_ID_ROOM 11   // its tag and the longest varint
+#define REPORT_ID_ROOM (1 + BOX_WIRE_VARINT_MAX) // its tag and varint
 
 /* Room for one more report of up to n bytes: where it goes, or NULL. */
 static uint8_t *
@@ -757,7 +742,7 @@ report_push_form(box_pdp_client *c, const uint8_t *form, size_t n,
     memcpy(p, form, n);
     if (request_id != 0) {
         p[n++] = TAG_REQUEST_ID;
-        n += varint_put(p + n, request_id);
+        n += box_wire_varint(p + n, request_id);
     }
     report_keep(c, n);
     return true;
@@ -853,8 +838,8 @@ answer_from(box_pdp_answer *a, const Box__DecisionResponse *r)
 static box_err
 put_varint(box_buf *b, uint64_t v)
 {
-    uint8_t tmp[10];
-    return box_buf_append(b, tmp, varint_put(tmp, v));
+    uint8_t tmp[BOX_WIRE_VARINT_MAX];
+    return box_buf_append(b, tmp, box_wire_varint(tmp, v));
 }
 
 /* Appends one length-delimited field (tag byte, length, bytes). */

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Named limits and constants of the wire contract (box-spec §2, ARCHITECTURE §3). */
+/* Named limits and constants of the wire contract (box-spec §2, ARCHITECTURE
+ * §3). */
 #ifndef BOX_WIRE_H
 #define BOX_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 // Alias <-> shell service.
 #define BOX_ALIAS_PROTOCOL_VERSION 6
@@ -11,7 +15,7 @@
 #define BOX_PROGRAMS_PER_CONNECTION 8
 #define BOX_MAX_CONNECTIONS 64
 #define BOX_CALL_BACKSTOP_MS (300 * 1000)
-#define BOX_SCRIPT_MAX 65536                     // SCRIPT mode file size
+#define BOX_SCRIPT_MAX 65536 // SCRIPT mode file size
 // Outcome events in one worker -> broker outcomes frame.
 #define BOX_OUTCOMES_BATCH_MAX 64
 
@@ -44,5 +48,25 @@
 #define BOX_WIRE_STR(x) BOX_WIRE_STR_(x)
 // The limit as text, for messages: "128".
 #define BOX_WIRE_DEPTH_MAX_TEXT BOX_WIRE_STR(BOX_WIRE_DEPTH_MAX)
+
+// The longest protobuf varint, bytes.
+#define BOX_WIRE_VARINT_MAX 10
+
+/* Writes v as a protobuf varint at p (room for BOX_WIRE_VARINT_MAX bytes)
+ * and returns its size: for the frames and batches built by hand from
+ * entries already packed. */
+static inline size_t
+box_wire_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    do {
+        p[n] = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        if (v != 0)
+            p[n] |= 0x80;
+        n++;
+    } while (v != 0);
+    return n;
+}
 
 #endif

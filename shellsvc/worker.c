@@ -114,21 +114,6 @@ worker_apply_limits(const worker_limits *l)
     return rv;
 }
 
-/* A protobuf varint into p (room for 10 bytes); returns its size. */
-static size_t
-worker_varint(uint8_t *p, uint64_t v)
-{
-    size_t n = 0;
-    do {
-        p[n] = (uint8_t)(v & 0x7f);
-        v >>= 7;
-        if (v != 0)
-            p[n] |= 0x80;
-        n++;
-    } while (v != 0);
-    return n;
-}
-
 /* Field tags of box.proto for the batches framed by hand: their entries
  * are packed once, into the batch, never copied as structs. */
 #define TAG_FRAME_PROGRAM 0x08           // AliasFrame.program = 1, varint
@@ -153,9 +138,9 @@ worker_batch_flush(worker_ctx *w, worker_batch *b)
     uint8_t head[24];
     size_t n = 0;
     head[n++] = TAG_FRAME_PROGRAM;
-    n += worker_varint(head + n, w->wk_program);
-    n += worker_varint(head + n, b->wb_tag); // a key past 127 takes two
-    n += worker_varint(head + n, b->wb_body.b_len);
+    n += box_wire_varint(head + n, w->wk_program);
+    n += box_wire_varint(head + n, b->wb_tag); // a key past 127 takes two
+    n += box_wire_varint(head + n, b->wb_body.b_len);
     box_buf frame;
     box_buf_init(&frame, BOX_FRAME_MAX);
     box_err rv = box_buf_append(&frame, head, n);
@@ -209,9 +194,9 @@ static box_err
 worker_batch_add(worker_ctx *w, worker_batch *b, const uint8_t *packed,
                  size_t n, uint64_t now_ms)
 {
-    uint8_t head[11];
+    uint8_t head[1 + BOX_WIRE_VARINT_MAX];
     head[0] = TAG_BATCH_ENTRY;
-    size_t hn = 1 + worker_varint(head + 1, n);
+    size_t hn = 1 + box_wire_varint(head + 1, n);
     box_err rv = box_buf_append(&b->wb_body, head, hn);
     if (rv == BOX_OK)
         rv = box_buf_append(&b->wb_body, packed, n);
