@@ -172,7 +172,7 @@ test_dlread_fields(void **state)
     assert_string_equal(c->dr_operation, "policy_installed");
     assert_int_equal(c->dr_line, 1);
     assert_int_equal(s->dr_kind, PDP_DLREC_DECISION);
-    assert_int_equal(s->dr_line, 2);
+    assert_int_equal(s->dr_line, 3); // line 2: the control record's span
     assert_true(s->dr_has_ts && s->dr_ts > 1600000000);
     assert_string_equal(s->dr_action, "shell:exec");
     assert_string_equal(s->dr_resource, "grep");
@@ -237,6 +237,23 @@ test_dlread_refusals(void **state)
     assert_int_equal(log.dl_n, 2);
     assert_int_equal(log.dl_recs[0].dr_kind, PDP_DLREC_OTHER);
     assert_int_equal(log.dl_recs[1].dr_line, 4);
+    box_buf_reset(&err);
+    pdp_dlread_free(&log);
+
+    // box-pdp's own spans go with their records, an agent's are records.
+    const char *spans =
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"scope\":{\"name\":"
+        "\"strands-box.policy\"},\"spans\":[]}]}]}\n"
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"scope\":{\"name\":"
+        "\"strands-box.control\"},\"spans\":[]}]}]}\n"
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"scope\":{\"name\":"
+        "\"my-agent\"},\"spans\":[]}]}]}\n";
+    box_buf_init(&err, 4096);
+    assert_int_equal(pdp_dlread_load(spans, strlen(spans), "f", &log, &err),
+                     BOX_OK);
+    assert_int_equal(log.dl_n, 1);
+    assert_int_equal(log.dl_recs[0].dr_kind, PDP_DLREC_OTHER);
+    assert_int_equal(log.dl_recs[0].dr_line, 3);
     box_buf_reset(&err);
     pdp_dlread_free(&log);
 }

@@ -398,14 +398,13 @@ dlog_rand(uint64_t *s)
     return *s * 2685821657736338717ULL;
 }
 
-/* `{"resourceLogs":[{"resource":{…},` for one box and run: the same for
- * every record of a log, so pdp_dlog_open writes it once. */
+/* `{"resource":{…},` for one box and run: the same for every record and
+ * span of a log, so pdp_dlog_open writes it once. */
 static box_err
 dlog_resource(box_buf *b, const char *box_id, const char *run_id)
 {
     attrs a = {.a_b = b, .a_first = true};
-    a.a_rv =
-        box_buf_puts(b, "{\"resourceLogs\":[{\"resource\":{\"attributes\":[");
+    a.a_rv = box_buf_puts(b, "{\"resource\":{\"attributes\":[");
     attr_str(&a, "service.name", "strands-box");
     attr_str(&a, "strands.box.name", box_id);
     attr_str(&a, "strands.box.source", "box");
@@ -415,17 +414,26 @@ dlog_resource(box_buf *b, const char *box_id, const char *run_id)
     return a.a_rv;
 }
 
-/* Opens a record after its resource (dlog_resource's text, res):
- * `"scopeLogs":[{"scope":{"name":S},"logRecords":[{…,"attributes":[` up
- * to the first attribute. */
-static box_err
-dlog_head(box_buf *b, const char *res, const char *scope, const char *event,
-          int severity, const char *sev_text, const char *body, uint64_t rnd[3])
+/* Now, for a record and its span. */
+static uint64_t
+dlog_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-    box_err rv = box_buf_puts(b, res);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Opens a log record of the resource res (dlog_resource's text) at ns:
+ * `{"resourceLogs":[{"resource":…,"scopeLogs":[{"scope":{"name":S},
+ * "logRecords":[{…,"attributes":[` up to the first attribute. */
+static box_err
+dlog_head(box_buf *b, const char *res, const char *scope, const char *event,
+          int severity, const char *sev_text, const char *body, uint64_t ns,
+          const uint64_t rnd[3])
+{
+    box_err rv = box_buf_puts(b, "{\"resourceLogs\":[");
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, res);
     // By hand, not printf: every decision writes this head.
     if (rv == BOX_OK)
         rv = box_buf_puts(b, "\"scopeLogs\":[{\"scope\":{\"name\":\"");
@@ -476,6 +484,55 @@ dlog_tail(box_buf *b)
     return box_buf_puts(b, "]}]}]}]}\n");
 }
 
+/*
+ * The span that goes with a record (box-spec §7): a line of its own, the
+ * same trace and span id, INTERNAL, start = end = the record's time, named
+ * `KIND WHAT` (`decision fs:read`, `control policy_installed`), status
+ * ERROR for a fault and unset otherwise. Its attributes are the record's,
+ * found through the shared ids.
+ */
+static box_err
+dlog_span(box_buf *b, const char *res, const char *scope, const char *kind,
+          const char *what, bool fault, uint64_t ns, const uint64_t rnd[3])
+{
+    char name[256];
+    snprintf(name, sizeof name, "%s %s", kind, what ? what : "");
+    box_err rv = box_buf_puts(b, "{\"resourceSpans\":[");
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, res);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, "\"scopeSpans\":[{\"scope\":{\"name\":\"");
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, scope);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, "\"},\"spans\":[{\"traceId\":\"");
+    if (rv == BOX_OK)
+        rv = dlog_put_hex16(b, rnd[0]);
+    if (rv == BOX_OK)
+        rv = dlog_put_hex16(b, rnd[1]);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, "\",\"spanId\":\"");
+    if (rv == BOX_OK)
+        rv = dlog_put_hex16(b, rnd[2]);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, "\",\"name\":");
+    if (rv == BOX_OK)
+        rv = box_json_cstr(b, name);
+    // kind 1: SPAN_KIND_INTERNAL; status code 2: STATUS_CODE_ERROR.
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, ",\"kind\":1,\"startTimeUnixNano\":\"");
+    if (rv == BOX_OK)
+        rv = dlog_put_dec(b, ns);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, "\",\"endTimeUnixNano\":\"");
+    if (rv == BOX_OK)
+        rv = dlog_put_dec(b, ns);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, fault ? "\",\"status\":{\"code\":2}}]}]}]}\n"
+                                   : "\"}]}]}]}\n");
+    return rv;
+}
+
 /* Trace and span ids for one record. Caller holds dl_lock. */
 static void
 dlog_ids_locked(pdp_dlog *l, uint64_t rnd[3])
@@ -496,9 +553,10 @@ pdp_dlog_decision_add(pdp_dlog *l, const pdp_dlog_decision *d)
         return rv;
     box_buf *b = &l->dl_fill;
     dlog_ids_locked(l, rnd);
+    uint64_t ns = dlog_now_ns();
     rv = dlog_head(b, l->dl_res, "strands-box.policy",
                    "strands.box.policy.decision", d->dd_permit ? 9 : 13,
-                   d->dd_permit ? "INFO" : "WARN", d->dd_message, rnd);
+                   d->dd_permit ? "INFO" : "WARN", d->dd_message, ns, rnd);
     attrs a = {.a_b = b, .a_first = true, .a_rv = rv};
     attr_str(&a, "strands.box.policy.action", d->dd_action);
     attr_str(&a, "strands.box.policy.resource", d->dd_resource);
@@ -531,6 +589,11 @@ pdp_dlog_decision_add(pdp_dlog *l, const pdp_dlog_decision *d)
     rv = a.a_rv;
     if (rv == BOX_OK)
         rv = dlog_tail(b);
+    if (rv == BOX_OK)
+        rv = dlog_span(
+            b, l->dl_res, "strands-box.policy", "decision", d->dd_action,
+            d->dd_cause != NULL && strcmp(d->dd_cause, "internal_fault") == 0,
+            ns, rnd);
     return dlog_commit(l, mark, rv);
 }
 
@@ -544,11 +607,11 @@ dlog_control(const char *box_id, const char *run_id, uint64_t rnd[3],
     box_buf_init(&res, PDP_DLOG_LINE_MAX);
     char body[128];
     snprintf(body, sizeof body, "control %s", operation);
+    uint64_t ns = dlog_now_ns();
     box_err rv = dlog_resource(&res, box_id, run_id);
     if (rv == BOX_OK)
         rv = dlog_head(&b, res.b_data, "strands-box.control",
-                       "strands.box.control", 9, "INFO", body, rnd);
-    box_buf_reset(&res);
+                       "strands.box.control", 9, "INFO", body, ns, rnd);
     attrs a = {.a_b = &b, .a_first = true, .a_rv = rv};
     attr_str(&a, "strands.box.control.operation", operation);
     attr_str(&a, "strands.box.control.outcome", outcome);
@@ -557,6 +620,10 @@ dlog_control(const char *box_id, const char *run_id, uint64_t rnd[3],
     rv = a.a_rv;
     if (rv == BOX_OK)
         rv = dlog_tail(&b);
+    if (rv == BOX_OK)
+        rv = dlog_span(&b, res.b_data, "strands-box.control", "control",
+                       operation, false, ns, rnd);
+    box_buf_reset(&res);
     if (rv != BOX_OK) {
         box_buf_reset(&b);
         return NULL;

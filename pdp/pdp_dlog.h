@@ -13,6 +13,7 @@ typedef struct pdp_dlog pdp_dlog;
 
 /* Default bound of the queue between deciders and the writer. */
 #define PDP_DLOG_QUEUE_DEFAULT 4096
+/* Largest record: its log line and its span's line together. */
 #define PDP_DLOG_LINE_MAX (256u * 1024u)
 
 /* Identity of the box in every line's resource attributes. Borrowed. */
@@ -38,19 +39,20 @@ void pdp_dlog_close(pdp_dlog *l);
 /* One decision as the log records it. Every string is borrowed for the
  * call; NULL or empty strings are left out. */
 typedef struct pdp_dlog_decision {
-    const char *dd_action;      // "fs:read"
-    const char *dd_resource;    // "~/src/main.rs"
-    int dd_permit;              // 1 permit, 0 deny
-    const char *dd_cause;       // permitted|forbidden|no_match|...
-    const char *dd_reason;      // operator words (denials)
-    const char *dd_rule;        // @id / policy_<i> / <default-deny> / enforcement:<gate>
-    const char *dd_description; // the determining rule's @description
+    const char *dd_action;   // "fs:read"
+    const char *dd_resource; // "~/src/main.rs"
+    int dd_permit;           // 1 permit, 0 deny
+    const char *dd_cause;    // permitted|forbidden|no_match|...
+    const char *dd_reason;   // operator words (denials)
+    const char
+        *dd_rule; // @id / policy_<i> / <default-deny> / enforcement:<gate>
+    const char *dd_description;        // the determining rule's @description
     const char *const *dd_determining; // ids
     size_t dd_ndetermining;
-    const char *dd_message;     // the §3.11 text, as the log body
-    const char *dd_error;       // evaluation errors joined, on a fault
+    const char *dd_message; // the §3.11 text, as the log body
+    const char *dd_error;   // evaluation errors joined, on a fault
     uint64_t dd_epoch;
-    int dd_cached;              // answered from a client's cache
+    int dd_cached; // answered from a client's cache
     // Subject attributes (box-spec §7).
     const char *dd_file_path;
     const char *dd_process_command;

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,46 +40,6 @@ tmp_open(tmp_log *t, size_t cap, pdp_dlog **out)
     assert_int_equal(pdp_dlog_open(t->path, &id, cap, out), BOX_OK);
 }
 
-/* The file's lines, each parsed; fails on a line that is not JSON. */
-static size_t
-tmp_lines(const tmp_log *t, json_object ***out)
-{
-    FILE *f = fopen(t->path, "r");
-    assert_non_null(f);
-    size_t n = 0, cap = 0;
-    json_object **v = NULL;
-    size_t lmax = PDP_DLOG_LINE_MAX + 2;
-    char *line = box_alloc(lmax);
-    assert_non_null(line);
-    while (fgets(line, (int)lmax, f) != NULL) {
-        size_t len = strlen(line);
-        assert_true(len > 0);
-        assert_int_equal(line[len - 1], '\n');
-        json_object *o = json_tokener_parse(line);
-        if (o == NULL)
-            fail_msg("line %zu is not JSON: %.200s", n + 1, line);
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            v = box_realloc(v, cap * sizeof *v);
-            assert_non_null(v);
-        }
-        v[n++] = o;
-    }
-    box_free(line);
-    fclose(f);
-    *out = v;
-    return n;
-}
-
-static void
-tmp_free(tmp_log *t, json_object **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        json_object_put(v[i]);
-    box_free(v);
-    unlink(t->path);
-}
-
 /* The string value of attribute key on the line's log record. */
 static const char *
 attr(json_object *line, const char *key)
@@ -104,6 +65,137 @@ attr(json_object *line, const char *key)
         return NULL;
     }
     return NULL;
+}
+
+/* o's member at the path of keys and array indexes ("0"), or NULL. */
+static json_object *
+at(json_object *o, const char *const *path)
+{
+    for (; o != NULL && *path != NULL; path++)
+        o = json_object_is_type(o, json_type_array)
+                ? json_object_array_get_idx(o, (size_t)(**path - '0'))
+                : json_object_object_get(o, *path);
+    return o;
+}
+
+static const char *
+at_str(json_object *o, const char *const *path)
+{
+    json_object *v = at(o, path);
+    return v != NULL ? json_object_get_string(v) : NULL;
+}
+
+/* span is the line after the log record rec: its span (box-spec §7), with
+ * the same ids and time, INTERNAL, named after the record, and ERROR
+ * status exactly for a fault. */
+static void
+check_span(json_object *rec, json_object *span)
+{
+    static const char *const r_trace[] = {
+        "resourceLogs", "0", "scopeLogs", "0",
+        "logRecords",   "0", "traceId",   NULL};
+    static const char *const r_span[] = {
+        "resourceLogs", "0", "scopeLogs", "0",
+        "logRecords",   "0", "spanId",    NULL};
+    static const char *const r_time[] = {
+        "resourceLogs", "0", "scopeLogs",    "0",
+        "logRecords",   "0", "timeUnixNano", NULL};
+    static const char *const r_scope[] = {
+        "resourceLogs", "0", "scopeLogs", "0", "scope", "name", NULL};
+    static const char *const r_box[] = {"resourceLogs", "0", "resource", NULL};
+    static const char *const s_box[] = {"resourceSpans", "0", "resource", NULL};
+#define SPAN_AT(k)                                                             \
+    (const char *const[])                                                      \
+    {                                                                          \
+        "resourceSpans", "0", "scopeSpans", "0", "spans", "0", k, NULL         \
+    }
+    if (span == NULL ||
+        at(span, (const char *const[]){"resourceSpans", NULL}) == NULL)
+        fail_msg("a log record without its span on the next line");
+    assert_string_equal(at_str(span, SPAN_AT("traceId")), at_str(rec, r_trace));
+    assert_string_equal(at_str(span, SPAN_AT("spanId")), at_str(rec, r_span));
+    assert_string_equal(at_str(span, SPAN_AT("startTimeUnixNano")),
+                        at_str(rec, r_time));
+    assert_string_equal(at_str(span, SPAN_AT("endTimeUnixNano")),
+                        at_str(rec, r_time));
+    assert_string_equal(at_str(span, SPAN_AT("kind")), "1");
+    assert_string_equal(
+        at_str(span, (const char *const[]){"resourceSpans", "0", "scopeSpans",
+                                           "0", "scope", "name", NULL}),
+        at_str(rec, r_scope));
+    assert_string_equal(json_object_to_json_string(at(span, s_box)),
+                        json_object_to_json_string(at(rec, r_box)));
+    const char *op = attr(rec, "strands.box.control.operation");
+    const char *action = attr(rec, "strands.box.policy.action");
+    char name[256];
+    snprintf(name, sizeof name, "%s %s", op ? "control" : "decision",
+             op       ? op
+             : action ? action
+                      : "");
+    assert_string_equal(at_str(span, SPAN_AT("name")), name);
+    const char *cause = attr(rec, "strands.box.policy.cause");
+    bool fault = cause != NULL && strcmp(cause, "internal_fault") == 0;
+    const char *code = at_str(
+        span, (const char *const[]){"resourceSpans", "0", "scopeSpans", "0",
+                                    "spans", "0", "status", "code", NULL});
+    if (fault)
+        assert_string_equal(code, "2");
+    else
+        assert_null(code);
+#undef SPAN_AT
+}
+
+/* The file's log records, each parsed, each checked against the span on
+ * the line after it; fails on a line that is not JSON. */
+static size_t
+tmp_lines(const tmp_log *t, json_object ***out)
+{
+    FILE *f = fopen(t->path, "r");
+    assert_non_null(f);
+    size_t n = 0, cap = 0;
+    json_object **v = NULL;
+    size_t lmax = PDP_DLOG_LINE_MAX + 2;
+    bool pending_span_checked = true; // no record read yet
+    char *line = box_alloc(lmax);
+    assert_non_null(line);
+    while (fgets(line, (int)lmax, f) != NULL) {
+        size_t len = strlen(line);
+        assert_true(len > 0);
+        assert_int_equal(line[len - 1], '\n');
+        json_object *o = json_tokener_parse(line);
+        if (o == NULL)
+            fail_msg("line %zu is not JSON: %.200s", n + 1, line);
+        if (n > 0 &&
+            at(v[n - 1], (const char *const[]){"resourceLogs", NULL}) != NULL &&
+            !pending_span_checked) {
+            check_span(v[n - 1], o);
+            json_object_put(o);
+            pending_span_checked = true;
+            continue;
+        }
+        pending_span_checked = false;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            v = box_realloc(v, cap * sizeof *v);
+            assert_non_null(v);
+        }
+        v[n++] = o;
+    }
+    box_free(line);
+    fclose(f);
+    if (!pending_span_checked)
+        fail_msg("the last log record has no span");
+    *out = v;
+    return n;
+}
+
+static void
+tmp_free(tmp_log *t, json_object **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        json_object_put(v[i]);
+    box_free(v);
+    unlink(t->path);
 }
 
 static pdp_dlog_decision
@@ -241,6 +333,36 @@ test_lone_line_written(void **state)
     tmp_free(&t, v, n);
 }
 
+/* Every record has its span (tmp_lines checks each): a permit, a denial,
+ * a fault (ERROR status) and a control record. */
+static void
+test_spans(void **state)
+{
+    (void)state;
+    tmp_log t;
+    pdp_dlog *l;
+    tmp_open(&t, 0, &l);
+    pdp_dlog_decision d = decision("permitted");
+    assert_int_equal(pdp_dlog_decision_add(l, &d), BOX_OK);
+    d = decision("denied");
+    d.dd_permit = 0;
+    d.dd_cause = "forbidden";
+    assert_int_equal(pdp_dlog_decision_add(l, &d), BOX_OK);
+    d = decision("faulted");
+    d.dd_permit = 0;
+    d.dd_cause = "internal_fault";
+    d.dd_action = "fs:read";
+    assert_int_equal(pdp_dlog_decision_add(l, &d), BOX_OK);
+    assert_int_equal(
+        pdp_dlog_control_add(l, "policy_installed", "ok", "policy.dw", NULL),
+        BOX_OK);
+    pdp_dlog_close(l);
+    json_object **v;
+    size_t n = tmp_lines(&t, &v);
+    assert_int_equal(n, 4);
+    tmp_free(&t, v, n);
+}
+
 /* A disk that takes only part of a batch (a file size limit standing
  * for a full disk): the batch is cut back, so the file holds only whole
  * lines, and the next line starts on a line of its own. */
@@ -288,6 +410,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_disk_whole_lines),
+        cmocka_unit_test(test_spans),
         cmocka_unit_test(test_threads_small_queue),
         cmocka_unit_test(test_oversized_record),
         cmocka_unit_test(test_lone_line_written),

@@ -268,6 +268,26 @@ read_logs(rd *c, json_object *rls)
     return BOX_OK;
 }
 
+/* True for the span box-pdp writes beside each of its records: scope
+ * strands-box.policy or strands-box.control (an agent's relayed spans
+ * have scopes of their own). */
+static bool
+own_span(json_object *rss)
+{
+    if (array_len(rss) != 1)
+        return false;
+    json_object *sss = member(json_object_array_get_idx(rss, 0), "scopeSpans");
+    if (array_len(sss) != 1)
+        return false;
+    json_object *name =
+        member(member(json_object_array_get_idx(sss, 0), "scope"), "name");
+    const char *scope = json_object_is_type(name, json_type_string)
+                            ? json_object_get_string(name)
+                            : "";
+    return strcmp(scope, "strands-box.policy") == 0 ||
+           strcmp(scope, "strands-box.control") == 0;
+}
+
 /* One line: an OTLP request. Spans and metrics hold no decision the
  * log record beside them does not (box-spec §7): one OTHER record. */
 static box_err
@@ -291,6 +311,8 @@ read_line(rd *c, const char *line, size_t len)
                          : "text after the object");
     } else if (member(root, "resourceLogs") != NULL) {
         rv = read_logs(c, member(root, "resourceLogs"));
+    } else if (own_span(member(root, "resourceSpans"))) {
+        rv = BOX_OK; // a record's span (box-spec §7): the record says it all
     } else if (member(root, "resourceSpans") != NULL ||
                member(root, "resourceMetrics") != NULL) {
         pdp_dlrec *d;

@@ -253,10 +253,12 @@ test_decisions_messages_and_log(void **state)
     // reported with the next miss) + 1 control record.
     assert_int_equal(count(log, "strands.box.policy.decision"), 8);
     assert_int_equal(count(log, "\"policy_installed\""), 1);
+    // Each record a log line and its span's.
     size_t lines = 0;
     for (const char *lp = log; *lp; lp++)
         lines += *lp == '\n';
-    assert_int_equal(lines, 9);
+    assert_int_equal(lines, 18);
+    assert_int_equal(count(log, "{\"resourceSpans\":"), 9);
     assert_int_equal(count(log, "{\"key\":\"strands.box.policy.cached\""), 1);
     assert_non_null(strstr(log, "{\"key\":\"strands.box.policy.rule\","
                                 "\"value\":{\"stringValue\":\"no_env\"}}"));

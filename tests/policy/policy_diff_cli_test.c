@@ -152,9 +152,9 @@ test_diff_changes(void **state)
         &r, "7 decisions replayed: 2 unchanged, 2 change, 0 cannot tell, "
             "3 skipped (1 control, 1 enforcement, 1 cached)\n"
             "permit → deny  (rule new:no-keys)  1 decision\n"
-            "  fs:read  ~/src/secret.key  (was: permit by read-src; line 4)\n"
+            "  fs:read  ~/src/secret.key  (was: permit by read-src; line 7)\n"
             "deny → permit  (rule new:read-tmp)  1 decision\n"
-            "  fs:read  /tmp/t  (was: deny by <default-deny>; line 5)\n");
+            "  fs:read  /tmp/t  (was: deny by <default-deny>; line 9)\n");
     box_proc_result_free(&r);
 
     diff(&r, at(1, "old.dw"), at(2, "new.dw"), at(0, "log.jsonl"), NULL, true);
@@ -164,10 +164,10 @@ test_diff_changes(void **state)
             "\"skipped\":3,\"skipped_by\":{\"control\":1,\"enforcement\":1,"
             "\"cached\":1,\"pending\":0,\"other\":0},\"changes\":[{\"from\":"
             "\"permit\",\"to\":\"deny\",\"rule\":\"no-keys\",\"count\":1,"
-            "\"examples\":[{\"line\":4,\"action\":\"fs:read\",\"resource\":"
+            "\"examples\":[{\"line\":7,\"action\":\"fs:read\",\"resource\":"
             "\"~/src/secret.key\",\"was_rule\":\"read-src\",\"from_history\":"
             "false}]},{\"from\":\"deny\",\"to\":\"permit\",\"rule\":"
-            "\"read-tmp\",\"count\":1,\"examples\":[{\"line\":5,\"action\":"
+            "\"read-tmp\",\"count\":1,\"examples\":[{\"line\":9,\"action\":"
             "\"fs:read\",\"resource\":\"/tmp/t\",\"was_rule\":"
             "\"<default-deny>\",\"from_history\":false}]}],"
             "\"cannot_tell_groups\":[],\"warnings\":[]}\n");
@@ -191,9 +191,9 @@ test_diff_rename(void **state)
             "3 skipped (1 control, 1 enforcement, 1 cached)\n"
             "permit → permit, another rule  (rule new:read-source)  3 "
             "decisions\n"
-            "  fs:read  ~/src/a.c  (was: permit by read-src; line 2)\n"
-            "  fs:read  ~/src/b.c  (was: permit by read-src; line 3)\n"
-            "  fs:read  ~/src/secret.key  (was: permit by read-src; line 4)\n");
+            "  fs:read  ~/src/a.c  (was: permit by read-src; line 3)\n"
+            "  fs:read  ~/src/b.c  (was: permit by read-src; line 5)\n"
+            "  fs:read  ~/src/secret.key  (was: permit by read-src; line 7)\n");
     box_proc_result_free(&r);
 }
 
@@ -232,7 +232,7 @@ test_diff_nothing(void **state)
     assert_true(box_test_has_line(r.pr_out, "  fs:read  /tmp/t  (logged: "
                                             "deny by <default-deny>; old "
                                             "policy: permit by read-all; "
-                                            "line 5)"));
+                                            "line 9)"));
     box_proc_result_free(&r);
 }
 
@@ -302,8 +302,8 @@ test_diff_operation(void **state)
             "skipped (1 control)\n"
             "cannot tell: depends on context.input.operation, which the log "
             "does not record  2 decisions\n"
-            "  fs:write  ~/src/a.c  (logged: permit by w; line 2)\n"
-            "  fs:write  ~/src/run.sh  (logged: permit by w; line 3)\n");
+            "  fs:write  ~/src/a.c  (logged: permit by w; line 3)\n"
+            "  fs:write  ~/src/run.sh  (logged: permit by w; line 5)\n");
     box_proc_result_free(&r);
     diff(&r, at(1, "old.dw"), at(2, "new.dw"), at(0, "log.jsonl"), NULL, true);
     box_test_expect_status(&r, 1);
@@ -313,9 +313,9 @@ test_diff_operation(void **state)
             "\"cached\":0,\"pending\":0,\"other\":0},\"changes\":[],"
             "\"cannot_tell_groups\":[{\"reason\":\"depends on "
             "context.input.operation, which the log does not record\","
-            "\"count\":2,\"examples\":[{\"line\":2,\"action\":\"fs:write\","
+            "\"count\":2,\"examples\":[{\"line\":3,\"action\":\"fs:write\","
             "\"resource\":\"~/src/a.c\",\"logged\":\"permit\","
-            "\"logged_rule\":\"w\",\"detail\":\"\"},{\"line\":3,\"action\":"
+            "\"logged_rule\":\"w\",\"detail\":\"\"},{\"line\":5,\"action\":"
             "\"fs:write\",\"resource\":\"~/src/run.sh\",\"logged\":"
             "\"permit\",\"logged_rule\":\"w\",\"detail\":\"\"}]}],"
             "\"warnings\":[]}\n");
@@ -342,7 +342,7 @@ test_diff_operation(void **state)
         &r, "3 decisions replayed: 1 unchanged, 1 change, 0 cannot tell, 1 "
             "skipped (1 control)\n"
             "permit → deny  (rule new:<default-deny>)  1 decision\n"
-            "  fs:write  ~/src/run.sh  (was: permit by w; line 3)\n");
+            "  fs:write  ~/src/run.sh  (was: permit by w; line 5)\n");
     box_proc_result_free(&r);
 
     // The same history as a trace.
