@@ -100,9 +100,8 @@ host_ip6(const char *s, size_t n, gw_host *out, const char **why)
         return refuse(why, "an IPv6 literal without its closing ']'");
     size_t end = (size_t)(close - s) + 1;
     if (end < n)
-        return refuse(why, s[end] == ':'
-                               ? "a port inside the host"
-                               : "text after an IPv6 literal's ']'");
+        return refuse(why, s[end] == ':' ? "a port inside the host"
+                                         : "text after an IPv6 literal's ']'");
     const char *in = s + 1;
     size_t in_n = end - 2;
     if (in_n > 0 && (in[0] == 'v' || in[0] == 'V'))
@@ -119,7 +118,8 @@ host_ip6(const char *s, size_t n, gw_host *out, const char **why)
         return refuse(why, "not an IPv6 address");
     if (gw_addr_ip(AF_INET6, a6, out->h_text, &out->h_len) != BOX_OK)
         return refuse(why, "not an IPv6 address");
-    out->h_kind = strchr(out->h_text, ':') != NULL ? GW_HOST_IPV6 : GW_HOST_IPV4;
+    out->h_kind =
+        strchr(out->h_text, ':') != NULL ? GW_HOST_IPV6 : GW_HOST_IPV4;
     return BOX_OK;
 }
 
@@ -184,8 +184,8 @@ gw_addr_host(const char *s, size_t n, gw_host *out, const char **why)
 static size_t
 put_ip4(const unsigned char *b, char *out)
 {
-    int k = snprintf(out, GW_ADDR_TEXT_MAX, "%u.%u.%u.%u", b[0], b[1], b[2],
-                     b[3]);
+    int k =
+        snprintf(out, GW_ADDR_TEXT_MAX, "%u.%u.%u.%u", b[0], b[1], b[2], b[3]);
     return (size_t)k;
 }
 

@@ -19,9 +19,9 @@
  * one-line reason.
  */
 
-#define GW_ADDR_HOST_MAX 253  // bytes of a name, without the trailing dot
-#define GW_ADDR_LABEL_MAX 63  // bytes of one label
-#define GW_ADDR_TEXT_MAX 254  // a canonical host or address and its NUL
+#define GW_ADDR_HOST_MAX 253   // bytes of a name, without the trailing dot
+#define GW_ADDR_LABEL_MAX 63   // bytes of one label
+#define GW_ADDR_TEXT_MAX 254   // a canonical host or address and its NUL
 #define GW_ADDR_IP6_LIT_MAX 45 // bytes between the brackets of an IPv6 literal
 
 /* What a canonical host names. */
@@ -40,8 +40,8 @@ typedef struct gw_host {
 /* A host and the port it was given with, or the default. */
 typedef struct gw_authority {
     gw_host a_host;
-    uint16_t a_port;    // 1..65535
-    bool a_port_given;  // false when a_port is the caller's default
+    uint16_t a_port;   // 1..65535
+    bool a_port_given; // false when a_port is the caller's default
 } gw_authority;
 
 /*

@@ -21,11 +21,18 @@ typedef struct host_case {
     const char *hc_why;
 } host_case;
 
-#define OK(in, out, kind) {in, sizeof(in) - 1, out, kind, NULL}
-#define NO(in, why) {in, sizeof(in) - 1, NULL, GW_HOST_NAME, why}
+#define OK(in, out, kind)                                                      \
+    {                                                                          \
+        in, sizeof(in) - 1, out, kind, NULL                                    \
+    }
+#define NO(in, why)                                                            \
+    {                                                                          \
+        in, sizeof(in) - 1, NULL, GW_HOST_NAME, why                            \
+    }
 
-#define R_NUM "an IPv4 address not in canonical dotted-quad form (a rule " \
-              "would not recognize it)"
+#define R_NUM                                                                  \
+    "an IPv4 address not in canonical dotted-quad form (a rule "               \
+    "would not recognize it)"
 #define R_BYTE "a host byte other than a letter, digit, '-', '.' or '_'"
 #define R_LABEL "an empty label in the host"
 #define R_NOTV6 "not an IPv6 address"
@@ -347,8 +354,7 @@ test_authority_eq(void **state)
     assert_int_equal(gw_addr_authority("example.com:81", 14, 80, &b, &why),
                      BOX_OK);
     assert_false(gw_addr_authority_eq(&a, &b));
-    assert_int_equal(gw_addr_authority("example.co", 10, 80, &b, &why),
-                     BOX_OK);
+    assert_int_equal(gw_addr_authority("example.co", 10, 80, &b, &why), BOX_OK);
     assert_false(gw_addr_authority_eq(&a, &b));
 }
 

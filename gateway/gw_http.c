@@ -362,8 +362,7 @@ set_path(gw_http_parser *p, const char *t, size_t n)
     if (path == NULL)
         return nomem(p);
     const char *why = NULL;
-    if (gw_http_path_canon(t, pn, path, &p->p_req.rq_path_len, &why) !=
-        BOX_OK)
+    if (gw_http_path_canon(t, pn, path, &p->p_req.rq_path_len, &why) != BOX_OK)
         return ok(p, H_PATH, why);
     p->p_req.rq_path = path;
     if (q != NULL) {
@@ -376,13 +375,14 @@ set_path(gw_http_parser *p, const char *t, size_t n)
     return true;
 }
 
-/* The scheme of t[0..n) when it starts "scheme://" (RFC 3986 §3.1), its
- * length in *sn; 0 when it does not. */
+/* The length of t[0..n)'s scheme when it starts "scheme://" (RFC 3986
+ * §3.1); 0 when it does not. */
 static size_t
 scheme_len(const char *t, size_t n)
 {
     size_t i = 0;
-    if (n == 0 || !((t[0] >= 'a' && t[0] <= 'z') || (t[0] >= 'A' && t[0] <= 'Z')))
+    if (n == 0 ||
+        !((t[0] >= 'a' && t[0] <= 'z') || (t[0] >= 'A' && t[0] <= 'Z')))
         return 0;
     while (i < n && (is_unreserved((unsigned char)t[i]) || t[i] == '+') &&
            t[i] != '_' && t[i] != '~')
@@ -437,8 +437,7 @@ parse_target(gw_http_parser *p, const char *t, size_t n)
         if (memchr(t, '/', n) != NULL || (n == 1 && t[0] == '*'))
             return ok(p, H_CONNECT_FORM, NULL);
         const char *why = NULL;
-        if (gw_addr_authority(t, n, 0, &p->p_req.rq_authority, &why) !=
-            BOX_OK)
+        if (gw_addr_authority(t, n, 0, &p->p_req.rq_authority, &why) != BOX_OK)
             return ok(p, H_TARGET_AUTH, why);
         p->p_req.rq_has_authority = true;
         p->p_req.rq_form = GW_HTTP_FORM_AUTHORITY;
@@ -643,8 +642,8 @@ parse_field(gw_http_parser *p, const char *l, size_t n)
     }
     gw_http_req *rq = &p->p_req;
     if (rq->rq_fields == NULL) {
-        rq->rq_fields = box_arena_alloc(
-            p->p_arena, GW_HTTP_FIELDS_MAX * sizeof(*rq->rq_fields));
+        rq->rq_fields = box_arena_alloc(p->p_arena, GW_HTTP_FIELDS_MAX *
+                                                        sizeof(*rq->rq_fields));
         if (rq->rq_fields == NULL)
             return nomem(p);
     }
@@ -718,7 +717,7 @@ finish_head(gw_http_parser *p)
  * one is named, the same on every split, and again when the line ends.
  */
 static herr
-line_early(const gw_http_parser *p, const char *l, size_t s, size_t c)
+line_early(const gw_http_parser *p, const char *buf, size_t s, size_t c)
 {
     herr best = H_OK;
     size_t best_t = SIZE_MAX;
@@ -737,8 +736,8 @@ line_early(const gw_http_parser *p, const char *l, size_t s, size_t c)
     /* A client speaking TLS or anything else to the port is refused at
      * once, not when a buffer fills. */
     if (!p->p_have_reqline) {
-        for (size_t i = 0; i < c && i < best_t && l[i] != ' '; i++) {
-            if (!is_tchar((unsigned char)l[i])) {
+        for (size_t i = 0; i < c && i < best_t && buf[s + i] != ' '; i++) {
+            if (!is_tchar((unsigned char)buf[s + i])) {
                 best = H_NOT_HTTP;
                 break;
             }
@@ -751,9 +750,9 @@ line_early(const gw_http_parser *p, const char *l, size_t s, size_t c)
 static bool
 parse_line(gw_http_parser *p, const char *buf, size_t s, size_t c, bool cr)
 {
-    const char *l = buf + s;
-    if (!ok(p, line_early(p, l, s, c), NULL))
+    if (!ok(p, line_early(p, buf, s, c), NULL))
         return false;
+    const char *l = buf + s;
     if (!cr)
         return ok(p, H_BARE_LF, NULL);
     if (memchr(l, '\r', c) != NULL)
@@ -797,7 +796,7 @@ gw_http_parse(gw_http_parser *p, const char *buf, size_t len)
             size_t n = len > s ? len - s : 0;
             size_t c = n > 0 && buf[len - 1] == '\r' ? n - 1 : n;
             p->p_scan = n;
-            (void)ok(p, line_early(p, buf + s, s, c), NULL);
+            (void)ok(p, line_early(p, buf, s, c), NULL);
             break;
         }
         size_t end = (size_t)(lf - buf);

@@ -31,7 +31,7 @@
  * bytes, the canonical path and the field table). */
 #define GW_HTTP_ARENA_MAX (4 * GW_HTTP_HEAD_MAX)
 
-/* What one call found. ORDER is not significant. */
+/* What one call found. */
 typedef enum gw_http_status {
     GW_HTTP_NOMEM = -1, // the arena is full or memory ran out: close
     GW_HTTP_MORE,       // the head is not complete: call again with more
@@ -91,9 +91,9 @@ typedef struct gw_http_req {
     size_t rq_nfields;
     bool rq_has_content_length;
     uint64_t rq_content_length;
-    bool rq_chunked;         // Transfer-Encoding: chunked
-    bool rq_keep_alive;      // Connection, with the version's default
-    bool rq_expect_continue; // Expect: 100-continue (HTTP/1.1)
+    bool rq_chunked;           // Transfer-Encoding: chunked
+    bool rq_keep_alive;        // Connection, with the version's default
+    bool rq_expect_continue;   // Expect: 100-continue (HTTP/1.1)
     const char *rq_proxy_auth; // Proxy-Authorization's value, or NULL
     size_t rq_proxy_auth_len;
 } gw_http_req;

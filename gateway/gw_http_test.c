@@ -54,8 +54,7 @@ typedef struct http_case {
 
 /* The refusals' texts, written out here so a change to one is seen. */
 #define R_HOST_MISSING "no Host header field (required in HTTP/1.1)"
-#define R_HOST_MISMATCH                                                        \
-    "Host names another authority than the request target"
+#define R_HOST_MISMATCH "Host names another authority than the request target"
 #define R_REQLINE                                                              \
     "malformed request line (method SP request-target SP HTTP-version)"
 #define R_VERSION "HTTP version not supported (HTTP/1.0 and HTTP/1.1 only)"
@@ -87,8 +86,8 @@ static const http_case http_cases[] = {
      .hc_http10 = true, .hc_method = GW_HTTP_CONNECT,
      .hc_form = GW_HTTP_FORM_AUTHORITY, .hc_host = "files.pythonhosted.org",
      .hc_port = 443, .hc_close = true},
-    {IN("CONNECT [2001:DB8::1]:8443 HTTP/1.1\r\nHost: [2001:db8::1]:8443\r\n"
-        END),
+    {IN("CONNECT [2001:DB8::1]:8443 HTTP/1.1\r\nHost: "
+        "[2001:db8::1]:8443\r\n" END),
      DONE, .hc_method = GW_HTTP_CONNECT, .hc_form = GW_HTTP_FORM_AUTHORITY,
      .hc_host = "2001:db8::1", .hc_port = 8443},
     {IN("POST http://api.example.test:8080/v1/items HTTP/1.1\r\n"
@@ -161,10 +160,9 @@ static const http_case http_cases[] = {
     /* ---- each method ---- */
     {IN("HEAD http://example.com/ HTTP/1.1\r\n" HOST END),
      ABS("example.com", 80, "/"), .hc_method = GW_HTTP_HEAD},
-    {IN("PUT http://example.com/ HTTP/1.1\r\n" HOST "Content-Length: 0\r\n"
-        END),
-     ABS("example.com", 80, "/"), .hc_method = GW_HTTP_PUT,
-     .hc_has_cl = true},
+    {IN("PUT http://example.com/ HTTP/1.1\r\n" HOST
+        "Content-Length: 0\r\n" END),
+     ABS("example.com", 80, "/"), .hc_method = GW_HTTP_PUT, .hc_has_cl = true},
     {IN("DELETE http://example.com/ HTTP/1.1\r\n" HOST END),
      ABS("example.com", 80, "/"), .hc_method = GW_HTTP_DELETE},
     {IN("PATCH http://example.com/ HTTP/1.1\r\n" HOST END),
@@ -179,11 +177,11 @@ static const http_case http_cases[] = {
     /* ---- fields ---- */
     {IN(GET_ABS "Host:   example.com \t\r\nX-Empty:\r\nX-Obs: caf\xe9\r\n" END),
      ABS("example.com", 80, "/"), .hc_nfields = 3},
-    {IN(GET_ABS HOST "Content-Length: 5\r\ncontent-length: 5\r\n" END
-        "hello"),
+    {IN(GET_ABS HOST "Content-Length: 5\r\ncontent-length: 5\r\n" END "hello"),
      ABS("example.com", 80, "/"), .hc_has_cl = true, .hc_cl = 5,
      .hc_used = sizeof(GET_ABS HOST "Content-Length: 5\r\ncontent-length: "
-                                    "5\r\n" END) - 1},
+                                    "5\r\n" END) -
+                1},
     {IN(GET_ABS HOST "Content-Length: 9223372036854775807\r\n" END),
      ABS("example.com", 80, "/"), .hc_has_cl = true,
      .hc_cl = 9223372036854775807ull},
@@ -193,8 +191,8 @@ static const http_case http_cases[] = {
      ABS("example.com", 80, "/"), .hc_chunked = true},
     {IN(GET_ABS HOST "Transfer-Encoding: , chunked ,\r\n" END),
      ABS("example.com", 80, "/"), .hc_chunked = true},
-    {IN(GET_ABS HOST "Connection: close\r\n" END),
-     ABS("example.com", 80, "/"), .hc_close = true},
+    {IN(GET_ABS HOST "Connection: close\r\n" END), ABS("example.com", 80, "/"),
+     .hc_close = true},
     {IN(GET_ABS HOST "Connection: keep-alive, Close\r\n" END),
      ABS("example.com", 80, "/"), .hc_close = true},
     {IN(GET_ABS HOST "Connection: Upgrade, TE\r\n" END),
@@ -225,10 +223,8 @@ static const http_case http_cases[] = {
      BAD(400, "not an HTTP request (no method token)")},
     {IN("GET\r\n" HOST END), BAD(400, R_REQLINE)},
     {IN("GET http://example.com/\r\n" HOST END), BAD(400, R_REQLINE)},
-    {IN("GET  http://example.com/ HTTP/1.1\r\n" HOST END),
-     BAD(400, R_REQLINE)},
-    {IN(" GET http://example.com/ HTTP/1.1\r\n" HOST END),
-     BAD(400, R_REQLINE)},
+    {IN("GET  http://example.com/ HTTP/1.1\r\n" HOST END), BAD(400, R_REQLINE)},
+    {IN(" GET http://example.com/ HTTP/1.1\r\n" HOST END), BAD(400, R_REQLINE)},
     {IN("GET http://example.com/ HTTP/2.0\r\n" HOST END), BAD(505, R_VERSION)},
     {IN("GET http://example.com/ HTTP/1.2\r\n" HOST END), BAD(505, R_VERSION)},
     {IN("GET http://example.com/ HTTP/0.9\r\n" HOST END), BAD(505, R_VERSION)},
@@ -309,7 +305,8 @@ static const http_case http_cases[] = {
      BAD(400, "request target: " R_NUM)},
     {IN("GET http:///x HTTP/1.1\r\n" HOST END),
      BAD(400, "request target: an empty host")},
-    {IN("GET http://b\xc3\xbc" "cher.example/ HTTP/1.1\r\n" HOST END),
+    {IN("GET http://b\xc3\xbc"
+        "cher.example/ HTTP/1.1\r\n" HOST END),
      BAD(400, "a byte not allowed in the request target")},
 
     /* ---- Host ---- */
@@ -318,8 +315,7 @@ static const http_case http_cases[] = {
     {IN(GET_ABS "Host: other.example\r\n" END), BAD(400, R_HOST_MISMATCH)},
     {IN("GET http://example.com:8080/ HTTP/1.1\r\n" HOST END),
      BAD(400, R_HOST_MISMATCH)},
-    {IN(GET_ABS "Host: exa mple.com\r\n" END),
-     BAD(400, "Host: " R_HOSTBYTE)},
+    {IN(GET_ABS "Host: exa mple.com\r\n" END), BAD(400, "Host: " R_HOSTBYTE)},
     {IN(GET_ABS "Host: 127.1\r\n" END), BAD(400, "Host: " R_NUM)},
     {IN(GET_ABS "Host:\r\n" END), BAD(400, "Host: an empty host")},
     {IN("GET / HTTP/1.1\r\nHost: a@b\r\n" END), .hc_tunnel = true,
@@ -346,8 +342,8 @@ static const http_case http_cases[] = {
      BAD(400, "a control byte in a header field value")},
     {IN(GET_ABS HOST "X: a\x01\r\n" END),
      BAD(400, "a control byte in a header field value")},
-    {IN(GET_ABS HOST "Proxy-Authorization: a\r\nProxy-Authorization: b\r\n"
-        END),
+    {IN(GET_ABS HOST
+        "Proxy-Authorization: a\r\nProxy-Authorization: b\r\n" END),
      BAD(400, "more than one Proxy-Authorization header field")},
 
     /* ---- message framing ---- */
@@ -362,11 +358,9 @@ static const http_case http_cases[] = {
      BAD(400, "a Content-Length too large")},
     {IN(GET_ABS HOST "Content-Length: 5\r\nContent-Length: 6\r\n" END),
      BAD(400, "Content-Length fields that disagree")},
-    {IN(GET_ABS HOST "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n"
-        END),
+    {IN(GET_ABS HOST "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n" END),
      BAD(400, R_TE_CL)},
-    {IN(GET_ABS HOST "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n"
-        END),
+    {IN(GET_ABS HOST "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n" END),
      BAD(400, R_TE_CL)},
     {IN(GET_ABS HOST "Transfer-Encoding: gzip\r\nContent-Length: 5\r\n" END),
      BAD(400, R_TE_CL)},
@@ -387,8 +381,8 @@ static const http_case http_cases[] = {
      BAD(400, "chunked transfer coding applied more than once")},
     {IN(GET_ABS HOST "Transfer-Encoding: \r\n" END),
      BAD(400, "an empty Transfer-Encoding")},
-    {IN("GET http://example.com/ HTTP/1.0\r\nTransfer-Encoding: chunked\r\n"
-        END),
+    {IN("GET http://example.com/ HTTP/1.0\r\nTransfer-Encoding: "
+        "chunked\r\n" END),
      BAD(400, "Transfer-Encoding in an HTTP/1.0 request")},
 };
 
@@ -518,8 +512,14 @@ typedef struct path_case {
     const char *pc_why;
 } path_case;
 
-#define P(in, out) {in, sizeof(in) - 1, out, NULL}
-#define PNO(in, why) {in, sizeof(in) - 1, NULL, why}
+#define P(in, out)                                                             \
+    {                                                                          \
+        in, sizeof(in) - 1, out, NULL                                          \
+    }
+#define PNO(in, why)                                                           \
+    {                                                                          \
+        in, sizeof(in) - 1, NULL, why                                          \
+    }
 
 static const path_case path_cases[] = {
     P("", "/"),
@@ -617,8 +617,9 @@ test_fields_kept(void **state)
     gw_http_result res = gw_http_parse(r.r_p, in, sizeof in - 1);
     assert_int_equal(res.r_status, GW_HTTP_DONE);
     const gw_http_req *q = res.r_req;
-    static const char *const want[][2] = {
-        {"hOST", "example.com"}, {"X-Empty", ""}, {"Accept", "text/html,  */*"}};
+    static const char *const want[][2] = {{"hOST", "example.com"},
+                                          {"X-Empty", ""},
+                                          {"Accept", "text/html,  */*"}};
     assert_int_equal(q->rq_nfields, 3);
     for (size_t i = 0; i < 3; i++) {
         assert_str_n(want[i][0], q->rq_fields[i].f_name,
@@ -645,8 +646,11 @@ static void
 check_big(const char *in, size_t len, gw_http_status st, int code,
           const char *reason)
 {
-    http_case c = {.hc_in = in, .hc_len = len, .hc_status = st,
-                   .hc_code = code, .hc_reason = reason};
+    http_case c = {.hc_in = in,
+                   .hc_len = len,
+                   .hc_status = st,
+                   .hc_code = code,
+                   .hc_reason = reason};
     run r;
     const size_t cuts[] = {0, 1, len / 3, len / 2, len - 2, len - 1, len};
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0] + 2; k++) {

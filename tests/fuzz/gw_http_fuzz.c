@@ -44,8 +44,7 @@ check_same(const gw_http_result *x, const gw_http_result *y)
         (a->rq_has_authority &&
          !gw_addr_authority_eq(&a->rq_authority, &b->rq_authority)) ||
         !same_str(a->rq_path, a->rq_path_len, b->rq_path, b->rq_path_len) ||
-        !same_str(a->rq_query, a->rq_query_len, b->rq_query,
-                  b->rq_query_len) ||
+        !same_str(a->rq_query, a->rq_query_len, b->rq_query, b->rq_query_len) ||
         a->rq_nfields != b->rq_nfields ||
         a->rq_has_content_length != b->rq_has_content_length ||
         a->rq_content_length != b->rq_content_length ||
