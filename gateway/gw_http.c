@@ -708,7 +708,7 @@ finish_head(gw_http_parser *p)
 /* ---- lines ---- */
 
 /*
- * The checks on a line still arriving, l[0..c) at offset s, c counting
+ * The checks on a line still arriving, buf[s..s+c), c counting
  * every byte but a last CR. Each passes once c goes over a threshold of
  * its own: the line's cap; the head's (the least head the line can end,
  * s + c + CRLF, over GW_HTTP_HEAD_MAX); and on the request line, the
