@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "box_hex.h"
+
 /*
  * The parser works a line at a time: a line is read once its LF has
  * arrived, and only then, so the bytes of a line never reach a decision
@@ -236,18 +238,6 @@ is_path_byte(unsigned char c)
            (c != '\0' && strchr("!$&'()*+,;=:@/", c) != NULL);
 }
 
-static int
-hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static bool
 ci_eq(const char *a, size_t an, const char *b)
 {
@@ -315,8 +305,8 @@ gw_http_path_canon(const char *s, size_t n, char *out, size_t *out_len,
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '%') {
-            int hi = i + 1 < n ? hexval((unsigned char)s[i + 1]) : -1;
-            int lo = i + 2 < n ? hexval((unsigned char)s[i + 2]) : -1;
+            int hi = i + 1 < n ? box_hexval((unsigned char)s[i + 1]) : -1;
+            int lo = i + 2 < n ? box_hexval((unsigned char)s[i + 2]) : -1;
             if (hi < 0 || lo < 0) {
                 *why = "a bad percent-encoding";
                 return BOX_EINVAL;

@@ -8,6 +8,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_hex.h"
 
 /*
  * Shape. TOML's lexical grammar depends on where the parser stands (`1.5`
@@ -493,18 +494,6 @@ skip_ws_comment_newline(toml_parser *ps)
 
 /* ---- strings ---- */
 
-static int
-hex_value(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* escaped -> '\' ( 'b' | 't' | 'n' | 'f' | 'r' | '"' | '\' |
  *                  'u' 4HEXDIG | 'U' 8HEXDIG )
  * and, in a multi-line string only, a line-ending backslash:
@@ -549,8 +538,8 @@ parse_escape(toml_parser *ps, box_buf *out, bool multiline)
         size_t want = c == 'u' ? 4 : 8;
         uint32_t cp = 0;
         size_t got = 0;
-        while (got < want && hex_value(ps_peek_at(ps, 1 + got)) >= 0) {
-            cp = cp * 16 + (uint32_t)hex_value(ps_peek_at(ps, 1 + got));
+        while (got < want && box_hexval(ps_peek_at(ps, 1 + got)) >= 0) {
+            cp = cp * 16 + (uint32_t)box_hexval(ps_peek_at(ps, 1 + got));
             got++;
         }
         if (got < want)
@@ -1205,7 +1194,7 @@ scan_digits(const char *s, const char *e, int base, bool *bad_underscore)
             prev_digit = false;
             continue;
         }
-        int d = hex_value((unsigned char)*p);
+        int d = box_hexval((unsigned char)*p);
         if (d < 0 || d >= base)
             return false;
         prev_digit = true;
@@ -1301,7 +1290,7 @@ parse_integer(toml_parser *ps, toml_pos at, const char *s, size_t n,
     for (; p < e; p++) {
         if (*p == '_')
             continue;
-        uint64_t d = (uint64_t)hex_value((unsigned char)*p);
+        uint64_t d = (uint64_t)box_hexval((unsigned char)*p);
         if (v > (limit - d) / (uint64_t)base)
             return ps_error(ps, at,
                             "integer `%.*s` is out of range for a 64-bit "

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "box_hex.h"
 #include "pdp_int.h"
 
 /*
@@ -38,18 +39,6 @@ static bool
 is_digit(char c)
 {
     return c >= '0' && c <= '9';
-}
-
-static int
-hex_val(char c)
-{
-    if (is_digit(c))
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 /* Quoted strings in messages are cut here (the message buffer is finite
@@ -156,9 +145,9 @@ parse_v6(const char *s, size_t n, uint8_t out[16])
     while (i < n) {
         size_t st = i;
         unsigned v = 0;
-        while (i < n && hex_val(s[i]) >= 0 && i - st < 4)
-            v = v * 16 + (unsigned)hex_val(s[i++]);
-        if (i == st || (i < n && hex_val(s[i]) >= 0))
+        while (i < n && box_hexval(s[i]) >= 0 && i - st < 4)
+            v = v * 16 + (unsigned)box_hexval(s[i++]);
+        if (i == st || (i < n && box_hexval(s[i]) >= 0))
             return false;
         if (gap ? nt == 8 : nh == 8)
             return false;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "box_hex.h"
 #include "box_utf8.h"
 
 /* ORDER PDP_TK */
@@ -305,18 +306,6 @@ pdp_lex_peek(pdp_lex *lx, const pdp_token **out)
 
 /* ---- string literals ---- */
 
-static int
-hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Line/col of byte offset off inside tok (tokens never span... except
  * strings, which may hold newlines). */
 static void
@@ -391,11 +380,12 @@ pdp_lex_string(pdp_lex *lx, const pdp_token *tok, box_arena *a, bool pattern,
                 i++;
             continue;
         case 'x': {
-            int h1 = i + 2 < n ? hexval((unsigned char)s[i + 2]) : -1;
-            int h2 = i + 3 < n ? hexval((unsigned char)s[i + 3]) : -1;
+            int h1 = i + 2 < n ? box_hexval((unsigned char)s[i + 2]) : -1;
+            int h2 = i + 3 < n ? box_hexval((unsigned char)s[i + 3]) : -1;
             if (h1 < 0 || h2 < 0) {
                 size_t m = 2;
-                while (m < 4 && i + m < n && hexval((unsigned char)s[i + m]) >= 0)
+                while (m < 4 && i + m < n &&
+                       box_hexval((unsigned char)s[i + m]) >= 0)
                     m++;
                 return bad_escape(lx, tok, off, m);
             }
@@ -420,11 +410,11 @@ pdp_lex_string(pdp_lex *lx, const pdp_token *tok, box_arena *a, bool pattern,
             size_t digits = 0;
             /* Rust allows `_` separators after the first digit
              * (`\u{0_1_2_3}`); they do not count as digits. */
-            while (j < n && (hexval((unsigned char)s[j]) >= 0 ||
+            while (j < n && (box_hexval((unsigned char)s[j]) >= 0 ||
                              (s[j] == '_' && digits > 0))) {
                 if (s[j] != '_') {
                     if (digits < 7)
-                        v = v * 16 + (uint32_t)hexval((unsigned char)s[j]);
+                        v = v * 16 + (uint32_t)box_hexval((unsigned char)s[j]);
                     digits++;
                 }
                 j++;

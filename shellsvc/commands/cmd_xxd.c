@@ -12,6 +12,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_hex.h"
 #include "sh_internal.h"
 
 #define XXD_COLS_MAX 256
@@ -354,18 +355,6 @@ stop:
 
 /* ---- -r --------------------------------------------------------------- */
 
-static int
-xxd_hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Where -r's bytes go: held in xr_out at position rv_at. A file can be
  * written anywhere (xxd seeks); standard output only forward, the gap
  * as zeros. */
@@ -442,7 +431,7 @@ xxd_revert(xxd_run *r, sh_input *in, bool seekable)
                 continue;
             n3 = n2;
             n2 = n1;
-            n1 = xxd_hexval(c);
+            n1 = box_hexval(c);
             if (n1 == -1 && ign)
                 continue;
             ign = false;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "box_buf.h"
+#include "box_hex.h"
 #include "sh_internal.h"
 
 #define PF_MAX (16u << 20)
@@ -28,16 +29,6 @@ static const char *
 pf_next(pf_run *r)
 {
     return r->ai < r->ac ? r->av[r->ai++] : NULL;
-}
-
-static int
-hexval(char h)
-{
-    if (h >= '0' && h <= '9')
-        return h - '0';
-    if ((h | 32) >= 'a' && (h | 32) <= 'f')
-        return (h | 32) - 'a' + 10;
-    return -1;
 }
 
 /*
@@ -131,8 +122,8 @@ pf_escape(pf_run *r, const char *s, box_buf *b, bool inarg, box_err *e)
     if (c == 'x' || c == 'u' || c == 'U') {
         int max = c == 'x' ? 2 : c == 'u' ? 4 : 8, k = 0;
         unsigned long v = 0;
-        while (k < max && hexval(s[1 + k]) >= 0)
-            v = v * 16 + (unsigned long)hexval(s[1 + k++]);
+        while (k < max && box_hexval(s[1 + k]) >= 0)
+            v = v * 16 + (unsigned long)box_hexval(s[1 + k++]);
         if (k == 0) {
             sh_cmd_err(r->cx, "printf", 1, "missing %s digit for \\%c",
                        c == 'x' ? "hex" : "unicode", c);
@@ -572,8 +563,8 @@ sh_bi_printf(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     if (e != BOX_OK) {
         st = sh_cmd_err(cx, "printf", 1, "output too large");
     } else if (var != NULL) {
-        int rc = sh_assign_target(cx, NULL, var, b.b_data ? b.b_data : "",
-                                  b.b_len);
+        int rc =
+            sh_assign_target(cx, NULL, var, b.b_data ? b.b_data : "", b.b_len);
         if (rc != 0)
             st = rc;
     } else if (b.b_len > 0 && sh_write(cx, 1, b.b_data, b.b_len) != SH_IO_OK) {

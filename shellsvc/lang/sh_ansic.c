@@ -8,19 +8,8 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_hex.h"
 #include "box_utf8.h"
-
-static int
-hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /* Up to max hex digits at s[*i..n); -1 when there is none. */
 static long
@@ -28,7 +17,7 @@ hexdigits(const char *s, size_t n, size_t *i, int max)
 {
     long v = -1;
     for (int k = 0; k < max && *i < n; k++) {
-        int h = hexval((unsigned char)s[*i]);
+        int h = box_hexval((unsigned char)s[*i]);
         if (h < 0)
             break;
         v = (v < 0 ? 0 : v) * 16 + h;
