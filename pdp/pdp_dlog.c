@@ -414,6 +414,24 @@ dlog_resource(box_buf *b, const char *box_id, const char *run_id)
     return a.a_rv;
 }
 
+/* `"traceId":"…","spanId":"…"`: a record and its span carry the same. */
+static box_err
+dlog_put_ids(box_buf *b, const uint64_t rnd[3])
+{
+    box_err rv = box_buf_puts(b, "\"traceId\":\"");
+    if (rv == BOX_OK)
+        rv = dlog_put_hex16(b, rnd[0]);
+    if (rv == BOX_OK)
+        rv = dlog_put_hex16(b, rnd[1]);
+    if (rv == BOX_OK)
+        rv = box_buf_puts(b, "\",\"spanId\":\"");
+    if (rv == BOX_OK)
+        rv = dlog_put_hex16(b, rnd[2]);
+    if (rv == BOX_OK)
+        rv = box_buf_putc(b, '"');
+    return rv;
+}
+
 /* Now, for a record and its span. */
 static uint64_t
 dlog_now_ns(void)
@@ -460,17 +478,11 @@ dlog_head(box_buf *b, const char *res, const char *scope, const char *event,
     if (rv == BOX_OK)
         rv = box_buf_puts(b, event);
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\",\"traceId\":\"");
+        rv = box_buf_puts(b, "\",");
     if (rv == BOX_OK)
-        rv = dlog_put_hex16(b, rnd[0]);
+        rv = dlog_put_ids(b, rnd);
     if (rv == BOX_OK)
-        rv = dlog_put_hex16(b, rnd[1]);
-    if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\",\"spanId\":\"");
-    if (rv == BOX_OK)
-        rv = dlog_put_hex16(b, rnd[2]);
-    if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\",\"body\":{\"stringValue\":");
+        rv = box_buf_puts(b, ",\"body\":{\"stringValue\":");
     if (rv == BOX_OK)
         rv = box_json_cstr(b, body);
     if (rv == BOX_OK)
@@ -505,17 +517,11 @@ dlog_span(box_buf *b, const char *res, const char *scope, const char *kind,
     if (rv == BOX_OK)
         rv = box_buf_puts(b, scope);
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\"},\"spans\":[{\"traceId\":\"");
+        rv = box_buf_puts(b, "\"},\"spans\":[{");
     if (rv == BOX_OK)
-        rv = dlog_put_hex16(b, rnd[0]);
+        rv = dlog_put_ids(b, rnd);
     if (rv == BOX_OK)
-        rv = dlog_put_hex16(b, rnd[1]);
-    if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\",\"spanId\":\"");
-    if (rv == BOX_OK)
-        rv = dlog_put_hex16(b, rnd[2]);
-    if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\",\"name\":");
+        rv = box_buf_puts(b, ",\"name\":");
     if (rv == BOX_OK)
         rv = box_json_cstr(b, name);
     // kind 1: SPAN_KIND_INTERNAL; status code 2: STATUS_CODE_ERROR.
