@@ -144,9 +144,8 @@ pdp_reads_rules(pdp_reads *out, const pdp_rule *const *a, size_t na,
     reads_rules(out, b, nb);
 }
 
-void
-pdp_reads_for_action(const pdp_policy_set *set, const pdp_value *action,
-                     pdp_reads *out)
+const pdp_reads *
+pdp_reads_for_action(const pdp_policy_set *set, const pdp_value *action)
 {
-    *out = *pdp_policy_reads(set, action);
+    return pdp_policy_reads(set, action);
 }

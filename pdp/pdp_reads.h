@@ -29,9 +29,10 @@ typedef struct pdp_reads {
 
 /* What the rules pdp_policy_candidates yields for action read (their
  * conditions only: the scopes name entities a request of one action
- * cannot vary): the set's copy (pdp_policy_reads). */
-void pdp_reads_for_action(const pdp_policy_set *set, const pdp_value *action,
-                          pdp_reads *out);
+ * cannot vary): the set's own, worked out at load (pdp_policy_reads);
+ * borrowed from the set. */
+const pdp_reads *pdp_reads_for_action(const pdp_policy_set *set,
+                                      const pdp_value *action);
 
 /* Walks two lists of rules into out (zeroed first). */
 void pdp_reads_rules(pdp_reads *out, const pdp_rule *const *a, size_t na,

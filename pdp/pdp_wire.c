@@ -143,18 +143,17 @@ static void
 wire_cache_fields(const pdp_policy_set *set, box_arena *a,
                   const pdp_value *action, Box__DecisionResponse *out)
 {
-    pdp_reads r;
-    pdp_reads_for_action(set, action, &r);
-    if (r.rd_all)
+    const pdp_reads *r = pdp_reads_for_action(set, action);
+    if (r->rd_all)
         return;
-    char **names = box_arena_zalloc(a, (r.rd_n + 1) * sizeof *names);
+    char **names = box_arena_zalloc(a, (r->rd_n + 1) * sizeof *names);
     if (names == NULL)
         return;
-    for (size_t i = 0; i < r.rd_n; i++)
-        if ((names[i] = wire_str(a, r.rd_fields[i])) == NULL)
+    for (size_t i = 0; i < r->rd_n; i++)
+        if ((names[i] = wire_str(a, r->rd_fields[i])) == NULL)
             return;
-    out->n_cache_fields = r.rd_n;
-    out->cache_fields = r.rd_n ? names : NULL;
+    out->n_cache_fields = r->rd_n;
+    out->cache_fields = r->rd_n ? names : NULL;
     out->cache_fields_known = 1;
 }
 
