@@ -764,15 +764,10 @@ report_push(box_pdp_client *c, const Box__DecisionRequest *req, uint64_t epoch)
         return false;
     if (room > REPORT_ONE_MAX)
         room = REPORT_ONE_MAX;
-    uint8_t *p = box_reqpack(&copy, at, room, &len);
-    if (p != NULL) {
-        memmove(at, p, len);
-    } else { // too big, or for protobuf-c alone to pack
-        len = box__decision_request__get_packed_size(&copy);
-        if (len > room)
-            return false;
-        box__decision_request__pack(&copy, at);
-    }
+    uint8_t *p = box_reqpack_any(&copy, at, room, &len);
+    if (p == NULL)
+        return false;
+    memmove(at, p, len);
     report_keep(c, len);
     return true;
 }

@@ -235,3 +235,17 @@ box_reqpack(const Box__DecisionRequest *r, uint8_t *buf, size_t max,
     *len = p != NULL ? (size_t)(buf + max - p) : 0;
     return p;
 }
+
+uint8_t *
+box_reqpack_any(const Box__DecisionRequest *r, uint8_t *buf, size_t max,
+                size_t *len)
+{
+    uint8_t *p = box_reqpack(r, buf, max, len);
+    if (p != NULL)
+        return p;
+    size_t n = box__decision_request__get_packed_size(r);
+    if (n > max)
+        return NULL;
+    *len = box__decision_request__pack(r, buf);
+    return buf;
+}

@@ -22,4 +22,10 @@
 uint8_t *box_reqpack(const Box__DecisionRequest *r, uint8_t *buf, size_t max,
                      size_t *len);
 
+/* r packed by box_reqpack, or by protobuf-c at buf's start when
+ * box_reqpack leaves it to protobuf-c; NULL (and *len 0) when it does not
+ * fit in max bytes. */
+uint8_t *box_reqpack_any(const Box__DecisionRequest *r, uint8_t *buf,
+                         size_t max, size_t *len);
+
 #endif

@@ -276,6 +276,14 @@ test_left_to_protobuf_c(void **state)
     r.base.n_unknown_fields = 1;
     r.base.unknown_fields = &uf;
     assert_null(box_reqpack(&r, buf, sizeof buf, &n));
+    // box_reqpack_any hands it to protobuf-c, at the buffer's start, and
+    // gives up only when it does not fit.
+    static uint8_t want[PACK_MAX];
+    size_t wn = box__decision_request__pack(&r, want);
+    assert_ptr_equal(box_reqpack_any(&r, buf, sizeof buf, &n), buf);
+    assert_int_equal(n, wn);
+    assert_memory_equal(buf, want, wn);
+    assert_null(box_reqpack_any(&r, buf, wn - 1, &n));
     r.base.n_unknown_fields = 0;
     r.base.unknown_fields = NULL;
 

@@ -229,14 +229,9 @@ worker_served_add(worker_ctx *w, const Box__DecisionRequest *req,
     copy.cached_epoch = epoch;
     // One pass (box_reqpack): protobuf-c's two cost most of a served hit.
     size_t n;
-    const uint8_t *packed = box_reqpack(&copy, buf, sizeof buf, &n);
-    if (packed == NULL) {
-        n = box__decision_request__get_packed_size(&copy);
-        if (n > sizeof buf)
-            return BOX_ETOOBIG;
-        packed = buf;
-        box__decision_request__pack(&copy, buf);
-    }
+    const uint8_t *packed = box_reqpack_any(&copy, buf, sizeof buf, &n);
+    if (packed == NULL)
+        return BOX_ETOOBIG;
     return worker_batch_add(w, &w->wk_served, packed, n, now_ms);
 }
 
