@@ -98,9 +98,7 @@ typedef struct bench_set {
 static uint64_t
 bench_now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return box_svc_clock_ns(CLOCK_MONOTONIC);
 }
 
 /* ------------------------------------------------------------------ */

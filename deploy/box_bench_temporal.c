@@ -21,6 +21,7 @@
 #include "box_alloc.h"
 #include "box_bench.h"
 #include "box_cmd.h"
+#include "box_svc.h"
 #include "pdp_decide.h"
 #include "pdp_live.h"
 #include "pdp_policy.h"
@@ -76,9 +77,7 @@ bt_read_clock(void *arg)
 static uint64_t
 bt_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return box_svc_clock_ns(CLOCK_MONOTONIC);
 }
 
 /* One request of action id with input {path or program}: values in a. */

@@ -45,8 +45,8 @@ box_svc_print_version(FILE *out, const char *name)
     fprintf(out, "%s %s\n", name, BOX_VERSION);
 }
 
-#define SVC_HEAP_KEEP (64u * 1024u * 1024u)     // freed bytes kept per arena
-#define SVC_HEAP_MMAP_MIN (4u * 1024u * 1024u)  // larger blocks are mapped
+#define SVC_HEAP_KEEP (64u * 1024u * 1024u)    // freed bytes kept per arena
+#define SVC_HEAP_MMAP_MIN (4u * 1024u * 1024u) // larger blocks are mapped
 
 void
 box_svc_tune_heap(void)
@@ -57,11 +57,17 @@ box_svc_tune_heap(void)
 }
 
 uint64_t
-box_svc_now_ms(void)
+box_svc_clock_ns(clockid_t clock)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    clock_gettime(clock, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t
+box_svc_now_ms(void)
+{
+    return box_svc_clock_ns(CLOCK_MONOTONIC) / 1000000u;
 }
 
 /*

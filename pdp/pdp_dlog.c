@@ -16,6 +16,7 @@
 #include "box_buf.h"
 #include "box_json.h"
 #include "box_log.h"
+#include "box_svc.h"
 
 struct pdp_dlog {
     int dl_fd;
@@ -432,15 +433,6 @@ dlog_put_ids(box_buf *b, const uint64_t rnd[3])
     return rv;
 }
 
-/* Now, for a record and its span. */
-static uint64_t
-dlog_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Opens a log record of the resource res (dlog_resource's text) at ns:
  * `{"resourceLogs":[{"resource":…,"scopeLogs":[{"scope":{"name":S},
  * "logRecords":[{…,"attributes":[` up to the first attribute. */
@@ -559,7 +551,7 @@ pdp_dlog_decision_add(pdp_dlog *l, const pdp_dlog_decision *d)
         return rv;
     box_buf *b = &l->dl_fill;
     dlog_ids_locked(l, rnd);
-    uint64_t ns = dlog_now_ns();
+    uint64_t ns = box_svc_clock_ns(CLOCK_REALTIME);
     rv = dlog_head(b, l->dl_res, "strands-box.policy",
                    "strands.box.policy.decision", d->dd_permit ? 9 : 13,
                    d->dd_permit ? "INFO" : "WARN", d->dd_message, ns, rnd);
@@ -613,7 +605,7 @@ dlog_control(const char *box_id, const char *run_id, uint64_t rnd[3],
     box_buf_init(&res, PDP_DLOG_LINE_MAX);
     char body[128];
     snprintf(body, sizeof body, "control %s", operation);
-    uint64_t ns = dlog_now_ns();
+    uint64_t ns = box_svc_clock_ns(CLOCK_REALTIME);
     box_err rv = dlog_resource(&res, box_id, run_id);
     if (rv == BOX_OK)
         rv = dlog_head(&b, res.b_data, "strands-box.control",

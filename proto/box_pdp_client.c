@@ -5,7 +5,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 
 #include <nng/nng.h>
 #include <nng/protocol/pubsub0/sub.h>
@@ -617,9 +616,7 @@ cache_key(const box_pdp_client *c, const Box__DecisionRequest *req,
 static uint64_t
 cache_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    return box_svc_clock_ns(CLOCK_MONOTONIC_COARSE) / 1000000u;
 }
 
 /* Entries of an older epoch are dead; this makes the drop explicit. */

@@ -8,6 +8,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "box_svc.h"
 #include "sh_array.h"
 #include "sh_internal.h"
 
@@ -27,14 +28,6 @@ typedef struct rd_opts {
     uint64_t ro_ns;    // -t in nanoseconds
     uint64_t ro_until; // deadline on CLOCK_MONOTONIC
 } rd_opts;
-
-static uint64_t
-mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* bash's timeout syntax: digits, an optional '.' and more digits. */
 static bool
@@ -106,7 +99,7 @@ read_opts(sh_ctx *cx, int argc, char **argv, const sh_opts *o, rd_opts *r)
                               "%s: invalid timeout specification",
                               o->o_arg['t']);
         r->ro_timed = true;
-        r->ro_until = mono_ns() + r->ro_ns;
+        r->ro_until = box_svc_clock_ns(CLOCK_MONOTONIC) + r->ro_ns;
     }
     // bash checks each count as it meets it; the later letter's stays.
     char last = last_count_letter(argc, argv, o);
@@ -156,7 +149,7 @@ ready(sh_ctx *cx, const rd_opts *r)
     if (os < 0)
         return true;
     for (;;) {
-        uint64_t now = mono_ns();
+        uint64_t now = box_svc_clock_ns(CLOCK_MONOTONIC);
         long left = r->ro_until > now
                         ? (long)((r->ro_until - now + 999999u) / 1000000u)
                         : 0;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_svc.h"
 #include "sh_bistate.h"
 #include "sh_internal.h"
 
@@ -151,32 +152,16 @@ sh_stream_buf_take(sh_stream *s, size_t *len)
     return p;
 }
 
-static uint64_t
-now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* The clock of the budget check every command makes: the coarse clock
- * costs a fifth of the precise one, and a budget is seconds long (a
- * tick's lag lets a call run a few ms past it at most). */
-static uint64_t
-coarse_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* True once cx must stop: the call's budget is spent, it was aborted, or
- * cx runs in an `&` job and the call has returned. */
+ * cx runs in an `&` job and the call has returned. Every command asks, so
+ * on the coarse clock: a budget is seconds long, and a tick's lag lets a
+ * call run a few ms past it at most. */
 static bool
 call_over(const sh_ctx *cx)
 {
     sh_session *ss = cx->cx_ss;
-    return atomic_load(&ss->ss_abort) || coarse_now_ns() > ss->ss_deadline_ns ||
+    return atomic_load(&ss->ss_abort) ||
+           box_svc_clock_ns(CLOCK_MONOTONIC_COARSE) > ss->ss_deadline_ns ||
            (cx->cx_bg && atomic_load(&ss->ss_jobs_end)) ||
            (cx->cx_kill != NULL && atomic_load(cx->cx_kill) != 0);
 }
@@ -509,7 +494,7 @@ sh_check_stop(sh_ctx *cx)
         sh_fatal(cx, 128 + sig);
         return true;
     }
-    if (now_ns() > ss->ss_deadline_ns) {
+    if (box_svc_clock_ns(CLOCK_MONOTONIC) > ss->ss_deadline_ns) {
         sh_timeout(cx);
         return true;
     }
@@ -545,7 +530,7 @@ sh_too_deep(sh_ctx *cx)
 long
 sh_budget_left_ms(sh_session *ss)
 {
-    uint64_t now = now_ns();
+    uint64_t now = box_svc_clock_ns(CLOCK_MONOTONIC);
     if (now >= ss->ss_deadline_ns)
         return 0;
     return (long)((ss->ss_deadline_ns - now + 999999u) / 1000000u);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_svc.h"
 #include "box_utf8.h"
 #include "sh_bistate.h"
 #include "sh_internal.h"
@@ -197,9 +198,7 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
     sigaddset(&block, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &block, &old);
 
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ss->ss_start_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    ss->ss_start_ns = box_svc_clock_ns(CLOCK_MONOTONIC);
     ss->ss_deadline_ns =
         ss->ss_start_ns + (uint64_t)ss->ss_o.so_timeout_ms * 1000000u;
     // $RANDOM: a new sequence per call, as each bash starts one.

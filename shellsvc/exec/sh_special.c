@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "box_svc.h"
 #include "sh_bistate.h"
 #include "sh_internal.h"
 
@@ -44,9 +45,7 @@ sh_special_value(sh_ctx *cx, const char *name, size_t len, char *tmp,
         return tmp;
     }
     if (len == 7 && memcmp(name, "SECONDS", 7) == 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        uint64_t now = box_svc_clock_ns(CLOCK_MONOTONIC);
         uint64_t start = cx->cx_ss->ss_start_ns;
         snprintf(tmp, tmplen, "%llu",
                  (unsigned long long)((now > start ? now - start : 0) /
