@@ -411,6 +411,19 @@ special_set(sh_state *st, sh_var *var, sh_array *a)
 static box_err
 special_array(sh_state *st, const char *name, int n, char *const *v)
 {
+    // Set again and again, mostly to what they hold (PIPESTATUS after
+    // every command, one 0 after another): then no array is made and
+    // freed.
+    const sh_var *cur = sh_var_find(st, name);
+    bool same = cur != NULL && cur->v_arr != NULL &&
+                !sh_array_assoc(cur->v_arr) &&
+                sh_array_count(cur->v_arr) == (size_t)n;
+    for (int i = 0; same && i < n; i++) {
+        const char *e = sh_array_get(cur->v_arr, i);
+        same = e != NULL && strcmp(e, v[i]) == 0;
+    }
+    if (same)
+        return BOX_OK;
     sh_array *a = sh_array_new(false);
     sh_var *var = sh_var_add(st, name);
     if (a == NULL || var == NULL) {
@@ -444,17 +457,7 @@ sh_pipestatus_set(sh_state *st, int n, const int *status)
         snprintf(num[i], sizeof num[i], "%d", status[i]);
         v[i] = num[i];
     }
-    // Every command sets it, mostly to what it holds (one 0 after
-    // another): then no array is made and freed.
-    const sh_var *cur = sh_var_find(st, "PIPESTATUS");
-    bool same = cur != NULL && cur->v_arr != NULL &&
-                !sh_array_assoc(cur->v_arr) &&
-                sh_array_count(cur->v_arr) == (size_t)n;
-    for (int i = 0; same && i < n; i++) {
-        const char *e = sh_array_get(cur->v_arr, i);
-        same = e != NULL && strcmp(e, num[i]) == 0;
-    }
-    return same ? BOX_OK : special_array(st, "PIPESTATUS", n, v);
+    return special_array(st, "PIPESTATUS", n, v);
 }
 
 #define OPT(name, letter, field)                                               \
