@@ -32,6 +32,12 @@ fnd_printf_check(fnd_run *f, const char *fmt)
             }
             continue;
         }
+        if (*s == '\\') {
+            // Printed as itself, as GNU find does.
+            sh_errf(f->f_cx,
+                    "find: warning: escape `\\' followed by nothing at all");
+            continue;
+        }
         if (*s != '%')
             continue;
         if (s[1] == '\0')
@@ -319,7 +325,8 @@ fnd_printf(fnd_run *f, const char *fmt, fnd_entry *e)
             continue;
         }
         if (*s != '%') {
-            size_t run = strcspn(s, "\\%");
+            // A lone trailing backslash is a run of one.
+            size_t run = *s == '\\' ? 1 : strcspn(s, "\\%");
             fnd_out(f, s, run);
             s += run - 1;
             continue;
