@@ -16,6 +16,8 @@ static const struct effect_row {
     {"fs:write", "Box::FsWriteOperation"},
     {"fs:delete", "Box::FsDeleteOperation"},
     {"fs:move", "Box::FsMoveOperation"},
+    {"net:connect", NULL},
+    {"http:request", NULL},
 };
 
 /* Appends one input field; its value is left for the caller to set. */
@@ -103,6 +105,46 @@ effect_fs(box_effect_req *r, const box_effect_fs *f, const char *op_type)
     return &r->er_req;
 }
 
+static void
+field_long(box_effect_req *r, const char *name, long n)
+{
+    Box__Value *v = field_add(r, name);
+    v->kind_case = BOX__VALUE__KIND_LONG;
+    v->long_ = n;
+}
+
+/*
+ * net:connect {host, port, ip?} and http:request {host, port, method,
+ * path, body_bytes, intercepted} (§4); the subject names the server (and
+ * the method), the resource is the caller's host:port[/path] (§7).
+ */
+static const Box__DecisionRequest *
+effect_net(box_effect_req *r, const box_effect_net *n, bool http)
+{
+    if (n->en_host == NULL || n->en_resource == NULL || n->en_port < 1 ||
+        n->en_port > 65535 ||
+        (http && (n->en_method == NULL || n->en_path == NULL ||
+                  n->en_body_bytes < 0)))
+        return NULL;
+    field_str(r, "host", n->en_host);
+    field_long(r, "port", n->en_port);
+    if (!http && n->en_ip != NULL)
+        field_str(r, "ip", n->en_ip);
+    if (http) {
+        field_str(r, "method", n->en_method);
+        field_str(r, "path", n->en_path);
+        field_long(r, "body_bytes", n->en_body_bytes);
+        Box__Value *v = field_add(r, "intercepted");
+        v->kind_case = BOX__VALUE__KIND_BOOLEAN;
+        v->boolean = n->en_intercepted;
+        r->er_subj.http_method = (char *)n->en_method;
+    }
+    r->er_subj.server_address = (char *)n->en_host;
+    r->er_subj.server_port = n->en_port;
+    r->er_req.resource = (char *)n->en_resource;
+    return &r->er_req;
+}
+
 const Box__DecisionRequest *
 box_effect_request(box_effect_req *r, const box_effect *e)
 {
@@ -123,5 +165,8 @@ box_effect_request(box_effect_req *r, const box_effect *e)
     r->er_req.subject = &r->er_subj;
     if (row->op_type != NULL)
         return effect_fs(r, &e->e_fs, row->op_type);
+    if (e->e_kind == BOX_EFFECT_NET_CONNECT ||
+        e->e_kind == BOX_EFFECT_HTTP_REQUEST)
+        return effect_net(r, &e->e_net, e->e_kind == BOX_EFFECT_HTTP_REQUEST);
     return effect_cmd(r, &e->e_cmd, e->e_kind == BOX_EFFECT_SHELL_SPAWN);
 }

@@ -3,14 +3,15 @@
 #ifndef BOX_EFFECT_H
 #define BOX_EFFECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "box.pb-c.h"
 
 /*
- * The executor (shell:exec, shell:spawn) and the kernel (fs:*) describe an
- * effect and this module alone gives it the shape of box-spec §3.4, §4
- * and §7 on the wire: which action, which input fields in which order,
+ * The executor (shell:exec, shell:spawn), the kernel (fs:*) and the
+ * gateway (net:connect, http:request) describe an effect and this module
+ * alone gives it the shape of box-spec §3.4, §4 and §7 on the wire: which action, which input fields in which order,
  * the resource, the subject, the enforcement note. What the values are
  * (the joined command, the §7 redaction, a `~` path) stays with the
  * caller that knows them.
@@ -24,6 +25,8 @@ typedef enum box_effect_kind {
     BOX_EFFECT_FS_WRITE,
     BOX_EFFECT_FS_DELETE,
     BOX_EFFECT_FS_MOVE,
+    BOX_EFFECT_NET_CONNECT,
+    BOX_EFFECT_HTTP_REQUEST,
     BOX_EFFECT_KIND_COUNT
 } box_effect_kind;
 
@@ -55,11 +58,26 @@ typedef struct box_effect_fs {
     const char *ef_floor;
 } box_effect_fs;
 
+/* A connection (net:connect) or an HTTP exchange (http:request), as the
+ * gateway decides it. Borrowed; the host (and ip) already canonical. */
+typedef struct box_effect_net {
+    const char *en_host;     // input.host, subject server.address
+    long en_port;            // input.port, subject server.port
+    const char *en_ip;       // net:connect: input.ip once resolved, or NULL
+    const char *en_resource; // host:port, or host:port/path (§7)
+    /* http:request only */
+    const char *en_method; // input.method, subject http.request.method
+    const char *en_path;   // input.path: canonical, no query
+    long en_body_bytes;    // input.body_bytes
+    bool en_intercepted;   // input.intercepted
+} box_effect_net;
+
 typedef struct box_effect {
     box_effect_kind e_kind;
     union {
         box_effect_cmd e_cmd; // SHELL_EXEC, SHELL_SPAWN
         box_effect_fs e_fs;   // FS_*
+        box_effect_net e_net; // NET_CONNECT, HTTP_REQUEST
     };
 } box_effect;
 

@@ -351,13 +351,72 @@ test_max_args(void **state)
     assert_int_equal(field(q, "arg_count")->long_, BOX_EFFECT_MAX_ARGS - 1);
 }
 
+/* net:connect before DNS, per address, and http:request (box-spec §4, §7). */
+static void
+test_net_kinds(void **state)
+{
+    (void)state;
+    box_effect_req r;
+    box_effect e = {.e_kind = BOX_EFFECT_NET_CONNECT,
+                    .e_net = {.en_host = "api.example.com",
+                              .en_port = 443,
+                              .en_resource = "api.example.com:443"}};
+    const Box__DecisionRequest *q = box_effect_request(&r, &e);
+    assert_non_null(q);
+    assert_string_equal(q->action, "net:connect");
+    assert_int_equal(q->input->record->n_fields, 2);
+    assert_string_equal(field(q, "host")->str, "api.example.com");
+    assert_int_equal(field(q, "port")->long_, 443);
+    assert_string_equal(q->resource, "api.example.com:443");
+    assert_string_equal(q->subject->server_address, "api.example.com");
+    assert_int_equal(q->subject->server_port, 443);
+
+    e.e_net.en_ip = "203.0.113.7";
+    q = box_effect_request(&r, &e);
+    assert_int_equal(q->input->record->n_fields, 3);
+    assert_string_equal(field(q, "ip")->str, "203.0.113.7");
+
+    box_effect h = {.e_kind = BOX_EFFECT_HTTP_REQUEST,
+                    .e_net = {.en_host = "api.example.com",
+                              .en_port = 443,
+                              .en_ip = "203.0.113.7", // not an http field
+                              .en_resource = "api.example.com:443/v1/x",
+                              .en_method = "POST",
+                              .en_path = "/v1/x",
+                              .en_body_bytes = 12,
+                              .en_intercepted = true}};
+    q = box_effect_request(&r, &h);
+    assert_non_null(q);
+    assert_string_equal(q->action, "http:request");
+    assert_int_equal(q->input->record->n_fields, 6);
+    assert_string_equal(field(q, "method")->str, "POST");
+    assert_string_equal(field(q, "path")->str, "/v1/x");
+    assert_int_equal(field(q, "body_bytes")->long_, 12);
+    assert_true(field(q, "intercepted")->boolean);
+    assert_string_equal(q->subject->http_method, "POST");
+
+    // Refused: no host, a port out of range, http without method or path.
+    h.e_net.en_body_bytes = -1;
+    assert_null(box_effect_request(&r, &h));
+    h.e_net.en_body_bytes = 0;
+    h.e_net.en_path = NULL;
+    assert_null(box_effect_request(&r, &h));
+    e.e_net.en_port = 0;
+    assert_null(box_effect_request(&r, &e));
+    e.e_net.en_port = 65536;
+    assert_null(box_effect_request(&r, &e));
+    e.e_net.en_port = 80;
+    e.e_net.en_host = NULL;
+    assert_null(box_effect_request(&r, &e));
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shell_exec), cmocka_unit_test(test_shell_spawn),
         cmocka_unit_test(test_fs_kinds),   cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_max_args),
+        cmocka_unit_test(test_max_args),   cmocka_unit_test(test_net_kinds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
