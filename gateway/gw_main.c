@@ -1,43 +1,64 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* box-gateway: the egress gateway (HTTP(S) forward proxy). */
+#include <curl/curl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "box_alloc.h"
 #include "box_confine_profile.h"
 #include "box_control.h"
 #include "box_log.h"
+#include "box_pdp_client.h"
 #include "box_proctab.h"
 #include "box_svc.h"
+#include "gw_listen.h"
+#include "gw_proxy.h"
 
 #define GW_SVC "box-gateway"
+/* Permits kept per decision epoch: a connection and a request repeat
+ * often (an agent's package manager fetching a hundred files). */
+#define GW_CACHE_SLOTS 4096
 
 static const char gw_usage[] =
-    "usage: box-gateway --pdp URL [--listen HOST:PORT] [--control URL]\n"
+    "usage: box-gateway --pdp URL [--listen HOST:PORT] [--socket PATH]\n"
+    "                   [--epoch-pub URL] [--box-id ID] [--control URL]\n"
     "\n"
     "The egress gateway of a box: an HTTP(S) forward proxy that asks the PDP\n"
     "at URL about every net:connect and http:request.\n"
     "\n"
     "  --pdp URL          the PDP's decision address\n"
-    "  --listen HOST:PORT the proxy's listening address (default 127.0.0.1:0)\n"
+    "  --listen HOST:PORT the proxy's TCP address (default 127.0.0.1:0: a\n"
+    "                     free port, reported by health)\n"
+    "  --socket PATH      also listen on this Unix socket (the sandboxes\n"
+    "                     reach the proxy through it)\n"
+    "  --epoch-pub URL    the PDP's epoch notices (enables the permit cache)\n"
+    "  --box-id ID        the box identity sent with every decision\n"
     "  --control URL      answer health/status requests here\n"
     "  --help             print this help and exit\n"
     "  --version          print the version and exit\n"
     "\n"
     "Signals: SIGTERM/SIGINT drain and exit 0.\n"
     "\n"
-    "box-gateway confines itself before it serves: it makes its control\n"
-    "socket in that socket's directory, reads the system certificates, and\n"
-    "runs nothing.\n";
+    "box-gateway opens its listeners, then confines itself before it\n"
+    "serves: it makes its control socket in that socket's directory, reads\n"
+    "the system certificates, and runs nothing.\n";
+
+typedef struct gw_args {
+    const char *ga_pdp, *ga_listen, *ga_socket, *ga_epoch, *ga_box_id,
+        *ga_control;
+} gw_args;
 
 /* Confines this process with the box-gateway profile built from its own
  * arguments (box_confine_profile.h); 0, or 1 after logging why. */
 static int
-gw_confine(const char *control_url)
+gw_confine(const char *control_url, const int *fds, size_t nfds)
 {
     box_confine_gateway_args a = {.ga_control = control_url,
-                                  .ga_homes = {getenv("HOME"), NULL}};
+                                  .ga_homes = {getenv("HOME"), NULL},
+                                  .ga_fds = fds,
+                                  .ga_nfds = nfds};
     box_confine_spec spec;
     char *err = NULL;
 
@@ -54,18 +75,91 @@ gw_confine(const char *control_url)
     return 1;
 }
 
+/* The gateway's life once its arguments are read. */
+static int
+gw_serve(const gw_args *ga, const sigset_t *sigs)
+{
+    int fds[2] = {-1, -1};
+    char addr[80];
+    char *err = NULL;
+    box_pdp_client *pdp = NULL;
+    gw_proxy *px = NULL;
+    box_control *ctl = NULL;
+    int status = 1;
+
+    if (gw_listen_tcp(ga->ga_listen, &fds[0], addr, sizeof addr, &err) !=
+            BOX_OK ||
+        (ga->ga_socket != NULL &&
+         gw_listen_unix(ga->ga_socket, &fds[1], &err) != BOX_OK)) {
+        box_log(BOX_LOG_ERROR, GW_SVC, "%s", err ? err : "out of memory");
+        goto out;
+    }
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        box_log(BOX_LOG_ERROR, GW_SVC, "cannot initialize libcurl");
+        goto out;
+    }
+    if (gw_confine(ga->ga_control, fds, ga->ga_socket ? 2 : 1) != 0)
+        goto out;
+    box_pdp_client_opts co = {.co_url = ga->ga_pdp,
+                              .co_epoch_url = ga->ga_epoch,
+                              .co_cache_slots =
+                                  ga->ga_epoch ? GW_CACHE_SLOTS : 0,
+                              .co_box_id = ga->ga_box_id};
+    box_err rv = box_pdp_client_open(&co, &pdp);
+    if (rv != BOX_OK) {
+        box_log(BOX_LOG_ERROR, GW_SVC, "cannot open the PDP client: %s",
+                box_strerror(rv));
+        goto out;
+    }
+    gw_proxy_opts po = {.po_tcp_fd = fds[0], .po_unix_fd = fds[1],
+                        .po_pdp = pdp};
+    if ((rv = gw_proxy_start(&po, &px, &err)) != BOX_OK) {
+        box_log(BOX_LOG_ERROR, GW_SVC, "%s", err ? err : box_strerror(rv));
+        fds[0] = fds[1] = -1; // the failed start closed them
+        goto out;
+    }
+    fds[0] = fds[1] = -1; // the proxy's now
+    if (ga->ga_control != NULL &&
+        (rv = box_control_start_at(ga->ga_control, GW_SVC, addr, &ctl)) !=
+            BOX_OK) {
+        box_log(BOX_LOG_ERROR, GW_SVC, "cannot listen on %s: %s",
+                ga->ga_control, box_strerror(rv));
+        goto out;
+    }
+    box_log(BOX_LOG_INFO, GW_SVC, "ready: proxy on %s%s%s", addr,
+            ga->ga_socket ? " and " : "", ga->ga_socket ? ga->ga_socket : "");
+    while (box_svc_wait_signal(sigs) == SIGHUP)
+        ;
+    box_log(BOX_LOG_INFO, GW_SVC, "draining");
+    status = 0;
+out:
+    box_control_stop(ctl);
+    gw_proxy_stop(px);
+    box_pdp_client_close(pdp);
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    box_free(err);
+    if (status == 0)
+        box_log(BOX_LOG_INFO, GW_SVC, "stopped");
+    return status;
+}
+
 int
 main(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"listen", required_argument, NULL, 'l'},
         {"pdp", required_argument, NULL, 'p'},
+        {"socket", required_argument, NULL, 's'},
+        {"epoch-pub", required_argument, NULL, 'e'},
+        {"box-id", required_argument, NULL, 'i'},
         {"control", required_argument, NULL, 'c'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    const char *control_url = NULL;
+    gw_args ga = {.ga_listen = "127.0.0.1:0"};
     sigset_t sigs;
     int c;
 
@@ -83,10 +177,22 @@ main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'l':
+            ga.ga_listen = optarg;
+            break;
         case 'p':
-            break; // used by the proxy
+            ga.ga_pdp = optarg;
+            break;
+        case 's':
+            ga.ga_socket = optarg;
+            break;
+        case 'e':
+            ga.ga_epoch = optarg;
+            break;
+        case 'i':
+            ga.ga_box_id = optarg;
+            break;
         case 'c':
-            control_url = optarg;
+            ga.ga_control = optarg;
             break;
         case 'h':
             fputs(gw_usage, stdout);
@@ -104,7 +210,9 @@ main(int argc, char **argv)
                 gw_usage);
         return 2;
     }
-    if (gw_confine(control_url) != 0)
-        return 1;
-    return box_control_serve_until_term(GW_SVC, control_url, &sigs);
+    if (ga.ga_pdp == NULL) {
+        fprintf(stderr, "box-gateway: --pdp is required\n%s", gw_usage);
+        return 2;
+    }
+    return gw_serve(&ga, &sigs);
 }

@@ -223,6 +223,8 @@ box_confine_gateway(const box_confine_gateway_args *a, box_confine_spec *spec,
     *err = NULL;
     box_confine_spec_init(spec, BOX_PROFILE_GATEWAY);
     rv = prof_base(spec);
+    for (size_t i = 0; rv == BOX_OK && i < a->ga_nfds; i++)
+        rv = box_confine_keep_fd(spec, a->ga_fds[i]);
     if (rv == BOX_OK)
         rv = prof_address(spec, a->ga_control, "--control", a->ga_homes,
                           &unix_only, err);

@@ -52,14 +52,16 @@ typedef struct box_confine_gateway_args {
     const char *ga_control;   // --control URL, or NULL
     const char *ga_trust_dir; // the box's trust directory, or NULL
     const char *ga_homes[BOX_CONFINE_HOMES];
+    const int *ga_fds; // descriptors kept besides 0-2 (the listeners)
+    size_t ga_nfds;
 } box_confine_gateway_args;
 
 /*
  * box-gateway: makes and removes its control socket in that socket's
  * directory; reads the system certificates (/etc/ssl/certs,
  * /usr/share/ca-certificates, when there) and the trust directory.
- * Network sockets stay allowed (it is the proxy). Descriptors 0-2;
- * BOX_LOG_LEVEL.
+ * Network sockets stay allowed (it is the proxy). Descriptors 0-2 and
+ * ga_fds; BOX_LOG_LEVEL.
  */
 box_err box_confine_gateway(const box_confine_gateway_args *a,
                             box_confine_spec *spec, char **err) BOX_WARN_UNUSED;

@@ -17,6 +17,7 @@
 struct box_control {
     box_rpc_server *ct_srv;
     char *ct_service;
+    char *ct_address; // HealthResponse.listen_address, or NULL
     uint64_t ct_started_ms;
 };
 
@@ -52,6 +53,8 @@ control_handle(void *arg, const void *req, size_t len, nng_msg *reply)
         h.ready = 1;
         h.pid = (uint32_t)getpid();
         h.uptime_ms = box_svc_now_ms() - c->ct_started_ms;
+        if (c->ct_address != NULL)
+            h.listen_address = c->ct_address;
         resp.body_case = BOX__CONTROL_RESPONSE__BODY_HEALTH;
         resp.health = &h;
         goto send;
@@ -75,11 +78,20 @@ send:
 box_err
 box_control_start(const char *url, const char *service, box_control **out)
 {
+    return box_control_start_at(url, service, NULL, out);
+}
+
+box_err
+box_control_start_at(const char *url, const char *service,
+                     const char *address, box_control **out)
+{
     box_control *c = box_calloc(1, sizeof *c);
     if (c == NULL)
         return BOX_ENOMEM;
     c->ct_started_ms = box_svc_now_ms();
-    if ((c->ct_service = box_strdup(service)) == NULL) {
+    if ((c->ct_service = box_strdup(service)) == NULL ||
+        (address != NULL && (c->ct_address = box_strdup(address)) == NULL)) {
+        box_free(c->ct_service);
         box_free(c);
         return BOX_ENOMEM;
     }
@@ -87,6 +99,7 @@ box_control_start(const char *url, const char *service, box_control **out)
                                       control_handle, c, &c->ct_srv);
     if (rv != BOX_OK) {
         box_free(c->ct_service);
+        box_free(c->ct_address);
         box_free(c);
         return rv;
     }
@@ -101,6 +114,7 @@ box_control_stop(box_control *c)
         return;
     box_rpc_server_stop(c->ct_srv);
     box_free(c->ct_service);
+    box_free(c->ct_address);
     box_free(c);
 }
 

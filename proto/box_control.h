@@ -16,6 +16,11 @@ typedef struct box_control box_control;
  * pid and uptime. The caller owns *out; box_control_stop frees it. */
 box_err box_control_start(const char *url, const char *service,
                           box_control **out) BOX_WARN_UNUSED;
+/* The same, and health also says where the service listens (address:
+ * the gateway's proxy, "127.0.0.1:PORT"). */
+box_err box_control_start_at(const char *url, const char *service,
+                             const char *address,
+                             box_control **out) BOX_WARN_UNUSED;
 void box_control_stop(box_control *c);
 
 /* The whole life of a service that only answers health for now: serve the

@@ -1,0 +1,893 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* One client connection of the proxy: read a request, have it decided,
+ * run it upstream with libcurl, send the answer back. */
+#include "gw_proxy_int.h"
+
+#include <errno.h>
+#include <openssl/err.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "box_log.h"
+
+#define GW_SVC "box-gateway"
+#define GW_READ_CHUNK 16384
+/* libcurl is paused while this much waits for a slow client, and
+ * resumed once it is down to the low mark: a fast upstream cannot fill
+ * the gateway's memory. */
+#define GW_OUT_HIGH (256u << 10)
+#define GW_OUT_LOW (64u << 10)
+#define GW_OUT_MAX (1u << 30) // never reached: libcurl pauses far below
+#define GW_RESP_HEAD_MAX (64u << 10)
+
+static const char established[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+
+/* ---- the byte queue ---- */
+
+static size_t
+q_pending(const gw_queue *q)
+{
+    return q->q_buf.b_len - q->q_off;
+}
+
+static box_err
+q_put(gw_queue *q, const void *p, size_t n)
+{
+    if (q->q_off > 0 && q->q_off == q->q_buf.b_len) {
+        box_buf_truncate(&q->q_buf, 0);
+        q->q_off = 0;
+    }
+    return box_buf_append(&q->q_buf, p, n);
+}
+
+static void
+q_used(gw_queue *q, size_t n)
+{
+    q->q_off += n;
+    if (q->q_off == q->q_buf.b_len) {
+        box_buf_truncate(&q->q_buf, 0);
+        q->q_off = 0;
+    } else if (q->q_off > (64u << 10) && q->q_off * 2 > q->q_buf.b_len) {
+        size_t left = q->q_buf.b_len - q->q_off;
+        memmove(q->q_buf.b_data, q->q_buf.b_data + q->q_off, left);
+        box_buf_truncate(&q->q_buf, left);
+        q->q_off = 0;
+    }
+}
+
+/* ---- the client's bytes, plain or TLS ---- */
+
+enum { IO_AGAIN = -1, IO_FAIL = -2 };
+
+static ssize_t
+conn_recv(gw_conn *c, void *buf, size_t n)
+{
+    if (c->c_ssl == NULL) {
+        ssize_t r = recv(c->c_tag.t_fd, buf, n, 0);
+        if (r >= 0)
+            return r;
+        return errno == EAGAIN || errno == EINTR ? IO_AGAIN : IO_FAIL;
+    }
+    int r = SSL_read(c->c_ssl, buf, n > INT32_MAX ? INT32_MAX : (int)n);
+    if (r > 0)
+        return r;
+    switch (SSL_get_error(c->c_ssl, r)) {
+    case SSL_ERROR_WANT_READ:
+        return IO_AGAIN;
+    case SSL_ERROR_WANT_WRITE:
+        c->c_ssl_want_write = true;
+        return IO_AGAIN;
+    case SSL_ERROR_ZERO_RETURN:
+        return 0;
+    default:
+        ERR_clear_error();
+        return IO_FAIL;
+    }
+}
+
+static ssize_t
+conn_send(gw_conn *c, const void *buf, size_t n)
+{
+    if (c->c_ssl == NULL) {
+        ssize_t r = send(c->c_tag.t_fd, buf, n, MSG_NOSIGNAL);
+        if (r >= 0)
+            return r;
+        return errno == EAGAIN || errno == EINTR ? IO_AGAIN : IO_FAIL;
+    }
+    c->c_ssl_want_write = false;
+    int r = SSL_write(c->c_ssl, buf, n > INT32_MAX ? INT32_MAX : (int)n);
+    if (r > 0)
+        return r;
+    switch (SSL_get_error(c->c_ssl, r)) {
+    case SSL_ERROR_WANT_WRITE:
+        c->c_ssl_want_write = true;
+        return IO_AGAIN;
+    case SSL_ERROR_WANT_READ:
+        return IO_AGAIN;
+    default:
+        ERR_clear_error();
+        return IO_FAIL;
+    }
+}
+
+/* ---- life ---- */
+
+gw_conn *
+gw_conn_new(gw_proxy *px, int fd)
+{
+    gw_conn *c = box_calloc(1, sizeof *c);
+    if (c == NULL)
+        return NULL;
+    c->c_tag.t_kind = GW_TAG_CONN;
+    c->c_tag.t_fd = fd;
+    c->c_px = px;
+    c->c_up_fd = -1;
+    c->c_job.j_fd = -1;
+    c->c_job.j_owner = c;
+    c->c_state = GW_CS_HEAD;
+    c->c_deadline = gw_now_ms() + (uint64_t)px->px_head_ms;
+    box_buf_init(&c->c_in, GW_HTTP_HEAD_MAX + px->px_body_max + GW_READ_CHUNK);
+    box_buf_init(&c->c_out.q_buf, GW_OUT_MAX);
+    box_buf_init(&c->c_body, px->px_body_max);
+    box_buf_init(&c->c_resp_head, GW_RESP_HEAD_MAX);
+    return c;
+}
+
+/* The exchange's libcurl state goes; the connection stays. */
+static void
+conn_easy_end(gw_conn *c)
+{
+    if (c->c_easy != NULL) {
+        curl_multi_remove_handle(c->c_px->px_multi, c->c_easy);
+        curl_easy_cleanup(c->c_easy);
+        c->c_easy = NULL;
+    }
+    curl_slist_free_all(c->c_hdrs);
+    curl_slist_free_all(c->c_resolve);
+    c->c_hdrs = c->c_resolve = NULL;
+    if (c->c_up_fd >= 0)
+        close(c->c_up_fd);
+    c->c_up_fd = -1;
+}
+
+void
+gw_conn_free(gw_conn *c)
+{
+    gw_proxy *px = c->c_px;
+    if (c->c_job_running) {
+        // The job still writes into c: closed now, freed when it returns.
+        if (!c->c_dead) {
+            gw_px_watch(px, c, 0);
+            close(c->c_tag.t_fd);
+            c->c_tag.t_fd = -1;
+            c->c_dead = true;
+            c->c_deadline = 0;
+        }
+        return;
+    }
+    conn_easy_end(c);
+    gw_px_unlink(px, c);
+    if (c->c_tag.t_fd >= 0) {
+        gw_px_watch(px, c, 0);
+        close(c->c_tag.t_fd);
+    }
+    if (c->c_ssl != NULL)
+        SSL_free(c->c_ssl);
+    gw_job_clear(&c->c_job);
+    box_arena_free(c->c_arena);
+    box_buf_reset(&c->c_in);
+    box_buf_reset(&c->c_out.q_buf);
+    box_buf_reset(&c->c_body);
+    box_buf_reset(&c->c_resp_head);
+    box_free(c);
+}
+
+/* Sends the answer, then closes (or keeps the connection for the next
+ * request when keep_alive). */
+static void
+conn_answer(gw_conn *c, gw_answer_kind kind, int code, const char *reason,
+            bool keep_alive)
+{
+    if (gw_answer(&c->c_out.q_buf, kind, code, reason, keep_alive) != BOX_OK)
+        keep_alive = false;
+    if (!keep_alive) {
+        c->c_close_after = true;
+        c->c_state = GW_CS_CLOSING;
+        c->c_deadline = gw_now_ms() + (uint64_t)c->c_px->px_stall_ms;
+    }
+}
+
+/* Ready for the next request on a kept-alive connection. */
+static void
+conn_next_request(gw_conn *c)
+{
+    conn_easy_end(c);
+    gw_job_clear(&c->c_job);
+    box_buf_truncate(&c->c_body, 0);
+    box_buf_truncate(&c->c_resp_head, 0);
+    c->c_req = NULL;
+    c->c_parser = NULL;
+    c->c_resp_started = c->c_resp_chunked = c->c_resp_no_body = false;
+    c->c_paused = false;
+    c->c_state = GW_CS_HEAD;
+    c->c_deadline = gw_now_ms() + (uint64_t)c->c_px->px_idle_ms;
+}
+
+/* ---- upstream, with libcurl ---- */
+
+static curl_socket_t
+up_open(void *clientp, curlsocktype purpose, struct curl_sockaddr *addr)
+{
+    (void)purpose;
+    (void)addr;
+    gw_conn *c = clientp;
+    // The socket the decided address was connected on: libcurl never
+    // resolves or connects anything itself.
+    int fd = c->c_up_fd;
+    c->c_up_fd = -1;
+    return fd >= 0 ? fd : CURL_SOCKET_BAD;
+}
+
+static int
+up_sockopt(void *clientp, curl_socket_t fd, curlsocktype purpose)
+{
+    (void)clientp;
+    (void)fd;
+    (void)purpose;
+    return CURL_SOCKOPT_ALREADY_CONNECTED;
+}
+
+/* Fields that describe one hop, not the message (RFC 9110 §7.6.1), and
+ * the gateway's own marker, which an upstream must not be able to
+ * forge. */
+static bool
+hop_by_hop(const char *name, size_t n)
+{
+    static const char *const hop[] = {
+        "connection",        "keep-alive",         "proxy-connection",
+        "transfer-encoding", "te",                 "trailer",
+        "upgrade",           "proxy-authenticate", "proxy-authorization",
+        "x-strands-box-egress",
+    };
+    for (size_t i = 0; i < sizeof hop / sizeof *hop; i++)
+        if (strlen(hop[i]) == n && strncasecmp(name, hop[i], n) == 0)
+            return true;
+    return false;
+}
+
+/* The client's fields for upstream: end-to-end ones only; the framing is
+ * libcurl's (it sends the body held here). */
+static bool
+up_fields(gw_conn *c)
+{
+    const gw_http_req *rq = c->c_req;
+    bool accept = false;
+    for (size_t i = 0; i < rq->rq_nfields; i++) {
+        const gw_http_field *f = &rq->rq_fields[i];
+        if (hop_by_hop(f->f_name, f->f_name_len) ||
+            strcasecmp(f->f_name, "host") == 0 ||
+            strcasecmp(f->f_name, "content-length") == 0 ||
+            strcasecmp(f->f_name, "expect") == 0)
+            continue;
+        if (strcasecmp(f->f_name, "accept") == 0)
+            accept = true;
+        char *line = box_asprintf("%s: %s", f->f_name, f->f_value);
+        if (line == NULL)
+            return false;
+        // An empty value would make libcurl drop the field: "name;" is
+        // its spelling of one sent empty.
+        if (f->f_value_len == 0)
+            line[f->f_name_len] = ';';
+        struct curl_slist *l = curl_slist_append(c->c_hdrs, line);
+        box_free(line);
+        if (l == NULL)
+            return false;
+        c->c_hdrs = l;
+    }
+    // libcurl adds these unless told not to; the client did not send them.
+    const char *off[] = {accept ? NULL : "Accept:", "Expect:"};
+    for (size_t i = 0; i < 2; i++) {
+        if (off[i] == NULL)
+            continue;
+        struct curl_slist *l = curl_slist_append(c->c_hdrs, off[i]);
+        if (l == NULL)
+            return false;
+        c->c_hdrs = l;
+    }
+    return true;
+}
+
+static bool
+field_is(const char *line, size_t n, const char *name)
+{
+    size_t k = strlen(name);
+    return n > k && line[k] == ':' && strncasecmp(line, name, k) == 0;
+}
+
+/* The response head is complete: frame it for the client and queue it. */
+static void
+resp_head_done(gw_conn *c)
+{
+    box_buf *h = &c->c_resp_head;
+    bool has_length = false;
+    const char *p = h->b_data, *end = h->b_data + h->b_len;
+    box_buf out;
+    box_buf_init(&out, GW_RESP_HEAD_MAX + 256);
+    long code = c->c_resp_code;
+    c->c_resp_no_body = c->c_req->rq_method == GW_HTTP_HEAD || code == 204 ||
+                        code == 304 || code < 200;
+    box_err rv = box_buf_printf(&out, "HTTP/1.1 %ld ", code);
+    // The status line's reason as upstream gave it.
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    const char *sp = eol ? memchr(p, ' ', (size_t)(eol - p)) : NULL;
+    const char *sp2 =
+        sp ? memchr(sp + 1, ' ', (size_t)(eol - sp - 1)) : NULL;
+    if (rv == BOX_OK && sp2 != NULL) {
+        size_t rn = (size_t)(eol - sp2 - 1);
+        if (rn > 0 && sp2[rn] == '\r')
+            rn--;
+        rv = box_buf_append(&out, sp2 + 1, rn);
+    }
+    if (rv == BOX_OK)
+        rv = box_buf_puts(&out, "\r\n");
+    p = eol ? eol + 1 : end;
+    while (rv == BOX_OK && p < end) {
+        eol = memchr(p, '\n', (size_t)(end - p));
+        size_t n = (size_t)((eol ? eol : end) - p);
+        size_t ln = n > 0 && p[n - 1] == '\r' ? n - 1 : n;
+        const char *colon = memchr(p, ':', ln);
+        if (ln > 0 && colon != NULL && !hop_by_hop(p, (size_t)(colon - p))) {
+            if (field_is(p, ln, "content-length"))
+                has_length = true;
+            rv = box_buf_append(&out, p, ln);
+            if (rv == BOX_OK)
+                rv = box_buf_puts(&out, "\r\n");
+        }
+        p = eol ? eol + 1 : end;
+    }
+    bool close_delimited = false;
+    if (!c->c_resp_no_body && !has_length) {
+        if (c->c_req->rq_minor >= 1)
+            c->c_resp_chunked = true;
+        else
+            close_delimited = true;
+    }
+    if (close_delimited || c->c_tunnel)
+        c->c_keep_alive = false;
+    if (rv == BOX_OK && c->c_resp_chunked)
+        rv = box_buf_puts(&out, "transfer-encoding: chunked\r\n");
+    if (rv == BOX_OK && !c->c_keep_alive)
+        rv = box_buf_puts(&out, "connection: close\r\n");
+    if (rv == BOX_OK)
+        rv = box_buf_puts(&out, "\r\n");
+    if (rv == BOX_OK)
+        rv = q_put(&c->c_out, out.b_data, out.b_len);
+    box_buf_reset(&out);
+    c->c_resp_started = true;
+    if (rv != BOX_OK)
+        c->c_keep_alive = false;
+}
+
+/* libcurl queued bytes from inside its callbacks: the loop must learn the
+ * client socket is now worth waiting on for writing. */
+static void
+conn_want_out(gw_conn *c)
+{
+    if (!(c->c_events & EPOLLOUT))
+        gw_px_watch(c->c_px, c, (c->c_events & ~(uint32_t)EPOLLET) | EPOLLOUT);
+}
+
+static size_t
+up_header(char *buf, size_t size, size_t n, void *userp)
+{
+    gw_conn *c = userp;
+    size_t len = size * n;
+    if (c->c_resp_started)
+        return len; // trailers: not passed on
+    if (len >= 5 && strncmp(buf, "HTTP/", 5) == 0) {
+        // A status line: a new response (an interim 1xx is dropped).
+        box_buf_truncate(&c->c_resp_head, 0);
+        curl_easy_getinfo(c->c_easy, CURLINFO_RESPONSE_CODE, &c->c_resp_code);
+    }
+    if (len <= 2 && (buf[0] == '\r' || buf[0] == '\n')) {
+        if (c->c_resp_code >= 200) {
+            resp_head_done(c);
+            conn_want_out(c);
+        }
+        return len;
+    }
+    if (box_buf_append(&c->c_resp_head, buf, len) != BOX_OK)
+        return 0; // a head past the limit: the exchange fails
+    return len;
+}
+
+static size_t
+up_write(char *buf, size_t size, size_t n, void *userp)
+{
+    gw_conn *c = userp;
+    size_t len = size * n;
+    if (!c->c_resp_started)
+        resp_head_done(c);
+    if (c->c_resp_no_body || len == 0)
+        return len;
+    if (q_pending(&c->c_out) >= GW_OUT_HIGH) {
+        c->c_paused = true;
+        return CURL_WRITEFUNC_PAUSE;
+    }
+    box_err rv = BOX_OK;
+    if (c->c_resp_chunked) {
+        char hex[24];
+        int k = snprintf(hex, sizeof hex, "%zx\r\n", len);
+        rv = q_put(&c->c_out, hex, (size_t)k);
+    }
+    if (rv == BOX_OK)
+        rv = q_put(&c->c_out, buf, len);
+    if (rv == BOX_OK && c->c_resp_chunked)
+        rv = q_put(&c->c_out, "\r\n", 2);
+    conn_want_out(c);
+    return rv == BOX_OK ? len : 0;
+}
+
+static bool
+up_configure(gw_conn *c)
+{
+    const gw_http_req *rq = c->c_req;
+    const gw_authority *a = &rq->rq_authority;
+    bool v6 = a->a_host.h_kind == GW_HOST_IPV6;
+    char *url = box_asprintf(
+        "%s://%s%s%s:%u%s%s%.*s", c->c_tunnel ? "https" : "http",
+        v6 ? "[" : "", a->a_host.h_text, v6 ? "]" : "", (unsigned)a->a_port,
+        rq->rq_path, rq->rq_query ? "?" : "",
+        rq->rq_query ? (int)rq->rq_query_len : 0,
+        rq->rq_query ? rq->rq_query : "");
+    bool ip6 = strchr(c->c_up_ip, ':') != NULL;
+    char *pin = box_asprintf("%s:%u:%s%s%s", a->a_host.h_text,
+                             (unsigned)a->a_port, ip6 ? "[" : "",
+                             c->c_up_ip, ip6 ? "]" : "");
+    bool ok = url != NULL && pin != NULL && up_fields(c);
+    if (ok)
+        c->c_resolve = curl_slist_append(NULL, pin);
+    ok = ok && c->c_resolve != NULL && (c->c_easy = curl_easy_init()) != NULL;
+    if (ok) {
+        CURL *e = c->c_easy;
+        curl_easy_setopt(e, CURLOPT_URL, url);
+        curl_easy_setopt(e, CURLOPT_PRIVATE, c);
+        curl_easy_setopt(e, CURLOPT_ERRORBUFFER, c->c_errbuf);
+        curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+        // The decided address only (DNS cannot change it now), on the
+        // socket already connected to it.
+        curl_easy_setopt(e, CURLOPT_RESOLVE, c->c_resolve);
+        curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, up_open);
+        curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, c);
+        curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, up_sockopt);
+        curl_easy_setopt(e, CURLOPT_PROXY, "");
+        curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+        curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
+        curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
+        curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L);
+        curl_easy_setopt(e, CURLOPT_HTTP_CONTENT_DECODING, 0L);
+        curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+        curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME,
+                         (long)(c->c_px->px_stall_ms / 1000));
+        curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->c_hdrs);
+        curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, up_header);
+        curl_easy_setopt(e, CURLOPT_HEADERDATA, c);
+        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, up_write);
+        curl_easy_setopt(e, CURLOPT_WRITEDATA, c);
+        switch (rq->rq_method) {
+        case GW_HTTP_GET:
+            break;
+        case GW_HTTP_HEAD:
+            curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+            break;
+        default:
+            curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, rq->rq_method_name);
+            break;
+        }
+        if (c->c_body.b_len > 0 || rq->rq_method == GW_HTTP_POST ||
+            rq->rq_method == GW_HTTP_PUT || rq->rq_method == GW_HTTP_PATCH) {
+            curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+                             (curl_off_t)c->c_body.b_len);
+            curl_easy_setopt(e, CURLOPT_POSTFIELDS,
+                             c->c_body.b_len ? c->c_body.b_data : "");
+        }
+        ok = curl_multi_add_handle(c->c_px->px_multi, e) == CURLM_OK;
+    }
+    box_free(url);
+    box_free(pin);
+    return ok;
+}
+
+static void
+conn_upstream(gw_conn *c)
+{
+    if (!up_configure(c)) {
+        conn_easy_end(c);
+        conn_answer(c, GW_ANSWER_UNAVAILABLE, 0,
+                    "the gateway could not set up the upstream request",
+                    false);
+        return;
+    }
+    c->c_state = GW_CS_UPSTREAM;
+    c->c_deadline = 0; // libcurl's low-speed limit watches the exchange
+}
+
+void
+gw_conn_on_curl_done(gw_conn *c, CURLcode rc)
+{
+    if (rc == CURLE_OK && !c->c_resp_started && c->c_resp_code >= 200)
+        resp_head_done(c);
+    if (rc != CURLE_OK || !c->c_resp_started) {
+        char why[CURL_ERROR_SIZE + GW_ADDR_TEXT_MAX + 16];
+        snprintf(why, sizeof why, "upstream %.*s: %s", GW_ADDR_TEXT_MAX,
+                 c->c_req->rq_authority.a_host.h_text,
+                 c->c_errbuf[0] ? c->c_errbuf : curl_easy_strerror(rc));
+        conn_easy_end(c);
+        if (c->c_resp_started) {
+            // Part of the answer went out: only closing says it broke.
+            c->c_close_after = true;
+            c->c_state = GW_CS_CLOSING;
+            gw_conn_on_io(c, 0);
+            return;
+        }
+        conn_answer(c, GW_ANSWER_BAD_GATEWAY, 0, why, false);
+        gw_conn_on_io(c, 0);
+        return;
+    }
+    if (c->c_resp_chunked)
+        (void)q_put(&c->c_out, "0\r\n\r\n", 5);
+    if (c->c_keep_alive && !c->c_tunnel) {
+        conn_next_request(c);
+    } else {
+        conn_easy_end(c);
+        c->c_close_after = true;
+        c->c_state = GW_CS_CLOSING;
+        c->c_deadline = gw_now_ms() + (uint64_t)c->c_px->px_stall_ms;
+    }
+    gw_conn_on_io(c, 0);
+}
+
+/* ---- jobs ---- */
+
+static void
+conn_submit(gw_conn *c, gw_job_kind kind)
+{
+    gw_job *j = &c->c_job;
+    gw_job_clear(j);
+    j->j_kind = kind;
+    j->j_auth = c->c_tunnel ? c->c_tunnel_auth : c->c_req->rq_authority;
+    if (kind == GW_JOB_HTTP) {
+        j->j_method = c->c_req->rq_method_name;
+        j->j_path = c->c_req->rq_path;
+        j->j_body_bytes = c->c_body.b_len;
+        j->j_intercepted = c->c_tunnel;
+    }
+    c->c_state = GW_CS_JOB;
+    c->c_deadline = 0;
+    c->c_job_running = true;
+    gw_decider_submit(c->c_px->px_decider, j);
+}
+
+static void conn_tls_begin(gw_conn *c);
+
+void
+gw_conn_on_job(gw_conn *c)
+{
+    gw_job *j = &c->c_job;
+    c->c_job_running = false;
+    if (c->c_dead) {
+        gw_conn_free(c);
+        return;
+    }
+    if (!j->j_ok) {
+        // A refusal of a plain request keeps the connection (the request
+        // was read whole); a tunnel's, or a failure, ends it.
+        bool keep = j->j_answer == GW_ANSWER_REFUSED && !c->c_tunnel &&
+                    c->c_keep_alive;
+        conn_answer(c, j->j_answer, 0, j->j_reason, keep);
+        if (keep)
+            conn_next_request(c);
+        gw_conn_on_io(c, 0);
+        return;
+    }
+    if (j->j_kind == GW_JOB_CONNECT) {
+        c->c_up_fd = j->j_fd;
+        j->j_fd = -1;
+        memcpy(c->c_up_ip, j->j_ip, sizeof c->c_up_ip);
+        if (c->c_tunnel) {
+            (void)q_put(&c->c_out, established, sizeof established - 1);
+            conn_tls_begin(c);
+        } else {
+            conn_submit(c, GW_JOB_HTTP);
+            return;
+        }
+    } else {
+        conn_upstream(c);
+    }
+    gw_conn_on_io(c, 0);
+}
+
+/* ---- TLS with the client, inside a CONNECT tunnel ---- */
+
+static void
+conn_tls_begin(gw_conn *c)
+{
+    // Filled in with the per-run CA (gw_ca): until then no CA means no
+    // tunnel, which gw_conn refuses before connecting.
+    conn_answer(c, GW_ANSWER_UNAVAILABLE, 0,
+                "TLS interception is not set up in this gateway", false);
+}
+
+static void
+conn_tls_step(gw_conn *c)
+{
+    (void)c;
+}
+
+/* ---- reading a request ---- */
+
+/* Reads what the socket has, up to the buffer's limit; false when the
+ * connection is gone. */
+static bool
+conn_fill(gw_conn *c)
+{
+    for (;;) {
+        if (box_buf_reserve(&c->c_in, GW_READ_CHUNK) != BOX_OK)
+            return true; // full: the parser or the body limit will say
+        ssize_t r = conn_recv(c, c->c_in.b_data + c->c_in.b_len,
+                              GW_READ_CHUNK - 1); // and its NUL
+        if (r == IO_AGAIN)
+            return true;
+        if (r <= 0) {
+            c->c_peer_closed = true;
+            return r == 0;
+        }
+        c->c_in.b_len += (size_t)r;
+        c->c_in.b_data[c->c_in.b_len] = '\0';
+        // A body's clock restarts with each read; a head's keeps running
+        // (a client sending a byte at a time still has GW_HEAD_MS).
+        if (c->c_state == GW_CS_BODY)
+            c->c_deadline = gw_now_ms() + (uint64_t)c->c_px->px_stall_ms;
+    }
+}
+
+/* Drops the first n bytes of c_in (the request just read). */
+static void
+in_used(gw_conn *c, size_t n)
+{
+    size_t left = c->c_in.b_len - n;
+    memmove(c->c_in.b_data, c->c_in.b_data + n, left);
+    box_buf_truncate(&c->c_in, left);
+}
+
+static void
+conn_head(gw_conn *c)
+{
+    if (c->c_in.b_len == 0)
+        return;
+    if (c->c_parser == NULL) {
+        if (c->c_arena == NULL)
+            c->c_arena = box_arena_new(GW_HTTP_ARENA_MAX);
+        else
+            box_arena_reset(c->c_arena);
+        gw_http_opts ho = {.ho_intercepted = c->c_tunnel};
+        c->c_parser =
+            c->c_arena ? gw_http_parser_new(c->c_arena, &ho) : NULL;
+        if (c->c_parser == NULL) {
+            conn_answer(c, GW_ANSWER_UNAVAILABLE, 0, "out of memory", false);
+            return;
+        }
+        // The head's clock starts with its first byte (the first
+        // request's with the connection).
+        if (c->c_req != NULL || c->c_tunnel || c->c_deadline == 0)
+            c->c_deadline = gw_now_ms() + (uint64_t)c->c_px->px_head_ms;
+    }
+    gw_http_result r = gw_http_parse(c->c_parser, c->c_in.b_data, c->c_in.b_len);
+    switch (r.r_status) {
+    case GW_HTTP_MORE:
+        if (c->c_peer_closed)
+            c->c_close_after = true, c->c_state = GW_CS_CLOSING;
+        return;
+    case GW_HTTP_NOMEM:
+        conn_answer(c, GW_ANSWER_UNAVAILABLE, 0, "out of memory", false);
+        return;
+    case GW_HTTP_BAD:
+        conn_answer(c, GW_ANSWER_BAD_REQUEST, r.r_code, r.r_reason, false);
+        return;
+    case GW_HTTP_DONE:
+        break;
+    }
+    const gw_http_req *rq = r.r_req;
+    c->c_req = rq;
+    c->c_head_len = r.r_used;
+    c->c_keep_alive = rq->rq_keep_alive && !c->c_tunnel;
+    if (c->c_tunnel) {
+        if (!rq->rq_has_authority ||
+            !gw_addr_authority_eq(&rq->rq_authority, &c->c_tunnel_auth)) {
+            conn_answer(c, GW_ANSWER_REFUSED, 0, "request authority rejected",
+                        false);
+            return;
+        }
+    } else if (rq->rq_method == GW_HTTP_CONNECT) {
+        if (c->c_px->px_ca == NULL) {
+            conn_answer(c, GW_ANSWER_UNAVAILABLE, 0,
+                        "TLS interception is not set up in this gateway",
+                        false);
+            return;
+        }
+        if (c->c_in.b_len > c->c_head_len) {
+            // The client's TLS would start in bytes the handshake never
+            // sees.
+            conn_answer(c, GW_ANSWER_BAD_REQUEST, 400,
+                        "data was sent before the tunnel was established",
+                        false);
+            return;
+        }
+        c->c_tunnel = true;
+        c->c_tunnel_auth = rq->rq_authority;
+        in_used(c, c->c_head_len);
+        conn_submit(c, GW_JOB_CONNECT);
+        return;
+    } else if (!rq->rq_has_authority) {
+        conn_answer(c, GW_ANSWER_BAD_REQUEST, 400,
+                    "the request names no host", false);
+        return;
+    }
+    if (rq->rq_chunked) {
+        conn_answer(c, GW_ANSWER_BAD_REQUEST, 411,
+                    "a chunked request body is not supported yet: send "
+                    "content-length",
+                    false);
+        return;
+    }
+    if (rq->rq_content_length > c->c_px->px_body_max) {
+        conn_answer(c, GW_ANSWER_TOO_LARGE, 0,
+                    "the request body is larger than the gateway takes",
+                    false);
+        return;
+    }
+    if (rq->rq_expect_continue && rq->rq_content_length > 0 &&
+        c->c_in.b_len == c->c_head_len)
+        (void)q_put(&c->c_out, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+    c->c_state = GW_CS_BODY;
+    c->c_deadline = gw_now_ms() + (uint64_t)c->c_px->px_stall_ms;
+}
+
+static void
+conn_body(gw_conn *c)
+{
+    const gw_http_req *rq = c->c_req;
+    size_t need = c->c_head_len + (size_t)rq->rq_content_length;
+    if (c->c_in.b_len < need) {
+        if (c->c_peer_closed) {
+            c->c_close_after = true;
+            c->c_state = GW_CS_CLOSING;
+        }
+        return;
+    }
+    if (box_buf_append(&c->c_body, c->c_in.b_data + c->c_head_len,
+                       (size_t)rq->rq_content_length) != BOX_OK) {
+        conn_answer(c, GW_ANSWER_UNAVAILABLE, 0, "out of memory", false);
+        return;
+    }
+    in_used(c, need);
+    if (c->c_tunnel)
+        conn_submit(c, GW_JOB_HTTP);
+    else
+        conn_submit(c, GW_JOB_CONNECT);
+}
+
+/* ---- the driver ---- */
+
+/* Sends what waits; false when the connection broke. */
+static bool
+conn_flush(gw_conn *c)
+{
+    while (q_pending(&c->c_out) > 0) {
+        ssize_t w = conn_send(c, c->c_out.q_buf.b_data + c->c_out.q_off,
+                              q_pending(&c->c_out));
+        if (w == IO_AGAIN)
+            break;
+        if (w <= 0)
+            return false;
+        q_used(&c->c_out, (size_t)w);
+        if (c->c_state == GW_CS_CLOSING || c->c_state == GW_CS_UPSTREAM)
+            c->c_deadline = c->c_state == GW_CS_CLOSING
+                                ? gw_now_ms() + (uint64_t)c->c_px->px_stall_ms
+                                : 0;
+    }
+    if (c->c_paused && q_pending(&c->c_out) <= GW_OUT_LOW && c->c_easy) {
+        c->c_paused = false;
+        curl_easy_pause(c->c_easy, CURLPAUSE_CONT);
+    }
+    return true;
+}
+
+void
+gw_conn_on_io(gw_conn *c, uint32_t events)
+{
+    if (events & (EPOLLERR)) {
+        gw_conn_free(c);
+        return;
+    }
+    for (int round = 0; round < 8; round++) {
+        gw_conn_state before = c->c_state;
+        size_t had = c->c_in.b_len;
+        if (!conn_flush(c)) {
+            gw_conn_free(c);
+            return;
+        }
+        switch (c->c_state) {
+        case GW_CS_HEAD:
+        case GW_CS_BODY:
+            if (!conn_fill(c)) {
+                gw_conn_free(c);
+                return;
+            }
+            if (c->c_state == GW_CS_HEAD)
+                conn_head(c);
+            else
+                conn_body(c);
+            break;
+        case GW_CS_TLS:
+            conn_tls_step(c);
+            break;
+        case GW_CS_JOB:
+        case GW_CS_UPSTREAM:
+            // A client that only shut its sending side still reads the
+            // answer; one gone both ways is owed nothing.
+            if (events & EPOLLHUP) {
+                gw_conn_free(c);
+                return;
+            }
+            break;
+        case GW_CS_CLOSING:
+            if (q_pending(&c->c_out) == 0 || (events & EPOLLHUP)) {
+                gw_conn_free(c);
+                return;
+            }
+            break;
+        }
+        if (c->c_state == before && c->c_in.b_len == had)
+            break;
+    }
+    if (c->c_dead)
+        return;
+    uint32_t want = 0;
+    if (c->c_state == GW_CS_HEAD || c->c_state == GW_CS_BODY ||
+        c->c_state == GW_CS_TLS)
+        want |= EPOLLIN;
+    if (q_pending(&c->c_out) > 0 || c->c_ssl_want_write)
+        want |= EPOLLOUT;
+    if (c->c_state == GW_CS_CLOSING && q_pending(&c->c_out) == 0) {
+        gw_conn_free(c);
+        return;
+    }
+    // Nothing to wait for still needs a registration: epoll reports a
+    // hang-up (EPOLLHUP, EPOLLERR) whatever the mask.
+    gw_px_watch(c->c_px, c, want != 0 ? want : EPOLLET);
+}
+
+void
+gw_conn_on_timeout(gw_conn *c)
+{
+    if (c->c_state == GW_CS_HEAD && c->c_in.b_len > 0) {
+        conn_answer(c, GW_ANSWER_TIMEOUT, 0,
+                    "the request head did not arrive in time", false);
+        gw_conn_on_io(c, 0);
+        return;
+    }
+    if (c->c_state == GW_CS_BODY) {
+        conn_answer(c, GW_ANSWER_TIMEOUT, 0,
+                    "the request body did not arrive in time", false);
+        gw_conn_on_io(c, 0);
+        return;
+    }
+    gw_conn_free(c); // idle, or a client that stopped reading
+}

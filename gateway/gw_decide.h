@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The gateway's blocking steps, off its event loop: decisions, DNS, connect. */
+#ifndef GW_DECIDE_H
+#define GW_DECIDE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "box_err.h"
+#include "box_pdp_client.h"
+#include "gw_addr.h"
+#include "gw_answer.h"
+
+/*
+ * A decision waits on the PDP, a name on DNS, a connect on the far end:
+ * none of that may stall the loop holding every other connection, so each
+ * runs as a job on a small pool of threads. The loop submits a job and
+ * learns it is done when the pool's eventfd turns readable.
+ */
+
+typedef enum gw_job_kind {
+    /* net:connect before DNS, resolve once, then per pinned address in
+     * order: net:connect with ip, and connect; the first that answers is
+     * the job's socket (box-spec §6). */
+    GW_JOB_CONNECT,
+    GW_JOB_HTTP, // http:request
+} gw_job_kind;
+
+typedef struct gw_job {
+    gw_job_kind j_kind;
+    /* In. */
+    gw_authority j_auth;
+    const char *j_method; // HTTP: borrowed until done
+    const char *j_path;   // HTTP: canonical, no query; borrowed
+    uint64_t j_body_bytes;
+    bool j_intercepted;
+    /* Out. j_ok: permitted (and for CONNECT, connected). Otherwise the
+     * answer to give (j_answer) and its reason (j_reason, owned). */
+    bool j_ok;
+    gw_answer_kind j_answer;
+    char *j_reason;
+    int j_fd;                      // CONNECT: the connected socket, or -1
+    char j_ip[GW_ADDR_TEXT_MAX];   // CONNECT: the address it reached
+    /* The loop's: who waits for this job. */
+    void *j_owner;
+    struct gw_job *j_next;
+} gw_job;
+
+typedef struct gw_decider gw_decider;
+
+typedef struct gw_decider_opts {
+    box_pdp_client *do_pdp; // borrowed; thread-safe
+    unsigned do_threads;    // 0: GW_DECIDER_THREADS
+    int do_connect_ms;      // one address's connect; 0: GW_CONNECT_MS
+} gw_decider_opts;
+
+#define GW_DECIDER_THREADS 16
+#define GW_CONNECT_MS 10000
+
+box_err gw_decider_new(const gw_decider_opts *o,
+                       gw_decider **out) BOX_WARN_UNUSED;
+/* Waits for the running jobs; jobs never taken are left to their owners
+ * (gw_decider_take hands them out until it returns NULL). */
+void gw_decider_free(gw_decider *d);
+/* Readable when jobs are done (gw_decider_take clears it). */
+int gw_decider_fd(const gw_decider *d);
+void gw_decider_submit(gw_decider *d, gw_job *j);
+/* The jobs done since the last call, as a list, or NULL. */
+gw_job *gw_decider_take(gw_decider *d);
+
+/* Clears a job's outputs (closes its socket, frees its reason). */
+void gw_job_clear(gw_job *j);
+
+#endif

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The egress proxy: one event loop holding every client connection. */
+#ifndef GW_PROXY_H
+#define GW_PROXY_H
+
+#include <stddef.h>
+
+#include "box_err.h"
+#include "box_pdp_client.h"
+
+typedef struct gw_ca gw_ca;
+
+/*
+ * Limits, each a named default (gw_proxy_opts overrides some for tests).
+ * A connection past GW_CONNS_MAX is answered 503 and closed. A client has
+ * GW_HEAD_MS to send a whole head (a slow-loris client holds nothing
+ * longer), GW_IDLE_MS between requests on a kept-alive connection, and
+ * GW_STALL_MS without progress while it sends a body or reads an answer.
+ * A request body is held whole before it is decided (its size is
+ * http:request's body_bytes) and forwarded: at most GW_BODY_MAX bytes
+ * (413 past it).
+ */
+#define GW_CONNS_MAX 1024
+#define GW_HEAD_MS 30000
+#define GW_IDLE_MS 60000
+#define GW_STALL_MS 60000
+#define GW_BODY_MAX (16u << 20)
+
+typedef struct gw_proxy_opts {
+    int po_tcp_fd;          // a listening TCP socket, or -1
+    int po_unix_fd;         // a listening Unix stream socket, or -1
+    box_pdp_client *po_pdp; // borrowed, outlives the proxy
+    gw_ca *po_ca;           // borrowed; NULL: CONNECT is answered 503
+    unsigned po_conns_max;  // 0: GW_CONNS_MAX
+    size_t po_body_max;     // 0: GW_BODY_MAX
+    int po_head_ms;         // 0: GW_HEAD_MS
+    int po_idle_ms;         // 0: GW_IDLE_MS
+    int po_stall_ms;        // 0: GW_STALL_MS
+} gw_proxy_opts;
+
+typedef struct gw_proxy gw_proxy;
+
+/* Starts the loop on a thread of its own; it takes the listening sockets
+ * (closed by gw_proxy_stop). *err (owned) says why on failure. */
+box_err gw_proxy_start(const gw_proxy_opts *o, gw_proxy **out,
+                       char **err) BOX_WARN_UNUSED;
+/* Stops accepting, ends every connection, joins the loop, frees. */
+void gw_proxy_stop(gw_proxy *p);
+
+#endif

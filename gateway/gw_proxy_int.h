@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The proxy's internals, shared by its loop (gw_proxy.c) and its
+ * connections (gw_conn.c). */
+#ifndef GW_PROXY_INT_H
+#define GW_PROXY_INT_H
+
+#include <curl/curl.h>
+#include <openssl/ssl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "box_arena.h"
+#include "box_buf.h"
+#include "gw_decide.h"
+#include "gw_http.h"
+#include "gw_proxy.h"
+
+/* What an epoll event's data points at: every registered thing starts
+ * with one of these. */
+typedef enum gw_tag_kind {
+    GW_TAG_LISTEN,
+    GW_TAG_DECIDER,
+    GW_TAG_CONN,
+    GW_TAG_CURL,
+    GW_TAG_WAKE,
+} gw_tag_kind;
+
+typedef struct gw_tag {
+    gw_tag_kind t_kind;
+    int t_fd;
+} gw_tag;
+
+/* Where a connection is. */
+typedef enum gw_conn_state {
+    GW_CS_HEAD,     // reading a request head
+    GW_CS_BODY,     // reading its body
+    GW_CS_JOB,      // a decision / connect job runs
+    GW_CS_TLS,      // the client's TLS handshake, inside a CONNECT tunnel
+    GW_CS_UPSTREAM, // libcurl runs the exchange
+    GW_CS_CLOSING,  // sending what is left, then closing
+} gw_conn_state;
+
+typedef struct gw_conn gw_conn;
+
+/* A byte queue: data[off, len) waits to be sent. */
+typedef struct gw_queue {
+    box_buf q_buf;
+    size_t q_off;
+} gw_queue;
+
+struct gw_conn {
+    gw_tag c_tag; // GW_TAG_CONN; c_tag.t_fd is the client socket
+    gw_proxy *c_px;
+    gw_conn *c_prev, *c_next;
+    gw_conn_state c_state;
+    uint32_t c_events;    // registered epoll events
+    uint64_t c_deadline;  // ms on the monotonic clock; 0: none
+    bool c_peer_closed;   // the client sent EOF
+    bool c_close_after;   // close once c_out is sent
+    bool c_job_running;   // c_job belongs to the decider now
+    bool c_dead;          // closed while its job ran: free when it returns
+
+    box_buf c_in; // bytes read, not yet used
+    gw_queue c_out;
+
+    /* The request being served. */
+    box_arena *c_arena; // the head parser's (reset per request)
+    gw_http_parser *c_parser;
+    const gw_http_req *c_req;
+    size_t c_head_len;
+    box_buf c_body;
+    gw_job c_job;
+    bool c_keep_alive;
+
+    /* CONNECT: the tunnel's authority and upstream socket, and the
+     * client's TLS once the 200 is sent. */
+    bool c_tunnel;
+    gw_authority c_tunnel_auth;
+    int c_up_fd; // connected upstream socket, until libcurl takes it
+    char c_up_ip[GW_ADDR_TEXT_MAX];
+    SSL *c_ssl;
+    bool c_ssl_want_write;
+
+    /* libcurl's exchange. */
+    CURL *c_easy;
+    struct curl_slist *c_hdrs;
+    struct curl_slist *c_resolve;
+    char c_errbuf[CURL_ERROR_SIZE];
+    bool c_resp_started; // the response head went to the client
+    bool c_resp_chunked;
+    bool c_resp_no_body;
+    bool c_paused;
+    long c_resp_code;
+    box_buf c_resp_head;
+};
+
+/* The loop's state. Only the loop thread touches it. */
+struct gw_proxy {
+    int px_epfd;
+    gw_tag px_listen[2];
+    gw_tag px_decider_tag;
+    gw_tag px_wake; // eventfd: gw_proxy_stop
+    gw_decider *px_decider;
+    box_pdp_client *px_pdp;
+    gw_ca *px_ca;
+    CURLM *px_multi;
+    uint64_t px_curl_deadline; // 0: none
+    gw_conn *px_conns;
+    unsigned px_nconns;
+    unsigned px_conns_max;
+    size_t px_body_max;
+    int px_head_ms, px_idle_ms, px_stall_ms;
+    pthread_t px_thread;
+    bool px_thread_started;
+};
+
+uint64_t gw_now_ms(void);
+
+/* gw_conn.c: one connection's life. */
+gw_conn *gw_conn_new(gw_proxy *px, int fd);
+void gw_conn_on_io(gw_conn *c, uint32_t events);
+void gw_conn_on_job(gw_conn *c);
+void gw_conn_on_curl_done(gw_conn *c, CURLcode rc);
+void gw_conn_on_timeout(gw_conn *c);
+void gw_conn_free(gw_conn *c);
+
+/* gw_proxy.c: what a connection asks of the loop. */
+void gw_px_watch(gw_proxy *px, gw_conn *c, uint32_t events);
+void gw_px_unlink(gw_proxy *px, gw_conn *c);
+
+#endif
