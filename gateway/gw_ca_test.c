@@ -698,7 +698,7 @@ handshake(X509 *trust, SSL_CTX *server, const hs_client *c)
     const unsigned char *alpn = NULL;
     unsigned alpn_len = 0;
     SSL_get0_alpn_selected(sr, &alpn, &alpn_len);
-    if (alpn_len < sizeof res.hr_alpn)
+    if (alpn != NULL && alpn_len < sizeof res.hr_alpn)
         memcpy(res.hr_alpn, alpn, alpn_len);
     const char *sni = SSL_get_servername(sr, TLSEXT_NAMETYPE_host_name);
     if (sni != NULL)
