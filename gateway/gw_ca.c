@@ -19,6 +19,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
+#include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
@@ -47,10 +48,10 @@ struct gw_ca {
      */
     EVP_PKEY *ca_leaf_key;
     time_t ca_not_after;     // no leaf outlives the CA
-    pthread_mutex_t ca_lock; // guards the four fields below
+    pthread_mutex_t ca_lock; // guards the slots, ca_len and ca_tick
     ca_entry *ca_ents;       // ca_cap slots
-    size_t ca_cap;
-    size_t ca_len; // slots in use
+    size_t ca_cap;           // fixed at gw_ca_new
+    size_t ca_len;           // slots in use
     uint64_t ca_tick;
 };
 
@@ -89,7 +90,7 @@ ca_ossl(char **err, const char *what)
             code = BOX_ENOMEM;
     }
     ERR_clear_error();
-    return ca_say(err, code, "%s: %s", what, reason);
+    return ca_say(err, code, "gw_ca: %s: %s", what, reason);
 }
 
 /* ------------------------------------------------------------------ */

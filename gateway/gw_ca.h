@@ -4,7 +4,7 @@
 #define GW_CA_H
 
 #include <stddef.h>
-#include <openssl/ssl.h>
+#include <openssl/types.h> // SSL_CTX; callers free it with <openssl/ssl.h>
 
 #include "box_err.h"
 
@@ -18,7 +18,8 @@
  * Every failing call returns a box_err and, where it takes char **err,
  * sets *err to a one-line message naming what failed (OpenSSL's reason
  * included), owned by the caller who frees it with box_free; *err is NULL
- * on success, and may be NULL on failure when memory ran out.
+ * on success, and may be NULL on failure when memory ran out. A failure
+ * inside OpenSSL is BOX_ENOMEM when it ran out of memory, else BOX_EIO.
  */
 typedef struct gw_ca gw_ca;
 
@@ -50,7 +51,10 @@ void gw_ca_free(gw_ca *ca);
  * Writes the CA certificate, and nothing else, as PEM to path: a temporary
  * file next to it, fsync, rename over path, so a reader sees the whole old
  * file or the whole new one. Mode 0644 whatever the umask. The directory
- * must exist; on failure no temporary file is left.
+ * must exist (BOX_ENOENT otherwise); BOX_EINVAL for an empty path,
+ * BOX_EIO when a write, sync or rename fails. On failure no temporary
+ * file is left, and a file already at path is untouched unless only the
+ * last step, syncing the directory after the rename, failed.
  */
 box_err gw_ca_write_cert(const gw_ca *ca, const char *path,
                          char **err) BOX_WARN_UNUSED;
@@ -65,7 +69,7 @@ box_err gw_ca_cert_pem(const gw_ca *ca, char **pem,
  * the CA after it; TLS 1.2 at least; ALPN "http/1.1" only (a client that
  * offers ALPN without it fails the handshake). host is canonical (see
  * gw_addr.h: lowercase, no trailing dot, IPv6 without brackets); a host
- * that is empty, over GW_CA_HOST_MAX bytes, with a byte outside
+ * that is NULL or empty, over GW_CA_HOST_MAX bytes, with a byte outside
  * [a-z0-9.-_:], or with ':' and not an IPv6 address is BOX_EINVAL.
  *
  * Contexts are cached per host (least recently used evicted past the
