@@ -168,6 +168,9 @@ verify(X509 *ca, X509 *leaf, const char *host, bool ip)
     assert_int_equal(X509_STORE_add_cert(store, ca), 1);
     assert_int_equal(X509_STORE_CTX_init(sc, store, leaf, NULL), 1);
     X509_VERIFY_PARAM *p = X509_STORE_CTX_get0_param(sc);
+    // Strict, as Python 3.13's default context is: RFC 5280's musts.
+    assert_int_equal(X509_VERIFY_PARAM_set_flags(p, X509_V_FLAG_X509_STRICT),
+                     1);
     assert_int_equal(X509_VERIFY_PARAM_set_purpose(p, X509_PURPOSE_SSL_SERVER),
                      1);
     if (ip)
@@ -669,6 +672,8 @@ handshake(X509 *trust, SSL_CTX *server, const hs_client *c)
     assert_non_null(cl);
     assert_non_null(sr);
     X509_VERIFY_PARAM *p = SSL_get0_param(cl);
+    assert_int_equal(X509_VERIFY_PARAM_set_flags(p, X509_V_FLAG_X509_STRICT),
+                     1);
     if (strchr(c->hc_verify_host, ':') != NULL ||
         strspn(c->hc_verify_host, "0123456789.") == strlen(c->hc_verify_host))
         assert_int_equal(X509_VERIFY_PARAM_set1_ip_asc(p, c->hc_verify_host),
