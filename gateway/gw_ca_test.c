@@ -425,8 +425,11 @@ test_write_cert_fails(void **state)
     assert_int_equal(dir_entries(dir), 1);
     assert_int_equal(dir_entries(path), 0);
 
-    // An empty path.
+    // An empty path, no path.
     assert_int_equal(gw_ca_write_cert(ca, "", &err), BOX_EINVAL);
+    assert_non_null(err);
+    box_free(err);
+    assert_int_equal(gw_ca_write_cert(ca, NULL, &err), BOX_EINVAL);
     assert_non_null(err);
     box_free(err);
 
@@ -456,6 +459,8 @@ static const struct leaf_case {
     {"127.0.0.1", GEN_IPADD, "::1"},
     {"2001:db8::1", GEN_IPADD, "2001:db8::2"},
     {"::1", GEN_IPADD, "127.0.0.1"},
+    {"a." L61 "b", GEN_DNS, "a.example"},   // 64 bytes: the CN whole
+    {"ab." L61 "c", GEN_DNS, "ab.example"}, // 65: the CN cut to 64
     {H253, GEN_DNS, "example.com"},
 };
 
@@ -470,6 +475,7 @@ test_leaf_verify(void **state)
     X509 *otherx = ca_x509(other);
 
     assert_int_equal(strlen(H253), GW_CA_HOST_MAX);
+    assert_int_equal(strlen("a." L61 "b"), GW_CA_CN_MAX);
     for (size_t i = 0; i < sizeof leaf_cases / sizeof leaf_cases[0]; i++) {
         const struct leaf_case *c = &leaf_cases[i];
         bool ip = c->lc_type == GEN_IPADD;
