@@ -723,16 +723,15 @@ gw_ca_server_ctx(gw_ca *ca, const char *host, SSL_CTX **out, char **err)
     if (had != NULL) {
         victim = ctx; // ours lost the race
         ctx = had;
-    } else {
+    } else if (SSL_CTX_up_ref(ctx) == 1) { // the cache's own reference
         ca_entry *e = ca_cache_slot(ca);
         victim = e->ce_ctx;
         if (victim == NULL)
             ca->ca_len++;
         memcpy(e->ce_host, host, h.ch_len + 1);
-        e->ce_ctx = ctx; // the cache's reference; the caller's comes next
+        e->ce_ctx = ctx;
         e->ce_used = ++ca->ca_tick;
-        SSL_CTX_up_ref(ctx);
-    }
+    } // else not cached: the caller holds its only reference
     pthread_mutex_unlock(&ca->ca_lock);
     *out = ctx;
     rv = BOX_OK;
