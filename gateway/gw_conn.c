@@ -669,8 +669,11 @@ in_used(gw_conn *c, size_t n)
 static void
 conn_head(gw_conn *c)
 {
-    if (c->c_in.b_len == 0)
+    if (c->c_in.b_len == 0) {
+        if (c->c_peer_closed) // no request began: nothing is owed
+            c->c_close_after = true, c->c_state = GW_CS_CLOSING;
         return;
+    }
     if (c->c_parser == NULL) {
         if (c->c_arena == NULL)
             c->c_arena = box_arena_new(GW_HTTP_ARENA_MAX);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* box-gateway: the egress gateway (HTTP(S) forward proxy). */
 #include <curl/curl.h>
+#include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -24,6 +26,7 @@
 static const char gw_usage[] =
     "usage: box-gateway --pdp URL [--listen HOST:PORT] [--socket PATH]\n"
     "                   [--epoch-pub URL] [--box-id ID] [--control URL]\n"
+    "                   [--max-connections N] [--client-timeout MS]\n"
     "\n"
     "The egress gateway of a box: an HTTP(S) forward proxy that asks the PDP\n"
     "at URL about every net:connect and http:request.\n"
@@ -36,6 +39,12 @@ static const char gw_usage[] =
     "  --epoch-pub URL    the PDP's epoch notices (enables the permit cache)\n"
     "  --box-id ID        the box identity sent with every decision\n"
     "  --control URL      answer health/status requests here\n"
+    "  --max-connections N  client connections held at once (default 1024;\n"
+    "                     past it: 503)\n"
+    "  --client-timeout MS  how long a client may take to send a request\n"
+    "                     head, sit idle between requests, or stall while\n"
+    "                     sending a body or reading an answer (default\n"
+    "                     30000 for a head, 60000 otherwise)\n"
     "  --help             print this help and exit\n"
     "  --version          print the version and exit\n"
     "\n"
@@ -48,7 +57,22 @@ static const char gw_usage[] =
 typedef struct gw_args {
     const char *ga_pdp, *ga_listen, *ga_socket, *ga_epoch, *ga_box_id,
         *ga_control;
+    unsigned ga_conns_max;
+    int ga_timeout_ms;
 } gw_args;
+
+/* A positive decimal number up to max; false otherwise. */
+static bool
+gw_number(const char *s, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < 1 || v > max)
+        return false;
+    *out = v;
+    return true;
+}
 
 /* Confines this process with the box-gateway profile built from its own
  * arguments (box_confine_profile.h); 0, or 1 after logging why. */
@@ -111,8 +135,13 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
                 box_strerror(rv));
         goto out;
     }
-    gw_proxy_opts po = {.po_tcp_fd = fds[0], .po_unix_fd = fds[1],
-                        .po_pdp = pdp};
+    gw_proxy_opts po = {.po_tcp_fd = fds[0],
+                        .po_unix_fd = fds[1],
+                        .po_pdp = pdp,
+                        .po_conns_max = ga->ga_conns_max,
+                        .po_head_ms = ga->ga_timeout_ms,
+                        .po_idle_ms = ga->ga_timeout_ms,
+                        .po_stall_ms = ga->ga_timeout_ms};
     if ((rv = gw_proxy_start(&po, &px, &err)) != BOX_OK) {
         box_log(BOX_LOG_ERROR, GW_SVC, "%s", err ? err : box_strerror(rv));
         fds[0] = fds[1] = -1; // the failed start closed them
@@ -155,6 +184,8 @@ main(int argc, char **argv)
         {"epoch-pub", required_argument, NULL, 'e'},
         {"box-id", required_argument, NULL, 'i'},
         {"control", required_argument, NULL, 'c'},
+        {"max-connections", required_argument, NULL, 'm'},
+        {"client-timeout", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -194,6 +225,22 @@ main(int argc, char **argv)
         case 'c':
             ga.ga_control = optarg;
             break;
+        case 'm':
+        case 't': {
+            long v;
+            if (!gw_number(optarg, c == 'm' ? 1000000 : 3600000, &v)) {
+                fprintf(stderr, "box-gateway: --%s wants a number from 1 "
+                                "to %s, not '%s'\n",
+                        c == 'm' ? "max-connections" : "client-timeout",
+                        c == 'm' ? "1000000" : "3600000", optarg);
+                return 2;
+            }
+            if (c == 'm')
+                ga.ga_conns_max = (unsigned)v;
+            else
+                ga.ga_timeout_ms = (int)v;
+            break;
+        }
         case 'h':
             fputs(gw_usage, stdout);
             return 0;

@@ -1,0 +1,670 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* box-gateway as a real process beside a real box-pdp: every connection and
+ * request decided, permitted ones forwarded to a test upstream, refusals
+ * and failures answered as box-spec §6 says. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "box_buf.h"
+#include "box_control.h"
+#include "box_proc.h"
+#include "box_req.h"
+#include "box_testutil.h"
+
+#define GT_START_MS 60000
+#define GT_IO_MS 20000
+#define GT_BIG (3u << 20) // past the gateway's pause mark, many times
+
+/* 127.0.0.1 may connect; GET anywhere but /secret*, and POST with at most
+ * 10 bytes of body. */
+static const char gt_policy[] =
+    "@id(\"local\") permit (principal, action == Box::Action::\"net:connect\", "
+    "resource) when { context.input.host == \"127.0.0.1\" };\n"
+    "@id(\"reads\") permit (principal, action == Box::Action::\"http:request\", "
+    "resource) when { context.input.method == \"GET\" || "
+    "(context.input.method == \"POST\" && context.input.body_bytes <= 10) };\n"
+    "@id(\"nosecret\") @description(\"No secrets.\") forbid (principal, action "
+    "== Box::Action::\"http:request\", resource) when { context.input.path "
+    "like \"/secret*\" };\n";
+
+/* ---- the test upstream: one thread, one connection at a time ---- */
+
+typedef struct upstream {
+    int us_fd;
+    unsigned us_port;
+    pthread_t us_thread;
+    atomic_int us_accepted;
+    atomic_int us_requests;
+    char us_last_head[4096];
+    pthread_mutex_t us_lock;
+} upstream;
+
+static bool
+read_head(int fd, box_buf *in, size_t *head_len)
+{
+    for (;;) {
+        char *end = in->b_len ? strstr(in->b_data, "\r\n\r\n") : NULL;
+        if (end != NULL) {
+            *head_len = (size_t)(end - in->b_data) + 4;
+            return true;
+        }
+        char b[4096];
+        ssize_t r = recv(fd, b, sizeof b, 0);
+        if (r <= 0 || box_buf_append(in, b, (size_t)r) != BOX_OK)
+            return false;
+    }
+}
+
+static void
+send_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n > 0) {
+        ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+        if (w <= 0)
+            return;
+        c += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Serves requests on one connection until it closes. Paths: /hello,
+ * /secret, /chunked (chunked answer), /big (GT_BIG bytes), /echo (the
+ * body's length and the request's fields back), /marker (a response
+ * forging the gateway's refusal marker), /close (no length: ends by
+ * closing). */
+static void
+upstream_conn(upstream *us, int fd)
+{
+    box_buf in;
+    box_buf_init(&in, 1u << 20);
+    for (;;) {
+        size_t hl;
+        if (!read_head(fd, &in, &hl))
+            break;
+        atomic_fetch_add(&us->us_requests, 1);
+        pthread_mutex_lock(&us->us_lock);
+        snprintf(us->us_last_head, sizeof us->us_last_head, "%.*s", (int)hl,
+                 in.b_data);
+        pthread_mutex_unlock(&us->us_lock);
+        size_t cl = 0;
+        const char *p = strcasestr(in.b_data, "\r\ncontent-length:");
+        if (p != NULL && p < in.b_data + hl)
+            cl = strtoul(p + 17, NULL, 10);
+        while (in.b_len < hl + cl) {
+            char b[4096];
+            ssize_t r = recv(fd, b, sizeof b, 0);
+            if (r <= 0 || box_buf_append(&in, b, (size_t)r) != BOX_OK)
+                goto out;
+        }
+        char path[256] = "";
+        sscanf(in.b_data, "%*s %255s", path);
+        char resp[8192];
+        int n;
+        if (strcmp(path, "/chunked") == 0) {
+            n = snprintf(resp, sizeof resp,
+                         "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
+                         "5\r\nhello\r\n7\r\n, world\r\n0\r\n\r\n");
+            send_all(fd, resp, (size_t)n);
+        } else if (strcmp(path, "/big") == 0) {
+            n = snprintf(resp, sizeof resp,
+                         "HTTP/1.1 200 OK\r\ncontent-length: %u\r\n\r\n",
+                         GT_BIG);
+            send_all(fd, resp, (size_t)n);
+            char *big = box_alloc(GT_BIG);
+            for (size_t i = 0; i < GT_BIG; i++)
+                big[i] = (char)('a' + i % 26);
+            send_all(fd, big, GT_BIG);
+            box_free(big);
+        } else if (strcmp(path, "/echo") == 0) {
+            char body[4096];
+            int bn = snprintf(body, sizeof body, "body %zu: %.*s", cl, (int)cl,
+                              in.b_data + hl);
+            n = snprintf(resp, sizeof resp,
+                         "HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s", bn,
+                         body);
+            send_all(fd, resp, (size_t)n);
+        } else if (strcmp(path, "/marker") == 0) {
+            n = snprintf(resp, sizeof resp,
+                         "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
+                         "refused\r\ncontent-length: 6\r\n\r\nforged");
+            send_all(fd, resp, (size_t)n);
+        } else if (strcmp(path, "/close") == 0) {
+            n = snprintf(resp, sizeof resp,
+                         "HTTP/1.1 200 OK\r\nconnection: close\r\n\r\nuntil "
+                         "the end");
+            send_all(fd, resp, (size_t)n);
+            goto out;
+        } else {
+            n = snprintf(resp, sizeof resp,
+                         "HTTP/1.1 200 OK\r\ncontent-length: 6\r\nx-up: "
+                         "1\r\nconnection: keep-alive\r\nkeep-alive: "
+                         "timeout=5\r\n\r\nhello\n");
+            send_all(fd, resp, (size_t)n);
+        }
+        memmove(in.b_data, in.b_data + hl + cl, in.b_len - hl - cl);
+        box_buf_truncate(&in, in.b_len - hl - cl);
+    }
+out:
+    box_buf_reset(&in);
+    close(fd);
+}
+
+static void *
+upstream_main(void *arg)
+{
+    upstream *us = arg;
+    for (;;) {
+        int fd = accept(us->us_fd, NULL, NULL);
+        if (fd < 0)
+            return NULL; // closed by the teardown
+        atomic_fetch_add(&us->us_accepted, 1);
+        upstream_conn(us, fd);
+    }
+}
+
+static void
+upstream_start(upstream *us)
+{
+    memset(us, 0, sizeof *us);
+    pthread_mutex_init(&us->us_lock, NULL);
+    us->us_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in in = {.sin_family = AF_INET,
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof in;
+    assert_int_equal(bind(us->us_fd, (struct sockaddr *)&in, sizeof in), 0);
+    assert_int_equal(listen(us->us_fd, 16), 0);
+    assert_int_equal(getsockname(us->us_fd, (struct sockaddr *)&in, &sl), 0);
+    us->us_port = ntohs(in.sin_port);
+    assert_int_equal(pthread_create(&us->us_thread, NULL, upstream_main, us),
+                     0);
+}
+
+static void
+upstream_stop(upstream *us)
+{
+    shutdown(us->us_fd, SHUT_RDWR);
+    close(us->us_fd);
+    pthread_join(us->us_thread, NULL);
+    pthread_mutex_destroy(&us->us_lock);
+}
+
+/* ---- the services ---- */
+
+typedef struct fx {
+    char dir[64];
+    char policy[128], log[128], pdp_url[128], ctl_url[128], sock[128];
+    box_proc pdp, gw;
+    unsigned gw_port;
+    upstream us;
+} fx;
+
+static void
+start_gateway(fx *f, const char *extra_flag, const char *extra_value)
+{
+    char bin[4096];
+    box_proc_bin(bin, sizeof bin, "box-gateway");
+    char *argv[] = {bin,      "--pdp",     f->pdp_url,          "--control",
+                    f->ctl_url, "--socket", f->sock,
+                    (char *)extra_flag, (char *)extra_value, NULL};
+    assert_true(box_proc_start(&f->gw, argv, NULL));
+    uint64_t deadline = (uint64_t)box_test_now_ms() + GT_START_MS;
+    box_health_probe *p = NULL;
+    Box__HealthResponse *h = NULL;
+    assert_int_equal(box_health_probe_open(f->ctl_url, false, 1000, &p),
+                     BOX_OK);
+    while ((uint64_t)box_test_now_ms() < deadline &&
+           box_health_probe_ask(p, &h) != BOX_OK)
+        box_test_sleep_ms(20);
+    box_health_probe_close(p);
+    assert_non_null(h);
+    assert_string_equal(h->service, "box-gateway");
+    assert_true(strncmp(h->listen_address, "127.0.0.1:", 10) == 0);
+    f->gw_port = (unsigned)strtoul(h->listen_address + 10, NULL, 10);
+    assert_true(f->gw_port > 0);
+    box__health_response__free_unpacked(h, NULL);
+}
+
+static void
+stop_proc(box_proc *p)
+{
+    kill(p->bp_pid, SIGTERM);
+    box_proc_result r;
+    box_proc_finish(p, 15000, &r);
+    box_proc_result_free(&r);
+}
+
+static int
+setup(void **state)
+{
+    fx *f = box_calloc(1, sizeof *f);
+    assert_non_null(f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/box-gw-XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(f->policy, sizeof f->policy, "%s/policy.dw", f->dir);
+    snprintf(f->log, sizeof f->log, "%s/records.jsonl", f->dir);
+    snprintf(f->pdp_url, sizeof f->pdp_url, "ipc://%s/pdp.sock", f->dir);
+    snprintf(f->ctl_url, sizeof f->ctl_url, "ipc://%s/gw-ctl.sock", f->dir);
+    snprintf(f->sock, sizeof f->sock, "%s/egress.sock", f->dir);
+    box_test_put(f->policy, gt_policy);
+    char bin[4096];
+    box_proc_bin(bin, sizeof bin, "box-pdp");
+    char *argv[] = {bin,       "--listen", f->pdp_url, "--policy",
+                    f->policy, "--log",    f->log,     NULL};
+    assert_true(box_proc_start(&f->pdp, argv, NULL));
+    Box__HealthResponse *h = box_wait_pdp(f->pdp_url, GT_START_MS);
+    assert_non_null(h);
+    box__health_response__free_unpacked(h, NULL);
+    upstream_start(&f->us);
+    *state = f;
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    fx *f = *state;
+    if (f->gw.bp_pid > 0)
+        stop_proc(&f->gw);
+    if (f->pdp.bp_pid > 0)
+        stop_proc(&f->pdp);
+    upstream_stop(&f->us);
+    box_test_rmtree(f->dir);
+    box_free(f);
+    return 0;
+}
+
+/* ---- a client ---- */
+
+static int
+gw_connect(const fx *f)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in in = {.sin_family = AF_INET,
+                             .sin_port = htons((uint16_t)f->gw_port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    assert_int_equal(connect(fd, (struct sockaddr *)&in, sizeof in), 0);
+    struct timeval tv = {.tv_sec = GT_IO_MS / 1000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return fd;
+}
+
+/* Reads one whole response (content-length, chunked, or to the close);
+ * returns it (caller frees), or what came before the connection closed. */
+static char *
+read_response(int fd)
+{
+    box_buf b;
+    box_buf_init(&b, 64u << 20);
+    for (;;) {
+        char *end = b.b_len ? strstr(b.b_data, "\r\n\r\n") : NULL;
+        if (end != NULL) {
+            size_t hl = (size_t)(end - b.b_data) + 4;
+            const char *cl = strcasestr(b.b_data, "\r\ncontent-length:");
+            bool chunked = strcasestr(b.b_data, "transfer-encoding: chunked");
+            if (cl != NULL && cl < end &&
+                b.b_len >= hl + strtoul(cl + 17, NULL, 10))
+                break;
+            if (chunked && b.b_len >= 5 &&
+                memcmp(b.b_data + b.b_len - 5, "0\r\n\r\n", 5) == 0)
+                break;
+        }
+        char buf[65536];
+        ssize_t r = recv(fd, buf, sizeof buf, 0);
+        if (r <= 0)
+            break;
+        assert_int_equal(box_buf_append(&b, buf, (size_t)r), BOX_OK);
+    }
+    return box_buf_take(&b);
+}
+
+static char *
+exchange(const fx *f, const char *req)
+{
+    int fd = gw_connect(f);
+    send_all(fd, req, strlen(req));
+    char *r = read_response(fd);
+    close(fd);
+    return r;
+}
+
+static char *
+get(const fx *f, const char *host, const char *path)
+{
+    char req[1024];
+    snprintf(req, sizeof req,
+             "GET http://%s:%u%s HTTP/1.1\r\nHost: %s:%u\r\nConnection: "
+             "close\r\n\r\n",
+             host, f->us.us_port, path, host, f->us.us_port);
+    return exchange(f, req);
+}
+
+static void
+expect_prefix(const char *text, const char *prefix)
+{
+    if (strncmp(text, prefix, strlen(prefix)) != 0)
+        fail_msg("expected a response starting\n%s\ngot\n%s", prefix, text);
+}
+
+static void
+expect_has(const char *text, const char *needle)
+{
+    if (strstr(text, needle) == NULL)
+        fail_msg("expected\n%s\nin\n%s", needle, text);
+}
+
+/* ---- tests ---- */
+
+static void
+test_permitted_get(void **state)
+{
+    fx *f = *state;
+    start_gateway(f, NULL, NULL);
+    char *r = get(f, "127.0.0.1", "/hello");
+    expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    expect_has(r, "\r\nx-up: 1\r\n");
+    expect_has(r, "\r\n\r\nhello\n");
+    // Hop-by-hop fields are the gateway's, not upstream's.
+    assert_null(strcasestr(r, "keep-alive: timeout"));
+    box_free(r);
+    // What upstream saw: the request without the proxy's own fields.
+    pthread_mutex_lock(&f->us.us_lock);
+    expect_prefix(f->us.us_last_head, "GET /hello HTTP/1.1\r\n");
+    assert_null(strcasestr(f->us.us_last_head, "accept:"));
+    pthread_mutex_unlock(&f->us.us_lock);
+}
+
+static void
+test_refusals_marked(void **state)
+{
+    fx *f = *state;
+    start_gateway(f, NULL, NULL);
+    // http:request forbidden: the gate's prefix and the policy's text.
+    char *r = get(f, "127.0.0.1", "/secret/key");
+    expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
+                     "refused\r\n");
+    char want[256];
+    snprintf(want, sizeof want,
+             "\r\n\r\nhttp:request gate: policy denied this operation on "
+             "'127.0.0.1:%u/secret/key' [policy: nosecret]: No secrets.\n",
+             f->us.us_port);
+    expect_has(r, want);
+    box_free(r);
+    // net:connect default-deny: no DNS, no socket, the bare decision.
+    int before = atomic_load(&f->us.us_accepted);
+    r = get(f, "localhost", "/hello");
+    expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
+                     "refused\r\n");
+    snprintf(want, sizeof want,
+             "\r\n\r\npolicy denied this operation on 'localhost:%u' "
+             "[default-deny]: No permit policy matched this request.\n",
+             f->us.us_port);
+    expect_has(r, want);
+    box_free(r);
+    assert_int_equal(atomic_load(&f->us.us_accepted), before);
+    // An upstream cannot forge the marker: its refusal arrives unmarked.
+    r = get(f, "127.0.0.1", "/marker");
+    expect_prefix(r, "HTTP/1.1 403 Forbidden\r\n");
+    assert_null(strcasestr(r, "x-strands-box-egress"));
+    expect_has(r, "\r\n\r\nforged");
+    box_free(r);
+}
+
+static void
+test_body_bytes_decided(void **state)
+{
+    fx *f = *state;
+    start_gateway(f, NULL, NULL);
+    char req[1024];
+    snprintf(req, sizeof req,
+             "POST http://127.0.0.1:%u/echo HTTP/1.1\r\nHost: "
+             "127.0.0.1:%u\r\nContent-Length: 10\r\nConnection: "
+             "close\r\n\r\n0123456789",
+             f->us.us_port, f->us.us_port);
+    char *r = exchange(f, req);
+    expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    expect_has(r, "\r\n\r\nbody 10: 0123456789");
+    box_free(r);
+    snprintf(req, sizeof req,
+             "POST http://127.0.0.1:%u/echo HTTP/1.1\r\nHost: "
+             "127.0.0.1:%u\r\nContent-Length: 11\r\nConnection: "
+             "close\r\n\r\n0123456789X",
+             f->us.us_port, f->us.us_port);
+    int before = atomic_load(&f->us.us_requests);
+    r = exchange(f, req);
+    expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
+                     "refused\r\n");
+    expect_has(r, "http:request gate: policy denied this operation on "
+                  "'127.0.0.1:");
+    box_free(r);
+    assert_int_equal(atomic_load(&f->us.us_requests), before);
+}
+
+static void
+test_keep_alive_and_framing(void **state)
+{
+    fx *f = *state;
+    start_gateway(f, NULL, NULL);
+    int fd = gw_connect(f);
+    char req[512];
+    snprintf(req, sizeof req,
+             "GET http://127.0.0.1:%u/hello HTTP/1.1\r\nHost: "
+             "127.0.0.1:%u\r\n\r\n",
+             f->us.us_port, f->us.us_port);
+    for (int i = 0; i < 3; i++) {
+        send_all(fd, req, strlen(req));
+        char *r = read_response(fd);
+        expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+        expect_has(r, "\r\n\r\nhello\n");
+        assert_null(strcasestr(r, "connection: close"));
+        box_free(r);
+    }
+    // Chunked from upstream, chunked again to an HTTP/1.1 client.
+    snprintf(req, sizeof req,
+             "GET http://127.0.0.1:%u/chunked HTTP/1.1\r\nHost: "
+             "127.0.0.1:%u\r\n\r\n",
+             f->us.us_port, f->us.us_port);
+    send_all(fd, req, strlen(req));
+    char *r = read_response(fd);
+    expect_has(r, "transfer-encoding: chunked\r\n");
+    expect_has(r, "\r\n\r\n5\r\nhello\r\n7\r\n, world\r\n0\r\n\r\n");
+    box_free(r);
+    close(fd);
+    // ... and ended by closing for an HTTP/1.0 client.
+    snprintf(req, sizeof req,
+             "GET http://127.0.0.1:%u/chunked HTTP/1.0\r\n\r\n",
+             f->us.us_port);
+    r = exchange(f, req);
+    expect_has(r, "connection: close\r\n");
+    expect_has(r, "\r\n\r\nhello, world");
+    assert_null(strcasestr(r, "transfer-encoding"));
+    box_free(r);
+}
+
+static void
+test_big_answer_intact(void **state)
+{
+    fx *f = *state;
+    start_gateway(f, NULL, NULL);
+    char *r = get(f, "127.0.0.1", "/big");
+    expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    const char *body = strstr(r, "\r\n\r\n") + 4;
+    assert_int_equal(strlen(body), GT_BIG);
+    for (size_t i = 0; i < GT_BIG; i += 4099)
+        assert_int_equal(body[i], 'a' + i % 26);
+    box_free(r);
+}
+
+static void
+test_failures_unmarked(void **state)
+{
+    fx *f = *state;
+    start_gateway(f, NULL, NULL);
+    // Nothing listens there: 502, not a policy refusal.
+    char req[512];
+    snprintf(req, sizeof req,
+             "GET http://127.0.0.1:1/ HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n");
+    char *r = exchange(f, req);
+    expect_prefix(r, "HTTP/1.1 502 Bad Gateway\r\n");
+    assert_null(strcasestr(r, "x-strands-box-egress"));
+    expect_has(r, "\r\n\r\ncannot connect to 127.0.0.1:1: Connection refused\n");
+    box_free(r);
+    // Malformed heads: the parser's status and reason, then closed.
+    r = exchange(f, "GET /relative HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect_prefix(r, "HTTP/1.1 400 Bad Request\r\n");
+    expect_has(r, "connection: close\r\n");
+    box_free(r);
+    r = exchange(f, "BREW http://127.0.0.1/ HTTP/1.1\r\nHost: x\r\n\r\n");
+    expect_prefix(r, "HTTP/1.1 501 Not Implemented\r\n");
+    box_free(r);
+    // CONNECT waits for TLS interception: refused as unavailable.
+    r = exchange(f, "CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: "
+                    "127.0.0.1:443\r\n\r\n");
+    expect_prefix(r, "HTTP/1.1 503 Service Unavailable\r\n");
+    box_free(r);
+}
+
+static void
+test_pdp_gone_refuses(void **state)
+{
+    fx *f = *state;
+    start_gateway(f, NULL, NULL);
+    stop_proc(&f->pdp);
+    f->pdp.bp_pid = 0;
+    int before = atomic_load(&f->us.us_accepted);
+    char *r = get(f, "127.0.0.1", "/hello");
+    expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
+                     "refused\r\n");
+    expect_has(r, "did not answer");
+    box_free(r);
+    assert_int_equal(atomic_load(&f->us.us_accepted), before);
+}
+
+static void
+test_unix_socket(void **state)
+{
+    fx *f = *state;
+    start_gateway(f, NULL, NULL);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un sun = {.sun_family = AF_UNIX};
+    memcpy(sun.sun_path, f->sock, strlen(f->sock) + 1);
+    assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof sun), 0);
+    char req[512];
+    snprintf(req, sizeof req,
+             "GET http://127.0.0.1:%u/hello HTTP/1.1\r\nHost: "
+             "127.0.0.1:%u\r\nConnection: close\r\n\r\n",
+             f->us.us_port, f->us.us_port);
+    send_all(fd, req, strlen(req));
+    char *r = read_response(fd);
+    close(fd);
+    expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    box_free(r);
+}
+
+static void
+test_slow_and_full(void **state)
+{
+    fx *f = *state;
+    start_gateway(f, "--client-timeout", "1500");
+    // A head that never ends is answered 408 once its time is up.
+    int fd = gw_connect(f);
+    send_all(fd, "GET http://127.0.0.1/ HTTP/1.1\r\n", 32);
+    long long t0 = box_test_now_ms();
+    char *r = read_response(fd);
+    close(fd);
+    expect_prefix(r, "HTTP/1.1 408 Request Timeout\r\n");
+    assert_true(box_test_now_ms() - t0 < 10000);
+    box_free(r);
+    // A connection that sends nothing is closed.
+    fd = gw_connect(f);
+    char b;
+    assert_int_equal(recv(fd, &b, 1, 0), 0);
+    close(fd);
+}
+
+static void
+test_connection_limit(void **state)
+{
+    fx *f = *state;
+    start_gateway(f, "--max-connections", "2");
+    int a = gw_connect(f), b = gw_connect(f);
+    box_test_sleep_ms(200); // both accepted and held
+    int c = gw_connect(f);
+    char *r = read_response(c);
+    expect_prefix(r, "HTTP/1.1 503 Service Unavailable\r\n");
+    box_free(r);
+    close(c);
+    close(a);
+    close(b);
+    box_test_sleep_ms(200);
+    r = get(f, "127.0.0.1", "/hello");
+    expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    box_free(r);
+}
+
+/* The decision log: two net:connect decisions (before DNS and with the
+ * address) and the http:request, with the resources §7 names. */
+static void
+test_decisions_logged(void **state)
+{
+    fx *f = *state;
+    start_gateway(f, NULL, NULL);
+    char *r = get(f, "127.0.0.1", "/hello");
+    box_free(r);
+    stop_proc(&f->gw);
+    f->gw.bp_pid = 0;
+    stop_proc(&f->pdp);
+    f->pdp.bp_pid = 0;
+    char *log = box_test_slurp(f->log);
+    char want[128];
+    snprintf(want, sizeof want, "\"127.0.0.1:%u\"", f->us.us_port);
+    assert_true(box_test_count(log, want) >= 2); // net:connect twice
+    snprintf(want, sizeof want, "\"127.0.0.1:%u/hello\"", f->us.us_port);
+    assert_true(box_test_count(log, want) >= 1);
+    expect_has(log, "\"key\":\"ip\"");
+    box_free(log);
+}
+
+int
+main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_permitted_get, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refusals_marked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_body_bytes_decided, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_keep_alive_and_framing, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_big_answer_intact, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_failures_unmarked, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_pdp_gone_refuses, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_unix_socket, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slow_and_full, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_connection_limit, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_decisions_logged, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
