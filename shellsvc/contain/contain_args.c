@@ -94,6 +94,20 @@ static const char contain_usage_text[] =
     "  --env K=V            the program's environment is exactly these\n"
     "  --net none           network namespace holding only `lo`, up (the\n"
     "                       default and the only mode)\n"
+    "  --egress UNIX_PATH:PORT\n"
+    "                       the one way out: 127.0.0.1:PORT inside the\n"
+    "                       sandbox accepts TCP connections, bound before\n"
+    "                       the program starts, and a relay (pid 2, the\n"
+    "                       program is then pid 3) splices each, both\n"
+    "                       ways, to a fresh connection to the Unix stream\n"
+    "                       socket UNIX_PATH (absolute, at most 107 bytes,\n"
+    "                       no '..'; PORT 1..65535; given at most once).\n"
+    "                       Its directory must exist; it is opened before\n"
+    "                       the mounts change, so --hide/--deny over it do\n"
+    "                       not cut the relay off. The relay holds at most\n"
+    "                       256 connections (past that, accepted and reset)\n"
+    "                       and 64 KiB per direction; when UNIX_PATH does\n"
+    "                       not accept, each connection is reset at once\n"
     "\n"
     "Sandbox, in this order: user namespace (when not root; the caller's\n"
     "uid/gid map to themselves), mount+pid+ipc+uts+net namespaces, fork (the\n"
@@ -126,6 +140,7 @@ typedef enum opt_kind {
     OPT_CWD,
     OPT_ENV,
     OPT_NET,
+    OPT_EGRESS,
     OPT_EXEC_FD,
     OPT_EXEC_PATH,
     OPT_EXEC_ID,
@@ -154,6 +169,7 @@ static const opt_row contain_opts[] = {
     {"--cwd", OPT_CWD, true, 0},
     {"--env", OPT_ENV, true, 0},
     {"--net", OPT_NET, true, 0},
+    {"--egress", OPT_EGRESS, true, 0},
     {"--exec-fd", OPT_EXEC_FD, true, 0},
     {"--exec-path", OPT_EXEC_PATH, true, 0},
     {"--exec-id", OPT_EXEC_ID, true, 0},
@@ -262,6 +278,50 @@ args_path(const opt_row *o, const char *v, contain_spec *spec)
     return BOX_STATUS_OK;
 }
 
+/*
+ * --egress UNIX_PATH:PORT, split at the last ':' (a path may hold one).
+ * The path must fit a sockaddr_un with its NUL and name a socket in a
+ * directory: the relay connects to its last component from inside that
+ * directory (contain_egress.c).
+ */
+static box_status
+args_egress(const char *v, contain_spec *spec)
+{
+    const char *colon = strrchr(v, ':');
+    size_t plen = colon != NULL ? (size_t)(colon - v) : 0;
+    uint64_t port;
+
+    if (spec->cs_egress_path[0] != '\0')
+        return args_fail("--egress given twice");
+    if (colon == NULL || plen == 0)
+        return args_fail("--egress %s: expected UNIX_PATH:PORT", v);
+    if (v[0] != '/')
+        return args_fail("--egress %s: the socket path must be absolute", v);
+    if (plen > CONTAIN_EGRESS_PATH_MAX)
+        return args_fail("--egress %s: the socket path is %zu bytes; a Unix "
+                         "socket address holds at most %d",
+                         v, plen, CONTAIN_EGRESS_PATH_MAX);
+    if (colon[-1] == '/')
+        return args_fail("--egress %s: the socket path ends in '/'; it must "
+                         "name the socket",
+                         v);
+    char path[CONTAIN_EGRESS_PATH_MAX + 1];
+    memcpy(path, v, plen);
+    path[plen] = '\0';
+    if (args_dotdot(path) || strstr(path, "/./") != NULL ||
+        (plen >= 2 && strcmp(path + plen - 2, "/.") == 0))
+        return args_fail("--egress %s: the socket path must not contain '.' "
+                         "or '..' components",
+                         v);
+    if (!args_u64(colon + 1, &port) || port < 1 || port > 65535)
+        return args_fail("--egress %s: expected a port 1..65535 after the "
+                         "last ':'",
+                         v);
+    memcpy(spec->cs_egress_path, path, plen + 1);
+    spec->cs_egress_port = (unsigned)port;
+    return BOX_STATUS_OK;
+}
+
 static box_status
 args_one(const opt_row *o, const char *v, contain_spec *spec)
 {
@@ -285,6 +345,8 @@ args_one(const opt_row *o, const char *v, contain_spec *spec)
         if (strcmp(v, "none") != 0)
             return args_fail("--net %s: the only network mode is `none`", v);
         return BOX_STATUS_OK;
+    case OPT_EGRESS:
+        return args_egress(v, spec);
     case OPT_EXEC_FD:
         if (spec->cs_exec_fd >= 0)
             return args_fail("--exec-fd given twice");
@@ -386,7 +448,8 @@ contain_parse(int argc, char **argv, contain_spec *spec)
     }
     if (spec->cs_help || spec->cs_probe) {
         if (i < argc || spec->cs_npaths || spec->cs_nenv || spec->cs_nhide ||
-            spec->cs_nshow || spec->cs_exec_fd >= 0 || spec->cs_exec_path)
+            spec->cs_nshow || spec->cs_exec_fd >= 0 || spec->cs_exec_path ||
+            spec->cs_egress_port != 0)
             return args_fail("--probe and --help take no other arguments");
         return BOX_STATUS_OK;
     }
