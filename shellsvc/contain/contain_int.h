@@ -138,10 +138,8 @@ typedef struct ct_egress {
 } ct_egress;
 #define CT_EGRESS_NONE ((ct_egress){.eg_dir = -1, .eg_listen = -1})
 box_status ct_egress_open(const contain_spec *spec, ct_egress *eg, ct_err *e);
-box_status ct_egress_listen(const contain_spec *spec, ct_egress *eg,
-                            ct_err *e);
-box_status ct_egress_start(const contain_spec *spec, ct_egress *eg,
-                           ct_err *e);
+box_status ct_egress_listen(const contain_spec *spec, ct_egress *eg, ct_err *e);
+box_status ct_egress_start(const contain_spec *spec, ct_egress *eg, ct_err *e);
 
 /* seccomp (contain_seccomp.c). */
 box_status ct_seccomp_avail(ct_err *e);

@@ -21,7 +21,7 @@ enum { RL_TCP, RL_UNIX, RL_SIDES };
 
 /* Bytes read from one side, waiting to be written to the other. */
 typedef struct rl_dir {
-    char *rd_buf; // rl_buf bytes, inside the connection's one block
+    char *rd_buf;          // rl_buf bytes, inside the connection's one block
     size_t rd_off, rd_len; // pending: [rd_off, rd_off + rd_len)
     bool rd_eof;           // the source side ended
     bool rd_shut;          // and the end was passed on (SHUT_WR)
@@ -177,8 +177,7 @@ rl_admit(rl_relay *r, int fd)
     u = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (u < 0)
         goto cut;
-    if (connect(u, (const struct sockaddr *)&r->rr_addr, r->rr_addrlen) !=
-            0 &&
+    if (connect(u, (const struct sockaddr *)&r->rr_addr, r->rr_addrlen) != 0 &&
         errno != EINPROGRESS)
         goto cut;
     if ((block = box_alloc(2 * r->rr_lim.rl_buf)) == NULL)
