@@ -18,7 +18,8 @@
 
 struct echo_srv {
     int es_lfd;
-    int es_stop[2]; // closing es_stop[1] ends the accept thread
+    const char *es_answer; // NULL: echo
+    int es_stop[2];        // closing es_stop[1] ends the accept thread
     char es_path[sizeof((struct sockaddr_un *)0)->sun_path];
     pthread_t es_thread;
     pthread_mutex_t es_lock;
@@ -53,6 +54,11 @@ echo_conn_main(void *arg)
     echo_srv *s = c->ec_srv;
     char buf[16384];
 
+    if (s->es_answer != NULL) {
+        if (recv(c->ec_fd, buf, sizeof buf, 0) > 0)
+            echo_write_all(c->ec_fd, s->es_answer, strlen(s->es_answer));
+        goto out;
+    }
     for (;;) {
         ssize_t n = recv(c->ec_fd, buf, sizeof buf, 0);
         if (n < 0 && errno == EINTR)
@@ -61,6 +67,7 @@ echo_conn_main(void *arg)
             break;
     }
     shutdown(c->ec_fd, SHUT_WR);
+out:
     close(c->ec_fd);
     box_free(c);
     pthread_mutex_lock(&s->es_lock);
@@ -112,7 +119,7 @@ echo_accept_main(void *arg)
 }
 
 echo_srv *
-echo_start(const char *path)
+echo_start(const char *path, const char *answer)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     echo_srv *s = box_calloc(1, sizeof *s);
@@ -120,6 +127,7 @@ echo_start(const char *path)
     if (s == NULL)
         return NULL;
     s->es_lfd = s->es_stop[0] = s->es_stop[1] = -1;
+    s->es_answer = answer;
     pthread_mutex_init(&s->es_lock, NULL);
     pthread_cond_init(&s->es_done, NULL);
     if (strlen(path) >= sizeof sa.sun_path)

@@ -11,11 +11,14 @@ typedef struct echo_srv echo_srv;
 /*
  * Binds the Unix stream socket path (which must not exist) and serves it
  * on a thread until echo_stop: each connection gets a thread that writes
- * back what it reads, and at EOF shuts its write side and closes. NULL
- * on failure. Start it after any fork whose child allocates (a child of
- * a threaded process must not take the allocator's locks).
+ * back what it reads, and at EOF shuts its write side and closes. With
+ * answer (borrowed until echo_stop), each connection instead reads once,
+ * writes answer and closes with whatever else the client sent unread, as
+ * a gateway that refuses early does. NULL on failure. Start it after any
+ * fork whose child allocates (a child of a threaded process must not
+ * take the allocator's locks).
  */
-echo_srv *echo_start(const char *path);
+echo_srv *echo_start(const char *path, const char *answer);
 /* Connections accepted so far. */
 unsigned echo_accepted(echo_srv *s);
 /* Connections whose echo thread has not ended yet. */

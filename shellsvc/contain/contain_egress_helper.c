@@ -214,8 +214,9 @@ eh_cut(unsigned long port, int status)
 
     if (fd < 0)
         return status;
+    // The reset may come before the byte is sent, or after.
     if (send(fd, "x", 1, MSG_NOSIGNAL) != 1) {
-        printf("cut: send %s\n", eh_errname(errno));
+        printf("cut: %s\n", errno == ECONNRESET ? "reset" : eh_errname(errno));
         return status;
     }
     p = (struct pollfd){.fd = fd, .events = POLLIN};

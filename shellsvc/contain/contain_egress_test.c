@@ -336,7 +336,7 @@ test_relay_echo(void **state)
     echo_srv *es;
 
     relay_up(&f, CT_RELAY_MAX_CONNS, CT_RELAY_BUF);
-    assert_non_null(es = echo_start(f.rf_s.s_sock));
+    assert_non_null(es = echo_start(f.rf_s.s_sock, NULL));
     helper_echo(f.rf_port, 1, 5);
     helper_echo(f.rf_port, 1, 0); // an empty exchange: both ends pass on
     helper_echo(f.rf_port, 16, 65536);
@@ -354,7 +354,7 @@ test_relay_tiny_buffer(void **state)
     echo_srv *es;
 
     relay_up(&f, 4, 1);
-    assert_non_null(es = echo_start(f.rf_s.s_sock));
+    assert_non_null(es = echo_start(f.rf_s.s_sock, NULL));
     helper_echo(f.rf_port, 4, 20000);
     echo_stop(es);
     relay_down(&f);
@@ -370,7 +370,7 @@ test_relay_half_close(void **state)
     int fd;
 
     relay_up(&f, 4, 64);
-    assert_non_null(es = echo_start(f.rf_s.s_sock));
+    assert_non_null(es = echo_start(f.rf_s.s_sock, NULL));
     fd = tcp_connect(f.rf_port);
     assert_int_equal(send(fd, "abc", 3, MSG_NOSIGNAL), 3);
     assert_int_equal(shutdown(fd, SHUT_WR), 0);
@@ -401,7 +401,7 @@ test_relay_conn_bound(void **state)
     int fd[3];
 
     relay_up(&f, 2, 1024);
-    assert_non_null(es = echo_start(f.rf_s.s_sock));
+    assert_non_null(es = echo_start(f.rf_s.s_sock, NULL));
     fd[0] = tcp_connect(f.rf_port);
     tcp_roundtrip(fd[0], "one");
     fd[1] = tcp_connect(f.rf_port);
@@ -443,7 +443,7 @@ test_relay_gateway_down(void **state)
     assert_string_equal(tcp_fate(fd), "reset");
     close(fd);
     assert_true(now_secs() - t0 < 2.0);
-    assert_non_null(es = echo_start(f.rf_s.s_sock));
+    assert_non_null(es = echo_start(f.rf_s.s_sock, NULL));
     helper_echo(f.rf_port, 1, 100);
     echo_stop(es); // removes the socket
     fd = tcp_connect(f.rf_port);
@@ -461,7 +461,7 @@ test_relay_gateway_down(void **state)
         close(u);
         unlink(f.rf_s.s_sock);
     }
-    assert_non_null(es = echo_start(f.rf_s.s_sock));
+    assert_non_null(es = echo_start(f.rf_s.s_sock, NULL));
     helper_echo(f.rf_port, 2, 100);
     echo_stop(es);
     relay_down(&f);
@@ -478,7 +478,7 @@ test_relay_slow_side(void **state)
     int fd;
 
     relay_up(&f, 4, 4096);
-    assert_non_null(es = echo_start(f.rf_s.s_sock));
+    assert_non_null(es = echo_start(f.rf_s.s_sock, NULL));
     fd = tcp_connect(f.rf_port);
     memset(chunk, 'z', sizeof chunk);
     // Fill every buffer on the way until the client's own send blocks.
@@ -500,6 +500,52 @@ test_relay_slow_side(void **state)
     relay_down(&f);
 }
 
+/*
+ * The gateway answers and closes while the client is still sending (a
+ * refusal before the body is read): the client gets the whole answer,
+ * then an end, not a reset.
+ */
+static void
+test_relay_early_answer(void **state)
+{
+    relay_fx f;
+    echo_srv *es;
+    char chunk[65536], got[64];
+    size_t ngot = 0;
+    bool sending = true;
+    int fd;
+
+    relay_up(&f, 4, 4096);
+    assert_non_null(es = echo_start(f.rf_s.s_sock, "NO\n"));
+    fd = tcp_connect(f.rf_port);
+    memset(chunk, 'b', sizeof chunk);
+    for (;;) {
+        struct pollfd p = {.fd = fd,
+                           .events = POLLIN | (sending ? POLLOUT : 0)};
+        assert_int_equal(poll(&p, 1, 5000), 1);
+        if (p.revents & POLLOUT) {
+            ssize_t w =
+                send(fd, chunk, sizeof chunk, MSG_DONTWAIT | MSG_NOSIGNAL);
+            if (w < 0 && errno != EAGAIN)
+                sending = false;
+        }
+        if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t n = recv(fd, got + ngot, sizeof got - ngot, MSG_DONTWAIT);
+            if (n == 0)
+                break;
+            if (n < 0 && errno == EAGAIN)
+                continue;
+            assert_true(n > 0); // a reset here would lose the answer
+            ngot += (size_t)n;
+        }
+    }
+    assert_int_equal(ngot, 3);
+    assert_memory_equal(got, "NO\n", 3);
+    close(fd);
+    echo_stop(es);
+    relay_down(&f);
+}
+
 /* A client's reset ends its gateway connection too: nothing is left open. */
 static void
 test_relay_client_reset(void **state)
@@ -510,7 +556,7 @@ test_relay_client_reset(void **state)
     int fd;
 
     relay_up(&f, 4, 1024);
-    assert_non_null(es = echo_start(f.rf_s.s_sock));
+    assert_non_null(es = echo_start(f.rf_s.s_sock, NULL));
     fd = tcp_connect(f.rf_port);
     tcp_roundtrip(fd, "hi");
     assert_int_equal(echo_open(es), 1);
@@ -615,7 +661,7 @@ test_egress_echo(void **state)
 
     need_sandbox();
     scratch_make(&s);
-    assert_non_null(es = echo_start(s.s_sock));
+    assert_non_null(es = echo_start(s.s_sock, NULL));
     snprintf(eg, sizeof eg, "%s:8080", s.s_sock);
     contain(&r, eg, "echo", "8080", "1", "5");
     assert_string_equal(r.ro_out, "echo 1 x 5: ok\n");
@@ -657,7 +703,7 @@ test_egress_bash(void **state)
 
     need_sandbox();
     scratch_make(&s);
-    assert_non_null(es = echo_start(s.s_sock));
+    assert_non_null(es = echo_start(s.s_sock, NULL));
     snprintf(eg, sizeof eg, "%s:8080", s.s_sock);
     assert_int_equal(stat("/bin/bash", &st), 0);
     snprintf(id, sizeof id, "%ju:%ju", (uintmax_t)st.st_dev,
@@ -724,7 +770,7 @@ test_egress_unprivileged(void **state)
     }
     scratch_make(&s);
     assert_int_equal(chmod(s.s_dir, 0777), 0);
-    assert_non_null(es = echo_start(s.s_sock));
+    assert_non_null(es = echo_start(s.s_sock, NULL));
     assert_int_equal(chmod(s.s_sock, 0777), 0);
     snprintf(my_contain, sizeof my_contain, "%s/box-contain", s.s_dir);
     snprintf(my_helper, sizeof my_helper, "%s/helper", s.s_dir);
@@ -793,7 +839,7 @@ test_egress_absent(void **state)
 
     need_sandbox();
     scratch_make(&s);
-    assert_non_null(es = echo_start(s.s_sock));
+    assert_non_null(es = echo_start(s.s_sock, NULL));
     contain(&r, NULL, "cut", "8080", "7", NULL);
     assert_string_equal(r.ro_out, "connect: ECONNREFUSED\n");
     assert_int_equal(r.ro_status, 7);
@@ -821,7 +867,7 @@ test_egress_hidden_dir(void **state)
 
     need_sandbox();
     scratch_make(&s);
-    assert_non_null(es = echo_start(s.s_sock));
+    assert_non_null(es = echo_start(s.s_sock, NULL));
     snprintf(eg, sizeof eg, "%s:8080", s.s_sock);
     // --hide, then what av_contain gives but its first word (box-contain).
     memset(&a, 0, sizeof a);
@@ -1026,6 +1072,7 @@ main(void)
         cmocka_unit_test(test_relay_conn_bound),
         cmocka_unit_test(test_relay_gateway_down),
         cmocka_unit_test(test_relay_slow_side),
+        cmocka_unit_test(test_relay_early_answer),
         cmocka_unit_test(test_relay_client_reset),
         cmocka_unit_test(test_relay_bad_args),
         cmocka_unit_test(test_egress_help),

@@ -19,12 +19,21 @@
 // ORDER RL_SIDE: rc_fd and rc_dir are indexed by side.
 enum { RL_TCP, RL_UNIX, RL_SIDES };
 
-/* Bytes read from one side, waiting to be written to the other. */
+/*
+ * Bytes read from one side, waiting to be written to the other. A
+ * direction is over when its source ended (rd_eof) and that end was
+ * passed on (rd_shut). When the gateway's side is gone (a write to it
+ * failed: it closed early) the client's direction is dead: what is
+ * pending is dropped, and the client is still read to its end and
+ * dropped, so the reply can finish (a refusal reaches a client that is
+ * still sending its body). A failed write to the client ends it all.
+ */
 typedef struct rl_dir {
     char *rd_buf;          // rl_buf bytes, inside the connection's one block
     size_t rd_off, rd_len; // pending: [rd_off, rd_off + rd_len)
     bool rd_eof;           // the source side ended
-    bool rd_shut;          // and the end was passed on (SHUT_WR)
+    bool rd_shut;          // the end was passed on (SHUT_WR), or rd_dead
+    bool rd_dead;          // the destination is gone
 } rl_dir;
 
 /* One client and its gateway connection; rc_dir[s] flows out of side s. */
@@ -83,7 +92,13 @@ rl_events(const rl_conn *c, int s, size_t cap)
     return ev;
 }
 
-/* Reads what side s has into its direction's buffer; false on failure. */
+/*
+ * Reads what side s has into its direction's buffer (or drops it, when
+ * the direction is dead). A failed read of the gateway's side ends that
+ * direction as an end would: what was read before still goes out (the
+ * gateway may close with the client's bytes unread, after its reply).
+ * False when the client's side failed (a reset): nobody to deliver to.
+ */
 static bool
 rl_read(rl_conn *c, int s, size_t cap)
 {
@@ -92,7 +107,9 @@ rl_read(rl_conn *c, int s, size_t cap)
 
     if (d->rd_eof)
         return true;
-    if (d->rd_off + d->rd_len == cap && d->rd_off > 0) {
+    if (d->rd_dead) {
+        d->rd_off = d->rd_len = 0;
+    } else if (d->rd_off + d->rd_len == cap && d->rd_off > 0) {
         memmove(d->rd_buf, d->rd_buf + d->rd_off, d->rd_len);
         d->rd_off = 0;
     }
@@ -100,26 +117,40 @@ rl_read(rl_conn *c, int s, size_t cap)
         return true;
     n = recv(c->rc_fd[s], d->rd_buf + d->rd_off + d->rd_len,
              cap - d->rd_off - d->rd_len, 0);
-    if (n > 0)
+    if (n > 0 && !d->rd_dead)
         d->rd_len += (size_t)n;
     else if (n == 0)
         d->rd_eof = true;
-    else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-        return false;
+    else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+             errno != EINTR) {
+        if (s == RL_TCP)
+            return false;
+        d->rd_eof = true;
+    }
     return true;
+}
+
+/* The destination of direction d is gone. */
+static void
+rl_dead(rl_dir *d)
+{
+    d->rd_dead = d->rd_shut = true;
+    d->rd_off = d->rd_len = 0;
 }
 
 /*
  * Writes what direction s holds to the other side (tried without waiting
  * for POLLOUT: most writes fit at once), then passes an end on once
- * everything before it is written. False on failure.
+ * everything before it is written.
  */
-static bool
+static void
 rl_write(rl_conn *c, int s)
 {
     rl_dir *d = &c->rc_dir[s];
     int to = c->rc_fd[1 - s];
 
+    if (d->rd_dead)
+        return;
     if (d->rd_len > 0) {
         ssize_t n = send(to, d->rd_buf + d->rd_off, d->rd_len, MSG_NOSIGNAL);
         if (n > 0) {
@@ -127,37 +158,41 @@ rl_write(rl_conn *c, int s)
             d->rd_len -= (size_t)n;
             if (d->rd_len == 0)
                 d->rd_off = 0;
-        } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-            return false;
+        } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            rl_dead(d);
+            return;
+        }
     }
     if (d->rd_eof && d->rd_len == 0 && !d->rd_shut) {
-        if (shutdown(to, SHUT_WR) != 0 && errno != ENOTCONN)
-            return false;
+        if (shutdown(to, SHUT_WR) != 0)
+            rl_dead(d);
         d->rd_shut = true;
     }
-    return true;
 }
 
 typedef enum rl_fate { RL_LIVE, RL_DONE, RL_CUT } rl_fate;
 
-/* One connection after poll: read, then write, both ways. */
+/*
+ * One connection after poll: read, then write, both ways. An error
+ * (POLLERR) is left to the read or write that meets it.
+ */
 static rl_fate
 rl_step(rl_conn *c, const struct pollfd *p, size_t cap)
 {
     for (int s = 0; s < RL_SIDES; s++) {
-        if (p[s].revents & POLLERR)
+        if ((p[s].revents & (POLLIN | POLLHUP | POLLERR)) &&
+            !rl_read(c, s, cap))
             return RL_CUT;
     }
+    for (int s = 0; s < RL_SIDES; s++)
+        rl_write(c, s);
+    if (c->rc_dir[RL_UNIX].rd_dead)
+        return RL_CUT; // the client is gone: nothing to finish for it
     for (int s = 0; s < RL_SIDES; s++) {
-        if ((p[s].revents & (POLLIN | POLLHUP)) && !rl_read(c, s, cap))
-            return RL_CUT;
+        if (!c->rc_dir[s].rd_eof || !c->rc_dir[s].rd_shut)
+            return RL_LIVE;
     }
-    for (int s = 0; s < RL_SIDES; s++) {
-        if (!rl_write(c, s))
-            return RL_CUT;
-    }
-    return c->rc_dir[RL_TCP].rd_shut && c->rc_dir[RL_UNIX].rd_shut ? RL_DONE
-                                                                   : RL_LIVE;
+    return RL_DONE;
 }
 
 /*

@@ -24,11 +24,14 @@ typedef struct ct_relay_limits {
  * moves there, so name is resolved without the mount view of its path),
  * and bytes pass both ways, each direction through at most rl_buf bytes,
  * an end of one side passed on as shutdown(SHUT_WR) to the other. A
- * connection the socket does not accept, one past rl_max_conns, and one
- * that fails on either side are closed at once, the TCP side with a
- * reset, so a client never mistakes a cut for a complete reply. One
- * process, one poll over every fd; nothing blocks on one slow side.
- * Returns BOX_STATUS_FAULT with e filled (bad arguments, no table, poll
+ * connection the socket does not accept (missing, not listening, its
+ * backlog full) and one past rl_max_conns are reset at once: fail
+ * closed, never wait. A client's reset, or a failed write to it, ends
+ * both sides. When the gateway closes before reading all the client
+ * sent, what it wrote still reaches the client, then an end; the rest
+ * of the client's bytes are read and dropped. One process, one poll
+ * over every fd; nothing blocks on one slow side. Returns
+ * BOX_STATUS_FAULT with e filled (bad arguments, no table, poll
  * failing); the caller still owns lfd and dir.
  */
 box_status ct_relay_serve(int lfd, int dir, const char *name,
