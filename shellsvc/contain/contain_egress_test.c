@@ -850,6 +850,53 @@ test_egress_absent(void **state)
 }
 
 /*
+ * With --egress the network is still only lo: a listener on the host's
+ * loopback is not reached, and the relay's port is the only one open.
+ */
+static void
+test_egress_only_its_port(void **state)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    socklen_t len = sizeof sa;
+    scratch s;
+    echo_srv *es;
+    char eg[200], port[16], want[64];
+    run_out r;
+    int l;
+
+    need_sandbox();
+    l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    assert_true(l >= 0);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(l, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(l, 4), 0);
+    assert_int_equal(getsockname(l, (struct sockaddr *)&sa, &len), 0);
+    snprintf(port, sizeof port, "%d", ntohs(sa.sin_port));
+    scratch_make(&s);
+    assert_non_null(es = echo_start(s.s_sock, NULL));
+    // The relay on the same port number as the host's listener: inside,
+    // that number is the relay's, and it leads to the gateway.
+    snprintf(eg, sizeof eg, "%s:%s", s.s_sock, port);
+    contain(&r, eg, "echo", port, "1", "10");
+    assert_string_equal(r.ro_out, "echo 1 x 10: ok\n");
+    run_free(&r);
+    snprintf(eg, sizeof eg, "%s:8080", s.s_sock);
+    contain(&r, eg, "cut", port, "0", NULL);
+    snprintf(want, sizeof want, "connect: ECONNREFUSED\n");
+    assert_string_equal(r.ro_out, want);
+    run_free(&r);
+    contain(&r, eg, "cut", "8081", "0", NULL);
+    assert_string_equal(r.ro_out, want);
+    run_free(&r);
+    assert_int_equal(accept(l, NULL, NULL), -1); // nothing reached the host
+    assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
+    assert_int_equal(echo_accepted(es), 1);
+    close(l);
+    echo_stop(es);
+    scratch_rm(&s);
+}
+
+/*
  * The socket's directory under --hide: the relay still reaches the
  * gateway (it opened the directory before the cover), the program cannot
  * (the cover is over the path), and the relay's /proc entries do not
@@ -1081,6 +1128,7 @@ main(void)
         cmocka_unit_test(test_egress_bash),
         cmocka_unit_test(test_egress_gateway_down),
         cmocka_unit_test(test_egress_absent),
+        cmocka_unit_test(test_egress_only_its_port),
         cmocka_unit_test(test_egress_hidden_dir),
         cmocka_unit_test(test_egress_unprivileged),
     };
