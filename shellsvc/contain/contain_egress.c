@@ -45,6 +45,10 @@ ct_egress_open(const contain_spec *spec, ct_egress *eg, ct_err *e)
     if (spec->cs_egress_port == 0)
         return BOX_STATUS_OK;
     slash = strrchr(spec->cs_egress_path, '/');
+    if (slash == NULL) // contain_parse takes absolute paths only
+        return ct_fail(e, BOX_STATUS_FAULT, false,
+                       "--egress %s: the socket path must be absolute",
+                       spec->cs_egress_path);
     if (slash == spec->cs_egress_path) {
         memcpy(dir, "/", 2);
     } else {

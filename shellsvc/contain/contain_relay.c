@@ -16,7 +16,7 @@
 // Accepts per wakeup, so a flood of connects cannot starve the spliced.
 #define RL_ACCEPT_BURST 64
 
-// ORDER RL_SIDE: rc_fd and rc_dir are indexed by side.
+// The two sides of a connection: rc_fd and rc_dir are indexed by them.
 enum { RL_TCP, RL_UNIX, RL_SIDES };
 
 /*
