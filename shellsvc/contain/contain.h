@@ -36,6 +36,9 @@ typedef struct contain_path {
     const char *cp_path; // borrowed from argv
 } contain_path;
 
+// The longest --egress socket path: sizeof(sun_path) less its NUL.
+#define CONTAIN_EGRESS_PATH_MAX 107
+
 /*
  * Everything the command line asked for. Strings are borrowed from argv;
  * the arrays are owned and released by contain_spec_free.
@@ -56,6 +59,8 @@ typedef struct contain_spec {
     dev_t cs_dev;
     ino_t cs_ino;
     char **cs_argv; // after "--"; NULL-terminated, borrowed
+    char cs_egress_path[CONTAIN_EGRESS_PATH_MAX + 1]; // "" unless --egress
+    unsigned cs_egress_port; // --egress's loopback port (1..65535), or 0
     bool cs_probe;
     bool cs_help;
 } contain_spec;

@@ -94,17 +94,36 @@ static const char contain_usage_text[] =
     "  --env K=V            the program's environment is exactly these\n"
     "  --net none           network namespace holding only `lo`, up (the\n"
     "                       default and the only mode)\n"
+    "  --egress UNIX_PATH:PORT\n"
+    "                       the one way out (the namespace still holds only\n"
+    "                       lo): 127.0.0.1:PORT inside accepts TCP, bound\n"
+    "                       before the program starts, and a relay in the\n"
+    "                       sandbox (pid 2; the program is then pid 3)\n"
+    "                       splices each connection, both ways, to a fresh\n"
+    "                       connection to the Unix stream socket UNIX_PATH\n"
+    "                       (absolute, at most 107 bytes, naming the socket,\n"
+    "                       no '.' or '..' component; PORT 1..65535; given\n"
+    "                       at most once). Its directory must exist: it is\n"
+    "                       opened before the mounts change, so a --hide or\n"
+    "                       --deny over it hides it from the program only.\n"
+    "                       At most 256 connections (past that, accepted and\n"
+    "                       reset) and 64 KiB per direction; an end is\n"
+    "                       passed on as a half-close; when UNIX_PATH does\n"
+    "                       not accept, the connection is reset at once\n"
     "\n"
     "Sandbox, in this order: user namespace (when not root; the caller's\n"
     "uid/gid map to themselves), mount+pid+ipc+uts+net namespaces, fork (the\n"
-    "first child is pid 1 and reaps; the program is its child, pid 2),\n"
+    "first child is pid 1 and reaps; the program is its child, pid 2, or 3\n"
+    "with --egress),\n"
     "fresh /proc, the binds above, --deny masks, --hide covers, hostname\n"
-    "`box`, lo up, no_new_privs, Landlock, seccomp\n"
-    "(ptrace, mount, bpf, keyctl, kexec, perf_event_open, io_uring, module\n"
-    "loading, new user namespaces, clone3 (ENOSYS), ... refused), rlimits\n"
-    "(NPROC 1024, NOFILE 4096, CORE 0; never raised), every capability\n"
-    "dropped, fds above 2 closed (a #! script keeps its own fd, which the\n"
-    "interpreter reads through /dev/fd), signals reset to default.\n"
+    "`box`, lo up, the --egress port listening, no_new_privs, Landlock,\n"
+    "seccomp (ptrace, mount, bpf, keyctl, kexec, perf_event_open, io_uring,\n"
+    "module loading, new user namespaces, clone3 (ENOSYS), ... refused),\n"
+    "rlimits (NPROC 1024, NOFILE 4096, CORE 0; never raised), every\n"
+    "capability dropped, the --egress relay forked (not dumpable; init keeps\n"
+    "none of its fds), then the program: fds above 2 closed (a #! script\n"
+    "keeps its own fd, which the interpreter reads through /dev/fd), signals\n"
+    "reset to default.\n"
     "\n"
     "--probe checks every kernel feature and prints one line each:\n"
     "  NAME: ok (...) | NAME: missing (...) | NAME: unused (...)\n"
@@ -126,6 +145,7 @@ typedef enum opt_kind {
     OPT_CWD,
     OPT_ENV,
     OPT_NET,
+    OPT_EGRESS,
     OPT_EXEC_FD,
     OPT_EXEC_PATH,
     OPT_EXEC_ID,
@@ -154,6 +174,7 @@ static const opt_row contain_opts[] = {
     {"--cwd", OPT_CWD, true, 0},
     {"--env", OPT_ENV, true, 0},
     {"--net", OPT_NET, true, 0},
+    {"--egress", OPT_EGRESS, true, 0},
     {"--exec-fd", OPT_EXEC_FD, true, 0},
     {"--exec-path", OPT_EXEC_PATH, true, 0},
     {"--exec-id", OPT_EXEC_ID, true, 0},
@@ -262,6 +283,50 @@ args_path(const opt_row *o, const char *v, contain_spec *spec)
     return BOX_STATUS_OK;
 }
 
+/*
+ * --egress UNIX_PATH:PORT, split at the last ':' (a path may hold one).
+ * The path must fit a sockaddr_un with its NUL and name a socket in a
+ * directory: the relay connects to its last component from inside that
+ * directory (contain_egress.c).
+ */
+static box_status
+args_egress(const char *v, contain_spec *spec)
+{
+    const char *colon = strrchr(v, ':');
+    size_t plen = colon != NULL ? (size_t)(colon - v) : 0;
+    uint64_t port;
+
+    if (spec->cs_egress_path[0] != '\0')
+        return args_fail("--egress given twice");
+    if (colon == NULL || plen == 0)
+        return args_fail("--egress %s: expected UNIX_PATH:PORT", v);
+    if (v[0] != '/')
+        return args_fail("--egress %s: the socket path must be absolute", v);
+    if (plen > CONTAIN_EGRESS_PATH_MAX)
+        return args_fail("--egress %s: the socket path is %zu bytes; a Unix "
+                         "socket address holds at most %d",
+                         v, plen, CONTAIN_EGRESS_PATH_MAX);
+    if (colon[-1] == '/')
+        return args_fail("--egress %s: the socket path ends in '/'; it must "
+                         "name the socket",
+                         v);
+    char path[CONTAIN_EGRESS_PATH_MAX + 1];
+    memcpy(path, v, plen);
+    path[plen] = '\0';
+    if (args_dotdot(path) || strstr(path, "/./") != NULL ||
+        (plen >= 2 && strcmp(path + plen - 2, "/.") == 0))
+        return args_fail("--egress %s: the socket path must not contain '.' "
+                         "or '..' components",
+                         v);
+    if (!args_u64(colon + 1, &port) || port < 1 || port > 65535)
+        return args_fail("--egress %s: expected a port 1..65535 after the "
+                         "last ':'",
+                         v);
+    memcpy(spec->cs_egress_path, path, plen + 1);
+    spec->cs_egress_port = (unsigned)port;
+    return BOX_STATUS_OK;
+}
+
 static box_status
 args_one(const opt_row *o, const char *v, contain_spec *spec)
 {
@@ -285,6 +350,8 @@ args_one(const opt_row *o, const char *v, contain_spec *spec)
         if (strcmp(v, "none") != 0)
             return args_fail("--net %s: the only network mode is `none`", v);
         return BOX_STATUS_OK;
+    case OPT_EGRESS:
+        return args_egress(v, spec);
     case OPT_EXEC_FD:
         if (spec->cs_exec_fd >= 0)
             return args_fail("--exec-fd given twice");
@@ -386,7 +453,8 @@ contain_parse(int argc, char **argv, contain_spec *spec)
     }
     if (spec->cs_help || spec->cs_probe) {
         if (i < argc || spec->cs_npaths || spec->cs_nenv || spec->cs_nhide ||
-            spec->cs_nshow || spec->cs_exec_fd >= 0 || spec->cs_exec_path)
+            spec->cs_nshow || spec->cs_exec_fd >= 0 || spec->cs_exec_path ||
+            spec->cs_egress_port != 0)
             return args_fail("--probe and --help take no other arguments");
         return BOX_STATUS_OK;
     }

@@ -123,6 +123,24 @@ ct_interp ct_elf_interp(int fd, char *buf, size_t n);
  * with its --show paths bound back. */
 box_status ct_masks(const contain_spec *spec, const ct_plan *plan, ct_err *e);
 
+/*
+ * --egress (contain_egress.c), each step in init at its place in the
+ * sequence; with no --egress each does nothing. ct_egress_open, before
+ * the mounts change: the socket's directory. ct_egress_listen, after lo
+ * is up: 127.0.0.1:PORT bound and listening, so the program's first
+ * connect cannot come too early. ct_egress_start, after the whole
+ * sandbox and before the program is forked: forks the relay
+ * (contain_relay.c), which takes both fds; init keeps neither.
+ */
+typedef struct ct_egress {
+    int eg_dir;    // O_PATH of the socket's directory, or -1
+    int eg_listen; // the listening socket, or -1
+} ct_egress;
+#define CT_EGRESS_NONE ((ct_egress){.eg_dir = -1, .eg_listen = -1})
+box_status ct_egress_open(const contain_spec *spec, ct_egress *eg, ct_err *e);
+box_status ct_egress_listen(const contain_spec *spec, ct_egress *eg, ct_err *e);
+box_status ct_egress_start(const contain_spec *spec, ct_egress *eg, ct_err *e);
+
 /* seccomp (contain_seccomp.c). */
 box_status ct_seccomp_avail(ct_err *e);
 box_status ct_seccomp_load(ct_err *e);

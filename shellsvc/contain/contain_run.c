@@ -209,6 +209,7 @@ ct_init(const contain_spec *spec, ct_plan *plan, int fd, int alive,
     ct_err e;
     box_status st;
     struct pollfd p = {.fd = alive, .events = POLLIN};
+    ct_egress eg = CT_EGRESS_NONE;
     pid_t prog;
 
     memset(&e, 0, sizeof e);
@@ -216,9 +217,10 @@ ct_init(const contain_spec *spec, ct_plan *plan, int fd, int alive,
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || poll(&p, 1, 0) != 0)
         _exit(BOX_STATUS_FAULT);
     close(alive);
-    if ((st = ct_mounts(&e)) != 0 || (st = ct_binds(plan, &e)) != 0 ||
+    if ((st = ct_egress_open(spec, &eg, &e)) != 0 ||
+        (st = ct_mounts(&e)) != 0 || (st = ct_binds(plan, &e)) != 0 ||
         (st = ct_masks(spec, plan, &e)) != 0 || (st = ct_hostname(&e)) != 0 ||
-        (st = ct_lo_up(&e)) != 0)
+        (st = ct_lo_up(&e)) != 0 || (st = ct_egress_listen(spec, &eg, &e)) != 0)
         goto fail;
     if (chdir(spec->cs_cwd != NULL ? spec->cs_cwd : "/") != 0) {
         st =
@@ -231,6 +233,10 @@ ct_init(const contain_spec *spec, ct_plan *plan, int fd, int alive,
     ct_plan_free(plan);
     if ((st = ct_seccomp_load(&e)) != 0 || (st = ct_rlimits(&e)) != 0 ||
         (st = ct_drop_caps(&e)) != 0)
+        goto fail;
+    // The relay first: init hands it the egress fds and keeps neither, so
+    // the program never coexists with an init that holds them.
+    if ((st = ct_egress_start(spec, &eg, &e)) != 0)
         goto fail;
     prog = fork();
     if (prog < 0) {
@@ -280,8 +286,9 @@ ct_which_ns(int err, ct_err *e)
  * /proc, binds the grants and program directories noexec and what may
  * run executable (contain_bind.c), lays the --deny masks and --hide
  * covers, sets the hostname,
- * raises lo, sets no_new_privs, Landlock,
- * seccomp, rlimits, drops every capability and forks the program. This process
+ * raises lo, binds --egress's port, sets no_new_privs, Landlock,
+ * seccomp, rlimits, drops every capability, forks the egress relay
+ * (contain_egress.c) and the program. This process
  * only forwards signals and the status.
  */
 int
