@@ -638,7 +638,16 @@ test_decisions_logged(void **state)
     assert_true(box_test_count(log, want) >= 2); // net:connect twice
     snprintf(want, sizeof want, "\"127.0.0.1:%u/hello\"", f->us.us_port);
     assert_true(box_test_count(log, want) >= 1);
-    expect_has(log, "\"key\":\"ip\"");
+    // Each decision is a record and its span: the two net:connect ones
+    // against the one http:request, in the same proportion.
+    size_t nc = box_test_count(log, "\"stringValue\":\"net:connect\"");
+    size_t hr = box_test_count(log, "\"stringValue\":\"http:request\"");
+    assert_true(hr > 0);
+    assert_int_equal(nc, 2 * hr);
+    expect_has(log, "\"key\":\"server.address\",\"value\":{\"stringValue\":"
+                    "\"127.0.0.1\"}");
+    expect_has(log, "\"key\":\"http.request.method\",\"value\":{"
+                    "\"stringValue\":\"GET\"}");
     box_free(log);
 }
 
