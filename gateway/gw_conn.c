@@ -14,6 +14,7 @@
 
 #include "box_alloc.h"
 #include "box_log.h"
+#include "gw_ca.h"
 
 #define GW_SVC "box-gateway"
 #define GW_READ_CHUNK 16384
@@ -176,8 +177,14 @@ gw_conn_free(gw_conn *c)
         gw_px_watch(px, c, 0);
         close(c->c_tag.t_fd);
     }
-    if (c->c_ssl != NULL)
+    if (c->c_ssl != NULL) {
+        // close_notify, best effort: a client reading to the end of a
+        // tunnel tells a finished answer from a cut one by it.
+        if (SSL_is_init_finished(c->c_ssl) && c->c_tag.t_fd >= 0)
+            (void)SSL_shutdown(c->c_ssl);
+        ERR_clear_error();
         SSL_free(c->c_ssl);
+    }
     gw_job_clear(&c->c_job);
     box_arena_free(c->c_arena);
     box_buf_reset(&c->c_in);
@@ -468,6 +475,8 @@ up_configure(gw_conn *c)
         curl_easy_setopt(e, CURLOPT_PROXY, "");
         curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
         curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
+        if (c->c_px->px_upstream_ca != NULL)
+            curl_easy_setopt(e, CURLOPT_CAINFO, c->c_px->px_upstream_ca);
         curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
         curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L);
         curl_easy_setopt(e, CURLOPT_HTTP_CONTENT_DECODING, 0L);
@@ -615,19 +624,63 @@ gw_conn_on_job(gw_conn *c)
 
 /* ---- TLS with the client, inside a CONNECT tunnel ---- */
 
+/* The 200 goes out in plaintext first; the handshake starts once it has
+ * (conn_tls_step). */
 static void
 conn_tls_begin(gw_conn *c)
 {
-    // Filled in with the per-run CA (gw_ca): until then no CA means no
-    // tunnel, which gw_conn refuses before connecting.
-    conn_answer(c, GW_ANSWER_UNAVAILABLE, 0,
-                "TLS interception is not set up in this gateway", false);
+    c->c_state = GW_CS_TLS;
+    c->c_deadline = gw_now_ms() + (uint64_t)c->c_px->px_head_ms;
 }
 
 static void
 conn_tls_step(gw_conn *c)
 {
-    (void)c;
+    if (q_pending(&c->c_out) > 0)
+        return;
+    if (c->c_ssl == NULL) {
+        SSL_CTX *ctx = NULL;
+        char *err = NULL;
+        // The leaf names the CONNECT host: the client checks it against
+        // the name it asked for, as it would the real server's.
+        if (gw_ca_server_ctx(c->c_px->px_ca, c->c_tunnel_auth.a_host.h_text,
+                             &ctx, &err) != BOX_OK ||
+            (c->c_ssl = SSL_new(ctx)) == NULL ||
+            SSL_set_fd(c->c_ssl, c->c_tag.t_fd) != 1) {
+            box_log(BOX_LOG_WARN, GW_SVC, "cannot intercept %s: %s",
+                    c->c_tunnel_auth.a_host.h_text,
+                    err ? err : "out of memory");
+            box_free(err);
+            SSL_CTX_free(ctx);
+            c->c_close_after = true;
+            c->c_state = GW_CS_CLOSING;
+            return;
+        }
+        SSL_CTX_free(ctx); // the SSL holds its own reference
+        SSL_set_accept_state(c->c_ssl);
+    }
+    c->c_ssl_want_write = false;
+    int r = SSL_accept(c->c_ssl);
+    if (r == 1) {
+        c->c_state = GW_CS_HEAD;
+        c->c_parser = NULL;
+        c->c_req = NULL;
+        return;
+    }
+    switch (SSL_get_error(c->c_ssl, r)) {
+    case SSL_ERROR_WANT_READ:
+        return;
+    case SSL_ERROR_WANT_WRITE:
+        c->c_ssl_want_write = true;
+        return;
+    default:
+        // The client refused the box's leaf (it does not trust the box
+        // CA) or spoke no TLS: nothing can be said to it in HTTP.
+        ERR_clear_error();
+        c->c_close_after = true;
+        c->c_state = GW_CS_CLOSING;
+        return;
+    }
 }
 
 /* ---- reading a request ---- */

@@ -15,6 +15,7 @@
 #include "box_pdp_client.h"
 #include "box_proctab.h"
 #include "box_svc.h"
+#include "gw_ca.h"
 #include "gw_listen.h"
 #include "gw_proxy.h"
 
@@ -26,6 +27,7 @@
 static const char gw_usage[] =
     "usage: box-gateway --pdp URL [--listen HOST:PORT] [--socket PATH]\n"
     "                   [--epoch-pub URL] [--box-id ID] [--control URL]\n"
+    "                   [--ca-cert PATH] [--upstream-ca FILE]\n"
     "                   [--max-connections N] [--client-timeout MS]\n"
     "\n"
     "The egress gateway of a box: an HTTP(S) forward proxy that asks the PDP\n"
@@ -39,6 +41,12 @@ static const char gw_usage[] =
     "  --epoch-pub URL    the PDP's epoch notices (enables the permit cache)\n"
     "  --box-id ID        the box identity sent with every decision\n"
     "  --control URL      answer health/status requests here\n"
+    "  --ca-cert PATH     make this run's CA (its key stays in memory) and\n"
+    "                     write its certificate here; CONNECT tunnels are\n"
+    "                     intercepted with leaves it signs (without it,\n"
+    "                     CONNECT is answered 503)\n"
+    "  --upstream-ca FILE verify upstream TLS against these CAs instead of\n"
+    "                     the system's\n"
     "  --max-connections N  client connections held at once (default 1024;\n"
     "                     past it: 503)\n"
     "  --client-timeout MS  how long a client may take to send a request\n"
@@ -56,7 +64,7 @@ static const char gw_usage[] =
 
 typedef struct gw_args {
     const char *ga_pdp, *ga_listen, *ga_socket, *ga_epoch, *ga_box_id,
-        *ga_control;
+        *ga_control, *ga_ca_cert, *ga_upstream_ca;
     unsigned ga_conns_max;
     int ga_timeout_ms;
 } gw_args;
@@ -77,12 +85,14 @@ gw_number(const char *s, long max, long *out)
 /* Confines this process with the box-gateway profile built from its own
  * arguments (box_confine_profile.h); 0, or 1 after logging why. */
 static int
-gw_confine(const char *control_url, const int *fds, size_t nfds)
+gw_confine(const char *control_url, const char *upstream_ca, const int *fds,
+           size_t nfds)
 {
     box_confine_gateway_args a = {.ga_control = control_url,
                                   .ga_homes = {getenv("HOME"), NULL},
                                   .ga_fds = fds,
-                                  .ga_nfds = nfds};
+                                  .ga_nfds = nfds,
+                                  .ga_upstream_ca = upstream_ca};
     box_confine_spec spec;
     char *err = NULL;
 
@@ -108,6 +118,7 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
     char *err = NULL;
     box_pdp_client *pdp = NULL;
     gw_proxy *px = NULL;
+    gw_ca *ca = NULL;
     box_control *ctl = NULL;
     int status = 1;
 
@@ -118,11 +129,20 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
         box_log(BOX_LOG_ERROR, GW_SVC, "%s", err ? err : "out of memory");
         goto out;
     }
+    // The CA before confinement: its certificate is written where the
+    // sandboxes read it, which the confined gateway cannot reach.
+    if (ga->ga_ca_cert != NULL &&
+        (gw_ca_new(&ca, &err) != BOX_OK ||
+         gw_ca_write_cert(ca, ga->ga_ca_cert, &err) != BOX_OK)) {
+        box_log(BOX_LOG_ERROR, GW_SVC, "%s", err ? err : "out of memory");
+        goto out;
+    }
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         box_log(BOX_LOG_ERROR, GW_SVC, "cannot initialize libcurl");
         goto out;
     }
-    if (gw_confine(ga->ga_control, fds, ga->ga_socket ? 2 : 1) != 0)
+    if (gw_confine(ga->ga_control, ga->ga_upstream_ca, fds,
+                   ga->ga_socket ? 2 : 1) != 0)
         goto out;
     box_pdp_client_opts co = {.co_url = ga->ga_pdp,
                               .co_epoch_url = ga->ga_epoch,
@@ -138,6 +158,8 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
     gw_proxy_opts po = {.po_tcp_fd = fds[0],
                         .po_unix_fd = fds[1],
                         .po_pdp = pdp,
+                        .po_ca = ca,
+                        .po_upstream_ca = ga->ga_upstream_ca,
                         .po_conns_max = ga->ga_conns_max,
                         .po_head_ms = ga->ga_timeout_ms,
                         .po_idle_ms = ga->ga_timeout_ms,
@@ -164,6 +186,7 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
 out:
     box_control_stop(ctl);
     gw_proxy_stop(px);
+    gw_ca_free(ca);
     box_pdp_client_close(pdp);
     for (int i = 0; i < 2; i++)
         if (fds[i] >= 0)
@@ -184,6 +207,8 @@ main(int argc, char **argv)
         {"epoch-pub", required_argument, NULL, 'e'},
         {"box-id", required_argument, NULL, 'i'},
         {"control", required_argument, NULL, 'c'},
+        {"ca-cert", required_argument, NULL, 'a'},
+        {"upstream-ca", required_argument, NULL, 'u'},
         {"max-connections", required_argument, NULL, 'm'},
         {"client-timeout", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
@@ -224,6 +249,12 @@ main(int argc, char **argv)
             break;
         case 'c':
             ga.ga_control = optarg;
+            break;
+        case 'a':
+            ga.ga_ca_cert = optarg;
+            break;
+        case 'u':
+            ga.ga_upstream_ca = optarg;
             break;
         case 'm':
         case 't': {

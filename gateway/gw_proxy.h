@@ -31,6 +31,9 @@ typedef struct gw_proxy_opts {
     int po_unix_fd;         // a listening Unix stream socket, or -1
     box_pdp_client *po_pdp; // borrowed, outlives the proxy
     gw_ca *po_ca;           // borrowed; NULL: CONNECT is answered 503
+    /* Upstream TLS is verified against this file's CAs instead of the
+     * system's (a corporate CA, a test's); borrowed; NULL: the system's. */
+    const char *po_upstream_ca;
     unsigned po_conns_max;  // 0: GW_CONNS_MAX
     size_t po_body_max;     // 0: GW_BODY_MAX
     int po_head_ms;         // 0: GW_HEAD_MS

@@ -104,6 +104,7 @@ struct gw_proxy {
     gw_decider *px_decider;
     box_pdp_client *px_pdp;
     gw_ca *px_ca;
+    const char *px_upstream_ca; // CA file for upstream TLS, or NULL
     CURLM *px_multi;
     uint64_t px_curl_deadline; // 0: none
     gw_conn *px_conns;

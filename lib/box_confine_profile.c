@@ -234,6 +234,9 @@ box_confine_gateway(const box_confine_gateway_args *a, box_confine_spec *spec,
         rv = box_confine_grant(spec, prof_cert_dirs[i], PROF_READ_TREE, true);
     if (rv == BOX_OK && a->ga_trust_dir != NULL)
         rv = box_confine_grant(spec, a->ga_trust_dir, PROF_READ_TREE, false);
+    if (rv == BOX_OK && a->ga_upstream_ca != NULL)
+        rv = box_confine_grant(spec, a->ga_upstream_ca, BOX_LL_READ_FILE,
+                               false);
     return prof_done(spec, rv, err);
 }
 

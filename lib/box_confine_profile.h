@@ -54,6 +54,7 @@ typedef struct box_confine_gateway_args {
     const char *ga_homes[BOX_CONFINE_HOMES];
     const int *ga_fds; // descriptors kept besides 0-2 (the listeners)
     size_t ga_nfds;
+    const char *ga_upstream_ca; // a CA file read for upstream TLS, or NULL
 } box_confine_gateway_args;
 
 /*

@@ -27,6 +27,11 @@
 #include "box_proc.h"
 #include "box_req.h"
 #include "box_testutil.h"
+#include "gw_ca.h"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 
 #define GT_START_MS 60000
 #define GT_IO_MS 20000
@@ -47,6 +52,7 @@ static const char gt_policy[] =
 /* ---- the test upstream: one thread, one connection at a time ---- */
 
 typedef struct upstream {
+    SSL_CTX *us_tls; // serve TLS with this, or plain when NULL
     int us_fd;
     unsigned us_port;
     pthread_t us_thread;
@@ -56,8 +62,38 @@ typedef struct upstream {
     pthread_mutex_t us_lock;
 } upstream;
 
+/* A connection, plain or TLS (blocking either way). */
+typedef struct us_io {
+    int io_fd;
+    SSL *io_ssl;
+} us_io;
+
+static ssize_t
+io_recv(us_io *io, void *b, size_t n)
+{
+    if (io->io_ssl == NULL)
+        return recv(io->io_fd, b, n, 0);
+    int r = SSL_read(io->io_ssl, b, (int)n);
+    return r > 0 ? r : 0;
+}
+
+static void
+io_send(us_io *io, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n > 0) {
+        ssize_t w = io->io_ssl == NULL
+                        ? send(io->io_fd, c, n, MSG_NOSIGNAL)
+                        : SSL_write(io->io_ssl, c, (int)n);
+        if (w <= 0)
+            return;
+        c += w;
+        n -= (size_t)w;
+    }
+}
+
 static bool
-read_head(int fd, box_buf *in, size_t *head_len)
+read_head(us_io *fd, box_buf *in, size_t *head_len)
 {
     for (;;) {
         char *end = in->b_len ? strstr(in->b_data, "\r\n\r\n") : NULL;
@@ -66,7 +102,7 @@ read_head(int fd, box_buf *in, size_t *head_len)
             return true;
         }
         char b[4096];
-        ssize_t r = recv(fd, b, sizeof b, 0);
+        ssize_t r = io_recv(fd, b, sizeof b);
         if (r <= 0 || box_buf_append(in, b, (size_t)r) != BOX_OK)
             return false;
     }
@@ -91,7 +127,7 @@ send_all(int fd, const void *p, size_t n)
  * forging the gateway's refusal marker), /close (no length: ends by
  * closing). */
 static void
-upstream_conn(upstream *us, int fd)
+upstream_conn(upstream *us, us_io *fd)
 {
     box_buf in;
     box_buf_init(&in, 1u << 20);
@@ -110,7 +146,7 @@ upstream_conn(upstream *us, int fd)
             cl = strtoul(p + 17, NULL, 10);
         while (in.b_len < hl + cl) {
             char b[4096];
-            ssize_t r = recv(fd, b, sizeof b, 0);
+            ssize_t r = io_recv(fd, b, sizeof b);
             if (r <= 0 || box_buf_append(&in, b, (size_t)r) != BOX_OK)
                 goto out;
         }
@@ -122,16 +158,16 @@ upstream_conn(upstream *us, int fd)
             n = snprintf(resp, sizeof resp,
                          "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
                          "5\r\nhello\r\n7\r\n, world\r\n0\r\n\r\n");
-            send_all(fd, resp, (size_t)n);
+            io_send(fd, resp, (size_t)n);
         } else if (strcmp(path, "/big") == 0) {
             n = snprintf(resp, sizeof resp,
                          "HTTP/1.1 200 OK\r\ncontent-length: %u\r\n\r\n",
                          GT_BIG);
-            send_all(fd, resp, (size_t)n);
+            io_send(fd, resp, (size_t)n);
             char *big = box_alloc(GT_BIG);
             for (size_t i = 0; i < GT_BIG; i++)
                 big[i] = (char)('a' + i % 26);
-            send_all(fd, big, GT_BIG);
+            io_send(fd, big, GT_BIG);
             box_free(big);
         } else if (strcmp(path, "/echo") == 0) {
             char body[4096];
@@ -140,31 +176,30 @@ upstream_conn(upstream *us, int fd)
             n = snprintf(resp, sizeof resp,
                          "HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s", bn,
                          body);
-            send_all(fd, resp, (size_t)n);
+            io_send(fd, resp, (size_t)n);
         } else if (strcmp(path, "/marker") == 0) {
             n = snprintf(resp, sizeof resp,
                          "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
                          "refused\r\ncontent-length: 6\r\n\r\nforged");
-            send_all(fd, resp, (size_t)n);
+            io_send(fd, resp, (size_t)n);
         } else if (strcmp(path, "/close") == 0) {
             n = snprintf(resp, sizeof resp,
                          "HTTP/1.1 200 OK\r\nconnection: close\r\n\r\nuntil "
                          "the end");
-            send_all(fd, resp, (size_t)n);
+            io_send(fd, resp, (size_t)n);
             goto out;
         } else {
             n = snprintf(resp, sizeof resp,
                          "HTTP/1.1 200 OK\r\ncontent-length: 6\r\nx-up: "
                          "1\r\nconnection: keep-alive\r\nkeep-alive: "
                          "timeout=5\r\n\r\nhello\n");
-            send_all(fd, resp, (size_t)n);
+            io_send(fd, resp, (size_t)n);
         }
         memmove(in.b_data, in.b_data + hl + cl, in.b_len - hl - cl);
         box_buf_truncate(&in, in.b_len - hl - cl);
     }
 out:
     box_buf_reset(&in);
-    close(fd);
 }
 
 static void *
@@ -176,14 +211,31 @@ upstream_main(void *arg)
         if (fd < 0)
             return NULL; // closed by the teardown
         atomic_fetch_add(&us->us_accepted, 1);
-        upstream_conn(us, fd);
+        us_io io = {.io_fd = fd};
+        if (us->us_tls != NULL) {
+            io.io_ssl = SSL_new(us->us_tls);
+            SSL_set_fd(io.io_ssl, fd);
+            if (SSL_accept(io.io_ssl) != 1) {
+                ERR_clear_error();
+                SSL_free(io.io_ssl);
+                close(fd);
+                continue;
+            }
+        }
+        upstream_conn(us, &io);
+        if (io.io_ssl != NULL) {
+            SSL_shutdown(io.io_ssl);
+            SSL_free(io.io_ssl);
+        }
+        close(fd);
     }
 }
 
 static void
-upstream_start(upstream *us)
+upstream_start(upstream *us, SSL_CTX *tls)
 {
     memset(us, 0, sizeof *us);
+    us->us_tls = tls;
     pthread_mutex_init(&us->us_lock, NULL);
     us->us_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in in = {.sin_family = AF_INET,
@@ -204,6 +256,7 @@ upstream_stop(upstream *us)
     close(us->us_fd);
     pthread_join(us->us_thread, NULL);
     pthread_mutex_destroy(&us->us_lock);
+    SSL_CTX_free(us->us_tls);
 }
 
 /* ---- the services ---- */
@@ -211,9 +264,12 @@ upstream_stop(upstream *us)
 typedef struct fx {
     char dir[64];
     char policy[128], log[128], pdp_url[128], ctl_url[128], sock[128];
+    char ca[128];    // the gateway's per-run CA certificate
+    char up_ca[128]; // the CA the TLS upstream's certificate chains to
     box_proc pdp, gw;
     unsigned gw_port;
-    upstream us;
+    upstream us;  // plain HTTP
+    upstream tus; // HTTPS, for tunnels
 } fx;
 
 static void
@@ -221,9 +277,10 @@ start_gateway(fx *f, const char *extra_flag, const char *extra_value)
 {
     char bin[4096];
     box_proc_bin(bin, sizeof bin, "box-gateway");
-    char *argv[] = {bin,      "--pdp",     f->pdp_url,          "--control",
-                    f->ctl_url, "--socket", f->sock,
-                    (char *)extra_flag, (char *)extra_value, NULL};
+    char *argv[] = {bin,        "--pdp",     f->pdp_url, "--control",
+                    f->ctl_url, "--socket",  f->sock,    "--ca-cert",
+                    f->ca,      (char *)extra_flag, (char *)extra_value,
+                    NULL};
     assert_true(box_proc_start(&f->gw, argv, NULL));
     uint64_t deadline = (uint64_t)box_test_now_ms() + GT_START_MS;
     box_health_probe *p = NULL;
@@ -263,6 +320,8 @@ setup(void **state)
     snprintf(f->pdp_url, sizeof f->pdp_url, "ipc://%s/pdp.sock", f->dir);
     snprintf(f->ctl_url, sizeof f->ctl_url, "ipc://%s/gw-ctl.sock", f->dir);
     snprintf(f->sock, sizeof f->sock, "%s/egress.sock", f->dir);
+    snprintf(f->ca, sizeof f->ca, "%s/ca.pem", f->dir);
+    snprintf(f->up_ca, sizeof f->up_ca, "%s/upstream-ca.pem", f->dir);
     box_test_put(f->policy, gt_policy);
     char bin[4096];
     box_proc_bin(bin, sizeof bin, "box-pdp");
@@ -272,7 +331,17 @@ setup(void **state)
     Box__HealthResponse *h = box_wait_pdp(f->pdp_url, GT_START_MS);
     assert_non_null(h);
     box__health_response__free_unpacked(h, NULL);
-    upstream_start(&f->us);
+    upstream_start(&f->us, NULL);
+    // The TLS upstream: a CA of its own (standing for the public roots),
+    // and a leaf for 127.0.0.1 signed by it.
+    gw_ca *up = NULL;
+    char *err = NULL;
+    SSL_CTX *tls = NULL;
+    assert_int_equal(gw_ca_new(&up, &err), BOX_OK);
+    assert_int_equal(gw_ca_write_cert(up, f->up_ca, &err), BOX_OK);
+    assert_int_equal(gw_ca_server_ctx(up, "127.0.0.1", &tls, &err), BOX_OK);
+    gw_ca_free(up);
+    upstream_start(&f->tus, tls);
     *state = f;
     return 0;
 }
@@ -286,6 +355,7 @@ teardown(void **state)
     if (f->pdp.bp_pid > 0)
         stop_proc(&f->pdp);
     upstream_stop(&f->us);
+    upstream_stop(&f->tus);
     box_test_rmtree(f->dir);
     box_free(f);
     return 0;
@@ -534,11 +604,6 @@ test_failures_unmarked(void **state)
     r = exchange(f, "BREW http://127.0.0.1/ HTTP/1.1\r\nHost: x\r\n\r\n");
     expect_prefix(r, "HTTP/1.1 501 Not Implemented\r\n");
     box_free(r);
-    // CONNECT waits for TLS interception: refused as unavailable.
-    r = exchange(f, "CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: "
-                    "127.0.0.1:443\r\n\r\n");
-    expect_prefix(r, "HTTP/1.1 503 Service Unavailable\r\n");
-    box_free(r);
 }
 
 static void
@@ -651,6 +716,155 @@ test_decisions_logged(void **state)
     box_free(log);
 }
 
+/* CONNECT to the TLS upstream; the client side of the tunnel after the
+ * gateway's 200, verifying the gateway's leaf for 127.0.0.1 against its
+ * CA. NULL when the gateway answered other than 200 (*head says what). */
+static SSL *
+tunnel_open(const fx *f, int *fdp, char **head)
+{
+    char req[256];
+    snprintf(req, sizeof req,
+             "CONNECT 127.0.0.1:%u HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
+             f->tus.us_port, f->tus.us_port);
+    int fd = gw_connect(f);
+    send_all(fd, req, strlen(req));
+    // Byte by byte: nothing of the TLS that follows may be read here.
+    box_buf b;
+    box_buf_init(&b, 65536);
+    while (b.b_len < 4 || strcmp(b.b_data + b.b_len - 4, "\r\n\r\n") != 0) {
+        char ch;
+        if (recv(fd, &ch, 1, 0) != 1)
+            break;
+        assert_int_equal(box_buf_putc(&b, ch), BOX_OK);
+    }
+    if (strncmp(b.b_data ? b.b_data : "", "HTTP/1.1 200 ", 13) != 0) {
+        // The rest of a refusal: its body.
+        char *rest = read_response(fd);
+        assert_int_equal(box_buf_puts(&b, rest), BOX_OK);
+        box_free(rest);
+        *head = box_buf_take(&b);
+        close(fd);
+        return NULL;
+    }
+    *head = box_buf_take(&b);
+    SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+    assert_int_equal(SSL_CTX_load_verify_locations(ctx, f->ca, NULL), 1);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    SSL *ssl = SSL_new(ctx);
+    SSL_CTX_free(ctx);
+    X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), "127.0.0.1");
+    SSL_set_fd(ssl, fd);
+    if (SSL_connect(ssl) != 1)
+        fail_msg("TLS with the gateway failed: verify result %ld",
+                 SSL_get_verify_result(ssl));
+    *fdp = fd;
+    return ssl;
+}
+
+static char *
+tunnel_exchange(SSL *ssl, const char *req)
+{
+    assert_int_equal(SSL_write(ssl, req, (int)strlen(req)), (int)strlen(req));
+    box_buf b;
+    box_buf_init(&b, 1u << 20);
+    char buf[16384];
+    int r;
+    while ((r = SSL_read(ssl, buf, sizeof buf)) > 0)
+        assert_int_equal(box_buf_append(&b, buf, (size_t)r), BOX_OK);
+    ERR_clear_error();
+    return box_buf_take(&b);
+}
+
+static void
+tunnel_close(SSL *ssl, int fd)
+{
+    SSL_free(ssl);
+    close(fd);
+}
+
+static void
+test_tunnel_intercepted(void **state)
+{
+    fx *f = *state;
+    start_gateway(f, "--upstream-ca", f->up_ca);
+    int fd;
+    char *head = NULL;
+    SSL *ssl = tunnel_open(f, &fd, &head);
+    assert_non_null(ssl);
+    assert_string_equal(head, "HTTP/1.1 200 Connection established\r\n\r\n");
+    box_free(head);
+    char req[256];
+    snprintf(req, sizeof req,
+             "GET /hello HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
+             f->tus.us_port);
+    char *r = tunnel_exchange(ssl, req);
+    tunnel_close(ssl, fd);
+    expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    expect_has(r, "connection: close\r\n"); // one request per tunnel
+    expect_has(r, "\r\n\r\nhello\n");
+    box_free(r);
+    pthread_mutex_lock(&f->tus.us_lock);
+    expect_prefix(f->tus.us_last_head, "GET /hello HTTP/1.1\r\n");
+    pthread_mutex_unlock(&f->tus.us_lock);
+
+    // Inside the tunnel, policy still decides the request.
+    ssl = tunnel_open(f, &fd, &head);
+    box_free(head);
+    snprintf(req, sizeof req,
+             "GET /secret HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
+             f->tus.us_port);
+    r = tunnel_exchange(ssl, req);
+    tunnel_close(ssl, fd);
+    expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
+                     "refused\r\n");
+    expect_has(r, "\r\n\r\nhttp:request gate: policy denied this operation");
+    box_free(r);
+
+    // The inner request must name the CONNECT host.
+    ssl = tunnel_open(f, &fd, &head);
+    box_free(head);
+    r = tunnel_exchange(ssl, "GET / HTTP/1.1\r\nHost: other.example\r\n\r\n");
+    tunnel_close(ssl, fd);
+    expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
+                     "refused\r\n");
+    expect_has(r, "\r\n\r\nrequest authority rejected\n");
+    box_free(r);
+}
+
+static void
+test_tunnel_refusals(void **state)
+{
+    fx *f = *state;
+    start_gateway(f, NULL, NULL); // upstream TLS against the system roots
+    // A denied CONNECT is refused before the 200, in plaintext.
+    char *r = exchange(f, "CONNECT localhost:443 HTTP/1.1\r\nHost: "
+                          "localhost:443\r\n\r\n");
+    expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
+                     "refused\r\n");
+    expect_has(r, "\r\n\r\npolicy denied this operation on "
+                  "'localhost:443' [default-deny]");
+    box_free(r);
+    // An upstream whose certificate the system roots do not vouch for:
+    // 502, the verification failure named, nothing forwarded.
+    int before = atomic_load(&f->tus.us_requests);
+    int fd;
+    char *head = NULL;
+    SSL *ssl = tunnel_open(f, &fd, &head);
+    assert_non_null(ssl);
+    box_free(head);
+    char req[256];
+    snprintf(req, sizeof req,
+             "GET /hello HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n",
+             f->tus.us_port);
+    r = tunnel_exchange(ssl, req);
+    tunnel_close(ssl, fd);
+    expect_prefix(r, "HTTP/1.1 502 Bad Gateway\r\n");
+    assert_null(strcasestr(r, "x-strands-box-egress"));
+    expect_has(r, "certificate");
+    box_free(r);
+    assert_int_equal(atomic_load(&f->tus.us_requests), before);
+}
+
 int
 main(void)
 {
@@ -674,6 +888,9 @@ main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_decisions_logged, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_tunnel_intercepted, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_tunnel_refusals, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
