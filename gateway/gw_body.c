@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "box_hex.h"
@@ -95,8 +96,8 @@ static const struct {
                          "value"},
 };
 
-/* Where the decoder is. ORDER BSTATE: in_size_line and in_trailer test
- * ranges of it. */
+/* Where the decoder is. ORDER BSTATE: step tests ranges of it (the
+ * chunk-size line's states, the trailer's). */
 typedef enum bstate {
     S_LENGTH, // Content-Length payload; bd_left bytes to come
     // chunk-size [ chunk-ext ] CRLF, up to the CR
@@ -347,9 +348,8 @@ step_chunk(gw_body_dec *d, unsigned char c)
         d->bd_line = 0;
         return B_OK;
     default:
-        break;
+        abort(); // step sends only the chunk-line states here
     }
-    return B_OK; // not reached: step sends the other states elsewhere
 }
 
 /*
@@ -398,12 +398,12 @@ step_trailer(gw_body_dec *d, unsigned char c)
         d->bd_state = S_DONE;
         return B_OK;
     default:
-        break;
+        abort(); // step sends only the trailer states here
     }
-    return B_OK; // not reached
 }
 
-/* One framing byte: the limits that count it, then its grammar rule. */
+/* One framing byte (never in S_LENGTH, S_DATA, S_DONE or S_BAD): the
+ * limits that count it, then its grammar rule. */
 static berr
 step(gw_body_dec *d, unsigned char c)
 {

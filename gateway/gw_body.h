@@ -76,7 +76,8 @@ gw_body_dec *gw_body_dec_new(box_arena *a, const gw_http_req *rq, uint64_t max);
  *
  * MORE: every input byte was used, unless out filled first (then br_out
  * == out_cap and the rest of in is for the next call). DONE: br_used
- * bytes ended the body; the bytes after them were not read. BAD: br_out
+ * bytes ended the body; the bytes after them were neither read nor
+ * written (decoding in place too). BAD: br_out
  * holds the payload that came before the refused byte, none after it.
  * Once DONE or BAD, every call returns the same with nothing used or
  * written.
@@ -84,6 +85,12 @@ gw_body_dec *gw_body_dec_new(box_arena *a, const gw_http_req *rq, uint64_t max);
  * The answer for a body that needs no byte comes with in_len 0: DONE for
  * no body or Content-Length 0, BAD 413 for a Content-Length over max
  * (before the gateway sends 100 Continue or reads any byte).
+ *
+ * A loop that reads into buf and decodes in place:
+ *   r = gw_body_feed(d, buf, n, buf, n);
+ *   forward buf[0..r.br_out) upstream;
+ *   BAD: answer r.br_code, r.br_reason and close;
+ *   DONE: buf[r.br_used..n) starts the next request's head.
  */
 gw_body_result gw_body_feed(gw_body_dec *d, const char *in, size_t in_len,
                             char *out, size_t out_cap);
