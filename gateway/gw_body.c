@@ -34,6 +34,7 @@ typedef enum berr {
     B_SIZE_END,
     B_SIZE_BIG,
     B_LINE_LONG,
+    B_EXTRA_LONG,
     B_EXT_WS,
     B_EXT_NAME,
     B_EXT_VALUE,
@@ -70,6 +71,9 @@ static const struct {
     [B_LINE_LONG] = {400, "chunked body: a chunk-size line over " STR(
                               GW_BODY_CHUNK_LINE_MAX) " bytes (chunk "
                                                       "extensions too long)"},
+    [B_EXTRA_LONG] = {400, "chunked body: chunk extensions, whitespace and "
+                           "leading zeros over " STR(
+                               GW_BODY_CHUNK_EXTRA_MAX) " bytes in all"},
     [B_EXT_WS] = {400, "chunked body: whitespace in a chunk-size line not "
                        "followed by ';' or '='"},
     [B_EXT_NAME] = {400, "chunked body: a chunk extension name that is not "
@@ -132,6 +136,7 @@ struct gw_body_dec {
     uint64_t bd_total; // payload handed out
     uint64_t bd_left;  // see bstate
     size_t bd_line;    // bytes of the chunk-size line so far
+    size_t bd_extra;   // chunk-size line bytes past the sizes' digits
     size_t bd_trailer; // bytes of trailer field lines so far
     int bd_code;
     const char *bd_reason;
@@ -412,9 +417,15 @@ step(gw_body_dec *d, unsigned char c)
     if (c == '\n' && s != S_SIZE_LF && s != S_DATA_LF && s != S_TR_LF &&
         s != S_END_LF)
         return B_BARE_LF;
-    if (s >= S_SIZE_FIRST && s <= S_EXT_END && c != '\r' &&
-        ++d->bd_line > GW_BODY_CHUNK_LINE_MAX)
-        return B_LINE_LONG;
+    if (s >= S_SIZE_FIRST && s <= S_EXT_END && c != '\r') {
+        if (++d->bd_line > GW_BODY_CHUNK_LINE_MAX)
+            return B_LINE_LONG;
+        // bd_left is the size so far (0 before its first digit).
+        bool digit = s <= S_SIZE && box_hexval(c) >= 0;
+        if ((!digit || (c == '0' && d->bd_left == 0)) &&
+            ++d->bd_extra > GW_BODY_CHUNK_EXTRA_MAX)
+            return B_EXTRA_LONG;
+    }
     if (s >= S_TR_LINE && s <= S_TR_LF) {
         if (s == S_TR_LINE && c == '\r')
             return step_trailer(d, c); // the final CRLF is not counted

@@ -30,6 +30,10 @@
  * for the line's end):
  *   GW_BODY_CHUNK_LINE_MAX  bytes of one chunk-size line before its CRLF
  *                           (size digits, leading zeros and extensions);
+ *   GW_BODY_CHUNK_EXTRA_MAX bytes of all the body's chunk-size lines but
+ *                           the sizes' significant digits (leading zeros,
+ *                           whitespace, extensions): the framing a client
+ *                           may send per payload byte stays small;
  *   GW_BODY_TRAILER_MAX     bytes of all trailer field lines, each with
  *                           its CRLF (the final empty line not counted);
  *   a chunk size must fit in 64 bits (more is "too large", 400).
@@ -40,6 +44,7 @@
  * of its data.
  */
 #define GW_BODY_CHUNK_LINE_MAX 4096
+#define GW_BODY_CHUNK_EXTRA_MAX 65536
 #define GW_BODY_TRAILER_MAX 8192
 #define GW_BODY_MAX ((uint64_t)INT64_MAX)
 

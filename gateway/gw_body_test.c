@@ -158,15 +158,21 @@ assert_same(const outcome *x, const outcome *y)
     }
 }
 
+/* Where check_splits cuts the input. */
+typedef enum splits {
+    SPLIT_ALL,  // in two at every place and in three at every pair
+    SPLIT_TWO,  // in two at every place
+    SPLIT_SOME, // in two at every 61st place (long inputs)
+} splits;
+
 /*
  * The input read whole; then compared with it: a byte at a time, into a
- * 1-byte and a 3-byte out buffer, cut in two at every place and (when
- * three_way) in three at every pair of places. The whole run is left in
- * *whole for the caller's expectations.
+ * 1-byte and a 3-byte out buffer, and cut as sp says. The whole run is
+ * left in *whole for the caller's expectations.
  */
 static void
 check_splits(outcome *whole, char reason[256], const gw_http_req *rq,
-             uint64_t max, const char *in, size_t len, bool three_way)
+             uint64_t max, const char *in, size_t len, splits sp)
 {
     outcome oc;
     char rbuf[256];
@@ -184,11 +190,11 @@ check_splits(outcome *whole, char reason[256], const gw_http_req *rq,
         assert_same(whole, &oc);
         outcome_free(&oc);
     }
-    for (size_t i = 0; i <= len; i++) {
+    for (size_t i = 0; i <= len; i += sp == SPLIT_SOME ? 61 : 1) {
         run(&oc, rq, max, in, len, (size_t[]){i}, 1, 0, rbuf);
         assert_same(whole, &oc);
         outcome_free(&oc);
-        for (size_t j = i; three_way && j <= len; j++) {
+        for (size_t j = i; sp == SPLIT_ALL && j <= len; j++) {
             run(&oc, rq, max, in, len, (size_t[]){i, j}, 2, 0, rbuf);
             assert_same(whole, &oc);
             outcome_free(&oc);
@@ -234,6 +240,9 @@ typedef struct body_case {
 #define R_LINE_LONG                                                            \
     "chunked body: a chunk-size line over 4096 bytes (chunk extensions too "   \
     "long)"
+#define R_EXTRA_LONG                                                           \
+    "chunked body: chunk extensions, whitespace and leading zeros over 65536 " \
+    "bytes in all"
 #define R_EXT_WS                                                               \
     "chunked body: whitespace in a chunk-size line not followed by ';' or '='"
 #define R_EXT_NAME "chunked body: a chunk extension name that is not a token"
@@ -369,7 +378,7 @@ test_chunked_table(void **state)
         char reason[256];
         print_message("case %zu\n", i);
         check_splits(&oc, reason, &rq_chunked, GW_BODY_MAX, c->bc_in, c->bc_len,
-                     true);
+                     SPLIT_ALL);
         assert_int_equal(oc.oc_status, c->bc_status);
         assert_int_equal(oc.oc_out.b_len, c->bc_out_len);
         if (c->bc_out_len > 0)
@@ -407,22 +416,22 @@ test_length(void **state)
     char reason[256];
     gw_http_req rq = rq_length(5);
     // Exact.
-    check_splits(&oc, reason, &rq, 5, "hello", 5, true);
+    check_splits(&oc, reason, &rq, 5, "hello", 5, SPLIT_ALL);
     expect(&oc, GW_BODY_DONE, "hello", 5);
     outcome_free(&oc);
     // Short: MORE until it is all there.
-    check_splits(&oc, reason, &rq, 5, "hell", 4, true);
+    check_splits(&oc, reason, &rq, 5, "hell", 4, SPLIT_ALL);
     expect(&oc, GW_BODY_MORE, "hell", 4);
     outcome_free(&oc);
     // The next request's bytes are not the body's.
     static const char two[] = "hello" NEXT_REQ;
-    check_splits(&oc, reason, &rq, 5, two, sizeof two - 1, false);
+    check_splits(&oc, reason, &rq, 5, two, sizeof two - 1, SPLIT_TWO);
     expect(&oc, GW_BODY_DONE, "hello", 5);
     outcome_free(&oc);
     // Bytes are bytes: CRLF, NUL, and a chunked-looking payload.
     static const char raw[] = "0\r\n\r\n\0\xff";
     rq = rq_length(sizeof raw - 1);
-    check_splits(&oc, reason, &rq, 100, raw, sizeof raw - 1, true);
+    check_splits(&oc, reason, &rq, 100, raw, sizeof raw - 1, SPLIT_ALL);
     assert_int_equal(oc.oc_status, GW_BODY_DONE);
     assert_int_equal(oc.oc_out.b_len, sizeof raw - 1);
     assert_memory_equal(oc.oc_out.b_data, raw, sizeof raw - 1);
@@ -531,7 +540,7 @@ test_chunked_limit(void **state)
         char want[64];
         print_message("case %zu\n", i);
         check_splits(&oc, reason, &rq_chunked, cases[i].max, cases[i].in,
-                     strlen(cases[i].in), true);
+                     strlen(cases[i].in), SPLIT_ALL);
         assert_int_equal(oc.oc_status, cases[i].st);
         assert_int_equal(oc.oc_out.b_len, strlen(cases[i].out));
         if (oc.oc_out.b_len > 0)
@@ -573,14 +582,14 @@ test_line_limit(void **state)
     box_buf b;
     line_of(&b, GW_BODY_CHUNK_LINE_MAX);
     check_splits(&oc, reason, &rq_chunked, GW_BODY_MAX, b.b_data, b.b_len,
-                 false);
+                 SPLIT_TWO);
     expect(&oc, GW_BODY_DONE, "a", b.b_len);
     outcome_free(&oc);
     box_buf_reset(&b);
 
     line_of(&b, GW_BODY_CHUNK_LINE_MAX + 1);
     check_splits(&oc, reason, &rq_chunked, GW_BODY_MAX, b.b_data, b.b_len,
-                 false);
+                 SPLIT_TWO);
     assert_int_equal(oc.oc_status, GW_BODY_BAD);
     assert_int_equal(oc.oc_code, 400);
     assert_string_equal(oc.oc_reason, R_LINE_LONG);
@@ -595,7 +604,7 @@ test_line_limit(void **state)
         assert_int_equal(box_buf_putc(&b, '0'), BOX_OK);
     assert_int_equal(box_buf_puts(&b, "1\r\na\r\n0\r\n\r\n"), BOX_OK);
     check_splits(&oc, reason, &rq_chunked, GW_BODY_MAX, b.b_data, b.b_len,
-                 false);
+                 SPLIT_TWO);
     expect(&oc, GW_BODY_DONE, "a", b.b_len);
     outcome_free(&oc);
     box_buf_truncate(&b, 0);
@@ -603,9 +612,62 @@ test_line_limit(void **state)
         assert_int_equal(box_buf_putc(&b, '0'), BOX_OK);
     assert_int_equal(box_buf_puts(&b, "1\r\na\r\n0\r\n\r\n"), BOX_OK);
     check_splits(&oc, reason, &rq_chunked, GW_BODY_MAX, b.b_data, b.b_len,
-                 false);
+                 SPLIT_TWO);
     assert_int_equal(oc.oc_status, GW_BODY_BAD);
     assert_string_equal(oc.oc_reason, R_LINE_LONG);
+    outcome_free(&oc);
+    box_buf_reset(&b);
+}
+
+/* Chunks "1;x=v…" of 4096-byte lines (4095 bytes past the size's digit)
+ * and a last chunk "0;xx…" of last_len bytes (all of it past the
+ * digits). */
+static void
+extra_of(box_buf *b, size_t full, size_t last_len)
+{
+    box_buf_init(b, 1 << 20);
+    for (size_t k = 0; k < full; k++) {
+        size_t start = b->b_len;
+        assert_int_equal(box_buf_puts(b, "1;x="), BOX_OK);
+        while (b->b_len - start < GW_BODY_CHUNK_LINE_MAX)
+            assert_int_equal(box_buf_putc(b, 'v'), BOX_OK);
+        assert_int_equal(box_buf_puts(b, "\r\na\r\n"), BOX_OK);
+    }
+    assert_int_equal(box_buf_puts(b, "0;"), BOX_OK);
+    for (size_t i = 2; i < last_len; i++)
+        assert_int_equal(box_buf_putc(b, 'x'), BOX_OK);
+    assert_int_equal(box_buf_puts(b, "\r\n\r\n"), BOX_OK);
+}
+
+/* The framing past the sizes' digits, over the whole body: at
+ * GW_BODY_CHUNK_EXTRA_MAX read, one byte more refused at that byte. */
+static void
+test_extra_limit(void **state)
+{
+    (void)state;
+    outcome oc;
+    char reason[256];
+    box_buf b;
+    size_t per = GW_BODY_CHUNK_LINE_MAX - 1;
+    size_t full = GW_BODY_CHUNK_EXTRA_MAX / per;
+    size_t last = GW_BODY_CHUNK_EXTRA_MAX - full * per;
+    assert_true(last >= 3 && last < GW_BODY_CHUNK_LINE_MAX);
+    extra_of(&b, full, last);
+    run(&oc, &rq_chunked, GW_BODY_MAX, b.b_data, b.b_len, NULL, 0, 0, reason);
+    assert_int_equal(oc.oc_status, GW_BODY_DONE);
+    assert_int_equal(oc.oc_out.b_len, full);
+    assert_int_equal(oc.oc_used, b.b_len);
+    outcome_free(&oc);
+    box_buf_reset(&b);
+
+    extra_of(&b, full, last + 1);
+    check_splits(&oc, reason, &rq_chunked, GW_BODY_MAX, b.b_data, b.b_len,
+                 SPLIT_SOME);
+    assert_int_equal(oc.oc_status, GW_BODY_BAD);
+    assert_int_equal(oc.oc_code, 400);
+    assert_string_equal(oc.oc_reason, R_EXTRA_LONG);
+    assert_int_equal(oc.oc_out.b_len, full);
+    assert_int_equal(oc.oc_used, b.b_len - 4); // the last line's last byte
     outcome_free(&oc);
     box_buf_reset(&b);
 }
@@ -639,14 +701,14 @@ test_trailer_limit(void **state)
     box_buf b;
     trailer_of(&b, GW_BODY_TRAILER_MAX);
     check_splits(&oc, reason, &rq_chunked, GW_BODY_MAX, b.b_data, b.b_len,
-                 false);
+                 SPLIT_TWO);
     expect(&oc, GW_BODY_DONE, "abc", b.b_len);
     outcome_free(&oc);
     box_buf_reset(&b);
 
     trailer_of(&b, GW_BODY_TRAILER_MAX + 1);
     check_splits(&oc, reason, &rq_chunked, GW_BODY_MAX, b.b_data, b.b_len,
-                 false);
+                 SPLIT_TWO);
     assert_int_equal(oc.oc_status, GW_BODY_BAD);
     assert_int_equal(oc.oc_code, 400);
     assert_string_equal(oc.oc_reason, R_TRAILER_LONG);
@@ -807,6 +869,7 @@ main(void)
         cmocka_unit_test(test_length_limit),
         cmocka_unit_test(test_chunked_limit),
         cmocka_unit_test(test_line_limit),
+        cmocka_unit_test(test_extra_limit),
         cmocka_unit_test(test_trailer_limit),
         cmocka_unit_test(test_out_full),
         cmocka_unit_test(test_bytes),
