@@ -3,7 +3,6 @@
 #ifndef GW_BODY_H
 #define GW_BODY_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,10 +81,9 @@ gw_body_dec *gw_body_dec_new(box_arena *a, const gw_http_req *rq, uint64_t max);
  * MORE: every input byte was used, unless out filled first (then br_out
  * == out_cap and the rest of in is for the next call). DONE: br_used
  * bytes ended the body; the bytes after them were neither read nor
- * written (decoding in place too). BAD: br_out
- * holds the payload that came before the refused byte, none after it.
- * Once DONE or BAD, every call returns the same with nothing used or
- * written.
+ * written (decoding in place too). BAD: br_out holds the payload that
+ * came before the refused byte, none after it. Once DONE or BAD, every
+ * call returns the same with nothing used or written.
  *
  * The answer for a body that needs no byte comes with in_len 0: DONE for
  * no body or Content-Length 0, BAD 413 for a Content-Length over max
