@@ -14,6 +14,7 @@
 
 #include "box_alloc.h"
 #include "box_log.h"
+#include "gw_body.h"
 #include "gw_ca.h"
 
 #define GW_SVC "box-gateway"
@@ -217,6 +218,7 @@ conn_next_request(gw_conn *c)
     gw_job_clear(&c->c_job);
     box_buf_truncate(&c->c_body, 0);
     box_buf_truncate(&c->c_resp_head, 0);
+    c->c_bdec = NULL;
     c->c_req = NULL;
     c->c_parser = NULL;
     c->c_resp_started = c->c_resp_chunked = c->c_resp_no_body = false;
@@ -795,44 +797,68 @@ conn_head(gw_conn *c)
                     "the request names no host", false);
         return;
     }
-    if (rq->rq_chunked) {
-        conn_answer(c, GW_ANSWER_BAD_REQUEST, 411,
-                    "a chunked request body is not supported yet: send "
-                    "content-length",
-                    false);
+    c->c_bdec = gw_body_dec_new(c->c_arena, rq, c->c_px->px_body_max);
+    if (c->c_bdec == NULL) {
+        conn_answer(c, GW_ANSWER_UNAVAILABLE, 0, "out of memory", false);
         return;
     }
-    if (rq->rq_content_length > c->c_px->px_body_max) {
-        conn_answer(c, GW_ANSWER_TOO_LARGE, 0,
-                    "the request body is larger than the gateway takes",
-                    false);
+    c->c_body_off = c->c_head_len;
+    // Fed nothing, the decoder refuses a declared length past the limit
+    // (413) before the client is told to go on sending.
+    gw_body_result br = gw_body_feed(c->c_bdec, "", 0, NULL, 0);
+    if (br.br_status == GW_BODY_BAD) {
+        conn_answer(c, br.br_code == 413 ? GW_ANSWER_TOO_LARGE
+                                         : GW_ANSWER_BAD_REQUEST,
+                    br.br_code, br.br_reason, false);
         return;
     }
-    if (rq->rq_expect_continue && rq->rq_content_length > 0 &&
+    if (rq->rq_expect_continue && br.br_status == GW_BODY_MORE &&
         c->c_in.b_len == c->c_head_len)
         (void)q_put(&c->c_out, "HTTP/1.1 100 Continue\r\n\r\n", 25);
     c->c_state = GW_CS_BODY;
     c->c_deadline = gw_now_ms() + (uint64_t)c->c_px->px_stall_ms;
 }
 
+/* The body, decoded (Content-Length or chunked) into c_body as it comes;
+ * the bytes after it stay in c_in for the next request. */
 static void
 conn_body(gw_conn *c)
 {
-    const gw_http_req *rq = c->c_req;
-    size_t need = c->c_head_len + (size_t)rq->rq_content_length;
-    if (c->c_in.b_len < need) {
+    gw_body_result br = {.br_status = GW_BODY_MORE};
+    for (;;) {
+        size_t in_len = c->c_in.b_len - c->c_body_off;
+        // The payload is never longer than its framing, nor than the
+        // limit the decoder holds it to (bytes past it may be the next
+        // request's).
+        size_t cap = c->c_body.b_max - c->c_body.b_len;
+        if (cap > in_len)
+            cap = in_len;
+        if (cap > 0 && box_buf_reserve(&c->c_body, cap) != BOX_OK) {
+            conn_answer(c, GW_ANSWER_UNAVAILABLE, 0, "out of memory", false);
+            return;
+        }
+        br = gw_body_feed(c->c_bdec, c->c_in.b_data + c->c_body_off, in_len,
+                          cap ? c->c_body.b_data + c->c_body.b_len : NULL,
+                          cap);
+        c->c_body_off += br.br_used;
+        c->c_body.b_len += br.br_out;
+        if (br.br_status != GW_BODY_MORE || br.br_used == 0)
+            break;
+    }
+    if (br.br_status == GW_BODY_BAD) {
+        conn_answer(c, br.br_code == 413 ? GW_ANSWER_TOO_LARGE
+                                         : GW_ANSWER_BAD_REQUEST,
+                    br.br_code, br.br_reason, false);
+        return;
+    }
+    if (br.br_status == GW_BODY_MORE) {
         if (c->c_peer_closed) {
             c->c_close_after = true;
             c->c_state = GW_CS_CLOSING;
         }
         return;
     }
-    if (box_buf_append(&c->c_body, c->c_in.b_data + c->c_head_len,
-                       (size_t)rq->rq_content_length) != BOX_OK) {
-        conn_answer(c, GW_ANSWER_UNAVAILABLE, 0, "out of memory", false);
-        return;
-    }
-    in_used(c, need);
+    in_used(c, c->c_body_off);
     if (c->c_tunnel)
         conn_submit(c, GW_JOB_HTTP);
     else

@@ -17,14 +17,14 @@ typedef struct gw_ca gw_ca;
  * longer), GW_IDLE_MS between requests on a kept-alive connection, and
  * GW_STALL_MS without progress while it sends a body or reads an answer.
  * A request body is held whole before it is decided (its size is
- * http:request's body_bytes) and forwarded: at most GW_BODY_MAX bytes
+ * http:request's body_bytes) and forwarded: at most GW_PROXY_BODY_MAX bytes
  * (413 past it).
  */
 #define GW_CONNS_MAX 1024
 #define GW_HEAD_MS 30000
 #define GW_IDLE_MS 60000
 #define GW_STALL_MS 60000
-#define GW_BODY_MAX (16u << 20)
+#define GW_PROXY_BODY_MAX (16u << 20)
 
 typedef struct gw_proxy_opts {
     int po_tcp_fd;          // a listening TCP socket, or -1
@@ -35,7 +35,7 @@ typedef struct gw_proxy_opts {
      * system's (a corporate CA, a test's); borrowed; NULL: the system's. */
     const char *po_upstream_ca;
     unsigned po_conns_max;  // 0: GW_CONNS_MAX
-    size_t po_body_max;     // 0: GW_BODY_MAX
+    size_t po_body_max;     // 0: GW_PROXY_BODY_MAX
     int po_head_ms;         // 0: GW_HEAD_MS
     int po_idle_ms;         // 0: GW_IDLE_MS
     int po_stall_ms;        // 0: GW_STALL_MS

@@ -69,7 +69,9 @@ struct gw_conn {
     gw_http_parser *c_parser;
     const gw_http_req *c_req;
     size_t c_head_len;
-    box_buf c_body;
+    box_buf c_body;          // the decoded body
+    struct gw_body_dec *c_bdec; // in c_arena
+    size_t c_body_off;       // bytes of c_in the decoder has used
     gw_job c_job;
     bool c_keep_alive;
 

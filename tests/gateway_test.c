@@ -525,6 +525,44 @@ test_body_bytes_decided(void **state)
                   "'127.0.0.1:");
     box_free(r);
     assert_int_equal(atomic_load(&f->us.us_requests), before);
+
+    // A chunked body is decided on its decoded size and sent on with a
+    // length.
+    snprintf(req, sizeof req,
+             "POST http://127.0.0.1:%u/echo HTTP/1.1\r\nHost: "
+             "127.0.0.1:%u\r\nTransfer-Encoding: chunked\r\nConnection: "
+             "close\r\n\r\n4;x=y\r\n0123\r\n6\r\n456789\r\n0\r\n\r\n",
+             f->us.us_port, f->us.us_port);
+    r = exchange(f, req);
+    expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    expect_has(r, "\r\n\r\nbody 10: 0123456789");
+    box_free(r);
+    snprintf(req, sizeof req,
+             "POST http://127.0.0.1:%u/echo HTTP/1.1\r\nHost: "
+             "127.0.0.1:%u\r\nTransfer-Encoding: chunked\r\n\r\n"
+             "b\r\n0123456789X\r\n0\r\n\r\n",
+             f->us.us_port, f->us.us_port);
+    r = exchange(f, req);
+    expect_prefix(r, "HTTP/1.1 403 Forbidden\r\n");
+    box_free(r);
+    // Framing that is not one reading: refused, never forwarded.
+    snprintf(req, sizeof req,
+             "POST http://127.0.0.1:%u/echo HTTP/1.1\r\nHost: "
+             "127.0.0.1:%u\r\nTransfer-Encoding: chunked\r\n\r\n"
+             "4\n0123\r\n0\r\n\r\n",
+             f->us.us_port, f->us.us_port);
+    r = exchange(f, req);
+    expect_prefix(r, "HTTP/1.1 400 Bad Request\r\n");
+    box_free(r);
+    // A declared length past the gateway's limit: 413 before any of it.
+    snprintf(req, sizeof req,
+             "POST http://127.0.0.1:%u/echo HTTP/1.1\r\nHost: "
+             "127.0.0.1:%u\r\nContent-Length: 999999999999\r\n\r\n",
+             f->us.us_port, f->us.us_port);
+    r = exchange(f, req);
+    expect_prefix(r, "HTTP/1.1 413 Content Too Large\r\n");
+    box_free(r);
+    assert_int_equal(atomic_load(&f->us.us_requests), before + 1);
 }
 
 static void
