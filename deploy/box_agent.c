@@ -334,7 +334,13 @@ box_agent_start(const box_agent_opts *o, pid_t *pid, char **err)
         box_argv_push(&av, "--cwd") != BOX_OK ||
         box_argv_push(&av, o->ao_workspace) != BOX_OK ||
         box_procspec_env_args(&av, pr, o->ao_operator_home, o->ao_workspace,
-                              o->ao_operator_path, bin) != BOX_OK ||
+                              o->ao_operator_path, bin,
+                              o->ao_egress) != BOX_OK ||
+        // The CA the trust names point at, and the relay to the gateway.
+        (o->ao_egress != NULL &&
+         (box_argv_push(&av, "--show") != BOX_OK ||
+          box_argv_push(&av, o->ao_egress->eg_ca) != BOX_OK ||
+          box_procspec_egress_args(&av, o->ao_egress) != BOX_OK)) ||
         box_argv_push(&av, "--exec-path") != BOX_OK ||
         box_argv_push(&av, prog) != BOX_OK ||
         box_argv_push(&av, "--exec-id") != BOX_OK ||

@@ -32,6 +32,9 @@ typedef struct box_agent_opts {
     const box_config *ao_config;       // its [tool.*] are disclosed; or NULL
     char *const *ao_args;              // run's trailing arguments (may be NULL)
     FILE *ao_disclose;                 // §5 startup disclosure goes here
+    /* The gateway: the sandbox's relay, proxy and trust names; NULL: no
+     * network at all. */
+    const struct box_procspec_egress *ao_egress;
 } box_agent_opts;
 
 /* Prints the disclosures (each [tool.*] `exec` list, then the [agent]'s

@@ -19,6 +19,8 @@
 #include "box_alloc.h"
 #include "box_cmd.h"
 #include "box_dir.h"
+#include "box_procspec.h"
+#include "box_proctab.h"
 #include "box_svc.h"
 #include "box_svcs.h"
 #include "config.h"
@@ -109,6 +111,43 @@ run_status_of(int ws)
     return 125;
 }
 
+/* The gateway as the agent's sandbox reaches it, and the storage behind
+ * it. */
+typedef struct run_egress_paths {
+    box_procspec_egress re_eg;
+    char *re_socket, *re_ca;
+} run_egress_paths;
+
+static void
+run_egress_free(run_egress_paths *eg)
+{
+    box_free(eg->re_socket);
+    box_free(eg->re_ca);
+}
+
+/* Where the gateway listens for the sandboxes (its health says the port;
+ * the relay inside each sandbox takes the same one). */
+static box_err
+run_egress(const box_proctab_box *paths, const box_svcs *svcs,
+           run_egress_paths *eg, char **err)
+{
+    const char *addr = box_svcs_gateway_address(svcs);
+    const char *colon = addr ? strrchr(addr, ':') : NULL;
+    char *end = NULL;
+    unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+    if (colon == NULL || *end != '\0' || port == 0 || port > 65535) {
+        *err = box_asprintf("box-gateway did not say where it listens (%s)",
+                            addr ? addr : "no address");
+        return BOX_EPROTO;
+    }
+    BOX_TRY(box_proctab_value(BOX_PV_EGRESS_SOCK, paths, &eg->re_socket));
+    BOX_TRY(box_proctab_value(BOX_PV_TRUST_CERT, paths, &eg->re_ca));
+    eg->re_eg = (box_procspec_egress){.eg_socket = eg->re_socket,
+                                      .eg_port = (unsigned)port,
+                                      .eg_ca = eg->re_ca};
+    return BOX_OK;
+}
+
 /*
  * Waits for the agent while watching the services: a service that dies
  * ends the run at once (the agent is killed with it, so it is never left
@@ -156,6 +195,7 @@ box_cmd_run(int argc, char **argv)
     box_config *cfg = NULL;
     box_dir *dir = NULL;
     box_svcs *svcs = NULL;
+    run_egress_paths eg = {0};
     char *err = NULL;
     int status = 1;
     bool started = false;
@@ -318,9 +358,10 @@ box_cmd_run(int argc, char **argv)
         goto out;
     }
     box_svcs_report(svcs, stderr);
-    fputs("strands-box: network egress is off: the sandboxes have no "
-          "network until the gateway lands\n",
-          stderr);
+    if (run_egress(&paths, svcs, &eg, &err) != BOX_OK) {
+        status = box_cmd_error("%s", err ? err : "out of memory");
+        goto out;
+    }
     const char *path = getenv("PATH");
     box_agent_opts ao = {.ao_bindir = bindir,
                          .ao_box_dir = box_dir_path,
@@ -331,7 +372,8 @@ box_cmd_run(int argc, char **argv)
                          .ao_spec = agent,
                          .ao_config = cfg,
                          .ao_args = argv + optind,
-                         .ao_disclose = stderr};
+                         .ao_disclose = stderr,
+                         .ao_egress = &eg.re_eg};
     pid_t agent_pid;
     if (box_agent_start(&ao, &agent_pid, &err) != BOX_OK) {
         status = box_cmd_error("%s", err ? err : "out of memory");
@@ -345,6 +387,7 @@ out:
     if (started)
         run_control_record(box_config_box_dir(cfg), box_dir_id(dir), run_id,
                            "box_stopped", box_config_path(cfg));
+    run_egress_free(&eg);
     box_dir_close(dir);
     box_config_free(cfg);
     box_free(err);

@@ -36,6 +36,7 @@ typedef struct svc_proc {
 struct box_svcs {
     svc_proc ss_proc[BOX_PROC_COUNT];
     size_t ss_started;
+    char *ss_gw_address; // what the gateway's health said, or NULL
 };
 
 /*
@@ -71,7 +72,7 @@ out:
 
 /* Polls the service's health until it answers, it dies, or time is up. */
 static box_err
-svc_wait_ready(svc_proc *pr, char **err)
+svc_wait_ready(svc_proc *pr, char **address, char **err)
 {
     const box_proctab_row *row = pr->sv_row;
     uint64_t deadline = box_svc_now_ms() + SVC_START_TIMEOUT_MS;
@@ -102,6 +103,10 @@ svc_wait_ready(svc_proc *pr, char **err)
         box_err rv = box_health_probe_ask(probe, &h);
         if (rv == BOX_OK) {
             bool ready = h->ready;
+            if (ready && h->listen_address != NULL &&
+                h->listen_address[0] != '\0' &&
+                (*address = box_strdup(h->listen_address)) == NULL)
+                ready = false; // out of memory: ask again
             box__health_response__free_unpacked(h, NULL);
             if (ready) {
                 box_health_probe_close(probe);
@@ -124,6 +129,10 @@ box_svcs_start(const box_proctab_box *b, box_svcs **out, char **err)
     box_svcs *s = box_calloc(1, sizeof *s);
     if (s == NULL)
         return BOX_ENOMEM;
+    // The rows after the gateway learn its address (the shell points the
+    // host programs' sandboxes at it).
+    box_proctab_box with = *b;
+    b = &with;
     // Table order: each service after the one before answers.
     for (int id = 0; id < BOX_PROC_COUNT; id++) {
         const box_proctab_row *row = box_proctab_get((box_proctab_id)id);
@@ -134,7 +143,13 @@ box_svcs_start(const box_proctab_box *b, box_svcs **out, char **err)
         box_err rv = svc_spawn(b, pr, err);
         if (rv == BOX_OK) {
             s->ss_started++;
-            rv = svc_wait_ready(pr, err);
+            char *address = NULL;
+            rv = svc_wait_ready(pr, &address, err);
+            if (address != NULL && s->ss_gw_address == NULL &&
+                row->pt_id == BOX_PROC_GATEWAY)
+                with.pb_gw_address = s->ss_gw_address = address;
+            else
+                box_free(address);
         }
         if (rv != BOX_OK) {
             (void)box_svcs_stop(s);
@@ -152,6 +167,12 @@ box_svcs_report(const box_svcs *s, FILE *out)
         fprintf(out, "strands-box: %s up \xc2\xb7 pid %d \xc2\xb7 %s\n",
                 s->ss_proc[i].sv_row->pt_name, (int)s->ss_proc[i].sv_pid,
                 s->ss_proc[i].sv_url);
+}
+
+const char *
+box_svcs_gateway_address(const box_svcs *s)
+{
+    return s->ss_gw_address;
 }
 
 const char *
@@ -222,6 +243,7 @@ box_svcs_stop(box_svcs *s)
     }
     for (size_t i = 0; i < BOX_PROC_COUNT; i++)
         box_free(s->ss_proc[i].sv_url); // a row that failed to start too
+    box_free(s->ss_gw_address);
     box_free(s);
     return status;
 }

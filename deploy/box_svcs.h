@@ -22,6 +22,10 @@ box_err box_svcs_start(const box_proctab_box *b, box_svcs **out,
 /* One line per service: `strands-box: <name> up · pid <n> · <url>`. */
 void box_svcs_report(const box_svcs *s, FILE *out);
 
+/* The gateway's proxy address as its health gave it ("127.0.0.1:PORT"),
+ * or NULL; borrowed from s. */
+const char *box_svcs_gateway_address(const box_svcs *s);
+
 /* The name of a service that has exited on its own, or NULL. */
 const char *box_svcs_find_dead(box_svcs *s);
 

@@ -213,6 +213,13 @@ static const char *const prof_cert_dirs[] = {
     "/usr/local/share/ca-certificates",
 };
 
+/* What the resolver reads for getaddrinfo (glibc: the hosts database and
+ * DNS, built into libc since 2.34), each where this system has it. */
+static const char *const prof_resolver_files[] = {
+    "/etc/resolv.conf", "/etc/hosts",    "/etc/nsswitch.conf",
+    "/etc/gai.conf",    "/etc/host.conf",
+};
+
 box_err
 box_confine_gateway(const box_confine_gateway_args *a, box_confine_spec *spec,
                     char **err)
@@ -232,6 +239,11 @@ box_confine_gateway(const box_confine_gateway_args *a, box_confine_spec *spec,
          rv == BOX_OK && i < sizeof prof_cert_dirs / sizeof *prof_cert_dirs;
          i++)
         rv = box_confine_grant(spec, prof_cert_dirs[i], PROF_READ_TREE, true);
+    for (size_t i = 0; rv == BOX_OK && i < sizeof prof_resolver_files /
+                                               sizeof *prof_resolver_files;
+         i++)
+        rv = box_confine_grant(spec, prof_resolver_files[i], BOX_LL_READ_FILE,
+                               true);
     if (rv == BOX_OK && a->ga_trust_dir != NULL)
         rv = box_confine_grant(spec, a->ga_trust_dir, PROF_READ_TREE, false);
     if (rv == BOX_OK && a->ga_upstream_ca != NULL)

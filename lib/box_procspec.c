@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -158,10 +159,39 @@ procspec_env1(box_argv *av, const char *name, const char *value)
     return rv;
 }
 
+/* The proxy names, all pointing at the sandbox's end of the relay. */
+static const char *const procspec_proxy_names[] = {
+    "HTTP_PROXY", "HTTPS_PROXY", "http_proxy",
+    "https_proxy", "ALL_PROXY", "all_proxy",
+};
+/* The names programs read their trusted CAs from: the run's CA only, as
+ * every TLS connection out of a sandbox ends at the gateway. */
+static const char *const procspec_trust_names[] = {
+    "SSL_CERT_FILE",       "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO", "PIP_CERT",
+};
+
+static box_err
+procspec_proxy_env(box_argv *av, const box_procspec_egress *eg)
+{
+    char url[40];
+    snprintf(url, sizeof url, "http://127.0.0.1:%u", eg->eg_port);
+    box_err rv = procspec_env1(av, "NODE_USE_ENV_PROXY", "1");
+    for (size_t i = 0;
+         rv == BOX_OK && i < sizeof procspec_proxy_names / sizeof(char *); i++)
+        rv = procspec_env1(av, procspec_proxy_names[i], url);
+    if (rv == BOX_OK)
+        rv = procspec_env1(av, "NO_PROXY", "127.0.0.1,localhost");
+    if (rv == BOX_OK)
+        rv = procspec_env1(av, "no_proxy", "127.0.0.1,localhost");
+    return rv;
+}
+
 box_err
 box_procspec_env_args(box_argv *av, const box_config_process *pr,
                       const char *home, const char *cwd,
-                      const char *operator_path, const char *path_first)
+                      const char *operator_path, const char *path_first,
+                      const box_procspec_egress *eg)
 {
     const char *spec_home = box_procspec_env(pr, "HOME");
     const char *path = box_procspec_path(pr, operator_path);
@@ -172,6 +202,8 @@ box_procspec_env_args(box_argv *av, const box_config_process *pr,
         if (strcmp(n, "HOME") != 0 && strcmp(n, "PATH") != 0)
             rv = procspec_env1(av, n, pr->pr_env[i].ev_value);
     }
+    if (rv == BOX_OK && eg != NULL)
+        rv = procspec_proxy_env(av, eg);
     if (rv == BOX_OK)
         rv = procspec_env1(av, "PWD", cwd);
     if (rv == BOX_OK)
@@ -179,5 +211,18 @@ box_procspec_env_args(box_argv *av, const box_config_process *pr,
     if (rv == BOX_OK && (rv = box_argv_push(av, "--env")) == BOX_OK)
         rv = box_argv_pushf(av, "PATH=%s%s%s", path_first ? path_first : "",
                             path_first ? ":" : "", path);
+    for (size_t i = 0; rv == BOX_OK && eg != NULL &&
+                       i < sizeof procspec_trust_names / sizeof(char *);
+         i++)
+        rv = procspec_env1(av, procspec_trust_names[i], eg->eg_ca);
+    return rv;
+}
+
+box_err
+box_procspec_egress_args(box_argv *av, const box_procspec_egress *eg)
+{
+    box_err rv = box_argv_push(av, "--egress");
+    if (rv == BOX_OK)
+        rv = box_argv_pushf(av, "%s:%u", eg->eg_socket, eg->eg_port);
     return rv;
 }

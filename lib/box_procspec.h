@@ -54,17 +54,34 @@ char *box_procspec_expand(const char *entry, const char *home);
 box_err box_procspec_fs_args(box_argv *av, const box_config_process *pr,
                              const char *home) BOX_WARN_UNUSED;
 
+/* The gateway as a sandbox reaches it. Borrowed. */
+typedef struct box_procspec_egress {
+    const char *eg_socket; // the gateway's Unix socket (run/egress.sock)
+    unsigned eg_port;      // the loopback port the proxy variables name
+    const char *eg_ca;     // the run's CA certificate (trust/cert.pem)
+} box_procspec_egress;
+
 /*
  * Appends the §5 environment of a process run under pr as `--env K=V`
  * pairs, in this order: HOME (the spec's, else home), the spec's other
- * names in source order, PWD=cwd, USER=strands-box, and PATH: path_first
- * (the agent's box bin/; NULL: nothing) then box_procspec_path(pr,
- * operator_path). The proxy, OTLP and trust names join when the gateway
- * and telemetry do. On BOX_ENOMEM av holds a prefix (the caller frees).
+ * names in source order, with eg: NODE_USE_ENV_PROXY=1, the proxy names
+ * (HTTP_PROXY, HTTPS_PROXY, http_proxy, https_proxy, ALL_PROXY,
+ * all_proxy = http://127.0.0.1:PORT) and NO_PROXY/no_proxy; then PWD=cwd,
+ * USER=strands-box, PATH: path_first (the agent's box bin/; NULL:
+ * nothing) then box_procspec_path(pr, operator_path); with eg last the
+ * trust names (SSL_CERT_FILE, CURL_CA_BUNDLE, REQUESTS_CA_BUNDLE,
+ * NODE_EXTRA_CA_CERTS, GIT_SSL_CAINFO, PIP_CERT = the CA). The OTLP names
+ * join when telemetry does. On BOX_ENOMEM av holds a prefix (the caller
+ * frees).
  */
 box_err box_procspec_env_args(box_argv *av, const box_config_process *pr,
                               const char *home, const char *cwd,
                               const char *operator_path,
-                              const char *path_first) BOX_WARN_UNUSED;
+                              const char *path_first,
+                              const box_procspec_egress *eg) BOX_WARN_UNUSED;
+
+/* box-contain's `--egress SOCKET:PORT`: the sandbox's only way out. */
+box_err box_procspec_egress_args(box_argv *av, const box_procspec_egress *eg)
+    BOX_WARN_UNUSED;
 
 #endif

@@ -294,7 +294,8 @@ test_env(void **state)
     assert_string_equal(box_procspec_env(&pr, "FOO"), "bar");
     assert_null(box_procspec_env(&pr, "NOPE"));
     assert_int_equal(box_procspec_env_args(&av, &pr, "/home/op", "/ws",
-                                           "/usr/local/bin:/usr/bin", NULL),
+                                           "/usr/local/bin:/usr/bin", NULL,
+                                           NULL),
                      BOX_OK);
     want_argv(&av, 0,
               (const char *[]){"--env", "HOME=/h", "--env", "LANG=C", "--env",
@@ -304,7 +305,7 @@ test_env(void **state)
     box_argv_free(&av);
     // The agent's bin/ goes first on PATH.
     assert_int_equal(
-        box_procspec_env_args(&av, &pr, "/home/op", "/ws", NULL, "/box/bin"),
+        box_procspec_env_args(&av, &pr, "/home/op", "/ws", NULL, "/box/bin", NULL),
         BOX_OK);
     assert_string_equal(av.av_v[av.av_n - 1], "PATH=/box/bin:/p:/q");
     box_argv_free(&av);
@@ -320,7 +321,8 @@ test_env_defaults(void **state)
 
     // No HOME: the operator's; no PATH: the operator's.
     assert_int_equal(box_procspec_env_args(&av, &bare, "/home/op", "/ws",
-                                           "/usr/local/bin:/bin", "/box/bin"),
+                                           "/usr/local/bin:/bin", "/box/bin",
+                                           NULL),
                      BOX_OK);
     want_argv(&av, 0,
               (const char *[]){"--env", "HOME=/home/op", "--env", "PWD=/ws",
@@ -334,7 +336,7 @@ test_env_defaults(void **state)
     assert_string_equal(box_procspec_path(&bare, NULL),
                         BOX_PROCSPEC_DEFAULT_PATH);
     assert_int_equal(
-        box_procspec_env_args(&av, &empty, "/home/op", "/", NULL, NULL),
+        box_procspec_env_args(&av, &empty, "/home/op", "/", NULL, NULL, NULL),
         BOX_OK);
     want_argv(&av, 0,
               (const char *[]){"--env", "HOME=/home/op", "--env", "PWD=/",
@@ -343,10 +345,76 @@ test_env_defaults(void **state)
     box_argv_free(&av);
 }
 
+/* With the gateway: the proxy names after the spec's, the trust names
+ * last (box-spec §5's order), and box-contain's --egress. */
+static void
+test_env_egress(void **state)
+{
+    (void)state;
+    box_config_envvar ev[] = {ENV("FOO", "bar")};
+    box_config_process pr = {.pr_env = ev, .pr_nenv = 1};
+    box_procspec_egress eg = {.eg_socket = "/b/run/egress.sock",
+                              .eg_port = 41234,
+                              .eg_ca = "/b/trust/cert.pem"};
+    box_argv av = {0};
+    assert_int_equal(
+        box_procspec_env_args(&av, &pr, "/home/op", "/ws", "/bin", NULL, &eg),
+        BOX_OK);
+    want_argv(
+        &av, 0,
+        (const char *[]){"--env",
+                         "HOME=/home/op",
+                         "--env",
+                         "FOO=bar",
+                         "--env",
+                         "NODE_USE_ENV_PROXY=1",
+                         "--env",
+                         "HTTP_PROXY=http://127.0.0.1:41234",
+                         "--env",
+                         "HTTPS_PROXY=http://127.0.0.1:41234",
+                         "--env",
+                         "http_proxy=http://127.0.0.1:41234",
+                         "--env",
+                         "https_proxy=http://127.0.0.1:41234",
+                         "--env",
+                         "ALL_PROXY=http://127.0.0.1:41234",
+                         "--env",
+                         "all_proxy=http://127.0.0.1:41234",
+                         "--env",
+                         "NO_PROXY=127.0.0.1,localhost",
+                         "--env",
+                         "no_proxy=127.0.0.1,localhost",
+                         "--env",
+                         "PWD=/ws",
+                         "--env",
+                         "USER=strands-box",
+                         "--env",
+                         "PATH=/bin",
+                         "--env",
+                         "SSL_CERT_FILE=/b/trust/cert.pem",
+                         "--env",
+                         "CURL_CA_BUNDLE=/b/trust/cert.pem",
+                         "--env",
+                         "REQUESTS_CA_BUNDLE=/b/trust/cert.pem",
+                         "--env",
+                         "NODE_EXTRA_CA_CERTS=/b/trust/cert.pem",
+                         "--env",
+                         "GIT_SSL_CAINFO=/b/trust/cert.pem",
+                         "--env",
+                         "PIP_CERT=/b/trust/cert.pem",
+                         NULL});
+    box_argv_free(&av);
+    assert_int_equal(box_procspec_egress_args(&av, &eg), BOX_OK);
+    want_argv(&av, 0,
+              (const char *[]){"--egress", "/b/run/egress.sock:41234", NULL});
+    box_argv_free(&av);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_env_egress),
         cmocka_unit_test(test_which_found),
         cmocka_unit_test(test_which_not_found),
         cmocka_unit_test(test_expand),

@@ -53,6 +53,10 @@ static const box_proctab_row proctab_rows[BOX_PROC_COUNT] = {
             .pt_health = BOX_HEALTH_CONTROL,
             .pt_health_at = BOX_PV_GW_CONTROL,
             .pt_args = {{"--pdp", BOX_PV_PDP_URL},
+                        {"--epoch-pub", BOX_PV_EPOCH_URL},
+                        {"--box-id", BOX_PV_BOX_ID},
+                        {"--socket", BOX_PV_EGRESS_SOCK},
+                        {"--ca-cert", BOX_PV_TRUST_CERT},
                         {"--control", BOX_PV_GW_CONTROL}},
             .pt_peers = {"box-pdp"},
             .pt_env = {"BOX_LOG_LEVEL"},
@@ -74,6 +78,9 @@ static const box_proctab_row proctab_rows[BOX_PROC_COUNT] = {
                         {"--box-id", BOX_PV_BOX_ID},
                         {"--config", BOX_PV_CONFIG},
                         {"--workspace", BOX_PV_WORKSPACE},
+                        {"--gateway", BOX_PV_GW_ADDRESS},
+                        {"--egress-socket", BOX_PV_EGRESS_SOCK},
+                        {"--trust-cert", BOX_PV_TRUST_CERT},
                         {"--control", BOX_PV_SH_CONTROL}},
             .pt_peers = {"box-pdp", "box-shell-worker", "box-shell-launcher"},
             .pt_env = {"HOME", "PATH", "TZ", "BOX_LOG_LEVEL"},
@@ -150,8 +157,9 @@ box_proctab_find(const char *name)
 
 /* ORDER BOX_PV: where each address or file lives in the box directory
  * (NULL: the value is the run's). Only the alias socket (run/box.sock,
- * the shell's own) is meant for the agent; every other socket lives under
- * private/, which the agent's sandbox hides. */
+ * the shell's own) and the gateway's (run/egress.sock, which each
+ * sandbox's relay reaches) are meant for sandboxes; every other socket
+ * lives under private/, which the agent's sandbox hides. */
 static const struct {
     const char *pp_url;  // ipc://DIR/%s
     const char *pp_file; // DIR/%s
@@ -162,6 +170,8 @@ static const struct {
     [BOX_PV_SH_CONTROL] = {"private/shell-ctl.sock", NULL},
     [BOX_PV_DECISION_LOG] = {NULL, "private/telemetry/records.jsonl"},
     [BOX_PV_HISTORY] = {NULL, "private/history/dogwood.history"},
+    [BOX_PV_EGRESS_SOCK] = {NULL, "run/egress.sock"},
+    [BOX_PV_TRUST_CERT] = {NULL, "trust/cert.pem"},
 };
 
 box_err
@@ -200,6 +210,9 @@ box_proctab_value(box_proctab_pv v, const box_proctab_box *b, char **out)
         break;
     case BOX_PV_WORKSPACE:
         given = b->pb_workspace;
+        break;
+    case BOX_PV_GW_ADDRESS:
+        given = b->pb_gw_address;
         break;
     default:
         return BOX_EINVAL;

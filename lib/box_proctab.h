@@ -61,12 +61,15 @@ typedef enum box_proctab_pv {
     BOX_PV_SH_CONTROL,   // ipc://DIR/private/shell-ctl.sock
     BOX_PV_DECISION_LOG, // DIR/private/telemetry/records.jsonl
     BOX_PV_HISTORY,      // DIR/private/history/dogwood.history
+    BOX_PV_EGRESS_SOCK,  // DIR/run/egress.sock: the sandboxes' way out
+    BOX_PV_TRUST_CERT,   // DIR/trust/cert.pem: the run's CA certificate
     BOX_PV_BOX_DIR,
     BOX_PV_POLICY,
     BOX_PV_BOX_ID,
     BOX_PV_RUN_ID,
     BOX_PV_CONFIG,
     BOX_PV_WORKSPACE,
+    BOX_PV_GW_ADDRESS, // the gateway's proxy, 127.0.0.1:PORT, once it is up
     BOX_PV_COUNT
 } box_proctab_pv;
 
@@ -76,7 +79,7 @@ typedef struct box_proctab_arg {
     box_proctab_pv pa_value;
 } box_proctab_arg;
 
-#define BOX_PROC_ARGS_MAX 10 // pairs in one row's template
+#define BOX_PROC_ARGS_MAX 12 // pairs in one row's template
 #define BOX_PROC_NAMES_MAX 8 // peers, or kept environment names, per row
 #define BOX_PROC_PARENTS_MAX 3
 
@@ -119,6 +122,7 @@ typedef struct box_proctab_box {
     const char *pb_run_id;    // this run, or NULL
     const char *pb_config;    // the run's box.toml, or NULL
     const char *pb_workspace; // the agent's workspace, or NULL
+    const char *pb_gw_address; // the gateway's proxy address, or NULL
 } box_proctab_box;
 
 /* The value v takes for box b: *out (caller frees) or NULL when the box

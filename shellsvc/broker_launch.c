@@ -227,7 +227,8 @@ broker_launch(const broker_launch_cfg *cfg, broker_permits *ps, int fds_sock,
     sh_spawn_run_opts o = {.ro_contain = ws->ws_contain_bin,
                            .ro_cwd = l->cwd,
                            .ro_workspace = ws->ws_workspace,
-                           .ro_box_dir = ws->ws_box_dir};
+                           .ro_box_dir = ws->ws_box_dir,
+                           .ro_egress = ws->ws_egress};
     rv = BOX_OK;
     if (ws->ws_config == NULL || ws->ws_contain_bin == NULL) {
         *refusal = box_strdup("host-binary execution requires a contained "

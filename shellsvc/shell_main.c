@@ -50,6 +50,10 @@ static const char shell_usage[] =
     "                      [agent] workspace, else the current directory)\n"
     "  --box-id ID         the box identity sent with every decision\n"
     "  --contain PATH      box-contain (default: beside box-shell)\n"
+    "  --gateway HOST:PORT, --egress-socket PATH, --trust-cert PATH\n"
+    "                      the egress gateway's proxy address, its Unix\n"
+    "                      socket and the run's CA: host programs reach the\n"
+    "                      network through it (without them: no network)\n"
     "  --control URL       answer health/status requests here\n"
     "  --call-budget-ms MS each call's own budget: past it the call ends\n"
     "                      with \"execution timeout exceeded\", status 1\n"
@@ -138,6 +142,9 @@ main(int argc, char **argv)
         {"workspace", required_argument, NULL, 'w'},
         {"box-id", required_argument, NULL, 'i'},
         {"contain", required_argument, NULL, 'k'},
+        {"gateway", required_argument, NULL, 'g'},
+        {"egress-socket", required_argument, NULL, 's'},
+        {"trust-cert", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -182,6 +189,15 @@ main(int argc, char **argv)
             break;
         case 'k':
             sa.sa_contain_bin = optarg;
+            break;
+        case 'g':
+            sa.sa_gateway = optarg;
+            break;
+        case 's':
+            sa.sa_egress_socket = optarg;
+            break;
+        case 'r':
+            sa.sa_trust_cert = optarg;
             break;
         case 'c':
             control_url = optarg;

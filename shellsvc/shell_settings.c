@@ -96,6 +96,23 @@ shell_settings_build(const shell_args *a, shell_settings *s, char **err)
         .ws_contain_bin = a->sa_contain_bin,
         .ws_call_budget_ms = a->sa_call_budget_ms,
     };
+    if (a->sa_gateway != NULL || a->sa_egress_socket != NULL ||
+        a->sa_trust_cert != NULL) {
+        const char *colon = a->sa_gateway ? strrchr(a->sa_gateway, ':') : NULL;
+        char *end = NULL;
+        unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+        if (port == 0 || port > 65535 || *end != '\0' ||
+            a->sa_egress_socket == NULL || a->sa_trust_cert == NULL) {
+            *err = box_strdup("--gateway HOST:PORT, --egress-socket and "
+                              "--trust-cert go together");
+            rv = BOX_EINVAL;
+            goto fail;
+        }
+        s->ss_egress = (box_procspec_egress){.eg_socket = a->sa_egress_socket,
+                                             .eg_port = (unsigned)port,
+                                             .eg_ca = a->sa_trust_cert};
+        s->ss_settings.ws_egress = &s->ss_egress;
+    }
     return BOX_OK;
 fail:
     shell_settings_free(s);

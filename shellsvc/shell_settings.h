@@ -4,6 +4,7 @@
 #define SHELL_SETTINGS_H
 
 #include "box_err.h"
+#include "box_procspec.h"
 #include "worker.h"
 
 /* The command line, borrowed. */
@@ -17,6 +18,10 @@ typedef struct shell_args {
     const char *sa_workspace;   // or NULL: [agent] workspace, else the cwd
     const char *sa_contain_bin; // box-contain
     unsigned sa_call_budget_ms; // 0: the shell's own (box-spec §3.1, 30 s)
+    /* The gateway, for host programs' sandboxes (all three, or none). */
+    const char *sa_gateway;       // 127.0.0.1:PORT
+    const char *sa_egress_socket; // its Unix socket
+    const char *sa_trust_cert;    // the run's CA certificate
 } shell_args;
 
 /* What the workers see (ss_settings) and the storage behind it. */
@@ -26,6 +31,7 @@ typedef struct shell_settings {
     char *ss_operator_home, *ss_agent_home, *ss_workspace, *ss_box_dir;
     const char *ss_authority[3];
     size_t ss_nauthority;
+    box_procspec_egress ss_egress; // in use when ss_settings.ws_egress
 } shell_settings;
 
 /* Resolves homes, workspace and box dir (canonical) and loads the config.

@@ -25,6 +25,8 @@ typedef struct worker_settings {
     size_t ws_nauthority;
     const struct box_config *ws_config; // tools and [agent]; may be NULL
     const char *ws_contain_bin;         // box-contain
+    /* The gateway host programs reach the network through; NULL: none. */
+    const struct box_procspec_egress *ws_egress;
     unsigned ws_call_budget_ms;         // 0: the shell's 30 s (§3.1)
     /* The broker's validity word, a read-only view (valid_word.h), or
      * NULL: then the worker asks the broker for every decision. */

@@ -98,6 +98,9 @@ typedef struct sh_spawn_run_opts {
     const char *ro_cwd;       // the Shell's cwd (absolute)
     const char *ro_workspace; // the agent workspace (absolute), or NULL
     const char *ro_box_dir;   // hidden whole from the program, or NULL
+    /* The gateway (a tool table with network.contain_egress = true);
+     * NULL: the program has no network. */
+    const struct box_procspec_egress *ro_egress;
     struct sh_launcher *ro_launcher; // starts box-contain (sh_spawn_run)
     int ro_stdin;             // the program's stdin; -1: /dev/null
     long ro_timeout_ms;       // wall clock; 0: SH_SPAWN_TIMEOUT_MS

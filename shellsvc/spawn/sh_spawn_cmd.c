@@ -106,9 +106,20 @@ sh_spawn_contain_argv(const sh_spawn_plan *plan, const sh_spawn_run_opts *o,
         rv = BOX_ENOMEM;
     if (rv == BOX_OK && (rv = box_argv_push(argv, "--cwd")) == BOX_OK)
         rv = box_argv_push(argv, cwd);
+    // Native egress (contain_egress = false) is not built yet: such a
+    // tool gets no network rather than an unmediated one.
+    const box_procspec_egress *eg =
+        plan->pn_spec->pr_contain_egress ? o->ro_egress : NULL;
+    if (rv == BOX_OK && eg != NULL)
+        rv = box_procspec_egress_args(argv, eg);
+    // The trust names point at the CA: visible through the box dir's
+    // cover.
+    if (rv == BOX_OK && eg != NULL && o->ro_box_dir != NULL &&
+        (rv = box_argv_push(argv, "--show")) == BOX_OK)
+        rv = box_argv_push(argv, eg->eg_ca);
     if (rv == BOX_OK)
         rv = box_procspec_env_args(argv, plan->pn_spec, plan->pn_home, cwd,
-                                   plan->pn_search, NULL);
+                                   plan->pn_search, NULL, eg);
     if (rv == BOX_OK)
         rv = sp_program(argv, plan);
     box_free(cwd);
