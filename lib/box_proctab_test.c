@@ -155,13 +155,26 @@ test_argv_of_each_service(void **state)
                 "--box-id box-0123456789abcdef --run-id run-1");
     expect_argv(BOX_PROC_GATEWAY, &b,
                 "/opt/box/bin/box-gateway --pdp ipc:///b/private/pdp.sock "
-                "--control ipc:///b/private/gateway-ctl.sock");
+                "--epoch-pub ipc:///b/private/pdp-epoch.sock --box-id "
+                "box-0123456789abcdef --socket /b/run/egress.sock --ca-cert "
+                "/b/trust/cert.pem --control ipc:///b/private/gateway-ctl.sock");
     expect_argv(BOX_PROC_SHELL, &b,
                 "/opt/box/bin/box-shell --box-dir /b --pdp "
                 "ipc:///b/private/pdp.sock --epoch-pub "
                 "ipc:///b/private/pdp-epoch.sock --box-id "
                 "box-0123456789abcdef --config /cfg/box.toml --workspace /w "
-                "--control ipc:///b/private/shell-ctl.sock");
+                "--egress-socket /b/run/egress.sock --trust-cert "
+                "/b/trust/cert.pem --control ipc:///b/private/shell-ctl.sock");
+    // Once the gateway is up, the shell learns where it listens.
+    b.pb_gw_address = "127.0.0.1:41234";
+    expect_argv(BOX_PROC_SHELL, &b,
+                "/opt/box/bin/box-shell --box-dir /b --pdp "
+                "ipc:///b/private/pdp.sock --epoch-pub "
+                "ipc:///b/private/pdp-epoch.sock --box-id "
+                "box-0123456789abcdef --config /cfg/box.toml --workspace /w "
+                "--gateway 127.0.0.1:41234 --egress-socket /b/run/egress.sock "
+                "--trust-cert /b/trust/cert.pem --control "
+                "ipc:///b/private/shell-ctl.sock");
 
     // What the box lacks drops its pair: the service's default holds.
     box_proctab_box bare = {.pb_bindir = "/x", .pb_box_dir = "/b"};
@@ -172,7 +185,8 @@ test_argv_of_each_service(void **state)
                 "/b/private/history/dogwood.history");
     expect_argv(BOX_PROC_SHELL, &bare,
                 "/x/box-shell --box-dir /b --pdp ipc:///b/private/pdp.sock "
-                "--epoch-pub ipc:///b/private/pdp-epoch.sock --control "
+                "--epoch-pub ipc:///b/private/pdp-epoch.sock --egress-socket "
+                "/b/run/egress.sock --trust-cert /b/trust/cert.pem --control "
                 "ipc:///b/private/shell-ctl.sock");
 }
 

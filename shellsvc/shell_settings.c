@@ -96,15 +96,16 @@ shell_settings_build(const shell_args *a, shell_settings *s, char **err)
         .ws_contain_bin = a->sa_contain_bin,
         .ws_call_budget_ms = a->sa_call_budget_ms,
     };
-    if (a->sa_gateway != NULL || a->sa_egress_socket != NULL ||
-        a->sa_trust_cert != NULL) {
-        const char *colon = a->sa_gateway ? strrchr(a->sa_gateway, ':') : NULL;
+    // No gateway named (a shell started without one, as `box sh` does):
+    // host programs get no network; its socket and CA alone mean nothing.
+    if (a->sa_gateway != NULL) {
+        const char *colon = strrchr(a->sa_gateway, ':');
         char *end = NULL;
         unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
         if (port == 0 || port > 65535 || *end != '\0' ||
             a->sa_egress_socket == NULL || a->sa_trust_cert == NULL) {
-            *err = box_strdup("--gateway HOST:PORT, --egress-socket and "
-                              "--trust-cert go together");
+            *err = box_strdup("--gateway wants HOST:PORT, with "
+                              "--egress-socket and --trust-cert");
             rv = BOX_EINVAL;
             goto fail;
         }

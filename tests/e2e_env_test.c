@@ -261,7 +261,7 @@ test_services_started_by_hand_are_clean(void **state)
     envp[ne] = NULL;
 
     char *pdp_argv[] = {pdp_bin, "--listen", pdp_url, NULL};
-    char *gw_argv[] = {gw_bin, "--control", gw_url, NULL};
+    char *gw_argv[] = {gw_bin, "--control", gw_url, "--pdp", pdp_url, NULL};
     box_proc pdp, gw;
     assert_true(box_proc_start(&pdp, pdp_argv, envp));
     assert_true(box_proc_start(&gw, gw_argv, envp));

@@ -80,8 +80,9 @@ test_leaf_reaches_no_box_socket(void **state)
     box_world_config(w, tool);
     box_world_policy(w, permit_all);
     static const char *const socks[] = {
-        "run/box.sock", "private/pdp.sock", "private/pdp-epoch.sock",
-        "private/shell-ctl.sock", "private/gateway-ctl.sock"};
+        "run/box.sock", "run/egress.sock", "private/pdp.sock",
+        "private/pdp-epoch.sock", "private/shell-ctl.sock",
+        "private/gateway-ctl.sock"};
     static const char *const files[] = {"private/telemetry/records.jsonl",
                                         "bin/sh"};
     box_buf cmd, want;
@@ -102,12 +103,13 @@ test_leaf_reaches_no_box_socket(void **state)
                                         w->bw_state, files[i]),
                          BOX_OK);
     }
-    // The grant still reads outside the box directory.
+    // The grant still reads outside the box directory; inside it, only the
+    // run's CA certificate shows (the trust names point at it).
     assert_int_equal(box_buf_printf(&cmd, " list %s list %s/src/project/src'",
                                     w->bw_state, w->bw_home),
                      BOX_OK);
     assert_int_equal(box_buf_printf(&want,
-                                    "list %s:\nlist %s/src/project/src: "
+                                    "list %s: trust\nlist %s/src/project/src: "
                                     "main.rs\n",
                                     w->bw_state, w->bw_home),
                      BOX_OK);

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A whole `box run`: the agent's only network is the gateway, reached
+ * through its sandbox's relay on the port the proxy names give; every
+ * request is decided there (issue 22, item 5). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "box_testutil.h"
+#include "box_world.h"
+
+/* ---- an upstream on the host's loopback: one answer per connection ---- */
+
+typedef struct upstream {
+    int us_fd;
+    unsigned us_port;
+    pthread_t us_thread;
+} upstream;
+
+static void *
+upstream_main(void *arg)
+{
+    upstream *us = arg;
+    for (;;) {
+        int fd = accept(us->us_fd, NULL, NULL);
+        if (fd < 0)
+            return NULL;
+        char req[8192];
+        size_t n = 0;
+        while (n < sizeof req - 1) {
+            ssize_t r = recv(fd, req + n, sizeof req - 1 - n, 0);
+            if (r <= 0)
+                break;
+            n += (size_t)r;
+            req[n] = '\0';
+            if (strstr(req, "\r\n\r\n") != NULL)
+                break;
+        }
+        static const char ok[] = "HTTP/1.1 200 OK\r\ncontent-length: 12\r\n"
+                                 "connection: close\r\n\r\nupstream-ok\n";
+        ssize_t w = send(fd, ok, sizeof ok - 1, MSG_NOSIGNAL);
+        (void)w;
+        close(fd);
+    }
+}
+
+static void
+upstream_start(upstream *us)
+{
+    us->us_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in in = {.sin_family = AF_INET,
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof in;
+    assert_int_equal(bind(us->us_fd, (struct sockaddr *)&in, sizeof in), 0);
+    assert_int_equal(listen(us->us_fd, 16), 0);
+    assert_int_equal(getsockname(us->us_fd, (struct sockaddr *)&in, &sl), 0);
+    us->us_port = ntohs(in.sin_port);
+    assert_int_equal(pthread_create(&us->us_thread, NULL, upstream_main, us),
+                     0);
+}
+
+static void
+upstream_stop(upstream *us)
+{
+    shutdown(us->us_fd, SHUT_RDWR);
+    close(us->us_fd);
+    pthread_join(us->us_thread, NULL);
+}
+
+static void
+expect_out_line(const box_proc_result *r, const char *line)
+{
+    if (!box_test_has_line(r->pr_out, line))
+        fail_msg("no line '%s' in the agent's output:\n%s", line, r->pr_out);
+}
+
+static const char policy[] =
+    "permit (principal, action == Box::Action::\"shell:exec\", resource);\n"
+    "@id(\"loopback\") permit (principal, action == "
+    "Box::Action::\"net:connect\", resource) when { context.input.host == "
+    "\"127.0.0.1\" };\n"
+    "@id(\"ok_only\") permit (principal, action == "
+    "Box::Action::\"http:request\", resource) when { context.input.path == "
+    "\"/ok\" };\n";
+
+/*
+ * The agent (bash, for its /dev/tcp) speaks HTTP to the proxy port its
+ * HTTP_PROXY names: inside the sandbox that is the relay, which reaches
+ * the gateway's socket. A permitted request, a refused one, and a direct
+ * connection to the upstream, which the sandbox's network cannot make.
+ */
+static void
+test_agent_reaches_network_only_through_gateway(void **state)
+{
+    box_world *w = *state;
+    upstream us;
+    upstream_start(&us);
+    box_world_config_agent(w, "exec = [\"/usr/bin/bash\"]", "");
+    box_world_policy(w, policy);
+    char script[4096];
+    snprintf(
+        script, sizeof script,
+        "p=${HTTP_PROXY##*:}\n"
+        "echo \"proxy $HTTP_PROXY\"\n"
+        "[ -r \"$SSL_CERT_FILE\" ] && echo \"ca readable\"\n"
+        "ask() {\n"
+        "  /usr/bin/bash -c 'exec 3<>/dev/tcp/127.0.0.1/'$p' || exit 9\n"
+        "    printf \"GET http://127.0.0.1:%u$1 HTTP/1.1\\r\\nHost: "
+        "127.0.0.1:%u\\r\\nConnection: close\\r\\n\\r\\n\" >&3\n"
+        "    while IFS= read -r l <&3; do printf \"%%s\\n\" \"$l\"; done' "
+        "ask \"$1\"\n"
+        "}\n"
+        "ask /ok\n"
+        "ask /no\n"
+        "/usr/bin/bash -c 'exec 3<>/dev/tcp/127.0.0.1/%u' 2>/dev/null "
+        "&& echo direct-reached || echo direct-refused\n",
+        us.us_port, us.us_port, us.us_port);
+    box_proc_result r;
+    box_world_run(w, script, &r);
+    upstream_stop(&us);
+    if (r.pr_status != 0)
+        box_test_show_result("box run", &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_true(strstr(r.pr_out, "proxy http://127.0.0.1:") != NULL);
+    expect_out_line(&r, "ca readable");
+    // The \r the lines end in stays: HTTP's line ends.
+    expect_out_line(&r, "HTTP/1.1 200 OK\r");
+    expect_out_line(&r, "upstream-ok");
+    expect_out_line(&r, "HTTP/1.1 403 Forbidden\r");
+    expect_out_line(&r, "x-strands-box-egress: refused\r");
+    char want[256];
+    snprintf(want, sizeof want,
+             "http:request gate: policy denied this operation on "
+             "'127.0.0.1:%u/no' [default-deny]: No permit policy matched "
+             "this request.",
+             us.us_port);
+    expect_out_line(&r, want);
+    expect_out_line(&r, "direct-refused");
+    box_proc_result_free(&r);
+    char *log = box_world_decisions(w);
+    snprintf(want, sizeof want, "permit http:request 127.0.0.1:%u/ok",
+             us.us_port);
+    if (!box_test_has_line(log, want))
+        fail_msg("no '%s' in the decisions:\n%s", want, log);
+    snprintf(want, sizeof want, "deny http:request 127.0.0.1:%u/no",
+             us.us_port);
+    if (!box_test_has_line(log, want))
+        fail_msg("no '%s' in the decisions:\n%s", want, log);
+    box_free(log);
+}
+
+int
+main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(
+            test_agent_reaches_network_only_through_gateway, box_world_setup,
+            box_world_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
