@@ -222,6 +222,7 @@ conn_next_request(gw_conn *c)
     c->c_req = NULL;
     c->c_parser = NULL;
     c->c_resp_started = c->c_resp_chunked = c->c_resp_no_body = false;
+    c->c_outcome_sent = false;
     c->c_paused = false;
     c->c_state = GW_CS_HEAD;
     c->c_deadline = gw_now_ms() + (uint64_t)c->c_px->px_idle_ms;
@@ -318,6 +319,22 @@ field_is(const char *line, size_t n, const char *name)
     return n > k && line[k] == ':' && strncasecmp(line, name, k) == 0;
 }
 
+/* Once per exchange, when policy reads it: how the request ended, as
+ * ::response with upstream's status or ::error without one. A client
+ * that leaves first records nothing: its permit stays pending at the
+ * PDP, which counts it (the cautious side of a cap). */
+static void
+conn_outcome(gw_conn *c, long status)
+{
+    if (!c->c_job.j_wants_outcome || c->c_outcome_sent)
+        return;
+    c->c_outcome_sent = true;
+    box_outcome o = {.bo_kind = status > 0 ? BOX_OUTCOME_STATUS
+                                           : BOX_OUTCOME_ERROR,
+                     .bo_status = status};
+    gw_decider_record_http(c->c_px->px_decider, &c->c_job, &o);
+}
+
 /* The response head is complete: frame it for the client and queue it. */
 static void
 resp_head_done(gw_conn *c)
@@ -328,6 +345,7 @@ resp_head_done(gw_conn *c)
     box_buf out;
     box_buf_init(&out, GW_RESP_HEAD_MAX + 256);
     long code = c->c_resp_code;
+    conn_outcome(c, code);
     c->c_resp_no_body = c->c_req->rq_method == GW_HTTP_HEAD || code == 204 ||
                         code == 304 || code < 200;
     box_err rv = box_buf_printf(&out, "HTTP/1.1 %ld ", code);
@@ -540,6 +558,7 @@ gw_conn_on_curl_done(gw_conn *c, CURLcode rc)
                  c->c_req->rq_authority.a_host.h_text,
                  c->c_errbuf[0] ? c->c_errbuf : curl_easy_strerror(rc));
         conn_easy_end(c);
+        conn_outcome(c, 0);
         if (c->c_resp_started) {
             // Part of the answer went out: only closing says it broke.
             c->c_close_after = true;

@@ -8,6 +8,8 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -16,12 +18,20 @@
 
 #include "box_alloc.h"
 #include "box_effect.h"
+#include "box_log.h"
+#include "box_outcome.h"
+#include "box_svc.h"
 
 /* Addresses tried per name: a name with more is cut (and says so). */
 #define GW_ADDRS_MAX 16
+/* The gateway's decisions are numbered from here: the PDP ties an outcome
+ * to its decision by number (and action and input), and the shell's
+ * broker numbers its own from 1. */
+#define GW_REQUEST_ID_BASE (UINT64_C(1) << 62)
 
 struct gw_decider {
     box_pdp_client *d_pdp;
+    _Atomic uint64_t d_next_id;
     int d_connect_ms;
     int d_efd;
     pthread_mutex_t d_lock;
@@ -43,22 +53,62 @@ job_fail(gw_job *j, gw_answer_kind kind, const char *fmt, const char *a,
     j->j_reason = box_asprintf(fmt, a, b);
 }
 
+/* What one permit needs for its outcome to be recorded. */
+typedef struct job_ticket {
+    uint64_t t_id;
+    bool t_wanted;
+} job_ticket;
+
+/* Appends e's outcome o to the PDP's history under the decision's id. */
+static void
+record(gw_decider *d, const box_effect *e, job_ticket t, const box_outcome *o)
+{
+    if (!t.t_wanted)
+        return;
+    box_effect_req r;
+    box_outcome_ev ev;
+    const Box__DecisionRequest *req = box_effect_request(&r, e);
+    const Box__Event *oe = req ? box_outcome_event(&ev, t.t_id, o) : NULL;
+    if (oe == NULL)
+        return;
+    ev.oe_ev.action = req->action;
+    ev.oe_ev.input = req->input;
+    ev.oe_ev.time_unix_ns = (int64_t)box_svc_clock_ns(CLOCK_REALTIME);
+    Box__Event *evp = &ev.oe_ev;
+    Box__EventBatch batch = BOX__EVENT_BATCH__INIT;
+    batch.n_events = 1;
+    batch.events = &evp;
+    box_err rv = box_pdp_record(d->d_pdp, &batch);
+    if (rv != BOX_OK)
+        box_log(BOX_LOG_WARN, "box-gateway",
+                "policy outcome recording was not confirmed (%s %s: %s)",
+                req->action, req->resource, box_strerror(rv));
+    ev.oe_ev.action = NULL; // borrowed from r, not ev's to free
+    ev.oe_ev.input = NULL;
+    box_outcome_ev_clear(&ev);
+}
+
 /* One decision; true on a permit. A deny or a fault (the PDP did not
  * answer: refused, never permitted) sets the job's refusal: the decision's
- * text behind prefix. */
+ * text behind prefix. *t says how to record the permit's outcome. */
 static bool
-job_decide(gw_decider *d, gw_job *j, const box_effect *e, const char *prefix)
+job_decide(gw_decider *d, gw_job *j, const box_effect *e, const char *prefix,
+           job_ticket *t)
 {
     box_effect_req r;
     const Box__DecisionRequest *req = box_effect_request(&r, e);
+    *t = (job_ticket){0};
     if (req == NULL) {
         job_fail(j, GW_ANSWER_REFUSED, "%s%s", prefix,
                  "the request could not be described to policy");
         return false;
     }
+    t->t_id = atomic_fetch_add(&d->d_next_id, 1);
+    r.er_req.request_id = t->t_id;
     box_pdp_answer a;
     box_err rv = box_pdp_decide(d->d_pdp, req, &a);
     bool ok = rv == BOX_OK && a.pa_verdict == BOX_VERDICT_PERMIT;
+    t->t_wanted = ok && a.pa_wants_outcomes;
     if (!ok)
         job_fail(j, GW_ANSWER_REFUSED, "%s%s", prefix,
                  a.pa_message != NULL ? a.pa_message
@@ -163,19 +213,30 @@ job_resolve(gw_job *j, struct sockaddr_storage *out, socklen_t *lens,
     return true;
 }
 
+/*
+ * Each net:connect permit gets its outcome (box-spec §4): ::response when
+ * the connection may have opened, ::error when it surely did not. The
+ * decision before DNS ends as the connection does.
+ */
+static const box_outcome out_opened = {.bo_kind = BOX_OUTCOME_OPENED};
+static const box_outcome out_error = {.bo_kind = BOX_OUTCOME_ERROR};
+
 static void
 job_connect(gw_decider *d, gw_job *j)
 {
     char res[GW_ADDR_TEXT_MAX + 8];
     box_effect e;
+    job_ticket first, t;
     net_effect(&e, j, NULL, res, sizeof res);
-    if (!job_decide(d, j, &e, ""))
+    if (!job_decide(d, j, &e, "", &first))
         return;
     struct sockaddr_storage addrs[GW_ADDRS_MAX];
     socklen_t lens[GW_ADDRS_MAX];
     size_t n = 0;
-    if (!job_resolve(j, addrs, lens, &n))
+    if (!job_resolve(j, addrs, lens, &n)) {
+        record(d, &e, first, &out_error);
         return;
+    }
     int last = 0;
     for (size_t i = 0; i < n; i++) {
         char ip[GW_ADDR_TEXT_MAX];
@@ -186,42 +247,104 @@ job_connect(gw_decider *d, gw_job *j)
         net_effect(&e, j, ip, res, sizeof res);
         // A refused address refuses the connection: the next one is not a
         // way around a rule that names this one.
-        if (!job_decide(d, j, &e, ""))
+        if (!job_decide(d, j, &e, "", &t)) {
+            net_effect(&e, j, NULL, res, sizeof res);
+            record(d, &e, first, &out_error);
             return;
+        }
         int fd = connect_within((const struct sockaddr *)&addrs[i], lens[i],
                                 d->d_connect_ms);
+        if (fd < 0)
+            last = errno;
+        record(d, &e, t, fd >= 0 ? &out_opened : &out_error);
         if (fd >= 0) {
             j->j_ok = true;
             j->j_fd = fd;
             memcpy(j->j_ip, ip, iplen + 1);
+            net_effect(&e, j, NULL, res, sizeof res);
+            record(d, &e, first, &out_opened);
             return;
         }
-        last = errno;
     }
     net_effect(&e, j, NULL, res, sizeof res); // res: host:port
+    record(d, &e, first, &out_error);
     job_fail(j, GW_ANSWER_BAD_GATEWAY, "cannot connect to %s: %s", res,
              strerror(last != 0 ? last : EHOSTUNREACH));
+}
+
+/* The http:request effect of a job; res (owned by the caller) is its
+ * host:port/path resource, NULL when memory ran out. */
+static box_effect
+http_effect(const gw_job *j, char **res)
+{
+    *res = box_asprintf("%s:%u%s", j->j_auth.a_host.h_text,
+                        (unsigned)j->j_auth.a_port, j->j_path);
+    return (box_effect){.e_kind = BOX_EFFECT_HTTP_REQUEST,
+                        .e_net = {.en_host = j->j_auth.a_host.h_text,
+                                  .en_port = j->j_auth.a_port,
+                                  .en_resource = *res,
+                                  .en_method = j->j_method,
+                                  .en_path = j->j_path,
+                                  .en_body_bytes = (long)j->j_body_bytes,
+                                  .en_intercepted = j->j_intercepted}};
 }
 
 static void
 job_http(gw_decider *d, gw_job *j)
 {
-    char *res = box_asprintf("%s:%u%s", j->j_auth.a_host.h_text,
-                             (unsigned)j->j_auth.a_port, j->j_path);
+    char *res;
+    box_effect e = http_effect(j, &res);
     if (res == NULL) {
         job_fail(j, GW_ANSWER_UNAVAILABLE, "%s%s", "out of memory", "");
         return;
     }
-    box_effect e = {.e_kind = BOX_EFFECT_HTTP_REQUEST,
-                    .e_net = {.en_host = j->j_auth.a_host.h_text,
-                              .en_port = j->j_auth.a_port,
-                              .en_resource = res,
-                              .en_method = j->j_method,
-                              .en_path = j->j_path,
-                              .en_body_bytes = (long)j->j_body_bytes,
-                              .en_intercepted = j->j_intercepted}};
-    j->j_ok = job_decide(d, j, &e, "http:request gate: ");
+    job_ticket t;
+    j->j_ok = job_decide(d, j, &e, "http:request gate: ", &t);
+    j->j_request_id = t.t_id;
+    j->j_wants_outcome = t.t_wanted;
     box_free(res);
+}
+
+static void
+job_record(gw_decider *d, gw_job *j)
+{
+    char *res;
+    box_effect e = http_effect(j, &res);
+    if (res != NULL)
+        record(d, &e, (job_ticket){j->j_request_id, true}, &j->j_outcome);
+    box_free(res);
+    box_free(j->j_own_method);
+    box_free(j->j_own_path);
+    box_free(j);
+}
+
+void
+gw_decider_record_http(gw_decider *d, const gw_job *decided,
+                       const box_outcome *o)
+{
+    gw_job *j = box_calloc(1, sizeof *j);
+    if (j != NULL) {
+        *j = *decided;
+        j->j_kind = GW_JOB_RECORD;
+        j->j_reason = NULL;
+        j->j_owner = NULL;
+        j->j_outcome = *o;
+        j->j_own_method = box_strdup(decided->j_method);
+        j->j_own_path = box_strdup(decided->j_path);
+        j->j_method = j->j_own_method;
+        j->j_path = j->j_own_path;
+    }
+    if (j == NULL || j->j_own_method == NULL || j->j_own_path == NULL) {
+        box_log(BOX_LOG_WARN, "box-gateway",
+                "policy outcome recording was not confirmed (out of memory)");
+        if (j != NULL) {
+            box_free(j->j_own_method);
+            box_free(j->j_own_path);
+            box_free(j);
+        }
+        return;
+    }
+    gw_decider_submit(d, j);
 }
 
 static void *
@@ -240,6 +363,11 @@ decider_thread(void *arg)
             d->d_todo_tail = &d->d_todo;
         pthread_mutex_unlock(&d->d_lock);
 
+        if (j->j_kind == GW_JOB_RECORD) {
+            job_record(d, j); // frees it: no one waits for it
+            pthread_mutex_lock(&d->d_lock);
+            continue;
+        }
         if (j->j_kind == GW_JOB_CONNECT)
             job_connect(d, j);
         else
@@ -264,6 +392,7 @@ gw_decider_new(const gw_decider_opts *o, gw_decider **out)
     if (d == NULL)
         return BOX_ENOMEM;
     d->d_pdp = o->do_pdp;
+    atomic_init(&d->d_next_id, GW_REQUEST_ID_BASE);
     d->d_connect_ms = o->do_connect_ms > 0 ? o->do_connect_ms : GW_CONNECT_MS;
     d->d_todo_tail = &d->d_todo;
     d->d_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -347,4 +476,6 @@ gw_job_clear(gw_job *j)
     box_free(j->j_reason);
     j->j_reason = NULL;
     j->j_ok = false;
+    j->j_request_id = 0;
+    j->j_wants_outcome = false;
 }

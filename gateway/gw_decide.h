@@ -8,6 +8,7 @@
 
 #include "box_err.h"
 #include "box_pdp_client.h"
+#include "box_verdict.h"
 #include "gw_addr.h"
 #include "gw_answer.h"
 
@@ -24,6 +25,9 @@ typedef enum gw_job_kind {
      * the job's socket (box-spec §6). */
     GW_JOB_CONNECT,
     GW_JOB_HTTP, // http:request
+    /* An http:request's outcome for the PDP's history (made by
+     * gw_decider_record_http; never handed back). */
+    GW_JOB_RECORD,
 } gw_job_kind;
 
 typedef struct gw_job {
@@ -41,6 +45,13 @@ typedef struct gw_job {
     char *j_reason;
     int j_fd;                      // CONNECT: the connected socket, or -1
     char j_ip[GW_ADDR_TEXT_MAX];   // CONNECT: the address it reached
+    /* HTTP: the decision's id, and whether policy reads its outcome
+     * (then gw_decider_record_http tells how the exchange ended). */
+    uint64_t j_request_id;
+    bool j_wants_outcome;
+    /* RECORD: the outcome, and the strings the job owns. */
+    box_outcome j_outcome;
+    char *j_own_method, *j_own_path;
     /* The loop's: who waits for this job. */
     void *j_owner;
     struct gw_job *j_next;
@@ -67,6 +78,13 @@ int gw_decider_fd(const gw_decider *d);
 void gw_decider_submit(gw_decider *d, gw_job *j);
 /* The jobs done since the last call, as a list, or NULL. */
 gw_job *gw_decider_take(gw_decider *d);
+
+/* Records, off the loop, how a permitted http:request ended (decided
+ * holds the decision: its j_wants_outcome set): ::response with
+ * output.status, or ::error when no answer came (box-spec §4). Lost, with
+ * a warning, when memory or the PDP fails. */
+void gw_decider_record_http(gw_decider *d, const gw_job *decided,
+                            const box_outcome *o);
 
 /* Clears a job's outputs (closes its socket, frees its reason). */
 void gw_job_clear(gw_job *j);

@@ -90,6 +90,7 @@ struct gw_conn {
     struct curl_slist *c_resolve;
     char c_errbuf[CURL_ERROR_SIZE];
     bool c_resp_started; // the response head went to the client
+    bool c_outcome_sent; // the exchange's outcome went to the PDP
     bool c_resp_chunked;
     bool c_resp_no_body;
     bool c_paused;

@@ -23,6 +23,8 @@ static const struct outcome_row {
     [BOX_OUTCOME_INDETERMINATE] = {false, BOX__EVENT_KIND__EVENT_RESPONSE,
                                    "indeterminate"},
     [BOX_OUTCOME_STATUS] = {true, BOX__EVENT_KIND__EVENT_RESPONSE, NULL},
+    // net:connect's ::response carries no output (box-spec §4).
+    [BOX_OUTCOME_OPENED] = {false, BOX__EVENT_KIND__EVENT_RESPONSE, NULL},
 };
 
 const Box__Event *
@@ -35,7 +37,8 @@ box_outcome_event(box_outcome_ev *ev, uint64_t id, const box_outcome *o)
     const struct outcome_row *row = &outcome_tab[o->bo_kind];
     ev->oe_ev.kind = row->or_kind;
     ev->oe_ev.request_id = id;
-    if (row->or_kind == BOX__EVENT_KIND__EVENT_ERROR)
+    if (row->or_kind == BOX__EVENT_KIND__EVENT_ERROR ||
+        o->bo_kind == BOX_OUTCOME_OPENED)
         return &ev->oe_ev;
     box__value__init(&ev->oe_out);
     box__value_record__init(&ev->oe_rec);

@@ -43,9 +43,10 @@ typedef struct box_outcome_ev {
 const Box__Event *box_outcome_event(box_outcome_ev *ev, uint64_t id,
                                     const box_outcome *o);
 
-/* Reads back what box_outcome_event wrote: false when ev is anything
- * else (another kind, an output of another shape, an action or input
- * set). */
+/* Reads back what box_outcome_event wrote for a shell worker's effects:
+ * false when ev is anything else (another kind, an output of another
+ * shape, an action or input set, and BOX_OUTCOME_OPENED's bare
+ * ::response, which only the gateway writes, for itself). */
 bool box_outcome_read(const Box__Event *ev, box_outcome *o);
 
 void box_outcome_ev_clear(box_outcome_ev *ev);

@@ -90,6 +90,19 @@ test_shapes_read_back(void **state)
         box__event__free_unpacked(w, NULL);
         box_outcome_ev_clear(&ev);
     }
+    // net:connect's ::response has no output, and a worker cannot send
+    // one: only the gateway records it, for its own decisions.
+    {
+        box_outcome_ev oev;
+        box_outcome op = {.bo_kind = BOX_OUTCOME_OPENED};
+        const Box__Event *oe = box_outcome_event(&oev, 7, &op);
+        assert_non_null(oe);
+        assert_int_equal(oe->kind, BOX__EVENT_KIND__EVENT_RESPONSE);
+        assert_null(oe->output);
+        box_outcome back;
+        assert_false(box_outcome_read(oe, &back));
+        box_outcome_ev_clear(&oev);
+    }
     // The result is an enum entity (Box::FsResponseResult::"…").
     box_outcome_ev ev;
     box_outcome o = {.bo_kind = BOX_OUTCOME_DESCRIPTOR};

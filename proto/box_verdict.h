@@ -60,7 +60,8 @@ typedef enum box_outcome_kind {
     BOX_OUTCOME_COMPLETED,     // fs: it happened (output.result completed)
     BOX_OUTCOME_DESCRIPTOR,    // fs: an open gave a descriptor
     BOX_OUTCOME_INDETERMINATE, // fs: it may have happened
-    BOX_OUTCOME_STATUS,        // shell:exec / spawn: ended with bo_status
+    BOX_OUTCOME_STATUS,        // shell:exec / spawn, http:request: bo_status
+    BOX_OUTCOME_OPENED,        // net:connect: may have opened (no output)
     BOX_OUTCOME_KIND_COUNT
 } box_outcome_kind;
 

@@ -182,6 +182,11 @@ upstream_conn(upstream *us, us_io *fd)
                          "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
                          "refused\r\ncontent-length: 6\r\n\r\nforged");
             io_send(fd, resp, (size_t)n);
+        } else if (strcmp(path, "/404") == 0) {
+            n = snprintf(resp, sizeof resp,
+                         "HTTP/1.1 404 Not Found\r\ncontent-length: 4\r\n\r\n"
+                         "nope");
+            io_send(fd, resp, (size_t)n);
         } else if (strcmp(path, "/close") == 0) {
             n = snprintf(resp, sizeof resp,
                          "HTTP/1.1 200 OK\r\nconnection: close\r\n\r\nuntil "
@@ -309,7 +314,7 @@ stop_proc(box_proc *p)
 }
 
 static int
-setup(void **state)
+setup_policy(void **state, const char *policy)
 {
     fx *f = box_calloc(1, sizeof *f);
     assert_non_null(f);
@@ -322,7 +327,7 @@ setup(void **state)
     snprintf(f->sock, sizeof f->sock, "%s/egress.sock", f->dir);
     snprintf(f->ca, sizeof f->ca, "%s/ca.pem", f->dir);
     snprintf(f->up_ca, sizeof f->up_ca, "%s/upstream-ca.pem", f->dir);
-    box_test_put(f->policy, gt_policy);
+    box_test_put(f->policy, policy);
     char bin[4096];
     box_proc_bin(bin, sizeof bin, "box-pdp");
     char *argv[] = {bin,       "--listen", f->pdp_url, "--policy",
@@ -344,6 +349,27 @@ setup(void **state)
     upstream_start(&f->tus, tls);
     *state = f;
     return 0;
+}
+
+static int
+setup(void **state)
+{
+    return setup_policy(state, gt_policy);
+}
+
+/* gt_policy, and no request once one was answered 404: a rule on the
+ * ::response events the gateway records. */
+static int
+setup_after_404(void **state)
+{
+    char policy[sizeof gt_policy + 512];
+    snprintf(policy, sizeof policy,
+             "%s@id(\"after404\") forbid (principal, action == "
+             "Box::Action::\"http:request\", resource) when temporal { "
+             "formerly within 1h (Box::Action::\"http:request\"::response{ "
+             "output.status: 404 }) };\n",
+             gt_policy);
+    return setup_policy(state, policy);
 }
 
 static int
@@ -903,6 +929,33 @@ test_tunnel_refusals(void **state)
     assert_int_equal(atomic_load(&f->tus.us_requests), before);
 }
 
+/* The gateway records each exchange's outcome: a rule reading
+ * ::response{output.status} sees it. */
+static void
+test_outcomes_recorded(void **state)
+{
+    fx *f = *state;
+    start_gateway(f, NULL, NULL);
+    char *r = get(f, "127.0.0.1", "/hello");
+    expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    box_free(r);
+    r = get(f, "127.0.0.1", "/404");
+    expect_prefix(r, "HTTP/1.1 404 Not Found\r\n");
+    box_free(r);
+    // The outcome goes to the PDP off the loop: it lands in a moment.
+    bool refused = false;
+    for (int i = 0; i < 50 && !refused; i++) {
+        r = get(f, "127.0.0.1", "/hello");
+        refused = strstr(r, "[policy: after404]") != NULL;
+        if (!refused)
+            expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+        box_free(r);
+        if (!refused)
+            box_test_sleep_ms(100);
+    }
+    assert_true(refused);
+}
+
 int
 main(void)
 {
@@ -929,6 +982,8 @@ main(void)
         cmocka_unit_test_setup_teardown(test_tunnel_intercepted, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_tunnel_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_outcomes_recorded,
+                                        setup_after_404, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
