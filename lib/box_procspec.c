@@ -224,5 +224,9 @@ box_procspec_egress_args(box_argv *av, const box_procspec_egress *eg)
     box_err rv = box_argv_push(av, "--egress");
     if (rv == BOX_OK)
         rv = box_argv_pushf(av, "%s:%u", eg->eg_socket, eg->eg_port);
+    // The trust names point at the CA: the sandbox reads it (a caller
+    // that hides the box directory also shows it).
+    if (rv == BOX_OK && (rv = box_argv_push(av, "--read-file")) == BOX_OK)
+        rv = box_argv_push(av, eg->eg_ca);
     return rv;
 }

@@ -80,7 +80,8 @@ box_err box_procspec_env_args(box_argv *av, const box_config_process *pr,
                               const char *path_first,
                               const box_procspec_egress *eg) BOX_WARN_UNUSED;
 
-/* box-contain's `--egress SOCKET:PORT`: the sandbox's only way out. */
+/* box-contain's `--egress SOCKET:PORT` (the sandbox's only way out) and
+ * `--read-file CA`. */
 box_err box_procspec_egress_args(box_argv *av, const box_procspec_egress *eg)
     BOX_WARN_UNUSED;
 

@@ -406,7 +406,8 @@ test_env_egress(void **state)
     box_argv_free(&av);
     assert_int_equal(box_procspec_egress_args(&av, &eg), BOX_OK);
     want_argv(&av, 0,
-              (const char *[]){"--egress", "/b/run/egress.sock:41234", NULL});
+              (const char *[]){"--egress", "/b/run/egress.sock:41234",
+                               "--read-file", "/b/trust/cert.pem", NULL});
     box_argv_free(&av);
 }
 

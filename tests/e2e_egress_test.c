@@ -113,7 +113,7 @@ test_agent_reaches_network_only_through_gateway(void **state)
         script, sizeof script,
         "p=${HTTP_PROXY##*:}\n"
         "echo \"proxy $HTTP_PROXY\"\n"
-        "[ -r \"$SSL_CERT_FILE\" ] && echo \"ca readable\"\n"
+        "read -r l < \"$SSL_CERT_FILE\" && echo \"ca $l\"\n"
         "ask() {\n"
         "  /usr/bin/bash -c 'exec 3<>/dev/tcp/127.0.0.1/'$p' || exit 9\n"
         "    printf \"GET http://127.0.0.1:%u$1 HTTP/1.1\\r\\nHost: "
@@ -133,7 +133,7 @@ test_agent_reaches_network_only_through_gateway(void **state)
         box_test_show_result("box run", &r);
     assert_int_equal(r.pr_status, 0);
     assert_true(strstr(r.pr_out, "proxy http://127.0.0.1:") != NULL);
-    expect_out_line(&r, "ca readable");
+    expect_out_line(&r, "ca -----BEGIN CERTIFICATE-----");
     // The \r the lines end in stays: HTTP's line ends.
     expect_out_line(&r, "HTTP/1.1 200 OK\r");
     expect_out_line(&r, "upstream-ok");

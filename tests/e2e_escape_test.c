@@ -420,16 +420,20 @@ test_agent_sandbox(void **state)
         script, sizeof script,
         "echo x > direct.txt; echo \"direct $?\"\n"
         "for s in private/pdp.sock private/pdp-epoch.sock "
-        "private/shell-ctl.sock private/gateway-ctl.sock run/box.sock; do\n"
+        "private/shell-ctl.sock private/gateway-ctl.sock run/egress.sock "
+        "run/box.sock; do\n"
         "  %s %s/$s; echo \"$s $?\"\n"
         "done\n"
         "ls %s/private; echo \"ls $?\"\n"
         "ls %s/trust; echo \"trust $?\"\n"
+        "while read -r l; do echo \"$l\"; break; done < %s/trust/cert.pem; "
+        "echo \"ca $?\"\n"
         "cat /etc/shadow; echo \"shadow $?\"\n"
         "cat %s; echo \"policy $?\"\n"
         "/usr/bin/env; echo \"env $?\"\n"
         "sh -c 'echo through the alias'; echo \"alias $?\"",
-        probe, w->bw_state, w->bw_state, w->bw_state, w->bw_policy);
+        probe, w->bw_state, w->bw_state, w->bw_state, w->bw_state,
+        w->bw_policy);
     box_proc_result r;
     box_world_run(w, script, &r);
     box_test_expect_status(&r, 0);
@@ -442,10 +446,18 @@ test_agent_sandbox(void **state)
                             "private/shell-ctl.sock 1\n"
                             "refused: No such file or directory\n"
                             "private/gateway-ctl.sock 1\n"
+                            // The gateway's socket is the relay's to
+                            // reach, not the agent's.
+                            "refused: No such file or directory\n"
+                            "run/egress.sock 1\n"
                             "connected\n"
                             "run/box.sock 0\n"
                             "ls 2\n"
                             "trust 2\n"
+                            // Only the run's CA certificate shows, which
+                            // the trust names point at.
+                            "-----BEGIN CERTIFICATE-----\n"
+                            "ca 0\n"
                             "shadow 1\n"
                             "policy 1\n"
                             "env 126\n"
@@ -459,14 +471,15 @@ test_agent_sandbox(void **state)
              "ls: cannot access '%s/private': No such file or directory",
              w->bw_state);
     box_test_expect_line(&r, want);
+    // The CA is read where it lies; its directory is not listed.
     snprintf(want, sizeof want,
-             "ls: cannot access '%s/trust': No such file or directory",
+             "ls: cannot open directory '%s/trust': Permission denied",
              w->bw_state);
     box_test_expect_line(&r, want);
     box_test_expect_line(&r, "cat: /etc/shadow: Permission denied");
     snprintf(want, sizeof want, "cat: %s: Permission denied", w->bw_policy);
     box_test_expect_line(&r, want);
-    snprintf(want, sizeof want, "%s: 10: /usr/bin/env: Permission denied",
+    snprintf(want, sizeof want, "%s: 11: /usr/bin/env: Permission denied",
              w->bw_agent);
     box_test_expect_line(&r, want);
     box_proc_result_free(&r);
