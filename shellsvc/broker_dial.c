@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Dial frames: a socket to the egress gateway for curl (box-spec §3.12).
  * A worker is confined and may be compromised, so what it gets is only
- * what any command already reaches through the gateway, which decides
- * every connection and request by policy (§6): one more connection to it,
- * and the run's CA certificate, which is public. */
+ * what a host program's sandbox already reaches (its --egress relay): one
+ * more connection to the gateway, which decides every connection and
+ * request by policy (§6). */
 #include "broker_dial.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -46,34 +45,21 @@ bd_connect(const char *path)
 }
 
 box_err
-broker_dial(const worker_settings *ws, int fds_sock, bool want_ca,
-            char **refusal)
+broker_dial(const worker_settings *ws, int fds_sock, char **refusal)
 {
-    int fds[2] = {-1, -1};
-    box_err rv = BOX_OK;
     *refusal = NULL;
     const struct box_procspec_egress *eg = ws != NULL ? ws->ws_egress : NULL;
-    if (eg == NULL || eg->eg_socket == NULL || eg->eg_ca == NULL) {
+    if (eg == NULL || eg->eg_socket == NULL) {
         *refusal = box_strdup("the box has no network");
         return BOX_EDENIED;
     }
-    if ((fds[0] = bd_connect(eg->eg_socket)) < 0) {
+    int fd = bd_connect(eg->eg_socket);
+    if (fd < 0) {
         *refusal = box_asprintf("cannot connect to the egress gateway: %s",
                                 strerror(errno));
-        rv = BOX_EDENIED;
-        goto out;
+        return BOX_EDENIED;
     }
-    if (want_ca &&
-        (fds[1] = open(eg->eg_ca, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
-        *refusal = box_asprintf("cannot open the run's CA certificate: %s",
-                                strerror(errno));
-        rv = BOX_EDENIED;
-        goto out;
-    }
-    rv = box_fdpass_send(fds_sock, 'D', fds, want_ca ? 2 : 1, MSG_DONTWAIT);
-out:
-    for (int i = 0; i < 2; i++)
-        if (fds[i] >= 0)
-            close(fds[i]); // the worker has its copies, or none is owed
+    box_err rv = box_fdpass_send(fds_sock, 'D', &fd, 1, MSG_DONTWAIT);
+    close(fd); // the worker has its copy, or none is owed
     return rv;
 }

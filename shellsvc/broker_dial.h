@@ -3,21 +3,18 @@
 #ifndef BROKER_DIAL_H
 #define BROKER_DIAL_H
 
-#include <stdbool.h>
-
 #include "box_err.h"
 #include "worker.h"
 
 /*
  * Answers one dial frame: connects a new stream socket to the gateway's
  * own Unix socket (ws->ws_egress->eg_socket, never a path the worker
- * names) and, with want_ca, opens the run's CA certificate for reading;
- * both go to the worker on fds_sock in one message. Returns BOX_OK when
- * they went; BOX_EDENIED when the worker is to be told why not (*refusal,
+ * names), which goes to the worker on fds_sock. Returns BOX_OK when it
+ * went; BOX_EDENIED when the worker is to be told why not (*refusal,
  * the caller's; NULL only when out of memory); another error when the
  * descriptor socket failed (the call ends).
  */
-box_err broker_dial(const worker_settings *ws, int fds_sock, bool want_ca,
+box_err broker_dial(const worker_settings *ws, int fds_sock,
                     char **refusal) BOX_WARN_UNUSED;
 
 #endif

@@ -457,11 +457,11 @@ worker_launch(void *ctx, int argc, char *const *argv, const char *cwd,
 }
 
 /* One dial frame to the broker and its answer: a socket connected to the
- * egress gateway (and the run's CA when ca is not NULL), which the broker
- * sends before the answer. A worker cannot make sockets (worker_confine.c);
- * the broker connects only to the gateway's own socket. */
+ * egress gateway, which the broker sends before the answer. A worker
+ * cannot make sockets (worker_confine.c); the broker connects only to the
+ * gateway's own socket. */
 static box_err
-worker_dial(void *ctx, int *sock, int *ca, char **err)
+worker_dial(void *ctx, int *sock, char **err)
 {
     worker_ctx *w = ctx;
     Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
@@ -469,12 +469,9 @@ worker_dial(void *ctx, int *sock, int *ca, char **err)
     f.program = w->wk_program;
     f.body_case = BOX__ALIAS_FRAME__BODY_DIAL;
     f.dial = &d;
-    d.want_ca = ca != NULL;
     *sock = -1;
-    if (ca != NULL)
-        *ca = -1;
     Box__AliasFrame *a = NULL;
-    int fds[2] = {-1, -1}, n = -1;
+    int fd = -1, n = -1;
     char op;
     pthread_mutex_lock(&w->wk_chan_lock);
     box_err rv = worker_batch_flush(w, &w->wk_served);
@@ -489,16 +486,12 @@ worker_dial(void *ctx, int *sock, int *ca, char **err)
                      a->body_case == BOX__ALIAS_FRAME__BODY_DIALED &&
                      a->dialed->connected;
     if (connected)
-        n = box_fdpass_recv(w->wk_fds, &op, fds, 2, MSG_DONTWAIT);
+        n = box_fdpass_recv(w->wk_fds, &op, &fd, 1, MSG_DONTWAIT);
     pthread_mutex_unlock(&w->wk_chan_lock);
-    if (connected && n == (ca != NULL ? 2 : 1)) {
-        *sock = fds[0];
-        if (ca != NULL)
-            *ca = fds[1];
+    if (connected && n == 1) {
+        *sock = fd;
         rv = BOX_OK;
     } else if (connected) {
-        for (int i = 0; i < n; i++)
-            close(fds[i]);
         *err = box_strdup("the box broker connected without the socket");
         rv = BOX_EIO;
     } else if (rv != BOX_OK || a->body_case != BOX__ALIAS_FRAME__BODY_DIALED) {

@@ -16,7 +16,6 @@
 
 #define XF_REDIRS_MAX 10        // -L (§3.12)
 #define XF_HEAD_MAX (64u << 10) // one hop's response headers
-#define XF_CA_MAX (1u << 20)    // the run's CA certificate file
 #define XF_CALL_MS 30000L       // no -m: the call's own budget bounds it
 
 /* One hop's transfer state, shared with libcurl's callbacks. */
@@ -143,21 +142,9 @@ xf_debug(CURL *e, curl_infotype type, char *p, size_t n, void *arg)
     return 0;
 }
 
-/* The run's CA, read whole from the descriptor the broker opened. */
-static box_err
-xf_read_ca(int fd, box_buf *ca)
-{
-    char buf[4096];
-    ssize_t k;
-    while ((k = read(fd, buf, sizeof buf)) > 0)
-        if (box_buf_append(ca, buf, (size_t)k) != BOX_OK)
-            return BOX_ETOOBIG;
-    return k == 0 && ca->b_len > 0 ? BOX_OK : BOX_EIO;
-}
-
 static bool
 xf_set_all(CURL *e, xf_hop *h, const curl_target *t, const curl_req *rq,
-           bool first, const box_buf *ca, const box_procspec_egress *eg,
+           bool first, const sh_host_opts *ho, const box_procspec_egress *eg,
            struct curl_slist *resolve, long left_ms)
 {
     char proxy[64];
@@ -182,8 +169,9 @@ xf_set_all(CURL *e, xf_hop *h, const curl_target *t, const curl_req *rq,
     XF_SET(CURLOPT_PROTOCOLS_STR, "http,https");
     XF_SET(CURLOPT_FOLLOWLOCATION, 0L); // hops are ours, each floored
     // Only the run's CA: the gateway terminates every TLS (§6).
-    struct curl_blob blob = {
-        .data = ca->b_data, .len = ca->b_len, .flags = CURL_BLOB_NOCOPY};
+    struct curl_blob blob = {.data = (void *)ho->ho_egress_ca,
+                             .len = ho->ho_egress_ca_len,
+                             .flags = CURL_BLOB_NOCOPY};
     XF_SET(CURLOPT_CAINFO, NULL);
     XF_SET(CURLOPT_CAPATH, NULL);
     if (t->ct_https)
@@ -246,7 +234,7 @@ xf_refused(curl_result *res, const box_buf *body)
  * is to be followed (*next set, the caller's). */
 static bool
 xf_hop_run(sh_ctx *cx, const curl_req *rq, curl_target *t, bool first,
-           const box_buf *ca, const box_procspec_egress *eg, int sock,
+           const sh_host_opts *ho, const box_procspec_egress *eg, int sock,
            long deadline, box_buf *out, curl_result *res, char **next)
 {
     xf_hop h = {.xh_cx = cx, .xh_rq = rq, .xh_sock = sock};
@@ -286,7 +274,7 @@ xf_hop_run(sh_ctx *cx, const curl_req *rq, curl_target *t, bool first,
         }
     }
     if ((e = curl_easy_init()) == NULL ||
-        !xf_set_all(e, &h, t, rq, first, ca, eg, resolve,
+        !xf_set_all(e, &h, t, rq, first, ho, eg, resolve,
                     deadline - curl_now_ms())) {
         xf_fail(res, 1, true, "cannot set up the transfer");
         goto out;
@@ -351,10 +339,9 @@ curl_run(sh_ctx *cx, const char *url, const curl_req *rq, curl_result *res)
 {
     const sh_host_opts *ho = cx->cx_ss->ss_o.so_host;
     const box_procspec_egress *eg = ho != NULL ? ho->ho_egress : NULL;
-    box_buf out, ca;
+    box_buf out;
     box_buf_init(&out,
                  (size_t)(XF_REDIRS_MAX + 1) * (XF_HEAD_MAX + CURL_BODY_MAX));
-    box_buf_init(&ca, XF_CA_MAX);
     char *cur = box_strdup(url), *reason = NULL;
     long deadline = curl_now_ms() +
                     (rq->cr_timeout_ms > 0 ? rq->cr_timeout_ms : XF_CALL_MS);
@@ -386,15 +373,16 @@ curl_run(sh_ctx *cx, const char *url, const curl_req *rq, curl_result *res)
             curl_target_clear(&t);
             goto out;
         }
-        int sock = -1, cafd = -1;
-        char *err = NULL;
-        rv = ho->ho_dial(ho->ho_dial_arg, &sock, hop == 0 ? &cafd : NULL, &err);
-        if (rv == BOX_OK && hop == 0) {
-            rv = xf_read_ca(cafd, &ca);
-            close(cafd);
-            if (rv != BOX_OK)
-                err = box_strdup("cannot read the run's CA certificate");
+        if (t.ct_https && ho->ho_egress_ca == NULL) {
+            xf_fail(res, 7, false,
+                    "(7) the run's CA certificate was not "
+                    "readable when the shell started");
+            curl_target_clear(&t);
+            goto out;
         }
+        int sock = -1;
+        char *err = NULL;
+        rv = ho->ho_dial(ho->ho_dial_arg, &sock, &err);
         if (rv != BOX_OK) {
             xf_fail(res, 7, false, "(7) cannot reach the egress gateway: %s",
                     err != NULL ? err : box_strerror(rv));
@@ -405,7 +393,7 @@ curl_run(sh_ctx *cx, const char *url, const curl_req *rq, curl_result *res)
             goto out;
         }
         char *next = NULL;
-        bool follow = xf_hop_run(cx, rq, &t, hop == 0, &ca, eg, sock, deadline,
+        bool follow = xf_hop_run(cx, rq, &t, hop == 0, ho, eg, sock, deadline,
                                  &out, res, &next);
         curl_target_clear(&t);
         box_free(cur);
@@ -424,7 +412,6 @@ curl_run(sh_ctx *cx, const char *url, const curl_req *rq, curl_result *res)
     }
 out:
     box_buf_reset(&out);
-    box_buf_reset(&ca);
     box_free(cur);
     box_free(reason);
 }

@@ -56,13 +56,12 @@ typedef box_err (*sh_launch_fn)(void *arg, int argc, char *const *argv,
 
 /*
  * Hands over one new stream socket already connected to the egress
- * gateway's proxy (*sock), and when ca is not NULL the run's CA
- * certificate opened for reading (*ca): curl's only way out (box-spec
- * §3.12, §6). A worker cannot make sockets; it asks the broker, which
- * connects only to the gateway's own socket. BOX_OK, or an error with
- * *err (the caller's) saying why.
+ * gateway's proxy (*sock): curl's only way out (box-spec §3.12, §6). A
+ * worker cannot make sockets; it asks the broker, which connects only to
+ * the gateway's own socket. BOX_OK, or an error with *err (the caller's)
+ * saying why.
  */
-typedef box_err (*sh_dial_fn)(void *arg, int *sock, int *ca, char **err);
+typedef box_err (*sh_dial_fn)(void *arg, int *sock, char **err);
 
 typedef struct sh_host_opts {
     const char *ho_trusted_path;  // the PATH of the process that ran box run
@@ -75,6 +74,8 @@ typedef struct sh_host_opts {
     void *ho_launch_arg;
     /* The gateway curl proxies through; NULL: the box has no network. */
     const struct box_procspec_egress *ho_egress;
+    const char *ho_egress_ca; // its CA (PEM), curl's only trust; or NULL
+    size_t ho_egress_ca_len;
     sh_dial_fn ho_dial; // required with ho_egress
     void *ho_dial_arg;
 } sh_host_opts;
