@@ -416,6 +416,8 @@ test_refused(void **state)
            E "policy denied this operation on 'blocked.invalid*");
     expect(f, "curl -s https://blocked.invalid/", 1, "",
            E "policy denied this operation on 'blocked.invalid*");
+    // the gateway's own failure for a tunnel: (6) and its reason
+    expect(f, "curl https://nowhere.invalid/", 6, "", E "(6) *");
     // -m
     expect(f, "curl -m 1 http://%H:%P/slow", 28, "",
            E "(28) Operation timed out\n");

@@ -36,12 +36,13 @@ typedef enum curl_tunnel_rc {
     CURL_TUNNEL_OK,      // 200: the socket now reaches the host
     CURL_TUNNEL_REFUSED, // 403 marked x-strands-box-egress: *reason
     CURL_TUNNEL_TIMEOUT, // the deadline passed
-    CURL_TUNNEL_BROKEN,  // anything else the gateway said or did
+    CURL_TUNNEL_BROKEN,  // anything else: *reason the answer's body, if any
     CURL_TUNNEL_NOMEM,
 } curl_tunnel_rc;
 
 /* `CONNECT authority` on sock (connected to the gateway) by deadline_ms
- * (CLOCK_MONOTONIC ms). On REFUSED *reason (the caller's) is the body. */
+ * (CLOCK_MONOTONIC ms). *reason (the caller's) is a non-200 answer's body
+ * (REFUSED always has one; BROKEN may), else NULL. */
 curl_tunnel_rc curl_tunnel(int sock, const char *authority, long deadline_ms,
                            char **reason);
 

@@ -183,6 +183,8 @@ gw_answer(int fd, const char *req, size_t n)
         extra = "x-strands-box-egress: refused\r\n";
         body = "net:connect gate: policy denied this operation on "
                "'example.com' [policy: no_example].";
+    } else if (strncmp(req, "CONNECT empty.com:443 ", 22) == 0) {
+        code = 502;
     } else if (strncmp(req, "CONNECT ", 8) == 0) {
         code = 502;
         body = "upstream connect failed";
@@ -412,8 +414,10 @@ static const grow gw_rows[] = {
      E "net:connect gate: policy denied this operation on 'example.com' "
        "[policy: no_example].\n",
      1, NULL, NULL, 1},
-    {"curl https://other.com/", "",
-     E "(6) the egress gateway did not open a tunnel to other.com:443\n", 6,
+    {"curl https://other.com/", "", E "(6) upstream connect failed\n", 6, NULL,
+     NULL, 1},
+    {"curl https://empty.com/", "",
+     E "(6) the egress gateway did not open a tunnel to empty.com:443\n", 6,
      NULL, NULL, 1},
     {"curl -s https://other.com/", "", "", 6, NULL, NULL, 1},
     // statuses

@@ -114,10 +114,10 @@ curl_tunnel(int sock, const char *authority, long deadline_ms, char **reason)
         return CURL_TUNNEL_BROKEN;
     if (memcmp(head + 8, " 200", 4) == 0)
         return CURL_TUNNEL_OK;
-    if (tun_header(head, "x-strands-box-egress") == NULL)
-        return CURL_TUNNEL_BROKEN;
-    // Refused: the body (its declared length, at most TUN_BODY_MAX) is
-    // the reason; a body that does not come leaves it empty.
+    bool marked = tun_header(head, "x-strands-box-egress") != NULL;
+    // Refused (marked) or failed (502: the upstream unresolvable or
+    // unreachable): the body (its declared length, at most TUN_BODY_MAX)
+    // says why; a body that does not come leaves it empty.
     const char *cl = tun_header(head, "content-length");
     size_t want = 0;
     while (cl != NULL && *cl >= '0' && *cl <= '9' && want <= TUN_BODY_MAX)
@@ -134,5 +134,7 @@ curl_tunnel(int sock, const char *authority, long deadline_ms, char **reason)
     }
     body[got] = '\0';
     *reason = box_strdup(body);
-    return *reason != NULL ? CURL_TUNNEL_REFUSED : CURL_TUNNEL_NOMEM;
+    if (*reason == NULL)
+        return CURL_TUNNEL_NOMEM;
+    return marked ? CURL_TUNNEL_REFUSED : CURL_TUNNEL_BROKEN;
 }

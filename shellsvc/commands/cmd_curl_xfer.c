@@ -258,10 +258,15 @@ xf_hop_run(sh_ctx *cx, const curl_req *rq, curl_target *t, bool first,
             goto out;
         }
         if (tr != CURL_TUNNEL_OK) {
-            xf_fail(res, 6, false,
-                    "(6) the egress gateway did not open a "
-                    "tunnel to %s",
-                    t->ct_authority);
+            // The gateway's own failure (502: an upstream it could not
+            // resolve or reach) in its first line, or what went wrong.
+            size_t n = reason != NULL ? strcspn(reason, "\r\n") : 0;
+            if (n > 0)
+                xf_fail(res, 6, false, "(6) %.*s", (int)n, reason);
+            else
+                xf_fail(res, 6, false,
+                        "(6) the egress gateway did not open a tunnel to %s",
+                        t->ct_authority);
             goto out;
         }
         // The authority's name "resolves" to a placeholder: libcurl asks
