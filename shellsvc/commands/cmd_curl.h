@@ -49,7 +49,7 @@ curl_tunnel_rc curl_tunnel(int sock, const char *authority, long deadline_ms,
 /* CLOCK_MONOTONIC in ms. */
 long curl_now_ms(void);
 
-/* The request as the options built it (all borrowed but ht_body). */
+/* The request as the options built it (all borrowed). */
 typedef struct curl_req {
     const char *cr_method;         // -X, or NULL
     struct curl_slist *cr_headers; // -H, and --json's

@@ -525,8 +525,11 @@ confine_connect(void)
     const box_sc_rule rules[] = {
         {BOX_SC_SYS(connect), .sr_errno = EINPROGRESS},
     };
-    box_sc_filter f = {
-        .sf_mode = BOX_SC_DENYLIST, .sf_rules = rules, .sf_nrules = 1};
+    box_sc_filter f = {.sf_mode = BOX_SC_DENYLIST,
+                       .sf_rules = rules,
+                       .sf_nrules = 1,
+                       // LeakSanitizer stops the world with ptrace
+                       .sf_let_ptrace = true};
     box_sc_prog *p = NULL;
     char *err = NULL;
     assert_int_equal(box_sc_compile(&f, &p, &err), BOX_OK);
