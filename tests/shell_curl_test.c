@@ -393,6 +393,12 @@ test_permitted(void **state)
     expect(f, "curl -s -w '%{http_code} %{content_type}\\n' http://%H:%P/404",
            0, "nope\n404 text/plain\n", "");
     expect(f, "curl -sf http://%H:%P/404; echo $?", 0, "22\n", "");
+    expect(f,
+           "curl -sv http://%H:%P/hello 2>&1 >/dev/null | grep -c '^< HTTP/1.1 "
+           "200'",
+           0, "1\n", "");
+    expect(f, "curl -s -d a=1 -w ' %{http_code}' http://%H:%P/hello", 0,
+           "hello\n 200", "");
     // https: CONNECT, the gateway's interception, the run's CA
     expect(f, "curl -s https://%H:%T/hello", 0, "hello\n", "");
 }
