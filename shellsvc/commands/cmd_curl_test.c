@@ -205,6 +205,9 @@ gw_answer(int fd, const char *req, size_t n)
         code = 302;
         extra = "Location: http://example.com/ok\r\n";
         body = "moved\n";
+    } else if (strstr(req, " http://example.com/redir-echo ") != NULL) {
+        code = 307;
+        extra = "Location: http://example.com/echo\r\n";
     } else if (strstr(req, " http://example.com/loop ") != NULL) {
         code = 302;
         extra = "Location: /loop\r\n";
@@ -445,6 +448,13 @@ static const grow gw_rows[] = {
      E "(1) Protocol \"http\" disabled\n", 1, NULL, NULL, 1},
     {"curl -L " U "/loop", "", E "(47) Maximum (10) redirects followed\n", 47,
      NULL, NULL, 11},
+    // a hop drops the body, cookies and credentials, keeps other headers
+    {"curl -s -L -d x=1 -b k=v -u me:pw -H 'Authorization: Bearer t' "
+     "-H 'cookie: c=1' -H 'X-K: 1' " U "/redir-echo",
+     "GET http://example.com/echo HTTP/1.1\r\nHost: example.com\r\n"
+     "User-Agent: curl/" LIBCURL_VERSION "\r\nAccept: */*\r\n"
+     "Proxy-Connection: Keep-Alive\r\nX-K: 1\r\n\r\n",
+     "", 0, NULL, NULL, 2},
     // the request: -d, --data-raw, --json, @file through the kernel
     {"curl -s -d a=1 -d b=2 -H 'X-T: 1' -A agent/1 " U "/echo",
      "POST http://example.com/echo HTTP/1.1\r\nHost: example.com\r\n"

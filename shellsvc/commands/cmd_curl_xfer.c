@@ -142,10 +142,45 @@ xf_debug(CURL *e, curl_infotype type, char *p, size_t n, void *arg)
     return 0;
 }
 
+/* A header a redirect hop may not carry (§3.12: no cookies, no auth),
+ * as -H wrote it ("Name: value", or "Name;" for an empty one). */
+static bool
+xf_private_header(const char *h)
+{
+    static const char *const names[] = {"authorization", "cookie",
+                                        "proxy-authorization"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t n = strlen(names[i]);
+        if (strncasecmp(h, names[i], n) == 0 && (h[n] == ':' || h[n] == ';'))
+            return true;
+    }
+    return false;
+}
+
+/* The -H headers a hop sends: all of them on the first, else all but the
+ * private ones (*out the caller's to free; NULL is no headers). */
+static bool
+xf_hop_headers(const curl_req *rq, bool first, struct curl_slist **out)
+{
+    *out = NULL;
+    for (const struct curl_slist *l = rq->cr_headers; l != NULL; l = l->next) {
+        if (!first && xf_private_header(l->data))
+            continue;
+        struct curl_slist *n = curl_slist_append(*out, l->data);
+        if (n == NULL) {
+            curl_slist_free_all(*out);
+            *out = NULL;
+            return false;
+        }
+        *out = n;
+    }
+    return true;
+}
+
 static bool
 xf_set_all(CURL *e, xf_hop *h, const curl_target *t, const curl_req *rq,
            bool first, const sh_host_opts *ho, const box_procspec_egress *eg,
-           struct curl_slist *resolve, long left_ms)
+           struct curl_slist *resolve, struct curl_slist *headers, long left_ms)
 {
     char proxy[64];
     snprintf(proxy, sizeof proxy, "http://127.0.0.1:%u", eg->eg_port);
@@ -188,7 +223,7 @@ xf_set_all(CURL *e, xf_hop *h, const curl_target *t, const curl_req *rq,
     XF_SET(CURLOPT_TIMEOUT_MS, left_ms > 0 ? left_ms : 1L);
     XF_SET(CURLOPT_USERAGENT,
            rq->cr_agent != NULL ? rq->cr_agent : "curl/" LIBCURL_VERSION);
-    XF_SET(CURLOPT_HTTPHEADER, rq->cr_headers);
+    XF_SET(CURLOPT_HTTPHEADER, headers);
     if (rq->cr_verbose) {
         XF_SET(CURLOPT_VERBOSE, 1L);
         XF_SET(CURLOPT_DEBUGFUNCTION, xf_debug);
@@ -240,7 +275,7 @@ xf_hop_run(sh_ctx *cx, const curl_req *rq, curl_target *t, bool first,
     xf_hop h = {.xh_cx = cx, .xh_rq = rq, .xh_sock = sock};
     box_buf_init(&h.xh_head, XF_HEAD_MAX);
     box_buf_init(&h.xh_body, CURL_BODY_MAX);
-    struct curl_slist *resolve = NULL;
+    struct curl_slist *resolve = NULL, *headers = NULL;
     CURL *e = NULL;
     char *reason = NULL, *ent = NULL;
     bool follow = false;
@@ -278,8 +313,9 @@ xf_hop_run(sh_ctx *cx, const curl_req *rq, curl_target *t, bool first,
             goto out;
         }
     }
-    if ((e = curl_easy_init()) == NULL ||
-        !xf_set_all(e, &h, t, rq, first, ho, eg, resolve,
+    if (!xf_hop_headers(rq, first, &headers) ||
+        (e = curl_easy_init()) == NULL ||
+        !xf_set_all(e, &h, t, rq, first, ho, eg, resolve, headers,
                     deadline - curl_now_ms())) {
         xf_fail(res, 1, true, "cannot set up the transfer");
         goto out;
@@ -332,6 +368,7 @@ out:
     if (e != NULL)
         curl_easy_cleanup(e);
     curl_slist_free_all(resolve);
+    curl_slist_free_all(headers);
     box_free(ent);
     box_free(reason);
     box_buf_reset(&h.xh_head);
