@@ -197,6 +197,10 @@ box_frame_name(Box__AliasFrame__BodyCase c)
         return "served";
     case BOX__ALIAS_FRAME__BODY_OUTCOMES:
         return "outcomes";
+    case BOX__ALIAS_FRAME__BODY_DIAL:
+        return "dial";
+    case BOX__ALIAS_FRAME__BODY_DIALED:
+        return "dialed";
     default:
         return "empty";
     }

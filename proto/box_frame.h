@@ -36,9 +36,10 @@
 #define BOX_FRAMES_FROM_WORKER                                                 \
     (BOX_FRAME_KIND(OUTPUT) | BOX_FRAME_KIND(EXIT) | BOX_FRAME_KIND(DECIDE) |  \
      BOX_FRAME_KIND(LAUNCH) | BOX_FRAME_KIND(SERVED) |                         \
-     BOX_FRAME_KIND(OUTCOMES))
+     BOX_FRAME_KIND(OUTCOMES) | BOX_FRAME_KIND(DIAL))
 #define BOX_FRAMES_TO_WORKER                                                   \
-    (BOX_FRAME_KIND(CALL) | BOX_FRAME_KIND(ANSWER) | BOX_FRAME_KIND(LAUNCHED))
+    (BOX_FRAME_KIND(CALL) | BOX_FRAME_KIND(ANSWER) |                           \
+     BOX_FRAME_KIND(LAUNCHED) | BOX_FRAME_KIND(DIALED))
 
 /* Why box_frame_read gave no frame, for the reader's answer. */
 typedef struct box_frame_fault {

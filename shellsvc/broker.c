@@ -27,6 +27,7 @@
 #include "box_status.h"
 #include "box_svc.h"
 #include "box_wire.h"
+#include "broker_dial.h"
 #include "broker_launch.h"
 #include "permit_memo.h"
 
@@ -549,6 +550,31 @@ conn_launch(broker_conn *c, const Box__Launch *l, bool *broke)
     return wr == BOX_OK;
 }
 
+/* Answers a worker's dial frame (broker_dial.c). Returns false when the
+ * descriptor socket or the channel failed. */
+static bool
+conn_dial(broker_conn *c, const Box__EgressDial *d)
+{
+    char *refusal = NULL;
+    (void)d; // one kind of dial: to the gateway
+    box_err rv = broker_dial(c->cn_b->br_cfg.bc_settings, c->cn_fds, &refusal);
+    if (rv != BOX_OK && rv != BOX_EDENIED)
+        return false;
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__EgressDialed ans = BOX__EGRESS_DIALED__INIT;
+    f.program = c->cn_program;
+    f.body_case = BOX__ALIAS_FRAME__BODY_DIALED;
+    f.dialed = &ans;
+    ans.connected = rv == BOX_OK;
+    ans.message = rv == BOX_OK      ? (char *)""
+                  : refusal != NULL ? refusal
+                                    : (char *)"out of memory";
+    box_err wr =
+        box_frame_write(c->cn_chan, &f, BOX_FRAME_MAX, BROKER_FRAME_MS);
+    box_free(refusal);
+    return wr == BOX_OK;
+}
+
 /* The worker sent a frame it may not send: it is killed and the call
  * ends. */
 static void
@@ -614,6 +640,10 @@ conn_from_worker(broker_conn *c)
         if (broke)
             conn_worker_broke(c, "a launch frame without its descriptors");
         else if (done)
+            conn_worker_gone(c);
+    } else if (w->body_case == BOX__ALIAS_FRAME__BODY_DIAL && w->dial != NULL) {
+        done = !conn_dial(c, w->dial);
+        if (done)
             conn_worker_gone(c);
     } else if (w->body_case == BOX__ALIAS_FRAME__BODY_EXIT) {
         // What the call still owes goes before the alias sees it end.

@@ -2,6 +2,8 @@
 /* box-shell's settings: which box, which homes, which workspace. */
 #include "shell_settings.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_buf.h"
 #include "box_procspec.h"
 #include "config.h"
 
@@ -32,6 +35,35 @@ shset_operator_home(void)
         return h;
     struct passwd *pw = getpwuid(getuid());
     return pw != NULL ? pw->pw_dir : NULL;
+}
+
+#define SHSET_CA_MAX (1u << 20)
+
+/* The run's CA certificate, read whole now: once confined, neither the
+ * broker nor a worker may read the box dir, and curl trusts only it
+ * (box-spec §3.12). NULL when it cannot be read (curl then says so). */
+static char *
+shset_read_ca(const char *path, size_t *len)
+{
+    box_buf b;
+    box_buf_init(&b, SHSET_CA_MAX);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    ssize_t k = fd < 0 ? -1 : 0;
+    char buf[4096];
+    while (fd >= 0 && (k = read(fd, buf, sizeof buf)) != 0) {
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 || box_buf_append(&b, buf, (size_t)k) != BOX_OK)
+            break;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (k != 0 || b.b_len == 0) {
+        box_buf_reset(&b);
+        return NULL;
+    }
+    *len = b.b_len;
+    return box_buf_take(&b);
 }
 
 box_err
@@ -113,6 +145,9 @@ shell_settings_build(const shell_args *a, shell_settings *s, char **err)
                                              .eg_port = (unsigned)port,
                                              .eg_ca = a->sa_trust_cert};
         s->ss_settings.ws_egress = &s->ss_egress;
+        s->ss_egress_ca =
+            shset_read_ca(a->sa_trust_cert, &s->ss_settings.ws_egress_ca_len);
+        s->ss_settings.ws_egress_ca = s->ss_egress_ca;
     }
     return BOX_OK;
 fail:
@@ -128,5 +163,6 @@ shell_settings_free(shell_settings *s)
     box_free(s->ss_agent_home);
     box_free(s->ss_workspace);
     box_free(s->ss_box_dir);
+    box_free(s->ss_egress_ca);
     memset(s, 0, sizeof *s);
 }

@@ -32,6 +32,7 @@ typedef struct shell_settings {
     const char *ss_authority[3];
     size_t ss_nauthority;
     box_procspec_egress ss_egress; // in use when ss_settings.ws_egress
+    char *ss_egress_ca;            // the CA file's bytes, or NULL
 } shell_settings;
 
 /* Resolves homes, workspace and box dir (canonical) and loads the config.

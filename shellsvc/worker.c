@@ -456,6 +456,56 @@ worker_launch(void *ctx, int argc, char *const *argv, const char *cwd,
     return rv;
 }
 
+/* One dial frame to the broker and its answer: a socket connected to the
+ * egress gateway, which the broker sends before the answer. A worker
+ * cannot make sockets (worker_confine.c); the broker connects only to the
+ * gateway's own socket. */
+static box_err
+worker_dial(void *ctx, int *sock, char **err)
+{
+    worker_ctx *w = ctx;
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__EgressDial d = BOX__EGRESS_DIAL__INIT;
+    f.program = w->wk_program;
+    f.body_case = BOX__ALIAS_FRAME__BODY_DIAL;
+    f.dial = &d;
+    *sock = -1;
+    Box__AliasFrame *a = NULL;
+    int fd = -1, n = -1;
+    char op;
+    pthread_mutex_lock(&w->wk_chan_lock);
+    box_err rv = worker_batch_flush(w, &w->wk_served);
+    if (rv == BOX_OK)
+        rv = worker_batch_flush(w, &w->wk_outcomes);
+    if (rv == BOX_OK)
+        rv = box_frame_write(w->wk_chan, &f, BOX_FRAME_MAX, WORKER_WRITE_MS);
+    if (rv == BOX_OK)
+        rv = box_frame_read(w->wk_chan, BOX_FRAME_MAX, WORKER_ANSWER_MS,
+                            BOX_FRAMES_TO_WORKER, &a, NULL);
+    bool connected = rv == BOX_OK &&
+                     a->body_case == BOX__ALIAS_FRAME__BODY_DIALED &&
+                     a->dialed->connected;
+    if (connected)
+        n = box_fdpass_recv(w->wk_fds, &op, &fd, 1, MSG_DONTWAIT);
+    pthread_mutex_unlock(&w->wk_chan_lock);
+    if (connected && n == 1) {
+        *sock = fd;
+        rv = BOX_OK;
+    } else if (connected) {
+        *err = box_strdup("the box broker connected without the socket");
+        rv = BOX_EIO;
+    } else if (rv != BOX_OK || a->body_case != BOX__ALIAS_FRAME__BODY_DIALED) {
+        *err = box_strdup("the box broker did not answer a dial");
+        rv = BOX_EIO;
+    } else {
+        *err = box_strdup(a->dialed->message ? a->dialed->message : "");
+        rv = BOX_ECLOSED;
+    }
+    if (a != NULL)
+        box__alias_frame__free_unpacked(a, NULL);
+    return rv;
+}
+
 int
 worker_main(int chan, int fds, const worker_settings *ws)
 {
@@ -488,6 +538,7 @@ worker_main(int chan, int fds, const worker_settings *ws)
                     .wi_decide = worker_decide,
                     .wi_record = worker_record,
                     .wi_launch = worker_launch,
+                    .wi_dial = worker_dial,
                     .wi_ctx = &w};
     int status = worker_interp_run(ws, src, strlen(src), &io);
     box__alias_frame__free_unpacked(call, NULL);

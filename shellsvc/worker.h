@@ -27,6 +27,9 @@ typedef struct worker_settings {
     const char *ws_contain_bin;         // box-contain
     /* The gateway host programs reach the network through; NULL: none. */
     const struct box_procspec_egress *ws_egress;
+    /* Its CA certificate (PEM), read before confinement; NULL: unreadable. */
+    const char *ws_egress_ca;
+    size_t ws_egress_ca_len;
     unsigned ws_call_budget_ms;         // 0: the shell's 30 s (§3.1)
     /* The broker's validity word, a read-only view (valid_word.h), or
      * NULL: then the worker asks the broker for every decision. */

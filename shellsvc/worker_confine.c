@@ -74,6 +74,13 @@ static const box_sc_rule wc_allow[] = {
     WC_ALLOW(sendmsg), WC_ALLOW(recvmsg), WC_ALLOW(sendto),
     WC_ALLOW(recvfrom), WC_ALLOW(shutdown), WC_ALLOW(getsockopt),
     WC_ALLOW(getsockname), WC_ALLOW(getpeername),
+    // connect(2) is never run: it fails EINPROGRESS, not EPERM, because
+    // libcurl 7.88 (curl, box-spec §3.12) calls connect even on the socket
+    // the broker connected to the gateway and handed it (its sockopt
+    // callback says so; curl issue 10626), and reads EINPROGRESS as
+    // "wait until writable", where that socket already is. A worker has
+    // no unconnected socket, so no connection is ever made by this.
+    {BOX_SC_SYS(connect), .sr_errno = EINPROGRESS},
     // the zygote's socket to the worker it forks ahead of a call (each
     // worker's own filter refuses it)
     {BOX_SC_SYS(socketpair), .sr_cmp = BOX_SC_MASKED_EQ, .sr_arg = 0,

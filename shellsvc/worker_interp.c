@@ -71,7 +71,12 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
                          .ho_contain = ws->ws_contain_bin,
                          .ho_box_dir = ws->ws_box_dir,
                          .ho_launch = io->wi_launch,
-                         .ho_launch_arg = ctx};
+                         .ho_launch_arg = ctx,
+                         .ho_egress = ws->ws_egress,
+                         .ho_egress_ca = ws->ws_egress_ca,
+                         .ho_egress_ca_len = ws->ws_egress_ca_len,
+                         .ho_dial = io->wi_dial,
+                         .ho_dial_arg = ctx};
     // Shell commands and the kernel decide through the broker, which
     // holds the PDP client and its permit cache (it outlives this call).
     sh_session_opts so = {.so_decide = io->wi_decide,

@@ -45,6 +45,7 @@ static const sh_cmd sh_cmds[] = {
     {"compgen", sh_bi_compgen, "", SH_CMD_RAWARGS, NULL},
     {"continue", sh_bi_break, "", SH_CMD_RAWARGS, NULL},
     {"cp", sh_cmd_cp, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
+    {"curl", sh_cmd_curl, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"cut", sh_cmd_cut, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"dash", sh_bi_sh, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"date", sh_cmd_date, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},

@@ -39,6 +39,7 @@ typedef int (*sh_write_fn)(void *ctx, const char *p, size_t n);
 typedef struct sh_session sh_session;
 
 struct box_config;
+struct box_procspec_egress;
 
 /* Host programs (box-spec §3.4, §3.9). Strings borrowed. */
 /*
@@ -53,6 +54,15 @@ typedef box_err (*sh_launch_fn)(void *arg, int argc, char *const *argv,
                                 const char *cwd, const int io[3],
                                 int *status_fd, int *status, char **err);
 
+/*
+ * Hands over one new stream socket already connected to the egress
+ * gateway's proxy (*sock): curl's only way out (box-spec §3.12, §6). A
+ * worker cannot make sockets; it asks the broker, which connects only to
+ * the gateway's own socket. BOX_OK, or an error with *err (the caller's)
+ * saying why.
+ */
+typedef box_err (*sh_dial_fn)(void *arg, int *sock, char **err);
+
 typedef struct sh_host_opts {
     const char *ho_trusted_path;  // the PATH of the process that ran box run
     const char *ho_operator_home; // `~`
@@ -62,6 +72,12 @@ typedef struct sh_host_opts {
     const char *ho_box_dir;             // hidden from every host program
     sh_launch_fn ho_launch;             // required with ho_contain
     void *ho_launch_arg;
+    /* The gateway curl proxies through; NULL: the box has no network. */
+    const struct box_procspec_egress *ho_egress;
+    const char *ho_egress_ca; // its CA (PEM), curl's only trust; or NULL
+    size_t ho_egress_ca_len;
+    sh_dial_fn ho_dial; // required with ho_egress
+    void *ho_dial_arg;
 } sh_host_opts;
 
 typedef struct sh_session_opts {

@@ -1,0 +1,561 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* curl: the SSRF floor's every refusal (box-spec §3.12, exact text), the
+ * option errors, and the transfer against a stand-in gateway on a socket
+ * pair (what the broker's dial hands a worker), so the gateway's marked
+ * refusals, -f, -i, -o, -w, -L, -d and -m are seen without a network. */
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "box_alloc.h"
+#include "box_procspec.h"
+#include "box_seccomp.h"
+#include "cmd_curl.h"
+#include "cmd_test_table.h"
+
+/* ---- the floor ---- */
+
+typedef struct frow {
+    const char *url;
+    const char *reason; // NULL: let through
+    const char *authority;
+} frow;
+
+static const frow floor_rows[] = {
+    {"http://example.com/", NULL, "example.com:80"},
+    {"https://example.com/x?y#z", NULL, "example.com:443"},
+    {"HTTPS://Example.COM:8443", NULL, "example.com:8443"},
+    {"http://8.8.8.8/", NULL, "8.8.8.8:80"},
+    {"http://[2001:db8::1]/", NULL, "[2001:db8::1]:80"},
+    {"http://172.32.0.1/", NULL, "172.32.0.1:80"},
+    {"http://[::8.8.8.8]/", NULL, "[::8.8.8.8]:80"},
+    // as WHATWG and curl read it: the host is "path"
+    {"http:///path", NULL, "path:80"},
+    {"http://mylocalhost/", NULL, "mylocalhost:80"},
+    // schemes
+    {"ftp://example.com/",
+     "access denied: unsupported scheme in "
+     "ftp://example.com/",
+     NULL},
+    {"file:///etc/passwd",
+     "access denied: unsupported scheme in "
+     "file:///etc/passwd",
+     NULL},
+    {"example.com", "access denied: unsupported scheme in example.com", NULL},
+    {"gopher://127.0.0.1/",
+     "access denied: unsupported scheme in "
+     "gopher://127.0.0.1/",
+     NULL},
+    // IPv4: loopback, private, link-local, unspecified, metadata
+    {"http://127.0.0.1/", "access denied: 127.0.0.1", NULL},
+    {"http://127.5.6.7:8080/", "access denied: 127.5.6.7", NULL},
+    {"http://10.1.2.3/", "access denied: 10.1.2.3", NULL},
+    {"http://172.16.0.1/", "access denied: 172.16.0.1", NULL},
+    {"http://172.31.255.255/", "access denied: 172.31.255.255", NULL},
+    {"http://192.168.1.1/", "access denied: 192.168.1.1", NULL},
+    {"http://169.254.169.254/latest/meta-data/",
+     "access denied: 169.254.169.254", NULL},
+    {"http://0.0.0.0/", "access denied: 0.0.0.0", NULL},
+    // the numeric spellings of a refused address
+    {"http://127.1/", "access denied: 127.0.0.1", NULL},
+    {"http://2130706433/", "access denied: 127.0.0.1", NULL},
+    {"http://0x7f.0.0.1/", "access denied: 127.0.0.1", NULL},
+    {"http://0177.0.0.1/", "access denied: 127.0.0.1", NULL},
+    // IPv6: loopback, unspecified, ULA, link-local
+    {"http://[::1]/", "access denied: ::1", NULL},
+    {"http://[0:0:0:0:0:0:0:1]:8080/", "access denied: ::1", NULL},
+    {"http://[::]/", "access denied: ::", NULL},
+    {"http://[fc00::1]/", "access denied: fc00::1", NULL},
+    {"http://[FD12:3456::1]/", "access denied: fd12:3456::1", NULL},
+    {"http://[fe80::1]/", "access denied: fe80::1", NULL},
+    {"http://[febf::1]/", "access denied: febf::1", NULL},
+    // embedded IPv4: mapped, compatible, 6to4, Teredo
+    {"http://[::ffff:127.0.0.1]/", "access denied: ::ffff:127.0.0.1", NULL},
+    {"http://[::ffff:a9fe:a9fe]/", "access denied: ::ffff:169.254.169.254",
+     NULL},
+    {"http://[::10.0.0.1]/", "access denied: ::a00:1", NULL},
+    {"http://[2002:7f00:1::]/", "access denied: 2002:7f00:1::", NULL},
+    {"http://[2002:c0a8:101::1]/", "access denied: 2002:c0a8:101::1", NULL},
+    {"http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", NULL,
+     "[2001:0:4136:e378:8000:63bf:3fff:fdd2]:80"},
+    {"http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",
+     "access denied: 2001:0:4136:e378:8000:63bf:80ff:fffe", NULL},
+    // localhost names (case, trailing dot)
+    {"http://localhost/", "access denied: localhost", NULL},
+    {"http://LocalHost:8080/", "access denied: localhost", NULL},
+    {"http://localhost./", "access denied: localhost", NULL},
+    {"http://api.localhost/", "access denied: api.localhost", NULL},
+    {"https://A.B.LOCALHOST./x", "access denied: a.b.localhost", NULL},
+    // unparsable
+    {"http://", "access denied: cannot parse host from http://", NULL},
+    {"http://:8080/", "access denied: cannot parse host from http://:8080/",
+     NULL},
+    {"http://exa mple.com/",
+     "access denied: cannot parse host from "
+     "http://exa mple.com/",
+     NULL},
+    {"http://[::1/", "access denied: cannot parse host from http://[::1/",
+     NULL},
+    {"http://host:99999/",
+     "access denied: cannot parse host from "
+     "http://host:99999/",
+     NULL},
+};
+
+static void
+test_floor(void **state)
+{
+    (void)state;
+    bool ok = true;
+    for (size_t i = 0; i < NELEM(floor_rows); i++) {
+        const frow *r = &floor_rows[i];
+        curl_target t;
+        char *reason = NULL;
+        box_err rv = curl_floor(r->url, &t, &reason);
+        bool row =
+            r->reason != NULL
+                ? rv == BOX_EDENIED && strcmp(reason, r->reason) == 0
+                : rv == BOX_OK && strcmp(t.ct_authority, r->authority) == 0;
+        if (!row)
+            print_error("floor %zu: %s: rv %d reason [%s] authority [%s]\n", i,
+                        r->url, rv, reason ? reason : "",
+                        rv == BOX_OK ? t.ct_authority : "");
+        ok = ok && row;
+        if (rv == BOX_OK)
+            curl_target_clear(&t);
+        box_free(reason);
+    }
+    assert_true(ok);
+}
+
+static void
+test_proto_list(void **state)
+{
+    (void)state;
+    const unsigned both = CURL_PROTO_BOTH;
+    unsigned out = 0;
+    assert_true(curl_proto_list("=https", both, &out));
+    assert_int_equal(out, CURLPROTO_HTTPS);
+    assert_true(curl_proto_list("-all,+http", both, &out));
+    assert_int_equal(out, CURLPROTO_HTTP);
+    assert_true(curl_proto_list("-http", both, &out));
+    assert_int_equal(out, CURLPROTO_HTTPS);
+    assert_true(curl_proto_list("=ftp,https", both, &out));
+    assert_int_equal(out, CURLPROTO_HTTPS);
+    assert_true(curl_proto_list("all", 0, &out));
+    assert_int_equal(out, both);
+    out = 7;
+    assert_false(curl_proto_list("", both, &out));
+    assert_false(curl_proto_list("htp", both, &out));
+    assert_false(curl_proto_list("https,", both, &out) && out != both);
+    assert_false(curl_proto_list("=", both, &out));
+}
+
+/* ---- the stand-in gateway ---- */
+
+#define BODY_BIG 70000
+#define REFUSAL                                                                \
+    "http:request gate: policy denied this operation [default-deny]: No "      \
+    "permit policy matched this request."
+
+/* One answer for one request on fd: by its request line. */
+static void
+gw_answer(int fd, const char *req, size_t n)
+{
+    char out[512];
+    const char *body = "";
+    const char *extra = "";
+    int code = 200;
+    char *big = NULL;
+    size_t blen;
+    if (strncmp(req, "CONNECT example.com:443 ", 24) == 0) {
+        code = 403;
+        extra = "x-strands-box-egress: refused\r\n";
+        body = "net:connect gate: policy denied this operation on "
+               "'example.com' [policy: no_example].";
+    } else if (strncmp(req, "CONNECT empty.com:443 ", 22) == 0) {
+        code = 502;
+    } else if (strncmp(req, "CONNECT ", 8) == 0) {
+        code = 502;
+        body = "upstream connect failed";
+    } else if (strstr(req, " http://example.com/ok ") != NULL) {
+        body = "hello\n";
+        extra = "Content-Type: text/plain\r\n";
+    } else if (strstr(req, " http://example.com/refused ") != NULL) {
+        code = 403;
+        extra = "x-strands-box-egress: refused\r\n";
+        body = REFUSAL "\nsecond line\n";
+    } else if (strstr(req, " http://example.com/refused-empty ") != NULL) {
+        code = 403;
+        extra = "X-Strands-Box-Egress: refused\r\n";
+    } else if (strstr(req, " http://example.com/404 ") != NULL) {
+        code = 404;
+        body = "nope\n";
+    } else if (strstr(req, " http://example.com/redir ") != NULL) {
+        code = 302;
+        extra = "Location: http://example.com/ok\r\n";
+        body = "moved\n";
+    } else if (strstr(req, " http://example.com/redir-echo ") != NULL) {
+        code = 307;
+        extra = "Location: http://example.com/echo\r\n";
+    } else if (strstr(req, " http://example.com/loop ") != NULL) {
+        code = 302;
+        extra = "Location: /loop\r\n";
+    } else if (strstr(req, " http://example.com/redir-local ") != NULL) {
+        code = 302;
+        extra = "Location: http://127.0.0.1/admin\r\n";
+    } else if (strstr(req, " http://example.com/redir-ftp ") != NULL) {
+        code = 302;
+        extra = "Location: ftp://example.com/f\r\n";
+    } else if (strstr(req, " http://example.com/slow ") != NULL) {
+        struct timespec ts = {.tv_sec = 2};
+        nanosleep(&ts, NULL);
+        body = "late\n";
+    } else if (strstr(req, " http://example.com/big ") != NULL) {
+        big = box_alloc(BODY_BIG + 1);
+        memset(big, 'x', BODY_BIG);
+        big[BODY_BIG] = '\0';
+        body = big;
+    } else if (strstr(req, " http://example.com/echo ") != NULL) {
+        body = req; // the request as it came, headers and body
+    } else {
+        code = 500;
+        body = "unexpected\n";
+    }
+    blen = body == req ? n : strlen(body);
+    int h = snprintf(out, sizeof out,
+                     "HTTP/1.1 %d X\r\n%sContent-Length: %zu\r\n"
+                     "Connection: close\r\n\r\n",
+                     code, extra, blen);
+    if (write(fd, out, (size_t)h) == h && blen > 0 && write(fd, body, blen) < 0)
+        h = -1;
+    box_free(big);
+}
+
+/* Reads one request (head and a Content-Length body) and answers it;
+ * after a 200 to CONNECT there is nothing more this stand-in can do. */
+static void *
+gw_serve(void *arg)
+{
+    int fd = (int)(intptr_t)arg;
+    char req[8192];
+    size_t n = 0;
+    char *end = NULL;
+    while (end == NULL && n < sizeof req - 1) {
+        ssize_t k = read(fd, req + n, sizeof req - 1 - n);
+        if (k <= 0)
+            break;
+        n += (size_t)k;
+        req[n] = '\0';
+        end = strstr(req, "\r\n\r\n");
+    }
+    if (end != NULL) {
+        const char *cl = strcasestr(req, "\r\nContent-Length: ");
+        size_t want = cl != NULL ? strtoul(cl + 18, NULL, 10) : 0;
+        size_t head = (size_t)(end + 4 - req);
+        while (n < head + want && n < sizeof req - 1) {
+            ssize_t k = read(fd, req + n, sizeof req - 1 - n);
+            if (k <= 0)
+                break;
+            n += (size_t)k;
+        }
+        req[n] = '\0';
+        gw_answer(fd, req, n);
+    }
+    shutdown(fd, SHUT_WR);
+    char drain[256];
+    while (read(fd, drain, sizeof drain) > 0)
+        ;
+    close(fd);
+    return NULL;
+}
+
+static int dials; // how many sockets the transfer asked for
+
+static box_err
+gw_dial(void *arg, int *sock, char **err)
+{
+    (void)arg;
+    (void)err;
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    pthread_t t;
+    assert_int_equal(
+        pthread_create(&t, NULL, gw_serve, (void *)(intptr_t)sv[1]), 0);
+    pthread_detach(t);
+    *sock = sv[0];
+    dials++;
+    return BOX_OK;
+}
+
+static box_err
+gw_dial_refused(void *arg, int *sock, char **err)
+{
+    (void)arg;
+    (void)sock;
+    *err = box_strdup("cannot connect to the egress gateway: Connection "
+                      "refused");
+    return BOX_ECLOSED;
+}
+
+static const box_procspec_egress gw_eg = {.eg_socket =
+                                              "/nonexistent/egress.sock",
+                                          .eg_port = 3128,
+                                          .eg_ca = "/nonexistent/cert.pem"};
+
+/* th_run_with, with a host whose gateway is the stand-in (dial NULL: the
+ * box has no network). */
+static int
+run_gw(th *t, const char *script, sh_dial_fn dial)
+{
+    box_buf_init(&t->th_out, 1u << 22);
+    box_buf_init(&t->th_err, 1u << 22);
+    box_buf_init(&t->th_log, 1u << 22);
+    box_buf_init(&t->th_fslog, 1u << 22);
+    static const char *const env[] = {"HOME=/home/lash", NULL};
+    static const char ca[] = "not a real CA\n";
+    sh_host_opts host = {.ho_egress = dial != NULL ? &gw_eg : NULL,
+                         .ho_egress_ca = ca,
+                         .ho_egress_ca_len = sizeof ca - 1,
+                         .ho_dial = dial};
+    sh_session_opts o = {
+        .so_decide = th_decide,
+        .so_decide_arg = t,
+        .so_out = th_out,
+        .so_err = th_err,
+        .so_io_arg = t,
+        .so_cwd = "/home/lash",
+        .so_env = env,
+        .so_host = &host,
+        .so_timeout_ms = 10000,
+    };
+    sh_session *ss = sh_session_new(&o);
+    assert_non_null(ss);
+    int st = sh_session_run(ss, script, strlen(script));
+    sh_session_free(ss);
+    return st;
+}
+
+#define E "strands-shell: curl: "
+#define U "http://example.com"
+
+typedef struct grow {
+    const char *script;
+    const char *out, *err;
+    int status;
+    const char *deny_fs; // th_deny_fs
+    const char *fslog;   // NULL: not checked
+    int dials;           // -1: not checked
+} grow;
+
+static const grow gw_rows[] = {
+    // usage
+    {"curl", "", E "no URL specified\n", 2, NULL, NULL, 0},
+    {"curl -s", "", E "no URL specified\n", 2, NULL, NULL, 0},
+    {"curl --proto htp " U "/ok", "", E "bad protocol list: htp\n", 2, NULL,
+     NULL, 0},
+    {"curl --proto-redir '' " U "/ok", "", E "bad protocol list: \n", 2, NULL,
+     NULL, 0},
+    {"curl -m x " U "/ok", "",
+     E "option -m: expected a proper numerical parameter\n", 2, NULL, NULL, 0},
+    {"curl -Z " U, "",
+     "strands-shell: curl: invalid option -- 'Z'\n"
+     "Try 'curl --help' for more information.\n",
+     2, NULL, NULL, 0},
+    {"curl -b cookies.txt " U "/ok", "",
+     E "-b takes cookies as NAME=VALUE here; cookie files are not read\n", 2,
+     NULL, NULL, 0},
+    {"curl -h | head -n 1", "Usage: curl [options...] <url>\n", "", 0, NULL,
+     NULL, 0},
+    {"curl --help | head -n 1", "Usage: curl [options...] <url>\n", "", 0, NULL,
+     NULL, 0},
+    // the floor, before any dial, even with -s
+    {"curl -s http://127.0.0.1:8080/", "", E "access denied: 127.0.0.1\n", 1,
+     NULL, NULL, 0},
+    {"curl -s ftp://example.com/", "",
+     E "access denied: unsupported scheme in ftp://example.com/\n", 1, NULL,
+     NULL, 0},
+    {"curl http://localhost./ ; echo $?", "1\n", E "access denied: localhost\n",
+     0, NULL, NULL, 0},
+    // --proto refuses a scheme it leaves out
+    {"curl --proto =https " U "/ok", "", E "(1) Protocol \"http\" disabled\n",
+     1, NULL, NULL, 0},
+    {"curl -s --proto =https " U "/ok", "", "", 1, NULL, NULL, 0},
+    // a permitted GET; -i; -w; -o
+    {"curl " U "/ok", "hello\n", "", 0, NULL, NULL, 1},
+    {"curl -s " U "/ok -w '%{http_code} %{content_type} %{size_download} "
+     "%{url_effective}\\n'",
+     "hello\n200 text/plain 6 " U "/ok\n", "", 0, NULL, NULL, 1},
+    {"curl -i " U "/ok",
+     "HTTP/1.1 200 X\r\nContent-Type: text/plain\r\nContent-Length: 6\r\n"
+     "Connection: close\r\n\r\nhello\n",
+     "", 0, NULL, NULL, 1},
+    {"curl -s -o out " U "/ok; cat out", "hello\n", "", 0, NULL, NULL, 1},
+    {"curl -o secret " U "/ok", "", DENIED_FS("curl", "/home/lash/secret"), 23,
+     "/home/lash/secret", NULL, 1},
+    {"curl -w '%{nope}x' " U "/ok", "hello\nx",
+     E "unknown --write-out variable: 'nope'\n", 0, NULL, NULL, 1},
+    // the gateway's refusals: the first line, always, never the body
+    {"curl -s " U "/refused", "", E REFUSAL "\n", 1, NULL, NULL, 1},
+    {"curl -i -o out " U "/refused; ls out", "",
+     E REFUSAL
+     "\nstrands-shell: ls: cannot access 'out': No such file or directory\n",
+     2, NULL, NULL, 1},
+    {"curl " U "/refused-empty", "",
+     E "the egress gateway refused this request\n", 1, NULL, NULL, 1},
+    {"curl -s https://example.com/", "",
+     E "net:connect gate: policy denied this operation on 'example.com' "
+       "[policy: no_example].\n",
+     1, NULL, NULL, 1},
+    {"curl https://other.com/", "", E "(6) upstream connect failed\n", 6, NULL,
+     NULL, 1},
+    {"curl https://empty.com/", "",
+     E "(6) the egress gateway did not open a tunnel to empty.com:443\n", 6,
+     NULL, NULL, 1},
+    {"curl -s https://other.com/", "", "", 6, NULL, NULL, 1},
+    // statuses
+    {"curl " U "/404", "nope\n", "", 0, NULL, NULL, 1},
+    {"curl -f " U "/404", "", E "(22) The requested URL returned error: 404\n",
+     22, NULL, NULL, 1},
+    {"curl -sf " U "/404", "", "", 22, NULL, NULL, 1},
+    {"curl -sSf " U "/404", "",
+     E "(22) The requested URL returned error: 404\n", 22, NULL, NULL, 1},
+    {"curl -s " U "/big | wc -c", "0\n", "", 0, NULL, NULL, 1},
+    {"curl " U "/big; echo $?", "6\n", E "(6) response body too large\n", 0,
+     NULL, NULL, 1},
+    {"curl -m 0.3 " U "/slow", "", E "(28) Operation timed out\n", 28, NULL,
+     NULL, 1},
+    // redirects: only with -L, each hop floored and dialed again
+    {"curl " U "/redir", "moved\n", "", 0, NULL, NULL, 1},
+    {"curl -L " U "/redir -w '%{url_effective}'", "hello\n" U "/ok", "", 0,
+     NULL, NULL, 2},
+    {"curl -L " U "/redir-local", "", E "access denied: 127.0.0.1\n", 1, NULL,
+     NULL, 1},
+    {"curl -L " U "/redir-ftp", "",
+     E "access denied: unsupported scheme in ftp://example.com/f\n", 1, NULL,
+     NULL, 1},
+    {"curl -L --proto-redir =https " U "/redir", "",
+     E "(1) Protocol \"http\" disabled\n", 1, NULL, NULL, 1},
+    {"curl -L " U "/loop", "", E "(47) Maximum (10) redirects followed\n", 47,
+     NULL, NULL, 11},
+    // a hop drops the body, cookies and credentials, keeps other headers
+    {"curl -s -L -d x=1 -b k=v -u me:pw -H 'Authorization: Bearer t' "
+     "-H 'cookie: c=1' -H 'X-K: 1' " U "/redir-echo",
+     "GET http://example.com/echo HTTP/1.1\r\nHost: example.com\r\n"
+     "User-Agent: curl/" LIBCURL_VERSION "\r\nAccept: */*\r\n"
+     "Proxy-Connection: Keep-Alive\r\nX-K: 1\r\n\r\n",
+     "", 0, NULL, NULL, 2},
+    // the request: -d, --data-raw, --json, @file through the kernel
+    {"curl -s -d a=1 -d b=2 -H 'X-T: 1' -A agent/1 " U "/echo",
+     "POST http://example.com/echo HTTP/1.1\r\nHost: example.com\r\n"
+     "User-Agent: agent/1\r\nAccept: */*\r\nProxy-Connection: Keep-Alive\r\n"
+     "X-T: 1\r\nContent-Length: 7\r\n"
+     "Content-Type: application/x-www-form-urlencoded\r\n\r\na=1&b=2",
+     "", 0, NULL, NULL, 1},
+    {"printf 'x\\ny\\r\\n' > f; curl -s -d @f --data-raw @f " U
+     "/echo | tail -c 5",
+     "xy&@f", "", 0, NULL, NULL, 1},
+    {"printf '{\"a\":\\n1}' > j; curl -s --json @j " U "/echo | tail -c 8",
+     "{\"a\":\n1}", "", 0, NULL, NULL, 1},
+    {"curl -s --json '{}' " U "/echo | grep -ci 'application/json'", "2\n", "",
+     0, NULL, NULL, 1},
+    {"curl -s -X PUT -b 'k=v' -u me:pw " U "/echo | head -n 1",
+     "PUT "
+     "http://example.com/echo HTTP/1.1\r\n",
+     "", 0, NULL, NULL, 1},
+    {"curl -s -d @nofile " U "/echo", "",
+     E "nofile: No such file or directory\n", 1, NULL, NULL, 0},
+    {"curl -s -d @secret " U "/echo", "",
+     DENIED_FS("curl", "/home/lash/secret"), 1, "/home/lash/secret", NULL, 0},
+};
+
+static void
+test_gateway(void **state)
+{
+    (void)state;
+    bool ok = true;
+    for (size_t i = 0; i < NELEM(gw_rows); i++) {
+        const grow *r = &gw_rows[i];
+        th t = {.th_deny_fs = r->deny_fs};
+        dials = 0;
+        int st = run_gw(&t, r->script, gw_dial);
+        bool row = tcase_check(i, r->script, st, &t, r->status, r->out, r->err);
+        if (r->dials >= 0 && dials != r->dials) {
+            print_error("case %zu: %s: %d dials (want %d)\n", i, r->script,
+                        dials, r->dials);
+            row = false;
+        }
+        ok = ok && row;
+        th_reset(&t);
+    }
+    assert_true(ok);
+}
+
+/* No gateway, or one the broker cannot reach: status 7, quiet with -s. */
+static void
+test_no_network(void **state)
+{
+    (void)state;
+    th t = {0};
+    int st = run_gw(&t, "curl " U "/ok", NULL);
+    assert_true(tcase_check(0, "none", st, &t, 7, "",
+                            E "(7) the box has no network\n"));
+    th_reset(&t);
+    st = run_gw(&t, "curl -s " U "/ok", NULL);
+    assert_true(tcase_check(1, "none -s", st, &t, 7, "", ""));
+    th_reset(&t);
+    st = run_gw(&t, "curl -s http://10.0.0.1/", NULL);
+    assert_true(tcase_check(2, "none floor", st, &t, 1, "",
+                            E "access denied: 10.0.0.1\n"));
+    th_reset(&t);
+    st = run_gw(&t, "curl " U "/ok", gw_dial_refused);
+    assert_true(tcase_check(3, "refused", st, &t, 7, "",
+                            E "(7) cannot reach the egress gateway: cannot "
+                              "connect to the egress gateway: Connection "
+                              "refused\n"));
+    th_reset(&t);
+}
+
+/* The worker's answer to connect(2) (worker_confine.c): EINPROGRESS, so
+ * libcurl 7.88, which calls connect even on a socket its sockopt callback
+ * calls connected, goes on to the socket it was handed. */
+static void
+confine_connect(void)
+{
+    const box_sc_rule rules[] = {
+        {BOX_SC_SYS(connect), .sr_errno = EINPROGRESS},
+    };
+    box_sc_filter f = {.sf_mode = BOX_SC_DENYLIST,
+                       .sf_rules = rules,
+                       .sf_nrules = 1,
+                       // LeakSanitizer stops the world with ptrace
+                       .sf_let_ptrace = true};
+    box_sc_prog *p = NULL;
+    char *err = NULL;
+    assert_int_equal(box_sc_compile(&f, &p, &err), BOX_OK);
+    assert_int_equal(box_sc_install(p, 0, &err), BOX_OK);
+    box_sc_prog_free(p);
+}
+
+int
+main(void)
+{
+    confine_connect();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_floor),
+        cmocka_unit_test(test_proto_list),
+        cmocka_unit_test(test_gateway),
+        cmocka_unit_test(test_no_network),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
