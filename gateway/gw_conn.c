@@ -4,6 +4,7 @@
 #include "gw_proxy_int.h"
 
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <stdio.h>
 #include <string.h>
@@ -120,7 +121,7 @@ conn_send(gw_conn *c, const void *buf, size_t n)
 /* ---- life ---- */
 
 gw_conn *
-gw_conn_new(gw_proxy *px, int fd)
+gw_conn_new(gw_proxy *px, int fd, bool needs_auth)
 {
     gw_conn *c = box_calloc(1, sizeof *c);
     if (c == NULL)
@@ -128,6 +129,7 @@ gw_conn_new(gw_proxy *px, int fd)
     c->c_tag.t_kind = GW_TAG_CONN;
     c->c_tag.t_fd = fd;
     c->c_px = px;
+    c->c_needs_auth = needs_auth;
     c->c_up_fd = -1;
     c->c_job.j_fd = -1;
     c->c_job.j_owner = c;
@@ -731,6 +733,17 @@ conn_fill(gw_conn *c)
     }
 }
 
+/* Whether the request carries the TCP listener's token, compared in
+ * constant time (a reply's timing says nothing of how much matched). */
+static bool
+auth_ok(const gw_proxy *px, const gw_http_req *rq)
+{
+    size_t n = strlen(px->px_proxy_auth);
+    if (rq->rq_proxy_auth == NULL || rq->rq_proxy_auth_len != n)
+        return false;
+    return CRYPTO_memcmp(rq->rq_proxy_auth, px->px_proxy_auth, n) == 0;
+}
+
 /* Drops the first n bytes of c_in (the request just read). */
 static void
 in_used(gw_conn *c, size_t n)
@@ -784,6 +797,13 @@ conn_head(gw_conn *c)
     c->c_req = rq;
     c->c_head_len = r.r_used;
     c->c_keep_alive = rq->rq_keep_alive && !c->c_tunnel;
+    if (!c->c_tunnel && c->c_needs_auth && !auth_ok(c->c_px, rq)) {
+        conn_answer(c, GW_ANSWER_PROXY_AUTH, 0,
+                    rq->rq_proxy_auth == NULL ? "proxy token required"
+                                              : "invalid proxy token",
+                    false);
+        return;
+    }
     if (c->c_tunnel) {
         if (!rq->rq_has_authority ||
             !gw_addr_authority_eq(&rq->rq_authority, &c->c_tunnel_auth)) {

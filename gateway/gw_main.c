@@ -2,6 +2,10 @@
 /* box-gateway: the egress gateway (HTTP(S) forward proxy). */
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <string.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,6 +32,7 @@ static const char gw_usage[] =
     "usage: box-gateway --pdp URL [--listen HOST:PORT] [--socket PATH]\n"
     "                   [--epoch-pub URL] [--box-id ID] [--control URL]\n"
     "                   [--ca-cert PATH] [--upstream-ca FILE]\n"
+    "                   [--token-file PATH]\n"
     "                   [--max-connections N] [--client-timeout MS]\n"
     "\n"
     "The egress gateway of a box: an HTTP(S) forward proxy that asks the PDP\n"
@@ -47,6 +52,10 @@ static const char gw_usage[] =
     "                     CONNECT is answered 503)\n"
     "  --upstream-ca FILE verify upstream TLS against these CAs instead of\n"
     "                     the system's\n"
+    "  --token-file PATH  write the TCP listener's proxy token here (0600):\n"
+    "                     a request there must carry Proxy-Authorization:\n"
+    "                     Basic with user strands-box and the token as\n"
+    "                     password (else 407); the Unix socket needs none\n"
     "  --max-connections N  client connections held at once (default 1024;\n"
     "                     past it: 503)\n"
     "  --client-timeout MS  how long a client may take to send a request\n"
@@ -64,7 +73,7 @@ static const char gw_usage[] =
 
 typedef struct gw_args {
     const char *ga_pdp, *ga_listen, *ga_socket, *ga_epoch, *ga_box_id,
-        *ga_control, *ga_ca_cert, *ga_upstream_ca;
+        *ga_control, *ga_ca_cert, *ga_upstream_ca, *ga_token_file;
     unsigned ga_conns_max;
     int ga_timeout_ms;
 } gw_args;
@@ -109,6 +118,44 @@ gw_confine(const char *control_url, const char *upstream_ca, const int *fds,
     return 1;
 }
 
+/*
+ * A fresh token (32 random bytes, hex) and the Proxy-Authorization value
+ * that carries it (Basic, user strands-box), written to path (0600, made
+ * anew) when one is given. Without a file no one can know it: the TCP
+ * listener then serves no one, which is what an unnamed token should mean.
+ */
+static box_err
+gw_token(const char *path, char token[65], char *auth, size_t authn,
+         char **err)
+{
+    unsigned char raw[32];
+    if (RAND_bytes(raw, sizeof raw) != 1) {
+        *err = box_strdup("cannot make the proxy token: no randomness");
+        return BOX_EIO;
+    }
+    for (size_t i = 0; i < sizeof raw; i++)
+        snprintf(token + 2 * i, 3, "%02x", raw[i]);
+    char cred[80];
+    int cn = snprintf(cred, sizeof cred, "strands-box:%s", token);
+    unsigned char b64[128];
+    int bn = EVP_EncodeBlock(b64, (const unsigned char *)cred, cn);
+    snprintf(auth, authn, "Basic %.*s", bn, (const char *)b64);
+    if (path == NULL)
+        return BOX_OK;
+    (void)unlink(path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                  0600);
+    bool ok = fd >= 0 && write(fd, token, 64) == 64 && write(fd, "\n", 1) == 1;
+    if (fd >= 0 && close(fd) != 0)
+        ok = false;
+    if (!ok) {
+        *err = box_asprintf("cannot write the proxy token to %s: %s", path,
+                            strerror(errno));
+        return BOX_EIO;
+    }
+    return BOX_OK;
+}
+
 /* The gateway's life once its arguments are read. */
 static int
 gw_serve(const gw_args *ga, const sigset_t *sigs)
@@ -126,6 +173,14 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
             BOX_OK ||
         (ga->ga_socket != NULL &&
          gw_listen_unix(ga->ga_socket, &fds[1], &err) != BOX_OK)) {
+        box_log(BOX_LOG_ERROR, GW_SVC, "%s", err ? err : "out of memory");
+        goto out;
+    }
+    // The TCP listener's token: any local process can reach a loopback
+    // port, so only a holder of the file (the operator) may use it.
+    char token[65], auth[128];
+    if (gw_token(ga->ga_token_file, token, auth, sizeof auth, &err) !=
+        BOX_OK) {
         box_log(BOX_LOG_ERROR, GW_SVC, "%s", err ? err : "out of memory");
         goto out;
     }
@@ -160,6 +215,7 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
                         .po_pdp = pdp,
                         .po_ca = ca,
                         .po_upstream_ca = ga->ga_upstream_ca,
+                        .po_proxy_auth = auth,
                         .po_conns_max = ga->ga_conns_max,
                         .po_head_ms = ga->ga_timeout_ms,
                         .po_idle_ms = ga->ga_timeout_ms,
@@ -209,6 +265,7 @@ main(int argc, char **argv)
         {"control", required_argument, NULL, 'c'},
         {"ca-cert", required_argument, NULL, 'a'},
         {"upstream-ca", required_argument, NULL, 'u'},
+        {"token-file", required_argument, NULL, 'T'},
         {"max-connections", required_argument, NULL, 'm'},
         {"client-timeout", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
@@ -255,6 +312,9 @@ main(int argc, char **argv)
             break;
         case 'u':
             ga.ga_upstream_ca = optarg;
+            break;
+        case 'T':
+            ga.ga_token_file = optarg;
             break;
         case 'm':
         case 't': {

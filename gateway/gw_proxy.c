@@ -86,7 +86,8 @@ px_accept(gw_proxy *px, gw_tag *l)
             px_refuse_full(fd);
             continue;
         }
-        gw_conn *c = gw_conn_new(px, fd);
+        gw_conn *c = gw_conn_new(px, fd, l == &px->px_listen[0] &&
+                                             px->px_proxy_auth != NULL);
         if (c == NULL) {
             px_refuse_full(fd);
             continue;
@@ -262,6 +263,7 @@ gw_proxy_start(const gw_proxy_opts *o, gw_proxy **out, char **err)
     px->px_pdp = o->po_pdp;
     px->px_ca = o->po_ca;
     px->px_upstream_ca = o->po_upstream_ca;
+    px->px_proxy_auth = o->po_proxy_auth;
     px->px_conns_max = o->po_conns_max ? o->po_conns_max : GW_CONNS_MAX;
     px->px_body_max = o->po_body_max ? o->po_body_max : GW_PROXY_BODY_MAX;
     px->px_head_ms = o->po_head_ms ? o->po_head_ms : GW_HEAD_MS;

@@ -39,6 +39,11 @@ typedef struct gw_proxy_opts {
     int po_head_ms;         // 0: GW_HEAD_MS
     int po_idle_ms;         // 0: GW_IDLE_MS
     int po_stall_ms;        // 0: GW_STALL_MS
+    /* A request on the TCP listener must carry Proxy-Authorization with
+     * exactly this value (407 otherwise); NULL: none needed. The Unix
+     * socket needs none: only the box's relays, its shell and the
+     * operator reach it. Borrowed. */
+    const char *po_proxy_auth;
 } gw_proxy_opts;
 
 typedef struct gw_proxy gw_proxy;

@@ -60,6 +60,7 @@ struct gw_conn {
     bool c_close_after;   // close once c_out is sent
     bool c_job_running;   // c_job belongs to the decider now
     bool c_dead;          // closed while its job ran: free when it returns
+    bool c_needs_auth;    // came in on the TCP listener
 
     box_buf c_in; // bytes read, not yet used
     gw_queue c_out;
@@ -108,6 +109,7 @@ struct gw_proxy {
     box_pdp_client *px_pdp;
     gw_ca *px_ca;
     const char *px_upstream_ca; // CA file for upstream TLS, or NULL
+    const char *px_proxy_auth;  // what a TCP client must send, or NULL
     CURLM *px_multi;
     uint64_t px_curl_deadline; // 0: none
     gw_conn *px_conns;
@@ -122,7 +124,7 @@ struct gw_proxy {
 uint64_t gw_now_ms(void);
 
 /* gw_conn.c: one connection's life. */
-gw_conn *gw_conn_new(gw_proxy *px, int fd);
+gw_conn *gw_conn_new(gw_proxy *px, int fd, bool needs_auth);
 void gw_conn_on_io(gw_conn *c, uint32_t events);
 void gw_conn_on_job(gw_conn *c);
 void gw_conn_on_curl_done(gw_conn *c, CURLcode rc);

@@ -57,6 +57,7 @@ static const box_proctab_row proctab_rows[BOX_PROC_COUNT] = {
                         {"--box-id", BOX_PV_BOX_ID},
                         {"--socket", BOX_PV_EGRESS_SOCK},
                         {"--ca-cert", BOX_PV_TRUST_CERT},
+                        {"--token-file", BOX_PV_GW_TOKEN},
                         {"--control", BOX_PV_GW_CONTROL}},
             .pt_peers = {"box-pdp"},
             .pt_env = {"BOX_LOG_LEVEL"},
@@ -172,6 +173,7 @@ static const struct {
     [BOX_PV_HISTORY] = {NULL, "private/history/dogwood.history"},
     [BOX_PV_EGRESS_SOCK] = {NULL, "run/egress.sock"},
     [BOX_PV_TRUST_CERT] = {NULL, "trust/cert.pem"},
+    [BOX_PV_GW_TOKEN] = {NULL, "private/gateway.token"},
 };
 
 box_err

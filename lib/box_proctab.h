@@ -63,6 +63,7 @@ typedef enum box_proctab_pv {
     BOX_PV_HISTORY,      // DIR/private/history/dogwood.history
     BOX_PV_EGRESS_SOCK,  // DIR/run/egress.sock: the sandboxes' way out
     BOX_PV_TRUST_CERT,   // DIR/trust/cert.pem: the run's CA certificate
+    BOX_PV_GW_TOKEN,     // DIR/private/gateway.token: the proxy's TCP token
     BOX_PV_BOX_DIR,
     BOX_PV_POLICY,
     BOX_PV_BOX_ID,

@@ -157,7 +157,8 @@ test_argv_of_each_service(void **state)
                 "/opt/box/bin/box-gateway --pdp ipc:///b/private/pdp.sock "
                 "--epoch-pub ipc:///b/private/pdp-epoch.sock --box-id "
                 "box-0123456789abcdef --socket /b/run/egress.sock --ca-cert "
-                "/b/trust/cert.pem --control ipc:///b/private/gateway-ctl.sock");
+                "/b/trust/cert.pem --token-file /b/private/gateway.token "
+                "--control ipc:///b/private/gateway-ctl.sock");
     expect_argv(BOX_PROC_SHELL, &b,
                 "/opt/box/bin/box-shell --box-dir /b --pdp "
                 "ipc:///b/private/pdp.sock --epoch-pub "

@@ -30,6 +30,8 @@
 #include "gw_ca.h"
 
 #include <openssl/err.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
@@ -270,6 +272,7 @@ typedef struct fx {
     char dir[64];
     char policy[128], log[128], pdp_url[128], ctl_url[128], sock[128];
     char ca[128];    // the gateway's per-run CA certificate
+    char token[128]; // its TCP listener's token
     char up_ca[128]; // the CA the TLS upstream's certificate chains to
     box_proc pdp, gw;
     unsigned gw_port;
@@ -282,10 +285,10 @@ start_gateway(fx *f, const char *extra_flag, const char *extra_value)
 {
     char bin[4096];
     box_proc_bin(bin, sizeof bin, "box-gateway");
-    char *argv[] = {bin,        "--pdp",     f->pdp_url, "--control",
-                    f->ctl_url, "--socket",  f->sock,    "--ca-cert",
-                    f->ca,      (char *)extra_flag, (char *)extra_value,
-                    NULL};
+    char *argv[] = {bin,        "--pdp",     f->pdp_url,   "--control",
+                    f->ctl_url, "--socket",  f->sock,      "--ca-cert",
+                    f->ca,      "--token-file", f->token, (char *)extra_flag,
+                    (char *)extra_value, NULL};
     assert_true(box_proc_start(&f->gw, argv, NULL));
     uint64_t deadline = (uint64_t)box_test_now_ms() + GT_START_MS;
     box_health_probe *p = NULL;
@@ -326,6 +329,7 @@ setup_policy(void **state, const char *policy)
     snprintf(f->ctl_url, sizeof f->ctl_url, "ipc://%s/gw-ctl.sock", f->dir);
     snprintf(f->sock, sizeof f->sock, "%s/egress.sock", f->dir);
     snprintf(f->ca, sizeof f->ca, "%s/ca.pem", f->dir);
+    snprintf(f->token, sizeof f->token, "%s/gateway.token", f->dir);
     snprintf(f->up_ca, sizeof f->up_ca, "%s/upstream-ca.pem", f->dir);
     box_test_put(f->policy, policy);
     char bin[4096];
@@ -389,14 +393,28 @@ teardown(void **state)
 
 /* ---- a client ---- */
 
+/* The TCP listener wants the token (test_tcp_token); the Unix socket,
+ * which the sandboxes' relays reach, does not. */
 static int
-gw_connect(const fx *f)
+gw_connect_tcp(const fx *f)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in in = {.sin_family = AF_INET,
                              .sin_port = htons((uint16_t)f->gw_port),
                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     assert_int_equal(connect(fd, (struct sockaddr *)&in, sizeof in), 0);
+    struct timeval tv = {.tv_sec = GT_IO_MS / 1000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return fd;
+}
+
+static int
+gw_connect(const fx *f)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un sun = {.sun_family = AF_UNIX};
+    memcpy(sun.sun_path, f->sock, strlen(f->sock) + 1);
+    assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof sun), 0);
     struct timeval tv = {.tv_sec = GT_IO_MS / 1000};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     return fd;
@@ -687,27 +705,6 @@ test_pdp_gone_refuses(void **state)
 }
 
 static void
-test_unix_socket(void **state)
-{
-    fx *f = *state;
-    start_gateway(f, NULL, NULL);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_un sun = {.sun_family = AF_UNIX};
-    memcpy(sun.sun_path, f->sock, strlen(f->sock) + 1);
-    assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof sun), 0);
-    char req[512];
-    snprintf(req, sizeof req,
-             "GET http://127.0.0.1:%u/hello HTTP/1.1\r\nHost: "
-             "127.0.0.1:%u\r\nConnection: close\r\n\r\n",
-             f->us.us_port, f->us.us_port);
-    send_all(fd, req, strlen(req));
-    char *r = read_response(fd);
-    close(fd);
-    expect_prefix(r, "HTTP/1.1 200 OK\r\n");
-    box_free(r);
-}
-
-static void
 test_slow_and_full(void **state)
 {
     fx *f = *state;
@@ -778,6 +775,62 @@ test_decisions_logged(void **state)
     expect_has(log, "\"key\":\"http.request.method\",\"value\":{"
                     "\"stringValue\":\"GET\"}");
     box_free(log);
+}
+
+/* The TCP listener serves only a holder of the token file: 407 (marked)
+ * without it or with a wrong one, the request forwarded with it. */
+static void
+test_tcp_token(void **state)
+{
+    fx *f = *state;
+    start_gateway(f, NULL, NULL);
+    char *tok = box_test_slurp(f->token);
+    assert_int_equal(strlen(tok), 65);
+    assert_int_equal(tok[64], '\n');
+    tok[64] = '\0';
+    struct stat st;
+    assert_int_equal(stat(f->token, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    char cred[128];
+    snprintf(cred, sizeof cred, "strands-box:%s", tok);
+    unsigned char b64[200];
+    EVP_EncodeBlock(b64, (const unsigned char *)cred, (int)strlen(cred));
+    const char *auths[] = {NULL, "Basic c3RyYW5kcy1ib3g6d3Jvbmc=", (char *)b64};
+    for (int i = 0; i < 3; i++) {
+        char req[512];
+        if (auths[i] == NULL)
+            snprintf(req, sizeof req,
+                     "GET http://127.0.0.1:%u/hello HTTP/1.1\r\nHost: "
+                     "127.0.0.1:%u\r\nConnection: close\r\n\r\n",
+                     f->us.us_port, f->us.us_port);
+        else
+            snprintf(req, sizeof req,
+                     "GET http://127.0.0.1:%u/hello HTTP/1.1\r\nHost: "
+                     "127.0.0.1:%u\r\nProxy-Authorization: %s%s\r\n"
+                     "Connection: close\r\n\r\n",
+                     f->us.us_port, f->us.us_port, i == 2 ? "Basic " : "",
+                     auths[i]);
+        int fd = gw_connect_tcp(f);
+        send_all(fd, req, strlen(req));
+        char *r = read_response(fd);
+        close(fd);
+        if (i < 2) {
+            expect_prefix(r, "HTTP/1.1 407 Proxy Authentication Required\r\n"
+                             "x-strands-box-egress: refused\r\n");
+            expect_has(r, "proxy-authenticate: Basic realm=\"strands-box\"");
+            expect_has(r, i == 0 ? "\r\n\r\nproxy token required\n"
+                                 : "\r\n\r\ninvalid proxy token\n");
+        } else {
+            expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+            expect_has(r, "\r\n\r\nhello\n");
+        }
+        box_free(r);
+    }
+    // The token is the proxy's, never upstream's.
+    pthread_mutex_lock(&f->us.us_lock);
+    assert_null(strcasestr(f->us.us_last_head, "proxy-authorization"));
+    pthread_mutex_unlock(&f->us.us_lock);
+    box_free(tok);
 }
 
 /* CONNECT to the TLS upstream; the client side of the tunnel after the
@@ -973,7 +1026,6 @@ main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_pdp_gone_refuses, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(test_unix_socket, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slow_and_full, setup, teardown),
         cmocka_unit_test_setup_teardown(test_connection_limit, setup,
                                         teardown),
@@ -982,6 +1034,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_tunnel_intercepted, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_tunnel_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tcp_token, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outcomes_recorded,
                                         setup_after_404, teardown),
     };
