@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "box_hex.h"
+#include "gw_chars.h"
 
 /*
  * The decoder is a state machine that takes framing one byte at a time
@@ -184,21 +185,6 @@ gw_body_dec_bytes(const gw_body_dec *d)
 
 /* ---- character classes (RFC 9110 §5.6.2, §5.6.4) ---- */
 
-static bool
-is_tchar(unsigned char c)
-{
-    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-        (c >= 'A' && c <= 'Z'))
-        return true;
-    return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
-}
-
-static bool
-is_ws(unsigned char c)
-{
-    return c == ' ' || c == '\t';
-}
-
 /* qdtext: HTAB, SP, VCHAR but '"' and '\', obs-text. */
 static bool
 is_qdtext(unsigned char c)
@@ -231,7 +217,7 @@ size_done(gw_body_dec *d, bstate next)
 static berr
 ext_next(gw_body_dec *d, unsigned char c, berr otherwise)
 {
-    if (is_ws(c))
+    if (gw_is_ws(c))
         d->bd_state = S_EXT_SEMI;
     else if (c == ';')
         d->bd_state = S_EXT_NAME0;
@@ -262,7 +248,7 @@ step_chunk(gw_body_dec *d, unsigned char c)
         }
         if (c == '+' || c == '-')
             return B_SIZE_SIGN;
-        if (is_ws(c))
+        if (gw_is_ws(c))
             return B_SIZE_WS;
         return c == '\r' ? B_SIZE_EMPTY : B_SIZE_HEX;
     case S_SIZE:
@@ -272,7 +258,7 @@ step_chunk(gw_body_dec *d, unsigned char c)
             d->bd_left = d->bd_left << 4 | (uint64_t)h;
             return B_OK;
         }
-        if (is_ws(c))
+        if (gw_is_ws(c))
             return size_done(d, S_EXT_SEMI);
         if (c == ';')
             return size_done(d, S_EXT_NAME0);
@@ -282,23 +268,23 @@ step_chunk(gw_body_dec *d, unsigned char c)
     case S_EXT_SEMI:
         if (c == ';')
             d->bd_state = S_EXT_NAME0;
-        else if (!is_ws(c))
+        else if (!gw_is_ws(c))
             return B_EXT_WS;
         return B_OK;
     case S_EXT_NAME0:
-        if (is_tchar(c))
+        if (gw_is_tchar(c))
             d->bd_state = S_EXT_NAME;
-        else if (!is_ws(c))
+        else if (!gw_is_ws(c))
             return B_EXT_NAME;
         return B_OK;
     case S_EXT_NAME:
-        if (is_tchar(c))
+        if (gw_is_tchar(c))
             return B_OK;
         if (c == '=') {
             d->bd_state = S_EXT_VAL0;
             return B_OK;
         }
-        if (is_ws(c)) {
+        if (gw_is_ws(c)) {
             d->bd_state = S_EXT_EQ;
             return B_OK;
         }
@@ -308,19 +294,19 @@ step_chunk(gw_body_dec *d, unsigned char c)
             d->bd_state = S_EXT_VAL0;
         else if (c == ';')
             d->bd_state = S_EXT_NAME0;
-        else if (!is_ws(c))
+        else if (!gw_is_ws(c))
             return B_EXT_WS;
         return B_OK;
     case S_EXT_VAL0:
         if (c == '"')
             d->bd_state = S_EXT_QUOTED;
-        else if (is_tchar(c))
+        else if (gw_is_tchar(c))
             d->bd_state = S_EXT_TOKEN;
-        else if (!is_ws(c))
+        else if (!gw_is_ws(c))
             return B_EXT_VALUE;
         return B_OK;
     case S_EXT_TOKEN:
-        return is_tchar(c) ? B_OK : ext_next(d, c, B_EXT_VALUE);
+        return gw_is_tchar(c) ? B_OK : ext_next(d, c, B_EXT_VALUE);
     case S_EXT_QUOTED:
         if (c == '"')
             d->bd_state = S_EXT_END;
@@ -369,9 +355,9 @@ step_trailer(gw_body_dec *d, unsigned char c)
     case S_TR_LINE:
         if (c == '\r')
             d->bd_state = S_END_LF;
-        else if (is_ws(c))
+        else if (gw_is_ws(c))
             return B_OBS_FOLD;
-        else if (is_tchar(c))
+        else if (gw_is_tchar(c))
             d->bd_state = S_TR_NAME;
         else
             return B_TR_NAME;
@@ -379,11 +365,11 @@ step_trailer(gw_body_dec *d, unsigned char c)
     case S_TR_NAME:
         if (c == ':')
             d->bd_state = S_TR_VALUE;
-        else if (is_ws(c))
+        else if (gw_is_ws(c))
             return B_TR_WS;
         else if (c == '\r')
             return B_TR_COLON;
-        else if (!is_tchar(c))
+        else if (!gw_is_tchar(c))
             return B_TR_NAME;
         return B_OK;
     case S_TR_VALUE:

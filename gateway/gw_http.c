@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "box_hex.h"
+#include "gw_chars.h"
 
 /*
  * The parser works a line at a time: a line is read once its LF has
@@ -197,21 +198,12 @@ nomem(gw_http_parser *p)
 /* ---- character classes (RFC 9110 §5.6.2, RFC 3986 §2) ---- */
 
 static bool
-is_tchar(unsigned char c)
-{
-    if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-        (c >= 'A' && c <= 'Z'))
-        return true;
-    return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
-}
-
-static bool
 is_token(const char *s, size_t n)
 {
     if (n == 0)
         return false;
     for (size_t i = 0; i < n; i++)
-        if (!is_tchar((unsigned char)s[i]))
+        if (!gw_is_tchar((unsigned char)s[i]))
             return false;
     return true;
 }
@@ -727,7 +719,7 @@ line_early(const gw_http_parser *p, const char *buf, size_t s, size_t c)
      * once, not when a buffer fills. */
     if (!p->p_have_reqline) {
         for (size_t i = 0; i < c && i < best_t && buf[s + i] != ' '; i++) {
-            if (!is_tchar((unsigned char)buf[s + i])) {
+            if (!gw_is_tchar((unsigned char)buf[s + i])) {
                 best = H_NOT_HTTP;
                 break;
             }
