@@ -197,7 +197,7 @@ test_policy_check(void **state)
     box_proc_result r;
     box_test_cli((char *[]){"policy", "check", src, NULL}, CLI_RUN_MS, &r);
     assert_int_equal(r.pr_status, 0);
-    assert_non_null(strstr(r.pr_out, "loads (6 rules)"));
+    assert_non_null(strstr(r.pr_out, "loads (8 rules)"));
     assert_string_equal(r.pr_err, "");
     box_proc_result_free(&r);
 

@@ -822,9 +822,12 @@ test_egress_gateway_down(void **state)
     scratch_make(&s);
     snprintf(eg, sizeof eg, "%s:8080", s.s_sock);
     contain(&r, eg, "cut", "8080", "7", NULL);
+    // "reset", not "timeout": the helper gives up waiting after 5 s, so
+    // the answer came before that. The whole run is only bounded loosely
+    // (a loaded CI machine builds sandboxes slowly).
     assert_string_equal(r.ro_out, "cut: reset\n");
     assert_int_equal(r.ro_status, 7);
-    assert_true(r.ro_secs < 4.0);
+    assert_true(r.ro_secs < 60.0);
     run_free(&r);
     scratch_rm(&s);
 }
