@@ -511,23 +511,24 @@ up_configure(gw_conn *c)
         curl_easy_setopt(e, CURLOPT_HEADERDATA, c);
         curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, up_write);
         curl_easy_setopt(e, CURLOPT_WRITEDATA, c);
-        switch (rq->rq_method) {
-        case GW_HTTP_GET:
-            break;
-        case GW_HTTP_HEAD:
+        // The method sent is the method decided: libcurl would turn a GET
+        // with a body into a POST, so any body goes with the method named.
+        bool body = c->c_body.b_len > 0 || rq->rq_method == GW_HTTP_POST ||
+                    rq->rq_method == GW_HTTP_PUT ||
+                    rq->rq_method == GW_HTTP_PATCH;
+        if (rq->rq_method == GW_HTTP_HEAD) {
             curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
-            break;
-        default:
-            curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, rq->rq_method_name);
-            break;
+            body = false; // a HEAD's answer has no body to wait for
         }
-        if (c->c_body.b_len > 0 || rq->rq_method == GW_HTTP_POST ||
-            rq->rq_method == GW_HTTP_PUT || rq->rq_method == GW_HTTP_PATCH) {
+        if (body) {
             curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
                              (curl_off_t)c->c_body.b_len);
             curl_easy_setopt(e, CURLOPT_POSTFIELDS,
                              c->c_body.b_len ? c->c_body.b_data : "");
         }
+        if (rq->rq_method != GW_HTTP_HEAD &&
+            (body || rq->rq_method != GW_HTTP_GET))
+            curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, rq->rq_method_name);
         ok = curl_multi_add_handle(c->c_px->px_multi, e) == CURLM_OK;
     }
     box_free(url);

@@ -575,6 +575,21 @@ test_body_bytes_decided(void **state)
     box_free(r);
     assert_int_equal(atomic_load(&f->us.us_requests), before);
 
+    // A GET with a body stays a GET (what was decided is what is sent).
+    snprintf(req, sizeof req,
+             "GET http://127.0.0.1:%u/echo HTTP/1.1\r\nHost: "
+             "127.0.0.1:%u\r\nContent-Length: 3\r\nConnection: "
+             "close\r\n\r\nabc",
+             f->us.us_port, f->us.us_port);
+    r = exchange(f, req);
+    expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    expect_has(r, "\r\n\r\nbody 3: abc");
+    box_free(r);
+    pthread_mutex_lock(&f->us.us_lock);
+    expect_prefix(f->us.us_last_head, "GET /echo HTTP/1.1\r\n");
+    pthread_mutex_unlock(&f->us.us_lock);
+    before++;
+
     // A chunked body is decided on its decoded size and sent on with a
     // length.
     snprintf(req, sizeof req,
