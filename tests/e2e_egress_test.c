@@ -55,12 +55,13 @@ upstream_main(void *arg)
     }
 }
 
+/* Listens on addr, a loopback address (all of 127/8 is the host's). */
 static void
-upstream_start(upstream *us)
+upstream_start(upstream *us, const char *addr)
 {
     us->us_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in in = {.sin_family = AF_INET,
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in in = {.sin_family = AF_INET};
+    assert_int_equal(inet_pton(AF_INET, addr, &in.sin_addr), 1);
     socklen_t sl = sizeof in;
     assert_int_equal(bind(us->us_fd, (struct sockaddr *)&in, sizeof in), 0);
     assert_int_equal(listen(us->us_fd, 16), 0);
@@ -81,15 +82,17 @@ upstream_stop(upstream *us)
 static void
 expect_out_line(const box_proc_result *r, const char *line)
 {
-    if (!box_test_has_line(r->pr_out, line))
-        fail_msg("no line '%s' in the agent's output:\n%s", line, r->pr_out);
+    if (!box_test_has_line(r->pr_out, line)) {
+        box_test_show_result("box run", r);
+        fail_msg("no line '%s' in the agent's output", line);
+    }
 }
 
 static const char policy[] =
     "permit (principal, action == Box::Action::\"shell:exec\", resource);\n"
     "@id(\"loopback\") permit (principal, action == "
-    "Box::Action::\"net:connect\", resource) when { context.input.host == "
-    "\"127.0.0.1\" };\n"
+    "Box::Action::\"net:connect\", resource) when { context.input.host like "
+    "\"127.0.0.*\" };\n"
     "@id(\"ok_only\") permit (principal, action == "
     "Box::Action::\"http:request\", resource) when { context.input.path == "
     "\"/ok\" };\n";
@@ -105,7 +108,7 @@ test_agent_reaches_network_only_through_gateway(void **state)
 {
     box_world *w = *state;
     upstream us;
-    upstream_start(&us);
+    upstream_start(&us, "127.0.0.1");
     box_world_config_agent(w, "exec = [\"/usr/bin/bash\"]", "");
     box_world_policy(w, policy);
     char script[4096];
@@ -160,6 +163,57 @@ test_agent_reaches_network_only_through_gateway(void **state)
     box_free(log);
 }
 
+/*
+ * A host program in its own sandbox (the world's [tool.git]) reaches the
+ * network the same way: git follows the proxy names to its relay, and
+ * its request is decided at the gateway (path without the query).
+ */
+static void
+test_tool_reaches_network_through_gateway(void **state)
+{
+    box_world *w = *state;
+    // 127.0.0.2: NO_PROXY names 127.0.0.1 (box-spec §5), which git would
+    // then try directly, and reach nothing in its sandbox.
+    upstream us;
+    upstream_start(&us, "127.0.0.2");
+    // git runs its http helper (git-remote-http) from git-core.
+    char tool[1024];
+    snprintf(tool, sizeof tool, "%sexec = [\"/usr/lib/git-core\"]\n",
+             box_world_git_tool);
+    box_world_config(w, tool);
+    char pol[sizeof policy + 256];
+    snprintf(pol, sizeof pol,
+             "%spermit (principal, action == Box::Action::\"shell:spawn\", "
+             "resource);\n",
+             policy);
+    box_world_policy(w, pol);
+    char script[512];
+    snprintf(script, sizeof script,
+             "zsh -c 'git ls-remote http://127.0.0.2:%u/ok'; "
+             "echo \"git $?\"",
+             us.us_port);
+    box_proc_result r;
+    box_world_run(w, script, &r);
+    upstream_stop(&us);
+    if (r.pr_status != 0)
+        box_test_show_result("box run", &r);
+    assert_int_equal(r.pr_status, 0);
+    // The upstream's answer is no git repository: git fails, after asking.
+    expect_out_line(&r, "git 128");
+    box_proc_result_free(&r);
+    char *log = box_world_decisions(w);
+    char want[256];
+    snprintf(want, sizeof want, "permit net:connect 127.0.0.2:%u",
+             us.us_port);
+    if (!box_test_has_line(log, want))
+        fail_msg("no '%s' in the decisions:\n%s", want, log);
+    snprintf(want, sizeof want, "deny http:request 127.0.0.2:%u/ok/info/refs",
+             us.us_port);
+    if (!box_test_has_line(log, want))
+        fail_msg("no '%s' in the decisions:\n%s", want, log);
+    box_free(log);
+}
+
 int
 main(void)
 {
@@ -167,6 +221,9 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(
             test_agent_reaches_network_only_through_gateway, box_world_setup,
+            box_world_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_tool_reaches_network_through_gateway, box_world_setup,
             box_world_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
