@@ -320,10 +320,12 @@ server_decide_one(pdp_server *s, pdp_gen *g, pdp_scratch *sc,
                   const Box__DecisionRequest *req, Box__DecisionResponse *out)
 {
     pdp_wire_decided d;
-    pdp_wire_decide(g->g_set, s->sv_live, sc->sc_arena, sc->sc_ans, req,
-                    g->g_epoch, out, &d);
-    pdp_wire_enforce(sc->sc_arena, req, out, &d);
-    pdp_wire_served(sc->sc_arena, req, g->g_epoch, &d);
+    if (!pdp_wire_notice(req, g->g_epoch, out, &d)) {
+        pdp_wire_decide(g->g_set, s->sv_live, sc->sc_arena, sc->sc_ans, req,
+                        g->g_epoch, out, &d);
+        pdp_wire_enforce(sc->sc_arena, req, out, &d);
+        pdp_wire_served(sc->sc_arena, req, g->g_epoch, &d);
+    }
     if (s->sv_log != NULL &&
         pdp_dlog_decision_add(s->sv_log, &d.wd_log) != BOX_OK)
         box_log(BOX_LOG_ERROR, PDP_SVC, "a decision could not be logged");

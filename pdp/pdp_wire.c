@@ -326,6 +326,36 @@ pdp_wire_response_own(box_arena *a, Box__DecisionResponse *out)
     }
 }
 
+bool
+pdp_wire_notice(const Box__DecisionRequest *req, uint64_t epoch,
+                Box__DecisionResponse *out, pdp_wire_decided *d)
+{
+    const Box__Enforcement *en = req->enforcement;
+    if (req->action == NULL || strcmp(req->action, "egress:native") != 0 ||
+        en == NULL || en->gate == NULL ||
+        strcmp(en->gate, "native-egress") != 0 || req->cached)
+        return false;
+    static const char why[] = "runs with native egress: no gateway decides "
+                              "its connections";
+    const char *reason = en->reason && en->reason[0] ? en->reason : why;
+    memset(d, 0, sizeof *d);
+    pdp_dlog_decision *l = &d->wd_log;
+    l->dd_action = "egress:native";
+    l->dd_resource = req->resource ? req->resource : "";
+    l->dd_permit = 1;
+    l->dd_cause = "enforcement";
+    l->dd_rule = "enforcement:native-egress";
+    l->dd_message = reason;
+    l->dd_epoch = epoch;
+    out->verdict = BOX__VERDICT__VERDICT_PERMIT;
+    out->reason = BOX__REASON_CLASS__REASON_PERMITTED; // the client's "logged"
+    out->message = (char *)reason;
+    out->epoch = epoch;
+    out->request_id = req->request_id;
+    out->cacheable = 0;
+    return true;
+}
+
 void
 pdp_wire_served(box_arena *a, const Box__DecisionRequest *req, uint64_t epoch,
                 pdp_wire_decided *d)

@@ -68,6 +68,17 @@ box_err pdp_wire_record(const pdp_policy_set *set, pdp_live *live,
                         const Box__Event *ev) BOX_WARN_UNUSED;
 
 /* Copies out's borrowed strings into a, so ans can be reused. */
+/*
+ * A log-only entry (box-spec §4 "Not actions but decision-log entries"):
+ * `egress:native` with the enforcement gate `native-egress`, sent before
+ * a tool with native egress runs. True when req is one; then out is a
+ * permit (nothing is evaluated: no policy decides it, it only says what
+ * happened) and d its record: rule enforcement:native-egress, the
+ * resource the tool's label, the gate's reason as message.
+ */
+bool pdp_wire_notice(const Box__DecisionRequest *req, uint64_t epoch,
+                     Box__DecisionResponse *out, pdp_wire_decided *d);
+
 void pdp_wire_response_own(box_arena *a, Box__DecisionResponse *out);
 
 #endif

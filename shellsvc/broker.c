@@ -522,7 +522,8 @@ conn_launch(broker_conn *c, const Box__Launch *l, bool *broke)
 {
     broker *b = c->cn_b;
     broker_launch_cfg cfg = {.bl_settings = b->br_cfg.bc_settings,
-                             .bl_launcher = b->br_cfg.bc_launcher};
+                             .bl_launcher = b->br_cfg.bc_launcher,
+                             .bl_pdp = b->br_cfg.bc_pdp};
     bool started = false;
     char *refusal = NULL;
     *broke = false;

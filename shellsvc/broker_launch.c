@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -204,6 +205,37 @@ bl_send_fd(int sock, int fd)
     return box_fdpass_send(sock, 'S', &fd, 1, MSG_DONTWAIT);
 }
 
+/* A tool with native egress runs only once its `egress:native` record is
+ * in the decision log (box-spec §3.9): unlogged, it does not run. */
+static box_err
+bl_native(box_pdp_client *pdp, const char *label, char **err)
+{
+    Box__DecisionRequest req = BOX__DECISION_REQUEST__INIT;
+    Box__Enforcement en = BOX__ENFORCEMENT__INIT;
+    char reason[160];
+    snprintf(reason, sizeof reason,
+             "[tool.%.64s] runs with native egress: no gateway decides its "
+             "connections",
+             label);
+    en.gate = (char *)"native-egress";
+    en.reason = reason;
+    req.action = (char *)"egress:native";
+    req.resource = (char *)label;
+    req.enforcement = &en;
+    box_pdp_answer a;
+    box_err rv = pdp != NULL ? box_pdp_decide(pdp, &req, &a) : BOX_EINVAL;
+    bool ok = pdp != NULL && rv == BOX_OK && a.pa_verdict == BOX_VERDICT_PERMIT;
+    if (!ok)
+        *err = box_asprintf("[tool.%s] has native egress, and its "
+                            "egress:native record could not be logged: %s",
+                            label,
+                            pdp != NULL && a.pa_message ? a.pa_message
+                                                        : "no PDP");
+    if (pdp != NULL)
+        box_pdp_answer_clear(&a);
+    return ok ? BOX_OK : BOX_EDENIED;
+}
+
 box_err
 broker_launch(const broker_launch_cfg *cfg, broker_permits *ps, int fds_sock,
               const Box__Launch *l, bool *started, char **refusal)
@@ -212,7 +244,7 @@ broker_launch(const broker_launch_cfg *cfg, broker_permits *ps, int fds_sock,
     int fds[BL_FDS_MAX];
     int n = bl_recv_fds(fds_sock, fds);
     box_argv cargv = {0};
-    char *reported = NULL, *err = NULL;
+    char *reported = NULL, *err = NULL, *native = NULL;
     box_err rv = BOX_EPROTO;
 
     *started = false;
@@ -237,7 +269,7 @@ broker_launch(const broker_launch_cfg *cfg, broker_permits *ps, int fds_sock,
     }
     box_err pr = sh_spawn_prepare(ws->ws_config, ws->ws_trusted_path,
                                   ws->ws_operator_home, (int)l->n_argv, l->argv,
-                                  &o, &reported, &cargv, &err);
+                                  &o, &reported, &cargv, &native, &err);
     if (pr == BOX_OK && !bl_take(ps, reported, l)) {
         box_log(BOX_LOG_WARN, BL_SVC,
                 "a shell worker asked to launch %s with no permit for it; "
@@ -246,6 +278,8 @@ broker_launch(const broker_launch_cfg *cfg, broker_permits *ps, int fds_sock,
         err = box_strdup("no shell:spawn permit names this run");
         pr = BOX_EDENIED;
     }
+    if (pr == BOX_OK && native != NULL)
+        pr = bl_native(cfg->bl_pdp, native, &err);
     // The status pipe is the broker's own: the launcher writes to nothing
     // the worker chose (a full pipe would block it), and its read end goes
     // to the worker before the answer.
@@ -271,6 +305,7 @@ out:
         close(fds[i]);
     box_free(err);
     box_free(reported);
+    box_free(native);
     box_argv_free(&cargv);
     return rv;
 }

@@ -7,6 +7,7 @@
 
 #include "box.pb-c.h"
 #include "box_err.h"
+#include "box_pdp_client.h"
 #include "worker.h"
 
 struct sh_launcher;
@@ -30,6 +31,7 @@ void broker_permits_note(broker_permits *p, const Box__DecisionRequest *req);
 typedef struct broker_launch_cfg {
     const worker_settings *bl_settings; // config, PATH, homes, box dir
     struct sh_launcher *bl_launcher;
+    box_pdp_client *bl_pdp; // logs `egress:native` before such a run
 } broker_launch_cfg;
 
 /*

@@ -214,6 +214,49 @@ test_tool_reaches_network_through_gateway(void **state)
     box_free(log);
 }
 
+/*
+ * network.contain_egress = false (native egress): the tool is on the
+ * host's network with no gateway, and the run is logged first as
+ * `egress:native` (rule enforcement:native-egress, resource the label).
+ */
+static void
+test_tool_native_egress(void **state)
+{
+    box_world *w = *state;
+    upstream us;
+    upstream_start(&us, "127.0.0.2");
+    char tool[1024];
+    snprintf(tool, sizeof tool,
+             "%sexec = [\"/usr/lib/git-core\"]\n"
+             "[tool.git.network]\ncontain_egress = false\n",
+             box_world_git_tool);
+    box_world_config(w, tool);
+    char pol[sizeof policy + 256];
+    snprintf(pol, sizeof pol,
+             "%spermit (principal, action == Box::Action::\"shell:spawn\", "
+             "resource);\n",
+             policy);
+    box_world_policy(w, pol);
+    char script[512];
+    snprintf(script, sizeof script,
+             "zsh -c 'git ls-remote http://127.0.0.2:%u/ok'; "
+             "echo \"git $?\"",
+             us.us_port);
+    box_proc_result r;
+    box_world_run(w, script, &r);
+    upstream_stop(&us);
+    assert_int_equal(r.pr_status, 0);
+    // Upstream answered (no git repository there): git got through.
+    expect_out_line(&r, "git 128");
+    box_proc_result_free(&r);
+    char *log = box_world_decisions(w);
+    if (!box_test_has_line(log, "permit egress:native git"))
+        fail_msg("no egress:native record in the decisions:\n%s", log);
+    if (strstr(log, "net:connect") != NULL || strstr(log, "http:request"))
+        fail_msg("a native-egress run went through the gateway:\n%s", log);
+    box_free(log);
+}
+
 int
 main(void)
 {
@@ -225,6 +268,8 @@ main(void)
         cmocka_unit_test_setup_teardown(
             test_tool_reaches_network_through_gateway, box_world_setup,
             box_world_teardown),
+        cmocka_unit_test_setup_teardown(test_tool_native_egress,
+                                        box_world_setup, box_world_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

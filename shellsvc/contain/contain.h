@@ -61,6 +61,7 @@ typedef struct contain_spec {
     char **cs_argv; // after "--"; NULL-terminated, borrowed
     char cs_egress_path[CONTAIN_EGRESS_PATH_MAX + 1]; // "" unless --egress
     unsigned cs_egress_port; // --egress's loopback port (1..65535), or 0
+    bool cs_net_host;        // --net host: the caller's network namespace
     bool cs_probe;
     bool cs_help;
 } contain_spec;

@@ -93,7 +93,10 @@ static const char contain_usage_text[] =
     "  --cwd DIR            working directory (default /)\n"
     "  --env K=V            the program's environment is exactly these\n"
     "  --net none           network namespace holding only `lo`, up (the\n"
-    "                       default and the only mode)\n"
+    "                       default)\n"
+    "  --net host           the caller's network namespace: native egress\n"
+    "                       (box.toml network.contain_egress = false), no\n"
+    "                       gateway between the program and the network\n"
     "  --egress UNIX_PATH:PORT\n"
     "                       the one way out (the namespace still holds only\n"
     "                       lo): 127.0.0.1:PORT inside accepts TCP, bound\n"
@@ -347,8 +350,11 @@ args_one(const opt_row *o, const char *v, contain_spec *spec)
         spec->cs_env[spec->cs_nenv++] = (char *)v;
         return BOX_STATUS_OK;
     case OPT_NET:
-        if (strcmp(v, "none") != 0)
-            return args_fail("--net %s: the only network mode is `none`", v);
+        if (strcmp(v, "none") != 0 && strcmp(v, "host") != 0)
+            return args_fail("--net %s: the network modes are `none` and "
+                             "`host`",
+                             v);
+        spec->cs_net_host = strcmp(v, "host") == 0;
         return BOX_STATUS_OK;
     case OPT_EGRESS:
         return args_egress(v, spec);
@@ -460,6 +466,9 @@ contain_parse(int argc, char **argv, contain_spec *spec)
     }
     if (spec->cs_argv == NULL || spec->cs_argv[0] == NULL)
         return args_fail("missing `-- ARGV0 [ARGS...]`");
+    if (spec->cs_net_host && spec->cs_egress_port != 0)
+        return args_fail("--net host and --egress do not go together: a "
+                         "program on the host's network needs no relay");
     if ((spec->cs_exec_fd >= 0) == (spec->cs_exec_path != NULL))
         return args_fail("give exactly one of --exec-fd N and --exec-path P");
     if (spec->cs_exec_path != NULL && !spec->cs_has_id)

@@ -1047,6 +1047,20 @@ test_egress_bad_values(void **state)
     assert_string_equal(r.ro_err, "box-contain: --egress given twice (see "
                                   "box-contain --help)\n");
     run_free(&r);
+    // With --net host: a program on the host's network needs no relay.
+    av_contain(&a, "/tmp/a.sock:80");
+    memmove(&a.a_v[3], &a.a_v[1], (size_t)(a.a_n - 1) * sizeof a.a_v[0]);
+    a.a_v[1] = "--net";
+    a.a_v[2] = "host";
+    a.a_n += 2;
+    a.a_v[a.a_n] = NULL;
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, BOX_STATUS_FAULT);
+    assert_string_equal(r.ro_err,
+                        "box-contain: --net host and --egress do not go "
+                        "together: a program on the host's network needs no "
+                        "relay (see box-contain --help)\n");
+    run_free(&r);
     // With --probe.
     {
         char *pv[] = {contain_bin, "--probe", "--egress", "/tmp/a.sock:80",

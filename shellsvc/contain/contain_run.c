@@ -220,7 +220,8 @@ ct_init(const contain_spec *spec, ct_plan *plan, int fd, int alive,
     if ((st = ct_egress_open(spec, &eg, &e)) != 0 ||
         (st = ct_mounts(&e)) != 0 || (st = ct_binds(plan, &e)) != 0 ||
         (st = ct_masks(spec, plan, &e)) != 0 || (st = ct_hostname(&e)) != 0 ||
-        (st = ct_lo_up(&e)) != 0 || (st = ct_egress_listen(spec, &eg, &e)) != 0)
+        (!spec->cs_net_host && (st = ct_lo_up(&e)) != 0) ||
+        (st = ct_egress_listen(spec, &eg, &e)) != 0)
         goto fail;
     if (chdir(spec->cs_cwd != NULL ? spec->cs_cwd : "/") != 0) {
         st =
@@ -316,6 +317,8 @@ contain_run(const contain_spec *spec)
         goto fail;
     for (size_t i = 0; i < sizeof ct_namespaces / sizeof *ct_namespaces; i++)
         ns_flags |= ct_namespaces[i];
+    if (spec->cs_net_host)
+        ns_flags &= ~CLONE_NEWNET; // native egress: the host's network
     if (pipe2(alive, O_CLOEXEC) != 0) {
         st = ct_fail(&e, BOX_STATUS_FAULT, false, "pipe: %s", strerror(errno));
         goto fail;

@@ -354,7 +354,7 @@ test_usage_errors(void **state)
         {"--exec-fd", "1", "--", "x", NULL},
         {"--read", "relative", "--exec-path", "/bin/true", NULL},
         {"--exec-path", "/bin/true", "--exec-id", "12", "--", NULL},
-        {"--net", "host", NULL},
+        {"--net", "wifi", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         av a;

@@ -165,7 +165,9 @@ box_err sh_spawn_watch(sh_spawn_start_fn start, void *start_ctx,
  * gives its path as a decision names it (*reported: `~` / `~/rel` under
  * operator_home, else as is), selects its spec (sh_spawn_select) and
  * builds box-contain's argv (sh_spawn_contain_argv with o). BOX_OK:
- * *reported and *contain_argv are the caller's. BOX_EDENIED: *err (the
+ * *reported and *contain_argv are the caller's, and *native the tool's
+ * label when its table gives it native egress (network.contain_egress =
+ * false: the caller logs `egress:native` before the run), else NULL. BOX_EDENIED: *err (the
  * caller's) is what to print after `<word>: `, status 126: the selection
  * refused, or the program is no longer there to run. BOX_ENOMEM,
  * BOX_EINVAL.
@@ -174,7 +176,7 @@ box_err sh_spawn_prepare(const box_config *cfg, const char *trusted_path,
                          const char *operator_home, int argc,
                          char *const *argv, const sh_spawn_run_opts *o,
                          char **reported, box_argv *contain_argv,
-                         char **err) BOX_WARN_UNUSED;
+                         char **native, char **err) BOX_WARN_UNUSED;
 
 /*
  * sh_spawn_watch of the plan, started by o->ro_launcher with

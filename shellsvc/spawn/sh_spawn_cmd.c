@@ -100,14 +100,15 @@ sh_spawn_contain_argv(const sh_spawn_plan *plan, const sh_spawn_run_opts *o,
     if (rv == BOX_OK && o->ro_box_dir != NULL &&
         (rv = box_argv_push(argv, "--hide")) == BOX_OK)
         rv = box_argv_push(argv, o->ro_box_dir);
+    // Native egress (network.contain_egress = false): the host's network,
+    // no gateway (box-spec §6); the broker logs `egress:native` first.
     if (rv == BOX_OK && (rv = box_argv_push(argv, "--net")) == BOX_OK)
-        rv = box_argv_push(argv, "none");
+        rv = box_argv_push(argv,
+                           plan->pn_spec->pr_contain_egress ? "none" : "host");
     if (rv == BOX_OK && (cwd = sp_cwd(plan, o)) == NULL)
         rv = BOX_ENOMEM;
     if (rv == BOX_OK && (rv = box_argv_push(argv, "--cwd")) == BOX_OK)
         rv = box_argv_push(argv, cwd);
-    // Native egress (contain_egress = false) is not built yet: such a
-    // tool gets no network rather than an unmediated one.
     const box_procspec_egress *eg =
         plan->pn_spec->pr_contain_egress ? o->ro_egress : NULL;
     if (rv == BOX_OK && eg != NULL)

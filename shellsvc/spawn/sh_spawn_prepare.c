@@ -11,13 +11,14 @@ box_err
 sh_spawn_prepare(const box_config *cfg, const char *trusted_path,
                  const char *operator_home, int argc, char *const *argv,
                  const sh_spawn_run_opts *o, char **reported,
-                 box_argv *contain_argv, char **err)
+                 box_argv *contain_argv, char **native, char **err)
 {
     sh_spawn_found prog = {0};
     sh_spawn_plan *plan = NULL;
     box_err rv;
 
     *reported = NULL;
+    *native = NULL;
     *err = NULL;
     memset(contain_argv, 0, sizeof *contain_argv);
     if (cfg == NULL || argc < 1 || argv == NULL || argv[0] == NULL ||
@@ -39,6 +40,13 @@ sh_spawn_prepare(const box_config *cfg, const char *trusted_path,
                          &plan, err);
     if (rv == BOX_OK)
         rv = sh_spawn_contain_argv(plan, o, contain_argv);
+    if (rv == BOX_OK && !plan->pn_spec->pr_contain_egress &&
+        (*native = box_strdup(plan->pn_spec->pr_label
+                                  ? plan->pn_spec->pr_label
+                                  : "agent")) == NULL) {
+        box_argv_free(contain_argv);
+        rv = BOX_ENOMEM;
+    }
 out:
     if (rv != BOX_OK && rv != BOX_EDENIED) {
         box_free(*reported);
