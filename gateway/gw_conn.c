@@ -197,6 +197,15 @@ gw_conn_free(gw_conn *c)
     box_free(c);
 }
 
+/* Closes once what waits is sent: a client that stops reading still
+ * loses the connection after GW_STALL_MS (from the last byte it took). */
+static void
+conn_close_soon(gw_conn *c)
+{
+    c->c_state = GW_CS_CLOSING;
+    c->c_deadline = gw_now_ms() + (uint64_t)c->c_px->px_stall_ms;
+}
+
 /* Sends the answer, then closes (or keeps the connection for the next
  * request when keep_alive). */
 static void
@@ -205,11 +214,8 @@ conn_answer(gw_conn *c, gw_answer_kind kind, int code, const char *reason,
 {
     if (gw_answer(&c->c_out.q_buf, kind, code, reason, keep_alive) != BOX_OK)
         keep_alive = false;
-    if (!keep_alive) {
-        c->c_close_after = true;
-        c->c_state = GW_CS_CLOSING;
-        c->c_deadline = gw_now_ms() + (uint64_t)c->c_px->px_stall_ms;
-    }
+    if (!keep_alive)
+        conn_close_soon(c);
 }
 
 /* Ready for the next request on a kept-alive connection. */
@@ -564,8 +570,7 @@ gw_conn_on_curl_done(gw_conn *c, CURLcode rc)
         conn_outcome(c, 0);
         if (c->c_resp_started) {
             // Part of the answer went out: only closing says it broke.
-            c->c_close_after = true;
-            c->c_state = GW_CS_CLOSING;
+            conn_close_soon(c);
             gw_conn_on_io(c, 0);
             return;
         }
@@ -579,9 +584,7 @@ gw_conn_on_curl_done(gw_conn *c, CURLcode rc)
         conn_next_request(c);
     } else {
         conn_easy_end(c);
-        c->c_close_after = true;
-        c->c_state = GW_CS_CLOSING;
-        c->c_deadline = gw_now_ms() + (uint64_t)c->c_px->px_stall_ms;
+        conn_close_soon(c);
     }
     gw_conn_on_io(c, 0);
 }
@@ -676,8 +679,7 @@ conn_tls_step(gw_conn *c)
                     err ? err : "out of memory");
             box_free(err);
             SSL_CTX_free(ctx);
-            c->c_close_after = true;
-            c->c_state = GW_CS_CLOSING;
+            conn_close_soon(c);
             return;
         }
         SSL_CTX_free(ctx); // the SSL holds its own reference
@@ -701,8 +703,7 @@ conn_tls_step(gw_conn *c)
         // The client refused the box's leaf (it does not trust the box
         // CA) or spoke no TLS: nothing can be said to it in HTTP.
         ERR_clear_error();
-        c->c_close_after = true;
-        c->c_state = GW_CS_CLOSING;
+        conn_close_soon(c);
         return;
     }
 }
@@ -759,7 +760,7 @@ conn_head(gw_conn *c)
 {
     if (c->c_in.b_len == 0) {
         if (c->c_peer_closed) // no request began: nothing is owed
-            c->c_close_after = true, c->c_state = GW_CS_CLOSING;
+            conn_close_soon(c);
         return;
     }
     if (c->c_parser == NULL) {
@@ -783,7 +784,7 @@ conn_head(gw_conn *c)
     switch (r.r_status) {
     case GW_HTTP_MORE:
         if (c->c_peer_closed)
-            c->c_close_after = true, c->c_state = GW_CS_CLOSING;
+            conn_close_soon(c);
         return;
     case GW_HTTP_NOMEM:
         conn_answer(c, GW_ANSWER_UNAVAILABLE, 0, "out of memory", false);
@@ -892,10 +893,8 @@ conn_body(gw_conn *c)
         return;
     }
     if (br.br_status == GW_BODY_MORE) {
-        if (c->c_peer_closed) {
-            c->c_close_after = true;
-            c->c_state = GW_CS_CLOSING;
-        }
+        if (c->c_peer_closed)
+            conn_close_soon(c);
         return;
     }
     in_used(c, c->c_body_off);

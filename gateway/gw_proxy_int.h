@@ -57,7 +57,6 @@ struct gw_conn {
     uint32_t c_events;    // registered epoll events
     uint64_t c_deadline;  // ms on the monotonic clock; 0: none
     bool c_peer_closed;   // the client sent EOF
-    bool c_close_after;   // close once c_out is sent
     bool c_job_running;   // c_job belongs to the decider now
     bool c_dead;          // closed while its job ran: free when it returns
     bool c_needs_auth;    // came in on the TCP listener
