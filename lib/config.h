@@ -81,6 +81,39 @@ typedef struct box_config_process {
     bool pr_contain_egress; // `network.contain_egress`, default true
 } box_config_process;
 
+/* `secret.placement` (box-spec §5). */
+typedef enum box_config_placement {
+    BOX_PLACE_HEADER,      // secret.header: secret.prefix + secret
+    BOX_PLACE_BASIC_AUTH,  // Authorization: Basic base64(user:secret)
+    BOX_PLACE_QUERY_PARAM, // ?secret.param=secret
+} box_config_placement;
+
+/* The kind of `secret.ref`. */
+typedef enum box_config_secret_kind {
+    BOX_SECRET_ENV,   // env://NAME: the operator's environment variable
+    BOX_SECRET_AWS,   // aws://PROFILE: SigV4 with a shared-credentials profile
+    BOX_SECRET_CREDSD // credsd://NAME
+} box_config_secret_kind;
+
+/*
+ * One `[egress.NAME]` table, validated: where a credential goes and how.
+ * eg_destinations are as written (box_dest.h parses them); a plain record
+ * like box_config_process, owned by its box_config.
+ */
+typedef struct box_config_egress {
+    char *eg_table; // "[egress.NAME]", as messages name it
+    char *eg_label; // NAME
+    box_config_strv eg_destinations;
+    box_config_secret_kind eg_kind;
+    char *eg_ref_name; // what follows the scheme: NAME or PROFILE
+    box_config_placement eg_placement;
+    char *eg_header;         // default "Authorization"
+    char *eg_prefix;         // default "Bearer " on Authorization, else ""
+    char *eg_param;          // query_param only, else NULL
+    bool eg_always;          // secret.inject = "always"
+    char *eg_phantom_prefix; // default "strands_box_"
+} box_config_egress;
+
 /* A loaded configuration. It owns every string and record reachable from
  * it; nothing it returns outlives box_config_free. */
 typedef struct box_config box_config;
@@ -129,6 +162,9 @@ const box_config_process *box_config_tool(const box_config *c, size_t i);
 /* The tool labelled label, or NULL. */
 const box_config_process *box_config_tool_find(const box_config *c,
                                                const char *label);
+/* The `[egress.NAME]` tables, in source order. */
+size_t box_config_egress_count(const box_config *c);
+const box_config_egress *box_config_egress_get(const box_config *c, size_t i);
 /* The box.toml key of a list: "read", "write", ..., "deny". */
 const char *box_config_grant_key(box_config_grant g);
 
