@@ -22,11 +22,14 @@
 #include "box_procspec.h"
 #include "box_proctab.h"
 #include "box_svc.h"
+#include "box_routes.h"
 #include "box_svcs.h"
 #include "config.h"
 #include "pdp_dlog.h"
 #include "pdp_policy_file.h"
 #include "box_hash.h"
+
+extern char **environ;
 
 static const char run_usage[] =
     "usage: box run --config FILE [--] [WORKLOAD ARGS...]\n"
@@ -196,6 +199,7 @@ box_cmd_run(int argc, char **argv)
     box_dir *dir = NULL;
     box_svcs *svcs = NULL;
     run_egress_paths eg = {0};
+    box_routes *routes = NULL;
     char *err = NULL;
     int status = 1;
     bool started = false;
@@ -340,6 +344,12 @@ box_cmd_run(int argc, char **argv)
     if (refreshed && !created)
         fprintf(stderr, "strands-box: box %s alias image refreshed\n",
                 box_dir_id(dir));
+    // The credentials before anything starts: a secret that is missing
+    // refuses the run rather than leaving a route without one.
+    if (box_routes_make(cfg, environ, &routes, &err) != BOX_OK) {
+        status = box_cmd_error("%s", err ? err : "out of memory");
+        goto out;
+    }
     run_mint_id(run_id, sizeof run_id);
     box_proctab_box paths = {
         .pb_bindir = bindir,
@@ -349,6 +359,8 @@ box_cmd_run(int argc, char **argv)
         .pb_run_id = run_id,
         .pb_config = box_config_path(cfg),
         .pb_workspace = workspace,
+        .pb_gw_routes_fd = box_routes_gateway_fd(routes),
+        .pb_sh_routes_fd = box_routes_shell_fd(routes),
     };
     run_control_record(box_dir_path, box_dir_id(dir), run_id, "box_started",
                        box_config_path(cfg));
@@ -358,10 +370,12 @@ box_cmd_run(int argc, char **argv)
         goto out;
     }
     box_svcs_report(svcs, stderr);
+    box_routes_close_files(routes); // the services have read them
     if (run_egress(&paths, svcs, &eg, &err) != BOX_OK) {
         status = box_cmd_error("%s", err ? err : "out of memory");
         goto out;
     }
+    eg.re_eg.eg_phantoms = box_routes_phantoms(routes, &eg.re_eg.eg_nphantoms);
     const char *path = getenv("PATH");
     box_agent_opts ao = {.ao_bindir = bindir,
                          .ao_box_dir = box_dir_path,
@@ -388,6 +402,7 @@ out:
         run_control_record(box_config_box_dir(cfg), box_dir_id(dir), run_id,
                            "box_stopped", box_config_path(cfg));
     run_egress_free(&eg);
+    box_routes_free(routes);
     box_dir_close(dir);
     box_config_free(cfg);
     box_free(err);

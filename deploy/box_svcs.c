@@ -49,15 +49,34 @@ svc_spawn(const box_proctab_box *b, svc_proc *pr, char **err)
 {
     box_argv av = {0}, env = {0};
     box_err ret;
+    posix_spawn_file_actions_t fa;
+    bool has_fa = false;
 
     if ((ret = box_proctab_argv(pr->sv_row, b, &av)) != BOX_OK ||
         (ret = box_proctab_env(pr->sv_row, environ, &env)) != BOX_OK ||
         (ret = box_proctab_health_url(pr->sv_row, b, &pr->sv_url)) != BOX_OK)
         goto out;
+    // The credential routes' memory file, where the row's --routes-fd
+    // says (ours is far above it, and close-on-exec).
+    int routes = pr->sv_row->pt_id == BOX_PROC_GATEWAY ? b->pb_gw_routes_fd
+                 : pr->sv_row->pt_id == BOX_PROC_SHELL ? b->pb_sh_routes_fd
+                                                       : 0;
+    if (routes > 0) {
+        if (posix_spawn_file_actions_init(&fa) != 0) {
+            ret = BOX_ENOMEM;
+            goto out;
+        }
+        has_fa = true;
+        if (posix_spawn_file_actions_adddup2(&fa, routes,
+                                             BOX_PROCTAB_ROUTES_FD) != 0) {
+            ret = BOX_ENOMEM;
+            goto out;
+        }
+    }
     // The service starts with a clean signal state whatever ours is, and
     // dies with us even when we are killed outright.
-    int rv = box_svc_spawn(&pr->sv_pid, av.av_v[0], NULL, av.av_v,
-                           box_proctab_envp(&env), BOX_SPAWN_TIED);
+    int rv = box_svc_spawn(&pr->sv_pid, av.av_v[0], has_fa ? &fa : NULL,
+                           av.av_v, box_proctab_envp(&env), BOX_SPAWN_TIED);
     if (rv != 0) {
         *err = box_asprintf("cannot start %s: %s", av.av_v[0], strerror(rv));
         ret = BOX_EIO;
@@ -65,6 +84,8 @@ svc_spawn(const box_proctab_box *b, svc_proc *pr, char **err)
     }
     ret = BOX_OK;
 out:
+    if (has_fa)
+        posix_spawn_file_actions_destroy(&fa);
     box_argv_free(&av);
     box_argv_free(&env);
     return ret;

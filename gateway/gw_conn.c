@@ -139,6 +139,7 @@ gw_conn_new(gw_proxy *px, int fd, bool needs_auth)
     box_buf_init(&c->c_out.q_buf, GW_OUT_MAX);
     box_buf_init(&c->c_body, px->px_body_max);
     box_buf_init(&c->c_resp_head, GW_RESP_HEAD_MAX);
+    box_buf_init(&c->c_scrubbed, GW_OUT_MAX);
     return c;
 }
 
@@ -157,6 +158,19 @@ conn_easy_end(gw_conn *c)
     if (c->c_up_fd >= 0)
         close(c->c_up_fd);
     c->c_up_fd = -1;
+}
+
+/* The request's credential state goes (its copies of the secret are
+ * wiped). */
+static void
+conn_cred_end(gw_conn *c)
+{
+    if (c->c_cred_on) {
+        gw_cred_edit_free(&c->c_cred);
+        gw_scrub_free(&c->c_scrub);
+    }
+    c->c_cred_on = c->c_resp_blocked = false;
+    box_buf_reset(&c->c_scrubbed);
 }
 
 void
@@ -189,6 +203,7 @@ gw_conn_free(gw_conn *c)
         SSL_free(c->c_ssl);
     }
     gw_job_clear(&c->c_job);
+    conn_cred_end(c);
     box_arena_free(c->c_arena);
     box_buf_reset(&c->c_in);
     box_buf_reset(&c->c_out.q_buf);
@@ -224,6 +239,7 @@ conn_next_request(gw_conn *c)
 {
     conn_easy_end(c);
     gw_job_clear(&c->c_job);
+    conn_cred_end(c);
     box_buf_truncate(&c->c_body, 0);
     box_buf_truncate(&c->c_resp_head, 0);
     c->c_bdec = NULL;
@@ -288,6 +304,7 @@ up_fields(gw_conn *c)
     for (size_t i = 0; i < rq->rq_nfields; i++) {
         const gw_http_field *f = &rq->rq_fields[i];
         if (hop_by_hop(f->f_name, f->f_name_len) ||
+            (c->c_cred_on && gw_cred_edit_drops(&c->c_cred, f->f_name)) ||
             strcasecmp(f->f_name, "host") == 0 ||
             strcasecmp(f->f_name, "content-length") == 0 ||
             strcasecmp(f->f_name, "expect") == 0)
@@ -303,6 +320,13 @@ up_fields(gw_conn *c)
             line[f->f_name_len] = ';';
         struct curl_slist *l = curl_slist_append(c->c_hdrs, line);
         box_free(line);
+        if (l == NULL)
+            return false;
+        c->c_hdrs = l;
+    }
+    // A credential route's fields, in place of the ones it dropped.
+    for (size_t i = 0; c->c_cred_on && i < c->c_cred.e_nadd; i++) {
+        struct curl_slist *l = curl_slist_append(c->c_hdrs, c->c_cred.e_add[i]);
         if (l == NULL)
             return false;
         c->c_hdrs = l;
@@ -343,8 +367,40 @@ conn_outcome(gw_conn *c, long status)
     gw_decider_record_http(c->c_px->px_decider, &c->c_job, &o);
 }
 
-/* The response head is complete: frame it for the client and queue it. */
-static void
+/* Whether a field line of upstream's head says the body is encoded
+ * (anything but identity): a credentialed answer must come as written,
+ * or a copy of the secret could hide in it. */
+static bool
+field_encoded(const char *line, size_t n)
+{
+    if (!field_is(line, n, "content-encoding"))
+        return false;
+    const char *v = line + strlen("content-encoding") + 1;
+    size_t vl = n - strlen("content-encoding") - 1;
+    while (vl > 0 && (*v == ' ' || *v == '\t'))
+        v++, vl--;
+    while (vl > 0 && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
+        vl--;
+    return !(vl == 0 || (vl == 8 && strncasecmp(v, "identity", 8) == 0));
+}
+
+/* One field line of upstream's head for the client: as sent, or with each
+ * copy of the secret replaced on a credentialed request. */
+static box_err
+resp_field(gw_conn *c, box_buf *out, const char *line, size_t n)
+{
+    if (c->c_cred_on)
+        BOX_TRY(gw_scrub_all(c->c_cred.e_needle, c->c_cred.e_needle_len,
+                             c->c_cred.e_nneedles, line, n, out));
+    else
+        BOX_TRY(box_buf_append(out, line, n));
+    return box_buf_puts(out, "\r\n");
+}
+
+/* The response head is complete: frame it for the client and queue it.
+ * False when it must not reach the client (a compressed answer to a
+ * credentialed request): the exchange is then aborted and refused. */
+static bool
 resp_head_done(gw_conn *c)
 {
     box_buf *h = &c->c_resp_head;
@@ -354,6 +410,16 @@ resp_head_done(gw_conn *c)
     box_buf_init(&out, GW_RESP_HEAD_MAX + 256);
     long code = c->c_resp_code;
     conn_outcome(c, code);
+    for (const char *q = p; c->c_cred_on && q < end;) {
+        const char *nl = memchr(q, '\n', (size_t)(end - q));
+        size_t n = (size_t)((nl ? nl : end) - q);
+        if (field_encoded(q, n > 0 && q[n - 1] == '\r' ? n - 1 : n)) {
+            c->c_resp_blocked = true;
+            box_buf_reset(&out);
+            return false;
+        }
+        q = nl ? nl + 1 : end;
+    }
     c->c_resp_no_body = c->c_req->rq_method == GW_HTTP_HEAD || code == 204 ||
                         code == 304 || code < 200;
     box_err rv = box_buf_printf(&out, "HTTP/1.1 %ld ", code);
@@ -377,11 +443,13 @@ resp_head_done(gw_conn *c)
         size_t ln = n > 0 && p[n - 1] == '\r' ? n - 1 : n;
         const char *colon = memchr(p, ':', ln);
         if (ln > 0 && colon != NULL && !hop_by_hop(p, (size_t)(colon - p))) {
-            if (field_is(p, ln, "content-length"))
-                has_length = true;
-            rv = box_buf_append(&out, p, ln);
-            if (rv == BOX_OK)
-                rv = box_buf_puts(&out, "\r\n");
+            // A scrubbed body's length is not upstream's: it is framed
+            // anew.
+            bool length = field_is(p, ln, "content-length");
+            if (!(length && c->c_cred_on)) {
+                has_length = has_length || length;
+                rv = resp_field(c, &out, p, ln);
+            }
         }
         p = eol ? eol + 1 : end;
     }
@@ -406,6 +474,7 @@ resp_head_done(gw_conn *c)
     c->c_resp_started = true;
     if (rv != BOX_OK)
         c->c_keep_alive = false;
+    return true;
 }
 
 /* libcurl queued bytes from inside its callbacks: the loop must learn the
@@ -431,7 +500,8 @@ up_header(char *buf, size_t size, size_t n, void *userp)
     }
     if (len <= 2 && (buf[0] == '\r' || buf[0] == '\n')) {
         if (c->c_resp_code >= 200) {
-            resp_head_done(c);
+            if (!resp_head_done(c))
+                return 0; // aborts the exchange
             conn_want_out(c);
         }
         return len;
@@ -441,29 +511,46 @@ up_header(char *buf, size_t size, size_t n, void *userp)
     return len;
 }
 
+/* Queues body bytes for the client in the answer's framing (an empty
+ * chunk would end a chunked answer: nothing is queued for none). */
+static box_err
+resp_emit(gw_conn *c, const char *buf, size_t len)
+{
+    if (len == 0)
+        return BOX_OK;
+    if (c->c_resp_chunked) {
+        char hex[24];
+        int k = snprintf(hex, sizeof hex, "%zx\r\n", len);
+        BOX_TRY(q_put(&c->c_out, hex, (size_t)k));
+    }
+    BOX_TRY(q_put(&c->c_out, buf, len));
+    if (c->c_resp_chunked)
+        BOX_TRY(q_put(&c->c_out, "\r\n", 2));
+    return BOX_OK;
+}
+
 static size_t
 up_write(char *buf, size_t size, size_t n, void *userp)
 {
     gw_conn *c = userp;
     size_t len = size * n;
-    if (!c->c_resp_started)
-        resp_head_done(c);
+    if (!c->c_resp_started && !resp_head_done(c))
+        return 0;
     if (c->c_resp_no_body || len == 0)
         return len;
     if (q_pending(&c->c_out) >= GW_OUT_HIGH) {
         c->c_paused = true;
         return CURL_WRITEFUNC_PAUSE;
     }
-    box_err rv = BOX_OK;
-    if (c->c_resp_chunked) {
-        char hex[24];
-        int k = snprintf(hex, sizeof hex, "%zx\r\n", len);
-        rv = q_put(&c->c_out, hex, (size_t)k);
+    box_err rv;
+    if (c->c_cred_on) {
+        box_buf_truncate(&c->c_scrubbed, 0);
+        rv = gw_scrub_feed(&c->c_scrub, buf, len, &c->c_scrubbed);
+        if (rv == BOX_OK)
+            rv = resp_emit(c, c->c_scrubbed.b_data, c->c_scrubbed.b_len);
+    } else {
+        rv = resp_emit(c, buf, len);
     }
-    if (rv == BOX_OK)
-        rv = q_put(&c->c_out, buf, len);
-    if (rv == BOX_OK && c->c_resp_chunked)
-        rv = q_put(&c->c_out, "\r\n", 2);
     conn_want_out(c);
     return rv == BOX_OK ? len : 0;
 }
@@ -474,12 +561,17 @@ up_configure(gw_conn *c)
     const gw_http_req *rq = c->c_req;
     const gw_authority *a = &rq->rq_authority;
     bool v6 = a->a_host.h_kind == GW_HOST_IPV6;
+    const char *query = rq->rq_query;
+    size_t query_len = rq->rq_query_len;
+    if (c->c_cred_on && c->c_cred.e_query_set) {
+        query = c->c_cred.e_query;
+        query_len = query ? strlen(query) : 0;
+    }
     char *url = box_asprintf(
         "%s://%s%s%s:%u%s%s%.*s", c->c_tunnel ? "https" : "http",
         v6 ? "[" : "", a->a_host.h_text, v6 ? "]" : "", (unsigned)a->a_port,
-        rq->rq_path, rq->rq_query ? "?" : "",
-        rq->rq_query ? (int)rq->rq_query_len : 0,
-        rq->rq_query ? rq->rq_query : "");
+        rq->rq_path, query ? "?" : "", query ? (int)query_len : 0,
+        query ? query : "");
     bool ip6 = strchr(c->c_up_ip, ':') != NULL;
     char *pin = box_asprintf("%s:%u:%s%s%s", a->a_host.h_text,
                              (unsigned)a->a_port, ip6 ? "[" : "",
@@ -537,6 +629,8 @@ up_configure(gw_conn *c)
             curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, rq->rq_method_name);
         ok = curl_multi_add_handle(c->c_px->px_multi, e) == CURLM_OK;
     }
+    if (url != NULL)
+        OPENSSL_cleanse(url, strlen(url)); // it may hold a secret
     box_free(url);
     box_free(pin);
     return ok;
@@ -560,7 +654,20 @@ void
 gw_conn_on_curl_done(gw_conn *c, CURLcode rc)
 {
     if (rc == CURLE_OK && !c->c_resp_started && c->c_resp_code >= 200)
-        resp_head_done(c);
+        (void)resp_head_done(c);
+    if (c->c_resp_blocked) {
+        conn_easy_end(c);
+        conn_answer(c, GW_ANSWER_REFUSED, 0, GW_CRED_RESPONSE_BLOCKED, false);
+        gw_conn_on_io(c, 0);
+        return;
+    }
+    if (rc == CURLE_OK && c->c_cred_on && !c->c_resp_no_body) {
+        // What the scrubber held back: no copy can start in it now.
+        box_buf_truncate(&c->c_scrubbed, 0);
+        if (gw_scrub_end(&c->c_scrub, &c->c_scrubbed) != BOX_OK ||
+            resp_emit(c, c->c_scrubbed.b_data, c->c_scrubbed.b_len) != BOX_OK)
+            rc = CURLE_WRITE_ERROR;
+    }
     if (rc != CURLE_OK || !c->c_resp_started) {
         char why[CURL_ERROR_SIZE + GW_ADDR_TEXT_MAX + 16];
         snprintf(why, sizeof why, "upstream %.*s: %s", GW_ADDR_TEXT_MAX,
@@ -860,6 +967,34 @@ conn_head(gw_conn *c)
     c->c_deadline = gw_now_ms() + (uint64_t)c->c_px->px_stall_ms;
 }
 
+/* The credential route, decided before policy (box-spec §6): a refusal
+ * is answered here (false); a request a route carries gets its edit and
+ * its answer's scrubber. */
+static bool
+conn_cred_route(gw_conn *c)
+{
+    const char *reason = NULL;
+    switch (gw_creds_route(c->c_px->px_creds, c->c_req, c->c_tunnel,
+                           &c->c_cred, &reason)) {
+    case GW_CRED_PASS:
+        return true;
+    case GW_CRED_APPLY:
+        c->c_cred_on = true;
+        gw_scrub_init(&c->c_scrub, c->c_cred.e_needle, c->c_cred.e_needle_len,
+                      c->c_cred.e_nneedles);
+        return true;
+    case GW_CRED_REFUSE:
+        break;
+    }
+    // As a policy refusal: a plain request read whole keeps its
+    // connection.
+    bool keep = !c->c_tunnel && c->c_keep_alive;
+    conn_answer(c, GW_ANSWER_REFUSED, 0, reason, keep);
+    if (keep)
+        conn_next_request(c);
+    return false;
+}
+
 /* The body, decoded (Content-Length or chunked) into c_body as it comes;
  * the bytes after it stay in c_in for the next request. */
 static void
@@ -898,6 +1033,8 @@ conn_body(gw_conn *c)
         return;
     }
     in_used(c, c->c_body_off);
+    if (!conn_cred_route(c))
+        return;
     if (c->c_tunnel)
         conn_submit(c, GW_JOB_HTTP);
     else

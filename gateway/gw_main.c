@@ -20,6 +20,7 @@
 #include "box_proctab.h"
 #include "box_svc.h"
 #include "gw_ca.h"
+#include "gw_cred.h"
 #include "gw_listen.h"
 #include "gw_proxy.h"
 
@@ -32,7 +33,7 @@ static const char gw_usage[] =
     "usage: box-gateway --pdp URL [--listen HOST:PORT] [--socket PATH]\n"
     "                   [--epoch-pub URL] [--box-id ID] [--control URL]\n"
     "                   [--ca-cert PATH] [--upstream-ca FILE]\n"
-    "                   [--token-file PATH]\n"
+    "                   [--token-file PATH] [--routes-fd FD]\n"
     "                   [--max-connections N] [--client-timeout MS]\n"
     "\n"
     "The egress gateway of a box: an HTTP(S) forward proxy that asks the PDP\n"
@@ -56,6 +57,11 @@ static const char gw_usage[] =
     "                     a request there must carry Proxy-Authorization:\n"
     "                     Basic with user strands-box and the token as\n"
     "                     password (else 407); the Unix socket needs none\n"
+    "  --routes-fd FD     read the box's credential routes (an EgressRoutes\n"
+    "                     message, with the real secrets) from this\n"
+    "                     descriptor to its end, then close it; requests\n"
+    "                     to their destinations carry the secrets, over\n"
+    "                     TLS only\n"
     "  --max-connections N  client connections held at once (default 1024;\n"
     "                     past it: 503)\n"
     "  --client-timeout MS  how long a client may take to send a request\n"
@@ -76,6 +82,7 @@ typedef struct gw_args {
         *ga_control, *ga_ca_cert, *ga_upstream_ca, *ga_token_file;
     unsigned ga_conns_max;
     int ga_timeout_ms;
+    int ga_routes_fd; // -1: none
 } gw_args;
 
 /* A positive decimal number up to max; false otherwise. */
@@ -167,6 +174,7 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
     gw_proxy *px = NULL;
     gw_ca *ca = NULL;
     box_control *ctl = NULL;
+    gw_creds *creds = NULL;
     int status = 1;
 
     if (gw_listen_tcp(ga->ga_listen, &fds[0], addr, sizeof addr, &err) !=
@@ -192,6 +200,19 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
         box_log(BOX_LOG_ERROR, GW_SVC, "%s", err ? err : "out of memory");
         goto out;
     }
+    // The routes hold the real secrets: read from box run's memory file
+    // (never a path), which closes here, before anything else can see it.
+    if (ga->ga_routes_fd >= 0) {
+        box_err crv = gw_creds_read_fd(ga->ga_routes_fd, &creds, &err);
+        close(ga->ga_routes_fd);
+        if (crv != BOX_OK) {
+            box_log(BOX_LOG_ERROR, GW_SVC, "%s",
+                    err ? err : box_strerror(crv));
+            goto out;
+        }
+        box_log(BOX_LOG_INFO, GW_SVC, "%zu credential route%s",
+                gw_creds_count(creds), gw_creds_count(creds) == 1 ? "" : "s");
+    }
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         box_log(BOX_LOG_ERROR, GW_SVC, "cannot initialize libcurl");
         goto out;
@@ -216,6 +237,7 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
                         .po_ca = ca,
                         .po_upstream_ca = ga->ga_upstream_ca,
                         .po_proxy_auth = auth,
+                        .po_creds = creds,
                         .po_conns_max = ga->ga_conns_max,
                         .po_head_ms = ga->ga_timeout_ms,
                         .po_idle_ms = ga->ga_timeout_ms,
@@ -242,6 +264,7 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
 out:
     box_control_stop(ctl);
     gw_proxy_stop(px);
+    gw_creds_free(creds);
     gw_ca_free(ca);
     box_pdp_client_close(pdp);
     for (int i = 0; i < 2; i++)
@@ -266,13 +289,14 @@ main(int argc, char **argv)
         {"ca-cert", required_argument, NULL, 'a'},
         {"upstream-ca", required_argument, NULL, 'u'},
         {"token-file", required_argument, NULL, 'T'},
+        {"routes-fd", required_argument, NULL, 'R'},
         {"max-connections", required_argument, NULL, 'm'},
         {"client-timeout", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    gw_args ga = {.ga_listen = "127.0.0.1:0"};
+    gw_args ga = {.ga_listen = "127.0.0.1:0", .ga_routes_fd = -1};
     sigset_t sigs;
     int c;
 
@@ -316,6 +340,17 @@ main(int argc, char **argv)
         case 'T':
             ga.ga_token_file = optarg;
             break;
+        case 'R': {
+            long v;
+            if (!gw_number(optarg, 1000000, &v) || v < 3) {
+                fprintf(stderr, "box-gateway: --routes-fd wants an open "
+                                "descriptor above 2, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            ga.ga_routes_fd = (int)v;
+            break;
+        }
         case 'm':
         case 't': {
             long v;

@@ -264,6 +264,7 @@ gw_proxy_start(const gw_proxy_opts *o, gw_proxy **out, char **err)
     px->px_ca = o->po_ca;
     px->px_upstream_ca = o->po_upstream_ca;
     px->px_proxy_auth = o->po_proxy_auth;
+    px->px_creds = o->po_creds;
     px->px_conns_max = o->po_conns_max ? o->po_conns_max : GW_CONNS_MAX;
     px->px_body_max = o->po_body_max ? o->po_body_max : GW_PROXY_BODY_MAX;
     px->px_head_ms = o->po_head_ms ? o->po_head_ms : GW_HEAD_MS;

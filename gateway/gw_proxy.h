@@ -9,6 +9,7 @@
 #include "box_pdp_client.h"
 
 typedef struct gw_ca gw_ca;
+typedef struct gw_creds gw_creds;
 
 /*
  * Limits, each a named default (gw_proxy_opts overrides some for tests).
@@ -44,6 +45,8 @@ typedef struct gw_proxy_opts {
      * socket needs none: only the box's relays, its shell and the
      * operator reach it. Borrowed. */
     const char *po_proxy_auth;
+    /* The box's credential routes (gw_cred.h); borrowed; NULL: none. */
+    const gw_creds *po_creds;
 } gw_proxy_opts;
 
 typedef struct gw_proxy gw_proxy;

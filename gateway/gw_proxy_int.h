@@ -12,6 +12,7 @@
 
 #include "box_arena.h"
 #include "box_buf.h"
+#include "gw_cred.h"
 #include "gw_decide.h"
 #include "gw_http.h"
 #include "gw_proxy.h"
@@ -96,6 +97,14 @@ struct gw_conn {
     bool c_paused;
     long c_resp_code;
     box_buf c_resp_head;
+
+    /* A request a credential route carries: what changes upstream, and
+     * the scrubbing of its answer. */
+    bool c_cred_on;
+    bool c_resp_blocked; // a compressed answer to a credentialed request
+    gw_cred_edit c_cred;
+    gw_scrub c_scrub;
+    box_buf c_scrubbed; // one write's scrubbed bytes, before framing
 };
 
 /* The loop's state. Only the loop thread touches it. */
@@ -109,6 +118,7 @@ struct gw_proxy {
     gw_ca *px_ca;
     const char *px_upstream_ca; // CA file for upstream TLS, or NULL
     const char *px_proxy_auth;  // what a TCP client must send, or NULL
+    const gw_creds *px_creds;   // credential routes, or NULL
     CURLM *px_multi;
     uint64_t px_curl_deadline; // 0: none
     gw_conn *px_conns;

@@ -195,7 +195,12 @@ box_procspec_env_args(box_argv *av, const box_config_process *pr,
 {
     const char *spec_home = box_procspec_env(pr, "HOME");
     const char *path = box_procspec_path(pr, operator_path);
-    box_err rv = procspec_env1(av, "HOME", spec_home ? spec_home : home);
+    box_err rv = BOX_OK;
+    for (size_t i = 0; eg != NULL && rv == BOX_OK && i < eg->eg_nphantoms; i++)
+        rv = procspec_env1(av, eg->eg_phantoms[i].ph_name,
+                           eg->eg_phantoms[i].ph_value);
+    if (rv == BOX_OK)
+        rv = procspec_env1(av, "HOME", spec_home ? spec_home : home);
 
     for (size_t i = 0; rv == BOX_OK && i < pr->pr_nenv; i++) {
         const char *n = pr->pr_env[i].ev_name;

@@ -54,16 +54,26 @@ char *box_procspec_expand(const char *entry, const char *home);
 box_err box_procspec_fs_args(box_argv *av, const box_config_process *pr,
                              const char *home) BOX_WARN_UNUSED;
 
+/* A credential's placeholder in the environment (box-spec §6): the name
+ * an `[egress.NAME]` table's env:// (or aws://) secret is read under, and
+ * the phantom the gateway swaps for the secret. */
+typedef struct box_procspec_phantom {
+    const char *ph_name;
+    const char *ph_value;
+} box_procspec_phantom;
+
 /* The gateway as a sandbox reaches it. Borrowed. */
 typedef struct box_procspec_egress {
     const char *eg_socket; // the gateway's Unix socket (run/egress.sock)
     unsigned eg_port;      // the loopback port the proxy variables name
     const char *eg_ca;     // the run's CA certificate (trust/cert.pem)
+    const box_procspec_phantom *eg_phantoms; // first in the environment
+    size_t eg_nphantoms;
 } box_procspec_egress;
 
 /*
  * Appends the §5 environment of a process run under pr as `--env K=V`
- * pairs, in this order: HOME (the spec's, else home), the spec's other
+ * pairs, in this order: with eg its phantoms, then HOME (the spec's, else home), the spec's other
  * names in source order, with eg: NODE_USE_ENV_PROXY=1, the proxy names
  * (HTTP_PROXY, HTTPS_PROXY, http_proxy, https_proxy, ALL_PROXY,
  * all_proxy = http://127.0.0.1:PORT) and NO_PROXY/no_proxy; then PWD=cwd,

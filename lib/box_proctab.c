@@ -58,6 +58,7 @@ static const box_proctab_row proctab_rows[BOX_PROC_COUNT] = {
                         {"--socket", BOX_PV_EGRESS_SOCK},
                         {"--ca-cert", BOX_PV_TRUST_CERT},
                         {"--token-file", BOX_PV_GW_TOKEN},
+                        {"--routes-fd", BOX_PV_GW_ROUTES},
                         {"--control", BOX_PV_GW_CONTROL}},
             .pt_peers = {"box-pdp"},
             .pt_env = {"BOX_LOG_LEVEL"},
@@ -82,6 +83,7 @@ static const box_proctab_row proctab_rows[BOX_PROC_COUNT] = {
                         {"--gateway", BOX_PV_GW_ADDRESS},
                         {"--egress-socket", BOX_PV_EGRESS_SOCK},
                         {"--trust-cert", BOX_PV_TRUST_CERT},
+                        {"--routes-fd", BOX_PV_SH_ROUTES},
                         {"--control", BOX_PV_SH_CONTROL}},
             .pt_peers = {"box-pdp", "box-shell-worker", "box-shell-launcher"},
             .pt_env = {"HOME", "PATH", "TZ", "BOX_LOG_LEVEL"},
@@ -216,6 +218,13 @@ box_proctab_value(box_proctab_pv v, const box_proctab_box *b, char **out)
     case BOX_PV_GW_ADDRESS:
         given = b->pb_gw_address;
         break;
+    case BOX_PV_GW_ROUTES:
+    case BOX_PV_SH_ROUTES:
+        if ((v == BOX_PV_GW_ROUTES ? b->pb_gw_routes_fd : b->pb_sh_routes_fd) <=
+            0)
+            return BOX_OK;
+        *out = box_asprintf("%d", BOX_PROCTAB_ROUTES_FD);
+        return *out != NULL ? BOX_OK : BOX_ENOMEM;
     default:
         return BOX_EINVAL;
     }

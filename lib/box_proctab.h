@@ -71,6 +71,8 @@ typedef enum box_proctab_pv {
     BOX_PV_CONFIG,
     BOX_PV_WORKSPACE,
     BOX_PV_GW_ADDRESS, // the gateway's proxy, 127.0.0.1:PORT, once it is up
+    BOX_PV_GW_ROUTES,  // BOX_PROCTAB_ROUTES_FD when the gateway gets routes
+    BOX_PV_SH_ROUTES,  // likewise for the shell (phantoms only)
     BOX_PV_COUNT
 } box_proctab_pv;
 
@@ -124,7 +126,14 @@ typedef struct box_proctab_box {
     const char *pb_config;    // the run's box.toml, or NULL
     const char *pb_workspace; // the agent's workspace, or NULL
     const char *pb_gw_address; // the gateway's proxy address, or NULL
+    /* The credential routes' memory files (box_routes.h), which the
+     * gateway and the shell get as BOX_PROCTAB_ROUTES_FD; 0: none. */
+    int pb_gw_routes_fd;
+    int pb_sh_routes_fd;
 } box_proctab_box;
+
+/* The descriptor a service reads its credential routes from. */
+#define BOX_PROCTAB_ROUTES_FD 3
 
 /* The value v takes for box b: *out (caller frees) or NULL when the box
  * has none. BOX_OK, BOX_ENOMEM, or BOX_EINVAL (BOX_PV_NONE or out of

@@ -50,6 +50,8 @@ static const char shell_usage[] =
     "                      [agent] workspace, else the current directory)\n"
     "  --box-id ID         the box identity sent with every decision\n"
     "  --contain PATH      box-contain (default: beside box-shell)\n"
+    "  --routes-fd FD      read the credential routes' phantoms (an\n"
+    "                      EgressRoutes message) from this descriptor\n"
     "  --gateway HOST:PORT, --egress-socket PATH, --trust-cert PATH\n"
     "                      the egress gateway's proxy address, its Unix\n"
     "                      socket and the run's CA: host programs reach the\n"
@@ -145,12 +147,13 @@ main(int argc, char **argv)
         {"gateway", required_argument, NULL, 'g'},
         {"egress-socket", required_argument, NULL, 's'},
         {"trust-cert", required_argument, NULL, 'r'},
+        {"routes-fd", required_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
     const char *control_url = NULL;
-    shell_args sa = {0};
+    shell_args sa = {.sa_routes_fd = -1};
     int backstop_ms = BOX_CALL_BACKSTOP_MS, budget_ms;
     sigset_t sigs;
     int c;
@@ -199,6 +202,18 @@ main(int argc, char **argv)
         case 'r':
             sa.sa_trust_cert = optarg;
             break;
+        case 'R': {
+            char *end = NULL;
+            long fd = strtol(optarg, &end, 10);
+            if (end == optarg || *end != '\0' || fd < 3 || fd > 1000000) {
+                fprintf(stderr, "box-shell: --routes-fd wants an open "
+                                "descriptor above 2, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            sa.sa_routes_fd = (int)fd;
+            break;
+        }
         case 'c':
             control_url = optarg;
             break;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_routes_msg.h"
 #include "box_buf.h"
 #include "box_procspec.h"
 #include "config.h"
@@ -64,6 +65,49 @@ shset_read_ca(const char *path, size_t *len)
     }
     *len = b.b_len;
     return box_buf_take(&b);
+}
+
+/* The phantoms box run handed over (the shell's copy holds no secret):
+ * every call's environment and every sandbox's starts with them. */
+static box_err
+shset_phantoms(int fd, shell_settings *s, char **err)
+{
+    box_err rv = box_routes_msg_read(fd, &s->ss_routes, err);
+    close(fd);
+    if (rv != BOX_OK)
+        return rv;
+    size_t n = s->ss_routes->n_routes, k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += s->ss_routes->routes[i]->n_phantoms;
+    if (k == 0)
+        return BOX_OK;
+    s->ss_phantoms = box_calloc(k, sizeof *s->ss_phantoms);
+    s->ss_phantom_env = box_calloc(k + 1, sizeof *s->ss_phantom_env);
+    if (s->ss_phantoms == NULL || s->ss_phantom_env == NULL)
+        return BOX_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const Box__EgressRoute *r = s->ss_routes->routes[i];
+        for (size_t j = 0; j < r->n_phantoms; j++) {
+            if (j >= r->n_env_names || r->env_names[j][0] == '\0') {
+                *err = box_asprintf("credential route %s has a phantom "
+                                    "without a name",
+                                    r->name);
+                return BOX_EPROTO;
+            }
+            box_procspec_phantom *ph = &s->ss_phantoms[s->ss_nphantoms];
+            ph->ph_name = r->env_names[j];
+            ph->ph_value = r->phantoms[j];
+            if ((s->ss_phantom_env[s->ss_nphantoms] = box_asprintf(
+                     "%s=%s", ph->ph_name, ph->ph_value)) == NULL)
+                return BOX_ENOMEM;
+            s->ss_nphantoms++;
+        }
+    }
+    s->ss_egress.eg_phantoms = s->ss_phantoms;
+    s->ss_egress.eg_nphantoms = s->ss_nphantoms;
+    s->ss_settings.ws_phantom_env = (const char *const *)s->ss_phantom_env;
+    s->ss_settings.ws_nphantom_env = s->ss_nphantoms;
+    return BOX_OK;
 }
 
 box_err
@@ -149,6 +193,9 @@ shell_settings_build(const shell_args *a, shell_settings *s, char **err)
             shset_read_ca(a->sa_trust_cert, &s->ss_settings.ws_egress_ca_len);
         s->ss_settings.ws_egress_ca = s->ss_egress_ca;
     }
+    if (a->sa_routes_fd >= 0 &&
+        (rv = shset_phantoms(a->sa_routes_fd, s, err)) != BOX_OK)
+        goto fail;
     return BOX_OK;
 fail:
     shell_settings_free(s);
@@ -164,5 +211,10 @@ shell_settings_free(shell_settings *s)
     box_free(s->ss_workspace);
     box_free(s->ss_box_dir);
     box_free(s->ss_egress_ca);
+    for (size_t i = 0; i < s->ss_nphantoms; i++)
+        box_free(s->ss_phantom_env[i]);
+    box_free(s->ss_phantom_env);
+    box_free(s->ss_phantoms);
+    box_routes_msg_free(s->ss_routes);
     memset(s, 0, sizeof *s);
 }

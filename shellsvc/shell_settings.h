@@ -22,6 +22,7 @@ typedef struct shell_args {
     const char *sa_gateway;       // 127.0.0.1:PORT
     const char *sa_egress_socket; // its Unix socket
     const char *sa_trust_cert;    // the run's CA certificate
+    int sa_routes_fd; // the credential routes (phantoms only), or -1
 } shell_args;
 
 /* What the workers see (ss_settings) and the storage behind it. */
@@ -33,6 +34,10 @@ typedef struct shell_settings {
     size_t ss_nauthority;
     box_procspec_egress ss_egress; // in use when ss_settings.ws_egress
     char *ss_egress_ca;            // the CA file's bytes, or NULL
+    struct Box__EgressRoutes *ss_routes; // what --routes-fd held, or NULL
+    box_procspec_phantom *ss_phantoms;   // into ss_routes
+    char **ss_phantom_env;               // "NAME=PHANTOM", owned
+    size_t ss_nphantoms;
 } shell_settings;
 
 /* Resolves homes, workspace and box dir (canonical) and loads the config.

@@ -30,6 +30,10 @@ typedef struct worker_settings {
     /* Its CA certificate (PEM), read before confinement; NULL: unreadable. */
     const char *ws_egress_ca;
     size_t ws_egress_ca_len;
+    /* "NAME=PHANTOM" for each credential route (box-spec §6): first in
+     * every call's environment, as in every sandbox's. */
+    const char *const *ws_phantom_env;
+    size_t ws_nphantom_env;
     unsigned ws_call_budget_ms;         // 0: the shell's 30 s (§3.1)
     /* The broker's validity word, a read-only view (valid_word.h), or
      * NULL: then the worker asks the broker for every decision. */

@@ -27,6 +27,7 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
 {
     sh_kernel *k = NULL;
     char *home_env = NULL, *pwd_env = NULL;
+    const char **env = NULL;
     int status = BOX_STATUS_FAULT;
     worker_write_fn err = io->wi_err;
     void *ctx = io->wi_ctx;
@@ -62,8 +63,19 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
         status = interp_fail(err, ctx, "out of memory");
         goto out;
     }
-    const char *env[] = {home_env, pwd_env, "USER=strands-box", interp_path_env,
-                         NULL};
+    // The phantoms first (box-spec §5's order), then the spec's four.
+    if ((env = box_calloc(ws->ws_nphantom_env + 5, sizeof *env)) == NULL) {
+        status = interp_fail(err, ctx, "out of memory");
+        goto out;
+    }
+    size_t ne = 0;
+    for (size_t i = 0; i < ws->ws_nphantom_env; i++)
+        env[ne++] = ws->ws_phantom_env[i];
+    env[ne++] = home_env;
+    env[ne++] = pwd_env;
+    env[ne++] = "USER=strands-box";
+    env[ne++] = interp_path_env;
+    env[ne] = NULL;
     sh_host_opts host = {.ho_trusted_path = ws->ws_trusted_path,
                          .ho_operator_home = ws->ws_operator_home,
                          .ho_workspace = ws->ws_workspace,
@@ -89,11 +101,12 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
                           .so_kernel = k,
                           .so_host = &host,
                           .so_cwd = cwd,
-                          .so_env = env,
+                          .so_env = (const char *const *)env,
                           .so_timeout_ms = ws->ws_call_budget_ms};
     status = sh_run_once(&so, source, len);
 out:
     sh_kernel_free(k);
+    box_free(env);
     box_free(home_env);
     box_free(pwd_env);
     return status;
