@@ -14,6 +14,7 @@
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "config_int.h"
 #include "config_reach.h"
 #include "toml.h"
 
@@ -24,7 +25,8 @@
  *   2. decode: every key known (in source order), every type right,
  *      required keys present; errors carry line and column;
  *   3. validate: the contract's rules on the decoded values, in the order
- *      name, [agent], each [tool.NAME], box_dir, policy.
+ *      name, [agent], each [tool.NAME], each [egress.NAME], box_dir,
+ *      policy.
  * The loader never touches the filesystem beyond reading the file itself;
  * box_config_check_paths does the rest on request.
  */
@@ -32,8 +34,6 @@
 /* Messages may quote a whole string from the file, escaped (up to six
  * bytes for one), so their cap follows the input cap. */
 #define CFG_MAX_MESSAGE (8u * TOML_MAX_INPUT)
-/* Quoted strings one message may use at once. */
-#define CFG_MAX_QUOTES 4
 
 struct box_config {
     char *bc_path;
@@ -43,22 +43,10 @@ struct box_config {
     box_config_process *bc_agent;
     box_config_process *bc_tools;
     size_t bc_ntools;
+    cfg_egress_set *bc_egress; // NULL when the file has no `egress` key
 };
 
-/* ORDER CFG_TOP: top_fields follows this order, which is also the order
- * serde lists them in "expected one of". */
-enum cfg_top {
-    TOP_NAME,
-    TOP_BOX_DIR,
-    TOP_POLICY,
-    TOP_AGENT,
-    TOP_TOOL,
-    TOP_EGRESS,
-    TOP_MCP,
-    TOP_TELEMETRY,
-    TOP_COUNT
-};
-
+/* ORDER CFG_TOP */
 static const char *const top_fields[TOP_COUNT + 1] = {
     "name",   "box_dir", "policy",    "agent", "tool",
     "egress", "mcp",     "telemetry", NULL,
@@ -125,31 +113,15 @@ static const char *const env_reserved_prefixes[] = {
     "LD_", "DYLD_", "PYTHON", "OTEL_EXPORTER_OTLP_", NULL,
 };
 
-/* The state of one load: where messages point and the first message. */
-typedef struct cfg_ctx {
-    const char *cx_path; // the config file, as messages name it
-    char *cx_msg;        // owned; the first failure only
-    bool cx_nomem;       // a quote could not be built
-    char *cx_quotes[CFG_MAX_QUOTES];
-    size_t cx_nquotes;
-    bool cx_section[TOP_COUNT]; // which top-level keys were written
-} cfg_ctx;
-
 /* ---- messages ---- */
 
-static void
+void
 cx_drop_quotes(cfg_ctx *cx)
 {
     for (size_t i = 0; i < cx->cx_nquotes; i++)
         box_free(cx->cx_quotes[i]);
     cx->cx_nquotes = 0;
 }
-
-/* Records the first failure; the message is the formatted text, and the
- * quotes made for it are released. Returns rv (BOX_ENOMEM if the message
- * cannot be built). */
-static box_err cx_fail(cfg_ctx *cx, box_err rv, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 static box_err
 cx_vfail(cfg_ctx *cx, box_err rv, const char *prefix_fmt, toml_pos *at,
@@ -179,7 +151,7 @@ out:
     return rv;
 }
 
-static box_err
+box_err
 cx_fail(cfg_ctx *cx, box_err rv, const char *fmt, ...)
 {
     va_list ap;
@@ -189,11 +161,7 @@ cx_fail(cfg_ctx *cx, box_err rv, const char *fmt, ...)
     return rv;
 }
 
-/* A decode error: `cannot parse config file <p>: line L, column C: ...`. */
-static box_err cx_parse_fail(cfg_ctx *cx, toml_pos at, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static box_err
+box_err
 cx_parse_fail(cfg_ctx *cx, toml_pos at, const char *fmt, ...)
 {
     va_list ap;
@@ -259,7 +227,7 @@ put_debug_char(box_buf *b, const char *s, size_t n, uint32_t cp, char q)
 
 /* s as Rust's `{:?}` shows a str: "a\tb". Owned by cx until the next
  * message; "" (and cx_nomem set) when it cannot be built. */
-static const char *
+const char *
 cx_quote(cfg_ctx *cx, const char *s, size_t len)
 {
     box_buf b;
@@ -312,7 +280,7 @@ cx_quote_char(cfg_ctx *cx, const char *s, size_t n, uint32_t cp)
 
 /* s with control characters escaped and no quotes, for keys and labels
  * shown inside backticks. */
-static const char *
+const char *
 cx_plain(cfg_ctx *cx, const char *s, size_t len)
 {
     const char *q = cx_quote(cx, s, len);
@@ -329,8 +297,8 @@ cx_plain(cfg_ctx *cx, const char *s, size_t len)
 
 /* ---- decode ---- */
 
-static int
-field_index(const char *const *fields, const char *key, size_t len)
+int
+cfg_field_index(const char *const *fields, const char *key, size_t len)
 {
     for (int i = 0; fields[i] != NULL; i++)
         if (strlen(fields[i]) == len && memcmp(fields[i], key, len) == 0)
@@ -338,45 +306,69 @@ field_index(const char *const *fields, const char *key, size_t len)
     return -1;
 }
 
-/* serde's "unknown field" sentence: `expected `a``, `expected `a` or `b``,
- * or `expected one of `a`, `b`, `c``. */
-static box_err
-unknown_field(cfg_ctx *cx, const toml_value *t, size_t i,
-              const char *const *fields)
+/* serde's list of what it expected: `a`, `a` or `b`, or one of `a`, `b`,
+ * `c`. Owned by the caller; NULL when it cannot be built. */
+static char *
+expected_list(const char *const *names)
 {
-    size_t klen;
-    const char *key = toml_table_key(t, i, &klen);
     box_buf b;
     box_err rv = BOX_OK;
     size_t n = 0;
-    while (fields[n] != NULL)
+    while (names[n] != NULL)
         n++;
     box_buf_init(&b, 4096);
     rv = box_buf_puts(&b, n > 2 ? "one of " : "");
     for (size_t k = 0; k < n && rv == BOX_OK; k++) {
         const char *sep = k == 0 ? "" : (n == 2 ? " or " : ", ");
-        rv = box_buf_printf(&b, "%s`%s`", sep, fields[k]);
+        rv = box_buf_printf(&b, "%s`%s`", sep, names[k]);
     }
     char *list = rv == BOX_OK ? box_buf_take(&b) : NULL;
     box_buf_reset(&b);
+    return list;
+}
+
+/* serde's "unknown field `x`, expected ..." at the key. */
+box_err
+cfg_unknown_field(cfg_ctx *cx, const toml_value *t, size_t i,
+                  const char *const *fields)
+{
+    size_t klen;
+    const char *key = toml_table_key(t, i, &klen);
+    char *list = expected_list(fields);
     if (list == NULL)
         return cx_fail(cx, BOX_ENOMEM, "out of memory");
-    rv = cx_parse_fail(cx, toml_table_key_pos(t, i),
-                       "unknown field `%s`, expected %s",
-                       cx_plain(cx, key, klen), list);
+    box_err rv = cx_parse_fail(cx, toml_table_key_pos(t, i),
+                               "unknown field `%s`, expected %s",
+                               cx_plain(cx, key, klen), list);
     box_free(list);
     return rv;
 }
 
+/* serde's "unknown variant `x`, expected ..." at the value, a string. */
 static box_err
-missing_field(cfg_ctx *cx, const toml_value *t, const char *field)
+unknown_variant(cfg_ctx *cx, const toml_value *v, const char *const *names)
+{
+    size_t len;
+    const char *s = toml_string(v, &len);
+    char *list = expected_list(names);
+    if (list == NULL)
+        return cx_fail(cx, BOX_ENOMEM, "out of memory");
+    box_err rv = cx_parse_fail(cx, toml_value_pos(v),
+                               "unknown variant `%s`, expected %s",
+                               cx_plain(cx, s, len), list);
+    box_free(list);
+    return rv;
+}
+
+box_err
+cfg_missing_field(cfg_ctx *cx, const toml_value *t, const char *field)
 {
     return cx_parse_fail(cx, toml_value_pos(t), "missing field `%s`", field);
 }
 
 /* serde's "invalid type: <what was found>, expected <what>". */
-static box_err
-invalid_type(cfg_ctx *cx, const toml_value *v, const char *expected)
+box_err
+cfg_invalid_type(cfg_ctx *cx, const toml_value *v, const char *expected)
 {
     toml_pos at = toml_value_pos(v);
     switch (toml_value_kind(v)) {
@@ -410,11 +402,11 @@ invalid_type(cfg_ctx *cx, const toml_value *v, const char *expected)
 }
 
 /* A string the box will use as a C string (path, name, argument, env). */
-static box_err
-decode_string(cfg_ctx *cx, const toml_value *v, char **out)
+box_err
+cfg_decode_string(cfg_ctx *cx, const toml_value *v, char **out)
 {
     if (toml_value_kind(v) != TOML_STRING)
-        return invalid_type(cx, v, "a string");
+        return cfg_invalid_type(cx, v, "a string");
     size_t len;
     const char *s = toml_string(v, &len);
     if (memchr(s, '\0', len) != NULL)
@@ -428,8 +420,22 @@ decode_string(cfg_ctx *cx, const toml_value *v, char **out)
     return BOX_OK;
 }
 
-static void
-strv_free(box_config_strv *sv)
+/* A unit enum spelled as a string: *out is the index of v in names. */
+box_err
+cfg_decode_variant(cfg_ctx *cx, const toml_value *v, const char *const *names,
+                   int *out)
+{
+    if (toml_value_kind(v) != TOML_STRING)
+        return cfg_invalid_type(cx, v, "a string");
+    size_t len;
+    const char *s = toml_string(v, &len);
+    if ((*out = cfg_field_index(names, s, len)) < 0)
+        return unknown_variant(cx, v, names);
+    return BOX_OK;
+}
+
+void
+cfg_strv_free(box_config_strv *sv)
 {
     for (size_t i = 0; i < sv->sv_len; i++)
         box_free(sv->sv_items[i]);
@@ -439,17 +445,17 @@ strv_free(box_config_strv *sv)
 }
 
 /* string-array -> '[' { string } ']' */
-static box_err
-decode_strv(cfg_ctx *cx, const toml_value *v, box_config_strv *out)
+box_err
+cfg_decode_strv(cfg_ctx *cx, const toml_value *v, box_config_strv *out)
 {
     if (toml_value_kind(v) != TOML_ARRAY)
-        return invalid_type(cx, v, "an array of strings");
+        return cfg_invalid_type(cx, v, "an array of strings");
     size_t n = toml_array_len(v); // at most TOML_MAX_ARRAY_LEN
-    strv_free(out);               // a repeated key cannot reach here
+    cfg_strv_free(out);               // a repeated key cannot reach here
     if ((out->sv_items = box_calloc(n + 1, sizeof(char *))) == NULL)
         return cx_fail(cx, BOX_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        box_err rv = decode_string(cx, toml_array_at(v, i), &out->sv_items[i]);
+        box_err rv = cfg_decode_string(cx, toml_array_at(v, i), &out->sv_items[i]);
         if (rv != BOX_OK)
             return rv; // the items so far are freed with the record
         out->sv_len++;
@@ -462,7 +468,7 @@ process_clear(box_config_process *p)
 {
     box_free(p->pr_table);
     box_free(p->pr_label);
-    strv_free(&p->pr_command);
+    cfg_strv_free(&p->pr_command);
     box_free(p->pr_workspace);
     for (size_t i = 0; i < p->pr_nenv; i++) {
         box_free(p->pr_env[i].ev_name);
@@ -470,12 +476,12 @@ process_clear(box_config_process *p)
     }
     box_free(p->pr_env);
     for (int g = 0; g < BOX_GRANT_COUNT; g++)
-        strv_free(&p->pr_fs[g]);
+        cfg_strv_free(&p->pr_fs[g]);
     memset(p, 0, sizeof(*p));
 }
 
-static bool
-valid_env_name(const char *s, size_t len)
+bool
+cfg_valid_env_name(const char *s, size_t len)
 {
     if (len == 0 || !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') ||
                       (s[0] >= 'a' && s[0] <= 'z')))
@@ -504,7 +510,7 @@ static box_err
 decode_env(cfg_ctx *cx, const toml_value *v, box_config_process *p)
 {
     if (toml_value_kind(v) != TOML_TABLE)
-        return invalid_type(cx, v, "a table of strings");
+        return cfg_invalid_type(cx, v, "a table of strings");
     size_t n = toml_table_len(v);
     if ((p->pr_env = box_calloc(n, sizeof(*p->pr_env))) == NULL)
         return cx_fail(cx, BOX_ENOMEM, "out of memory");
@@ -516,7 +522,7 @@ decode_env(cfg_ctx *cx, const toml_value *v, box_config_process *p)
         if (memchr(key, '\0', klen) != NULL)
             return env_invalid_name(cx, p, key, klen);
         box_config_envvar *ev = &p->pr_env[p->pr_nenv];
-        box_err rv = decode_string(cx, toml_table_at(v, i), &ev->ev_value);
+        box_err rv = cfg_decode_string(cx, toml_table_at(v, i), &ev->ev_value);
         if (rv != BOX_OK)
             return rv;
         if ((ev->ev_name = box_strndup(key, klen)) == NULL) {
@@ -553,16 +559,16 @@ static box_err
 decode_filesystem(cfg_ctx *cx, const toml_value *v, box_config_process *p)
 {
     if (toml_value_kind(v) != TOML_TABLE)
-        return invalid_type(cx, v, "a table");
+        return cfg_invalid_type(cx, v, "a table");
     for (size_t i = 0; i < toml_table_len(v); i++) {
         size_t klen;
         const char *key = toml_table_key(v, i, &klen);
-        int g = field_index(grant_keys, key, klen);
+        int g = cfg_field_index(grant_keys, key, klen);
         if (g < 0)
-            return unknown_field(cx, v, i, grant_keys);
+            return cfg_unknown_field(cx, v, i, grant_keys);
         if (p->pr_label != NULL && g == BOX_GRANT_METADATA)
             return removed_tool_list(cx, (box_config_grant)g);
-        box_err rv = decode_strv(cx, toml_table_at(v, i), &p->pr_fs[g]);
+        box_err rv = cfg_decode_strv(cx, toml_table_at(v, i), &p->pr_fs[g]);
         if (rv != BOX_OK)
             return rv;
     }
@@ -574,16 +580,16 @@ static box_err
 decode_network(cfg_ctx *cx, const toml_value *v, box_config_process *p)
 {
     if (toml_value_kind(v) != TOML_TABLE)
-        return invalid_type(cx, v, "a table");
+        return cfg_invalid_type(cx, v, "a table");
     p->pr_network = true;
     for (size_t i = 0; i < toml_table_len(v); i++) {
         size_t klen;
         const char *key = toml_table_key(v, i, &klen);
-        if (field_index(network_fields, key, klen) < 0)
-            return unknown_field(cx, v, i, network_fields);
+        if (cfg_field_index(network_fields, key, klen) < 0)
+            return cfg_unknown_field(cx, v, i, network_fields);
         const toml_value *b = toml_table_at(v, i);
         if (toml_value_kind(b) != TOML_BOOL)
-            return invalid_type(cx, b, "a boolean");
+            return cfg_invalid_type(cx, b, "a boolean");
         p->pr_contain_egress = toml_bool(b);
     }
     return BOX_OK;
@@ -597,19 +603,19 @@ decode_process(cfg_ctx *cx, const toml_value *v, box_config_process *p)
     bool have_command = false;
     box_err rv = BOX_OK;
     if (toml_value_kind(v) != TOML_TABLE)
-        return invalid_type(cx, v, "a table");
+        return cfg_invalid_type(cx, v, "a table");
     p->pr_contain_egress = true;
     for (size_t i = 0; i < toml_table_len(v) && rv == BOX_OK; i++) {
         size_t klen;
         const char *key = toml_table_key(v, i, &klen);
         const toml_value *f = toml_table_at(v, i);
-        switch (field_index(process_fields, key, klen)) {
+        switch (cfg_field_index(process_fields, key, klen)) {
         case PROC_COMMAND:
-            rv = decode_strv(cx, f, &p->pr_command);
+            rv = cfg_decode_strv(cx, f, &p->pr_command);
             have_command = true;
             break;
         case PROC_WORKSPACE:
-            rv = decode_string(cx, f, &p->pr_workspace);
+            rv = cfg_decode_string(cx, f, &p->pr_workspace);
             break;
         case PROC_ENV:
             rv = decode_env(cx, f, p);
@@ -621,12 +627,12 @@ decode_process(cfg_ctx *cx, const toml_value *v, box_config_process *p)
             rv = decode_network(cx, f, p);
             break;
         default:
-            rv = unknown_field(cx, v, i, process_fields);
+            rv = cfg_unknown_field(cx, v, i, process_fields);
             break;
         }
     }
     if (rv == BOX_OK && !have_command)
-        rv = missing_field(cx, v, "command");
+        rv = cfg_missing_field(cx, v, "command");
     return rv;
 }
 
@@ -635,7 +641,7 @@ static box_err
 decode_tools(cfg_ctx *cx, const toml_value *v, box_config *c)
 {
     if (toml_value_kind(v) != TOML_TABLE)
-        return invalid_type(cx, v, "a table");
+        return cfg_invalid_type(cx, v, "a table");
     size_t n = toml_table_len(v);
     if ((c->bc_tools = box_calloc(n, sizeof(*c->bc_tools))) == NULL)
         return cx_fail(cx, BOX_ENOMEM, "out of memory");
@@ -651,10 +657,8 @@ decode_tools(cfg_ctx *cx, const toml_value *v, box_config *c)
         // A NUL would shorten the label as a C string; refuse it now with
         // the message validation gives any label outside the rules.
         if (memchr(label, '\0', klen) != NULL)
-            return cx_fail(cx, BOX_ECONFIG,
-                           "invalid `%s` table: the label must be one "
-                           "component of letters, digits, '.', '_', or '-'",
-                           p->pr_table);
+            return cx_fail(cx, BOX_ECONFIG, "invalid `%s` table: %s",
+                           p->pr_table, CFG_LABEL_RULE);
         box_err rv = decode_process(cx, toml_table_at(v, i), p);
         if (rv != BOX_OK)
             return rv;
@@ -671,19 +675,19 @@ decode_top(cfg_ctx *cx, const toml_value *root, box_config *c)
         size_t klen;
         const char *key = toml_table_key(root, i, &klen);
         const toml_value *v = toml_table_at(root, i);
-        int f = field_index(top_fields, key, klen);
+        int f = cfg_field_index(top_fields, key, klen);
         if (f < 0)
-            return unknown_field(cx, root, i, top_fields);
+            return cfg_unknown_field(cx, root, i, top_fields);
         cx->cx_section[f] = true;
         switch (f) {
         case TOP_NAME:
-            rv = decode_string(cx, v, &c->bc_name);
+            rv = cfg_decode_string(cx, v, &c->bc_name);
             break;
         case TOP_BOX_DIR:
-            rv = decode_string(cx, v, &c->bc_box_dir);
+            rv = cfg_decode_string(cx, v, &c->bc_box_dir);
             break;
         case TOP_POLICY:
-            rv = decode_string(cx, v, &c->bc_policy);
+            rv = cfg_decode_string(cx, v, &c->bc_policy);
             break;
         case TOP_AGENT:
             if ((c->bc_agent = box_calloc(1, sizeof(*c->bc_agent))) == NULL ||
@@ -694,17 +698,20 @@ decode_top(cfg_ctx *cx, const toml_value *root, box_config *c)
         case TOP_TOOL:
             rv = decode_tools(cx, v, c);
             break;
-        default: // egress, mcp, telemetry: refused after decoding
+        case TOP_EGRESS:
+            rv = cfg_egress_decode(cx, v, &c->bc_egress);
+            break;
+        default: // mcp, telemetry: refused after decoding
             break;
         }
     }
     if (rv != BOX_OK)
         return rv;
     if (c->bc_name == NULL)
-        return missing_field(cx, root, "name");
+        return cfg_missing_field(cx, root, "name");
     if (c->bc_box_dir == NULL)
-        return missing_field(cx, root, "box_dir");
-    for (int f = TOP_EGRESS; f <= TOP_TELEMETRY; f++)
+        return cfg_missing_field(cx, root, "box_dir");
+    for (int f = TOP_MCP; f <= TOP_TELEMETRY; f++)
         if (cx->cx_section[f])
             return cx_fail(cx, BOX_ENOTSUP, "`[%s]` is not supported yet",
                            top_fields[f]);
@@ -770,19 +777,22 @@ validate_name(cfg_ctx *cx, const char *name)
 }
 
 /* label -> one component of [A-Za-z0-9._-], not . or .. (no length cap) */
+bool
+cfg_valid_label(const char *l)
+{
+    size_t n;
+    uint32_t cp;
+    return l[0] != '\0' && strcmp(l, ".") != 0 && strcmp(l, "..") != 0 &&
+           first_unnameable(l, &n, &cp) == NULL;
+}
+
 static box_err
 validate_label(cfg_ctx *cx, const box_config_process *p)
 {
-    const char *l = p->pr_label;
-    size_t n;
-    uint32_t cp;
-    if (l[0] != '\0' && strcmp(l, ".") != 0 && strcmp(l, "..") != 0 &&
-        first_unnameable(l, &n, &cp) == NULL)
+    if (cfg_valid_label(p->pr_label))
         return BOX_OK;
     return cx_fail(cx, BOX_ECONFIG,
-                   "invalid `%s` table: the label must be one component of "
-                   "letters, digits, '.', '_', or '-'",
-                   p->pr_table);
+                   "invalid `%s` table: %s", p->pr_table, CFG_LABEL_RULE);
 }
 
 /* How many components Rust's Path::components yields for a relative path:
@@ -951,8 +961,8 @@ out:
     return rv;
 }
 
-static bool
-env_reserved(const char *name)
+bool
+cfg_env_reserved(const char *name)
 {
     for (size_t i = 0; env_reserved_prefixes[i] != NULL; i++)
         if (strncmp(name, env_reserved_prefixes[i],
@@ -1003,9 +1013,9 @@ validate_process(cfg_ctx *cx, const box_config_process *p)
                        t, p->pr_workspace);
     for (size_t i = 0; i < p->pr_nenv; i++) {
         const char *name = p->pr_env[i].ev_name;
-        if (!valid_env_name(name, strlen(name)))
+        if (!cfg_valid_env_name(name, strlen(name)))
             return env_invalid_name(cx, p, name, strlen(name));
-        if (env_reserved(name))
+        if (cfg_env_reserved(name))
             return cx_fail(cx, BOX_ECONFIG,
                            "invalid `%s` table: `env` name %s is set by the "
                            "box itself, so a table cannot claim it",
@@ -1066,6 +1076,9 @@ validate(cfg_ctx *cx, box_config *c)
             (rv = validate_process(cx, &c->bc_tools[i])) != BOX_OK)
             return rv;
     }
+    if (c->bc_egress != NULL &&
+        (rv = cfg_egress_validate(cx, c->bc_egress)) != BOX_OK)
+        return rv;
     if (c->bc_box_dir[0] != '/')
         return cx_fail(cx, BOX_ECONFIG, "`box_dir` must be absolute: %s",
                        c->bc_box_dir);
@@ -1089,6 +1102,7 @@ box_config_free(box_config *c)
     for (size_t i = 0; i < c->bc_ntools; i++)
         process_clear(&c->bc_tools[i]);
     box_free(c->bc_tools);
+    cfg_egress_free(c->bc_egress);
     box_free(c);
 }
 
@@ -1289,6 +1303,18 @@ box_config_tool_find(const box_config *c, const char *label)
         if (strcmp(c->bc_tools[i].pr_label, label) == 0)
             return &c->bc_tools[i];
     return NULL;
+}
+
+size_t
+box_config_egress_count(const box_config *c)
+{
+    return c->bc_egress != NULL ? cfg_egress_count(c->bc_egress) : 0;
+}
+
+const box_config_egress *
+box_config_egress_get(const box_config *c, size_t i)
+{
+    return c->bc_egress != NULL ? cfg_egress_get(c->bc_egress, i) : NULL;
 }
 
 const char *

@@ -20,16 +20,15 @@
  *   box name "<n>" is invalid: <reason>; use one component of letters,
  *     digits, '.', '_', or '-'
  *   `box_dir` must be absolute: <p>
- *   invalid `[agent]` table: <reason>          (also `[tool.NAME]`)
+ *   invalid `[agent]` table: <reason>   (also `[tool.NAME]`, `[egress.NAME]`)
  *   `[agent]` filesystem entry "<e>" is refused: <reason>
- *   `[egress]` is not supported yet            (likewise mcp, telemetry)
+ *   `[mcp]` is not supported yet               (likewise telemetry)
  * Quoted names and entries use Rust's debug quoting (`"a\tb"`), so a
  * control character never reaches the terminal raw.
  *
- * `[egress.*]`, `[mcp.*]` and `[telemetry.*]` are recognised top-level
- * keys, but this build cannot honour them, so the loader refuses a file
- * that carries any of them (fail closed) rather than leaving it to the
- * caller.
+ * `[mcp.*]` and `[telemetry.*]` are recognised top-level keys, but this
+ * build cannot honour them, so the loader refuses a file that carries
+ * either of them (fail closed) rather than leaving it to the caller.
  */
 
 /* The eight filesystem lists, in the order the contract states them.
@@ -130,7 +129,7 @@ typedef struct box_config box_config;
  * and *err is the caller's message (NULL only when even that could not be
  * allocated). Returns BOX_EIO (cannot read), BOX_EPARSE (not TOML, or not
  * the shape of box.toml), BOX_ECONFIG (refused by a rule), BOX_ENOTSUP
- * (`[egress]`, `[mcp]`, `[telemetry]`), BOX_ENOMEM or BOX_EINVAL.
+ * (`[mcp]`, `[telemetry]`), BOX_ENOMEM or BOX_EINVAL.
  */
 box_err box_config_load(const char *path, box_config **out,
                         char **err) BOX_WARN_UNUSED;

@@ -791,8 +791,9 @@ test_missing_fields(void **state)
                       "unknown field `foo`, expected one of `name`, "
                       "`box_dir`, `policy`, `agent`, `tool`, `egress`, "
                       "`mcp`, `telemetry`"},
+        // A table's own missing key is met first, in source order.
         {"[egress.gh]\n", "cannot parse config file @P: line 1, column 1: "
-                          "missing field `name`"},
+                          "missing field `destinations`"},
     };
     RUN_BAD(fx, BOX_EPARSE, cases);
 }
@@ -1365,13 +1366,9 @@ test_unsupported_sections(void **state)
 {
     fixture *fx = *state;
     static const bad_case cases[] = {
-        {HEAD "[egress.github]\ndestinations = [\"api.github.com\"]\n"
-              "secret.ref = \"env://GITHUB_TOKEN\"\n",
-         "`[egress]` is not supported yet"},
         {HEAD "[mcp.fs]\ntype = \"stdio\"\n", "`[mcp]` is not supported yet"},
         {HEAD "[telemetry.file]\nkind = \"file\"\n",
          "`[telemetry]` is not supported yet"},
-        {HEAD "egress = {}\n", "`[egress]` is not supported yet"},
         {HEAD "telemetry = 5\n", "`[telemetry]` is not supported yet"},
         // Reported before the contract rules, after decoding.
         {"name = \"\"\nbox_dir = \"b\"\n[mcp.x]\n",
@@ -1379,9 +1376,396 @@ test_unsupported_sections(void **state)
     };
     RUN_BAD(fx, BOX_ENOTSUP, cases);
     // Decoding errors come first.
-    expect_refusal(fx, BOX_EPARSE, HEAD "[egress.x]\n[agent]\n",
+    expect_refusal(fx, BOX_EPARSE, HEAD "[mcp.x]\n[agent]\n",
                    "cannot parse config file @P: line 4, column 1: missing "
                    "field `command`");
+}
+
+/* ---- [egress.NAME] ---- */
+
+/* The spec's example table, every key written, and each default. */
+static void
+test_egress_accepted(void **state)
+{
+    fixture *fx = *state;
+    box_config *c = load_ok(
+        fx, HEAD "[egress.github]\n"
+                 "destinations = [\"api.github.com\"]\n"
+                 "secret.ref = \"env://GITHUB_TOKEN\"\n"
+                 "[egress.maps]\n"
+                 "destinations = [\"maps.example.com/v1\", "
+                 "\"*.tiles.example.com:8443\"]\n"
+                 "protocol = \"http\"\n"
+                 "[egress.maps.secret]\n"
+                 "ref = \"env://MAPS_KEY\"\n"
+                 "placement = \"query_param\"\n"
+                 "param = \"key\"\n"
+                 "inject = \"always\"\n"
+                 "phantom_prefix = \"p-1.x~\"\n"
+                 "[egress.s3]\n"
+                 "destinations = [\"*.amazonaws.com\"]\n"
+                 "secret = { ref = \"aws://prod\", inject = \"phantom\" }\n"
+                 "[egress.vault]\n"
+                 "destinations = [\"vault.internal:8200/v1/*/data\"]\n"
+                 "secret.ref = \"credsd://vault-token\"\n"
+                 "secret.header = \"X-Vault-Token\"\n"
+                 "[egress.lower]\n"
+                 "destinations = [\"a.example\"]\n"
+                 "secret.ref = \"env://GITHUB_TOKEN\"\n"
+                 "secret.header = \"authorization\"\n"
+                 "[egress.basic]\n"
+                 "destinations = [\"b.example/x\", \"b.example/y\"]\n"
+                 "secret.ref = \"env://B_PASS\"\n"
+                 "secret.placement = \"basic_auth\"\n"
+                 "[egress.own]\n"
+                 "destinations = [\"c.example\"]\n"
+                 "secret.ref = \"env://C\"\n"
+                 "secret.prefix = \"token \"\n");
+    assert_int_equal(box_config_egress_count(c), 7);
+    assert_null(box_config_egress_get(c, 7));
+
+    const box_config_egress *e = box_config_egress_get(c, 0);
+    assert_string_equal(e->eg_table, "[egress.github]");
+    assert_string_equal(e->eg_label, "github");
+    STRV(&e->eg_destinations, "api.github.com");
+    assert_int_equal(e->eg_kind, BOX_SECRET_ENV);
+    assert_string_equal(e->eg_ref_name, "GITHUB_TOKEN");
+    assert_int_equal(e->eg_placement, BOX_PLACE_HEADER);
+    assert_string_equal(e->eg_header, "Authorization");
+    assert_string_equal(e->eg_prefix, "Bearer ");
+    assert_null(e->eg_param);
+    assert_false(e->eg_always);
+    assert_string_equal(e->eg_phantom_prefix, "strands_box_");
+
+    e = box_config_egress_get(c, 1);
+    assert_string_equal(e->eg_label, "maps");
+    STRV(&e->eg_destinations, "maps.example.com/v1",
+         "*.tiles.example.com:8443");
+    assert_string_equal(e->eg_ref_name, "MAPS_KEY");
+    assert_int_equal(e->eg_placement, BOX_PLACE_QUERY_PARAM);
+    assert_string_equal(e->eg_param, "key");
+    assert_string_equal(e->eg_prefix, ""); // not a header placement
+    assert_true(e->eg_always);
+    assert_string_equal(e->eg_phantom_prefix, "p-1.x~");
+
+    e = box_config_egress_get(c, 2);
+    assert_int_equal(e->eg_kind, BOX_SECRET_AWS);
+    assert_string_equal(e->eg_ref_name, "prod");
+    assert_false(e->eg_always);
+
+    e = box_config_egress_get(c, 3);
+    assert_int_equal(e->eg_kind, BOX_SECRET_CREDSD);
+    assert_string_equal(e->eg_ref_name, "vault-token");
+    assert_string_equal(e->eg_header, "X-Vault-Token");
+    assert_string_equal(e->eg_prefix, ""); // not Authorization
+
+    e = box_config_egress_get(c, 4); // two tables may share one secret
+    assert_string_equal(e->eg_ref_name, "GITHUB_TOKEN");
+    assert_string_equal(e->eg_header, "authorization");
+    assert_string_equal(e->eg_prefix, "Bearer ");
+
+    e = box_config_egress_get(c, 5);
+    assert_int_equal(e->eg_placement, BOX_PLACE_BASIC_AUTH);
+    assert_string_equal(e->eg_prefix, "");
+
+    e = box_config_egress_get(c, 6);
+    assert_string_equal(e->eg_prefix, "token ");
+    box_config_free(c);
+
+    // No tables at all, and a file without the key.
+    c = load_ok(fx, HEAD "egress = {}\n");
+    assert_int_equal(box_config_egress_count(c), 0);
+    assert_null(box_config_egress_get(c, 0));
+    box_config_free(c);
+    c = load_ok(fx, HEAD);
+    assert_int_equal(box_config_egress_count(c), 0);
+    assert_null(box_config_egress_get(c, 0));
+    box_config_free(c);
+}
+
+static void
+test_egress_decode_errors(void **state)
+{
+    fixture *fx = *state;
+    static const bad_case cases[] = {
+        {HEAD "egress = 5\n", "cannot parse config file @P: line 3, column "
+                              "10: invalid type: integer `5`, expected a "
+                              "table"},
+        {HEAD "egress.gh = \"x\"\n",
+         "cannot parse config file @P: line 3, column 13: invalid type: "
+         "string \"x\", expected a table"},
+        {HEAD "[egress.gh]\nsecret.ref = \"env://T\"\n",
+         "cannot parse config file @P: line 3, column 1: missing field "
+         "`destinations`"},
+        {HEAD "[egress.gh]\ndestinations = [\"a\"]\nhost = \"a\"\n",
+         "cannot parse config file @P: line 5, column 1: unknown field "
+         "`host`, expected one of `destinations`, `protocol`, `secret`"},
+        {HEAD "[egress.gh]\ndestinations = [\"a\"]\nsecret.token = \"x\"\n",
+         "cannot parse config file @P: line 5, column 8: unknown field "
+         "`token`, expected one of `ref`, `placement`, `header`, `prefix`, "
+         "`param`, `inject`, `phantom_prefix`"},
+        {HEAD "[egress.gh]\ndestinations = \"a\"\n",
+         "cannot parse config file @P: line 4, column 16: invalid type: "
+         "string \"a\", expected an array of strings"},
+        {HEAD "[egress.gh]\ndestinations = [\"a\", 1]\n",
+         "cannot parse config file @P: line 4, column 22: invalid type: "
+         "integer `1`, expected a string"},
+        {HEAD "[egress.gh]\ndestinations = [\"a\"]\nprotocol = 1\n",
+         "cannot parse config file @P: line 5, column 12: invalid type: "
+         "integer `1`, expected a string"},
+        {HEAD "[egress.gh]\ndestinations = [\"a\"]\nprotocol = \"https\"\n",
+         "cannot parse config file @P: line 5, column 12: unknown variant "
+         "`https`, expected `http` or `mcp`"},
+        {HEAD "[egress.gh]\ndestinations = [\"a\"]\nsecret = \"env://T\"\n",
+         "cannot parse config file @P: line 5, column 10: invalid type: "
+         "string \"env://T\", expected a table"},
+        {HEAD "[egress.gh]\ndestinations = [\"a\"]\nsecret.ref = true\n",
+         "cannot parse config file @P: line 5, column 14: invalid type: "
+         "boolean `true`, expected a string"},
+        {HEAD "[egress.gh]\ndestinations = [\"a\"]\n"
+              "secret.placement = \"cookie\"\n",
+         "cannot parse config file @P: line 5, column 20: unknown variant "
+         "`cookie`, expected one of `header`, `basic_auth`, `query_param`"},
+        {HEAD "[egress.gh]\ndestinations = [\"a\"]\n"
+              "secret.inject = \"Always\"\n",
+         "cannot parse config file @P: line 5, column 17: unknown variant "
+         "`Always`, expected `phantom` or `always`"},
+        {HEAD "[egress.gh]\ndestinations = [\"a\"]\n"
+              "secret.inject = \"a\\tb\"\n",
+         "cannot parse config file @P: line 5, column 17: unknown variant "
+         "`a\\tb`, expected `phantom` or `always`"},
+        {HEAD "[egress.gh]\ndestinations = [\"a\"]\n"
+              "secret.header = [\"X\"]\n",
+         "cannot parse config file @P: line 5, column 17: invalid type: "
+         "array, expected a string"},
+        // Decoding (every table) before validation (any table).
+        {HEAD "[egress.a]\ndestinations = []\n[egress.b]\nx = 1\n",
+         "cannot parse config file @P: line 6, column 1: unknown field `x`, "
+         "expected one of `destinations`, `protocol`, `secret`"},
+    };
+    RUN_BAD(fx, BOX_EPARSE, cases);
+}
+
+/* "invalid `[egress.gh]` table: " and the reason. */
+#define EG "invalid `[egress.gh]` table: "
+/* A table with one destination and the given secret lines. */
+#define GH(secret) HEAD "[egress.gh]\ndestinations = [\"a.example\"]\n" secret
+#define NO_SECRET                                                              \
+    EG "an entry with no secret declares only a destination, which policy "    \
+       "already decides; give it a secret, or set protocol = \"mcp\" for a "   \
+       "remote MCP server"
+#define LITERAL                                                                \
+    EG "secret.ref must be env://NAME, aws://PROFILE or credsd://NAME; a "     \
+       "literal secret is refused"
+#define ENV_NAME                                                               \
+    EG "secret.ref env://NAME needs NAME to be a valid environment-variable "  \
+       "name"
+#define BOX_SET(n)                                                             \
+    EG "secret.ref names \"" n "\", which the box sets itself, so a table "    \
+       "cannot claim it"
+
+static void
+test_egress_refusals(void **state)
+{
+    fixture *fx = *state;
+    static const bad_case cases[] = {
+        // The label, as a tool's.
+        {HEAD "[egress.\"a b\"]\ndestinations = [\"a\"]\n",
+         "invalid `[egress.a b]` table: the label must be one component of "
+         "letters, digits, '.', '_', or '-'"},
+        {HEAD "[egress.\"..\"]\ndestinations = [\"a\"]\n",
+         "invalid `[egress...]` table: the label must be one component of "
+         "letters, digits, '.', '_', or '-'"},
+        // protocol.
+        {GH("protocol = \"mcp\"\n"),
+         EG "protocol \"mcp\" is not an egress protocol; use [mcp.gh] type = "
+            "\"http\""},
+        // destinations.
+        {HEAD "[egress.gh]\ndestinations = []\nsecret.ref = \"env://T\"\n",
+         EG "destinations is empty; name one or more"},
+        {HEAD "[egress.gh]\ndestinations = [\"a.com:0\"]\n",
+         EG "destination \"a.com:0\" is refused: port 0 is not a port"},
+        {HEAD "[egress.gh]\ndestinations = [\"*\"]\n",
+         EG "destination \"*\" is refused: `*` alone would match every host"},
+        {HEAD "[egress.gh]\ndestinations = [\"https://a.com\"]\n",
+         EG "destination \"https://a.com\" is refused: it is a URL; write the "
+            "host alone, without a scheme"},
+        {HEAD "[egress.gh]\ndestinations = [\"a.com\", \"a\\tb\"]\n",
+         EG "destination \"a\\tb\" is refused: it holds a space or a control "
+            "character"},
+        {HEAD "[egress.gh]\ndestinations = [\"a.com\", \"A.com:443/x\"]\n",
+         EG "destinations \"a.com\" and \"A.com:443/x\" overlap; a request "
+            "may fall under one destination at most"},
+        {HEAD "[egress.x]\ndestinations = [\"b.com\", \"*.x.com\"]\n"
+              "secret.ref = \"env://X\"\n"
+              "[egress.gh]\ndestinations = [\"c.com\", \"api.x.com/v1\"]\n",
+         EG "destination \"api.x.com/v1\" overlaps \"*.x.com\" of "
+            "`[egress.x]`; a request may carry one credential at most"},
+        {HEAD "[egress.x]\ndestinations = [\"h/a/*/c\"]\n"
+              "secret.ref = \"env://X\"\n"
+              "[egress.gh]\ndestinations = [\"h/*/b\"]\n",
+         EG "destination \"h/*/b\" overlaps \"h/a/*/c\" of `[egress.x]`; a "
+            "request may carry one credential at most"},
+        // The secret: present, then a reference, never a literal.
+        {GH(""), NO_SECRET},
+        {GH("secret = {}\n"), NO_SECRET},
+        {GH("secret.header = \"X-Key\"\n"), NO_SECRET},
+        {GH("secret.ref = \"ghp_abcdef0123456789\"\n"), LITERAL},
+        {GH("secret.ref = \"\"\n"), LITERAL},
+        {GH("secret.ref = \"ENV://T\"\n"), LITERAL},
+        {GH("secret.ref = \"secret://T\"\n"), LITERAL},
+        {GH("secret.ref = \"env:T\"\n"), LITERAL},
+        {GH("secret.ref = \"env://\"\n"), ENV_NAME},
+        {GH("secret.ref = \"env://1T\"\n"), ENV_NAME},
+        {GH("secret.ref = \"env://sk-live-abc\"\n"), ENV_NAME},
+        {GH("secret.ref = \"env://T X\"\n"), ENV_NAME},
+        {GH("secret.ref = \"aws://\"\n"),
+         EG "secret.ref aws://PROFILE needs PROFILE to be one component of "
+            "letters, digits, '.', '_', or '-'"},
+        {GH("secret.ref = \"aws://a/b\"\n"),
+         EG "secret.ref aws://PROFILE needs PROFILE to be one component of "
+            "letters, digits, '.', '_', or '-'"},
+        {GH("secret.ref = \"credsd://..\"\n"),
+         EG "secret.ref credsd://NAME needs NAME to be one component of "
+            "letters, digits, '.', '_', or '-'"},
+        // Names the box sets in every process's environment.
+        {GH("secret.ref = \"env://PATH\"\n"), BOX_SET("PATH")},
+        {GH("secret.ref = \"env://HOME\"\n"), BOX_SET("HOME")},
+        {GH("secret.ref = \"env://HTTPS_PROXY\"\n"), BOX_SET("HTTPS_PROXY")},
+        {GH("secret.ref = \"env://SSL_CERT_FILE\"\n"),
+         BOX_SET("SSL_CERT_FILE")},
+        {GH("secret.ref = \"env://USER\"\n"), BOX_SET("USER")},
+        {GH("secret.ref = \"env://LD_PRELOAD\"\n"), BOX_SET("LD_PRELOAD")},
+        {GH("secret.ref = \"env://NODE_OPTIONS\"\n"), BOX_SET("NODE_OPTIONS")},
+        {GH("secret.ref = \"env://OTEL_EXPORTER_OTLP_HEADERS\"\n"),
+         BOX_SET("OTEL_EXPORTER_OTLP_HEADERS")},
+        // An aws:// secret's placeholders, whichever table comes first.
+        {GH("secret.ref = \"env://AWS_SECRET_ACCESS_KEY\"\n")
+             "[egress.s3]\ndestinations = [\"*.amazonaws.com\"]\n"
+             "secret.ref = \"aws://default\"\n",
+         EG "secret.ref names \"AWS_SECRET_ACCESS_KEY\", which holds the "
+            "placeholder of an aws:// or credsd:// secret"},
+        // What only an env:// secret takes.
+        {GH("secret.ref = \"aws://p\"\nsecret.placement = \"basic_auth\"\n"),
+         EG "secret.placement \"basic_auth\" needs an env:// secret.ref"},
+        {GH("secret.ref = \"credsd://p\"\n"
+            "secret.placement = \"query_param\"\nsecret.param = \"k\"\n"),
+         EG "secret.placement \"query_param\" needs an env:// secret.ref"},
+        {GH("secret.ref = \"credsd://p\"\nsecret.inject = \"always\"\n"),
+         EG "secret.inject \"always\" needs an env:// secret.ref"},
+        {GH("secret.ref = \"aws://p\"\nsecret.phantom_prefix = \"x_\"\n"),
+         EG "secret.phantom_prefix applies only to an env:// secret.ref"},
+        // param with query_param, and only there.
+        {GH("secret.ref = \"env://T\"\nsecret.placement = \"query_param\"\n"),
+         EG "secret.placement \"query_param\" needs secret.param"},
+        {GH("secret.ref = \"env://T\"\nsecret.param = \"k\"\n"),
+         EG "secret.param applies only to secret.placement \"query_param\""},
+        {GH("secret.ref = \"env://T\"\nsecret.placement = \"basic_auth\"\n"
+            "secret.param = \"k\"\n"),
+         EG "secret.param applies only to secret.placement \"query_param\""},
+        {GH("secret.ref = \"env://T\"\nsecret.placement = \"query_param\"\n"
+            "secret.param = \"\"\n"),
+         EG "secret.param \"\" must be one or more of letters, digits, '.', "
+            "'_', '~' or '-'"},
+        {GH("secret.ref = \"env://T\"\nsecret.placement = \"query_param\"\n"
+            "secret.param = \"a&b=c\"\n"),
+         EG "secret.param \"a&b=c\" must be one or more of letters, digits, "
+            "'.', '_', '~' or '-'"},
+        // The strings.
+        {GH("secret.ref = \"env://T\"\nsecret.phantom_prefix = \"\"\n"),
+         EG "secret.phantom_prefix \"\" must be 1 to 64 of letters, digits, "
+            "'.', '_', '~' or '-'"},
+        {GH("secret.ref = \"env://T\"\nsecret.phantom_prefix = \"a b\"\n"),
+         EG "secret.phantom_prefix \"a b\" must be 1 to 64 of letters, "
+            "digits, '.', '_', '~' or '-'"},
+        {GH("secret.ref = \"env://T\"\nsecret.phantom_prefix = "
+            "\"12345678901234567890123456789012345678901234567890123456789012"
+            "345\"\n"),
+         EG "secret.phantom_prefix "
+            "\"12345678901234567890123456789012345678901234567890123456789012"
+            "345\" must be 1 to 64 of letters, digits, '.', '_', '~' or '-'"},
+        {GH("secret.ref = \"env://T\"\nsecret.header = \"\"\n"),
+         EG "secret.header \"\" is not an HTTP field name"},
+        {GH("secret.ref = \"env://T\"\nsecret.header = \"X Key\"\n"),
+         EG "secret.header \"X Key\" is not an HTTP field name"},
+        {GH("secret.ref = \"env://T\"\nsecret.header = \"X-Key:\"\n"),
+         EG "secret.header \"X-Key:\" is not an HTTP field name"},
+        {GH("secret.ref = \"env://T\"\nsecret.prefix = \"Bearer\\r\\nX: \"\n"),
+         EG "secret.prefix \"Bearer\\r\\nX: \" may hold no control character, "
+            "'{' or '}'"},
+        {GH("secret.ref = \"env://T\"\nsecret.prefix = \"{x} \"\n"),
+         EG "secret.prefix \"{x} \" may hold no control character, '{' or "
+            "'}'"},
+    };
+    RUN_BAD(fx, BOX_ECONFIG, cases);
+    // A NUL in the label is refused as the label.
+    static const char nul[] = HEAD "[egress.\"a\\u0000b\"]\n";
+    expect_refusal_len(fx, BOX_ECONFIG, nul, sizeof(nul) - 1,
+                       "invalid `[egress.a\\0b]` table: the label must be one "
+                       "component of letters, digits, '.', '_', or '-'");
+}
+
+/* Every table after the tools, before box_dir; the first table first. */
+static void
+test_egress_validation_order(void **state)
+{
+    fixture *fx = *state;
+    expect_refusal(fx, BOX_ECONFIG,
+                   "name = \"a\"\nbox_dir = \"rel\"\n"
+                   "[egress.e]\ndestinations = []\n"
+                   "[tool.t]\ncommand = []\n",
+                   "invalid `[tool.t]` table: `command` must name a program "
+                   "as its first entry");
+    expect_refusal(fx, BOX_ECONFIG,
+                   "name = \"a\"\nbox_dir = \"rel\"\n"
+                   "[egress.z]\ndestinations = []\n"
+                   "[egress.a]\ndestinations = [\"*\"]\n",
+                   "invalid `[egress.z]` table: destinations is empty; name "
+                   "one or more");
+    expect_refusal(fx, BOX_ECONFIG,
+                   "name = \"a\"\nbox_dir = \"rel\"\n"
+                   "[egress.e]\ndestinations = [\"e.com\"]\n"
+                   "secret.ref = \"env://E\"\n",
+                   "`box_dir` must be absolute: rel");
+}
+
+/* Every allocation failure while loading egress tables is BOX_ENOMEM with
+ * a message and nothing left behind (ASan's leak check sees the rest). */
+static void
+test_egress_nomem(void **state)
+{
+    (void)state;
+    static const char text[] =
+        HEAD "[egress.a]\ndestinations = [\"a.com\", \"*.b.com:8443/x/*\"]\n"
+             "secret = { ref = \"env://A\", placement = \"query_param\", "
+             "param = \"k\", inject = \"always\" }\n"
+             "[egress.c]\ndestinations = [\"c.com\"]\n"
+             "secret.ref = \"aws://p\"\n"
+             "[egress.d]\ndestinations = [\"a.com/y\"]\n"
+             "secret.ref = \"env://D\"\n";
+    for (unsigned long n = 1;; n++) {
+        box_config *c = NULL;
+        char *err = NULL;
+        box_alloc_fail_after(n);
+        box_err rv = box_config_parse(text, sizeof(text) - 1, "/b/box.toml",
+                                      &c, &err);
+        unsigned long calls = box_alloc_calls();
+        box_alloc_fail_off();
+        if (calls < n) { // none failed: the walk is done
+            assert_int_equal(rv, BOX_ECONFIG);
+            assert_string_equal(err,
+                                "invalid `[egress.d]` table: destination "
+                                "\"a.com/y\" overlaps \"a.com\" of "
+                                "`[egress.a]`; a request may carry one "
+                                "credential at most");
+            box_free(err);
+            break;
+        }
+        assert_null(c);
+        if (rv != BOX_ENOMEM)
+            assert_int_equal(rv, BOX_ECONFIG); // the message's own failure
+        box_free(err);
+    }
 }
 
 static void
@@ -2092,6 +2476,11 @@ main(void)
         cmocka_unit_test(test_tool_metadata_refused),
         cmocka_unit_test(test_tool_exec_accepted),
         cmocka_unit_test(test_unsupported_sections),
+        cmocka_unit_test(test_egress_accepted),
+        cmocka_unit_test(test_egress_decode_errors),
+        cmocka_unit_test(test_egress_refusals),
+        cmocka_unit_test(test_egress_validation_order),
+        cmocka_unit_test(test_egress_nomem),
         cmocka_unit_test(test_validation_order),
         cmocka_unit_test(test_check_paths_ok),
         cmocka_unit_test(test_check_paths_home),
