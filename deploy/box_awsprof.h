@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* One profile of the AWS shared credentials file, for an aws://PROFILE secret.
- */
+/* One profile of the AWS shared credentials file: an aws://PROFILE secret. */
 #ifndef BOX_AWSPROF_H
 #define BOX_AWSPROF_H
 
