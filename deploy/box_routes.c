@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A run's credential routes: secrets read, phantoms minted, memory files. */
-#define _GNU_SOURCE // memfd_create
 #include "box_routes.h"
 
 #include <errno.h>

@@ -18,7 +18,9 @@
 #include "gw_scrub.h"
 
 #define SECRET "s3cr3t/t0ken+x"
-#define PH "strands_box_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define PH                                                                     \
+    "strands_box_"                                                             \
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 /* One route of the table under test. */
 typedef struct route_def {
@@ -86,14 +88,14 @@ typedef struct route_case {
     const char *rc_head; // the request head, without its final CRLF CRLF
     bool rc_tls;
     gw_cred_verdict rc_verdict;
-    const char *rc_reason;    // REFUSE
-    const char *rc_add;       // APPLY: the credential line added (first)
-    const char *rc_query;     // APPLY: the query sent, or NULL: as sent
-    const char *rc_drop;      // APPLY: a field name dropped
+    const char *rc_reason; // REFUSE
+    const char *rc_add;    // APPLY: the credential line added (first)
+    const char *rc_query;  // APPLY: the query sent, or NULL: as sent
+    const char *rc_drop;   // APPLY: a field name dropped
 } route_case;
 
 /* base64("x:" PH) and base64("x:" SECRET) */
-#define B64_X_PH                                                              \
+#define B64_X_PH                                                               \
     "eDpzdHJhbmRzX2JveF8wMTIzNDU2Nzg5YWJjZGVmMDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3" \
     "ODlhYmNkZWYwMTIzNDU2Nzg5YWJjZGVm"
 #define B64_X_SECRET "eDpzM2NyM3QvdDBrZW4reA=="
@@ -110,66 +112,70 @@ static const route_case cases[] = {
      "authorization"},
     // no placeholder, a wrong one, a plain request
     {"GET /user HTTP/1.1\r\nHost: api.github.com", true, GW_CRED_REFUSE,
-     GW_CRED_BLOCKED},
+     GW_CRED_BLOCKED, NULL, NULL, NULL},
     {"GET /user HTTP/1.1\r\nHost: api.github.com\r\nAuthorization: Bearer "
      "ghp_real",
-     true, GW_CRED_REFUSE, GW_CRED_BLOCKED},
+     true, GW_CRED_REFUSE, GW_CRED_BLOCKED, NULL, NULL, NULL},
     {"GET http://api.github.com/user HTTP/1.1\r\nHost: api.github.com\r\n"
      "Authorization: Bearer " PH,
-     false, GW_CRED_REFUSE, GW_CRED_PLAINTEXT},
+     false, GW_CRED_REFUSE, GW_CRED_PLAINTEXT, NULL, NULL, NULL},
     // a destination no route names: as sent, phantom and all
     {"GET /user HTTP/1.1\r\nHost: github.com\r\nAuthorization: Bearer " PH,
-     true, GW_CRED_PASS},
+     true, GW_CRED_PASS, NULL, NULL, NULL, NULL},
     {"GET /x HTTP/1.1\r\nHost: api.github.com:8443\r\nAuthorization: "
      "Bearer " PH,
-     true, GW_CRED_PASS},
+     true, GW_CRED_PASS, NULL, NULL, NULL, NULL},
     // a path prefix: whole segments
     {"GET /v1/things?a=b HTTP/1.1\r\nHost: api.example.com\r\nX-Api-Key: " PH,
      true, GW_CRED_APPLY, NULL, "X-Api-Key: " SECRET, NULL, "X-Api-Key"},
     {"GET /v1 HTTP/1.1\r\nHost: api.example.com\r\nX-Api-Key: " PH, true,
-     GW_CRED_APPLY, NULL, "X-Api-Key: " SECRET},
-    {"GET /v10 HTTP/1.1\r\nHost: api.example.com", true, GW_CRED_PASS},
-    {"GET /v2/x HTTP/1.1\r\nHost: api.example.com", true, GW_CRED_PASS},
+     GW_CRED_APPLY, NULL, "X-Api-Key: " SECRET, NULL, NULL},
+    {"GET /v10 HTTP/1.1\r\nHost: api.example.com", true, GW_CRED_PASS, NULL,
+     NULL, NULL, NULL},
+    {"GET /v2/x HTTP/1.1\r\nHost: api.example.com", true, GW_CRED_PASS, NULL,
+     NULL, NULL, NULL},
     // always: whatever was sent
     {"GET / HTTP/1.1\r\nHost: always.test", true, GW_CRED_APPLY, NULL,
-     "Authorization: token " SECRET},
+     "Authorization: token " SECRET, NULL, NULL},
     {"GET / HTTP/1.1\r\nHost: always.test\r\nAuthorization: x", true,
      GW_CRED_APPLY, NULL, "Authorization: token " SECRET, NULL,
      "Authorization"},
     {"GET http://always.test/ HTTP/1.1\r\nHost: always.test", false,
-     GW_CRED_REFUSE, GW_CRED_PLAINTEXT},
+     GW_CRED_REFUSE, GW_CRED_PLAINTEXT, NULL, NULL, NULL},
     // basic_auth
     {"GET / HTTP/1.1\r\nHost: basic.test\r\nAuthorization: Basic " B64_X_PH,
-     true, GW_CRED_APPLY, NULL, "Authorization: Basic " B64_X_SECRET},
+     true, GW_CRED_APPLY, NULL, "Authorization: Basic " B64_X_SECRET, NULL,
+     NULL},
     {"GET / HTTP/1.1\r\nHost: basic.test", true, GW_CRED_REFUSE,
-     GW_CRED_BLOCKED},
+     GW_CRED_BLOCKED, NULL, NULL, NULL},
     {"GET / HTTP/1.1\r\nHost: basic.test\r\nAuthorization: Basic "
      "eDp5", // x:y
-     true, GW_CRED_REFUSE, GW_CRED_BLOCKED},
+     true, GW_CRED_REFUSE, GW_CRED_BLOCKED, NULL, NULL, NULL},
     {"GET / HTTP/1.1\r\nHost: basic.test\r\nAuthorization: Basic !!!!", true,
-     GW_CRED_REFUSE, GW_CRED_BLOCKED},
+     GW_CRED_REFUSE, GW_CRED_BLOCKED, NULL, NULL, NULL},
     {"GET / HTTP/1.1\r\nHost: basic-always.test", true, GW_CRED_APPLY, NULL,
-     "Authorization: Basic " B64_SECRET_ONLY},
+     "Authorization: Basic " B64_SECRET_ONLY, NULL, NULL},
     {"GET / HTTP/1.1\r\nHost: basic-always.test\r\nAuthorization: Basic "
      "eDp5",
-     true, GW_CRED_APPLY, NULL, "Authorization: Basic " B64_X_SECRET},
+     true, GW_CRED_APPLY, NULL, "Authorization: Basic " B64_X_SECRET, NULL,
+     NULL},
     // query_param: percent-encoded in place; order kept
     {"GET /geo?a=1&key=" PH "&b=2 HTTP/1.1\r\nHost: maps.test", true,
-     GW_CRED_APPLY, NULL, NULL, "a=1&key=s3cr3t%2Ft0ken%2Bx&b=2"},
+     GW_CRED_APPLY, NULL, NULL, "a=1&key=s3cr3t%2Ft0ken%2Bx&b=2", NULL},
     {"GET /geo?a=1 HTTP/1.1\r\nHost: maps.test", true, GW_CRED_REFUSE,
-     GW_CRED_BLOCKED},
+     GW_CRED_BLOCKED, NULL, NULL, NULL},
     {"GET /geo HTTP/1.1\r\nHost: maps.test", true, GW_CRED_REFUSE,
-     GW_CRED_BLOCKED},
+     GW_CRED_BLOCKED, NULL, NULL, NULL},
     {"GET /geo?key=real HTTP/1.1\r\nHost: maps.test", true, GW_CRED_REFUSE,
-     GW_CRED_BLOCKED},
+     GW_CRED_BLOCKED, NULL, NULL, NULL},
     {"GET /geo?key=" PH "&key=other HTTP/1.1\r\nHost: maps.test", true,
-     GW_CRED_REFUSE, GW_CRED_BLOCKED},
-    {"GET /geo?keyx=" PH " HTTP/1.1\r\nHost: maps.test", true,
-     GW_CRED_REFUSE, GW_CRED_BLOCKED},
-    {"GET /geo?a=1&key=x HTTP/1.1\r\nHost: q-always.test", true,
-     GW_CRED_APPLY, NULL, NULL, "a=1&key=s3cr3t%2Ft0ken%2Bx"},
+     GW_CRED_REFUSE, GW_CRED_BLOCKED, NULL, NULL, NULL},
+    {"GET /geo?keyx=" PH " HTTP/1.1\r\nHost: maps.test", true, GW_CRED_REFUSE,
+     GW_CRED_BLOCKED, NULL, NULL, NULL},
+    {"GET /geo?a=1&key=x HTTP/1.1\r\nHost: q-always.test", true, GW_CRED_APPLY,
+     NULL, NULL, "a=1&key=s3cr3t%2Ft0ken%2Bx", NULL},
     {"GET /geo HTTP/1.1\r\nHost: q-always.test", true, GW_CRED_APPLY, NULL,
-     NULL, "key=s3cr3t%2Ft0ken%2Bx"},
+     NULL, "key=s3cr3t%2Ft0ken%2Bx", NULL},
 };
 
 static void
@@ -190,7 +196,8 @@ test_routes(void **state)
                      r.r_reason ? r.r_reason : "?");
         gw_cred_edit e;
         const char *reason = NULL;
-        gw_cred_verdict v = gw_creds_route(cs, r.r_req, rc->rc_tls, &e, &reason);
+        gw_cred_verdict v =
+            gw_creds_route(cs, r.r_req, rc->rc_tls, &e, &reason);
         if (v != rc->rc_verdict)
             fail_msg("case %zu: verdict %d, want %d (%s)", i, (int)v,
                      (int)rc->rc_verdict, reason ? reason : "");
