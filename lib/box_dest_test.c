@@ -110,10 +110,9 @@ test_parse(void **state)
         const char *why = NULL;
         box_err rv = box_dest_parse(pc->ps_text, &d, &why);
         if (pc->ps_why != NULL) {
-            if (rv != BOX_EINVAL || why == NULL ||
-                strcmp(why, pc->ps_why) != 0)
-                fail_msg("%s: want refusal \"%s\", got %d \"%s\"",
-                         pc->ps_text, pc->ps_why, (int)rv, why ? why : "");
+            if (rv != BOX_EINVAL || why == NULL || strcmp(why, pc->ps_why) != 0)
+                fail_msg("%s: want refusal \"%s\", got %d \"%s\"", pc->ps_text,
+                         pc->ps_why, (int)rv, why ? why : "");
             assert_null(d.d_host);
             assert_null(d.d_path);
             continue;
@@ -270,11 +269,11 @@ static void
 test_overlap_agrees_with_match(void **state)
 {
     (void)state;
-    static const char *const hosts[] = {"h", "a.com", "x.com", "a.x.com",
-                                        "b.a.x.com", "q.x.com"};
+    static const char *const hosts[] = {"h",       "a.com",     "x.com",
+                                        "a.x.com", "b.a.x.com", "q.x.com"};
     static const unsigned ports[] = {443, 80, 8443};
-    static const char *const paths[] = {"/", "/a", "/a/b", "/a/x", "/b/x",
-                                        "/a/b/c", "/a/b/c/d", "/repos"};
+    static const char *const paths[] = {"/",    "/a",     "/a/b",     "/a/x",
+                                        "/b/x", "/a/b/c", "/a/b/c/d", "/repos"};
     for (size_t i = 0; i < sizeof(overlap_cases) / sizeof(overlap_cases[0]);
          i++) {
         box_dest a, b;

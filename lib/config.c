@@ -451,11 +451,12 @@ cfg_decode_strv(cfg_ctx *cx, const toml_value *v, box_config_strv *out)
     if (toml_value_kind(v) != TOML_ARRAY)
         return cfg_invalid_type(cx, v, "an array of strings");
     size_t n = toml_array_len(v); // at most TOML_MAX_ARRAY_LEN
-    cfg_strv_free(out);               // a repeated key cannot reach here
+    cfg_strv_free(out);           // a repeated key cannot reach here
     if ((out->sv_items = box_calloc(n + 1, sizeof(char *))) == NULL)
         return cx_fail(cx, BOX_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
-        box_err rv = cfg_decode_string(cx, toml_array_at(v, i), &out->sv_items[i]);
+        box_err rv =
+            cfg_decode_string(cx, toml_array_at(v, i), &out->sv_items[i]);
         if (rv != BOX_OK)
             return rv; // the items so far are freed with the record
         out->sv_len++;
@@ -791,8 +792,8 @@ validate_label(cfg_ctx *cx, const box_config_process *p)
 {
     if (cfg_valid_label(p->pr_label))
         return BOX_OK;
-    return cx_fail(cx, BOX_ECONFIG,
-                   "invalid `%s` table: %s", p->pr_table, CFG_LABEL_RULE);
+    return cx_fail(cx, BOX_ECONFIG, "invalid `%s` table: %s", p->pr_table,
+                   CFG_LABEL_RULE);
 }
 
 /* How many components Rust's Path::components yields for a relative path:

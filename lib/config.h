@@ -119,6 +119,9 @@ typedef struct box_config box_config;
 
 /* Caps on what the loader holds (TOML's own caps are in toml.h). */
 #define BOX_CONFIG_MAX_NAME 32 // bytes in `name`
+/* destinations of every `[egress.NAME]` together: each is held against
+ * every other for overlap, so the count is kept small */
+#define BOX_CONFIG_MAX_DESTINATIONS 1024
 
 /*
  * Reads, parses and validates the file at path (which must be a regular

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* `[egress.NAME]` tables of box.toml: decode, validate, default (box-spec §5). */
+/* `[egress.NAME]` tables of box.toml: decode, validate, default (§5). */
 #include <stdint.h>
 #include <string.h>
 #include <strings.h>
@@ -128,8 +128,7 @@ decode_secret(cfg_ctx *cx, const toml_value *v, eg_entry *e)
             rv = cfg_decode_string(cx, f, &e->en_ref);
             break;
         case SEC_PLACEMENT:
-            if ((rv = cfg_decode_variant(cx, f, placement_names, &k)) ==
-                BOX_OK)
+            if ((rv = cfg_decode_variant(cx, f, placement_names, &k)) == BOX_OK)
                 eg->eg_placement = (box_config_placement)k;
             break;
         case SEC_HEADER:
@@ -334,8 +333,8 @@ validate_ref(cfg_ctx *cx, const cfg_egress_set *s, eg_entry *e)
                   ? cfg_valid_env_name(name, strlen(name))
                   : cfg_valid_label(name);
     if (!ok)
-        return cx_fail(cx, BOX_ECONFIG, "invalid `%s` table: secret.ref %s",
-                       t, ref_needs[eg->eg_kind]);
+        return cx_fail(cx, BOX_ECONFIG, "invalid `%s` table: secret.ref %s", t,
+                       ref_needs[eg->eg_kind]);
     if (eg->eg_kind == BOX_SECRET_ENV &&
         (cfg_env_reserved(name) || in_list(env_box_set, name)))
         return cx_fail(cx, BOX_ECONFIG,
@@ -393,12 +392,12 @@ validate_secret(cfg_ctx *cx, const box_config_egress *eg, bool inject_set)
                        t, cx_quote(cx, eg->eg_param, strlen(eg->eg_param)));
     if (eg->eg_phantom_prefix != NULL &&
         !unreserved(eg->eg_phantom_prefix, 1, EG_MAX_PHANTOM_PREFIX))
-        return cx_fail(cx, BOX_ECONFIG,
-                       "invalid `%s` table: secret.phantom_prefix %s must be "
-                       "1 to 64 of " EG_UNRESERVED_RULE,
-                       t,
-                       cx_quote(cx, eg->eg_phantom_prefix,
-                                strlen(eg->eg_phantom_prefix)));
+        return cx_fail(
+            cx, BOX_ECONFIG,
+            "invalid `%s` table: secret.phantom_prefix %s must be "
+            "1 to 64 of " EG_UNRESERVED_RULE,
+            t,
+            cx_quote(cx, eg->eg_phantom_prefix, strlen(eg->eg_phantom_prefix)));
     if (eg->eg_header != NULL && !http_token(eg->eg_header))
         return cx_fail(cx, BOX_ECONFIG,
                        "invalid `%s` table: secret.header %s is not an HTTP "
@@ -426,6 +425,14 @@ validate_destinations(cfg_ctx *cx, const cfg_egress_set *s, size_t at)
                        "invalid `%s` table: destinations is empty; name one "
                        "or more",
                        t);
+    size_t before = 0;
+    for (size_t k = 0; k < at; k++)
+        before += s->es_items[k].en_ndst;
+    if (dv->sv_len > BOX_CONFIG_MAX_DESTINATIONS - before)
+        return cx_fail(cx, BOX_ECONFIG,
+                       "invalid `%s` table: the file names more than %d "
+                       "destinations in all, the most a box holds",
+                       t, BOX_CONFIG_MAX_DESTINATIONS);
     if ((e->en_dst = box_calloc(dv->sv_len, sizeof(*e->en_dst))) == NULL)
         return cx_fail(cx, BOX_ENOMEM, "out of memory");
     for (size_t i = 0; i < dv->sv_len; i++) {
@@ -442,14 +449,13 @@ validate_destinations(cfg_ctx *cx, const cfg_egress_set *s, size_t at)
         e->en_ndst++;
         for (size_t j = 0; j < i; j++)
             if (box_dest_overlap(&e->en_dst[j], &e->en_dst[i]))
-                return cx_fail(cx, BOX_ECONFIG,
-                               "invalid `%s` table: destinations %s and %s "
-                               "overlap; a request may fall under one "
-                               "destination at most",
-                               t,
-                               cx_quote(cx, dv->sv_items[j],
-                                        strlen(dv->sv_items[j])),
-                               cx_quote(cx, text, strlen(text)));
+                return cx_fail(
+                    cx, BOX_ECONFIG,
+                    "invalid `%s` table: destinations %s and %s "
+                    "overlap; a request may fall under one "
+                    "destination at most",
+                    t, cx_quote(cx, dv->sv_items[j], strlen(dv->sv_items[j])),
+                    cx_quote(cx, text, strlen(text)));
         for (size_t k = 0; k < at; k++) {
             const eg_entry *o = &s->es_items[k];
             for (size_t j = 0; j < o->en_ndst; j++) {
@@ -484,8 +490,7 @@ fill_defaults(cfg_ctx *cx, box_config_egress *eg)
             return cx_fail(cx, BOX_ENOMEM, "out of memory");
     }
     if (eg->eg_phantom_prefix == NULL &&
-        (eg->eg_phantom_prefix = box_strdup(EG_DEFAULT_PHANTOM_PREFIX)) ==
-            NULL)
+        (eg->eg_phantom_prefix = box_strdup(EG_DEFAULT_PHANTOM_PREFIX)) == NULL)
         return cx_fail(cx, BOX_ENOMEM, "out of memory");
     return BOX_OK;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The box.toml loader's private parts: what config.c lends its table decoders. */
+/* The box.toml loader's private parts, shared by its table decoders. */
 #ifndef BOX_CONFIG_INT_H
 #define BOX_CONFIG_INT_H
 
@@ -76,8 +76,7 @@ box_err cfg_invalid_type(cfg_ctx *cx, const toml_value *v,
 /* A string without NUL, copied into *out (the caller's). */
 box_err cfg_decode_string(cfg_ctx *cx, const toml_value *v, char **out);
 /* An array of such strings; on failure *out holds the items so far. */
-box_err cfg_decode_strv(cfg_ctx *cx, const toml_value *v,
-                        box_config_strv *out);
+box_err cfg_decode_strv(cfg_ctx *cx, const toml_value *v, box_config_strv *out);
 /* A string naming one of the NULL-ended names (a serde unit enum): *out is
  * its index; otherwise serde's "unknown variant". */
 box_err cfg_decode_variant(cfg_ctx *cx, const toml_value *v,

@@ -1640,9 +1640,9 @@ test_egress_refusals(void **state)
         {GH("secret.ref = \"env://OTEL_EXPORTER_OTLP_HEADERS\"\n"),
          BOX_SET("OTEL_EXPORTER_OTLP_HEADERS")},
         // An aws:// secret's placeholders, whichever table comes first.
-        {GH("secret.ref = \"env://AWS_SECRET_ACCESS_KEY\"\n")
-             "[egress.s3]\ndestinations = [\"*.amazonaws.com\"]\n"
-             "secret.ref = \"aws://default\"\n",
+        {GH("secret.ref = \"env://AWS_SECRET_ACCESS_KEY\"\n"
+            "[egress.s3]\ndestinations = [\"*.amazonaws.com\"]\n"
+            "secret.ref = \"aws://default\"\n"),
          EG "secret.ref names \"AWS_SECRET_ACCESS_KEY\", which holds the "
             "placeholder of an aws:// or credsd:// secret"},
         // What only an env:// secret takes.
@@ -1729,6 +1729,46 @@ test_egress_validation_order(void **state)
                    "`box_dir` must be absolute: rel");
 }
 
+/* Two tables with a and b distinct destinations, "d<i>.example". */
+static char *
+egress_many(size_t a, size_t b)
+{
+    box_buf t;
+    box_buf_init(&t, 1u << 20);
+    assert_int_equal(box_buf_puts(&t, HEAD), BOX_OK);
+    for (size_t i = 0; i < a + b; i++) {
+        const char *open = i == 0   ? "[egress.a]\ndestinations = ["
+                           : i == a ? "]\nsecret.ref = \"env://A\"\n"
+                                      "[egress.b]\ndestinations = ["
+                                    : ", ";
+        assert_int_equal(box_buf_printf(&t, "%s\"d%zu.example\"", open, i),
+                         BOX_OK);
+    }
+    assert_int_equal(box_buf_puts(&t, "]\nsecret.ref = \"env://B\"\n"), BOX_OK);
+    char *text = box_buf_take(&t);
+    assert_non_null(text);
+    return text;
+}
+
+/* Each destination is held against every other, so a file holds at most
+ * BOX_CONFIG_MAX_DESTINATIONS of them, counted across tables. */
+static void
+test_egress_destination_cap(void **state)
+{
+    fixture *fx = *state;
+    char *text = egress_many(600, BOX_CONFIG_MAX_DESTINATIONS - 600);
+    box_config *c = load_ok(fx, text);
+    assert_int_equal(box_config_egress_get(c, 1)->eg_destinations.sv_len,
+                     BOX_CONFIG_MAX_DESTINATIONS - 600);
+    box_config_free(c);
+    box_free(text);
+    text = egress_many(600, BOX_CONFIG_MAX_DESTINATIONS - 599);
+    expect_refusal(fx, BOX_ECONFIG, text,
+                   "invalid `[egress.b]` table: the file names more than 1024 "
+                   "destinations in all, the most a box holds");
+    box_free(text);
+}
+
 /* Every allocation failure while loading egress tables is BOX_ENOMEM with
  * a message and nothing left behind (ASan's leak check sees the rest). */
 static void
@@ -1747,17 +1787,16 @@ test_egress_nomem(void **state)
         box_config *c = NULL;
         char *err = NULL;
         box_alloc_fail_after(n);
-        box_err rv = box_config_parse(text, sizeof(text) - 1, "/b/box.toml",
-                                      &c, &err);
+        box_err rv =
+            box_config_parse(text, sizeof(text) - 1, "/b/box.toml", &c, &err);
         unsigned long calls = box_alloc_calls();
         box_alloc_fail_off();
         if (calls < n) { // none failed: the walk is done
             assert_int_equal(rv, BOX_ECONFIG);
-            assert_string_equal(err,
-                                "invalid `[egress.d]` table: destination "
-                                "\"a.com/y\" overlaps \"a.com\" of "
-                                "`[egress.a]`; a request may carry one "
-                                "credential at most");
+            assert_string_equal(err, "invalid `[egress.d]` table: destination "
+                                     "\"a.com/y\" overlaps \"a.com\" of "
+                                     "`[egress.a]`; a request may carry one "
+                                     "credential at most");
             box_free(err);
             break;
         }
@@ -2480,6 +2519,7 @@ main(void)
         cmocka_unit_test(test_egress_decode_errors),
         cmocka_unit_test(test_egress_refusals),
         cmocka_unit_test(test_egress_validation_order),
+        cmocka_unit_test(test_egress_destination_cap),
         cmocka_unit_test(test_egress_nomem),
         cmocka_unit_test(test_validation_order),
         cmocka_unit_test(test_check_paths_ok),
