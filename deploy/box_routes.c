@@ -12,22 +12,29 @@
 
 #include "box.pb-c.h"
 #include "box_alloc.h"
+#include "box_awsprof.h"
 
 #define ROUTES_PHANTOM_HEX 64
 #define ROUTES_SECRET_MAX 16384 // the gateway's scrubber's longest needle
 #define ROUTES_FD_MIN 10 // out of the way of 0-2 and of the 3 a child gets
 
+/* One table's credential: env:// holds one name and phantom; aws:// two
+ * (the key id's and the secret key's), and the key id and token. */
 typedef struct routes_one {
-    char *ro_env_name;
-    char *ro_phantom;
+    char *ro_env_name[2];
+    char *ro_phantom[2];
+    size_t ro_nphantoms;
     char *ro_secret; // wiped when freed
     size_t ro_secret_len;
+    char *ro_key_id;
+    char *ro_token; // wiped when freed
 } routes_one;
 
 struct box_routes {
     routes_one *rs_items;
     size_t rs_n;
     box_procspec_phantom *rs_phantoms;
+    size_t rs_nphantoms;
     int rs_gw_fd, rs_sh_fd; // 0: none
 };
 
@@ -70,17 +77,58 @@ routes_phantom(const char *prefix)
     return out;
 }
 
+/* aws://PROFILE: the profile's key from the shared credentials file;
+ * the sandboxes hold placeholders under the SDKs' own names. */
+static box_err
+routes_aws(const box_config_egress *eg, char *const *envp, routes_one *ro,
+           char **err)
+{
+    box_awsprof prof = {0};
+    box_err rv = box_awsprof_load(eg->eg_ref_name, env_lookup(envp, "HOME"),
+                                  env_lookup(envp,
+                                             "AWS_SHARED_CREDENTIALS_FILE"),
+                                  &prof, err);
+    if (rv != BOX_OK) {
+        char *msg = box_asprintf("`%s`: %s", eg->eg_table,
+                                 *err ? *err : "out of memory");
+        box_free(*err);
+        *err = msg;
+        return rv == BOX_ENOMEM ? rv : BOX_ECONFIG;
+    }
+    static const char *const names[] = {"AWS_ACCESS_KEY_ID",
+                                        "AWS_SECRET_ACCESS_KEY"};
+    ro->ro_secret_len = strlen(prof.ap_secret);
+    rv = BOX_ENOMEM;
+    if ((ro->ro_secret = box_strdup(prof.ap_secret)) == NULL ||
+        (ro->ro_key_id = box_strdup(prof.ap_key_id)) == NULL ||
+        (prof.ap_token != NULL &&
+         (ro->ro_token = box_strdup(prof.ap_token)) == NULL))
+        goto out;
+    for (size_t i = 0; i < 2; i++) {
+        if ((ro->ro_env_name[i] = box_strdup(names[i])) == NULL ||
+            (ro->ro_phantom[i] = routes_phantom(eg->eg_phantom_prefix)) ==
+                NULL)
+            goto out;
+        ro->ro_nphantoms++;
+    }
+    rv = BOX_OK;
+out:
+    box_awsprof_free(&prof);
+    return rv;
+}
+
 /* The secret of one table, or a message. */
 static box_err
 routes_secret(const box_config_egress *eg, char *const *envp, routes_one *ro,
               char **err)
 {
+    if (eg->eg_kind == BOX_SECRET_AWS)
+        return routes_aws(eg, envp, ro, err);
     if (eg->eg_kind != BOX_SECRET_ENV) {
-        *err = box_asprintf("`%s`: secret.ref %s://%s is not supported by "
-                            "this build yet; use env://NAME",
-                            eg->eg_table,
-                            eg->eg_kind == BOX_SECRET_AWS ? "aws" : "credsd",
-                            eg->eg_ref_name);
+        *err = box_asprintf("`%s`: secret.ref credsd://%s needs the "
+                            "credential daemon, which this build does not "
+                            "run; use env://NAME or aws://PROFILE",
+                            eg->eg_table, eg->eg_ref_name);
         return BOX_ECONFIG;
     }
     const char *v = env_lookup(envp, eg->eg_ref_name);
@@ -100,15 +148,19 @@ routes_secret(const box_config_egress *eg, char *const *envp, routes_one *ro,
     }
     ro->ro_secret_len = strlen(v);
     if ((ro->ro_secret = box_strdup(v)) == NULL ||
-        (ro->ro_env_name = box_strdup(eg->eg_ref_name)) == NULL ||
-        (ro->ro_phantom = routes_phantom(eg->eg_phantom_prefix)) == NULL)
+        (ro->ro_env_name[0] = box_strdup(eg->eg_ref_name)) == NULL ||
+        (ro->ro_phantom[0] = routes_phantom(eg->eg_phantom_prefix)) == NULL)
         return BOX_ENOMEM;
+    ro->ro_nphantoms = 1;
     return BOX_OK;
 }
 
 static Box__RoutePlacement
-routes_placement(box_config_placement p)
+routes_placement(const box_config_egress *eg)
 {
+    if (eg->eg_kind != BOX_SECRET_ENV)
+        return BOX__ROUTE_PLACEMENT__ROUTE_PLACEMENT_SIGV4;
+    box_config_placement p = eg->eg_placement;
     switch (p) {
     case BOX_PLACE_HEADER:
         return BOX__ROUTE_PLACEMENT__ROUTE_PLACEMENT_HEADER;
@@ -155,34 +207,33 @@ routes_file(const box_config *cfg, const box_routes *rs, bool secrets)
     size_t n = rs->rs_n;
     Box__EgressRoute *msgs = box_calloc(n, sizeof *msgs);
     Box__EgressRoute **ptrs = box_calloc(n, sizeof *ptrs);
-    char **names = box_calloc(n, sizeof *names);
-    char **phantoms = box_calloc(n, sizeof *phantoms);
     uint8_t *buf = NULL;
     size_t len = 0;
     int fd = -1;
-    if (msgs == NULL || ptrs == NULL || names == NULL || phantoms == NULL)
+    if (msgs == NULL || ptrs == NULL)
         goto out;
     for (size_t i = 0; i < n; i++) {
         const box_config_egress *eg = box_config_egress_get(cfg, i);
-        const routes_one *ro = &rs->rs_items[i];
+        routes_one *ro = &rs->rs_items[i];
         Box__EgressRoute *m = &msgs[i];
         box__egress_route__init(m);
         m->name = eg->eg_label;
         m->n_destinations = eg->eg_destinations.sv_len;
         m->destinations = eg->eg_destinations.sv_items;
-        m->placement = routes_placement(eg->eg_placement);
+        m->placement = routes_placement(eg);
         m->header = eg->eg_header ? eg->eg_header : (char *)"";
         m->prefix = eg->eg_prefix ? eg->eg_prefix : (char *)"";
         m->param = eg->eg_param ? eg->eg_param : (char *)"";
         m->always = eg->eg_always;
-        names[i] = ro->ro_env_name;
-        phantoms[i] = ro->ro_phantom;
-        m->n_env_names = m->n_phantoms = 1;
-        m->env_names = &names[i];
-        m->phantoms = &phantoms[i];
+        m->n_env_names = m->n_phantoms = ro->ro_nphantoms;
+        m->env_names = ro->ro_env_name;
+        m->phantoms = ro->ro_phantom;
         if (secrets) {
             m->secret.data = (uint8_t *)ro->ro_secret;
             m->secret.len = ro->ro_secret_len;
+            m->access_key_id = ro->ro_key_id ? ro->ro_key_id : (char *)"";
+            m->session_token.data = (uint8_t *)ro->ro_token;
+            m->session_token.len = ro->ro_token ? strlen(ro->ro_token) : 0;
         }
         ptrs[i] = m;
     }
@@ -200,8 +251,6 @@ out:
     box_free(buf);
     box_free(msgs);
     box_free(ptrs);
-    box_free(names);
-    box_free(phantoms);
     return fd;
 }
 
@@ -219,19 +268,20 @@ box_routes_make(const box_config *cfg, char *const *envp, box_routes **out,
     if (n == 0)
         goto done;
     if ((rs->rs_items = box_calloc(n, sizeof *rs->rs_items)) == NULL ||
-        (rs->rs_phantoms = box_calloc(n, sizeof *rs->rs_phantoms)) == NULL) {
+        (rs->rs_phantoms = box_calloc(2 * n, sizeof *rs->rs_phantoms)) ==
+            NULL) {
         rv = BOX_ENOMEM;
         goto fail;
     }
     for (size_t i = 0; i < n; i++) {
         rs->rs_n++; // freed with the rest whatever it holds
-        rv = routes_secret(box_config_egress_get(cfg, i), envp,
-                           &rs->rs_items[i], err);
+        routes_one *ro = &rs->rs_items[i];
+        rv = routes_secret(box_config_egress_get(cfg, i), envp, ro, err);
         if (rv != BOX_OK)
             goto fail;
-        rs->rs_phantoms[i] = (box_procspec_phantom){
-            .ph_name = rs->rs_items[i].ro_env_name,
-            .ph_value = rs->rs_items[i].ro_phantom};
+        for (size_t k = 0; k < ro->ro_nphantoms; k++)
+            rs->rs_phantoms[rs->rs_nphantoms++] = (box_procspec_phantom){
+                .ph_name = ro->ro_env_name[k], .ph_value = ro->ro_phantom[k]};
     }
     if ((rs->rs_gw_fd = routes_file(cfg, rs, true)) < 0 ||
         (rs->rs_sh_fd = routes_file(cfg, rs, false)) < 0) {
@@ -278,7 +328,7 @@ box_routes_close_files(box_routes *r)
 const box_procspec_phantom *
 box_routes_phantoms(const box_routes *r, size_t *n)
 {
-    *n = r != NULL ? r->rs_n : 0;
+    *n = r != NULL ? r->rs_nphantoms : 0;
     return r != NULL ? r->rs_phantoms : NULL;
 }
 
@@ -293,8 +343,14 @@ box_routes_free(box_routes *r)
         if (ro->ro_secret != NULL)
             OPENSSL_cleanse(ro->ro_secret, ro->ro_secret_len);
         box_free(ro->ro_secret);
-        box_free(ro->ro_env_name);
-        box_free(ro->ro_phantom);
+        if (ro->ro_token != NULL)
+            OPENSSL_cleanse(ro->ro_token, strlen(ro->ro_token));
+        box_free(ro->ro_token);
+        box_free(ro->ro_key_id);
+        for (size_t k = 0; k < 2; k++) {
+            box_free(ro->ro_env_name[k]);
+            box_free(ro->ro_phantom[k]);
+        }
     }
     box_free(r->rs_items);
     box_free(r->rs_phantoms);

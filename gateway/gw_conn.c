@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
@@ -304,7 +305,7 @@ up_fields(gw_conn *c)
     for (size_t i = 0; i < rq->rq_nfields; i++) {
         const gw_http_field *f = &rq->rq_fields[i];
         if (hop_by_hop(f->f_name, f->f_name_len) ||
-            (c->c_cred_on && gw_cred_edit_drops(&c->c_cred, f->f_name)) ||
+            (c->c_cred_on && gw_cred_edit_drops(&c->c_cred, i, f->f_name)) ||
             strcasecmp(f->f_name, "host") == 0 ||
             strcasecmp(f->f_name, "content-length") == 0 ||
             strcasecmp(f->f_name, "expect") == 0)
@@ -974,8 +975,12 @@ static bool
 conn_cred_route(gw_conn *c)
 {
     const char *reason = NULL;
-    switch (gw_creds_route(c->c_px->px_creds, c->c_req, c->c_tunnel,
-                           &c->c_cred, &reason)) {
+    gw_cred_req q = {.cq_req = c->c_req,
+                     .cq_tls = c->c_tunnel,
+                     .cq_body = c->c_body.b_data,
+                     .cq_body_len = c->c_body.b_len,
+                     .cq_now = time(NULL)};
+    switch (gw_creds_route(c->c_px->px_creds, &q, &c->c_cred, &reason)) {
     case GW_CRED_PASS:
         return true;
     case GW_CRED_APPLY:

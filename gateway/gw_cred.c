@@ -12,6 +12,7 @@
 #include "box_buf.h"
 #include "box_dest.h"
 #include "box_routes_msg.h"
+#include "gw_sigv4.h"
 
 #define CRED_SECRET_MAX GW_SCRUB_NEEDLE_MAX
 
@@ -34,6 +35,8 @@ typedef struct cred_route {
     char *cr_phantom; // what the sandboxes hold (the key id's for SIGV4)
     char *cr_secret;  // NUL-terminated copy; wiped
     size_t cr_secret_len;
+    char *cr_key_id; // SIGV4: the real access key id
+    char *cr_token;  // SIGV4: its session token, or NULL; wiped
 } cred_route;
 
 struct gw_creds {
@@ -68,6 +71,8 @@ route_free(cred_route *r)
     box_free(r->cr_param);
     box_free(r->cr_phantom);
     wipe_free(r->cr_secret, r->cr_secret_len);
+    box_free(r->cr_key_id);
+    wipe_str(r->cr_token);
 }
 
 void
@@ -126,6 +131,13 @@ route_from_wire(const Box__EgressRoute *m, cred_route *r, char **err)
         bad = "query_param needs a param";
     else if (places[k].p == CRED_HEADER && (m->header == NULL || !m->header[0]))
         bad = "header placement needs a header";
+    else if (places[k].p == CRED_SIGV4 &&
+             (m->access_key_id == NULL || !m->access_key_id[0]))
+        bad = "SigV4 needs an access key id";
+    else if (m->session_token.len > CRED_SECRET_MAX ||
+             (m->session_token.len > 0 &&
+              memchr(m->session_token.data, '\0', m->session_token.len)))
+        bad = "its session token is longer than 16 KiB or holds a NUL byte";
     if (bad != NULL) {
         *err = box_asprintf("credential route %s: %s", name, bad);
         return *err ? BOX_EINVAL : BOX_ENOMEM;
@@ -146,6 +158,16 @@ route_from_wire(const Box__EgressRoute *m, cred_route *r, char **err)
     memcpy(r->cr_secret, m->secret.data, m->secret.len);
     r->cr_secret[m->secret.len] = '\0';
     r->cr_secret_len = m->secret.len;
+    if (r->cr_place == CRED_SIGV4) {
+        if ((r->cr_key_id = box_strdup(m->access_key_id)) == NULL)
+            return BOX_ENOMEM;
+        if (m->session_token.len > 0) {
+            if ((r->cr_token = box_alloc(m->session_token.len + 1)) == NULL)
+                return BOX_ENOMEM;
+            memcpy(r->cr_token, m->session_token.data, m->session_token.len);
+            r->cr_token[m->session_token.len] = '\0';
+        }
+    }
     for (size_t i = 0; i < m->n_destinations; i++) {
         const char *why = NULL;
         box_err rv = box_dest_parse(m->destinations[i], &r->cr_dests[i], &why);
@@ -218,14 +240,17 @@ gw_cred_edit_free(gw_cred_edit *e)
         wipe_str(e->e_add[i]);
     wipe_str(e->e_query);
     wipe_str(e->e_own_needle);
+    box_free(e->e_drop_field);
     memset(e, 0, sizeof *e);
 }
 
 bool
-gw_cred_edit_drops(const gw_cred_edit *e, const char *name)
+gw_cred_edit_drops(const gw_cred_edit *e, size_t i, const char *name)
 {
-    for (size_t i = 0; i < e->e_ndrop; i++)
-        if (strcasecmp(e->e_drop[i], name) == 0)
+    if (e->e_drop_field != NULL && e->e_drop_field[i])
+        return true;
+    for (size_t k = 0; k < e->e_ndrop; k++)
+        if (strcasecmp(e->e_drop[k], name) == 0)
             return true;
     return false;
 }
@@ -483,10 +508,93 @@ fail:
     return false;
 }
 
-gw_cred_verdict
-gw_creds_route(const gw_creds *cs, const gw_http_req *rq, bool tls,
-               gw_cred_edit *e, const char **reason)
+/* The client signed with the placeholder key id (its SDK read the
+ * phantom from AWS_ACCESS_KEY_ID): its Authorization names it. */
+static bool
+sigv4_names_phantom(const cred_route *r, const gw_http_req *rq)
 {
+    size_t pl = strlen(r->cr_phantom);
+    size_t seen = 0;
+    bool ok = false;
+    for (size_t i = 0; i < rq->rq_nfields; i++) {
+        const gw_http_field *f = &rq->rq_fields[i];
+        if (strcasecmp(f->f_name, "Authorization") != 0)
+            continue;
+        seen++;
+        const char *c = strstr(f->f_value, "Credential=");
+        ok = strncmp(f->f_value, "AWS4-HMAC-SHA256 ", 17) == 0 && c != NULL &&
+             strncmp(c + 11, r->cr_phantom, pl) == 0 && c[11 + pl] == '/';
+    }
+    return seen == 1 && ok;
+}
+
+/* aws:// (and credsd://): the request signed again with the real key;
+ * the client's own signing fields dropped, the signer's set, Host as
+ * signed. */
+static bool
+route_sigv4(const cred_route *r, const gw_cred_req *q, gw_cred_edit *e,
+            const char **reason)
+{
+    const gw_http_req *rq = q->cq_req;
+    *reason = GW_CRED_BLOCKED;
+    if (!sigv4_names_phantom(r, rq))
+        return false;
+    char service[GW_SIGV4_NAME_MAX], region[GW_SIGV4_NAME_MAX];
+    const char *why = NULL;
+    if (gw_sigv4_scope(rq->rq_authority.a_host.h_text, service, region,
+                       &why) != BOX_OK)
+        return false;
+    char host[GW_ADDR_TEXT_MAX + 8];
+    if (rq->rq_authority.a_port == 443)
+        snprintf(host, sizeof host, "%s", rq->rq_authority.a_host.h_text);
+    else
+        snprintf(host, sizeof host, "%s:%u", rq->rq_authority.a_host.h_text,
+                 (unsigned)rq->rq_authority.a_port);
+    char *query = rq->rq_query
+                      ? box_asprintf("%.*s", (int)rq->rq_query_len, rq->rq_query)
+                      : NULL;
+    if (rq->rq_query != NULL && query == NULL)
+        return false;
+    gw_sigv4_req in = {.sr_method = rq->rq_method_name,
+                       .sr_host = host,
+                       .sr_path = rq->rq_path,
+                       .sr_query = query,
+                       .sr_fields = rq->rq_fields,
+                       .sr_nfields = rq->rq_nfields,
+                       .sr_payload = q->cq_body,
+                       .sr_payload_len = q->cq_body_len,
+                       .sr_time = q->cq_now,
+                       .sr_key_id = r->cr_key_id,
+                       .sr_secret = r->cr_secret,
+                       .sr_token = r->cr_token,
+                       .sr_service = service,
+                       .sr_region = region};
+    gw_sigv4_out out = {0};
+    box_err rv = gw_sigv4_sign(&in, &out, &why);
+    box_free(query);
+    if (rv != BOX_OK)
+        return false;
+    bool ok = true;
+    e->e_drop_field = out.so_drop; // taken
+    out.so_drop = NULL;
+    for (size_t i = 0; ok && i < out.so_nset; i++)
+        ok = edit_add(e, box_asprintf("%s: %s", out.so_set[i].sh_name,
+                                      out.so_set[i].sh_value));
+    ok = ok && edit_add(e, box_asprintf("Host: %s", host));
+    gw_sigv4_out_free(&out);
+    if (ok && r->cr_token != NULL) {
+        e->e_needle[1] = r->cr_token;
+        e->e_needle_len[1] = strlen(r->cr_token);
+    }
+    return ok;
+}
+
+gw_cred_verdict
+gw_creds_route(const gw_creds *cs, const gw_cred_req *q, gw_cred_edit *e,
+               const char **reason)
+{
+    const gw_http_req *rq = q->cq_req;
+    bool tls = q->cq_tls;
     memset(e, 0, sizeof *e);
     *reason = NULL;
     if (rq->rq_path == NULL || !rq->rq_has_authority)
@@ -511,7 +619,7 @@ gw_creds_route(const gw_creds *cs, const gw_http_req *rq, bool tls,
         ok = route_query(r, rq, e, reason);
         break;
     case CRED_SIGV4:
-        *reason = "aws:// signing is not available in this gateway";
+        ok = route_sigv4(r, q, e, reason);
         break;
     }
     // The answer is scrubbed, so it must come as written: no encoding.
@@ -525,7 +633,9 @@ gw_creds_route(const gw_creds *cs, const gw_http_req *rq, bool tls,
     }
     e->e_needle[e->e_nneedles] = r->cr_secret;
     e->e_needle_len[e->e_nneedles++] = r->cr_secret_len;
-    if (e->e_own_needle != NULL) {
+    if (e->e_needle[1] != NULL) { // SigV4's session token
+        e->e_nneedles++;
+    } else if (e->e_own_needle != NULL) {
         e->e_needle[e->e_nneedles] = e->e_own_needle;
         e->e_needle_len[e->e_nneedles++] = strlen(e->e_own_needle);
     }

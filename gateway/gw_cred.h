@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "box_err.h"
 #include "gw_http.h"
@@ -38,6 +39,7 @@ typedef struct gw_cred_edit {
     const char *e_route;                 // the route's NAME (borrowed)
     const char *e_drop[GW_CRED_EDIT_MAX]; // field names not sent (borrowed)
     size_t e_ndrop;
+    bool *e_drop_field; // or by index into rq_fields (SigV4); NULL: none
     char *e_add[GW_CRED_EDIT_MAX]; // "Name: value" lines sent instead
     size_t e_nadd;
     bool e_query_set; // send e_query (maybe NULL: none) instead of the query
@@ -54,22 +56,30 @@ typedef enum gw_cred_verdict {
     GW_CRED_REFUSE, // 403 with *reason
 } gw_cred_verdict;
 
+/* What the route reads of a request besides its head. */
+typedef struct gw_cred_req {
+    const gw_http_req *cq_req;
+    bool cq_tls;          // it came through an intercepted tunnel
+    const void *cq_body;  // the whole body (SigV4 signs it)
+    size_t cq_body_len;
+    time_t cq_now;        // SigV4's signing time
+} gw_cred_req;
+
 /*
- * The route for a request (host, port and canonical path from rq; tls when
- * it came through an intercepted tunnel): PASS, or APPLY with *edit filled
+ * The route for a request (host, port and canonical path from its head):
+ * PASS, or APPLY with *edit filled
  * (free with gw_cred_edit_free), or REFUSE with *reason (static):
  * `credential not permitted on a plaintext request` when the destination
  * has a route and the request is plain HTTP, `blocked by egress control`
  * when a phantom route's placeholder is missing or wrong, or when memory
  * ran out (fail closed).
  */
-gw_cred_verdict gw_creds_route(const gw_creds *cs, const gw_http_req *rq,
-                               bool tls, gw_cred_edit *edit,
-                               const char **reason);
+gw_cred_verdict gw_creds_route(const gw_creds *cs, const gw_cred_req *q,
+                               gw_cred_edit *edit, const char **reason);
 void gw_cred_edit_free(gw_cred_edit *e);
 
-/* True when the request's field name is one the edit drops. */
-bool gw_cred_edit_drops(const gw_cred_edit *e, const char *name);
+/* True when the request's field i (named name) is one the edit drops. */
+bool gw_cred_edit_drops(const gw_cred_edit *e, size_t i, const char *name);
 
 #define GW_CRED_BLOCKED "blocked by egress control"
 #define GW_CRED_PLAINTEXT "credential not permitted on a plaintext request"

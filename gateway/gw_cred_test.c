@@ -196,8 +196,8 @@ test_routes(void **state)
                      r.r_reason ? r.r_reason : "?");
         gw_cred_edit e;
         const char *reason = NULL;
-        gw_cred_verdict v =
-            gw_creds_route(cs, r.r_req, rc->rc_tls, &e, &reason);
+        gw_cred_req q = {.cq_req = r.r_req, .cq_tls = rc->rc_tls};
+        gw_cred_verdict v = gw_creds_route(cs, &q, &e, &reason);
         if (v != rc->rc_verdict)
             fail_msg("case %zu: verdict %d, want %d (%s)", i, (int)v,
                      (int)rc->rc_verdict, reason ? reason : "");
@@ -211,7 +211,7 @@ test_routes(void **state)
                 identity = identity ||
                            strcmp(e.e_add[k], "Accept-Encoding: identity") == 0;
             assert_true(identity);
-            assert_true(gw_cred_edit_drops(&e, "accept-encoding"));
+            assert_true(gw_cred_edit_drops(&e, 0, "accept-encoding"));
             if (rc->rc_add != NULL) {
                 assert_true(e.e_nadd >= 2);
                 assert_string_equal(e.e_add[0], rc->rc_add);
@@ -223,9 +223,109 @@ test_routes(void **state)
                 assert_false(e.e_query_set);
             }
             if (rc->rc_drop != NULL)
-                assert_true(gw_cred_edit_drops(&e, rc->rc_drop));
+                assert_true(gw_cred_edit_drops(&e, 0, rc->rc_drop));
             assert_true(e.e_nneedles >= 1);
             assert_memory_equal(e.e_needle[0], SECRET, strlen(SECRET));
+            gw_cred_edit_free(&e);
+        }
+        box_arena_free(a);
+    }
+    gw_creds_free(cs);
+}
+
+/* aws://: a request the client signed with the placeholder key id is
+ * signed again with the real key; any other is refused. */
+static void
+test_sigv4_route(void **state)
+{
+    (void)state;
+    Box__EgressRoute m = BOX__EGRESS_ROUTE__INIT;
+    Box__EgressRoute *pm = &m;
+    char *dest = (char *)"*.amazonaws.com";
+    char *names[] = {(char *)"AWS_ACCESS_KEY_ID",
+                     (char *)"AWS_SECRET_ACCESS_KEY"};
+    char *phs[] = {(char *)PH, (char *)PH "2"};
+    m.name = (char *)"aws";
+    m.n_destinations = 1;
+    m.destinations = &dest;
+    m.placement = BOX__ROUTE_PLACEMENT__ROUTE_PLACEMENT_SIGV4;
+    m.n_env_names = m.n_phantoms = 2;
+    m.env_names = names;
+    m.phantoms = phs;
+    m.secret.data = (uint8_t *)"wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+    m.secret.len = strlen((char *)m.secret.data);
+    m.access_key_id = (char *)"AKIDEXAMPLE";
+    m.session_token.data = (uint8_t *)"TOKEN-REAL";
+    m.session_token.len = 10;
+    Box__EgressRoutes all = BOX__EGRESS_ROUTES__INIT;
+    all.n_routes = 1;
+    all.routes = &pm;
+    gw_creds *cs = NULL;
+    char *err = NULL;
+    assert_int_equal(gw_creds_from_wire(&all, &cs, &err), BOX_OK);
+    static const struct {
+        const char *head;
+        gw_cred_verdict v;
+    } sv[] = {
+        {"GET /bucket/key HTTP/1.1\r\nHost: s3.us-west-2.amazonaws.com\r\n"
+         "X-Amz-Date: 20150830T123600Z\r\nAuthorization: AWS4-HMAC-SHA256 "
+         "Credential=" PH "/20150830/us-west-2/s3/aws4_request, "
+         "SignedHeaders=host;x-amz-date, Signature=00\r\nX-Mine: kept",
+         GW_CRED_APPLY},
+        {"GET /bucket/key HTTP/1.1\r\nHost: s3.us-west-2.amazonaws.com\r\n"
+         "Authorization: AWS4-HMAC-SHA256 Credential=AKIAREAL/20150830/"
+         "us-west-2/s3/aws4_request, SignedHeaders=host, Signature=00",
+         GW_CRED_REFUSE},
+        {"GET /bucket/key HTTP/1.1\r\nHost: s3.us-west-2.amazonaws.com",
+         GW_CRED_REFUSE},
+        // a destination under the route that names no AWS scope
+        {"GET / HTTP/1.1\r\nHost: example.amazonaws.com\r\nAuthorization: "
+         "AWS4-HMAC-SHA256 Credential=" PH "/x/y/z/aws4_request, "
+         "SignedHeaders=host, Signature=00",
+         GW_CRED_REFUSE},
+    };
+    for (size_t i = 0; i < sizeof sv / sizeof *sv; i++) {
+        char head[2048];
+        snprintf(head, sizeof head, "%s\r\n\r\n", sv[i].head);
+        box_arena *a = box_arena_new(GW_HTTP_ARENA_MAX);
+        gw_http_opts ho = {.ho_intercepted = true};
+        gw_http_result r =
+            gw_http_parse(gw_http_parser_new(a, &ho), head, strlen(head));
+        assert_int_equal(r.r_status, GW_HTTP_DONE);
+        gw_cred_req q = {.cq_req = r.r_req, .cq_tls = true, .cq_now = 1440938160};
+        gw_cred_edit e;
+        const char *reason = NULL;
+        gw_cred_verdict v = gw_creds_route(cs, &q, &e, &reason);
+        if (v != sv[i].v)
+            fail_msg("case %zu: verdict %d (%s)", i, (int)v,
+                     reason ? reason : "");
+        if (v == GW_CRED_REFUSE)
+            assert_string_equal(reason, GW_CRED_BLOCKED);
+        if (v == GW_CRED_APPLY) {
+            bool auth = false, token = false, host = false;
+            for (size_t k = 0; k < e.e_nadd; k++) {
+                auth = auth || strncmp(e.e_add[k],
+                                       "Authorization: AWS4-HMAC-SHA256 "
+                                       "Credential=AKIDEXAMPLE/20150830/"
+                                       "us-west-2/s3/aws4_request",
+                                       80) == 0;
+                token = token ||
+                        strcmp(e.e_add[k], "X-Amz-Security-Token: TOKEN-REAL") ==
+                            0;
+                host = host ||
+                       strcmp(e.e_add[k], "Host: s3.us-west-2.amazonaws.com") == 0;
+            }
+            assert_true(auth && token && host);
+            // The client's signature fields go; its own fields stay.
+            for (size_t k = 0; k < r.r_req->rq_nfields; k++) {
+                const char *n = r.r_req->rq_fields[k].f_name;
+                bool dropped = gw_cred_edit_drops(&e, k, n);
+                assert_int_equal(dropped, strcmp(n, "X-Mine") != 0 &&
+                                              strcmp(n, "Host") != 0);
+            }
+            // Both the key and the token are scrubbed from the answer.
+            assert_int_equal(e.e_nneedles, 2);
+            assert_memory_equal(e.e_needle[1], "TOKEN-REAL", 10);
             gw_cred_edit_free(&e);
         }
         box_arena_free(a);
@@ -380,6 +480,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_routes),
         cmocka_unit_test(test_bad_routes),
+        cmocka_unit_test(test_sigv4_route),
         cmocka_unit_test(test_scrub_splits),
         cmocka_unit_test(test_scrub_long),
     };
