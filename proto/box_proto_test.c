@@ -30,6 +30,8 @@ static const ProtobufCMessageDescriptor *const all_messages[] = {
     &box__launch_answer__descriptor,
     &box__egress_dial__descriptor,
     &box__egress_dialed__descriptor,
+    &box__egress_route__descriptor,
+    &box__egress_routes__descriptor,
     &box__determining_policy__descriptor,
     &box__decision_response__descriptor,
     &box__decision_batch__descriptor,

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -257,6 +258,131 @@ test_tool_native_egress(void **state)
     box_free(log);
 }
 
+/* ---- credentials (box-spec §5 [egress.NAME], §6) ---- */
+
+#define E2E_SECRET "e2e-real-secret-4242"
+
+/* The file under the box directory that holds the real secret, if any
+ * (nftw's callback has no argument: the finding goes through here). */
+static char secret_found[PATH_MAX];
+
+static int
+secret_scan(const char *path, const struct stat *st, int type,
+            struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (type != FTW_F)
+        return 0;
+    char *text = box_test_slurp_or_empty(path);
+    bool hit = text != NULL && strstr(text, E2E_SECRET) != NULL;
+    box_free(text);
+    if (hit) {
+        snprintf(secret_found, sizeof secret_found, "%s", path);
+        return 1;
+    }
+    return 0;
+}
+
+/* The phantom a line "WHAT strands_box_<64 hex>" names, or fails. */
+static void
+expect_phantom_line(const box_proc_result *r, const char *what, char *out)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s strands_box_", what);
+    const char *p = strstr(r->pr_out, key);
+    if (p == NULL) {
+        box_test_show_result("box run", r);
+        fail_msg("no '%s…' line", key);
+    }
+    p += strlen(what) + 1;
+    size_t n = strcspn(p, "\n");
+    assert_int_equal(n, strlen("strands_box_") + 64);
+    for (size_t i = strlen("strands_box_"); i < n; i++)
+        assert_non_null(strchr("0123456789abcdef", p[i]));
+    memcpy(out, p, n);
+    out[n] = '\0';
+}
+
+/*
+ * An env:// secret: the agent, its sandbox and every shell call hold the
+ * same phantom under the name, never the secret; a plain-HTTP request to
+ * the declared destination is refused before policy (the secret goes over
+ * TLS only), and nothing in the box directory holds the secret.
+ */
+static void
+test_credential_phantoms(void **state)
+{
+    box_world *w = *state;
+    upstream us;
+    upstream_start(&us, "127.0.0.2");
+    char extra[512];
+    snprintf(extra, sizeof extra,
+             "[egress.api]\ndestinations = [\"127.0.0.2:%u\"]\n"
+             "secret.ref = \"env://E2E_TOKEN\"\n",
+             us.us_port);
+    box_world_config_agent(w, "exec = [\"/usr/bin/bash\"]", extra);
+    box_world_policy(w, policy);
+    static const char *const env[] = {"E2E_TOKEN=" E2E_SECRET, NULL};
+    w->bw_env = env;
+    char script[2048];
+    snprintf(
+        script, sizeof script,
+        "echo \"agent $E2E_TOKEN\"\n"
+        "zsh -c 'echo \"shell $E2E_TOKEN\"'\n"
+        "p=${HTTP_PROXY##*:}\n"
+        "/usr/bin/bash -c 'exec 3<>/dev/tcp/127.0.0.1/'$p' || exit 9\n"
+        "  printf \"GET http://127.0.0.2:%u/ok HTTP/1.1\\r\\nHost: "
+        "127.0.0.2:%u\\r\\nAuthorization: Bearer $E2E_TOKEN\\r\\n"
+        "Connection: close\\r\\n\\r\\n\" >&3\n"
+        "  while IFS= read -r l <&3; do printf \"%%s\\n\" \"$l\"; done'\n",
+        us.us_port, us.us_port);
+    box_proc_result r;
+    box_world_run(w, script, &r);
+    w->bw_env = NULL;
+    upstream_stop(&us);
+    if (r.pr_status != 0)
+        box_test_show_result("box run", &r);
+    assert_int_equal(r.pr_status, 0);
+    char agent_ph[128], shell_ph[128];
+    expect_phantom_line(&r, "agent", agent_ph);
+    expect_phantom_line(&r, "shell", shell_ph);
+    assert_string_equal(agent_ph, shell_ph);
+    expect_out_line(&r, "HTTP/1.1 403 Forbidden\r");
+    expect_out_line(&r, "x-strands-box-egress: refused\r");
+    expect_out_line(&r, "credential not permitted on a plaintext request");
+    assert_null(strstr(r.pr_out, E2E_SECRET));
+    assert_null(strstr(r.pr_err, E2E_SECRET));
+    box_proc_result_free(&r);
+    // Refused before policy: no http:request was decided.
+    char *log = box_world_decisions(w);
+    if (strstr(log, "http:request") != NULL)
+        fail_msg("a refused credential reached policy:\n%s", log);
+    box_free(log);
+    secret_found[0] = '\0';
+    assert_int_equal(nftw(w->bw_state, secret_scan, 16, FTW_PHYS), 0);
+    if (secret_found[0] != '\0')
+        fail_msg("the real secret is in %s", secret_found);
+}
+
+/* A secret that cannot be read refuses the run before anything starts. */
+static void
+test_credential_missing(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, "[egress.api]\ndestinations = [\"api.example.com\"]\n"
+                        "secret.ref = \"env://E2E_ABSENT\"\n");
+    box_world_policy(w, policy);
+    box_proc_result r;
+    box_world_run(w, "echo ran", &r);
+    box_test_expect_status(&r, 1);
+    box_test_expect_err_has(&r, "strands-box: error: `[egress.api]`: "
+                                "secret.ref env://E2E_ABSENT names a variable "
+                                "that is not set in this environment\n");
+    assert_null(strstr(r.pr_out, "ran"));
+    box_proc_result_free(&r);
+}
+
 int
 main(void)
 {
@@ -269,6 +395,10 @@ main(void)
             test_tool_reaches_network_through_gateway, box_world_setup,
             box_world_teardown),
         cmocka_unit_test_setup_teardown(test_tool_native_egress,
+                                        box_world_setup, box_world_teardown),
+        cmocka_unit_test_setup_teardown(test_credential_phantoms,
+                                        box_world_setup, box_world_teardown),
+        cmocka_unit_test_setup_teardown(test_credential_missing,
                                         box_world_setup, box_world_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
