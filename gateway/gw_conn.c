@@ -1032,12 +1032,16 @@ conn_body(gw_conn *c)
                     br.br_code, br.br_reason, false);
         return;
     }
+    // What the decoder used is gone from c_in (the head's fields are the
+    // arena's copies): a body whose framing outweighs its payload (tiny
+    // chunks) never fills the read buffer before the body is whole.
+    in_used(c, c->c_body_off);
+    c->c_body_off = 0;
     if (br.br_status == GW_BODY_MORE) {
         if (c->c_peer_closed)
             conn_close_soon(c);
         return;
     }
-    in_used(c, c->c_body_off);
     if (!conn_cred_route(c))
         return;
     if (c->c_tunnel)
