@@ -350,6 +350,13 @@ box_cmd_run(int argc, char **argv)
         status = box_cmd_error("%s", err ? err : "out of memory");
         goto out;
     }
+    for (size_t i = 0; i < box_config_egress_count(cfg); i++)
+        if (box_config_egress_get(cfg, i)->eg_always)
+            fprintf(stderr,
+                    "strands-box: warning: `%s` has secret.inject = "
+                    "\"always\": every request to its destinations carries "
+                    "the secret, whatever sent it\n",
+                    box_config_egress_get(cfg, i)->eg_table);
     run_mint_id(run_id, sizeof run_id);
     box_proctab_box paths = {
         .pb_bindir = bindir,

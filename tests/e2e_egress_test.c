@@ -319,11 +319,14 @@ test_credential_phantoms(void **state)
     char extra[512];
     snprintf(extra, sizeof extra,
              "[egress.api]\ndestinations = [\"127.0.0.2:%u\"]\n"
-             "secret.ref = \"env://E2E_TOKEN\"\n",
+             "secret.ref = \"env://E2E_TOKEN\"\n"
+             "[egress.other]\ndestinations = [\"other.example\"]\n"
+             "secret.ref = \"env://E2E_OTHER\"\nsecret.inject = \"always\"\n",
              us.us_port);
     box_world_config_agent(w, "exec = [\"/usr/bin/bash\"]", extra);
     box_world_policy(w, policy);
-    static const char *const env[] = {"E2E_TOKEN=" E2E_SECRET, NULL};
+    static const char *const env[] = {"E2E_TOKEN=" E2E_SECRET,
+                                      "E2E_OTHER=other-secret", NULL};
     w->bw_env = env;
     char script[2048];
     snprintf(
@@ -348,6 +351,10 @@ test_credential_phantoms(void **state)
     expect_phantom_line(&r, "agent", agent_ph);
     expect_phantom_line(&r, "shell", shell_ph);
     assert_string_equal(agent_ph, shell_ph);
+    box_test_expect_err_has(&r, "strands-box: warning: `[egress.other]` has "
+                                "secret.inject = \"always\": every request to "
+                                "its destinations carries the secret, "
+                                "whatever sent it\n");
     expect_out_line(&r, "HTTP/1.1 403 Forbidden\r");
     expect_out_line(&r, "x-strands-box-egress: refused\r");
     expect_out_line(&r, "credential not permitted on a plaintext request");
