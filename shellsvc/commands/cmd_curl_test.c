@@ -21,6 +21,7 @@
 #include "box_procspec.h"
 #include "box_seccomp.h"
 #include "cmd_curl.h"
+#include "cmd_http.h"
 #include "cmd_test_table.h"
 
 /* ---- the floor ---- */
@@ -119,9 +120,9 @@ test_floor(void **state)
     bool ok = true;
     for (size_t i = 0; i < NELEM(floor_rows); i++) {
         const frow *r = &floor_rows[i];
-        curl_target t;
+        http_target t;
         char *reason = NULL;
-        box_err rv = curl_floor(r->url, &t, &reason);
+        box_err rv = http_floor(r->url, &t, &reason);
         bool row =
             r->reason != NULL
                 ? rv == BOX_EDENIED && strcmp(reason, r->reason) == 0
@@ -132,7 +133,7 @@ test_floor(void **state)
                         rv == BOX_OK ? t.ct_authority : "");
         ok = ok && row;
         if (rv == BOX_OK)
-            curl_target_clear(&t);
+            http_target_clear(&t);
         box_free(reason);
     }
     assert_true(ok);
