@@ -37,6 +37,7 @@ static const http_say curl_say[HTTP_OUTCOMES] = {
     [HTTP_NO_TUNNEL] = {6, false, "(6) ", NULL, NULL},
     [HTTP_TIMEOUT] = {28, false, "(28) Operation timed out", NULL, NULL},
     [HTTP_TRANSPORT] = {6, false, "(6) ", NULL, NULL},
+    [HTTP_TLS] = {6, false, "(6) ", NULL, NULL},
     [HTTP_TOO_BIG] = {6, false, "(6) response body too large", NULL, NULL},
     [HTTP_REDIRS] = {47, false, "(47) Maximum (10) redirects followed", NULL,
                      NULL},

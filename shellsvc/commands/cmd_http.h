@@ -103,6 +103,7 @@ typedef enum http_outcome {
     HTTP_NO_TUNNEL,  // it opened no tunnel: hs_detail why
     HTTP_TIMEOUT,    // hr_timeout_ms (or the call's bound) passed
     HTTP_TRANSPORT,  // libcurl's failure: hs_detail
+    HTTP_TLS,        // the gateway's certificate did not verify: hs_detail
     HTTP_TOO_BIG,    // the body passed HTTP_BODY_MAX
     HTTP_REDIRS,     // a redirect past hr_max_redirs
     HTTP_STOPPED,    // the call itself ended (the shell says why)

@@ -399,6 +399,11 @@ xf_hop_run(sh_ctx *cx, const http_req *rq, http_target *t, const char *url,
         xf_fail(res, HTTP_TOO_BIG, NULL);
     } else if (rc == CURLE_OPERATION_TIMEDOUT) {
         xf_fail(res, HTTP_TIMEOUT, NULL);
+    } else if (rc == CURLE_PEER_FAILED_VERIFICATION ||
+               rc == CURLE_SSL_CONNECT_ERROR || rc == CURLE_SSL_CERTPROBLEM ||
+               rc == CURLE_SSL_CACERT_BADFILE) {
+        xf_fail(res, HTTP_TLS, "%s",
+                errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc));
     } else if (rc != CURLE_OK) {
         xf_fail(res, HTTP_TRANSPORT, "%s",
                 errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc));
