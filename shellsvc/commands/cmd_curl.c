@@ -16,7 +16,7 @@
 #include "sh_internal.h"
 
 #define CURL_DATA_MAX (1u << 20) // -d/--json's joined request body
-#define CURL_REDIRS_MAX 10        // -L (§3.12)
+#define CURL_REDIRS_MAX 10       // -L (§3.12)
 #define CURL_OUT_MAX                                                           \
     ((size_t)(CURL_REDIRS_MAX + 1) * (HTTP_HEAD_MAX + HTTP_BODY_MAX))
 
@@ -32,8 +32,8 @@ static const http_say curl_say[HTTP_OUTCOMES] = {
                     "(7) the run's CA certificate was not readable when the "
                     "shell started",
                     NULL, NULL},
-    [HTTP_NO_GATEWAY] = {7, false, "(7) cannot reach the egress gateway: ",
-                         NULL, NULL},
+    [HTTP_NO_GATEWAY] = {7, false,
+                         "(7) cannot reach the egress gateway: ", NULL, NULL},
     [HTTP_NO_TUNNEL] = {6, false, "(6) ", NULL, NULL},
     [HTTP_TIMEOUT] = {28, false, "(28) Operation timed out", NULL, NULL},
     [HTTP_TRANSPORT] = {6, false, "(6) ", NULL, NULL},
@@ -240,16 +240,14 @@ curl_on_hop(void *arg, const http_hop *hop)
 {
     curl_result *res = arg;
     if (hop->hh_kind == HTTP_HOP_ANSWER &&
-        box_buf_append(&res->cs_out, hop->hh_head, hop->hh_head_len) !=
-            BOX_OK)
+        box_buf_append(&res->cs_out, hop->hh_head, hop->hh_head_len) != BOX_OK)
         res->cs_status = -1; // out of memory, said once it is over
 }
 
 /* One URL's transfer and what curl makes of it: the outcome's status
  * and message (curl_say), -f, the output. */
 static void
-curl_fetch(sh_ctx *cx, const curl_opts_st *o, const char *url,
-           curl_result *res)
+curl_fetch(sh_ctx *cx, const curl_opts_st *o, const char *url, curl_result *res)
 {
     http_req rq = o->co_rq;
     memset(res, 0, sizeof *res);
@@ -305,8 +303,7 @@ curl_print(sh_ctx *cx, const curl_opts_st *o, const char *output,
         if (s == NULL)
             return ost == 125 ? 125 : 23; // curl's write error
         if (out->b_len > 0 &&
-            sh_stream_write(cx, s, out->b_data, out->b_len, true) !=
-                SH_IO_OK) {
+            sh_stream_write(cx, s, out->b_data, out->b_len, true) != SH_IO_OK) {
             sh_errf(cx, "curl: (23) Failure writing output to destination");
             st = 23;
         }

@@ -79,13 +79,13 @@ typedef struct http_req {
     struct curl_slist *hr_headers; // "Name: value" lines
     const char *hr_body;           // or NULL
     size_t hr_body_len;
-    const char *hr_cookie, *hr_user; // NAME=VALUE; user:password
-    const char *hr_agent;            // the User-Agent (required)
-    bool hr_nobody;                  // a HEAD: no body is read
-    bool hr_insecure;                // the gateway's certificate unchecked
-    bool hr_verbose;                 // libcurl's lines on stderr, as curl -v
-    int hr_max_redirs;               // -1: a 3xx is the answer
-    long hr_timeout_ms;              // 0: the call's own bound
+    const char *hr_cookie, *hr_user;   // NAME=VALUE; user:password
+    const char *hr_agent;              // the User-Agent (required)
+    bool hr_nobody;                    // a HEAD: no body is read
+    bool hr_insecure;                  // the gateway's certificate unchecked
+    bool hr_verbose;                   // libcurl's lines on stderr, as curl -v
+    int hr_max_redirs;                 // -1: a 3xx is the answer
+    long hr_timeout_ms;                // 0: the call's own bound
     unsigned hr_proto, hr_proto_redir; // CURLPROTO_* bits allowed
     http_hop_fn hr_on_hop;             // or NULL
     void *hr_hop_arg;
@@ -134,8 +134,8 @@ void http_result_clear(http_result *res);
  * HTTP_OUTCOME). The message is lead, then the detail (or fallback when
  * there is none), then tail; a NULL lead is no message. */
 typedef struct http_say {
-    int hy_status;     // the command's exit status
-    bool hy_always;    // printed even when the command is quiet
+    int hy_status;  // the command's exit status
+    bool hy_always; // printed even when the command is quiet
     const char *hy_lead, *hy_fallback, *hy_tail;
 } http_say;
 

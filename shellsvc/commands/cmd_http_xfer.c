@@ -320,8 +320,7 @@ xf_hop_tunnel(const http_target *t, int sock, long deadline, http_result *res,
                     "the egress gateway did not open a tunnel to %s",
                     t->ct_authority);
     } else if (t->ct_authority[0] != '[' &&
-               ((ent = box_asprintf("%s:127.0.0.1", t->ct_authority)) ==
-                    NULL ||
+               ((ent = box_asprintf("%s:127.0.0.1", t->ct_authority)) == NULL ||
                 (*resolve = curl_slist_append(NULL, ent)) == NULL)) {
         xf_fail(res, HTTP_NOMEM, NULL);
     } else {
@@ -411,8 +410,8 @@ xf_hop_run(sh_ctx *cx, const http_req *rq, http_target *t, const char *url,
         xf_fail(res, HTTP_NOMEM, NULL);
     } else {
         long code = res->hs_code;
-        follow = rq->hr_max_redirs >= 0 && code >= 300 && code < 400 &&
-                 loc != NULL;
+        follow =
+            rq->hr_max_redirs >= 0 && code >= 300 && code < 400 && loc != NULL;
         if (follow && (*next = box_strdup(loc)) == NULL) {
             xf_fail(res, HTTP_NOMEM, NULL);
             follow = false;

@@ -121,8 +121,7 @@ static const sh_gopt_spec wget_spec = {
     .gs_try = "Try `wget --help' for more options.\n",
     .gs_help =
         "GNU Wget 1.21.3 (the box's shell), a non-interactive network "
-        "retriever.\n" WGET_USAGE
-        "\n"
+        "retriever.\n" WGET_USAGE "\n"
         "Only http:// and https:// URLs, through the box's egress gateway;\n"
         "a response body is at most 64 KiB.\n"
         "\n"
@@ -185,9 +184,9 @@ typedef struct wget_opts_st {
     http_req wo_rq;
     const char *wo_user, *wo_password;
     const char *wo_post_data, *wo_post_file, *wo_body_data, *wo_body_file;
-    char *wo_method;   // uppercased, owned
-    char *wo_userpwd;  // "user:password", owned
-    box_buf wo_body;   // a --post-file/--body-file's bytes
+    char *wo_method;  // uppercased, owned
+    char *wo_userpwd; // "user:password", owned
+    box_buf wo_body;  // a --post-file/--body-file's bytes
     bool wo_continue;
 } wget_opts_st;
 
@@ -238,8 +237,7 @@ wget_header(sh_ctx *cx, http_req *rq, const char *arg)
 /* Reads one option into o. Returns 0, -1 after --help (status 0), or the
  * status after a message. */
 static int
-wget_opt(sh_ctx *cx, sh_gopt_iter *it, wget_opts_st *o, int id,
-         const char *arg)
+wget_opt(sh_ctx *cx, sh_gopt_iter *it, wget_opts_st *o, int id, const char *arg)
 {
     wget_run *wr = &o->wo_run;
     http_req *rq = &o->wo_rq;
@@ -379,26 +377,30 @@ wget_request(sh_ctx *cx, wget_opts_st *o)
         return WGET_PARSE;
     }
     if (o->wo_post_data != NULL && o->wo_post_file != NULL) {
-        (void)sh_puts(cx, 2, "You cannot specify both --post-data and "
-                             "--post-file.\n" WGET_USAGE);
+        (void)sh_puts(cx, 2,
+                      "You cannot specify both --post-data and "
+                      "--post-file.\n" WGET_USAGE);
         return WGET_GENERIC;
     }
     if (o->wo_body_data != NULL && o->wo_body_file != NULL) {
-        (void)sh_puts(cx, 2, "You cannot specify both --body-data and "
-                             "--body-file.\n" WGET_USAGE);
+        (void)sh_puts(cx, 2,
+                      "You cannot specify both --body-data and "
+                      "--body-file.\n" WGET_USAGE);
         return WGET_GENERIC;
     }
     if ((o->wo_post_data != NULL || o->wo_post_file != NULL) &&
         (o->wo_body_data != NULL || o->wo_body_file != NULL)) {
-        (void)sh_puts(cx, 2, "You cannot specify both --post-data/--post-file "
-                             "and --body-data/--body-file.\n" WGET_USAGE);
+        (void)sh_puts(cx, 2,
+                      "You cannot specify both --post-data/--post-file "
+                      "and --body-data/--body-file.\n" WGET_USAGE);
         return WGET_GENERIC;
     }
     if ((o->wo_body_data != NULL || o->wo_body_file != NULL) &&
         o->wo_method == NULL) {
-        (void)sh_puts(cx, 2, "You must specify a method through "
-                             "--method=HTTPMethod to use with --body-data "
-                             "or --body-file.\n" WGET_USAGE);
+        (void)sh_puts(cx, 2,
+                      "You must specify a method through "
+                      "--method=HTTPMethod to use with --body-data "
+                      "or --body-file.\n" WGET_USAGE);
         return WGET_GENERIC;
     }
     if (o->wo_post_data != NULL || o->wo_post_file != NULL) {
@@ -452,13 +454,15 @@ wget_answer(wget_run *wr, const char *url, const http_result *res)
         return wget_save(wr, url, res);
     }
     if (code == 401) {
-        wget_logf(wr, WGET_TERSE, "Username/Password Authentication "
-                                  "Failed.\n");
+        wget_logf(wr, WGET_TERSE,
+                  "Username/Password Authentication "
+                  "Failed.\n");
         return WGET_AUTH;
     }
     if (wr->wr_spider) {
-        wget_logf(wr, WGET_VERBOSE, "Remote file does not exist -- broken "
-                                    "link!!!\n\n");
+        wget_logf(wr, WGET_VERBOSE,
+                  "Remote file does not exist -- broken "
+                  "link!!!\n\n");
         return WGET_SERVER;
     }
     size_t rn;

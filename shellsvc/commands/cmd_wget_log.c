@@ -125,7 +125,8 @@ wget_log_hop(void *arg, const http_hop *hop)
               hop->hh_target->ct_authority);
     if (wr->wr_server_response) {
         // -S: the head as it came, each line led by two spaces.
-        wget_logf(wr, WGET_VERBOSE, "HTTP request sent, awaiting response... \n");
+        wget_logf(wr, WGET_VERBOSE,
+                  "HTTP request sent, awaiting response... \n");
         const char *p = hop->hh_head, *end = p + hop->hh_head_len;
         while (p < end) {
             const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -191,14 +192,13 @@ wl_dots(wget_run *wr, size_t n, long ms)
         }
         row[o] = '\0';
         size_t done = (r + 1) * WL_DOTS_ROW * WL_DOT;
-        unsigned pct = r + 1 == rows || n == 0
-                           ? 100
-                           : (unsigned)(done * 100 / n);
+        unsigned pct =
+            r + 1 == rows || n == 0 ? 100 : (unsigned)(done * 100 / n);
         int unit;
         double rate = wl_rate(n, ms, &unit);
-        wget_logf(wr, WGET_VERBOSE, "%6zuK%s %3u%% %.*f%c%s\n",
-                  r * WL_DOTS_ROW, row, pct, wl_prec(rate), rate,
-                  "BKMG"[unit], r + 1 == rows ? "=0s" : " 0s");
+        wget_logf(wr, WGET_VERBOSE, "%6zuK%s %3u%% %.*f%c%s\n", r * WL_DOTS_ROW,
+                  row, pct, wl_prec(rate), rate, "BKMG"[unit],
+                  r + 1 == rows ? "=0s" : " 0s");
     }
 }
 

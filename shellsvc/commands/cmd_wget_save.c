@@ -128,9 +128,9 @@ wget_clobber_skip(wget_run *wr, const char *url)
     sh_kernel_result r = {0};
     // A probe: a name policy hides answers "absent", so the transfer
     // goes on and the write itself is decided.
-    bool there = path != NULL && sh_kernel_stat_path(sh_kern(cx),
-                                                     cx->cx_st->st_cwd, path,
-                                                     &st, &r) == 0;
+    bool there =
+        path != NULL &&
+        sh_kernel_stat_path(sh_kern(cx), cx->cx_st->st_cwd, path, &st, &r) == 0;
     sh_kernel_result_clear(&r);
     if (there)
         wget_logf(wr, WGET_VERBOSE,

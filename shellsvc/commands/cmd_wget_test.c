@@ -53,9 +53,8 @@ test_local_name(void **state)
         const nrow *r = &name_rows[i];
         char *name = NULL;
         box_err rv = wget_local_name(r->url, &name);
-        bool row = r->name != NULL
-                       ? rv == BOX_OK && strcmp(name, r->name) == 0
-                       : rv == BOX_EINVAL && name == NULL;
+        bool row = r->name != NULL ? rv == BOX_OK && strcmp(name, r->name) == 0
+                                   : rv == BOX_EINVAL && name == NULL;
         if (!row)
             print_error("name %zu: %s: rv %d name [%s] (want [%s])\n", i,
                         r->url, rv, name ? name : "", r->name ? r->name : "");
@@ -139,8 +138,9 @@ static const wrow rows[] = {
      0},
     {"wget -Z " U "/ok", "", E "invalid option -- 'Z'\n" USAGE, 2, NULL, 0},
     {"wget -nz " U "/ok", "", E "illegal option -- `-nz'\n" USAGE, 2, NULL, 0},
-    {"wget -T x " U "/ok", "", E "--timeout: Invalid time period \xe2\x80\x98x"
-                              "\xe2\x80\x99.\n",
+    {"wget -T x " U "/ok", "",
+     E "--timeout: Invalid time period \xe2\x80\x98x"
+       "\xe2\x80\x99.\n",
      2, NULL, 0},
     {"wget --max-redirect=-1 " U "/ok", "",
      E "--max-redirect: Invalid number \xe2\x80\x98-1\xe2\x80\x99.\n", 2, NULL,
@@ -150,8 +150,8 @@ static const wrow rows[] = {
        "bad\xe2\x80\x99.\n",
      2, NULL, 0},
     {"wget -c " U "/ok", "",
-     E "--continue is not supported here: every transfer is fetched whole\n",
-     2, NULL, 0},
+     E "--continue is not supported here: every transfer is fetched whole\n", 2,
+     NULL, 0},
     {"wget --body-data=x " U "/echo", "",
      "You must specify a method through --method=HTTPMethod to use with "
      "--body-data or --body-file.\nUsage: wget [OPTION]... [URL]...\n",
@@ -169,8 +169,7 @@ static const wrow rows[] = {
     {"wget -q http://127.0.0.1:8080/", "", E "access denied: 127.0.0.1\n", 4,
      NULL, 0},
     {"wget -q ftp://example.com/", "",
-     E "access denied: unsupported scheme in ftp://example.com/\n", 4, NULL,
-     0},
+     E "access denied: unsupported scheme in ftp://example.com/\n", 4, NULL, 0},
     {"wget -q localhost./x", "", E "access denied: localhost\n", 4, NULL, 0},
     {"wget -q http://169.254.169.254/; ls", "",
      E "access denied: 169.254.169.254\n", 0, NULL, 0},
@@ -191,23 +190,28 @@ static const wrow rows[] = {
      "File \xe2\x80\x98ok\xe2\x80\x99 already there; not retrieving.\n\n", 0,
      NULL, 0},
     {"echo x > f; wget -nc -O f " U "/ok", "",
-     "File \xe2\x80\x98" "f\xe2\x80\x99 already there; not retrieving.\n", 1,
-     NULL, 0},
+     "File \xe2\x80\x98"
+     "f\xe2\x80\x99 already there; not retrieving.\n",
+     1, NULL, 0},
     // the log: default, -nv, -S
     {"wget " U "/ok" NORM,
-     "--D--  " U "/ok\n" CONNECTED("example.com:80")
-     "HTTP request sent, awaiting response... 200 X\n"
-     "Length: 6 [text/plain]\nSaving to: \xe2\x80\x98ok\xe2\x80\x99\n\n"
-     "     0K 100%\n\nD (R) - \xe2\x80\x98ok\xe2\x80\x99 saved [6/6]\n\n",
+     "--D--  " U "/ok\n" CONNECTED(
+         "example.com:80") "HTTP request sent, awaiting response... 200 X\n"
+                           "Length: 6 [text/plain]\nSaving to: "
+                           "\xe2\x80\x98ok\xe2\x80\x99\n\n"
+                           "     0K 100%\n\nD (R) - \xe2\x80\x98ok\xe2\x80\x99 "
+                           "saved [6/6]\n\n",
      "", 0, NULL, 1},
-    {"wget -nv " U "/ok" NORM,
-     "D URL:" U "/ok [6/6] -> \"ok\" [1]\n", "", 0, NULL, 1},
+    {"wget -nv " U "/ok" NORM, "D URL:" U "/ok [6/6] -> \"ok\" [1]\n", "", 0,
+     NULL, 1},
     {"wget -nv -O - " U "/ok 2>/dev/null", "hello\n", "", 0, NULL, 1},
     {"wget -S -O - " U "/ok 2>&1 >/dev/null | head -n 8" NORM,
-     "--D--  " U "/ok\n" CONNECTED("example.com:80")
-     "HTTP request sent, awaiting response... \n  HTTP/1.1 200 X\n"
-     "  Content-Type: text/plain\n  Content-Length: 6\n  Connection: close\n"
-     "Length: 6 [text/plain]\n",
+     "--D--  " U "/ok\n" CONNECTED(
+         "example.com:80") "HTTP request sent, awaiting response... \n  "
+                           "HTTP/1.1 200 X\n"
+                           "  Content-Type: text/plain\n  Content-Length: 6\n  "
+                           "Connection: close\n"
+                           "Length: 6 [text/plain]\n",
      "", 0, NULL, 1},
     {"wget -O - " U "/ok 2>&1 >/dev/null | tail -n 2" NORM,
      "D (R) - written to stdout [6/6]\n\n", "", 0, NULL, 1},
@@ -232,31 +236,33 @@ static const wrow rows[] = {
      1},
     // error responses: ERROR N, status 8, nothing saved; 401 is 6
     {"wget " U "/404" NORM,
-     "--D--  " U "/404\n" CONNECTED("example.com:80")
-     "HTTP request sent, awaiting response... 404 X\nD ERROR 404: X.\n\n",
+     "--D--  " U "/404\n" CONNECTED(
+         "example.com:80") "HTTP request sent, awaiting response... 404 X\nD "
+                           "ERROR 404: X.\n\n",
      "", 0, NULL, 1},
     {"wget -nv " U "/404" NORM, U "/404:\nD ERROR 404: X.\n", "", 0, NULL, 1},
     {"wget -q " U "/404; echo $?; ls", "8\n", "", 0, NULL, 1},
-    {"wget -nv " U "/401", "", "Username/Password Authentication Failed.\n",
-     6, NULL, 1},
+    {"wget -nv " U "/401", "", "Username/Password Authentication Failed.\n", 6,
+     NULL, 1},
     // the box's limits: a body over 64 KiB, -T
     {"wget -q " U "/big; echo $?; ls", "4\n", "", 0, NULL, 1},
     {"wget -nv " U "/big", "", E "response body too large\n", 4, NULL, 1},
-    {"wget -nv -T 0.3 " U "/slow", "",
-     E "read error (Connection timed out)\n", 4, NULL, 1},
+    {"wget -nv -T 0.3 " U "/slow", "", E "read error (Connection timed out)\n",
+     4, NULL, 1},
     // redirects: followed (20 at most), each hop floored and dialed; the
     // file is named by the URL asked
     {"wget -q " U "/redir; cat redir", "hello\n", "", 0, NULL, 2},
     {"wget " U "/redir" NORM " | head -n 6",
-     "--D--  " U "/redir\n" CONNECTED("example.com:80")
-     "HTTP request sent, awaiting response... 302 X\nLocation: " U
-     "/ok [following]\n--D--  " U "/ok\n" CONNECTED("example.com:80"),
+     "--D--  " U "/redir\n" CONNECTED(
+         "example.com:80") "HTTP request sent, awaiting response... 302 "
+                           "X\nLocation: " U "/ok [following]\n--D--  " U
+                           "/ok\n" CONNECTED("example.com:80"),
      "", 0, NULL, 2},
-    {"wget -nv --max-redirect=0 " U "/redir", "",
-     "0 redirections exceeded.\n", 8, NULL, 1},
+    {"wget -nv --max-redirect=0 " U "/redir", "", "0 redirections exceeded.\n",
+     8, NULL, 1},
     {"wget -nv " U "/loop", "", "20 redirections exceeded.\n", 8, NULL, 21},
-    {"wget -q " U "/redir-local", "", E "access denied: 127.0.0.1\n", 4,
-     NULL, 1},
+    {"wget -q " U "/redir-local", "", E "access denied: 127.0.0.1\n", 4, NULL,
+     1},
     // the request: headers, agent, POST data and files through admission
     {"wget -q -O - " U "/echo | head -n 3",
      "GET http://example.com/echo HTTP/1.1\r\nHost: example.com\r\n"
@@ -290,9 +296,9 @@ static const wrow rows[] = {
     // --spider: asked (HEAD), never saved
     {"wget --spider " U "/ok" NORM,
      "Spider mode enabled. Check if remote file exists.\n--D--  " U
-     "/ok\n" CONNECTED("example.com:80")
-     "HTTP request sent, awaiting response... 200 X\n"
-     "Length: 6 [text/plain]\nRemote file exists.\n\n",
+     "/ok\n" CONNECTED(
+         "example.com:80") "HTTP request sent, awaiting response... 200 X\n"
+                           "Length: 6 [text/plain]\nRemote file exists.\n\n",
      "", 0, NULL, 1},
     {"wget -q --spider " U "/ok; ls", "", "", 0, NULL, 1},
     {"wget -q --spider " U "/404", "", "", 8, NULL, 1},
