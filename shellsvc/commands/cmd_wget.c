@@ -6,7 +6,6 @@
  * credentials), not Wget's, which would repost on a 307. */
 #include <curl/curl.h>
 #include <ctype.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
