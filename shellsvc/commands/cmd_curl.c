@@ -11,10 +11,39 @@
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "cmd_curl.h"
+#include "cmd_http.h"
 #include "sh_gopt.h"
 #include "sh_internal.h"
 
 #define CURL_DATA_MAX (1u << 20) // -d/--json's joined request body
+#define CURL_REDIRS_MAX 10       // -L (§3.12)
+#define CURL_OUT_MAX                                                           \
+    ((size_t)(CURL_REDIRS_MAX + 1) * (HTTP_HEAD_MAX + HTTP_BODY_MAX))
+
+/* How curl words each outcome (§3.12). ORDER HTTP_OUTCOME */
+static const http_say curl_say[HTTP_OUTCOMES] = {
+    [HTTP_DONE] = {0, false, NULL, NULL, NULL},
+    [HTTP_FLOOR] = {1, true, "", NULL, NULL},
+    [HTTP_REFUSED] = {1, true, "", "the egress gateway refused this request",
+                      NULL},
+    [HTTP_PROTO] = {1, false, "(1) Protocol \"", NULL, "\" disabled"},
+    [HTTP_NO_NETWORK] = {7, false, "(7) the box has no network", NULL, NULL},
+    [HTTP_NO_CA] = {7, false,
+                    "(7) the run's CA certificate was not readable when the "
+                    "shell started",
+                    NULL, NULL},
+    [HTTP_NO_GATEWAY] = {7, false,
+                         "(7) cannot reach the egress gateway: ", NULL, NULL},
+    [HTTP_NO_TUNNEL] = {6, false, "(6) ", NULL, NULL},
+    [HTTP_TIMEOUT] = {28, false, "(28) Operation timed out", NULL, NULL},
+    [HTTP_TRANSPORT] = {6, false, "(6) ", NULL, NULL},
+    [HTTP_TLS] = {6, false, "(6) ", NULL, NULL},
+    [HTTP_TOO_BIG] = {6, false, "(6) response body too large", NULL, NULL},
+    [HTTP_REDIRS] = {47, false, "(47) Maximum (10) redirects followed", NULL,
+                     NULL},
+    [HTTP_STOPPED] = {1, false, NULL, NULL, NULL}, // the shell says why
+    [HTTP_NOMEM] = {1, true, "out of memory", NULL, NULL},
+};
 
 enum {
     CO_DATA_RAW = SH_GOPT_LONG_ONLY,
@@ -83,11 +112,21 @@ static const sh_gopt_spec curl_spec = {
 
 /* The options as read, with what they own. */
 typedef struct curl_opts_st {
-    curl_req co_rq;
+    http_req co_rq;
     const char *co_output, *co_write;
     box_buf co_data;
     bool co_has_data, co_json;
+    bool co_fail, co_include, co_silent, co_show_error;
 } curl_opts_st;
+
+/* What one URL's transfer gives curl to print. */
+typedef struct curl_result {
+    http_result cs_http;
+    int cs_status;  // the command's exit status
+    char *cs_msg;   // the line for stderr after "curl: ", or NULL
+    bool cs_always; // it prints even with -s (a refusal)
+    box_buf cs_out; // the heads (-i) and the body, to print
+} curl_result;
 
 /* One -d/--data-raw/--json piece: @FILE read through the kernel (-d
  * drops its CRs and LFs, as curl does), joined to the others by '&'
@@ -141,24 +180,24 @@ curl_seconds(const char *arg, long *ms)
 
 /* -w's text for one variable, or NULL when curl has none by that name. */
 static bool
-curl_w_var(box_buf *b, const char *name, size_t n, const curl_result *res)
+curl_w_var(box_buf *b, const char *name, size_t n, const http_result *res)
 {
 #define CW_IS(s) (n == sizeof(s) - 1 && memcmp(name, s, n) == 0)
     if (CW_IS("http_code") || CW_IS("response_code"))
-        return box_buf_printf(b, "%03ld", res->cs_code) == BOX_OK;
+        return box_buf_printf(b, "%03ld", res->hs_code) == BOX_OK;
     if (CW_IS("content_type"))
-        return box_buf_puts(b, res->cs_ctype ? res->cs_ctype : "") == BOX_OK;
+        return box_buf_puts(b, res->hs_ctype ? res->hs_ctype : "") == BOX_OK;
     if (CW_IS("size_download"))
-        return box_buf_printf(b, "%zu", res->cs_size) == BOX_OK;
+        return box_buf_printf(b, "%zu", res->hs_body_len) == BOX_OK;
     if (CW_IS("url_effective"))
-        return box_buf_puts(b, res->cs_url ? res->cs_url : "") == BOX_OK;
+        return box_buf_puts(b, res->hs_url ? res->hs_url : "") == BOX_OK;
 #undef CW_IS
     return false;
 }
 
 /* Writes -w's format after the transfer: %{var}, %%, \n \r \t \\. */
 static void
-curl_write_out(sh_ctx *cx, const char *fmt, const curl_result *res)
+curl_write_out(sh_ctx *cx, const char *fmt, const http_result *res)
 {
     box_buf b;
     box_buf_init(&b, 1u << 20);
@@ -195,6 +234,59 @@ curl_write_out(sh_ctx *cx, const char *fmt, const curl_result *res)
     box_buf_reset(&b);
 }
 
+/* -i: every answer's head goes out, a followed redirect's too. */
+static void
+curl_on_hop(void *arg, const http_hop *hop)
+{
+    curl_result *res = arg;
+    if (hop->hh_kind == HTTP_HOP_ANSWER &&
+        box_buf_append(&res->cs_out, hop->hh_head, hop->hh_head_len) != BOX_OK)
+        res->cs_status = -1; // out of memory, said once it is over
+}
+
+/* One URL's transfer and what curl makes of it: the outcome's status
+ * and message (curl_say), -f, the output. */
+static void
+curl_fetch(sh_ctx *cx, const curl_opts_st *o, const char *url, curl_result *res)
+{
+    http_req rq = o->co_rq;
+    memset(res, 0, sizeof *res);
+    box_buf_init(&res->cs_out, CURL_OUT_MAX);
+    if (o->co_include) {
+        rq.hr_on_hop = curl_on_hop;
+        rq.hr_hop_arg = res;
+    }
+    http_run(cx, url, &rq, &res->cs_http);
+    const http_result *h = &res->cs_http;
+    const http_say *say = &curl_say[h->hs_outcome];
+    bool nomem = res->cs_status < 0; // curl_on_hop's
+    res->cs_status = say->hy_status;
+    res->cs_always = say->hy_always;
+    res->cs_msg = http_outcome_text(curl_say, h);
+    if (h->hs_outcome != HTTP_DONE)
+        return;
+    if (o->co_fail && h->hs_code >= 400) {
+        res->cs_status = 22;
+        res->cs_msg = box_asprintf("(22) The requested URL returned error: "
+                                   "%ld",
+                                   h->hs_code);
+    } else if (nomem || (h->hs_body_len > 0 &&
+                         box_buf_append(&res->cs_out, h->hs_body,
+                                        h->hs_body_len) != BOX_OK)) {
+        res->cs_status = 1;
+        res->cs_always = true;
+        res->cs_msg = box_strdup("out of memory");
+    }
+}
+
+static void
+curl_result_clear(curl_result *res)
+{
+    http_result_clear(&res->cs_http);
+    box_free(res->cs_msg);
+    box_buf_reset(&res->cs_out);
+}
+
 /* Prints one transfer's result: the output to -o FILE (through the
  * kernel, opened only once there is something to write) or stdout, the
  * message, -w. Returns the status. */
@@ -203,27 +295,27 @@ curl_print(sh_ctx *cx, const curl_opts_st *o, const char *output,
            curl_result *res)
 {
     int st = res->cs_status;
+    const box_buf *out = &res->cs_out;
     if (st == 0 && output != NULL && strcmp(output, "-") != 0) {
         int ost = 0;
         sh_stream *s = sh_stream_open(cx, "curl", output, NULL,
                                       O_WRONLY | O_CREAT | O_TRUNC, &ost);
         if (s == NULL)
             return ost == 125 ? 125 : 23; // curl's write error
-        if (res->cs_out_len > 0 &&
-            sh_stream_write(cx, s, res->cs_out, res->cs_out_len, true) !=
-                SH_IO_OK) {
+        if (out->b_len > 0 &&
+            sh_stream_write(cx, s, out->b_data, out->b_len, true) != SH_IO_OK) {
             sh_errf(cx, "curl: (23) Failure writing output to destination");
             st = 23;
         }
         sh_stream_unref(s);
-    } else if (st == 0 && res->cs_out_len > 0) {
-        (void)sh_write(cx, 1, res->cs_out, res->cs_out_len);
+    } else if (st == 0 && out->b_len > 0) {
+        (void)sh_write(cx, 1, out->b_data, out->b_len);
     }
     if (res->cs_msg != NULL &&
-        (res->cs_always || !o->co_rq.cr_silent || o->co_rq.cr_show_error))
+        (res->cs_always || !o->co_silent || o->co_show_error))
         sh_errf(cx, "curl: %s", res->cs_msg);
     if (o->co_write != NULL && !res->cs_always)
-        curl_write_out(cx, o->co_write, res);
+        curl_write_out(cx, o->co_write, &res->cs_http);
     return st;
 }
 
@@ -231,42 +323,42 @@ curl_print(sh_ctx *cx, const curl_opts_st *o, const char *output,
 static int
 curl_opt(sh_ctx *cx, sh_gopt_iter *it, curl_opts_st *o, int id, const char *arg)
 {
-    curl_req *rq = &o->co_rq;
+    http_req *rq = &o->co_rq;
     struct curl_slist *l;
     switch (id) {
     case 'A':
-        rq->cr_agent = arg;
+        rq->hr_agent = arg;
         break;
     case 'H':
     case CO_JSON:
         if (id == CO_JSON && !o->co_json) {
             o->co_json = true;
-            l = curl_slist_append(rq->cr_headers,
+            l = curl_slist_append(rq->hr_headers,
                                   "Content-Type: application/json");
             if (l != NULL)
-                rq->cr_headers = l;
+                rq->hr_headers = l;
             l = l != NULL ? curl_slist_append(l, "Accept: application/json")
                           : NULL;
         } else {
-            l = id == 'H' ? curl_slist_append(rq->cr_headers, arg)
-                          : rq->cr_headers;
+            l = id == 'H' ? curl_slist_append(rq->hr_headers, arg)
+                          : rq->hr_headers;
         }
         if (l == NULL) {
             sh_errf(cx, "curl: out of memory");
             return 2;
         }
-        rq->cr_headers = l;
+        rq->hr_headers = l;
         if (id == CO_JSON)
             return curl_data(cx, o, arg, true, false, false);
         break;
     case 'L':
-        rq->cr_location = true;
+        rq->hr_max_redirs = CURL_REDIRS_MAX;
         break;
     case 'S':
-        rq->cr_show_error = true;
+        o->co_show_error = true;
         break;
     case 'X':
-        rq->cr_method = arg;
+        rq->hr_method = arg;
         break;
     case 'b':
         if (strchr(arg, '=') == NULL) {
@@ -274,14 +366,14 @@ curl_opt(sh_ctx *cx, sh_gopt_iter *it, curl_opts_st *o, int id, const char *arg)
                         "files are not read");
             return 2;
         }
-        rq->cr_cookie = arg;
+        rq->hr_cookie = arg;
         break;
     case 'd':
         return curl_data(cx, o, arg, true, true, true);
     case CO_DATA_RAW:
         return curl_data(cx, o, arg, false, false, true);
     case 'f':
-        rq->cr_fail = true;
+        o->co_fail = true;
         break;
     case 'g':
         break; // URLs are never globbed here
@@ -289,13 +381,13 @@ curl_opt(sh_ctx *cx, sh_gopt_iter *it, curl_opts_st *o, int id, const char *arg)
         (void)sh_puts(cx, 1, curl_spec.gs_help);
         return -1;
     case 'i':
-        rq->cr_include = true;
+        o->co_include = true;
         break;
     case 'k':
-        rq->cr_insecure = true;
+        rq->hr_insecure = true;
         break;
     case 'm':
-        if (!curl_seconds(arg, &rq->cr_timeout_ms)) {
+        if (!curl_seconds(arg, &rq->hr_timeout_ms)) {
             sh_errf(cx, "curl: option -m: expected a proper numerical "
                         "parameter");
             return 2;
@@ -305,20 +397,20 @@ curl_opt(sh_ctx *cx, sh_gopt_iter *it, curl_opts_st *o, int id, const char *arg)
         o->co_output = arg;
         break;
     case 's':
-        rq->cr_silent = true;
+        o->co_silent = true;
         break;
     case 'u':
-        rq->cr_user = arg;
+        rq->hr_user = arg;
         break;
     case 'v':
-        rq->cr_verbose = true;
+        rq->hr_verbose = true;
         break;
     case 'w':
         o->co_write = arg;
         break;
     case CO_PROTO:
     case CO_PROTO_REDIR: {
-        unsigned *set = id == CO_PROTO ? &rq->cr_proto : &rq->cr_proto_redir;
+        unsigned *set = id == CO_PROTO ? &rq->hr_proto : &rq->hr_proto_redir;
         if (!curl_proto_list(arg, *set, set)) {
             sh_errf(cx, "curl: bad protocol list: %s", arg);
             return 2;
@@ -337,9 +429,10 @@ sh_cmd_curl(sh_ctx *cx, int argc, char **argv, const sh_opts *opts)
 {
     (void)opts;
     sh_gopt_iter it;
-    curl_opts_st o = {
-        .co_rq = {.cr_proto = CURLPROTO_HTTP | CURLPROTO_HTTPS,
-                  .cr_proto_redir = CURLPROTO_HTTP | CURLPROTO_HTTPS}};
+    curl_opts_st o = {.co_rq = {.hr_agent = "curl/" LIBCURL_VERSION,
+                                .hr_max_redirs = -1,
+                                .hr_proto = CURL_PROTO_BOTH,
+                                .hr_proto_redir = CURL_PROTO_BOTH}};
     box_buf_init(&o.co_data, CURL_DATA_MAX);
     sh_gopt_init(&it, cx, &curl_spec, argc, argv);
     const char *arg;
@@ -356,13 +449,13 @@ sh_cmd_curl(sh_ctx *cx, int argc, char **argv, const sh_opts *opts)
         goto out;
     }
     if (o.co_has_data) {
-        o.co_rq.cr_body = o.co_data.b_data != NULL ? o.co_data.b_data : "";
-        o.co_rq.cr_body_len = o.co_data.b_len;
+        o.co_rq.hr_body = o.co_data.b_data != NULL ? o.co_data.b_data : "";
+        o.co_rq.hr_body_len = o.co_data.b_len;
     }
     // Each URL in turn, as curl does; -o names the first one's file.
     for (int i = 0; i < it.gi_nops && !sh_check_stop(cx); i++) {
         curl_result res;
-        curl_run(cx, it.gi_ops[i], &o.co_rq, &res);
+        curl_fetch(cx, &o, it.gi_ops[i], &res);
         int one = curl_print(cx, &o, i == 0 ? o.co_output : NULL, &res);
         curl_result_clear(&res);
         if (one != 0)
@@ -371,7 +464,7 @@ sh_cmd_curl(sh_ctx *cx, int argc, char **argv, const sh_opts *opts)
             break;
     }
 out:
-    curl_slist_free_all(o.co_rq.cr_headers);
+    curl_slist_free_all(o.co_rq.hr_headers);
     box_buf_reset(&o.co_data);
     sh_gopt_free(&it);
     return st;

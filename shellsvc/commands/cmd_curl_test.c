@@ -6,21 +6,20 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
 #include "box_procspec.h"
-#include "box_seccomp.h"
 #include "cmd_curl.h"
+#include "cmd_http.h"
+#include "cmd_http_standin.h"
 #include "cmd_test_table.h"
 
 /* ---- the floor ---- */
@@ -119,9 +118,9 @@ test_floor(void **state)
     bool ok = true;
     for (size_t i = 0; i < NELEM(floor_rows); i++) {
         const frow *r = &floor_rows[i];
-        curl_target t;
+        http_target t;
         char *reason = NULL;
-        box_err rv = curl_floor(r->url, &t, &reason);
+        box_err rv = http_floor(r->url, &t, &reason);
         bool row =
             r->reason != NULL
                 ? rv == BOX_EDENIED && strcmp(reason, r->reason) == 0
@@ -132,7 +131,7 @@ test_floor(void **state)
                         rv == BOX_OK ? t.ct_authority : "");
         ok = ok && row;
         if (rv == BOX_OK)
-            curl_target_clear(&t);
+            http_target_clear(&t);
         box_free(reason);
     }
     assert_true(ok);
@@ -159,191 +158,6 @@ test_proto_list(void **state)
     assert_false(curl_proto_list("htp", both, &out));
     assert_false(curl_proto_list("https,", both, &out) && out != both);
     assert_false(curl_proto_list("=", both, &out));
-}
-
-/* ---- the stand-in gateway ---- */
-
-#define BODY_BIG 70000
-#define REFUSAL                                                                \
-    "http:request gate: policy denied this operation [default-deny]: No "      \
-    "permit policy matched this request."
-
-/* One answer for one request on fd: by its request line. */
-static void
-gw_answer(int fd, const char *req, size_t n)
-{
-    char out[512];
-    const char *body = "";
-    const char *extra = "";
-    int code = 200;
-    char *big = NULL;
-    size_t blen;
-    if (strncmp(req, "CONNECT example.com:443 ", 24) == 0) {
-        code = 403;
-        extra = "x-strands-box-egress: refused\r\n";
-        body = "net:connect gate: policy denied this operation on "
-               "'example.com' [policy: no_example].";
-    } else if (strncmp(req, "CONNECT empty.com:443 ", 22) == 0) {
-        code = 502;
-    } else if (strncmp(req, "CONNECT ", 8) == 0) {
-        code = 502;
-        body = "upstream connect failed";
-    } else if (strstr(req, " http://example.com/ok ") != NULL) {
-        body = "hello\n";
-        extra = "Content-Type: text/plain\r\n";
-    } else if (strstr(req, " http://example.com/refused ") != NULL) {
-        code = 403;
-        extra = "x-strands-box-egress: refused\r\n";
-        body = REFUSAL "\nsecond line\n";
-    } else if (strstr(req, " http://example.com/refused-empty ") != NULL) {
-        code = 403;
-        extra = "X-Strands-Box-Egress: refused\r\n";
-    } else if (strstr(req, " http://example.com/404 ") != NULL) {
-        code = 404;
-        body = "nope\n";
-    } else if (strstr(req, " http://example.com/redir ") != NULL) {
-        code = 302;
-        extra = "Location: http://example.com/ok\r\n";
-        body = "moved\n";
-    } else if (strstr(req, " http://example.com/redir-echo ") != NULL) {
-        code = 307;
-        extra = "Location: http://example.com/echo\r\n";
-    } else if (strstr(req, " http://example.com/loop ") != NULL) {
-        code = 302;
-        extra = "Location: /loop\r\n";
-    } else if (strstr(req, " http://example.com/redir-local ") != NULL) {
-        code = 302;
-        extra = "Location: http://127.0.0.1/admin\r\n";
-    } else if (strstr(req, " http://example.com/redir-ftp ") != NULL) {
-        code = 302;
-        extra = "Location: ftp://example.com/f\r\n";
-    } else if (strstr(req, " http://example.com/slow ") != NULL) {
-        struct timespec ts = {.tv_sec = 2};
-        nanosleep(&ts, NULL);
-        body = "late\n";
-    } else if (strstr(req, " http://example.com/big ") != NULL) {
-        big = box_alloc(BODY_BIG + 1);
-        memset(big, 'x', BODY_BIG);
-        big[BODY_BIG] = '\0';
-        body = big;
-    } else if (strstr(req, " http://example.com/echo ") != NULL) {
-        body = req; // the request as it came, headers and body
-    } else {
-        code = 500;
-        body = "unexpected\n";
-    }
-    blen = body == req ? n : strlen(body);
-    int h = snprintf(out, sizeof out,
-                     "HTTP/1.1 %d X\r\n%sContent-Length: %zu\r\n"
-                     "Connection: close\r\n\r\n",
-                     code, extra, blen);
-    if (write(fd, out, (size_t)h) == h && blen > 0 && write(fd, body, blen) < 0)
-        h = -1;
-    box_free(big);
-}
-
-/* Reads one request (head and a Content-Length body) and answers it;
- * after a 200 to CONNECT there is nothing more this stand-in can do. */
-static void *
-gw_serve(void *arg)
-{
-    int fd = (int)(intptr_t)arg;
-    char req[8192];
-    size_t n = 0;
-    char *end = NULL;
-    while (end == NULL && n < sizeof req - 1) {
-        ssize_t k = read(fd, req + n, sizeof req - 1 - n);
-        if (k <= 0)
-            break;
-        n += (size_t)k;
-        req[n] = '\0';
-        end = strstr(req, "\r\n\r\n");
-    }
-    if (end != NULL) {
-        const char *cl = strcasestr(req, "\r\nContent-Length: ");
-        size_t want = cl != NULL ? strtoul(cl + 18, NULL, 10) : 0;
-        size_t head = (size_t)(end + 4 - req);
-        while (n < head + want && n < sizeof req - 1) {
-            ssize_t k = read(fd, req + n, sizeof req - 1 - n);
-            if (k <= 0)
-                break;
-            n += (size_t)k;
-        }
-        req[n] = '\0';
-        gw_answer(fd, req, n);
-    }
-    shutdown(fd, SHUT_WR);
-    char drain[256];
-    while (read(fd, drain, sizeof drain) > 0)
-        ;
-    close(fd);
-    return NULL;
-}
-
-static int dials; // how many sockets the transfer asked for
-
-static box_err
-gw_dial(void *arg, int *sock, char **err)
-{
-    (void)arg;
-    (void)err;
-    int sv[2];
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-    pthread_t t;
-    assert_int_equal(
-        pthread_create(&t, NULL, gw_serve, (void *)(intptr_t)sv[1]), 0);
-    pthread_detach(t);
-    *sock = sv[0];
-    dials++;
-    return BOX_OK;
-}
-
-static box_err
-gw_dial_refused(void *arg, int *sock, char **err)
-{
-    (void)arg;
-    (void)sock;
-    *err = box_strdup("cannot connect to the egress gateway: Connection "
-                      "refused");
-    return BOX_ECLOSED;
-}
-
-static const box_procspec_egress gw_eg = {.eg_socket =
-                                              "/nonexistent/egress.sock",
-                                          .eg_port = 3128,
-                                          .eg_ca = "/nonexistent/cert.pem"};
-
-/* th_run_with, with a host whose gateway is the stand-in (dial NULL: the
- * box has no network). */
-static int
-run_gw(th *t, const char *script, sh_dial_fn dial)
-{
-    box_buf_init(&t->th_out, 1u << 22);
-    box_buf_init(&t->th_err, 1u << 22);
-    box_buf_init(&t->th_log, 1u << 22);
-    box_buf_init(&t->th_fslog, 1u << 22);
-    static const char *const env[] = {"HOME=/home/lash", NULL};
-    static const char ca[] = "not a real CA\n";
-    sh_host_opts host = {.ho_egress = dial != NULL ? &gw_eg : NULL,
-                         .ho_egress_ca = ca,
-                         .ho_egress_ca_len = sizeof ca - 1,
-                         .ho_dial = dial};
-    sh_session_opts o = {
-        .so_decide = th_decide,
-        .so_decide_arg = t,
-        .so_out = th_out,
-        .so_err = th_err,
-        .so_io_arg = t,
-        .so_cwd = "/home/lash",
-        .so_env = env,
-        .so_host = &host,
-        .so_timeout_ms = 10000,
-    };
-    sh_session *ss = sh_session_new(&o);
-    assert_non_null(ss);
-    int st = sh_session_run(ss, script, strlen(script));
-    sh_session_free(ss);
-    return st;
 }
 
 #define E "strands-shell: curl: "
@@ -487,12 +301,12 @@ test_gateway(void **state)
     for (size_t i = 0; i < NELEM(gw_rows); i++) {
         const grow *r = &gw_rows[i];
         th t = {.th_deny_fs = r->deny_fs};
-        dials = 0;
-        int st = run_gw(&t, r->script, gw_dial);
+        standin_dials = 0;
+        int st = standin_run(&t, r->script, standin_dial);
         bool row = tcase_check(i, r->script, st, &t, r->status, r->out, r->err);
-        if (r->dials >= 0 && dials != r->dials) {
+        if (r->dials >= 0 && standin_dials != r->dials) {
             print_error("case %zu: %s: %d dials (want %d)\n", i, r->script,
-                        dials, r->dials);
+                        standin_dials, r->dials);
             row = false;
         }
         ok = ok && row;
@@ -507,18 +321,18 @@ test_no_network(void **state)
 {
     (void)state;
     th t = {0};
-    int st = run_gw(&t, "curl " U "/ok", NULL);
+    int st = standin_run(&t, "curl " U "/ok", NULL);
     assert_true(tcase_check(0, "none", st, &t, 7, "",
                             E "(7) the box has no network\n"));
     th_reset(&t);
-    st = run_gw(&t, "curl -s " U "/ok", NULL);
+    st = standin_run(&t, "curl -s " U "/ok", NULL);
     assert_true(tcase_check(1, "none -s", st, &t, 7, "", ""));
     th_reset(&t);
-    st = run_gw(&t, "curl -s http://10.0.0.1/", NULL);
+    st = standin_run(&t, "curl -s http://10.0.0.1/", NULL);
     assert_true(tcase_check(2, "none floor", st, &t, 1, "",
                             E "access denied: 10.0.0.1\n"));
     th_reset(&t);
-    st = run_gw(&t, "curl " U "/ok", gw_dial_refused);
+    st = standin_run(&t, "curl " U "/ok", standin_dial_refused);
     assert_true(tcase_check(3, "refused", st, &t, 7, "",
                             E "(7) cannot reach the egress gateway: cannot "
                               "connect to the egress gateway: Connection "
@@ -526,31 +340,10 @@ test_no_network(void **state)
     th_reset(&t);
 }
 
-/* The worker's answer to connect(2) (worker_confine.c): EINPROGRESS, so
- * libcurl 7.88, which calls connect even on a socket its sockopt callback
- * calls connected, goes on to the socket it was handed. */
-static void
-confine_connect(void)
-{
-    const box_sc_rule rules[] = {
-        {BOX_SC_SYS(connect), .sr_errno = EINPROGRESS},
-    };
-    box_sc_filter f = {.sf_mode = BOX_SC_DENYLIST,
-                       .sf_rules = rules,
-                       .sf_nrules = 1,
-                       // LeakSanitizer stops the world with ptrace
-                       .sf_let_ptrace = true};
-    box_sc_prog *p = NULL;
-    char *err = NULL;
-    assert_int_equal(box_sc_compile(&f, &p, &err), BOX_OK);
-    assert_int_equal(box_sc_install(p, 0, &err), BOX_OK);
-    box_sc_prog_free(p);
-}
-
 int
 main(void)
 {
-    confine_connect();
+    standin_confine_connect();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_floor),
         cmocka_unit_test(test_proto_list),

@@ -150,6 +150,7 @@ static const sh_cmd sh_cmds[] = {
     {"unset", sh_bi_unset, "fv", 0, NULL},
     {"wait", sh_bi_wait, "", 0, NULL},
     {"wc", sh_cmd_wc, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
+    {"wget", sh_cmd_wget, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"which", sh_cmd_which, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"whoami", sh_cmd_whoami, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"xargs", sh_cmd_xargs, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},

@@ -51,6 +51,10 @@ sh_gopt_try(sh_gopt_iter *it)
     }
     if (s->gs_flags & SH_GOPT_F_NOTRY)
         return s->gs_fail;
+    if (s->gs_try != NULL) {
+        (void)sh_puts(it->gi_cx, 2, s->gs_try);
+        return s->gs_fail;
+    }
     snprintf(line, sizeof line, "Try '%s --help' for more information.\n",
              s->gs_cmd);
     (void)sh_puts(it->gi_cx, 2, line);

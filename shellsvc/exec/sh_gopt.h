@@ -69,6 +69,8 @@ typedef struct sh_gopt_spec {
     const char *gs_usage;   // a "Usage: …" line printed before "Try …", or
                             // NULL (coreutils print only "Try …")
     const char *gs_help;    // --help text (standard output, status 0)
+    const char *gs_try;     // the Try line, when not coreutils' (wget's
+                            // "Try `wget --help' for more options.\n")
 } sh_gopt_spec;
 
 /* A walk over argv. gi_ops collects the operands in order, wherever they

@@ -749,6 +749,7 @@ int sh_cmd_column(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_comm(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cp(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_curl(sh_ctx *, int, char **, const sh_opts *);
+int sh_cmd_wget(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_cut(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_date(sh_ctx *, int, char **, const sh_opts *);
 int sh_cmd_df(sh_ctx *, int, char **, const sh_opts *);

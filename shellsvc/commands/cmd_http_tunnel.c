@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* curl's CONNECT to the gateway, done by hand before libcurl's TLS: libcurl
+/* The CONNECT to the gateway, done by hand before libcurl's TLS: libcurl
  * drops a refused CONNECT's body, and that body is the gateway's reason
- * (box-spec §6: a net:connect refusal arrives before 200), which curl must
- * print (§3.12). */
+ * (box-spec §6: a net:connect refusal arrives before 200), which curl and
+ * wget must print (§3.12). */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -14,13 +14,13 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
-#include "cmd_curl.h"
+#include "cmd_http.h"
 
 #define TUN_HEAD_MAX 8192u // the gateway's answer head
 #define TUN_BODY_MAX 4096u // its reason
 
 long
-curl_now_ms(void)
+http_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -30,7 +30,7 @@ curl_now_ms(void)
 static long
 tun_left(long deadline_ms)
 {
-    return deadline_ms - curl_now_ms();
+    return deadline_ms - http_now_ms();
 }
 
 /* Waits for fd to be ready for ev: 1, 0 on the deadline, -1 on error. */
@@ -68,8 +68,8 @@ tun_header(const char *head, const char *name)
     return NULL;
 }
 
-curl_tunnel_rc
-curl_tunnel(int sock, const char *authority, long deadline_ms, char **reason)
+http_tunnel_rc
+http_tunnel(int sock, const char *authority, long deadline_ms, char **reason)
 {
     char head[TUN_HEAD_MAX + TUN_BODY_MAX + 1];
     size_t have = 0;
@@ -78,14 +78,14 @@ curl_tunnel(int sock, const char *authority, long deadline_ms, char **reason)
         snprintf(head, sizeof head, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n",
                  authority, authority);
     if (n < 0 || (size_t)n >= sizeof head)
-        return CURL_TUNNEL_BROKEN;
+        return HTTP_TUNNEL_BROKEN;
     for (size_t off = 0; off < (size_t)n;) {
         int w = tun_wait(sock, POLLOUT, deadline_ms);
         if (w <= 0)
-            return w == 0 ? CURL_TUNNEL_TIMEOUT : CURL_TUNNEL_BROKEN;
+            return w == 0 ? HTTP_TUNNEL_TIMEOUT : HTTP_TUNNEL_BROKEN;
         ssize_t k = send(sock, head + off, (size_t)n - off, MSG_NOSIGNAL);
         if (k < 0 && errno != EINTR && errno != EAGAIN)
-            return CURL_TUNNEL_BROKEN;
+            return HTTP_TUNNEL_BROKEN;
         off += k > 0 ? (size_t)k : 0;
     }
     // The head, a byte at a time past its end: after a 200 every byte is
@@ -93,17 +93,17 @@ curl_tunnel(int sock, const char *authority, long deadline_ms, char **reason)
     char *end = NULL;
     while (end == NULL) {
         if (have == TUN_HEAD_MAX)
-            return CURL_TUNNEL_BROKEN;
+            return HTTP_TUNNEL_BROKEN;
         int w = tun_wait(sock, POLLIN, deadline_ms);
         if (w <= 0)
-            return w == 0 ? CURL_TUNNEL_TIMEOUT : CURL_TUNNEL_BROKEN;
+            return w == 0 ? HTTP_TUNNEL_TIMEOUT : HTTP_TUNNEL_BROKEN;
         ssize_t k = recv(sock, head + have, 1, 0);
         if (k == 0)
-            return CURL_TUNNEL_BROKEN;
+            return HTTP_TUNNEL_BROKEN;
         if (k < 0) {
             if (errno == EINTR || errno == EAGAIN)
                 continue;
-            return CURL_TUNNEL_BROKEN;
+            return HTTP_TUNNEL_BROKEN;
         }
         have++;
         head[have] = '\0';
@@ -111,9 +111,9 @@ curl_tunnel(int sock, const char *authority, long deadline_ms, char **reason)
             end = head + have;
     }
     if (strncmp(head, "HTTP/1.", 7) != 0 || have < 12)
-        return CURL_TUNNEL_BROKEN;
+        return HTTP_TUNNEL_BROKEN;
     if (memcmp(head + 8, " 200", 4) == 0)
-        return CURL_TUNNEL_OK;
+        return HTTP_TUNNEL_OK;
     bool marked = tun_header(head, "x-strands-box-egress") != NULL;
     // Refused (marked) or failed (502: the upstream unresolvable or
     // unreachable): the body (its declared length, at most TUN_BODY_MAX)
@@ -135,6 +135,6 @@ curl_tunnel(int sock, const char *authority, long deadline_ms, char **reason)
     body[got] = '\0';
     *reason = box_strdup(body);
     if (*reason == NULL)
-        return CURL_TUNNEL_NOMEM;
-    return marked ? CURL_TUNNEL_REFUSED : CURL_TUNNEL_BROKEN;
+        return HTTP_TUNNEL_NOMEM;
+    return marked ? HTTP_TUNNEL_REFUSED : HTTP_TUNNEL_BROKEN;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* curl's SSRF floor (box-spec §3.12 check_url_safe): the addresses no URL
+/* The SSRF floor (box-spec §3.12 check_url_safe): the addresses no URL
  * may name, decided before any connection. The gateway decides the rest
  * by policy (§6); this only keeps the box's own neighbourhood out. */
 #include <arpa/inet.h>
@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "box_alloc.h"
-#include "cmd_curl.h"
+#include "cmd_http.h"
 
 void
-curl_target_clear(curl_target *t)
+http_target_clear(http_target *t)
 {
     if (t->ct_url != NULL)
         curl_url_cleanup(t->ct_url);
@@ -161,7 +161,7 @@ floor_host(const char *host, char **reason)
 /* libcurl's parse of url (no globbing, a scheme required): the host,
  * lowercased, and the port, or BOX_EINVAL. */
 static box_err
-floor_parse(const char *url, curl_target *t, char **host)
+floor_parse(const char *url, http_target *t, char **host)
 {
     char *h = NULL, *port = NULL, *scheme = NULL;
     box_err rv = BOX_ENOMEM;
@@ -195,7 +195,7 @@ out:
 }
 
 box_err
-curl_floor(const char *url, curl_target *t, char **reason)
+http_floor(const char *url, http_target *t, char **reason)
 {
     char *host = NULL;
     memset(t, 0, sizeof *t);
@@ -215,6 +215,6 @@ curl_floor(const char *url, curl_target *t, char **reason)
         rv = *reason != NULL ? BOX_EDENIED : BOX_ENOMEM;
     }
     if (rv != BOX_OK)
-        curl_target_clear(t);
+        http_target_clear(t);
     return rv;
 }
