@@ -148,6 +148,10 @@ raise_nofile(rlim_t want)
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
 }
 
+/* KNOWN BUG, open: under ASan the gateway dies here with a
+ * heap-use-after-free in px_loop (gw_proxy.c): curl_multi_socket_action
+ * for one socket can make libcurl drop another socket (CURL_POLL_REMOVE
+ * frees its gw_tag) whose event is later in the same epoll batch. */
 static void
 test_many_keep_alive_clients(void **state)
 {
@@ -296,87 +300,141 @@ huge_to_slow_reader(const gwt_fx *f)
     close(fd);
 }
 
-/* POST /sink with a LT_BODY body of the pattern, framed by its length or
- * in chunks of changing size; the origin's hash of what reached it must be
- * the body's. */
+/* How body_to_sink frames its body. */
+#define LT_LENGTH 0             // Content-Length
+#define LT_VARY ((size_t)-1)    // chunks of 1 byte to 64 KiB, each different
+
+/* POST /sink with n bytes of the pattern, framed as chunk says (LT_LENGTH,
+ * LT_VARY, or chunks of that many bytes), sent in 64 KiB writes; the
+ * origin's hash of what reached it must be the body's. */
 static void
-body_to_sink(const gwt_fx *f, bool chunked)
+body_to_sink(const gwt_fx *f, uint64_t n, size_t chunk)
 {
     int fd = gwt_connect(f);
     char framing[64], head[512];
-    if (chunked)
+    if (chunk != LT_LENGTH)
         snprintf(framing, sizeof framing, "Transfer-Encoding: chunked");
     else
-        snprintf(framing, sizeof framing, "Content-Length: %u", LT_BODY);
-    int n = snprintf(head, sizeof head,
-                     "POST http://127.0.0.1:%u/sink HTTP/1.1\r\nHost: "
-                     "127.0.0.1:%u\r\n%s\r\nConnection: close\r\n\r\n",
-                     f->us.us_port, f->us.us_port, framing);
-    gwt_send_all(fd, head, (size_t)n);
-    static char b[65536];
-    uint32_t sz = 1;
-    for (uint64_t off = 0; off < LT_BODY;) {
-        // Chunks from 1 byte to 64 KiB, changing every time.
-        sz = sz * 1103515245u + 12345u;
-        size_t k = chunked ? 1 + (sz >> 8) % sizeof b : sizeof b;
-        if (k > LT_BODY - off)
-            k = (size_t)(LT_BODY - off);
-        gwt_pattern_fill(b, off, k);
-        if (chunked) {
-            char line[32];
-            int ln = snprintf(line, sizeof line, "%zx\r\n", k);
-            gwt_send_all(fd, line, (size_t)ln);
+        snprintf(framing, sizeof framing, "Content-Length: %llu",
+                 (unsigned long long)n);
+    int hn = snprintf(head, sizeof head,
+                      "POST http://127.0.0.1:%u/sink HTTP/1.1\r\nHost: "
+                      "127.0.0.1:%u\r\n%s\r\nConnection: close\r\n\r\n",
+                      f->us.us_port, f->us.us_port, framing);
+    gwt_send_all(fd, head, (size_t)hn);
+    box_buf out;
+    box_buf_init(&out, 1u << 20);
+    char *b = box_alloc(65536);
+    assert_non_null(b);
+    uint32_t seed = 1;
+    for (uint64_t off = 0; off < n;) {
+        size_t k = chunk == LT_LENGTH ? 65536 : chunk;
+        if (chunk == LT_VARY) {
+            seed = seed * 1103515245u + 12345u;
+            k = 1 + (seed >> 8) % 65536;
         }
-        gwt_send_all(fd, b, k);
-        if (chunked)
-            gwt_send_all(fd, "\r\n", 2);
+        if (k > n - off)
+            k = (size_t)(n - off);
+        gwt_pattern_fill(b, off, k);
+        if (chunk != LT_LENGTH)
+            assert_int_equal(box_buf_printf(&out, "%zx\r\n", k), BOX_OK);
+        assert_int_equal(box_buf_append(&out, b, k), BOX_OK);
+        if (chunk != LT_LENGTH)
+            assert_int_equal(box_buf_puts(&out, "\r\n"), BOX_OK);
         off += k;
+        if (out.b_len >= 65536 || off == n) {
+            gwt_send_all(fd, out.b_data, out.b_len);
+            box_buf_truncate(&out, 0);
+        }
     }
-    if (chunked)
+    if (chunk != LT_LENGTH)
         gwt_send_all(fd, "0\r\n\r\n", 5);
+    box_free(b);
+    box_buf_reset(&out);
     char *r = gwt_read_response(fd);
     close(fd);
     char hex[65], want[128];
-    pattern_sha256(LT_BODY, hex);
-    snprintf(want, sizeof want, "\r\n\r\nsha256 %s bytes %u\n", hex, LT_BODY);
+    pattern_sha256(n, hex);
+    snprintf(want, sizeof want, "\r\n\r\nsha256 %s bytes %llu\n", hex,
+             (unsigned long long)n);
     gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
     gwt_expect_has(r, want);
     box_free(r);
 }
 
-static void
-body_length(const gwt_fx *f)
-{
-    body_to_sink(f, false);
-}
-
-static void
-body_chunked(const gwt_fx *f)
-{
-    body_to_sink(f, true);
-}
-
 /* Each transfer on a gateway of its own: VmHWM only grows, so its growth
- * over the RSS before the transfer is the transfer's alone. */
+ * over the RSS before the transfer is the transfer's alone. A row without
+ * a body is the 64 MiB response. */
 static const struct {
     const char *what;
-    void (*run)(const gwt_fx *f);
+    uint64_t body;
+    size_t chunk;
 } big_tab[] = {
-    {"64 MiB response to a slow reader", huge_to_slow_reader},
-    {"12 MiB request body, Content-Length", body_length},
-    {"12 MiB request body, chunked", body_chunked},
+    {"64 MiB response to a slow reader", 0, 0},
+    {"12 MiB request body, Content-Length", LT_BODY, LT_LENGTH},
+    {"12 MiB request body, chunked", LT_BODY, LT_VARY},
+    /* The payload is under the cap, its framing (13 bytes a chunk) is
+     * not: the gateway must still take it (its framing limits count
+     * extensions and leading zeros, not the size digits and CRLFs).
+     * KNOWN BUG, open: the gateway keeps the raw body in its input buffer
+     * (capped at head + body cap + 16 KiB) until the body ends, so once
+     * the framing fills it nothing more is read, the loop spins on the
+     * readable socket (a core at 100%) and answers 408 when the client
+     * timeout passes. */
+    {"12 MiB request body in 8-byte chunks", LT_BODY, 8},
 };
+
+/*
+ * The test's environment for the gateway, with ASan's quarantine off: under
+ * a sanitizer, blocks the gateway freed (a growing buffer's old storage)
+ * would stay resident in it and count as the gateway's, though they are
+ * the sanitizer's. Without a sanitizer the option is read by nobody.
+ * Caller frees with env_free.
+ */
+static char **
+env_no_quarantine(void)
+{
+    extern char **environ;
+    size_t n = 0;
+    while (environ[n] != NULL)
+        n++;
+    char **env = box_calloc(n + 2, sizeof *env);
+    assert_non_null(env);
+    const char *asan = getenv("ASAN_OPTIONS");
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "ASAN_OPTIONS=", 13) != 0)
+            env[k++] = box_strdup(environ[i]);
+    env[k++] = box_asprintf("ASAN_OPTIONS=%s%squarantine_size_mb=0",
+                            asan ? asan : "", asan && *asan ? ":" : "");
+    for (size_t i = 0; i < k; i++)
+        assert_non_null(env[i]);
+    return env;
+}
+
+static void
+env_free(char **env)
+{
+    for (size_t i = 0; env[i] != NULL; i++)
+        box_free(env[i]);
+    box_free(env);
+}
 
 static void
 test_big_bodies_streamed(void **state)
 {
     gwt_fx *f = *state;
+    char **env = env_no_quarantine();
     for (size_t i = 0; i < sizeof big_tab / sizeof *big_tab; i++) {
-        gwt_start_gateway(f, NULL, NULL);
+        // A transfer that stalls fails in seconds, not the default minute.
+        gwt_start_gateway_env(f, "--client-timeout", "10000", env);
         expect_hello(f); // its first request's allocations are not counted
         long rss = proc_kib(f->gw.bp_pid, "VmRSS:");
         long long t0 = box_test_now_ms();
-        big_tab[i].run(f);
+        if (big_tab[i].body == 0)
+            huge_to_slow_reader(f);
+        else
+            body_to_sink(f, big_tab[i].body, big_tab[i].chunk);
         long hwm = proc_kib(f->gw.bp_pid, "VmHWM:");
         print_message("%s: %lld ms; gateway VmRSS before %ld KiB, VmHWM "
                       "after %ld KiB (+%ld KiB)\n",
@@ -389,6 +447,7 @@ test_big_bodies_streamed(void **state)
         gwt_stop_proc(&f->gw);
         f->gw.bp_pid = 0;
     }
+    env_free(env);
 }
 
 /* ---- 3. malformed requests ---- */
