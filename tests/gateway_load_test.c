@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <openssl/evp.h>
 #include <poll.h>
 #include <signal.h>
@@ -25,9 +24,9 @@
 #include "gw_fixture.h"
 
 #define LT_CLIENTS 500
-#define LT_ROUNDS 3          // requests per client, on one connection
-#define LT_LOAD_MS 50000     // all of them, under ASan on 2 cores
-#define LT_BODY (12u << 20)  // a request body under the 16 MiB cap
+#define LT_ROUNDS 3         // requests per client, on one connection
+#define LT_LOAD_MS 50000    // all of them, under ASan on 2 cores
+#define LT_BODY (12u << 20) // a request body under the 16 MiB cap
 #define LT_MIB (1024 * 1024)
 /* Peak RSS growth allowed while one big body passes: a request body is
  * held whole by design (up to the 16 MiB cap), so 16 MiB for that and 16
@@ -301,8 +300,8 @@ huge_to_slow_reader(const gwt_fx *f)
 }
 
 /* How body_to_sink frames its body. */
-#define LT_LENGTH 0             // Content-Length
-#define LT_VARY ((size_t)-1)    // chunks of 1 byte to 64 KiB, each different
+#define LT_LENGTH 0          // Content-Length
+#define LT_VARY ((size_t)-1) // chunks of 1 byte to 64 KiB, each different
 
 /* POST /sink with n bytes of the pattern, framed as chunk says (LT_LENGTH,
  * LT_VARY, or chunks of that many bytes), sent in 64 KiB writes; the
@@ -430,16 +429,16 @@ test_big_bodies_streamed(void **state)
         gwt_start_gateway_env(f, "--client-timeout", "10000", env);
         expect_hello(f); // its first request's allocations are not counted
         long rss = proc_kib(f->gw.bp_pid, "VmRSS:");
+        print_message("%s\n", big_tab[i].what); // named if it fails
         long long t0 = box_test_now_ms();
         if (big_tab[i].body == 0)
             huge_to_slow_reader(f);
         else
             body_to_sink(f, big_tab[i].body, big_tab[i].chunk);
         long hwm = proc_kib(f->gw.bp_pid, "VmHWM:");
-        print_message("%s: %lld ms; gateway VmRSS before %ld KiB, VmHWM "
-                      "after %ld KiB (+%ld KiB)\n",
-                      big_tab[i].what, box_test_now_ms() - t0, rss, hwm,
-                      hwm - rss);
+        print_message("  %lld ms; gateway VmRSS before %ld KiB, VmHWM after "
+                      "%ld KiB (+%ld KiB)\n",
+                      box_test_now_ms() - t0, rss, hwm, hwm - rss);
         if ((hwm - rss) * 1024 >= LT_GROWTH_MAX)
             fail_msg("%s: the gateway's peak RSS grew %ld KiB (limit %d)",
                      big_tab[i].what, hwm - rss, LT_GROWTH_MAX / 1024);
@@ -516,7 +515,8 @@ static const struct {
     {"Content-Length and Transfer-Encoding",
      "POST http://127.0.0.1:PORT/sink HTTP/1.1\r\nHost: 127.0.0.1:PORT\r\n"
      "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-     0, 0, 400, "both Transfer-Encoding and Content-Length (request smuggling)"},
+     0, 0, 400,
+     "both Transfer-Encoding and Content-Length (request smuggling)"},
     {"two Content-Lengths",
      "POST http://127.0.0.1:PORT/sink HTTP/1.1\r\nHost: 127.0.0.1:PORT\r\n"
      "Content-Length: 5\r\nContent-Length: 6\r\n\r\nhello!",
@@ -583,9 +583,9 @@ bad_text(const gwt_fx *f, size_t row)
     box_buf fields;
     box_buf_init(&fields, 1u << 20);
     for (int i = 0; i < bad_tab[row].nfields; i++)
-        assert_int_equal(box_buf_printf(&fields, "%sx-pad-%d: %s",
-                                        i ? "\r\n" : "", i, pads),
-                         BOX_OK);
+        assert_int_equal(
+            box_buf_printf(&fields, "%sx-pad-%d: %s", i ? "\r\n" : "", i, pads),
+            BOX_OK);
     char *u = box_test_replace_all(t, "PATH_PAD", pads);
     char *fl = box_buf_take(&fields);
     char *v = box_test_replace_all(u, "FIELD_PAD", fl);

@@ -48,9 +48,8 @@ io_send(gwt_io *io, const void *p, size_t n)
 {
     const char *c = p;
     while (n > 0) {
-        ssize_t w = io->io_ssl == NULL
-                        ? send(io->io_fd, c, n, MSG_NOSIGNAL)
-                        : SSL_write(io->io_ssl, c, (int)n);
+        ssize_t w = io->io_ssl == NULL ? send(io->io_fd, c, n, MSG_NOSIGNAL)
+                                       : SSL_write(io->io_ssl, c, (int)n);
         if (w <= 0)
             return false;
         c += w;
@@ -59,8 +58,7 @@ io_send(gwt_io *io, const void *p, size_t n)
     return true;
 }
 
-static bool
-io_printf(gwt_io *io, const char *fmt, ...)
+static bool io_printf(gwt_io *io, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 static bool
@@ -114,8 +112,9 @@ static bool
 route_id(gwt_io *io, gwt_exch *x)
 {
     size_t n = strlen(x->x_rest) + 4;
-    return io_printf(io, "HTTP/1.1 200 OK\r\ncontent-length: %zu\r\n\r\nid %s\n",
-                     n, x->x_rest);
+    return io_printf(io,
+                     "HTTP/1.1 200 OK\r\ncontent-length: %zu\r\n\r\nid %s\n", n,
+                     x->x_rest);
 }
 
 static bool
@@ -165,8 +164,8 @@ route_echo(gwt_io *io, gwt_exch *x)
     char body[4096];
     int bn = snprintf(body, sizeof body, "body %zu: %.*s", x->x_cl,
                       (int)x->x_cl, x->x_in->b_data + x->x_hl);
-    return io_printf(io, "HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s",
-                     bn, body);
+    return io_printf(io, "HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s", bn,
+                     body);
 }
 
 /* Hashes the body as it arrives: what was buffered after the head, then
@@ -202,10 +201,9 @@ route_sink(gwt_io *io, gwt_exch *x)
     for (int i = 0; i < 32; i++)
         snprintf(hex + 2 * i, 3, "%02x", d[i]);
     char body[128];
-    int bn = snprintf(body, sizeof body, "sha256 %s bytes %zu\n", hex,
-                      x->x_cl);
-    return io_printf(io, "HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s",
-                     bn, body);
+    int bn = snprintf(body, sizeof body, "sha256 %s bytes %zu\n", hex, x->x_cl);
+    return io_printf(io, "HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s", bn,
+                     body);
 }
 
 static bool
@@ -380,10 +378,20 @@ gwt_start_gateway_env(gwt_fx *f, const char *extra_flag,
 {
     char bin[4096];
     box_proc_bin(bin, sizeof bin, "box-gateway");
-    char *argv[] = {bin,        "--pdp",        f->pdp_url, "--control",
-                    f->ctl_url, "--socket",     f->sock,    "--ca-cert",
-                    f->ca,      "--token-file", f->token,   (char *)extra_flag,
-                    (char *)extra_value, NULL};
+    char *argv[] = {bin,
+                    "--pdp",
+                    f->pdp_url,
+                    "--control",
+                    f->ctl_url,
+                    "--socket",
+                    f->sock,
+                    "--ca-cert",
+                    f->ca,
+                    "--token-file",
+                    f->token,
+                    (char *)extra_flag,
+                    (char *)extra_value,
+                    NULL};
     assert_true(box_proc_start(&f->gw, argv, envp));
     uint64_t deadline = (uint64_t)box_test_now_ms() + GWT_START_MS;
     box_health_probe *p = NULL;

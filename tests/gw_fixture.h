@@ -15,7 +15,7 @@
 
 #define GWT_START_MS 60000
 #define GWT_IO_MS 20000
-#define GWT_BIG (3u << 20)  // /big: past the gateway's pause mark, many times
+#define GWT_BIG (3u << 20)   // /big: past the gateway's pause mark, many times
 #define GWT_HUGE (64u << 20) // /huge: far past any buffer the gateway has
 #define GWT_ORIGIN_THREADS_MAX 32
 
