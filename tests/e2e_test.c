@@ -315,34 +315,49 @@ child_named(pid_t parent, const char *name)
 }
 
 /* A service that dies ends the run at once: the agent is stopped with it
- * and never keeps a shell nobody mediates. */
+ * and never keeps a shell nobody mediates, or a network nobody decides.
+ * Each row kills one service of a run of its own. */
+static const char *const death_svcs[] = {"box-shell", "box-pdp",
+                                         "box-gateway"};
+
 static void
 test_service_death_ends_run(void **state)
 {
-    box_world *w = *state;
-    // The agent runs sleep itself: its sandbox executes only what it lists.
-    box_world_config_agent(w, "exec = [\"/usr/bin/sleep\"]\n", "");
-    box_world_policy(w, example_policy);
-    box_proc bp;
-    box_world_start(w, "echo started; sleep 60; echo never", &bp);
-    char buf[64];
-    ssize_t n = read(bp.bp_out_fd, buf, sizeof buf);
-    assert_int_equal(n, 8);
-    assert_memory_equal(buf, "started\n", 8);
-    pid_t shell = child_named(bp.bp_pid, "box-shell");
-    assert_true(shell > 0);
-    assert_int_equal(kill(shell, SIGKILL), 0);
-    box_proc_result r;
-    box_proc_finish(&bp, 30000, &r);
-    assert_false(r.pr_timeout);
-    if (r.pr_status != 125)
-        box_test_show_result("service death", &r);
-    assert_int_equal(r.pr_status, 125);
-    assert_string_equal(r.pr_out, "");
-    assert_non_null(strstr(r.pr_err, "strands-box: box-shell stopped during "
-                                     "the run; the agent was stopped with "
-                                     "it\n"));
-    box_proc_result_free(&r);
+    (void)state;
+    for (size_t i = 0; i < sizeof death_svcs / sizeof *death_svcs; i++) {
+        const char *svc = death_svcs[i];
+        box_world w;
+        box_world_make(&w);
+        // The agent runs sleep itself: its sandbox executes only what it
+        // lists.
+        box_world_config_agent(&w, "exec = [\"/usr/bin/sleep\"]\n", "");
+        box_world_policy(&w, example_policy);
+        box_proc bp;
+        box_world_start(&w, "echo started; sleep 60; echo never", &bp);
+        char buf[64];
+        ssize_t n = read(bp.bp_out_fd, buf, sizeof buf);
+        assert_int_equal(n, 8);
+        assert_memory_equal(buf, "started\n", 8);
+        pid_t pid = child_named(bp.bp_pid, svc);
+        if (pid <= 0)
+            fail_msg("no %s under box run (pid %d)", svc, (int)bp.bp_pid);
+        assert_int_equal(kill(pid, SIGKILL), 0);
+        box_proc_result r;
+        box_proc_finish(&bp, 30000, &r);
+        box_world_drop(&w);
+        char want[128];
+        snprintf(want, sizeof want,
+                 "strands-box: %s stopped during the run; the agent was "
+                 "stopped with it\n",
+                 svc);
+        if (r.pr_timeout || r.pr_status != 125 ||
+            strstr(r.pr_err, want) == NULL) {
+            box_test_show_result(svc, &r);
+            fail_msg("%s killed: expected status 125 and\n%s", svc, want);
+        }
+        assert_string_equal(r.pr_out, "");
+        box_proc_result_free(&r);
+    }
 }
 
 /* Refusals before anything starts: a config without [agent]. */
@@ -410,8 +425,7 @@ main(void)
                                         box_world_teardown),
         cmocka_unit_test_setup_teardown(test_agent_status_and_disclosure,
                                         box_world_setup, box_world_teardown),
-        cmocka_unit_test_setup_teardown(test_service_death_ends_run,
-                                        box_world_setup, box_world_teardown),
+        cmocka_unit_test(test_service_death_ends_run),
         cmocka_unit_test_setup_teardown(test_no_agent_table, box_world_setup,
                                         box_world_teardown),
         cmocka_unit_test_setup_teardown(test_missing_kernel_feature,
