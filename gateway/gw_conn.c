@@ -210,7 +210,8 @@ gw_conn_free(gw_conn *c)
     box_buf_reset(&c->c_out.q_buf);
     box_buf_reset(&c->c_body);
     box_buf_reset(&c->c_resp_head);
-    box_free(c);
+    c->c_tag.t_kind = GW_TAG_DEAD;
+    gw_px_bury(px, c);
 }
 
 /* Closes once what waits is sent: a client that stops reading still

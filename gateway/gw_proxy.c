@@ -101,31 +101,66 @@ px_accept(gw_proxy *px, gw_tag *l)
     }
 }
 
-/* libcurl's sockets join the loop's epoll set (CURLMOPT_SOCKETFUNCTION). */
+/* A libcurl socket's place in the epoll set. */
+typedef struct gw_curl_tag {
+    gw_tag ct_tag; // GW_TAG_CURL, GW_TAG_DEAD once libcurl drops it
+    struct gw_curl_tag *ct_next; // on px_dead_tags
+} gw_curl_tag;
+
+void
+gw_px_bury(gw_proxy *px, gw_conn *c)
+{
+    c->c_next = px->px_dead_conns;
+    px->px_dead_conns = c;
+}
+
+/* Frees what the batch closed. */
+static void
+px_bury_all(gw_proxy *px)
+{
+    while (px->px_dead_conns != NULL) {
+        gw_conn *c = px->px_dead_conns;
+        px->px_dead_conns = c->c_next;
+        box_free(c);
+    }
+    while (px->px_dead_tags != NULL) {
+        gw_curl_tag *t = px->px_dead_tags;
+        px->px_dead_tags = t->ct_next;
+        box_free(t);
+    }
+}
+
+/* libcurl's sockets join the loop's epoll set (CURLMOPT_SOCKETFUNCTION).
+ * libcurl may drop one socket while it acts on another (a connection
+ * ends, its easy handle goes): the tag lives on, dead, to the batch's
+ * end, as an event for it may still be waiting in the batch. */
 static int
 px_curl_socket(CURL *e, curl_socket_t s, int what, void *userp, void *sockp)
 {
     (void)e;
     gw_proxy *px = userp;
-    gw_tag *t = sockp;
+    gw_curl_tag *ct = sockp;
     if (what == CURL_POLL_REMOVE) {
-        if (t != NULL) {
+        if (ct != NULL) {
             epoll_ctl(px->px_epfd, EPOLL_CTL_DEL, s, NULL);
-            box_free(t);
+            ct->ct_tag.t_kind = GW_TAG_DEAD;
+            ct->ct_next = px->px_dead_tags;
+            px->px_dead_tags = ct;
             curl_multi_assign(px->px_multi, s, NULL);
         }
         return 0;
     }
+    gw_tag *t = ct != NULL ? &ct->ct_tag : NULL;
     uint32_t ev = (what & CURL_POLL_IN ? EPOLLIN : 0) |
                   (what & CURL_POLL_OUT ? EPOLLOUT : 0);
     struct epoll_event e2 = {.events = ev};
     if (t == NULL) {
-        t = box_calloc(1, sizeof *t);
-        if (t == NULL)
+        if ((ct = box_calloc(1, sizeof *ct)) == NULL)
             return -1;
+        t = &ct->ct_tag;
         t->t_kind = GW_TAG_CURL;
         t->t_fd = s;
-        curl_multi_assign(px->px_multi, s, t);
+        curl_multi_assign(px->px_multi, s, ct);
         e2.data.ptr = t;
         return epoll_ctl(px->px_epfd, EPOLL_CTL_ADD, s, &e2) == 0 ? 0 : -1;
     }
@@ -231,6 +266,8 @@ px_loop(void *arg)
             case GW_TAG_WAKE:
                 stop = true;
                 break;
+            case GW_TAG_DEAD: // closed earlier in this batch
+                break;
             }
         }
         if (stop)
@@ -244,7 +281,9 @@ px_loop(void *arg)
             px_sweep(px, now);
             next_sweep = now + GW_SWEEP_MS;
         }
+        px_bury_all(px);
     }
+    px_bury_all(px);
     return NULL;
 }
 
@@ -336,6 +375,7 @@ gw_proxy_stop(gw_proxy *px)
     }
     if (px->px_multi != NULL)
         curl_multi_cleanup(px->px_multi);
+    px_bury_all(px);
     for (int i = 0; i < 2; i++)
         if (px->px_listen[i].t_fd >= 0)
             close(px->px_listen[i].t_fd);

@@ -25,6 +25,7 @@ typedef enum gw_tag_kind {
     GW_TAG_CONN,
     GW_TAG_CURL,
     GW_TAG_WAKE,
+    GW_TAG_DEAD, // freed at the end of the event batch (gw_px_bury)
 } gw_tag_kind;
 
 typedef struct gw_tag {
@@ -122,6 +123,10 @@ struct gw_proxy {
     CURLM *px_multi;
     uint64_t px_curl_deadline; // 0: none
     gw_conn *px_conns;
+    /* What was closed while an event batch ran: a later event of the same
+     * batch may still name it, so it is freed once the batch is done. */
+    gw_conn *px_dead_conns;
+    struct gw_curl_tag *px_dead_tags;
     unsigned px_nconns;
     unsigned px_conns_max;
     size_t px_body_max;
@@ -143,5 +148,7 @@ void gw_conn_free(gw_conn *c);
 /* gw_proxy.c: what a connection asks of the loop. */
 void gw_px_watch(gw_proxy *px, gw_conn *c, uint32_t events);
 void gw_px_unlink(gw_proxy *px, gw_conn *c);
+/* c (unlinked, its fd closed) is freed after the current event batch. */
+void gw_px_bury(gw_proxy *px, gw_conn *c);
 
 #endif
