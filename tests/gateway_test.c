@@ -14,10 +14,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "box.pb-c.h"
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "box_testutil.h"
@@ -602,6 +604,179 @@ test_outcomes_recorded(void **state)
     assert_true(refused);
 }
 
+/* ---- credentials (box-spec §6) ---- */
+
+#define GT_SECRET "gt-real-Secret-0042" // unreserved: its %-form is itself
+#define GT_PH                                                                 \
+    "strands_box_0123456789abcdef0123456789abcdef0123456789abcdef0123456789ab" \
+    "cdef"
+
+/* A memory file holding the routes box run would hand over, inherited by
+ * the gateway (no close-on-exec); its descriptor number. */
+static int
+routes_file(unsigned port)
+{
+    char dh[64], di[64], dz[64];
+    snprintf(dh, sizeof dh, "127.0.0.1:%u/headers", port);
+    snprintf(di, sizeof di, "127.0.0.1:%u/id", port);
+    snprintf(dz, sizeof dz, "127.0.0.1:%u/gzip", port);
+    char *dests_h[] = {dh, dz}, *dests_q[] = {di};
+    char *names[] = {(char *)"GT_TOKEN"}, *phs[] = {(char *)GT_PH};
+    Box__EgressRoute h = BOX__EGRESS_ROUTE__INIT, q = BOX__EGRESS_ROUTE__INIT;
+    h.name = (char *)"api";
+    h.n_destinations = 2;
+    h.destinations = dests_h;
+    h.placement = BOX__ROUTE_PLACEMENT__ROUTE_PLACEMENT_HEADER;
+    h.header = (char *)"Authorization";
+    h.prefix = (char *)"Bearer ";
+    q.name = (char *)"maps";
+    q.n_destinations = 1;
+    q.destinations = dests_q;
+    q.placement = BOX__ROUTE_PLACEMENT__ROUTE_PLACEMENT_QUERY_PARAM;
+    q.param = (char *)"key";
+    Box__EgressRoute *all[] = {&h, &q};
+    for (int i = 0; i < 2; i++) {
+        all[i]->n_env_names = all[i]->n_phantoms = 1;
+        all[i]->env_names = names;
+        all[i]->phantoms = phs;
+        all[i]->secret.data = (uint8_t *)GT_SECRET;
+        all[i]->secret.len = strlen(GT_SECRET);
+    }
+    Box__EgressRoutes m = BOX__EGRESS_ROUTES__INIT;
+    m.n_routes = 2;
+    m.routes = all;
+    uint8_t buf[4096];
+    size_t n = box__egress_routes__pack(&m, buf);
+    int fd = memfd_create("gt-routes", 0);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, buf, n), (ssize_t)n);
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+    return fd;
+}
+
+/* One request inside a fresh tunnel to the TLS origin; the answer. */
+static char *
+tunnel_get(const gwt_fx *f, const char *target, const char *fields)
+{
+    int fd;
+    char *head = NULL;
+    SSL *ssl = tunnel_open(f, &fd, &head);
+    assert_non_null(ssl);
+    box_free(head);
+    char req[1024];
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n%s\r\n",
+             target, f->tus.us_port, fields);
+    char *r = tunnel_exchange(ssl, req);
+    tunnel_close(ssl, fd);
+    return r;
+}
+
+static void
+expect_origin_head_has(gwt_fx *f, const char *needle, bool want)
+{
+    pthread_mutex_lock(&f->tus.us_lock);
+    bool has = strstr(f->tus.us_last_head, needle) != NULL;
+    char head[sizeof f->tus.us_last_head];
+    memcpy(head, f->tus.us_last_head, sizeof head);
+    pthread_mutex_unlock(&f->tus.us_lock);
+    if (has != want)
+        fail_msg("the origin's last head %s '%s':\n%s",
+                 want ? "lacks" : "has", needle, head);
+}
+
+/*
+ * A request to a declared destination reaches the origin with the real
+ * secret where its phantom was (a header, a query parameter), asks for
+ * identity encoding, and comes back with every copy of the secret
+ * replaced; without the phantom, in plaintext, or answered compressed, it
+ * is refused (marked) and the secret never reaches the client.
+ */
+static void
+test_credentials(void **state)
+{
+    gwt_fx *f = *state;
+    int rfd = routes_file(f->tus.us_port);
+    char fdtext[16];
+    snprintf(fdtext, sizeof fdtext, "%d", rfd);
+    const char *extra[] = {"--upstream-ca", f->up_ca, "--routes-fd", fdtext,
+                           NULL};
+    gwt_start_gateway_argv(f, extra, NULL);
+    close(rfd);
+
+    // header: swapped, echoed back scrubbed (head field and body)
+    char *r = tunnel_get(f, "/headers",
+                         "Authorization: Bearer " GT_PH "\r\n"
+                         "Accept-Encoding: gzip, br\r\n");
+    gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    gwt_expect_has(r, "Authorization: Bearer [REDACTED]\r\n");
+    assert_null(strstr(r, GT_SECRET));
+    assert_null(strstr(r, GT_PH)); // the origin never saw it to echo
+    box_free(r);
+    expect_origin_head_has(f, "Authorization: Bearer " GT_SECRET "\r\n", true);
+    expect_origin_head_has(f, "Accept-Encoding: identity\r\n", true);
+    expect_origin_head_has(f, "gzip", false);
+
+    // query_param: swapped in place; the request line echoed (x-seen and
+    // body) comes back scrubbed
+    r = tunnel_get(f, "/id/x?a=1&key=" GT_PH "&b=2", "");
+    gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    // Re-framed (the scrubbed body's length is not upstream's): the
+    // scrubber held back what might have begun a copy, in a chunk of its own.
+    gwt_expect_has(r, "transfer-encoding: chunked\r\n");
+    gwt_expect_has(r, "id x?a=1&key=[REDACTED]");
+    gwt_expect_has(r, "&b=2\n\r\n0\r\n\r\n");
+    assert_null(strstr(r, GT_SECRET));
+    box_free(r);
+    expect_origin_head_has(f, "GET /id/x?a=1&key=" GT_SECRET "&b=2 ", true);
+
+    // refused before policy and before any connection to the origin
+    int before = atomic_load(&f->tus.us_requests);
+    r = tunnel_get(f, "/headers", "");
+    gwt_expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
+                         "refused\r\n");
+    gwt_expect_has(r, "\r\n\r\nblocked by egress control\n");
+    box_free(r);
+    r = tunnel_get(f, "/headers", "Authorization: Bearer not-the-phantom\r\n");
+    gwt_expect_has(r, "\r\n\r\nblocked by egress control\n");
+    box_free(r);
+    r = tunnel_get(f, "/id/x?key=other", "");
+    gwt_expect_has(r, "\r\n\r\nblocked by egress control\n");
+    box_free(r);
+    char req[512];
+    snprintf(req, sizeof req,
+             "GET http://127.0.0.1:%u/headers HTTP/1.1\r\nHost: "
+             "127.0.0.1:%u\r\nAuthorization: Bearer " GT_PH "\r\n"
+             "Connection: close\r\n\r\n",
+             f->tus.us_port, f->tus.us_port);
+    r = gwt_exchange(f, req);
+    gwt_expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
+                         "refused\r\n");
+    gwt_expect_has(r, "\r\n\r\ncredential not permitted on a plaintext "
+                      "request\n");
+    box_free(r);
+    assert_int_equal(atomic_load(&f->tus.us_requests), before);
+
+    // a compressed answer to a credentialed request is not passed on
+    r = tunnel_get(f, "/gzip", "Authorization: Bearer " GT_PH "\r\n");
+    gwt_expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
+                         "refused\r\n");
+    gwt_expect_has(r, "\r\n\r\nresponse blocked by egress control\n");
+    assert_null(strstr(r, "zzzz"));
+    box_free(r);
+
+    // another destination on the same origin: sent as it is, phantom and
+    // all (worthless there)
+    r = tunnel_get(f, "/echo", "Authorization: Bearer " GT_PH "\r\n");
+    gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    box_free(r);
+    expect_origin_head_has(f, "Authorization: Bearer " GT_PH "\r\n", true);
+
+    // the decision log holds neither the secret nor the phantom's swap
+    char *log = box_test_slurp_or_empty(f->log);
+    assert_null(strstr(log, GT_SECRET));
+    box_free(log);
+}
+
 int
 main(void)
 {
@@ -628,6 +803,7 @@ main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_tunnel_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tcp_token, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_credentials, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outcomes_recorded,
                                         setup_after_404, teardown),
     };

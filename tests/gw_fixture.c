@@ -168,6 +168,27 @@ route_echo(gwt_io *io, gwt_exch *x)
                      body);
 }
 
+/* The request head as the origin got it, as the body (a credential the
+ * gateway put in shows here, and must come back scrubbed). */
+static bool
+route_headers(gwt_io *io, gwt_exch *x)
+{
+    return io_printf(io,
+                     "HTTP/1.1 200 OK\r\ncontent-length: %zu\r\n"
+                     "x-seen: %.*s\r\n\r\n%.*s",
+                     x->x_hl, (int)strcspn(x->x_in->b_data, "\r"),
+                     x->x_in->b_data, (int)x->x_hl, x->x_in->b_data);
+}
+
+/* A compressed answer (the bytes are not really gzip: no one inflates). */
+static bool
+route_gzip(gwt_io *io, gwt_exch *x)
+{
+    (void)x;
+    return io_printf(io, "HTTP/1.1 200 OK\r\ncontent-encoding: gzip\r\n"
+                         "content-length: 4\r\n\r\nzzzz");
+}
+
 /* Hashes the body as it arrives: what was buffered after the head, then
  * the socket, never reading past the body. */
 static bool
@@ -243,6 +264,8 @@ static const struct {
     {"/big", false, false, route_big},
     {"/huge", false, false, route_huge},
     {"/echo", false, false, route_echo},
+    {"/headers", false, false, route_headers},
+    {"/gzip", false, false, route_gzip},
     {"/sink", false, true, route_sink},
     {"/marker", false, false, route_marker},
     {"/404", false, false, route_404},
@@ -337,8 +360,9 @@ upstream_main(void *arg)
     }
 }
 
-static void
-upstream_start(gwt_upstream *us, SSL_CTX *tls, unsigned nthreads)
+void
+gwt_origin_start(gwt_upstream *us, const char *addr, SSL_CTX *tls,
+                 unsigned nthreads)
 {
     memset(us, 0, sizeof *us);
     assert_true(nthreads >= 1 && nthreads <= GWT_ORIGIN_THREADS_MAX);
@@ -346,8 +370,8 @@ upstream_start(gwt_upstream *us, SSL_CTX *tls, unsigned nthreads)
     us->us_nthreads = nthreads;
     pthread_mutex_init(&us->us_lock, NULL);
     us->us_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in in = {.sin_family = AF_INET,
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in in = {.sin_family = AF_INET};
+    assert_int_equal(inet_pton(AF_INET, addr, &in.sin_addr), 1);
     socklen_t sl = sizeof in;
     assert_int_equal(bind(us->us_fd, (struct sockaddr *)&in, sizeof in), 0);
     // Room for every connection a load test's gateway opens at once.
@@ -359,8 +383,8 @@ upstream_start(gwt_upstream *us, SSL_CTX *tls, unsigned nthreads)
             pthread_create(&us->us_threads[i], NULL, upstream_main, us), 0);
 }
 
-static void
-upstream_stop(gwt_upstream *us)
+void
+gwt_origin_stop(gwt_upstream *us)
 {
     shutdown(us->us_fd, SHUT_RDWR);
     for (unsigned i = 0; i < us->us_nthreads; i++)
@@ -370,28 +394,36 @@ upstream_stop(gwt_upstream *us)
     SSL_CTX_free(us->us_tls);
 }
 
+SSL_CTX *
+gwt_origin_tls(const char *host, const char *ca_file)
+{
+    gw_ca *up = NULL;
+    char *err = NULL;
+    SSL_CTX *tls = NULL;
+    assert_int_equal(gw_ca_new(&up, &err), BOX_OK);
+    assert_int_equal(gw_ca_write_cert(up, ca_file, &err), BOX_OK);
+    assert_int_equal(gw_ca_server_ctx(up, host, &tls, &err), BOX_OK);
+    gw_ca_free(up);
+    return tls;
+}
+
 /* ---- the services ---- */
 
 void
-gwt_start_gateway_env(gwt_fx *f, const char *extra_flag,
-                      const char *extra_value, char *const envp[])
+gwt_start_gateway_argv(gwt_fx *f, const char *const *extra,
+                       char *const envp[])
 {
     char bin[4096];
     box_proc_bin(bin, sizeof bin, "box-gateway");
-    char *argv[] = {bin,
-                    "--pdp",
-                    f->pdp_url,
-                    "--control",
-                    f->ctl_url,
-                    "--socket",
-                    f->sock,
-                    "--ca-cert",
-                    f->ca,
-                    "--token-file",
-                    f->token,
-                    (char *)extra_flag,
-                    (char *)extra_value,
-                    NULL};
+    char *argv[11 + GWT_EXTRA_MAX + 1] = {
+        bin,       "--pdp",      f->pdp_url, "--control", f->ctl_url, "--socket",
+        f->sock,   "--ca-cert",  f->ca,      "--token-file", f->token};
+    size_t n = 11;
+    for (size_t i = 0; extra != NULL && extra[i] != NULL; i++) {
+        assert_true(i < GWT_EXTRA_MAX);
+        argv[n++] = (char *)extra[i];
+    }
+    argv[n] = NULL;
     assert_true(box_proc_start(&f->gw, argv, envp));
     uint64_t deadline = (uint64_t)box_test_now_ms() + GWT_START_MS;
     box_health_probe *p = NULL;
@@ -408,6 +440,14 @@ gwt_start_gateway_env(gwt_fx *f, const char *extra_flag,
     f->gw_port = (unsigned)strtoul(h->listen_address + 10, NULL, 10);
     assert_true(f->gw_port > 0);
     box__health_response__free_unpacked(h, NULL);
+}
+
+void
+gwt_start_gateway_env(gwt_fx *f, const char *extra_flag,
+                      const char *extra_value, char *const envp[])
+{
+    const char *extra[] = {extra_flag, extra_value, NULL};
+    gwt_start_gateway_argv(f, extra, envp);
 }
 
 void
@@ -452,17 +492,11 @@ gwt_setup(void **state, const char *policy, unsigned origin_threads)
     Box__HealthResponse *h = box_wait_pdp(f->pdp_url, GWT_START_MS);
     assert_non_null(h);
     box__health_response__free_unpacked(h, NULL);
-    upstream_start(&f->us, NULL, origin_threads);
+    gwt_origin_start(&f->us, "127.0.0.1", NULL, origin_threads);
     // The TLS upstream: a CA of its own (standing for the public roots),
     // and a leaf for 127.0.0.1 signed by it.
-    gw_ca *up = NULL;
-    char *err = NULL;
-    SSL_CTX *tls = NULL;
-    assert_int_equal(gw_ca_new(&up, &err), BOX_OK);
-    assert_int_equal(gw_ca_write_cert(up, f->up_ca, &err), BOX_OK);
-    assert_int_equal(gw_ca_server_ctx(up, "127.0.0.1", &tls, &err), BOX_OK);
-    gw_ca_free(up);
-    upstream_start(&f->tus, tls, 1);
+    gwt_origin_start(&f->tus, "127.0.0.1", gwt_origin_tls("127.0.0.1", f->up_ca),
+                     1);
     *state = f;
     return 0;
 }
@@ -475,8 +509,8 @@ gwt_teardown(void **state)
         gwt_stop_proc(&f->gw);
     if (f->pdp.bp_pid > 0)
         gwt_stop_proc(&f->pdp);
-    upstream_stop(&f->us);
-    upstream_stop(&f->tus);
+    gwt_origin_stop(&f->us);
+    gwt_origin_stop(&f->tus);
     box_test_rmtree(f->dir);
     box_free(f);
     return 0;

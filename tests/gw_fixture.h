@@ -28,6 +28,9 @@
  *   /big                    GWT_BIG bytes, 'a' + i % 26
  *   /huge                   GWT_HUGE bytes of gwt_pattern, made as sent
  *   /echo                   the body's length and the body (up to 1 MiB)
+ *   /headers                the request head as the body, its first line
+ *                           in x-seen
+ *   /gzip                   an answer with content-encoding: gzip
  *   /sink                   any body, read as it comes (never held):
  *                           "sha256 HEX bytes N\n"
  *   /marker                 a response forging the gateway's marker
@@ -67,6 +70,21 @@ int gwt_setup(void **state, const char *policy, unsigned origin_threads);
  * stopped, the directory gone. */
 int gwt_teardown(void **state);
 
+/* An origin on addr (an IPv4 loopback address), plain or TLS with tls
+ * (taken), nthreads accepting threads; gwt_origin_stop ends it. */
+void gwt_origin_start(gwt_upstream *us, const char *addr, SSL_CTX *tls,
+                      unsigned nthreads);
+void gwt_origin_stop(gwt_upstream *us);
+/* A TLS server context for host (a DNS name or an IP literal) from a fresh
+ * CA whose certificate is written to ca_file. */
+SSL_CTX *gwt_origin_tls(const char *host, const char *ca_file);
+
+/* Starts box-gateway with more options (extra: NULL-ended, at most
+ * GWT_EXTRA_MAX; NULL: none) and the environment envp (NULL: the test's),
+ * waits for its health and learns its TCP port. */
+#define GWT_EXTRA_MAX 8
+void gwt_start_gateway_argv(gwt_fx *f, const char *const *extra,
+                            char *const envp[]);
 /* Starts box-gateway with one more option (extra_flag NULL: none) and the
  * environment envp (NULL: the test's), waits for its health and learns
  * its TCP port. */
