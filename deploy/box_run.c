@@ -357,6 +357,19 @@ box_cmd_run(int argc, char **argv)
                     "\"always\": every request to its destinations carries "
                     "the secret, whatever sent it\n",
                     box_config_egress_get(cfg, i)->eg_table);
+    // The operator's SSL_CERT_FILE (a corporate or test CA) is trusted
+    // upstream beside the system's roots, as OpenSSL and curl would.
+    const char *upstream_ca = getenv("SSL_CERT_FILE");
+    if (upstream_ca != NULL && upstream_ca[0] == '\0')
+        upstream_ca = NULL;
+    if (upstream_ca != NULL && (upstream_ca[0] != '/' ||
+                                access(upstream_ca, R_OK) != 0)) {
+        status = box_cmd_error("SSL_CERT_FILE names %s, which is not a "
+                               "readable file given by its absolute path; "
+                               "the gateway would trust it upstream",
+                               upstream_ca);
+        goto out;
+    }
     run_mint_id(run_id, sizeof run_id);
     box_proctab_box paths = {
         .pb_bindir = bindir,
@@ -366,6 +379,7 @@ box_cmd_run(int argc, char **argv)
         .pb_run_id = run_id,
         .pb_config = box_config_path(cfg),
         .pb_workspace = workspace,
+        .pb_upstream_ca = upstream_ca,
         .pb_gw_routes_fd = box_routes_gateway_fd(routes),
         .pb_sh_routes_fd = box_routes_shell_fd(routes),
     };

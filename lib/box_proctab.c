@@ -59,6 +59,7 @@ static const box_proctab_row proctab_rows[BOX_PROC_COUNT] = {
                         {"--ca-cert", BOX_PV_TRUST_CERT},
                         {"--token-file", BOX_PV_GW_TOKEN},
                         {"--routes-fd", BOX_PV_GW_ROUTES},
+                        {"--upstream-ca", BOX_PV_UPSTREAM_CA},
                         {"--control", BOX_PV_GW_CONTROL}},
             .pt_peers = {"box-pdp"},
             .pt_env = {"BOX_LOG_LEVEL"},
@@ -217,6 +218,9 @@ box_proctab_value(box_proctab_pv v, const box_proctab_box *b, char **out)
         break;
     case BOX_PV_GW_ADDRESS:
         given = b->pb_gw_address;
+        break;
+    case BOX_PV_UPSTREAM_CA:
+        given = b->pb_upstream_ca;
         break;
     case BOX_PV_GW_ROUTES:
     case BOX_PV_SH_ROUTES:

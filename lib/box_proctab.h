@@ -73,6 +73,7 @@ typedef enum box_proctab_pv {
     BOX_PV_GW_ADDRESS, // the gateway's proxy, 127.0.0.1:PORT, once it is up
     BOX_PV_GW_ROUTES,  // BOX_PROCTAB_ROUTES_FD when the gateway gets routes
     BOX_PV_SH_ROUTES,  // likewise for the shell (phantoms only)
+    BOX_PV_UPSTREAM_CA, // CAs the gateway trusts upstream besides the system's
     BOX_PV_COUNT
 } box_proctab_pv;
 
@@ -130,6 +131,7 @@ typedef struct box_proctab_box {
      * gateway and the shell get as BOX_PROCTAB_ROUTES_FD; 0: none. */
     int pb_gw_routes_fd;
     int pb_sh_routes_fd;
+    const char *pb_upstream_ca; // the operator's SSL_CERT_FILE, or NULL
 } box_proctab_box;
 
 /* The descriptor a service reads its credential routes from. */

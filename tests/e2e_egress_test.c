@@ -20,65 +20,10 @@
 #include "box_alloc.h"
 #include "box_testutil.h"
 #include "box_world.h"
+#include "gw_fixture.h"
 
-/* ---- an upstream on the host's loopback: one answer per connection ---- */
-
-typedef struct upstream {
-    int us_fd;
-    unsigned us_port;
-    pthread_t us_thread;
-} upstream;
-
-static void *
-upstream_main(void *arg)
-{
-    upstream *us = arg;
-    for (;;) {
-        int fd = accept(us->us_fd, NULL, NULL);
-        if (fd < 0)
-            return NULL;
-        char req[8192];
-        size_t n = 0;
-        while (n < sizeof req - 1) {
-            ssize_t r = recv(fd, req + n, sizeof req - 1 - n, 0);
-            if (r <= 0)
-                break;
-            n += (size_t)r;
-            req[n] = '\0';
-            if (strstr(req, "\r\n\r\n") != NULL)
-                break;
-        }
-        static const char ok[] = "HTTP/1.1 200 OK\r\ncontent-length: 12\r\n"
-                                 "connection: close\r\n\r\nupstream-ok\n";
-        ssize_t w = send(fd, ok, sizeof ok - 1, MSG_NOSIGNAL);
-        (void)w;
-        close(fd);
-    }
-}
-
-/* Listens on addr, a loopback address (all of 127/8 is the host's). */
-static void
-upstream_start(upstream *us, const char *addr)
-{
-    us->us_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in in = {.sin_family = AF_INET};
-    assert_int_equal(inet_pton(AF_INET, addr, &in.sin_addr), 1);
-    socklen_t sl = sizeof in;
-    assert_int_equal(bind(us->us_fd, (struct sockaddr *)&in, sizeof in), 0);
-    assert_int_equal(listen(us->us_fd, 16), 0);
-    assert_int_equal(getsockname(us->us_fd, (struct sockaddr *)&in, &sl), 0);
-    us->us_port = ntohs(in.sin_port);
-    assert_int_equal(pthread_create(&us->us_thread, NULL, upstream_main, us),
-                     0);
-}
-
-static void
-upstream_stop(upstream *us)
-{
-    shutdown(us->us_fd, SHUT_RDWR);
-    close(us->us_fd);
-    pthread_join(us->us_thread, NULL);
-}
+/* The origins are gw_fixture's (gwt_origin_start): on 127.0.0.2, which
+ * NO_PROXY does not name, so every client goes through the proxy. */
 
 static void
 expect_out_line(const box_proc_result *r, const char *line)
@@ -108,8 +53,8 @@ static void
 test_agent_reaches_network_only_through_gateway(void **state)
 {
     box_world *w = *state;
-    upstream us;
-    upstream_start(&us, "127.0.0.1");
+    gwt_upstream us;
+    gwt_origin_start(&us, "127.0.0.2", NULL, 1);
     box_world_config_agent(w, "exec = [\"/usr/bin/bash\"]", "");
     box_world_policy(w, policy);
     char script[4096];
@@ -120,19 +65,19 @@ test_agent_reaches_network_only_through_gateway(void **state)
         "read -r l < \"$SSL_CERT_FILE\" && echo \"ca $l\"\n"
         "ask() {\n"
         "  /usr/bin/bash -c 'exec 3<>/dev/tcp/127.0.0.1/'$p' || exit 9\n"
-        "    printf \"GET http://127.0.0.1:%u$1 HTTP/1.1\\r\\nHost: "
-        "127.0.0.1:%u\\r\\nConnection: close\\r\\n\\r\\n\" >&3\n"
+        "    printf \"GET http://127.0.0.2:%u$1 HTTP/1.1\\r\\nHost: "
+        "127.0.0.2:%u\\r\\nConnection: close\\r\\n\\r\\n\" >&3\n"
         "    while IFS= read -r l <&3; do printf \"%%s\\n\" \"$l\"; done' "
         "ask \"$1\"\n"
         "}\n"
         "ask /ok\n"
         "ask /no\n"
-        "/usr/bin/bash -c 'exec 3<>/dev/tcp/127.0.0.1/%u' 2>/dev/null "
+        "/usr/bin/bash -c 'exec 3<>/dev/tcp/127.0.0.2/%u' 2>/dev/null "
         "&& echo direct-reached || echo direct-refused\n",
         us.us_port, us.us_port, us.us_port);
     box_proc_result r;
     box_world_run(w, script, &r);
-    upstream_stop(&us);
+    gwt_origin_stop(&us);
     if (r.pr_status != 0)
         box_test_show_result("box run", &r);
     assert_int_equal(r.pr_status, 0);
@@ -140,24 +85,24 @@ test_agent_reaches_network_only_through_gateway(void **state)
     expect_out_line(&r, "ca -----BEGIN CERTIFICATE-----");
     // The \r the lines end in stays: HTTP's line ends.
     expect_out_line(&r, "HTTP/1.1 200 OK\r");
-    expect_out_line(&r, "upstream-ok");
+    expect_out_line(&r, "hello");
     expect_out_line(&r, "HTTP/1.1 403 Forbidden\r");
     expect_out_line(&r, "x-strands-box-egress: refused\r");
     char want[256];
     snprintf(want, sizeof want,
              "http:request gate: policy denied this operation on "
-             "'127.0.0.1:%u/no' [default-deny]: No permit policy matched "
+             "'127.0.0.2:%u/no' [default-deny]: No permit policy matched "
              "this request.",
              us.us_port);
     expect_out_line(&r, want);
     expect_out_line(&r, "direct-refused");
     box_proc_result_free(&r);
     char *log = box_world_decisions(w);
-    snprintf(want, sizeof want, "permit http:request 127.0.0.1:%u/ok",
+    snprintf(want, sizeof want, "permit http:request 127.0.0.2:%u/ok",
              us.us_port);
     if (!box_test_has_line(log, want))
         fail_msg("no '%s' in the decisions:\n%s", want, log);
-    snprintf(want, sizeof want, "deny http:request 127.0.0.1:%u/no",
+    snprintf(want, sizeof want, "deny http:request 127.0.0.2:%u/no",
              us.us_port);
     if (!box_test_has_line(log, want))
         fail_msg("no '%s' in the decisions:\n%s", want, log);
@@ -175,8 +120,8 @@ test_tool_reaches_network_through_gateway(void **state)
     box_world *w = *state;
     // 127.0.0.2: NO_PROXY names 127.0.0.1 (box-spec §5), which git would
     // then try directly, and reach nothing in its sandbox.
-    upstream us;
-    upstream_start(&us, "127.0.0.2");
+    gwt_upstream us;
+    gwt_origin_start(&us, "127.0.0.2", NULL, 1);
     // git runs its http helper (git-remote-http) from git-core.
     char tool[1024];
     snprintf(tool, sizeof tool, "%sexec = [\"/usr/lib/git-core\"]\n",
@@ -195,7 +140,7 @@ test_tool_reaches_network_through_gateway(void **state)
              us.us_port);
     box_proc_result r;
     box_world_run(w, script, &r);
-    upstream_stop(&us);
+    gwt_origin_stop(&us);
     if (r.pr_status != 0)
         box_test_show_result("box run", &r);
     assert_int_equal(r.pr_status, 0);
@@ -224,8 +169,8 @@ static void
 test_tool_native_egress(void **state)
 {
     box_world *w = *state;
-    upstream us;
-    upstream_start(&us, "127.0.0.2");
+    gwt_upstream us;
+    gwt_origin_start(&us, "127.0.0.2", NULL, 1);
     char tool[1024];
     snprintf(tool, sizeof tool,
              "%sexec = [\"/usr/lib/git-core\"]\n"
@@ -245,7 +190,7 @@ test_tool_native_egress(void **state)
              us.us_port);
     box_proc_result r;
     box_world_run(w, script, &r);
-    upstream_stop(&us);
+    gwt_origin_stop(&us);
     assert_int_equal(r.pr_status, 0);
     // Upstream answered (no git repository there): git got through.
     expect_out_line(&r, "git 128");
@@ -314,8 +259,8 @@ static void
 test_credential_phantoms(void **state)
 {
     box_world *w = *state;
-    upstream us;
-    upstream_start(&us, "127.0.0.2");
+    gwt_upstream us;
+    gwt_origin_start(&us, "127.0.0.2", NULL, 1);
     char extra[512];
     snprintf(extra, sizeof extra,
              "[egress.api]\ndestinations = [\"127.0.0.2:%u\"]\n"
@@ -343,7 +288,7 @@ test_credential_phantoms(void **state)
     box_proc_result r;
     box_world_run(w, script, &r);
     w->bw_env = NULL;
-    upstream_stop(&us);
+    gwt_origin_stop(&us);
     if (r.pr_status != 0)
         box_test_show_result("box run", &r);
     assert_int_equal(r.pr_status, 0);
@@ -366,6 +311,85 @@ test_credential_phantoms(void **state)
     if (strstr(log, "http:request") != NULL)
         fail_msg("a refused credential reached policy:\n%s", log);
     box_free(log);
+    secret_found[0] = '\0';
+    assert_int_equal(nftw(w->bw_state, secret_scan, 16, FTW_PHYS), 0);
+    if (secret_found[0] != '\0')
+        fail_msg("the real secret is in %s", secret_found);
+}
+
+/*
+ * The phantom reaches a TLS origin as the real secret: from the agent's
+ * own git (in the agent's sandbox, through its relay) and from a
+ * [tool.git] the shell starts (in the tool's sandbox), each sending the
+ * phantom it holds in an Authorization field. The gateway trusts the
+ * origin's CA because box run's SSL_CERT_FILE names it. The secret is in
+ * no file of the box directory and in nothing the agent printed.
+ */
+static void
+test_credential_reaches_origin(void **state)
+{
+    box_world *w = *state;
+    char ca[PATH_MAX];
+    snprintf(ca, sizeof ca, "%s/origin-ca.pem", w->bw_root);
+    gwt_upstream us;
+    gwt_origin_start(&us, "127.0.0.2", gwt_origin_tls("127.0.0.2", ca), 1);
+    char extra[1024];
+    snprintf(extra, sizeof extra,
+             "%sexec = [\"/usr/lib/git-core\"]\n"
+             "[egress.api]\ndestinations = [\"127.0.0.2:%u\"]\n"
+             "secret.ref = \"env://E2E_TOKEN\"\n",
+             box_world_git_tool, us.us_port);
+    box_world_config_agent(
+        w, "exec = [\"/usr/bin/git\", \"/usr/lib/git-core\"]", extra);
+    char pol[sizeof policy + 512];
+    snprintf(pol, sizeof pol,
+             "%spermit (principal, action == Box::Action::\"shell:spawn\", "
+             "resource);\npermit (principal, action == "
+             "Box::Action::\"http:request\", resource) when { "
+             "context.input.host == \"127.0.0.2\" };\n",
+             policy);
+    box_world_policy(w, pol);
+    char ssl_env[PATH_MAX + 16];
+    snprintf(ssl_env, sizeof ssl_env, "SSL_CERT_FILE=%s", ca);
+    const char *env[] = {"E2E_TOKEN=" E2E_SECRET, ssl_env, NULL};
+    w->bw_env = env;
+    static const char *const how[] = {
+        // the agent's own git, in the agent's sandbox
+        "GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null /usr/bin/git -c "
+        "http.extraHeader=\"Authorization: Bearer $E2E_TOKEN\" ls-remote "
+        "https://127.0.0.2:%u/agent.git; echo \"git $?\"\n",
+        // a [tool.git] the box's shell starts, in the tool's sandbox
+        "zsh -c 'git -c http.extraHeader=\"Authorization: Bearer "
+        "$E2E_TOKEN\" ls-remote https://127.0.0.2:%u/tool.git; echo "
+        "\"git $?\"'\n",
+    };
+    static const char *const path[] = {"/agent.git/info/refs",
+                                       "/tool.git/info/refs"};
+    for (size_t i = 0; i < 2; i++) {
+        char script[1024];
+        snprintf(script, sizeof script, how[i], us.us_port);
+        box_proc_result r;
+        box_world_run(w, script, &r);
+        if (getenv("E2E_SHOW") != NULL || r.pr_status != 0)
+            box_test_show_result("box run", &r);
+        assert_int_equal(r.pr_status, 0);
+        // The origin's answer is no repository: git fails, after asking
+        // with the secret in place of the phantom.
+        expect_out_line(&r, "git 128");
+        assert_null(strstr(r.pr_out, E2E_SECRET));
+        assert_null(strstr(r.pr_err, E2E_SECRET));
+        box_proc_result_free(&r);
+        pthread_mutex_lock(&us.us_lock);
+        bool swapped = strstr(us.us_last_head, "Authorization: Bearer "
+                                               E2E_SECRET "\r\n") != NULL &&
+                       strstr(us.us_last_head, path[i]) != NULL;
+        if (!swapped)
+            fail_msg("run %zu: the origin's last head:\n%s", i,
+                     us.us_last_head);
+        pthread_mutex_unlock(&us.us_lock);
+    }
+    w->bw_env = NULL;
+    gwt_origin_stop(&us);
     secret_found[0] = '\0';
     assert_int_equal(nftw(w->bw_state, secret_scan, 16, FTW_PHYS), 0);
     if (secret_found[0] != '\0')
@@ -404,6 +428,8 @@ main(void)
         cmocka_unit_test_setup_teardown(test_tool_native_egress,
                                         box_world_setup, box_world_teardown),
         cmocka_unit_test_setup_teardown(test_credential_phantoms,
+                                        box_world_setup, box_world_teardown),
+        cmocka_unit_test_setup_teardown(test_credential_reaches_origin,
                                         box_world_setup, box_world_teardown),
         cmocka_unit_test_setup_teardown(test_credential_missing,
                                         box_world_setup, box_world_teardown),
