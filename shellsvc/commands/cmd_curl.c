@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "box_alloc.h"
 #include "box_buf.h"
@@ -319,6 +320,39 @@ curl_print(sh_ctx *cx, const curl_opts_st *o, const char *output,
     return st;
 }
 
+/* Whether the -H list names the field (a "Name:" or "Name;" entry). */
+static bool
+curl_has_field(const struct curl_slist *l, const char *name)
+{
+    size_t n = strlen(name);
+    for (; l != NULL; l = l->next)
+        if (strncasecmp(l->data, name, n) == 0 &&
+            (l->data[n] == ':' || l->data[n] == ';'))
+            return true;
+    return false;
+}
+
+/* --json's two fields, each unless a -H gave its own (as curl does). */
+static int
+curl_json_fields(sh_ctx *cx, http_req *rq)
+{
+    static const char *const json[][2] = {
+        {"Content-Type", "Content-Type: application/json"},
+        {"Accept", "Accept: application/json"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        if (curl_has_field(rq->hr_headers, json[i][0]))
+            continue;
+        struct curl_slist *l = curl_slist_append(rq->hr_headers, json[i][1]);
+        if (l == NULL) {
+            sh_errf(cx, "curl: out of memory");
+            return 2;
+        }
+        rq->hr_headers = l;
+    }
+    return 0;
+}
+
 /* Reads one option into o. Returns 0, or the status after a message. */
 static int
 curl_opt(sh_ctx *cx, sh_gopt_iter *it, curl_opts_st *o, int id, const char *arg)
@@ -330,27 +364,15 @@ curl_opt(sh_ctx *cx, sh_gopt_iter *it, curl_opts_st *o, int id, const char *arg)
         rq->hr_agent = arg;
         break;
     case 'H':
-    case CO_JSON:
-        if (id == CO_JSON && !o->co_json) {
-            o->co_json = true;
-            l = curl_slist_append(rq->hr_headers,
-                                  "Content-Type: application/json");
-            if (l != NULL)
-                rq->hr_headers = l;
-            l = l != NULL ? curl_slist_append(l, "Accept: application/json")
-                          : NULL;
-        } else {
-            l = id == 'H' ? curl_slist_append(rq->hr_headers, arg)
-                          : rq->hr_headers;
-        }
-        if (l == NULL) {
+        if ((l = curl_slist_append(rq->hr_headers, arg)) == NULL) {
             sh_errf(cx, "curl: out of memory");
             return 2;
         }
         rq->hr_headers = l;
-        if (id == CO_JSON)
-            return curl_data(cx, o, arg, true, false, false);
         break;
+    case CO_JSON:
+        o->co_json = true; // its fields join once every -H is read
+        return curl_data(cx, o, arg, true, false, false);
     case 'L':
         rq->hr_max_redirs = CURL_REDIRS_MAX;
         break;
@@ -448,6 +470,8 @@ sh_cmd_curl(sh_ctx *cx, int argc, char **argv, const sh_opts *opts)
         st = 2;
         goto out;
     }
+    if (o.co_json && (st = curl_json_fields(cx, &o.co_rq)) != 0)
+        goto out;
     if (o.co_has_data) {
         o.co_rq.hr_body = o.co_data.b_data != NULL ? o.co_data.b_data : "";
         o.co_rq.hr_body_len = o.co_data.b_len;

@@ -283,6 +283,12 @@ static const grow gw_rows[] = {
      "{\"a\":\n1}", "", 0, NULL, NULL, 1},
     {"curl -s --json '{}' " U "/echo | grep -ci 'application/json'", "2\n", "",
      0, NULL, NULL, 1},
+    // a -H of either field, before or after --json, is the one sent
+    {"curl -s -H 'content-type: text/x' --json '{}' " U "/echo | grep -ci "
+     "'^content-type'",
+     "1\n", "", 0, NULL, NULL, 1},
+    {"curl -s --json '{}' -H 'Accept: x/y' " U "/echo | grep -i '^accept'",
+     "Accept: x/y\r\n", "", 0, NULL, NULL, 1},
     {"curl -s -X PUT -b 'k=v' -u me:pw " U "/echo | head -n 1",
      "PUT "
      "http://example.com/echo HTTP/1.1\r\n",
