@@ -191,17 +191,21 @@ gw_conn_free(gw_conn *c)
     }
     conn_easy_end(c);
     gw_px_unlink(px, c);
-    if (c->c_tag.t_fd >= 0) {
-        gw_px_watch(px, c, 0);
-        close(c->c_tag.t_fd);
-    }
     if (c->c_ssl != NULL) {
         // close_notify, best effort: a client reading to the end of a
-        // tunnel tells a finished answer from a cut one by it.
+        // tunnel tells a finished answer from a cut one by it. Before the
+        // close: once the number is free, a decision thread's next
+        // upstream socket may get it, and the alert would go there.
         if (SSL_is_init_finished(c->c_ssl) && c->c_tag.t_fd >= 0)
             (void)SSL_shutdown(c->c_ssl);
         ERR_clear_error();
         SSL_free(c->c_ssl);
+        c->c_ssl = NULL;
+    }
+    if (c->c_tag.t_fd >= 0) {
+        gw_px_watch(px, c, 0);
+        close(c->c_tag.t_fd);
+        c->c_tag.t_fd = -1;
     }
     gw_job_clear(&c->c_job);
     conn_cred_end(c);

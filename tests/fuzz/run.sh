@@ -33,33 +33,59 @@ CC=clang-14 cmake -S . -B "$builddir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 cmake --build "$builddir" -j"$(nproc)" --target fuzz
 
 failed=()
-for t in "${targets[@]}"; do
-  bin=$builddir/bin/fuzz_$t
-  if [ ! -x "$bin" ]; then
-    echo "fuzz: no target $t (tests/fuzz/${t}_fuzz.c)" >&2
-    exit 1
-  fi
-  work=$builddir/corpus/$t
-  log=$builddir/fuzz-$t.log
+# One target's run; its status is the fuzzer's. Runs in the background
+# beside others (libFuzzer uses one core), so its report is printed only
+# once it is done, in one piece.
+fuzz_one() {
+  local t=$1 bin=$builddir/bin/fuzz_$1
+  local work=$builddir/corpus/$t log=$builddir/fuzz-$t.log
   mkdir -p "$work" "tests/fuzz/$t/crashes"
-  dict=()
+  local dict=()
   if [ -f "tests/fuzz/$t.dict" ]; then
     dict=(-dict="tests/fuzz/$t.dict")
   fi
-  echo "fuzz: $t for ${secs}s (log: $log)"
   # -timeout: one input running 30 s is a hang; slow inputs are not kept
   # apart (only what fails the run lands in crashes/).
   # The same leak suppressions as the sanitizer test run (libraries that
   # lose memory of their own: tests/lsan.supp says which and why).
-  if LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp":print_suppressions=0 \
-     "$bin" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 \
-       -report_slow_units=100000 -print_final_stats=1 \
-       -artifact_prefix="tests/fuzz/$t/crashes/" "${dict[@]}" \
-       "$work" "tests/fuzz/$t" >"$log" 2>&1; then
-    grep -E '^stat::number_of_executed_units|^Done' "$log" | tr '\n' ' '
-    echo
+  LSAN_OPTIONS=suppressions="$PWD/tests/lsan.supp":print_suppressions=0 \
+    "$bin" -max_total_time="$secs" -timeout=30 -rss_limit_mb=2048 \
+      -report_slow_units=100000 -print_final_stats=1 \
+      -artifact_prefix="tests/fuzz/$t/crashes/" "${dict[@]}" \
+      "$work" "tests/fuzz/$t" >"$log" 2>&1
+}
+
+for t in "${targets[@]}"; do
+  if [ ! -x "$builddir/bin/fuzz_$t" ]; then
+    echo "fuzz: no target $t (tests/fuzz/${t}_fuzz.c)" >&2
+    exit 1
+  fi
+done
+
+# As many targets at once as there are cores (libFuzzer uses one): the
+# minute each gets stays a minute, and the whole takes 1/nproc of the
+# time. Each writes its status beside its log; the reports come after, in
+# order.
+jobs=$(nproc)
+running=0
+for t in "${targets[@]}"; do
+  if ((running >= jobs)); then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  echo "fuzz: $t for ${secs}s (log: $builddir/fuzz-$t.log)"
+  rm -f "$builddir/fuzz-$t.rc"
+  (fuzz_one "$t" && rc=0 || rc=$?; echo "$rc" >"$builddir/fuzz-$t.rc") &
+  running=$((running + 1))
+done
+wait
+for t in "${targets[@]}"; do
+  log=$builddir/fuzz-$t.log
+  if [ "$(cat "$builddir/fuzz-$t.rc" 2>/dev/null)" = 0 ]; then
+    echo "fuzz: $t: $(grep -E '^stat::number_of_executed_units|^Done' "$log" | tr '\n' ' ')"
   else
     failed+=("$t")
+    echo "fuzz: $t FAILED (log: $log)" >&2
     tail -n 60 "$log" >&2
   fi
 done
