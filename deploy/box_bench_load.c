@@ -543,6 +543,8 @@ bl_figures(bl_client *cs, unsigned n, bl_result *r)
         return false;
     }
     for (unsigned i = 0; i < n; i++) {
+        if (cs[i].c_n == 0)
+            continue; // c_lat may be NULL
         memcpy(all + k, cs[i].c_lat, cs[i].c_n * sizeof *all);
         k += cs[i].c_n;
     }
