@@ -42,13 +42,6 @@ extern char **environ;
 
 static const char bench_usage[] =
     "usage: box bench pdp [--seconds S] [--no-cedar] [--dir DIR]\n"
-    "       box bench e2e [--runs N] [--warmup N]  (box bench e2e --help)\n"
-    "       box bench shell [--runs N] [--only NAME]  (box bench shell "
-    "--help)\n"
-    "       box bench commands [--runs N] [--only NAME]  (box bench "
-    "commands --help)\n"
-    "       box bench temporal [--max-events N] [--dir DIR]  (box bench "
-    "temporal --help)\n"
     "\n"
     "Measures the policy decision point on bench/pdp/policy.dw and\n"
     "bench/pdp/requests.json, each figure next to a peer from the same run:\n"
@@ -1259,8 +1252,9 @@ out:
     return status;
 }
 
-int
-box_cmd_bench(int argc, char **argv)
+/* `box bench pdp`: argv[0] is "pdp". */
+static int
+bench_pdp_cmd(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"seconds", required_argument, NULL, 's'},
@@ -1275,24 +1269,6 @@ box_cmd_bench(int argc, char **argv)
     const char *dir = NULL;
     int c;
 
-    if (argc >= 2 && strcmp(argv[1], "e2e") == 0)
-        return box_bench_e2e(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "shell") == 0)
-        return box_bench_shell(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "commands") == 0)
-        return box_bench_commands(argc - 1, argv + 1);
-    if (argc >= 2 && strcmp(argv[1], "temporal") == 0)
-        return box_bench_temporal(argc - 1, argv + 1);
-    if (argc < 2 || strcmp(argv[1], "pdp") != 0) {
-        if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
-            fputs(bench_usage, stdout);
-            return 0;
-        }
-        fputs(bench_usage, stderr);
-        return 2;
-    }
-    argc--;
-    argv++;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -1324,4 +1300,47 @@ box_cmd_bench(int argc, char **argv)
         return 2;
     }
     return bench_pdp(seconds, cedar, dir);
+}
+
+/* The subcommands of `box bench`, one row each: the name, the function
+ * (argv from the subcommand's name on), and a line for the list. */
+static const struct {
+    const char *bs_name;
+    int (*bs_run)(int argc, char **argv);
+    const char *bs_help;
+} bench_subs[] = {
+    {"pdp", bench_pdp_cmd,
+     "decisions in process, over the wire and from the cache"},
+    {"e2e", box_bench_e2e, "shell calls through a real box next to bash"},
+    {"shell", box_bench_shell,
+     "scripts through a real box next to bash, dash, busybox, just-bash"},
+    {"commands", box_bench_commands,
+     "text and data commands on 10 MB files next to GNU tools and jq"},
+    {"temporal", box_bench_temporal,
+     "temporal rules over growing histories; durable decisions"},
+    {"gateway", box_bench_gateway,
+     "box-gateway's requests/s and latency next to squid and tinyproxy"},
+};
+
+static void
+bench_list(FILE *out)
+{
+    fputs("usage: box bench SUBCOMMAND [OPTIONS]  (box bench SUBCOMMAND "
+          "--help)\n\n",
+          out);
+    for (size_t i = 0; i < sizeof bench_subs / sizeof bench_subs[0]; i++)
+        fprintf(out, "  %-9s %s\n", bench_subs[i].bs_name,
+                bench_subs[i].bs_help);
+}
+
+int
+box_cmd_bench(int argc, char **argv)
+{
+    for (size_t i = 0; argc >= 2 && i < sizeof bench_subs / sizeof bench_subs[0];
+         i++)
+        if (strcmp(argv[1], bench_subs[i].bs_name) == 0)
+            return bench_subs[i].bs_run(argc - 1, argv + 1);
+    bool help = argc >= 2 && strcmp(argv[1], "--help") == 0;
+    bench_list(help ? stdout : stderr);
+    return help ? 0 : 2;
 }

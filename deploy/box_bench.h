@@ -28,6 +28,13 @@ int box_bench_commands(int argc, char **argv);
  * failed; 2 on a usage error. */
 int box_bench_temporal(int argc, char **argv);
 
+/* `box bench gateway` (box_bench_gateway.c): argv[0] is "gateway".
+ * Requests per second and latency through box-gateway (decisions on, the
+ * permit cache warm) next to squid, tinyproxy and direct access, plain
+ * HTTP and CONNECT + TLS, on loopback. 0 when the direct and gateway
+ * columns ran without a failed request, else 1; 2 on a usage error. */
+int box_bench_gateway(int argc, char **argv);
+
 /* The directory bench/<sub> holding probe_file: given (--dir), else
  * ./bench/<sub>, else beside the program (source tree or installed
  * share/box). Its real path lands in out (n bytes). */

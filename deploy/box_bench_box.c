@@ -36,7 +36,6 @@ extern char **environ;
 // A service starting to answer. A liveness bound, not a measure: the
 // tests' services start in milliseconds, but under ASan on a loaded
 // 2-core machine one was seen silent for 10 s; the tests give 60 s.
-#define BB_START_MS 60000
 #define BB_STOP_MS 5000       // SIGTERM, then SIGKILL
 #define BB_LOG_MAX (4u << 20) // decision-log bytes one call may add
 #define BB_SETTLE_MS 300      // log unchanged this long: records are in
@@ -264,18 +263,20 @@ bb_tail(const char *path)
             buf[n - 1] == '\n' ? "" : "\n");
 }
 
-/* Starts a service (a row of the process table, with its command line for
- * box b and its names of our environment) with a clean signal state,
- * stdin from /dev/null, its stdout and stderr appended to out_path. */
-static bool
-bb_start(box_proctab_id id, const box_proctab_box *b, const char *out_path,
-         pid_t *pid)
+bool
+bb_start(box_proctab_id id, const box_proctab_box *b,
+         const char *const *extra, const char *out_path, pid_t *pid)
 {
     box_argv av = {0}, env = {0};
     const box_proctab_row *row = box_proctab_get(id);
+    bool mem = true;
     *pid = 0;
     if (box_proctab_argv(row, b, &av) != BOX_OK ||
-        box_proctab_env(row, environ, &env) != BOX_OK) {
+        box_proctab_env(row, environ, &env) != BOX_OK)
+        mem = false;
+    for (size_t i = 0; mem && extra != NULL && extra[i] != NULL; i++)
+        mem = box_argv_push(&av, extra[i]) == BOX_OK;
+    if (!mem) {
         box_argv_free(&av);
         box_argv_free(&env);
         return bb_fail("cannot start %s: out of memory", row->pt_name);
@@ -299,8 +300,7 @@ bb_start(box_proctab_id id, const box_proctab_box *b, const char *out_path,
     return ok;
 }
 
-/* False (and *pid = 0, reaped) when the service has exited. */
-static bool
+bool
 bb_alive(pid_t *pid)
 {
     int st;
@@ -309,8 +309,7 @@ bb_alive(pid_t *pid)
     return *pid > 0;
 }
 
-/* SIGTERM, then SIGKILL after BB_STOP_MS. True when it exited 0. */
-static bool
+bool
 bb_stop(pid_t *pid, const char *name)
 {
     int st = 0;
@@ -357,7 +356,7 @@ static bool
 bb_services(bb_box *c, const char *bindir)
 {
     box_proctab_box b = bb_table_box(c, bindir);
-    if (!bb_start(BOX_PROC_PDP, &b, c->bb_pdp_out, &c->bb_pdp))
+    if (!bb_start(BOX_PROC_PDP, &b, NULL, c->bb_pdp_out, &c->bb_pdp))
         return false;
     Box__HealthResponse *h = NULL;
     for (uint64_t end = box_svc_now_ms() + BB_START_MS;
@@ -375,7 +374,7 @@ bb_services(bb_box *c, const char *bindir)
     }
     box__health_response__free_unpacked(h, NULL);
 
-    if (!bb_start(BOX_PROC_SHELL, &b, c->bb_shell_out, &c->bb_shell))
+    if (!bb_start(BOX_PROC_SHELL, &b, NULL, c->bb_shell_out, &c->bb_shell))
         return false;
     bool up = false;
     for (uint64_t end = box_svc_now_ms() + BB_START_MS;
@@ -412,9 +411,15 @@ bb_close(bb_box *c)
     bool ok = bb_stop(&c->bb_shell, "box-shell");
     if (!bb_stop(&c->bb_pdp, "box-pdp"))
         ok = false;
-    if (c->bb_tmp[0] != '\0' && strncmp(c->bb_tmp, "/tmp/box-bench-", 15) == 0)
-        nftw(c->bb_tmp, bb_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    bb_rmtree(c->bb_tmp);
     return ok;
+}
+
+void
+bb_rmtree(const char *tmp)
+{
+    if (strncmp(tmp, "/tmp/box-bench-", 15) == 0)
+        nftw(tmp, bb_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* ------------------------------------------------------------------ */

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "box_proctab.h"
+
 #define BB_OUT_MAX 4096 // output bb_call_ok keeps when not given a buffer
 #define BB_ACTIONS_MAX 8
 
@@ -87,12 +89,30 @@ uint64_t bb_median_ns(uint64_t *v, size_t n);
 /* Creates path (it must not exist) holding n bytes of p, mode mode. */
 bool bb_write_file(const char *path, const char *p, size_t n, mode_t mode);
 
+#define BB_START_MS 60000 // a service must answer its health within this
+
+/* Starts a service (a row of the process table, with its command line for
+ * box b, then the NULL-ended extra arguments when extra is not NULL, and
+ * the names of our environment the row keeps) tied to us, with a clean
+ * signal state, stdin from /dev/null, its stdout and stderr appended to
+ * out_path. */
+bool bb_start(box_proctab_id id, const box_proctab_box *b,
+              const char *const *extra, const char *out_path, pid_t *pid);
+/* False (and *pid = 0, reaped) when the process has exited. */
+bool bb_alive(pid_t *pid);
+/* SIGTERM, then SIGKILL after 5 s. True when it exited 0 (or *pid was 0);
+ * else a message naming it. *pid is 0 after. */
+bool bb_stop(pid_t *pid, const char *name);
+
 /* Lays out the directory and starts both services once they answer
  * (binaries from bindir); on failure b is still closed by bb_close. */
 bool bb_open(bb_box *b, const char *bindir);
 /* Stops both services (box-shell first) and removes the directory. False
  * when a service did not stop cleanly. */
 bool bb_close(bb_box *b);
+/* Removes a bench's temporary directory and all in it; only a path under
+ * /tmp/box-bench-, so a slip can never remove anything else. */
+void bb_rmtree(const char *tmp);
 /* Prints the end of a service's output under a failure message. */
 void bb_tail(const char *path);
 

@@ -6,7 +6,7 @@
 /* Each verb gets the arguments after its own name (argv[0] is the verb)
  * and returns the process exit status. */
 int box_cmd_run(int argc, char **argv);
-/* `box bench pdp`: decision figures next to peers (box_bench.c). */
+/* `box bench SUBCOMMAND` (box_bench.c dispatches; box_bench.h). */
 int box_cmd_bench(int argc, char **argv);
 int box_cmd_policy(int argc, char **argv);
 int box_cmd_log(int argc, char **argv);

@@ -28,7 +28,8 @@ static const box_verb box_verbs[] = {
      "log [--box-dir D | FILE] [--verdict V] [--action A] [--follow]\n"
      "                                   print the decision log"},
     {"bench", box_cmd_bench,
-     "bench pdp|e2e|shell|commands     run a benchmark"},
+     "bench pdp|e2e|shell|commands|temporal|gateway\n"
+     "                                   run a benchmark"},
     {"load", NULL,
      "load ...                         drive load through the services"},
 };
