@@ -21,6 +21,7 @@
 #include "box_log.h"
 #include "box_outcome.h"
 #include "box_svc.h"
+#include "gw_hosts.h"
 
 /* Addresses tried per name: a name with more is cut (and says so). */
 #define GW_ADDRS_MAX 16
@@ -33,6 +34,7 @@ struct gw_decider {
     box_pdp_client *d_pdp;
     _Atomic uint64_t d_next_id;
     int d_connect_ms;
+    const gw_hosts *d_hosts;
     int d_efd;
     pthread_mutex_t d_lock;
     pthread_cond_t d_cv;
@@ -171,10 +173,14 @@ fail:;
 /* The pinned addresses of the job's host: the literal itself, or what DNS
  * says once. n_out addresses in out; false with the job's refusal set. */
 static bool
-job_resolve(gw_job *j, struct sockaddr_storage *out, socklen_t *lens,
-            size_t *n_out)
+job_resolve(const gw_decider *d, gw_job *j, struct sockaddr_storage *out,
+            socklen_t *lens, size_t *n_out)
 {
     const gw_host *h = &j->j_auth.a_host;
+    if (h->h_kind == GW_HOST_NAME &&
+        (*n_out = gw_hosts_find(d->d_hosts, h->h_text, j->j_auth.a_port, out,
+                                lens, GW_ADDRS_MAX)) > 0)
+        return true;
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_NUMERICSERV};
     if (h->h_kind != GW_HOST_NAME)
@@ -233,7 +239,7 @@ job_connect(gw_decider *d, gw_job *j)
     struct sockaddr_storage addrs[GW_ADDRS_MAX];
     socklen_t lens[GW_ADDRS_MAX];
     size_t n = 0;
-    if (!job_resolve(j, addrs, lens, &n)) {
+    if (!job_resolve(d, j, addrs, lens, &n)) {
         record(d, &e, first, &out_error);
         return;
     }
@@ -394,6 +400,7 @@ gw_decider_new(const gw_decider_opts *o, gw_decider **out)
     d->d_pdp = o->do_pdp;
     atomic_init(&d->d_next_id, GW_REQUEST_ID_BASE);
     d->d_connect_ms = o->do_connect_ms > 0 ? o->do_connect_ms : GW_CONNECT_MS;
+    d->d_hosts = o->do_hosts;
     d->d_todo_tail = &d->d_todo;
     d->d_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     unsigned n = o->do_threads > 0 ? o->do_threads : GW_DECIDER_THREADS;

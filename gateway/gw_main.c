@@ -21,6 +21,7 @@
 #include "box_svc.h"
 #include "gw_ca.h"
 #include "gw_cred.h"
+#include "gw_hosts.h"
 #include "gw_listen.h"
 #include "gw_proxy.h"
 
@@ -34,6 +35,7 @@ static const char gw_usage[] =
     "                   [--epoch-pub URL] [--box-id ID] [--control URL]\n"
     "                   [--ca-cert PATH] [--upstream-ca FILE]\n"
     "                   [--token-file PATH] [--routes-fd FD]\n"
+    "                   [--hosts-file FILE]\n"
     "                   [--max-connections N] [--client-timeout MS]\n"
     "\n"
     "The egress gateway of a box: an HTTP(S) forward proxy that asks the PDP\n"
@@ -62,6 +64,9 @@ static const char gw_usage[] =
     "                     descriptor to its end, then close it; requests\n"
     "                     to their destinations carry the secrets, over\n"
     "                     TLS only\n"
+    "  --hosts-file FILE  resolve the names this /etc/hosts-shaped file\n"
+    "                     lists from it, before DNS (tests name local\n"
+    "                     origins so)\n"
     "  --max-connections N  client connections held at once (default 1024;\n"
     "                     past it: 503)\n"
     "  --client-timeout MS  how long a client may take to send a request\n"
@@ -79,7 +84,8 @@ static const char gw_usage[] =
 
 typedef struct gw_args {
     const char *ga_pdp, *ga_listen, *ga_socket, *ga_epoch, *ga_box_id,
-        *ga_control, *ga_ca_cert, *ga_upstream_ca, *ga_token_file;
+        *ga_control, *ga_ca_cert, *ga_upstream_ca, *ga_token_file,
+        *ga_hosts_file;
     unsigned ga_conns_max;
     int ga_timeout_ms;
     int ga_routes_fd; // -1: none
@@ -175,6 +181,7 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
     gw_ca *ca = NULL;
     box_control *ctl = NULL;
     gw_creds *creds = NULL;
+    gw_hosts *hosts = NULL;
     int status = 1;
 
     if (gw_listen_tcp(ga->ga_listen, &fds[0], addr, sizeof addr, &err) !=
@@ -213,6 +220,11 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
         box_log(BOX_LOG_INFO, GW_SVC, "%zu credential route%s",
                 gw_creds_count(creds), gw_creds_count(creds) == 1 ? "" : "s");
     }
+    if (ga->ga_hosts_file != NULL &&
+        gw_hosts_load(ga->ga_hosts_file, &hosts, &err) != BOX_OK) {
+        box_log(BOX_LOG_ERROR, GW_SVC, "%s", err ? err : "out of memory");
+        goto out;
+    }
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         box_log(BOX_LOG_ERROR, GW_SVC, "cannot initialize libcurl");
         goto out;
@@ -238,6 +250,7 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
                         .po_upstream_ca = ga->ga_upstream_ca,
                         .po_proxy_auth = auth,
                         .po_creds = creds,
+                        .po_hosts = hosts,
                         .po_conns_max = ga->ga_conns_max,
                         .po_head_ms = ga->ga_timeout_ms,
                         .po_idle_ms = ga->ga_timeout_ms,
@@ -265,6 +278,7 @@ out:
     box_control_stop(ctl);
     gw_proxy_stop(px);
     gw_creds_free(creds);
+    gw_hosts_free(hosts);
     gw_ca_free(ca);
     box_pdp_client_close(pdp);
     for (int i = 0; i < 2; i++)
@@ -290,6 +304,7 @@ main(int argc, char **argv)
         {"upstream-ca", required_argument, NULL, 'u'},
         {"token-file", required_argument, NULL, 'T'},
         {"routes-fd", required_argument, NULL, 'R'},
+        {"hosts-file", required_argument, NULL, 'H'},
         {"max-connections", required_argument, NULL, 'm'},
         {"client-timeout", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
@@ -339,6 +354,9 @@ main(int argc, char **argv)
             break;
         case 'T':
             ga.ga_token_file = optarg;
+            break;
+        case 'H':
+            ga.ga_hosts_file = optarg;
             break;
         case 'R': {
             long v;

@@ -310,7 +310,7 @@ gw_proxy_start(const gw_proxy_opts *o, gw_proxy **out, char **err)
     px->px_idle_ms = o->po_idle_ms ? o->po_idle_ms : GW_IDLE_MS;
     px->px_stall_ms = o->po_stall_ms ? o->po_stall_ms : GW_STALL_MS;
 
-    gw_decider_opts dop = {.do_pdp = o->po_pdp};
+    gw_decider_opts dop = {.do_pdp = o->po_pdp, .do_hosts = o->po_hosts};
     box_err rv = gw_decider_new(&dop, &px->px_decider);
     if (rv != BOX_OK) {
         *err = box_asprintf("cannot start the decision threads: %s",

@@ -47,6 +47,8 @@ typedef struct gw_proxy_opts {
     const char *po_proxy_auth;
     /* The box's credential routes (gw_cred.h); borrowed; NULL: none. */
     const gw_creds *po_creds;
+    /* Names resolved before DNS (gw_hosts.h, tests); borrowed; NULL. */
+    const struct gw_hosts *po_hosts;
 } gw_proxy_opts;
 
 typedef struct gw_proxy gw_proxy;

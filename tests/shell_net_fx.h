@@ -2,9 +2,8 @@
 /* Test-only: the box's real services for the shell's HTTP client (curl,
  * wget): box-pdp, box-gateway, box-shell and the alias, with a local
  * upstream (plain and TLS). The SSRF floor refuses loopback URLs, so the
- * upstream is named by this machine's host name when that resolves to
- * loopback (Debian's /etc/hosts does; the gateway resolves it with
- * getaddrinfo); elsewhere the tests are skipped, saying why.
+ * upstream is named NET_FX_HOST, which only the gateway resolves (to
+ * 127.0.0.1, from its test-only --hosts-file).
  *
  * The policy permits everything but http:request to /secret*, net:connect
  * to blocked.invalid and fs:write to a path with "forbidden" in it. The
@@ -15,7 +14,9 @@
 
 typedef struct fx fx;
 
-/* cmocka's setup and teardown: *state the fixture, or NULL (skipped). */
+#define NET_FX_HOST "origin.test"
+
+/* cmocka's setup and teardown: *state the fixture. */
 int net_fx_setup(void **state);
 int net_fx_teardown(void **state);
 
