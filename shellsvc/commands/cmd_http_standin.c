@@ -18,6 +18,7 @@
 #include "box_procspec.h"
 #include "box_seccomp.h"
 #include "cmd_http_standin.h"
+#include "cmd_test_table.h"
 
 /* One answer for one request on fd: by its request line. */
 static void
@@ -201,6 +202,23 @@ standin_run(th *t, const char *script, sh_dial_fn dial)
     int st = sh_session_run(ss, script, strlen(script));
     sh_session_free(ss);
     return st;
+}
+
+bool
+standin_row(size_t i, const char *script, const char *deny_fs, int status,
+            const char *out, const char *err, int dials)
+{
+    th t = {.th_deny_fs = deny_fs};
+    standin_dials = 0;
+    int st = standin_run(&t, script, standin_dial);
+    bool ok = tcase_check(i, script, st, &t, status, out, err);
+    if (dials >= 0 && standin_dials != dials) {
+        print_error("case %zu: %s: %d dials (want %d)\n", i, script,
+                    standin_dials, dials);
+        ok = false;
+    }
+    th_reset(&t);
+    return ok;
 }
 
 void

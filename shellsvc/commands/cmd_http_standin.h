@@ -24,6 +24,12 @@ box_err standin_dial_refused(void *arg, int *sock, char **err);
  * box has no network). */
 int standin_run(th *t, const char *script, sh_dial_fn dial);
 
+/* One row of a command's table: script run against the stand-in with
+ * deny_fs refused; its status, stdout and stderr as tcase_check wants
+ * them, and (dials >= 0) that many dials. False, after saying why. */
+bool standin_row(size_t i, const char *script, const char *deny_fs, int status,
+                 const char *out, const char *err, int dials);
+
 /* The worker's answer to connect(2) (worker_confine.c): EINPROGRESS, so
  * libcurl 7.88, which calls connect even on a socket its sockopt callback
  * calls connected, goes on to the socket it was handed. Once, first. */

@@ -316,17 +316,9 @@ test_gateway(void **state)
     bool ok = true;
     for (size_t i = 0; i < NELEM(rows); i++) {
         const wrow *r = &rows[i];
-        th t = {.th_deny_fs = r->deny_fs};
-        standin_dials = 0;
-        int st = standin_run(&t, r->script, standin_dial);
-        bool row = tcase_check(i, r->script, st, &t, r->status, r->out, r->err);
-        if (r->dials >= 0 && standin_dials != r->dials) {
-            print_error("case %zu: %s: %d dials (want %d)\n", i, r->script,
-                        standin_dials, r->dials);
-            row = false;
-        }
-        ok = ok && row;
-        th_reset(&t);
+        ok = standin_row(i, r->script, r->deny_fs, r->status, r->out, r->err,
+                         r->dials) &&
+             ok;
     }
     assert_true(ok);
 }
