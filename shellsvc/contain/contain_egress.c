@@ -110,7 +110,7 @@ eg_close_others(const int keep[2])
  * with the pid namespace when init ends.
  */
 static _Noreturn void
-eg_relay(const contain_spec *spec, ct_egress *eg)
+eg_relay(const contain_spec *spec, ct_egress *eg, int ready)
 {
     ct_relay_limits lim = {.rl_max_conns = CT_RELAY_MAX_CONNS,
                            .rl_buf = CT_RELAY_BUF};
@@ -123,6 +123,11 @@ eg_relay(const contain_spec *spec, ct_egress *eg)
     memset(&e, 0, sizeof e);
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
         _exit(BOX_STATUS_FAULT);
+    // Init starts the program only after this byte: until now the
+    // program could have opened /proc/<relay>/fd.
+    if (write(ready, "r", 1) != 1)
+        _exit(BOX_STATUS_FAULT);
+    close(ready);
     prctl(PR_SET_NAME, "box-egress", 0, 0, 0);
     if (keep[0] > keep[1]) {
         keep[0] = eg->eg_listen;
@@ -149,12 +154,31 @@ ct_egress_start(const contain_spec *spec, ct_egress *eg, ct_err *e)
 
     if (spec->cs_egress_port == 0)
         return BOX_STATUS_OK;
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) != 0)
+        return ct_fail(e, BOX_STATUS_FAULT, false, "--egress: pipe: %s",
+                       strerror(errno));
     pid = fork();
-    if (pid < 0)
+    if (pid < 0) {
+        close(ready[0]);
+        close(ready[1]);
         return ct_fail(e, BOX_STATUS_FAULT, false, "--egress: fork: %s",
                        strerror(errno));
-    if (pid == 0)
-        eg_relay(spec, eg);
+    }
+    if (pid == 0) {
+        close(ready[0]);
+        eg_relay(spec, eg, ready[1]);
+    }
+    close(ready[1]);
+    char b;
+    ssize_t r;
+    do
+        r = read(ready[0], &b, 1);
+    while (r < 0 && errno == EINTR);
+    close(ready[0]);
+    if (r != 1)
+        return ct_fail(e, BOX_STATUS_FAULT, false,
+                       "--egress: the relay did not start");
     close(eg->eg_dir);
     close(eg->eg_listen);
     *eg = CT_EGRESS_NONE;
