@@ -194,7 +194,8 @@ alias_send(int fd, Box__AliasFrame *f)
 }
 
 int
-alias_client_call(const char *sock, const char *source, size_t len)
+alias_client_call(const char *sock, const char *source, size_t len,
+                  const alias_form *form)
 {
     (void)len; // the source is a NUL-free C string of this length
     int fd = alias_connect(sock);
@@ -222,6 +223,14 @@ alias_client_call(const char *sock, const char *source, size_t len)
     const char *tp = getenv("TRACEPARENT");
     const char *ts = getenv("TRACESTATE");
     call.source = (char *)source;
+    if (form != NULL) {
+        call.has_arg0 = form->af_arg0 != NULL;
+        call.arg0 = (char *)(form->af_arg0 ? form->af_arg0 : "");
+        call.n_args = (size_t)form->af_nargs;
+        call.args = (char **)form->af_args;
+        call.n_set_options = (size_t)form->af_nset;
+        call.set_options = (char **)form->af_set;
+    }
     if (tp != NULL || ts != NULL) {
         corr.traceparent = (char *)(tp != NULL ? tp : "");
         corr.tracestate = (char *)(ts != NULL ? ts : "");

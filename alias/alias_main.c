@@ -173,5 +173,7 @@ main(int argc, char **argv)
     if ((err = alias_socket_path(self, sock, sizeof sock)) != 0)
         return alias_fail("locate the box broker socket: %s",
                           alias_os_err(err));
-    return alias_shell_main(argc > 0 ? argc - 1 : 0, argv + (argc > 0), sock);
+    // $0 of `sh -c CMD` is the name the shell was started by, as typed.
+    return alias_shell_main(argc > 0 && argv[0][0] != '\0' ? argv[0] : name,
+                            argc > 0 ? argc - 1 : 0, argv + (argc > 0), sock);
 }

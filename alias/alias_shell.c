@@ -8,6 +8,7 @@
 
 #include "alias.h"
 #include "box_alloc.h"
+#include "box_shopts.h"
 #include "box_utf8.h"
 #include "box_wire.h"
 
@@ -16,32 +17,96 @@
     "SCRIPT"
 
 static bool
-alias_is_flag(const char *a)
+alias_set_push(alias_form *f, const char *arg)
 {
-    return strcmp(a, "-c") == 0 || strcmp(a, "-l") == 0;
+    if (f->af_nset == ALIAS_SET_MAX)
+        return false;
+    f->af_set[f->af_nset++] = arg;
+    return true;
+}
+
+/* One cluster of single-letter options (`-ec`, `-euo NAME`); *i moves
+ * past what it used. False for a letter the alias does not take. */
+static bool
+alias_cluster(int argc, char *const argv[], int *i, alias_form *f, bool *c)
+{
+    static const char *const sets[] = {['e'] = "-e", ['u'] = "-u",
+                                       ['x'] = "-x"};
+    const char *a = argv[(*i)++];
+    for (const char *p = a + 1; *p != '\0'; p++) {
+        switch (*p) {
+        case 'c':
+            *c = true;
+            break;
+        case 'l': // a login shell reads profiles: the box's shell has none
+            break;
+        case 'e':
+        case 'u':
+        case 'x':
+            if (!alias_set_push(f, sets[(unsigned char)*p]))
+                return false;
+            break;
+        case 'o':
+            if (*i >= argc || !box_shopt_long_ok(argv[*i]) ||
+                !alias_set_push(f, "-o") || !alias_set_push(f, argv[*i]))
+                return false;
+            (*i)++;
+            break;
+        default: // -s (a script on stdin), -i, -r, ...: not taken
+            return false;
+        }
+    }
+    return true;
 }
 
 /*
- * The accepted forms, exactly (box-spec §2):
- *   [f1, f2, COMMAND]  f1, f2 in {-c, -l}, at least one -c
- *   [-c, COMMAND] | [-lc, COMMAND]
- *   [SCRIPT]           not starting with '-'
- * Returns the COMMAND, or NULL with *script set for SCRIPT, or NULL with
- * *script NULL for anything else.
+ * The accepted forms (box-spec §2, and what programs that run `sh -c`
+ * pass, issue 23):
+ *   [OPTION...] -c COMMAND [NAME [ARG...]]   $0 = NAME, $1... = ARGs
+ *   [OPTION...] SCRIPT [ARG...]              $0 = SCRIPT
+ * where an OPTION is a cluster of c, l, e, u, x and o (`-o NAME`, NAME
+ * one box_shopt_long_ok takes), --login, --noprofile, --norc, and `--` ends
+ * them. -e -u -x -o become `set` options for the call; -l and the long
+ * ones change nothing (the box's shell reads no profile). False for any
+ * other form.
  */
-static const char *
-alias_pick_form(int argc, char *const argv[], const char **script)
+bool
+alias_parse_form(int argc, char *const argv[], alias_form *f)
 {
-    *script = NULL;
-    if (argc == 3 && alias_is_flag(argv[0]) && alias_is_flag(argv[1]) &&
-        (strcmp(argv[0], "-c") == 0 || strcmp(argv[1], "-c") == 0))
-        return argv[2];
-    if (argc == 2 &&
-        (strcmp(argv[0], "-c") == 0 || strcmp(argv[0], "-lc") == 0))
-        return argv[1];
-    if (argc == 1 && argv[0][0] != '-')
-        *script = argv[0];
-    return NULL;
+    memset(f, 0, sizeof *f);
+    bool c = false;
+    int i = 0;
+    while (i < argc) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (strcmp(a, "--login") == 0 || strcmp(a, "--noprofile") == 0 ||
+            strcmp(a, "--norc") == 0) {
+            i++;
+            continue;
+        }
+        if (a[0] == '+' && a[1] != '\0')
+            return false; // +e, +o NAME: options turned off, not taken
+        if (a[0] != '-' || a[1] == '\0')
+            break;
+        if (a[1] == '-' || !alias_cluster(argc, argv, &i, f, &c))
+            return false;
+    }
+    if (i >= argc || argv[i][0] == '-')
+        return false; // no COMMAND or SCRIPT (an interactive shell)
+    if (c) {
+        f->af_cmd = argv[i++];
+        if (i < argc)
+            f->af_arg0 = argv[i++];
+    } else {
+        f->af_script = argv[i];
+        f->af_arg0 = argv[i++];
+    }
+    f->af_args = argv + i;
+    f->af_nargs = argc - i;
+    return true;
 }
 
 /*
@@ -107,20 +172,24 @@ out:
 }
 
 int
-alias_shell_main(int argc, char *const argv[], const char *sock)
+alias_shell_main(const char *arg0, int argc, char *const argv[],
+                 const char *sock)
 {
-    const char *script;
-    const char *cmd = alias_pick_form(argc, argv, &script);
+    alias_form form;
+    const char *cmd;
     char *text = NULL;
     size_t len = 0;
     int status;
 
-    if (cmd == NULL && script == NULL)
+    if (!alias_parse_form(argc, argv, &form))
         return alias_fail(ALIAS_FORMS_MSG);
-    if (cmd != NULL) {
+    if (form.af_arg0 == NULL)
+        form.af_arg0 = arg0;
+    if (form.af_cmd != NULL) {
+        cmd = form.af_cmd;
         len = strlen(cmd);
     } else {
-        if ((status = alias_read_script(script, &text, &len)) != 0)
+        if ((status = alias_read_script(form.af_script, &text, &len)) != 0)
             return status;
         cmd = text;
     }
@@ -134,7 +203,15 @@ alias_shell_main(int argc, char *const argv[], const char *sock)
         status = alias_fail("Shell command contains a NUL byte");
         goto out;
     }
-    status = alias_client_call(sock, cmd, len);
+    // Arguments cross as protobuf strings too.
+    for (int i = -1; i < form.af_nargs; i++) {
+        const char *a = i < 0 ? form.af_arg0 : form.af_args[i];
+        if (a != NULL && !box_utf8_valid(a, strlen(a))) {
+            status = alias_fail("Shell argument is not valid UTF-8");
+            goto out;
+        }
+    }
+    status = alias_client_call(sock, cmd, len, &form);
 out:
     box_free(text);
     return status;

@@ -8,7 +8,10 @@
 #include <stdint.h>
 
 // Alias <-> shell service.
-#define BOX_ALIAS_PROTOCOL_VERSION 6
+#define BOX_ALIAS_PROTOCOL_VERSION 7
+/* The oldest alias the broker still serves: 6 sends no arg0, args or
+ * set_options, which then read as absent. */
+#define BOX_ALIAS_PROTOCOL_OLDEST 6
 #define BOX_FRAME_MAX (1024u * 1024u)            // one frame, bytes
 #define BOX_OUTPUT_CHUNK_MAX (48u * 1024u)       // one Output frame's data
 #define BOX_CALL_OUTPUT_MAX (8u * 1024u * 1024u) // all output of one call

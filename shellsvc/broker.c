@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "box_alloc.h"
+#include "box_shopts.h"
 #include "box_utf8.h"
 #include "box_frame.h"
 #include "box_log.h"
@@ -44,6 +45,7 @@
 #define BROKER_FINISH_MS 5000 // after the grace, for threads to end
 #define BROKER_BACKLOG 128
 #define BROKER_INTERRUPTED 130 // Signal{interrupt}: 128 + SIGINT
+#define BROKER_CALL_ARGS_MAX 4096 // $1... of one call (its frame bounds the bytes)
 // A worker's frames carry one output chunk or one decision request (a
 // command text of up to 256 KiB with its arguments).
 #define BROKER_WORKER_FRAME_MAX BOX_FRAME_MAX
@@ -781,6 +783,23 @@ conn_run(broker_conn *c, Box__AliasFrame *call)
     }
 }
 
+/* What is wrong with a call's $0, arguments or options (a protocol 7
+ * alias's), or NULL. */
+static const char *
+conn_call_args_bad(const Box__Call *call)
+{
+    if (call->n_args > BROKER_CALL_ARGS_MAX)
+        return "Shell call has too many arguments";
+    for (size_t i = 0; i <= call->n_args; i++) {
+        const char *a = i == call->n_args ? call->arg0 : call->args[i];
+        if (a != NULL && !box_utf8_valid(a, strlen(a)))
+            return "Shell argument is not valid UTF-8";
+    }
+    if (!box_shopt_args_ok(call->set_options, call->n_set_options))
+        return "Shell call carries an option the box's shell does not take";
+    return NULL;
+}
+
 /* Open, then Call, then the call itself. */
 static void
 conn_serve(broker_conn *c)
@@ -803,7 +822,8 @@ conn_serve(broker_conn *c)
                   box_frame_name(f->body_case));
         goto out;
     }
-    if (f->open->version != BOX_ALIAS_PROTOCOL_VERSION) {
+    if (f->open->version < BOX_ALIAS_PROTOCOL_OLDEST ||
+        f->open->version > BOX_ALIAS_PROTOCOL_VERSION) {
         conn_deny(c, BOX__DENIED_KIND__DENIED_VERSION_MISMATCH,
                   "the alias speaks protocol version %u; this box speaks %u",
                   f->open->version, BOX_ALIAS_PROTOCOL_VERSION);
@@ -846,6 +866,11 @@ conn_serve(broker_conn *c)
     if (!box_utf8_valid(src, strlen(src))) {
         conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
                   "Shell command is not valid UTF-8");
+        goto out;
+    }
+    const char *why = conn_call_args_bad(f->call);
+    if (why != NULL) {
+        conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR, "%s", why);
         goto out;
     }
     conn_run(c, f);

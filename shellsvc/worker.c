@@ -532,7 +532,6 @@ worker_main(int chan, int fds, const worker_settings *ws)
     // Without its memo the call still runs, asking every time.
     if (w.wk_valid != NULL)
         w.wk_memo = permit_memo_new();
-    const char *src = call->call->source;
     worker_io io = {.wi_out = worker_out,
                     .wi_err = worker_err,
                     .wi_decide = worker_decide,
@@ -540,7 +539,7 @@ worker_main(int chan, int fds, const worker_settings *ws)
                     .wi_launch = worker_launch,
                     .wi_dial = worker_dial,
                     .wi_ctx = &w};
-    int status = worker_interp_run(ws, src, strlen(src), &io);
+    int status = worker_interp_run(ws, call->call, &io);
     box__alias_frame__free_unpacked(call, NULL);
     permit_memo_free(w.wk_memo);
     if (w.wk_flusher_on) {

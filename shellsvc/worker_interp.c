@@ -22,7 +22,7 @@ interp_fail(worker_write_fn err, void *ctx, const char *what)
 }
 
 int
-worker_interp_run(const worker_settings *ws, const char *source, size_t len,
+worker_interp_run(const worker_settings *ws, const Box__Call *call,
                   const worker_io *io)
 {
     sh_kernel *k = NULL;
@@ -102,8 +102,13 @@ worker_interp_run(const worker_settings *ws, const char *source, size_t len,
                           .so_host = &host,
                           .so_cwd = cwd,
                           .so_env = (const char *const *)env,
-                          .so_timeout_ms = ws->ws_call_budget_ms};
-    status = sh_run_once(&so, source, len);
+                          .so_timeout_ms = ws->ws_call_budget_ms,
+                          .so_arg0 = call->has_arg0 ? call->arg0 : NULL,
+                          .so_args = call->args,
+                          .so_nargs = (int)call->n_args,
+                          .so_set = (const char *const *)call->set_options,
+                          .so_nset = (int)call->n_set_options};
+    status = sh_run_once(&so, call->source, strlen(call->source));
 out:
     sh_kernel_free(k);
     box_free(env);

@@ -32,14 +32,15 @@ typedef struct worker_io {
 } worker_io;
 
 /*
- * Runs one command text (len bytes, NUL-terminated, valid UTF-8) as a fresh
- * Program and returns its exit status, 0..255. Output and decisions go
+ * Runs one call's command text (NUL-terminated, valid UTF-8), with its $0,
+ * arguments and options (the broker checked them), as a fresh Program and
+ * returns its exit status, 0..255. Output and decisions go
  * through io, which the interpreter may use any number of times. Runs in a
  * worker process of its own, which ends after this returns, so the
  * interpreter needs no teardown discipline beyond its own limits. ws says
  * which box (worker_interp.c).
  */
-int worker_interp_run(const worker_settings *ws, const char *source, size_t len,
+int worker_interp_run(const worker_settings *ws, const Box__Call *call,
                       const worker_io *io);
 
 #endif

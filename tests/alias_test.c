@@ -487,6 +487,59 @@ test_forms_accepted(void **state)
     }
 }
 
+/*
+ * What programs that run a shell pass it (issue 23): `sh -c CMD NAME
+ * ARGS` sets $0 and $1...; -e -u -x and -o NAME are `set` options for the
+ * call; -l, --login, --noprofile, --norc change nothing; $0 is otherwise
+ * the name the alias was started by, as bash's is.
+ */
+static void
+test_forms_invocation(void **state)
+{
+    test_box *b = *state;
+    char self[PATH_MAX];
+    snprintf(self, sizeof self, "%s/bin/bash\n", b->tb_dir);
+    static const struct {
+        const char *args[7];
+        int status;
+        const char *out, *err;
+    } rows[] = {
+        {{"-c", "echo \"$0|$1|$2|$#\"", "name", "a b", "c"}, 0,
+         "name|a b|c|2\n", ""},
+        {{"-c", "echo \"$0|$#\"", "only"}, 0, "only|0\n", ""},
+        {{"-c", "--", "echo \"$1\"", "n", "x"}, 0, "x\n", ""},
+        {{"-lc", "echo \"$@\"", "n", "1", "2"}, 0, "1 2\n", ""},
+        {{"-e", "-c", "false; echo no"}, 1, "", ""},
+        {{"-ec", "false; echo no"}, 1, "", ""},
+        {{"-c", "false; echo yes"}, 0, "yes\n", ""},
+        {{"-o", "pipefail", "-c", "false | true"}, 1, "", ""},
+        {{"-euo", "pipefail", "-c", "false | true; echo no"}, 1, "", ""},
+        {{"--noprofile", "--norc", "-c", "echo plain"}, 0, "plain\n", ""},
+        {{"--login", "-c", "echo login"}, 0, "login\n", ""},
+        {{"-x", "-c", "echo traced"}, 0, "traced\n", "+ echo traced\n"},
+        // nounset is fatal with status 2 (box-spec §3.2)
+        {{"-u", "-c", "echo ${nope}x; echo after"}, 2, "",
+         "strands-shell: nope: parameter not set\n"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/bin/bash", b->tb_dir);
+        char *argv[8] = {path};
+        for (size_t k = 0; k < 7 && rows[i].args[k] != NULL; k++)
+            argv[k + 1] = (char *)rows[i].args[k];
+        box_proc_result r;
+        box_proc_run(argv, RUN_MS, &r);
+        if (r.pr_status != rows[i].status ||
+            strcmp(r.pr_out, rows[i].out) != 0 ||
+            strcmp(r.pr_err, rows[i].err) != 0)
+            fail_msg("row %zu: status %d out [%s] err [%s]", i, r.pr_status,
+                     r.pr_out, r.pr_err);
+        box_proc_result_free(&r);
+    }
+    // $0 is the alias as started, a path here (bash's is its argv[0]).
+    expect(b, "bash", "-c", "echo $0", NULL, 0, self, "");
+}
+
 static void
 test_forms_refused(void **state)
 {
@@ -499,15 +552,13 @@ test_forms_refused(void **state)
         {"-", NULL},
         {"-c", NULL},
         {"-lc", NULL},
-        {"-l", "-l", "echo hi", NULL},
-        {"-c", "echo hi", "extra", NULL},
-        {"-c", "-l", "echo hi", "extra"},
         {"--serve", "x", NULL},
-        {"-cl", "echo hi", NULL},
-        {"-x", "echo hi", NULL},
-        {"-l", "echo hi", NULL},
         {"-i", "-c", "echo hi", NULL},
-        {"script.sh", "arg", NULL},
+        {"-s", "-c", "echo hi", NULL},
+        {"-o", "nosuch", "-c", "echo hi"},
+        {"-o", NULL},
+        {"+e", "-c", "echo hi", NULL},
+        {"-c", "-", NULL},
     };
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
         box_proc_result r;
@@ -532,6 +583,13 @@ test_script_mode(void **state)
     const char good[] = "echo one\necho two\necho three >&2\nexit 3\necho no\n";
     box_test_write(path, good, sizeof good - 1, 0600);
     expect(b, "sh", path, NULL, NULL, 3, "one\ntwo\n", "three\n");
+    // SCRIPT ARGS: $0 the script, $1... the rest (bash script.sh a b);
+    // options before it count as for -c
+    const char args[] = "echo \"${0##*/}|$1|$2|$#\"\nfalse\necho not-here\n";
+    box_test_write(path, args, sizeof args - 1, 0600);
+    expect(b, "bash", path, "a b", "c", 0, "script.sh|a b|c|2\nnot-here\n",
+           "");
+    expect(b, "bash", "-e", path, "a", 1, "script.sh|a||1\n", "");
 
     // Exactly the maximum is accepted.
     char *big = box_alloc(BOX_SCRIPT_MAX + 1);
@@ -932,12 +990,33 @@ test_raw_bad_frames(void **state)
     raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
     close(fd);
 
-    // Wrong version.
+    // Wrong version: older than the oldest served, or newer.
     fd = sock_connect(b->tb_dir);
     raw_open(fd, 5, BOX__OPEN__MODE_SHELL);
     raw_expect_denied(fd, BOX__DENIED_KIND__DENIED_VERSION_MISMATCH,
                       "the alias speaks protocol version 5; this box speaks "
-                      "6");
+                      "7");
+    close(fd);
+    fd = sock_connect(b->tb_dir);
+    raw_open(fd, 8, BOX__OPEN__MODE_SHELL);
+    raw_expect_denied(fd, BOX__DENIED_KIND__DENIED_VERSION_MISMATCH,
+                      "the alias speaks protocol version 8; this box speaks "
+                      "7");
+    close(fd);
+
+    // The previous alias (protocol 6, no $0, arguments or options) is
+    // still served.
+    fd = sock_connect(b->tb_dir);
+    raw_open(fd, 6, BOX__OPEN__MODE_SHELL);
+    raw_call(fd, "echo old");
+    Box__AliasFrame *of = raw_read(fd);
+    assert_int_equal(of->body_case, BOX__ALIAS_FRAME__BODY_OUTPUT);
+    assert_memory_equal(of->output->data.data, "old\n", 4);
+    box__alias_frame__free_unpacked(of, NULL);
+    of = raw_read(fd);
+    assert_int_equal(of->body_case, BOX__ALIAS_FRAME__BODY_EXIT);
+    assert_int_equal(of->exit->status, 0);
+    box__alias_frame__free_unpacked(of, NULL);
     close(fd);
 
     // Call before Open.
@@ -1177,10 +1256,15 @@ fake_serve(int lfd, fake_act act)
     }
     int status = 0;
     if (f[0]->body_case != BOX__ALIAS_FRAME__BODY_OPEN ||
-        f[0]->open->version != 6 ||
+        f[0]->open->version != BOX_ALIAS_PROTOCOL_VERSION ||
         f[0]->open->mode_case != BOX__OPEN__MODE_SHELL ||
         f[1]->body_case != BOX__ALIAS_FRAME__BODY_CALL ||
         strcmp(f[1]->call->source, "echo fake") != 0 ||
+        // $0: the alias as started; no arguments, no options
+        !f[1]->call->has_arg0 || strlen(f[1]->call->arg0) < 7 ||
+        strcmp(f[1]->call->arg0 + strlen(f[1]->call->arg0) - 7, "/bin/sh") !=
+            0 ||
+        f[1]->call->n_args != 0 || f[1]->call->n_set_options != 0 ||
         f[2]->body_case != BOX__ALIAS_FRAME__BODY_INPUT_EOF ||
         f[0]->program != 1 || f[1]->program != 1)
         status = 99;
@@ -1590,6 +1674,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forms_accepted),
         cmocka_unit_test(test_forms_refused),
+        cmocka_unit_test(test_forms_invocation),
         cmocka_unit_test(test_script_mode),
         cmocka_unit_test(test_not_utf8),
         cmocka_unit_test(test_other_names),

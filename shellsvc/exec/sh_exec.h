@@ -106,6 +106,16 @@ typedef struct sh_session_opts {
     const char *so_cwd;        // absolute start cwd; NULL: "/"
     const char *const *so_env; // "NAME=VALUE" exported vars, NULL-ended
     unsigned so_timeout_ms;    // 0: SH_TIMEOUT_MS
+    /* How the shell was started (`sh -c CMD NAME ARG...`, `bash -e -c`):
+     * $0 (NULL: "strands-shell"), $1... = so_args[0..so_nargs), and the
+     * options so_set[0..so_nset) in `set`'s own spelling ("-e", "-u",
+     * "-x", "-o" NAME), applied before the text runs; an option the shell
+     * does not know fails sh_session_new. */
+    const char *so_arg0;
+    char *const *so_args;
+    int so_nargs;
+    const char *const *so_set;
+    int so_nset;
 } sh_session_opts;
 
 /* NULL on ENOMEM or missing callbacks. The options' strings are copied;

@@ -64,6 +64,33 @@ session_seed_bin(sh_kernel *k)
     }
 }
 
+/* $0, $@ and the `set` options the shell was started with. BOX_EINVAL
+ * for an option it does not take (the caller checked them first). */
+static box_err
+session_invocation(sh_state *st, const sh_session_opts *o)
+{
+    if (o->so_arg0 != NULL) {
+        char *a0 = box_strdup(o->so_arg0);
+        if (a0 == NULL)
+            return BOX_ENOMEM;
+        box_free(st->st_arg0);
+        st->st_arg0 = a0;
+    }
+    if (o->so_nargs > 0)
+        BOX_TRY(sh_pos_set(st, o->so_nargs, o->so_args));
+    for (int i = 0; i < o->so_nset; i++) {
+        const char *a = o->so_set[i];
+        const sh_option *opt = NULL;
+        if (strcmp(a, "-o") == 0 && i + 1 < o->so_nset)
+            opt = sh_option_find(o->so_set[++i], 0);
+        else if (a[0] == '-' && a[1] != '\0' && a[2] == '\0' && a[1] != 'o')
+            opt = sh_option_find(NULL, a[1]);
+        if (opt == NULL || !sh_option_set(st, opt, true))
+            return BOX_EINVAL;
+    }
+    return BOX_OK;
+}
+
 sh_session *
 sh_session_new(const sh_session_opts *o)
 {
@@ -124,6 +151,11 @@ sh_session_new(const sh_session_opts *o)
     sh_var *pv = sh_var_find(ss->ss_state, "PPID");
     if (pv != NULL)
         pv->v_flags &= ~SH_VAR_EXPORT;
+    if (session_invocation(ss->ss_state, o) != BOX_OK)
+        goto fail;
+    ss->ss_o.so_arg0 = NULL; // copied into the state; not kept
+    ss->ss_o.so_args = NULL;
+    ss->ss_o.so_set = NULL;
     return ss;
 fail:
     sh_session_free(ss);
