@@ -357,8 +357,12 @@ box_cmd_sh(int argc, char **argv)
                     .wi_record = bsh_record,
                     .wi_launch = bsh_launch,
                     .wi_ctx = &pdp};
-    // The interpreter passes its one context to every callback.
-    status = worker_interp_run(&set.ss_settings, text, len, &io);
+    // The interpreter passes its one context to every callback. The text
+    // is the whole call: no $0 of its own, no arguments, no options.
+    (void)len; // a NUL-free string of this length
+    Box__Call call = BOX__CALL__INIT;
+    call.source = (char *)text;
+    status = worker_interp_run(&set.ss_settings, &call, &io);
     // What the call still owes (an effect whose end never came), as a
     // broker records it: indeterminate, a command's status -1.
     box_outcome_ev ev;
