@@ -716,6 +716,11 @@ conn_submit(gw_conn *c, gw_job_kind kind)
         j->j_path = c->c_req->rq_path;
         j->j_body_bytes = c->c_body.b_len;
         j->j_intercepted = c->c_tunnel;
+        // A permit the cache holds needs no trip to a decision thread.
+        if (gw_decider_http_now(c->c_px->px_decider, j)) {
+            conn_upstream(c);
+            return;
+        }
     }
     c->c_state = GW_CS_JOB;
     c->c_deadline = 0;
@@ -754,7 +759,8 @@ gw_conn_on_job(gw_conn *c)
             conn_tls_begin(c);
         } else {
             conn_submit(c, GW_JOB_HTTP);
-            return;
+            if (c->c_state == GW_CS_JOB)
+                return; // decided off the loop; back in gw_conn_on_job
         }
     } else {
         conn_upstream(c);

@@ -311,6 +311,31 @@ job_http(gw_decider *d, gw_job *j)
     box_free(res);
 }
 
+bool
+gw_decider_http_now(gw_decider *d, gw_job *j)
+{
+    char *res;
+    box_effect e = http_effect(j, &res);
+    box_effect_req r;
+    const Box__DecisionRequest *req =
+        res != NULL ? box_effect_request(&r, &e) : NULL;
+    bool hit = false;
+    if (req != NULL) {
+        uint64_t id = atomic_fetch_add(&d->d_next_id, 1);
+        r.er_req.request_id = id;
+        box_pdp_answer a;
+        hit = box_pdp_decide_cached(d->d_pdp, req, &a);
+        box_pdp_answer_clear(&a);
+        if (hit) {
+            j->j_ok = true;
+            j->j_request_id = id;
+            j->j_wants_outcome = false; // a cached permit: no rule reads it
+        }
+    }
+    box_free(res);
+    return hit;
+}
+
 static void
 job_record(gw_decider *d, gw_job *j)
 {

@@ -79,6 +79,10 @@ void gw_decider_free(gw_decider *d);
 /* Readable when jobs are done (gw_decider_take clears it). */
 int gw_decider_fd(const gw_decider *d);
 void gw_decider_submit(gw_decider *d, gw_job *j);
+/* An HTTP job decided at once, on the caller's thread, when the PDP
+ * client's cache holds its permit (no system call, no wait): true with
+ * j_ok set. False (j untouched): submit it. */
+bool gw_decider_http_now(gw_decider *d, gw_job *j);
 /* The jobs done since the last call, as a list, or NULL. */
 gw_job *gw_decider_take(gw_decider *d);
 

@@ -1037,46 +1037,76 @@ answer_hit(box_pdp_answer *a, uint64_t epoch)
                           .pa_from_cache = true};
 }
 
+/*
+ * The cache's answer to req, if it has one: true with *a a permit (its
+ * report kept for the log). Never a system call or a round trip; false
+ * for a miss, a request the cache does not take, or a full report queue
+ * (a round trip then carries the reports). *subgen is the notice
+ * generation read, and *cacheable whether req may go into the cache.
+ */
+static bool
+client_cache_answer(box_pdp_client *c, const Box__DecisionRequest *req,
+                    box_pdp_answer *a, uint64_t *subgen, bool *cacheable)
+{
+    uint8_t key[CACHE_KEY_MAX], exact[CACHE_KEY_MAX];
+    const uint8_t *x = NULL; // the exact key, packed into exact's end
+    size_t klen = 0, xlen = 0;
+    *subgen = 0;
+    // A request the client will refuse anyway is logged as enforced by the
+    // PDP; it never comes from (or goes into) the cache.
+    *cacheable = c->pc_cache != NULL && req->enforcement == NULL &&
+                 client_sub_live(c, subgen);
+    if (!*cacheable)
+        return false;
+    uint64_t now_ms = cache_now_ms();
+    uint64_t epoch = atomic_load(&c->pc_epoch);
+    // The report form, packed outside the lock: the exact key, and the
+    // report of any hit.
+    Box__DecisionRequest form = report_form(req, epoch);
+    if (epoch != 0)
+        x = box_reqpack(&form, exact, sizeof exact, &xlen);
+    uint64_t xh = x != NULL ? key_hash(x, xlen) : 0;
+    pthread_mutex_lock(&c->pc_lock);
+    cache_sync_epoch(c, epoch);
+    bool hit = x != NULL &&
+               cache_find(c, xh, x, xlen, epoch, *subgen, now_ms) != NULL;
+    if (!hit && epoch != 0 &&
+        (klen = cache_key(c, req, epoch, key, sizeof key)) > 0)
+        hit = cache_find(c, key_hash(key, klen), key, klen, epoch, *subgen,
+                         now_ms) != NULL;
+    if (hit && (x != NULL ? report_push_form(c, x, xlen, req->request_id)
+                          : report_push(c, req, epoch))) {
+        c->pc_stats.cs_hits++;
+        pthread_mutex_unlock(&c->pc_lock);
+        answer_hit(a, epoch);
+        return true;
+    }
+    c->pc_stats.cs_misses++;
+    pthread_mutex_unlock(&c->pc_lock);
+    return false;
+}
+
+bool
+box_pdp_decide_cached(box_pdp_client *c, const Box__DecisionRequest *req,
+                      box_pdp_answer *a)
+{
+    uint64_t subgen;
+    bool cacheable;
+    memset(a, 0, sizeof *a);
+    return client_cache_answer(c, req, a, &subgen, &cacheable);
+}
+
 box_err
 box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
                box_pdp_answer *a)
 {
     uint8_t key[CACHE_KEY_MAX], exact[CACHE_KEY_MAX];
-    const uint8_t *x = NULL; // the exact key, packed into exact's end
+    const uint8_t *x = NULL;
     size_t klen = 0, xlen = 0;
     uint64_t subgen = 0;
-    // A request the client will refuse anyway is logged as enforced by the
-    // PDP; it never comes from (or goes into) the cache.
-    bool cacheable_rq = c->pc_cache != NULL && req->enforcement == NULL &&
-                        client_sub_live(c, &subgen);
-
-    if (cacheable_rq) {
-        uint64_t now_ms = cache_now_ms();
-        uint64_t epoch = atomic_load(&c->pc_epoch);
-        // The report form, packed outside the lock: the exact key, and
-        // the report of any hit.
-        Box__DecisionRequest form = report_form(req, epoch);
-        if (epoch != 0)
-            x = box_reqpack(&form, exact, sizeof exact, &xlen);
-        uint64_t xh = x != NULL ? key_hash(x, xlen) : 0;
-        pthread_mutex_lock(&c->pc_lock);
-        cache_sync_epoch(c, epoch);
-        bool hit = x != NULL &&
-                   cache_find(c, xh, x, xlen, epoch, subgen, now_ms) != NULL;
-        if (!hit && epoch != 0 &&
-            (klen = cache_key(c, req, epoch, key, sizeof key)) > 0)
-            hit = cache_find(c, key_hash(key, klen), key, klen, epoch, subgen,
-                             now_ms) != NULL;
-        if (hit && (x != NULL ? report_push_form(c, x, xlen, req->request_id)
-                              : report_push(c, req, epoch))) {
-            c->pc_stats.cs_hits++;
-            pthread_mutex_unlock(&c->pc_lock);
-            answer_hit(a, epoch);
-            return BOX_OK;
-        }
-        c->pc_stats.cs_misses++;
-        pthread_mutex_unlock(&c->pc_lock);
-    }
+    bool cacheable_rq = false;
+    if (client_cache_answer(c, req, a, &subgen, &cacheable_rq))
+        return BOX_OK;
 
     const Box__DecisionRequest *one[1] = {req};
     box_err rv = box_pdp_decide_batch(c, one, 1, a);

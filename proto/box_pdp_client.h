@@ -82,6 +82,13 @@ void box_pdp_client_close(box_pdp_client *c);
 box_err box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
                        box_pdp_answer *a) BOX_WARN_UNUSED;
 
+/* The cache alone: true with *a a cached permit (counted and reported for
+ * the log as box_pdp_decide's hits are); false for anything else, with
+ * no round trip and no system call. For a caller that must not block (an
+ * event loop), which then asks box_pdp_decide elsewhere. */
+bool box_pdp_decide_cached(box_pdp_client *c, const Box__DecisionRequest *req,
+                           box_pdp_answer *a);
+
 /* Decides n requests against one policy generation (a rename is four).
  * Same contract, per answer; all answers are faults on a transport error. */
 box_err box_pdp_decide_batch(box_pdp_client *c,

@@ -269,6 +269,41 @@ test_decisions_messages_and_log(void **state)
     box_free(log);
 }
 
+/* The cache alone (box_pdp_decide_cached, for an event loop): nothing
+ * before a permit was cached, the permit after it, never a denial; its
+ * hits are logged as box_pdp_decide's are. */
+static void
+test_cache_only_answers(void **state)
+{
+    (void)state;
+    fx f;
+    fx_start(&f, permit_all_exec, 2000);
+    box_req q;
+    box_pdp_answer a;
+    box_req_exec(&q, "echo", "echo hello", 1, "/w");
+    assert_false(box_pdp_decide_cached(f.client, &q.r_req, &a));
+    assert_int_equal(a.pa_verdict, 0); // nothing said
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    box_pdp_answer_clear(&a);
+    assert_true(box_pdp_decide_cached(f.client, &q.r_req, &a));
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_PERMIT);
+    assert_true(a.pa_from_cache);
+    box_pdp_answer_clear(&a);
+    box_req_fs(&q, "fs:read", "Box::FsReadOperation", "read_content",
+               "/w/.env");
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    assert_int_equal(a.pa_verdict, BOX_VERDICT_DENY);
+    box_pdp_answer_clear(&a);
+    assert_false(box_pdp_decide_cached(f.client, &q.r_req, &a));
+    box_pdp_client_stats st;
+    box_pdp_client_stats_get(f.client, &st);
+    assert_int_equal(st.cs_hits, 1);
+    char *log = fx_stop(&f);
+    // The remote permit, the cache's (reported on close), the denial.
+    assert_int_equal(count(log, "{\"key\":\"strands.box.policy.cached\""), 1);
+    box_free(log);
+}
+
 /* A request whose client will refuse even a permit (the reach floor):
  * policy is asked, the answer is a permit that is never cached, and the
  * log records the effective decision, deny by enforcement. */
@@ -1263,6 +1298,7 @@ main(void)
     box_svc_block_signals(&s);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decisions_messages_and_log),
+        cmocka_unit_test(test_cache_only_answers),
         cmocka_unit_test(test_enforcement_is_logged_as_effective_deny),
         cmocka_unit_test(test_outcomes_are_recorded),
         cmocka_unit_test(test_reload_drops_cache_and_keeps_old_on_error),
