@@ -208,7 +208,7 @@ static bool
 bl_chunked(bl_client *c, size_t *total)
 {
     for (;;) {
-        size_t ll;
+        size_t ll = 0; // set by bl_line (gcc -O2 cannot see it)
         if (!bl_line(c, &ll))
             return false;
         char hex[17];
@@ -227,7 +227,7 @@ bl_chunked(bl_client *c, size_t *total)
             return false;
     }
     for (;;) { // the trailer, to its empty line
-        size_t ll;
+        size_t ll = 0;
         if (!bl_line(c, &ll))
             return false;
         bl_drop(c, ll + 2);

@@ -521,7 +521,7 @@ wget_fold(int all, int one)
 static void
 wget_summary(wget_run *wr, long t0)
 {
-    char ts[32], size[16];
+    char ts[32], size[WGET_SIZE_TEXT];
     double secs = (double)(http_now_ms() - t0) / 1000.0;
     wget_stamp(ts);
     wget_size_text((long long)wr->wr_bytes, size);

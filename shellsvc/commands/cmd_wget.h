@@ -87,6 +87,7 @@ void wget_stamp(char out[32]);
 long long wget_content_length(const char *head, size_t len);
 
 /* GNU's "(68K)" size text of n bytes for "Length:" (n >= 1024). */
-void wget_size_text(long long n, char out[16]);
+#define WGET_SIZE_TEXT 24 // any long long, or a scaled size and its unit
+void wget_size_text(long long n, char out[WGET_SIZE_TEXT]);
 
 #endif

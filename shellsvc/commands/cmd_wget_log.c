@@ -81,7 +81,7 @@ wl_prec(double v)
 }
 
 void
-wget_size_text(long long n, char out[16])
+wget_size_text(long long n, char out[WGET_SIZE_TEXT])
 {
     static const char units[] = "KMGT";
     double v = (double)n;
@@ -91,9 +91,9 @@ wget_size_text(long long n, char out[16])
         u++;
     }
     if (u < 0)
-        snprintf(out, 16, "%lld", n);
+        snprintf(out, WGET_SIZE_TEXT, "%lld", n);
     else
-        snprintf(out, 16, "%.*f%c", v < 10 ? 1 : 0, v, units[u]);
+        snprintf(out, WGET_SIZE_TEXT, "%.*f%c", v < 10 ? 1 : 0, v, units[u]);
 }
 
 /* The transfer rate of n bytes in ms: its value and unit index (B, K, M,
@@ -152,9 +152,9 @@ void
 wget_log_length(wget_run *wr, const http_result *res)
 {
     long long cl = wget_content_length(res->hs_head, res->hs_head_len);
-    char size[24] = "", len[48];
+    char size[WGET_SIZE_TEXT + 4] = "", len[WGET_SIZE_TEXT + 32];
     if (cl >= 1024) {
-        char t[16];
+        char t[WGET_SIZE_TEXT];
         wget_size_text(cl, t);
         snprintf(size, sizeof size, " (%s)", t);
     }

@@ -87,7 +87,7 @@ test_url_and_sizes(void **state)
                  {70000, "68K"}, {65536, "64K"},     {1048576, "1.0M"},
                  {999, "999"},   {5LL << 30, "5.0G"}};
     for (size_t i = 0; i < NELEM(sizes); i++) {
-        char t[16];
+        char t[WGET_SIZE_TEXT];
         wget_size_text(sizes[i].n, t);
         assert_string_equal(t, sizes[i].text);
     }
