@@ -226,6 +226,12 @@ bsh_read_script(const char *path, char **out, size_t *len)
         }
     }
     buf[got] = '\0';
+    // The call's text is a string: a NUL would end it there, silently (the
+    // alias refuses such a command the same way).
+    if (memchr(buf, '\0', got) != NULL) {
+        box_cmd_error("%s: the script contains a NUL byte", path);
+        goto out;
+    }
     *out = buf;
     *len = got;
     buf = NULL;

@@ -101,6 +101,24 @@ test_runs_under_the_policy(void **state)
     box_proc_result_free(&r);
 }
 
+/* A script with a NUL byte is refused whole, never run up to the NUL. */
+static void
+test_script_with_nul_refused(void **state)
+{
+    fx *f = *state;
+    static const char text[] = "echo before\n\0echo after\n";
+    box_test_write(f->fx_script, text, sizeof text - 1, 0600);
+    box_proc_result r;
+    run_sh(f, (char *[]){(char *)f->fx_script, NULL}, &r);
+    expect_run(&r, 1, "");
+    char want[256];
+    snprintf(want, sizeof want,
+             "strands-box: error: %s: the script contains a NUL byte\n",
+             f->fx_script);
+    assert_string_equal(r.pr_err, want);
+    box_proc_result_free(&r);
+}
+
 /* Outcomes reach the call's own history (dogwood-spec §5.6): a read
  * that failed does not unlock the write of that file, one that happened
  * does; two rm that succeeded use up a cap of two, a failed one does
@@ -265,6 +283,7 @@ main(void)
         cmocka_unit_test(test_outcomes_in_history),
         cmocka_unit_test(test_policy_out_of_reach),
         cmocka_unit_test(test_script_file_and_errors),
+        cmocka_unit_test(test_script_with_nul_refused),
         cmocka_unit_test(test_policy_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
