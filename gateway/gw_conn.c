@@ -405,7 +405,8 @@ resp_field(gw_conn *c, box_buf *out, const char *line, size_t n)
 
 /* The response head is complete: frame it for the client and queue it.
  * False when it must not reach the client (a compressed answer to a
- * credentialed request): the exchange is then aborted and refused. */
+ * credentialed request: refused; a head that could not be framed: 502):
+ * the exchange is then aborted. */
 static bool
 resp_head_done(gw_conn *c)
 {
@@ -416,16 +417,6 @@ resp_head_done(gw_conn *c)
     box_buf_init(&out, GW_RESP_HEAD_MAX + 256);
     long code = c->c_resp_code;
     conn_outcome(c, code);
-    for (const char *q = p; c->c_cred_on && q < end;) {
-        const char *nl = memchr(q, '\n', (size_t)(end - q));
-        size_t n = (size_t)((nl ? nl : end) - q);
-        if (field_encoded(q, n > 0 && q[n - 1] == '\r' ? n - 1 : n)) {
-            c->c_resp_blocked = true;
-            box_buf_reset(&out);
-            return false;
-        }
-        q = nl ? nl + 1 : end;
-    }
     c->c_resp_no_body = c->c_req->rq_method == GW_HTTP_HEAD || code == 204 ||
                         code == 304 || code < 200;
     box_err rv = box_buf_printf(&out, "HTTP/1.1 %ld ", code);
@@ -448,6 +439,11 @@ resp_head_done(gw_conn *c)
         size_t n = (size_t)((eol ? eol : end) - p);
         size_t ln = n > 0 && p[n - 1] == '\r' ? n - 1 : n;
         const char *colon = memchr(p, ':', ln);
+        if (c->c_cred_on && field_encoded(p, ln)) {
+            c->c_resp_blocked = true;
+            box_buf_reset(&out);
+            return false;
+        }
         if (ln > 0 && colon != NULL && !hop_by_hop(p, (size_t)(colon - p))) {
             // A scrubbed body's length is not upstream's: it is framed
             // anew.
@@ -477,9 +473,12 @@ resp_head_done(gw_conn *c)
     if (rv == BOX_OK)
         rv = q_put(&c->c_out, out.b_data, out.b_len);
     box_buf_reset(&out);
-    c->c_resp_started = true;
+    // A head that could not be framed (no memory, or one that scrubbing
+    // grew past the limit) ends the exchange: its body must not follow
+    // with no head before it (gw_conn_on_curl_done answers 502).
     if (rv != BOX_OK)
-        c->c_keep_alive = false;
+        return false;
+    c->c_resp_started = true;
     return true;
 }
 
@@ -985,6 +984,8 @@ conn_head(gw_conn *c)
 static bool
 conn_cred_route(gw_conn *c)
 {
+    if (c->c_px->px_creds == NULL)
+        return true; // a box without [egress.NAME] tables
     const char *reason = NULL;
     gw_cred_req q = {.cq_req = c->c_req,
                      .cq_tls = c->c_tunnel,
