@@ -98,6 +98,18 @@ dup_or_empty(const char *s)
     return box_strdup(s ? s : "");
 }
 
+/* A NUL-terminated copy of n bytes (a secret: the caller wipes it). */
+static char *
+dup_bytes(const uint8_t *p, size_t n)
+{
+    char *s = box_alloc(n + 1);
+    if (s != NULL) {
+        memcpy(s, p, n);
+        s[n] = '\0';
+    }
+    return s;
+}
+
 /* One route from its message; *err names the route. */
 static box_err
 route_from_wire(const Box__EgressRoute *m, cred_route *r, char **err)
@@ -150,24 +162,18 @@ route_from_wire(const Box__EgressRoute *m, cred_route *r, char **err)
     r->cr_prefix = dup_or_empty(m->prefix);
     r->cr_param = dup_or_empty(m->param);
     r->cr_phantom = box_strdup(m->phantoms[0]);
-    r->cr_secret = box_alloc(m->secret.len + 1);
+    r->cr_secret = dup_bytes(m->secret.data, m->secret.len);
+    r->cr_secret_len = m->secret.len;
     r->cr_dests = box_calloc(m->n_destinations, sizeof *r->cr_dests);
     if (!r->cr_name || !r->cr_header || !r->cr_prefix || !r->cr_param ||
         !r->cr_phantom || !r->cr_secret || !r->cr_dests)
         return BOX_ENOMEM;
-    memcpy(r->cr_secret, m->secret.data, m->secret.len);
-    r->cr_secret[m->secret.len] = '\0';
-    r->cr_secret_len = m->secret.len;
-    if (r->cr_place == CRED_SIGV4) {
-        if ((r->cr_key_id = box_strdup(m->access_key_id)) == NULL)
-            return BOX_ENOMEM;
-        if (m->session_token.len > 0) {
-            if ((r->cr_token = box_alloc(m->session_token.len + 1)) == NULL)
-                return BOX_ENOMEM;
-            memcpy(r->cr_token, m->session_token.data, m->session_token.len);
-            r->cr_token[m->session_token.len] = '\0';
-        }
-    }
+    if (r->cr_place == CRED_SIGV4 &&
+        ((r->cr_key_id = box_strdup(m->access_key_id)) == NULL ||
+         (m->session_token.len > 0 &&
+          (r->cr_token = dup_bytes(m->session_token.data,
+                                   m->session_token.len)) == NULL)))
+        return BOX_ENOMEM;
     for (size_t i = 0; i < m->n_destinations; i++) {
         const char *why = NULL;
         box_err rv = box_dest_parse(m->destinations[i], &r->cr_dests[i], &why);

@@ -229,6 +229,16 @@ secret_scan(const char *path, const struct stat *st, int type,
     return 0;
 }
 
+/* Fails when any file under the box directory holds the real secret. */
+static void
+expect_secret_in_no_file(const box_world *w)
+{
+    secret_found[0] = '\0';
+    assert_int_equal(nftw(w->bw_state, secret_scan, 16, FTW_PHYS), 0);
+    if (secret_found[0] != '\0')
+        fail_msg("the real secret is in %s", secret_found);
+}
+
 /* The phantom a line "WHAT strands_box_<64 hex>" names, or fails. */
 static void
 expect_phantom_line(const box_proc_result *r, const char *what, char *out)
@@ -311,10 +321,7 @@ test_credential_phantoms(void **state)
     if (strstr(log, "http:request") != NULL)
         fail_msg("a refused credential reached policy:\n%s", log);
     box_free(log);
-    secret_found[0] = '\0';
-    assert_int_equal(nftw(w->bw_state, secret_scan, 16, FTW_PHYS), 0);
-    if (secret_found[0] != '\0')
-        fail_msg("the real secret is in %s", secret_found);
+    expect_secret_in_no_file(w);
 }
 
 /*
@@ -390,10 +397,7 @@ test_credential_reaches_origin(void **state)
     }
     w->bw_env = NULL;
     gwt_origin_stop(&us);
-    secret_found[0] = '\0';
-    assert_int_equal(nftw(w->bw_state, secret_scan, 16, FTW_PHYS), 0);
-    if (secret_found[0] != '\0')
-        fail_msg("the real secret is in %s", secret_found);
+    expect_secret_in_no_file(w);
 }
 
 /* A secret that cannot be read refuses the run before anything starts. */
