@@ -327,3 +327,20 @@ gw_addr_authority_eq(const gw_authority *a, const gw_authority *b)
            a->a_host.h_len == b->a_host.h_len &&
            memcmp(a->a_host.h_text, b->a_host.h_text, a->a_host.h_len) == 0;
 }
+
+/* Whether a and b are the same address and port. */
+bool
+gw_addr_same_endpoint(const struct sockaddr *a, const struct sockaddr *b)
+{
+    if (a->sa_family != b->sa_family)
+        return false;
+    if (a->sa_family == AF_INET) {
+        const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+        return x->sin_port == y->sin_port &&
+               x->sin_addr.s_addr == y->sin_addr.s_addr;
+    }
+    const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+    return a->sa_family == AF_INET6 && x->sin6_port == y->sin6_port &&
+           x->sin6_scope_id == y->sin6_scope_id &&
+           memcmp(&x->sin6_addr, &y->sin6_addr, sizeof x->sin6_addr) == 0;
+}

@@ -69,6 +69,8 @@ box_err gw_addr_ip(int family, const void *addr, char *out,
 /* The same for a socket address (AF_INET or AF_INET6) of salen bytes. */
 box_err gw_addr_ip_sockaddr(const struct sockaddr *sa, socklen_t salen,
                             char *out, size_t *len) BOX_WARN_UNUSED;
+/* Whether a and b (AF_INET or AF_INET6) are the same address and port. */
+bool gw_addr_same_endpoint(const struct sockaddr *a, const struct sockaddr *b);
 
 /*
  * An authority s[0..n): host[:port] with a host as gw_addr_host reads it

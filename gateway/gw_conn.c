@@ -131,9 +131,8 @@ gw_conn_new(gw_proxy *px, int fd, bool needs_auth)
     c->c_tag.t_fd = fd;
     c->c_px = px;
     c->c_needs_auth = needs_auth;
-    c->c_up_fd = -1;
-    c->c_job.j_fd = -1;
-    c->c_job.j_owner = c;
+    c->c_up_fd = c->c_up_given = -1;
+    c->c_job.j_fd = c->c_connect.j_fd = -1;
     c->c_state = GW_CS_HEAD;
     c->c_deadline = gw_now_ms() + (uint64_t)px->px_head_ms;
     box_buf_init(&c->c_in, GW_HTTP_HEAD_MAX + px->px_body_max + GW_READ_CHUNK);
@@ -144,21 +143,34 @@ gw_conn_new(gw_proxy *px, int fd, bool needs_auth)
     return c;
 }
 
+/* The outcomes of the net:connect permits still waiting (a plain
+ * request's, whose connect was libcurl's): the connection may have opened
+ * when libcurl ran, surely did not when it never did. */
+static void
+conn_connect_outcome(gw_conn *c, bool opened, bool host_too)
+{
+    if (c->c_pins.p_ip_ticket.t_wanted || c->c_pins.p_host_ticket.t_wanted)
+        gw_decider_record_connect(c->c_px->px_decider, &c->c_connect.j_auth,
+                                  &c->c_pins, opened, host_too);
+}
+
 /* The exchange's libcurl state goes; the connection stays. */
 static void
 conn_easy_end(gw_conn *c)
 {
+    conn_connect_outcome(c, c->c_easy != NULL, true);
     if (c->c_easy != NULL) {
         curl_multi_remove_handle(c->c_px->px_multi, c->c_easy);
         curl_easy_cleanup(c->c_easy);
         c->c_easy = NULL;
     }
     curl_slist_free_all(c->c_hdrs);
-    curl_slist_free_all(c->c_resolve);
-    c->c_hdrs = c->c_resolve = NULL;
+    curl_slist_free_all(c->c_connect_to);
+    c->c_hdrs = c->c_connect_to = NULL;
     if (c->c_up_fd >= 0)
         close(c->c_up_fd);
-    c->c_up_fd = -1;
+    c->c_up_fd = c->c_up_given = -1;
+    c->c_up_new = false;
 }
 
 /* The request's credential state goes (its copies of the secret are
@@ -208,6 +220,7 @@ gw_conn_free(gw_conn *c)
         c->c_tag.t_fd = -1;
     }
     gw_job_clear(&c->c_job);
+    gw_job_clear(&c->c_connect);
     conn_cred_end(c);
     box_arena_free(c->c_arena);
     box_buf_reset(&c->c_in);
@@ -245,6 +258,9 @@ conn_next_request(gw_conn *c)
 {
     conn_easy_end(c);
     gw_job_clear(&c->c_job);
+    gw_job_clear(&c->c_connect);
+    c->c_http_decided = false;
+    c->c_pins.p_n = 0; // the next request decides and pins anew
     conn_cred_end(c);
     box_buf_truncate(&c->c_body, 0);
     box_buf_truncate(&c->c_resp_head, 0);
@@ -260,26 +276,45 @@ conn_next_request(gw_conn *c)
 
 /* ---- upstream, with libcurl ---- */
 
+static void conn_submit(gw_conn *c, gw_job_kind kind);
+
+/*
+ * libcurl asks for a socket only when it keeps no connection to the
+ * decided address it may reuse. One a job connected (a tunnel's before its
+ * 200, or one whose outcome policy reads) is handed over; otherwise a new
+ * one, which libcurl connects. Either way it must be for the address this
+ * request's net:connect permitted: the CONNECT_TO pin names it, and this
+ * is where that is held to.
+ */
 static curl_socket_t
 up_open(void *clientp, curlsocktype purpose, struct curl_sockaddr *addr)
 {
     (void)purpose;
-    (void)addr;
     gw_conn *c = clientp;
-    // The socket the decided address was connected on: libcurl never
-    // resolves or connects anything itself.
-    int fd = c->c_up_fd;
-    c->c_up_fd = -1;
+    const gw_pins *p = &c->c_pins;
+    if (p->p_at >= p->p_n || addr->addrlen > sizeof p->p_addr[0] ||
+        !gw_addr_same_endpoint(&addr->addr,
+                               (const struct sockaddr *)&p->p_addr[p->p_at]))
+        return CURL_SOCKET_BAD;
+    if (c->c_up_fd >= 0) {
+        c->c_up_given = c->c_up_fd;
+        c->c_up_fd = -1;
+        return c->c_up_given;
+    }
+    int fd = socket(addr->family, addr->socktype | SOCK_CLOEXEC,
+                    addr->protocol);
+    if (fd >= 0)
+        c->c_up_new = true;
     return fd >= 0 ? fd : CURL_SOCKET_BAD;
 }
 
 static int
 up_sockopt(void *clientp, curl_socket_t fd, curlsocktype purpose)
 {
-    (void)clientp;
-    (void)fd;
     (void)purpose;
-    return CURL_SOCKOPT_ALREADY_CONNECTED;
+    const gw_conn *c = clientp;
+    return fd == c->c_up_given ? CURL_SOCKOPT_ALREADY_CONNECTED
+                               : CURL_SOCKOPT_OK;
 }
 
 /* Fields that describe one hop, not the message (RFC 9110 §7.6.1), and
@@ -577,32 +612,35 @@ up_configure(gw_conn *c)
         v6 ? "[" : "", a->a_host.h_text, v6 ? "]" : "", (unsigned)a->a_port,
         rq->rq_path, query ? "?" : "", query ? (int)query_len : 0,
         query ? query : "");
-    bool ip6 = strchr(c->c_up_ip, ':') != NULL;
-    char *pin = box_asprintf("%s:%u:%s%s%s", a->a_host.h_text,
-                             (unsigned)a->a_port, ip6 ? "[" : "",
-                             c->c_up_ip, ip6 ? "]" : "");
+    // Any host and port of this handle goes to the decided address, and
+    // libcurl's cache reuses only a connection made to that very address.
+    const char *ip = c->c_pins.p_ip;
+    bool ip6 = strchr(ip, ':') != NULL;
+    char *pin = box_asprintf("::%s%s%s:%u", ip6 ? "[" : "", ip,
+                             ip6 ? "]" : "", (unsigned)a->a_port);
     bool ok = url != NULL && pin != NULL && up_fields(c);
     if (ok)
-        c->c_resolve = curl_slist_append(NULL, pin);
-    ok = ok && c->c_resolve != NULL && (c->c_easy = curl_easy_init()) != NULL;
+        c->c_connect_to = curl_slist_append(NULL, pin);
+    ok = ok && c->c_connect_to != NULL &&
+         (c->c_easy = curl_easy_init()) != NULL;
     if (ok) {
         CURL *e = c->c_easy;
         curl_easy_setopt(e, CURLOPT_URL, url);
         curl_easy_setopt(e, CURLOPT_PRIVATE, c);
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, c->c_errbuf);
         curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-        // The decided address only (DNS cannot change it now), on the
-        // socket already connected to it.
-        curl_easy_setopt(e, CURLOPT_RESOLVE, c->c_resolve);
+        // The decided address only: DNS cannot change it now.
+        curl_easy_setopt(e, CURLOPT_CONNECT_TO, c->c_connect_to);
         curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, up_open);
         curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, c);
         curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, up_sockopt);
+        curl_easy_setopt(e, CURLOPT_SOCKOPTDATA, c);
+        curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)GW_CONNECT_MS);
         curl_easy_setopt(e, CURLOPT_PROXY, "");
         curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
         curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
         if (c->c_px->px_upstream_ca != NULL)
             curl_easy_setopt(e, CURLOPT_CAINFO, c->c_px->px_upstream_ca);
-        curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
         curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L);
         curl_easy_setopt(e, CURLOPT_HTTP_CONTENT_DECODING, 0L);
         curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
@@ -655,11 +693,62 @@ conn_upstream(gw_conn *c)
     c->c_deadline = 0; // libcurl's low-speed limit watches the exchange
 }
 
+/* Whether libcurl's exchange ended because the connection it opened to
+ * the decided address never came up (then no byte of the request went). */
+static bool
+up_connect_failed(gw_conn *c, CURLcode rc)
+{
+    if (rc == CURLE_COULDNT_CONNECT)
+        return true;
+    curl_off_t t = 0;
+    return rc == CURLE_OPERATION_TIMEDOUT && c->c_up_new &&
+           curl_easy_getinfo(c->c_easy, CURLINFO_CONNECT_TIME_T, &t) ==
+               CURLE_OK &&
+           t == 0;
+}
+
+/* A plain request's connect failed: the next pinned address is decided
+ * and tried (box-spec §6: the first that answers is used), or the client
+ * hears none did. */
+static void
+conn_next_address(gw_conn *c)
+{
+    long os_err = 0;
+    curl_easy_getinfo(c->c_easy, CURLINFO_OS_ERRNO, &os_err);
+    gw_pins *p = &c->c_pins;
+    bool more = p->p_at + 1 < p->p_n;
+    conn_connect_outcome(c, false, !more);
+    conn_easy_end(c);
+    if (more) {
+        p->p_at++;
+        p->p_decided = false;
+        conn_submit(c, GW_JOB_CONNECT);
+        return;
+    }
+    const gw_authority *a = &c->c_connect.j_auth;
+    char why[GW_ADDR_TEXT_MAX + 128];
+    snprintf(why, sizeof why, "cannot connect to %s:%u: %s", a->a_host.h_text,
+             (unsigned)a->a_port,
+             strerror(os_err > 0 ? (int)os_err : ETIMEDOUT));
+    conn_outcome(c, 0);
+    conn_answer(c, GW_ANSWER_BAD_GATEWAY, 0, why, false);
+}
+
 void
 gw_conn_on_curl_done(gw_conn *c, CURLcode rc)
 {
+    if (!c->c_tunnel && !c->c_resp_started && up_connect_failed(c, rc)) {
+        conn_next_address(c);
+        if (!c->c_job_running)
+            gw_conn_on_io(c, 0);
+        return;
+    }
+    conn_connect_outcome(c, true, true);
     if (rc == CURLE_OK && !c->c_resp_started && c->c_resp_code >= 200)
         (void)resp_head_done(c);
+    if (c->c_resp_started)
+        gw_seen_mark(&c->c_px->px_seen, c->c_connect.j_auth.a_host.h_text,
+                     c->c_connect.j_auth.a_port, c->c_pins.p_ip, gw_now_ms());
     if (c->c_resp_blocked) {
         conn_easy_end(c);
         conn_answer(c, GW_ANSWER_REFUSED, 0, GW_CRED_RESPONSE_BLOCKED, false);
@@ -703,41 +792,62 @@ gw_conn_on_curl_done(gw_conn *c, CURLcode rc)
 
 /* ---- jobs ---- */
 
+static void conn_tls_begin(gw_conn *c);
+static void conn_after_job(gw_conn *c, gw_job *j);
+
+/* Runs a step: on the loop when the PDP client's cache decides it whole,
+ * else on a decision thread (back in gw_conn_on_job). */
 static void
 conn_submit(gw_conn *c, gw_job_kind kind)
 {
-    gw_job *j = &c->c_job;
+    gw_job *j = kind == GW_JOB_CONNECT ? &c->c_connect : &c->c_job;
+    gw_decider *d = c->c_px->px_decider;
     gw_job_clear(j);
     j->j_kind = kind;
+    j->j_owner = c;
     j->j_auth = c->c_tunnel ? c->c_tunnel_auth : c->c_req->rq_authority;
-    if (kind == GW_JOB_HTTP) {
+    bool now;
+    if (kind == GW_JOB_CONNECT) {
+        j->j_pins = &c->c_pins;
+        // A tunnel's 200 says upstream answered (box-spec §6): its connect
+        // is made before, unless upstream answered lately (gw_seen.h); a
+        // plain request's is libcurl's.
+        j->j_connect = c->c_tunnel && c->c_tunnel_connect;
+        now = gw_decider_connect_now(d, j);
+    } else {
         j->j_method = c->c_req->rq_method_name;
         j->j_path = c->c_req->rq_path;
         j->j_body_bytes = c->c_body.b_len;
         j->j_intercepted = c->c_tunnel;
-        // A permit the cache holds needs no trip to a decision thread.
-        if (gw_decider_http_now(c->c_px->px_decider, j)) {
-            conn_upstream(c);
-            return;
-        }
+        now = gw_decider_http_now(d, j);
+    }
+    if (now) {
+        conn_after_job(c, j);
+        return;
     }
     c->c_state = GW_CS_JOB;
     c->c_deadline = 0;
     c->c_job_running = true;
-    gw_decider_submit(c->c_px->px_decider, j);
+    gw_decider_submit(d, j);
 }
 
-static void conn_tls_begin(gw_conn *c);
-
 void
-gw_conn_on_job(gw_conn *c)
+gw_conn_on_job(gw_conn *c, gw_job *j)
 {
-    gw_job *j = &c->c_job;
     c->c_job_running = false;
     if (c->c_dead) {
         gw_conn_free(c);
         return;
     }
+    conn_after_job(c, j);
+    if (!c->c_job_running) // else back here when the next step is done
+        gw_conn_on_io(c, 0);
+}
+
+/* What follows a decided step. */
+static void
+conn_after_job(gw_conn *c, gw_job *j)
+{
     if (!j->j_ok) {
         // A refusal of a plain request keeps the connection (the request
         // was read whole); a tunnel's, or a failure, ends it.
@@ -746,25 +856,32 @@ gw_conn_on_job(gw_conn *c)
         conn_answer(c, j->j_answer, 0, j->j_reason, keep);
         if (keep)
             conn_next_request(c);
-        gw_conn_on_io(c, 0);
         return;
     }
-    if (j->j_kind == GW_JOB_CONNECT) {
-        c->c_up_fd = j->j_fd;
-        j->j_fd = -1;
-        memcpy(c->c_up_ip, j->j_ip, sizeof c->c_up_ip);
-        if (c->c_tunnel) {
-            (void)q_put(&c->c_out, established, sizeof established - 1);
-            conn_tls_begin(c);
-        } else {
-            conn_submit(c, GW_JOB_HTTP);
-            if (c->c_state == GW_CS_JOB)
-                return; // decided off the loop; back in gw_conn_on_job
-        }
-    } else {
+    if (j->j_kind == GW_JOB_HTTP) {
+        c->c_http_decided = true;
         conn_upstream(c);
+        return;
     }
-    gw_conn_on_io(c, 0);
+    c->c_up_fd = j->j_fd; // a connect made by the job, or -1
+    j->j_fd = -1;
+    if (c->c_tunnel && c->c_up_fd < 0 && !c->c_tunnel_connect &&
+        !gw_seen_recent(&c->c_px->px_seen, j->j_auth.a_host.h_text,
+                        j->j_auth.a_port, c->c_pins.p_ip, gw_now_ms())) {
+        // Decided, but not known to answer: connect (the address decided
+        // is not decided again).
+        c->c_tunnel_connect = true;
+        conn_submit(c, GW_JOB_CONNECT);
+        return;
+    }
+    if (c->c_tunnel) {
+        (void)q_put(&c->c_out, established, sizeof established - 1);
+        conn_tls_begin(c);
+    } else if (c->c_http_decided) {
+        conn_upstream(c); // the next address, for a request decided
+    } else {
+        conn_submit(c, GW_JOB_HTTP);
+    }
 }
 
 /* ---- TLS with the client, inside a CONNECT tunnel ---- */

@@ -2,6 +2,7 @@
 /* The gateway's job pool: decisions, DNS and connects on threads of their own. */
 #include "gw_decide.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -23,8 +24,6 @@
 #include "box_svc.h"
 #include "gw_hosts.h"
 
-/* Addresses tried per name: a name with more is cut (and says so). */
-#define GW_ADDRS_MAX 16
 /* The gateway's decisions are numbered from here: the PDP ties an outcome
  * to its decision by number (and action and input), and the shell's
  * broker numbers its own from 1. */
@@ -55,15 +54,9 @@ job_fail(gw_job *j, gw_answer_kind kind, const char *fmt, const char *a,
     j->j_reason = box_asprintf(fmt, a, b);
 }
 
-/* What one permit needs for its outcome to be recorded. */
-typedef struct job_ticket {
-    uint64_t t_id;
-    bool t_wanted;
-} job_ticket;
-
 /* Appends e's outcome o to the PDP's history under the decision's id. */
 static void
-record(gw_decider *d, const box_effect *e, job_ticket t, const box_outcome *o)
+record(gw_decider *d, const box_effect *e, gw_ticket t, const box_outcome *o)
 {
     if (!t.t_wanted)
         return;
@@ -95,11 +88,11 @@ record(gw_decider *d, const box_effect *e, job_ticket t, const box_outcome *o)
  * text behind prefix. *t says how to record the permit's outcome. */
 static bool
 job_decide(gw_decider *d, gw_job *j, const box_effect *e, const char *prefix,
-           job_ticket *t)
+           gw_ticket *t)
 {
     box_effect_req r;
     const Box__DecisionRequest *req = box_effect_request(&r, e);
-    *t = (job_ticket){0};
+    *t = (gw_ticket){0};
     if (req == NULL) {
         job_fail(j, GW_ANSWER_REFUSED, "%s%s", prefix,
                  "the request could not be described to policy");
@@ -170,25 +163,62 @@ fail:;
     return -1;
 }
 
-/* The pinned addresses of the job's host: the literal itself, or what DNS
- * says once. n_out addresses in out; false with the job's refusal set. */
+/* A literal host's one address, port set: no resolver involved. */
 static bool
-job_resolve(const gw_decider *d, gw_job *j, struct sockaddr_storage *out,
-            socklen_t *lens, size_t *n_out)
+pin_literal(const gw_authority *a, gw_pins *p)
+{
+    struct sockaddr_storage *ss = &p->p_addr[0];
+    memset(ss, 0, sizeof *ss);
+    if (a->a_host.h_kind == GW_HOST_IPV4) {
+        struct sockaddr_in *in = (struct sockaddr_in *)ss;
+        in->sin_family = AF_INET;
+        in->sin_port = htons(a->a_port);
+        if (inet_pton(AF_INET, a->a_host.h_text, &in->sin_addr) != 1)
+            return false;
+        p->p_len[0] = sizeof *in;
+    } else {
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons(a->a_port);
+        if (inet_pton(AF_INET6, a->a_host.h_text, &in6->sin6_addr) != 1)
+            return false;
+        p->p_len[0] = sizeof *in6;
+    }
+    p->p_n = 1;
+    return true;
+}
+
+/* The addresses of a host that needs no DNS (a literal, or a name the
+ * hosts file holds) into p; false when the resolver must be asked. */
+static bool
+pin_at_hand(const gw_decider *d, const gw_authority *a, gw_pins *p)
+{
+    p->p_at = 0;
+    p->p_decided = false;
+    if (a->a_host.h_kind != GW_HOST_NAME)
+        return pin_literal(a, p);
+    p->p_n = gw_hosts_find(d->d_hosts, a->a_host.h_text, a->a_port,
+                           p->p_addr, p->p_len, GW_ADDRS_MAX);
+    return p->p_n > 0;
+}
+
+/* The pinned addresses of the job's host: at hand, or what DNS says once.
+ * False with the job's refusal set. */
+static bool
+job_resolve(const gw_decider *d, gw_job *j, gw_pins *p)
 {
     const gw_host *h = &j->j_auth.a_host;
-    if (h->h_kind == GW_HOST_NAME &&
-        (*n_out = gw_hosts_find(d->d_hosts, h->h_text, j->j_auth.a_port, out,
-                                lens, GW_ADDRS_MAX)) > 0)
+    if (pin_at_hand(d, &j->j_auth, p))
         return true;
+    p->p_n = 0;
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
                              .ai_flags = AI_NUMERICSERV};
-    if (h->h_kind != GW_HOST_NAME)
-        hints.ai_flags |= AI_NUMERICHOST;
     char port[8];
     snprintf(port, sizeof port, "%u", (unsigned)j->j_auth.a_port);
     struct addrinfo *res = NULL;
-    int rc = getaddrinfo(h->h_text, port, &hints, &res);
+    int rc = h->h_kind == GW_HOST_NAME
+                 ? getaddrinfo(h->h_text, port, &hints, &res)
+                 : EAI_NONAME; // a literal inet_pton refused: none
     if (rc != 0) {
         job_fail(j, GW_ANSWER_BAD_GATEWAY, "cannot resolve %s: %s", h->h_text,
                  rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
@@ -198,16 +228,16 @@ job_resolve(const gw_decider *d, gw_job *j, struct sockaddr_storage *out,
     for (struct addrinfo *ai = res; ai != NULL && n < GW_ADDRS_MAX;
          ai = ai->ai_next) {
         if ((ai->ai_family != AF_INET && ai->ai_family != AF_INET6) ||
-            ai->ai_addrlen > sizeof *out)
+            ai->ai_addrlen > sizeof p->p_addr[0])
             continue;
         bool dup = false;
         for (size_t k = 0; k < n && !dup; k++)
-            dup = lens[k] == ai->ai_addrlen &&
-                  memcmp(&out[k], ai->ai_addr, ai->ai_addrlen) == 0;
+            dup = p->p_len[k] == ai->ai_addrlen &&
+                  memcmp(&p->p_addr[k], ai->ai_addr, ai->ai_addrlen) == 0;
         if (dup)
             continue;
-        memcpy(&out[n], ai->ai_addr, ai->ai_addrlen);
-        lens[n++] = ai->ai_addrlen;
+        memcpy(&p->p_addr[n], ai->ai_addr, ai->ai_addrlen);
+        p->p_len[n++] = ai->ai_addrlen;
     }
     freeaddrinfo(res);
     if (n == 0) {
@@ -215,8 +245,18 @@ job_resolve(const gw_decider *d, gw_job *j, struct sockaddr_storage *out,
                  "no address");
         return false;
     }
-    *n_out = n;
+    p->p_n = n;
     return true;
+}
+
+/* p_at's address as text in p_ip; false for one that has none (never a
+ * family the resolve kept). */
+static bool
+pin_text(gw_pins *p)
+{
+    size_t n;
+    return gw_addr_ip_sockaddr((const struct sockaddr *)&p->p_addr[p->p_at],
+                               p->p_len[p->p_at], p->p_ip, &n) == BOX_OK;
 }
 
 /*
@@ -227,55 +267,157 @@ job_resolve(const gw_decider *d, gw_job *j, struct sockaddr_storage *out,
 static const box_outcome out_opened = {.bo_kind = BOX_OUTCOME_OPENED};
 static const box_outcome out_error = {.bo_kind = BOX_OUTCOME_ERROR};
 
+/* Records what waits in *t (and clears it). */
 static void
-job_connect(gw_decider *d, gw_job *j)
+record_net(gw_decider *d, const gw_job *j, const char *ip, gw_ticket *t,
+           bool opened)
 {
     char res[GW_ADDR_TEXT_MAX + 8];
     box_effect e;
-    job_ticket first, t;
-    net_effect(&e, j, NULL, res, sizeof res);
-    if (!job_decide(d, j, &e, "", &first))
-        return;
-    struct sockaddr_storage addrs[GW_ADDRS_MAX];
-    socklen_t lens[GW_ADDRS_MAX];
-    size_t n = 0;
-    if (!job_resolve(d, j, addrs, lens, &n)) {
-        record(d, &e, first, &out_error);
-        return;
-    }
-    int last = 0;
-    for (size_t i = 0; i < n; i++) {
-        char ip[GW_ADDR_TEXT_MAX];
-        size_t iplen;
-        if (gw_addr_ip_sockaddr((const struct sockaddr *)&addrs[i], lens[i],
-                                ip, &iplen) != BOX_OK)
-            continue;
-        net_effect(&e, j, ip, res, sizeof res);
-        // A refused address refuses the connection: the next one is not a
-        // way around a rule that names this one.
-        if (!job_decide(d, j, &e, "", &t)) {
-            net_effect(&e, j, NULL, res, sizeof res);
-            record(d, &e, first, &out_error);
+    net_effect(&e, j, ip, res, sizeof res);
+    record(d, &e, *t, opened ? &out_opened : &out_error);
+    *t = (gw_ticket){0};
+}
+
+static void
+job_connect(gw_decider *d, gw_job *j)
+{
+    gw_pins *p = j->j_pins;
+    char res[GW_ADDR_TEXT_MAX + 8];
+    box_effect e;
+    if (p->p_n == 0) {
+        net_effect(&e, j, NULL, res, sizeof res);
+        if (!job_decide(d, j, &e, "", &p->p_host_ticket))
+            return;
+        if (!job_resolve(d, j, p)) {
+            record_net(d, j, NULL, &p->p_host_ticket, false);
             return;
         }
-        int fd = connect_within((const struct sockaddr *)&addrs[i], lens[i],
-                                d->d_connect_ms);
+        p->p_at = 0;
+        p->p_decided = false;
+    }
+    int last = 0;
+    for (; p->p_at < p->p_n; p->p_at++, p->p_decided = false) {
+        if (!p->p_decided) {
+            if (!pin_text(p))
+                continue;
+            net_effect(&e, j, p->p_ip, res, sizeof res);
+            // A refused address refuses the connection: the next one is
+            // not a way around a rule that names this one.
+            if (!job_decide(d, j, &e, "", &p->p_ip_ticket)) {
+                record_net(d, j, NULL, &p->p_host_ticket, false);
+                return;
+            }
+            p->p_decided = true;
+        }
+        // Policy that reads how a connect went must know it before this
+        // request's next decision: the connect is made here then.
+        if (!j->j_connect && !p->p_ip_ticket.t_wanted &&
+            !p->p_host_ticket.t_wanted) {
+            j->j_ok = true; // libcurl connects; the loop tells how it went
+            return;
+        }
+        int fd = connect_within((const struct sockaddr *)&p->p_addr[p->p_at],
+                                p->p_len[p->p_at], d->d_connect_ms);
         if (fd < 0)
             last = errno;
-        record(d, &e, t, fd >= 0 ? &out_opened : &out_error);
+        record_net(d, j, p->p_ip, &p->p_ip_ticket, fd >= 0);
         if (fd >= 0) {
             j->j_ok = true;
             j->j_fd = fd;
-            memcpy(j->j_ip, ip, iplen + 1);
-            net_effect(&e, j, NULL, res, sizeof res);
-            record(d, &e, first, &out_opened);
+            record_net(d, j, NULL, &p->p_host_ticket, true);
             return;
         }
     }
+    record_net(d, j, NULL, &p->p_host_ticket, false);
     net_effect(&e, j, NULL, res, sizeof res); // res: host:port
-    record(d, &e, first, &out_error);
     job_fail(j, GW_ANSWER_BAD_GATEWAY, "cannot connect to %s: %s", res,
              strerror(last != 0 ? last : EHOSTUNREACH));
+}
+
+/* One decision from the PDP client's cache, logged as any; false on a
+ * miss (nothing decided, nothing logged). */
+static bool
+decide_cached(gw_decider *d, const box_effect *e, gw_ticket *t)
+{
+    box_effect_req r;
+    const Box__DecisionRequest *req = box_effect_request(&r, e);
+    if (req == NULL)
+        return false;
+    uint64_t id = atomic_fetch_add(&d->d_next_id, 1);
+    r.er_req.request_id = id;
+    box_pdp_answer a;
+    bool hit = box_pdp_decide_cached(d->d_pdp, req, &a);
+    box_pdp_answer_clear(&a);
+    // A cached permit: no rule reads its outcome.
+    *t = (gw_ticket){.t_id = hit ? id : 0};
+    return hit;
+}
+
+bool
+gw_decider_connect_now(gw_decider *d, gw_job *j)
+{
+    gw_pins *p = j->j_pins;
+    char res[GW_ADDR_TEXT_MAX + 8];
+    box_effect e;
+    if (j->j_connect)
+        return false; // a connect blocks: the job makes it
+    if (p->p_n == 0) {
+        if (!pin_at_hand(d, &j->j_auth, p)) {
+            p->p_n = 0;
+            return false;
+        }
+        net_effect(&e, j, NULL, res, sizeof res);
+        if (!decide_cached(d, &e, &p->p_host_ticket)) {
+            p->p_n = 0; // the job decides it, then pins again
+            return false;
+        }
+    }
+    for (; p->p_at < p->p_n; p->p_at++, p->p_decided = false) {
+        if (!p->p_decided) {
+            if (!pin_text(p))
+                continue;
+            net_effect(&e, j, p->p_ip, res, sizeof res);
+            if (!decide_cached(d, &e, &p->p_ip_ticket))
+                return false; // the job decides this address
+            p->p_decided = true;
+        }
+        j->j_ok = true;
+        return true;
+    }
+    return false; // no address left: the job says so
+}
+
+void
+gw_decider_record_connect(gw_decider *d, const gw_authority *a, gw_pins *p,
+                          bool opened, bool host_too)
+{
+    gw_ticket *ts[2] = {&p->p_ip_ticket, host_too ? &p->p_host_ticket : NULL};
+    for (int i = 0; i < 2; i++) {
+        if (ts[i] == NULL || !ts[i]->t_wanted) {
+            if (ts[i] != NULL)
+                *ts[i] = (gw_ticket){0};
+            continue;
+        }
+        gw_job *j = box_calloc(1, sizeof *j);
+        if (j != NULL) {
+            j->j_kind = GW_JOB_RECORD;
+            j->j_fd = -1;
+            j->j_auth = *a;
+            j->j_request_id = ts[i]->t_id;
+            j->j_outcome = opened ? out_opened : out_error;
+            j->j_own_ip = i == 0 ? box_strdup(p->p_ip) : NULL;
+        }
+        *ts[i] = (gw_ticket){0};
+        if (j == NULL || (i == 0 && j->j_own_ip == NULL)) {
+            box_log(BOX_LOG_WARN, "box-gateway",
+                    "policy outcome recording was not confirmed (out of "
+                    "memory)");
+            box_free(j);
+            continue;
+        }
+        gw_decider_submit(d, j);
+    }
 }
 
 /* The http:request effect of a job; res (owned by the caller) is its
@@ -304,7 +446,7 @@ job_http(gw_decider *d, gw_job *j)
         job_fail(j, GW_ANSWER_UNAVAILABLE, "%s%s", "out of memory", "");
         return;
     }
-    job_ticket t;
+    gw_ticket t;
     j->j_ok = job_decide(d, j, &e, "http:request gate: ", &t);
     j->j_request_id = t.t_id;
     j->j_wants_outcome = t.t_wanted;
@@ -316,36 +458,34 @@ gw_decider_http_now(gw_decider *d, gw_job *j)
 {
     char *res;
     box_effect e = http_effect(j, &res);
-    box_effect_req r;
-    const Box__DecisionRequest *req =
-        res != NULL ? box_effect_request(&r, &e) : NULL;
-    bool hit = false;
-    if (req != NULL) {
-        uint64_t id = atomic_fetch_add(&d->d_next_id, 1);
-        r.er_req.request_id = id;
-        box_pdp_answer a;
-        hit = box_pdp_decide_cached(d->d_pdp, req, &a);
-        box_pdp_answer_clear(&a);
-        if (hit) {
-            j->j_ok = true;
-            j->j_request_id = id;
-            j->j_wants_outcome = false; // a cached permit: no rule reads it
-        }
+    gw_ticket t;
+    bool hit = res != NULL && decide_cached(d, &e, &t);
+    if (hit) {
+        j->j_ok = true;
+        j->j_request_id = t.t_id;
+        j->j_wants_outcome = false;
     }
     box_free(res);
     return hit;
 }
 
+/* Appends a RECORD job's outcome: an http:request's, or (no method) a
+ * net:connect's, with its address or before DNS. */
 static void
 job_record(gw_decider *d, gw_job *j)
 {
-    char *res;
-    box_effect e = http_effect(j, &res);
-    if (res != NULL)
-        record(d, &e, (job_ticket){j->j_request_id, true}, &j->j_outcome);
+    char *res = NULL, net_res[GW_ADDR_TEXT_MAX + 8];
+    box_effect e;
+    if (j->j_own_method != NULL)
+        e = http_effect(j, &res);
+    else
+        net_effect(&e, j, j->j_own_ip, net_res, sizeof net_res);
+    if (j->j_own_method == NULL || res != NULL)
+        record(d, &e, (gw_ticket){j->j_request_id, true}, &j->j_outcome);
     box_free(res);
     box_free(j->j_own_method);
     box_free(j->j_own_path);
+    box_free(j->j_own_ip);
     box_free(j);
 }
 
@@ -360,6 +500,7 @@ gw_decider_record_http(gw_decider *d, const gw_job *decided,
         j->j_reason = NULL;
         j->j_owner = NULL;
         j->j_outcome = *o;
+        j->j_own_ip = NULL;
         j->j_own_method = box_strdup(decided->j_method);
         j->j_own_path = box_strdup(decided->j_path);
         j->j_method = j->j_own_method;
@@ -477,7 +618,6 @@ gw_decider_submit(gw_decider *d, gw_job *j)
 {
     j->j_ok = false;
     j->j_fd = -1;
-    j->j_ip[0] = '\0';
     j->j_next = NULL;
     pthread_mutex_lock(&d->d_lock);
     *d->d_todo_tail = j;

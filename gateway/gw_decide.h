@@ -4,7 +4,9 @@
 #define GW_DECIDE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "box_err.h"
 #include "box_pdp_client.h"
@@ -19,10 +21,43 @@
  * learns it is done when the pool's eventfd turns readable.
  */
 
+/* Addresses tried per name: a name with more is cut. */
+#define GW_ADDRS_MAX 16
+
+/* What one permit needs for its outcome to be recorded: its decision's
+ * number, and whether policy reads the outcome at all. */
+typedef struct gw_ticket {
+    uint64_t t_id;
+    bool t_wanted;
+} gw_ticket;
+
+/*
+ * A connection's pinned addresses (box-spec §6: resolved once) and which
+ * one is in use. It lives with the client connection across the steps
+ * that fill it: the decision before DNS, the resolve, then one decision
+ * per address as each is tried. The tickets wait for the connect's
+ * outcome when libcurl makes it (gw_decider_record_connect).
+ */
+typedef struct gw_pins {
+    struct sockaddr_storage p_addr[GW_ADDRS_MAX];
+    socklen_t p_len[GW_ADDRS_MAX];
+    size_t p_n;                  // 0: the host is not decided and resolved
+    size_t p_at;                 // the address decided or used now
+    bool p_decided;              // p_at's net:connect permitted it
+    char p_ip[GW_ADDR_TEXT_MAX]; // p_addr[p_at]'s text, once permitted
+    gw_ticket p_host_ticket;     // the decision before DNS
+    gw_ticket p_ip_ticket;       // p_at's decision
+} gw_pins;
+
 typedef enum gw_job_kind {
-    /* net:connect before DNS, resolve once, then per pinned address in
-     * order: net:connect with ip, and connect; the first that answers is
-     * the job's socket (box-spec §6). */
+    /* net:connect before DNS and resolve once (unless j_pins holds the
+     * addresses already), then per pinned address from p_at on, in order:
+     * net:connect with ip; with j_connect, connect, and the first that
+     * answers is the job's socket (box-spec §6); without, the first
+     * permitted address is the job's answer and libcurl connects (unless
+     * policy reads a connect's outcome: then the job connects too, so the
+     * outcome is known before the request's http:request decision). An
+     * address p_decided says is permitted is not decided again. */
     GW_JOB_CONNECT,
     GW_JOB_HTTP, // http:request
     /* An http:request's outcome for the PDP's history (made by
@@ -38,20 +73,22 @@ typedef struct gw_job {
     const char *j_path;   // HTTP: canonical, no query; borrowed
     uint64_t j_body_bytes;
     bool j_intercepted;
+    gw_pins *j_pins; // CONNECT: the owner's, filled in place
+    bool j_connect;  // CONNECT: make the connection here
     /* Out. j_ok: permitted (and for CONNECT, connected). Otherwise the
      * answer to give (j_answer) and its reason (j_reason, owned). */
     bool j_ok;
     gw_answer_kind j_answer;
     char *j_reason;
-    int j_fd;                      // CONNECT: the connected socket, or -1
-    char j_ip[GW_ADDR_TEXT_MAX];   // CONNECT: the address it reached
+    int j_fd; // CONNECT with j_connect: the connected socket, or -1
     /* HTTP: the decision's id, and whether policy reads its outcome
      * (then gw_decider_record_http tells how the exchange ended). */
     uint64_t j_request_id;
     bool j_wants_outcome;
-    /* RECORD: the outcome, and the strings the job owns. */
+    /* RECORD: the outcome, and the strings the job owns (no method: a
+     * net:connect's, with j_own_ip, or none for the decision before DNS). */
     box_outcome j_outcome;
-    char *j_own_method, *j_own_path;
+    char *j_own_method, *j_own_path, *j_own_ip;
     /* The loop's: who waits for this job. */
     void *j_owner;
     struct gw_job *j_next;
@@ -85,6 +122,20 @@ void gw_decider_submit(gw_decider *d, gw_job *j);
 bool gw_decider_http_now(gw_decider *d, gw_job *j);
 /* The jobs done since the last call, as a list, or NULL. */
 gw_job *gw_decider_take(gw_decider *d);
+
+/* A CONNECT job (without j_connect) decided at once on the caller's
+ * thread, when its addresses need no DNS (a literal, or the hosts file)
+ * and the PDP client's cache holds every permit it needs: true with j_ok
+ * set. False: submit it; what was decided stays in its pins, and the job
+ * goes on from there. */
+bool gw_decider_connect_now(gw_decider *d, gw_job *j);
+
+/* Records, off the loop, the outcome of each net:connect permit that
+ * waits in p (the ticket is then cleared): ::response when libcurl's
+ * connection to p_ip may have opened, ::error when it surely did not.
+ * host_too: the decision before DNS as well (the last address tried). */
+void gw_decider_record_connect(gw_decider *d, const gw_authority *a,
+                               gw_pins *p, bool opened, bool host_too);
 
 /* Records, off the loop, how a permitted http:request ended (decided
  * holds the decision: its j_wants_outcome set): ::response with

@@ -208,7 +208,7 @@ px_jobs_done(gw_proxy *px)
     gw_job *j = gw_decider_take(px->px_decider);
     while (j != NULL) {
         gw_job *next = j->j_next;
-        gw_conn_on_job(j->j_owner);
+        gw_conn_on_job(j->j_owner, j);
         j = next;
     }
 }

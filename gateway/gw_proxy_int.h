@@ -16,6 +16,7 @@
 #include "gw_decide.h"
 #include "gw_http.h"
 #include "gw_proxy.h"
+#include "gw_seen.h"
 
 /* What an epoll event's data points at: every registered thing starts
  * with one of these. */
@@ -74,22 +75,32 @@ struct gw_conn {
     box_buf c_body;          // the decoded body
     struct gw_body_dec *c_bdec; // in c_arena
     size_t c_body_off;       // bytes of c_in the decoder has used
-    gw_job c_job;
+    gw_job c_job;         // http:request
+    bool c_http_decided;  // c_job permitted this request
     bool c_keep_alive;
 
-    /* CONNECT: the tunnel's authority and upstream socket, and the
-     * client's TLS once the 200 is sent. */
+    /* Where upstream is: the net:connect step's job and the addresses it
+     * pinned (a tunnel's, or this request's). */
+    gw_job c_connect;
+    gw_pins c_pins;
+
+    /* CONNECT: the tunnel's authority; the upstream socket a job connected
+     * (a tunnel's before its 200, or when policy reads how a connect went)
+     * until libcurl takes it or finds a connection it keeps to the same
+     * address; and the client's TLS once the 200 is sent. */
     bool c_tunnel;
+    bool c_tunnel_connect; // its connect is made before the 200 (gw_seen.h)
     gw_authority c_tunnel_auth;
-    int c_up_fd; // connected upstream socket, until libcurl takes it
-    char c_up_ip[GW_ADDR_TEXT_MAX];
+    int c_up_fd;
     SSL *c_ssl;
     bool c_ssl_want_write;
 
     /* libcurl's exchange. */
     CURL *c_easy;
     struct curl_slist *c_hdrs;
-    struct curl_slist *c_resolve;
+    struct curl_slist *c_connect_to;
+    int c_up_given; // the connected socket handed to libcurl, or -1
+    bool c_up_new;  // libcurl opened a connection for this exchange
     char c_errbuf[CURL_ERROR_SIZE];
     bool c_resp_started; // the response head went to the client
     bool c_outcome_sent; // the exchange's outcome went to the PDP
@@ -127,6 +138,7 @@ struct gw_proxy {
      * batch may still name it, so it is freed once the batch is done. */
     gw_conn *px_dead_conns;
     struct gw_curl_tag *px_dead_tags;
+    gw_seen px_seen; // upstreams that answered lately
     unsigned px_nconns;
     unsigned px_conns_max;
     size_t px_body_max;
@@ -140,7 +152,7 @@ uint64_t gw_now_ms(void);
 /* gw_conn.c: one connection's life. */
 gw_conn *gw_conn_new(gw_proxy *px, int fd, bool needs_auth);
 void gw_conn_on_io(gw_conn *c, uint32_t events);
-void gw_conn_on_job(gw_conn *c);
+void gw_conn_on_job(gw_conn *c, gw_job *j);
 void gw_conn_on_curl_done(gw_conn *c, CURLcode rc);
 void gw_conn_on_timeout(gw_conn *c);
 void gw_conn_free(gw_conn *c);

@@ -58,6 +58,42 @@ setup_after_404(void **state)
     return gwt_setup(state, policy, 1);
 }
 
+/* gt_policy, and no request once a connect to port 1 failed: a rule on
+ * the ::error events of net:connect, which the loop records once
+ * libcurl's connect is known to have failed. */
+static int
+setup_after_connect_error(void **state)
+{
+    char policy[sizeof gt_policy + 512];
+    snprintf(policy, sizeof policy,
+             "%s@id(\"afterfail\") forbid (principal, action == "
+             "Box::Action::\"http:request\", resource) when temporal { "
+             "formerly within 1h (Box::Action::\"net:connect\"::error{ "
+             "input.port: 1 }) };\n",
+             gt_policy);
+    return gwt_setup(state, policy, 1);
+}
+
+/* gt_policy, and names of the test's hosts file: two.test (nothing
+ * listens on its first address) may connect anywhere; bad.test's first
+ * address is refused. */
+static int
+setup_names(void **state)
+{
+    char policy[sizeof gt_policy + 512];
+    snprintf(policy, sizeof policy,
+             "%s@id(\"names\") permit (principal, action == "
+             "Box::Action::\"net:connect\", resource) when { "
+             "context.input.host == \"two.test\" || context.input.host == "
+             "\"bad.test\" };\n"
+             "@id(\"not9\") forbid (principal, action == "
+             "Box::Action::\"net:connect\", resource) when { "
+             "context.input.host == \"bad.test\" && context.input has ip && "
+             "context.input.ip == \"127.0.0.9\" };\n",
+             gt_policy);
+    return gwt_setup(state, policy, 1);
+}
+
 static int
 teardown(void **state)
 {
@@ -372,6 +408,87 @@ test_decisions_logged(void **state)
     box_free(log);
 }
 
+/* Each request is decided (both net:connect decisions and its
+ * http:request), and still goes upstream on the connection an earlier
+ * one to the same decided address left open: one accept for many. */
+static void
+test_upstream_reused(void **state)
+{
+    gwt_fx *f = *state;
+    gwt_start_gateway(f, NULL, NULL);
+    for (int i = 0; i < 5; i++) {
+        char *r = gwt_get(f, "127.0.0.1", "/hello");
+        gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+        gwt_expect_has(r, "\r\n\r\nhello\n");
+        box_free(r);
+    }
+    assert_int_equal(atomic_load(&f->us.us_accepted), 1);
+    // A refused request in between leaves the kept connection unused, and
+    // the next permitted one takes it.
+    char *r = gwt_get(f, "127.0.0.1", "/secret");
+    gwt_expect_prefix(r, "HTTP/1.1 403 Forbidden\r\n");
+    box_free(r);
+    r = gwt_get(f, "127.0.0.1", "/hello");
+    gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    box_free(r);
+    assert_int_equal(atomic_load(&f->us.us_accepted), 1);
+    assert_int_equal(atomic_load(&f->us.us_requests), 6);
+    gwt_stop_proc(&f->gw);
+    f->gw.bp_pid = 0;
+    gwt_stop_proc(&f->pdp);
+    f->pdp.bp_pid = 0;
+    char *log = box_test_slurp(f->log);
+    size_t nc = box_test_count(log, "\"stringValue\":\"net:connect\"");
+    size_t hr = box_test_count(log, "\"stringValue\":\"http:request\"");
+    assert_int_equal(hr, 7);
+    assert_int_equal(nc, 2 * hr); // two net:connect decisions per request
+    box_free(log);
+}
+
+/* A name's addresses are tried in order, each decided before it is tried:
+ * the first that answers is used; a refused one refuses the request. */
+static void
+test_addresses_in_order(void **state)
+{
+    gwt_fx *f = *state;
+    char hosts[160];
+    snprintf(hosts, sizeof hosts, "%s/hosts", f->dir);
+    static const char text[] = "127.0.0.9 two.test bad.test\n"
+                               "127.0.0.1 two.test bad.test\n";
+    box_test_write(hosts, text, sizeof text - 1, 0600);
+    gwt_start_gateway(f, "--hosts-file", hosts);
+    char req[512];
+    snprintf(req, sizeof req,
+             "GET http://two.test:%u/hello HTTP/1.1\r\nHost: two.test:%u\r\n"
+             "\r\n",
+             f->us.us_port, f->us.us_port);
+    char *r = gwt_exchange(f, req);
+    gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    gwt_expect_has(r, "\r\n\r\nhello\n");
+    box_free(r);
+    snprintf(req, sizeof req,
+             "GET http://bad.test:%u/hello HTTP/1.1\r\nHost: bad.test:%u\r\n"
+             "\r\n",
+             f->us.us_port, f->us.us_port);
+    r = gwt_exchange(f, req);
+    gwt_expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
+                     "refused\r\n");
+    gwt_expect_has(r, "[policy: not9]");
+    box_free(r);
+    assert_int_equal(atomic_load(&f->us.us_requests), 1);
+    gwt_stop_proc(&f->gw);
+    f->gw.bp_pid = 0;
+    gwt_stop_proc(&f->pdp);
+    f->pdp.bp_pid = 0;
+    char *log = box_test_slurp(f->log);
+    // two.test: before DNS, 127.0.0.9 (no answer), 127.0.0.1; bad.test:
+    // before DNS, 127.0.0.9 refused, and no other.
+    size_t nc = box_test_count(log, "\"stringValue\":\"net:connect\"");
+    assert_int_equal(nc, 5);
+    assert_int_equal(box_test_count(log, "[policy: not9]"), 1);
+    box_free(log);
+}
+
 /* The TCP listener serves only a holder of the token file: 407 (marked)
  * without it or with a wrong one, the request forwarded with it. */
 static void
@@ -543,6 +660,38 @@ test_tunnel_intercepted(void **state)
     box_free(r);
 }
 
+static char *tunnel_get(const gwt_fx *f, const char *target,
+                        const char *fields);
+
+/* Tunnels one after another to the same upstream: the first connects
+ * before its 200 and its connection is kept; the next ones (upstream
+ * answered moments ago) use that kept connection, with no connect of their
+ * own: one accept, one upstream handshake, for all. Each is decided. */
+static void
+test_tunnel_reuses_upstream(void **state)
+{
+    gwt_fx *f = *state;
+    gwt_start_gateway(f, "--upstream-ca", f->up_ca);
+    for (int i = 0; i < 4; i++) {
+        char *r = tunnel_get(f, "/hello", "");
+        gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+        gwt_expect_has(r, "\r\n\r\nhello\n");
+        box_free(r);
+    }
+    assert_int_equal(atomic_load(&f->tus.us_accepted), 1);
+    assert_int_equal(atomic_load(&f->tus.us_requests), 4);
+    gwt_stop_proc(&f->gw);
+    f->gw.bp_pid = 0;
+    gwt_stop_proc(&f->pdp);
+    f->pdp.bp_pid = 0;
+    char *log = box_test_slurp(f->log);
+    assert_int_equal(box_test_count(log, "\"stringValue\":\"http:request\""),
+                     4);
+    assert_int_equal(box_test_count(log, "\"stringValue\":\"net:connect\""),
+                     8);
+    box_free(log);
+}
+
 static void
 test_tunnel_refusals(void **state)
 {
@@ -595,6 +744,36 @@ test_outcomes_recorded(void **state)
     for (int i = 0; i < 50 && !refused; i++) {
         r = gwt_get(f, "127.0.0.1", "/hello");
         refused = strstr(r, "[policy: after404]") != NULL;
+        if (!refused)
+            gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+        box_free(r);
+        if (!refused)
+            box_test_sleep_ms(100);
+    }
+    assert_true(refused);
+}
+
+/* A connect that failed is recorded as net:connect::error (its decisions
+ * waited for libcurl's connect), a connect that opened is not. */
+static void
+test_connect_outcome_recorded(void **state)
+{
+    gwt_fx *f = *state;
+    gwt_start_gateway(f, NULL, NULL);
+    char *r = gwt_get(f, "127.0.0.1", "/hello");
+    gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    box_free(r);
+    r = gwt_get(f, "127.0.0.1", "/hello");
+    gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+    box_free(r);
+    r = gwt_exchange(f, "GET http://127.0.0.1:1/ HTTP/1.1\r\nHost: "
+                        "127.0.0.1:1\r\n\r\n");
+    gwt_expect_prefix(r, "HTTP/1.1 502 Bad Gateway\r\n");
+    box_free(r);
+    bool refused = false;
+    for (int i = 0; i < 50 && !refused; i++) {
+        r = gwt_get(f, "127.0.0.1", "/hello");
+        refused = strstr(r, "[policy: afterfail]") != NULL;
         if (!refused)
             gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
         box_free(r);
@@ -797,11 +976,19 @@ main(void)
         cmocka_unit_test_setup_teardown(test_slow_and_full, setup, teardown),
         cmocka_unit_test_setup_teardown(test_connection_limit, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_connect_outcome_recorded,
+                                        setup_after_connect_error, teardown),
+        cmocka_unit_test_setup_teardown(test_upstream_reused, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_addresses_in_order, setup_names,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_decisions_logged, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_tunnel_intercepted, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_tunnel_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tunnel_reuses_upstream, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_tcp_token, setup, teardown),
         cmocka_unit_test_setup_teardown(test_credentials, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outcomes_recorded,

@@ -331,6 +331,47 @@ out:
     box_buf_reset(&in);
 }
 
+typedef struct gwt_conn_arg {
+    gwt_upstream *ca_us;
+    int ca_fd;
+} gwt_conn_arg;
+
+static void *
+upstream_conn_main(void *arg)
+{
+    gwt_conn_arg *ca = arg;
+    gwt_upstream *us = ca->ca_us;
+    int fd = ca->ca_fd;
+    box_free(ca);
+    gwt_io io = {.io_fd = fd};
+    if (us->us_tls != NULL) {
+        io.io_ssl = SSL_new(us->us_tls);
+        SSL_set_fd(io.io_ssl, fd);
+        if (SSL_accept(io.io_ssl) != 1) {
+            ERR_clear_error();
+            SSL_free(io.io_ssl);
+            io.io_ssl = NULL;
+            goto out;
+        }
+    }
+    upstream_conn(us, &io);
+    if (io.io_ssl != NULL) {
+        SSL_shutdown(io.io_ssl);
+        SSL_free(io.io_ssl);
+    }
+out:
+    pthread_mutex_lock(&us->us_lock);
+    for (unsigned i = 0; i < us->us_nlive; i++)
+        if (us->us_live[i] == fd) {
+            us->us_live[i] = us->us_live[--us->us_nlive];
+            break;
+        }
+    close(fd);
+    pthread_cond_broadcast(&us->us_gone);
+    pthread_mutex_unlock(&us->us_lock);
+    return NULL;
+}
+
 static void *
 upstream_main(void *arg)
 {
@@ -340,23 +381,27 @@ upstream_main(void *arg)
         if (fd < 0)
             return NULL; // shut by the teardown
         atomic_fetch_add(&us->us_accepted, 1);
-        gwt_io io = {.io_fd = fd};
-        if (us->us_tls != NULL) {
-            io.io_ssl = SSL_new(us->us_tls);
-            SSL_set_fd(io.io_ssl, fd);
-            if (SSL_accept(io.io_ssl) != 1) {
-                ERR_clear_error();
-                SSL_free(io.io_ssl);
-                close(fd);
-                continue;
-            }
+        gwt_conn_arg *ca = box_calloc(1, sizeof *ca);
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        pthread_t t;
+        pthread_mutex_lock(&us->us_lock);
+        bool ok = ca != NULL && !us->us_stopping &&
+                  us->us_nlive < GWT_ORIGIN_LIVE_MAX;
+        if (ok) {
+            *ca = (gwt_conn_arg){us, fd};
+            us->us_live[us->us_nlive++] = fd;
+            ok = pthread_create(&t, &at, upstream_conn_main, ca) == 0;
+            if (!ok)
+                us->us_nlive--;
         }
-        upstream_conn(us, &io);
-        if (io.io_ssl != NULL) {
-            SSL_shutdown(io.io_ssl);
-            SSL_free(io.io_ssl);
+        pthread_mutex_unlock(&us->us_lock);
+        pthread_attr_destroy(&at);
+        if (!ok) {
+            box_free(ca);
+            close(fd);
         }
-        close(fd);
     }
 }
 
@@ -369,6 +414,7 @@ gwt_origin_start(gwt_upstream *us, const char *addr, SSL_CTX *tls,
     us->us_tls = tls;
     us->us_nthreads = nthreads;
     pthread_mutex_init(&us->us_lock, NULL);
+    pthread_cond_init(&us->us_gone, NULL);
     us->us_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in in = {.sin_family = AF_INET};
     assert_int_equal(inet_pton(AF_INET, addr, &in.sin_addr), 1);
@@ -390,6 +436,15 @@ gwt_origin_stop(gwt_upstream *us)
     for (unsigned i = 0; i < us->us_nthreads; i++)
         pthread_join(us->us_threads[i], NULL);
     close(us->us_fd);
+    // Connections a gateway still keeps end now; their threads go.
+    pthread_mutex_lock(&us->us_lock);
+    us->us_stopping = true;
+    for (unsigned i = 0; i < us->us_nlive; i++)
+        shutdown(us->us_live[i], SHUT_RDWR);
+    while (us->us_nlive > 0)
+        pthread_cond_wait(&us->us_gone, &us->us_lock);
+    pthread_mutex_unlock(&us->us_lock);
+    pthread_cond_destroy(&us->us_gone);
     pthread_mutex_destroy(&us->us_lock);
     SSL_CTX_free(us->us_tls);
 }

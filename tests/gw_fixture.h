@@ -18,10 +18,12 @@
 #define GWT_BIG (3u << 20)   // /big: past the gateway's pause mark, many times
 #define GWT_HUGE (64u << 20) // /huge: far past any buffer the gateway has
 #define GWT_ORIGIN_THREADS_MAX 32
+#define GWT_ORIGIN_LIVE_MAX 2048 // connections served at once
 
 /*
- * A test origin: threads accepting on one listening socket, each serving
- * one connection at a time until it closes. Paths:
+ * A test origin: threads accepting on one listening socket, and a thread
+ * per connection serving it until it closes (a gateway keeps idle
+ * connections for reuse, as a real origin would see). Paths:
  *   /hello (and any other)  6 bytes, "hello\n", keep-alive
  *   /id/REST                "id REST\n": a body that names its request
  *   /chunked                a chunked answer, "hello, world"
@@ -47,6 +49,11 @@ typedef struct gwt_upstream {
     atomic_int us_requests;
     char us_last_head[4096];
     pthread_mutex_t us_lock;
+    /* The connections being served (us_lock): shut at the stop. */
+    int us_live[GWT_ORIGIN_LIVE_MAX];
+    unsigned us_nlive;
+    bool us_stopping;
+    pthread_cond_t us_gone;
 } gwt_upstream;
 
 /* One test's services, under a fresh /tmp/box-gw-XXXXXX. */
