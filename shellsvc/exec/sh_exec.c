@@ -958,6 +958,12 @@ job_main(void *arg)
     sh_job *j = arg;
     sh_session *ss = j->j_cx->cx_ss;
     j->j_status = run_stage(j->j_cx, j->j_node, NULL);
+    // A job `kill` reached ends as a killed process, as bash's whole
+    // process group would, however its stages noticed: a pipeline's last
+    // one may have met the end of its input before the flag.
+    int sig = atomic_load(&j->j_signal);
+    if (sig != 0)
+        j->j_status = 128 + sig;
     sh_ctx_free(j->j_cx);
     j->j_cx = NULL;
     atomic_store(&j->j_done, true);
