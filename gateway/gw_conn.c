@@ -143,22 +143,10 @@ gw_conn_new(gw_proxy *px, int fd, bool needs_auth)
     return c;
 }
 
-/* The outcomes of the net:connect permits still waiting (a plain
- * request's, whose connect was libcurl's): the connection may have opened
- * when libcurl ran, surely did not when it never did. */
-static void
-conn_connect_outcome(gw_conn *c, bool opened, bool host_too)
-{
-    if (c->c_pins.p_ip_ticket.t_wanted || c->c_pins.p_host_ticket.t_wanted)
-        gw_decider_record_connect(c->c_px->px_decider, &c->c_connect.j_auth,
-                                  &c->c_pins, opened, host_too);
-}
-
 /* The exchange's libcurl state goes; the connection stays. */
 static void
 conn_easy_end(gw_conn *c)
 {
-    conn_connect_outcome(c, c->c_easy != NULL, true);
     if (c->c_easy != NULL) {
         curl_multi_remove_handle(c->c_px->px_multi, c->c_easy);
         curl_easy_cleanup(c->c_easy);
@@ -717,7 +705,6 @@ conn_next_address(gw_conn *c)
     curl_easy_getinfo(c->c_easy, CURLINFO_OS_ERRNO, &os_err);
     gw_pins *p = &c->c_pins;
     bool more = p->p_at + 1 < p->p_n;
-    conn_connect_outcome(c, false, !more);
     conn_easy_end(c);
     if (more) {
         p->p_at++;
@@ -743,7 +730,6 @@ gw_conn_on_curl_done(gw_conn *c, CURLcode rc)
             gw_conn_on_io(c, 0);
         return;
     }
-    conn_connect_outcome(c, true, true);
     if (rc == CURLE_OK && !c->c_resp_started && c->c_resp_code >= 200)
         (void)resp_head_done(c);
     if (c->c_resp_started)

@@ -388,38 +388,6 @@ gw_decider_connect_now(gw_decider *d, gw_job *j)
     return false; // no address left: the job says so
 }
 
-void
-gw_decider_record_connect(gw_decider *d, const gw_authority *a, gw_pins *p,
-                          bool opened, bool host_too)
-{
-    gw_ticket *ts[2] = {&p->p_ip_ticket, host_too ? &p->p_host_ticket : NULL};
-    for (int i = 0; i < 2; i++) {
-        if (ts[i] == NULL || !ts[i]->t_wanted) {
-            if (ts[i] != NULL)
-                *ts[i] = (gw_ticket){0};
-            continue;
-        }
-        gw_job *j = box_calloc(1, sizeof *j);
-        if (j != NULL) {
-            j->j_kind = GW_JOB_RECORD;
-            j->j_fd = -1;
-            j->j_auth = *a;
-            j->j_request_id = ts[i]->t_id;
-            j->j_outcome = opened ? out_opened : out_error;
-            j->j_own_ip = i == 0 ? box_strdup(p->p_ip) : NULL;
-        }
-        *ts[i] = (gw_ticket){0};
-        if (j == NULL || (i == 0 && j->j_own_ip == NULL)) {
-            box_log(BOX_LOG_WARN, "box-gateway",
-                    "policy outcome recording was not confirmed (out of "
-                    "memory)");
-            box_free(j);
-            continue;
-        }
-        gw_decider_submit(d, j);
-    }
-}
-
 /* The http:request effect of a job; res (owned by the caller) is its
  * host:port/path resource, NULL when memory ran out. */
 static box_effect
@@ -469,23 +437,16 @@ gw_decider_http_now(gw_decider *d, gw_job *j)
     return hit;
 }
 
-/* Appends a RECORD job's outcome: an http:request's, or (no method) a
- * net:connect's, with its address or before DNS. */
 static void
 job_record(gw_decider *d, gw_job *j)
 {
-    char *res = NULL, net_res[GW_ADDR_TEXT_MAX + 8];
-    box_effect e;
-    if (j->j_own_method != NULL)
-        e = http_effect(j, &res);
-    else
-        net_effect(&e, j, j->j_own_ip, net_res, sizeof net_res);
-    if (j->j_own_method == NULL || res != NULL)
+    char *res;
+    box_effect e = http_effect(j, &res);
+    if (res != NULL)
         record(d, &e, (gw_ticket){j->j_request_id, true}, &j->j_outcome);
     box_free(res);
     box_free(j->j_own_method);
     box_free(j->j_own_path);
-    box_free(j->j_own_ip);
     box_free(j);
 }
 
@@ -500,7 +461,6 @@ gw_decider_record_http(gw_decider *d, const gw_job *decided,
         j->j_reason = NULL;
         j->j_owner = NULL;
         j->j_outcome = *o;
-        j->j_own_ip = NULL;
         j->j_own_method = box_strdup(decided->j_method);
         j->j_own_path = box_strdup(decided->j_path);
         j->j_method = j->j_own_method;

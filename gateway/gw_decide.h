@@ -35,8 +35,9 @@ typedef struct gw_ticket {
  * A connection's pinned addresses (box-spec §6: resolved once) and which
  * one is in use. It lives with the client connection across the steps
  * that fill it: the decision before DNS, the resolve, then one decision
- * per address as each is tried. The tickets wait for the connect's
- * outcome when libcurl makes it (gw_decider_record_connect).
+ * per address as each is tried. A permit whose outcome policy reads (a
+ * ticket wanted) comes only from a job, which then connects itself and
+ * records the outcome at once: libcurl's connects have none to record.
  */
 typedef struct gw_pins {
     struct sockaddr_storage p_addr[GW_ADDRS_MAX];
@@ -85,10 +86,9 @@ typedef struct gw_job {
      * (then gw_decider_record_http tells how the exchange ended). */
     uint64_t j_request_id;
     bool j_wants_outcome;
-    /* RECORD: the outcome, and the strings the job owns (no method: a
-     * net:connect's, with j_own_ip, or none for the decision before DNS). */
+    /* RECORD: the outcome, and the strings the job owns. */
     box_outcome j_outcome;
-    char *j_own_method, *j_own_path, *j_own_ip;
+    char *j_own_method, *j_own_path;
     /* The loop's: who waits for this job. */
     void *j_owner;
     struct gw_job *j_next;
@@ -129,13 +129,6 @@ gw_job *gw_decider_take(gw_decider *d);
  * set. False: submit it; what was decided stays in its pins, and the job
  * goes on from there. */
 bool gw_decider_connect_now(gw_decider *d, gw_job *j);
-
-/* Records, off the loop, the outcome of each net:connect permit that
- * waits in p (the ticket is then cleared): ::response when libcurl's
- * connection to p_ip may have opened, ::error when it surely did not.
- * host_too: the decision before DNS as well (the last address tried). */
-void gw_decider_record_connect(gw_decider *d, const gw_authority *a,
-                               gw_pins *p, bool opened, bool host_too);
 
 /* Records, off the loop, how a permitted http:request ended (decided
  * holds the decision: its j_wants_outcome set): ::response with
