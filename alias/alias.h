@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "box_status.h"
 
@@ -32,6 +33,7 @@ typedef struct alias_form {
     int af_nargs;
     const char *af_set[ALIAS_SET_MAX];
     int af_nset;
+    bool af_stdin_script; // -s: the script is stdin (with af_cmd: refused)
 } alias_form;
 
 /* Reads argv (after the program name) as one of the accepted forms (see
@@ -48,11 +50,35 @@ int alias_shell_main(const char *arg0, int argc, char *const argv[],
                      const char *sock);
 
 /*
- * One call on a fresh connection to sock: Open{shell}, Call{source},
- * InputEof, then Output frames to fd 1/2 until Exit or Denied. Returns the
- * status to exit with; every failure is reported via alias_fail.
+ * One call on a fresh connection to sock: Open{shell}, Call{source}, then
+ * stdin (alias_stdin_streams; not for -s, whose stdin was the script) as
+ * Input frames and InputEof, or InputEof at once, while Output frames go
+ * to fd 1/2 until Exit or Denied. Returns the status to exit with; every
+ * failure is reported via alias_fail.
  */
 int alias_client_call(const char *sock, const char *source, size_t len,
                       const alias_form *form);
+
+/* True when fd 0 is worth streaming to the call: open, and not a terminal
+ * (an agent's harness attached to one means no input), /dev/null or a
+ * directory. Otherwise the command's stdin is at its end (box-spec §2). */
+bool alias_stdin_streams(void);
+
+/*
+ * Reads one frame from the broker (read_ms bounds it, whole) and acts on
+ * it: Output to fd 1/2, Exit and Denied end the call. Returns the status
+ * to exit with once the call is over (failures reported), else -1.
+ */
+int alias_relay_one(int fd, int read_ms);
+
+/*
+ * The call's stdin and its answer at once (alias_stream.c): fd 0 goes to
+ * the broker as Input frames, then InputEof, never more than one frame
+ * read ahead of what the socket took, while every frame the broker sends
+ * is relayed as it comes, so a command that writes before it reads never
+ * waits on us. Once the call ends (Exit, Denied) nothing more is sent.
+ * Returns the status to exit with.
+ */
+int alias_stream_relay(int fd, uint32_t program);
 
 #endif

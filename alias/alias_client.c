@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The alias's side of one broker call: connect, send, relay, exit. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,15 @@ alias_connect(const char *sock)
     }
     memcpy(sa.sun_path, sock, strlen(sock) + 1);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    // Never one of 0-2 (closed when we started): stdin would read the
+    // socket, output would go into it.
+    if (fd >= 0 && fd <= 2) {
+        int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        int err = errno;
+        close(fd);
+        fd = high;
+        errno = err;
+    }
     if (fd < 0) {
         alias_fail("connect to the box broker %s: %s", sock,
                    alias_os_err(errno));
@@ -102,6 +112,64 @@ alias_bad_frame(const box_frame_fault *ff)
                       "does not decode");
 }
 
+int
+alias_relay_one(int fd, int read_ms)
+{
+    Box__AliasFrame *f = NULL;
+    box_frame_fault ff;
+    box_err rv = box_frame_read(fd, BOX_FRAME_MAX, read_ms, BOX_FRAMES_TO_ALIAS,
+                                &f, &ff);
+    switch (rv) {
+    case BOX_OK:
+        break;
+    case BOX_ETIMEDOUT:
+        return alias_fail("read a transport frame timed out");
+    case BOX_ECLOSED:
+        return alias_fail("the box broker closed");
+    case BOX_ETOOBIG:
+        return alias_fail("Shell frame is %u bytes; maximum is %u", ff.ff_size,
+                          BOX_FRAME_MAX);
+    case BOX_EPROTO:
+        return alias_bad_frame(&ff);
+    case BOX_EIO:
+        return alias_fail("read a transport frame: %s", alias_os_err(errno));
+    default:
+        return alias_fail("read a transport frame: %s", box_strerror(rv));
+    }
+
+    int status = -1;
+    if (f->body_case == BOX__ALIAS_FRAME__BODY_OUTPUT) {
+        Box__Output *o = f->output;
+        int out_fd = o->stream == BOX__STREAM__STREAM_STDOUT   ? 1
+                     : o->stream == BOX__STREAM__STREAM_STDERR ? 2
+                                                               : -1;
+        int err;
+        if (out_fd < 0)
+            status = alias_fail("the box broker sent output for an "
+                                "unknown stream %d",
+                                (int)o->stream);
+        else if ((err = alias_write_out(out_fd, o->data.data, o->data.len)) !=
+                 0)
+            status =
+                alias_fail("write standard %s: %s",
+                           out_fd == 1 ? "output" : "error", alias_os_err(err));
+    } else if (f->body_case == BOX__ALIAS_FRAME__BODY_EXIT) {
+        int32_t s = f->exit->status;
+        status = s >= 0 && s <= 255 ? s : BOX_STATUS_FAULT; // fail closed
+    } else if (f->body_case == BOX__ALIAS_FRAME__BODY_DENIED) {
+        fflush(stdout);
+        fprintf(stderr, "strands-box: %s\n",
+                f->denied->reason != NULL ? f->denied->reason : "");
+        fflush(stderr);
+        status = BOX_STATUS_FAULT;
+    } else {
+        status = alias_fail("read a transport frame: the frame has no "
+                            "body");
+    }
+    box__alias_frame__free_unpacked(f, NULL);
+    return status;
+}
+
 /*
  * Reads frames until the terminal one. read_ms bounds each frame, whole.
  * Returns the exit status.
@@ -109,63 +177,10 @@ alias_bad_frame(const box_frame_fault *ff)
 static int
 alias_relay(int fd, int read_ms)
 {
-    for (;;) {
-        Box__AliasFrame *f = NULL;
-        box_frame_fault ff;
-        box_err rv = box_frame_read(fd, BOX_FRAME_MAX, read_ms,
-                                    BOX_FRAMES_TO_ALIAS, &f, &ff);
-        switch (rv) {
-        case BOX_OK:
-            break;
-        case BOX_ETIMEDOUT:
-            return alias_fail("read a transport frame timed out");
-        case BOX_ECLOSED:
-            return alias_fail("the box broker closed");
-        case BOX_ETOOBIG:
-            return alias_fail("Shell frame is %u bytes; maximum is %u",
-                              ff.ff_size, BOX_FRAME_MAX);
-        case BOX_EPROTO:
-            return alias_bad_frame(&ff);
-        case BOX_EIO:
-            return alias_fail("read a transport frame: %s",
-                              alias_os_err(errno));
-        default:
-            return alias_fail("read a transport frame: %s", box_strerror(rv));
-        }
-
-        int status = -1;
-        if (f->body_case == BOX__ALIAS_FRAME__BODY_OUTPUT) {
-            Box__Output *o = f->output;
-            int out_fd = o->stream == BOX__STREAM__STREAM_STDOUT   ? 1
-                         : o->stream == BOX__STREAM__STREAM_STDERR ? 2
-                                                                   : -1;
-            int err;
-            if (out_fd < 0)
-                status = alias_fail("the box broker sent output for an "
-                                    "unknown stream %d",
-                                    (int)o->stream);
-            else if ((err = alias_write_out(out_fd, o->data.data,
-                                            o->data.len)) != 0)
-                status = alias_fail("write standard %s: %s",
-                                    out_fd == 1 ? "output" : "error",
-                                    alias_os_err(err));
-        } else if (f->body_case == BOX__ALIAS_FRAME__BODY_EXIT) {
-            int32_t s = f->exit->status;
-            status = s >= 0 && s <= 255 ? s : BOX_STATUS_FAULT; // fail closed
-        } else if (f->body_case == BOX__ALIAS_FRAME__BODY_DENIED) {
-            fflush(stdout);
-            fprintf(stderr, "strands-box: %s\n",
-                    f->denied->reason != NULL ? f->denied->reason : "");
-            fflush(stderr);
-            status = BOX_STATUS_FAULT;
-        } else {
-            status = alias_fail("read a transport frame: the frame has no "
-                                "body");
-        }
-        box__alias_frame__free_unpacked(f, NULL);
-        if (status >= 0)
-            return status;
-    }
+    int status;
+    while ((status = alias_relay_one(fd, read_ms)) < 0)
+        ;
+    return status;
 }
 
 /* Sends one frame; on failure reports it (a broker that refused us and
@@ -198,6 +213,9 @@ alias_client_call(const char *sock, const char *source, size_t len,
                   const alias_form *form)
 {
     (void)len; // the source is a NUL-free C string of this length
+    // -s read stdin whole as the script: nothing is left to stream.
+    bool stream =
+        (form == NULL || !form->af_stdin_script) && alias_stdin_streams();
     int fd = alias_connect(sock);
     if (fd < 0)
         return BOX_STATUS_FAULT;
@@ -231,6 +249,7 @@ alias_client_call(const char *sock, const char *source, size_t len,
         call.n_set_options = (size_t)form->af_nset;
         call.set_options = (char **)form->af_set;
     }
+    call.stdin_stream = stream;
     if (tp != NULL || ts != NULL) {
         corr.traceparent = (char *)(tp != NULL ? tp : "");
         corr.tracestate = (char *)(ts != NULL ? ts : "");
@@ -241,7 +260,11 @@ alias_client_call(const char *sock, const char *source, size_t len,
     if ((status = alias_send(fd, &f)) >= 0)
         goto out;
 
-    // Stdin is not forwarded: reads in the command see end of file.
+    if (stream) {
+        status = alias_stream_relay(fd, ALIAS_PROGRAM);
+        goto out;
+    }
+    // No stdin to stream: reads in the command see end of file.
     f.body_case = BOX__ALIAS_FRAME__BODY_INPUT_EOF;
     f.input_eof = &eof;
     if ((status = alias_send(fd, &f)) >= 0)

@@ -12,7 +12,9 @@
 #include "box_svc.h"
 
 static const char alias_usage[] =
-    "usage: zsh|bash|sh -c COMMAND | -lc COMMAND | -c -l COMMAND | SCRIPT\n"
+    "usage: zsh|bash|sh [OPTION...] -c COMMAND [NAME [ARG...]] | SCRIPT "
+    "[ARG...]\n"
+    "                   | -s [ARG...] (the script on stdin)\n"
     "\n"
     "The box alias. Installed under the shell names in <box_dir>/bin, it\n"
     "sends one command to the box's shell service over <box_dir>/run/box.sock\n"

@@ -28,7 +28,8 @@ alias_set_push(alias_form *f, const char *arg)
 /* One cluster of single-letter options (`-ec`, `-euo NAME`); *i moves
  * past what it used. False for a letter the alias does not take. */
 static bool
-alias_cluster(int argc, char *const argv[], int *i, alias_form *f, bool *c)
+alias_cluster(int argc, char *const argv[], int *i, alias_form *f, bool *c,
+              bool *s)
 {
     static const char *const sets[] = {['e'] = "-e", ['u'] = "-u",
                                        ['x'] = "-x"};
@@ -39,6 +40,9 @@ alias_cluster(int argc, char *const argv[], int *i, alias_form *f, bool *c)
             *c = true;
             break;
         case 'l': // a login shell reads profiles: the box's shell has none
+            break;
+        case 's': // the script on stdin (issue 23)
+            *s = true;
             break;
         case 'e':
         case 'u':
@@ -52,7 +56,7 @@ alias_cluster(int argc, char *const argv[], int *i, alias_form *f, bool *c)
                 return false;
             (*i)++;
             break;
-        default: // -s (a script on stdin), -i, -r, ...: not taken
+        default: // -i, -r, ...: not taken
             return false;
         }
     }
@@ -64,17 +68,19 @@ alias_cluster(int argc, char *const argv[], int *i, alias_form *f, bool *c)
  * pass, issue 23):
  *   [OPTION...] -c COMMAND [NAME [ARG...]]   $0 = NAME, $1... = ARGs
  *   [OPTION...] SCRIPT [ARG...]              $0 = SCRIPT
- * where an OPTION is a cluster of c, l, e, u, x and o (`-o NAME`, NAME
+ *   [OPTION...] -s [ARG...]                  the script on stdin
+ * where an OPTION is a cluster of c, l, e, u, x, s and o (`-o NAME`, NAME
  * one box_shopt_long_ok takes), --login, --noprofile, --norc, and `--` ends
  * them. -e -u -x -o become `set` options for the call; -l and the long
- * ones change nothing (the box's shell reads no profile). False for any
- * other form.
+ * ones change nothing (the box's shell reads no profile). -s with -c sets
+ * both af_cmd and af_stdin_script (the caller refuses it, saying why).
+ * False for any other form.
  */
 bool
 alias_parse_form(int argc, char *const argv[], alias_form *f)
 {
     memset(f, 0, sizeof *f);
-    bool c = false;
+    bool c = false, s = false;
     int i = 0;
     while (i < argc) {
         const char *a = argv[i];
@@ -91,8 +97,14 @@ alias_parse_form(int argc, char *const argv[], alias_form *f)
             return false; // +e, +o NAME: options turned off, not taken
         if (a[0] != '-' || a[1] == '\0')
             break;
-        if (a[1] == '-' || !alias_cluster(argc, argv, &i, f, &c))
+        if (a[1] == '-' || !alias_cluster(argc, argv, &i, f, &c, &s))
             return false;
+    }
+    f->af_stdin_script = s;
+    if (s && !c) { // every word left is an argument, `--` or not
+        f->af_args = argv + i;
+        f->af_nargs = argc - i;
+        return true;
     }
     if (i >= argc || argv[i][0] == '-')
         return false; // no COMMAND or SCRIPT (an interactive shell)
@@ -107,6 +119,37 @@ alias_parse_form(int argc, char *const argv[], alias_form *f)
     f->af_args = argv + i;
     f->af_nargs = argc - i;
     return true;
+}
+
+/*
+ * Reads fd to its end or one byte past max, whichever comes
+ * first, into *out (box_alloc'd, NUL-terminated, the caller's on success):
+ * *got past max says the text is too long, however long it is. 0 or an
+ * errno.
+ */
+static int
+alias_read_upto(int fd, size_t max, char **out, size_t *got)
+{
+    char *buf = box_alloc(max + 2);
+    *got = 0;
+    if (buf == NULL)
+        return ENOMEM;
+    while (*got <= max) {
+        ssize_t r = read(fd, buf + *got, max + 1 - *got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            int err = errno;
+            box_free(buf);
+            return err;
+        }
+        if (r == 0)
+            break;
+        *got += (size_t)r;
+    }
+    buf[*got] = '\0';
+    *out = buf;
+    return 0;
 }
 
 /*
@@ -136,31 +179,17 @@ alias_read_script(const char *path, char **out, size_t *len)
                    (long long)st.st_size, BOX_SCRIPT_MAX);
         goto out;
     }
-    // One byte more than the limit tells a growing or non-regular file
-    // that is too long from one that fits.
-    if ((buf = box_alloc(BOX_SCRIPT_MAX + 2)) == NULL) {
-        alias_fail("read Shell script %s: %s", path, alias_os_err(ENOMEM));
-        goto out;
-    }
     size_t got = 0;
-    while (got <= BOX_SCRIPT_MAX) {
-        ssize_t r = read(fd, buf + got, BOX_SCRIPT_MAX + 1 - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            alias_fail("read Shell script %s: %s", path, alias_os_err(errno));
-            goto out;
-        }
-        if (r == 0)
-            break;
-        got += (size_t)r;
+    int err = alias_read_upto(fd, BOX_SCRIPT_MAX, &buf, &got);
+    if (err != 0) {
+        alias_fail("read Shell script %s: %s", path, alias_os_err(err));
+        goto out;
     }
     if (got > BOX_SCRIPT_MAX) {
         alias_fail("Shell script %s is %zu bytes; maximum is %d", path, got,
                    BOX_SCRIPT_MAX);
         goto out;
     }
-    buf[got] = '\0';
     *out = buf;
     *len = got;
     buf = NULL;
@@ -169,6 +198,34 @@ out:
     box_free(buf);
     close(fd);
     return status;
+}
+
+/*
+ * `bash -s`: the script is all of stdin, read whole before the call (as a
+ * SCRIPT file is), at most BOX_COMMAND_MAX bytes, a -c command's limit.
+ * Nothing is left for the command to read then: its stdin is at its end.
+ * On success the caller owns *out.
+ */
+static int
+alias_read_stdin_script(char **out, size_t *len)
+{
+    char *buf = NULL;
+    size_t got = 0;
+    int err = alias_read_upto(0, BOX_COMMAND_MAX, &buf, &got);
+    if (err == EBADF) // no stdin at all: an empty script, as bash's
+        err = (buf = box_strdup("")) != NULL ? 0 : ENOMEM;
+    if (err != 0)
+        return alias_fail("read Shell script from standard input: %s",
+                          alias_os_err(err));
+    if (got > BOX_COMMAND_MAX) {
+        box_free(buf);
+        return alias_fail("Shell script on standard input is more than %u "
+                          "bytes; maximum is %u",
+                          BOX_COMMAND_MAX, BOX_COMMAND_MAX);
+    }
+    *out = buf;
+    *len = got;
+    return 0;
 }
 
 int
@@ -185,7 +242,14 @@ alias_shell_main(const char *arg0, int argc, char *const argv[],
         return alias_fail(ALIAS_FORMS_MSG);
     if (form.af_arg0 == NULL)
         form.af_arg0 = arg0;
-    if (form.af_cmd != NULL) {
+    if (form.af_stdin_script && form.af_cmd != NULL)
+        return alias_fail("-s reads the script from standard input; it does "
+                          "not go with -c COMMAND");
+    if (form.af_stdin_script) {
+        if ((status = alias_read_stdin_script(&text, &len)) != 0)
+            return status;
+        cmd = text;
+    } else if (form.af_cmd != NULL) {
         cmd = form.af_cmd;
         len = strlen(cmd);
     } else {

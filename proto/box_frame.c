@@ -117,6 +117,17 @@ box_frame_write(int fd, const Box__AliasFrame *f, size_t max, int timeout_ms)
     return rv;
 }
 
+/* The checks of every frame read: nesting bounded, a refused kind never
+ * decoded (box_wire_scan_unpack). */
+static box_err
+frame_decode(const uint8_t *buf, size_t n, uint64_t accept,
+             Box__AliasFrame **out, box_frame_fault *ff)
+{
+    *out = (Box__AliasFrame *)box_wire_scan_unpack(
+        &box__alias_frame__descriptor, accept, buf, n, &ff->ff_scan);
+    return *out != NULL ? BOX_OK : BOX_EPROTO;
+}
+
 box_err
 box_frame_read(int fd, size_t max, int timeout_ms, uint64_t accept,
                Box__AliasFrame **out, box_frame_fault *fault)
@@ -152,12 +163,93 @@ box_frame_read(int fd, size_t max, int timeout_ms, uint64_t accept,
     }
     if (rv != BOX_OK)
         goto out;
-    *out = (Box__AliasFrame *)box_wire_scan_unpack(
-        &box__alias_frame__descriptor, accept, buf, n, &ff.ff_scan);
-    if (*out == NULL)
-        rv = BOX_EPROTO;
+    rv = frame_decode(buf, n, accept, out, &ff);
 out:
     box_free(buf);
+    if (fault != NULL)
+        *fault = ff;
+    return rv;
+}
+
+void
+box_frame_rd_init(box_frame_rd *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+void
+box_frame_rd_reset(box_frame_rd *r)
+{
+    box_free(r->fr_buf);
+    box_frame_rd_init(r);
+}
+
+/* One read of what is ready: bytes read, 0 at EOF, -1 with errno (EAGAIN:
+ * nothing ready). */
+static ssize_t
+frame_read_ready(int fd, uint8_t *p, size_t n)
+{
+    for (;;) {
+        ssize_t r = recv(fd, p, n, MSG_DONTWAIT);
+        if (r < 0 && errno == ENOTSOCK)
+            r = read(fd, p, n); // files and pipes in tests and the fuzzer
+        if (r < 0 && errno == EINTR)
+            continue;
+        return r;
+    }
+}
+
+box_err
+box_frame_pull(int fd, box_frame_rd *r, size_t max, uint64_t accept,
+               Box__AliasFrame **out, box_frame_fault *fault)
+{
+    box_frame_fault ff = {0};
+    box_err rv = BOX_OK;
+    *out = NULL;
+    for (;;) {
+        bool in_hdr = r->fr_got < 4;
+        uint8_t *p =
+            in_hdr ? r->fr_hdr + r->fr_got : r->fr_buf + (r->fr_got - 4);
+        size_t want = in_hdr ? 4 - r->fr_got : r->fr_len - (r->fr_got - 4);
+        if (want == 0)
+            break; // an empty body is whole with its header
+        ssize_t got = frame_read_ready(fd, p, want);
+        if (got < 0 && errno == EAGAIN)
+            goto out; // not whole yet
+        if (got < 0) {
+            rv = errno == ECONNRESET ? BOX_ECLOSED : BOX_EIO;
+            goto fail;
+        }
+        if (got == 0) {
+            rv = r->fr_got == 0 ? BOX_ECLOSED : BOX_EPROTO;
+            ff.ff_cut = r->fr_got > 0;
+            ff.ff_size = r->fr_len;
+            goto fail;
+        }
+        r->fr_got += (size_t)got;
+        if (in_hdr && r->fr_got == 4) {
+            const uint8_t *h = r->fr_hdr;
+            r->fr_len = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 |
+                        (uint32_t)h[2] << 8 | h[3];
+            ff.ff_size = r->fr_len;
+            if (r->fr_len > max) {
+                rv = BOX_ETOOBIG;
+                goto fail;
+            }
+            // One byte at least, so an empty body is not a NULL buffer.
+            if ((r->fr_buf = box_alloc(r->fr_len + 1u)) == NULL) {
+                rv = BOX_ENOMEM;
+                goto fail;
+            }
+        }
+        if (!in_hdr && r->fr_got - 4 == r->fr_len)
+            break;
+    }
+    rv = frame_decode(r->fr_buf, r->fr_len, accept, out, &ff);
+    ff.ff_size = r->fr_len;
+fail:
+    box_frame_rd_reset(r);
+out:
     if (fault != NULL)
         *fault = ff;
     return rv;

@@ -72,6 +72,34 @@ box_err box_frame_read(int fd, size_t max, int timeout_ms, uint64_t accept,
                        Box__AliasFrame **out,
                        box_frame_fault *fault) BOX_WARN_UNUSED;
 
+/*
+ * A frame read piece by piece from a descriptor that must never hold its
+ * reader (the broker's loop during a call: a half-sent frame waits there
+ * while the loop serves the worker). Owned by the caller; zero it with
+ * box_frame_rd_init and free what it holds with box_frame_rd_reset.
+ */
+typedef struct box_frame_rd {
+    uint8_t fr_hdr[4];
+    size_t fr_got;   // bytes of the current frame so far, header included
+    uint32_t fr_len; // the body's announced size, once the header is in
+    uint8_t *fr_buf; // the body, once the header is in
+} box_frame_rd;
+
+void box_frame_rd_init(box_frame_rd *r);
+void box_frame_rd_reset(box_frame_rd *r);
+
+/*
+ * Reads what fd has ready (never waiting) towards one frame of a kind in
+ * accept, with box_frame_read's checks and outcomes: BOX_OK with *out the
+ * frame (the caller's), or BOX_OK with *out NULL when it is not whole yet
+ * (call again once fd is readable); BOX_ECLOSED at a clean EOF between
+ * frames; BOX_EPROTO (a frame cut by an EOF, or refused: *fault says why),
+ * BOX_ETOOBIG, BOX_ENOMEM, BOX_EIO, after which the stream is unusable.
+ */
+box_err box_frame_pull(int fd, box_frame_rd *r, size_t max, uint64_t accept,
+                       Box__AliasFrame **out,
+                       box_frame_fault *fault) BOX_WARN_UNUSED;
+
 /* The wire name of a frame type ("open", "call", …, "denied"); "empty"
  * for a frame with no body. */
 const char *box_frame_name(Box__AliasFrame__BodyCase c);

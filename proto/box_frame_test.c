@@ -239,6 +239,100 @@ test_write_to_closed_peer(void **state)
     close(sv[0]);
 }
 
+/* box_frame_pull: a frame that arrives a byte at a time comes out whole,
+ * once, with nothing read past it; an empty body is whole with its
+ * header; then a clean EOF, a cut frame, an oversized one. */
+static void
+test_pull_piecewise(void **state)
+{
+    (void)state;
+    int sv[2];
+    pair(sv);
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__Input in = BOX__INPUT__INIT;
+    in.data.data = (uint8_t *)"abc\ndef\n";
+    in.data.len = 8;
+    f.program = 1;
+    f.body_case = BOX__ALIAS_FRAME__BODY_INPUT;
+    f.input = &in;
+    size_t n = box__alias_frame__get_packed_size(&f);
+    uint8_t buf[64];
+    assert_true(n + 4 + 4 <= sizeof buf);
+    buf[0] = buf[1] = buf[2] = 0;
+    buf[3] = (uint8_t)n;
+    box__alias_frame__pack(&f, buf + 4);
+    // Then an empty frame (no body at all).
+    memset(buf + 4 + n, 0, 4);
+
+    box_frame_rd rd;
+    box_frame_rd_init(&rd);
+    Box__AliasFrame *g = NULL;
+    box_frame_fault ff;
+    for (size_t i = 0; i < n + 4; i++) {
+        assert_int_equal(box_frame_pull(sv[1], &rd, BOX_FRAME_MAX,
+                                        BOX_FRAMES_FROM_ALIAS, &g, &ff),
+                         BOX_OK);
+        assert_null(g); // nothing ready, or not whole
+        assert_int_equal(write(sv[0], buf + i, 1), 1);
+    }
+    assert_int_equal(write(sv[0], buf + 4 + n, 4), 4);
+    assert_int_equal(box_frame_pull(sv[1], &rd, BOX_FRAME_MAX,
+                                    BOX_FRAMES_FROM_ALIAS, &g, &ff),
+                     BOX_OK);
+    assert_non_null(g);
+    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_INPUT);
+    assert_memory_equal(g->input->data.data, "abc\ndef\n", 8);
+    box__alias_frame__free_unpacked(g, NULL);
+    assert_int_equal(rd.fr_got, 0);
+    assert_int_equal(box_frame_pull(sv[1], &rd, BOX_FRAME_MAX,
+                                    BOX_FRAMES_FROM_ALIAS, &g, &ff),
+                     BOX_OK);
+    assert_non_null(g);
+    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY__NOT_SET);
+    box__alias_frame__free_unpacked(g, NULL);
+
+    // Half a frame, then the peer's end: cut.
+    assert_int_equal(write(sv[0], buf, 6), 6);
+    close(sv[0]);
+    assert_int_equal(box_frame_pull(sv[1], &rd, BOX_FRAME_MAX,
+                                    BOX_FRAMES_FROM_ALIAS, &g, &ff),
+                     BOX_EPROTO);
+    assert_true(ff.ff_cut);
+    assert_null(g);
+    assert_int_equal(rd.fr_got, 0);
+    close(sv[1]);
+
+    // A clean end between frames; a size over the cap; a refused kind.
+    pair(sv);
+    close(sv[0]);
+    assert_int_equal(box_frame_pull(sv[1], &rd, BOX_FRAME_MAX,
+                                    BOX_FRAMES_FROM_ALIAS, &g, &ff),
+                     BOX_ECLOSED);
+    close(sv[1]);
+    pair(sv);
+    uint8_t big[4] = {0x00, 0x20, 0x00, 0x00};
+    assert_int_equal(write(sv[0], big, 4), 4);
+    assert_int_equal(box_frame_pull(sv[1], &rd, BOX_FRAME_MAX,
+                                    BOX_FRAMES_FROM_ALIAS, &g, &ff),
+                     BOX_ETOOBIG);
+    assert_int_equal(ff.ff_size, 0x200000);
+    close(sv[0]);
+    close(sv[1]);
+    pair(sv);
+    Box__Exit ex = BOX__EXIT__INIT;
+    f.body_case = BOX__ALIAS_FRAME__BODY_EXIT;
+    f.exit = &ex;
+    assert_int_equal(box_frame_write(sv[0], &f, BOX_FRAME_MAX, 1000), BOX_OK);
+    assert_int_equal(box_frame_pull(sv[1], &rd, BOX_FRAME_MAX,
+                                    BOX_FRAMES_FROM_ALIAS, &g, &ff),
+                     BOX_EPROTO);
+    assert_false(ff.ff_cut);
+    assert_int_equal(ff.ff_scan.sr_fault, BOX_WIRE_SCAN_REFUSED);
+    box_frame_rd_reset(&rd);
+    close(sv[0]);
+    close(sv[1]);
+}
+
 int
 main(void)
 {
@@ -251,6 +345,7 @@ main(void)
         cmocka_unit_test(test_refused_kind),
         cmocka_unit_test(test_deadline_is_per_frame),
         cmocka_unit_test(test_write_to_closed_peer),
+        cmocka_unit_test(test_pull_piecewise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,10 +8,13 @@
 #include <stdint.h>
 
 // Alias <-> shell service.
-#define BOX_ALIAS_PROTOCOL_VERSION 7
+#define BOX_ALIAS_PROTOCOL_VERSION 8
 /* The oldest alias the broker still serves: 6 sends no arg0, args or
- * set_options, which then read as absent. */
+ * set_options, which then read as absent; 6 and 7 never stream stdin
+ * (Call.stdin_stream, protocol 8), so their calls read end of file. */
 #define BOX_ALIAS_PROTOCOL_OLDEST 6
+/* The first protocol whose Call may stream stdin. */
+#define BOX_ALIAS_PROTOCOL_STDIN 8
 #define BOX_FRAME_MAX (1024u * 1024u)            // one frame, bytes
 #define BOX_OUTPUT_CHUNK_MAX (48u * 1024u)       // one Output frame's data
 #define BOX_CALL_OUTPUT_MAX (8u * 1024u * 1024u) // all output of one call
@@ -19,6 +22,15 @@
 #define BOX_MAX_CONNECTIONS 64
 #define BOX_CALL_BACKSTOP_MS (300 * 1000)
 #define BOX_SCRIPT_MAX 65536 // SCRIPT mode file size
+// A command's text, as the shell takes it (box-spec §3.1: 256 KiB,
+// SH_MAX_INPUT); also the most `bash -s` reads from stdin as its script.
+#define BOX_COMMAND_MAX (256u * 1024u)
+// Stdin streamed to a call (protocol 8): data per Input frame the alias
+// sends (well under BOX_FRAME_MAX), and all of one call's stdin by
+// default (box-shell --input-budget): past it the call ends with
+// Denied{over_budget}.
+#define BOX_INPUT_CHUNK_MAX (64u * 1024u)
+#define BOX_CALL_INPUT_MAX (1024ull * 1024u * 1024u)
 // Outcome events in one worker -> broker outcomes frame.
 #define BOX_OUTCOMES_BATCH_MAX 64
 

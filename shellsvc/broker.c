@@ -22,6 +22,7 @@
 #include "box_alloc.h"
 #include "box_shopts.h"
 #include "box_utf8.h"
+#include "box_fdpass.h"
 #include "box_frame.h"
 #include "box_log.h"
 #include "box_outcome.h"
@@ -30,6 +31,7 @@
 #include "box_wire.h"
 #include "broker_dial.h"
 #include "broker_launch.h"
+#include "broker_stdin.h"
 #include "permit_memo.h"
 
 #define BROKER_SVC "box-shell"
@@ -84,7 +86,13 @@ typedef struct broker_conn {
     // worker reports it (box_outcome.h): an outcome is recorded only for
     // one of these, with the action and input the PDP decided.
     box_outcome_book *cn_book;
-    uint64_t cn_out; // output bytes relayed
+    uint64_t cn_out;     // output bytes relayed
+    uint32_t cn_version; // the alias's protocol (its Open)
+    // During the call: the alias's next frame as far as it came (a frame
+    // half sent never holds the loop), and its stdin (broker_stdin.h).
+    box_frame_rd cn_rd;
+    uint64_t cn_rd_since; // when cn_rd's frame began
+    broker_stdin cn_in;
 } broker_conn;
 
 /* ------------------------------------------------------------------ */
@@ -203,6 +211,7 @@ conn_drop_worker(broker_conn *c)
     c->cn_permits = NULL;
     permit_memo_free(c->cn_memo);
     c->cn_memo = NULL;
+    broker_stdin_close(&c->cn_in);
 }
 
 /* ------------------------------------------------------------------ */
@@ -674,26 +683,73 @@ conn_from_worker(broker_conn *c)
     return done;
 }
 
-/* Handles one frame from the alias during a call. Returns true when the
- * call is over. Stdin is not connected in shell mode: input is dropped. */
+/* How long a frame from the alias may take during the call, once begun.
+ * An alias that streams stdin may stop in the middle of an input frame
+ * while its own stdout, which it writes our output to, is full: as long
+ * as it allows us to be silent (box-spec §2's 35 s). */
+static int
+conn_frame_ms(const broker_conn *c)
+{
+    return c->cn_in.bs_on ? BOX_ALIAS_READ_TIMEOUT_MS : BROKER_FRAME_MS;
+}
+
+/* An input or input_eof frame during the call (broker_stdin.h): on
+ * BOX_OK an input frame is the stream's (*a is then NULL). Returns true
+ * when the call is over. */
+static bool
+conn_input(broker_conn *c, Box__AliasFrame **a)
+{
+    box_err rv;
+    if ((*a)->body_case == BOX__ALIAS_FRAME__BODY_INPUT_EOF) {
+        rv = broker_stdin_eof(&c->cn_in);
+    } else if ((rv = broker_stdin_take(&c->cn_in, *a)) == BOX_OK) {
+        *a = NULL;
+    }
+    if (rv == BOX_OK)
+        return false;
+    conn_drop_worker(c);
+    if (rv == BOX_ETOOBIG)
+        conn_deny(c, BOX__DENIED_KIND__DENIED_OVER_BUDGET,
+                  "the program exceeded its input budget (%llu bytes of "
+                  "standard input)",
+                  (unsigned long long)c->cn_in.bs_max);
+    else
+        conn_deny(c, BOX__DENIED_KIND__DENIED_TRANSPORT_ERROR,
+                  "the alias sent %s after input_eof",
+                  (*a)->body_case == BOX__ALIAS_FRAME__BODY_INPUT
+                      ? "an input frame"
+                      : "a second input_eof frame");
+    return true;
+}
+
+/* Handles what the alias sent during a call: a frame, once it is whole
+ * (the rest of one half sent waits for the next poll). Returns true when
+ * the call is over. Stdin reaches the command only when the call streams
+ * it (protocol 8); else input is dropped. */
 static bool
 conn_from_alias(broker_conn *c)
 {
     Box__AliasFrame *a = NULL;
     box_frame_fault fault;
-    box_err rv = box_frame_read(c->cn_fd, BOX_FRAME_MAX, BROKER_FRAME_MS,
+    bool begun = c->cn_rd.fr_got > 0;
+    box_err rv = box_frame_pull(c->cn_fd, &c->cn_rd, BOX_FRAME_MAX,
                                 BOX_FRAMES_FROM_ALIAS, &a, &fault);
+    if (rv == BOX_OK && a == NULL) {
+        if (!begun && c->cn_rd.fr_got > 0)
+            c->cn_rd_since = box_svc_now_ms();
+        return false; // not whole yet
+    }
     if (rv != BOX_OK) {
         conn_drop_worker(c);
         conn_read_failed(c, CONN_READ_FAILED, rv, &fault, NULL,
-                         BROKER_FRAME_MS);
+                         conn_frame_ms(c));
         return true;
     }
     bool done = true;
     switch (a->body_case) {
     case BOX__ALIAS_FRAME__BODY_INPUT:
     case BOX__ALIAS_FRAME__BODY_INPUT_EOF:
-        done = false;
+        done = conn_input(c, &a);
         break;
     case BOX__ALIAS_FRAME__BODY_SIGNAL:
         conn_drop_worker(c);
@@ -709,8 +765,33 @@ conn_from_alias(broker_conn *c)
                   box_frame_name(a->body_case));
         break;
     }
-    box__alias_frame__free_unpacked(a, NULL);
+    if (a != NULL)
+        box__alias_frame__free_unpacked(a, NULL);
     return done;
+}
+
+/* A call that streams stdin (protocol 8) gets its pipe, whose read end
+ * goes to the worker on its descriptor socket ahead of the Call frame;
+ * any other reads end of file, whatever its Call says. False when the
+ * pipe could not be made or handed over (the call is refused). */
+static bool
+conn_stdin_open(broker_conn *c, Box__Call *call)
+{
+    if (c->cn_version < BOX_ALIAS_PROTOCOL_STDIN || !call->stdin_stream) {
+        call->stdin_stream = false;
+        return true;
+    }
+    int rd = -1;
+    box_err rv = broker_stdin_open(&c->cn_in, &rd);
+    if (rv == BOX_OK) {
+        rv = box_fdpass_send(c->cn_fds, WORKER_OP_STDIN, &rd, 1, 0);
+        close(rd);
+    }
+    if (rv == BOX_OK)
+        return true;
+    box_log(BOX_LOG_ERROR, BROKER_SVC, "cannot hand a call its stdin: %s",
+            box_strerror(rv));
+    return false;
 }
 
 static void
@@ -736,6 +817,12 @@ conn_run(broker_conn *c, Box__AliasFrame *call)
                   "the shell worker could not start");
         return;
     }
+    if (!conn_stdin_open(c, call->call)) {
+        conn_drop_worker(c);
+        conn_deny(c, BOX__DENIED_KIND__DENIED_INTERNAL,
+                  "the box broker could not connect the call's stdin");
+        return;
+    }
     if (box_frame_write(c->cn_chan, call, BOX_FRAME_MAX, BROKER_FRAME_MS) !=
         BOX_OK) {
         conn_worker_gone(c);
@@ -757,10 +844,30 @@ conn_run(broker_conn *c, Box__AliasFrame *call)
                           ms);
             return;
         }
-        struct pollfd p[3] = {{.fd = c->cn_chan, .events = POLLIN},
-                              {.fd = b->br_abort, .events = POLLIN},
-                              {.fd = c->cn_fd, .events = POLLIN}};
-        int n = poll(p, 3, (int)(deadline - now));
+        // A frame begun must end in time, as at the opening: a peer that
+        // sends a byte now and then must not hold the loop's slot.
+        uint64_t wake = deadline;
+        if (c->cn_rd.fr_got > 0) {
+            uint64_t end = c->cn_rd_since + conn_frame_ms(c);
+            if (now >= end) {
+                conn_drop_worker(c);
+                conn_deny(c, BOX__DENIED_KIND__DENIED_TIMEOUT,
+                          "the alias did not finish a frame within %d s",
+                          conn_frame_ms(c) / 1000);
+                return;
+            }
+            wake = end < wake ? end : wake;
+        }
+        // While stdin waits for room in the pipe, nothing more is read
+        // from the alias: its own socket holds it back. Its hangup still
+        // shows.
+        bool held = broker_stdin_waiting(&c->cn_in);
+        struct pollfd p[4] = {
+            {.fd = c->cn_chan, .events = POLLIN},
+            {.fd = b->br_abort, .events = POLLIN},
+            {.fd = c->cn_fd, .events = held ? 0 : POLLIN},
+            {.fd = held ? c->cn_in.bs_fd : -1, .events = POLLOUT}};
+        int n = poll(p, 4, (int)(wake - now));
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -778,7 +885,13 @@ conn_run(broker_conn *c, Box__AliasFrame *call)
         // Worker output first: an Exit already sent wins over a hangup.
         if (p[0].revents != 0 && conn_from_worker(c))
             return;
-        if (p[2].revents != 0 && conn_from_alias(c))
+        if (p[3].revents != 0)
+            broker_stdin_pump(&c->cn_in);
+        if (held && (p[2].revents & (POLLHUP | POLLERR))) {
+            conn_drop_worker(c); // the alias is gone: no one to tell
+            return;
+        }
+        if (!held && p[2].revents != 0 && conn_from_alias(c))
             return;
     }
 }
@@ -822,6 +935,7 @@ conn_serve(broker_conn *c)
                   box_frame_name(f->body_case));
         goto out;
     }
+    c->cn_version = f->open->version;
     if (f->open->version < BOX_ALIAS_PROTOCOL_OLDEST ||
         f->open->version > BOX_ALIAS_PROTOCOL_VERSION) {
         conn_deny(c, BOX__DENIED_KIND__DENIED_VERSION_MISMATCH,
@@ -886,6 +1000,7 @@ conn_thread(void *arg)
     broker *b = c->cn_b;
     conn_serve(c);
     conn_drop_worker(c);
+    box_frame_rd_reset(&c->cn_rd);
     // Decisions answered from the cache still belong in the decision log.
     if (b->br_cfg.bc_pdp != NULL)
         box_pdp_client_flush_soon(b->br_cfg.bc_pdp);
@@ -941,6 +1056,8 @@ broker_accept_one(broker *b, int fd)
         c->cn_b = b;
         c->cn_fd = fd;
         c->cn_chan = c->cn_status = c->cn_fds = -1;
+        box_frame_rd_init(&c->cn_rd);
+        broker_stdin_init(&c->cn_in, b->br_cfg.bc_input_max);
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         rv = pthread_create(&t, &attr, conn_thread, c);
@@ -1095,6 +1212,8 @@ broker_start(const broker_config *cfg, broker **out, char *err, size_t errlen)
         return BOX_ENOMEM;
     }
     b->br_cfg = *cfg;
+    if (b->br_cfg.bc_input_max == 0)
+        b->br_cfg.bc_input_max = BOX_CALL_INPUT_MAX;
     b->br_listen = b->br_stop = b->br_abort = -1;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);

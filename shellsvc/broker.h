@@ -4,6 +4,7 @@
 #define BROKER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "box_err.h"
 #include "box_pdp_client.h"
@@ -23,7 +24,10 @@
  * frame over 1 MiB, nested too deep, malformed or of a kind an alias may not
  * send (Denied{transport_error}, decided before its body is decoded) and a
  * crashed worker (Output(stderr) + Exit{125}) are all decided here, never in
- * the worker.
+ * the worker. A call that streams stdin (protocol 8) gets a pipe the
+ * worker reads as the command's stdin; the broker feeds it the alias's
+ * input frames, one frame at a time and only as fast as the command reads
+ * (broker_stdin.h), up to bc_input_max (Denied{over_budget}).
  */
 typedef struct broker broker;
 
@@ -32,6 +36,9 @@ typedef struct broker_config {
     worker_pool *bc_pool;   // borrowed; must outlive the broker
     int bc_backstop_ms;     // per call (BOX_CALL_BACKSTOP_MS)
     int bc_grace_ms;        // drain: how long calls in flight may go on
+    /* Stdin one call may stream (protocol 8), bytes: past it the call
+     * ends with Denied{over_budget}; 0: BOX_CALL_INPUT_MAX. */
+    uint64_t bc_input_max;
     /* Answers the workers' decide frames (borrowed; outlives the broker).
      * One client for every call, so its permit cache stays warm. */
     box_pdp_client *bc_pdp;

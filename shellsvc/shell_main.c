@@ -61,6 +61,8 @@ static const char shell_usage[] =
     "                      with \"execution timeout exceeded\", status 1\n"
     "                      (default 30000)\n"
     "  --backstop-ms MS    end a call that runs longer (default 300000)\n"
+    "  --input-budget N    stdin one call may stream, bytes: past it the\n"
+    "                      call ends (default 1073741824, the most)\n"
     "  --help              print this help and exit\n"
     "  --version           print the version and exit\n"
     "\n"
@@ -94,6 +96,20 @@ shell_parse_ms(const char *s)
         v > BOX_CALL_BACKSTOP_MS)
         return -1;
     return (int)v;
+}
+
+/* A byte count 1..BOX_CALL_INPUT_MAX (the budget only ever shrinks: a
+ * test's, or an operator's tighter one), or 0. */
+static uint64_t
+shell_parse_bytes(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0' || end == s || s[0] == '-' || v == 0 ||
+        v > BOX_CALL_INPUT_MAX)
+        return 0;
+    return (uint64_t)v;
 }
 
 /*
@@ -139,6 +155,7 @@ main(int argc, char **argv)
         {"control", required_argument, NULL, 'c'},
         {"backstop-ms", required_argument, NULL, 't'},
         {"call-budget-ms", required_argument, NULL, 'u'},
+        {"input-budget", required_argument, NULL, 'I'},
         {"epoch-pub", required_argument, NULL, 'e'},
         {"config", required_argument, NULL, 'f'},
         {"workspace", required_argument, NULL, 'w'},
@@ -155,6 +172,7 @@ main(int argc, char **argv)
     const char *control_url = NULL;
     shell_args sa = {.sa_routes_fd = -1};
     int backstop_ms = BOX_CALL_BACKSTOP_MS, budget_ms;
+    uint64_t input_max = BOX_CALL_INPUT_MAX;
     sigset_t sigs;
     int c;
 
@@ -231,6 +249,15 @@ main(int argc, char **argv)
                 return 2;
             }
             sa.sa_call_budget_ms = (unsigned)budget_ms;
+            break;
+        case 'I':
+            if ((input_max = shell_parse_bytes(optarg)) == 0) {
+                fprintf(stderr,
+                        "box-shell: --input-budget wants 1..%llu "
+                        "bytes\n",
+                        (unsigned long long)BOX_CALL_INPUT_MAX);
+                return 2;
+            }
             break;
         case 'h':
             fputs(shell_usage, stdout);
@@ -333,6 +360,7 @@ main(int argc, char **argv)
                         .bc_settings = &set.ss_settings,
                         .bc_launcher = launcher,
                         .bc_backstop_ms = backstop_ms,
+                        .bc_input_max = input_max,
                         .bc_grace_ms = SHELL_GRACE_MS};
     if ((rv = broker_start(&bc, &brk, err, sizeof err)) != BOX_OK) {
         box_log(BOX_LOG_ERROR, SHELL_SVC, "cannot serve aliases: %s", err);

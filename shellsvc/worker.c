@@ -391,6 +391,22 @@ worker_recv_status(int sock)
     return box_fdpass_recv(sock, &op, &fd, 1, MSG_DONTWAIT) == 1 ? fd : -1;
 }
 
+/* The read end of the call's stdin pipe, which the broker sends (op
+ * WORKER_OP_STDIN) before the Call frame that says it streams stdin, so it
+ * is there already; -1 when it is not. */
+static int
+worker_recv_stdin(int sock)
+{
+    char op = 0;
+    int fd = -1;
+    int n = box_fdpass_recv(sock, &op, &fd, 1, MSG_DONTWAIT);
+    if (n == 1 && op == WORKER_OP_STDIN)
+        return fd;
+    if (n == 1)
+        close(fd);
+    return -1;
+}
+
 /* One launch frame to the broker and its answer. A worker cannot execute
  * anything itself; the broker starts the program whose shell:spawn it
  * relayed as permitted, or says why not. */
@@ -529,6 +545,12 @@ worker_main(int chan, int fds, const worker_settings *ws)
         return 1;
     }
     w.wk_program = call->program;
+    // A streamed stdin's pipe came first, on the descriptor socket.
+    int stdin_fd = -1;
+    if (call->call->stdin_stream && (stdin_fd = worker_recv_stdin(fds)) < 0) {
+        box__alias_frame__free_unpacked(call, NULL);
+        return 1;
+    }
     // Without its memo the call still runs, asking every time.
     if (w.wk_valid != NULL)
         w.wk_memo = permit_memo_new();
@@ -539,7 +561,10 @@ worker_main(int chan, int fds, const worker_settings *ws)
                     .wi_launch = worker_launch,
                     .wi_dial = worker_dial,
                     .wi_ctx = &w};
-    int status = worker_interp_run(ws, call->call, &io);
+    int status = worker_interp_run(ws, call->call, stdin_fd, &io);
+    // The broker sees the pipe's reader go: stdin not read is dropped.
+    if (stdin_fd >= 0)
+        close(stdin_fd);
     box__alias_frame__free_unpacked(call, NULL);
     permit_memo_free(w.wk_memo);
     if (w.wk_flusher_on) {

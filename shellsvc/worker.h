@@ -62,7 +62,8 @@ box_err worker_apply_limits(const worker_limits *l) BOX_WARN_UNUSED;
 /*
  * The worker's whole job, on chan (its end of the broker channel, a Unix
  * stream socket carrying AliasFrames; fds, a SOCK_SEQPACKET socket, carries
- * the descriptors of each host program it asks the broker to launch): read the
+ * the descriptors of each host program it asks the broker to launch, and
+ * from the broker a streamed stdin's pipe, WORKER_OP_STDIN): read the
  * one Call frame the broker forwards, run its source through worker_interp_run,
  * send each piece of output as Output frames of at most BOX_OUTPUT_CHUNK_MAX
  * bytes as it is produced, then one Exit frame. The broker validates and relays
@@ -71,5 +72,9 @@ box_err worker_apply_limits(const worker_limits *l) BOX_WARN_UNUSED;
  * process exit status: 0 when Exit was sent, 1 otherwise.
  */
 int worker_main(int chan, int fds, const worker_settings *ws);
+
+/* The op byte of the descriptor message that carries a call's stdin pipe
+ * (its read end), broker to worker, before the Call frame. */
+#define WORKER_OP_STDIN 'I'
 
 #endif

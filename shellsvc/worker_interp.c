@@ -23,7 +23,7 @@ interp_fail(worker_write_fn err, void *ctx, const char *what)
 
 int
 worker_interp_run(const worker_settings *ws, const Box__Call *call,
-                  const worker_io *io)
+                  int stdin_fd, const worker_io *io)
 {
     sh_kernel *k = NULL;
     char *home_env = NULL, *pwd_env = NULL;
@@ -107,7 +107,9 @@ worker_interp_run(const worker_settings *ws, const Box__Call *call,
                           .so_args = call->args,
                           .so_nargs = (int)call->n_args,
                           .so_set = (const char *const *)call->set_options,
-                          .so_nset = (int)call->n_set_options};
+                          .so_nset = (int)call->n_set_options,
+                          .so_has_stdin = stdin_fd >= 0,
+                          .so_stdin = stdin_fd};
     status = sh_run_once(&so, call->source, strlen(call->source));
 out:
     sh_kernel_free(k);

@@ -38,9 +38,11 @@ typedef struct worker_io {
  * through io, which the interpreter may use any number of times. Runs in a
  * worker process of its own, which ends after this returns, so the
  * interpreter needs no teardown discipline beyond its own limits. ws says
- * which box (worker_interp.c).
+ * which box (worker_interp.c). stdin_fd (borrowed; -1: none, stdin at its
+ * end) is the pipe the broker feeds the alias's stdin into: the command's
+ * top-level stdin.
  */
 int worker_interp_run(const worker_settings *ws, const Box__Call *call,
-                      const worker_io *io);
+                      int stdin_fd, const worker_io *io);
 
 #endif

@@ -68,6 +68,34 @@ test_worked_example(void **state)
     box_free(d);
 }
 
+/*
+ * Stdin reaches the box's shell (issue 23): the agent pipes into `sh -c`,
+ * and a Shell command (sort), a builtin (read) and a host program in its
+ * own sandbox (git, reading the pipe the broker fed) each see the bytes.
+ * The blob id is what git prints for the same bytes outside any box.
+ */
+static void
+test_stdin_reaches_commands(void **state)
+{
+    box_world *w = *state;
+    box_world_config(w, box_world_git_tool);
+    box_world_policy(w, example_policy);
+    box_proc_result r;
+    box_world_run(w,
+                  "printf 'b\\na\\n' | sh -c 'git hash-object --stdin'\n"
+                  "printf 'z\\ny\\n' | sh -c 'sort'\n"
+                  "printf 'one two\\n' | bash -c 'read a b; echo \"$b $a\"'\n",
+                  &r);
+    if (r.pr_status != 0 ||
+        strcmp(r.pr_out, "0e1677a9785e5a17fe523efc5bf9e0b9a37b1100\n"
+                         "y\nz\ntwo one\n") != 0)
+        box_test_show_result("stdin", &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out, "0e1677a9785e5a17fe523efc5bf9e0b9a37b1100\n"
+                                  "y\nz\ntwo one\n");
+    box_proc_result_free(&r);
+}
+
 /* The decision log describes the request that was decided, also when the
  * permit came from the cache: `echo a b "c d" e` and `echo a b c "d e"`
  * have one policy input (`command` joins the argv with spaces), so the
@@ -415,6 +443,8 @@ main(void)
                                         box_world_teardown),
         cmocka_unit_test_setup_teardown(test_worked_example, box_world_setup,
                                         box_world_teardown),
+        cmocka_unit_test_setup_teardown(test_stdin_reaches_commands,
+                                        box_world_setup, box_world_teardown),
         cmocka_unit_test_setup_teardown(test_cache_hit_logs_its_own_args,
                                         box_world_setup, box_world_teardown),
         cmocka_unit_test_setup_teardown(test_write_denied, box_world_setup,

@@ -116,6 +116,12 @@ typedef struct sh_session_opts {
     int so_nargs;
     const char *const *so_set;
     int so_nset;
+    /* With so_has_stdin, so_stdin is an OS descriptor (a pipe's read end;
+     * borrowed) that each run reads as its top-level stdin (fd 0): what
+     * `cat`, `read` and a host program started there see. Without it fd 0
+     * reads end of file (box-spec §2). */
+    bool so_has_stdin;
+    int so_stdin;
 } sh_session_opts;
 
 /* NULL on ENOMEM or missing callbacks. The options' strings are copied;

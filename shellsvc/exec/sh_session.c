@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Sessions: construction, and running one command text incrementally. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -216,6 +218,26 @@ sh_parse_warnings(sh_ctx *cx, sh_parser *p, const char *path)
     sh_parser_warnings_clear(p);
 }
 
+/* Points the top level's fd 0 at a copy of fd (the run's own: its stream
+ * closes the copy when the last reference goes, and the session's owner
+ * keeps fd). 0, or -1 with errno. */
+static int
+session_stdin(sh_ctx *cx, int fd)
+{
+    int own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (own < 0)
+        return -1;
+    sh_stream *s = sh_stream_fd(own);
+    if (s == NULL) {
+        close(own);
+        errno = ENOMEM;
+        return -1;
+    }
+    sh_stream_unref(cx->cx_fd[0]);
+    cx->cx_fd[0] = s;
+    return 0;
+}
+
 /*
  * One call: parse a complete command at a time (sh_parse_next) and run
  * it, so an error on line 3 still lets lines 1–2 run (spec §3.2). The
@@ -246,10 +268,16 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
     sh_ctx cx;
     sh_ctx_init(&cx, ss, ss->ss_state);
     int st = 0;
+    if (ss->ss_o.so_has_stdin && session_stdin(&cx, ss->ss_o.so_stdin) != 0) {
+        sh_errf(&cx, "cannot take standard input: %s", strerror(errno));
+        st = 1;
+    }
     box_arena *a = NULL;
     sh_parser *p = NULL;
     unsigned defs = atomic_load(&ss->ss_funcdefs);
 
+    if (st != 0)
+        goto out;
     if (len > SH_MAX_INPUT) {
         sh_errf(&cx, "input too large");
         st = 1;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Fuzz target alias_frame: the bytes a hostile alias sends the broker. */
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -23,6 +24,13 @@
  * it returns a frame exactly when the scan passes the body; a frame it
  * returns is of a kind an alias may send (or has no body); and the frame
  * packed again scans and decodes again.
+ *
+ * The broker reads frames during a call piece by piece (box_frame_pull,
+ * a stdin-streaming alias's frames arrive as its socket takes them): the
+ * same bytes also go through a pipe in slices of 1 to 61 bytes (sizes
+ * taken from the bytes themselves), pulled after every slice, and each
+ * frame must come out as box_frame_read gave it: the same result, fault
+ * and frame.
  */
 
 #define FZ_READ_MS 1000 // a file is always ready: never reached
@@ -45,6 +53,67 @@ fz_repack(const Box__AliasFrame *f)
     if (m == NULL)
         box_fuzz_fail("a frame read once does not read again once packed");
     protobuf_c_message_free_unpacked(m, NULL);
+    box_free(b);
+}
+
+/* The same stream through a non-blocking pipe, fed a slice at a time. */
+typedef struct fz_pipe {
+    int fp_rd, fp_wr; // fp_wr -1 once the end of the stream is written
+    const uint8_t *fp_data;
+    size_t fp_size, fp_fed;
+    box_frame_rd fp_rd_state;
+} fz_pipe;
+
+/* Pulls the next frame, feeding slices until it is whole or refused. */
+static box_err
+fz_pull(fz_pipe *p, Box__AliasFrame **out, box_frame_fault *ff)
+{
+    for (;;) {
+        box_err rv = box_frame_pull(p->fp_rd, &p->fp_rd_state, BOX_FRAME_MAX,
+                                    BOX_FRAMES_FROM_ALIAS, out, ff);
+        if (rv != BOX_OK || *out != NULL)
+            return rv;
+        if (p->fp_wr < 0)
+            box_fuzz_fail("the piecewise reader wants bytes after the end");
+        if (p->fp_fed == p->fp_size) {
+            close(p->fp_wr); // the end of the stream: EOF after what is in
+            p->fp_wr = -1;
+            continue;
+        }
+        size_t k = 1 + p->fp_data[p->fp_fed] % 61;
+        if (k > p->fp_size - p->fp_fed)
+            k = p->fp_size - p->fp_fed;
+        if (write(p->fp_wr, p->fp_data + p->fp_fed, k) != (ssize_t)k)
+            box_fuzz_fail("write to the pipe");
+        p->fp_fed += k;
+    }
+}
+
+/* The piecewise reader's result must be the whole reader's. */
+static void
+fz_same(box_err rv, const Box__AliasFrame *f, const box_frame_fault *ff,
+        box_err prv, const Box__AliasFrame *pf, const box_frame_fault *pff)
+{
+    if (rv != prv)
+        box_fuzz_fail("the piecewise reader's result differs");
+    if (rv == BOX_ETOOBIG && ff->ff_size != pff->ff_size)
+        box_fuzz_fail("the piecewise reader saw another size");
+    if (rv == BOX_EPROTO && (ff->ff_cut != pff->ff_cut ||
+                             ff->ff_scan.sr_fault != pff->ff_scan.sr_fault))
+        box_fuzz_fail("the piecewise reader refused for another reason");
+    if (rv != BOX_OK)
+        return;
+    size_t n = box__alias_frame__get_packed_size(f);
+    if (n != box__alias_frame__get_packed_size(pf))
+        box_fuzz_fail("the piecewise reader's frame differs in size");
+    uint8_t *a = box_alloc(n + 1), *b = box_alloc(n + 1);
+    if (a == NULL || b == NULL)
+        box_fuzz_fail("out of memory");
+    box__alias_frame__pack(f, a);
+    box__alias_frame__pack(pf, b);
+    if (memcmp(a, b, n) != 0)
+        box_fuzz_fail("the piecewise reader's frame differs");
+    box_free(a);
     box_free(b);
 }
 
@@ -88,6 +157,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (lseek(fd, 0, SEEK_SET) != 0)
         box_fuzz_fail("lseek");
+    int pp[2];
+    if (pipe2(pp, O_CLOEXEC | O_NONBLOCK) != 0)
+        box_fuzz_fail("pipe2");
+    fz_pipe pipe = {
+        .fp_rd = pp[0], .fp_wr = pp[1], .fp_data = data, .fp_size = size};
+    box_frame_rd_init(&pipe.fp_rd_state);
 
     size_t off = 0;
     for (;;) {
@@ -99,6 +174,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                     BOX_FRAMES_FROM_ALIAS, &f, &ff);
         if (rv != BOX_OK && f != NULL)
             box_fuzz_fail("a frame returned with an error");
+        Box__AliasFrame *pf = NULL;
+        box_frame_fault pff;
+        box_err prv = fz_pull(&pipe, &pf, &pff);
+        if (prv != BOX_OK && pf != NULL)
+            box_fuzz_fail("a pulled frame returned with an error");
+        fz_same(rv, f, &ff, prv, pf, &pff);
+        if (pf != NULL)
+            box__alias_frame__free_unpacked(pf, NULL);
         switch (ex) {
         case FZ_END:
             if (rv != BOX_ECLOSED)
@@ -135,5 +218,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         off += 4 + n;
     }
     close(fd);
+    close(pipe.fp_rd);
+    if (pipe.fp_wr >= 0)
+        close(pipe.fp_wr);
+    box_frame_rd_reset(&pipe.fp_rd_state);
     return 0;
 }

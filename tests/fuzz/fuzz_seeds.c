@@ -379,6 +379,36 @@ frame_seeds(void)
     frame_put(&s, &fx);
     frame_write("session.bin", &s);
 
+    // A call that streams stdin (protocol 8): Input frames of one byte,
+    // of BOX_INPUT_CHUNK_MAX bytes (every byte value), of none, then
+    // InputEof; the broker pulls them piece by piece.
+    Box__Call scall = BOX__CALL__INIT;
+    scall.source = "sort | uniq -c";
+    scall.stdin_stream = 1;
+    Box__AliasFrame fsc = BOX__ALIAS_FRAME__INIT;
+    fsc.program = 1;
+    fsc.body_case = BOX__ALIAS_FRAME__BODY_CALL;
+    fsc.call = &scall;
+    uint8_t *chunk = seed_zalloc(BOX_INPUT_CHUNK_MAX);
+    for (size_t i = 0; i < BOX_INPUT_CHUNK_MAX; i++)
+        chunk[i] = (uint8_t)(i * 7 + i / 256);
+    Box__Input sin = BOX__INPUT__INIT;
+    Box__AliasFrame fsi = BOX__ALIAS_FRAME__INIT;
+    fsi.program = 1;
+    fsi.body_case = BOX__ALIAS_FRAME__BODY_INPUT;
+    fsi.input = &sin;
+    frame_put(&s, &fo);
+    frame_put(&s, &fsc);
+    sin.data.data = chunk;
+    sin.data.len = 1;
+    frame_put(&s, &fsi);
+    sin.data.len = BOX_INPUT_CHUNK_MAX;
+    frame_put(&s, &fsi);
+    sin.data.len = 0;
+    frame_put(&s, &fsi);
+    frame_put(&s, &fe);
+    frame_write("stdin-stream.bin", &s);
+
     // Open for MCP and Python, an old version, an empty frame.
     Box__OpenMcp mcp = BOX__OPEN_MCP__INIT;
     mcp.server = "files";
