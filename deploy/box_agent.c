@@ -7,6 +7,8 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +19,7 @@
 #include "box_buf.h"
 #include "box_procspec.h"
 #include "box_proctab.h"
+#include "box_shells.h"
 #include "box_svc.h"
 
 extern char **environ;
@@ -204,6 +207,48 @@ out:
     return rv;
 }
 
+/*
+ * The shim box-contain --shells binds over /bin/sh, /bin/bash, ...: the
+ * shim's image with the trailer naming dir, the aliases' directory
+ * (box_shells.h). *img grows (the caller frees it either way).
+ */
+static box_err
+agent_shim_image(char **img, size_t *len, const char *dir)
+{
+    size_t dlen = strlen(dir);
+    if (dlen == 0 || dlen > UINT32_MAX - BOX_SHIM_TRAILER_FIXED)
+        return BOX_EINVAL;
+    char *p = box_realloc(*img, *len + dlen + BOX_SHIM_TRAILER_FIXED);
+    if (p == NULL)
+        return BOX_ENOMEM;
+    *img = p;
+    memcpy(p + *len, dir, dlen);
+    p += *len + dlen;
+    for (int i = 0; i < 4; i++)
+        p[i] = (char)((dlen >> (8 * i)) & 0xff);
+    memcpy(p + 4, BOX_SHIM_MAGIC, BOX_SHIM_MAGIC_LEN);
+    *len += dlen + BOX_SHIM_TRAILER_FIXED;
+    return BOX_OK;
+}
+
+/* dir/name holds img, installed as the aliases are. */
+static box_err
+agent_install_image(const char *dir, const char *name, const char *img,
+                    size_t len, bool *refreshed, char **err)
+{
+    char *path = box_asprintf("%s/%s", dir, name);
+    bool existed = path != NULL && access(path, F_OK) == 0;
+    box_free(path);
+    if (existed && agent_same(dir, name, img, len))
+        return BOX_OK;
+    *refreshed = *refreshed || existed;
+    box_err rv = agent_install_one(dir, name, img, len);
+    if (rv != BOX_OK)
+        *err = box_asprintf("cannot install %s/%s: %s", dir, name,
+                            strerror(errno));
+    return rv;
+}
+
 box_err
 box_agent_install_aliases(const char *bindir, const char *box_dir,
                           bool *refreshed, char **err)
@@ -222,19 +267,30 @@ box_agent_install_aliases(const char *bindir, const char *box_dir,
     }
     for (size_t i = 0; i < sizeof agent_alias_names / sizeof *agent_alias_names;
          i++) {
-        char *path = box_asprintf("%s/%s", dir, agent_alias_names[i]);
-        bool existed = path != NULL && access(path, F_OK) == 0;
-        box_free(path);
-        if (existed && agent_same(dir, agent_alias_names[i], img, len))
-            continue;
-        *refreshed = *refreshed || existed;
-        if ((rv = agent_install_one(dir, agent_alias_names[i], img, len)) !=
-            BOX_OK) {
-            *err = box_asprintf("cannot install %s/%s: %s", dir,
-                                agent_alias_names[i], strerror(errno));
+        if ((rv = agent_install_image(dir, agent_alias_names[i], img, len,
+                                      refreshed, err)) != BOX_OK)
             goto out;
-        }
     }
+    // The shim, for `[agent] shells = "all"` (installed whatever the
+    // setting, as the aliases are: bin/ is the box's, not the config's).
+    box_free(img);
+    img = NULL;
+    box_free(src);
+    if ((src = box_asprintf("%s/" BOX_SHIM_NAME, bindir)) == NULL) {
+        rv = BOX_ENOMEM;
+        goto out;
+    }
+    if ((rv = agent_read_file(src, &img, &len)) != BOX_OK) {
+        *err = box_asprintf("cannot read the shell shim program %s", src);
+        goto out;
+    }
+    if ((rv = agent_shim_image(&img, &len, dir)) != BOX_OK) {
+        *err = box_asprintf("cannot make the shell shim for %s", dir);
+        goto out;
+    }
+    if ((rv = agent_install_image(dir, BOX_SHIM_NAME, img, len, refreshed,
+                                  err)) != BOX_OK)
+        goto out;
     rv = BOX_OK;
 out:
     box_free(src);
@@ -294,6 +350,44 @@ agent_disclose(FILE *f, const box_config_process *pr, const char *home,
     fprintf(f, "  %-12s%s (command, implicit)\n", "exec", program);
 }
 
+/*
+ * The shells disclosure (issue 23), one line: which paths are the box's
+ * alias in the agent's sandbox besides zsh, bash and sh on PATH. The same
+ * table box-contain covers; a path that does not exist is not named.
+ */
+static void
+agent_disclose_shells(FILE *f, const box_config_process *pr)
+{
+    if (f == NULL || pr->pr_shells != BOX_SHELLS_ALL)
+        return;
+    fputs("strands-box: [agent] runs the box's shell (every command decided "
+          "by policy) for zsh, bash, sh on PATH",
+          f);
+    for (size_t i = 0; i < BOX_SHELL_PATH_COUNT; i++) {
+        struct stat st;
+        if (stat(box_shell_paths[i], &st) == 0 && S_ISREG(st.st_mode))
+            fprintf(f, ", %s", box_shell_paths[i]);
+    }
+    fputs(" and $SHELL\n", f);
+}
+
+/* `--shells SHIM` and SHELL: the alias over the shells (issue 23), unless
+ * `shells = "path-only"`. SHELL is the alias on PATH (it exists whatever
+ * the host has), unless the table's `env` names SHELL itself. */
+static box_err
+agent_shells_args(box_argv *av, const box_config_process *pr, const char *bin)
+{
+    box_err rv = BOX_OK;
+    if (pr->pr_shells != BOX_SHELLS_ALL)
+        return BOX_OK;
+    if ((rv = box_argv_push(av, "--shells")) == BOX_OK)
+        rv = box_argv_pushf(av, "%s/" BOX_SHIM_NAME, bin);
+    if (rv == BOX_OK && box_procspec_env(pr, "SHELL") == NULL &&
+        (rv = box_argv_push(av, "--env")) == BOX_OK)
+        rv = box_argv_pushf(av, "SHELL=%s/bash", bin);
+    return rv;
+}
+
 box_err
 box_agent_start(const box_agent_opts *o, pid_t *pid, char **err)
 {
@@ -336,6 +430,7 @@ box_agent_start(const box_agent_opts *o, pid_t *pid, char **err)
         box_procspec_env_args(&av, pr, o->ao_operator_home, o->ao_workspace,
                               o->ao_operator_path, bin,
                               o->ao_egress) != BOX_OK ||
+        agent_shells_args(&av, pr, bin) != BOX_OK ||
         // The CA the trust names point at, and the relay to the gateway.
         (o->ao_egress != NULL &&
          (box_argv_push(&av, "--show") != BOX_OK ||
@@ -357,6 +452,7 @@ box_agent_start(const box_agent_opts *o, pid_t *pid, char **err)
 
     agent_disclose_tools(o->ao_disclose, o->ao_config, o->ao_operator_home);
     agent_disclose(o->ao_disclose, pr, o->ao_operator_home, prog);
+    agent_disclose_shells(o->ao_disclose, pr);
     if (o->ao_disclose != NULL)
         fputs("strands-box: starting workload\n", o->ao_disclose);
     // The agent starts with a clean signal state, whatever ours is; its

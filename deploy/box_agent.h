@@ -17,8 +17,10 @@ box_err box_agent_probe(const char *bindir, char **err) BOX_WARN_UNUSED;
 
 /* Installs <box_dir>/bin/{zsh,bash,sh}: real copies of box-alias, mode
  * 0500, each replaced atomically (never a link the agent could retarget)
- * unless it already holds this image. *refreshed: an existing alias held
- * another image and was replaced. */
+ * unless it already holds this image; and bin/box-shell-shim, the shim
+ * with the trailer naming bin/ (box_shells.h) that `[agent] shells =
+ * "all"` binds over the system's shells. *refreshed: an existing file
+ * held another image and was replaced. */
 box_err box_agent_install_aliases(const char *bindir, const char *box_dir,
                                   bool *refreshed, char **err) BOX_WARN_UNUSED;
 

@@ -59,12 +59,16 @@ enum cfg_proc {
     PROC_ENV,
     PROC_FILESYSTEM,
     PROC_NETWORK,
+    PROC_SHELLS,
     PROC_COUNT
 };
 
 static const char *const process_fields[PROC_COUNT + 1] = {
-    "command", "workspace", "env", "filesystem", "network", NULL,
+    "command", "workspace", "env", "filesystem", "network", "shells", NULL,
 };
+
+/* ORDER BOX_SHELLS */
+static const char *const shells_names[] = {"all", "path-only", NULL};
 
 static const char *const network_fields[] = {"contain_egress", NULL};
 
@@ -606,6 +610,7 @@ decode_process(cfg_ctx *cx, const toml_value *v, box_config_process *p)
     if (toml_value_kind(v) != TOML_TABLE)
         return cfg_invalid_type(cx, v, "a table");
     p->pr_contain_egress = true;
+    p->pr_shells = BOX_SHELLS_ALL;
     for (size_t i = 0; i < toml_table_len(v) && rv == BOX_OK; i++) {
         size_t klen;
         const char *key = toml_table_key(v, i, &klen);
@@ -627,6 +632,14 @@ decode_process(cfg_ctx *cx, const toml_value *v, box_config_process *p)
         case PROC_NETWORK:
             rv = decode_network(cx, f, p);
             break;
+        case PROC_SHELLS: {
+            int k = 0;
+            if ((rv = cfg_decode_variant(cx, f, shells_names, &k)) == BOX_OK) {
+                p->pr_shells = (box_config_shells)k;
+                p->pr_shells_set = true;
+            }
+            break;
+        }
         default:
             rv = cfg_unknown_field(cx, v, i, process_fields);
             break;
@@ -978,8 +991,9 @@ cfg_env_reserved(const char *name)
     return false;
 }
 
-/* The ProcessSpec rules, in the reference order: network (agent), command,
- * workspace, env names, HOME and TMPDIR, then the eight lists. */
+/* The ProcessSpec rules, in the reference order: network (agent), shells
+ * (tools), command, workspace, env names, HOME and TMPDIR, then the eight
+ * lists. */
 static box_err
 validate_process(cfg_ctx *cx, const box_config_process *p)
 {
@@ -992,6 +1006,16 @@ validate_process(cfg_ctx *cx, const box_config_process *p)
                        "through the egress gateway, and only a "
                        "`[tool.<name>]` or a stdio `[mcp.<name>]` takes "
                        "`network.contain_egress`",
+                       t);
+    // A tool's leaf keeps the host's shells (box-spec §1: a tool's bash
+    // is the host's, inside the tool's sandbox); only the agent's sandbox
+    // has the box's alias over them.
+    if (p->pr_label != NULL && p->pr_shells_set)
+        return cx_fail(cx, BOX_ECONFIG,
+                       "invalid `%s` table: `shells` is refused on "
+                       "`[tool.<name>]`: a tool runs the host's own shells "
+                       "inside its sandbox, and only `[agent]` takes "
+                       "`shells` (\"all\" or \"path-only\")",
                        t);
     if (p->pr_command.sv_len == 0)
         return cx_fail(cx, BOX_ECONFIG,

@@ -52,6 +52,13 @@ typedef enum box_config_grant {
     BOX_GRANT_COUNT
 } box_config_grant;
 
+/* `[agent] shells` (issue 23): which shell paths reach the box's shell.
+ * ORDER BOX_SHELLS: keep config.c's shells_names in this order. */
+typedef enum box_config_shells {
+    BOX_SHELLS_ALL,       // "all": /bin/sh, /bin/bash, ... are the alias too
+    BOX_SHELLS_PATH_ONLY, // "path-only": only zsh, bash, sh on PATH
+} box_config_shells;
+
 /* A list of strings: sv_items[0..sv_len) plus a NULL after the last. */
 typedef struct box_config_strv {
     char **sv_items;
@@ -76,8 +83,10 @@ typedef struct box_config_process {
     box_config_envvar *pr_env;  // in source order
     size_t pr_nenv;
     box_config_strv pr_fs[BOX_GRANT_COUNT]; // entries as written (`~` kept)
-    bool pr_network;        // a `network` table was written (tools only)
-    bool pr_contain_egress; // `network.contain_egress`, default true
+    bool pr_network;             // a `network` table was written (tools only)
+    bool pr_contain_egress;      // `network.contain_egress`, default true
+    bool pr_shells_set;          // a `shells` key was written (agent only)
+    box_config_shells pr_shells; // `shells`, default BOX_SHELLS_ALL
 } box_config_process;
 
 /* `secret.placement` (box-spec §5). */

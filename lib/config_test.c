@@ -730,15 +730,15 @@ test_unknown_fields(void **state)
         {HEAD "[agent]\ncommand = [\"a\"]\nread = [\"/a\"]\n",
          "cannot parse config file @P: line 5, column 1: unknown field "
          "`read`, expected one of `command`, `workspace`, `env`, "
-         "`filesystem`, `network`"},
+         "`filesystem`, `network`, `shells`"},
         {HEAD "[agent]\ndefault_command = [\"a\"]\n",
          "cannot parse config file @P: line 4, column 1: unknown field "
          "`default_command`, expected one of `command`, `workspace`, `env`, "
-         "`filesystem`, `network`"},
+         "`filesystem`, `network`, `shells`"},
         {HEAD "[tool.git]\ncommand = [\"git\"]\n  exec = [\"/x\"]\n",
          "cannot parse config file @P: line 5, column 3: unknown field "
          "`exec`, expected one of `command`, `workspace`, `env`, "
-         "`filesystem`, `network`"},
+         "`filesystem`, `network`, `shells`"},
         {HEAD "[agent]\ncommand = [\"a\"]\n[agent.filesystem]\nexecute = []\n",
          "cannot parse config file @P: line 6, column 1: unknown field "
          "`execute`, expected one of `read`, `write`, `read_file`, "
@@ -1319,6 +1319,92 @@ test_tool_metadata_refused(void **state)
          "`box_dir` to rebuild a stored record"},
     };
     RUN_BAD(fx, BOX_ECONFIG, cases);
+}
+
+/* `[agent] shells` (issue 23): "all" by default, "path-only" keeps only
+ * the aliases on PATH. */
+static void
+test_shells_accepted(void **state)
+{
+    fixture *fx = *state;
+    static const struct {
+        const char *text;
+        box_config_shells want;
+        bool set;
+    } cases[] = {
+        {HEAD "[agent]\ncommand = [\"a\"]\n", BOX_SHELLS_ALL, false},
+        {HEAD "[agent]\ncommand = [\"a\"]\nshells = \"all\"\n", BOX_SHELLS_ALL,
+         true},
+        {HEAD "[agent]\ncommand = [\"a\"]\nshells = \"path-only\"\n",
+         BOX_SHELLS_PATH_ONLY, true},
+        {HEAD "agent = { command = [\"a\"], shells = \"path-only\" }\n",
+         BOX_SHELLS_PATH_ONLY, true},
+        {HEAD "[agent]\nshells = \"path-only\"\ncommand = [\"a\"]\n"
+              "[agent.filesystem]\nread = []\n",
+         BOX_SHELLS_PATH_ONLY, true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        box_config *c = load_ok(fx, cases[i].text);
+        const box_config_process *a = box_config_agent(c);
+        assert_non_null(a);
+        assert_int_equal(a->pr_shells, cases[i].want);
+        assert_int_equal(a->pr_shells_set, cases[i].set);
+        box_config_free(c);
+    }
+    // A tool that says nothing keeps the host's shells, and says so.
+    box_config *c = load_ok(fx, HEAD "[tool.git]\ncommand = [\"git\"]\n");
+    assert_false(box_config_tool(c, 0)->pr_shells_set);
+    box_config_free(c);
+}
+
+#define SHELLS_TOOL_REFUSED(t)                                                 \
+    "invalid `" t "` table: `shells` is refused on `[tool.<name>]`: a tool "   \
+    "runs the host's own shells inside its sandbox, and only `[agent]` "       \
+    "takes `shells` (\"all\" or \"path-only\")"
+
+static void
+test_shells_refusals(void **state)
+{
+    fixture *fx = *state;
+    static const bad_case parse[] = {
+        {HEAD "[agent]\ncommand = [\"a\"]\nshells = \"none\"\n",
+         "cannot parse config file @P: line 5, column 10: unknown variant "
+         "`none`, expected `all` or `path-only`"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nshells = \"ALL\"\n",
+         "cannot parse config file @P: line 5, column 10: unknown variant "
+         "`ALL`, expected `all` or `path-only`"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nshells = \"\"\n",
+         "cannot parse config file @P: line 5, column 10: unknown variant "
+         "``, expected `all` or `path-only`"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nshells = \"path_only\"\n",
+         "cannot parse config file @P: line 5, column 10: unknown variant "
+         "`path_only`, expected `all` or `path-only`"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nshells = true\n",
+         "cannot parse config file @P: line 5, column 10: invalid type: "
+         "boolean `true`, expected a string"},
+        {HEAD "[agent]\ncommand = [\"a\"]\nshells = [\"/bin/sh\"]\n",
+         "cannot parse config file @P: line 5, column 10: invalid type: "
+         "array, expected a string"},
+        // The value is decoded before the table's rules: a tool's bad
+        // value is a decode error first.
+        {HEAD "[tool.git]\ncommand = [\"git\"]\nshells = \"some\"\n",
+         "cannot parse config file @P: line 5, column 10: unknown variant "
+         "`some`, expected `all` or `path-only`"},
+    };
+    RUN_BAD(fx, BOX_EPARSE, parse);
+    static const bad_case rules[] = {
+        {HEAD "[tool.git]\ncommand = [\"git\"]\nshells = \"path-only\"\n",
+         SHELLS_TOOL_REFUSED("[tool.git]")},
+        {HEAD "[tool.git]\ncommand = [\"git\"]\nshells = \"all\"\n",
+         SHELLS_TOOL_REFUSED("[tool.git]")},
+        {HEAD "[agent]\ncommand = [\"a\"]\n[tool.x]\ncommand = [\"x\"]\n"
+              "shells = \"all\"\n",
+         SHELLS_TOOL_REFUSED("[tool.x]")},
+        // shells is judged before command, as network is on [agent].
+        {HEAD "[tool.g]\ncommand = []\nshells = \"all\"\n",
+         SHELLS_TOOL_REFUSED("[tool.g]")},
+    };
+    RUN_BAD(fx, BOX_ECONFIG, rules);
 }
 
 /* A tool's `exec` lists the programs it may run besides its command
@@ -2514,6 +2600,8 @@ main(void)
         cmocka_unit_test(test_tool_label_refusals),
         cmocka_unit_test(test_tool_metadata_refused),
         cmocka_unit_test(test_tool_exec_accepted),
+        cmocka_unit_test(test_shells_accepted),
+        cmocka_unit_test(test_shells_refusals),
         cmocka_unit_test(test_unsupported_sections),
         cmocka_unit_test(test_egress_accepted),
         cmocka_unit_test(test_egress_decode_errors),

@@ -160,13 +160,14 @@ box_world_config_policy(box_world *w, const char *policy_key,
                                     "[agent]\n"
                                     "command = [\"/bin/sh\", \"%s\"]\n"
                                     "workspace = \"%s\"\n"
-                                    "\n"
+                                    "%s\n"
                                     "[agent.filesystem]\n"
                                     "read_file = [\"%s\"]\n"
                                     "%s\n%s",
                                     w->bw_state, policy_key, w->bw_agent,
-                                    w->bw_project, w->bw_agent, agent_fs,
-                                    extra),
+                                    w->bw_project,
+                                    w->bw_agent_keys ? w->bw_agent_keys : "",
+                                    w->bw_agent, agent_fs, extra),
                      BOX_OK);
     box_world_put(w->bw_config, b.b_data);
     box_buf_reset(&b);

@@ -35,6 +35,9 @@ typedef struct box_world {
     // More NAME=value entries (NULL-ended, at most 8) for box run's
     // environment, after HOME, PATH and the sanitizer's; NULL: none.
     const char *const *bw_env;
+    // More lines of the [agent] table itself (`shells = "path-only"`) for
+    // box_world_config*; NULL: none.
+    const char *bw_agent_keys;
 } box_world;
 
 /* cmocka fixtures: a fresh world in *state, dropped afterwards. */

@@ -55,6 +55,8 @@ test_agent_reaches_network_only_through_gateway(void **state)
     box_world *w = *state;
     gwt_upstream us;
     gwt_origin_start(&us, "127.0.0.2", NULL, 1);
+    // The host's bash (its /dev/tcp), not the box's alias over it.
+    w->bw_agent_keys = "shells = \"path-only\"";
     box_world_config_agent(w, "exec = [\"/usr/bin/bash\"]", "");
     box_world_policy(w, policy);
     char script[4096];
@@ -278,6 +280,8 @@ test_credential_phantoms(void **state)
              "[egress.other]\ndestinations = [\"other.example\"]\n"
              "secret.ref = \"env://E2E_OTHER\"\nsecret.inject = \"always\"\n",
              us.us_port);
+    // The host's bash (its /dev/tcp), not the box's alias over it.
+    w->bw_agent_keys = "shells = \"path-only\"";
     box_world_config_agent(w, "exec = [\"/usr/bin/bash\"]", extra);
     box_world_policy(w, policy);
     static const char *const env[] = {"E2E_TOKEN=" E2E_SECRET,

@@ -284,11 +284,15 @@ test_agent_status_and_disclosure(void **state)
              "over these paths:\n"
              "  read_file   %s\n"
              "  exec        /usr/bin/dash (command, implicit)\n"
-             "strands-box: starting workload\n",
+             "strands-box: [agent] runs the box's shell (every command "
+             "decided by policy) for zsh, bash, sh on PATH, /bin/sh",
              w->bw_agent);
     if (strstr(r.pr_err, want) == NULL)
         box_test_show_result("disclosure", &r);
     assert_non_null(strstr(r.pr_err, want));
+    // The shells line names the covered paths there are (issue 23).
+    assert_non_null(strstr(strstr(r.pr_err, want),
+                           " and $SHELL\nstrands-box: starting workload\n"));
     assert_non_null(strstr(r.pr_err, " created \xc2\xb7 config "));
     assert_null(strstr(r.pr_err, "alias image refreshed"));
     box_proc_result_free(&r);

@@ -52,8 +52,9 @@ typedef struct contain_spec {
     size_t cs_nhide;
     const char **cs_show; // --show paths, each beneath a --hide (borrowed)
     size_t cs_nshow;
-    const char *cs_cwd; // NULL: "/"
-    int cs_exec_fd;     // -1 unless --exec-fd
+    const char *cs_cwd;    // NULL: "/"
+    const char *cs_shells; // --shells SHIM (borrowed), or NULL
+    int cs_exec_fd;        // -1 unless --exec-fd
     const char *cs_exec_path;
     bool cs_has_id;
     dev_t cs_dev;

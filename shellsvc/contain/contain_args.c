@@ -62,6 +62,18 @@ static const char contain_usage_text[] =
     "  --show P             P, beneath a --hide directory, stays at its path\n"
     "                       (the original, bound back over the cover); a\n"
     "                       --show inside another --show is refused\n"
+    "  --shells SHIM        bind the regular file SHIM (box-shell-shim, which\n"
+    "                       runs the box's alias) over each of /bin/sh,\n"
+    "                       /bin/bash, /usr/bin/sh, /usr/bin/bash, /bin/zsh,\n"
+    "                       /usr/bin/zsh, /bin/dash, /usr/bin/dash that\n"
+    "                       exists, each distinct file once (its canonical\n"
+    "                       path, so a link to it leads to SHIM too), after\n"
+    "                       the --deny masks and --hide covers; a shell a\n"
+    "                       --deny masks stays masked. SHIM gets\n"
+    "                       read+execute.\n"
+    "                       The program was opened before: one of those\n"
+    "                       shells as the program, or as a #! program's\n"
+    "                       interpreter, is the real one\n"
     "  Always granted: /usr /lib /lib64 /bin /sbin (read; never execute),\n"
     "  /etc/ld.so.cache (read), /dev/null /dev/zero (read+write), "
     "/dev/urandom\n"
@@ -118,7 +130,8 @@ static const char contain_usage_text[] =
     "uid/gid map to themselves), mount+pid+ipc+uts+net namespaces, fork (the\n"
     "first child is pid 1 and reaps; the program is its child, pid 2, or 3\n"
     "with --egress),\n"
-    "fresh /proc, the binds above, --deny masks, --hide covers, hostname\n"
+    "fresh /proc, the binds above, --deny masks, --hide covers, the --shells\n"
+    "binds, hostname\n"
     "`box`, lo up, the --egress port listening, no_new_privs, Landlock,\n"
     "seccomp (ptrace, mount, bpf, keyctl, kexec, perf_event_open, io_uring,\n"
     "module loading, new user namespaces, clone3 (ENOSYS), ... refused),\n"
@@ -154,6 +167,7 @@ typedef enum opt_kind {
     OPT_EXEC_ID,
     OPT_HIDE,
     OPT_SHOW,
+    OPT_SHELLS,
     OPT_PROBE,
     OPT_HELP,
 } opt_kind;
@@ -183,6 +197,7 @@ static const opt_row contain_opts[] = {
     {"--exec-id", OPT_EXEC_ID, true, 0},
     {"--hide", OPT_HIDE, true, 0},
     {"--show", OPT_SHOW, true, 0},
+    {"--shells", OPT_SHELLS, true, 0},
     {"--probe", OPT_PROBE, false, 0},
     {"--help", OPT_HELP, false, 0},
 };
@@ -404,6 +419,15 @@ args_one(const opt_row *o, const char *v, contain_spec *spec)
                              v);
         spec->cs_show[spec->cs_nshow++] = v;
         return BOX_STATUS_OK;
+    case OPT_SHELLS:
+        if (spec->cs_shells != NULL)
+            return args_fail("--shells given twice");
+        if (v[0] != '/' || args_dotdot(v))
+            return args_fail("--shells %s: expected an absolute path without "
+                             "'..'",
+                             v);
+        spec->cs_shells = v;
+        return BOX_STATUS_OK;
     case OPT_PROBE:
         spec->cs_probe = true;
         return BOX_STATUS_OK;
@@ -460,7 +484,7 @@ contain_parse(int argc, char **argv, contain_spec *spec)
     if (spec->cs_help || spec->cs_probe) {
         if (i < argc || spec->cs_npaths || spec->cs_nenv || spec->cs_nhide ||
             spec->cs_nshow || spec->cs_exec_fd >= 0 || spec->cs_exec_path ||
-            spec->cs_egress_port != 0)
+            spec->cs_egress_port != 0 || spec->cs_shells != NULL)
             return args_fail("--probe and --help take no other arguments");
         return BOX_STATUS_OK;
     }

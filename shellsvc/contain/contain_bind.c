@@ -335,6 +335,11 @@ ct_bind_plan(ct_plan *plan, int exec_fd, ct_err *e)
     if (exec_fd >= 0 && (st = bind_push_fd(plan, exec_fd, BIND_EXEC, true,
                                            "the program", e)) != 0)
         return st;
+    // The --shells shim runs: its covers are cloned from it, flags and all.
+    if (plan->cp_shim != NULL &&
+        (st = bind_push_fd(plan, plan->cp_shim_fd, BIND_EXEC, false,
+                           plan->cp_shim, e)) != 0)
+        return st;
     if ((st = bind_push_globs(plan, bind_system,
                               sizeof bind_system / sizeof *bind_system,
                               BIND_SYSTEM, e)) != 0 ||

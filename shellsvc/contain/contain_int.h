@@ -70,6 +70,13 @@ typedef struct ct_bind {
     bool cb_rdonly;    // MS_RDONLY: a read-type carve in a write grant
 } ct_bind;
 
+/* A shell file --shells covers with the shim (contain_shells.c). */
+typedef struct ct_cover {
+    char *cv_path; // canonical; owned by the plan
+    dev_t cv_dev;
+    ino_t cv_ino;
+} ct_cover;
+
 typedef struct ct_plan {
     ct_rule *cp_rules;
     size_t cp_nrules;
@@ -78,6 +85,14 @@ typedef struct ct_plan {
     ct_bind *cp_binds; // shallowest path first
     size_t cp_nbinds, cp_capbinds;
     int cp_abi;
+    // --shells: the shim's path (borrowed from argv) and identity, and its
+    // O_PATH descriptor (owned by its implicit rule); cp_shim NULL: none.
+    const char *cp_shim;
+    int cp_shim_fd;
+    dev_t cp_shim_dev;
+    ino_t cp_shim_ino;
+    ct_cover *cp_covers; // the shell files the shim goes over
+    size_t cp_ncovers;
 } ct_plan;
 
 /* The Landlock ABI version (>= 1), or BOX_STATUS_FAULT with e filled. */
@@ -106,6 +121,33 @@ void ct_plan_free(ct_plan *plan);
 box_status ct_bind_plan(ct_plan *plan, int exec_fd, ct_err *e);
 box_status ct_binds(const ct_plan *plan, ct_err *e);
 void ct_bind_free(ct_plan *plan);
+
+/*
+ * --shells (contain_shells.c). ct_shells_plan, outside the namespaces
+ * after ct_ll_prepare (which gave the shim its rule): each existing
+ * shell path's canonical file once, but one a --deny masks. ct_shells,
+ * in init after the masks: the shim bound over each, both ends checked
+ * against the plan's identities. ct_shells_free: the plan's covers.
+ */
+box_status ct_shells_plan(ct_plan *plan, ct_err *e);
+box_status ct_shells(const ct_plan *plan, ct_err *e);
+void ct_shells_free(ct_plan *plan);
+
+/*
+ * A #! program whose interpreter --shells covers: the kernel would look
+ * the interpreter up by its name inside the sandbox and find the shim, so
+ * the interpreter is opened here, before the covers, and run by its
+ * descriptor with the argv the kernel would give it (ct_shells_interp).
+ */
+typedef struct ct_script {
+    int sc_fd;           // O_PATH of the real interpreter, or -1
+    char sc_interp[256]; // as the #! line spells it (its argv[0])
+    char sc_arg[256];    // the #! line's one optional argument
+    bool sc_has_arg;
+} ct_script;
+#define CT_SCRIPT_NONE ((ct_script){.sc_fd = -1})
+box_status ct_shells_interp(const ct_plan *plan, int prog_fd, ct_script *sc,
+                            ct_err *e);
 
 /* The ELF interpreter (contain_elf.c). */
 typedef enum ct_interp {

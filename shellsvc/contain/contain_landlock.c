@@ -400,6 +400,39 @@ ll_plan_program(ct_plan *plan, int exec_fd, uint64_t mask, ct_err *e)
     return ll_plan_loader(plan, exec_fd, mask, e);
 }
 
+/*
+ * The --shells shim: read and execute on its own file (a rule on the file
+ * holds wherever it is bound: Landlock meets the shim's inode first, at
+ * /bin/sh as at its own path), and its loader if it has one. Opened with
+ * no link in its path, as a grant is.
+ */
+static box_status
+ll_plan_shim(ct_plan *plan, const char *shim, uint64_t mask, ct_err *e)
+{
+    struct stat sb;
+    int fd;
+    box_status st;
+
+    if (shim == NULL)
+        return BOX_STATUS_OK;
+    if ((fd = ll_open_nolinks(shim)) < 0)
+        return ct_fail(e, BOX_STATUS_FAULT, false, "--shells %s: %s", shim,
+                       strerror(errno));
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return ct_fail(e, BOX_STATUS_FAULT, false,
+                       "--shells %s: not a regular file", shim);
+    }
+    if ((st = ll_plan_rule(plan, fd, (BOX_LL_EXECUTE | BOX_LL_READ_FILE) & mask,
+                           shim, true, e)) != 0)
+        return st;
+    plan->cp_shim = shim;
+    plan->cp_shim_fd = fd;
+    plan->cp_shim_dev = sb.st_dev;
+    plan->cp_shim_ino = sb.st_ino;
+    return ll_plan_loader(plan, fd, mask, e);
+}
+
 /* An existing deny, as its mask will check it again inside. */
 static void
 ll_plan_mask(ct_plan *plan, const char *path, const struct stat *sb)
@@ -418,8 +451,9 @@ ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd, ct_plan *plan,
 {
     uint64_t mask = box_ll_fs_mask(abi);
     box_status st;
-    // Each path, and a loader per --exec file; the program and its loader.
-    size_t cap = spec->cs_npaths * 2 + 2;
+    // Each path, and a loader per --exec file; the program and its
+    // loader; the --shells shim and its loader.
+    size_t cap = spec->cs_npaths * 2 + 4;
 
     memset(plan, 0, sizeof *plan);
     plan->cp_abi = abi;
@@ -481,7 +515,8 @@ ct_ll_prepare(const contain_spec *spec, int abi, int exec_fd, ct_plan *plan,
                                 mask, e)) != 0)
             return st;
     }
-    if ((st = ll_plan_program(plan, exec_fd, mask, e)) != 0)
+    if ((st = ll_plan_program(plan, exec_fd, mask, e)) != 0 ||
+        (st = ll_plan_shim(plan, spec->cs_shells, mask, e)) != 0)
         return st;
     for (size_t i = 0; i < spec->cs_npaths; i++) {
         if (spec->cs_paths[i].cp_list != CONTAIN_DENY)
@@ -524,6 +559,7 @@ ct_plan_free(ct_plan *plan)
     box_free(plan->cp_rules);
     box_free(plan->cp_masks);
     ct_bind_free(plan);
+    ct_shells_free(plan);
     plan->cp_rules = NULL;
     plan->cp_masks = NULL;
     plan->cp_nrules = 0;

@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "box_alloc.h"
+
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
@@ -163,9 +165,43 @@ ct_wait(pid_t child, const sigset_t *set, bool reap_all)
     }
 }
 
+/*
+ * A #! program whose interpreter --shells covers: the interpreter opened
+ * before the covers, run by its descriptor with the argv the kernel gives
+ * an interpreter (its #! name, the line's argument, the script as
+ * /dev/fd/N, then the program's arguments). Returns only on failure.
+ */
+static void
+ct_exec_script(const contain_spec *spec, int fd, const ct_script *sc)
+{
+    char script[32];
+    size_t n = 0, k = 0;
+    char **av;
+
+    while (spec->cs_argv[n] != NULL)
+        n++;
+    if ((av = box_calloc(n + 3, sizeof *av)) == NULL) {
+        errno = ENOMEM;
+        return;
+    }
+    snprintf(script, sizeof script, "/dev/fd/%d", fd);
+    av[k++] = (char *)sc->sc_interp;
+    if (sc->sc_has_arg)
+        av[k++] = (char *)sc->sc_arg;
+    av[k++] = script;
+    for (size_t i = 1; i < n; i++)
+        av[k++] = spec->cs_argv[i];
+    av[k] = NULL;
+    fcntl(fd, F_SETFD, 0); // the interpreter reads the script through it
+    syscall(SYS_execveat, sc->sc_fd, "", av, spec->cs_env, AT_EMPTY_PATH);
+    int err = errno;
+    box_free(av);
+    errno = err;
+}
+
 /* The program's process: clean signal state, no stray fds, exec by fd. */
 static _Noreturn void
-ct_exec(const contain_spec *spec, int fd)
+ct_exec(const contain_spec *spec, int fd, const ct_script *sc)
 {
     sigset_t none;
 
@@ -177,8 +213,12 @@ ct_exec(const contain_spec *spec, int fd)
         for (int n = 3; n < 4096; n++)
             fcntl(n, F_SETFD, FD_CLOEXEC);
     }
-    syscall(SYS_execveat, fd, "", spec->cs_argv, spec->cs_env, AT_EMPTY_PATH);
-    if (errno == ENOENT) {
+    if (sc->sc_fd >= 0)
+        ct_exec_script(spec, fd, sc);
+    else
+        syscall(SYS_execveat, fd, "", spec->cs_argv, spec->cs_env,
+                AT_EMPTY_PATH);
+    if (errno == ENOENT && sc->sc_fd < 0) {
         // A #! script: its interpreter reads it through /dev/fd/N.
         fcntl(fd, F_SETFD, 0);
         syscall(SYS_execveat, fd, "", spec->cs_argv, spec->cs_env,
@@ -203,8 +243,8 @@ ct_exec(const contain_spec *spec, int fd)
  * the namespace and every process left in it.
  */
 static _Noreturn void
-ct_init(const contain_spec *spec, ct_plan *plan, int fd, int alive,
-        const sigset_t *set)
+ct_init(const contain_spec *spec, ct_plan *plan, int fd, const ct_script *sc,
+        int alive, const sigset_t *set)
 {
     ct_err e;
     box_status st;
@@ -219,7 +259,8 @@ ct_init(const contain_spec *spec, ct_plan *plan, int fd, int alive,
     close(alive);
     if ((st = ct_egress_open(spec, &eg, &e)) != 0 ||
         (st = ct_mounts(&e)) != 0 || (st = ct_binds(plan, &e)) != 0 ||
-        (st = ct_masks(spec, plan, &e)) != 0 || (st = ct_hostname(&e)) != 0 ||
+        (st = ct_masks(spec, plan, &e)) != 0 ||
+        (st = ct_shells(plan, &e)) != 0 || (st = ct_hostname(&e)) != 0 ||
         (!spec->cs_net_host && (st = ct_lo_up(&e)) != 0) ||
         (st = ct_egress_listen(spec, &eg, &e)) != 0)
         goto fail;
@@ -245,8 +286,10 @@ ct_init(const contain_spec *spec, ct_plan *plan, int fd, int alive,
         goto fail;
     }
     if (prog == 0)
-        ct_exec(spec, fd);
+        ct_exec(spec, fd, sc);
     close(fd);
+    if (sc->sc_fd >= 0)
+        close(sc->sc_fd);
     _exit(ct_wait(prog, set, true));
 fail:
     ct_report(&e);
@@ -282,11 +325,13 @@ ct_which_ns(int err, ct_err *e)
 
 /*
  * The sandbox, in one place and one order: program identity, kernel
- * features, the Landlock plan, user namespace (not root), then init is
+ * features, the Landlock plan, the --shells covers planned (and a #!
+ * program's covered interpreter opened: contain_shells.c), user
+ * namespace (not root), then init is
  * cloned into new mount, pid, ipc, uts and net namespaces; init mounts
  * /proc, binds the grants and program directories noexec and what may
  * run executable (contain_bind.c), lays the --deny masks and --hide
- * covers, sets the hostname,
+ * covers, binds the --shells shim over the shells, sets the hostname,
  * raises lo, binds --egress's port, sets no_new_privs, Landlock,
  * seccomp, rlimits, drops every capability, forks the egress relay
  * (contain_egress.c) and the program. This process
@@ -297,6 +342,7 @@ contain_run(const contain_spec *spec)
 {
     ct_err e;
     ct_plan plan = {0};
+    ct_script sc = CT_SCRIPT_NONE;
     box_status st;
     sigset_t set, old;
     int fd = -1, abi = 0, alive[2] = {-1, -1}, status, ns_flags = 0;
@@ -311,6 +357,8 @@ contain_run(const contain_spec *spec)
     if ((st = ct_ll_abi(&abi, &e)) != 0 || (st = ct_seccomp_avail(&e)) != 0)
         goto fail;
     if ((st = ct_ll_prepare(spec, abi, fd, &plan, &e)) != 0 ||
+        (st = ct_shells_plan(&plan, &e)) != 0 ||
+        (st = ct_shells_interp(&plan, fd, &sc, &e)) != 0 ||
         (st = ct_bind_plan(&plan, fd, &e)) != 0)
         goto fail;
     if (geteuid() != 0 && (st = ct_userns(&e)) != 0)
@@ -339,12 +387,14 @@ contain_run(const contain_spec *spec)
     }
     if (init == 0) {
         close(alive[1]);
-        ct_init(spec, &plan, fd, alive[0], &set);
+        ct_init(spec, &plan, fd, &sc, alive[0], &set);
     }
     close(alive[0]);
     alive[0] = -1;
     ct_plan_free(&plan);
     close(fd);
+    if (sc.sc_fd >= 0)
+        close(sc.sc_fd);
     status = ct_wait(init, &set, false);
     close(alive[1]);
     return status;
@@ -353,6 +403,8 @@ fail:
     ct_plan_free(&plan);
     if (fd >= 0)
         close(fd);
+    if (sc.sc_fd >= 0)
+        close(sc.sc_fd);
     for (int i = 0; i < 2; i++) {
         if (alive[i] >= 0)
             close(alive[i]);

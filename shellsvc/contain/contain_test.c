@@ -1391,6 +1391,189 @@ test_script_interp_fifo(void **state)
     tree_rm(&t);
 }
 
+/* src's bytes then extra (n bytes) as dst, mode 0755. */
+static void
+copy_plus(const char *src, const char *dst, const void *extra, size_t n)
+{
+    char buf[65536];
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+    ssize_t got;
+    assert_true(in >= 0 && out >= 0);
+    while ((got = read(in, buf, sizeof buf)) > 0)
+        assert_int_equal(write(out, buf, (size_t)got), got);
+    assert_int_equal(got, 0);
+    if (n > 0)
+        assert_int_equal(write(out, extra, n), (ssize_t)n);
+    close(in);
+    close(out);
+}
+
+/*
+ * A tree for --shells: T/bin/sh (echo, which shows the argv the shim
+ * passed on) and T/bin/bash (true, which shows nothing), and T/shim, the
+ * shim with its trailer naming T/bin (box_shells.h).
+ */
+static void
+shells_tree(tree *t, char *shim, size_t n)
+{
+    char bin[512], p[600], trailer[600];
+    const char *dir = getenv("BOX_BUILD_DIR");
+    size_t len;
+    tree_make(t);
+    snprintf(bin, sizeof bin, "%s/bin", t->t_root);
+    assert_int_equal(mkdir(bin, 0755), 0);
+    snprintf(p, sizeof p, "%s/sh", bin);
+    copy_plus("/usr/bin/echo", p, NULL, 0);
+    snprintf(p, sizeof p, "%s/bash", bin);
+    copy_plus("/usr/bin/true", p, NULL, 0);
+    len = strlen(bin);
+    memcpy(trailer, bin, len);
+    for (int i = 0; i < 4; i++)
+        trailer[len + (size_t)i] = (char)((len >> (8 * i)) & 0xff);
+    memcpy(trailer + len + 4, "box-shim", 8);
+    snprintf(shim, n, "%s/shim", t->t_root);
+    snprintf(p, sizeof p, "%s/bin/box-shell-shim", dir);
+    copy_plus(p, shim, trailer, len + 12);
+}
+
+static void
+shells_args(av *a, const tree *t, const char *shim)
+{
+    av_add(a, "--exec");
+    av_add(a, "%s/bin/sh", t->t_root);
+    av_add(a, "--exec");
+    av_add(a, "%s/bin/bash", t->t_root);
+    av_add(a, "--shells");
+    av_add(a, "%s", shim);
+}
+
+/*
+ * --shells: each shell path runs the alias of its name from the shim's
+ * directory (dash is sh), with the argv it was given; the program itself
+ * (here the host's sh) is the real one, opened before the covers; a
+ * shell a --deny masks stays masked.
+ */
+static void
+test_shells_cover(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+    char shim[600];
+    const char *script = "/bin/sh -c one; /bin/bash -c two; /bin/dash -c "
+                         "three; /usr/bin/sh -c four; ulimit -n >/dev/null "
+                         "&& echo real";
+    need_sandbox();
+    shells_tree(&t, shim, sizeof shim);
+    av_start(&a);
+    shells_args(&a, &t, shim);
+    av_program(&a, sh_bin);
+    av_add(&a, "-c");
+    av_add(&a, "%s", script);
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    assert_string_equal(r.ro_out, "-c one\n-c three\n-c four\nreal\n");
+    run_free(&r);
+
+    // Without --shells the same names are the host's own (and the sandbox
+    // may run only the program's own file: the host's sh is that file).
+    av_start(&a);
+    av_program(&a, sh_bin);
+    av_add(&a, "-c");
+    av_add(&a, "/bin/sh -c 'echo host'");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    assert_string_equal(r.ro_out, "host\n");
+    run_free(&r);
+
+    char bash[PATH_MAX];
+    if (realpath("/bin/bash", bash) != NULL) {
+        av_start(&a);
+        shells_args(&a, &t, shim);
+        av_add(&a, "--deny");
+        av_add(&a, "%s", bash);
+        av_program(&a, sh_bin);
+        av_add(&a, "-c");
+        av_add(&a, "/bin/bash -c two; echo \"bash $?\"; /bin/sh -c one");
+        run(&r, a.a_v);
+        assert_int_equal(r.ro_status, 0);
+        assert_string_equal(r.ro_out, "bash 126\n-c one\n");
+        run_free(&r);
+    }
+    tree_rm(&t);
+}
+
+/*
+ * A #! program whose interpreter --shells covers starts under the real
+ * interpreter (it was opened before the covers), with the argv the kernel
+ * gives one; what it runs by /bin/sh is the alias.
+ */
+static void
+test_shells_script_interp(void **state)
+{
+    tree t;
+    av a;
+    run_out r;
+    char shim[600], script[512];
+    need_sandbox();
+    shells_tree(&t, shim, sizeof shim);
+    snprintf(script, sizeof script, "%s/w/s", t.t_root);
+    write_file(script,
+               "#!/bin/sh -e\n"
+               "ulimit -n >/dev/null && echo \"real $# $1 $2\"\n"
+               "case $- in *e*) echo errexit ;; esac\n"
+               "/bin/sh -c covered\n",
+               0755);
+    av_start(&a);
+    shells_args(&a, &t, shim);
+    av_add(&a, "--exec");
+    av_add(&a, "%s", sh_bin); // the interpreter must be listed, as ever
+    av_program(&a, script);
+    av_add(&a, "a1");
+    av_add(&a, "a2");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, 0);
+    assert_string_equal(r.ro_out, "real 2 a1 a2\nerrexit\n-c covered\n");
+    run_free(&r);
+    tree_rm(&t);
+}
+
+/* --shells takes one absolute path. */
+static void
+test_shells_args_refused(void **state)
+{
+    static const char *const bad[][3] = {
+        {"--shells", "rel/shim", "--shells rel/shim: expected an absolute"},
+        {"--shells", "/a/../shim",
+         "--shells /a/../shim: expected an absolute path without '..'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        av a;
+        run_out r;
+        av_start(&a);
+        av_add(&a, "%s", bad[i][0]);
+        av_add(&a, "%s", bad[i][1]);
+        av_program(&a, "/usr/bin/true");
+        run(&r, a.a_v);
+        assert_int_equal(r.ro_status, BOX_STATUS_FAULT);
+        assert_non_null(strstr(r.ro_err, bad[i][2]));
+        run_free(&r);
+    }
+    av a;
+    run_out r;
+    av_start(&a);
+    av_add(&a, "--shells");
+    av_add(&a, "/x");
+    av_add(&a, "--shells");
+    av_add(&a, "/y");
+    av_program(&a, "/usr/bin/true");
+    run(&r, a.a_v);
+    assert_int_equal(r.ro_status, BOX_STATUS_FAULT);
+    assert_non_null(strstr(r.ro_err, "--shells given twice"));
+    run_free(&r);
+}
+
 /* A denied file with a second name is refused: the mask would cover one
  * name, and the other would still read the content. */
 static void
@@ -1925,6 +2108,9 @@ main(void)
         cmocka_unit_test(test_loader_runs_only_exec_set),
         cmocka_unit_test(test_read_carve),
         cmocka_unit_test(test_missing_feature_refused),
+        cmocka_unit_test(test_shells_cover),
+        cmocka_unit_test(test_shells_script_interp),
+        cmocka_unit_test(test_shells_args_refused),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);
 }
