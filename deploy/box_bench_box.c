@@ -448,7 +448,9 @@ bb_call(const bb_call_spec *cs, uint64_t *ns, int *wstatus, char *out,
     if (pipe2(pfd, O_CLOEXEC) != 0)
         return bb_fail("pipe: %s", strerror(errno));
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(
+        &fa, 0, cs->bc_stdin_path ? cs->bc_stdin_path : "/dev/null", O_RDONLY,
+        0);
     posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
     if (cs->bc_err_path != NULL)
         posix_spawn_file_actions_addopen(&fa, 2, cs->bc_err_path,

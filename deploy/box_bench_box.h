@@ -60,6 +60,7 @@ typedef struct bb_call_spec {
     int bc_timeout_ms;       // 0: BB_CALL_MS_DEFAULT
     const char *bc_err_path; // stderr appended here; NULL: with stdout
     size_t *bc_kept;         // when not NULL: the bytes kept in out (NULs too)
+    const char *bc_stdin_path; // stdin read from this file; NULL: /dev/null
 } bb_call_spec;
 
 #define BB_CALL_MS_DEFAULT 30000

@@ -27,6 +27,8 @@ static const char e2e_usage[] =
     "one run, on a permit-everything policy in a temporary directory:\n"
     "  sh -c true                       vs  /bin/bash -c true\n"
     "  sh -c 'cat f | grep x | wc -l'   vs  /bin/bash -c 'cat f | ...'\n"
+    "  sh -c 'sort | uniq -c' < words   vs  /bin/bash -c 'sort | uniq -c'\n"
+    "    (stdin streamed to the box's shell: 2,000 lines of 10 words)\n"
     "A call is posix_spawn, its output drained from a pipe, waitpid.\n"
     "\n"
     "  --runs N     measured calls per figure (default 200)\n"
@@ -38,6 +40,8 @@ static const char e2e_usage[] =
 #define E2E_FILE_LINES 1000
 #define E2E_FILE_EVERY 5 // every fifth line of f holds an x
 #define E2E_PIPELINE "cat f | grep x | wc -l"
+#define E2E_STDIN_TEXT "sort | uniq -c"
+#define E2E_WORDS_LINES 2000
 #define E2E_BASH "/bin/bash"
 
 /* ORDER E2E_CASE: the figures, in the order they print. */
@@ -46,6 +50,8 @@ enum e2e_case {
     E2E_BASH_TRUE,
     E2E_BOX_PIPE,
     E2E_BASH_PIPE,
+    E2E_BOX_STDIN,
+    E2E_BASH_STDIN,
     E2E_NCASES
 };
 
@@ -53,12 +59,17 @@ static const struct {
     const char *ek_label;
     bool ek_box;
     const char *ek_text;
+    bool ek_stdin; // reads the words file on its stdin
 } e2e_cases[E2E_NCASES] = {
     [E2E_BOX_TRUE] = {"box   sh -c true", true, "true"},
     [E2E_BASH_TRUE] = {"bash  /bin/bash -c true", false, "true"},
     [E2E_BOX_PIPE] = {"box   sh -c '" E2E_PIPELINE "'", true, E2E_PIPELINE},
     [E2E_BASH_PIPE] = {"bash  /bin/bash -c '" E2E_PIPELINE "'", false,
                        E2E_PIPELINE},
+    [E2E_BOX_STDIN] = {"box   sh -c '" E2E_STDIN_TEXT "' < words", true,
+                       E2E_STDIN_TEXT, true},
+    [E2E_BASH_STDIN] = {"bash  /bin/bash -c '" E2E_STDIN_TEXT "' < words",
+                        false, E2E_STDIN_TEXT, true},
 };
 
 typedef struct e2e_stats {
@@ -88,6 +99,23 @@ e2e_write_input(const bb_box *c)
     snprintf(path, sizeof path, "%s/f", c->bb_ws);
     bool ok = bb_write_file(path, text, n, 0644);
     box_free(text);
+    // The words the stdin case sorts: E2E_WORDS_LINES lines of ten words
+    // from a vocabulary of 50, so uniq -c has counts to make.
+    cap = E2E_WORDS_LINES * 48;
+    n = 0;
+    if (!ok)
+        return -1;
+    if ((text = box_alloc(cap)) == NULL) {
+        bb_fail("out of memory");
+        return -1;
+    }
+    for (int i = 0; i < E2E_WORDS_LINES; i++)
+        for (int w = 0; w < 10; w++)
+            n += (size_t)snprintf(text + n, cap - n, "w%02d%c",
+                                  (i * 7 + w * 13) % 50, w < 9 ? ' ' : '\n');
+    snprintf(path, sizeof path, "%s/words", c->bb_ws);
+    ok = bb_write_file(path, text, n, 0644);
+    box_free(text);
     return ok ? xs : -1;
 }
 
@@ -98,9 +126,12 @@ e2e_call_ok(const bb_box *c, enum e2e_case k, uint64_t *ns, char *out,
 {
     char *argv[] = {e2e_cases[k].ek_box ? "sh" : "bash", "-c",
                     (char *)e2e_cases[k].ek_text, NULL};
+    char words[96];
+    snprintf(words, sizeof words, "%s/words", c->bb_ws);
     bb_call_spec cs = {.bc_path = e2e_cases[k].ek_box ? c->bb_sh : E2E_BASH,
                        .bc_argv = argv,
-                       .bc_cwd = c->bb_ws};
+                       .bc_cwd = c->bb_ws,
+                       .bc_stdin_path = e2e_cases[k].ek_stdin ? words : NULL};
     return bb_call_ok(e2e_cases[k].ek_box ? c : NULL, &cs, ns, out, outn);
 }
 
@@ -177,11 +208,16 @@ e2e_print(const e2e_stats *st, const bb_tally *t_true, const bb_tally *t_pipe,
     e2e_print_ratio("sh -c true", &st[E2E_BOX_TRUE], &st[E2E_BASH_TRUE]);
     e2e_print_ratio("sh -c '" E2E_PIPELINE "'", &st[E2E_BOX_PIPE],
                     &st[E2E_BASH_PIPE]);
-    printf("goal: faster than bash · sh -c true %s · pipeline %s\n",
+    e2e_print_ratio("sh -c '" E2E_STDIN_TEXT "' < words", &st[E2E_BOX_STDIN],
+                    &st[E2E_BASH_STDIN]);
+    printf("goal: faster than bash · sh -c true %s · pipeline %s · stdin "
+           "%s\n",
            st[E2E_BOX_TRUE].es_med < st[E2E_BASH_TRUE].es_med ? "meets"
                                                               : "misses",
            st[E2E_BOX_PIPE].es_med < st[E2E_BASH_PIPE].es_med ? "meets"
-                                                              : "misses");
+                                                              : "misses",
+           st[E2E_BOX_STDIN].es_med < st[E2E_BASH_STDIN].es_med ? "meets"
+                                                                : "misses");
 
     printf("\na box call: b/bin/sh (box-alias) → box-shell's broker → a "
            "fresh worker\nprocess per call → box-pdp, on a "
@@ -238,7 +274,7 @@ e2e_run(int runs, int warmup)
     fflush(stdout);
 
     // Same answer from both, once, before any figure counts.
-    for (int k = E2E_BOX_TRUE; k <= E2E_BOX_PIPE; k += 2) {
+    for (int k = E2E_BOX_TRUE; k <= E2E_BOX_STDIN; k += 2) {
         if (!e2e_call_ok(&c, (enum e2e_case)k, &ns, out_box, sizeof out_box) ||
             !e2e_call_ok(&c, (enum e2e_case)(k + 1), &ns, out_bash,
                          sizeof out_bash))
