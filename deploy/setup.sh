@@ -19,6 +19,7 @@ packages=(
   libmagic-dev libmagic-mgc     # file: file 5.44's engine and its database
   jq gawk sed findutils diffutils tzdata ncurses-bin xxd bsdextrautils binutils file   # the tools the command tests compare against
   clang-14 libclang-rt-14-dev   # the fuzz targets (libFuzzer) and the clang build
+  python3                       # real programs run inside a box by the tests
 )
 
 missing=()
