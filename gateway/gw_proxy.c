@@ -3,6 +3,8 @@
 #include "gw_proxy_int.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -86,6 +88,11 @@ px_accept(gw_proxy *px, gw_tag *l)
             px_refuse_full(fd);
             continue;
         }
+        // An answer goes out in pieces (a head, body chunks, TLS records):
+        // Nagle would hold each small one until the last was acknowledged.
+        // (On the Unix socket it fails, harmlessly.)
+        int one = 1;
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         gw_conn *c = gw_conn_new(px, fd, l == &px->px_listen[0] &&
                                              px->px_proxy_auth != NULL);
         if (c == NULL) {
