@@ -62,6 +62,29 @@ void box_world_config_agent(box_world *w, const char *agent_fs,
  * "policy.dw". */
 void box_world_config_policy(box_world *w, const char *policy_key,
                              const char *agent_fs, const char *extra);
+/* Rules a test of the agent's shell starts from: every shell command,
+ * reads of the project, never a .env, never rm (a test appends its own
+ * after it, a blank line first). */
+#define BOX_WORLD_PROJECT_POLICY                                               \
+    "@id(\"shell_commands\")\n"                                                \
+    "permit (principal, action == Box::Action::\"shell:exec\", resource);\n"   \
+    "\n"                                                                       \
+    "@id(\"project_read\")\n"                                                  \
+    "permit (principal, action == Box::Action::\"fs:read\", resource)\n"       \
+    "when { context.input.path == \"~/src/project\" ||\n"                      \
+    "       context.input.path like \"~/src/project/*\" };\n"                  \
+    "\n"                                                                       \
+    "@id(\"no_env\")\n"                                                        \
+    "@description(\"Secrets in .env stay unread.\")\n"                         \
+    "forbid (principal, action == Box::Action::\"fs:read\", resource)\n"       \
+    "when { context.input.path like \"*/.env\" };\n"                           \
+    "\n"                                                                       \
+    "@id(\"no_rm\")\n"                                                         \
+    "@description(\"Nothing is removed.\")\n"                                  \
+    "forbid (principal, action == Box::Action::\"shell:exec\", resource)\n"    \
+    "when { context.input.program == \"rm\" };\n"                              \
+    "\n"
+
 /* Writes policy.dw. */
 void box_world_policy(box_world *w, const char *text);
 

@@ -19,25 +19,7 @@
 #include "box_testutil.h"
 #include "box_world.h"
 
-static const char progs_policy[] =
-    "@id(\"shell_commands\")\n"
-    "permit (principal, action == Box::Action::\"shell:exec\", resource);\n"
-    "\n"
-    "@id(\"project_read\")\n"
-    "permit (principal, action == Box::Action::\"fs:read\", resource)\n"
-    "when { context.input.path == \"~/src/project\" ||\n"
-    "       context.input.path like \"~/src/project/*\" };\n"
-    "\n"
-    "@id(\"no_env\")\n"
-    "@description(\"Secrets in .env stay unread.\")\n"
-    "forbid (principal, action == Box::Action::\"fs:read\", resource)\n"
-    "when { context.input.path like \"*/.env\" };\n"
-    "\n"
-    "@id(\"no_rm\")\n"
-    "@description(\"Nothing is removed.\")\n"
-    "forbid (principal, action == Box::Action::\"shell:exec\", resource)\n"
-    "when { context.input.program == \"rm\" };\n"
-    "\n"
+static const char progs_policy[] = BOX_WORLD_PROJECT_POLICY
     "@id(\"git\")\n"
     "permit (principal, action == Box::Action::\"shell:spawn\", resource)\n"
     "when { context.input.program == \"git\" };\n";

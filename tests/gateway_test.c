@@ -43,55 +43,54 @@ setup(void **state)
     return gwt_setup(state, gt_policy, 1);
 }
 
-/* gt_policy, and no request once one was answered 404: a rule on the
- * ::response events the gateway records. */
+/* Services on gt_policy and the rules in extra. */
+static int
+setup_with(void **state, const char *extra)
+{
+    char policy[sizeof gt_policy + 512];
+    snprintf(policy, sizeof policy, "%s%s", gt_policy, extra);
+    return gwt_setup(state, policy, 1);
+}
+
+/* No request once one was answered 404: a rule on the ::response events
+ * the gateway records. */
 static int
 setup_after_404(void **state)
 {
-    char policy[sizeof gt_policy + 512];
-    snprintf(policy, sizeof policy,
-             "%s@id(\"after404\") forbid (principal, action == "
-             "Box::Action::\"http:request\", resource) when temporal { "
-             "formerly within 1h (Box::Action::\"http:request\"::response{ "
-             "output.status: 404 }) };\n",
-             gt_policy);
-    return gwt_setup(state, policy, 1);
+    return setup_with(
+        state, "@id(\"after404\") forbid (principal, action == "
+               "Box::Action::\"http:request\", resource) when temporal { "
+               "formerly within 1h (Box::Action::\"http:request\"::response{ "
+               "output.status: 404 }) };\n");
 }
 
-/* gt_policy, and no request once a connect to port 1 failed: a rule on
- * the ::error events of net:connect, which the loop records once
- * libcurl's connect is known to have failed. */
+/* No request once a connect to port 1 failed: a rule on the ::error
+ * events of net:connect (which makes the decision job connect, so the
+ * outcome is known before the request's next decision). */
 static int
 setup_after_connect_error(void **state)
 {
-    char policy[sizeof gt_policy + 512];
-    snprintf(policy, sizeof policy,
-             "%s@id(\"afterfail\") forbid (principal, action == "
-             "Box::Action::\"http:request\", resource) when temporal { "
-             "formerly within 1h (Box::Action::\"net:connect\"::error{ "
-             "input.port: 1 }) };\n",
-             gt_policy);
-    return gwt_setup(state, policy, 1);
+    return setup_with(
+        state, "@id(\"afterfail\") forbid (principal, action == "
+               "Box::Action::\"http:request\", resource) when temporal { "
+               "formerly within 1h (Box::Action::\"net:connect\"::error{ "
+               "input.port: 1 }) };\n");
 }
 
-/* gt_policy, and names of the test's hosts file: two.test (nothing
- * listens on its first address) may connect anywhere; bad.test's first
- * address is refused. */
+/* Names of the test's hosts file: two.test (nothing listens on its first
+ * address) may connect anywhere; bad.test's first address is refused. */
 static int
 setup_names(void **state)
 {
-    char policy[sizeof gt_policy + 512];
-    snprintf(policy, sizeof policy,
-             "%s@id(\"names\") permit (principal, action == "
-             "Box::Action::\"net:connect\", resource) when { "
-             "context.input.host == \"two.test\" || context.input.host == "
-             "\"bad.test\" };\n"
-             "@id(\"not9\") forbid (principal, action == "
-             "Box::Action::\"net:connect\", resource) when { "
-             "context.input.host == \"bad.test\" && context.input has ip && "
-             "context.input.ip == \"127.0.0.9\" };\n",
-             gt_policy);
-    return gwt_setup(state, policy, 1);
+    return setup_with(
+        state, "@id(\"names\") permit (principal, action == "
+               "Box::Action::\"net:connect\", resource) when { "
+               "context.input.host == \"two.test\" || context.input.host == "
+               "\"bad.test\" };\n"
+               "@id(\"not9\") forbid (principal, action == "
+               "Box::Action::\"net:connect\", resource) when { "
+               "context.input.host == \"bad.test\" && context.input has ip && "
+               "context.input.ip == \"127.0.0.9\" };\n");
 }
 
 static int
