@@ -727,6 +727,24 @@ test_tunnel_refusals(void **state)
 
 /* The gateway records each exchange's outcome: a rule reading
  * ::response{output.status} sees it. */
+/* An outcome goes to the PDP off the loop: it lands in a moment, and
+ * then a GET of /hello is refused by the rule marked mark. */
+static void
+expect_refused_soon(gwt_fx *f, const char *mark)
+{
+    bool refused = false;
+    for (int i = 0; i < 50 && !refused; i++) {
+        char *r = gwt_get(f, "127.0.0.1", "/hello");
+        refused = strstr(r, mark) != NULL;
+        if (!refused)
+            gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
+        box_free(r);
+        if (!refused)
+            box_test_sleep_ms(100);
+    }
+    assert_true(refused);
+}
+
 static void
 test_outcomes_recorded(void **state)
 {
@@ -738,22 +756,11 @@ test_outcomes_recorded(void **state)
     r = gwt_get(f, "127.0.0.1", "/404");
     gwt_expect_prefix(r, "HTTP/1.1 404 Not Found\r\n");
     box_free(r);
-    // The outcome goes to the PDP off the loop: it lands in a moment.
-    bool refused = false;
-    for (int i = 0; i < 50 && !refused; i++) {
-        r = gwt_get(f, "127.0.0.1", "/hello");
-        refused = strstr(r, "[policy: after404]") != NULL;
-        if (!refused)
-            gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
-        box_free(r);
-        if (!refused)
-            box_test_sleep_ms(100);
-    }
-    assert_true(refused);
+    expect_refused_soon(f, "[policy: after404]");
 }
 
-/* A connect that failed is recorded as net:connect::error (its decisions
- * waited for libcurl's connect), a connect that opened is not. */
+/* A connect that failed is recorded as net:connect::error (policy reads
+ * it, so the decision job made the connect), one that opened is not. */
 static void
 test_connect_outcome_recorded(void **state)
 {
@@ -769,17 +776,7 @@ test_connect_outcome_recorded(void **state)
                         "127.0.0.1:1\r\n\r\n");
     gwt_expect_prefix(r, "HTTP/1.1 502 Bad Gateway\r\n");
     box_free(r);
-    bool refused = false;
-    for (int i = 0; i < 50 && !refused; i++) {
-        r = gwt_get(f, "127.0.0.1", "/hello");
-        refused = strstr(r, "[policy: afterfail]") != NULL;
-        if (!refused)
-            gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
-        box_free(r);
-        if (!refused)
-            box_test_sleep_ms(100);
-    }
-    assert_true(refused);
+    expect_refused_soon(f, "[policy: afterfail]");
 }
 
 /* ---- credentials (box-spec §6) ---- */
