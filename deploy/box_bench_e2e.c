@@ -61,11 +61,12 @@ static const struct {
     const char *ek_text;
     bool ek_stdin; // reads the words file on its stdin
 } e2e_cases[E2E_NCASES] = {
-    [E2E_BOX_TRUE] = {"box   sh -c true", true, "true"},
-    [E2E_BASH_TRUE] = {"bash  /bin/bash -c true", false, "true"},
-    [E2E_BOX_PIPE] = {"box   sh -c '" E2E_PIPELINE "'", true, E2E_PIPELINE},
+    [E2E_BOX_TRUE] = {"box   sh -c true", true, "true", false},
+    [E2E_BASH_TRUE] = {"bash  /bin/bash -c true", false, "true", false},
+    [E2E_BOX_PIPE] = {"box   sh -c '" E2E_PIPELINE "'", true, E2E_PIPELINE,
+                      false},
     [E2E_BASH_PIPE] = {"bash  /bin/bash -c '" E2E_PIPELINE "'", false,
-                       E2E_PIPELINE},
+                       E2E_PIPELINE, false},
     [E2E_BOX_STDIN] = {"box   sh -c '" E2E_STDIN_TEXT "' < words", true,
                        E2E_STDIN_TEXT, true},
     [E2E_BASH_STDIN] = {"bash  /bin/bash -c '" E2E_STDIN_TEXT "' < words",
