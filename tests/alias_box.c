@@ -284,3 +284,22 @@ expect_serving(const test_box *b)
 /* ------------------------------------------------------------------ */
 /* Fixture: one broker for the file                                    */
 /* ------------------------------------------------------------------ */
+
+int
+box_group_setup(void **state)
+{
+    static test_box shared;
+    box_make(&shared);
+    broker_start(&shared, NULL, NULL);
+    *state = &shared;
+    return 0;
+}
+
+int
+box_group_teardown(void **state)
+{
+    test_box *b = *state;
+    broker_stop(b, 10000);
+    box_remove(b);
+    return 0;
+}

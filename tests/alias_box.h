@@ -40,6 +40,10 @@ void install_alias(const test_box *b, const char *name);
 /* A fresh box dir with the aliases and a permit-all box-pdp; box_remove
  * stops the PDP and removes the dir. */
 void box_make(test_box *b);
+/* cmocka group setup and teardown: one box with its broker (and PDP) for
+ * every test of the group, *state its test_box. */
+int box_group_setup(void **state);
+int box_group_teardown(void **state);
 void box_remove(test_box *b);
 /* Starts (SIGTERM-stops) the box's box-pdp. */
 void pdp_start(test_box *b);

@@ -54,25 +54,6 @@ host_expect(const test_box *b, const char *script, int status, const char *out,
     box_proc_result_free(&r);
 }
 
-static int
-group_setup(void **state)
-{
-    static test_box shared;
-    box_make(&shared);
-    broker_start(&shared, NULL, NULL);
-    *state = &shared;
-    return 0;
-}
-
-static int
-group_teardown(void **state)
-{
-    test_box *b = *state;
-    broker_stop(b, 10000);
-    box_remove(b);
-    return 0;
-}
-
 /* What a pipe into `sh -c` gives Shell commands, builtins and pipelines. */
 static void
 test_commands_read_stdin(void **state)
@@ -395,5 +376,5 @@ main(void)
         cmocka_unit_test(test_older_protocols),
         cmocka_unit_test(test_input_budget),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, box_group_setup, box_group_teardown);
 }

@@ -169,25 +169,6 @@ find_worker(pid_t broker)
 
 /* Raw client frames. */
 
-static int
-group_setup(void **state)
-{
-    static test_box shared;
-    box_make(&shared);
-    broker_start(&shared, NULL, NULL);
-    *state = &shared;
-    return 0;
-}
-
-static int
-group_teardown(void **state)
-{
-    test_box *b = *state;
-    broker_stop(b, 10000);
-    box_remove(b);
-    return 0;
-}
-
 /* ------------------------------------------------------------------ */
 /* argv forms                                                          */
 /* ------------------------------------------------------------------ */
@@ -1417,5 +1398,5 @@ main(void)
         cmocka_unit_test(test_fifo_and_call_budget),
         cmocka_unit_test(test_limits_then_serving),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, box_group_setup, box_group_teardown);
 }
