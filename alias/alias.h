@@ -64,20 +64,30 @@ int alias_client_call(const char *sock, const char *source, size_t len,
  * directory. Otherwise the command's stdin is at its end (box-spec §2). */
 bool alias_stdin_streams(void);
 
+/* What an input_wanted frame asked of the alias's stdin (protocol 9). */
+typedef struct alias_ask {
+    bool aa_asked;    // a frame asked since the caller cleared this
+    uint32_t aa_max;  // 0: all of it, as it comes
+    int aa_delim;     // up to and including this byte; -1 none
+} alias_ask;
+
 /*
  * Reads one frame from the broker (read_ms bounds it, whole) and acts on
- * it: Output to fd 1/2, Exit and Denied end the call. Returns the status
- * to exit with once the call is over (failures reported), else -1.
+ * it: Output to fd 1/2, Exit and Denied end the call, input_wanted is
+ * kept in *ask (NULL: the call streams nothing, and it is ignored).
+ * Returns the status to exit with once the call is over (failures
+ * reported), else -1.
  */
-int alias_relay_one(int fd, int read_ms);
+int alias_relay_one(int fd, int read_ms, alias_ask *ask);
 
 /*
  * The call's stdin and its answer at once (alias_stream.c): fd 0 goes to
- * the broker as Input frames, then InputEof, never more than one frame
- * read ahead of what the socket took, while every frame the broker sends
- * is relayed as it comes, so a command that writes before it reads never
- * waits on us. Once the call ends (Exit, Denied) nothing more is sent.
- * Returns the status to exit with.
+ * the broker as Input frames, then InputEof, only as input_wanted frames
+ * ask (a command that never reads leaves it unread), never more than one
+ * frame read ahead of what the socket took, while every frame the broker
+ * sends is relayed as it comes, so a command that writes before it reads
+ * never waits on us. Once the call ends (Exit, Denied) nothing more is
+ * sent. Returns the status to exit with.
  */
 int alias_stream_relay(int fd, uint32_t program);
 

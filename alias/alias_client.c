@@ -113,7 +113,7 @@ alias_bad_frame(const box_frame_fault *ff)
 }
 
 int
-alias_relay_one(int fd, int read_ms)
+alias_relay_one(int fd, int read_ms, alias_ask *ask)
 {
     Box__AliasFrame *f = NULL;
     box_frame_fault ff;
@@ -156,6 +156,14 @@ alias_relay_one(int fd, int read_ms)
     } else if (f->body_case == BOX__ALIAS_FRAME__BODY_EXIT) {
         int32_t s = f->exit->status;
         status = s >= 0 && s <= 255 ? s : BOX_STATUS_FAULT; // fail closed
+    } else if (f->body_case == BOX__ALIAS_FRAME__BODY_INPUT_WANTED) {
+        Box__InputWanted *w = f->input_wanted;
+        if (ask != NULL) {
+            ask->aa_asked = true;
+            ask->aa_max = w->max < BOX_INPUT_CHUNK_MAX ? w->max
+                                                        : BOX_INPUT_CHUNK_MAX;
+            ask->aa_delim = w->has_delim ? (int)(w->delim & 0xffu) : -1;
+        }
     } else if (f->body_case == BOX__ALIAS_FRAME__BODY_DENIED) {
         fflush(stdout);
         fprintf(stderr, "strands-box: %s\n",
@@ -178,7 +186,7 @@ static int
 alias_relay(int fd, int read_ms)
 {
     int status;
-    while ((status = alias_relay_one(fd, read_ms)) < 0)
+    while ((status = alias_relay_one(fd, read_ms, NULL)) < 0)
         ;
     return status;
 }

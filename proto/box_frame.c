@@ -293,6 +293,8 @@ box_frame_name(Box__AliasFrame__BodyCase c)
         return "dial";
     case BOX__ALIAS_FRAME__BODY_DIALED:
         return "dialed";
+    case BOX__ALIAS_FRAME__BODY_INPUT_WANTED:
+        return "input_wanted";
     default:
         return "empty";
     }

@@ -32,11 +32,13 @@
      BOX_FRAME_KIND(INPUT_EOF) | BOX_FRAME_KIND(SIGNAL) |                      \
      BOX_FRAME_KIND(CLOSE))
 #define BOX_FRAMES_TO_ALIAS                                                    \
-    (BOX_FRAME_KIND(OUTPUT) | BOX_FRAME_KIND(EXIT) | BOX_FRAME_KIND(DENIED))
+    (BOX_FRAME_KIND(OUTPUT) | BOX_FRAME_KIND(EXIT) | BOX_FRAME_KIND(DENIED) |  \
+     BOX_FRAME_KIND(INPUT_WANTED))
 #define BOX_FRAMES_FROM_WORKER                                                 \
     (BOX_FRAME_KIND(OUTPUT) | BOX_FRAME_KIND(EXIT) | BOX_FRAME_KIND(DECIDE) |  \
      BOX_FRAME_KIND(LAUNCH) | BOX_FRAME_KIND(SERVED) |                         \
-     BOX_FRAME_KIND(OUTCOMES) | BOX_FRAME_KIND(DIAL))
+     BOX_FRAME_KIND(OUTCOMES) | BOX_FRAME_KIND(DIAL) |                       \
+     BOX_FRAME_KIND(INPUT_WANTED))
 #define BOX_FRAMES_TO_WORKER                                                   \
     (BOX_FRAME_KIND(CALL) | BOX_FRAME_KIND(ANSWER) |                           \
      BOX_FRAME_KIND(LAUNCHED) | BOX_FRAME_KIND(DIALED))

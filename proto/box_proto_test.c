@@ -30,6 +30,7 @@ static const ProtobufCMessageDescriptor *const all_messages[] = {
     &box__launch_answer__descriptor,
     &box__egress_dial__descriptor,
     &box__egress_dialed__descriptor,
+    &box__input_wanted__descriptor,
     &box__egress_route__descriptor,
     &box__egress_routes__descriptor,
     &box__determining_policy__descriptor,

@@ -8,13 +8,16 @@
 #include <stdint.h>
 
 // Alias <-> shell service.
-#define BOX_ALIAS_PROTOCOL_VERSION 8
+#define BOX_ALIAS_PROTOCOL_VERSION 9
 /* The oldest alias the broker still serves: 6 sends no arg0, args or
  * set_options, which then read as absent; 6 and 7 never stream stdin
  * (Call.stdin_stream, protocol 8), so their calls read end of file. */
 #define BOX_ALIAS_PROTOCOL_OLDEST 6
 /* The first protocol whose Call may stream stdin. */
 #define BOX_ALIAS_PROTOCOL_STDIN 8
+/* The first whose alias reads its stdin only as input_wanted frames ask
+ * (protocol 8 streams all of it unasked). */
+#define BOX_ALIAS_PROTOCOL_INPUT_WANTED 9
 #define BOX_FRAME_MAX (1024u * 1024u)            // one frame, bytes
 #define BOX_OUTPUT_CHUNK_MAX (48u * 1024u)       // one Output frame's data
 #define BOX_CALL_OUTPUT_MAX (8u * 1024u * 1024u) // all output of one call

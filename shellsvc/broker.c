@@ -657,6 +657,14 @@ conn_from_worker(broker_conn *c)
         done = !conn_dial(c, w->dial);
         if (done)
             conn_worker_gone(c);
+    } else if (w->body_case == BOX__ALIAS_FRAME__BODY_INPUT_WANTED &&
+               w->input_wanted != NULL) {
+        // Passed on to an alias that waits to be asked (protocol 8 streams
+        // unasked); one whose stdin ended has nothing more to give.
+        done = false;
+        if (c->cn_in.bs_on && !c->cn_in.bs_eof &&
+            c->cn_version >= BOX_ALIAS_PROTOCOL_INPUT_WANTED)
+            done = conn_send(c, w) != BOX_OK;
     } else if (w->body_case == BOX__ALIAS_FRAME__BODY_EXIT) {
         // What the call still owes goes before the alias sees it end.
         conn_record_unreported(c);

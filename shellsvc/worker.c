@@ -309,6 +309,29 @@ worker_emit(worker_ctx *w, Box__Stream stream, const char *p, size_t n)
     return w->wk_broken ? -1 : 0;
 }
 
+/* An sh_want_fn: the command is about to read its streamed stdin, so the
+ * alias is asked for it (through the broker, which passes it on to an
+ * alias that waits to be asked). */
+static int
+worker_want_input(void *ctx, size_t max, int delim)
+{
+    worker_ctx *w = ctx;
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__InputWanted iw = BOX__INPUT_WANTED__INIT;
+    f.program = w->wk_program;
+    f.body_case = BOX__ALIAS_FRAME__BODY_INPUT_WANTED;
+    f.input_wanted = &iw;
+    iw.max = max > BOX_INPUT_CHUNK_MAX ? BOX_INPUT_CHUNK_MAX : (uint32_t)max;
+    iw.has_delim = delim >= 0;
+    iw.delim = delim >= 0 ? (uint32_t)delim : 0;
+    pthread_mutex_lock(&w->wk_chan_lock);
+    box_err rv = w->wk_broken ? BOX_ECLOSED : worker_write(w, &f);
+    if (rv != BOX_OK)
+        w->wk_broken = true;
+    pthread_mutex_unlock(&w->wk_chan_lock);
+    return rv == BOX_OK ? 0 : -1;
+}
+
 static int
 worker_out(void *ctx, const char *p, size_t n)
 {
@@ -560,6 +583,7 @@ worker_main(int chan, int fds, const worker_settings *ws)
                     .wi_record = worker_record,
                     .wi_launch = worker_launch,
                     .wi_dial = worker_dial,
+                    .wi_stdin_want = worker_want_input,
                     .wi_ctx = &w};
     int status = worker_interp_run(ws, call->call, stdin_fd, &io);
     // The broker sees the pipe's reader go: stdin not read is dropped.

@@ -109,7 +109,8 @@ worker_interp_run(const worker_settings *ws, const Box__Call *call,
                           .so_set = (const char *const *)call->set_options,
                           .so_nset = (int)call->n_set_options,
                           .so_has_stdin = stdin_fd >= 0,
-                          .so_stdin = stdin_fd};
+                          .so_stdin = stdin_fd,
+                          .so_stdin_want = io->wi_stdin_want};
     status = sh_run_once(&so, call->source, strlen(call->source));
 out:
     sh_kernel_free(k);

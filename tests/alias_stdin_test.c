@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Stdin streamed to a call (protocol 8, issue 23): real aliases fed by
+/* Stdin streamed to a call (protocols 8 and 9, issue 23): real aliases fed by
  * real pipes, files and terminals, a real box-shell and box-pdp. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -201,6 +201,112 @@ test_stdin_not_read(void **state)
     expect_serving(b);
 }
 
+/* A stdin shared with the caller's other commands: the box takes what
+ * the command reads and no more, as a shell started there would, so the
+ * rest is still there for the next reader. Lines from a pipe (a byte at a
+ * time) and from a file (a block, the rest given back). */
+static void
+test_stdin_left_for_others(void **state)
+{
+    test_box *b = *state;
+    host_expect(b, "printf 'a\\nb\\n' | { \"$D/bin/sh\" -c true; cat; }", 0,
+                "a\nb\n", "");
+    host_expect(b,
+                "printf 'one\\ntwo\\nthree\\n' | { \"$D/bin/sh\" -c "
+                "'read x; echo \"got $x\"'; cat; }",
+                0, "got one\ntwo\nthree\n", "");
+    host_expect(b,
+                "printf 'abcdef' | { \"$D/bin/sh\" -c 'read -n 2 x; echo $x'; "
+                "cat; }",
+                0, "ab\ncdef", "");
+    host_expect(b,
+                "printf '1\\n2\\n3\\n' | { \"$D/bin/bash\" -c "
+                "'mapfile -t -n 2 a; echo \"${a[*]}\"'; cat; }",
+                0, "1 2\n3\n", "");
+    host_expect(b,
+                "printf 'x:y:z' | { \"$D/bin/bash\" -c 'read -d : v; echo $v'; "
+                "cat; }",
+                0, "x\ny:z", "");
+    // The loop agents write: every line reaches its own call.
+    host_expect(b,
+                "printf 'l1\\nl2\\nl3\\n' > \"$D/lines\"; while read l; do "
+                "\"$D/bin/sh\" -c 'echo \"[$1]\"' sh \"$l\"; done < \"$D/lines\"",
+                0, "[l1]\n[l2]\n[l3]\n", "");
+    host_expect(b,
+                "printf 'l1\\nl2\\nl3\\n' | while read l; do "
+                "\"$D/bin/sh\" -c 'echo \"[$1]\"' sh \"$l\"; done",
+                0, "[l1]\n[l2]\n[l3]\n", "");
+    host_expect(b,
+                "{ \"$D/bin/sh\" -c 'read x; echo \"1:$x\"'; \"$D/bin/sh\" -c "
+                "'read x; echo \"2:$x\"'; cat; } < \"$D/lines\"",
+                0, "1:l1\n2:l2\nl3\n", "");
+    // A long line, from a file and from a pipe.
+    host_expect(b,
+                "head -c 60000 /dev/zero | tr '\\0' x > \"$D/long\"; "
+                "printf '\\ntail\\n' >> \"$D/long\"; { \"$D/bin/sh\" -c "
+                "'read -r l; echo ${#l}'; cat; } < \"$D/long\"",
+                0, "60000\ntail\n", "");
+    host_expect(b,
+                "cat \"$D/long\" | { \"$D/bin/sh\" -c 'read -r l; echo ${#l}'; "
+                "cat; }",
+                0, "60000\ntail\n", "");
+}
+
+/* Protocol 9 on the wire: nothing of stdin is asked for by a command that
+ * does not read it; `read` asks for a line at most. */
+static void
+test_input_wanted_frames(void **state)
+{
+    test_box *b = *state;
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__Call c = BOX__CALL__INIT;
+    f.program = 1;
+    c.stdin_stream = true;
+    f.body_case = BOX__ALIAS_FRAME__BODY_CALL;
+    f.call = &c;
+
+    int fd = sock_connect(b->tb_dir);
+    raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
+    c.source = "echo quiet";
+    assert_int_equal(box_frame_write(fd, &f, BOX_FRAME_MAX, 5000), BOX_OK);
+    Box__AliasFrame *g = raw_read(fd);
+    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_OUTPUT);
+    box__alias_frame__free_unpacked(g, NULL);
+    g = raw_read(fd);
+    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_EXIT);
+    assert_int_equal(g->exit->status, 0);
+    box__alias_frame__free_unpacked(g, NULL);
+    close(fd);
+
+    fd = sock_connect(b->tb_dir);
+    raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
+    c.source = "read -r x; echo \"<$x>\"";
+    assert_int_equal(box_frame_write(fd, &f, BOX_FRAME_MAX, 5000), BOX_OK);
+    g = raw_read(fd);
+    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_INPUT_WANTED);
+    assert_int_equal(g->input_wanted->max, BOX_INPUT_CHUNK_MAX);
+    assert_true(g->input_wanted->has_delim);
+    assert_int_equal(g->input_wanted->delim, '\n');
+    box__alias_frame__free_unpacked(g, NULL);
+    Box__Input in = BOX__INPUT__INIT;
+    in.data.data = (uint8_t *)"hi\n";
+    in.data.len = 3;
+    f.body_case = BOX__ALIAS_FRAME__BODY_INPUT;
+    f.input = &in;
+    assert_int_equal(box_frame_write(fd, &f, BOX_FRAME_MAX, 5000), BOX_OK);
+    g = raw_read(fd);
+    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_OUTPUT);
+    assert_int_equal(g->output->data.len, 5);
+    assert_memory_equal(g->output->data.data, "<hi>\n", 5);
+    box__alias_frame__free_unpacked(g, NULL);
+    g = raw_read(fd);
+    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_EXIT);
+    assert_int_equal(g->exit->status, 0);
+    box__alias_frame__free_unpacked(g, NULL);
+    close(fd);
+    expect_serving(b);
+}
+
 /* `bash -s ARGS`: the script is stdin, ARGS are $1...; with -c refused. */
 static void
 test_script_on_stdin(void **state)
@@ -372,6 +478,8 @@ main(void)
         cmocka_unit_test(test_eof_stdin),
         cmocka_unit_test(test_big_stdin_in_parallel),
         cmocka_unit_test(test_stdin_not_read),
+        cmocka_unit_test(test_stdin_left_for_others),
+        cmocka_unit_test(test_input_wanted_frames),
         cmocka_unit_test(test_script_on_stdin),
         cmocka_unit_test(test_older_protocols),
         cmocka_unit_test(test_input_budget),

@@ -690,18 +690,18 @@ test_raw_bad_frames(void **state)
     close(fd);
 
     // Wrong version: older than the oldest served, or newer.
-    fd = sock_connect(b->tb_dir);
-    raw_open(fd, 5, BOX__OPEN__MODE_SHELL);
-    raw_expect_denied(fd, BOX__DENIED_KIND__DENIED_VERSION_MISMATCH,
-                      "the alias speaks protocol version 5; this box speaks "
-                      "8");
-    close(fd);
-    fd = sock_connect(b->tb_dir);
-    raw_open(fd, 9, BOX__OPEN__MODE_SHELL);
-    raw_expect_denied(fd, BOX__DENIED_KIND__DENIED_VERSION_MISMATCH,
-                      "the alias speaks protocol version 9; this box speaks "
-                      "8");
-    close(fd);
+    const uint32_t wrong[] = {BOX_ALIAS_PROTOCOL_OLDEST - 1,
+                              BOX_ALIAS_PROTOCOL_VERSION + 1};
+    for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
+        char why[128];
+        snprintf(why, sizeof why,
+                 "the alias speaks protocol version %u; this box speaks %u",
+                 wrong[i], BOX_ALIAS_PROTOCOL_VERSION);
+        fd = sock_connect(b->tb_dir);
+        raw_open(fd, wrong[i], BOX__OPEN__MODE_SHELL);
+        raw_expect_denied(fd, BOX__DENIED_KIND__DENIED_VERSION_MISMATCH, why);
+        close(fd);
+    }
 
     // The previous alias (protocol 6, no $0, arguments or options) is
     // still served.

@@ -16,6 +16,9 @@
 #define READ_TIMED_OUT 142
 /* How long one poll waits at most, so an abort of the call is seen. */
 #define READ_SLICE_MS 50
+/* The most one ask for input on demand names (the alias sends that much
+ * in one frame at most). */
+#define READ_ASK_MAX (64u * 1024u)
 
 /* What the options ask for, checked before anything is read. */
 typedef struct rd_opts {
@@ -28,6 +31,13 @@ typedef struct rd_opts {
     uint64_t ro_ns;    // -t in nanoseconds
     uint64_t ro_until; // deadline on CLOCK_MONOTONIC
 } rd_opts;
+
+/* The byte that ends what a record asks for: none with -N. */
+static int
+want_delim(const rd_opts *r)
+{
+    return r->ro_exact ? -1 : r->ro_delim;
+}
 
 /* bash's timeout syntax: digits, an optional '.' and more digits. */
 static bool
@@ -143,16 +153,22 @@ call_ended(sh_ctx *cx)
  * ready. Waits in slices so the end of the call still ends it.
  */
 static bool
-ready(sh_ctx *cx, const rd_opts *r)
+ready(sh_ctx *cx, const rd_opts *r, size_t want)
 {
-    int os = sh_stream_os_fd(cx->cx_fd[r->ro_fd]);
+    sh_stream *s = cx->cx_fd[r->ro_fd];
+    int os = sh_stream_os_fd(s);
     if (os < 0)
         return true;
+    // Input that comes only when asked (the call's streamed stdin) is
+    // asked for first; `-t 0` then gives it one slice to come, as bash's
+    // answer too depends on whether the writer was quicker.
+    uint64_t until = r->ro_until;
+    if (sh_stream_ask(s, want, want_delim(r)) && r->ro_ns == 0)
+        until = box_svc_clock_ns(CLOCK_MONOTONIC) + READ_SLICE_MS * 1000000u;
     for (;;) {
         uint64_t now = box_svc_clock_ns(CLOCK_MONOTONIC);
-        long left = r->ro_until > now
-                        ? (long)((r->ro_until - now + 999999u) / 1000000u)
-                        : 0;
+        long left =
+            until > now ? (long)((until - now + 999999u) / 1000000u) : 0;
         int ms = left < READ_SLICE_MS ? (int)left : READ_SLICE_MS;
         struct pollfd p = {.fd = os, .events = POLLIN};
         int n = poll(&p, 1, ms);
@@ -165,13 +181,17 @@ ready(sh_ctx *cx, const rd_opts *r)
     }
 }
 
-/* One byte: 1, 0 at end of input, -1 on error, -2 when -t ran out. */
+/* One byte: 1, 0 at end of input, -1 on error, -2 when -t ran out.
+ * Input that comes only when asked is asked for up to the record's end:
+ * its delimiter, or the characters still wanted (want; 0 when -n/-N set
+ * no limit), so no more than the record leaves its source. */
 static int
-next_byte(sh_ctx *cx, const rd_opts *r, char *c)
+next_byte(sh_ctx *cx, const rd_opts *r, long want, char *c)
 {
-    if (r->ro_timed && !ready(cx, r))
+    size_t ask = want > 0 && want < READ_ASK_MAX ? (size_t)want : READ_ASK_MAX;
+    if (r->ro_timed && !ready(cx, r, ask))
         return -2;
-    return sh_read_byte(cx, r->ro_fd, c);
+    return sh_read_byte_ask(cx, r->ro_fd, c, ask, want_delim(r));
 }
 
 /* Bytes a UTF-8 character takes after its lead byte (C.UTF-8 counts
@@ -193,12 +213,13 @@ read_record(sh_ctx *cx, const rd_opts *r, box_buf *line, box_buf *mask)
     long chars = 0;
     while (r->ro_nchars < 0 || chars < r->ro_nchars) {
         char c;
-        int g = next_byte(cx, r, &c);
+        long want = r->ro_nchars < 0 ? 0 : r->ro_nchars - chars;
+        int g = next_byte(cx, r, want, &c);
         if (g <= 0 || g == -2)
             return g == -2 ? READ_TIMED_OUT : 1;
         char m = 0;
         if (c == '\\' && !r->ro_raw) {
-            if ((g = next_byte(cx, r, &c)) <= 0)
+            if ((g = next_byte(cx, r, want, &c)) <= 0)
                 return g == -2 ? READ_TIMED_OUT : 1;
             if (c == '\n')
                 continue; // a line continuation
@@ -211,7 +232,7 @@ read_record(sh_ctx *cx, const rd_opts *r, box_buf *line, box_buf *mask)
         if (box_buf_putc(line, c) != BOX_OK || box_buf_putc(mask, m) != BOX_OK)
             return -1;
         for (int k = utf8_tail((unsigned char)c); k > 0; k--) {
-            if ((g = next_byte(cx, r, &c)) <= 0)
+            if ((g = next_byte(cx, r, want > 0 ? want + k : 0, &c)) <= 0)
                 return g == -2 ? READ_TIMED_OUT : 1;
             if (box_buf_putc(line, c) != BOX_OK ||
                 box_buf_putc(mask, m) != BOX_OK)
@@ -348,7 +369,7 @@ sh_bi_read(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     if (rc != 0)
         return rc;
     if (r.ro_timed && r.ro_ns == 0)
-        return ready(cx, &r) ? 0 : 1;
+        return ready(cx, &r, 1) ? 0 : 1;
     box_buf line, mask;
     box_buf_init(&line, SH_CAPTURE_MAX);
     box_buf_init(&mask, SH_CAPTURE_MAX);

@@ -36,6 +36,12 @@
  * 0, or -1 when the call must stop (output budget spent, broker gone). */
 typedef int (*sh_write_fn)(void *ctx, const char *p, size_t n);
 
+/* Asks the stdin's source for input the command is about to read: at
+ * most max bytes, up to and including the byte delim (-1: none); max 0:
+ * all of it from now on. 0, or -1 when it cannot be asked (the read then
+ * fails as on a broken pipe). */
+typedef int (*sh_want_fn)(void *ctx, size_t max, int delim);
+
 typedef struct sh_session sh_session;
 
 struct box_config;
@@ -122,6 +128,11 @@ typedef struct sh_session_opts {
      * reads end of file (box-spec §2). */
     bool so_has_stdin;
     int so_stdin;
+    /* With so_has_stdin: NULL, the pipe is fed unasked; else so_stdin's
+     * bytes come only as this (with so_io_arg) asks for them, just before
+     * a command reads, so a command that never reads its stdin leaves it
+     * unread at its source, as a shell started on it would. */
+    sh_want_fn so_stdin_want;
 } sh_session_opts;
 
 /* NULL on ENOMEM or missing callbacks. The options' strings are copied;

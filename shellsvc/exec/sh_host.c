@@ -152,7 +152,7 @@ host_stop(void *ctx)
 static int
 host_stdin(sh_ctx *cx)
 {
-    return sh_stream_os_fd(cx->cx_fd[0]);
+    return sh_stream_hand_over(cx->cx_fd[0]);
 }
 
 /* The run's start: the launch callback, with the command's argv. */

@@ -59,6 +59,18 @@ void sh_stream_unref(sh_stream *s);           // NULL-safe
 bool sh_stream_unref_last(sh_stream *s);
 /* The OS descriptor of an FD stream (a pipe end), else -1. */
 int sh_stream_os_fd(const sh_stream *s);
+/* An FD stream whose bytes come only when asked (sh_session_opts.
+ * so_stdin_want): sh_read asks for what it reads. */
+void sh_stream_on_demand(sh_stream *s, sh_want_fn want, void *arg);
+/* Asks an on-demand stream for input (want bytes at most, through delim,
+ * -1 none) unless it has some or is asked already: before a wait on its
+ * descriptor that is not sh_read's (read -t). True when an answer is on
+ * its way and not here yet. */
+bool sh_stream_ask(sh_stream *s, size_t want, int delim);
+/* The OS descriptor of an FD stream that is handed to a host program,
+ * which reads as it likes: an on-demand stream is asked for all of its
+ * input first. -1 when s is not an FD stream. */
+int sh_stream_hand_over(sh_stream *s);
 /* Takes the captured bytes of a BUF stream (box_alloc'd). */
 char *sh_stream_buf_take(sh_stream *s, size_t *len);
 
@@ -340,6 +352,13 @@ int sh_read_byte(sh_ctx *cx, int fd, char *c);
  * error (a bad fd, a write-only stream; errno says which) or when the
  * call is over while a pipe had nothing (cx then unwinds, its flow set). */
 ssize_t sh_read(sh_ctx *cx, int fd, void *buf, size_t n);
+/* sh_read, but where fd's input comes on demand, what is asked for is
+ * want bytes at most (>= n) through the byte delim (-1: none): how `read`
+ * takes a line byte by byte without its source giving more than the line. */
+ssize_t sh_read_ask(sh_ctx *cx, int fd, void *buf, size_t n, size_t want,
+                    int delim);
+/* One byte as sh_read_ask asks: 1, 0 at end, -1 on error. */
+int sh_read_byte_ask(sh_ctx *cx, int fd, char *c, size_t want, int delim);
 
 /* ---- files (sh_fs.c): every effect through the session's kernel ---- */
 

@@ -33,6 +33,12 @@ struct sh_stream {
     size_t s_len, s_pos, s_max;
     bool s_full;
     sh_kernel_file *s_file;
+    /* An FD stream fed only when asked (sh_stream_on_demand), under
+     * s_lock: s_asked while an answer is out that no read has taken a
+     * byte of; s_all once all of the input was asked for. */
+    sh_want_fn s_want;
+    void *s_want_arg;
+    bool s_asked, s_all;
 };
 
 sh_stream_kind
@@ -138,6 +144,76 @@ sh_stream_os_fd(const sh_stream *s)
     return s != NULL && s->s_kind == SH_ST_FD ? s->s_fd : -1;
 }
 
+void
+sh_stream_on_demand(sh_stream *s, sh_want_fn want, void *arg)
+{
+    s->s_want = want;
+    s->s_want_arg = arg;
+}
+
+/* Whether a read of fd would not wait (bytes, the end, or an error the
+ * read then reports). */
+static bool
+fd_ready_now(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    return poll(&p, 1, 0) != 0;
+}
+
+/* Asks an on-demand stream for input (want 0: all of it) unless it has
+ * some now or an answer is on its way. 0, or -1 when the asking failed. */
+static int
+stream_ask(sh_stream *s, size_t want, int delim)
+{
+    if (s->s_kind != SH_ST_FD || s->s_want == NULL)
+        return 0;
+    int rc = 0;
+    pthread_mutex_lock(&s->s_lock);
+    bool ask = want == 0 ? !s->s_all
+                         : !s->s_all && !s->s_asked && !fd_ready_now(s->s_fd);
+    if (ask && (rc = s->s_want(s->s_want_arg, want, delim)) == 0) {
+        s->s_asked = true;
+        s->s_all = want == 0;
+    }
+    pthread_mutex_unlock(&s->s_lock);
+    return rc;
+}
+
+/* A read took bytes of the answer: the next read that finds the pipe
+ * empty asks again. */
+static void
+stream_answered(sh_stream *s)
+{
+    if (s->s_want == NULL)
+        return;
+    pthread_mutex_lock(&s->s_lock);
+    s->s_asked = false;
+    pthread_mutex_unlock(&s->s_lock);
+}
+
+bool
+sh_stream_ask(sh_stream *s, size_t want, int delim)
+{
+    if (s == NULL || s->s_kind != SH_ST_FD || s->s_want == NULL ||
+        stream_ask(s, want > 0 ? want : 1, delim) != 0)
+        return false;
+    pthread_mutex_lock(&s->s_lock);
+    bool coming = s->s_asked && !s->s_all && !fd_ready_now(s->s_fd);
+    pthread_mutex_unlock(&s->s_lock);
+    return coming;
+}
+
+int
+sh_stream_hand_over(sh_stream *s)
+{
+    if (s == NULL || s->s_kind != SH_ST_FD)
+        return -1;
+    // A program cannot say what it will read: it gets the stream as it
+    // comes. Asking failed: it reads what is there, then the end.
+    (void)stream_ask(s, 0, -1);
+    return s->s_fd;
+}
+
 char *
 sh_stream_buf_take(sh_stream *s, size_t *len)
 {
@@ -171,7 +247,8 @@ call_over(const sh_ctx *cx)
  * for the read or write to report): 0. A pipe whose other side never
  * moves cannot hold the call past its budget: once the call is over, 1
  * (after one last look). The wait is cut in slices so an abort by
- * another thread is seen too. Pipe ends stay blocking (a host program
+ * another thread is seen too; with one_slice, 2 after a slice that saw
+ * nothing (an on-demand reader then looks whether to ask again). Pipe ends stay blocking (a host program
  * may be handed one as its stdin), so after "ready" a reader reads what
  * is there and a writer writes at most PIPE_BUF bytes, which a ready pipe
  * takes whole; only another thread draining or filling the same pipe end
@@ -179,7 +256,7 @@ call_over(const sh_ctx *cx)
  * thread's own side ends, which it does by the same budget.
  */
 static int
-io_wait(const sh_ctx *cx, int fd, short events)
+io_wait(const sh_ctx *cx, int fd, short events, bool one_slice)
 {
     for (;;) {
         bool over = call_over(cx);
@@ -189,6 +266,8 @@ io_wait(const sh_ctx *cx, int fd, short events)
             return 0;
         if (n == 0 && over)
             return 1;
+        if (n == 0 && one_slice)
+            return 2;
     }
 }
 
@@ -260,7 +339,7 @@ stream_write(const sh_ctx *cx, sh_stream *s, const char *p, size_t n)
     }
     case SH_ST_FD:
         while (n > 0) {
-            if (io_wait(cx, s->s_fd, POLLOUT) != 0)
+            if (io_wait(cx, s->s_fd, POLLOUT, false) != 0)
                 return SH_IO_OVER;
             ssize_t w = write(s->s_fd, p, n < PIPE_BUF ? n : PIPE_BUF);
             if (w < 0) {
@@ -345,8 +424,41 @@ sh_errf(sh_ctx *cx, const char *fmt, ...)
     box_free(msg);
 }
 
+/* A read of an FD stream; an on-demand one is asked first, and asked
+ * again after each slice of waiting in which another reader may have
+ * taken the answer. */
+static ssize_t
+fd_read(sh_ctx *cx, sh_stream *s, void *buf, size_t n, size_t want, int delim)
+{
+    for (;;) {
+        if (stream_ask(s, want, delim) != 0) {
+            errno = EIO;
+            return -1;
+        }
+        int w = io_wait(cx, s->s_fd, POLLIN, s->s_want != NULL);
+        if (w == 2)
+            continue;
+        if (w != 0) {
+            sh_check_stop(cx); // says why (the budget, once), and unwinds
+            return -1;
+        }
+        ssize_t r = read(s->s_fd, buf, n);
+        if (r < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (r > 0)
+            stream_answered(s);
+        return r < 0 ? -1 : r;
+    }
+}
+
 ssize_t
 sh_read(sh_ctx *cx, int fd, void *buf, size_t n)
+{
+    return sh_read_ask(cx, fd, buf, n, n, -1);
+}
+
+ssize_t
+sh_read_ask(sh_ctx *cx, int fd, void *buf, size_t n, size_t want, int delim)
 {
     errno = EBADF; // a bad fd, a write-only stream
     if (fd < 0 || fd >= SH_MAX_FD || cx->cx_fd[fd] == NULL)
@@ -377,16 +489,7 @@ sh_read(sh_ctx *cx, int fd, void *buf, size_t n)
         return r < 0 ? -1 : r;
     }
     case SH_ST_FD:
-        for (;;) {
-            if (io_wait(cx, s->s_fd, POLLIN) != 0) {
-                sh_check_stop(cx); // says why (the budget, once), and unwinds
-                return -1;
-            }
-            ssize_t r = read(s->s_fd, buf, n);
-            if (r < 0 && (errno == EINTR || errno == EAGAIN))
-                continue;
-            return r < 0 ? -1 : r;
-        }
+        return fd_read(cx, s, buf, n, want > n ? want : n > 0 ? n : 1, delim);
     }
     return -1;
 }
@@ -395,6 +498,13 @@ int
 sh_read_byte(sh_ctx *cx, int fd, char *c)
 {
     ssize_t r = sh_read(cx, fd, c, 1);
+    return r < 0 ? -1 : (int)r;
+}
+
+int
+sh_read_byte_ask(sh_ctx *cx, int fd, char *c, size_t want, int delim)
+{
+    ssize_t r = sh_read_ask(cx, fd, c, 1, want, delim);
     return r < 0 ? -1 : (int)r;
 }
 

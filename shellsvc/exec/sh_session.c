@@ -233,6 +233,9 @@ session_stdin(sh_ctx *cx, int fd)
         errno = ENOMEM;
         return -1;
     }
+    if (cx->cx_ss->ss_o.so_stdin_want != NULL)
+        sh_stream_on_demand(s, cx->cx_ss->ss_o.so_stdin_want,
+                            cx->cx_ss->ss_o.so_io_arg);
     sh_stream_unref(cx->cx_fd[0]);
     cx->cx_fd[0] = s;
     return 0;
