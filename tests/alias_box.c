@@ -259,6 +259,23 @@ raw_read(int fd)
     return f;
 }
 
+void
+raw_expect_end(int fd, const char *out, int status)
+{
+    Box__AliasFrame *f;
+    if (out != NULL) {
+        f = raw_read(fd);
+        assert_int_equal(f->body_case, BOX__ALIAS_FRAME__BODY_OUTPUT);
+        assert_int_equal(f->output->data.len, strlen(out));
+        assert_memory_equal(f->output->data.data, out, strlen(out));
+        box__alias_frame__free_unpacked(f, NULL);
+    }
+    f = raw_read(fd);
+    assert_int_equal(f->body_case, BOX__ALIAS_FRAME__BODY_EXIT);
+    assert_int_equal(f->exit->status, status);
+    box__alias_frame__free_unpacked(f, NULL);
+}
+
 /* The next frame is Denied{kind, reason}, then the broker hangs up. */
 void
 raw_expect_denied(int fd, Box__DeniedKind kind, const char *reason)

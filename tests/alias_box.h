@@ -73,5 +73,8 @@ void raw_open(int fd, uint32_t version, Box__Open__ModeCase mode);
 void raw_call(int fd, const char *src);
 Box__AliasFrame *raw_read(int fd);
 void raw_expect_denied(int fd, Box__DeniedKind kind, const char *reason);
+/* The next frames: one Output of exactly text, then Exit{status} (with
+ * out NULL only the Exit). */
+void raw_expect_end(int fd, const char *out, int status);
 
 #endif

@@ -269,20 +269,14 @@ test_input_wanted_frames(void **state)
     raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
     c.source = "echo quiet";
     assert_int_equal(box_frame_write(fd, &f, BOX_FRAME_MAX, 5000), BOX_OK);
-    Box__AliasFrame *g = raw_read(fd);
-    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_OUTPUT);
-    box__alias_frame__free_unpacked(g, NULL);
-    g = raw_read(fd);
-    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_EXIT);
-    assert_int_equal(g->exit->status, 0);
-    box__alias_frame__free_unpacked(g, NULL);
+    raw_expect_end(fd, "quiet\n", 0);
     close(fd);
 
     fd = sock_connect(b->tb_dir);
     raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
     c.source = "read -r x; echo \"<$x>\"";
     assert_int_equal(box_frame_write(fd, &f, BOX_FRAME_MAX, 5000), BOX_OK);
-    g = raw_read(fd);
+    Box__AliasFrame *g = raw_read(fd);
     assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_INPUT_WANTED);
     assert_int_equal(g->input_wanted->max, BOX_INPUT_CHUNK_MAX);
     assert_true(g->input_wanted->has_delim);
@@ -294,15 +288,7 @@ test_input_wanted_frames(void **state)
     f.body_case = BOX__ALIAS_FRAME__BODY_INPUT;
     f.input = &in;
     assert_int_equal(box_frame_write(fd, &f, BOX_FRAME_MAX, 5000), BOX_OK);
-    g = raw_read(fd);
-    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_OUTPUT);
-    assert_int_equal(g->output->data.len, 5);
-    assert_memory_equal(g->output->data.data, "<hi>\n", 5);
-    box__alias_frame__free_unpacked(g, NULL);
-    g = raw_read(fd);
-    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_EXIT);
-    assert_int_equal(g->exit->status, 0);
-    box__alias_frame__free_unpacked(g, NULL);
+    raw_expect_end(fd, "<hi>\n", 0);
     close(fd);
     expect_serving(b);
 }
@@ -406,15 +392,7 @@ test_older_protocols(void **state)
     int fd = sock_connect(b->tb_dir);
     raw_open(fd, 7, BOX__OPEN__MODE_SHELL);
     raw_call(fd, "cat; echo old");
-    Box__AliasFrame *g = raw_read(fd);
-    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_OUTPUT);
-    assert_int_equal(g->output->data.len, 4);
-    assert_memory_equal(g->output->data.data, "old\n", 4);
-    box__alias_frame__free_unpacked(g, NULL);
-    g = raw_read(fd);
-    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_EXIT);
-    assert_int_equal(g->exit->status, 0);
-    box__alias_frame__free_unpacked(g, NULL);
+    raw_expect_end(fd, "old\n", 0);
     close(fd);
 
     // Input after input_eof breaks the stream's protocol.
