@@ -452,6 +452,9 @@ bd_run_box(const char *dir, const bd_case *c, bd_result *r, char **err)
         .so_cwd = dir,
         .so_env = env,
         .so_timeout_ms = BD_CASE_TIMEOUT_MS,
+        // What the alias passes when an agent runs `bash -c TEXT`: its
+        // argv[0] as started, as bash's $0 is (bash above runs so).
+        .so_arg0 = "bash",
     };
     rv = BOX_ENOMEM;
     if ((ss = sh_session_new(&o)) == NULL) {
