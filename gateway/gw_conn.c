@@ -78,10 +78,12 @@ conn_recv(gw_conn *c, void *buf, size_t n)
         return errno == EAGAIN || errno == EINTR ? IO_AGAIN : IO_FAIL;
     }
     int r = SSL_read(c->c_ssl, buf, n > INT32_MAX ? INT32_MAX : (int)n);
+    c->c_ssl_starved = false;
     if (r > 0)
         return r;
     switch (SSL_get_error(c->c_ssl, r)) {
     case SSL_ERROR_WANT_READ:
+        c->c_ssl_starved = true;
         return IO_AGAIN;
     case SSL_ERROR_WANT_WRITE:
         c->c_ssl_want_write = true;
@@ -908,6 +910,7 @@ conn_tls_step(gw_conn *c)
     }
     c->c_ssl_want_write = false;
     int r = SSL_accept(c->c_ssl);
+    c->c_ssl_starved = false;
     if (r == 1) {
         c->c_state = GW_CS_HEAD;
         c->c_parser = NULL;
@@ -916,6 +919,7 @@ conn_tls_step(gw_conn *c)
     }
     switch (SSL_get_error(c->c_ssl, r)) {
     case SSL_ERROR_WANT_READ:
+        c->c_ssl_starved = true;
         return;
     case SSL_ERROR_WANT_WRITE:
         c->c_ssl_want_write = true;
@@ -1246,6 +1250,12 @@ gw_conn_on_io(gw_conn *c, uint32_t events)
         c->c_state == GW_CS_TLS)
         want |= EPOLLIN;
     if (q_pending(&c->c_out) > 0 || c->c_ssl_want_write)
+        want |= EPOLLOUT;
+    // Records OpenSSL read ahead get no readiness event of their own: a
+    // connection that stopped before it drained them (its rounds spent)
+    // asks for writability, which comes at once, to be called again.
+    if ((want & EPOLLIN) && c->c_ssl != NULL && !c->c_ssl_starved &&
+        SSL_has_pending(c->c_ssl))
         want |= EPOLLOUT;
     if (c->c_state == GW_CS_CLOSING && q_pending(&c->c_out) == 0) {
         gw_conn_free(c);

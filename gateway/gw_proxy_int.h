@@ -94,6 +94,10 @@ struct gw_conn {
     int c_up_fd;
     SSL *c_ssl;
     bool c_ssl_want_write;
+    // The last read of c_ssl wanted bytes the socket had not sent: what
+    // OpenSSL holds is at most part of a record, and EPOLLIN says when
+    // the rest comes. Else it may hold whole records (read-ahead).
+    bool c_ssl_starved;
 
     /* libcurl's exchange. */
     CURL *c_easy;
