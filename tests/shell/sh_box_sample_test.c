@@ -24,17 +24,20 @@
  * runs see alike: not one that reads $HOME or ~ (the in-process session's
  * HOME is the case directory, the box's the agent's home; the directory
  * stack builtins print paths under it as ~), asks for stdin
- * (neither gets any, but bash's side of the case expects it), or runs
- * background jobs or sleeps (timing). Both run in the box's workspace,
+ * (neither gets any, but bash's side of the case expects it), runs
+ * background jobs or sleeps (timing), reads TZ (the in-process session's
+ * environment sets it, the box's agent environment is its own) or looks
+ * a user up with `id NAME` (the C library's database, which a confined
+ * worker cannot reach: cmd_id.c). Both run in the box's workspace,
  * emptied and filled with the case's files before each run, so paths in
  * messages agree; stdout, stderr and status must be the same bytes.
  */
 #define SAMPLE_EVERY 7
 #define SAMPLE_MIN 60
 
-static const char *const skip_words[] = {"HOME", "~",      "dirs",   "pushd",
-                                         "popd", "&",      "sleep",  "$$",
-                                         "PPID", "RANDOM", "SECONDS"};
+static const char *const skip_words[] = {
+    "HOME", "~",    "dirs",   "pushd",   "popd", "&",  "sleep",
+    "$$",   "PPID", "RANDOM", "SECONDS", "TZ",   "id "};
 
 static bool
 sampled(const bd_case *c, const bd_gaps *gs)
