@@ -41,10 +41,10 @@ typedef struct alias_form {
 bool alias_parse_form(int argc, char *const argv[], alias_form *f);
 
 /*
- * The shell route (arg0: $0 when -c names none): checks the argv form (argv after the program name),
- * reads SCRIPT in the caller's own file system view, then sends the
- * command to the broker at sock and relays its answer. Returns the exit
- * status the alias ends with.
+ * The shell route (arg0: $0 when -c names none): checks the argv form (argv
+ * after the program name), reads SCRIPT in the caller's own file system view,
+ * then sends the command to the broker at sock and relays its answer. Returns
+ * the exit status the alias ends with.
  */
 int alias_shell_main(const char *arg0, int argc, char *const argv[],
                      const char *sock);
@@ -66,9 +66,9 @@ bool alias_stdin_streams(void);
 
 /* What an input_wanted frame asked of the alias's stdin (protocol 9). */
 typedef struct alias_ask {
-    bool aa_asked;    // a frame asked since the caller cleared this
-    uint32_t aa_max;  // 0: all of it, as it comes
-    int aa_delim;     // up to and including this byte; -1 none
+    bool aa_asked;   // a frame asked since the caller cleared this
+    uint32_t aa_max; // 0: all of it, as it comes
+    int aa_delim;    // up to and including this byte; -1 none
 } alias_ask;
 
 /*

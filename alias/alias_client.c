@@ -160,8 +160,8 @@ alias_relay_one(int fd, int read_ms, alias_ask *ask)
         Box__InputWanted *w = f->input_wanted;
         if (ask != NULL) {
             ask->aa_asked = true;
-            ask->aa_max = w->max < BOX_INPUT_CHUNK_MAX ? w->max
-                                                        : BOX_INPUT_CHUNK_MAX;
+            ask->aa_max =
+                w->max < BOX_INPUT_CHUNK_MAX ? w->max : BOX_INPUT_CHUNK_MAX;
             ask->aa_delim = w->has_delim ? (int)(w->delim & 0xffu) : -1;
         }
     } else if (f->body_case == BOX__ALIAS_FRAME__BODY_DENIED) {

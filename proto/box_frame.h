@@ -37,7 +37,7 @@
 #define BOX_FRAMES_FROM_WORKER                                                 \
     (BOX_FRAME_KIND(OUTPUT) | BOX_FRAME_KIND(EXIT) | BOX_FRAME_KIND(DECIDE) |  \
      BOX_FRAME_KIND(LAUNCH) | BOX_FRAME_KIND(SERVED) |                         \
-     BOX_FRAME_KIND(OUTCOMES) | BOX_FRAME_KIND(DIAL) |                       \
+     BOX_FRAME_KIND(OUTCOMES) | BOX_FRAME_KIND(DIAL) |                         \
      BOX_FRAME_KIND(INPUT_WANTED))
 #define BOX_FRAMES_TO_WORKER                                                   \
     (BOX_FRAME_KIND(CALL) | BOX_FRAME_KIND(ANSWER) |                           \

@@ -27,7 +27,7 @@ typedef struct worker_io {
     box_decide_fn wi_decide;
     box_record_fn wi_record;
     sh_launch_fn wi_launch;
-    sh_dial_fn wi_dial; // curl's connection to the egress gateway
+    sh_dial_fn wi_dial;       // curl's connection to the egress gateway
     sh_want_fn wi_stdin_want; // asks for the streamed stdin (sh_want_fn)
     void *wi_ctx;
 } worker_io;

@@ -228,10 +228,11 @@ test_stdin_left_for_others(void **state)
                 "cat; }",
                 0, "x\ny:z", "");
     // The loop agents write: every line reaches its own call.
-    host_expect(b,
-                "printf 'l1\\nl2\\nl3\\n' > \"$D/lines\"; while read l; do "
-                "\"$D/bin/sh\" -c 'echo \"[$1]\"' sh \"$l\"; done < \"$D/lines\"",
-                0, "[l1]\n[l2]\n[l3]\n", "");
+    host_expect(
+        b,
+        "printf 'l1\\nl2\\nl3\\n' > \"$D/lines\"; while read l; do "
+        "\"$D/bin/sh\" -c 'echo \"[$1]\"' sh \"$l\"; done < \"$D/lines\"",
+        0, "[l1]\n[l2]\n[l3]\n", "");
     host_expect(b,
                 "printf 'l1\\nl2\\nl3\\n' | while read l; do "
                 "\"$D/bin/sh\" -c 'echo \"[$1]\"' sh \"$l\"; done",

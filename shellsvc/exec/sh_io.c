@@ -248,11 +248,11 @@ call_over(const sh_ctx *cx)
  * moves cannot hold the call past its budget: once the call is over, 1
  * (after one last look). The wait is cut in slices so an abort by
  * another thread is seen too; with one_slice, 2 after a slice that saw
- * nothing (an on-demand reader then looks whether to ask again). Pipe ends stay blocking (a host program
- * may be handed one as its stdin), so after "ready" a reader reads what
- * is there and a writer writes at most PIPE_BUF bytes, which a ready pipe
- * takes whole; only another thread draining or filling the same pipe end
- * in between could make that call wait, and then only until that
+ * nothing (an on-demand reader then looks whether to ask again). Pipe ends stay
+ * blocking (a host program may be handed one as its stdin), so after "ready" a
+ * reader reads what is there and a writer writes at most PIPE_BUF bytes, which
+ * a ready pipe takes whole; only another thread draining or filling the same
+ * pipe end in between could make that call wait, and then only until that
  * thread's own side ends, which it does by the same budget.
  */
 static int
