@@ -8,10 +8,6 @@
 #include "sh_array.h"
 #include "sh_internal.h"
 
-/* The most one ask for input on demand names: a line of up to this much
- * comes in one answer (the alias sends no more in one frame). */
-#define MAPFILE_ASK_MAX (64u * 1024u)
-
 /* A count operand of -n / -s: digits only (bash: "invalid line count"). */
 static bool
 line_count(const char *s, long long *out)
@@ -72,8 +68,8 @@ sh_bi_mapfile(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         bool got = false;
         for (;;) {
             // Asks for a line at a time where input comes on demand.
-            int r = sh_read_byte_ask(cx, fd, &c, MAPFILE_ASK_MAX,
-                                     (unsigned char)delim);
+            int r =
+                sh_read_byte_ask(cx, fd, &c, SH_ASK_MAX, (unsigned char)delim);
             if (r <= 0) {
                 more = false;
                 break;

@@ -16,9 +16,6 @@
 #define READ_TIMED_OUT 142
 /* How long one poll waits at most, so an abort of the call is seen. */
 #define READ_SLICE_MS 50
-/* The most one ask for input on demand names (the alias sends that much
- * in one frame at most). */
-#define READ_ASK_MAX (64u * 1024u)
 
 /* What the options ask for, checked before anything is read. */
 typedef struct rd_opts {
@@ -188,7 +185,7 @@ ready(sh_ctx *cx, const rd_opts *r, size_t want)
 static int
 next_byte(sh_ctx *cx, const rd_opts *r, long want, char *c)
 {
-    size_t ask = want > 0 && want < READ_ASK_MAX ? (size_t)want : READ_ASK_MAX;
+    size_t ask = want > 0 && want < SH_ASK_MAX ? (size_t)want : SH_ASK_MAX;
     if (r->ro_timed && !ready(cx, r, ask))
         return -2;
     return sh_read_byte_ask(cx, r->ro_fd, c, ask, want_delim(r));

@@ -352,6 +352,10 @@ int sh_read_byte(sh_ctx *cx, int fd, char *c);
  * error (a bad fd, a write-only stream; errno says which) or when the
  * call is over while a pipe had nothing (cx then unwinds, its flow set). */
 ssize_t sh_read(sh_ctx *cx, int fd, void *buf, size_t n);
+/* The most one ask names: a record (a line of `read` or `mapfile`) longer
+ * than this comes in several answers, as the alias sends no more in one
+ * input frame (BOX_INPUT_CHUNK_MAX). */
+#define SH_ASK_MAX (64u * 1024u)
 /* sh_read, but where fd's input comes on demand, what is asked for is
  * want bytes at most (>= n) through the byte delim (-1: none): how `read`
  * takes a line byte by byte without its source giving more than the line. */
