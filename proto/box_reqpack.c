@@ -20,26 +20,42 @@
  * memory made each byte wait for the last store (measured: 2.5x slower).
  */
 
-/* Strings here are mostly a few bytes: copied in fixed 8-byte moves
- * (inlined) from the end, the first ones overlapping, where a call to
- * memcpy per string was a third of the packing. */
+/* Strings here are mostly a few bytes: copied in fixed-size moves
+ * (inlined), the first and last ones overlapping, where a call to memcpy
+ * per string was a third of the packing. The caller has checked room. */
+static inline void
+copy_short(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    if (n >= 8) {
+        size_t off = n;
+        for (; off >= 8; off -= 8)
+            memcpy(dst + off - 8, src + off - 8, 8);
+        if (off > 0)
+            memcpy(dst, src, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, src, 4);
+        memcpy(&b, src + n - 4, 4);
+        memcpy(dst, &a, 4);
+        memcpy(dst + n - 4, &b, 4);
+    } else if (n >= 2) {
+        uint16_t a, b;
+        memcpy(&a, src, 2);
+        memcpy(&b, src + n - 2, 2);
+        memcpy(dst, &a, 2);
+        memcpy(dst + n - 2, &b, 2);
+    } else if (n == 1) {
+        dst[0] = src[0];
+    }
+}
+
 static uint8_t *
 put_bytes(uint8_t *p, const uint8_t *lo, const void *s, size_t n)
 {
     if (p == NULL || (size_t)(p - lo) < n)
         return NULL;
     p -= n;
-    const uint8_t *src = s;
-    if (n >= 8) {
-        size_t off = n;
-        for (; off >= 8; off -= 8)
-            memcpy(p + off - 8, src + off - 8, 8);
-        if (off > 0)
-            memcpy(p, src, 8);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            p[i] = src[i];
-    }
+    copy_short(p, s, n);
     return p;
 }
 
@@ -80,7 +96,13 @@ put_close(uint8_t *p, const uint8_t *lo, const uint8_t *end, unsigned field)
 {
     if (p == NULL)
         return NULL;
-    return put_tag(put_varint(p, lo, (uint64_t)(end - p)), lo, field, WT_LEN);
+    size_t n = (size_t)(end - p);
+    if (n < 0x80 && p - lo >= 2) { // a short body: one check
+        p[-1] = (uint8_t)n;
+        p[-2] = (uint8_t)(field << 3 | WT_LEN);
+        return p - 2;
+    }
+    return put_tag(put_varint(p, lo, n), lo, field, WT_LEN);
 }
 
 /* A string field, written even when empty (repeated elements; protobuf-c
@@ -89,6 +111,15 @@ static uint8_t *
 put_str_always(uint8_t *p, const uint8_t *lo, unsigned field, const char *s)
 {
     size_t n = s != NULL ? strlen(s) : 0;
+    // The common case, a short string with room to spare, checks room
+    // once for its bytes, its one-byte length and its tag.
+    if (p != NULL && n < 0x80 && (size_t)(p - lo) >= n + 2) {
+        p -= n;
+        copy_short(p, (const uint8_t *)s, n);
+        p[-1] = (uint8_t)n;
+        p[-2] = (uint8_t)(field << 3 | WT_LEN);
+        return p - 2;
+    }
     p = put_varint(put_bytes(p, lo, s, n), lo, n);
     return put_tag(p, lo, field, WT_LEN);
 }
@@ -138,8 +169,17 @@ put_record(uint8_t *p, const uint8_t *lo, const Box__ValueRecord *r, int depth)
         if (f == NULL || (p = put_plain(p, &f->base)) == NULL)
             return NULL;
         uint8_t *end = p;
-        if (f->value != NULL)
-            p = put_value_field(p, lo, 2, f->value, depth + 1);
+        const Box__Value *v = f->value;
+        if (v != NULL && v->kind_case == BOX__VALUE__KIND_STR &&
+            v->base.n_unknown_fields == 0) {
+            // Most fields are strings: packed here, not through the
+            // general value walk (a call and a switch per field).
+            if (v->str != NULL && v->str != protobuf_c_empty_string)
+                p = put_str_always(p, lo, 1, v->str);
+            p = put_close(p, lo, end, 2);
+        } else if (v != NULL) {
+            p = put_value_field(p, lo, 2, v, depth + 1);
+        }
         p = put_close(put_str(p, lo, 1, f->name), lo, end, 1);
     }
     return p;
