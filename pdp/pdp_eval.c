@@ -371,7 +371,7 @@ eval_is(ectx *c, const pdp_expr *e, ev *out)
     pdp_str t = e->u.is.type;
     out->k = PDP_VAL_BOOL;
     out->u.b = x.u.v->u.ent.tlen == t.len &&
-               memcmp(x.u.v->u.ent.type, t.s, t.len) == 0;
+               pdp_bytes_eq(x.u.v->u.ent.type, t.s, t.len);
     if (!out->u.b || e->u.is.in == NULL)
         return 0;
     if (eval(c, e->u.is.in, &r) != 0)
@@ -771,7 +771,7 @@ scope_match(ectx *c, const pdp_scope *sc, const pdp_value *v, bool *match)
     case PDP_SCOPE_IS:
     case PDP_SCOPE_IS_IN:
         if (v->u.ent.tlen != sc->sc_type.len ||
-            memcmp(v->u.ent.type, sc->sc_type.s, sc->sc_type.len) != 0)
+            !pdp_bytes_eq(v->u.ent.type, sc->sc_type.s, sc->sc_type.len))
             return 0;
         if (sc->sc_op == PDP_SCOPE_IS_IN)
             return scope_in(c, sc, v, match);

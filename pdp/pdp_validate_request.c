@@ -122,7 +122,7 @@ conform(const pdp_schema *s, const pdp_type *t, const pdp_value *v,
         return BOX_OK;
     case PDP_TY_ENTITY:
         if (v->v_kind != PDP_VAL_ENTITY || v->u.ent.tlen != t->ty_name.len ||
-            memcmp(v->u.ent.type, t->ty_name.s, t->ty_name.len) != 0)
+            !pdp_bytes_eq(v->u.ent.type, t->ty_name.s, t->ty_name.len))
             break;
         {
             const pdp_schema_entity *en =
@@ -131,7 +131,7 @@ conform(const pdp_schema *s, const pdp_type *t, const pdp_value *v,
                 return BOX_OK;
             for (uint32_t i = 0; i < en->en_nenum; i++) {
                 if (en->en_enum[i].len == v->u.ent.idlen &&
-                    memcmp(en->en_enum[i].s, v->u.ent.id, v->u.ent.idlen) == 0)
+                    pdp_bytes_eq(en->en_enum[i].s, v->u.ent.id, v->u.ent.idlen))
                     return BOX_OK;
             }
             if ((rv = put_path(why, path, n)) != BOX_OK ||
@@ -147,7 +147,7 @@ conform(const pdp_schema *s, const pdp_type *t, const pdp_value *v,
     case PDP_TY_EXT: { // Cedar's type names are the kinds' names
         const char *k = pdp_value_kind_name((pdp_value_kind)v->v_kind);
         if (strlen(k) == t->ty_name.len &&
-            memcmp(k, t->ty_name.s, t->ty_name.len) == 0)
+            pdp_bytes_eq(k, t->ty_name.s, t->ty_name.len))
             return BOX_OK;
         break;
     }
@@ -271,7 +271,7 @@ type_listed(const pdp_value *e, const pdp_str *types, uint32_t n)
         return false;
     for (uint32_t i = 0; i < n; i++) {
         if (types[i].len == e->u.ent.tlen &&
-            memcmp(types[i].s, e->u.ent.type, e->u.ent.tlen) == 0)
+            pdp_bytes_eq(types[i].s, e->u.ent.type, e->u.ent.tlen))
             return true;
     }
     return false;

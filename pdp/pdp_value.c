@@ -352,7 +352,7 @@ pdp_value_get(const pdp_value *rec, const char *key, size_t klen)
         return NULL;
     for (uint32_t i = 0; i < rec->v_n; i++) {
         if (rec->u.rec.klens[i] == klen &&
-            memcmp(rec->u.rec.keys[i], key, klen) == 0)
+            pdp_bytes_eq(rec->u.rec.keys[i], key, klen))
             return rec->u.rec.vals[i];
     }
     return NULL;
@@ -387,7 +387,7 @@ pdp_value_equal(const pdp_value *a, const pdp_value *b)
         return pdp_ipaddr_eq(&a->u.ip, &b->u.ip);
     case PDP_VAL_STRING:
         return a->u.str.len == b->u.str.len &&
-               memcmp(a->u.str.s, b->u.str.s, a->u.str.len) == 0;
+               pdp_bytes_eq(a->u.str.s, b->u.str.s, a->u.str.len);
     case PDP_VAL_ENTITY:
         return pdp_entity_eq(a, b);
     case PDP_VAL_SET:
