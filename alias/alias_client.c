@@ -191,22 +191,26 @@ alias_relay(int fd, int read_ms)
     return status;
 }
 
-/* Sends one frame; on failure reports it (a broker that refused us and
- * hung up may have left a Denied to read) and returns the exit status,
- * else -1. */
+/* Sends frames f[0..n) in one write; on failure reports it (a broker that
+ * refused us and hung up may have left a Denied to read) and returns the
+ * exit status, else -1. */
 static int
-alias_send(int fd, Box__AliasFrame *f)
+alias_send(int fd, const Box__AliasFrame *const *f, size_t n)
 {
-    box_err rv =
-        box_frame_write(fd, f, BOX_FRAME_MAX, BOX_ALIAS_WRITE_TIMEOUT_MS);
+    box_err rv = box_frame_write_many(fd, f, n, BOX_FRAME_MAX,
+                                      BOX_ALIAS_WRITE_TIMEOUT_MS);
+    size_t big = 0;
     switch (rv) {
     case BOX_OK:
         return -1;
     case BOX_ETIMEDOUT:
         return alias_fail("write a transport frame timed out");
     case BOX_ETOOBIG:
-        return alias_fail("Shell frame is %zu bytes; maximum is %u",
-                          box__alias_frame__get_packed_size(f), BOX_FRAME_MAX);
+        for (size_t i = 0; i < n; i++)
+            if (box__alias_frame__get_packed_size(f[i]) > big)
+                big = box__alias_frame__get_packed_size(f[i]);
+        return alias_fail("Shell frame is %zu bytes; maximum is %u", big,
+                          BOX_FRAME_MAX);
     case BOX_ECLOSED:
         return alias_relay(fd, ALIAS_LATE_DENIED_MS);
     case BOX_EIO:
@@ -228,7 +232,8 @@ alias_client_call(const char *sock, const char *source, size_t len,
     if (fd < 0)
         return BOX_STATUS_FAULT;
 
-    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__AliasFrame fo = BOX__ALIAS_FRAME__INIT, fc = BOX__ALIAS_FRAME__INIT,
+                    fe = BOX__ALIAS_FRAME__INIT;
     Box__Open open = BOX__OPEN__INIT;
     Box__OpenShell shell = BOX__OPEN_SHELL__INIT;
     Box__Call call = BOX__CALL__INIT;
@@ -236,14 +241,12 @@ alias_client_call(const char *sock, const char *source, size_t len,
     Box__InputEof eof = BOX__INPUT_EOF__INIT;
     int status;
 
-    f.program = ALIAS_PROGRAM;
+    fo.program = fc.program = fe.program = ALIAS_PROGRAM;
     open.version = BOX_ALIAS_PROTOCOL_VERSION;
     open.mode_case = BOX__OPEN__MODE_SHELL;
     open.shell = &shell;
-    f.body_case = BOX__ALIAS_FRAME__BODY_OPEN;
-    f.open = &open;
-    if ((status = alias_send(fd, &f)) >= 0)
-        goto out;
+    fo.body_case = BOX__ALIAS_FRAME__BODY_OPEN;
+    fo.open = &open;
 
     // Only the trace context crosses; the rest of the environment stays.
     const char *tp = getenv("TRACEPARENT");
@@ -263,22 +266,17 @@ alias_client_call(const char *sock, const char *source, size_t len,
         corr.tracestate = (char *)(ts != NULL ? ts : "");
         call.correlation = &corr;
     }
-    f.body_case = BOX__ALIAS_FRAME__BODY_CALL;
-    f.call = &call;
-    if ((status = alias_send(fd, &f)) >= 0)
-        goto out;
-
-    if (stream) {
-        status = alias_stream_relay(fd, ALIAS_PROGRAM);
-        goto out;
-    }
+    fc.body_case = BOX__ALIAS_FRAME__BODY_CALL;
+    fc.call = &call;
     // No stdin to stream: reads in the command see end of file.
-    f.body_case = BOX__ALIAS_FRAME__BODY_INPUT_EOF;
-    f.input_eof = &eof;
-    if ((status = alias_send(fd, &f)) >= 0)
+    fe.body_case = BOX__ALIAS_FRAME__BODY_INPUT_EOF;
+    fe.input_eof = &eof;
+    // Open, Call and (without a stream) InputEof in one write.
+    const Box__AliasFrame *first[] = {&fo, &fc, &fe};
+    if ((status = alias_send(fd, first, stream ? 2 : 3)) >= 0)
         goto out;
-
-    status = alias_relay(fd, BOX_ALIAS_READ_TIMEOUT_MS);
+    status = stream ? alias_stream_relay(fd, ALIAS_PROGRAM)
+                    : alias_relay(fd, BOX_ALIAS_READ_TIMEOUT_MS);
 out:
     close(fd);
     return status;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -37,22 +38,40 @@ frame_deadline(int timeout_ms)
     return box_svc_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 1);
 }
 
+/* Sends first and waits only when the socket is full, and reads first and
+ * waits only when nothing is there: a frame that goes at once costs one
+ * system call, not a poll and a send (a call's frames cross three hops).
+ * A descriptor that is not a socket (pipes and files in tests) is waited
+ * on first, as a plain write or read on it may block. */
 static box_err
 frame_write_all(int fd, const uint8_t *p, size_t n, uint64_t deadline_ms)
 {
+    bool sock = true;
     while (n > 0) {
-        box_err rv = frame_wait(fd, POLLOUT, deadline_ms);
-        if (rv != BOX_OK)
-            return rv;
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (w < 0) {
-            if (errno == EINTR || errno == EAGAIN)
+        ssize_t w;
+        if (sock) {
+            w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (w < 0 && errno == ENOTSOCK) {
+                sock = false;
                 continue;
-            if (errno == ENOTSOCK)
-                w = write(fd, p, n); // pipes in tests
-            if (w < 0)
-                return errno == EPIPE || errno == ECONNRESET ? BOX_ECLOSED
-                                                             : BOX_EIO;
+            }
+        } else {
+            box_err rv = frame_wait(fd, POLLOUT, deadline_ms);
+            if (rv != BOX_OK)
+                return rv;
+            w = write(fd, p, n);
+        }
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN) {
+                box_err rv = frame_wait(fd, POLLOUT, deadline_ms);
+                if (rv != BOX_OK)
+                    return rv;
+                continue;
+            }
+            return errno == EPIPE || errno == ECONNRESET ? BOX_ECLOSED
+                                                         : BOX_EIO;
         }
         p += w;
         n -= (size_t)w;
@@ -65,15 +84,31 @@ frame_write_all(int fd, const uint8_t *p, size_t n, uint64_t deadline_ms)
 static box_err
 frame_read_all(int fd, uint8_t *p, size_t n, uint64_t deadline_ms, size_t *got)
 {
+    bool sock = true;
     *got = 0;
     while (*got < n) {
-        box_err rv = frame_wait(fd, POLLIN, deadline_ms);
-        if (rv != BOX_OK)
-            return rv;
-        ssize_t r = read(fd, p + *got, n - *got);
-        if (r < 0) {
-            if (errno == EINTR || errno == EAGAIN)
+        ssize_t r;
+        if (sock) {
+            r = recv(fd, p + *got, n - *got, MSG_DONTWAIT);
+            if (r < 0 && errno == ENOTSOCK) {
+                sock = false;
                 continue;
+            }
+        } else {
+            box_err rv = frame_wait(fd, POLLIN, deadline_ms);
+            if (rv != BOX_OK)
+                return rv;
+            r = read(fd, p + *got, n - *got);
+        }
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN) {
+                box_err rv = frame_wait(fd, POLLIN, deadline_ms);
+                if (rv != BOX_OK)
+                    return rv;
+                continue;
+            }
             return errno == ECONNRESET ? BOX_ECLOSED : BOX_EIO;
         }
         if (r == 0)
@@ -98,20 +133,39 @@ box_frame_write_bytes(int fd, const void *p, size_t n, int timeout_ms)
 box_err
 box_frame_write(int fd, const Box__AliasFrame *f, size_t max, int timeout_ms)
 {
-    size_t n = box__alias_frame__get_packed_size(f);
-    if (n > max)
-        return BOX_ETOOBIG;
+    return box_frame_write_many(fd, &f, 1, max, timeout_ms);
+}
+
+#define FRAME_MANY_MAX 8
+
+box_err
+box_frame_write_many(int fd, const Box__AliasFrame *const *f, size_t n,
+                     size_t max, int timeout_ms)
+{
+    size_t len[FRAME_MANY_MAX], total = 0;
+    if (n > FRAME_MANY_MAX)
+        return BOX_EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        len[i] = box__alias_frame__get_packed_size(f[i]);
+        if (len[i] > max)
+            return BOX_ETOOBIG;
+        total += 4 + len[i];
+    }
     uint8_t stackbuf[1024];
-    uint8_t *buf = n + 4 <= sizeof stackbuf ? stackbuf : box_alloc(n + 4);
+    uint8_t *buf = total <= sizeof stackbuf ? stackbuf : box_alloc(total);
     if (buf == NULL)
         return BOX_ENOMEM;
-    // One write for header and body keeps small frames in one segment.
-    buf[0] = (uint8_t)(n >> 24);
-    buf[1] = (uint8_t)(n >> 16);
-    buf[2] = (uint8_t)(n >> 8);
-    buf[3] = (uint8_t)n;
-    box__alias_frame__pack(f, buf + 4);
-    box_err rv = frame_write_all(fd, buf, n + 4, frame_deadline(timeout_ms));
+    // One write for headers and bodies keeps small frames in one segment.
+    uint8_t *p = buf;
+    for (size_t i = 0; i < n; i++) {
+        p[0] = (uint8_t)(len[i] >> 24);
+        p[1] = (uint8_t)(len[i] >> 16);
+        p[2] = (uint8_t)(len[i] >> 8);
+        p[3] = (uint8_t)len[i];
+        box__alias_frame__pack(f[i], p + 4);
+        p += 4 + len[i];
+    }
+    box_err rv = frame_write_all(fd, buf, total, frame_deadline(timeout_ms));
     if (buf != stackbuf)
         box_free(buf);
     return rv;
