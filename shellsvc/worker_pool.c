@@ -29,7 +29,10 @@
  * The zygote's own state; its copy (made by the fork) is what its workers
  * inherit. One worker is forked ahead of its call (zs_ready) and waits on
  * its socket for the call's descriptors, so a call costs sending them,
- * not a fork and a filter: the next one is forked while the call runs.
+ * not a fork and a filter. The next one is forked once the call has
+ * ended: forked while the call ran, it took a core from the call on a
+ * two-core machine (sh -c true: 6.2 ms against 4.7 ms). While other calls
+ * run too, calls are coming close together and it is forked at once.
  */
 typedef struct zyg_state {
     worker_limits zs_lim;
@@ -37,6 +40,7 @@ typedef struct zyg_state {
     worker_covers zs_covers; // box.toml's and the policy's covers
     pid_t zs_ready;          // 0: none waiting
     int zs_ready_sock;       // the zygote's end of its socket
+    size_t zs_running;       // calls handed to workers and not yet reaped
 } zyg_state;
 
 struct worker_pool {
@@ -189,7 +193,8 @@ zyg_start(void *ctx, char op, const int *fds, size_t n, pid_t *pid)
         zs->zs_ready_sock = -1;
         if (rv == BOX_OK) {
             *pid = w;
-            (void)zyg_prefork(zs); // for the next call; retried then
+            if (++zs->zs_running > 1)
+                (void)zyg_prefork(zs); // retried at the next call
             return 0;
         }
         (void)kill(w, SIGKILL);
@@ -197,15 +202,27 @@ zyg_start(void *ctx, char op, const int *fds, size_t n, pid_t *pid)
     return EIO;
 }
 
+/* Calls ended: the next waiting worker, if none is. */
+static void
+zyg_reaped(void *ctx, size_t live)
+{
+    zyg_state *zs = ctx;
+    zs->zs_running = live;
+    if (zs->zs_ready == 0)
+        (void)zyg_prefork(zs); // retried at the next call
+}
+
 box_err
 worker_pool_start(const worker_limits *l, worker_pool **out)
 {
+    static const forker_ops ops = {.fo_start = zyg_start,
+                                   .fo_prepare = zyg_prepare,
+                                   .fo_reaped = zyg_reaped};
     worker_pool *p = box_calloc(1, sizeof *p);
     if (p == NULL)
         return BOX_ENOMEM;
     p->wp_zyg.zs_lim = *l;
-    box_err rv = forker_start(ZYG_NAME, zyg_start, &p->wp_zyg, zyg_prepare,
-                              &p->wp_zygote);
+    box_err rv = forker_start(ZYG_NAME, &ops, &p->wp_zyg, &p->wp_zygote);
     if (rv != BOX_OK) {
         box_free(p);
         return rv;

@@ -43,7 +43,7 @@ typedef struct fk_child {
 /* The forker's own state, on its stack. */
 typedef struct fk_loop {
     fk_child fl_kids[FK_CHILDREN_MAX];
-    forker_start_fn fl_start;
+    forker_ops fl_ops;
     void *fl_ctx;
 } fk_loop;
 
@@ -84,7 +84,8 @@ fk_spawn(fk_loop *l, char op, int *fds, int n)
     pid_t pid = -1;
     int err = slot == NULL
                   ? EAGAIN
-                  : l->fl_start(l->fl_ctx, op, fds + 1, (size_t)(n - 1), &pid);
+                  : l->fl_ops.fo_start(l->fl_ctx, op, fds + 1, (size_t)(n - 1),
+                                       &pid);
     for (int i = 1; i < n; i++)
         close(fds[i]); // the child has its own copies
     if (err != 0 || pid <= 0) {
@@ -129,6 +130,16 @@ fk_reap(fk_loop *l, int sfd)
     }
 }
 
+/* Started children not yet reaped. */
+static size_t
+fk_live(const fk_loop *l)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < FK_CHILDREN_MAX; i++)
+        n += l->fl_kids[i].fc_pid != 0;
+    return n;
+}
+
 /*
  * The forker's loop: requests on ctl, SIGCHLD on a signalfd, and each
  * live child's status pipe (POLLERR once its reader closes: kill that
@@ -136,15 +147,15 @@ fk_reap(fk_loop *l, int sfd)
  * then exits.
  */
 static void __attribute__((noreturn))
-fk_main(int ctl, pid_t parent, const char *name, forker_start_fn start,
-        void *ctx, int (*prepare)(void *ctx))
+fk_main(int ctl, pid_t parent, const char *name, const forker_ops *ops,
+        void *ctx)
 {
     static fk_loop l; // the forker's one state; too big for some stacks
     struct pollfd pfd[FK_CHILDREN_MAX + 2];
     size_t who[FK_CHILDREN_MAX + 2];
 
     memset(&l, 0, sizeof l);
-    l.fl_start = start;
+    l.fl_ops = *ops;
     l.fl_ctx = ctx;
     (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
@@ -155,7 +166,7 @@ fk_main(int ctl, pid_t parent, const char *name, forker_start_fn start,
         _exit(1);
     ctl = FORKER_CTL_FD;
     // Confined first, with nothing open but the request socket.
-    if (prepare != NULL && prepare(ctx) != 0)
+    if (ops->fo_prepare != NULL && ops->fo_prepare(ctx) != 0)
         _exit(1);
     sigset_t chld;
     sigemptyset(&chld);
@@ -185,8 +196,11 @@ fk_main(int ctl, pid_t parent, const char *name, forker_start_fn start,
                 continue;
             break;
         }
-        if (pfd[1].revents & POLLIN)
+        if (pfd[1].revents & POLLIN) {
             fk_reap(&l, sfd);
+            if (l.fl_ops.fo_reaped != NULL)
+                l.fl_ops.fo_reaped(ctx, fk_live(&l));
+        }
         for (size_t k = 2; k < n; k++) {
             fk_child *x = &l.fl_kids[who[k]];
             if (pfd[k].revents == 0 || x->fc_pid == 0 || x->fc_killed ||
@@ -221,8 +235,8 @@ fk_main(int ctl, pid_t parent, const char *name, forker_start_fn start,
 /* ------------------------------------------------------------------ */
 
 box_err
-forker_start(const char *name, forker_start_fn start, void *ctx,
-             int (*prepare)(void *ctx), forker **out)
+forker_start(const char *name, const forker_ops *ops, void *ctx,
+             forker **out)
 {
     int sv[2];
     forker *f = box_calloc(1, sizeof *f);
@@ -242,7 +256,7 @@ forker_start(const char *name, forker_start_fn start, void *ctx,
     }
     if (pid == 0) {
         close(sv[0]);
-        fk_main(sv[1], parent, name, start, ctx, prepare);
+        fk_main(sv[1], parent, name, ops, ctx);
     }
     close(sv[1]);
     f->fk_ctl = sv[0];

@@ -50,13 +50,27 @@ typedef int (*forker_start_fn)(void *ctx, char op, const int *fds, size_t n,
                                pid_t *pid);
 
 /*
- * Forks the forker; call before any thread exists. name is its process
- * name (prctl, at most 15 bytes); before serving, it calls prepare (NULL:
- * nothing) which may confine it further and returns 0 or exits. On BOX_OK
- * the caller owns *out (forker_stop).
+ * What a forker runs, all in the forker process with ctx: fo_start for each
+ * request; fo_prepare (NULL: nothing) once before serving, which may
+ * confine the forker further and returns 0 or exits; fo_reaped (NULL:
+ * nothing) after children ended and were reaped, with the number of
+ * started children still alive (work a child's end makes room for, such
+ * as the zygote's next waiting worker, is done there, off the call that
+ * was running).
  */
-box_err forker_start(const char *name, forker_start_fn start, void *ctx,
-                     int (*prepare)(void *ctx), forker **out) BOX_WARN_UNUSED;
+typedef struct forker_ops {
+    forker_start_fn fo_start;
+    int (*fo_prepare)(void *ctx);
+    void (*fo_reaped)(void *ctx, size_t live);
+} forker_ops;
+
+/*
+ * Forks the forker; call before any thread exists. name is its process
+ * name (prctl, at most 15 bytes). On BOX_OK the caller owns *out
+ * (forker_stop).
+ */
+box_err forker_start(const char *name, const forker_ops *ops, void *ctx,
+                     forker **out) BOX_WARN_UNUSED;
 
 /*
  * Sends one request: op, then fds[0..n) where fds[0] is the status pipe's

@@ -35,8 +35,8 @@ stuck_forker(int *status)
 {
     forker *f = NULL;
     int pp[2];
-    assert_int_equal(forker_start("box-test-fk", stuck_start, NULL, NULL, &f),
-                     BOX_OK);
+    static const forker_ops ops = {.fo_start = stuck_start};
+    assert_int_equal(forker_start("box-test-fk", &ops, NULL, &f), BOX_OK);
     assert_int_equal(pipe2(pp, O_CLOEXEC), 0);
     assert_int_equal(forker_request(f, 'S', &pp[1], 1), BOX_OK);
     close(pp[1]);

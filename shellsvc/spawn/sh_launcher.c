@@ -154,8 +154,9 @@ sh_launcher_start(sh_launcher **out)
     sh_launcher *l = box_calloc(1, sizeof *l);
     if (l == NULL)
         return BOX_ENOMEM;
-    box_err rv =
-        forker_start(LN_NAME, ln_start, NULL, ln_prepare, &l->ln_forker);
+    static const forker_ops ops = {.fo_start = ln_start,
+                                   .fo_prepare = ln_prepare};
+    box_err rv = forker_start(LN_NAME, &ops, NULL, &l->ln_forker);
     if (rv != BOX_OK) {
         box_free(l);
         return rv;
