@@ -60,9 +60,8 @@ box_err box_frame_write(int fd, const Box__AliasFrame *f, size_t max,
 /* Writes frames f[0..n) back to back in one send where they fit: a call's
  * first frames cost the peer one wake-up, not one each. Each is bounded
  * by max (BOX_ETOOBIG: none was written); otherwise as box_frame_write. */
-box_err box_frame_write_many(int fd, const Box__AliasFrame *const *f,
-                             size_t n, size_t max,
-                             int timeout_ms) BOX_WARN_UNUSED;
+box_err box_frame_write_many(int fd, const Box__AliasFrame *const *f, size_t n,
+                             size_t max, int timeout_ms) BOX_WARN_UNUSED;
 
 /*
  * Reads one frame of a kind in `accept` (BOX_FRAMES_*). timeout_ms bounds

@@ -82,10 +82,9 @@ fk_spawn(fk_loop *l, char op, int *fds, int n)
             slot = &l->fl_kids[i];
     }
     pid_t pid = -1;
-    int err = slot == NULL
-                  ? EAGAIN
-                  : l->fl_ops.fo_start(l->fl_ctx, op, fds + 1, (size_t)(n - 1),
-                                       &pid);
+    int err = slot == NULL ? EAGAIN
+                           : l->fl_ops.fo_start(l->fl_ctx, op, fds + 1,
+                                                (size_t)(n - 1), &pid);
     for (int i = 1; i < n; i++)
         close(fds[i]); // the child has its own copies
     if (err != 0 || pid <= 0) {
@@ -235,8 +234,7 @@ fk_main(int ctl, pid_t parent, const char *name, const forker_ops *ops,
 /* ------------------------------------------------------------------ */
 
 box_err
-forker_start(const char *name, const forker_ops *ops, void *ctx,
-             forker **out)
+forker_start(const char *name, const forker_ops *ops, void *ctx, forker **out)
 {
     int sv[2];
     forker *f = box_calloc(1, sizeof *f);
