@@ -12,6 +12,7 @@
 
 #include "box_alloc.h"
 #include "box_fdpass.h"
+#include "box_svc.h"
 #include "forker.h"
 #include "sh_glob.h"
 #include "sh_ids.h"
@@ -31,9 +32,13 @@
  * its socket for the call's descriptors, so a call costs sending them,
  * not a fork and a filter. The next one is forked once the call has
  * ended: forked while the call ran, it took a core from the call on a
- * two-core machine (sh -c true: 6.2 ms against 4.7 ms). While other calls
- * run too, calls are coming close together and it is forked at once.
+ * two-core machine (sh -c true: 6.2 ms against 4.7 ms). But while calls
+ * come close together (other calls run, or this one came within
+ * ZYG_BURST_MS of the last one's end, as from a script's loop), the next
+ * would arrive before it is ready: then it is forked at once, beside the
+ * call, as before.
  */
+#define ZYG_BURST_MS 20
 typedef struct zyg_state {
     worker_limits zs_lim;
     box_sc_prog *zs_signals; // the workers' filter, compiled in the zygote
@@ -41,6 +46,7 @@ typedef struct zyg_state {
     pid_t zs_ready;          // 0: none waiting
     int zs_ready_sock;       // the zygote's end of its socket
     size_t zs_running;       // calls handed to workers and not yet reaped
+    uint64_t zs_idle_since;  // when zs_running last fell to 0 (ms)
 } zyg_state;
 
 struct worker_pool {
@@ -193,7 +199,9 @@ zyg_start(void *ctx, char op, const int *fds, size_t n, pid_t *pid)
         zs->zs_ready_sock = -1;
         if (rv == BOX_OK) {
             *pid = w;
-            if (++zs->zs_running > 1)
+            bool burst = ++zs->zs_running > 1 ||
+                         box_svc_now_ms() - zs->zs_idle_since < ZYG_BURST_MS;
+            if (burst)
                 (void)zyg_prefork(zs); // retried at the next call
             return 0;
         }
@@ -207,6 +215,8 @@ static void
 zyg_reaped(void *ctx, size_t live)
 {
     zyg_state *zs = ctx;
+    if (zs->zs_running > 0 && live == 0)
+        zs->zs_idle_since = box_svc_now_ms();
     zs->zs_running = live;
     if (zs->zs_ready == 0)
         (void)zyg_prefork(zs); // retried at the next call
