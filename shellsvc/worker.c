@@ -23,6 +23,7 @@
 #include "box_reqpack.h"
 #include "box_svc.h"
 #include "permit_memo.h"
+#include "sh_kernel.h"
 #include "worker_interp.h"
 
 #define WORKER_CALL_READ_MS 10000 // the broker sends the call right away
@@ -545,9 +546,34 @@ worker_dial(void *ctx, int *sock, char **err)
     return rv;
 }
 
-int
-worker_main(int chan, int fds, const worker_settings *ws)
+struct worker_prep {
+    sh_kernel *wp_kernel;
+};
+
+worker_prep *
+worker_prepare(const worker_settings *ws)
 {
+    worker_prep *p = ws != NULL ? box_calloc(1, sizeof *p) : NULL;
+    if (p != NULL && (p->wp_kernel = worker_interp_kernel(ws)) == NULL) {
+        box_free(p);
+        p = NULL;
+    }
+    return p;
+}
+
+/* The prepared kernel, taken out of prep (freed); NULL without one. */
+static sh_kernel *
+worker_prep_take(worker_prep *prep)
+{
+    sh_kernel *k = prep != NULL ? prep->wp_kernel : NULL;
+    box_free(prep);
+    return k;
+}
+
+int
+worker_main(int chan, int fds, const worker_settings *ws, worker_prep *prep)
+{
+    sh_kernel *kernel = worker_prep_take(prep);
     Box__AliasFrame *call = NULL;
     worker_ctx w = {.wk_chan = chan,
                     .wk_fds = fds,
@@ -560,11 +586,14 @@ worker_main(int chan, int fds, const worker_settings *ws)
                       BOX_OUTCOMES_BATCH_MAX,
                       WORKER_SERVED_BYTES + WORKER_OUTCOME_MAX + 16);
     if (box_frame_read(chan, BOX_FRAME_MAX, WORKER_CALL_READ_MS,
-                       BOX_FRAMES_TO_WORKER, &call, NULL) != BOX_OK)
+                       BOX_FRAMES_TO_WORKER, &call, NULL) != BOX_OK) {
+        sh_kernel_free(kernel);
         return 1;
+    }
     if (call->body_case != BOX__ALIAS_FRAME__BODY_CALL ||
         call->call->source == NULL) {
         box__alias_frame__free_unpacked(call, NULL);
+        sh_kernel_free(kernel);
         return 1;
     }
     w.wk_program = call->program;
@@ -572,6 +601,7 @@ worker_main(int chan, int fds, const worker_settings *ws)
     int stdin_fd = -1;
     if (call->call->stdin_stream && (stdin_fd = worker_recv_stdin(fds)) < 0) {
         box__alias_frame__free_unpacked(call, NULL);
+        sh_kernel_free(kernel);
         return 1;
     }
     // Without its memo the call still runs, asking every time.
@@ -585,7 +615,7 @@ worker_main(int chan, int fds, const worker_settings *ws)
                     .wi_dial = worker_dial,
                     .wi_stdin_want = worker_want_input,
                     .wi_ctx = &w};
-    int status = worker_interp_run(ws, call->call, stdin_fd, &io);
+    int status = worker_interp_run(ws, call->call, stdin_fd, &io, kernel);
     // The broker sees the pipe's reader go: stdin not read is dropped.
     if (stdin_fd >= 0)
         close(stdin_fd);

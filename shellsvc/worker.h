@@ -40,6 +40,13 @@ typedef struct worker_settings {
     _Atomic uint64_t *ws_valid;
 } worker_settings;
 
+/* What a worker waiting for its call builds first (the shell's kernel: the
+ * binds opened, the authority sources identified), so the call does not
+ * wait for it; worker_main owns and frees it. NULL if it cannot be built:
+ * the call then builds its own, and says why it cannot. */
+typedef struct worker_prep worker_prep;
+worker_prep *worker_prepare(const worker_settings *ws);
+
 /* Per-call resource limits, applied to each worker before it reads its
  * call (a zero field leaves that limit as inherited), and the settings
  * every worker runs its call with. */
@@ -69,9 +76,11 @@ box_err worker_apply_limits(const worker_limits *l) BOX_WARN_UNUSED;
  * bytes as it is produced, then one Exit frame. The broker validates and relays
  * every frame and owns the budget, the backstop and the alias connection; the
  * worker stops writing once it has sent more than the budget. Returns the
- * process exit status: 0 when Exit was sent, 1 otherwise.
+ * process exit status: 0 when Exit was sent, 1 otherwise. prep (owned;
+ * NULL: built here) is what worker_prepare built before the call came.
  */
-int worker_main(int chan, int fds, const worker_settings *ws);
+int worker_main(int chan, int fds, const worker_settings *ws,
+                worker_prep *prep);
 
 /* The op byte of the descriptor message that carries a call's stdin pipe
  * (its read end), broker to worker, before the Call frame. */

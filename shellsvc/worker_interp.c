@@ -21,16 +21,10 @@ interp_fail(worker_write_fn err, void *ctx, const char *what)
     return BOX_STATUS_FAULT;
 }
 
-int
-worker_interp_run(const worker_settings *ws, const Box__Call *call,
-                  int stdin_fd, const worker_io *io)
+sh_kernel *
+worker_interp_kernel(const worker_settings *ws)
 {
     sh_kernel *k = NULL;
-    char *home_env = NULL, *pwd_env = NULL;
-    const char **env = NULL;
-    int status = BOX_STATUS_FAULT;
-    worker_write_fn err = io->wi_err;
-    void *ctx = io->wi_ctx;
     // Binds in §3.1 order; the kernel skips one nested in an earlier one.
     const char *binds[3];
     size_t nb = 0;
@@ -43,18 +37,27 @@ worker_interp_run(const worker_settings *ws, const Box__Call *call,
     sh_kernel_opts ko = {.ko_binds = binds,
                          .ko_nbinds = nb,
                          .ko_operator_home = ws->ws_operator_home,
-                         .ko_decide = io->wi_decide,
-                         .ko_decide_arg = ctx,
-                         .ko_record = io->wi_record,
-                         .ko_record_arg = ctx,
                          .ko_authority = ws->ws_authority,
                          .ko_nauthority = ws->ws_nauthority,
                          .ko_reserved = reserved,
                          .ko_nreserved = ws->ws_box_dir != NULL ? 1 : 0};
-    if (sh_kernel_new(&ko, &k) != BOX_OK) {
+    return sh_kernel_new(&ko, &k) == BOX_OK ? k : NULL;
+}
+
+int
+worker_interp_run(const worker_settings *ws, const Box__Call *call,
+                  int stdin_fd, const worker_io *io, sh_kernel *k)
+{
+    char *home_env = NULL, *pwd_env = NULL;
+    const char **env = NULL;
+    int status = BOX_STATUS_FAULT;
+    worker_write_fn err = io->wi_err;
+    void *ctx = io->wi_ctx;
+    if (k == NULL && (k = worker_interp_kernel(ws)) == NULL) {
         status = interp_fail(err, ctx, "cannot build the shell's file system");
         goto out;
     }
+    sh_kernel_set_io(k, io->wi_decide, ctx, io->wi_record, ctx);
     const char *home =
         ws->ws_agent_home ? ws->ws_agent_home : ws->ws_operator_home;
     const char *cwd = ws->ws_workspace ? ws->ws_workspace : "/";

@@ -8,6 +8,7 @@
 #include "box.pb-c.h"
 #include "box_verdict.h"
 #include "sh_exec.h"
+#include "sh_kernel.h"
 #include "worker.h"
 
 /* Writes n bytes of a command's stdout or stderr, in order. Returns 0, or
@@ -44,6 +45,12 @@ typedef struct worker_io {
  * top-level stdin.
  */
 int worker_interp_run(const worker_settings *ws, const Box__Call *call,
-                      int stdin_fd, const worker_io *io);
+                      int stdin_fd, const worker_io *io, sh_kernel *k);
+
+/* The shell's kernel for a call of ws (its binds opened, the authority
+ * sources identified), built ahead of the call by a waiting worker; passed
+ * to worker_interp_run, which owns it from then on (NULL there: it builds
+ * one). NULL when it cannot be built: the call builds it and says why. */
+sh_kernel *worker_interp_kernel(const worker_settings *ws);
 
 #endif

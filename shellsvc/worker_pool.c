@@ -55,7 +55,9 @@ struct worker_pool {
 };
 
 /* The call's two descriptors, received on the waiting worker's socket and
- * put at ZYG_CHAN_FD and ZYG_FDS_FD; everything else but 0-2 closed. */
+ * put at ZYG_CHAN_FD and ZYG_FDS_FD, over the placeholders there (so
+ * neither arrives on a fixed slot); the socket to the zygote closed. What
+ * is left is 0-2, those two and the prepared kernel's own. */
 static int
 zyg_worker_receive(void)
 {
@@ -64,17 +66,11 @@ zyg_worker_receive(void)
     int n = box_fdpass_recv(ZYG_READY_FD, &op, got, 2, 0);
     if (n != 2 || op != ZYG_OP_CALL)
         return -1; // the zygote is gone, or sent something else
-    // Above every fixed slot first, so no dup2 overwrites the other one.
-    for (int i = 0; i < 2; i++) {
-        int hi = fcntl(got[i], F_DUPFD_CLOEXEC, ZYG_READY_FD + 1);
-        if (hi < 0)
-            return -1;
-        close(got[i]);
-        got[i] = hi;
-    }
     if (dup2(got[0], ZYG_CHAN_FD) < 0 || dup2(got[1], ZYG_FDS_FD) < 0)
         return -1;
-    return close_range(ZYG_FDS_FD + 1, ~0u, 0) == 0 ? 0 : -1;
+    close(got[0]);
+    close(got[1]);
+    return close(ZYG_READY_FD);
 }
 
 /*
@@ -98,6 +94,11 @@ zyg_worker_child(int ready, pid_t zygote, const zyg_state *zs)
         close_range(3, ZYG_READY_FD - 1, 0) != 0 ||
         close_range(ZYG_READY_FD + 1, ~0u, 0) != 0)
         _exit(1);
+    // Placeholders on the call's slots, which it takes over: what the
+    // worker opens while it waits (worker_prepare) goes above them.
+    if (dup2(ZYG_READY_FD, ZYG_CHAN_FD) < 0 ||
+        dup2(ZYG_READY_FD, ZYG_FDS_FD) < 0)
+        _exit(1);
     // A crash must end the process with its signal, so the broker can
     // report it; SIGPIPE stays ignored (a closed pipe is an error).
     static const int dfl[] = {SIGSEGV, SIGBUS,  SIGILL, SIGFPE, SIGABRT,
@@ -119,12 +120,15 @@ zyg_worker_child(int ready, pid_t zygote, const zyg_state *zs)
     // waiting for its call from one running a call; only once confined,
     // so a process by this name is always a confined one.
     (void)prctl(PR_SET_NAME, "box-shell-wait");
+    // What the call needs and does not say is built while it is awaited.
+    worker_prep *prep =
+        lim->wl_body == NULL ? worker_prepare(lim->wl_settings) : NULL;
     if (zyg_worker_receive() != 0)
         _exit(0);
     (void)prctl(PR_SET_NAME, "box-shell-work");
-    int (*body)(int, int, const worker_settings *) =
-        lim->wl_body != NULL ? lim->wl_body : worker_main;
-    _exit(body(ZYG_CHAN_FD, ZYG_FDS_FD, lim->wl_settings));
+    if (lim->wl_body != NULL)
+        _exit(lim->wl_body(ZYG_CHAN_FD, ZYG_FDS_FD, lim->wl_settings));
+    _exit(worker_main(ZYG_CHAN_FD, ZYG_FDS_FD, lim->wl_settings, prep));
 }
 
 /* Forks the next waiting worker; 0 or an errno. */

@@ -273,6 +273,16 @@ fail:
 }
 
 void
+sh_kernel_set_io(sh_kernel *k, box_decide_fn decide, void *decide_arg,
+                 box_record_fn record, void *record_arg)
+{
+    k->k_decide = decide;
+    k->k_decide_arg = decide_arg;
+    k->k_record = record;
+    k->k_record_arg = record_arg;
+}
+
+void
 sh_kernel_free(sh_kernel *k)
 {
     if (k == NULL)

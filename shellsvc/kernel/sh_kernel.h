@@ -67,6 +67,11 @@ typedef struct sh_kernel_opts {
  * absolute canonical directory. */
 box_err sh_kernel_new(const sh_kernel_opts *o, sh_kernel **out) BOX_WARN_UNUSED;
 void sh_kernel_free(sh_kernel *k);
+/* Sets how k decides and records (as ko_decide, ko_record): a kernel is
+ * built before its call exists, by a worker waiting for one, and wired to
+ * the call when it comes. Before any operation, from one thread. */
+void sh_kernel_set_io(sh_kernel *k, box_decide_fn decide, void *decide_arg,
+                      box_record_fn record, void *record_arg);
 
 /* How one operation ended: callers switch on it. A refusal is exactly one
  * of these, never a combination. */
