@@ -368,7 +368,8 @@ box_cmd_sh(int argc, char **argv)
     (void)len; // a NUL-free string of this length
     Box__Call call = BOX__CALL__INIT;
     call.source = (char *)text;
-    status = worker_interp_run(&set.ss_settings, &call, -1, &io, NULL); // no stdin
+    status =
+        worker_interp_run(&set.ss_settings, &call, -1, &io, NULL); // no stdin
     // What the call still owes (an effect whose end never came), as a
     // broker records it: indeterminate, a command's status -1.
     box_outcome_ev ev;
