@@ -68,11 +68,11 @@ struct broker {
     int br_abort; // eventfd, readable once the grace is over
     pthread_t br_listener;
     pthread_mutex_t br_mu;
-    pthread_cond_t br_cv;      // br_threads dropped
-    unsigned br_active;        // connections being served (at most 64)
-    unsigned br_threads;       // connection threads alive
-    unsigned br_idle;          // of them, waiting for a connection
-    pthread_cond_t br_idle_cv; // a connection handed over, or draining
+    pthread_cond_t br_cv;          // br_threads dropped
+    unsigned br_active;            // connections being served (at most 64)
+    unsigned br_threads;           // connection threads alive
+    unsigned br_idle;              // of them, waiting for a connection
+    pthread_cond_t br_idle_cv;     // a connection handed over, or draining
     struct broker_conn *br_handed; // connections handed to idle threads
     bool br_draining;
     // The request_id of the next decision relayed: unique in the box's
