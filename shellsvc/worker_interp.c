@@ -41,7 +41,13 @@ worker_interp_kernel(const worker_settings *ws)
                          .ko_nauthority = ws->ws_nauthority,
                          .ko_reserved = reserved,
                          .ko_nreserved = ws->ws_box_dir != NULL ? 1 : 0};
-    return sh_kernel_new(&ko, &k) == BOX_OK ? k : NULL;
+    if (sh_kernel_new(&ko, &k) != BOX_OK)
+        return NULL;
+    if (sh_session_seed_bin(k) != BOX_OK) {
+        sh_kernel_free(k);
+        return NULL;
+    }
+    return k;
 }
 
 int

@@ -139,6 +139,11 @@ typedef struct sh_session_opts {
  * so_kernel and the callbacks are borrowed for the session's life. The
  * kernel's /bin gets `lash` and a link to it for every command. */
 sh_session *sh_session_new(const sh_session_opts *o);
+
+/* Seeds k's in-memory /bin: /bin/lash and a /bin/<cmd> link to it for
+ * every command (spec §3.1). sh_session_new does it unless it is done: a
+ * worker does it while it waits for its call. */
+box_err sh_session_seed_bin(sh_kernel *k);
 void sh_session_free(sh_session *ss);
 
 /*

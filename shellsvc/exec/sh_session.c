@@ -46,11 +46,17 @@ session_fs_record(void *arg, box_ticket t, const box_outcome *o)
     pthread_mutex_unlock(&ss->ss_lock);
 }
 
-/* /bin/lash and /bin/<cmd> -> lash for every command (spec §3.1); a name
- * already there (a kernel given twice) is left alone. */
-static box_err
-session_seed_bin(sh_kernel *k)
+/* /bin/lash and /bin/<cmd> -> lash for every command (spec §3.1); a
+ * kernel seeded already (given twice, or seeded by a waiting worker) is
+ * left alone. */
+box_err
+sh_session_seed_bin(sh_kernel *k)
 {
+    char *lash = NULL;
+    if (sh_kernel_locate(k, "/bin/lash", &lash) == 0) {
+        box_free(lash);
+        return BOX_OK;
+    }
     if (sh_kernel_seed_file(k, "/bin/lash", 0755, NULL, 0) != 0)
         return BOX_ENOMEM;
     for (size_t i = 0;; i++) {
@@ -116,7 +122,7 @@ sh_session_new(const sh_session_opts *o)
             goto fail;
         ss->ss_kernel = ss->ss_own_kernel;
     }
-    if (session_seed_bin(ss->ss_kernel) != BOX_OK)
+    if (sh_session_seed_bin(ss->ss_kernel) != BOX_OK)
         goto fail;
     if (ss->ss_o.so_timeout_ms == 0)
         ss->ss_o.so_timeout_ms = SH_TIMEOUT_MS;
