@@ -239,6 +239,98 @@ test_write_to_closed_peer(void **state)
     close(sv[0]);
 }
 
+/* Three frames in one write arrive as three frames, in order, in one
+ * segment; one frame over max refuses them all, with nothing written. */
+static void
+test_write_many(void **state)
+{
+    (void)state;
+    int sv[2];
+    pair(sv);
+    Box__AliasFrame fo = BOX__ALIAS_FRAME__INIT, fc = BOX__ALIAS_FRAME__INIT,
+                    fe = BOX__ALIAS_FRAME__INIT;
+    Box__Open open = BOX__OPEN__INIT;
+    Box__Call call = BOX__CALL__INIT;
+    Box__InputEof eof = BOX__INPUT_EOF__INIT;
+    open.version = 9;
+    fo.body_case = BOX__ALIAS_FRAME__BODY_OPEN;
+    fo.open = &open;
+    call.source = "true";
+    fc.body_case = BOX__ALIAS_FRAME__BODY_CALL;
+    fc.call = &call;
+    fe.body_case = BOX__ALIAS_FRAME__BODY_INPUT_EOF;
+    fe.input_eof = &eof;
+    const Box__AliasFrame *three[] = {&fo, &fc, &fe};
+    assert_int_equal(box_frame_write_many(sv[0], three, 3, BOX_FRAME_MAX, 1000),
+                     BOX_OK);
+    size_t want = 0;
+    for (int i = 0; i < 3; i++)
+        want += 4 + box__alias_frame__get_packed_size(three[i]);
+    uint8_t peek[256];
+    assert_int_equal(recv(sv[1], peek, sizeof peek, MSG_PEEK | MSG_DONTWAIT),
+                     (ssize_t)want);
+    const Box__AliasFrame__BodyCase cases[] = {
+        BOX__ALIAS_FRAME__BODY_OPEN, BOX__ALIAS_FRAME__BODY_CALL,
+        BOX__ALIAS_FRAME__BODY_INPUT_EOF};
+    for (int i = 0; i < 3; i++) {
+        Box__AliasFrame *g = NULL;
+        assert_int_equal(box_frame_read(sv[1], BOX_FRAME_MAX, 1000,
+                                        BOX_WIRE_SCAN_ANY, &g, NULL),
+                         BOX_OK);
+        assert_int_equal(g->body_case, cases[i]);
+        box__alias_frame__free_unpacked(g, NULL);
+    }
+    size_t small = box__alias_frame__get_packed_size(&fo);
+    assert_int_equal(box_frame_write_many(sv[0], three, 3, small, 1000),
+                     BOX_ETOOBIG);
+    assert_int_equal(recv(sv[1], peek, sizeof peek, MSG_DONTWAIT), -1);
+    close(sv[0]);
+    close(sv[1]);
+}
+
+/* A frame is sent before any wait, so a full socket is what makes it
+ * wait: nobody reading, the write times out; on a pipe (not a socket)
+ * frames go and come as on a socket. */
+static void
+test_full_socket_and_pipe(void **state)
+{
+    (void)state;
+    int sv[2];
+    pair(sv);
+    int small = 4096;
+    assert_int_equal(
+        setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small), 0);
+    Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
+    Box__Output o = BOX__OUTPUT__INIT;
+    o.data.len = 512 * 1024;
+    o.data.data = box_calloc(1, o.data.len);
+    f.body_case = BOX__ALIAS_FRAME__BODY_OUTPUT;
+    f.output = &o;
+    uint64_t t0 = box_svc_now_ms();
+    assert_int_equal(box_frame_write(sv[0], &f, BOX_FRAME_MAX, 100),
+                     BOX_ETIMEDOUT);
+    assert_true(box_svc_now_ms() - t0 >= 100);
+    box_free(o.data.data);
+    close(sv[0]);
+    close(sv[1]);
+
+    int pp[2];
+    assert_int_equal(pipe(pp), 0);
+    Box__AliasFrame e = BOX__ALIAS_FRAME__INIT;
+    Box__InputEof eof = BOX__INPUT_EOF__INIT;
+    e.body_case = BOX__ALIAS_FRAME__BODY_INPUT_EOF;
+    e.input_eof = &eof;
+    assert_int_equal(box_frame_write(pp[1], &e, BOX_FRAME_MAX, 1000), BOX_OK);
+    Box__AliasFrame *g = NULL;
+    assert_int_equal(
+        box_frame_read(pp[0], BOX_FRAME_MAX, 1000, BOX_WIRE_SCAN_ANY, &g, NULL),
+        BOX_OK);
+    assert_int_equal(g->body_case, BOX__ALIAS_FRAME__BODY_INPUT_EOF);
+    box__alias_frame__free_unpacked(g, NULL);
+    close(pp[0]);
+    close(pp[1]);
+}
+
 /* box_frame_pull: a frame that arrives a byte at a time comes out whole,
  * once, with nothing read past it; an empty body is whole with its
  * header; then a clean EOF, a cut frame, an oversized one. */
@@ -345,6 +437,8 @@ main(void)
         cmocka_unit_test(test_refused_kind),
         cmocka_unit_test(test_deadline_is_per_frame),
         cmocka_unit_test(test_write_to_closed_peer),
+        cmocka_unit_test(test_write_many),
+        cmocka_unit_test(test_full_socket_and_pipe),
         cmocka_unit_test(test_pull_piecewise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -809,6 +809,53 @@ test_raw_client_leaves_mid_call(void **state)
     expect_serving(b);
 }
 
+/* The broker's threads (ids) while a call of src runs: a bit set over
+ * task ids, so two snapshots compare by inclusion. */
+#define TASK_IDS_MAX (1u << 22) // /proc/sys/kernel/pid_max's ceiling
+static void
+tasks_during(const test_box *b, const char *src, uint8_t *ids)
+{
+    int fd = sock_connect(b->tb_dir);
+    assert_true(fd >= 0);
+    raw_open(fd, BOX_ALIAS_PROTOCOL_VERSION, BOX__OPEN__MODE_SHELL);
+    raw_call(fd, src);
+    box_test_sleep_ms(150);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)b->tb_broker.bp_pid);
+    DIR *d = opendir(path);
+    assert_non_null(d);
+    memset(ids, 0, TASK_IDS_MAX / 8);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        long t = strtol(e->d_name, NULL, 10);
+        if (t > 0 && t < (long)TASK_IDS_MAX)
+            ids[t / 8] |= (uint8_t)(1u << (t % 8));
+    }
+    closedir(d);
+    raw_expect_end(fd, NULL, 0);
+    close(fd);
+}
+
+/* A connection thread that ended its call serves the next one: a later
+ * call runs on no thread that was not there during the earlier one (a
+ * thread made per call would be a new one). */
+static void
+test_threads_reused(void **state)
+{
+    test_box *b = *state;
+    uint8_t *first = box_calloc(1, TASK_IDS_MAX / 8);
+    uint8_t *later = box_calloc(1, TASK_IDS_MAX / 8);
+    assert_true(first != NULL && later != NULL);
+    expect(b, "sh", "-c", "true", NULL, 0, "", "");
+    tasks_during(b, "sleep 0.4", first);
+    for (int i = 0; i < 3; i++) {
+        tasks_during(b, "sleep 0.4", later);
+        for (size_t k = 0; k < TASK_IDS_MAX / 8; k++)
+            assert_int_equal(later[k] & ~first[k], 0);
+    }
+    box_free(first);
+    box_free(later);
+}
+
 static void
 test_flow_control(void **state)
 {
@@ -1380,6 +1427,7 @@ main(void)
         cmocka_unit_test(test_raw_bad_frames),
         cmocka_unit_test(test_raw_large_command),
         cmocka_unit_test(test_raw_client_leaves_mid_call),
+        cmocka_unit_test(test_threads_reused),
         cmocka_unit_test(test_flow_control),
         cmocka_unit_test(test_sixteen_aliases_at_once),
         cmocka_unit_test(test_no_broker),
