@@ -55,24 +55,15 @@ static inline bool
 pdp_bytes_eq(const void *a, const void *b, size_t n)
 {
     const unsigned char *x = a, *y = b;
+    // A compare of a constant size is a load and a compare each.
     if (n > 16)
         return __builtin_memcmp(x, y, n) == 0;
-    if (n >= 8) {
-        uint64_t x0, x1, y0, y1;
-        __builtin_memcpy(&x0, x, 8);
-        __builtin_memcpy(&y0, y, 8);
-        __builtin_memcpy(&x1, x + n - 8, 8);
-        __builtin_memcpy(&y1, y + n - 8, 8);
-        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-    }
-    if (n >= 4) {
-        uint32_t x0, x1, y0, y1;
-        __builtin_memcpy(&x0, x, 4);
-        __builtin_memcpy(&y0, y, 4);
-        __builtin_memcpy(&x1, x + n - 4, 4);
-        __builtin_memcpy(&y1, y + n - 4, 4);
-        return ((x0 ^ y0) | (x1 ^ y1)) == 0;
-    }
+    if (n >= 8)
+        return __builtin_memcmp(x, y, 8) == 0 &&
+               __builtin_memcmp(x + n - 8, y + n - 8, 8) == 0;
+    if (n >= 4)
+        return __builtin_memcmp(x, y, 4) == 0 &&
+               __builtin_memcmp(x + n - 4, y + n - 4, 4) == 0;
     if (n >= 2)
         return x[0] == y[0] && x[n - 1] == y[n - 1] && x[n / 2] == y[n / 2];
     return n == 0 || x[0] == y[0];
