@@ -597,6 +597,12 @@ worker_main(int chan, int fds, const worker_settings *ws, worker_prep *prep)
         return 1;
     }
     w.wk_program = call->program;
+    // Built while the worker waited, maybe long ago: a bind moved or made
+    // anew since then means building it again, as the call would have.
+    if (kernel != NULL && !sh_kernel_binds_current(kernel)) {
+        sh_kernel_free(kernel);
+        kernel = NULL;
+    }
     // A streamed stdin's pipe came first, on the descriptor socket.
     int stdin_fd = -1;
     if (call->call->stdin_stream && (stdin_fd = worker_recv_stdin(fds)) < 0) {

@@ -282,6 +282,19 @@ sh_kernel_set_io(sh_kernel *k, box_decide_fn decide, void *decide_arg,
     k->k_record_arg = record_arg;
 }
 
+bool
+sh_kernel_binds_current(const sh_kernel *k)
+{
+    for (size_t i = 0; i < k->k_nbinds; i++) {
+        struct stat held, now;
+        if (fstat(k->k_binds[i].bd_fd, &held) != 0 ||
+            lstat(k->k_binds[i].bd_root, &now) != 0 ||
+            held.st_dev != now.st_dev || held.st_ino != now.st_ino)
+            return false;
+    }
+    return true;
+}
+
 void
 sh_kernel_free(sh_kernel *k)
 {

@@ -72,6 +72,10 @@ void sh_kernel_free(sh_kernel *k);
  * the call when it comes. Before any operation, from one thread. */
 void sh_kernel_set_io(sh_kernel *k, box_decide_fn decide, void *decide_arg,
                       box_record_fn record, void *record_arg);
+/* True while every bind's path still names the directory k opened: a
+ * kernel built ahead of its call is used only then (a directory moved or
+ * made anew meanwhile means building it again). */
+bool sh_kernel_binds_current(const sh_kernel *k);
 
 /* How one operation ended: callers switch on it. A refusal is exactly one
  * of these, never a combination. */

@@ -1447,10 +1447,43 @@ test_bad_binds(void **state)
     sh_kernel_free(k);
 }
 
+/* A kernel built ahead of its call is current while each bind's path
+ * names the directory it opened; not once the directory was moved away
+ * and another made at its path, nor when the path is gone. */
+static void
+test_binds_current(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/sh_kernel_cur.XXXXXX", bind[64], moved[64];
+    assert_non_null(mkdtemp(dir));
+    char real[PATH_MAX];
+    assert_non_null(realpath(dir, real));
+    snprintf(bind, sizeof bind, "%s/ws", real);
+    snprintf(moved, sizeof moved, "%s/old", real);
+    assert_int_equal(mkdir(bind, 0700), 0);
+    const char *binds[] = {bind};
+    sh_kernel_opts o = {.ko_binds = binds, .ko_nbinds = 1};
+    sh_kernel *k = NULL;
+    assert_int_equal(sh_kernel_new(&o, &k), BOX_OK);
+    assert_true(sh_kernel_binds_current(k));
+    assert_int_equal(rename(bind, moved), 0);
+    assert_false(sh_kernel_binds_current(k));
+    assert_int_equal(mkdir(bind, 0700), 0);
+    assert_false(sh_kernel_binds_current(k));
+    sh_kernel_free(k);
+    assert_int_equal(sh_kernel_new(&o, &k), BOX_OK); // built anew: current
+    assert_true(sh_kernel_binds_current(k));
+    sh_kernel_free(k);
+    assert_int_equal(rmdir(bind), 0);
+    assert_int_equal(rmdir(moved), 0);
+    assert_int_equal(rmdir(real), 0);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_binds_current),
         cmocka_unit_test_setup_teardown(test_host_open_read_write, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_home_reporting, setup, teardown),
