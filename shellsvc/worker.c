@@ -88,6 +88,11 @@ typedef struct worker_ctx {
     pthread_cond_t wk_served_cv;
     pthread_t wk_flusher;
     bool wk_flusher_on;
+    // The flusher waits with no deadline (no batch was open): a first
+    // entry must wake it. Otherwise it wakes by itself at a deadline no
+    // later than a new batch's, and a wake-up per batch (a futex call and
+    // two switches) would be wasted.
+    bool wk_flusher_idle;
     bool wk_stop;
 } worker_ctx;
 
@@ -177,7 +182,9 @@ worker_flusher(void *arg)
             }
         }
         if (due == UINT64_MAX) {
+            w->wk_flusher_idle = true;
             pthread_cond_wait(&w->wk_served_cv, &w->wk_chan_lock);
+            w->wk_flusher_idle = false;
             continue;
         }
         struct timespec ts = {.tv_sec = (time_t)(due / 1000),
@@ -208,7 +215,8 @@ worker_batch_add(worker_ctx *w, worker_batch *b, const uint8_t *packed,
         if (!w->wk_flusher_on)
             w->wk_flusher_on =
                 pthread_create(&w->wk_flusher, NULL, worker_flusher, w) == 0;
-        pthread_cond_signal(&w->wk_served_cv);
+        else if (w->wk_flusher_idle)
+            pthread_cond_signal(&w->wk_served_cv);
     }
     // Without the thread no batch may wait: each goes at once.
     if (!w->wk_flusher_on || b->wb_n >= b->wb_max ||
