@@ -306,6 +306,47 @@ dlog_put_hex16(box_buf *b, uint64_t v)
     return box_buf_append(b, d, sizeof d);
 }
 
+/*
+ * Where a line's per-record parts went: its trace and span ids and its
+ * times. A line rendered once with them recorded (a template) is logged
+ * again and again by copying the text between them and writing fresh
+ * ones (pdp_dlog_tmpl_add): a loop's thousand served `[` cost one render.
+ */
+enum dlog_hole_kind { HOLE_TRACE, HOLE_SPAN, HOLE_TIME };
+#define DLOG_HOLES_MAX 8 // two ids and four times across the two lines
+
+typedef struct dlog_holes {
+    size_t h_n;
+    struct {
+        size_t ho_off, ho_len;
+        enum dlog_hole_kind ho_kind;
+    } h_at[DLOG_HOLES_MAX];
+} dlog_holes;
+
+/* Notes that b's bytes from start on are hole kind (h NULL: none kept). */
+static void
+dlog_hole(dlog_holes *h, const box_buf *b, size_t start,
+          enum dlog_hole_kind kind)
+{
+    if (h == NULL || h->h_n >= DLOG_HOLES_MAX)
+        return;
+    h->h_at[h->h_n].ho_off = start;
+    h->h_at[h->h_n].ho_len = b->b_len - start;
+    h->h_at[h->h_n].ho_kind = kind;
+    h->h_n++;
+}
+
+/* A record's time, noted as a hole. */
+static box_err
+dlog_put_time(box_buf *b, uint64_t ns, dlog_holes *h)
+{
+    size_t start = b->b_len;
+    box_err rv = dlog_put_dec(b, ns);
+    if (rv == BOX_OK)
+        dlog_hole(h, b, start, HOLE_TIME);
+    return rv;
+}
+
 /* The attribute writer tracks the comma between attributes. */
 typedef struct attrs {
     box_buf *a_b;
@@ -417,17 +458,23 @@ dlog_resource(box_buf *b, const char *box_id, const char *run_id)
 
 /* `"traceId":"…","spanId":"…"`: a record and its span carry the same. */
 static box_err
-dlog_put_ids(box_buf *b, const uint64_t rnd[3])
+dlog_put_ids(box_buf *b, const uint64_t rnd[3], dlog_holes *h)
 {
     box_err rv = box_buf_puts(b, "\"traceId\":\"");
+    size_t start = b->b_len;
     if (rv == BOX_OK)
         rv = dlog_put_hex16(b, rnd[0]);
     if (rv == BOX_OK)
         rv = dlog_put_hex16(b, rnd[1]);
     if (rv == BOX_OK)
+        dlog_hole(h, b, start, HOLE_TRACE);
+    if (rv == BOX_OK)
         rv = box_buf_puts(b, "\",\"spanId\":\"");
+    start = b->b_len;
     if (rv == BOX_OK)
         rv = dlog_put_hex16(b, rnd[2]);
+    if (rv == BOX_OK)
+        dlog_hole(h, b, start, HOLE_SPAN);
     if (rv == BOX_OK)
         rv = box_buf_putc(b, '"');
     return rv;
@@ -439,7 +486,7 @@ dlog_put_ids(box_buf *b, const uint64_t rnd[3])
 static box_err
 dlog_head(box_buf *b, const char *res, const char *scope, const char *event,
           int severity, const char *sev_text, const char *body, uint64_t ns,
-          const uint64_t rnd[3])
+          const uint64_t rnd[3], dlog_holes *h)
 {
     box_err rv = box_buf_puts(b, "{\"resourceLogs\":[");
     if (rv == BOX_OK)
@@ -452,11 +499,11 @@ dlog_head(box_buf *b, const char *res, const char *scope, const char *event,
     if (rv == BOX_OK)
         rv = box_buf_puts(b, "\"},\"logRecords\":[{\"timeUnixNano\":\"");
     if (rv == BOX_OK)
-        rv = dlog_put_dec(b, ns);
+        rv = dlog_put_time(b, ns, h);
     if (rv == BOX_OK)
         rv = box_buf_puts(b, "\",\"observedTimeUnixNano\":\"");
     if (rv == BOX_OK)
-        rv = dlog_put_dec(b, ns);
+        rv = dlog_put_time(b, ns, h);
     if (rv == BOX_OK)
         rv = box_buf_puts(b, "\",\"severityNumber\":");
     if (rv == BOX_OK)
@@ -472,7 +519,7 @@ dlog_head(box_buf *b, const char *res, const char *scope, const char *event,
     if (rv == BOX_OK)
         rv = box_buf_puts(b, "\",");
     if (rv == BOX_OK)
-        rv = dlog_put_ids(b, rnd);
+        rv = dlog_put_ids(b, rnd, h);
     if (rv == BOX_OK)
         rv = box_buf_puts(b, ",\"body\":{\"stringValue\":");
     if (rv == BOX_OK)
@@ -497,7 +544,8 @@ dlog_tail(box_buf *b)
  */
 static box_err
 dlog_span(box_buf *b, const char *res, const char *scope, const char *kind,
-          const char *what, bool fault, uint64_t ns, const uint64_t rnd[3])
+          const char *what, bool fault, uint64_t ns, const uint64_t rnd[3],
+          dlog_holes *h)
 {
     char name[256];
     snprintf(name, sizeof name, "%s %s", kind, what ? what : "");
@@ -511,7 +559,7 @@ dlog_span(box_buf *b, const char *res, const char *scope, const char *kind,
     if (rv == BOX_OK)
         rv = box_buf_puts(b, "\"},\"spans\":[{");
     if (rv == BOX_OK)
-        rv = dlog_put_ids(b, rnd);
+        rv = dlog_put_ids(b, rnd, h);
     if (rv == BOX_OK)
         rv = box_buf_puts(b, ",\"name\":");
     if (rv == BOX_OK)
@@ -520,11 +568,11 @@ dlog_span(box_buf *b, const char *res, const char *scope, const char *kind,
     if (rv == BOX_OK)
         rv = box_buf_puts(b, ",\"kind\":1,\"startTimeUnixNano\":\"");
     if (rv == BOX_OK)
-        rv = dlog_put_dec(b, ns);
+        rv = dlog_put_time(b, ns, h);
     if (rv == BOX_OK)
         rv = box_buf_puts(b, "\",\"endTimeUnixNano\":\"");
     if (rv == BOX_OK)
-        rv = dlog_put_dec(b, ns);
+        rv = dlog_put_time(b, ns, h);
     if (rv == BOX_OK)
         rv = box_buf_puts(b, fault ? "\",\"status\":{\"code\":2}}]}]}]}\n"
                                    : "\"}]}]}]}\n");
@@ -539,22 +587,16 @@ dlog_ids_locked(pdp_dlog *l, uint64_t rnd[3])
         rnd[i] = dlog_rand(&l->dl_rng);
 }
 
-box_err
-pdp_dlog_decision_add(pdp_dlog *l, const pdp_dlog_decision *d)
+/* A decision's two lines (record and span) at ns with ids rnd, into b;
+ * with h, where the ids and times went. */
+static box_err
+dlog_decision_build(box_buf *b, const char *res, const pdp_dlog_decision *d,
+                    uint64_t ns, const uint64_t rnd[3], dlog_holes *h)
 {
-    uint64_t rnd[3];
-    size_t mark;
-    // Built in place, under the lock: a record costs a few microseconds,
-    // less than a buffer of its own and the hand-over would.
-    box_err rv = dlog_begin(l, &mark);
-    if (rv != BOX_OK)
-        return rv;
-    box_buf *b = &l->dl_fill;
-    dlog_ids_locked(l, rnd);
-    uint64_t ns = box_svc_clock_ns(CLOCK_REALTIME);
-    rv = dlog_head(b, l->dl_res, "strands-box.policy",
-                   "strands.box.policy.decision", d->dd_permit ? 9 : 13,
-                   d->dd_permit ? "INFO" : "WARN", d->dd_message, ns, rnd);
+    box_err rv = dlog_head(b, res, "strands-box.policy",
+                           "strands.box.policy.decision", d->dd_permit ? 9 : 13,
+                           d->dd_permit ? "INFO" : "WARN", d->dd_message, ns,
+                           rnd, h);
     attrs a = {.a_b = b, .a_first = true, .a_rv = rv};
     attr_str(&a, "strands.box.policy.action", d->dd_action);
     attr_str(&a, "strands.box.policy.resource", d->dd_resource);
@@ -589,9 +631,111 @@ pdp_dlog_decision_add(pdp_dlog *l, const pdp_dlog_decision *d)
         rv = dlog_tail(b);
     if (rv == BOX_OK)
         rv = dlog_span(
-            b, l->dl_res, "strands-box.policy", "decision", d->dd_action,
+            b, res, "strands-box.policy", "decision", d->dd_action,
             d->dd_cause != NULL && strcmp(d->dd_cause, "internal_fault") == 0,
-            ns, rnd);
+            ns, rnd, h);
+    return rv;
+}
+
+box_err
+pdp_dlog_decision_add(pdp_dlog *l, const pdp_dlog_decision *d)
+{
+    uint64_t rnd[3];
+    size_t mark;
+    // Built in place, under the lock: a record costs a few microseconds,
+    // less than a buffer of its own and the hand-over would.
+    box_err rv = dlog_begin(l, &mark);
+    if (rv != BOX_OK)
+        return rv;
+    dlog_ids_locked(l, rnd);
+    rv = dlog_decision_build(&l->dl_fill, l->dl_res, d,
+                             box_svc_clock_ns(CLOCK_REALTIME), rnd, NULL);
+    return dlog_commit(l, mark, rv);
+}
+
+struct pdp_dlog_tmpl {
+    char *t_text; // the two lines as rendered, holes and all
+    size_t t_len;
+    dlog_holes t_holes;
+};
+
+box_err
+pdp_dlog_tmpl_make(const pdp_dlog *l, const pdp_dlog_decision *d,
+                   pdp_dlog_tmpl **out)
+{
+    static const uint64_t zero[3] = {0, 0, 0};
+    *out = NULL;
+    pdp_dlog_tmpl *t = box_calloc(1, sizeof *t);
+    if (t == NULL)
+        return BOX_ENOMEM;
+    box_buf b;
+    box_buf_init(&b, PDP_DLOG_LINE_MAX);
+    box_err rv = dlog_decision_build(&b, l->dl_res, d, 0, zero, &t->t_holes);
+    // Every id and time has its hole, or a copy would repeat one.
+    if (rv == BOX_OK && t->t_holes.h_n != DLOG_HOLES_MAX)
+        rv = BOX_EINVAL;
+    if (rv != BOX_OK) {
+        box_buf_reset(&b);
+        box_free(t);
+        return rv;
+    }
+    t->t_len = b.b_len;
+    t->t_text = box_buf_take(&b);
+    *out = t;
+    return BOX_OK;
+}
+
+void
+pdp_dlog_tmpl_free(pdp_dlog_tmpl *t)
+{
+    if (t == NULL)
+        return;
+    box_free(t->t_text);
+    box_free(t);
+}
+
+/* t's text with fresh ids and the time ns, into b. */
+static box_err
+dlog_tmpl_fill(box_buf *b, const pdp_dlog_tmpl *t, uint64_t ns,
+               const uint64_t rnd[3])
+{
+    size_t from = 0;
+    box_err rv = BOX_OK;
+    for (size_t i = 0; i < t->t_holes.h_n && rv == BOX_OK; i++) {
+        size_t off = t->t_holes.h_at[i].ho_off;
+        rv = box_buf_append(b, t->t_text + from, off - from);
+        if (rv != BOX_OK)
+            break;
+        switch (t->t_holes.h_at[i].ho_kind) {
+        case HOLE_TRACE:
+            rv = dlog_put_hex16(b, rnd[0]);
+            if (rv == BOX_OK)
+                rv = dlog_put_hex16(b, rnd[1]);
+            break;
+        case HOLE_SPAN:
+            rv = dlog_put_hex16(b, rnd[2]);
+            break;
+        case HOLE_TIME:
+            rv = dlog_put_dec(b, ns);
+            break;
+        }
+        from = off + t->t_holes.h_at[i].ho_len;
+    }
+    if (rv == BOX_OK)
+        rv = box_buf_append(b, t->t_text + from, t->t_len - from);
+    return rv;
+}
+
+box_err
+pdp_dlog_tmpl_add(pdp_dlog *l, const pdp_dlog_tmpl *t)
+{
+    uint64_t rnd[3];
+    size_t mark;
+    box_err rv = dlog_begin(l, &mark);
+    if (rv != BOX_OK)
+        return rv;
+    dlog_ids_locked(l, rnd);
+    rv = dlog_tmpl_fill(&l->dl_fill, t, box_svc_clock_ns(CLOCK_REALTIME), rnd);
     return dlog_commit(l, mark, rv);
 }
 
@@ -609,7 +753,7 @@ dlog_control(const char *box_id, const char *run_id, uint64_t rnd[3],
     box_err rv = dlog_resource(&res, box_id, run_id);
     if (rv == BOX_OK)
         rv = dlog_head(&b, res.b_data, "strands-box.control",
-                       "strands.box.control", 9, "INFO", body, ns, rnd);
+                       "strands.box.control", 9, "INFO", body, ns, rnd, NULL);
     attrs a = {.a_b = &b, .a_first = true, .a_rv = rv};
     attr_str(&a, "strands.box.control.operation", operation);
     attr_str(&a, "strands.box.control.outcome", outcome);
@@ -620,7 +764,7 @@ dlog_control(const char *box_id, const char *run_id, uint64_t rnd[3],
         rv = dlog_tail(&b);
     if (rv == BOX_OK)
         rv = dlog_span(&b, res.b_data, "strands-box.control", "control",
-                       operation, false, ns, rnd);
+                       operation, false, ns, rnd, NULL);
     box_buf_reset(&res);
     if (rv != BOX_OK) {
         box_buf_reset(&b);

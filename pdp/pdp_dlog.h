@@ -68,6 +68,20 @@ typedef struct pdp_dlog_decision {
 box_err pdp_dlog_decision_add(pdp_dlog *l,
                               const pdp_dlog_decision *d) BOX_WARN_UNUSED;
 
+/*
+ * A decision's lines rendered once, to be logged many times: a batch of
+ * reports names one served permit once and each time it was served (a
+ * loop's `[`). Each record logged from it is the one
+ * pdp_dlog_decision_add would write, with its own ids and time.
+ */
+typedef struct pdp_dlog_tmpl pdp_dlog_tmpl;
+/* Renders d (strings copied). The caller owns *out (pdp_dlog_tmpl_free). */
+box_err pdp_dlog_tmpl_make(const pdp_dlog *l, const pdp_dlog_decision *d,
+                           pdp_dlog_tmpl **out) BOX_WARN_UNUSED;
+/* Queues one record of t, as pdp_dlog_decision_add does. */
+box_err pdp_dlog_tmpl_add(pdp_dlog *l,
+                          const pdp_dlog_tmpl *t) BOX_WARN_UNUSED;
+void pdp_dlog_tmpl_free(pdp_dlog_tmpl *t);
 /* Queues a control record: operation (policy_installed, policy_refused,
  * box_started, box_stopped), outcome ok|refused, subject, reason. */
 box_err pdp_dlog_control_add(pdp_dlog *l, const char *operation,

@@ -363,6 +363,93 @@ test_spans(void **state)
     tmp_free(&t, v, n);
 }
 
+/* line with the value of each id and time blanked: what two records of
+ * the same decision share. The caller frees it. */
+static char *
+masked(const char *line)
+{
+    static const char *const keys[] = {
+        "\"traceId\":\"",           "\"spanId\":\"",
+        "\"timeUnixNano\":\"",      "\"observedTimeUnixNano\":\"",
+        "\"startTimeUnixNano\":\"", "\"endTimeUnixNano\":\""};
+    char *out = box_alloc(strlen(line) + 1);
+    assert_non_null(out);
+    size_t n = 0;
+    for (const char *p = line; *p;) {
+        size_t k = 0;
+        for (; k < sizeof keys / sizeof keys[0]; k++)
+            if (strncmp(p, keys[k], strlen(keys[k])) == 0)
+                break;
+        if (k == sizeof keys / sizeof keys[0]) {
+            out[n++] = *p++;
+            continue;
+        }
+        memcpy(out + n, keys[k], strlen(keys[k]));
+        n += strlen(keys[k]);
+        p += strlen(keys[k]);
+        while (*p && *p != '"')
+            p++;
+        out[n++] = 'X';
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* Records logged from a template are the record pdp_dlog_decision_add
+ * writes, byte for byte but for their ids and times, and each has ids of
+ * its own (a permit and a fault with its error and ERROR span). */
+static void
+test_template_records(void **state)
+{
+    (void)state;
+    tmp_log t;
+    pdp_dlog *l;
+    tmp_open(&t, 0, &l);
+    pdp_dlog_decision ds[2] = {decision("permitted"), decision("faulted")};
+    ds[1].dd_permit = 0;
+    ds[1].dd_cause = "internal_fault";
+    ds[1].dd_error = "policy_0: \"quoted\" error";
+    ds[1].dd_cached = 1;
+    for (int k = 0; k < 2; k++) {
+        pdp_dlog_tmpl *tm;
+        assert_int_equal(pdp_dlog_tmpl_make(l, &ds[k], &tm), BOX_OK);
+        assert_int_equal(pdp_dlog_decision_add(l, &ds[k]), BOX_OK);
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(pdp_dlog_tmpl_add(l, tm), BOX_OK);
+        pdp_dlog_tmpl_free(tm);
+    }
+    pdp_dlog_close(l);
+    // Record and span lines alike: 2 × (1 + 3) records, 16 lines.
+    FILE *f = fopen(t.path, "r");
+    assert_non_null(f);
+    char *lines[16] = {0}, *line = NULL;
+    size_t cap = 0, n = 0;
+    while (getline(&line, &cap, f) > 0) {
+        assert_true(n < 16);
+        lines[n++] = masked(line);
+    }
+    free(line); // lint: allow raw-alloc: getline mallocs it
+    fclose(f);
+    assert_int_equal(n, 16);
+    for (size_t i = 0; i < 16; i++) {
+        size_t first = i / 8 * 8 + i % 2; // the add's record or span
+        assert_string_equal(lines[i], lines[first]);
+    }
+    for (size_t i = 0; i < 16; i++)
+        box_free(lines[i]);
+    // Parsed, each record has its span, with the same ids (tmp_lines).
+    json_object **v;
+    size_t nr = tmp_lines(&t, &v);
+    assert_int_equal(nr, 8);
+    static const char *const trace[] = {"resourceLogs", "0", "scopeLogs",
+                                        "0",            "logRecords", "0",
+                                        "traceId",      NULL};
+    for (size_t i = 0; i < nr; i++)
+        for (size_t j = i + 1; j < nr; j++)
+            assert_string_not_equal(at_str(v[i], trace), at_str(v[j], trace));
+    tmp_free(&t, v, nr);
+}
+
 /* A disk that takes only part of a batch (a file size limit standing
  * for a full disk): the batch is cut back, so the file holds only whole
  * lines, and the next line starts on a line of its own. */
@@ -411,6 +498,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_disk_whole_lines),
         cmocka_unit_test(test_spans),
+        cmocka_unit_test(test_template_records),
         cmocka_unit_test(test_threads_small_queue),
         cmocka_unit_test(test_oversized_record),
         cmocka_unit_test(test_lone_line_written),

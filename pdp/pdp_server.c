@@ -313,6 +313,35 @@ scratch_put(pdp_server *s, pdp_scratch *sc)
 /* Dispatch                                                            */
 /* ------------------------------------------------------------------ */
 
+/* Decides one request into out and d (strings borrowed from sc until
+ * packed). */
+static void
+server_decide(pdp_server *s, pdp_gen *g, pdp_scratch *sc,
+              const Box__DecisionRequest *req, Box__DecisionResponse *out,
+              pdp_wire_decided *d)
+{
+    if (!pdp_wire_notice(req, g->g_epoch, out, d)) {
+        pdp_wire_decide(g->g_set, s->sv_live, sc->sc_arena, sc->sc_ans, req,
+                        g->g_epoch, out, d);
+        pdp_wire_enforce(sc->sc_arena, req, out, d);
+        pdp_wire_served(sc->sc_arena, req, g->g_epoch, d);
+    }
+}
+
+/* The answer to a report of a permit the client already served: it reads
+ * none, so none is packed, sent and unpacked (a flush carries many). */
+static void
+server_report_answer(const Box__DecisionRequest *req,
+                     const pdp_wire_decided *d, Box__DecisionResponse *out)
+{
+    uint64_t epoch = out->epoch;
+    box__decision_response__init(out);
+    out->request_id = req->request_id;
+    out->epoch = epoch;
+    out->verdict = d->wd_log.dd_permit ? BOX__VERDICT__VERDICT_PERMIT
+                                       : BOX__VERDICT__VERDICT_DENY;
+}
+
 /* Decides one request into out (strings borrowed from sc until packed)
  * and logs it. */
 static void
@@ -320,26 +349,71 @@ server_decide_one(pdp_server *s, pdp_gen *g, pdp_scratch *sc,
                   const Box__DecisionRequest *req, Box__DecisionResponse *out)
 {
     pdp_wire_decided d;
-    if (!pdp_wire_notice(req, g->g_epoch, out, &d)) {
-        pdp_wire_decide(g->g_set, s->sv_live, sc->sc_arena, sc->sc_ans, req,
-                        g->g_epoch, out, &d);
-        pdp_wire_enforce(sc->sc_arena, req, out, &d);
-        pdp_wire_served(sc->sc_arena, req, g->g_epoch, &d);
-    }
+    server_decide(s, g, sc, req, out, &d);
     if (s->sv_log != NULL &&
         pdp_dlog_decision_add(s->sv_log, &d.wd_log) != BOX_OK)
         box_log(BOX_LOG_ERROR, PDP_SVC, "a decision could not be logged");
-    if (req->cached) {
-        // A report of a permit the client already served: it reads no
-        // answer, so none is packed, sent and unpacked (a flush carries
-        // up to 256 of them).
-        uint64_t epoch = out->epoch;
-        box__decision_response__init(out);
-        out->request_id = req->request_id;
-        out->epoch = epoch;
-        out->verdict = d.wd_log.dd_permit ? BOX__VERDICT__VERDICT_PERMIT
-                                          : BOX__VERDICT__VERDICT_DENY;
+    if (req->cached)
+        server_report_answer(req, &d, out);
+}
+
+/* NULL when every index of b's order names one of its reports, else why
+ * not. */
+static const char *
+server_order_fault(const Box__DecisionBatch *b)
+{
+    if (b->n_order > BOX_PDP_ORDER_MAX)
+        return "a batch's order lists at most " BOX_PDP_ORDER_MAX_TEXT
+               " reports";
+    for (size_t k = 0; k < b->n_order; k++)
+        if (b->order[k] >= b->n_requests || !b->requests[b->order[k]]->cached)
+            return "a batch's order names a request that is not a report "
+                   "in it";
+    return NULL;
+}
+
+/*
+ * A batch whose reports come once each, with the order they were served
+ * in (DecisionBatch.order): each report is decided and its record rendered
+ * once, then logged once per index, in order; then the other requests
+ * are decided and logged in turn. Answers land in cells, one a request.
+ */
+static void
+server_decide_ordered(pdp_server *s, pdp_gen *g, pdp_scratch *sc,
+                      const Box__DecisionBatch *b, Box__DecisionResponse *cells)
+{
+    size_t lost = 0;
+    pdp_dlog_tmpl **t = box_calloc(b->n_requests, sizeof *t);
+    for (size_t i = 0; i < b->n_requests; i++) {
+        const Box__DecisionRequest *req = b->requests[i];
+        if (!req->cached)
+            continue;
+        pdp_wire_decided d;
+        server_decide(s, g, sc, req, &cells[i], &d);
+        // One that cannot be rendered stays NULL: its records are counted
+        // lost below.
+        if (t != NULL && s->sv_log != NULL &&
+            pdp_dlog_tmpl_make(s->sv_log, &d.wd_log, &t[i]) != BOX_OK)
+            t[i] = NULL;
+        server_report_answer(req, &d, &cells[i]);
     }
+    for (size_t k = 0; s->sv_log != NULL && k < b->n_order; k++) {
+        const pdp_dlog_tmpl *one = t != NULL ? t[b->order[k]] : NULL;
+        if (one == NULL || pdp_dlog_tmpl_add(s->sv_log, one) != BOX_OK)
+            lost++;
+    }
+    if (lost > 0)
+        box_log(BOX_LOG_ERROR, PDP_SVC,
+                "%zu reported decision%s could not be logged", lost,
+                lost == 1 ? "" : "s");
+    for (size_t i = 0; t != NULL && i < b->n_requests; i++)
+        pdp_dlog_tmpl_free(t[i]);
+    box_free(t);
+    for (size_t i = 0; i < b->n_requests; i++)
+        if (!b->requests[i]->cached) {
+            server_decide_one(s, g, sc, b->requests[i], &cells[i]);
+            pdp_wire_response_own(sc->sc_arena, &cells[i]);
+        }
 }
 
 static void
@@ -433,15 +507,26 @@ server_handle(void *arg, const void *req, size_t len, nng_msg *reply)
                          "out of memory");
             break;
         }
-        // One generation for the whole batch; the answer scratch is reused
-        // per decision, so each response is copied into the arena.
+        const char *fault = server_order_fault(r->decide_batch);
+        if (fault != NULL) {
+            server_error(&resp, &e, BOX__ERROR_CODE__ERROR_INVALID, fault);
+            break;
+        }
         for (size_t i = 0; i < n; i++) {
             box__decision_response__init(&cells[i]);
-            server_decide_one(s, g, sc, r->decide_batch->requests[i],
-                              &cells[i]);
-            if (!r->decide_batch->requests[i]->cached) // else borrows none
-                pdp_wire_response_own(sc->sc_arena, &cells[i]);
             outs[i] = &cells[i];
+        }
+        // One generation for the whole batch; the answer scratch is reused
+        // per decision, so each response is copied into the arena.
+        if (r->decide_batch->n_order > 0) {
+            server_decide_ordered(s, g, sc, r->decide_batch, cells);
+        } else {
+            for (size_t i = 0; i < n; i++) {
+                server_decide_one(s, g, sc, r->decide_batch->requests[i],
+                                  &cells[i]);
+                if (!r->decide_batch->requests[i]->cached) // else borrows none
+                    pdp_wire_response_own(sc->sc_arena, &cells[i]);
+            }
         }
         batch.n_responses = n;
         batch.responses = outs;

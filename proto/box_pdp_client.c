@@ -12,6 +12,7 @@
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "box_log.h"
+#include "box_repeats.h"
 #include "box_reqpack.h"
 #include "box_rpc.h"
 #include "box_svc.h"
@@ -20,7 +21,8 @@
 
 #define CACHE_PROBE 8
 #define CACHE_KEY_MAX 2048        // longer keys are never cached
-#define REPORT_MAX 256            // cached decisions waiting to be logged
+#define REPORT_MAX 256            // distinct cached decisions waiting
+#define REPORT_ORDER_MAX 8192     // all of them, repeats and all
 #define REPORT_ONE_MAX 4096       // one's packed request, at most
 #define REPORT_BYTES (128u << 10) // all of them, back to back
 #define CANON_RECORD_MAX 32       // records with more fields are not keyed
@@ -79,13 +81,11 @@ struct box_pdp_client {
     // A cached permit is served this long at most.
     uint64_t pc_cache_max_age_ms;
     narrow_entry pc_narrow[NARROW_MAX];
-    // The packed requests of hits not yet reported, back to back (a hit
-    // writes the next bytes of one buffer, not a slot of its own: 4 KiB
-    // slots cost a hit a page of its own), and their lengths.
-    uint8_t *pc_reports;
-    size_t pc_reports_used;
-    uint32_t pc_report_len[REPORT_MAX];
-    size_t pc_nreports;
+    // The packed requests of hits not yet reported: each distinct one
+    // once, with the order of all (a loop's permit served a thousand
+    // times is one request to decide and render), written in place (a
+    // hit writes the next bytes of one buffer, not a slot of its own).
+    box_repeats *pc_reports;
     box_pdp_client_stats pc_stats;
 
     // The reporter thread (with the cache only): sends the reports when
@@ -386,7 +386,8 @@ box_pdp_client_open(const box_pdp_client_opts *o, box_pdp_client **out)
         while (slots < o->co_cache_slots)
             slots <<= 1;
         if ((c->pc_cache = box_calloc(slots, sizeof(cache_entry))) == NULL ||
-            (c->pc_reports = box_alloc(REPORT_BYTES)) == NULL)
+            (c->pc_reports = box_repeats_new(REPORT_MAX, REPORT_BYTES,
+                                             REPORT_ORDER_MAX)) == NULL)
             goto fail;
         c->pc_cache_mask = slots - 1;
     }
@@ -450,7 +451,7 @@ box_pdp_client_close(box_pdp_client *c)
     for (size_t i = 0; i < NARROW_MAX; i++)
         narrow_clear(&c->pc_narrow[i]);
     box_free(c->pc_cache);
-    box_free(c->pc_reports);
+    box_repeats_free(c->pc_reports);
     box_free(c->pc_url);
     box_free(c->pc_box_id);
     pthread_cond_destroy(&c->pc_report_cv);
@@ -710,20 +711,21 @@ report_form(const Box__DecisionRequest *req, uint64_t epoch)
 
 /* Room for one more report of up to n bytes: where it goes, or NULL. */
 static uint8_t *
-report_room(box_pdp_client *c, size_t n)
+report_room(box_pdp_client *c, size_t n, size_t *room)
 {
-    if (c->pc_nreports >= REPORT_MAX || n > REPORT_ONE_MAX ||
-        n > REPORT_BYTES - c->pc_reports_used)
+    uint8_t *p = box_repeats_room(c->pc_reports, room);
+    if (p == NULL || n > REPORT_ONE_MAX || n > *room)
         return NULL;
-    return c->pc_reports + c->pc_reports_used;
+    if (*room > REPORT_ONE_MAX)
+        *room = REPORT_ONE_MAX;
+    return p;
 }
 
 /* Keeps the n bytes just written at report_room's place as a report. */
-static void
+static bool
 report_keep(box_pdp_client *c, size_t n)
 {
-    c->pc_report_len[c->pc_nreports++] = (uint32_t)n;
-    c->pc_reports_used += n;
+    return box_repeats_keep(c->pc_reports, n) == BOX_OK;
 }
 
 /* Queues a packed report form with the request id of the hit it reports:
@@ -733,7 +735,8 @@ static bool
 report_push_form(box_pdp_client *c, const uint8_t *form, size_t n,
                  uint64_t request_id)
 {
-    uint8_t *p = report_room(c, n + REPORT_ID_ROOM);
+    size_t room;
+    uint8_t *p = report_room(c, n + REPORT_ID_ROOM, &room);
     if (p == NULL)
         return false;
     memcpy(p, form, n);
@@ -741,8 +744,7 @@ report_push_form(box_pdp_client *c, const uint8_t *form, size_t n,
         p[n++] = TAG_REQUEST_ID;
         n += box_wire_varint(p + n, request_id);
     }
-    report_keep(c, n);
-    return true;
+    return report_keep(c, n);
 }
 
 /* Keeps a hit's request so the PDP can log it: the request that was
@@ -755,18 +757,15 @@ report_push(box_pdp_client *c, const Box__DecisionRequest *req, uint64_t epoch)
     Box__DecisionRequest copy = *req;
     copy.cached = 1;
     copy.cached_epoch = epoch;
-    size_t room = REPORT_BYTES - c->pc_reports_used, len;
-    uint8_t *at = report_room(c, 0);
+    size_t room, len;
+    uint8_t *at = report_room(c, 0, &room);
     if (at == NULL)
         return false;
-    if (room > REPORT_ONE_MAX)
-        room = REPORT_ONE_MAX;
     uint8_t *p = box_reqpack_any(&copy, at, room, &len);
     if (p == NULL)
         return false;
     memmove(at, p, len);
-    report_keep(c, len);
-    return true;
+    return report_keep(c, len);
 }
 
 /* ------------------------------------------------------------------ */
@@ -849,6 +848,7 @@ put_field(box_buf *b, uint8_t tag, const void *p, size_t n)
 /* Field tags of box.proto used to frame a batch by hand: hit reports are
  * already packed, so they are copied into the batch, never unpacked. */
 #define TAG_BATCH_REQUESTS 0x0a   // DecisionBatch.requests = 1
+#define TAG_BATCH_ORDER 0x12      // DecisionBatch.order = 2
 #define TAG_PDP_DECIDE_BATCH 0x12 // PdpRequest.decide_batch = 2
 
 /* One round trip: pending hit reports first, then the n requests. Answers
@@ -858,24 +858,27 @@ client_round_trip(box_pdp_client *c, const Box__DecisionRequest *const *reqs,
                   size_t n, box_pdp_answer *a)
 {
     box_err ret = BOX_ENOMEM;
-    box_buf batch, msg;
+    box_buf batch, msg, order;
     size_t nrep = 0;
     ProtobufCMessage *m = NULL;
     box_buf_init(&batch, BOX_PDP_MSG_MAX);
     box_buf_init(&msg, BOX_PDP_MSG_MAX);
+    box_buf_init(&order, BOX_PDP_MSG_MAX);
 
     pthread_mutex_lock(&c->pc_lock);
     while (n > 0 && c->pc_reports_inflight > 0)
         pthread_cond_wait(&c->pc_reports_landed, &c->pc_lock);
-    for (size_t i = 0, off = 0; i < c->pc_nreports; i++) {
-        if (put_field(&batch, TAG_BATCH_REQUESTS, c->pc_reports + off,
-                      c->pc_report_len[i]) != BOX_OK)
-            break; // the rest is lost for the log only; never for a verdict
-        off += c->pc_report_len[i];
-        nrep++;
+    if (c->pc_reports != NULL && box_repeats_entries(c->pc_reports) > 0) {
+        // Lost for the log only, never for a verdict, if they do not fit.
+        if (box_repeats_put_strings(c->pc_reports, &batch,
+                                    TAG_BATCH_REQUESTS) == BOX_OK &&
+            box_repeats_put_order(c->pc_reports, &order, TAG_BATCH_ORDER) ==
+                BOX_OK)
+            nrep = box_repeats_distinct(c->pc_reports);
+        else
+            box_buf_truncate(&batch, 0);
+        box_repeats_clear(c->pc_reports);
     }
-    c->pc_nreports = 0;
-    c->pc_reports_used = 0;
     if (nrep > 0)
         c->pc_reports_inflight++;
     pthread_mutex_unlock(&c->pc_lock);
@@ -903,8 +906,11 @@ client_round_trip(box_pdp_client *c, const Box__DecisionRequest *const *reqs,
         if (ret != BOX_OK)
             goto out;
     }
-    if (!single && (ret = put_field(&msg, TAG_PDP_DECIDE_BATCH, batch.b_data,
-                                    batch.b_len)) != BOX_OK)
+    // The order, if any, after every request: its indices name reports.
+    if (!single &&
+        ((ret = box_buf_append(&batch, order.b_data, order.b_len)) != BOX_OK ||
+         (ret = put_field(&msg, TAG_PDP_DECIDE_BATCH, batch.b_data,
+                          batch.b_len)) != BOX_OK))
         goto out;
     ret = box_rpc_call_raw(c->pc_rpc, msg.b_data, msg.b_len,
                            &box__pdp_response__descriptor, &m);
@@ -933,6 +939,7 @@ out:
         protobuf_c_message_free_unpacked(m, NULL);
     box_buf_reset(&batch);
     box_buf_reset(&msg);
+    box_buf_reset(&order);
     return ret;
 }
 
@@ -940,7 +947,8 @@ box_err
 box_pdp_client_flush(box_pdp_client *c)
 {
     pthread_mutex_lock(&c->pc_lock);
-    size_t pending = c->pc_nreports;
+    size_t pending =
+        c->pc_reports != NULL ? box_repeats_entries(c->pc_reports) : 0;
     pthread_mutex_unlock(&c->pc_lock);
     if (pending == 0)
         return BOX_OK;
@@ -953,7 +961,8 @@ box_pdp_client_flush_soon(box_pdp_client *c)
     // Reports exist only beside the cache, and the reporter with them
     // (open fails without it).
     pthread_mutex_lock(&c->pc_lock);
-    if (c->pc_nreports > 0 && c->pc_reporter_on) {
+    if (c->pc_reports != NULL && box_repeats_entries(c->pc_reports) > 0 &&
+        c->pc_reporter_on) {
         c->pc_report_wanted = true;
         pthread_cond_signal(&c->pc_report_cv);
     }
@@ -1230,27 +1239,11 @@ box_pdp_client_cache_fields(box_pdp_client *c, const char *action,
     return rv;
 }
 
-box_err
-box_pdp_client_report(box_pdp_client *c, const Box__DecisionRequest *req)
+/* A report too big to keep (or with no cache): a normal decision, so the
+ * PDP logs it; its verdict was already acted on, so it is not read. */
+static box_err
+report_as_decision(box_pdp_client *c, const Box__DecisionRequest *req)
 {
-    for (int attempt = 0; attempt < 2; attempt++) {
-        pthread_mutex_lock(&c->pc_lock);
-        bool kept =
-            c->pc_reports != NULL && report_push(c, req, req->cached_epoch);
-        if (kept)
-            c->pc_stats.cs_hits++;
-        pthread_mutex_unlock(&c->pc_lock);
-        if (kept)
-            return BOX_OK;
-        if (c->pc_reports == NULL)
-            break;
-        // Full: send what waits, then keep this one.
-        box_err rv = box_pdp_client_flush(c);
-        if (rv != BOX_OK)
-            return rv;
-    }
-    // Too big for a slot (or no cache): a normal decision, so the PDP logs
-    // it; its verdict was already acted on, so it is not read.
     box_pdp_answer a;
     Box__DecisionRequest copy = *req;
     copy.cached = 0;
@@ -1258,4 +1251,97 @@ box_pdp_client_report(box_pdp_client *c, const Box__DecisionRequest *req)
         c, (const Box__DecisionRequest *const[]){&copy}, 1, &a);
     box_pdp_answer_clear(&a);
     return rv;
+}
+
+/* Keeps the served permits k to end (packed[order[k]], or packed[k]
+ * without an order); how many it kept before the buffer filled or one
+ * that must be asked came. Caller holds pc_lock. */
+static size_t
+report_push_run(box_pdp_client *c, const uint8_t *const *packed,
+                const size_t *len, const uint32_t *order, size_t end,
+                size_t k)
+{
+    size_t kept = 0;
+    for (; k < end; k++, kept++) {
+        size_t i = order != NULL ? order[k] : k, room;
+        if (packed[i] == NULL)
+            break; // asked as a decision by the caller
+        uint8_t *at = report_room(c, len[i], &room);
+        if (at == NULL)
+            break;
+        memcpy(at, packed[i], len[i]);
+        if (!report_keep(c, len[i]))
+            break;
+        c->pc_stats.cs_hits++;
+    }
+    return kept;
+}
+
+box_err
+box_pdp_client_report_many(box_pdp_client *c,
+                           const Box__DecisionRequest *const *reqs, size_t n,
+                           const uint32_t *order, size_t norder)
+{
+    box_err ret = BOX_ENOMEM;
+    size_t total = norder > 0 ? norder : n;
+    const uint32_t *ord = norder > 0 ? order : NULL;
+    uint8_t **packed = box_calloc(n, sizeof *packed);
+    size_t *len = box_calloc(n, sizeof *len);
+    if (packed == NULL || len == NULL)
+        goto out;
+    // Each distinct request packed once; a request that does not fit a
+    // report stays NULL and is asked as a decision each time it came.
+    for (size_t i = 0; c->pc_reports != NULL && i < n; i++) {
+        uint8_t buf[REPORT_ONE_MAX];
+        Box__DecisionRequest copy = *reqs[i];
+        copy.cached = 1;
+        uint8_t *p = box_reqpack_any(&copy, buf, sizeof buf, &len[i]);
+        if (p != NULL && (packed[i] = box_alloc(len[i])) == NULL)
+            goto out;
+        if (p != NULL)
+            memcpy(packed[i], p, len[i]);
+    }
+    ret = BOX_OK;
+    for (size_t k = 0; k < total && ret == BOX_OK;) {
+        pthread_mutex_lock(&c->pc_lock);
+        size_t kept = c->pc_reports != NULL
+                          ? report_push_run(c, (const uint8_t *const *)packed,
+                                            len, ord, total, k)
+                          : 0;
+        pthread_mutex_unlock(&c->pc_lock);
+        k += kept;
+        if (k == total)
+            break;
+        size_t i = ord != NULL ? ord[k] : k;
+        if (kept > 0 || packed[i] == NULL) {
+            if (packed[i] == NULL) {
+                ret = report_as_decision(c, reqs[i]);
+                k++;
+            }
+            continue;
+        }
+        // Full: send what waits, then keep the rest.
+        if ((ret = box_pdp_client_flush(c)) != BOX_OK)
+            break;
+        pthread_mutex_lock(&c->pc_lock);
+        kept = report_push_run(c, (const uint8_t *const *)packed, len, ord,
+                               k + 1, k);
+        pthread_mutex_unlock(&c->pc_lock);
+        if (kept == 0)
+            ret = report_as_decision(c, reqs[i]); // too big for an empty one
+        k++;
+    }
+out:
+    for (size_t i = 0; packed != NULL && i < n; i++)
+        box_free(packed[i]);
+    box_free(packed);
+    box_free(len);
+    return ret;
+}
+
+box_err
+box_pdp_client_report(box_pdp_client *c, const Box__DecisionRequest *req)
+{
+    return box_pdp_client_report_many(
+        c, (const Box__DecisionRequest *const[]){req}, 1, NULL, 0);
 }

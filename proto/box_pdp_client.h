@@ -133,6 +133,13 @@ box_err box_pdp_client_cache_fields(box_pdp_client *c, const char *action,
  * now. A request too big to keep is sent as a decision of its own. */
 box_err box_pdp_client_report(box_pdp_client *c,
                               const Box__DecisionRequest *req) BOX_WARN_UNUSED;
+/* Reports permits served in a batch (ServedBatch): reqs[order[k]] for
+ * each k, in order, or with norder 0 each of reqs once. Each distinct
+ * request is packed once, however often it was served. */
+box_err box_pdp_client_report_many(box_pdp_client *c,
+                                   const Box__DecisionRequest *const *reqs,
+                                   size_t n, const uint32_t *order,
+                                   size_t norder) BOX_WARN_UNUSED;
 
 /* The narrowed cache key of (action, input) when the action's permits
  * depend only on fields: every field's name and kind, and the value of

@@ -47,6 +47,10 @@
 #define BOX_PDP_MSG_MAX (1024u * 1024u)
 #define BOX_PDP_TRANSPORT_MAX (4u * 1024u * 1024u)
 #define BOX_PDP_BATCH_MAX 512 // decisions, plus the cached ones reported
+// A batch's order (DecisionBatch.order): the served permits its reports
+// stand for, each logged.
+#define BOX_PDP_ORDER_MAX 16384
+#define BOX_PDP_ORDER_MAX_TEXT "16384"
 #define BOX_PDP_TIMEOUT_MS_DEFAULT 2000
 
 // Control sockets (health/status).

@@ -471,8 +471,10 @@ conn_decide(broker_conn *c, const Box__DecisionRequest *wreq)
 
 /* Permits the worker served from its call's cache: logged like the
  * client's own hits, but only when this connection let the worker keep
- * each. False when it did not (the worker broke the protocol; none of the
- * batch is logged as served then, and the call ends). */
+ * each. Each distinct permit comes once, with the order they were served
+ * in when one repeats (ServedBatch.order): checked once, logged once per
+ * serving. False when the worker broke the protocol (none of the batch
+ * is logged as served then, and the call ends). */
 static bool
 conn_served(broker_conn *c, const Box__ServedBatch *sb)
 {
@@ -487,15 +489,16 @@ conn_served(broker_conn *c, const Box__ServedBatch *sb)
             epoch != sb->requests[i]->cached_epoch)
             return false;
     }
-    for (size_t i = 0; i < sb->n_requests; i++)
-        if (box_pdp_client_report(c->cn_b->br_cfg.bc_pdp, sb->requests[i]) !=
-            BOX_OK) {
-            box_log(BOX_LOG_WARN, BROKER_SVC,
-                    "%zu decisions served from a worker's cache were not "
-                    "reported to the PDP",
-                    sb->n_requests - i);
-            break;
-        }
+    for (size_t k = 0; k < sb->n_order; k++)
+        if (sb->order[k] >= sb->n_requests)
+            return false;
+    if (box_pdp_client_report_many(
+            c->cn_b->br_cfg.bc_pdp,
+            (const Box__DecisionRequest *const *)sb->requests, sb->n_requests,
+            sb->order, sb->n_order) != BOX_OK)
+        box_log(BOX_LOG_WARN, BROKER_SVC,
+                "decisions served from a worker's cache were not all "
+                "reported to the PDP");
     // Sent on now, not with the next question: a call that runs long (or
     // is killed) after its last hits still has them in the log. By the
     // client's reporter: the call goes on meanwhile.

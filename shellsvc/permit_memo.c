@@ -199,3 +199,55 @@ permit_memo_has(const permit_memo *m, const Box__DecisionRequest *req,
         *epoch = e->pe_epoch;
     return true;
 }
+
+/* True when a's permits depend on the field name. */
+static bool
+pm_reads(const pm_action *a, const char *name)
+{
+    for (size_t i = 0; i < a->pa_n; i++)
+        if (strcmp(a->pa_fields[i], name) == 0)
+            return true;
+    return false;
+}
+
+Box__Value *
+permit_memo_report_input(const permit_memo *m, const Box__DecisionRequest *req,
+                         permit_memo_blank *b)
+{
+    Box__Value *in = req->input;
+    const pm_action *a = req->action ? pm_action_find(m, req->action) : NULL;
+    if (a == NULL || in == NULL || in->kind_case != BOX__VALUE__KIND_RECORD ||
+        in->record == NULL ||
+        in->record->n_fields > PERMIT_MEMO_BLANK_FIELDS)
+        return in;
+    const Box__ValueRecord *r = in->record;
+    box__value__init(&b->pb_input);
+    box__value_record__init(&b->pb_record);
+    b->pb_input.kind_case = BOX__VALUE__KIND_RECORD;
+    b->pb_input.record = &b->pb_record;
+    b->pb_record.n_fields = r->n_fields;
+    b->pb_record.fields = b->pb_ptrs;
+    for (size_t i = 0; i < r->n_fields; i++) {
+        const Box__RecordField *f = r->fields[i];
+        Box__RecordField *o = &b->pb_fields[i];
+        Box__Value *v = &b->pb_values[i];
+        *o = *f;
+        b->pb_ptrs[i] = o;
+        if (f->value == NULL || f->name == NULL || pm_reads(a, f->name))
+            continue;
+        box__value__init(v);
+        v->kind_case = f->value->kind_case;
+        switch (f->value->kind_case) {
+        case BOX__VALUE__KIND_STR:
+            v->str = "";
+            break;
+        case BOX__VALUE__KIND_LONG:
+        case BOX__VALUE__KIND_BOOLEAN:
+            break; // 0 and false, from init
+        default:
+            continue; // kept as it is
+        }
+        o->value = v;
+    }
+    return &b->pb_input;
+}

@@ -51,4 +51,26 @@ bool permit_memo_has(const permit_memo *m, const Box__DecisionRequest *req,
                      uint64_t gen, uint64_t now_ms, uint64_t max_age_ms,
                      uint64_t *epoch);
 
+/*
+ * The input a report of req's served permit carries: every field the
+ * action's permits depend on as it is, every other a blank of its kind
+ * ("", 0, false; sets, records and entities as they are), so the reports
+ * of a loop's `[ $i -lt 10 ]` are the same bytes, sent, checked and
+ * decided once (box_repeats). The key, and so the permit, is the same;
+ * the record's subject (command, redacted arguments, path) is req's own.
+ * Strings are borrowed from req, the rest lives in *b. req's own input
+ * when the action was not kept or its record is too wide.
+ */
+#define PERMIT_MEMO_BLANK_FIELDS 32
+typedef struct permit_memo_blank {
+    Box__Value pb_input;
+    Box__ValueRecord pb_record;
+    Box__RecordField *pb_ptrs[PERMIT_MEMO_BLANK_FIELDS];
+    Box__RecordField pb_fields[PERMIT_MEMO_BLANK_FIELDS];
+    Box__Value pb_values[PERMIT_MEMO_BLANK_FIELDS];
+} permit_memo_blank;
+Box__Value *permit_memo_report_input(const permit_memo *m,
+                                     const Box__DecisionRequest *req,
+                                     permit_memo_blank *b);
+
 #endif

@@ -75,6 +75,69 @@ test_fields_in_key(void **state)
     permit_memo_free(m);
 }
 
+/* The value of field name in input, or NULL. */
+static const Box__Value *
+field_of(const Box__Value *input, const char *name)
+{
+    for (size_t i = 0; i < input->record->n_fields; i++)
+        if (strcmp(input->record->fields[i]->name, name) == 0)
+            return input->record->fields[i]->value;
+    return NULL;
+}
+
+/* A report's input: the fields read as they are, the others blank of
+ * their kind (an entity as it is), so a loop's reports are one; the
+ * broker's memo takes it as the permit it kept; a request of an action
+ * never kept reports its own input. */
+static void
+test_report_input(void **state)
+{
+    (void)state;
+    permit_memo *m = permit_memo_new();
+    box_req q;
+    char cmd[64];
+    exec_req(&q, "[", 5, cmd, sizeof cmd);
+    assert_int_equal(permit_memo_add(m, &q.r_req, by_program, 1, 7, 3, 0),
+                     BOX_OK);
+    permit_memo_blank b, b2;
+    exec_req(&q, "[", 6, cmd, sizeof cmd);
+    Box__Value *in = permit_memo_report_input(m, &q.r_req, &b);
+    assert_ptr_not_equal(in, q.r_req.input);
+    assert_string_equal(field_of(in, "program")->str, "[");
+    assert_string_equal(field_of(in, "command")->str, "");
+    assert_string_equal(field_of(in, "cwd")->str, "");
+    assert_int_equal(field_of(in, "arg_count")->kind_case,
+                     BOX__VALUE__KIND_LONG);
+    assert_int_equal(field_of(in, "arg_count")->long_, 0);
+    assert_string_equal(field_of(q.r_req.input, "command")->str,
+                        "[ 6 -lt 20000"); // the request is untouched
+    Box__DecisionRequest rep = q.r_req;
+    rep.input = in;
+    assert_true(permit_memo_has(m, &rep, 3, 0, 0, NULL));
+    // Another serving of the same permit: the same report, byte for byte.
+    box_req q2;
+    char cmd2[64];
+    exec_req(&q2, "[", 7, cmd2, sizeof cmd2);
+    Box__DecisionRequest rep2 = q2.r_req;
+    rep2.input = permit_memo_report_input(m, &q2.r_req, &b2);
+    uint8_t p1[512], p2[512];
+    assert_true(box__decision_request__get_packed_size(&rep) <= sizeof p1);
+    size_t n1 = box__decision_request__pack(&rep, p1);
+    size_t n2 = box__decision_request__pack(&rep2, p2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(p1, p2, n1);
+    // An entity is kept as it is; an action never kept reports itself.
+    box_req_fs(&q, "fs:read", "Box::FsReadOperation", "read_content", "/w/a");
+    assert_ptr_equal(permit_memo_report_input(m, &q.r_req, &b), q.r_req.input);
+    assert_int_equal(permit_memo_add(m, &q.r_req, no_fields, 0, 7, 3, 0),
+                     BOX_OK);
+    in = permit_memo_report_input(m, &q.r_req, &b);
+    assert_string_equal(field_of(in, "path")->str, "");
+    assert_ptr_equal(field_of(in, "operation"),
+                     field_of(q.r_req.input, "operation"));
+    permit_memo_free(m);
+}
+
 /* shell:spawn (the broker matches each launch to its permit) and a
  * request with an enforcement gate are never kept. */
 static void
@@ -173,6 +236,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_narrowed),
         cmocka_unit_test(test_fields_in_key),
+        cmocka_unit_test(test_report_input),
         cmocka_unit_test(test_never_kept),
         cmocka_unit_test(test_two_sides_agree),
         cmocka_unit_test(test_bad_requests),

@@ -22,6 +22,7 @@
 #include "box_pdp_client.h"
 #include "box_reqpack.h"
 #include "box_svc.h"
+#include "box_repeats.h"
 #include "permit_memo.h"
 #include "sh_kernel.h"
 #include "worker_interp.h"
@@ -39,7 +40,10 @@
 // Outcomes (dogwood-spec §5.6) wait the same way, in their own batch,
 // also sent before every decide and launch frame, so the call's next
 // decision sees them.
-#define WORKER_SERVED_MAX 64
+// Served permits: each distinct one is sent once with the order of all
+// (box_repeats), so a loop's 2,000 `[` cost the broker one check.
+#define WORKER_SERVED_MAX 2048
+#define WORKER_SERVED_DISTINCT 64
 #define WORKER_SERVED_BYTES (32u * 1024u)
 #define WORKER_SERVED_MS 5
 #define WORKER_SERVED_REQ_MAX 4096 // a longer request is asked, not served
@@ -54,12 +58,13 @@
 #endif
 
 /* Packed messages waiting to go as one frame's body: the requests of a
- * ServedBatch or the events of an EventBatch (field 1, repeated, in
- * both). Under wk_chan_lock. */
+ * ServedBatch (in wb_rep: each distinct one once, and their order) or the
+ * events of an EventBatch (in wb_body). Under wk_chan_lock. */
 typedef struct worker_batch {
     uint32_t wb_tag; // the AliasFrame field the body goes in (its key)
     size_t wb_max;   // entries, then it is sent at once
     box_buf wb_body;
+    box_repeats *wb_rep;
     size_t wb_n;
     uint64_t wb_first_ms; // when the oldest was added
 } worker_batch;
@@ -126,12 +131,26 @@ worker_apply_limits(const worker_limits *l)
 #define TAG_FRAME_SERVED (15 << 3 | 2)   // AliasFrame.served, bytes
 #define TAG_FRAME_OUTCOMES (16 << 3 | 2) // AliasFrame.outcomes, bytes
 #define TAG_BATCH_ENTRY 0x0a // ServedBatch.requests, EventBatch.events
+#define TAG_BATCH_ORDER 0x12 // ServedBatch.order
 
-static void
-worker_batch_init(worker_batch *b, uint32_t tag, size_t max, size_t bytes)
+/* A batch of max entries; with distinct, of served permits (wb_rep).
+ * False when out of memory. */
+static bool
+worker_batch_init(worker_batch *b, uint32_t tag, size_t max, size_t distinct,
+                  size_t bytes)
 {
     *b = (worker_batch){.wb_tag = tag, .wb_max = max};
     box_buf_init(&b->wb_body, bytes);
+    return distinct == 0 ||
+           (b->wb_rep = box_repeats_new(distinct, bytes, max)) != NULL;
+}
+
+static void
+worker_batch_free(worker_batch *b)
+{
+    box_buf_reset(&b->wb_body);
+    box_repeats_free(b->wb_rep);
+    b->wb_rep = NULL;
 }
 
 /* Sends the entries of b waiting, as one frame. Caller holds
@@ -146,12 +165,20 @@ worker_batch_flush(worker_ctx *w, worker_batch *b)
     head[n++] = TAG_FRAME_PROGRAM;
     n += box_wire_varint(head + n, w->wk_program);
     n += box_wire_varint(head + n, b->wb_tag); // a key past 127 takes two
-    n += box_wire_varint(head + n, b->wb_body.b_len);
+    n += box_wire_varint(head + n, b->wb_rep != NULL
+                                       ? box_repeats_put_size(b->wb_rep)
+                                       : b->wb_body.b_len);
     box_buf frame;
     box_buf_init(&frame, BOX_FRAME_MAX);
     box_err rv = box_buf_append(&frame, head, n);
-    if (rv == BOX_OK)
+    if (rv == BOX_OK && b->wb_rep != NULL) {
+        rv = box_repeats_put_strings(b->wb_rep, &frame, TAG_BATCH_ENTRY);
+        if (rv == BOX_OK)
+            rv = box_repeats_put_order(b->wb_rep, &frame, TAG_BATCH_ORDER);
+        box_repeats_clear(b->wb_rep);
+    } else if (rv == BOX_OK) {
         rv = box_buf_append(&frame, b->wb_body.b_data, b->wb_body.b_len);
+    }
     if (rv == BOX_OK)
         rv = box_frame_write_bytes(w->wk_chan, frame.b_data, frame.b_len,
                                    WORKER_WRITE_MS);
@@ -196,6 +223,28 @@ worker_flusher(void *arg)
     return NULL;
 }
 
+/* Counts an entry just added to b; sends b now when it is full or old.
+ * Caller holds wk_chan_lock. */
+static box_err
+worker_batch_added(worker_ctx *w, worker_batch *b, size_t bytes,
+                   uint64_t now_ms)
+{
+    if (b->wb_n++ == 0) {
+        b->wb_first_ms = now_ms;
+        if (!w->wk_flusher_on)
+            w->wk_flusher_on =
+                pthread_create(&w->wk_flusher, NULL, worker_flusher, w) == 0;
+        else if (w->wk_flusher_idle)
+            pthread_cond_signal(&w->wk_served_cv);
+    }
+    // Without the thread no batch may wait: each goes at once.
+    if (!w->wk_flusher_on || b->wb_n >= b->wb_max ||
+        bytes >= WORKER_SERVED_BYTES ||
+        now_ms - b->wb_first_ms >= WORKER_SERVED_MS)
+        return worker_batch_flush(w, b);
+    return BOX_OK;
+}
+
 /* Adds one packed entry to b (sent now when b is full or old). Caller
  * holds wk_chan_lock. */
 static box_err
@@ -210,20 +259,26 @@ worker_batch_add(worker_ctx *w, worker_batch *b, const uint8_t *packed,
         rv = box_buf_append(&b->wb_body, packed, n);
     if (rv != BOX_OK)
         return rv;
-    if (b->wb_n++ == 0) {
-        b->wb_first_ms = now_ms;
-        if (!w->wk_flusher_on)
-            w->wk_flusher_on =
-                pthread_create(&w->wk_flusher, NULL, worker_flusher, w) == 0;
-        else if (w->wk_flusher_idle)
-            pthread_cond_signal(&w->wk_served_cv);
-    }
-    // Without the thread no batch may wait: each goes at once.
-    if (!w->wk_flusher_on || b->wb_n >= b->wb_max ||
-        b->wb_body.b_len >= WORKER_SERVED_BYTES ||
-        now_ms - b->wb_first_ms >= WORKER_SERVED_MS)
-        return worker_batch_flush(w, b);
-    return BOX_OK;
+    return worker_batch_added(w, b, b->wb_body.b_len, now_ms);
+}
+
+/* Packs req, marked served, at the served batch's room and keeps it.
+ * BOX_ETOOBIG when it does not fit in what is left. */
+static box_err
+worker_served_pack(worker_ctx *w, const Box__DecisionRequest *req)
+{
+    size_t room, n;
+    uint8_t *at = box_repeats_room(w->wk_served.wb_rep, &room);
+    if (at == NULL)
+        return BOX_ETOOBIG;
+    if (room > WORKER_SERVED_REQ_MAX)
+        room = WORKER_SERVED_REQ_MAX;
+    // One pass (box_reqpack): protobuf-c's two cost most of a served hit.
+    const uint8_t *p = box_reqpack_any(req, at, room, &n);
+    if (p == NULL)
+        return BOX_ETOOBIG;
+    memmove(at, p, n);
+    return box_repeats_keep(w->wk_served.wb_rep, n);
 }
 
 /* Keeps a served permit's request for the next batch. Caller holds
@@ -232,16 +287,20 @@ static box_err
 worker_served_add(worker_ctx *w, const Box__DecisionRequest *req,
                   uint64_t epoch, uint64_t now_ms)
 {
-    uint8_t buf[WORKER_SERVED_REQ_MAX];
+    permit_memo_blank blank;
     Box__DecisionRequest copy = *req;
     copy.cached = 1;
     copy.cached_epoch = epoch;
-    // One pass (box_reqpack): protobuf-c's two cost most of a served hit.
-    size_t n;
-    const uint8_t *packed = box_reqpack_any(&copy, buf, sizeof buf, &n);
-    if (packed == NULL)
-        return BOX_ETOOBIG;
-    return worker_batch_add(w, &w->wk_served, packed, n, now_ms);
+    copy.input = permit_memo_report_input(w->wk_memo, req, &blank);
+    box_err rv = worker_served_pack(w, &copy);
+    // Full: send what waits and try once more, in an empty batch.
+    if (rv == BOX_ETOOBIG && w->wk_served.wb_n > 0 &&
+        (rv = worker_batch_flush(w, &w->wk_served)) == BOX_OK)
+        rv = worker_served_pack(w, &copy);
+    if (rv != BOX_OK)
+        return rv;
+    return worker_batch_added(
+        w, &w->wk_served, box_repeats_bytes(w->wk_served.wb_rep), now_ms);
 }
 
 /* Writes one frame after the served permits waiting. Caller holds
@@ -581,29 +640,26 @@ worker_prep_take(worker_prep *prep)
 int
 worker_main(int chan, int fds, const worker_settings *ws, worker_prep *prep)
 {
-    sh_kernel *kernel = worker_prep_take(prep);
+    sh_kernel *kernel = worker_prep_take(prep); // until worker_interp_run
     Box__AliasFrame *call = NULL;
+    int stdin_fd = -1, ret = 1;
     worker_ctx w = {.wk_chan = chan,
                     .wk_fds = fds,
                     .wk_valid = ws != NULL ? ws->ws_valid : NULL};
     pthread_mutex_init(&w.wk_chan_lock, NULL);
     pthread_cond_init(&w.wk_served_cv, NULL);
-    worker_batch_init(&w.wk_served, TAG_FRAME_SERVED, WORKER_SERVED_MAX,
-                      WORKER_SERVED_BYTES + WORKER_SERVED_REQ_MAX + 16);
-    worker_batch_init(&w.wk_outcomes, TAG_FRAME_OUTCOMES,
-                      BOX_OUTCOMES_BATCH_MAX,
-                      WORKER_SERVED_BYTES + WORKER_OUTCOME_MAX + 16);
+    if (!worker_batch_init(&w.wk_served, TAG_FRAME_SERVED, WORKER_SERVED_MAX,
+                           WORKER_SERVED_DISTINCT,
+                           WORKER_SERVED_BYTES + WORKER_SERVED_REQ_MAX + 16) ||
+        !worker_batch_init(&w.wk_outcomes, TAG_FRAME_OUTCOMES,
+                           BOX_OUTCOMES_BATCH_MAX, 0,
+                           WORKER_SERVED_BYTES + WORKER_OUTCOME_MAX + 16))
+        goto out;
     if (box_frame_read(chan, BOX_FRAME_MAX, WORKER_CALL_READ_MS,
-                       BOX_FRAMES_TO_WORKER, &call, NULL) != BOX_OK) {
-        sh_kernel_free(kernel);
-        return 1;
-    }
-    if (call->body_case != BOX__ALIAS_FRAME__BODY_CALL ||
-        call->call->source == NULL) {
-        box__alias_frame__free_unpacked(call, NULL);
-        sh_kernel_free(kernel);
-        return 1;
-    }
+                       BOX_FRAMES_TO_WORKER, &call, NULL) != BOX_OK ||
+        call->body_case != BOX__ALIAS_FRAME__BODY_CALL ||
+        call->call->source == NULL)
+        goto out;
     w.wk_program = call->program;
     // Built while the worker waited, maybe long ago: a bind moved or made
     // anew since then means building it again, as the call would have.
@@ -612,12 +668,8 @@ worker_main(int chan, int fds, const worker_settings *ws, worker_prep *prep)
         kernel = NULL;
     }
     // A streamed stdin's pipe came first, on the descriptor socket.
-    int stdin_fd = -1;
-    if (call->call->stdin_stream && (stdin_fd = worker_recv_stdin(fds)) < 0) {
-        box__alias_frame__free_unpacked(call, NULL);
-        sh_kernel_free(kernel);
-        return 1;
-    }
+    if (call->call->stdin_stream && (stdin_fd = worker_recv_stdin(fds)) < 0)
+        goto out;
     // Without its memo the call still runs, asking every time.
     if (w.wk_valid != NULL)
         w.wk_memo = permit_memo_new();
@@ -630,11 +682,7 @@ worker_main(int chan, int fds, const worker_settings *ws, worker_prep *prep)
                     .wi_stdin_want = worker_want_input,
                     .wi_ctx = &w};
     int status = worker_interp_run(ws, call->call, stdin_fd, &io, kernel);
-    // The broker sees the pipe's reader go: stdin not read is dropped.
-    if (stdin_fd >= 0)
-        close(stdin_fd);
-    box__alias_frame__free_unpacked(call, NULL);
-    permit_memo_free(w.wk_memo);
+    kernel = NULL; // worker_interp_run's
     if (w.wk_flusher_on) {
         pthread_mutex_lock(&w.wk_chan_lock);
         w.wk_stop = true;
@@ -644,21 +692,26 @@ worker_main(int chan, int fds, const worker_settings *ws, worker_prep *prep)
     }
     // The last reports and outcomes go before Exit: the call's log and
     // history are whole when the alias sees it end.
-    if (!w.wk_broken && (worker_batch_flush(&w, &w.wk_served) != BOX_OK ||
-                         worker_batch_flush(&w, &w.wk_outcomes) != BOX_OK))
-        w.wk_broken = true;
-    box_buf_reset(&w.wk_served.wb_body);
-    box_buf_reset(&w.wk_outcomes.wb_body);
-    if (w.wk_broken)
-        return 1;
-
+    if (w.wk_broken || worker_batch_flush(&w, &w.wk_served) != BOX_OK ||
+        worker_batch_flush(&w, &w.wk_outcomes) != BOX_OK)
+        goto out;
     Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
     Box__Exit e = BOX__EXIT__INIT;
     f.program = w.wk_program;
     f.body_case = BOX__ALIAS_FRAME__BODY_EXIT;
     f.exit = &e;
     e.status = status;
-    return box_frame_write(chan, &f, BOX_FRAME_MAX, WORKER_WRITE_MS) == BOX_OK
-               ? 0
-               : 1;
+    if (box_frame_write(chan, &f, BOX_FRAME_MAX, WORKER_WRITE_MS) == BOX_OK)
+        ret = 0;
+out:
+    // The broker sees the pipe's reader go: stdin not read is dropped.
+    if (stdin_fd >= 0)
+        close(stdin_fd);
+    if (call != NULL)
+        box__alias_frame__free_unpacked(call, NULL);
+    permit_memo_free(w.wk_memo);
+    worker_batch_free(&w.wk_served);
+    worker_batch_free(&w.wk_outcomes);
+    sh_kernel_free(kernel);
+    return ret;
 }

@@ -199,6 +199,20 @@ test_loop_logged_whole(void **state)
     if (trues != 500 || tests != 501)
         fail_msg("%zu true and %zu [ in the log, not 500 and 501", trues,
                  tests);
+    // In the order they ran: [ true [ true … [ (the worker sends each
+    // distinct permit once with the order of all).
+    size_t k = 0;
+    for (const char *l = d; *l; l = strchr(l, '\n') + 1) {
+        bool t = strncmp(l, "permit shell:exec true\n", 23) == 0;
+        bool b = strncmp(l, "permit shell:exec [\n", 20) == 0;
+        if (!t && !b)
+            continue;
+        if (t != (k % 2 == 1))
+            fail_msg("decision %zu of the loop is %s, out of order", k,
+                     t ? "true" : "[");
+        k++;
+    }
+    assert_int_equal(k, 1001);
     box_free(d);
     // Most came from a cache, and say so.
     char p[PATH_MAX + 64];

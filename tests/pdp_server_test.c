@@ -24,6 +24,8 @@
 #include "box_buf.h"
 #include "box_control.h"
 #include "box_pdp_client.h"
+#include "box_rpc.h"
+#include "box_wire.h"
 #include "box_proc.h"
 #include "box_testutil.h"
 #include "box_req.h"
@@ -648,6 +650,141 @@ test_reports_sent_in_background(void **state)
     // lost nor sent twice.
     assert_int_equal(count(log, "\"soon1\""), 1);
     assert_int_equal(count(log, "\"atclose\""), 1);
+    box_free(log);
+}
+
+/* The resources of the log's decision records, in order, one a line. */
+static void
+resources_in_order(const char *log, box_buf *out)
+{
+    static const char key[] = "{\"key\":\"strands.box.policy.resource\","
+                              "\"value\":{\"stringValue\":\"";
+    for (const char *p = strstr(log, key); p != NULL;
+         p = strstr(p + 1, key)) {
+        const char *v = p + sizeof key - 1;
+        assert_int_equal(box_buf_append(out, v, strcspn(v, "\"")), BOX_OK);
+        assert_int_equal(box_buf_putc(out, '\n'), BOX_OK);
+    }
+}
+
+/* Permits served again and again (a loop's): each distinct request goes
+ * to the PDP once with the order of all, and the log has a record for
+ * each serving, in the order served, decided as a whole request would
+ * be (its rule, not <cached-permit>). */
+static void
+test_repeated_reports_logged_in_order(void **state)
+{
+    (void)state;
+    fx f;
+    fx_start(&f, permit_all_exec, 2000);
+    box_req q;
+    box_pdp_answer a;
+    box_req_exec(&q, "first", "first", 0, "/w");
+    assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
+    uint64_t e1 = a.pa_epoch;
+    box_pdp_answer_clear(&a);
+    box_req r1, r2;
+    box_req_exec(&r1, "ls", "ls", 0, "/w");
+    box_req_exec(&r2, "cat", "cat x", 1, "/w");
+    r1.r_req.cached = r2.r_req.cached = 1;
+    r1.r_req.cached_epoch = r2.r_req.cached_epoch = e1;
+    const Box__DecisionRequest *reqs[] = {&r1.r_req, &r2.r_req};
+    static const uint32_t order[] = {0, 1, 0, 0, 1, 0};
+    assert_int_equal(box_pdp_client_report_many(f.client, reqs, 2, order, 6),
+                     BOX_OK);
+    // 3,000 more of ls: more than one report batch holds, sent in turns.
+    uint32_t many[3000] = {0};
+    assert_int_equal(
+        box_pdp_client_report_many(f.client, reqs, 2, many, 3000), BOX_OK);
+    assert_int_equal(box_pdp_client_flush(f.client), BOX_OK);
+    char *log = fx_stop(&f);
+    box_buf got;
+    box_buf_init(&got, 1u << 20);
+    resources_in_order(log, &got);
+    box_buf want;
+    box_buf_init(&want, 1u << 20);
+    assert_int_equal(box_buf_puts(&want, "first\nls\ncat\nls\nls\ncat\nls\n"),
+                     BOX_OK);
+    for (int i = 0; i < 3000; i++)
+        assert_int_equal(box_buf_puts(&want, "ls\n"), BOX_OK);
+    assert_string_equal(got.b_data, want.b_data);
+    assert_int_equal(count(log, "{\"key\":\"strands.box.policy.cached\""),
+                     3006);
+    assert_int_equal(count(log, "\"<cached-permit>\""), 0);
+    assert_int_equal(count(log, "{\"resourceSpans\":"), 3008); // + control
+    box_buf_reset(&got);
+    box_buf_reset(&want);
+    box_free(log);
+}
+
+/* A batch whose order names what is not a report in it is refused whole:
+ * nothing decided, nothing logged. */
+static void
+test_bad_order_refused(void **state)
+{
+    (void)state;
+    fx f;
+    fx_start(&f, permit_all_exec, 2000);
+    box_rpc_client *rpc;
+    assert_int_equal(box_rpc_client_open(f.url, 2000, &rpc), BOX_OK);
+    box_req r1, r2;
+    box_req_exec(&r1, "ls", "ls", 0, "/w");
+    box_req_exec(&r2, "cat", "cat x", 1, "/w");
+    r1.r_req.cached = 1; // a report; r2 a question
+    static const struct {
+        uint32_t order[2];
+        const char *why;
+    } rows[] = {
+        {{0, 2}, "a batch's order names a request that is not a report in "
+                 "it"},
+        {{0, 1}, "a batch's order names a request that is not a report in "
+                 "it"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        Box__DecisionRequest *reqs[] = {&r1.r_req, &r2.r_req};
+        Box__DecisionBatch b = BOX__DECISION_BATCH__INIT;
+        b.n_requests = 2;
+        b.requests = reqs;
+        b.n_order = 2;
+        b.order = (uint32_t *)rows[i].order;
+        Box__PdpRequest rq = BOX__PDP_REQUEST__INIT;
+        rq.body_case = BOX__PDP_REQUEST__BODY_DECIDE_BATCH;
+        rq.decide_batch = &b;
+        ProtobufCMessage *m = NULL;
+        assert_int_equal(box_rpc_call(rpc, &rq.base,
+                                      &box__pdp_response__descriptor, &m),
+                         BOX_OK);
+        Box__PdpResponse *resp = (Box__PdpResponse *)m;
+        assert_int_equal(resp->body_case, BOX__PDP_RESPONSE__BODY_ERROR);
+        assert_int_equal(resp->error->code, BOX__ERROR_CODE__ERROR_INVALID);
+        assert_string_equal(resp->error->message, rows[i].why);
+        protobuf_c_message_free_unpacked(m, NULL);
+    }
+    // Over the bound: refused with its own words.
+    uint32_t *big = box_calloc(BOX_PDP_ORDER_MAX + 1, sizeof *big);
+    assert_non_null(big);
+    Box__DecisionRequest *one[] = {&r1.r_req};
+    Box__DecisionBatch b = BOX__DECISION_BATCH__INIT;
+    b.n_requests = 1;
+    b.requests = one;
+    b.n_order = BOX_PDP_ORDER_MAX + 1;
+    b.order = big;
+    Box__PdpRequest rq = BOX__PDP_REQUEST__INIT;
+    rq.body_case = BOX__PDP_REQUEST__BODY_DECIDE_BATCH;
+    rq.decide_batch = &b;
+    ProtobufCMessage *m = NULL;
+    assert_int_equal(
+        box_rpc_call(rpc, &rq.base, &box__pdp_response__descriptor, &m),
+        BOX_OK);
+    Box__PdpResponse *resp = (Box__PdpResponse *)m;
+    assert_int_equal(resp->body_case, BOX__PDP_RESPONSE__BODY_ERROR);
+    assert_string_equal(resp->error->message,
+                        "a batch's order lists at most 16384 reports");
+    protobuf_c_message_free_unpacked(m, NULL);
+    box_free(big);
+    box_rpc_client_close(rpc);
+    char *log = fx_stop(&f);
+    assert_int_equal(count(log, "strands.box.policy.decision"), 0);
     box_free(log);
 }
 
@@ -1304,6 +1441,8 @@ main(void)
         cmocka_unit_test(test_reload_drops_cache_and_keeps_old_on_error),
         cmocka_unit_test(test_validity_word_and_late_reports),
         cmocka_unit_test(test_reports_sent_in_background),
+        cmocka_unit_test(test_repeated_reports_logged_in_order),
+        cmocka_unit_test(test_bad_order_refused),
         cmocka_unit_test(test_validity_word_drops_with_notices),
         cmocka_unit_test(test_cached_permit_expires_without_notice),
         cmocka_unit_test(test_cache_keys_on_fields_read),

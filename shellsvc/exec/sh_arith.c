@@ -108,7 +108,9 @@ cur(const ar *a)
 static void
 skip_ws(ar *a)
 {
-    while (!at_end(a) && strchr(" \t\n", a->a_s[a->a_pos]) != NULL)
+    while (!at_end(a) && (a->a_s[a->a_pos] == ' ' ||
+                          a->a_s[a->a_pos] == '\t' ||
+                          a->a_s[a->a_pos] == '\n'))
         a->a_pos++;
 }
 
@@ -125,6 +127,10 @@ next_tok(ar *a)
 static bool
 looking_at(const ar *a, const char *t)
 {
+    // Nearly every try (each operator at each level of the climb) fails
+    // on the first byte: it costs no strlen.
+    if (at_end(a) || a->a_s[a->a_pos] != t[0])
+        return false;
     size_t n = strlen(t);
     return a->a_pos + n <= a->a_len && memcmp(a->a_s + a->a_pos, t, n) == 0;
 }
@@ -309,16 +315,16 @@ var_num(ar *a, const char *name, size_t n)
 static void
 var_store(ar *a, const char *name, size_t n, long long v)
 {
-    char nm[ARITH_NAME_MAX], num[32];
+    char nm[ARITH_NAME_MAX], num[SH_DEC_MAX];
     const char *br = memchr(name, '[', n);
     if (!name_copy(name, br ? (size_t)(br - name) : n, nm)) {
         fail(a, "name too long");
         return;
     }
-    (void)snprintf(num, sizeof num, "%lld", v);
-    if (memchr(name, '[', n) != NULL)
+    size_t nl = sh_fmt_dec(num, v);
+    if (br != NULL)
         elem_store(a, name, n, num);
-    else if (sh_assign_str(a->a_cx, NULL, nm, NULL, num, strlen(num), false))
+    else if (sh_assign_str(a->a_cx, NULL, nm, NULL, num, nl, false))
         fail(a, arith_printed);
 }
 

@@ -225,6 +225,14 @@ static const tcase cases[] = {
     {"echo ~ ~+", "/home/lash /home/lash\n", "", 0},
     {"set -- a 'b c'; for a; do echo \"<$a>\"; done; echo $#",
      "<a>\n<b c>\n2\n", "", 0},
+    // Hundreds of variables (found through the name index), some unset
+    // (the entries after each move) and set again, one read by ${!v}.
+    {"i=0; while [ $i -lt 300 ]; do eval v$i=$i; i=$((i+1)); done; "
+     "i=0; while [ $i -lt 300 ]; do unset v$i; i=$((i+3)); done; "
+     "v3=back; n=0; k=0; while [ $k -lt 300 ]; do x=v$k; "
+     "[ -n \"${!x}\" ] && n=$((n+${!x:-0}+0)); k=$((k+1)); done; "
+     "echo $n ${v1} ${v2} ${v3} ${v4} ${v6-gone} ${v299}",
+     "30000 1 2 back 4 gone 299\n", "", 0},
     // export -p lists by name, as bash: ZZ comes last.
     {"export ZZ=1; export -p | { while read l; do t=$l; done; echo \"$t\"; }",
      "declare -x ZZ=\"1\"\n", "", 0},

@@ -117,13 +117,15 @@ static const char *
 param_value(sh_ctx *cx, const char *name, size_t len, char *tmp, size_t tmplen)
 {
     sh_state *st = cx->cx_st;
+    if (tmplen < SH_DEC_MAX)
+        return NULL; // every caller has room: never so
     if (len == 1 && strchr("?#$-!", name[0]) != NULL) {
         switch (name[0]) {
         case '?':
-            snprintf(tmp, tmplen, "%d", cx->cx_status);
+            sh_fmt_dec(tmp, cx->cx_status);
             return tmp;
         case '#':
-            snprintf(tmp, tmplen, "%d", st->st_npos);
+            sh_fmt_dec(tmp, st->st_npos);
             return tmp;
         case '$':
             snprintf(tmp, tmplen, "%ld", cx->cx_ss->ss_pid);
@@ -1150,9 +1152,9 @@ expand_parts(ex *x, const sh_wpart *p, bool quoted)
                 x->x_status = rc;
                 break;
             }
-            char num[32];
-            snprintf(num, sizeof num, "%lld", v);
-            rc = ex_put(x, num, strlen(num), quoted ? M_QUOTE : M_SPLIT);
+            char num[SH_DEC_MAX];
+            size_t nl = sh_fmt_dec(num, v);
+            rc = ex_put(x, num, nl, quoted ? M_QUOTE : M_SPLIT);
             break;
         }
         case SH_WP_TILDE:

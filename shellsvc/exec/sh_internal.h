@@ -105,6 +105,13 @@ typedef struct sh_func {
 typedef struct sh_state {
     sh_var *st_vars;
     size_t st_nvars, st_capvars;
+    // Names to st_vars indexes (+1; 0 empty), open addressing, at most
+    // half full: every expansion and assignment looks a name up, and a
+    // call starts with the agent's whole environment. NULL or stale (an
+    // unset moved the entries): rebuilt at the next lookup.
+    uint32_t *st_vidx;
+    size_t st_vidx_mask;
+    bool st_vidx_stale;
     size_t st_varbytes; // names and values held (SH_VARS_MAX_BYTES)
     sh_func *st_funcs;
     size_t st_nfuncs, st_capfuncs;
@@ -654,6 +661,29 @@ int sh_shebang_missing(sh_ctx *cx, const char *word);
 int sh_chdir(sh_ctx *cx, const char *cmd, const char *dir);
 /* Whether the shopt option name is on (false for a name shopt lacks). */
 bool sh_shopt_on(const sh_state *st, const char *name);
+
+/* v in decimal into buf (room for SH_DEC_MAX bytes), NUL-ended; its
+ * length. For the numbers made on every command ($((…)), an arithmetic
+ * assignment, $?), where snprintf costs more than the rest of the work. */
+#define SH_DEC_MAX 21
+static inline size_t
+sh_fmt_dec(char *buf, long long v)
+{
+    char d[20];
+    size_t n = 0, k = 0;
+    unsigned long long u =
+        v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+    do {
+        d[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0)
+        buf[k++] = '-';
+    while (n > 0)
+        buf[k++] = d[--n];
+    buf[k] = '\0';
+    return k;
+}
 
 typedef struct sh_opts {
     uint64_t o_set[2];      // one bit per ASCII option letter

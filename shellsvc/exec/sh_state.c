@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
+#include "box_hash.h"
 #include "sh_array.h"
 #include "sh_internal.h"
 
@@ -12,7 +13,8 @@
 /*
  * One sh_state per thread of execution: subshells, pipeline stages and
  * `&` jobs get a deep copy (sh_state_dup), so no lock is ever needed.
- * Linear lookups: scripts hold tens of variables, not thousands.
+ * Variables are found through a hash index (st_vidx); functions by a
+ * linear lookup: scripts define a few, not hundreds.
  */
 
 sh_state *
@@ -41,6 +43,7 @@ sh_state_free(sh_state *st)
         sh_array_free(st->st_vars[i].v_arr);
     }
     box_free(st->st_vars);
+    box_free(st->st_vidx);
     for (size_t i = 0; i < st->st_nfuncs; i++)
         box_free(st->st_funcs[i].f_name);
     box_free(st->st_funcs);
@@ -132,9 +135,63 @@ sh_name_valid(const char *s, size_t n)
     return true;
 }
 
+#define VIDX_LINEAR 8     // fewer variables: a scan is as quick
+#define VIDX_MIN_SLOTS 64
+
+static size_t
+vidx_slot(const sh_state *st, const char *name)
+{
+    return (size_t)box_fnv1a(BOX_FNV1A_INIT, name, strlen(name)) &
+           st->st_vidx_mask;
+}
+
+/* Puts variable i in the index (it has room: at most half full). */
+static void
+vidx_put(sh_state *st, size_t i)
+{
+    size_t s = vidx_slot(st, st->st_vars[i].v_name);
+    while (st->st_vidx[s] != 0)
+        s = (s + 1) & st->st_vidx_mask;
+    st->st_vidx[s] = (uint32_t)(i + 1);
+}
+
+/* Indexes every variable anew, in a table with room for twice as many.
+ * False when out of memory (lookups then scan). */
+static bool
+vidx_rebuild(sh_state *st)
+{
+    size_t slots = VIDX_MIN_SLOTS;
+    while (slots < 4 * st->st_nvars)
+        slots <<= 1;
+    if (st->st_vidx == NULL || st->st_vidx_mask + 1 != slots) {
+        uint32_t *t = box_calloc(slots, sizeof *t);
+        if (t == NULL)
+            return false;
+        box_free(st->st_vidx);
+        st->st_vidx = t;
+        st->st_vidx_mask = slots - 1;
+    } else {
+        memset(st->st_vidx, 0, slots * sizeof *st->st_vidx);
+    }
+    for (size_t i = 0; i < st->st_nvars; i++)
+        vidx_put(st, i);
+    st->st_vidx_stale = false;
+    return true;
+}
+
 sh_var *
 sh_var_find(sh_state *st, const char *name)
 {
+    if (st->st_nvars >= VIDX_LINEAR &&
+        ((st->st_vidx != NULL && !st->st_vidx_stale) || vidx_rebuild(st))) {
+        for (size_t s = vidx_slot(st, name); st->st_vidx[s] != 0;
+             s = (s + 1) & st->st_vidx_mask) {
+            sh_var *v = &st->st_vars[st->st_vidx[s] - 1];
+            if (strcmp(v->v_name, name) == 0)
+                return v;
+        }
+        return NULL;
+    }
     for (size_t i = 0; i < st->st_nvars; i++)
         if (strcmp(st->st_vars[i].v_name, name) == 0)
             return &st->st_vars[i];
@@ -187,6 +244,14 @@ sh_var_add(sh_state *st, const char *name)
     if ((v->v_name = box_strdup(name)) == NULL)
         return NULL;
     st->st_nvars++;
+    // Kept in step while it has room; past half full, rebuilt larger at
+    // the next lookup.
+    if (st->st_vidx != NULL && !st->st_vidx_stale) {
+        if (2 * st->st_nvars <= st->st_vidx_mask + 1)
+            vidx_put(st, st->st_nvars - 1);
+        else
+            st->st_vidx_stale = true;
+    }
     st->st_varbytes += strlen(name);
     return v;
 }
@@ -324,6 +389,7 @@ sh_var_unset(sh_state *st, const char *name)
     size_t i = (size_t)(v - st->st_vars);
     memmove(v, v + 1, (st->st_nvars - i - 1) * sizeof *v);
     st->st_nvars--;
+    st->st_vidx_stale = true; // the entries after it moved
 }
 
 const sh_func *
@@ -449,12 +515,12 @@ sh_rematch_set(sh_state *st, int n, char *const *argv)
 box_err
 sh_pipestatus_set(sh_state *st, int n, const int *status)
 {
-    char num[SH_MAX_PIPELINE][12];
+    char num[SH_MAX_PIPELINE][SH_DEC_MAX];
     char *v[SH_MAX_PIPELINE];
     if (n < 1 || n > (int)SH_MAX_PIPELINE)
         return BOX_EINVAL;
     for (int i = 0; i < n; i++) {
-        snprintf(num[i], sizeof num[i], "%d", status[i]);
+        sh_fmt_dec(num[i], status[i]);
         v[i] = num[i];
     }
     return special_array(st, "PIPESTATUS", n, v);
