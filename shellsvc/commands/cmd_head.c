@@ -112,6 +112,9 @@ head_first(head_run *r, sh_input *in, char *buf)
                     break;
                 }
         }
+        // Stopped inside what was read: the rest goes back to a file,
+        // for what reads it next ({ head -n 1; read x; } < f).
+        sh_input_give_back(in, (size_t)n - take);
         if (!sh_cmd_emit(cr, buf, take))
             return false;
     }

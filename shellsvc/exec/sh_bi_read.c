@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "box_alloc.h"
 #include "box_buf.h"
@@ -16,6 +18,8 @@
 #define READ_TIMED_OUT 142
 /* How long one poll waits at most, so an abort of the call is seen. */
 #define READ_SLICE_MS 50
+/* Bytes read ahead from a regular file: a few lines of the usual kind. */
+#define READ_AHEAD 512
 
 /* What the options ask for, checked before anything is read. */
 typedef struct rd_opts {
@@ -27,6 +31,13 @@ typedef struct rd_opts {
     bool ro_timed;     // -t given
     uint64_t ro_ns;    // -t in nanoseconds
     uint64_t ro_until; // deadline on CLOCK_MONOTONIC
+    // A regular file is read a block at a time and what the record did
+    // not take is given back (lseek) before read returns, as bash does:
+    // the descriptor then stands where a byte at a time would have left
+    // it, for one system call or two a line instead of one a byte.
+    int ro_seek_fd; // the descriptor read ahead on, or -1
+    size_t ro_ahead_len, ro_ahead_pos;
+    char ro_ahead[READ_AHEAD];
 } rd_opts;
 
 /* The byte that ends what a record asks for: none with -N. */
@@ -183,8 +194,21 @@ ready(sh_ctx *cx, const rd_opts *r, size_t want)
  * its delimiter, or the characters still wanted (want; 0 when -n/-N set
  * no limit), so no more than the record leaves its source. */
 static int
-next_byte(sh_ctx *cx, const rd_opts *r, long want, char *c)
+next_byte(sh_ctx *cx, rd_opts *r, long want, char *c)
 {
+    if (r->ro_seek_fd >= 0) {
+        if (r->ro_ahead_pos == r->ro_ahead_len) {
+            ssize_t n = sh_read_ask(cx, r->ro_fd, r->ro_ahead,
+                                    sizeof r->ro_ahead, sizeof r->ro_ahead,
+                                    want_delim(r));
+            if (n <= 0)
+                return n < 0 ? -1 : 0;
+            r->ro_ahead_len = (size_t)n;
+            r->ro_ahead_pos = 0;
+        }
+        *c = r->ro_ahead[r->ro_ahead_pos++];
+        return 1;
+    }
     size_t ask = want > 0 && want < SH_ASK_MAX ? (size_t)want : SH_ASK_MAX;
     if (r->ro_timed && !ready(cx, r, ask))
         return -2;
@@ -199,13 +223,36 @@ utf8_tail(unsigned char c)
     return c >= 0xf0 && c < 0xf8 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : 0;
 }
 
+/* Reads ahead when fd is a regular file of the host (seekable, and no
+ * other reader waits on it as on a pipe). */
+static void
+read_ahead_start(sh_ctx *cx, rd_opts *r)
+{
+    struct stat st;
+    int os = sh_stream_host_fd(cx->cx_fd[r->ro_fd]);
+    r->ro_seek_fd = -1;
+    r->ro_ahead_len = r->ro_ahead_pos = 0;
+    if (!r->ro_timed && os >= 0 && fstat(os, &st) == 0 && S_ISREG(st.st_mode))
+        r->ro_seek_fd = os;
+}
+
+/* Gives back what was read ahead and not taken. */
+static void
+read_ahead_end(rd_opts *r)
+{
+    size_t left = r->ro_ahead_len - r->ro_ahead_pos;
+    if (r->ro_seek_fd >= 0 && left > 0)
+        (void)lseek(r->ro_seek_fd, -(off_t)left, SEEK_CUR);
+    r->ro_seek_fd = -1;
+}
+
 /*
  * Reads one record into line (mask: 1 where a byte was escaped, so never
  * a separator). Returns 0, 1 at end of input, READ_TIMED_OUT, or -1 when
  * the record is too long.
  */
 static int
-read_record(sh_ctx *cx, const rd_opts *r, box_buf *line, box_buf *mask)
+read_record(sh_ctx *cx, rd_opts *r, box_buf *line, box_buf *mask)
 {
     long chars = 0;
     while (r->ro_nchars < 0 || chars < r->ro_nchars) {
@@ -370,7 +417,9 @@ sh_bi_read(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     box_buf line, mask;
     box_buf_init(&line, SH_CAPTURE_MAX);
     box_buf_init(&mask, SH_CAPTURE_MAX);
+    read_ahead_start(cx, &r);
     rc = read_record(cx, &r, &line, &mask);
+    read_ahead_end(&r);
     if (rc < 0) {
         rc = sh_cmd_err(cx, "read", 1, "line too long");
         goto out;

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "box_alloc.h"
 #include "box_buf.h"
@@ -169,6 +171,18 @@ sh_input_read(sh_input *in, void *buf, size_t n)
         return (ssize_t)k;
     }
     return input_fill(in, buf, n);
+}
+
+void
+sh_input_give_back(sh_input *in, size_t n)
+{
+    struct stat st;
+    if (in->in_file != NULL || n == 0 || in->in_pos < in->in_len ||
+        in->in_fd < 0 || in->in_fd >= SH_MAX_FD)
+        return;
+    int os = sh_stream_host_fd(in->in_cx->cx_fd[in->in_fd]);
+    if (os >= 0 && fstat(os, &st) == 0 && S_ISREG(st.st_mode))
+        (void)lseek(os, -(off_t)n, SEEK_CUR);
 }
 
 /* Appends p[0..n) to the assembled line. */

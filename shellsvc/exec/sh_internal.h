@@ -59,6 +59,9 @@ void sh_stream_unref(sh_stream *s);           // NULL-safe
 bool sh_stream_unref_last(sh_stream *s);
 /* The OS descriptor of an FD stream (a pipe end), else -1. */
 int sh_stream_os_fd(const sh_stream *s);
+/* The host descriptor a read of s reads from: a file opened on the host
+ * (not the in-memory tree), or a descriptor's; else -1. */
+int sh_stream_host_fd(const sh_stream *s);
 /* An FD stream whose bytes come only when asked (sh_session_opts.
  * so_stdin_want): sh_read asks for what it reads. */
 void sh_stream_on_demand(sh_stream *s, sh_want_fn want, void *arg);
@@ -420,6 +423,10 @@ sh_input *sh_input_open_as(sh_ctx *cx, const char *cmd, const char *operand,
 int sh_input_line(sh_input *in, const char **line, size_t *len);
 /* Up to n bytes: count, 0 at end, -1 on error. */
 ssize_t sh_input_read(sh_input *in, void *buf, size_t n);
+/* Gives back the last n bytes read (sh_input_read) to a shell fd that
+ * reads a regular host file, as GNU head seeks back: what reads the fd
+ * next starts after what was used. Elsewhere nothing. */
+void sh_input_give_back(sh_input *in, size_t n);
 /* The next record ending in delim, whole and without it, into b (the
  * last may lack delim): 1; 0 at the end; -1 on a read error (reported
  * unless quiet) or when the call is over; -2 when the record outgrew b's

@@ -144,6 +144,14 @@ sh_stream_os_fd(const sh_stream *s)
     return s != NULL && s->s_kind == SH_ST_FD ? s->s_fd : -1;
 }
 
+int
+sh_stream_host_fd(const sh_stream *s)
+{
+    if (s != NULL && s->s_kind == SH_ST_FILE)
+        return sh_kernel_file_fd(s->s_file);
+    return sh_stream_os_fd(s);
+}
+
 void
 sh_stream_on_demand(sh_stream *s, sh_want_fn want, void *arg)
 {
