@@ -233,6 +233,14 @@ static const tcase cases[] = {
      "[ -n \"${!x}\" ] && n=$((n+${!x:-0}+0)); k=$((k+1)); done; "
      "echo $n ${v1} ${v2} ${v3} ${v4} ${v6-gone} ${v299}",
      "30000 1 2 back 4 gone 299\n", "", 0},
+    // A function's locals come last and go first (taken out of the name
+    // index one by one); the names after them in their probe runs are
+    // still found.
+    {"i=0; while [ $i -lt 40 ]; do eval w$i=$i; i=$((i+1)); done; "
+     "f() { local a$1=x b=$1 w5=in; unset b; local c=$w5; echo -n $c$1; }; "
+     "for k in 1 2 3 4 5 6; do f $k; done; echo; "
+     "echo ${a1-u}${b-u}${c-u} $w5 $w39 $((w0+w1+w38))",
+     "in1in2in3in4in5in6\nuuu 5 39 39\n", "", 0},
     // export -p lists by name, as bash: ZZ comes last.
     {"export ZZ=1; export -p | { while read l; do t=$l; done; echo \"$t\"; }",
      "declare -x ZZ=\"1\"\n", "", 0},

@@ -179,6 +179,31 @@ vidx_rebuild(sh_state *st)
     return true;
 }
 
+/* Takes the last variable (index st_nvars - 1, about to go) out of the
+ * index: its slot emptied, the run of slots after it put back, so every
+ * probe still finds its name. Nothing else moves in st_vars. */
+static void
+vidx_drop_last(sh_state *st)
+{
+    if (st->st_vidx == NULL || st->st_vidx_stale || st->st_nvars == 0)
+        return;
+    uint32_t gone = (uint32_t)st->st_nvars;
+    size_t s = vidx_slot(st, st->st_vars[gone - 1].v_name);
+    while (st->st_vidx[s] != 0 && st->st_vidx[s] != gone)
+        s = (s + 1) & st->st_vidx_mask;
+    if (st->st_vidx[s] == 0) {
+        st->st_vidx_stale = true; // not indexed: never so, but safe
+        return;
+    }
+    st->st_vidx[s] = 0;
+    for (size_t j = (s + 1) & st->st_vidx_mask; st->st_vidx[j] != 0;
+         j = (j + 1) & st->st_vidx_mask) {
+        uint32_t e = st->st_vidx[j];
+        st->st_vidx[j] = 0;
+        vidx_put(st, e - 1);
+    }
+}
+
 sh_var *
 sh_var_find(sh_state *st, const char *name)
 {
@@ -383,13 +408,16 @@ sh_var_unset(sh_state *st, const char *name)
         return;
     size_t b = var_bytes(v);
     st->st_varbytes = st->st_varbytes > b ? st->st_varbytes - b : 0;
+    size_t i = (size_t)(v - st->st_vars);
+    if (i + 1 == st->st_nvars)
+        vidx_drop_last(st); // a function's local, as a rule
+    else
+        st->st_vidx_stale = true; // the entries after it move
     box_free(v->v_name);
     box_free(v->v_value);
     sh_array_free(v->v_arr);
-    size_t i = (size_t)(v - st->st_vars);
     memmove(v, v + 1, (st->st_nvars - i - 1) * sizeof *v);
     st->st_nvars--;
-    st->st_vidx_stale = true; // the entries after it moved
 }
 
 const sh_func *
