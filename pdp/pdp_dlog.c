@@ -637,22 +637,6 @@ dlog_decision_build(box_buf *b, const char *res, const pdp_dlog_decision *d,
     return rv;
 }
 
-box_err
-pdp_dlog_decision_add(pdp_dlog *l, const pdp_dlog_decision *d)
-{
-    uint64_t rnd[3];
-    size_t mark;
-    // Built in place, under the lock: a record costs a few microseconds,
-    // less than a buffer of its own and the hand-over would.
-    box_err rv = dlog_begin(l, &mark);
-    if (rv != BOX_OK)
-        return rv;
-    dlog_ids_locked(l, rnd);
-    rv = dlog_decision_build(&l->dl_fill, l->dl_res, d,
-                             box_svc_clock_ns(CLOCK_REALTIME), rnd, NULL);
-    return dlog_commit(l, mark, rv);
-}
-
 struct pdp_dlog_tmpl {
     char *t_text; // the two lines as rendered, holes and all
     size_t t_len;
@@ -726,8 +710,12 @@ dlog_tmpl_fill(box_buf *b, const pdp_dlog_tmpl *t, uint64_t ns,
     return rv;
 }
 
-box_err
-pdp_dlog_tmpl_add(pdp_dlog *l, const pdp_dlog_tmpl *t)
+/* Queues one decision's lines, built in place under the lock (a record
+ * costs a few microseconds, less than a buffer of its own and the
+ * hand-over would), with fresh ids and the time now: from t when given,
+ * else rendered from d. */
+static box_err
+dlog_add_one(pdp_dlog *l, const pdp_dlog_decision *d, const pdp_dlog_tmpl *t)
 {
     uint64_t rnd[3];
     size_t mark;
@@ -735,8 +723,23 @@ pdp_dlog_tmpl_add(pdp_dlog *l, const pdp_dlog_tmpl *t)
     if (rv != BOX_OK)
         return rv;
     dlog_ids_locked(l, rnd);
-    rv = dlog_tmpl_fill(&l->dl_fill, t, box_svc_clock_ns(CLOCK_REALTIME), rnd);
+    uint64_t ns = box_svc_clock_ns(CLOCK_REALTIME);
+    rv = t != NULL ? dlog_tmpl_fill(&l->dl_fill, t, ns, rnd)
+                   : dlog_decision_build(&l->dl_fill, l->dl_res, d, ns, rnd,
+                                         NULL);
     return dlog_commit(l, mark, rv);
+}
+
+box_err
+pdp_dlog_decision_add(pdp_dlog *l, const pdp_dlog_decision *d)
+{
+    return dlog_add_one(l, d, NULL);
+}
+
+box_err
+pdp_dlog_tmpl_add(pdp_dlog *l, const pdp_dlog_tmpl *t)
+{
+    return dlog_add_one(l, NULL, t);
 }
 
 static char *
