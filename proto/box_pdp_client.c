@@ -1285,6 +1285,11 @@ box_pdp_client_report_many(box_pdp_client *c,
     box_err ret = BOX_ENOMEM;
     size_t total = norder > 0 ? norder : n;
     const uint32_t *ord = norder > 0 ? order : NULL;
+    for (size_t k = 0; k < norder; k++)
+        if (order[k] >= n)
+            return BOX_EINVAL; // names no request: nothing reported
+    if (total == 0)
+        return BOX_OK;
     uint8_t **packed = box_calloc(n, sizeof *packed);
     size_t *len = box_calloc(n, sizeof *len);
     if (packed == NULL || len == NULL)

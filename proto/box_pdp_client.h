@@ -135,7 +135,8 @@ box_err box_pdp_client_report(box_pdp_client *c,
                               const Box__DecisionRequest *req) BOX_WARN_UNUSED;
 /* Reports permits served in a batch (ServedBatch): reqs[order[k]] for
  * each k, in order, or with norder 0 each of reqs once. Each distinct
- * request is packed once, however often it was served. */
+ * request is packed once, however often it was served. BOX_EINVAL, and
+ * nothing reported, when an index names no request. */
 box_err box_pdp_client_report_many(box_pdp_client *c,
                                    const Box__DecisionRequest *const *reqs,
                                    size_t n, const uint32_t *order,

@@ -692,6 +692,12 @@ test_repeated_reports_logged_in_order(void **state)
     static const uint32_t order[] = {0, 1, 0, 0, 1, 0};
     assert_int_equal(box_pdp_client_report_many(f.client, reqs, 2, order, 6),
                      BOX_OK);
+    // An index that names no request: refused whole, nothing reported.
+    static const uint32_t bad[] = {0, 2};
+    assert_int_equal(box_pdp_client_report_many(f.client, reqs, 2, bad, 2),
+                     BOX_EINVAL);
+    assert_int_equal(box_pdp_client_report_many(f.client, reqs, 0, NULL, 0),
+                     BOX_OK);
     // 3,000 more of ls: more than one report batch holds, sent in turns.
     uint32_t many[3000] = {0};
     assert_int_equal(

@@ -1360,10 +1360,51 @@ expand_fields(sh_ctx *cx, const sh_wpart *parts, sh_argv *out)
     return rc;
 }
 
+/* A word that is one unquoted literal with nothing that braces or a
+ * pattern would read (`echo`, `-lt`, and `[` and `]`, which alone are no
+ * pattern): its one field is its text, as glob_field would leave it, so
+ * it skips the expansion machinery. */
+static bool
+plain_literal(const sh_word *w)
+{
+    const sh_wpart *p = w->w_parts;
+    bool bracket = false;
+    if (p == NULL || p->wp_next != NULL || p->wp_kind != SH_WP_LIT ||
+        p->u.text.len == 0 || p->u.text.len >= 64)
+        return false;
+    for (size_t i = 0; i < p->u.text.len; i++)
+        switch (p->u.text.s[i]) {
+        case '*':
+        case '?':
+        case '{':
+        case '\\':
+            return false;
+        case '[':
+            bracket = true;
+            break;
+        default:
+            break;
+        }
+    if (!bracket)
+        return true;
+    char pat[64];
+    memcpy(pat, p->u.text.s, p->u.text.len);
+    pat[p->u.text.len] = '\0';
+    return !sh_glob_has_magic(pat);
+}
+
 int
 sh_expand_words(sh_ctx *cx, const sh_word *w, sh_argv *out)
 {
     for (; w != NULL; w = w->w_next) {
+        if (w->w_assign == NULL && plain_literal(w)) {
+            if (sh_argv_push(out, w->w_parts->u.text.s, w->w_parts->u.text.len,
+                             false) != BOX_OK) {
+                sh_errf(cx, "expansion: out of memory");
+                return 1;
+            }
+            continue;
+        }
         if (w->w_assign != NULL) {
             // declare NAME=( … ): the builtin sees NAME (sh_exec assigns).
             if (sh_argv_push(out, w->w_assign->a_name,
