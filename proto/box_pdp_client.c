@@ -10,6 +10,7 @@
 #include <nng/protocol/pubsub0/sub.h>
 
 #include "box_alloc.h"
+#include "box_hash.h"
 #include "box_buf.h"
 #include "box_log.h"
 #include "box_repeats.h"
@@ -239,51 +240,11 @@ box_pdp_canon_key(const char *action, const Box__Value *input, uint8_t *buf,
     return c.c_full ? 0 : c.c_len;
 }
 
-/* The 128-bit product of a and b folded to 64 bits. */
-static inline uint64_t
-mum(uint64_t a, uint64_t b)
-{
-    unsigned __int128 r = (unsigned __int128)a * b;
-    return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
-
-/* A multiply-mix hash, 16 bytes per multiply: the cache's keys are about a
- * hundred bytes, and a chain of 64-bit multiplies (each word waiting for
- * the last) was most of a hit. Chunks are mixed independently with their
- * position, so the multiplies overlap. Not a defence against chosen
- * collisions: a collision only costs a memcmp. */
+/* The cache's keys are about a hundred bytes, hashed on every hit. */
 static uint64_t
 key_hash(const uint8_t *p, size_t n)
 {
-    static const uint64_t k0 = 0xa0761d6478bd642fULL,
-                          k1 = 0xe7037ed1a0b428dbULL,
-                          k2 = 0x8ebc6af09c88c6e3ULL;
-    uint64_t h = mum(n ^ k0, k1);
-    uint64_t a, b;
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        memcpy(&a, p + i, 8);
-        memcpy(&b, p + i + 8, 8);
-        h ^= mum(a ^ k0 ^ (i * k2), b ^ k1);
-    }
-    if (i < n) {
-        // The last 16 bytes, overlapping the chunk before; or the few
-        // there are (n itself is in h).
-        a = b = 0;
-        if (n >= 16) {
-            memcpy(&a, p + n - 16, 8);
-            memcpy(&b, p + n - 8, 8);
-        } else {
-            for (size_t j = 0; j < n; j++) {
-                if (j < 8)
-                    a |= (uint64_t)p[j] << (8 * j);
-                else
-                    b |= (uint64_t)p[j] << (8 * (j - 8));
-            }
-        }
-        h ^= mum(a ^ k2, b ^ k0 ^ (n * k1));
-    }
-    return mum(h ^ k0, h ^ k2);
+    return box_hash_words(p, n);
 }
 
 /* ------------------------------------------------------------------ */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
+#include "box_hash.h"
 #include "box_wire.h"
 
 #define REPEATS_DISTINCT_MAX 4096
@@ -66,23 +67,12 @@ box_repeats_free(box_repeats *r)
     box_free(r);
 }
 
-/* A word at a time: reports are a few hundred bytes, hashed once each on
- * a path every served permit takes. Not keyed: a collision costs a
- * comparison, and the table never holds more than half its slots. */
+/* Reports are a few hundred bytes, hashed once each on a path every
+ * served permit takes. */
 static uint32_t
 repeats_hash(const uint8_t *p, size_t n)
 {
-    uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ULL;
-    for (; n >= 8; p += 8, n -= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdULL;
-        h ^= h >> 32;
-    }
-    uint64_t w = 0;
-    memcpy(&w, p, n);
-    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
-    return (uint32_t)(h ^ h >> 29);
+    return (uint32_t)box_hash_words(p, n);
 }
 
 uint8_t *

@@ -90,12 +90,13 @@ pm_fields_same(const pm_action *a, char *const *fields, size_t n)
     return true;
 }
 
-/* FNV-1a: the keys are the client's canonical bytes, not attacker-chosen
- * beyond what one call's own commands put in them. */
+/* Every command hashes its key here: a word at a time. The keys are the
+ * client's canonical bytes, not attacker-chosen beyond what one call's
+ * own commands put in them. */
 static uint64_t
 pm_hash(const uint8_t *p, size_t n)
 {
-    return box_fnv1a(BOX_FNV1A_INIT, p, n);
+    return box_hash_words(p, n);
 }
 
 static size_t
