@@ -1038,8 +1038,8 @@ client_cache_answer(box_pdp_client *c, const Box__DecisionRequest *req,
     uint64_t xh = x != NULL ? key_hash(x, xlen) : 0;
     pthread_mutex_lock(&c->pc_lock);
     cache_sync_epoch(c, epoch);
-    bool hit = x != NULL &&
-               cache_find(c, xh, x, xlen, epoch, *subgen, now_ms) != NULL;
+    bool hit =
+        x != NULL && cache_find(c, xh, x, xlen, epoch, *subgen, now_ms) != NULL;
     if (!hit && epoch != 0 &&
         (klen = cache_key(c, req, epoch, key, sizeof key)) > 0)
         hit = cache_find(c, key_hash(key, klen), key, klen, epoch, *subgen,
@@ -1219,8 +1219,7 @@ report_as_decision(box_pdp_client *c, const Box__DecisionRequest *req)
  * that must be asked came. Caller holds pc_lock. */
 static size_t
 report_push_run(box_pdp_client *c, const uint8_t *const *packed,
-                const size_t *len, const uint32_t *order, size_t end,
-                size_t k)
+                const size_t *len, const uint32_t *order, size_t end, size_t k)
 {
     size_t kept = 0;
     for (; k < end; k++, kept++) {
@@ -1279,11 +1278,9 @@ box_pdp_client_report_many(box_pdp_client *c,
         if (k == total)
             break;
         size_t i = ord != NULL ? ord[k] : k;
-        if (kept > 0 || packed[i] == NULL) {
-            if (packed[i] == NULL) {
-                ret = report_as_decision(c, reqs[i]);
-                k++;
-            }
+        if (packed[i] == NULL) {
+            ret = report_as_decision(c, reqs[i]);
+            k++;
             continue;
         }
         // Full: send what waits, then keep the rest.

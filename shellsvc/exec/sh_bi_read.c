@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
@@ -198,9 +197,9 @@ next_byte(sh_ctx *cx, rd_opts *r, long want, char *c)
 {
     if (r->ro_seek_fd >= 0) {
         if (r->ro_ahead_pos == r->ro_ahead_len) {
-            ssize_t n = sh_read_ask(cx, r->ro_fd, r->ro_ahead,
-                                    sizeof r->ro_ahead, sizeof r->ro_ahead,
-                                    want_delim(r));
+            ssize_t n =
+                sh_read_ask(cx, r->ro_fd, r->ro_ahead, sizeof r->ro_ahead,
+                            sizeof r->ro_ahead, want_delim(r));
             if (n <= 0)
                 return n < 0 ? -1 : 0;
             r->ro_ahead_len = (size_t)n;
@@ -228,12 +227,9 @@ utf8_tail(unsigned char c)
 static void
 read_ahead_start(sh_ctx *cx, rd_opts *r)
 {
-    struct stat st;
-    int os = sh_stream_host_fd(cx->cx_fd[r->ro_fd]);
-    r->ro_seek_fd = -1;
+    r->ro_seek_fd =
+        r->ro_timed ? -1 : sh_stream_seekable_fd(cx->cx_fd[r->ro_fd]);
     r->ro_ahead_len = r->ro_ahead_pos = 0;
-    if (!r->ro_timed && os >= 0 && fstat(os, &st) == 0 && S_ISREG(st.st_mode))
-        r->ro_seek_fd = os;
 }
 
 /* Gives back what was read ahead and not taken. */

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
@@ -176,12 +175,11 @@ sh_input_read(sh_input *in, void *buf, size_t n)
 void
 sh_input_give_back(sh_input *in, size_t n)
 {
-    struct stat st;
     if (in->in_file != NULL || n == 0 || in->in_pos < in->in_len ||
         in->in_fd < 0 || in->in_fd >= SH_MAX_FD)
         return;
-    int os = sh_stream_host_fd(in->in_cx->cx_fd[in->in_fd]);
-    if (os >= 0 && fstat(os, &st) == 0 && S_ISREG(st.st_mode))
+    int os = sh_stream_seekable_fd(in->in_cx->cx_fd[in->in_fd]);
+    if (os >= 0)
         (void)lseek(os, -(off_t)n, SEEK_CUR);
 }
 

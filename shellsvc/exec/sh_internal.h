@@ -59,9 +59,11 @@ void sh_stream_unref(sh_stream *s);           // NULL-safe
 bool sh_stream_unref_last(sh_stream *s);
 /* The OS descriptor of an FD stream (a pipe end), else -1. */
 int sh_stream_os_fd(const sh_stream *s);
-/* The host descriptor a read of s reads from: a file opened on the host
- * (not the in-memory tree), or a descriptor's; else -1. */
-int sh_stream_host_fd(const sh_stream *s);
+/* The host descriptor a read of s reads from when it is a regular file
+ * (opened on the host, not the in-memory tree, or a descriptor's): one
+ * a reader may read ahead on and seek back, as bash's read and GNU head
+ * do; else -1. */
+int sh_stream_seekable_fd(const sh_stream *s);
 /* An FD stream whose bytes come only when asked (sh_session_opts.
  * so_stdin_want): sh_read asks for what it reads. */
 void sh_stream_on_demand(sh_stream *s, sh_want_fn want, void *arg);

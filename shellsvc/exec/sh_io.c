@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "box_alloc.h"
@@ -145,11 +146,12 @@ sh_stream_os_fd(const sh_stream *s)
 }
 
 int
-sh_stream_host_fd(const sh_stream *s)
+sh_stream_seekable_fd(const sh_stream *s)
 {
-    if (s != NULL && s->s_kind == SH_ST_FILE)
-        return sh_kernel_file_fd(s->s_file);
-    return sh_stream_os_fd(s);
+    struct stat st;
+    int fd = s != NULL && s->s_kind == SH_ST_FILE ? sh_kernel_file_fd(s->s_file)
+                                                  : sh_stream_os_fd(s);
+    return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fd : -1;
 }
 
 void
