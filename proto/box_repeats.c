@@ -114,6 +114,23 @@ box_repeats_keep(box_repeats *r, size_t n)
     return BOX_OK;
 }
 
+size_t
+box_repeats_last(const box_repeats *r)
+{
+    return r->rp_norder > 0 ? r->rp_order[r->rp_norder - 1] : 0;
+}
+
+box_err
+box_repeats_again(box_repeats *r, size_t i)
+{
+    if (i >= r->rp_n)
+        return BOX_EINVAL;
+    if (r->rp_norder >= r->rp_max_order)
+        return BOX_ETOOBIG;
+    r->rp_order[r->rp_norder++] = (uint16_t)i;
+    return BOX_OK;
+}
+
 box_err
 box_repeats_add(box_repeats *r, const void *p, size_t n)
 {

@@ -28,6 +28,14 @@ uint8_t *box_repeats_room(box_repeats *r, size_t *room);
  * already kept is recorded as its index only. BOX_ETOOBIG (nothing kept)
  * when they do not fit. */
 box_err box_repeats_keep(box_repeats *r, size_t n) BOX_WARN_UNUSED;
+/* The index of the string the last entry named (box_repeats_again takes
+ * it); only after an entry was kept. */
+size_t box_repeats_last(const box_repeats *r);
+/* Records string i (an index box_repeats_last gave since the last clear)
+ * once more, without writing or comparing it: a caller that knows an entry
+ * is the same bytes as an earlier one. BOX_ETOOBIG when the order is full,
+ * BOX_EINVAL when i names no string. */
+box_err box_repeats_again(box_repeats *r, size_t i) BOX_WARN_UNUSED;
 /* Copies n bytes in and keeps them (box_repeats_room, then keep). */
 box_err box_repeats_add(box_repeats *r, const void *p,
                         size_t n) BOX_WARN_UNUSED;

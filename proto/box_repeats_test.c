@@ -97,6 +97,38 @@ test_no_repeat_no_order(void **state)
     box_repeats_free(r);
 }
 
+/* A caller that knows an entry repeats a string names it by its index
+ * (box_repeats_last): the same order as writing it again. */
+static void
+test_again(void **state)
+{
+    (void)state;
+    box_repeats *r = box_repeats_new(16, 4096, 6);
+    assert_non_null(r);
+    add_req(r, "[");
+    size_t bracket = box_repeats_last(r);
+    add_req(r, "echo");
+    size_t echo = box_repeats_last(r);
+    add_req(r, "[");
+    assert_int_equal(box_repeats_last(r), bracket);
+    assert_int_equal(box_repeats_again(r, echo), BOX_OK);
+    assert_int_equal(box_repeats_again(r, bracket), BOX_OK);
+    assert_int_equal(box_repeats_again(r, 2), BOX_EINVAL); // no string 2
+    assert_int_equal(box_repeats_entries(r), 5);
+    assert_int_equal(box_repeats_again(r, echo), BOX_OK);
+    assert_int_equal(box_repeats_again(r, echo), BOX_ETOOBIG); // order full
+    Box__ServedBatch *sb = read_back(r);
+    assert_int_equal(sb->n_requests, 2);
+    static const uint32_t want[] = {0, 1, 0, 1, 0, 1};
+    assert_int_equal(sb->n_order, 6);
+    for (size_t i = 0; i < 6; i++)
+        assert_int_equal(sb->order[i], want[i]);
+    box__served_batch__free_unpacked(sb, NULL);
+    box_repeats_clear(r);
+    assert_int_equal(box_repeats_again(r, bracket), BOX_EINVAL); // cleared
+    box_repeats_free(r);
+}
+
 /* Each bound refuses whole (nothing kept) and says so; a full set of
  * distinct strings still takes repeats; clear makes room again. */
 static void
@@ -194,6 +226,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order),
         cmocka_unit_test(test_no_repeat_no_order),
+        cmocka_unit_test(test_again),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_many),
     };

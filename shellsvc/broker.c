@@ -481,12 +481,12 @@ conn_served(broker_conn *c, const Box__ServedBatch *sb)
     if (c->cn_memo == NULL)
         return false;
     for (size_t i = 0; i < sb->n_requests; i++) {
-        uint64_t epoch;
+        permit_memo_hit hit;
         // Kept here, from the generation it names, and marked a report.
         if (sb->requests[i] == NULL || !sb->requests[i]->cached ||
             !permit_memo_has(c->cn_memo, sb->requests[i], PERMIT_MEMO_ANY_GEN,
-                             0, 0, &epoch) ||
-            epoch != sb->requests[i]->cached_epoch)
+                             0, 0, &hit) ||
+            hit.ph_epoch != sb->requests[i]->cached_epoch)
             return false;
     }
     for (size_t k = 0; k < sb->n_order; k++)

@@ -182,7 +182,7 @@ permit_memo_add(permit_memo *m, const Box__DecisionRequest *req,
 bool
 permit_memo_has(const permit_memo *m, const Box__DecisionRequest *req,
                 uint64_t gen, uint64_t now_ms, uint64_t max_age_ms,
-                uint64_t *epoch)
+                permit_memo_hit *hit)
 {
     uint8_t key[PM_KEY_MAX];
     if (!permit_memo_keeps(req))
@@ -196,9 +196,18 @@ permit_memo_has(const permit_memo *m, const Box__DecisionRequest *req,
         (gen != PERMIT_MEMO_ANY_GEN && e->pe_gen != gen) ||
         (max_age_ms != 0 && now_ms - e->pe_born_ms > max_age_ms))
         return false;
-    if (epoch != NULL)
-        *epoch = e->pe_epoch;
+    if (hit != NULL)
+        *hit = (permit_memo_hit){.ph_epoch = e->pe_epoch,
+                                 .ph_born_ms = e->pe_born_ms};
     return true;
+}
+
+char *const *
+permit_memo_fields(const permit_memo *m, const char *action, size_t *n)
+{
+    const pm_action *a = action != NULL ? pm_action_find(m, action) : NULL;
+    *n = a != NULL ? a->pa_n : 0;
+    return a != NULL ? a->pa_fields : NULL;
 }
 
 /* True when a's permits depend on the field name. */

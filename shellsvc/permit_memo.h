@@ -44,12 +44,24 @@ box_err permit_memo_add(permit_memo *m, const Box__DecisionRequest *req,
                         char *const *fields, size_t nfields, uint64_t epoch,
                         uint64_t gen, uint64_t now_ms) BOX_WARN_UNUSED;
 
+/* What a hit was kept with: the policy generation that made the permit
+ * and when it was kept. */
+typedef struct permit_memo_hit {
+    uint64_t ph_epoch;
+    uint64_t ph_born_ms;
+} permit_memo_hit;
+
 /* True when req's key is kept under gen (or any, PERMIT_MEMO_ANY_GEN) and
- * was made at most max_age_ms before now_ms (0: any age); then *epoch (when
- * not NULL) is the generation that made the permit. */
+ * was made at most max_age_ms before now_ms (0: any age); then *hit (when
+ * not NULL) says how. */
 bool permit_memo_has(const permit_memo *m, const Box__DecisionRequest *req,
                      uint64_t gen, uint64_t now_ms, uint64_t max_age_ms,
-                     uint64_t *epoch);
+                     permit_memo_hit *hit);
+
+/* The fields the action's permits depend on (*n of them), as kept with
+ * its first permit; NULL when the memo keeps none of the action. */
+char *const *permit_memo_fields(const permit_memo *m, const char *action,
+                                size_t *n);
 
 /*
  * The input a report of req's served permit carries: every field the

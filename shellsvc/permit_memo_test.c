@@ -32,14 +32,15 @@ test_narrowed(void **state)
     permit_memo *m = permit_memo_new();
     box_req q;
     char cmd[64];
-    uint64_t epoch = 0;
+    permit_memo_hit hit = {0};
     exec_req(&q, "[", 0, cmd, sizeof cmd);
     assert_false(permit_memo_has(m, &q.r_req, 3, 0, 0, NULL));
     assert_int_equal(permit_memo_add(m, &q.r_req, no_fields, 0, 7, 3, 100),
                      BOX_OK);
     exec_req(&q, "[", 19999, cmd, sizeof cmd);
-    assert_true(permit_memo_has(m, &q.r_req, 3, 100, 0, &epoch));
-    assert_int_equal(epoch, 7);
+    assert_true(permit_memo_has(m, &q.r_req, 3, 100, 0, &hit));
+    assert_int_equal(hit.ph_epoch, 7);
+    assert_int_equal(hit.ph_born_ms, 100);
     exec_req(&q, "echo", 1, cmd, sizeof cmd); // no field read: served too
     assert_true(permit_memo_has(m, &q.r_req, 3, 100, 0, NULL));
     assert_false(permit_memo_has(m, &q.r_req, 5, 100, 0, NULL)); // moved

@@ -24,6 +24,7 @@
 #include "box_svc.h"
 #include "box_repeats.h"
 #include "permit_memo.h"
+#include "served_again.h"
 #include "sh_kernel.h"
 #include "worker_interp.h"
 
@@ -67,6 +68,7 @@ typedef struct worker_batch {
     box_repeats *wb_rep;
     size_t wb_n;
     uint64_t wb_first_ms; // when the oldest was added
+    uint64_t wb_sent;     // batches sent (wb_rep's indices start again)
 } worker_batch;
 
 typedef struct worker_ctx {
@@ -84,6 +86,9 @@ typedef struct worker_ctx {
     // NULL: every decision is asked.
     permit_memo *wk_memo;
     _Atomic uint64_t *wk_valid;
+    // Where the served batch holds the report of a permit served again
+    // (under wk_chan_lock); NULL: each is keyed and packed.
+    served_again *wk_again;
     // Served permits not yet reported, sent before any other frame and
     // when the batch is full or old; outcomes not yet sent, before any
     // decide, launch or exit frame and when full or old.
@@ -176,6 +181,7 @@ worker_batch_flush(worker_ctx *w, worker_batch *b)
         if (rv == BOX_OK)
             rv = box_repeats_put_order(b->wb_rep, &frame, TAG_BATCH_ORDER);
         box_repeats_clear(b->wb_rep);
+        b->wb_sent++;
     } else if (rv == BOX_OK) {
         rv = box_buf_append(&frame, b->wb_body.b_data, b->wb_body.b_len);
     }
@@ -281,11 +287,12 @@ worker_served_pack(worker_ctx *w, const Box__DecisionRequest *req)
     return box_repeats_keep(w->wk_served.wb_rep, n);
 }
 
-/* Keeps a served permit's request for the next batch. Caller holds
- * wk_chan_lock. */
+/* Keeps a served permit's request for the next batch, and where it went
+ * in *index (of batch number *batch). Caller holds wk_chan_lock. */
 static box_err
 worker_served_add(worker_ctx *w, const Box__DecisionRequest *req,
-                  uint64_t epoch, uint64_t now_ms)
+                  uint64_t epoch, uint64_t now_ms, size_t *index,
+                  uint64_t *batch)
 {
     permit_memo_blank blank;
     Box__DecisionRequest copy = *req;
@@ -299,8 +306,41 @@ worker_served_add(worker_ctx *w, const Box__DecisionRequest *req,
         rv = worker_served_pack(w, &copy);
     if (rv != BOX_OK)
         return rv;
+    // Read before the batch may go (then the batch number moves on).
+    *index = box_repeats_last(w->wk_served.wb_rep);
+    *batch = w->wk_served.wb_sent;
     return worker_batch_added(
         w, &w->wk_served, box_repeats_bytes(w->wk_served.wb_rep), now_ms);
+}
+
+/* Serves req from the memo when it holds req's permit: reports it (the
+ * same report again, by index, when served_again knows where the batch
+ * holds it). BOX_OK served; BOX_ENOENT not held (ask); BOX_ETOOBIG not
+ * kept (ask); another error ends the call. Caller holds wk_chan_lock. */
+static box_err
+worker_serve(worker_ctx *w, const Box__DecisionRequest *req, uint64_t gen,
+             uint64_t now)
+{
+    const uint64_t max_age = BOX_PDP_CACHE_MAX_AGE_MS_DEFAULT;
+    served_again_id id;
+    permit_memo_hit hit;
+    size_t index;
+    uint64_t batch;
+    bool known = w->wk_again != NULL &&
+                 served_again_id_of(w->wk_memo, req, &id);
+    if (known && served_again_find(w->wk_again, &id, gen,
+                                   w->wk_served.wb_sent, now, max_age,
+                                   &index, &hit.ph_epoch) &&
+        box_repeats_again(w->wk_served.wb_rep, index) == BOX_OK)
+        return worker_batch_added(w, &w->wk_served,
+                                  box_repeats_bytes(w->wk_served.wb_rep), now);
+    if (!permit_memo_has(w->wk_memo, req, gen, now, max_age, &hit))
+        return BOX_ENOENT;
+    box_err rv =
+        worker_served_add(w, req, hit.ph_epoch, now, &index, &batch);
+    if (rv == BOX_OK && known)
+        served_again_put(w->wk_again, &id, gen, batch, &hit, index);
+    return rv;
 }
 
 /* Writes one frame after the served permits waiting. Caller holds
@@ -434,11 +474,10 @@ worker_decide(void *ctx, const Box__DecisionRequest *req, char **message,
     uint64_t gen = w->wk_valid != NULL
                        ? atomic_load_explicit(w->wk_valid, memory_order_acquire)
                        : 0;
-    uint64_t now = box_svc_now_ms(), epoch = 0;
+    uint64_t now = box_svc_now_ms();
     if (w->wk_memo != NULL && (gen & 1) != 0 &&
-        permit_memo_has(w->wk_memo, req, gen, now,
-                        BOX_PDP_CACHE_MAX_AGE_MS_DEFAULT, &epoch) &&
-        (rv = worker_served_add(w, req, epoch, now)) != BOX_ETOOBIG) {
+        (rv = worker_serve(w, req, gen, now)) != BOX_ENOENT &&
+        rv != BOX_ETOOBIG) {
         pthread_mutex_unlock(&w->wk_chan_lock);
         if (rv == BOX_OK)
             return BOX_VERDICT_PERMIT;
@@ -671,8 +710,10 @@ worker_main(int chan, int fds, const worker_settings *ws, worker_prep *prep)
     if (call->call->stdin_stream && (stdin_fd = worker_recv_stdin(fds)) < 0)
         goto out;
     // Without its memo the call still runs, asking every time.
-    if (w.wk_valid != NULL)
+    if (w.wk_valid != NULL) {
         w.wk_memo = permit_memo_new();
+        w.wk_again = served_again_new();
+    }
     worker_io io = {.wi_out = worker_out,
                     .wi_err = worker_err,
                     .wi_decide = worker_decide,
@@ -710,6 +751,7 @@ out:
     if (call != NULL)
         box__alias_frame__free_unpacked(call, NULL);
     permit_memo_free(w.wk_memo);
+    served_again_free(w.wk_again);
     worker_batch_free(&w.wk_served);
     worker_batch_free(&w.wk_outcomes);
     sh_kernel_free(kernel);

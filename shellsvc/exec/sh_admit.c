@@ -48,11 +48,14 @@ long_flag_len(const char *s)
     return 2 + n;
 }
 
-static char *
-cap_attr(const char *s, size_t n)
+/* s itself when it is within SH_ADMIT_MAX_ATTR; else a cut copy, put in
+ * *owned (box_alloc'd, the caller frees it). NULL when out of memory. */
+static const char *
+cap_attr(const char *s, char **owned)
 {
+    size_t n = strlen(s);
     if (n <= SH_ADMIT_MAX_ATTR)
-        return box_strndup(s, n);
+        return s;
     size_t keep = SH_ADMIT_MAX_ATTR - (sizeof SH_TRUNC_TAIL - 1);
     while (keep > 0 && ((unsigned char)s[keep] & 0xC0u) == 0x80u)
         keep--; // do not cut inside a UTF-8 sequence
@@ -61,30 +64,33 @@ cap_attr(const char *s, size_t n)
         return NULL;
     memcpy(o, s, keep);
     memcpy(o + keep, SH_TRUNC_TAIL, sizeof SH_TRUNC_TAIL);
+    *owned = o;
     return o;
 }
 
 size_t
-sh_admit_redact(const sh_cmd_value *cv, char **out, size_t max)
+sh_admit_redact(const sh_cmd_value *cv, const char **out, char **owned,
+                size_t max)
 {
     size_t n = 0;
     if (max > SH_ADMIT_MAX_ARGS)
         max = SH_ADMIT_MAX_ARGS;
     for (int i = 0; i < cv->cv_argc && n < max; i++) {
         const char *a = cv->cv_argv[i];
-        char *r;
-        if (i == 0 || cv->cv_expanded == NULL || !cv->cv_expanded[i]) {
-            r = cap_attr(a, strlen(a));
-        } else if (is_short_flag(a)) {
-            r = cap_attr(a, strlen(a));
+        const char *r;
+        owned[n] = NULL;
+        if (i == 0 || cv->cv_expanded == NULL || !cv->cv_expanded[i] ||
+            is_short_flag(a)) {
+            // Most words are kept as they are: borrowed, not copied.
+            r = cap_attr(a, &owned[n]);
         } else {
             size_t ln = long_flag_len(a);
             if (ln > 0 && a[ln] == '\0')
-                r = box_strdup(a);
+                r = a;
             else if (ln > 0 && a[ln] == '=')
-                r = box_asprintf("%.*s=<redacted>", (int)ln, a);
+                r = owned[n] = box_asprintf("%.*s=<redacted>", (int)ln, a);
             else
-                r = box_strdup("<redacted>");
+                r = "<redacted>";
         }
         if (r == NULL)
             break;
@@ -99,7 +105,8 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
     memset(out, 0, sizeof *out);
     out->ad_verdict = BOX_VERDICT_FAULT;
     box_err rv = BOX_ENOMEM;
-    char *args[SH_ADMIT_MAX_ARGS];
+    const char *args[SH_ADMIT_MAX_ARGS];
+    char *owned[SH_ADMIT_MAX_ARGS];
     size_t nargs = 0;
     box_buf cmd;
     box_buf_init(&cmd, (size_t)1 << 20);
@@ -115,7 +122,7 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
     }
     if (cmd.b_data == NULL && box_buf_puts(&cmd, "") != BOX_OK)
         goto out;
-    nargs = sh_admit_redact(cv, args, SH_ADMIT_MAX_ARGS);
+    nargs = sh_admit_redact(cv, args, owned, SH_ADMIT_MAX_ARGS);
     if (nargs == 0)
         goto out;
 
@@ -127,7 +134,8 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
                   .ec_argv = cv->cv_argv,
                   .ec_cwd = cwd,
                   .ec_program_path = cv->cv_program_path,
-                  .ec_args = args,
+                  // read only (protobuf-c's string type is char *)
+                  .ec_args = (char *const *)args,
                   .ec_nargs = nargs},
     };
     box_effect_req er;
@@ -161,7 +169,7 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
     rv = BOX_OK;
 out:
     for (size_t i = 0; i < nargs; i++)
-        box_free(args[i]);
+        box_free(owned[i]);
     box_buf_reset(&cmd);
     return rv;
 }

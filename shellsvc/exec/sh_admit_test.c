@@ -13,12 +13,15 @@ test_redact(void **state)
                           "<redacted>", "<redacted>", "--long-flag",
                           "plain",      "-x1",        "<redacted>"};
     sh_cmd_value cv = {.cv_argc = 9, .cv_argv = argv, .cv_expanded = exp};
-    char *out[64];
-    size_t n = sh_admit_redact(&cv, out, 64);
+    const char *out[64];
+    char *owned[64];
+    size_t n = sh_admit_redact(&cv, out, owned, 64);
     assert_int_equal(n, 9);
     for (size_t i = 0; i < n; i++) {
         assert_string_equal(out[i], want[i]);
-        box_free(out[i]);
+        // Only the rewritten --name=value is a copy; the rest borrow.
+        assert_true((owned[i] != NULL) == (i == 2));
+        box_free(owned[i]);
     }
 }
 
@@ -33,14 +36,17 @@ test_redact_caps(void **state)
     for (int i = 1; i < 70; i++)
         argv[i] = "x";
     sh_cmd_value cv = {.cv_argc = 70, .cv_argv = argv};
-    char *out[80];
-    size_t n = sh_admit_redact(&cv, out, 80);
+    const char *out[80];
+    char *owned[80];
+    size_t n = sh_admit_redact(&cv, out, owned, 80);
     assert_int_equal(n, 64);
     assert_true(strlen(out[0]) <= 4096);
     const char *tail = "\xe2\x80\xa6 (truncated)";
     assert_string_equal(out[0] + strlen(out[0]) - strlen(tail), tail);
+    assert_ptr_equal(out[0], owned[0]);
+    assert_ptr_equal(out[1], argv[1]);
     for (size_t i = 0; i < n; i++)
-        box_free(out[i]);
+        box_free(owned[i]);
 }
 
 typedef struct seen {

@@ -146,14 +146,22 @@ sh_assign_str(sh_ctx *cx, const char *who, const char *name, const char *sub,
         key = "0";
     }
     const char *old = append ? elem_get(v, index, key) : NULL;
+    unsigned flags = v ? v->v_flags : 0;
     char *nv = NULL;
     size_t nl = 0;
-    int rc = transform(cx, v ? v->v_flags : 0, old, val, vlen, &nv, &nl);
+    box_err e;
+    if (old == NULL && sub == NULL &&
+        (flags & (SH_VAR_INTEGER | SH_VAR_LOWER | SH_VAR_UPPER)) == 0) {
+        // A plain NAME=value (most of a loop's assignments): nothing to
+        // transform, so the value is copied once, by sh_var_set.
+        e = sh_var_set(cx->cx_st, name, val, vlen);
+        return e == BOX_OK ? 0 : sh_var_fail(cx, who, name, e);
+    }
+    int rc = transform(cx, flags, old, val, vlen, &nv, &nl);
     if (rc != 0)
         return rc;
-    box_err e = sub != NULL ? sh_var_set_elem(cx->cx_st, name, index, key, nv,
-                                              nl)
-                            : sh_var_set(cx->cx_st, name, nv, nl);
+    e = sub != NULL ? sh_var_set_elem(cx->cx_st, name, index, key, nv, nl)
+                    : sh_var_set(cx->cx_st, name, nv, nl);
     box_free(nv);
     return e == BOX_OK ? 0 : sh_var_fail(cx, who, name, e);
 }

@@ -212,8 +212,10 @@ void sh_admit_finish(sh_session *ss, box_ticket *t, int status);
  * flag (-[A-Za-z0-9]+) or a long flag of <= 32 lowercase letters/dashes,
  * `--name=value` becomes `--name=<redacted>`, anything else `<redacted>`.
  * At most 64 entries, each at most 4 KiB (cut, ending "… (truncated)").
- * Returns the number of entries; each out[i] is box_alloc'd.
+ * Returns the number of entries. out[i] is cv's own word, a constant or
+ * owned[i]; each owned[i] is NULL or box_alloc'd for the caller to free.
  */
-size_t sh_admit_redact(const sh_cmd_value *cv, char **out, size_t max);
+size_t sh_admit_redact(const sh_cmd_value *cv, const char **out,
+                       char **owned, size_t max);
 
 #endif
