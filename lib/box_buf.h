@@ -30,6 +30,8 @@ box_err box_buf_reserve(box_buf *b, size_t n) BOX_WARN_UNUSED;
 box_err box_buf_append(box_buf *b, const void *p, size_t n) BOX_WARN_UNUSED;
 box_err box_buf_puts(box_buf *b, const char *s) BOX_WARN_UNUSED;
 box_err box_buf_putc(box_buf *b, char c) BOX_WARN_UNUSED;
+/* Appends n copies of c. */
+box_err box_buf_fill(box_buf *b, char c, size_t n) BOX_WARN_UNUSED;
 box_err box_buf_printf(box_buf *b, const char *fmt, ...) BOX_WARN_UNUSED
     __attribute__((format(printf, 2, 3)));
 box_err box_buf_vprintf(box_buf *b, const char *fmt,

@@ -62,6 +62,28 @@ test_reserve(void **state)
     box_buf_reset(&b);
 }
 
+/* putc on room already there and fill both stop at the cap, as append
+ * does, leaving the text as it was. */
+static void
+test_putc_fill_cap(void **state)
+{
+    (void)state;
+    box_buf b;
+    box_buf_init(&b, 6);
+    assert_int_equal(box_buf_reserve(&b, 6), BOX_OK);
+    assert_int_equal(box_buf_fill(&b, 'x', 3), BOX_OK);
+    assert_int_equal(box_buf_putc(&b, 'y'), BOX_OK);
+    assert_int_equal(box_buf_fill(&b, 'z', 3), BOX_ETOOBIG);
+    assert_string_equal(b.b_data, "xxxy");
+    assert_int_equal(box_buf_fill(&b, 'z', 0), BOX_OK);
+    assert_int_equal(box_buf_putc(&b, 'a'), BOX_OK);
+    assert_int_equal(box_buf_putc(&b, 'b'), BOX_OK);
+    assert_int_equal(box_buf_putc(&b, 'c'), BOX_ETOOBIG);
+    assert_string_equal(b.b_data, "xxxyab");
+    assert_int_equal(b.b_len, 6);
+    box_buf_reset(&b);
+}
+
 static void
 test_take_empty(void **state)
 {
@@ -81,6 +103,7 @@ main(void)
         cmocka_unit_test(test_cap_refuses_and_keeps),
         cmocka_unit_test(test_take_empty),
         cmocka_unit_test(test_reserve),
+        cmocka_unit_test(test_putc_fill_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "box_alloc.h"
-#include "box_buf.h"
 #include "box_effect.h"
 #include "sh_internal.h"
 
@@ -20,6 +19,8 @@
 
 #define SH_ADMIT_MAX_ARGS BOX_EFFECT_MAX_ARGS
 #define SH_ADMIT_MAX_ATTR 4096u
+#define SH_ADMIT_MAX_CMD ((size_t)1 << 20) // the joined command's bytes
+#define SH_ADMIT_SMALL_CMD 256
 #define SH_TRUNC_TAIL "\xe2\x80\xa6 (truncated)"
 
 static bool
@@ -108,20 +109,28 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
     const char *args[SH_ADMIT_MAX_ARGS];
     char *owned[SH_ADMIT_MAX_ARGS];
     size_t nargs = 0;
-    box_buf cmd;
-    box_buf_init(&cmd, (size_t)1 << 20);
+    // Most commands are short: joined on the stack, not allocated.
+    char small[SH_ADMIT_SMALL_CMD], *cmd = small;
     const char *cwd = cv->cv_cwd != NULL ? cv->cv_cwd : "/";
 
     if (cv->cv_argc < 1)
         return BOX_EINVAL;
     // context.input.command: program + " " + args, single spaces (§3.4).
-    for (int i = 0; i < cv->cv_argc; i++) {
-        if ((i > 0 && box_buf_putc(&cmd, ' ') != BOX_OK) ||
-            box_buf_puts(&cmd, cv->cv_argv[i]) != BOX_OK)
-            goto out;
-    }
-    if (cmd.b_data == NULL && box_buf_puts(&cmd, "") != BOX_OK)
+    size_t need = 0, at = 0;
+    for (int i = 0; i < cv->cv_argc; i++)
+        need += strlen(cv->cv_argv[i]) + 1;
+    if (need - 1 > SH_ADMIT_MAX_CMD ||
+        (need > sizeof small && (cmd = box_alloc(need)) == NULL)) {
+        cmd = small;
         goto out;
+    }
+    for (int i = 0; i < cv->cv_argc; i++) {
+        size_t n = strlen(cv->cv_argv[i]);
+        memcpy(cmd + at, cv->cv_argv[i], n);
+        at += n;
+        cmd[at++] = ' ';
+    }
+    cmd[at - 1] = '\0'; // the last space
     nargs = sh_admit_redact(cv, args, owned, SH_ADMIT_MAX_ARGS);
     if (nargs == 0)
         goto out;
@@ -129,7 +138,7 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
     box_effect e = {
         .e_kind = cv->cv_program_path != NULL ? BOX_EFFECT_SHELL_SPAWN
                                               : BOX_EFFECT_SHELL_EXEC,
-        .e_cmd = {.ec_command = cmd.b_data,
+        .e_cmd = {.ec_command = cmd,
                   .ec_argc = cv->cv_argc,
                   .ec_argv = cv->cv_argv,
                   .ec_cwd = cwd,
@@ -170,7 +179,8 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
 out:
     for (size_t i = 0; i < nargs; i++)
         box_free(owned[i]);
-    box_buf_reset(&cmd);
+    if (cmd != small)
+        box_free(cmd);
     return rv;
 }
 

@@ -542,6 +542,10 @@ static aop
 peek_op(ar *a, size_t *len, int *prec)
 {
     skip_ws(a);
+    // Each operand ends in a look for an operator: most looks end here,
+    // at the end or a `)`, before the tables (their first bytes).
+    if (at_end(a) || memchr("|&=!<>*^+-/%", cur(a), 12) == NULL)
+        return OP_NONE;
     for (size_t i = 0; i < sizeof assigns / sizeof assigns[0]; i++)
         if (assigns[i].as_op != OP_NONE && looking_at(a, assigns[i].as_text))
             return OP_NONE;

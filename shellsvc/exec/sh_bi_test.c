@@ -28,9 +28,41 @@ typedef struct tp {
 static const char *const unops[] = {
     "-z", "-n", "-e", "-f", "-d", "-L", "-h", "-r", "-w", "-x", "-s",
     "-b", "-c", "-p", "-S", "-t", "-u", "-g", "-k", "-G", "-O", NULL};
-static const char *const binops[] = {"=",   "==",  "!=",  "-eq", "-ne",
-                                     "-lt", "-le", "-gt", "-ge", "-nt",
-                                     "-ot", "-ef", "<",   ">",   NULL};
+typedef enum tb_op {
+    TB_NONE,
+    TB_STR_EQ,
+    TB_STR_NE,
+    TB_STR_LT,
+    TB_STR_GT,
+    TB_FILE, // -nt -ot -ef, by sh_ftest_binary
+    TB_EQ,
+    TB_NE,
+    TB_LT,
+    TB_LE,
+    TB_GT,
+    TB_GE,
+} tb_op;
+
+static const struct {
+    const char *b_text;
+    tb_op b_op;
+} binops[] = {
+    {"=", TB_STR_EQ}, {"==", TB_STR_EQ}, {"!=", TB_STR_NE}, {"-eq", TB_EQ},
+    {"-ne", TB_NE},   {"-lt", TB_LT},    {"-le", TB_LE},    {"-gt", TB_GT},
+    {"-ge", TB_GE},   {"-nt", TB_FILE},  {"-ot", TB_FILE},  {"-ef", TB_FILE},
+    {"<", TB_STR_LT}, {">", TB_STR_GT},
+};
+
+/* s's binary operator, or TB_NONE: one lookup, so a loop's `[ $i -lt 9 ]`
+ * does not compare its operator again to pick what it does. */
+static tb_op
+binop(const char *s)
+{
+    for (size_t i = 0; i < sizeof binops / sizeof binops[0]; i++)
+        if (s[0] == binops[i].b_text[0] && strcmp(s, binops[i].b_text) == 0)
+            return binops[i].b_op;
+    return TB_NONE;
+}
 
 static bool
 in(const char *const *set, const char *s)
@@ -94,32 +126,39 @@ file_compare(tp *t, const char *l, const char *op, const char *r)
     return f == SH_FT_TRUE;
 }
 
+/* l op r, where op (spelled opname) is a binary operator. */
 static bool
-binary(tp *t, const char *l, const char *op, const char *r)
+binary(tp *t, const char *l, const char *opname, tb_op op, const char *r)
 {
-    if (strcmp(op, "=") == 0 || strcmp(op, "==") == 0)
+    switch (op) {
+    case TB_STR_EQ:
         return strcmp(l, r) == 0;
-    if (strcmp(op, "!=") == 0)
+    case TB_STR_NE:
         return strcmp(l, r) != 0;
-    if (strcmp(op, "<") == 0)
+    case TB_STR_LT:
         return strcmp(l, r) < 0;
-    if (strcmp(op, ">") == 0)
+    case TB_STR_GT:
         return strcmp(l, r) > 0;
-    if (strcmp(op, "-nt") == 0 || strcmp(op, "-ot") == 0 ||
-        strcmp(op, "-ef") == 0)
-        return file_compare(t, l, op, r);
+    case TB_FILE:
+        return file_compare(t, l, opname, r);
+    default:
+        break;
+    }
     long long a = tnum(t, l), b = tnum(t, r);
-    if (strcmp(op, "-eq") == 0)
+    switch (op) {
+    case TB_EQ:
         return a == b;
-    if (strcmp(op, "-ne") == 0)
+    case TB_NE:
         return a != b;
-    if (strcmp(op, "-lt") == 0)
+    case TB_LT:
         return a < b;
-    if (strcmp(op, "-le") == 0)
+    case TB_LE:
         return a <= b;
-    if (strcmp(op, "-gt") == 0)
+    case TB_GT:
         return a > b;
-    return a >= b;
+    default:
+        return a >= b;
+    }
 }
 
 static const char *
@@ -141,9 +180,10 @@ primary(tp *t, int depth)
         return false;
     }
     const char *b = peek(t, 1), *c = peek(t, 2);
-    if (b != NULL && c != NULL && in(binops, b)) {
+    tb_op op = b != NULL && c != NULL ? binop(b) : TB_NONE;
+    if (op != TB_NONE) {
         t->t_i += 3;
-        return binary(t, a, b, c);
+        return binary(t, a, b, op, c);
     }
     if (strcmp(a, "(") == 0 && depth < 64) {
         t->t_i++;
@@ -223,14 +263,16 @@ by_count(tp *t, char **v, int n)
             return unary(t, v[0], v[1]) ? 0 : 1;
         return sh_cmd_err(t->t_cx, t->t_who, 2, "%s: unary operator expected",
                           v[0]);
-    case 3:
-        if (in(binops, v[1])) {
-            bool b = binary(t, v[0], v[1], v[2]);
+    case 3: {
+        tb_op op = binop(v[1]);
+        if (op != TB_NONE) {
+            bool b = binary(t, v[0], v[1], op, v[2]);
             return t->t_err ? 2 : (b ? 0 : 1);
         }
         if (strcmp(v[1], "-a") == 0 || strcmp(v[1], "-o") == 0)
             return 3;
         break;
+    }
     case 4:
         if (strcmp(v[0], "(") != 0 || strcmp(v[3], ")") != 0)
             break;

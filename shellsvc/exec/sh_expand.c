@@ -87,11 +87,9 @@ ex_put(ex *x, const char *p, size_t n, int m)
         }
         return 0;
     }
-    if (box_buf_append(&x->x_txt, p, n) != BOX_OK)
+    if (box_buf_append(&x->x_txt, p, n) != BOX_OK ||
+        box_buf_fill(&x->x_mask, (char)m, n) != BOX_OK)
         return ex_nomem(x);
-    for (size_t i = 0; i < n; i++)
-        if (box_buf_putc(&x->x_mask, (char)m) != BOX_OK)
-            return ex_nomem(x);
     return 0;
 }
 
@@ -1272,6 +1270,15 @@ is_ifs_ws(char c)
     return c == ' ' || c == '\t' || c == '\n';
 }
 
+/* True when the character c of mask kind k goes into the current field
+ * as it is: no marker, no IFS character that splits. */
+static bool
+field_char(int k, char c, const char *ifs)
+{
+    return k == M_LIT || k == M_QUOTE ||
+           (k == M_SPLIT && (c == '\0' || strchr(ifs, c) == NULL));
+}
+
 /* Splits x's text into fields per IFS (POSIX 2.6.5) and the markers. */
 static int
 split_fields(ex *x, sh_argv *out)
@@ -1282,6 +1289,12 @@ split_fields(ex *x, sh_argv *out)
     const char *t = x->x_txt.b_data;
     const char *m = x->x_mask.b_data;
     size_t n = x->x_txt.b_len;
+    // All of it one field (a `$i`, most words): no copy to build it in.
+    size_t run = 0;
+    while (run < n && field_char(m[run], t[run], ifs))
+        run++;
+    if (n > 0 && run == n)
+        return glob_field(x, t, m, n, out);
     box_buf cur, curm;
     box_buf_init(&cur, SH_WORD_MAX);
     box_buf_init(&curm, SH_WORD_MAX);
@@ -1331,9 +1344,14 @@ split_fields(ex *x, sh_argv *out)
             }
             continue;
         }
-        if ((e = box_buf_putc(&cur, c)) != BOX_OK ||
-            (e = box_buf_putc(&curm, (char)k)) != BOX_OK)
+        // The run of plain characters from here goes in at once.
+        size_t j = i + 1;
+        while (j < n && field_char(m[j], t[j], ifs))
+            j++;
+        if ((e = box_buf_append(&cur, t + i, j - i)) != BOX_OK ||
+            (e = box_buf_append(&curm, m + i, j - i)) != BOX_OK)
             break;
+        i = j - 1;
         has = true;
         wsdelim = false;
     }
