@@ -92,6 +92,7 @@ cg_add_sorted(cg_run *g, const char **names, size_t n)
 static void
 cg_vars(cg_run *g, unsigned need)
 {
+    sh_calls_sync(g->cg_cx->cx_st); // FUNCNAME, BASH_LINENO as they are
     const sh_state *st = g->cg_cx->cx_st;
     const char **v = box_calloc(st->st_nvars + 1, sizeof *v);
     size_t n = 0;

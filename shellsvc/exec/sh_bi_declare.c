@@ -221,6 +221,7 @@ static int
 print_all(sh_ctx *cx, const char *who, unsigned mask)
 {
     sh_state *st = cx->cx_st;
+    sh_calls_sync(st); // FUNCNAME, BASH_LINENO as they are
     const sh_var **sorted = box_calloc(st->st_nvars + 1, sizeof *sorted);
     if (sorted == NULL)
         return sh_cmd_err(cx, who, 1, "out of memory");

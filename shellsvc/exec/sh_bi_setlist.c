@@ -56,6 +56,7 @@ cmp_func(const void *a, const void *b)
 static box_err
 put_vars(sh_state *st, box_buf *b)
 {
+    sh_calls_sync(st); // FUNCNAME, BASH_LINENO as they are
     const sh_var **v = box_calloc(st->st_nvars + 1, sizeof *v);
     if (v == NULL)
         return BOX_ENOMEM;

@@ -526,15 +526,10 @@ call_func(sh_ctx *cx, const sh_func *f, int argc, char **argv)
     unsigned oloops = cx->cx_loops;
     cx->cx_loops = 0;
     cx->cx_funcs++;
-    // $FUNCNAME: a local of the call (bash's FUNCNAME[0]; unset outside),
-    // and BASH_LINENO the same way: the line it was called from (caller).
-    bool fresh;
-    char line[16];
-    snprintf(line, sizeof line, "%u", (unsigned)cx->cx_line);
-    if (sh_local_save(cx, "FUNCNAME", &fresh) != BOX_OK ||
-        sh_funcname_push(st, argv[0]) != BOX_OK ||
-        sh_local_save(cx, "BASH_LINENO", &fresh) != BOX_OK ||
-        sh_frame_push(st, "BASH_LINENO", line) != BOX_OK)
+    // FUNCNAME[0] and BASH_LINENO[0] (the line it was called from, for
+    // caller) are this call's from here to its end.
+    bool pushed = sh_calls_push(st, argv[0], (uint32_t)cx->cx_line) == BOX_OK;
+    if (!pushed)
         sh_errf(cx, "out of memory");
     sh_trap_debug(cx); // bash: before the first command of a function
     int s = sh_exec_node(cx, f->f_body);
@@ -547,6 +542,8 @@ call_func(sh_ctx *cx, const sh_func *f, int argc, char **argv)
     cx->cx_funcs--;
     cx->cx_loops = oloops;
     sh_locals_restore(cx, mark);
+    if (pushed)
+        sh_calls_pop(st);
     for (int i = 0; i < st->st_npos; i++)
         box_free(st->st_pos[i]);
     box_free(st->st_pos);

@@ -390,6 +390,7 @@ static int
 expand_names(ex *x, const sh_wpart *p, bool quoted)
 {
     sh_state *st = x->x_cx->cx_st;
+    sh_calls_sync(st); // FUNCNAME, BASH_LINENO as they are
     char **v = box_calloc(st->st_nvars + 1, sizeof *v);
     if (v == NULL)
         return ex_nomem(x);

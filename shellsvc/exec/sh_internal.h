@@ -107,6 +107,12 @@ typedef struct sh_func {
     const sh_node *f_body; // in an arena the session keeps alive
 } sh_func;
 
+/* A function call in progress (sh_calls_push). */
+typedef struct sh_call {
+    char *sc_name;    // the function, as called (owned)
+    uint32_t sc_line; // the line it was called from
+} sh_call;
+
 typedef struct sh_state {
     sh_var *st_vars;
     size_t st_nvars, st_capvars;
@@ -122,6 +128,13 @@ typedef struct sh_state {
     size_t st_nfuncs, st_capfuncs;
     char **st_pos; // $1.. (box_alloc'd strings)
     int st_npos;
+    // The calls in progress, outermost first; FUNCNAME and BASH_LINENO
+    // show them once made again from here (stale: a call began or ended
+    // since they last were).
+    sh_call *st_calls;
+    size_t st_ncalls, st_capcalls;
+    bool st_calls_stale;
+    bool st_calls_made; // FUNCNAME and BASH_LINENO made: never again
     char *st_arg0;
     char *st_cwd;
     bool st_opt_e, st_opt_u, st_opt_x;
@@ -178,13 +191,22 @@ box_err sh_pos_set(sh_state *st, int n, char *const *argv) BOX_WARN_UNUSED;
 /* BASH_REMATCH becomes the array argv[0..n) (the [[ =~ ]] groups). */
 box_err sh_rematch_set(sh_state *st, int n,
                        char *const *argv) BOX_WARN_UNUSED;
-/* FUNCNAME becomes (name, the outer FUNCNAME…): a function call's
- * (the caller saved the outer one as a local first). */
-box_err sh_funcname_push(sh_state *st, const char *name) BOX_WARN_UNUSED;
-/* The same for any such stack: var becomes (value, var's old elements…)
- * (BASH_LINENO: the line each function was called from). */
-box_err sh_frame_push(sh_state *st, const char *var,
-                      const char *value) BOX_WARN_UNUSED;
+/*
+ * A function call begins (name, called from line) or ends. FUNCNAME and
+ * BASH_LINENO are bash's arrays of the calls in progress, innermost
+ * first; outside every function FUNCNAME is declared with no value and
+ * BASH_LINENO is empty, as in bash. They are made from the stack only
+ * when read (sh_var_find of either name) or listed with every variable
+ * (sh_calls_sync first), so a call that reads neither costs a push and a
+ * pop, not two arrays made and unmade. Unset, either stays unset (bash:
+ * it loses its special properties).
+ */
+box_err sh_calls_push(sh_state *st, const char *name,
+                      uint32_t line) BOX_WARN_UNUSED;
+void sh_calls_pop(sh_state *st);
+/* Makes FUNCNAME and BASH_LINENO show the calls now: before any code
+ * that walks st_vars itself. */
+void sh_calls_sync(sh_state *st);
 /* PIPESTATUS becomes the array of a pipeline's stage statuses. */
 box_err sh_pipestatus_set(sh_state *st, int n,
                           const int *status) BOX_WARN_UNUSED;

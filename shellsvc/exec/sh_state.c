@@ -50,6 +50,9 @@ sh_state_free(sh_state *st)
     for (int i = 0; i < st->st_npos; i++)
         box_free(st->st_pos[i]);
     box_free(st->st_pos);
+    for (size_t i = 0; i < st->st_ncalls; i++)
+        box_free(st->st_calls[i].sc_name);
+    box_free(st->st_calls);
     box_free(st->st_arg0);
     box_free(st->st_cwd);
     box_free(st);
@@ -111,6 +114,22 @@ sh_state_dup(const sh_state *st)
                 goto fail;
         }
     }
+    if (st->st_ncalls > 0) {
+        // A `&` job or stage inside a function: its own calls go on top.
+        d->st_calls = box_calloc(st->st_ncalls, sizeof *d->st_calls);
+        if (d->st_calls == NULL)
+            goto fail;
+        d->st_capcalls = st->st_ncalls;
+        for (size_t i = 0; i < st->st_ncalls; i++) {
+            d->st_calls[i].sc_line = st->st_calls[i].sc_line;
+            d->st_calls[i].sc_name = box_strdup(st->st_calls[i].sc_name);
+            d->st_ncalls = i + 1;
+            if (d->st_calls[i].sc_name == NULL)
+                goto fail;
+        }
+    }
+    d->st_calls_stale = st->st_calls_stale;
+    d->st_calls_made = st->st_calls_made;
     d->st_varbytes = st->st_varbytes;
     if (sh_pos_set(d, st->st_npos, st->st_pos) != BOX_OK)
         goto fail;
@@ -207,6 +226,9 @@ vidx_drop_last(sh_state *st)
 sh_var *
 sh_var_find(sh_state *st, const char *name)
 {
+    if (st->st_calls_stale && (name[0] == 'F' || name[0] == 'B') &&
+        (strcmp(name, "FUNCNAME") == 0 || strcmp(name, "BASH_LINENO") == 0))
+        sh_calls_sync(st);
     if (st->st_nvars >= VIDX_LINEAR &&
         ((st->st_vidx != NULL && !st->st_vidx_stale) || vidx_rebuild(st))) {
         for (size_t s = vidx_slot(st, name); st->st_vidx[s] != 0;
@@ -620,34 +642,80 @@ sh_option_set(sh_state *st, const sh_option *o, bool on)
 }
 
 box_err
-sh_funcname_push(sh_state *st, const char *name)
+sh_calls_push(sh_state *st, const char *name, uint32_t line)
 {
-    return sh_frame_push(st, "FUNCNAME", name);
+    if (st->st_ncalls == st->st_capcalls) {
+        size_t cap = st->st_capcalls ? st->st_capcalls * 2 : 16;
+        sh_call *c = box_realloc(st->st_calls, cap * sizeof *c);
+        if (c == NULL)
+            return BOX_ENOMEM;
+        st->st_calls = c;
+        st->st_capcalls = cap;
+    }
+    char *copy = box_strdup(name);
+    if (copy == NULL)
+        return BOX_ENOMEM;
+    // The two names exist from the first call on (made here, where no
+    // caller holds a variable, never in the sh_var_find that shows them:
+    // an add may move st_vars).
+    if (!st->st_calls_made) {
+        if (sh_var_add(st, "FUNCNAME") == NULL ||
+            sh_var_add(st, "BASH_LINENO") == NULL) {
+            box_free(copy);
+            return BOX_ENOMEM;
+        }
+        st->st_calls_made = true;
+    }
+    st->st_calls[st->st_ncalls++] = (sh_call){.sc_name = copy, .sc_line = line};
+    st->st_calls_stale = true;
+    return BOX_OK;
 }
 
-box_err
-sh_frame_push(sh_state *st, const char *var, const char *name)
+void
+sh_calls_pop(sh_state *st)
 {
-    sh_array *a = sh_array_new(false);
-    if (a == NULL)
-        return BOX_ENOMEM;
-    box_err e = sh_array_set(a, 0, name, strlen(name));
-    const sh_var *outer = sh_var_find(st, var);
-    if (outer != NULL && outer->v_arr != NULL) {
-        for (size_t i = 0; i < sh_array_count(outer->v_arr) && e == BOX_OK;
-             i++) {
-            const char *key;
-            long long idx;
-            const char *v = sh_array_at(outer->v_arr, i, &key, &idx);
-            e = sh_array_set(a, idx + 1, v, strlen(v));
+    if (st->st_ncalls == 0)
+        return;
+    box_free(st->st_calls[--st->st_ncalls].sc_name);
+    st->st_calls_stale = true;
+}
+
+/* var becomes the calls' names (lines) innermost first: an array with
+ * no elements outside every call, FUNCNAME then declared with no value. */
+static void
+calls_show(sh_state *st, const char *var, bool lines)
+{
+    sh_var *v = sh_var_find(st, var);
+    if (v == NULL)
+        return; // unset by the script: it stays so (bash's rule)
+    sh_array *a = NULL;
+    if (st->st_ncalls > 0 || lines) {
+        if ((a = sh_array_new(false)) == NULL)
+            return; // out of memory: the arrays show an older stack
+        for (size_t i = 0; i < st->st_ncalls; i++) {
+            const sh_call *c = &st->st_calls[st->st_ncalls - 1 - i];
+            char num[SH_DEC_MAX];
+            const char *text = c->sc_name;
+            if (lines) {
+                sh_fmt_dec(num, (long long)c->sc_line);
+                text = num;
+            }
+            if (sh_array_set(a, (long long)i, text, strlen(text)) != BOX_OK) {
+                sh_array_free(a);
+                return;
+            }
         }
-    } else if (outer != NULL && outer->v_value != NULL && e == BOX_OK) {
-        e = sh_array_set(a, 1, outer->v_value, strlen(outer->v_value));
     }
-    sh_var *v = e == BOX_OK ? sh_var_add(st, var) : NULL;
-    if (v == NULL) {
-        sh_array_free(a);
-        return e != BOX_OK ? e : BOX_ENOMEM;
-    }
-    return special_set(st, v, a);
+    v->v_flags |= SH_VAR_ARRAY;
+    (void)special_set(st, v, a);
+}
+
+void
+sh_calls_sync(sh_state *st)
+{
+    if (!st->st_calls_stale)
+        return;
+    st->st_calls_stale = false; // first: calls_show looks names up
+    calls_show(st, "FUNCNAME", false);
+    calls_show(st, "BASH_LINENO", true);
 }
