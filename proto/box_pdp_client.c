@@ -786,21 +786,13 @@ answer_from(box_pdp_answer *a, const Box__DecisionResponse *r)
     }
 }
 
-/* Appends a protobuf varint. */
-static box_err
-put_varint(box_buf *b, uint64_t v)
-{
-    uint8_t tmp[BOX_WIRE_VARINT_MAX];
-    return box_buf_append(b, tmp, box_wire_varint(tmp, v));
-}
-
 /* Appends one length-delimited field (tag byte, length, bytes). */
 static box_err
 put_field(box_buf *b, uint8_t tag, const void *p, size_t n)
 {
     box_err rv = box_buf_putc(b, (char)tag);
     if (rv == BOX_OK)
-        rv = put_varint(b, n);
+        rv = box_wire_put_varint(b, n);
     if (rv == BOX_OK)
         rv = box_buf_append(b, p, n);
     return rv;

@@ -202,14 +202,6 @@ box_repeats_put_size(const box_repeats *r)
     return n;
 }
 
-/* A varint onto b. */
-static box_err
-put_varint(box_buf *b, uint64_t v)
-{
-    uint8_t tmp[BOX_WIRE_VARINT_MAX];
-    return box_buf_append(b, tmp, box_wire_varint(tmp, v));
-}
-
 box_err
 box_repeats_put_strings(const box_repeats *r, box_buf *b, uint8_t tag)
 {
@@ -217,7 +209,7 @@ box_repeats_put_strings(const box_repeats *r, box_buf *b, uint8_t tag)
     for (size_t i = 0; i < r->rp_n && rv == BOX_OK; i++) {
         rv = box_buf_putc(b, (char)tag);
         if (rv == BOX_OK)
-            rv = put_varint(b, r->rp_len[i]);
+            rv = box_wire_put_varint(b, r->rp_len[i]);
         if (rv == BOX_OK)
             rv = box_buf_append(b, r->rp_bytes + r->rp_off[i], r->rp_len[i]);
     }
@@ -231,9 +223,9 @@ box_repeats_put_order(const box_repeats *r, box_buf *b, uint8_t tag)
         return BOX_OK;
     box_err rv = box_buf_putc(b, (char)tag);
     if (rv == BOX_OK)
-        rv = put_varint(b, repeats_order_bytes(r));
+        rv = box_wire_put_varint(b, repeats_order_bytes(r));
     for (size_t k = 0; k < r->rp_norder && rv == BOX_OK; k++)
-        rv = put_varint(b, r->rp_order[k]);
+        rv = box_wire_put_varint(b, r->rp_order[k]);
     return rv;
 }
 

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "box_buf.h"
+
 // Alias <-> shell service.
 #define BOX_ALIAS_PROTOCOL_VERSION 9
 /* The oldest alias the broker still serves: 6 sends no arg0, args or
@@ -89,6 +91,14 @@ box_wire_varint(uint8_t *p, uint64_t v)
         n++;
     } while (v != 0);
     return n;
+}
+
+/* Appends v as a protobuf varint to b. */
+static inline box_err
+box_wire_put_varint(box_buf *b, uint64_t v)
+{
+    uint8_t tmp[BOX_WIRE_VARINT_MAX];
+    return box_buf_append(b, tmp, box_wire_varint(tmp, v));
 }
 
 #endif

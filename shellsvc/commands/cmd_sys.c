@@ -21,12 +21,8 @@ sh_sys_exported(const sh_var *v)
 const char *
 sh_sys_getenv(const sh_ctx *cx, const char *name)
 {
-    const sh_state *st = cx->cx_st;
-    for (size_t i = 0; i < st->st_nvars; i++)
-        if (strcmp(st->st_vars[i].v_name, name) == 0)
-            return sh_sys_exported(&st->st_vars[i]) ? st->st_vars[i].v_value
-                                                    : NULL;
-    return NULL;
+    const sh_var *v = sh_var_find(cx->cx_st, name);
+    return v != NULL && sh_sys_exported(v) ? v->v_value : NULL;
 }
 
 void
