@@ -133,7 +133,8 @@ canon_put(canon *c, const void *p, size_t n)
         c->c_full = true;
         return;
     }
-    memcpy(c->c_buf + c->c_len, p, n);
+    if (n > 0) // p may be NULL then (a NULL string's no bytes)
+        memcpy(c->c_buf + c->c_len, p, n);
     c->c_len += n;
 }
 
