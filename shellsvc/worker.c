@@ -654,7 +654,58 @@ worker_dial(void *ctx, int *sock, char **err)
 
 struct worker_prep {
     sh_kernel *wp_kernel;
+    worker_ctx *wp_ctx; // its flusher already started, or NULL
 };
+
+/* A call's context, its batches not yet made; with flusher, the thread
+ * that sends old batches is started now, idle until a batch opens. NULL
+ * when out of memory. */
+static worker_ctx *
+worker_ctx_new(bool flusher)
+{
+    worker_ctx *w = box_calloc(1, sizeof *w);
+    if (w == NULL)
+        return NULL;
+    w->wk_chan = w->wk_fds = -1;
+    pthread_mutex_init(&w->wk_chan_lock, NULL);
+    pthread_cond_init(&w->wk_served_cv, NULL);
+    if (flusher) {
+        pthread_mutex_lock(&w->wk_chan_lock);
+        w->wk_flusher_on =
+            pthread_create(&w->wk_flusher, NULL, worker_flusher, w) == 0;
+        pthread_mutex_unlock(&w->wk_chan_lock);
+    }
+    return w;
+}
+
+/* Stops and joins the flusher, if it runs. */
+static void
+worker_flusher_stop(worker_ctx *w)
+{
+    if (!w->wk_flusher_on)
+        return;
+    pthread_mutex_lock(&w->wk_chan_lock);
+    w->wk_stop = true;
+    pthread_cond_signal(&w->wk_served_cv);
+    pthread_mutex_unlock(&w->wk_chan_lock);
+    pthread_join(w->wk_flusher, NULL);
+    w->wk_flusher_on = false;
+}
+
+static void
+worker_ctx_free(worker_ctx *w)
+{
+    if (w == NULL)
+        return;
+    worker_flusher_stop(w);
+    permit_memo_free(w->wk_memo);
+    served_again_free(w->wk_again);
+    worker_batch_free(&w->wk_served);
+    worker_batch_free(&w->wk_outcomes);
+    pthread_cond_destroy(&w->wk_served_cv);
+    pthread_mutex_destroy(&w->wk_chan_lock);
+    box_free(w);
+}
 
 worker_prep *
 worker_prepare(const worker_settings *ws)
@@ -664,14 +715,20 @@ worker_prepare(const worker_settings *ws)
         box_free(p);
         p = NULL;
     }
+    // The flusher too: a call that serves a permit would otherwise start
+    // it on its way (its stack mapped, its clone: a millisecond here).
+    if (p != NULL)
+        p->wp_ctx = worker_ctx_new(true);
     return p;
 }
 
-/* The prepared kernel, taken out of prep (freed); NULL without one. */
+/* The prepared kernel and context, taken out of prep (freed); NULL for
+ * what it does not hold. */
 static sh_kernel *
-worker_prep_take(worker_prep *prep)
+worker_prep_take(worker_prep *prep, worker_ctx **ctx)
 {
     sh_kernel *k = prep != NULL ? prep->wp_kernel : NULL;
+    *ctx = prep != NULL ? prep->wp_ctx : NULL;
     box_free(prep);
     return k;
 }
@@ -679,27 +736,34 @@ worker_prep_take(worker_prep *prep)
 int
 worker_main(int chan, int fds, const worker_settings *ws, worker_prep *prep)
 {
-    sh_kernel *kernel = worker_prep_take(prep); // until worker_interp_run
+    worker_ctx *w = NULL;
+    // kernel: ours until worker_interp_run
+    sh_kernel *kernel = worker_prep_take(prep, &w);
     Box__AliasFrame *call = NULL;
     int stdin_fd = -1, ret = 1;
-    worker_ctx w = {.wk_chan = chan,
-                    .wk_fds = fds,
-                    .wk_valid = ws != NULL ? ws->ws_valid : NULL};
-    pthread_mutex_init(&w.wk_chan_lock, NULL);
-    pthread_cond_init(&w.wk_served_cv, NULL);
-    if (!worker_batch_init(&w.wk_served, TAG_FRAME_SERVED, WORKER_SERVED_MAX,
-                           WORKER_SERVED_DISTINCT,
-                           WORKER_SERVED_BYTES + WORKER_SERVED_REQ_MAX + 16) ||
-        !worker_batch_init(&w.wk_outcomes, TAG_FRAME_OUTCOMES,
-                           BOX_OUTCOMES_BATCH_MAX, 0,
-                           WORKER_SERVED_BYTES + WORKER_OUTCOME_MAX + 16))
+    if (w == NULL && (w = worker_ctx_new(false)) == NULL)
+        goto out;
+    // Under the lock: a flusher started before the call may look.
+    pthread_mutex_lock(&w->wk_chan_lock);
+    w->wk_chan = chan;
+    w->wk_fds = fds;
+    w->wk_valid = ws != NULL ? ws->ws_valid : NULL;
+    bool made =
+        worker_batch_init(&w->wk_served, TAG_FRAME_SERVED, WORKER_SERVED_MAX,
+                          WORKER_SERVED_DISTINCT,
+                          WORKER_SERVED_BYTES + WORKER_SERVED_REQ_MAX + 16) &&
+        worker_batch_init(&w->wk_outcomes, TAG_FRAME_OUTCOMES,
+                          BOX_OUTCOMES_BATCH_MAX, 0,
+                          WORKER_SERVED_BYTES + WORKER_OUTCOME_MAX + 16);
+    pthread_mutex_unlock(&w->wk_chan_lock);
+    if (!made)
         goto out;
     if (box_frame_read(chan, BOX_FRAME_MAX, WORKER_CALL_READ_MS,
                        BOX_FRAMES_TO_WORKER, &call, NULL) != BOX_OK ||
         call->body_case != BOX__ALIAS_FRAME__BODY_CALL ||
         call->call->source == NULL)
         goto out;
-    w.wk_program = call->program;
+    w->wk_program = call->program;
     // Built while the worker waited, maybe long ago: a bind moved or made
     // anew since then means building it again, as the call would have.
     if (kernel != NULL && !sh_kernel_binds_current(kernel)) {
@@ -710,9 +774,9 @@ worker_main(int chan, int fds, const worker_settings *ws, worker_prep *prep)
     if (call->call->stdin_stream && (stdin_fd = worker_recv_stdin(fds)) < 0)
         goto out;
     // Without its memo the call still runs, asking every time.
-    if (w.wk_valid != NULL) {
-        w.wk_memo = permit_memo_new();
-        w.wk_again = served_again_new();
+    if (w->wk_valid != NULL) {
+        w->wk_memo = permit_memo_new();
+        w->wk_again = served_again_new();
     }
     worker_io io = {.wi_out = worker_out,
                     .wi_err = worker_err,
@@ -721,24 +785,18 @@ worker_main(int chan, int fds, const worker_settings *ws, worker_prep *prep)
                     .wi_launch = worker_launch,
                     .wi_dial = worker_dial,
                     .wi_stdin_want = worker_want_input,
-                    .wi_ctx = &w};
+                    .wi_ctx = w};
     int status = worker_interp_run(ws, call->call, stdin_fd, &io, kernel);
     kernel = NULL; // worker_interp_run's
-    if (w.wk_flusher_on) {
-        pthread_mutex_lock(&w.wk_chan_lock);
-        w.wk_stop = true;
-        pthread_cond_signal(&w.wk_served_cv);
-        pthread_mutex_unlock(&w.wk_chan_lock);
-        pthread_join(w.wk_flusher, NULL);
-    }
+    worker_flusher_stop(w);
     // The last reports and outcomes go before Exit: the call's log and
     // history are whole when the alias sees it end.
-    if (w.wk_broken || worker_batch_flush(&w, &w.wk_served) != BOX_OK ||
-        worker_batch_flush(&w, &w.wk_outcomes) != BOX_OK)
+    if (w->wk_broken || worker_batch_flush(w, &w->wk_served) != BOX_OK ||
+        worker_batch_flush(w, &w->wk_outcomes) != BOX_OK)
         goto out;
     Box__AliasFrame f = BOX__ALIAS_FRAME__INIT;
     Box__Exit e = BOX__EXIT__INIT;
-    f.program = w.wk_program;
+    f.program = w->wk_program;
     f.body_case = BOX__ALIAS_FRAME__BODY_EXIT;
     f.exit = &e;
     e.status = status;
@@ -750,10 +808,7 @@ out:
         close(stdin_fd);
     if (call != NULL)
         box__alias_frame__free_unpacked(call, NULL);
-    permit_memo_free(w.wk_memo);
-    served_again_free(w.wk_again);
-    worker_batch_free(&w.wk_served);
-    worker_batch_free(&w.wk_outcomes);
+    worker_ctx_free(w);
     sh_kernel_free(kernel);
     return ret;
 }
