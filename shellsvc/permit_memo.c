@@ -210,14 +210,23 @@ permit_memo_fields(const permit_memo *m, const char *action, size_t *n)
     return a != NULL ? a->pa_fields : NULL;
 }
 
-/* True when a's permits depend on the field name. */
-static bool
-pm_reads(const pm_action *a, const char *name)
+bool
+permit_memo_blanks(char *const *fields, size_t n, const Box__RecordField *f)
 {
-    for (size_t i = 0; i < a->pa_n; i++)
-        if (strcmp(a->pa_fields[i], name) == 0)
-            return true;
-    return false;
+    if (f->value == NULL || f->name == NULL)
+        return false;
+    switch (f->value->kind_case) {
+    case BOX__VALUE__KIND_STR:
+    case BOX__VALUE__KIND_LONG:
+    case BOX__VALUE__KIND_BOOLEAN:
+        break;
+    default:
+        return false; // sets, records and entities go as they are
+    }
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(fields[i], f->name) == 0)
+            return false; // the policy reads it
+    return true;
 }
 
 Box__Value *
@@ -243,20 +252,12 @@ permit_memo_report_input(const permit_memo *m, const Box__DecisionRequest *req,
         Box__Value *v = &b->pb_values[i];
         *o = *f;
         b->pb_ptrs[i] = o;
-        if (f->value == NULL || f->name == NULL || pm_reads(a, f->name))
+        if (!permit_memo_blanks(a->pa_fields, a->pa_n, f))
             continue;
         box__value__init(v);
         v->kind_case = f->value->kind_case;
-        switch (f->value->kind_case) {
-        case BOX__VALUE__KIND_STR:
-            v->str = "";
-            break;
-        case BOX__VALUE__KIND_LONG:
-        case BOX__VALUE__KIND_BOOLEAN:
-            break; // 0 and false, from init
-        default:
-            continue; // kept as it is
-        }
+        if (v->kind_case == BOX__VALUE__KIND_STR)
+            v->str = ""; // an integer 0 and a boolean false, from init
         o->value = v;
     }
     return &b->pb_input;

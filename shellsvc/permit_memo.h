@@ -84,5 +84,10 @@ typedef struct permit_memo_blank {
 Box__Value *permit_memo_report_input(const permit_memo *m,
                                      const Box__DecisionRequest *req,
                                      permit_memo_blank *b);
+/* True when such a report carries f as a blank: a string, integer or
+ * boolean not among fields (n of them, permit_memo_fields), the fields the
+ * action's permits depend on. */
+bool permit_memo_blanks(char *const *fields, size_t n,
+                        const Box__RecordField *f);
 
 #endif

@@ -90,15 +90,6 @@ id_subject(served_again_id *id, const Box__Subject *s)
            id_str(id, s->process_command);
 }
 
-static bool
-reads(char *const *fields, size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(fields[i], name) == 0)
-            return true;
-    return false;
-}
-
 /* The input as permit_memo_report_input makes it: each field's name in
  * order, then its value where the report keeps it (a field the policy
  * reads, or one of a kind it cannot blank), else only its kind. */
@@ -116,12 +107,8 @@ id_input(served_again_id *id, const Box__Value *in, char *const *fields,
         if (f == NULL || f->name == NULL || f->value == NULL ||
             !id_str(id, f->name))
             return false;
-        Box__Value__KindCase k = f->value->kind_case;
-        uint8_t tag = (uint8_t)k;
-        bool blank = (k == BOX__VALUE__KIND_STR || k == BOX__VALUE__KIND_LONG ||
-                      k == BOX__VALUE__KIND_BOOLEAN) &&
-                     !reads(fields, nfields, f->name);
-        if (blank) {
+        uint8_t tag = (uint8_t)f->value->kind_case;
+        if (permit_memo_blanks(fields, nfields, f)) {
             if (!id_put(id, &tag, 1))
                 return false;
             continue;
