@@ -229,6 +229,14 @@ worker_flusher(void *arg)
     return NULL;
 }
 
+/* Starts the thread that sends old batches. Caller holds wk_chan_lock. */
+static void
+worker_flusher_start(worker_ctx *w)
+{
+    w->wk_flusher_on =
+        pthread_create(&w->wk_flusher, NULL, worker_flusher, w) == 0;
+}
+
 /* Counts an entry just added to b; sends b now when it is full or old.
  * Caller holds wk_chan_lock. */
 static box_err
@@ -238,8 +246,7 @@ worker_batch_added(worker_ctx *w, worker_batch *b, size_t bytes,
     if (b->wb_n++ == 0) {
         b->wb_first_ms = now_ms;
         if (!w->wk_flusher_on)
-            w->wk_flusher_on =
-                pthread_create(&w->wk_flusher, NULL, worker_flusher, w) == 0;
+            worker_flusher_start(w);
         else if (w->wk_flusher_idle)
             pthread_cond_signal(&w->wk_served_cv);
     }
@@ -671,25 +678,25 @@ worker_ctx_new(bool flusher)
     pthread_cond_init(&w->wk_served_cv, NULL);
     if (flusher) {
         pthread_mutex_lock(&w->wk_chan_lock);
-        w->wk_flusher_on =
-            pthread_create(&w->wk_flusher, NULL, worker_flusher, w) == 0;
+        worker_flusher_start(w);
         pthread_mutex_unlock(&w->wk_chan_lock);
     }
     return w;
 }
 
-/* Stops and joins the flusher, if it runs. */
+/* Stops and joins the flusher, if it runs and was not stopped yet. It
+ * stays "on": an entry added after (an outcome) then waits for the last
+ * flush, as one added before it went, and starts no thread again. */
 static void
 worker_flusher_stop(worker_ctx *w)
 {
-    if (!w->wk_flusher_on)
+    if (!w->wk_flusher_on || w->wk_stop)
         return;
     pthread_mutex_lock(&w->wk_chan_lock);
     w->wk_stop = true;
     pthread_cond_signal(&w->wk_served_cv);
     pthread_mutex_unlock(&w->wk_chan_lock);
     pthread_join(w->wk_flusher, NULL);
-    w->wk_flusher_on = false;
 }
 
 static void
