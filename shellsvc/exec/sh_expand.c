@@ -1299,9 +1299,13 @@ split_fields(ex *x, sh_argv *out)
     box_buf cur, curm;
     box_buf_init(&cur, SH_WORD_MAX);
     box_buf_init(&curm, SH_WORD_MAX);
-    bool has = false, wsdelim = false;
+    bool has = run > 0, wsdelim = false;
     box_err e = BOX_OK;
     int rc = 0;
+    // The run already scanned starts the first field (a failure ends the
+    // loop below before it begins).
+    if (run > 0 && (e = box_buf_append(&cur, t, run)) == BOX_OK)
+        e = box_buf_append(&curm, m, run);
 
 #define EMIT()                                                                 \
     do {                                                                       \
@@ -1312,7 +1316,7 @@ split_fields(ex *x, sh_argv *out)
         has = false;                                                           \
     } while (0)
 
-    for (size_t i = 0; i < n && e == BOX_OK && rc == 0; i++) {
+    for (size_t i = run; i < n && e == BOX_OK && rc == 0; i++) {
         int k = m[i];
         char c = t[i];
         if (k == M_QMARK) {
