@@ -62,6 +62,7 @@ static const char bench_usage[] =
 #define BENCH_ROUND 500 // remote calls per interleaved block
 #define BENCH_MAX_SAMPLES (4u << 20)
 #define BENCH_HIT_BLOCK 200 // < the client's 256 report slots
+#define BENCH_HIT_BLOCKS_MAX (1u << 20)
 #define BENCH_START_MS 10000
 #define BENCH_RPC_TIMEOUT_MS 5000
 #define BENCH_PEER_OUT_MAX 65536
@@ -520,7 +521,8 @@ typedef struct bench_figs {
     double bf_req_bytes, bf_resp_bytes;
     // cache
     bool bf_cache;
-    double bf_hit_ns;
+    double bf_hit_ns;      // the median block's, per hit
+    double bf_hit_mean_ns; // all blocks'
     double bf_amort_ns;
     uint64_t bf_amort_hits, bf_amort_misses;
     int bf_mismatches;
@@ -887,6 +889,7 @@ bench_cache(const bench_set *bs, const char *url, const char *pub,
     bool ok = false;
     box_pdp_answer a;
     const bench_req *q = NULL;
+    uint64_t *blocks = NULL;
     box_pdp_client_opts o = {.co_url = url,
                              .co_epoch_url = pub,
                              .co_timeout_ms = BENCH_RPC_TIMEOUT_MS,
@@ -925,10 +928,19 @@ bench_cache(const bench_set *bs, const char *url, const char *pub,
         }
     }
 
-    // Pure hits: blocks that fit in the report queue, flushed untimed.
-    uint64_t hits = 0, ns = 0, nhit_ok = 0;
+    // Pure hits: blocks that fit in the report queue, flushed untimed. A
+    // block is a few dozen µs: the median block is a hit's cost on the
+    // processor, the mean adds what the machine took away meanwhile
+    // (another process's slice, a hypervisor's steal), which on a shared
+    // 2-core VM moves the mean by half between runs.
+    uint64_t hits = 0, nhit_ok = 0;
+    size_t nblocks = 0;
+    if ((blocks = box_calloc(BENCH_HIT_BLOCKS_MAX, sizeof *blocks)) == NULL) {
+        box_cmd_error("out of memory");
+        goto out;
+    }
     uint64_t end = bench_now_ns() + (uint64_t)(seconds / 2 * 1e9);
-    while (bench_now_ns() < end) {
+    do {
         if (box_pdp_client_flush(c) != BOX_OK) {
             box_cmd_error("flushing the hit reports failed");
             goto out;
@@ -939,13 +951,16 @@ bench_cache(const bench_set *bs, const char *url, const char *pub,
                 nhit_ok += a.pa_from_cache;
             box_pdp_answer_clear(&a);
         }
-        ns += bench_now_ns() - t0;
+        blocks[nblocks++] = bench_now_ns() - t0;
         hits += BENCH_HIT_BLOCK;
-    }
+    } while (bench_now_ns() < end && nblocks < BENCH_HIT_BLOCKS_MAX);
     if (nhit_ok != hits)
         fprintf(stderr, "box bench: %llu of %llu cache calls missed\n",
                 (unsigned long long)(hits - nhit_ok), (unsigned long long)hits);
-    f->bf_hit_ns = (double)ns / (double)hits;
+    double med, p99, mean;
+    bench_stats(blocks, nblocks, &med, &p99, &mean);
+    f->bf_hit_ns = med / BENCH_HIT_BLOCK;
+    f->bf_hit_mean_ns = mean / BENCH_HIT_BLOCK;
 
     // Amortized: the same calls with the flushes they cause.
     box_pdp_client_stats s0, s1;
@@ -970,6 +985,7 @@ bench_cache(const bench_set *bs, const char *url, const char *pub,
     f->bf_cache = true;
     ok = true;
 out:
+    box_free(blocks);
     box_pdp_client_close(c);
     return ok;
 }
@@ -1069,8 +1085,10 @@ bench_print(const bench_figs *f, const bench_set *bs, size_t rules,
     // Cache.
     if (f->bf_cache) {
         snprintf(box, sizeof box, "%.0f ns", f->bf_hit_ns);
-        bench_row("cache hit", box, "", "", "≤ 100 ns",
+        bench_row("cache hit, median", box, "", "", "≤ 100 ns",
                   bench_meets(f->bf_hit_ns <= GOAL_HIT_NS));
+        snprintf(box, sizeof box, "%.0f ns", f->bf_hit_mean_ns);
+        bench_row("cache hit, mean", box, "", "", "(info)", "");
         snprintf(box, sizeof box, "%.0f ns", f->bf_amort_ns);
         snprintf(peer, sizeof peer, "%llu hits, %llu flushes",
                  (unsigned long long)f->bf_amort_hits,
@@ -1336,8 +1354,8 @@ bench_list(FILE *out)
 int
 box_cmd_bench(int argc, char **argv)
 {
-    for (size_t i = 0; argc >= 2 && i < sizeof bench_subs / sizeof bench_subs[0];
-         i++)
+    for (size_t i = 0;
+         argc >= 2 && i < sizeof bench_subs / sizeof bench_subs[0]; i++)
         if (strcmp(argv[1], bench_subs[i].bs_name) == 0)
             return bench_subs[i].bs_run(argc - 1, argv + 1);
     bool help = argc >= 2 && strcmp(argv[1], "--help") == 0;

@@ -37,6 +37,12 @@ typedef struct cache_entry {
     char *ce_rules;
     uint64_t ce_subgen;  // the notice connection the entry was made under
     uint64_t ce_born_ms; // when it was made (cache_now_ms)
+    // An exact key (a request's packed report form, see report_form) is
+    // also the report of each hit on it: while the report queue's batch
+    // ce_rep_batch holds it, at index ce_rep_idx, a hit appends the index.
+    bool ce_exact;
+    uint32_t ce_rep_idx;
+    uint64_t ce_rep_batch; // 0: in no batch
 } cache_entry;
 
 /*
@@ -87,6 +93,7 @@ struct box_pdp_client {
     // times is one request to decide and render), written in place (a
     // hit writes the next bytes of one buffer, not a slot of its own).
     box_repeats *pc_reports;
+    uint64_t pc_rep_batch; // counts the queue's clears, from 1
     box_pdp_client_stats pc_stats;
 
     // The reporter thread (with the cache only): sends the reports when
@@ -347,6 +354,7 @@ box_pdp_client_open(const box_pdp_client_opts *o, box_pdp_client **out)
         size_t slots = 1;
         while (slots < o->co_cache_slots)
             slots <<= 1;
+        c->pc_rep_batch = 1;
         if ((c->pc_cache = box_calloc(slots, sizeof(cache_entry))) == NULL ||
             (c->pc_reports = box_repeats_new(REPORT_MAX, REPORT_BYTES,
                                              REPORT_ORDER_MAX)) == NULL)
@@ -612,7 +620,7 @@ cache_find(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
 
 static void
 cache_insert(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
-             uint64_t epoch, uint64_t subgen, const char *rules)
+             bool exact, uint64_t epoch, uint64_t subgen, const char *rules)
 {
     // The key's own entry first (expired, or made under an older notice
     // connection): cache_find serves the first match, so a fresh copy in
@@ -646,12 +654,15 @@ cache_insert(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
                             .ce_key = k,
                             .ce_rules = r,
                             .ce_subgen = subgen,
-                            .ce_born_ms = cache_now_ms()};
+                            .ce_born_ms = cache_now_ms(),
+                            .ce_exact = exact};
 }
 
 /*
- * The request as a hit report carries it, less its request id: marked
- * cached, with the epoch of the permit served. Packed (box_reqpack), these
+ * The request as a hit report carries it: marked cached, with the epoch of
+ * the permit served, and no request id (the log has none, and the answer
+ * to a report goes unread), so a permit served again and again is one
+ * report and its indices, from every caller. Packed (box_reqpack), these
  * bytes are also the request's exact key: an entry under it serves only
  * this very request, so a hit costs one packing, which the report needed
  * anyway, and no canonical walk. Exact keys never collide with the others:
@@ -667,9 +678,6 @@ report_form(const Box__DecisionRequest *req, uint64_t epoch)
     form.cached_epoch = epoch;
     return form;
 }
-
-#define TAG_REQUEST_ID 0x20 // DecisionRequest.request_id = 4, varint
-#define REPORT_ID_ROOM (1 + BOX_WIRE_VARINT_MAX) // its tag and varint
 
 /* Room for one more report of up to n bytes: where it goes, or NULL. */
 static uint8_t *
@@ -690,35 +698,41 @@ report_keep(box_pdp_client *c, size_t n)
     return box_repeats_keep(c->pc_reports, n) == BOX_OK;
 }
 
-/* Queues a packed report form with the request id of the hit it reports:
- * the form has none, so the id goes last. False if there is no room; the
- * caller then asks the PDP, which logs it as a normal decision. */
+/* Queues a packed report form. False if there is no room; the caller
+ * then asks the PDP, which logs it as a normal decision. */
 static bool
-report_push_form(box_pdp_client *c, const uint8_t *form, size_t n,
-                 uint64_t request_id)
+report_push_form(box_pdp_client *c, const uint8_t *form, size_t n)
 {
     size_t room;
-    uint8_t *p = report_room(c, n + REPORT_ID_ROOM, &room);
+    uint8_t *p = report_room(c, n, &room);
     if (p == NULL)
         return false;
     memcpy(p, form, n);
-    if (request_id != 0) {
-        p[n++] = TAG_REQUEST_ID;
-        n += box_wire_varint(p + n, request_id);
-    }
     return report_keep(c, n);
 }
 
+/* Queues the report of a hit on an exact entry: its key is the report,
+ * appended as an index when this batch holds it already. */
+static bool
+report_push_exact(box_pdp_client *c, cache_entry *e)
+{
+    if (e->ce_rep_batch == c->pc_rep_batch)
+        return box_repeats_again(c->pc_reports, e->ce_rep_idx) == BOX_OK;
+    if (!report_push_form(c, e->ce_key, e->ce_len))
+        return false;
+    e->ce_rep_batch = c->pc_rep_batch;
+    e->ce_rep_idx = (uint32_t)box_repeats_last(c->pc_reports);
+    return true;
+}
+
 /* Keeps a hit's request so the PDP can log it: the request that was
- * served, packed whole and marked cached (its input, subject and id are
+ * served, packed whole as report_form makes it (its input and subject are
  * its own: a narrowed key serves requests whose other fields differ).
  * False if there is no room. */
 static bool
 report_push(box_pdp_client *c, const Box__DecisionRequest *req, uint64_t epoch)
 {
-    Box__DecisionRequest copy = *req;
-    copy.cached = 1;
-    copy.cached_epoch = epoch;
+    Box__DecisionRequest copy = report_form(req, epoch);
     size_t room, len;
     uint8_t *at = report_room(c, 0, &room);
     if (at == NULL)
@@ -832,6 +846,7 @@ client_round_trip(box_pdp_client *c, const Box__DecisionRequest *const *reqs,
         else
             box_buf_truncate(&batch, 0);
         box_repeats_clear(c->pc_reports);
+        c->pc_rep_batch++; // entries' report indices name the old batch
     }
     if (nrep > 0)
         c->pc_reports_inflight++;
@@ -1031,14 +1046,16 @@ client_cache_answer(box_pdp_client *c, const Box__DecisionRequest *req,
     uint64_t xh = x != NULL ? key_hash(x, xlen) : 0;
     pthread_mutex_lock(&c->pc_lock);
     cache_sync_epoch(c, epoch);
-    bool hit =
-        x != NULL && cache_find(c, xh, x, xlen, epoch, *subgen, now_ms) != NULL;
+    cache_entry *e =
+        x != NULL ? cache_find(c, xh, x, xlen, epoch, *subgen, now_ms) : NULL;
+    bool hit = e != NULL;
     if (!hit && epoch != 0 &&
         (klen = cache_key(c, req, epoch, key, sizeof key)) > 0)
         hit = cache_find(c, key_hash(key, klen), key, klen, epoch, *subgen,
                          now_ms) != NULL;
-    if (hit && (x != NULL ? report_push_form(c, x, xlen, req->request_id)
-                          : report_push(c, req, epoch))) {
+    if (hit && (e != NULL   ? report_push_exact(c, e)
+                : x != NULL ? report_push_form(c, x, xlen)
+                            : report_push(c, req, epoch))) {
         c->pc_stats.cs_hits++;
         pthread_mutex_unlock(&c->pc_lock);
         answer_hit(a, epoch);
@@ -1092,10 +1109,10 @@ box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
             narrow_note(c, req->action ? req->action : "", epoch, a);
             klen = cache_key(c, req, epoch, key, sizeof key);
             if (klen > 0)
-                cache_insert(c, key_hash(key, klen), key, klen, epoch, subgen,
-                             a->pa_rules);
+                cache_insert(c, key_hash(key, klen), key, klen, false, epoch,
+                             subgen, a->pa_rules);
             if (x != NULL)
-                cache_insert(c, key_hash(x, xlen), x, xlen, epoch, subgen,
+                cache_insert(c, key_hash(x, xlen), x, xlen, true, epoch, subgen,
                              a->pa_rules);
         }
         pthread_mutex_unlock(&c->pc_lock);

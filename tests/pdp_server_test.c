@@ -659,8 +659,7 @@ resources_in_order(const char *log, box_buf *out)
 {
     static const char key[] = "{\"key\":\"strands.box.policy.resource\","
                               "\"value\":{\"stringValue\":\"";
-    for (const char *p = strstr(log, key); p != NULL;
-         p = strstr(p + 1, key)) {
+    for (const char *p = strstr(log, key); p != NULL; p = strstr(p + 1, key)) {
         const char *v = p + sizeof key - 1;
         assert_int_equal(box_buf_append(out, v, strcspn(v, "\"")), BOX_OK);
         assert_int_equal(box_buf_putc(out, '\n'), BOX_OK);
@@ -700,8 +699,8 @@ test_repeated_reports_logged_in_order(void **state)
                      BOX_OK);
     // 3,000 more of ls: more than one report batch holds, sent in turns.
     uint32_t many[3000] = {0};
-    assert_int_equal(
-        box_pdp_client_report_many(f.client, reqs, 2, many, 3000), BOX_OK);
+    assert_int_equal(box_pdp_client_report_many(f.client, reqs, 2, many, 3000),
+                     BOX_OK);
     assert_int_equal(box_pdp_client_flush(f.client), BOX_OK);
     char *log = fx_stop(&f);
     box_buf got;
@@ -741,10 +740,12 @@ test_bad_order_refused(void **state)
         uint32_t order[2];
         const char *why;
     } rows[] = {
-        {{0, 2}, "a batch's order names a request that is not a report in "
-                 "it"},
-        {{0, 1}, "a batch's order names a request that is not a report in "
-                 "it"},
+        {{0, 2},
+         "a batch's order names a request that is not a report in "
+         "it"},
+        {{0, 1},
+         "a batch's order names a request that is not a report in "
+         "it"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         Box__DecisionRequest *reqs[] = {&r1.r_req, &r2.r_req};
@@ -757,9 +758,9 @@ test_bad_order_refused(void **state)
         rq.body_case = BOX__PDP_REQUEST__BODY_DECIDE_BATCH;
         rq.decide_batch = &b;
         ProtobufCMessage *m = NULL;
-        assert_int_equal(box_rpc_call(rpc, &rq.base,
-                                      &box__pdp_response__descriptor, &m),
-                         BOX_OK);
+        assert_int_equal(
+            box_rpc_call(rpc, &rq.base, &box__pdp_response__descriptor, &m),
+            BOX_OK);
         Box__PdpResponse *resp = (Box__PdpResponse *)m;
         assert_int_equal(resp->body_case, BOX__PDP_RESPONSE__BODY_ERROR);
         assert_int_equal(resp->error->code, BOX__ERROR_CODE__ERROR_INVALID);
@@ -1093,6 +1094,10 @@ test_big_hits_fill_the_reports_by_bytes(void **state)
     int hits = 0;
     for (int i = 0; i < CALLS; i++) {
         box_pdp_answer a;
+        // Each command its own: served by the entry keyed on the fields
+        // the policy reads (none), each reported whole.
+        snprintf(cmd + 5, 5, "%04d", i);
+        cmd[9] = 'x';
         q.r_req.request_id = (uint64_t)i + 1;
         assert_int_equal(box_pdp_decide(f.client, &q.r_req, &a), BOX_OK);
         assert_int_equal(a.pa_verdict, BOX_VERDICT_PERMIT);
@@ -1106,6 +1111,69 @@ test_big_hits_fill_the_reports_by_bytes(void **state)
     assert_int_equal(count(log, "strands.box.policy.decision"), CALLS);
     assert_int_equal(count(log, "{\"key\":\"strands.box.policy.cached\""),
                      hits);
+    box_free(log);
+}
+
+/* The client's own hits: a permit served again while its report waits is
+ * appended as that report's index (whatever request id the call carried:
+ * reports have none), and written anew once the batch is sent, however the
+ * next batch starts; a batch whose order is full sends itself with the
+ * next question. The log has every serving, in the order served, beside
+ * reports from another source (the broker's of a worker's cache) kept in
+ * between. */
+static void
+test_client_hits_logged_in_order(void **state)
+{
+    (void)state;
+    enum { CALLS = 13000 }; // more than a batch's order holds after 4,000
+    fx f;
+    fx_start(&f, permit_all_exec, 2000);
+    box_req ls, cat, wc, pwd;
+    box_req_exec(&ls, "ls", "ls", 0, "/w");
+    box_req_exec(&cat, "cat", "cat x", 1, "/w");
+    box_req_exec(&wc, "wc", "wc", 0, "/w");
+    box_req_exec(&pwd, "pwd", "pwd", 0, "/w");
+    box_buf want;
+    box_buf_init(&want, 1u << 20);
+    int hits = 0;
+    for (int i = 0; i < CALLS; i++) {
+        box_req *q = i % 3 == 1 ? &cat : &ls;
+        box_pdp_answer a;
+        q->r_req.request_id = (uint64_t)i + 1;
+        assert_int_equal(box_pdp_decide(f.client, &q->r_req, &a), BOX_OK);
+        assert_int_equal(a.pa_verdict, BOX_VERDICT_PERMIT);
+        hits += a.pa_from_cache;
+        assert_int_equal(box_buf_puts(&want, i % 3 == 1 ? "cat\n" : "ls\n"),
+                         BOX_OK);
+        if (i == 4000) {
+            // Sent mid-loop; the next batch starts with others' reports,
+            // at the indices ls's and cat's had in the batch just sent.
+            assert_int_equal(box_pdp_client_flush(f.client), BOX_OK);
+            wc.r_req.cached = pwd.r_req.cached = 1;
+            wc.r_req.cached_epoch = pwd.r_req.cached_epoch = a.pa_epoch;
+            const Box__DecisionRequest *reqs[] = {&wc.r_req, &pwd.r_req};
+            static const uint32_t order[] = {0, 1, 0};
+            assert_int_equal(
+                box_pdp_client_report_many(f.client, reqs, 2, order, 3),
+                BOX_OK);
+            assert_int_equal(box_buf_puts(&want, "wc\npwd\nwc\n"), BOX_OK);
+        }
+        box_pdp_answer_clear(&a);
+    }
+    // The first question, and one when the order filled (cat is served
+    // by ls's entry keyed on the fields the policy reads: none).
+    assert_int_equal(hits, CALLS - 2);
+    assert_int_equal(box_pdp_client_flush(f.client), BOX_OK);
+    char *log = fx_stop(&f);
+    box_buf got;
+    box_buf_init(&got, 1u << 20);
+    resources_in_order(log, &got);
+    assert_string_equal(got.b_data, want.b_data);
+    assert_int_equal(count(log, "{\"key\":\"strands.box.policy.cached\""),
+                     hits + 3);
+    assert_int_equal(count(log, "\"<cached-permit>\""), 0);
+    box_buf_reset(&got);
+    box_buf_reset(&want);
     box_free(log);
 }
 
@@ -1454,6 +1522,7 @@ main(void)
         cmocka_unit_test(test_cache_keys_on_fields_read),
         cmocka_unit_test(test_cache_keys_whole_input_when_context_is_read),
         cmocka_unit_test(test_big_hits_fill_the_reports_by_bytes),
+        cmocka_unit_test(test_client_hits_logged_in_order),
         cmocka_unit_test(test_failed_publish_is_logged_and_shown),
         cmocka_unit_test(test_fail_closed_when_stopped_or_gone),
         cmocka_unit_test(test_reload_storm),
