@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -25,6 +26,8 @@
 #define ZYG_READY_FD 5 // a waiting worker's socket to the zygote
 #define ZYG_OP_SPAWN 'S'
 #define ZYG_OP_CALL 'W' // zygote to a waiting worker: its call's two ends
+#define ZYG_OP_TAKEN 'T' // the worker to the zygote: it holds them
+#define ZYG_TAKEN_MS 2000 // a waiting worker is awake; this is a backstop
 
 /*
  * The zygote's own state; its copy (made by the fork) is what its workers
@@ -56,8 +59,9 @@ struct worker_pool {
 
 /* The call's two descriptors, received on the waiting worker's socket and
  * put at ZYG_CHAN_FD and ZYG_FDS_FD, over the placeholders there (so
- * neither arrives on a fixed slot); the socket to the zygote closed. What
- * is left is 0-2, those two and the prepared kernel's own. */
+ * neither arrives on a fixed slot); the zygote told they are taken, and
+ * the socket to it closed. What is left is 0-2, those two and the prepared
+ * kernel's own. */
 static int
 zyg_worker_receive(void)
 {
@@ -70,7 +74,27 @@ zyg_worker_receive(void)
         return -1;
     close(got[0]);
     close(got[1]);
+    static const char taken = ZYG_OP_TAKEN;
+    if (write(ZYG_READY_FD, &taken, 1) != 1)
+        return -1;
     return close(ZYG_READY_FD);
+}
+
+/* Whether the waiting worker on sock took the call just sent to it. One
+ * that died meanwhile (a signal, the OOM killer) never does, and the
+ * message dies unread with its socket: nothing of the call ran, as a
+ * worker runs nothing before the broker sends the call's script, which
+ * it does only once the start is answered. So the call can go to
+ * another. */
+static bool
+zyg_taken(int sock)
+{
+    struct pollfd p = {.fd = sock, .events = POLLIN};
+    char op = 0;
+    int n;
+    while ((n = poll(&p, 1, ZYG_TAKEN_MS)) < 0 && errno == EINTR)
+        ;
+    return n == 1 && read(sock, &op, 1) == 1 && op == ZYG_OP_TAKEN;
 }
 
 /*
@@ -181,8 +205,8 @@ zyg_prepare(void *ctx)
  * The zygote's start function: fds are the channel and the descriptor
  * socket, handed to the waiting worker; none while a cover over box.toml
  * or the policy is gone (WORKER_COVER_LOST). A worker that died while it
- * waited (the message does not go) is killed for sure and replaced once;
- * the zygote reaps it as a child it never reported.
+ * waited (the message does not go, or is never taken) is killed for sure
+ * and replaced once; the zygote reaps it as a child it never reported.
  */
 static int
 zyg_start(void *ctx, char op, const int *fds, size_t n, pid_t *pid)
@@ -198,6 +222,8 @@ zyg_start(void *ctx, char op, const int *fds, size_t n, pid_t *pid)
             return err;
         pid_t w = zs->zs_ready;
         box_err rv = box_fdpass_send(zs->zs_ready_sock, ZYG_OP_CALL, fds, 2, 0);
+        if (rv == BOX_OK && !zyg_taken(zs->zs_ready_sock))
+            rv = BOX_ECLOSED;
         close(zs->zs_ready_sock);
         zs->zs_ready = 0;
         zs->zs_ready_sock = -1;

@@ -575,7 +575,9 @@ proc_status_field(pid_t pid, const char *name)
 /*
  * The worker forked ahead of a call is confined before any call reaches
  * it (its own filter stacked on the zygote's), and one that dies while it
- * waits costs the next call nothing: the zygote replaces it.
+ * waits costs the next call nothing, even the call handed to it as it
+ * died: the zygote replaces it. One that never takes its call (stopped)
+ * costs that call the zygote's backstop.
  */
 static void
 test_waiting_worker(void **state)
@@ -597,6 +599,20 @@ test_waiting_worker(void **state)
     assert_int_equal(kill(w2, SIGSEGV), 0);
     for (int i = 0; i < 5; i++)
         expect(b, "sh", "-c", "echo $((1+1))", NULL, 0, "2\n", "");
+    // One that is stopped never takes its call: past the zygote's backstop
+    // (2 s) the call goes to another, and the stopped one is killed.
+    pid_t w3 = find_worker_named(b->tb_broker.bp_pid, "box-shell-wait");
+    assert_true(w3 > 0);
+    assert_int_equal(kill(w3, SIGSTOP), 0);
+    expect(b, "sh", "-c", "echo past a stopped one", NULL, 0,
+           "past a stopped one\n", "");
+    int gone = 0;
+    for (int i = 0; i < 200 && !gone; i++) {
+        gone = kill(w3, 0) != 0 && errno == ESRCH;
+        if (!gone)
+            box_test_sleep_ms(10);
+    }
+    assert_true(gone);
     expect_serving(b);
 }
 
