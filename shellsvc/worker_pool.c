@@ -25,8 +25,8 @@
 #define ZYG_FDS_FD 4   // and its descriptor socket
 #define ZYG_READY_FD 5 // a waiting worker's socket to the zygote
 #define ZYG_OP_SPAWN 'S'
-#define ZYG_OP_CALL 'W' // zygote to a waiting worker: its call's two ends
-#define ZYG_OP_TAKEN 'T' // the worker to the zygote: it holds them
+#define ZYG_OP_CALL 'W'   // zygote to a waiting worker: its call's two ends
+#define ZYG_OP_TAKEN 'T'  // the worker to the zygote: it holds them
 #define ZYG_TAKEN_MS 2000 // a waiting worker is awake; this is a backstop
 
 /*
