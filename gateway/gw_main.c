@@ -37,6 +37,7 @@ static const char gw_usage[] =
     "                   [--token-file PATH] [--routes-fd FD]\n"
     "                   [--hosts-file FILE]\n"
     "                   [--max-connections N] [--client-timeout MS]\n"
+    "                   [--loops N]\n"
     "\n"
     "The egress gateway of a box: an HTTP(S) forward proxy that asks the PDP\n"
     "at URL about every net:connect and http:request.\n"
@@ -73,6 +74,8 @@ static const char gw_usage[] =
     "                     head, sit idle between requests, or stall while\n"
     "                     sending a body or reading an answer (default\n"
     "                     30000 for a head, 60000 otherwise)\n"
+    "  --loops N          event loops, each on a thread of its own (1 to\n"
+    "                     16; default: one a processor)\n"
     "  --help             print this help and exit\n"
     "  --version          print the version and exit\n"
     "\n"
@@ -87,6 +90,7 @@ typedef struct gw_args {
         *ga_control, *ga_ca_cert, *ga_upstream_ca, *ga_token_file,
         *ga_hosts_file;
     unsigned ga_conns_max;
+    unsigned ga_loops; // 0: one a processor
     int ga_timeout_ms;
     int ga_routes_fd; // -1: none
 } gw_args;
@@ -138,8 +142,7 @@ gw_confine(const char *control_url, const char *upstream_ca, const int *fds,
  * listener then serves no one, which is what an unnamed token should mean.
  */
 static box_err
-gw_token(const char *path, char token[65], char *auth, size_t authn,
-         char **err)
+gw_token(const char *path, char token[65], char *auth, size_t authn, char **err)
 {
     unsigned char raw[32];
     if (RAND_bytes(raw, sizeof raw) != 1) {
@@ -156,8 +159,8 @@ gw_token(const char *path, char token[65], char *auth, size_t authn,
     if (path == NULL)
         return BOX_OK;
     (void)unlink(path);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                  0600);
+    int fd =
+        open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     bool ok = fd >= 0 && write(fd, token, 64) == 64 && write(fd, "\n", 1) == 1;
     if (fd >= 0 && close(fd) != 0)
         ok = false;
@@ -194,8 +197,7 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
     // The TCP listener's token: any local process can reach a loopback
     // port, so only a holder of the file (the operator) may use it.
     char token[65], auth[128];
-    if (gw_token(ga->ga_token_file, token, auth, sizeof auth, &err) !=
-        BOX_OK) {
+    if (gw_token(ga->ga_token_file, token, auth, sizeof auth, &err) != BOX_OK) {
         box_log(BOX_LOG_ERROR, GW_SVC, "%s", err ? err : "out of memory");
         goto out;
     }
@@ -213,8 +215,7 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
         box_err crv = gw_creds_read_fd(ga->ga_routes_fd, &creds, &err);
         close(ga->ga_routes_fd);
         if (crv != BOX_OK) {
-            box_log(BOX_LOG_ERROR, GW_SVC, "%s",
-                    err ? err : box_strerror(crv));
+            box_log(BOX_LOG_ERROR, GW_SVC, "%s", err ? err : box_strerror(crv));
             goto out;
         }
         box_log(BOX_LOG_INFO, GW_SVC, "%zu credential route%s",
@@ -229,6 +230,8 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
         box_log(BOX_LOG_ERROR, GW_SVC, "cannot initialize libcurl");
         goto out;
     }
+    unsigned loops =
+        ga->ga_loops != 0 ? ga->ga_loops : gw_proxy_default_loops();
     if (gw_confine(ga->ga_control, ga->ga_upstream_ca, fds,
                    ga->ga_socket ? 2 : 1) != 0)
         goto out;
@@ -252,6 +255,7 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
                         .po_creds = creds,
                         .po_hosts = hosts,
                         .po_conns_max = ga->ga_conns_max,
+                        .po_loops = loops,
                         .po_head_ms = ga->ga_timeout_ms,
                         .po_idle_ms = ga->ga_timeout_ms,
                         .po_stall_ms = ga->ga_timeout_ms};
@@ -268,8 +272,10 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
                 ga->ga_control, box_strerror(rv));
         goto out;
     }
-    box_log(BOX_LOG_INFO, GW_SVC, "ready: proxy on %s%s%s", addr,
-            ga->ga_socket ? " and " : "", ga->ga_socket ? ga->ga_socket : "");
+    box_log(BOX_LOG_INFO, GW_SVC, "ready: proxy on %s%s%s, %u event loop%s",
+            addr, ga->ga_socket ? " and " : "",
+            ga->ga_socket ? ga->ga_socket : "", gw_proxy_loops(px),
+            gw_proxy_loops(px) == 1 ? "" : "s");
     while (box_svc_wait_signal(sigs) == SIGHUP)
         ;
     box_log(BOX_LOG_INFO, GW_SVC, "draining");
@@ -307,6 +313,7 @@ main(int argc, char **argv)
         {"hosts-file", required_argument, NULL, 'H'},
         {"max-connections", required_argument, NULL, 'm'},
         {"client-timeout", required_argument, NULL, 't'},
+        {"loops", required_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -361,8 +368,9 @@ main(int argc, char **argv)
         case 'R': {
             long v;
             if (!gw_number(optarg, 1000000, &v) || v < 3) {
-                fprintf(stderr, "box-gateway: --routes-fd wants an open "
-                                "descriptor above 2, not '%s'\n",
+                fprintf(stderr,
+                        "box-gateway: --routes-fd wants an open "
+                        "descriptor above 2, not '%s'\n",
                         optarg);
                 return 2;
             }
@@ -373,8 +381,9 @@ main(int argc, char **argv)
         case 't': {
             long v;
             if (!gw_number(optarg, c == 'm' ? 1000000 : 3600000, &v)) {
-                fprintf(stderr, "box-gateway: --%s wants a number from 1 "
-                                "to %s, not '%s'\n",
+                fprintf(stderr,
+                        "box-gateway: --%s wants a number from 1 "
+                        "to %s, not '%s'\n",
                         c == 'm' ? "max-connections" : "client-timeout",
                         c == 'm' ? "1000000" : "3600000", optarg);
                 return 2;
@@ -383,6 +392,18 @@ main(int argc, char **argv)
                 ga.ga_conns_max = (unsigned)v;
             else
                 ga.ga_timeout_ms = (int)v;
+            break;
+        }
+        case 'L': {
+            long v;
+            if (!gw_number(optarg, 16, &v)) {
+                fprintf(stderr,
+                        "box-gateway: --loops wants a number from 1 to 16, "
+                        "not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            ga.ga_loops = (unsigned)v;
             break;
         }
         case 'h':
@@ -397,8 +418,8 @@ main(int argc, char **argv)
         }
     }
     if (optind != argc) {
-        fprintf(stderr, "box-gateway: unexpected argument '%s'\n%s", argv[optind],
-                gw_usage);
+        fprintf(stderr, "box-gateway: unexpected argument '%s'\n%s",
+                argv[optind], gw_usage);
         return 2;
     }
     if (ga.ga_pdp == NULL) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The proxy's event loop: listeners, connections, the job pool, libcurl. */
+/* The proxy's event loops: listeners, connections, job pools, libcurl. */
 #include "gw_proxy_int.h"
 
 #include <errno.h>
@@ -19,6 +19,17 @@
 #define GW_SVC "box-gateway"
 #define GW_EVENTS 64
 #define GW_SWEEP_MS 1000 // how often deadlines are looked at
+#define GW_ACCEPT_BATCH 4
+#define GW_LOOP_THREADS_MIN 4 // a loop's job pool, at least
+
+/* The proxy: its loops and what they share. */
+struct gw_proxy {
+    gw_loop *p_loops[GW_LOOPS_MAX];
+    unsigned p_nloops;         // started
+    unsigned p_nloops_wanted;  // asked for
+    int p_listen[2];           // the listening sockets, or -1
+    _Atomic unsigned p_nconns; // connections on every loop
+};
 
 uint64_t
 gw_now_ms(void)
@@ -27,7 +38,7 @@ gw_now_ms(void)
 }
 
 static void
-px_add(gw_proxy *px, gw_tag *t, uint32_t events)
+px_add(gw_loop *px, gw_tag *t, uint32_t events)
 {
     struct epoll_event ev = {.events = events, .data.ptr = t};
     if (epoll_ctl(px->px_epfd, EPOLL_CTL_ADD, t->t_fd, &ev) != 0)
@@ -35,7 +46,7 @@ px_add(gw_proxy *px, gw_tag *t, uint32_t events)
 }
 
 void
-gw_px_watch(gw_proxy *px, gw_conn *c, uint32_t events)
+gw_px_watch(gw_loop *px, gw_conn *c, uint32_t events)
 {
     if (events == c->c_events)
         return;
@@ -48,7 +59,7 @@ gw_px_watch(gw_proxy *px, gw_conn *c, uint32_t events)
 }
 
 void
-gw_px_unlink(gw_proxy *px, gw_conn *c)
+gw_px_unlink(gw_loop *px, gw_conn *c)
 {
     if (c->c_prev != NULL)
         c->c_prev->c_next = c->c_next;
@@ -57,7 +68,7 @@ gw_px_unlink(gw_proxy *px, gw_conn *c)
     if (c->c_next != NULL)
         c->c_next->c_prev = c->c_prev;
     c->c_prev = c->c_next = NULL;
-    px->px_nconns--;
+    atomic_fetch_sub(px->px_nconns, 1);
 }
 
 /* Past the limit a connection is told so at once (a best-effort write: a
@@ -74,17 +85,21 @@ px_refuse_full(int fd)
     close(fd);
 }
 
+/* A few connections per wakeup: the listening socket stays readable
+ * while more wait, and the next wakeup may be another loop's, so a burst
+ * is spread over the loops rather than taken whole by the first awake. */
 static void
-px_accept(gw_proxy *px, gw_tag *l)
+px_accept(gw_loop *px, gw_tag *l)
 {
-    for (;;) {
+    for (int i = 0; i < GW_ACCEPT_BATCH; i++) {
         int fd = accept4(l->t_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
                 box_log(BOX_LOG_WARN, GW_SVC, "accept: %s", strerror(errno));
             return;
         }
-        if (px->px_nconns >= px->px_conns_max) {
+        if (atomic_fetch_add(px->px_nconns, 1) >= px->px_conns_max) {
+            atomic_fetch_sub(px->px_nconns, 1);
             px_refuse_full(fd);
             continue;
         }
@@ -93,9 +108,10 @@ px_accept(gw_proxy *px, gw_tag *l)
         // (On the Unix socket it fails, harmlessly.)
         int one = 1;
         (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        gw_conn *c = gw_conn_new(px, fd, l == &px->px_listen[0] &&
-                                             px->px_proxy_auth != NULL);
+        gw_conn *c = gw_conn_new(
+            px, fd, l == &px->px_listen[0] && px->px_proxy_auth != NULL);
         if (c == NULL) {
+            atomic_fetch_sub(px->px_nconns, 1);
             px_refuse_full(fd);
             continue;
         }
@@ -103,7 +119,6 @@ px_accept(gw_proxy *px, gw_tag *l)
         if (px->px_conns != NULL)
             px->px_conns->c_prev = c;
         px->px_conns = c;
-        px->px_nconns++;
         gw_conn_on_io(c, 0); // sets its events
     }
 }
@@ -115,7 +130,7 @@ typedef struct gw_curl_tag {
 } gw_curl_tag;
 
 void
-gw_px_bury(gw_proxy *px, gw_conn *c)
+gw_px_bury(gw_loop *px, gw_conn *c)
 {
     c->c_next = px->px_dead_conns;
     px->px_dead_conns = c;
@@ -123,7 +138,7 @@ gw_px_bury(gw_proxy *px, gw_conn *c)
 
 /* Frees what the batch closed. */
 static void
-px_bury_all(gw_proxy *px)
+px_bury_all(gw_loop *px)
 {
     while (px->px_dead_conns != NULL) {
         gw_conn *c = px->px_dead_conns;
@@ -145,7 +160,7 @@ static int
 px_curl_socket(CURL *e, curl_socket_t s, int what, void *userp, void *sockp)
 {
     (void)e;
-    gw_proxy *px = userp;
+    gw_loop *px = userp;
     gw_curl_tag *ct = sockp;
     if (what == CURL_POLL_REMOVE) {
         if (ct != NULL) {
@@ -179,14 +194,14 @@ static int
 px_curl_timer(CURLM *m, long ms, void *userp)
 {
     (void)m;
-    gw_proxy *px = userp;
+    gw_loop *px = userp;
     px->px_curl_deadline = ms < 0 ? 0 : gw_now_ms() + (uint64_t)ms;
     return 0;
 }
 
 /* Every exchange libcurl finished goes back to its connection. */
 static void
-px_curl_finished(gw_proxy *px)
+px_curl_finished(gw_loop *px)
 {
     CURLMsg *m;
     int left;
@@ -202,7 +217,7 @@ px_curl_finished(gw_proxy *px)
 }
 
 static void
-px_curl_action(gw_proxy *px, curl_socket_t s, int mask)
+px_curl_action(gw_loop *px, curl_socket_t s, int mask)
 {
     int running;
     curl_multi_socket_action(px->px_multi, s, mask, &running);
@@ -210,7 +225,7 @@ px_curl_action(gw_proxy *px, curl_socket_t s, int mask)
 }
 
 static void
-px_jobs_done(gw_proxy *px)
+px_jobs_done(gw_loop *px)
 {
     gw_job *j = gw_decider_take(px->px_decider);
     while (j != NULL) {
@@ -221,7 +236,7 @@ px_jobs_done(gw_proxy *px)
 }
 
 static void
-px_sweep(gw_proxy *px, uint64_t now)
+px_sweep(gw_loop *px, uint64_t now)
 {
     gw_conn *c = px->px_conns;
     while (c != NULL) {
@@ -235,7 +250,7 @@ px_sweep(gw_proxy *px, uint64_t now)
 static void *
 px_loop(void *arg)
 {
-    gw_proxy *px = arg;
+    gw_loop *px = arg;
     struct epoll_event evs[GW_EVENTS];
     uint64_t next_sweep = gw_now_ms() + GW_SWEEP_MS;
     for (;;) {
@@ -294,18 +309,22 @@ px_loop(void *arg)
     return NULL;
 }
 
-box_err
-gw_proxy_start(const gw_proxy_opts *o, gw_proxy **out, char **err)
+static void loop_stop(gw_loop *px);
+
+/* One loop on the proxy's listening sockets (each loop's epoll set holds
+ * them exclusively: a new connection wakes one loop, not all). */
+static box_err
+loop_start(const gw_proxy_opts *o, gw_proxy *p, gw_loop **out, char **err)
 {
     *out = NULL;
-    *err = NULL;
-    gw_proxy *px = box_calloc(1, sizeof *px);
+    gw_loop *px = box_calloc(1, sizeof *px);
     if (px == NULL)
         return BOX_ENOMEM;
     px->px_epfd = -1;
     px->px_wake.t_fd = -1;
-    px->px_listen[0].t_fd = o->po_tcp_fd;
-    px->px_listen[1].t_fd = o->po_unix_fd;
+    px->px_listen[0].t_fd = p->p_listen[0];
+    px->px_listen[1].t_fd = p->p_listen[1];
+    px->px_nconns = &p->p_nconns;
     px->px_pdp = o->po_pdp;
     px->px_ca = o->po_ca;
     px->px_upstream_ca = o->po_upstream_ca;
@@ -317,7 +336,14 @@ gw_proxy_start(const gw_proxy_opts *o, gw_proxy **out, char **err)
     px->px_idle_ms = o->po_idle_ms ? o->po_idle_ms : GW_IDLE_MS;
     px->px_stall_ms = o->po_stall_ms ? o->po_stall_ms : GW_STALL_MS;
 
-    gw_decider_opts dop = {.do_pdp = o->po_pdp, .do_hosts = o->po_hosts};
+    // The pool's threads wait (DNS, connects, the PDP): the loops share
+    // about one pool's worth, so more loops do not mean more waiting.
+    unsigned per =
+        (GW_DECIDER_THREADS + p->p_nloops_wanted - 1) / p->p_nloops_wanted;
+    gw_decider_opts dop = {
+        .do_pdp = o->po_pdp,
+        .do_hosts = o->po_hosts,
+        .do_threads = per < GW_LOOP_THREADS_MIN ? GW_LOOP_THREADS_MIN : per};
     box_err rv = gw_decider_new(&dop, &px->px_decider);
     if (rv != BOX_OK) {
         *err = box_asprintf("cannot start the decision threads: %s",
@@ -329,8 +355,8 @@ gw_proxy_start(const gw_proxy_opts *o, gw_proxy **out, char **err)
     px->px_wake.t_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     px->px_multi = curl_multi_init();
     if (px->px_epfd < 0 || px->px_wake.t_fd < 0 || px->px_multi == NULL) {
-        *err = box_asprintf("cannot set up the event loop: %s",
-                            strerror(errno));
+        *err =
+            box_asprintf("cannot set up the event loop: %s", strerror(errno));
         rv = BOX_EIO;
         goto fail;
     }
@@ -341,7 +367,7 @@ gw_proxy_start(const gw_proxy_opts *o, gw_proxy **out, char **err)
     for (int i = 0; i < 2; i++) {
         px->px_listen[i].t_kind = GW_TAG_LISTEN;
         if (px->px_listen[i].t_fd >= 0)
-            px_add(px, &px->px_listen[i], EPOLLIN);
+            px_add(px, &px->px_listen[i], EPOLLIN | EPOLLEXCLUSIVE);
     }
     px->px_decider_tag.t_kind = GW_TAG_DECIDER;
     px->px_decider_tag.t_fd = gw_decider_fd(px->px_decider);
@@ -356,12 +382,14 @@ gw_proxy_start(const gw_proxy_opts *o, gw_proxy **out, char **err)
     *out = px;
     return BOX_OK;
 fail:
-    gw_proxy_stop(px);
+    loop_stop(px);
     return rv;
 }
 
-void
-gw_proxy_stop(gw_proxy *px)
+/* Ends every connection of the loop, joins its thread, frees it; the
+ * listening sockets stay open (the proxy's). */
+static void
+loop_stop(gw_loop *px)
 {
     if (px == NULL)
         return;
@@ -383,12 +411,68 @@ gw_proxy_stop(gw_proxy *px)
     if (px->px_multi != NULL)
         curl_multi_cleanup(px->px_multi);
     px_bury_all(px);
-    for (int i = 0; i < 2; i++)
-        if (px->px_listen[i].t_fd >= 0)
-            close(px->px_listen[i].t_fd);
     if (px->px_wake.t_fd >= 0)
         close(px->px_wake.t_fd);
     if (px->px_epfd >= 0)
         close(px->px_epfd);
     box_free(px);
+}
+
+/* One loop a processor (a TLS handshake takes most of a millisecond of
+ * one: a single loop made the gateway's throughput one core's, and left
+ * the other idle while clients queued). */
+unsigned
+gw_proxy_default_loops(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus < 1 ? 1 : cpus < GW_LOOPS_MAX ? (unsigned)cpus : GW_LOOPS_MAX;
+}
+
+unsigned
+gw_proxy_loops(const gw_proxy *p)
+{
+    return p->p_nloops;
+}
+
+box_err
+gw_proxy_start(const gw_proxy_opts *o, gw_proxy **out, char **err)
+{
+    *out = NULL;
+    *err = NULL;
+    gw_proxy *p = box_calloc(1, sizeof *p);
+    if (p == NULL) { // the sockets are taken, as on every other failure
+        if (o->po_tcp_fd >= 0)
+            close(o->po_tcp_fd);
+        if (o->po_unix_fd >= 0)
+            close(o->po_unix_fd);
+        return BOX_ENOMEM;
+    }
+    p->p_listen[0] = o->po_tcp_fd;
+    p->p_listen[1] = o->po_unix_fd;
+    unsigned n = o->po_loops == 0             ? gw_proxy_default_loops()
+                 : o->po_loops < GW_LOOPS_MAX ? o->po_loops
+                                              : GW_LOOPS_MAX;
+    p->p_nloops_wanted = n;
+    box_err rv = BOX_OK;
+    for (; p->p_nloops < n; p->p_nloops++)
+        if ((rv = loop_start(o, p, &p->p_loops[p->p_nloops], err)) != BOX_OK)
+            goto fail;
+    *out = p;
+    return BOX_OK;
+fail:
+    gw_proxy_stop(p);
+    return rv;
+}
+
+void
+gw_proxy_stop(gw_proxy *p)
+{
+    if (p == NULL)
+        return;
+    for (unsigned i = 0; i < p->p_nloops; i++)
+        loop_stop(p->p_loops[i]);
+    for (int i = 0; i < 2; i++)
+        if (p->p_listen[i] >= 0)
+            close(p->p_listen[i]);
+    box_free(p);
 }

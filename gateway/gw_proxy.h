@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The egress proxy: one event loop holding every client connection. */
+/* The egress proxy: event loops holding every client connection. */
 #ifndef GW_PROXY_H
 #define GW_PROXY_H
 
@@ -26,6 +26,7 @@ typedef struct gw_creds gw_creds;
 #define GW_IDLE_MS 60000
 #define GW_STALL_MS 60000
 #define GW_PROXY_BODY_MAX (16u << 20)
+#define GW_LOOPS_MAX 16
 
 typedef struct gw_proxy_opts {
     int po_tcp_fd;          // a listening TCP socket, or -1
@@ -35,11 +36,11 @@ typedef struct gw_proxy_opts {
     /* Upstream TLS is verified against this file's CAs instead of the
      * system's (a corporate CA, a test's); borrowed; NULL: the system's. */
     const char *po_upstream_ca;
-    unsigned po_conns_max;  // 0: GW_CONNS_MAX
-    size_t po_body_max;     // 0: GW_PROXY_BODY_MAX
-    int po_head_ms;         // 0: GW_HEAD_MS
-    int po_idle_ms;         // 0: GW_IDLE_MS
-    int po_stall_ms;        // 0: GW_STALL_MS
+    unsigned po_conns_max; // 0: GW_CONNS_MAX
+    size_t po_body_max;    // 0: GW_PROXY_BODY_MAX
+    int po_head_ms;        // 0: GW_HEAD_MS
+    int po_idle_ms;        // 0: GW_IDLE_MS
+    int po_stall_ms;       // 0: GW_STALL_MS
     /* A request on the TCP listener must carry Proxy-Authorization with
      * exactly this value (407 otherwise); NULL: none needed. The Unix
      * socket needs none: only the box's relays, its shell and the
@@ -49,15 +50,24 @@ typedef struct gw_proxy_opts {
     const gw_creds *po_creds;
     /* Names resolved before DNS (gw_hosts.h, tests); borrowed; NULL. */
     const struct gw_hosts *po_hosts;
+    /* Event loops, each on a thread of its own with its own job pool and
+     * libcurl; 0: gw_proxy_default_loops(). At most GW_LOOPS_MAX. */
+    unsigned po_loops;
 } gw_proxy_opts;
 
 typedef struct gw_proxy gw_proxy;
 
-/* Starts the loop on a thread of its own; it takes the listening sockets
- * (closed by gw_proxy_stop). *err (owned) says why on failure. */
+/* Starts the loops, each on a thread of its own; it takes the listening
+ * sockets (closed by gw_proxy_stop, or on failure). *err (owned) says why
+ * on failure. */
 box_err gw_proxy_start(const gw_proxy_opts *o, gw_proxy **out,
                        char **err) BOX_WARN_UNUSED;
-/* Stops accepting, ends every connection, joins the loop, frees. */
+/* One a processor, at most GW_LOOPS_MAX: asked before confinement (it
+ * reads /sys). */
+unsigned gw_proxy_default_loops(void);
+/* How many loops p runs. */
+unsigned gw_proxy_loops(const gw_proxy *p);
+/* Stops accepting, ends every connection, joins the loops, frees. */
 void gw_proxy_stop(gw_proxy *p);
 
 #endif

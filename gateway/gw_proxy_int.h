@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The proxy's internals, shared by its loop (gw_proxy.c) and its
+/* The proxy's internals, shared by its loops (gw_proxy.c) and their
  * connections (gw_conn.c). */
 #ifndef GW_PROXY_INT_H
 #define GW_PROXY_INT_H
@@ -7,6 +7,7 @@
 #include <curl/curl.h>
 #include <openssl/ssl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -45,6 +46,7 @@ typedef enum gw_conn_state {
 } gw_conn_state;
 
 typedef struct gw_conn gw_conn;
+typedef struct gw_loop gw_loop;
 
 /* A byte queue: data[off, len) waits to be sent. */
 typedef struct gw_queue {
@@ -54,15 +56,15 @@ typedef struct gw_queue {
 
 struct gw_conn {
     gw_tag c_tag; // GW_TAG_CONN; c_tag.t_fd is the client socket
-    gw_proxy *c_px;
+    gw_loop *c_px;
     gw_conn *c_prev, *c_next;
     gw_conn_state c_state;
-    uint32_t c_events;    // registered epoll events
-    uint64_t c_deadline;  // ms on the monotonic clock; 0: none
-    bool c_peer_closed;   // the client sent EOF
-    bool c_job_running;   // c_job belongs to the decider now
-    bool c_dead;          // closed while its job ran: free when it returns
-    bool c_needs_auth;    // came in on the TCP listener
+    uint32_t c_events;   // registered epoll events
+    uint64_t c_deadline; // ms on the monotonic clock; 0: none
+    bool c_peer_closed;  // the client sent EOF
+    bool c_job_running;  // c_job belongs to the decider now
+    bool c_dead;         // closed while its job ran: free when it returns
+    bool c_needs_auth;   // came in on the TCP listener
 
     box_buf c_in; // bytes read, not yet used
     gw_queue c_out;
@@ -72,11 +74,11 @@ struct gw_conn {
     gw_http_parser *c_parser;
     const gw_http_req *c_req;
     size_t c_head_len;
-    box_buf c_body;          // the decoded body
+    box_buf c_body;             // the decoded body
     struct gw_body_dec *c_bdec; // in c_arena
-    size_t c_body_off;       // bytes of c_in the decoder has used
-    gw_job c_job;         // http:request
-    bool c_http_decided;  // c_job permitted this request
+    size_t c_body_off;          // bytes of c_in the decoder has used
+    gw_job c_job;               // http:request
+    bool c_http_decided;        // c_job permitted this request
     bool c_keep_alive;
 
     /* Where upstream is: the net:connect step's job and the addresses it
@@ -123,8 +125,12 @@ struct gw_conn {
     box_buf c_scrubbed; // one write's scrubbed bytes, before framing
 };
 
-/* The loop's state. Only the loop thread touches it. */
-struct gw_proxy {
+/* One event loop's state: only its thread touches it, but for what the
+ * loops share (the listening sockets, the count of connections, and what
+ * the options lend: the PDP client, the CA, the credential routes). Each
+ * loop has its own connections, job pool, libcurl and upstream
+ * connection cache; a connection stays on the loop that accepted it. */
+struct gw_loop {
     int px_epfd;
     gw_tag px_listen[2];
     gw_tag px_decider_tag;
@@ -142,8 +148,8 @@ struct gw_proxy {
      * batch may still name it, so it is freed once the batch is done. */
     gw_conn *px_dead_conns;
     struct gw_curl_tag *px_dead_tags;
-    gw_seen px_seen; // upstreams that answered lately
-    unsigned px_nconns;
+    gw_seen px_seen;             // upstreams that answered lately
+    _Atomic unsigned *px_nconns; // every loop's connections, the proxy's
     unsigned px_conns_max;
     size_t px_body_max;
     int px_head_ms, px_idle_ms, px_stall_ms;
@@ -154,7 +160,7 @@ struct gw_proxy {
 uint64_t gw_now_ms(void);
 
 /* gw_conn.c: one connection's life. */
-gw_conn *gw_conn_new(gw_proxy *px, int fd, bool needs_auth);
+gw_conn *gw_conn_new(gw_loop *px, int fd, bool needs_auth);
 void gw_conn_on_io(gw_conn *c, uint32_t events);
 void gw_conn_on_job(gw_conn *c, gw_job *j);
 void gw_conn_on_curl_done(gw_conn *c, CURLcode rc);
@@ -162,9 +168,9 @@ void gw_conn_on_timeout(gw_conn *c);
 void gw_conn_free(gw_conn *c);
 
 /* gw_proxy.c: what a connection asks of the loop. */
-void gw_px_watch(gw_proxy *px, gw_conn *c, uint32_t events);
-void gw_px_unlink(gw_proxy *px, gw_conn *c);
+void gw_px_watch(gw_loop *px, gw_conn *c, uint32_t events);
+void gw_px_unlink(gw_loop *px, gw_conn *c);
 /* c (unlinked, its fd closed) is freed after the current event batch. */
-void gw_px_bury(gw_proxy *px, gw_conn *c);
+void gw_px_bury(gw_loop *px, gw_conn *c);
 
 #endif
