@@ -373,6 +373,12 @@ declare_one(sh_ctx *cx, decl_req *q, const char *arg)
     bool make_local = q->r->dr_scope == DS_LOCAL ||
                       (q->r->dr_scope == DS_DECLARE && cx->cx_funcs > 0 &&
                        !q->global);
+    const sh_var *cur = sh_var_find(cx->cx_st, name);
+    if (cur != NULL && (cur->v_flags & SH_VAR_NOASSIGN) &&
+        (make_local || value != NULL)) {
+        sh_errf(cx, "%s: %s: variable may not be assigned value", who, name);
+        return 1;
+    }
     if (make_local) {
         bool fresh;
         if (sh_local_save(cx, name, &fresh) != BOX_OK)

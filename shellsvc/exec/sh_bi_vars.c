@@ -67,6 +67,10 @@ sh_bi_unset(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
                             "%s: cannot unset: readonly variable", argv[i]);
             continue;
         }
+        if (v != NULL && (v->v_flags & SH_VAR_NOUNSET)) {
+            st = sh_cmd_err(cx, "unset", 1, "%s: cannot unset", argv[i]);
+            continue;
+        }
         // bash: unset on a name with no variable removes the function.
         if (v == NULL && !sh_opt(o, 'v') && sh_func_find(cx->cx_st, argv[i]))
             sh_func_unset(cx->cx_st, argv[i]);

@@ -90,6 +90,10 @@ char *sh_stream_buf_take(sh_stream *s, size_t *len);
 #define SH_VAR_ARRAY 32u  // an indexed array (v_arr)
 #define SH_VAR_ASSOC 64u  // an associative array (v_arr)
 #define SH_VAR_NAMEREF 128u
+/* bash's own call stack (FUNCNAME, BASH_LINENO): an assignment leaves it
+ * as it is, and declare/local refuse it; NOUNSET: unset refuses too. */
+#define SH_VAR_NOASSIGN 256u
+#define SH_VAR_NOUNSET 512u
 /* Total bytes of names and values one state may hold (issue 19 item 5):
  * a set past it fails with "variables too large". */
 #define SH_VARS_MAX_BYTES (16u << 20)
@@ -134,7 +138,6 @@ typedef struct sh_state {
     sh_call *st_calls;
     size_t st_ncalls, st_capcalls;
     bool st_calls_stale;
-    bool st_calls_made; // FUNCNAME and BASH_LINENO made: never again
     char *st_arg0;
     char *st_cwd;
     bool st_opt_e, st_opt_u, st_opt_x;

@@ -29,6 +29,19 @@ sh_state_new(void)
         sh_state_free(st);
         return NULL;
     }
+    // The call stack's two names exist from the start, as bash's do
+    // (declare -p shows them outside every function); shaped when first
+    // read or listed (sh_calls_sync).
+    sh_var *fn = sh_var_add(st, "FUNCNAME");
+    if (fn != NULL)
+        fn->v_flags |= SH_VAR_NOASSIGN;
+    sh_var *ln = fn != NULL ? sh_var_add(st, "BASH_LINENO") : NULL;
+    if (ln == NULL) {
+        sh_state_free(st);
+        return NULL;
+    }
+    ln->v_flags |= SH_VAR_NOASSIGN | SH_VAR_NOUNSET;
+    st->st_calls_stale = true;
     return st;
 }
 
@@ -129,7 +142,6 @@ sh_state_dup(const sh_state *st)
         }
     }
     d->st_calls_stale = st->st_calls_stale;
-    d->st_calls_made = st->st_calls_made;
     d->st_varbytes = st->st_varbytes;
     if (sh_pos_set(d, st->st_npos, st->st_pos) != BOX_OK)
         goto fail;
@@ -316,6 +328,8 @@ sh_var_set(sh_state *st, const char *name, const char *value, size_t vlen)
     sh_var *v = sh_var_find(st, name);
     if (v != NULL && (v->v_flags & SH_VAR_READONLY))
         return BOX_EDENIED;
+    if (v != NULL && (v->v_flags & SH_VAR_NOASSIGN))
+        return BOX_OK; // bash: the assignment is let be
     if (v != NULL && v->v_arr != NULL)
         return sh_var_set_elem(st, name, 0, "0", value, vlen);
     size_t old = v != NULL && v->v_value ? strlen(v->v_value) : 0;
@@ -341,6 +355,8 @@ sh_var_set_elem(sh_state *st, const char *name, long long index,
     sh_var *v = sh_var_find(st, name);
     if (v != NULL && (v->v_flags & SH_VAR_READONLY))
         return BOX_EDENIED;
+    if (v != NULL && (v->v_flags & SH_VAR_NOASSIGN))
+        return BOX_OK;
     if (!bytes_fit(st, 0, vlen + (key ? strlen(key) : 0)))
         return BOX_ETOOBIG;
     if (v == NULL && (v = sh_var_add(st, name)) == NULL)
@@ -394,9 +410,9 @@ sh_var_set_array(sh_state *st, sh_var *v, sh_array *a)
 {
     size_t add = a ? sh_array_bytes(a) : 0;
     size_t old = var_bytes(v) - strlen(v->v_name);
-    if (v->v_flags & SH_VAR_READONLY) {
+    if (v->v_flags & (SH_VAR_READONLY | SH_VAR_NOASSIGN)) {
         sh_array_free(a);
-        return BOX_EDENIED;
+        return v->v_flags & SH_VAR_READONLY ? BOX_EDENIED : BOX_OK;
     }
     if (!bytes_fit(st, old, add)) {
         sh_array_free(a);
@@ -510,12 +526,12 @@ sh_pos_set(sh_state *st, int n, char *const *argv)
 }
 
 /* var takes the elements a (taken), even when a script made it
- * readonly. */
+ * readonly, or it is one a script may not assign. */
 static box_err
 special_set(sh_state *st, sh_var *var, sh_array *a)
 {
-    unsigned keep = var->v_flags & SH_VAR_READONLY;
-    var->v_flags &= ~SH_VAR_READONLY;
+    unsigned keep = var->v_flags & (SH_VAR_READONLY | SH_VAR_NOASSIGN);
+    var->v_flags &= ~(SH_VAR_READONLY | SH_VAR_NOASSIGN);
     box_err e = sh_var_set_array(st, var, a);
     var->v_flags |= keep;
     return e;
@@ -655,17 +671,6 @@ sh_calls_push(sh_state *st, const char *name, uint32_t line)
     char *copy = box_strdup(name);
     if (copy == NULL)
         return BOX_ENOMEM;
-    // The two names exist from the first call on (made here, where no
-    // caller holds a variable, never in the sh_var_find that shows them:
-    // an add may move st_vars).
-    if (!st->st_calls_made) {
-        if (sh_var_add(st, "FUNCNAME") == NULL ||
-            sh_var_add(st, "BASH_LINENO") == NULL) {
-            box_free(copy);
-            return BOX_ENOMEM;
-        }
-        st->st_calls_made = true;
-    }
     st->st_calls[st->st_ncalls++] = (sh_call){.sc_name = copy, .sc_line = line};
     st->st_calls_stale = true;
     return BOX_OK;
