@@ -796,6 +796,7 @@ conn_submit(gw_conn *c, gw_job_kind kind)
     gw_job_clear(j);
     j->j_kind = kind;
     j->j_owner = c;
+    j->j_sink = c->c_px->px_sink;
     j->j_auth = c->c_tunnel ? c->c_tunnel_auth : c->c_req->rq_authority;
     bool now;
     if (kind == GW_JOB_CONNECT) {

@@ -35,11 +35,16 @@ struct gw_decider {
     _Atomic uint64_t d_next_id;
     int d_connect_ms;
     const gw_hosts *d_hosts;
-    int d_efd;
+    // One queue for every loop, taken in order: an outcome recorded as a
+    // loop answered goes to the PDP before any decision asked after it,
+    // whichever loop asks (a client's next request sees it in history).
+    // Ended jobs go back to their own loop's list.
+    unsigned d_nsinks;
+    int d_efd[GW_DECIDER_SINKS_MAX];
+    gw_job *d_done[GW_DECIDER_SINKS_MAX];
     pthread_mutex_t d_lock;
     pthread_cond_t d_cv;
     gw_job *d_todo, **d_todo_tail;
-    gw_job *d_done;
     bool d_stop;
     pthread_t *d_threads;
     unsigned d_nthreads;
@@ -507,10 +512,11 @@ decider_thread(void *arg)
             job_http(d, j);
 
         pthread_mutex_lock(&d->d_lock);
-        j->j_next = d->d_done;
-        d->d_done = j;
+        unsigned s = j->j_sink < d->d_nsinks ? j->j_sink : 0;
+        j->j_next = d->d_done[s];
+        d->d_done[s] = j;
         uint64_t one = 1;
-        ssize_t w = write(d->d_efd, &one, sizeof one);
+        ssize_t w = write(d->d_efd[s], &one, sizeof one);
         (void)w; // an eventfd write fails only past 2^64-2 pending
     }
     pthread_mutex_unlock(&d->d_lock);
@@ -529,13 +535,21 @@ gw_decider_new(const gw_decider_opts *o, gw_decider **out)
     d->d_connect_ms = o->do_connect_ms > 0 ? o->do_connect_ms : GW_CONNECT_MS;
     d->d_hosts = o->do_hosts;
     d->d_todo_tail = &d->d_todo;
-    d->d_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    d->d_nsinks = o->do_sinks == 0                     ? 1
+                  : o->do_sinks < GW_DECIDER_SINKS_MAX ? o->do_sinks
+                                                       : GW_DECIDER_SINKS_MAX;
+    bool efds = true;
+    for (unsigned s = 0; s < GW_DECIDER_SINKS_MAX; s++)
+        d->d_efd[s] = -1;
+    for (unsigned s = 0; s < d->d_nsinks; s++)
+        efds =
+            efds && (d->d_efd[s] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) >= 0;
     unsigned n = o->do_threads > 0 ? o->do_threads : GW_DECIDER_THREADS;
     d->d_threads = box_calloc(n, sizeof *d->d_threads);
     pthread_mutex_init(&d->d_lock, NULL);
     pthread_cond_init(&d->d_cv, NULL);
-    if (d->d_efd < 0 || d->d_threads == NULL) {
-        box_err rv = d->d_efd < 0 ? BOX_EIO : BOX_ENOMEM;
+    if (!efds || d->d_threads == NULL) {
+        box_err rv = !efds ? BOX_EIO : BOX_ENOMEM;
         gw_decider_free(d);
         return rv;
     }
@@ -562,16 +576,17 @@ gw_decider_free(gw_decider *d)
         pthread_join(d->d_threads[i], NULL);
     pthread_mutex_destroy(&d->d_lock);
     pthread_cond_destroy(&d->d_cv);
-    if (d->d_efd >= 0)
-        close(d->d_efd);
+    for (unsigned s = 0; s < GW_DECIDER_SINKS_MAX; s++)
+        if (d->d_efd[s] >= 0)
+            close(d->d_efd[s]);
     box_free(d->d_threads);
     box_free(d);
 }
 
 int
-gw_decider_fd(const gw_decider *d)
+gw_decider_fd(const gw_decider *d, unsigned sink)
 {
-    return d->d_efd;
+    return sink < d->d_nsinks ? d->d_efd[sink] : -1;
 }
 
 void
@@ -588,14 +603,16 @@ gw_decider_submit(gw_decider *d, gw_job *j)
 }
 
 gw_job *
-gw_decider_take(gw_decider *d)
+gw_decider_take(gw_decider *d, unsigned sink)
 {
+    if (sink >= d->d_nsinks)
+        return NULL;
     uint64_t v;
-    ssize_t r = read(d->d_efd, &v, sizeof v);
+    ssize_t r = read(d->d_efd[sink], &v, sizeof v);
     (void)r; // EAGAIN: nothing counted, the list says the same
     pthread_mutex_lock(&d->d_lock);
-    gw_job *done = d->d_done;
-    d->d_done = NULL;
+    gw_job *done = d->d_done[sink];
+    d->d_done[sink] = NULL;
     pthread_mutex_unlock(&d->d_lock);
     return done;
 }

@@ -89,8 +89,10 @@ typedef struct gw_job {
     /* RECORD: the outcome, and the strings the job owns. */
     box_outcome j_outcome;
     char *j_own_method, *j_own_path;
-    /* The loop's: who waits for this job. */
+    /* The loop's: who waits for this job, and the sink (the loop) its
+     * end goes back to (gw_decider_take). */
     void *j_owner;
+    unsigned j_sink;
     struct gw_job *j_next;
 } gw_job;
 
@@ -102,10 +104,12 @@ typedef struct gw_decider_opts {
     box_pdp_client *do_pdp;          // borrowed; thread-safe
     const struct gw_hosts *do_hosts; // names read before DNS, or NULL
     unsigned do_threads;             // 0: GW_DECIDER_THREADS
-    int do_connect_ms;               // one address's connect; 0: GW_CONNECT_MS
+    unsigned do_sinks; // loops taking ended jobs, each its own; 0: one
+    int do_connect_ms; // one address's connect; 0: GW_CONNECT_MS
 } gw_decider_opts;
 
 #define GW_DECIDER_THREADS 16
+#define GW_DECIDER_SINKS_MAX 16
 #define GW_CONNECT_MS 10000
 
 box_err gw_decider_new(const gw_decider_opts *o,
@@ -113,15 +117,15 @@ box_err gw_decider_new(const gw_decider_opts *o,
 /* Waits for the running jobs; jobs never taken are left to their owners
  * (gw_decider_take hands them out until it returns NULL). */
 void gw_decider_free(gw_decider *d);
-/* Readable when jobs are done (gw_decider_take clears it). */
-int gw_decider_fd(const gw_decider *d);
+/* Readable when jobs of sink are done (gw_decider_take clears it). */
+int gw_decider_fd(const gw_decider *d, unsigned sink);
 void gw_decider_submit(gw_decider *d, gw_job *j);
 /* An HTTP job decided at once, on the caller's thread, when the PDP
  * client's cache holds its permit (no system call, no wait): true with
  * j_ok set. False (j untouched): submit it. */
 bool gw_decider_http_now(gw_decider *d, gw_job *j);
-/* The jobs done since the last call, as a list, or NULL. */
-gw_job *gw_decider_take(gw_decider *d);
+/* The jobs of sink done since the last call, as a list, or NULL. */
+gw_job *gw_decider_take(gw_decider *d, unsigned sink);
 
 /* A CONNECT job (without j_connect) decided at once on the caller's
  * thread, when its addresses need no DNS (a literal, or the hosts file)

@@ -20,13 +20,12 @@
 #define GW_EVENTS 64
 #define GW_SWEEP_MS 1000 // how often deadlines are looked at
 #define GW_ACCEPT_BATCH 4
-#define GW_LOOP_THREADS_MIN 4 // a loop's job pool, at least
 
 /* The proxy: its loops and what they share. */
 struct gw_proxy {
     gw_loop *p_loops[GW_LOOPS_MAX];
-    unsigned p_nloops;         // started
-    unsigned p_nloops_wanted;  // asked for
+    unsigned p_nloops;
+    gw_decider *p_decider;     // one job pool for every loop
     int p_listen[2];           // the listening sockets, or -1
     _Atomic unsigned p_nconns; // connections on every loop
 };
@@ -227,7 +226,7 @@ px_curl_action(gw_loop *px, curl_socket_t s, int mask)
 static void
 px_jobs_done(gw_loop *px)
 {
-    gw_job *j = gw_decider_take(px->px_decider);
+    gw_job *j = gw_decider_take(px->px_decider, px->px_sink);
     while (j != NULL) {
         gw_job *next = j->j_next;
         gw_conn_on_job(j->j_owner, j);
@@ -309,12 +308,14 @@ px_loop(void *arg)
     return NULL;
 }
 
-static void loop_stop(gw_loop *px);
+static void loop_join(gw_loop *px);
+static void loop_free(gw_loop *px);
 
 /* One loop on the proxy's listening sockets (each loop's epoll set holds
  * them exclusively: a new connection wakes one loop, not all). */
 static box_err
-loop_start(const gw_proxy_opts *o, gw_proxy *p, gw_loop **out, char **err)
+loop_start(const gw_proxy_opts *o, gw_proxy *p, unsigned sink, gw_loop **out,
+           char **err)
 {
     *out = NULL;
     gw_loop *px = box_calloc(1, sizeof *px);
@@ -336,20 +337,9 @@ loop_start(const gw_proxy_opts *o, gw_proxy *p, gw_loop **out, char **err)
     px->px_idle_ms = o->po_idle_ms ? o->po_idle_ms : GW_IDLE_MS;
     px->px_stall_ms = o->po_stall_ms ? o->po_stall_ms : GW_STALL_MS;
 
-    // The pool's threads wait (DNS, connects, the PDP): the loops share
-    // about one pool's worth, so more loops do not mean more waiting.
-    unsigned per =
-        (GW_DECIDER_THREADS + p->p_nloops_wanted - 1) / p->p_nloops_wanted;
-    gw_decider_opts dop = {
-        .do_pdp = o->po_pdp,
-        .do_hosts = o->po_hosts,
-        .do_threads = per < GW_LOOP_THREADS_MIN ? GW_LOOP_THREADS_MIN : per};
-    box_err rv = gw_decider_new(&dop, &px->px_decider);
-    if (rv != BOX_OK) {
-        *err = box_asprintf("cannot start the decision threads: %s",
-                            box_strerror(rv));
-        goto fail;
-    }
+    px->px_decider = p->p_decider;
+    px->px_sink = sink;
+    box_err rv = BOX_OK;
     px->px_epfd = epoll_create1(EPOLL_CLOEXEC);
     px->px_wake.t_kind = GW_TAG_WAKE;
     px->px_wake.t_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -370,7 +360,7 @@ loop_start(const gw_proxy_opts *o, gw_proxy *p, gw_loop **out, char **err)
             px_add(px, &px->px_listen[i], EPOLLIN | EPOLLEXCLUSIVE);
     }
     px->px_decider_tag.t_kind = GW_TAG_DECIDER;
-    px->px_decider_tag.t_fd = gw_decider_fd(px->px_decider);
+    px->px_decider_tag.t_fd = gw_decider_fd(px->px_decider, px->px_sink);
     px_add(px, &px->px_decider_tag, EPOLLIN);
     px_add(px, &px->px_wake, EPOLLIN);
     if (pthread_create(&px->px_thread, NULL, px_loop, px) != 0) {
@@ -382,27 +372,33 @@ loop_start(const gw_proxy_opts *o, gw_proxy *p, gw_loop **out, char **err)
     *out = px;
     return BOX_OK;
 fail:
-    loop_stop(px);
+    loop_join(px);
+    loop_free(px);
     return rv;
 }
 
-/* Ends every connection of the loop, joins its thread, frees it; the
- * listening sockets stay open (the proxy's). */
+/* Stops the loop's thread: nothing of the loop runs after, but the jobs
+ * its connections wait for. */
 static void
-loop_stop(gw_loop *px)
+loop_join(gw_loop *px)
+{
+    if (px == NULL || !px->px_thread_started)
+        return;
+    uint64_t one = 1;
+    ssize_t w = write(px->px_wake.t_fd, &one, sizeof one);
+    (void)w;
+    pthread_join(px->px_thread, NULL);
+    px->px_thread_started = false;
+}
+
+/* Ends every connection of a joined loop and frees it, once no job runs
+ * (the decider is freed first: running jobs own their connections' job
+ * slots); the listening sockets stay open (the proxy's). */
+static void
+loop_free(gw_loop *px)
 {
     if (px == NULL)
         return;
-    if (px->px_thread_started) {
-        uint64_t one = 1;
-        ssize_t w = write(px->px_wake.t_fd, &one, sizeof one);
-        (void)w;
-        pthread_join(px->px_thread, NULL);
-    }
-    // Jobs still running own their connections' job slots: the decider
-    // waits for them, then each such connection is freed with the rest.
-    gw_decider_free(px->px_decider);
-    px->px_decider = NULL;
     while (px->px_conns != NULL) {
         gw_conn *c = px->px_conns;
         c->c_job_running = false;
@@ -452,10 +448,17 @@ gw_proxy_start(const gw_proxy_opts *o, gw_proxy **out, char **err)
     unsigned n = o->po_loops == 0             ? gw_proxy_default_loops()
                  : o->po_loops < GW_LOOPS_MAX ? o->po_loops
                                               : GW_LOOPS_MAX;
-    p->p_nloops_wanted = n;
-    box_err rv = BOX_OK;
+    gw_decider_opts dop = {
+        .do_pdp = o->po_pdp, .do_hosts = o->po_hosts, .do_sinks = n};
+    box_err rv = gw_decider_new(&dop, &p->p_decider);
+    if (rv != BOX_OK) {
+        *err = box_asprintf("cannot start the decision threads: %s",
+                            box_strerror(rv));
+        goto fail;
+    }
     for (; p->p_nloops < n; p->p_nloops++)
-        if ((rv = loop_start(o, p, &p->p_loops[p->p_nloops], err)) != BOX_OK)
+        if ((rv = loop_start(o, p, p->p_nloops, &p->p_loops[p->p_nloops],
+                             err)) != BOX_OK)
             goto fail;
     *out = p;
     return BOX_OK;
@@ -470,7 +473,10 @@ gw_proxy_stop(gw_proxy *p)
     if (p == NULL)
         return;
     for (unsigned i = 0; i < p->p_nloops; i++)
-        loop_stop(p->p_loops[i]);
+        loop_join(p->p_loops[i]);
+    gw_decider_free(p->p_decider);
+    for (unsigned i = 0; i < p->p_nloops; i++)
+        loop_free(p->p_loops[i]);
     for (int i = 0; i < 2; i++)
         if (p->p_listen[i] >= 0)
             close(p->p_listen[i]);

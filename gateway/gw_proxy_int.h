@@ -134,8 +134,9 @@ struct gw_loop {
     int px_epfd;
     gw_tag px_listen[2];
     gw_tag px_decider_tag;
-    gw_tag px_wake; // eventfd: gw_proxy_stop
-    gw_decider *px_decider;
+    gw_tag px_wake;         // eventfd: gw_proxy_stop
+    gw_decider *px_decider; // the proxy's, shared
+    unsigned px_sink;       // this loop's place in it
     box_pdp_client *px_pdp;
     gw_ca *px_ca;
     const char *px_upstream_ca; // CA file for upstream TLS, or NULL
