@@ -35,11 +35,16 @@ struct gw_decider {
     _Atomic uint64_t d_next_id;
     int d_connect_ms;
     const gw_hosts *d_hosts;
-    // One queue for every loop, taken in order: an outcome recorded as a
-    // loop answered goes to the PDP before any decision asked after it,
-    // whichever loop asks (a client's next request sees it in history).
-    // Ended jobs go back to their own loop's list.
+    // One queue for every loop, taken in order, and a decision waits for
+    // the outcomes queued before it (d_rec_seq: those being recorded): an
+    // outcome recorded as a loop answered is in history before any
+    // decision asked after it, whichever loop asks (a client's next
+    // request sees it). Ended jobs go back to their own loop's list.
     unsigned d_nsinks;
+    uint64_t d_seq;
+    uint64_t *d_rec_seq; // one slot a thread
+    size_t d_nrec;
+    pthread_cond_t d_rec_cv;
     int d_efd[GW_DECIDER_SINKS_MAX];
     gw_job *d_done[GW_DECIDER_SINKS_MAX];
     pthread_mutex_t d_lock;
@@ -485,6 +490,16 @@ gw_decider_record_http(gw_decider *d, const gw_job *decided,
     gw_decider_submit(d, j);
 }
 
+/* Whether an outcome queued before seq is still being recorded. */
+static bool
+records_before(const gw_decider *d, uint64_t seq)
+{
+    for (size_t i = 0; i < d->d_nrec; i++)
+        if (d->d_rec_seq[i] < seq)
+            return true;
+    return false;
+}
+
 static void *
 decider_thread(void *arg)
 {
@@ -499,11 +514,26 @@ decider_thread(void *arg)
         d->d_todo = j->j_next;
         if (d->d_todo == NULL)
             d->d_todo_tail = &d->d_todo;
+        // A record is known to be under way as it is taken, so a decision
+        // taken after it waits for it.
+        uint64_t seq = j->j_seq;
+        bool rec = j->j_kind == GW_JOB_RECORD;
+        if (rec)
+            d->d_rec_seq[d->d_nrec++] = seq;
+        else
+            while (records_before(d, seq))
+                pthread_cond_wait(&d->d_rec_cv, &d->d_lock);
         pthread_mutex_unlock(&d->d_lock);
 
-        if (j->j_kind == GW_JOB_RECORD) {
+        if (rec) {
             job_record(d, j); // frees it: no one waits for it
             pthread_mutex_lock(&d->d_lock);
+            for (size_t i = 0; i < d->d_nrec; i++)
+                if (d->d_rec_seq[i] == seq) {
+                    d->d_rec_seq[i] = d->d_rec_seq[--d->d_nrec];
+                    break;
+                }
+            pthread_cond_broadcast(&d->d_rec_cv);
             continue;
         }
         if (j->j_kind == GW_JOB_CONNECT)
@@ -546,9 +576,11 @@ gw_decider_new(const gw_decider_opts *o, gw_decider **out)
             efds && (d->d_efd[s] = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) >= 0;
     unsigned n = o->do_threads > 0 ? o->do_threads : GW_DECIDER_THREADS;
     d->d_threads = box_calloc(n, sizeof *d->d_threads);
+    d->d_rec_seq = box_calloc(n, sizeof *d->d_rec_seq);
     pthread_mutex_init(&d->d_lock, NULL);
     pthread_cond_init(&d->d_cv, NULL);
-    if (!efds || d->d_threads == NULL) {
+    pthread_cond_init(&d->d_rec_cv, NULL);
+    if (!efds || d->d_threads == NULL || d->d_rec_seq == NULL) {
         box_err rv = !efds ? BOX_EIO : BOX_ENOMEM;
         gw_decider_free(d);
         return rv;
@@ -576,6 +608,8 @@ gw_decider_free(gw_decider *d)
         pthread_join(d->d_threads[i], NULL);
     pthread_mutex_destroy(&d->d_lock);
     pthread_cond_destroy(&d->d_cv);
+    pthread_cond_destroy(&d->d_rec_cv);
+    box_free(d->d_rec_seq);
     for (unsigned s = 0; s < GW_DECIDER_SINKS_MAX; s++)
         if (d->d_efd[s] >= 0)
             close(d->d_efd[s]);
@@ -596,6 +630,7 @@ gw_decider_submit(gw_decider *d, gw_job *j)
     j->j_fd = -1;
     j->j_next = NULL;
     pthread_mutex_lock(&d->d_lock);
+    j->j_seq = ++d->d_seq;
     *d->d_todo_tail = j;
     d->d_todo_tail = &j->j_next;
     pthread_cond_signal(&d->d_cv);

@@ -93,6 +93,7 @@ typedef struct gw_job {
      * end goes back to (gw_decider_take). */
     void *j_owner;
     unsigned j_sink;
+    uint64_t j_seq; // the decider's: its place in the queue
     struct gw_job *j_next;
 } gw_job;
 
