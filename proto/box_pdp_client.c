@@ -40,7 +40,6 @@ typedef struct cache_entry {
     // An exact key (a request's packed report form, see report_form) is
     // also the report of each hit on it: while the report queue's batch
     // ce_rep_batch holds it, at index ce_rep_idx, a hit appends the index.
-    bool ce_exact;
     uint32_t ce_rep_idx;
     uint64_t ce_rep_batch; // 0: in no batch
 } cache_entry;
@@ -620,7 +619,7 @@ cache_find(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
 
 static void
 cache_insert(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
-             bool exact, uint64_t epoch, uint64_t subgen, const char *rules)
+             uint64_t epoch, uint64_t subgen, const char *rules)
 {
     // The key's own entry first (expired, or made under an older notice
     // connection): cache_find serves the first match, so a fresh copy in
@@ -654,8 +653,7 @@ cache_insert(box_pdp_client *c, uint64_t h, const uint8_t *key, size_t n,
                             .ce_key = k,
                             .ce_rules = r,
                             .ce_subgen = subgen,
-                            .ce_born_ms = cache_now_ms(),
-                            .ce_exact = exact};
+                            .ce_born_ms = cache_now_ms()};
 }
 
 /*
@@ -711,7 +709,8 @@ report_push_form(box_pdp_client *c, const uint8_t *form, size_t n)
     return report_keep(c, n);
 }
 
-/* Queues the report of a hit on an exact entry: its key is the report,
+/* Queues the report of a hit on the entry found by a request's exact key
+ * (keys of the other kinds never equal one): that key is the report,
  * appended as an index when this batch holds it already. */
 static bool
 report_push_exact(box_pdp_client *c, cache_entry *e)
@@ -1109,10 +1108,10 @@ box_pdp_decide(box_pdp_client *c, const Box__DecisionRequest *req,
             narrow_note(c, req->action ? req->action : "", epoch, a);
             klen = cache_key(c, req, epoch, key, sizeof key);
             if (klen > 0)
-                cache_insert(c, key_hash(key, klen), key, klen, false, epoch,
-                             subgen, a->pa_rules);
+                cache_insert(c, key_hash(key, klen), key, klen, epoch, subgen,
+                             a->pa_rules);
             if (x != NULL)
-                cache_insert(c, key_hash(x, xlen), x, xlen, true, epoch, subgen,
+                cache_insert(c, key_hash(x, xlen), x, xlen, epoch, subgen,
                              a->pa_rules);
         }
         pthread_mutex_unlock(&c->pc_lock);
