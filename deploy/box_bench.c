@@ -1354,8 +1354,8 @@ bench_list(FILE *out)
 int
 box_cmd_bench(int argc, char **argv)
 {
-    for (size_t i = 0;
-         argc >= 2 && i < sizeof bench_subs / sizeof bench_subs[0]; i++)
+    for (size_t i = 0; argc >= 2 && i < sizeof bench_subs / sizeof bench_subs[0];
+         i++)
         if (strcmp(argv[1], bench_subs[i].bs_name) == 0)
             return bench_subs[i].bs_run(argc - 1, argv + 1);
     bool help = argc >= 2 && strcmp(argv[1], "--help") == 0;

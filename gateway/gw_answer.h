@@ -14,13 +14,13 @@
  * upstream's answer); failures on the way to upstream do not.
  */
 typedef enum gw_answer_kind {
-    GW_ANSWER_REFUSED,     // 403, marked: policy, default-deny, control
-    GW_ANSWER_PROXY_AUTH,  // 407, marked: bad or missing proxy token
-    GW_ANSWER_BAD_GATEWAY, // 502: upstream connect, TLS, response, I/O
-    GW_ANSWER_UNAVAILABLE, // 503: configuration, or no connection free
-    GW_ANSWER_BAD_REQUEST, // the head parser's own status (400, 414, ...)
-    GW_ANSWER_TIMEOUT,     // 408: the client was too slow
-    GW_ANSWER_TOO_LARGE,   // 413: the body passes the limit
+    GW_ANSWER_REFUSED,      // 403, marked: policy, default-deny, control
+    GW_ANSWER_PROXY_AUTH,   // 407, marked: bad or missing proxy token
+    GW_ANSWER_BAD_GATEWAY,  // 502: upstream connect, TLS, response, I/O
+    GW_ANSWER_UNAVAILABLE,  // 503: configuration, or no connection free
+    GW_ANSWER_BAD_REQUEST,  // the head parser's own status (400, 414, ...)
+    GW_ANSWER_TIMEOUT,      // 408: the client was too slow
+    GW_ANSWER_TOO_LARGE,    // 413: the body passes the limit
     GW_ANSWER_KIND_COUNT
 } gw_answer_kind;
 

@@ -291,8 +291,8 @@ up_open(void *clientp, curlsocktype purpose, struct curl_sockaddr *addr)
         c->c_up_fd = -1;
         return c->c_up_given;
     }
-    int fd =
-        socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+    int fd = socket(addr->family, addr->socktype | SOCK_CLOEXEC,
+                    addr->protocol);
     if (fd >= 0)
         c->c_up_new = true;
     return fd >= 0 ? fd : CURL_SOCKET_BAD;
@@ -314,15 +314,9 @@ static bool
 hop_by_hop(const char *name, size_t n)
 {
     static const char *const hop[] = {
-        "connection",
-        "keep-alive",
-        "proxy-connection",
-        "transfer-encoding",
-        "te",
-        "trailer",
-        "upgrade",
-        "proxy-authenticate",
-        "proxy-authorization",
+        "connection",        "keep-alive",         "proxy-connection",
+        "transfer-encoding", "te",                 "trailer",
+        "upgrade",           "proxy-authenticate", "proxy-authorization",
         "x-strands-box-egress",
     };
     for (size_t i = 0; i < sizeof hop / sizeof *hop; i++)
@@ -398,8 +392,8 @@ conn_outcome(gw_conn *c, long status)
     if (!c->c_job.j_wants_outcome || c->c_outcome_sent)
         return;
     c->c_outcome_sent = true;
-    box_outcome o = {.bo_kind =
-                         status > 0 ? BOX_OUTCOME_STATUS : BOX_OUTCOME_ERROR,
+    box_outcome o = {.bo_kind = status > 0 ? BOX_OUTCOME_STATUS
+                                           : BOX_OUTCOME_ERROR,
                      .bo_status = status};
     gw_decider_record_http(c->c_px->px_decider, &c->c_job, &o);
 }
@@ -454,7 +448,8 @@ resp_head_done(gw_conn *c)
     // The status line's reason as upstream gave it.
     const char *eol = memchr(p, '\n', (size_t)(end - p));
     const char *sp = eol ? memchr(p, ' ', (size_t)(eol - p)) : NULL;
-    const char *sp2 = sp ? memchr(sp + 1, ' ', (size_t)(eol - sp - 1)) : NULL;
+    const char *sp2 =
+        sp ? memchr(sp + 1, ' ', (size_t)(eol - sp - 1)) : NULL;
     if (rv == BOX_OK && sp2 != NULL) {
         size_t rn = (size_t)(eol - sp2 - 1);
         if (rn > 0 && sp2[rn] == '\r')
@@ -603,20 +598,21 @@ up_configure(gw_conn *c)
         query_len = query ? strlen(query) : 0;
     }
     char *url = box_asprintf(
-        "%s://%s%s%s:%u%s%s%.*s", c->c_tunnel ? "https" : "http", v6 ? "[" : "",
-        a->a_host.h_text, v6 ? "]" : "", (unsigned)a->a_port, rq->rq_path,
-        query ? "?" : "", query ? (int)query_len : 0, query ? query : "");
+        "%s://%s%s%s:%u%s%s%.*s", c->c_tunnel ? "https" : "http",
+        v6 ? "[" : "", a->a_host.h_text, v6 ? "]" : "", (unsigned)a->a_port,
+        rq->rq_path, query ? "?" : "", query ? (int)query_len : 0,
+        query ? query : "");
     // Any host and port of this handle goes to the decided address, and
     // libcurl's cache reuses only a connection made to that very address.
     const char *ip = c->c_pins.p_ip;
     bool ip6 = strchr(ip, ':') != NULL;
-    char *pin = box_asprintf("::%s%s%s:%u", ip6 ? "[" : "", ip, ip6 ? "]" : "",
-                             (unsigned)a->a_port);
+    char *pin = box_asprintf("::%s%s%s:%u", ip6 ? "[" : "", ip,
+                             ip6 ? "]" : "", (unsigned)a->a_port);
     bool ok = url != NULL && pin != NULL && up_fields(c);
     if (ok)
         c->c_connect_to = curl_slist_append(NULL, pin);
-    ok =
-        ok && c->c_connect_to != NULL && (c->c_easy = curl_easy_init()) != NULL;
+    ok = ok && c->c_connect_to != NULL &&
+         (c->c_easy = curl_easy_init()) != NULL;
     if (ok) {
         CURL *e = c->c_easy;
         curl_easy_setopt(e, CURLOPT_URL, url);
@@ -679,7 +675,8 @@ conn_upstream(gw_conn *c)
     if (!up_configure(c)) {
         conn_easy_end(c);
         conn_answer(c, GW_ANSWER_UNAVAILABLE, 0,
-                    "the gateway could not set up the upstream request", false);
+                    "the gateway could not set up the upstream request",
+                    false);
         return;
     }
     c->c_state = GW_CS_UPSTREAM;
@@ -843,8 +840,8 @@ conn_after_job(gw_conn *c, gw_job *j)
     if (!j->j_ok) {
         // A refusal of a plain request keeps the connection (the request
         // was read whole); a tunnel's, or a failure, ends it.
-        bool keep =
-            j->j_answer == GW_ANSWER_REFUSED && !c->c_tunnel && c->c_keep_alive;
+        bool keep = j->j_answer == GW_ANSWER_REFUSED && !c->c_tunnel &&
+                    c->c_keep_alive;
         conn_answer(c, j->j_answer, 0, j->j_reason, keep);
         if (keep)
             conn_next_request(c);
@@ -998,7 +995,8 @@ conn_head(gw_conn *c)
         else
             box_arena_reset(c->c_arena);
         gw_http_opts ho = {.ho_intercepted = c->c_tunnel};
-        c->c_parser = c->c_arena ? gw_http_parser_new(c->c_arena, &ho) : NULL;
+        c->c_parser =
+            c->c_arena ? gw_http_parser_new(c->c_arena, &ho) : NULL;
         if (c->c_parser == NULL) {
             conn_answer(c, GW_ANSWER_UNAVAILABLE, 0, "out of memory", false);
             return;
@@ -1008,8 +1006,7 @@ conn_head(gw_conn *c)
         if (c->c_req != NULL || c->c_tunnel || c->c_deadline == 0)
             c->c_deadline = gw_now_ms() + (uint64_t)c->c_px->px_head_ms;
     }
-    gw_http_result r =
-        gw_http_parse(c->c_parser, c->c_in.b_data, c->c_in.b_len);
+    gw_http_result r = gw_http_parse(c->c_parser, c->c_in.b_data, c->c_in.b_len);
     switch (r.r_status) {
     case GW_HTTP_MORE:
         if (c->c_peer_closed)
@@ -1063,8 +1060,8 @@ conn_head(gw_conn *c)
         conn_submit(c, GW_JOB_CONNECT);
         return;
     } else if (!rq->rq_has_authority) {
-        conn_answer(c, GW_ANSWER_BAD_REQUEST, 400, "the request names no host",
-                    false);
+        conn_answer(c, GW_ANSWER_BAD_REQUEST, 400,
+                    "the request names no host", false);
         return;
     }
     c->c_bdec = gw_body_dec_new(c->c_arena, rq, c->c_px->px_body_max);
@@ -1077,9 +1074,9 @@ conn_head(gw_conn *c)
     // (413) before the client is told to go on sending.
     gw_body_result br = gw_body_feed(c->c_bdec, "", 0, NULL, 0);
     if (br.br_status == GW_BODY_BAD) {
-        conn_answer(
-            c, br.br_code == 413 ? GW_ANSWER_TOO_LARGE : GW_ANSWER_BAD_REQUEST,
-            br.br_code, br.br_reason, false);
+        conn_answer(c, br.br_code == 413 ? GW_ANSWER_TOO_LARGE
+                                         : GW_ANSWER_BAD_REQUEST,
+                    br.br_code, br.br_reason, false);
         return;
     }
     if (rq->rq_expect_continue && br.br_status == GW_BODY_MORE &&
@@ -1142,16 +1139,17 @@ conn_body(gw_conn *c)
             return;
         }
         br = gw_body_feed(c->c_bdec, c->c_in.b_data + c->c_body_off, in_len,
-                          cap ? c->c_body.b_data + c->c_body.b_len : NULL, cap);
+                          cap ? c->c_body.b_data + c->c_body.b_len : NULL,
+                          cap);
         c->c_body_off += br.br_used;
         c->c_body.b_len += br.br_out;
         if (br.br_status != GW_BODY_MORE || br.br_used == 0)
             break;
     }
     if (br.br_status == GW_BODY_BAD) {
-        conn_answer(
-            c, br.br_code == 413 ? GW_ANSWER_TOO_LARGE : GW_ANSWER_BAD_REQUEST,
-            br.br_code, br.br_reason, false);
+        conn_answer(c, br.br_code == 413 ? GW_ANSWER_TOO_LARGE
+                                         : GW_ANSWER_BAD_REQUEST,
+                    br.br_code, br.br_reason, false);
         return;
     }
     // What the decoder used is gone from c_in (the head's fields are the

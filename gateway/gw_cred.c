@@ -157,8 +157,8 @@ route_from_wire(const Box__EgressRoute *m, cred_route *r, char **err)
     r->cr_place = places[k].p;
     r->cr_always = m->always;
     r->cr_name = box_strdup(name);
-    r->cr_header =
-        box_strdup(r->cr_place == CRED_HEADER ? m->header : "Authorization");
+    r->cr_header = box_strdup(r->cr_place == CRED_HEADER ? m->header
+                                                         : "Authorization");
     r->cr_prefix = dup_or_empty(m->prefix);
     r->cr_param = dup_or_empty(m->param);
     r->cr_phantom = box_strdup(m->phantoms[0]);
@@ -198,8 +198,9 @@ gw_creds_from_wire(const Box__EgressRoutes *m, gw_creds **out, char **err)
     if (cs == NULL)
         return BOX_ENOMEM;
     box_err rv = BOX_OK;
-    if (m->n_routes > 0 && (cs->cs_routes = box_calloc(
-                                m->n_routes, sizeof *cs->cs_routes)) == NULL)
+    if (m->n_routes > 0 &&
+        (cs->cs_routes = box_calloc(m->n_routes, sizeof *cs->cs_routes)) ==
+            NULL)
         rv = BOX_ENOMEM;
     for (size_t i = 0; rv == BOX_OK && i < m->n_routes; i++) {
         rv = route_from_wire(m->routes[i], &cs->cs_routes[i], err);
@@ -232,8 +233,8 @@ creds_find(const gw_creds *cs, const gw_http_req *rq)
     const gw_authority *a = &rq->rq_authority;
     for (size_t i = 0; cs != NULL && i < cs->cs_count; i++)
         for (size_t d = 0; d < cs->cs_routes[i].cr_ndests; d++)
-            if (box_dest_match(&cs->cs_routes[i].cr_dests[d], a->a_host.h_text,
-                               a->a_port, rq->rq_path))
+            if (box_dest_match(&cs->cs_routes[i].cr_dests[d],
+                               a->a_host.h_text, a->a_port, rq->rq_path))
                 return &cs->cs_routes[i];
     return NULL;
 }
@@ -322,7 +323,8 @@ b64_encode(const char *s, size_t n)
 {
     char *out = box_alloc(4 * ((n + 2) / 3) + 1);
     if (out != NULL)
-        EVP_EncodeBlock((unsigned char *)out, (const unsigned char *)s, (int)n);
+        EVP_EncodeBlock((unsigned char *)out, (const unsigned char *)s,
+                        (int)n);
     return out;
 }
 
@@ -335,8 +337,8 @@ b64_decode(const char *s, size_t n)
     char *out = box_alloc(n / 4 * 3 + 1);
     if (out == NULL)
         return NULL;
-    int k =
-        EVP_DecodeBlock((unsigned char *)out, (const unsigned char *)s, (int)n);
+    int k = EVP_DecodeBlock((unsigned char *)out, (const unsigned char *)s,
+                            (int)n);
     if (k < 0) {
         box_free(out);
         return NULL;
@@ -364,8 +366,8 @@ route_header(const cred_route *r, const gw_http_req *rq, gw_cred_edit *e,
     if (!edit_drop(e, r->cr_header))
         return false;
     if (r->cr_always)
-        return edit_add(e, box_asprintf("%s: %s%s", r->cr_header, r->cr_prefix,
-                                        r->cr_secret));
+        return edit_add(e, box_asprintf("%s: %s%s", r->cr_header,
+                                        r->cr_prefix, r->cr_secret));
     size_t seen = 0;
     for (size_t i = 0; i < rq->rq_nfields; i++) {
         const gw_http_field *f = &rq->rq_fields[i];
@@ -411,8 +413,8 @@ route_basic(const cred_route *r, const gw_http_req *rq, gw_cred_edit *e,
                                plain ? plain : "", r->cr_secret);
     } else if (plain != NULL && strchr(plain, ':') != NULL) {
         bool found = false;
-        swapped = replace_all(plain, strlen(plain), r->cr_phantom, r->cr_secret,
-                              r->cr_secret_len, &found);
+        swapped = replace_all(plain, strlen(plain), r->cr_phantom,
+                              r->cr_secret, r->cr_secret_len, &found);
     }
     wipe_str(plain);
     if (swapped == NULL)
@@ -545,8 +547,8 @@ route_sigv4(const cred_route *r, const gw_cred_req *q, gw_cred_edit *e,
         return false;
     char service[GW_SIGV4_NAME_MAX], region[GW_SIGV4_NAME_MAX];
     const char *why = NULL;
-    if (gw_sigv4_scope(rq->rq_authority.a_host.h_text, service, region, &why) !=
-        BOX_OK)
+    if (gw_sigv4_scope(rq->rq_authority.a_host.h_text, service, region,
+                       &why) != BOX_OK)
         return false;
     char host[GW_ADDR_TEXT_MAX + 8];
     if (rq->rq_authority.a_port == 443)
@@ -554,9 +556,9 @@ route_sigv4(const cred_route *r, const gw_cred_req *q, gw_cred_edit *e,
     else
         snprintf(host, sizeof host, "%s:%u", rq->rq_authority.a_host.h_text,
                  (unsigned)rq->rq_authority.a_port);
-    char *query =
-        rq->rq_query ? box_asprintf("%.*s", (int)rq->rq_query_len, rq->rq_query)
-                     : NULL;
+    char *query = rq->rq_query
+                      ? box_asprintf("%.*s", (int)rq->rq_query_len, rq->rq_query)
+                      : NULL;
     if (rq->rq_query != NULL && query == NULL)
         return false;
     gw_sigv4_req in = {.sr_method = rq->rq_method_name,

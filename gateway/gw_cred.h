@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Credential routes: which requests carry a real secret, and how (box-spec §6).
- */
+/* Credential routes: which requests carry a real secret, and how (box-spec §6). */
 #ifndef GW_CRED_H
 #define GW_CRED_H
 
@@ -37,7 +36,7 @@ size_t gw_creds_count(const gw_creds *cs);
 /* What to change in a request that a route carries, and what to scrub
  * from its answer. Owned strings are wiped when freed. */
 typedef struct gw_cred_edit {
-    const char *e_route;                  // the route's NAME (borrowed)
+    const char *e_route;                 // the route's NAME (borrowed)
     const char *e_drop[GW_CRED_EDIT_MAX]; // field names not sent (borrowed)
     size_t e_ndrop;
     bool *e_drop_field; // or by index into rq_fields (SigV4); NULL: none
@@ -60,10 +59,10 @@ typedef enum gw_cred_verdict {
 /* What the route reads of a request besides its head. */
 typedef struct gw_cred_req {
     const gw_http_req *cq_req;
-    bool cq_tls;         // it came through an intercepted tunnel
-    const void *cq_body; // the whole body (SigV4 signs it)
+    bool cq_tls;          // it came through an intercepted tunnel
+    const void *cq_body;  // the whole body (SigV4 signs it)
     size_t cq_body_len;
-    time_t cq_now; // SigV4's signing time
+    time_t cq_now;        // SigV4's signing time
 } gw_cred_req;
 
 /*

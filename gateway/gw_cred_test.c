@@ -292,8 +292,7 @@ test_sigv4_route(void **state)
         gw_http_result r =
             gw_http_parse(gw_http_parser_new(a, &ho), head, strlen(head));
         assert_int_equal(r.r_status, GW_HTTP_DONE);
-        gw_cred_req q = {
-            .cq_req = r.r_req, .cq_tls = true, .cq_now = 1440938160};
+        gw_cred_req q = {.cq_req = r.r_req, .cq_tls = true, .cq_now = 1440938160};
         gw_cred_edit e;
         const char *reason = NULL;
         gw_cred_verdict v = gw_creds_route(cs, &q, &e, &reason);
@@ -310,11 +309,11 @@ test_sigv4_route(void **state)
                                        "Credential=AKIDEXAMPLE/20150830/"
                                        "us-west-2/s3/aws4_request",
                                        80) == 0;
-                token =
-                    token ||
-                    strcmp(e.e_add[k], "X-Amz-Security-Token: TOKEN-REAL") == 0;
-                host = host || strcmp(e.e_add[k],
-                                      "Host: s3.us-west-2.amazonaws.com") == 0;
+                token = token ||
+                        strcmp(e.e_add[k], "X-Amz-Security-Token: TOKEN-REAL") ==
+                            0;
+                host = host ||
+                       strcmp(e.e_add[k], "Host: s3.us-west-2.amazonaws.com") == 0;
             }
             assert_true(auth && token && host);
             // The client's signature fields go; its own fields stay.
@@ -479,8 +478,10 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_routes),      cmocka_unit_test(test_bad_routes),
-        cmocka_unit_test(test_sigv4_route), cmocka_unit_test(test_scrub_splits),
+        cmocka_unit_test(test_routes),
+        cmocka_unit_test(test_bad_routes),
+        cmocka_unit_test(test_sigv4_route),
+        cmocka_unit_test(test_scrub_splits),
         cmocka_unit_test(test_scrub_long),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

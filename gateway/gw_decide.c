@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The gateway's job pool: decisions, DNS and connects on threads of their own.
- */
+/* The gateway's job pool: decisions, DNS and connects on threads of their own. */
 #include "gw_decide.h"
 
 #include <arpa/inet.h>
@@ -141,8 +140,8 @@ net_effect(box_effect *e, const gw_job *j, const char *ip, char *res,
 static int
 connect_within(const struct sockaddr *sa, socklen_t salen, int ms)
 {
-    int fd =
-        socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                    0);
     if (fd < 0)
         return -1;
     if (connect(fd, sa, salen) == 0)
@@ -208,8 +207,8 @@ pin_at_hand(const gw_decider *d, const gw_authority *a, gw_pins *p)
     p->p_decided = false;
     if (a->a_host.h_kind != GW_HOST_NAME)
         return pin_literal(a, p);
-    p->p_n = gw_hosts_find(d->d_hosts, a->a_host.h_text, a->a_port, p->p_addr,
-                           p->p_len, GW_ADDRS_MAX);
+    p->p_n = gw_hosts_find(d->d_hosts, a->a_host.h_text, a->a_port,
+                           p->p_addr, p->p_len, GW_ADDRS_MAX);
     return p->p_n > 0;
 }
 

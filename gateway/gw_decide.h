@@ -102,11 +102,11 @@ typedef struct gw_decider gw_decider;
 struct gw_hosts;
 
 typedef struct gw_decider_opts {
-    box_pdp_client *do_pdp;          // borrowed; thread-safe
+    box_pdp_client *do_pdp; // borrowed; thread-safe
     const struct gw_hosts *do_hosts; // names read before DNS, or NULL
-    unsigned do_threads;             // 0: GW_DECIDER_THREADS
-    unsigned do_sinks; // loops taking ended jobs, each its own; 0: one
-    int do_connect_ms; // one address's connect; 0: GW_CONNECT_MS
+    unsigned do_threads;    // 0: GW_DECIDER_THREADS
+    unsigned do_sinks;      // loops taking back their own ended jobs; 0: 1
+    int do_connect_ms;      // one address's connect; 0: GW_CONNECT_MS
 } gw_decider_opts;
 
 #define GW_DECIDER_THREADS 16

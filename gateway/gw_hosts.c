@@ -205,7 +205,8 @@ gw_hosts_find(const gw_hosts *h, const char *name, unsigned port,
         if (out[k].ss_family == AF_INET)
             ((struct sockaddr_in *)&out[k])->sin_port = htons((uint16_t)port);
         else
-            ((struct sockaddr_in6 *)&out[k])->sin6_port = htons((uint16_t)port);
+            ((struct sockaddr_in6 *)&out[k])->sin6_port =
+                htons((uint16_t)port);
         k++;
     }
     return k;

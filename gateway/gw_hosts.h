@@ -30,6 +30,7 @@ void gw_hosts_free(gw_hosts *h);
 /* The addresses of name (in file order, at most max) with port set, in
  * out[i] / lens[i]; 0 when the file does not name it. */
 size_t gw_hosts_find(const gw_hosts *h, const char *name, unsigned port,
-                     struct sockaddr_storage *out, socklen_t *lens, size_t max);
+                     struct sockaddr_storage *out, socklen_t *lens,
+                     size_t max);
 
 #endif

@@ -64,9 +64,9 @@ test_refused(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         gw_hosts *h = NULL;
         char *err = NULL;
-        assert_int_equal(
-            gw_hosts_parse(bad[i].text, strlen(bad[i].text), "hosts", &h, &err),
-            BOX_EINVAL);
+        assert_int_equal(gw_hosts_parse(bad[i].text, strlen(bad[i].text),
+                                        "hosts", &h, &err),
+                         BOX_EINVAL);
         assert_null(h);
         assert_string_equal(err, bad[i].err);
         box_free(err);

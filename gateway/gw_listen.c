@@ -61,8 +61,8 @@ gw_listen_tcp(const char *hostport, int *fd, char *addr, size_t addrn,
     if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
         bind(s, (struct sockaddr *)&ss, sl) != 0 || listen(s, GW_BACKLOG) ||
         getsockname(s, (struct sockaddr *)&ss, &sl) != 0) {
-        *err =
-            box_asprintf("cannot listen on %s: %s", hostport, strerror(errno));
+        *err = box_asprintf("cannot listen on %s: %s", hostport,
+                            strerror(errno));
         if (s >= 0)
             close(s);
         return BOX_EIO;

@@ -142,7 +142,8 @@ gw_confine(const char *control_url, const char *upstream_ca, const int *fds,
  * listener then serves no one, which is what an unnamed token should mean.
  */
 static box_err
-gw_token(const char *path, char token[65], char *auth, size_t authn, char **err)
+gw_token(const char *path, char token[65], char *auth, size_t authn,
+         char **err)
 {
     unsigned char raw[32];
     if (RAND_bytes(raw, sizeof raw) != 1) {
@@ -159,8 +160,8 @@ gw_token(const char *path, char token[65], char *auth, size_t authn, char **err)
     if (path == NULL)
         return BOX_OK;
     (void)unlink(path);
-    int fd =
-        open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+                  0600);
     bool ok = fd >= 0 && write(fd, token, 64) == 64 && write(fd, "\n", 1) == 1;
     if (fd >= 0 && close(fd) != 0)
         ok = false;
@@ -197,7 +198,8 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
     // The TCP listener's token: any local process can reach a loopback
     // port, so only a holder of the file (the operator) may use it.
     char token[65], auth[128];
-    if (gw_token(ga->ga_token_file, token, auth, sizeof auth, &err) != BOX_OK) {
+    if (gw_token(ga->ga_token_file, token, auth, sizeof auth, &err) !=
+        BOX_OK) {
         box_log(BOX_LOG_ERROR, GW_SVC, "%s", err ? err : "out of memory");
         goto out;
     }
@@ -215,7 +217,8 @@ gw_serve(const gw_args *ga, const sigset_t *sigs)
         box_err crv = gw_creds_read_fd(ga->ga_routes_fd, &creds, &err);
         close(ga->ga_routes_fd);
         if (crv != BOX_OK) {
-            box_log(BOX_LOG_ERROR, GW_SVC, "%s", err ? err : box_strerror(crv));
+            box_log(BOX_LOG_ERROR, GW_SVC, "%s",
+                    err ? err : box_strerror(crv));
             goto out;
         }
         box_log(BOX_LOG_INFO, GW_SVC, "%zu credential route%s",
@@ -368,9 +371,8 @@ main(int argc, char **argv)
         case 'R': {
             long v;
             if (!gw_number(optarg, 1000000, &v) || v < 3) {
-                fprintf(stderr,
-                        "box-gateway: --routes-fd wants an open "
-                        "descriptor above 2, not '%s'\n",
+                fprintf(stderr, "box-gateway: --routes-fd wants an open "
+                                "descriptor above 2, not '%s'\n",
                         optarg);
                 return 2;
             }
@@ -381,9 +383,8 @@ main(int argc, char **argv)
         case 't': {
             long v;
             if (!gw_number(optarg, c == 'm' ? 1000000 : 3600000, &v)) {
-                fprintf(stderr,
-                        "box-gateway: --%s wants a number from 1 "
-                        "to %s, not '%s'\n",
+                fprintf(stderr, "box-gateway: --%s wants a number from 1 "
+                                "to %s, not '%s'\n",
                         c == 'm' ? "max-connections" : "client-timeout",
                         c == 'm' ? "1000000" : "3600000", optarg);
                 return 2;
@@ -396,11 +397,11 @@ main(int argc, char **argv)
         }
         case 'L': {
             long v;
-            if (!gw_number(optarg, 16, &v)) {
+            if (!gw_number(optarg, GW_LOOPS_MAX, &v)) {
                 fprintf(stderr,
-                        "box-gateway: --loops wants a number from 1 to 16, "
+                        "box-gateway: --loops wants a number from 1 to %d, "
                         "not '%s'\n",
-                        optarg);
+                        GW_LOOPS_MAX, optarg);
                 return 2;
             }
             ga.ga_loops = (unsigned)v;
@@ -418,8 +419,8 @@ main(int argc, char **argv)
         }
     }
     if (optind != argc) {
-        fprintf(stderr, "box-gateway: unexpected argument '%s'\n%s",
-                argv[optind], gw_usage);
+        fprintf(stderr, "box-gateway: unexpected argument '%s'\n%s", argv[optind],
+                gw_usage);
         return 2;
     }
     if (ga.ga_pdp == NULL) {

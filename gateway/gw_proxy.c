@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The proxy's event loops: listeners, connections, job pools, libcurl. */
+/* The proxy's event loops: listeners, connections, the job pool, libcurl. */
 #include "gw_proxy_int.h"
 
 #include <errno.h>
@@ -20,6 +20,10 @@
 #define GW_EVENTS 64
 #define GW_SWEEP_MS 1000 // how often deadlines are looked at
 #define GW_ACCEPT_BATCH 4
+
+// Each loop takes back its jobs as a sink of the one decider.
+_Static_assert(GW_LOOPS_MAX <= GW_DECIDER_SINKS_MAX,
+               "a loop without a decider sink of its own");
 
 /* The proxy: its loops and what they share. */
 struct gw_proxy {
@@ -107,8 +111,8 @@ px_accept(gw_loop *px, gw_tag *l)
         // (On the Unix socket it fails, harmlessly.)
         int one = 1;
         (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        gw_conn *c = gw_conn_new(
-            px, fd, l == &px->px_listen[0] && px->px_proxy_auth != NULL);
+        gw_conn *c = gw_conn_new(px, fd, l == &px->px_listen[0] &&
+                                             px->px_proxy_auth != NULL);
         if (c == NULL) {
             atomic_fetch_sub(px->px_nconns, 1);
             px_refuse_full(fd);
@@ -345,8 +349,8 @@ loop_start(const gw_proxy_opts *o, gw_proxy *p, unsigned sink, gw_loop **out,
     px->px_wake.t_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     px->px_multi = curl_multi_init();
     if (px->px_epfd < 0 || px->px_wake.t_fd < 0 || px->px_multi == NULL) {
-        *err =
-            box_asprintf("cannot set up the event loop: %s", strerror(errno));
+        *err = box_asprintf("cannot set up the event loop: %s",
+                            strerror(errno));
         rv = BOX_EIO;
         goto fail;
     }

@@ -36,11 +36,11 @@ typedef struct gw_proxy_opts {
     /* Upstream TLS is verified against this file's CAs instead of the
      * system's (a corporate CA, a test's); borrowed; NULL: the system's. */
     const char *po_upstream_ca;
-    unsigned po_conns_max; // 0: GW_CONNS_MAX
-    size_t po_body_max;    // 0: GW_PROXY_BODY_MAX
-    int po_head_ms;        // 0: GW_HEAD_MS
-    int po_idle_ms;        // 0: GW_IDLE_MS
-    int po_stall_ms;       // 0: GW_STALL_MS
+    unsigned po_conns_max;  // 0: GW_CONNS_MAX
+    size_t po_body_max;     // 0: GW_PROXY_BODY_MAX
+    int po_head_ms;         // 0: GW_HEAD_MS
+    int po_idle_ms;         // 0: GW_IDLE_MS
+    int po_stall_ms;        // 0: GW_STALL_MS
     /* A request on the TCP listener must carry Proxy-Authorization with
      * exactly this value (407 otherwise); NULL: none needed. The Unix
      * socket needs none: only the box's relays, its shell and the
@@ -50,8 +50,9 @@ typedef struct gw_proxy_opts {
     const gw_creds *po_creds;
     /* Names resolved before DNS (gw_hosts.h, tests); borrowed; NULL. */
     const struct gw_hosts *po_hosts;
-    /* Event loops, each on a thread of its own with its own job pool and
-     * libcurl; 0: gw_proxy_default_loops(). At most GW_LOOPS_MAX. */
+    /* Event loops, each on a thread of its own with its own libcurl (one
+     * job pool serves them all); 0: gw_proxy_default_loops(). At most
+     * GW_LOOPS_MAX. */
     unsigned po_loops;
 } gw_proxy_opts;
 

@@ -59,12 +59,12 @@ struct gw_conn {
     gw_loop *c_px;
     gw_conn *c_prev, *c_next;
     gw_conn_state c_state;
-    uint32_t c_events;   // registered epoll events
-    uint64_t c_deadline; // ms on the monotonic clock; 0: none
-    bool c_peer_closed;  // the client sent EOF
-    bool c_job_running;  // c_job belongs to the decider now
-    bool c_dead;         // closed while its job ran: free when it returns
-    bool c_needs_auth;   // came in on the TCP listener
+    uint32_t c_events;    // registered epoll events
+    uint64_t c_deadline;  // ms on the monotonic clock; 0: none
+    bool c_peer_closed;   // the client sent EOF
+    bool c_job_running;   // c_job belongs to the decider now
+    bool c_dead;          // closed while its job ran: free when it returns
+    bool c_needs_auth;    // came in on the TCP listener
 
     box_buf c_in; // bytes read, not yet used
     gw_queue c_out;
@@ -74,11 +74,11 @@ struct gw_conn {
     gw_http_parser *c_parser;
     const gw_http_req *c_req;
     size_t c_head_len;
-    box_buf c_body;             // the decoded body
+    box_buf c_body;          // the decoded body
     struct gw_body_dec *c_bdec; // in c_arena
-    size_t c_body_off;          // bytes of c_in the decoder has used
-    gw_job c_job;               // http:request
-    bool c_http_decided;        // c_job permitted this request
+    size_t c_body_off;       // bytes of c_in the decoder has used
+    gw_job c_job;         // http:request
+    bool c_http_decided;  // c_job permitted this request
     bool c_keep_alive;
 
     /* Where upstream is: the net:connect step's job and the addresses it
@@ -126,9 +126,9 @@ struct gw_conn {
 };
 
 /* One event loop's state: only its thread touches it, but for what the
- * loops share (the listening sockets, the count of connections, and what
- * the options lend: the PDP client, the CA, the credential routes). Each
- * loop has its own connections, job pool, libcurl and upstream
+ * loops share (the listening sockets, the count of connections, the job
+ * pool, and what the options lend: the PDP client, the CA, the credential
+ * routes). Each loop has its own connections, libcurl and upstream
  * connection cache; a connection stays on the loop that accepted it. */
 struct gw_loop {
     int px_epfd;

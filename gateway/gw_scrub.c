@@ -52,8 +52,8 @@ scrub_first(const gw_scrub *s, const char *p, size_t n, size_t *which)
 /* Scrubs p[0..n) to out, keeping back the last `keep` bytes when they
  * hold no whole copy; returns how many bytes of p were used. */
 static box_err
-scrub_span(const gw_scrub *s, const char *p, size_t n, bool final, box_buf *out,
-           size_t *used)
+scrub_span(const gw_scrub *s, const char *p, size_t n, bool final,
+           box_buf *out, size_t *used)
 {
     size_t at = 0;
     for (;;) {
@@ -103,7 +103,8 @@ gw_scrub_end(gw_scrub *s, box_buf *out)
     size_t used = 0;
     box_err rv = BOX_OK;
     if (s->s_hold.b_len > 0)
-        rv = scrub_span(s, s->s_hold.b_data, s->s_hold.b_len, true, out, &used);
+        rv = scrub_span(s, s->s_hold.b_data, s->s_hold.b_len, true, out,
+                        &used);
     box_buf_truncate(&s->s_hold, 0);
     return rv;
 }

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Replaces each copy of a secret in a stream with `[REDACTED]` (box-spec §6).
- */
+/* Replaces each copy of a secret in a stream with `[REDACTED]` (box-spec §6). */
 #ifndef GW_SCRUB_H
 #define GW_SCRUB_H
 
@@ -11,8 +10,7 @@
 
 #define GW_SCRUB_MARK "[REDACTED]"
 #define GW_SCRUB_NEEDLES 2 // a secret and one other spelling of it
-#define GW_SCRUB_NEEDLE_MAX                                                    \
-    16384 // longer needles are ignored: the routes refuse such secrets
+#define GW_SCRUB_NEEDLE_MAX 16384 // longer needles are ignored: the routes refuse such secrets
 
 /*
  * A response on a credentialed request passes through one of these, so an
@@ -33,8 +31,8 @@ typedef struct gw_scrub {
 
 /* A scrubber for the count needles (1..GW_SCRUB_NEEDLES, each with its
  * length). */
-void gw_scrub_init(gw_scrub *s, const char *const *needles, const size_t *lens,
-                   size_t count);
+void gw_scrub_init(gw_scrub *s, const char *const *needles,
+                   const size_t *lens, size_t count);
 void gw_scrub_free(gw_scrub *s);
 
 /* Appends to out what of buf[0..n) (after what is held) is known to be

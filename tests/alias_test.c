@@ -204,10 +204,8 @@ test_forms_invocation(void **state)
         int status;
         const char *out, *err;
     } rows[] = {
-        {{"-c", "echo \"$0|$1|$2|$#\"", "name", "a b", "c"},
-         0,
-         "name|a b|c|2\n",
-         ""},
+        {{"-c", "echo \"$0|$1|$2|$#\"", "name", "a b", "c"}, 0,
+         "name|a b|c|2\n", ""},
         {{"-c", "echo \"$0|$#\"", "only"}, 0, "only|0\n", ""},
         {{"-c", "--", "echo \"$1\"", "n", "x"}, 0, "x\n", ""},
         {{"-lc", "echo \"$@\"", "n", "1", "2"}, 0, "1 2\n", ""},
@@ -220,9 +218,7 @@ test_forms_invocation(void **state)
         {{"--login", "-c", "echo login"}, 0, "login\n", ""},
         {{"-x", "-c", "echo traced"}, 0, "traced\n", "+ echo traced\n"},
         // nounset is fatal with status 2 (box-spec §3.2)
-        {{"-u", "-c", "echo ${nope}x; echo after"},
-         2,
-         "",
+        {{"-u", "-c", "echo ${nope}x; echo after"}, 2, "",
          "strands-shell: nope: parameter not set\n"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -290,7 +286,8 @@ test_script_mode(void **state)
     // options before it count as for -c
     const char args[] = "echo \"${0##*/}|$1|$2|$#\"\nfalse\necho not-here\n";
     box_test_write(path, args, sizeof args - 1, 0600);
-    expect(b, "bash", path, "a b", "c", 0, "script.sh|a b|c|2\nnot-here\n", "");
+    expect(b, "bash", path, "a b", "c", 0, "script.sh|a b|c|2\nnot-here\n",
+           "");
     expect(b, "bash", "-e", path, "a", 1, "script.sh|a||1\n", "");
 
     // Exactly the maximum is accepted.

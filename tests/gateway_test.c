@@ -30,8 +30,7 @@
 static const char gt_policy[] =
     "@id(\"local\") permit (principal, action == Box::Action::\"net:connect\", "
     "resource) when { context.input.host == \"127.0.0.1\" };\n"
-    "@id(\"reads\") permit (principal, action == "
-    "Box::Action::\"http:request\", "
+    "@id(\"reads\") permit (principal, action == Box::Action::\"http:request\", "
     "resource) when { context.input.method == \"GET\" || "
     "(context.input.method == \"POST\" && context.input.body_bytes <= 10) };\n"
     "@id(\"nosecret\") @description(\"No secrets.\") forbid (principal, action "
@@ -129,7 +128,7 @@ test_refusals_marked(void **state)
     // http:request forbidden: the gate's prefix and the policy's text.
     char *r = gwt_get(f, "127.0.0.1", "/secret/key");
     gwt_expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
-                         "refused\r\n");
+                     "refused\r\n");
     char want[256];
     snprintf(want, sizeof want,
              "\r\n\r\nhttp:request gate: policy denied this operation on "
@@ -141,7 +140,7 @@ test_refusals_marked(void **state)
     int before = atomic_load(&f->us.us_accepted);
     r = gwt_get(f, "localhost", "/hello");
     gwt_expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
-                         "refused\r\n");
+                     "refused\r\n");
     snprintf(want, sizeof want,
              "\r\n\r\npolicy denied this operation on 'localhost:%u' "
              "[default-deny]: No permit policy matched this request.\n",
@@ -180,9 +179,9 @@ test_body_bytes_decided(void **state)
     int before = atomic_load(&f->us.us_requests);
     r = gwt_exchange(f, req);
     gwt_expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
-                         "refused\r\n");
+                     "refused\r\n");
     gwt_expect_has(r, "http:request gate: policy denied this operation on "
-                      "'127.0.0.1:");
+                  "'127.0.0.1:");
     box_free(r);
     assert_int_equal(atomic_load(&f->us.us_requests), before);
 
@@ -272,7 +271,8 @@ test_keep_alive_and_framing(void **state)
     close(fd);
     // ... and ended by closing for an HTTP/1.0 client.
     snprintf(req, sizeof req,
-             "GET http://127.0.0.1:%u/chunked HTTP/1.0\r\n\r\n", f->us.us_port);
+             "GET http://127.0.0.1:%u/chunked HTTP/1.0\r\n\r\n",
+             f->us.us_port);
     r = gwt_exchange(f, req);
     gwt_expect_has(r, "connection: close\r\n");
     gwt_expect_has(r, "\r\n\r\nhello, world");
@@ -306,8 +306,7 @@ test_failures_unmarked(void **state)
     char *r = gwt_exchange(f, req);
     gwt_expect_prefix(r, "HTTP/1.1 502 Bad Gateway\r\n");
     assert_null(strcasestr(r, "x-strands-box-egress"));
-    gwt_expect_has(
-        r, "\r\n\r\ncannot connect to 127.0.0.1:1: Connection refused\n");
+    gwt_expect_has(r, "\r\n\r\ncannot connect to 127.0.0.1:1: Connection refused\n");
     box_free(r);
     // Malformed heads: the parser's status and reason, then closed.
     r = gwt_exchange(f, "GET /relative HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -329,7 +328,7 @@ test_pdp_gone_refuses(void **state)
     int before = atomic_load(&f->us.us_accepted);
     char *r = gwt_get(f, "127.0.0.1", "/hello");
     gwt_expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
-                         "refused\r\n");
+                     "refused\r\n");
     gwt_expect_has(r, "did not answer");
     box_free(r);
     assert_int_equal(atomic_load(&f->us.us_accepted), before);
@@ -413,9 +412,9 @@ test_decisions_logged(void **state)
     assert_true(hr > 0);
     assert_int_equal(nc, 2 * hr);
     gwt_expect_has(log, "\"key\":\"server.address\",\"value\":{\"stringValue\":"
-                        "\"127.0.0.1\"}");
+                    "\"127.0.0.1\"}");
     gwt_expect_has(log, "\"key\":\"http.request.method\",\"value\":{"
-                        "\"stringValue\":\"GET\"}");
+                    "\"stringValue\":\"GET\"}");
     box_free(log);
 }
 
@@ -485,7 +484,7 @@ test_addresses_in_order(void **state)
              f->us.us_port, f->us.us_port);
     r = gwt_exchange(f, req);
     gwt_expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
-                         "refused\r\n");
+                     "refused\r\n");
     gwt_expect_has(r, "[policy: not9]");
     box_free(r);
     assert_int_equal(atomic_load(&f->us.us_requests), 1);
@@ -540,13 +539,11 @@ test_tcp_token(void **state)
         char *r = gwt_read_response(fd);
         close(fd);
         if (i < 2) {
-            gwt_expect_prefix(r,
-                              "HTTP/1.1 407 Proxy Authentication Required\r\n"
-                              "x-strands-box-egress: refused\r\n");
-            gwt_expect_has(r,
-                           "proxy-authenticate: Basic realm=\"strands-box\"");
+            gwt_expect_prefix(r, "HTTP/1.1 407 Proxy Authentication Required\r\n"
+                             "x-strands-box-egress: refused\r\n");
+            gwt_expect_has(r, "proxy-authenticate: Basic realm=\"strands-box\"");
             gwt_expect_has(r, i == 0 ? "\r\n\r\nproxy token required\n"
-                                     : "\r\n\r\ninvalid proxy token\n");
+                                 : "\r\n\r\ninvalid proxy token\n");
         } else {
             gwt_expect_prefix(r, "HTTP/1.1 200 OK\r\n");
             gwt_expect_has(r, "\r\n\r\nhello\n");
@@ -660,9 +657,8 @@ test_tunnel_intercepted(void **state)
     r = tunnel_exchange(ssl, req);
     tunnel_close(ssl, fd);
     gwt_expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
-                         "refused\r\n");
-    gwt_expect_has(r,
-                   "\r\n\r\nhttp:request gate: policy denied this operation");
+                     "refused\r\n");
+    gwt_expect_has(r, "\r\n\r\nhttp:request gate: policy denied this operation");
     box_free(r);
 
     // The inner request must name the CONNECT host.
@@ -671,7 +667,7 @@ test_tunnel_intercepted(void **state)
     r = tunnel_exchange(ssl, "GET / HTTP/1.1\r\nHost: other.example\r\n\r\n");
     tunnel_close(ssl, fd);
     gwt_expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
-                         "refused\r\n");
+                     "refused\r\n");
     gwt_expect_has(r, "\r\n\r\nrequest authority rejected\n");
     box_free(r);
 }
@@ -706,7 +702,8 @@ test_tunnel_reuses_upstream(void **state)
     char *log = box_test_slurp(f->log);
     assert_int_equal(box_test_count(log, "\"stringValue\":\"http:request\""),
                      4);
-    assert_int_equal(box_test_count(log, "\"stringValue\":\"net:connect\""), 8);
+    assert_int_equal(box_test_count(log, "\"stringValue\":\"net:connect\""),
+                     8);
     box_free(log);
 }
 
@@ -717,11 +714,11 @@ test_tunnel_refusals(void **state)
     gwt_start_gateway(f, NULL, NULL); // upstream TLS against the system roots
     // A denied CONNECT is refused before the 200, in plaintext.
     char *r = gwt_exchange(f, "CONNECT localhost:443 HTTP/1.1\r\nHost: "
-                              "localhost:443\r\n\r\n");
+                          "localhost:443\r\n\r\n");
     gwt_expect_prefix(r, "HTTP/1.1 403 Forbidden\r\nx-strands-box-egress: "
-                         "refused\r\n");
+                     "refused\r\n");
     gwt_expect_has(r, "\r\n\r\npolicy denied this operation on "
-                      "'localhost:443' [default-deny]");
+                  "'localhost:443' [default-deny]");
     box_free(r);
     // An upstream whose certificate the system roots do not vouch for:
     // 502, the verification failure named, nothing forwarded.
@@ -801,7 +798,7 @@ test_connect_outcome_recorded(void **state)
 /* ---- credentials (box-spec §6) ---- */
 
 #define GT_SECRET "gt-real-Secret-0042" // unreserved: its %-form is itself
-#define GT_PH                                                                  \
+#define GT_PH                                                                 \
     "strands_box_0123456789abcdef0123456789abcdef0123456789abcdef0123456789ab" \
     "cdef"
 
@@ -874,8 +871,8 @@ expect_origin_head_has(gwt_fx *f, const char *needle, bool want)
     memcpy(head, f->tus.us_last_head, sizeof head);
     pthread_mutex_unlock(&f->tus.us_lock);
     if (has != want)
-        fail_msg("the origin's last head %s '%s':\n%s", want ? "lacks" : "has",
-                 needle, head);
+        fail_msg("the origin's last head %s '%s':\n%s",
+                 want ? "lacks" : "has", needle, head);
 }
 
 /*
@@ -986,15 +983,19 @@ main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_failures_unmarked, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(test_pdp_gone_refuses, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pdp_gone_refuses, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_slow_and_full, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_connection_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_connection_limit, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_connect_outcome_recorded,
                                         setup_after_connect_error, teardown),
-        cmocka_unit_test_setup_teardown(test_upstream_reused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_upstream_reused, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_addresses_in_order, setup_names,
                                         teardown),
-        cmocka_unit_test_setup_teardown(test_decisions_logged, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_decisions_logged, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_tunnel_intercepted, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_tunnel_refusals, setup, teardown),
@@ -1002,8 +1003,8 @@ main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_tcp_token, setup, teardown),
         cmocka_unit_test_setup_teardown(test_credentials, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_outcomes_recorded, setup_after_404,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(test_outcomes_recorded,
+                                        setup_after_404, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

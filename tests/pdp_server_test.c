@@ -659,7 +659,8 @@ resources_in_order(const char *log, box_buf *out)
 {
     static const char key[] = "{\"key\":\"strands.box.policy.resource\","
                               "\"value\":{\"stringValue\":\"";
-    for (const char *p = strstr(log, key); p != NULL; p = strstr(p + 1, key)) {
+    for (const char *p = strstr(log, key); p != NULL;
+         p = strstr(p + 1, key)) {
         const char *v = p + sizeof key - 1;
         assert_int_equal(box_buf_append(out, v, strcspn(v, "\"")), BOX_OK);
         assert_int_equal(box_buf_putc(out, '\n'), BOX_OK);
@@ -699,8 +700,8 @@ test_repeated_reports_logged_in_order(void **state)
                      BOX_OK);
     // 3,000 more of ls: more than one report batch holds, sent in turns.
     uint32_t many[3000] = {0};
-    assert_int_equal(box_pdp_client_report_many(f.client, reqs, 2, many, 3000),
-                     BOX_OK);
+    assert_int_equal(
+        box_pdp_client_report_many(f.client, reqs, 2, many, 3000), BOX_OK);
     assert_int_equal(box_pdp_client_flush(f.client), BOX_OK);
     char *log = fx_stop(&f);
     box_buf got;
@@ -740,12 +741,10 @@ test_bad_order_refused(void **state)
         uint32_t order[2];
         const char *why;
     } rows[] = {
-        {{0, 2},
-         "a batch's order names a request that is not a report in "
-         "it"},
-        {{0, 1},
-         "a batch's order names a request that is not a report in "
-         "it"},
+        {{0, 2}, "a batch's order names a request that is not a report in "
+                 "it"},
+        {{0, 1}, "a batch's order names a request that is not a report in "
+                 "it"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         Box__DecisionRequest *reqs[] = {&r1.r_req, &r2.r_req};
@@ -758,9 +757,9 @@ test_bad_order_refused(void **state)
         rq.body_case = BOX__PDP_REQUEST__BODY_DECIDE_BATCH;
         rq.decide_batch = &b;
         ProtobufCMessage *m = NULL;
-        assert_int_equal(
-            box_rpc_call(rpc, &rq.base, &box__pdp_response__descriptor, &m),
-            BOX_OK);
+        assert_int_equal(box_rpc_call(rpc, &rq.base,
+                                      &box__pdp_response__descriptor, &m),
+                         BOX_OK);
         Box__PdpResponse *resp = (Box__PdpResponse *)m;
         assert_int_equal(resp->body_case, BOX__PDP_RESPONSE__BODY_ERROR);
         assert_int_equal(resp->error->code, BOX__ERROR_CODE__ERROR_INVALID);
