@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test and [: strings, integers and file tests through the kernel. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,12 +79,17 @@ tnum(tp *t, const char *s)
 {
     char *end;
     const char *p = s;
+    long long quick;
+    if (sh_parse_dec(s, &quick))
+        return quick;
     while (*p == ' ' || *p == '\t')
         p++;
+    errno = 0;
     long long v = strtoll(p, &end, 10);
+    bool range = errno == ERANGE; // bash: not an integer either
     while (*end == ' ' || *end == '\t')
         end++;
-    if (*p == '\0' || *end != '\0') {
+    if (*p == '\0' || *end != '\0' || range) {
         if (!t->t_err)
             sh_cmd_err(t->t_cx, t->t_who, 2, "%s: integer expression expected",
                        s);

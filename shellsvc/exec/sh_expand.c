@@ -47,21 +47,48 @@ typedef struct ex {
     int x_status;
 } ex;
 
+/* An empty buffer for a word: a spare one of cx's, else a new one. */
+static void
+ex_buf_take(sh_ctx *cx, box_buf *b)
+{
+    if (cx->cx_nspare > 0) {
+        *b = cx->cx_spare[--cx->cx_nspare];
+        return;
+    }
+    box_buf_init(b, SH_WORD_MAX);
+}
+
+/* Gives b back to cx's spares, emptied, when there is room and it is
+ * small; else frees it. */
+static void
+ex_buf_give(sh_ctx *cx, box_buf *b)
+{
+    if (cx->cx_nspare < SH_SPARE_BUFS && b->b_data != NULL &&
+        b->b_cap <= SH_SPARE_ROOM) {
+        b->b_len = 0;
+        b->b_data[0] = '\0';
+        cx->cx_spare[cx->cx_nspare++] = *b;
+    } else {
+        box_buf_reset(b);
+    }
+    box_buf_init(b, SH_WORD_MAX);
+}
+
 static void
 ex_init(ex *x, sh_ctx *cx, int mode)
 {
     memset(x, 0, sizeof *x);
     x->x_cx = cx;
     x->x_mode = mode;
-    box_buf_init(&x->x_txt, SH_WORD_MAX);
-    box_buf_init(&x->x_mask, SH_WORD_MAX);
+    ex_buf_take(cx, &x->x_txt);
+    ex_buf_take(cx, &x->x_mask);
 }
 
 static void
 ex_free(ex *x)
 {
-    box_buf_reset(&x->x_txt);
-    box_buf_reset(&x->x_mask);
+    ex_buf_give(x->x_cx, &x->x_txt);
+    ex_buf_give(x->x_cx, &x->x_mask);
 }
 
 static int
@@ -1184,8 +1211,7 @@ sh_argv_free(sh_argv *av)
 {
     for (int i = 0; i < av->av_n; i++)
         box_free(av->av_v[i]);
-    box_free(av->av_v);
-    box_free(av->av_exp);
+    box_free(av->av_v); // av_exp lies in the same block
     if (av->av_bind != NULL) {
         sh_host_bind_clear(av->av_bind);
         box_free(av->av_bind);
@@ -1197,14 +1223,19 @@ box_err
 sh_argv_push(sh_argv *av, const char *s, size_t n, bool exp)
 {
     if (av->av_n + 2 > av->av_cap) {
+        // The fields and their flags share one block: one allocation
+        // per command, not two.
         int cap = av->av_cap ? av->av_cap * 2 : 8;
-        char **v = box_realloc(av->av_v, (size_t)cap * sizeof *v);
+        char **v = box_alloc((size_t)cap * (sizeof *v + sizeof(bool)));
         if (v == NULL)
             return BOX_ENOMEM;
+        bool *e = (bool *)(v + cap);
+        if (av->av_n > 0) {
+            memcpy(v, av->av_v, (size_t)av->av_n * sizeof *v);
+            memcpy(e, av->av_exp, (size_t)av->av_n * sizeof *e);
+        }
+        box_free(av->av_v);
         av->av_v = v;
-        bool *e = box_realloc(av->av_exp, (size_t)cap * sizeof *e);
-        if (e == NULL)
-            return BOX_ENOMEM;
         av->av_exp = e;
         av->av_cap = cap;
     }

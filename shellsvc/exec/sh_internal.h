@@ -63,7 +63,7 @@ int sh_stream_os_fd(const sh_stream *s);
  * (opened on the host, not the in-memory tree, or a descriptor's): one
  * a reader may read ahead on and seek back, as bash's read and GNU head
  * do; else -1. */
-int sh_stream_seekable_fd(const sh_stream *s);
+int sh_stream_seekable_fd(sh_stream *s);
 /* An FD stream whose bytes come only when asked (sh_session_opts.
  * so_stdin_want): sh_read asks for what it reads. */
 void sh_stream_on_demand(sh_stream *s, sh_want_fn want, void *arg);
@@ -291,6 +291,9 @@ typedef struct sh_local sh_local;
 typedef struct sh_bistate sh_bistate; // builtins' own state (sh_bistate.h)
 typedef struct sh_psub sh_psub;       // a process substitution (sh_procsub.c)
 
+#define SH_SPARE_BUFS 8
+#define SH_SPARE_ROOM 4096u // a bigger buffer is freed, not kept
+
 typedef struct sh_ctx {
     sh_session *cx_ss;
     sh_state *cx_st;
@@ -332,6 +335,11 @@ typedef struct sh_ctx {
     /* Process substitutions started here whose command is not over yet
      * (newest first; sh_procsub_end). */
     sh_psub *cx_psubs;
+    /* Empty expansion buffers kept for the next word (sh_expand.c), with
+     * their room: a loop expands the same short words again and again,
+     * and a fresh pair per word cost a tenth of it. Freed on release. */
+    box_buf cx_spare[SH_SPARE_BUFS];
+    unsigned cx_nspare;
 } sh_ctx;
 
 /* A context over st (borrowed) writing to the session callbacks. */
@@ -494,7 +502,7 @@ long sh_budget_left_ms(sh_session *ss);
 typedef struct sh_host_bind sh_host_bind;
 typedef struct sh_argv {
     char **av_v;  // NULL-terminated, box_alloc'd strings
-    bool *av_exp; // per field: came from an expansion
+    bool *av_exp; // per field: came from an expansion (in av_v's block)
     int av_n, av_cap;
     sh_host_bind *av_bind; // set by admission; freed with the argv
 } sh_argv;
@@ -717,6 +725,31 @@ sh_fmt_dec(char *buf, long long v)
         buf[k++] = d[--n];
     buf[k] = '\0';
     return k;
+}
+
+/* s as a plain decimal number ("0", or an optional '-' and up to 18
+ * digits without a leading 0) in *v: true; false for any other text,
+ * which the caller parses the full way. strtoll's base and locale work
+ * was the largest part of `[ $i -lt N ]` and `$((i+1))` on a loop's
+ * counters. */
+static inline bool
+sh_parse_dec(const char *s, long long *v)
+{
+    bool neg = s[0] == '-';
+    const char *p = s + neg;
+    long long n = 0;
+    size_t k = 0;
+    if (p[0] == '0')
+        return p[1] == '\0' && !neg ? (*v = 0, true) : false;
+    for (; p[k] >= '0' && p[k] <= '9'; k++) {
+        if (k == 18)
+            return false;
+        n = n * 10 + (p[k] - '0');
+    }
+    if (k == 0 || p[k] != '\0')
+        return false;
+    *v = neg ? -n : n;
+    return true;
 }
 
 typedef struct sh_opts {

@@ -40,7 +40,13 @@ struct sh_stream {
     sh_want_fn s_want;
     void *s_want_arg;
     bool s_asked, s_all;
+    /* What sh_stream_seekable_fd found, kept: a `while read` over a file
+     * asks before every line, and an open file's kind does not change.
+     * SH_SEEK_UNKNOWN until first asked. */
+    atomic_int s_seek_fd;
 };
+
+#define SH_SEEK_UNKNOWN (-2)
 
 sh_stream_kind
 sh_stream_kind_of(const sh_stream *s)
@@ -63,6 +69,7 @@ sh_stream_new(sh_stream_kind k)
     atomic_init(&s->s_refs, 1);
     s->s_kind = k;
     s->s_fd = -1;
+    atomic_init(&s->s_seek_fd, SH_SEEK_UNKNOWN);
     pthread_mutex_init(&s->s_lock, NULL);
     return s;
 }
@@ -146,12 +153,20 @@ sh_stream_os_fd(const sh_stream *s)
 }
 
 int
-sh_stream_seekable_fd(const sh_stream *s)
+sh_stream_seekable_fd(sh_stream *s)
 {
+    if (s == NULL)
+        return -1;
+    int known = atomic_load(&s->s_seek_fd);
+    if (known != SH_SEEK_UNKNOWN)
+        return known;
     struct stat st;
-    int fd = s != NULL && s->s_kind == SH_ST_FILE ? sh_kernel_file_fd(s->s_file)
-                                                  : sh_stream_os_fd(s);
-    return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fd : -1;
+    int fd = s->s_kind == SH_ST_FILE ? sh_kernel_file_fd(s->s_file)
+                                     : sh_stream_os_fd(s);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        fd = -1;
+    atomic_store(&s->s_seek_fd, fd);
+    return fd;
 }
 
 void
@@ -564,6 +579,8 @@ sh_ctx_fork(const sh_ctx *cx)
 void
 sh_ctx_release(sh_ctx *cx)
 {
+    while (cx->cx_nspare > 0)
+        box_buf_reset(&cx->cx_spare[--cx->cx_nspare]);
     sh_ctx_orphan_jobs(cx);
     sh_locals_restore(cx, NULL);
     for (int i = 0; i < SH_MAX_FD; i++) {

@@ -251,8 +251,11 @@ sh_var_find(sh_state *st, const char *name)
         }
         return NULL;
     }
+    // The first byte first: most names differ there, and a strcmp call
+    // per variable was most of a lookup.
     for (size_t i = 0; i < st->st_nvars; i++)
-        if (strcmp(st->st_vars[i].v_name, name) == 0)
+        if (st->st_vars[i].v_name[0] == name[0] &&
+            strcmp(st->st_vars[i].v_name, name) == 0)
             return &st->st_vars[i];
     return NULL;
 }
