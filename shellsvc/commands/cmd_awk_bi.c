@@ -738,7 +738,9 @@ awk_format(awk *a, const char *fmt, size_t flen, awk_node *args, box_buf *out)
             const char *s = awk_outstr(a, &v, tmp, sizeof tmp, &sl);
             if (v.v_type == AV_NUM)
                 s = awk_tostr(a, &v, &sl);
-            // precision counts characters: cut by hand, then pad
+            // precision counts characters: cut by hand, then pad. The
+            // spec is ended first: strtol would read on into the stack.
+            spec[sp] = '\0';
             char *dot = memchr(spec, '.', sp);
             size_t keep = sl;
             if (dot != NULL) {

@@ -34,7 +34,7 @@ typedef struct rd_opts {
     // not take is given back (lseek) before read returns, as bash does:
     // the descriptor then stands where a byte at a time would have left
     // it, for one system call or two a line instead of one a byte.
-    int ro_seek_fd; // the descriptor read ahead on, or -1
+    sh_stream *ro_ahead_s; // the stream read ahead on (borrowed), or NULL
     size_t ro_ahead_len, ro_ahead_pos;
     char ro_ahead[READ_AHEAD];
 } rd_opts;
@@ -195,7 +195,7 @@ ready(sh_ctx *cx, const rd_opts *r, size_t want)
 static int
 next_byte(sh_ctx *cx, rd_opts *r, long want, char *c)
 {
-    if (r->ro_seek_fd >= 0) {
+    if (r->ro_ahead_s != NULL) {
         if (r->ro_ahead_pos == r->ro_ahead_len) {
             ssize_t n =
                 sh_read_ask(cx, r->ro_fd, r->ro_ahead, sizeof r->ro_ahead,
@@ -227,8 +227,8 @@ utf8_tail(unsigned char c)
 static void
 read_ahead_start(sh_ctx *cx, rd_opts *r)
 {
-    r->ro_seek_fd =
-        r->ro_timed ? -1 : sh_stream_seekable_fd(cx->cx_fd[r->ro_fd]);
+    sh_stream *s = cx->cx_fd[r->ro_fd];
+    r->ro_ahead_s = !r->ro_timed && sh_stream_can_give_back(s) ? s : NULL;
     r->ro_ahead_len = r->ro_ahead_pos = 0;
 }
 
@@ -237,9 +237,9 @@ static void
 read_ahead_end(rd_opts *r)
 {
     size_t left = r->ro_ahead_len - r->ro_ahead_pos;
-    if (r->ro_seek_fd >= 0 && left > 0)
-        (void)lseek(r->ro_seek_fd, -(off_t)left, SEEK_CUR);
-    r->ro_seek_fd = -1;
+    if (r->ro_ahead_s != NULL && left > 0)
+        sh_stream_give_back(r->ro_ahead_s, left);
+    r->ro_ahead_s = NULL;
 }
 
 /*

@@ -178,9 +178,7 @@ sh_input_give_back(sh_input *in, size_t n)
     if (in->in_file != NULL || n == 0 || in->in_pos < in->in_len ||
         in->in_fd < 0 || in->in_fd >= SH_MAX_FD)
         return;
-    int os = sh_stream_seekable_fd(in->in_cx->cx_fd[in->in_fd]);
-    if (os >= 0)
-        (void)lseek(os, -(off_t)n, SEEK_CUR);
+    sh_stream_give_back(in->in_cx->cx_fd[in->in_fd], n);
 }
 
 /* Appends p[0..n) to the assembled line. */

@@ -59,11 +59,13 @@ void sh_stream_unref(sh_stream *s);           // NULL-safe
 bool sh_stream_unref_last(sh_stream *s);
 /* The OS descriptor of an FD stream (a pipe end), else -1. */
 int sh_stream_os_fd(const sh_stream *s);
-/* The host descriptor a read of s reads from when it is a regular file
- * (opened on the host, not the in-memory tree, or a descriptor's): one
- * a reader may read ahead on and seek back, as bash's read and GNU head
- * do; else -1. */
-int sh_stream_seekable_fd(sh_stream *s);
+/* Whether a reader of s may read ahead and give back what it did not
+ * take (sh_stream_give_back), as bash's read and GNU head do: s is a
+ * regular file of the host (not the in-memory tree, not a pipe). */
+bool sh_stream_can_give_back(sh_stream *s);
+/* Makes the last n bytes read from s (by this reader, just now) the next
+ * ones read again. Nothing when s cannot give back. */
+void sh_stream_give_back(sh_stream *s, size_t n);
 /* An FD stream whose bytes come only when asked (sh_session_opts.
  * so_stdin_want): sh_read asks for what it reads. */
 void sh_stream_on_demand(sh_stream *s, sh_want_fn want, void *arg);

@@ -44,9 +44,19 @@ struct sh_stream {
      * asks before every line, and an open file's kind does not change.
      * SH_SEEK_UNKNOWN until first asked. */
     atomic_int s_seek_fd;
+    /* A host regular file is read at s_off with pread, under s_lock, when
+     * s_off_known: a `while read` line then costs one call, not a read
+     * and an lseek back, and bytes read ahead are given back by moving
+     * s_off. The descriptor's own offset lags (s_off_lag) until
+     * something that goes by it comes (a write, the close: stream_settle),
+     * which then forgets s_off. */
+    off_t s_off;
+    bool s_off_known, s_off_lag;
 };
 
 #define SH_SEEK_UNKNOWN (-2)
+
+static void stream_settle(sh_stream *s);
 
 sh_stream_kind
 sh_stream_kind_of(const sh_stream *s)
@@ -138,8 +148,11 @@ sh_stream_unref_last(sh_stream *s)
         return false;
     if (s->s_kind == SH_ST_FD && s->s_fd >= 0)
         close(s->s_fd);
-    if (s->s_kind == SH_ST_FILE)
+    if (s->s_kind == SH_ST_FILE) {
+        // A program given the file before may still read it on.
+        stream_settle(s);
         sh_kernel_close(s->s_file);
+    }
     pthread_mutex_destroy(&s->s_lock);
     box_free(s->s_p);
     box_free(s);
@@ -152,8 +165,10 @@ sh_stream_os_fd(const sh_stream *s)
     return s != NULL && s->s_kind == SH_ST_FD ? s->s_fd : -1;
 }
 
-int
-sh_stream_seekable_fd(sh_stream *s)
+/* The host descriptor of s when it is a regular file (seekable), else
+ * -1; found once. */
+static int
+stream_seek_fd(sh_stream *s)
 {
     if (s == NULL)
         return -1;
@@ -167,6 +182,64 @@ sh_stream_seekable_fd(sh_stream *s)
         fd = -1;
     atomic_store(&s->s_seek_fd, fd);
     return fd;
+}
+
+/* Puts the descriptor's offset where the stream's reads have got to,
+ * and forgets s_off (what comes next may move the offset). Caller holds
+ * s_lock. */
+static void
+stream_settle(sh_stream *s)
+{
+    int fd = stream_seek_fd(s);
+    if (s->s_off_known && s->s_off_lag && fd >= 0)
+        (void)lseek(fd, s->s_off, SEEK_SET);
+    s->s_off_known = s->s_off_lag = false;
+}
+
+bool
+sh_stream_can_give_back(sh_stream *s)
+{
+    return s != NULL && s->s_kind == SH_ST_FILE && stream_seek_fd(s) >= 0;
+}
+
+void
+sh_stream_give_back(sh_stream *s, size_t n)
+{
+    int fd = sh_stream_can_give_back(s) ? stream_seek_fd(s) : -1;
+    if (fd < 0 || n == 0)
+        return;
+    pthread_mutex_lock(&s->s_lock);
+    if (s->s_off_known && (off_t)n <= s->s_off) {
+        s->s_off -= (off_t)n;
+        s->s_off_lag = true;
+    } else if (!s->s_off_known) {
+        (void)lseek(fd, -(off_t)n, SEEK_CUR);
+    }
+    pthread_mutex_unlock(&s->s_lock);
+}
+
+/* A read of a host regular file at the stream's offset; -errno on
+ * failure. Caller holds s_lock. */
+static ssize_t
+file_pread(sh_stream *s, int fd, void *buf, size_t n)
+{
+    if (!s->s_off_known) {
+        off_t at = lseek(fd, 0, SEEK_CUR);
+        if (at < 0)
+            return -errno;
+        s->s_off = at;
+        s->s_off_known = true;
+        s->s_off_lag = false;
+    }
+    ssize_t r;
+    do
+        r = pread(fd, buf, n, s->s_off);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+        return -errno;
+    s->s_off += r;
+    s->s_off_lag |= r > 0;
+    return r;
 }
 
 void
@@ -355,6 +428,7 @@ stream_write(const sh_ctx *cx, sh_stream *s, const char *p, size_t n)
     case SH_ST_FILE: {
         // Stages sharing one file write through one handle, in turn.
         pthread_mutex_lock(&s->s_lock);
+        stream_settle(s); // a `<>` file writes where the reads got to
         ssize_t w = sh_kernel_write(s->s_file, p, n);
         pthread_mutex_unlock(&s->s_lock);
         if (w == (ssize_t)n)
@@ -506,8 +580,10 @@ sh_read_ask(sh_ctx *cx, int fd, void *buf, size_t n, size_t want, int delim)
         return (ssize_t)k;
     }
     case SH_ST_FILE: {
+        int os = stream_seek_fd(s);
         pthread_mutex_lock(&s->s_lock);
-        ssize_t r = sh_kernel_read(s->s_file, buf, n);
+        ssize_t r = os >= 0 ? file_pread(s, os, buf, n)
+                            : sh_kernel_read(s->s_file, buf, n);
         pthread_mutex_unlock(&s->s_lock);
         if (r < 0)
             errno = (int)-r;

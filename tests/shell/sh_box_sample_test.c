@@ -21,7 +21,8 @@
 
 /*
  * Every SAMPLE_EVERY-th case that agrees with bash and whose text the two
- * runs see alike: not one that reads $HOME or ~ (the in-process session's
+ * runs see alike: not one that reads $HOME, ~ or a prompt's \w and \W
+ * (which show the cwd under HOME as ~; the in-process session's
  * HOME is the case directory, the box's the agent's home; the directory
  * stack builtins print paths under it as ~), asks for stdin
  * (neither gets any, but bash's side of the case expects it), runs
@@ -37,7 +38,7 @@
 
 static const char *const skip_words[] = {
     "HOME", "~",    "dirs",   "pushd",   "popd", "&",  "sleep",
-    "$$",   "PPID", "RANDOM", "SECONDS", "TZ",   "id "};
+    "$$",   "PPID", "RANDOM", "SECONDS", "TZ",   "id ", "\\w", "\\W"};
 
 static bool
 sampled(const bd_case *c, const bd_gaps *gs)
