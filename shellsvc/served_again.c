@@ -64,10 +64,26 @@ id_u64(served_again_id *id, uint64_t v)
 static bool
 id_str(served_again_id *id, const char *s)
 {
-    size_t n = s != NULL ? strlen(s) : 0;
-    uint32_t head = s != NULL ? (uint32_t)n + 1u : 0u;
-    return n < UINT32_MAX && id_put(id, &head, sizeof head) &&
-           id_put(id, s, n);
+    // One pass over the bytes, copied as they are measured: the strings
+    // are short, and a strlen and a memcpy call each were most of the
+    // identity's cost.
+    uint32_t head = 0;
+    size_t at = id->si_len, n = 0;
+    if (SERVED_AGAIN_ID_MAX - at < sizeof head)
+        return false;
+    if (s != NULL) {
+        uint8_t *d = id->si_buf + at + sizeof head;
+        size_t room = SERVED_AGAIN_ID_MAX - at - sizeof head;
+        for (; s[n] != '\0'; n++) {
+            if (n == room)
+                return false;
+            d[n] = (uint8_t)s[n];
+        }
+        head = (uint32_t)n + 1u; // n < SERVED_AGAIN_ID_MAX
+    }
+    memcpy(id->si_buf + at, &head, sizeof head);
+    id->si_len = at + sizeof head + n;
+    return true;
 }
 
 static bool

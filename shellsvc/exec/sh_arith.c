@@ -65,23 +65,22 @@ typedef enum {
     OP_POW,
 } aop;
 
-// clang-format off
-/* ORDER aop: each binary operator's spelling and binding power (** binds
- * to the right). Longer spellings first where one prefixes another. */
+/* Each binary operator's binding power and the length of its spelling
+ * (peek_op reads the spellings; ** binds to the right). */
 static const struct {
-    const char *o_text;
-    aop o_op;
     int o_prec;
+    size_t o_len;
 } ops[] = {
-    {"||", OP_OROR, 1}, {"&&", OP_ANDAND, 2}, {"==", OP_EQ, 6},
-    {"!=", OP_NE, 6},   {"<=", OP_LE, 7},     {">=", OP_GE, 7},
-    {"<<", OP_SHL, 8},  {">>", OP_SHR, 8},    {"**", OP_POW, 11},
-    {"<", OP_LT, 7},    {">", OP_GT, 7},      {"|", OP_OR, 3},
-    {"^", OP_XOR, 4},   {"&", OP_AND, 5},     {"+", OP_ADD, 9},
-    {"-", OP_SUB, 9},   {"*", OP_MUL, 10},    {"/", OP_DIV, 10},
-    {"%", OP_MOD, 10},
+    [OP_OROR] = {1, 2}, [OP_ANDAND] = {2, 2}, [OP_OR] = {3, 1},
+    [OP_XOR] = {4, 1},  [OP_AND] = {5, 1},    [OP_EQ] = {6, 2},
+    [OP_NE] = {6, 2},   [OP_LT] = {7, 1},     [OP_LE] = {7, 2},
+    [OP_GT] = {7, 1},   [OP_GE] = {7, 2},     [OP_SHL] = {8, 2},
+    [OP_SHR] = {8, 2},  [OP_ADD] = {9, 1},    [OP_SUB] = {9, 1},
+    [OP_MUL] = {10, 1}, [OP_DIV] = {10, 1},   [OP_MOD] = {10, 1},
+    [OP_POW] = {11, 2},
 };
 
+// clang-format off
 /* Assignment operators: the binary operator each applies (OP_NONE: =). */
 static const struct {
     const char *as_text;
@@ -103,6 +102,13 @@ static char
 cur(const ar *a)
 {
     return at_end(a) ? '\0' : a->a_s[a->a_pos];
+}
+
+/* The byte k after the cursor, or NUL past the end. */
+static char
+ahead(const ar *a, size_t k)
+{
+    return a->a_pos + k < a->a_len ? a->a_s[a->a_pos + k] : '\0';
 }
 
 static void
@@ -470,7 +476,8 @@ operand_var(ar *a, bool ev)
     if (!dollar) {
         size_t save = a->a_pos;
         skip_ws(a);
-        if (looking_at(a, "++") || looking_at(a, "--")) {
+        char c = cur(a);
+        if ((c == '+' || c == '-') && ahead(a, 1) == c) { // ++ or --
             int delta = cur(a) == '+' ? 1 : -1;
             a->a_lasttp = a->a_pos;
             a->a_pos += 2;
@@ -493,7 +500,7 @@ unary(ar *a, bool ev)
     }
     long long v = 0;
     char c = cur(a);
-    if ((looking_at(a, "++") || looking_at(a, "--"))) {
+    if ((c == '+' || c == '-') && ahead(a, 1) == c) { // ++ or --
         int delta = c == '+' ? 1 : -1;
         a->a_pos += 2;
         next_tok(a);
@@ -539,18 +546,11 @@ unary(ar *a, bool ev)
     return v;
 }
 
-/* The byte k after the cursor, or NUL past the end. */
-static char
-ahead(const ar *a, size_t k)
-{
-    return a->a_pos + k < a->a_len ? a->a_s[a->a_pos + k] : '\0';
-}
-
 /* The binary operator at the cursor (not the start of an assignment
  * operator such as `+=` or `<<=`), or OP_NONE. Read off the next bytes
  * with a switch: each operand ends in this look, at every level of the
- * climb, and walking the spelling tables was a tenth of `$((i+1))`. Agrees
- * with ops[] and assigns[]. */
+ * climb, and walking a table of spellings was a tenth of `$((i+1))`.
+ * Agrees with assigns[]. */
 static aop
 peek_op(ar *a, size_t *len, int *prec)
 {
@@ -602,14 +602,10 @@ peek_op(ar *a, size_t *len, int *prec)
     default:
         break;
     }
-    if (op == OP_NONE)
-        return OP_NONE;
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (ops[i].o_op == op) {
-            *len = ops[i].o_text[1] != '\0' ? 2 : 1;
-            *prec = ops[i].o_prec;
-            break;
-        }
+    if (op != OP_NONE) {
+        *len = ops[op].o_len;
+        *prec = ops[op].o_prec;
+    }
     return op;
 }
 

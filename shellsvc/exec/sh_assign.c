@@ -354,6 +354,21 @@ sh_assign_compound(sh_ctx *cx, const sh_assign *as)
     return e == BOX_OK ? 0 : sh_var_fail(cx, NULL, name, e);
 }
 
+/* sh_assign_str of a plain NAME=value (no subscript, no +=) whose
+ * value the caller gives up (*val, box_alloc'd): the variable takes it
+ * as it is when nothing transforms it (*val then NULL). */
+static int
+assign_plain(sh_ctx *cx, const char *name, char **val, size_t vlen)
+{
+    const sh_var *v = sh_var_find(cx->cx_st, name);
+    unsigned flags = v != NULL ? v->v_flags : 0;
+    if (flags & (SH_VAR_READONLY | SH_VAR_INTEGER | SH_VAR_LOWER |
+                 SH_VAR_UPPER))
+        return sh_assign_str(cx, NULL, name, NULL, *val, vlen, false);
+    box_err e = sh_var_set_take(cx->cx_st, name, val, vlen);
+    return e == BOX_OK ? 0 : sh_var_fail(cx, NULL, name, e);
+}
+
 int
 sh_assign_node(sh_ctx *cx, const sh_assign *a)
 {
@@ -364,7 +379,10 @@ sh_assign_node(sh_ctx *cx, const sh_assign *a)
     int rc = 0;
     if (a->a_sub != NULL && (rc = sub_text(cx, a->a_sub, &sub)) != 0)
         return rc;
-    if ((rc = sh_expand_str(cx, a->a_value, &v, &vl)) == 0)
+    rc = sh_expand_str(cx, a->a_value, &v, &vl);
+    if (rc == 0 && sub == NULL && !a->a_append)
+        rc = assign_plain(cx, a->a_name, &v, vl);
+    else if (rc == 0)
         rc = sh_assign_str(cx, NULL, a->a_name, sub, v, vl, a->a_append);
     box_free(v);
     box_free(sub);

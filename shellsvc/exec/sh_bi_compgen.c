@@ -264,7 +264,7 @@ cg_filter(cg_run *g, const char *pat)
         if (m == keep_match)
             g->cg_out.av_v[k++] = g->cg_out.av_v[i];
         else
-            box_free(g->cg_out.av_v[i]);
+            sh_argv_drop(&g->cg_out, g->cg_out.av_v[i]);
     }
     g->cg_out.av_n = k;
     g->cg_out.av_v[k] = NULL;

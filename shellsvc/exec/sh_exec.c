@@ -369,9 +369,10 @@ redir_target_text(sh_ctx *cx, const sh_word *w, char **t, size_t *tl)
         rc = 1;
     } else if (rc == 0) {
         *tl = strlen(av.av_v[0]);
-        *t = av.av_v[0];
-        av.av_v[0] = NULL; // now the caller's
-        av.av_n = 0;
+        if ((*t = sh_argv_take(&av, 0)) == NULL) {
+            sh_errf(cx, "out of memory");
+            rc = 1;
+        }
     }
     sh_argv_free(&av);
     return rc;

@@ -1206,11 +1206,38 @@ sh_argv_init(sh_argv *av)
     memset(av, 0, sizeof *av);
 }
 
+#define ARGV_POOL 256      // bytes of short fields per argv
+#define ARGV_POOL_FIELD 64 // a longer field has its own allocation
+
+static bool
+pooled(const sh_argv *av, const char *s)
+{
+    // Compared as addresses: builtins may reorder av_v (getopt does).
+    uintptr_t p = (uintptr_t)av->av_pool, q = (uintptr_t)s;
+    return av->av_pool != NULL && q >= p && q < p + ARGV_POOL;
+}
+
+void
+sh_argv_drop(const sh_argv *av, char *s)
+{
+    if (!pooled(av, s))
+        box_free(s);
+}
+
+char *
+sh_argv_take(sh_argv *av, int i)
+{
+    char *s = av->av_v[i];
+    av->av_v[i] = NULL;
+    return pooled(av, s) ? box_strdup(s) : s;
+}
+
 void
 sh_argv_free(sh_argv *av)
 {
     for (int i = 0; i < av->av_n; i++)
-        box_free(av->av_v[i]);
+        sh_argv_drop(av, av->av_v[i]);
+    box_free(av->av_pool);
     box_free(av->av_v); // av_exp lies in the same block
     if (av->av_bind != NULL) {
         sh_host_bind_clear(av->av_bind);
@@ -1239,9 +1266,17 @@ sh_argv_push(sh_argv *av, const char *s, size_t n, bool exp)
         av->av_exp = e;
         av->av_cap = cap;
     }
-    char *c = box_strndup(s, n);
-    if (c == NULL)
+    char *c;
+    if (n < ARGV_POOL_FIELD &&
+        (av->av_pool != NULL || (av->av_pool = box_alloc(ARGV_POOL)) != NULL) &&
+        ARGV_POOL - av->av_pool_used > n) {
+        c = av->av_pool + av->av_pool_used;
+        memcpy(c, s, n);
+        c[n] = '\0';
+        av->av_pool_used += n + 1;
+    } else if ((c = box_strndup(s, n)) == NULL) {
         return BOX_ENOMEM;
+    }
     av->av_v[av->av_n] = c;
     av->av_exp[av->av_n] = exp;
     av->av_n++;

@@ -117,13 +117,9 @@ sh_host_multicall(sh_ctx *cx, char **slot, bool *exec_file)
         *exec_file = true; // maybe a `#!` script (sh_shebang)
         return 0;
     }
-    char *name = box_strdup(base);
-    if (name == NULL) {
-        sh_errf(cx, "out of memory");
-        return 1;
-    }
-    box_free(*slot);
-    *slot = name;
+    // The name is the word's own tail: moved to its front, in place (the
+    // word may lie in its argv's pool, not an allocation of its own).
+    memmove(*slot, base, strlen(base) + 1);
     return 0;
 }
 

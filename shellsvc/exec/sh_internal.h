@@ -119,6 +119,8 @@ typedef struct sh_call {
     uint32_t sc_line; // the line it was called from
 } sh_call;
 
+#define SH_VAR_HINTS 16 // a power of two
+
 typedef struct sh_state {
     sh_var *st_vars;
     size_t st_nvars, st_capvars;
@@ -129,6 +131,14 @@ typedef struct sh_state {
     uint32_t *st_vidx;
     size_t st_vidx_mask;
     bool st_vidx_stale;
+    /* Where a name was last found, by the address of the name asked
+     * with (a literal such as "PIPESTATUS", a word of the script): a
+     * loop asks the same few names from the same places. A hint is only
+     * a guess: it holds when the variable at that index has the name. */
+    struct {
+        const char *vh_name;
+        size_t vh_index;
+    } st_vhint[SH_VAR_HINTS];
     size_t st_varbytes; // names and values held (SH_VARS_MAX_BYTES)
     sh_func *st_funcs;
     size_t st_nfuncs, st_capfuncs;
@@ -170,6 +180,12 @@ sh_var *sh_var_find(sh_state *st, const char *name);
  */
 box_err sh_var_set(sh_state *st, const char *name, const char *value,
                    size_t vlen) BOX_WARN_UNUSED;
+/* sh_var_set of *value (box_alloc'd, vlen bytes and a NUL), taken over
+ * when it becomes the value as it is: *value is then NULL. Else *value
+ * stays the caller's. An assignment's expansion is its value, copied
+ * no more. */
+box_err sh_var_set_take(sh_state *st, const char *name, char **value,
+                        size_t vlen) BOX_WARN_UNUSED;
 /* Element set/unset: index for an indexed array (>= 0), key for an
  * associative one. Makes name an indexed array when it is unset or a
  * scalar (the scalar becomes element 0). Errors as sh_var_set, and
@@ -503,14 +519,25 @@ long sh_budget_left_ms(sh_session *ss);
 
 typedef struct sh_host_bind sh_host_bind;
 typedef struct sh_argv {
-    char **av_v;  // NULL-terminated, box_alloc'd strings
+    /* NULL-terminated; each string box_alloc'd or, when short, in
+     * av_pool (one block that never moves, so fields point into it): a
+     * command's words cost one allocation, not one each. A field is
+     * freed only through sh_argv_drop or sh_argv_free. */
+    char **av_v;
     bool *av_exp; // per field: came from an expansion (in av_v's block)
     int av_n, av_cap;
+    char *av_pool;
+    size_t av_pool_used;
     sh_host_bind *av_bind; // set by admission; freed with the argv
 } sh_argv;
 
 void sh_argv_init(sh_argv *av);
 void sh_argv_free(sh_argv *av);
+/* Field i, the caller's now (box_alloc'd; NULL when out of memory); its
+ * slot is left NULL. */
+char *sh_argv_take(sh_argv *av, int i);
+/* Frees s, a field of av taken out of av_v. */
+void sh_argv_drop(const sh_argv *av, char *s);
 box_err sh_argv_push(sh_argv *av, const char *s, size_t n,
                      bool exp) BOX_WARN_UNUSED;
 
@@ -651,7 +678,7 @@ typedef struct sh_host_bind {
 void sh_host_bind_clear(sh_host_bind *b);
 /* Pre-admission probe (§3.4): a `/`-spelled word that the fs:read exec
  * probe finds in memory linking to /bin/lash becomes the multicall name
- * (`/bin/cat` → `cat`); *slot (box_alloc'd) is replaced. Any other
+ * (`/bin/cat` → `cat`), written over *slot in place. Any other
  * executable file the probe finds sets *exec_file (for sh_shebang). 0,
  * or a status (125 after a decision fault). */
 int sh_host_multicall(sh_ctx *cx, char **slot, bool *exec_file);

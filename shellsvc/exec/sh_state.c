@@ -235,12 +235,38 @@ vidx_drop_last(sh_state *st)
     }
 }
 
+/* The hint slot of a name's address. */
+static size_t
+vhint_slot(const char *name)
+{
+    return ((uintptr_t)name >> 3) & (SH_VAR_HINTS - 1);
+}
+
+static sh_var *find_slow(sh_state *st, const char *name);
+
 sh_var *
 sh_var_find(sh_state *st, const char *name)
 {
     if (st->st_calls_stale && (name[0] == 'F' || name[0] == 'B') &&
         (strcmp(name, "FUNCNAME") == 0 || strcmp(name, "BASH_LINENO") == 0))
         sh_calls_sync(st);
+    size_t h = vhint_slot(name);
+    size_t i = st->st_vhint[h].vh_index;
+    // Names are unique in st_vars: the one that has the name is it.
+    if (st->st_vhint[h].vh_name == name && i < st->st_nvars &&
+        strcmp(st->st_vars[i].v_name, name) == 0)
+        return &st->st_vars[i];
+    sh_var *v = find_slow(st, name);
+    if (v != NULL) {
+        st->st_vhint[h].vh_name = name;
+        st->st_vhint[h].vh_index = (size_t)(v - st->st_vars);
+    }
+    return v;
+}
+
+static sh_var *
+find_slow(sh_state *st, const char *name)
+{
     if (st->st_nvars >= VIDX_LINEAR &&
         ((st->st_vidx != NULL && !st->st_vidx_stale) || vidx_rebuild(st))) {
         for (size_t s = vidx_slot(st, name); st->st_vidx[s] != 0;
@@ -325,8 +351,11 @@ bytes_fit(const sh_state *st, size_t old, size_t add)
     return st->st_varbytes - old + add <= SH_VARS_MAX_BYTES;
 }
 
-box_err
-sh_var_set(sh_state *st, const char *name, const char *value, size_t vlen)
+/* sh_var_set's body: value is copied, or with take (*take == value)
+ * adopted, and *take then set to NULL. */
+static box_err
+set_scalar(sh_state *st, const char *name, const char *value, size_t vlen,
+           char **take)
 {
     sh_var *v = sh_var_find(st, name);
     if (v != NULL && (v->v_flags & SH_VAR_READONLY))
@@ -338,17 +367,32 @@ sh_var_set(sh_state *st, const char *name, const char *value, size_t vlen)
     size_t old = v != NULL && v->v_value ? strlen(v->v_value) : 0;
     if (!bytes_fit(st, old, vlen))
         return BOX_ETOOBIG;
-    char *copy = box_strndup(value, vlen);
+    char *copy = take != NULL ? *take : box_strndup(value, vlen);
     if (copy == NULL)
         return BOX_ENOMEM;
     if (v == NULL && (v = sh_var_add(st, name)) == NULL) {
-        box_free(copy);
+        if (take == NULL)
+            box_free(copy);
         return BOX_ENOMEM;
     }
+    if (take != NULL)
+        *take = NULL; // the variable's now
     box_free(v->v_value);
     v->v_value = copy;
     st->st_varbytes = st->st_varbytes - old + strlen(copy);
     return BOX_OK;
+}
+
+box_err
+sh_var_set(sh_state *st, const char *name, const char *value, size_t vlen)
+{
+    return set_scalar(st, name, value, vlen, NULL);
+}
+
+box_err
+sh_var_set_take(sh_state *st, const char *name, char **value, size_t vlen)
+{
+    return set_scalar(st, name, *value, vlen, value);
 }
 
 box_err
