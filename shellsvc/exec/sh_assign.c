@@ -311,6 +311,12 @@ sh_assign_compound(sh_ctx *cx, const sh_assign *as)
     sh_var *v = sh_var_find(st, name);
     if (v != NULL && (v->v_flags & SH_VAR_READONLY))
         return sh_var_fail(cx, NULL, name, BOX_EDENIED);
+    if (v != NULL && (v->v_flags & SH_VAR_NOASSIGN)) {
+        // bash 5.2: a list assigned to FUNCNAME or BASH_LINENO (=, +=,
+        // declare) ends the shell with status 1, saying nothing.
+        sh_fatal(cx, 1);
+        return 1;
+    }
     if (v == NULL && (v = sh_var_add(st, name)) == NULL)
         return sh_var_fail(cx, NULL, name, BOX_ENOMEM);
     size_t used = st->st_varbytes < SH_VARS_MAX_BYTES ? st->st_varbytes

@@ -439,6 +439,59 @@ cmp_bytes(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A name with its first 8 bytes as a number (big-endian, zeros after the
+ * end): two keys compare as strcmp compares those bytes. */
+typedef struct sort_key {
+    uint64_t sk_key;
+    char *sk_name;
+} sort_key;
+
+static int
+cmp_keys(const void *a, const void *b)
+{
+    const sort_key *x = a, *y = b;
+    if (x->sk_key != y->sk_key)
+        return x->sk_key < y->sk_key ? -1 : 1;
+    if ((x->sk_key & 0xffu) == 0)
+        return 0; // both end within the 8 bytes: the same name
+    return strcmp(x->sk_name + 8, y->sk_name + 8);
+}
+
+/*
+ * Sorts names in byte order (C.UTF-8's, strcmp's). A listing of 10,000
+ * files was sorted twice per glob (the listing, then the results), and
+ * qsort calling strcmp was a sixth of a loop over the names: input in
+ * order (the results of one directory) is only checked, and the rest is
+ * sorted on each name's first 8 bytes as a number, most names parting
+ * there.
+ */
+static void
+sort_names(char **v, size_t n)
+{
+    size_t k = 1;
+    while (k < n && strcmp(v[k - 1], v[k]) <= 0)
+        k++;
+    if (k >= n)
+        return;
+    sort_key *keys = box_alloc(n * sizeof *keys);
+    if (keys == NULL) { // the plain way needs no memory
+        qsort(v, n, sizeof *v, cmp_bytes);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t key = 0;
+        size_t b = 0;
+        for (; b < 8 && v[i][b] != '\0'; b++)
+            key = key << 8 | (unsigned char)v[i][b];
+        keys[i].sk_key = b < 8 ? key << (8 * (8 - b)) : key;
+        keys[i].sk_name = v[i];
+    }
+    qsort(keys, n, sizeof *keys, cmp_keys);
+    for (size_t i = 0; i < n; i++)
+        v[i] = keys[i].sk_name;
+    box_free(keys);
+}
+
 /* Lists dir once per word: false when there is nothing to walk (a denial
  * or an error drops the matches under it; a fault stops the whole
  * expansion). *names is borrowed from the walk. */
@@ -481,7 +534,7 @@ gw_list(gw *g, const char *dir, char *const **names, size_t *n)
     // In byte order, so the walk (and its decisions) run in the order of
     // the results, the same on every file system.
     if (l->gl_n > 1)
-        qsort(l->gl_names, l->gl_n, sizeof *l->gl_names, cmp_bytes);
+        sort_names(l->gl_names, l->gl_n);
     l->gl_ok = true;
     *names = l->gl_names;
     *n = l->gl_n;
@@ -694,7 +747,7 @@ sh_glob_expand(sh_ctx *cx, const char *pat, unsigned shopt, bool exp,
     if (g.gw_status != 0)
         goto out;
     if (g.gw_nres > 1) // qsort must not see a NULL array
-        qsort(g.gw_res, g.gw_nres, sizeof *g.gw_res, cmp_bytes);
+        sort_names(g.gw_res, g.gw_nres);
     for (size_t k = 0; k < g.gw_nres; k++) {
         if (sh_argv_push(out, g.gw_res[k], strlen(g.gw_res[k]), exp) !=
             BOX_OK) {
