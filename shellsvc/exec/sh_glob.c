@@ -446,15 +446,42 @@ typedef struct sort_key {
     char *sk_name;
 } sort_key;
 
-static int
-cmp_keys(const void *a, const void *b)
+/* Whether x sorts before y or with it. */
+static bool
+key_le(const sort_key *x, const sort_key *y)
 {
-    const sort_key *x = a, *y = b;
     if (x->sk_key != y->sk_key)
-        return x->sk_key < y->sk_key ? -1 : 1;
-    if ((x->sk_key & 0xffu) == 0)
-        return 0; // both end within the 8 bytes: the same name
-    return strcmp(x->sk_name + 8, y->sk_name + 8);
+        return x->sk_key < y->sk_key;
+    // Both end within the 8 bytes (the same name), or compare on.
+    return (x->sk_key & 0xffu) == 0 ||
+           strcmp(x->sk_name + 8, y->sk_name + 8) <= 0;
+}
+
+/* Sorts a[0..n) by merging runs of twice the width each pass (tmp holds
+ * n keys): the compare inlined, where qsort called through a pointer
+ * and copied entries byte-wise. */
+static void
+merge_keys(sort_key *a, sort_key *tmp, size_t n)
+{
+    sort_key *from = a, *to = tmp;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n;
+            size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                to[k++] = key_le(&from[i], &from[j]) ? from[i++] : from[j++];
+            while (i < mid)
+                to[k++] = from[i++];
+            while (j < hi)
+                to[k++] = from[j++];
+        }
+        sort_key *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != a)
+        memcpy(a, from, n * sizeof *a);
 }
 
 /*
@@ -462,7 +489,7 @@ cmp_keys(const void *a, const void *b)
  * files was sorted twice per glob (the listing, then the results), and
  * qsort calling strcmp was a sixth of a loop over the names: input in
  * order (the results of one directory) is only checked, and the rest is
- * sorted on each name's first 8 bytes as a number, most names parting
+ * merged on each name's first 8 bytes as a number, most names parting
  * there.
  */
 static void
@@ -473,7 +500,9 @@ sort_names(char **v, size_t n)
         k++;
     if (k >= n)
         return;
-    sort_key *keys = box_alloc(n * sizeof *keys);
+    sort_key *keys = n < SIZE_MAX / (2 * sizeof *keys)
+                         ? box_alloc(2 * n * sizeof *keys)
+                         : NULL;
     if (keys == NULL) { // the plain way needs no memory
         qsort(v, n, sizeof *v, cmp_bytes);
         return;
@@ -486,7 +515,7 @@ sort_names(char **v, size_t n)
         keys[i].sk_key = b < 8 ? key << (8 * (8 - b)) : key;
         keys[i].sk_name = v[i];
     }
-    qsort(keys, n, sizeof *keys, cmp_keys);
+    merge_keys(keys, keys + n, n);
     for (size_t i = 0; i < n; i++)
         v[i] = keys[i].sk_name;
     box_free(keys);
