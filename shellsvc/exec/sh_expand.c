@@ -1482,10 +1482,48 @@ plain_literal(const sh_word *w)
     return !sh_glob_has_magic(pat);
 }
 
+/*
+ * A word that is one unquoted $name or ${name} whose value is one field
+ * as it is: set, not empty, no IFS character (so no splitting), none of
+ * `*?[` (so no pathname expansion, as glob_field judges). Pushes that
+ * value and says true; false leaves the word to the full expansion,
+ * which says why one is not (unset under set -u, an empty value, …).
+ * `[ $i -lt N ]` has one such word per command.
+ */
+static bool
+plain_param(sh_ctx *cx, const sh_word *w, sh_argv *out, int *rc)
+{
+    const sh_wpart *p = w->w_parts;
+    if (p == NULL || p->wp_next != NULL || p->wp_kind != SH_WP_PARAM ||
+        p->u.param.op != SH_PO_NONE || p->u.param.indirect ||
+        p->u.param.sub != NULL || p->u.param.len == 0 ||
+        p->u.param.name[0] == '@' || p->u.param.name[0] == '*')
+        return false;
+    char tmp[64];
+    const char *val =
+        param_value(cx, p->u.param.name, p->u.param.len, tmp, sizeof tmp);
+    if (val == NULL || val[0] == '\0' || strpbrk(val, "*?[") != NULL)
+        return false;
+    const char *ifs = sh_var_get(cx->cx_st, "IFS");
+    if (strpbrk(val, ifs != NULL ? ifs : " \t\n") != NULL)
+        return false;
+    if (sh_argv_push(out, val, strlen(val), true) != BOX_OK) {
+        sh_errf(cx, "expansion: out of memory");
+        *rc = 1;
+    }
+    return true;
+}
+
 int
 sh_expand_words(sh_ctx *cx, const sh_word *w, sh_argv *out)
 {
     for (; w != NULL; w = w->w_next) {
+        int rc = 0;
+        if (w->w_assign == NULL && plain_param(cx, w, out, &rc)) {
+            if (rc != 0)
+                return rc;
+            continue;
+        }
         if (w->w_assign == NULL && plain_literal(w)) {
             if (sh_argv_push(out, w->w_parts->u.text.s, w->w_parts->u.text.len,
                              false) != BOX_OK) {
@@ -1505,7 +1543,7 @@ sh_expand_words(sh_ctx *cx, const sh_word *w, sh_argv *out)
         }
         box_arena *ba = NULL;
         sh_word *made = NULL;
-        int rc = sh_brace_expand(cx, w, &ba, &made);
+        rc = sh_brace_expand(cx, w, &ba, &made);
         if (rc == 0 && made == NULL && ba == NULL)
             rc = expand_fields(cx, w->w_parts, out);
         for (const sh_word *m = made; m != NULL && rc == 0; m = m->w_next)
