@@ -385,6 +385,20 @@ sh_assign_node(sh_ctx *cx, const sh_assign *a)
     int rc = 0;
     if (a->a_sub != NULL && (rc = sub_text(cx, a->a_sub, &sub)) != 0)
         return rc;
+    const sh_wpart *p = a->a_value != NULL ? a->a_value->w_parts : NULL;
+    if (sub == NULL && p != NULL && p->wp_next == NULL &&
+        p->wp_kind == SH_WP_ARITH) {
+        // NAME=$((…)), a loop's counter: the number itself is the value,
+        // with no expansion buffers (the failure as expand_parts has it).
+        long long n = 0;
+        if ((rc = sh_expand_arith(cx, NULL, p, &n)) != 0) {
+            sh_fatal(cx, rc);
+            return rc;
+        }
+        char num[SH_DEC_MAX];
+        size_t nl = sh_fmt_dec(num, n);
+        return sh_assign_str(cx, NULL, a->a_name, NULL, num, nl, a->a_append);
+    }
     rc = sh_expand_str(cx, a->a_value, &v, &vl);
     if (rc == 0 && sub == NULL && !a->a_append)
         rc = assign_plain(cx, a->a_name, &v, vl);
