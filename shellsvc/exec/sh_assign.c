@@ -124,9 +124,12 @@ elem_get(const sh_var *v, long long index, const char *key)
                        : sh_array_get(v->v_arr, index);
 }
 
-int
-sh_assign_str(sh_ctx *cx, const char *who, const char *name, const char *sub,
-              const char *val, size_t vlen, bool append)
+/* sh_assign_str; with take (*take == val, box_alloc'd), a value that
+ * nothing transforms becomes the variable's as it is (*take then NULL):
+ * an assignment's expansion is not copied again. */
+static int
+assign_str(sh_ctx *cx, const char *who, const char *name, const char *sub,
+           const char *val, size_t vlen, bool append, char **take)
 {
     sh_var *v = sh_var_find(cx->cx_st, name);
     if (v != NULL && (v->v_flags & SH_VAR_READONLY))
@@ -153,8 +156,9 @@ sh_assign_str(sh_ctx *cx, const char *who, const char *name, const char *sub,
     if (old == NULL && sub == NULL &&
         (flags & (SH_VAR_INTEGER | SH_VAR_LOWER | SH_VAR_UPPER)) == 0) {
         // A plain NAME=value (most of a loop's assignments): nothing to
-        // transform, so the value is copied once, by sh_var_set.
-        e = sh_var_set(cx->cx_st, name, val, vlen);
+        // transform, so the value is copied once at most.
+        e = take != NULL ? sh_var_set_take(cx->cx_st, name, take, vlen)
+                         : sh_var_set(cx->cx_st, name, val, vlen);
         return e == BOX_OK ? 0 : sh_var_fail(cx, who, name, e);
     }
     int rc = transform(cx, flags, old, val, vlen, &nv, &nl);
@@ -164,6 +168,13 @@ sh_assign_str(sh_ctx *cx, const char *who, const char *name, const char *sub,
                     : sh_var_set(cx->cx_st, name, nv, nl);
     box_free(nv);
     return e == BOX_OK ? 0 : sh_var_fail(cx, who, name, e);
+}
+
+int
+sh_assign_str(sh_ctx *cx, const char *who, const char *name, const char *sub,
+              const char *val, size_t vlen, bool append)
+{
+    return assign_str(cx, who, name, sub, val, vlen, append, NULL);
 }
 
 /* Expands one subscript word to its text (*out box_alloc'd). */
@@ -360,21 +371,6 @@ sh_assign_compound(sh_ctx *cx, const sh_assign *as)
     return e == BOX_OK ? 0 : sh_var_fail(cx, NULL, name, e);
 }
 
-/* sh_assign_str of a plain NAME=value (no subscript, no +=) whose
- * value the caller gives up (*val, box_alloc'd): the variable takes it
- * as it is when nothing transforms it (*val then NULL). */
-static int
-assign_plain(sh_ctx *cx, const char *name, char **val, size_t vlen)
-{
-    const sh_var *v = sh_var_find(cx->cx_st, name);
-    unsigned flags = v != NULL ? v->v_flags : 0;
-    if (flags & (SH_VAR_READONLY | SH_VAR_INTEGER | SH_VAR_LOWER |
-                 SH_VAR_UPPER))
-        return sh_assign_str(cx, NULL, name, NULL, *val, vlen, false);
-    box_err e = sh_var_set_take(cx->cx_st, name, val, vlen);
-    return e == BOX_OK ? 0 : sh_var_fail(cx, NULL, name, e);
-}
-
 int
 sh_assign_node(sh_ctx *cx, const sh_assign *a)
 {
@@ -399,11 +395,8 @@ sh_assign_node(sh_ctx *cx, const sh_assign *a)
         size_t nl = sh_fmt_dec(num, n);
         return sh_assign_str(cx, NULL, a->a_name, NULL, num, nl, a->a_append);
     }
-    rc = sh_expand_str(cx, a->a_value, &v, &vl);
-    if (rc == 0 && sub == NULL && !a->a_append)
-        rc = assign_plain(cx, a->a_name, &v, vl);
-    else if (rc == 0)
-        rc = sh_assign_str(cx, NULL, a->a_name, sub, v, vl, a->a_append);
+    if ((rc = sh_expand_str(cx, a->a_value, &v, &vl)) == 0)
+        rc = assign_str(cx, NULL, a->a_name, sub, v, vl, a->a_append, &v);
     box_free(v);
     box_free(sub);
     return rc;

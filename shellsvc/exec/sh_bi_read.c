@@ -31,9 +31,10 @@ typedef struct rd_opts {
     uint64_t ro_ns;    // -t in nanoseconds
     uint64_t ro_until; // deadline on CLOCK_MONOTONIC
     // A regular file is read a block at a time and what the record did
-    // not take is given back (lseek) before read returns, as bash does:
-    // the descriptor then stands where a byte at a time would have left
-    // it, for one system call or two a line instead of one a byte.
+    // not take is given back (sh_stream_give_back) before read returns,
+    // as bash does: the next reader then starts where a byte at a time
+    // would have left it, for one system call a line instead of one a
+    // byte.
     sh_stream *ro_ahead_s; // the stream read ahead on (borrowed), or NULL
     size_t ro_ahead_len, ro_ahead_pos;
     char ro_ahead[READ_AHEAD];

@@ -419,8 +419,10 @@ gw_add(gw *g, const char *a, const char *b, bool slash)
         return gw_nomem(g);
     memcpy(m, a, na);
     memcpy(m + na, b, nb);
-    m[na + nb] = '/';
-    m[na + nb + (slash ? 1 : 0)] = '\0';
+    size_t k = na + nb;
+    if (slash)
+        m[k++] = '/';
+    m[k] = '\0';
     g->gw_res[g->gw_nres++] = m;
     return true;
 }

@@ -40,8 +40,8 @@ struct sh_stream {
     sh_want_fn s_want;
     void *s_want_arg;
     bool s_asked, s_all;
-    /* What sh_stream_seekable_fd found, kept: a `while read` over a file
-     * asks before every line, and an open file's kind does not change.
+    /* What stream_seek_fd found, kept: a `while read` over a file asks
+     * before every line, and an open file's kind does not change.
      * SH_SEEK_UNKNOWN until first asked. */
     atomic_int s_seek_fd;
     /* A host regular file is read at s_off with pread, under s_lock, when
@@ -205,7 +205,7 @@ sh_stream_can_give_back(sh_stream *s)
 void
 sh_stream_give_back(sh_stream *s, size_t n)
 {
-    int fd = sh_stream_can_give_back(s) ? stream_seek_fd(s) : -1;
+    int fd = s != NULL && s->s_kind == SH_ST_FILE ? stream_seek_fd(s) : -1;
     if (fd < 0 || n == 0)
         return;
     pthread_mutex_lock(&s->s_lock);
