@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "box.pb-c.h"
+#include "box_err.h"
 
 /*
  * What an enforcement point may do about one request. The PDP client
@@ -32,10 +33,15 @@ typedef enum box_verdict {
  * (box_record_fn). The zero value asks for nothing: a deny, a fault, a
  * permit of an action no temporal rule reads, a permit served from a
  * cache.
+ *
+ * bt_again, on a permit served from a cache (bt_wanted false), names it
+ * for box_again_fn: the same request may then be served again without
+ * being built (0: it may not).
  */
 typedef struct box_ticket {
     uint64_t bt_id; // the request_id the permit was decided under
     bool bt_wanted;
+    uint64_t bt_again;
 } box_ticket;
 
 /*
@@ -52,6 +58,17 @@ typedef struct box_ticket {
  */
 typedef box_verdict (*box_decide_fn)(void *arg, const Box__DecisionRequest *req,
                                      char **reason, box_ticket *ticket);
+
+/*
+ * Serves once more the permit a ticket's bt_again named, for a request
+ * identical to the one it was served for (the caller keeps that promise:
+ * its key holds everything the request is made of), and reports it as
+ * the decider reports a served permit: BOX_OK. BOX_ENOENT when it can no
+ * longer be served that way (a new policy, a report batch sent, its age):
+ * the caller asks the decider in full. Any other error is a fault, as the
+ * decider's would be. Called under the same rules as its decider.
+ */
+typedef box_err (*box_again_fn)(void *arg, uint64_t again);
 
 /* How an admitted effect ended (dogwood-spec §5.6, box-spec §3.6). ORDER
  * BOX_OUTCOME: box_outcome_event's table follows it. */

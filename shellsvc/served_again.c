@@ -16,10 +16,12 @@ typedef struct sa_slot {
     size_t ss_len, ss_cap;
     uint64_t ss_gen, ss_batch, ss_born_ms, ss_epoch;
     size_t ss_index;
+    uint64_t ss_serial; // which put made the slot what it is
 } sa_slot;
 
 struct served_again {
     sa_slot sa_slot[SA_SLOTS];
+    uint64_t sa_puts; // puts so far: a slot's serial, a token's half
 };
 
 served_again *
@@ -167,23 +169,54 @@ sa_slot_of(const served_again *a, uint64_t hash)
     return (sa_slot *)&a->sa_slot[(hash >> 40) & (SA_SLOTS - 1)];
 }
 
+/* Whether s, when it holds anything, still holds a good report. */
+static bool
+sa_slot_good(const sa_slot *s, uint64_t gen, uint64_t batch, uint64_t now_ms,
+             uint64_t max_age_ms)
+{
+    return s->ss_id != NULL && s->ss_gen == gen && s->ss_batch == batch &&
+           (max_age_ms == 0 || now_ms - s->ss_born_ms <= max_age_ms);
+}
+
+/* The token naming s as it is now: its serial above, its place below. */
+static uint64_t
+sa_token(const served_again *a, const sa_slot *s)
+{
+    return s->ss_serial * SA_SLOTS + (uint64_t)(s - a->sa_slot);
+}
+
 bool
 served_again_find(const served_again *a, const served_again_id *id,
                   uint64_t gen, uint64_t batch, uint64_t now_ms,
-                  uint64_t max_age_ms, size_t *index, uint64_t *epoch)
+                  uint64_t max_age_ms, size_t *index, uint64_t *epoch,
+                  uint64_t *token)
 {
     const sa_slot *s = sa_slot_of(a, id->si_hash);
-    if (s->ss_id == NULL || s->ss_hash != id->si_hash ||
-        s->ss_len != id->si_len || s->ss_gen != gen || s->ss_batch != batch ||
-        (max_age_ms != 0 && now_ms - s->ss_born_ms > max_age_ms) ||
+    if (!sa_slot_good(s, gen, batch, now_ms, max_age_ms) ||
+        s->ss_hash != id->si_hash || s->ss_len != id->si_len ||
         memcmp(s->ss_id, id->si_buf, id->si_len) != 0)
         return false;
     *index = s->ss_index;
     *epoch = s->ss_epoch;
+    *token = sa_token(a, s);
     return true;
 }
 
-void
+bool
+served_again_find_token(const served_again *a, uint64_t token, uint64_t gen,
+                        uint64_t batch, uint64_t now_ms, uint64_t max_age_ms,
+                        size_t *index)
+{
+    const sa_slot *s = &a->sa_slot[token % SA_SLOTS];
+    // Serials start at 1: token 0 (none) never names a slot.
+    if (s->ss_serial == 0 || s->ss_serial != token / SA_SLOTS ||
+        !sa_slot_good(s, gen, batch, now_ms, max_age_ms))
+        return false;
+    *index = s->ss_index;
+    return true;
+}
+
+uint64_t
 served_again_put(served_again *a, const served_again_id *id, uint64_t gen,
                  uint64_t batch, const permit_memo_hit *hit, size_t index)
 {
@@ -191,7 +224,7 @@ served_again_put(served_again *a, const served_again_id *id, uint64_t gen,
     if (s->ss_cap < id->si_len) {
         uint8_t *p = box_alloc(id->si_len);
         if (p == NULL)
-            return; // the slot keeps what it had: still true of its batch
+            return 0; // the slot keeps what it had: still true of its batch
         box_free(s->ss_id);
         s->ss_id = p;
         s->ss_cap = id->si_len;
@@ -204,4 +237,6 @@ served_again_put(served_again *a, const served_again_id *id, uint64_t gen,
     s->ss_born_ms = hit->ph_born_ms;
     s->ss_epoch = hit->ph_epoch;
     s->ss_index = index;
+    s->ss_serial = ++a->sa_puts;
+    return sa_token(a, s);
 }

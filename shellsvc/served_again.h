@@ -48,18 +48,30 @@ bool served_again_id_of(const permit_memo *m, const Box__DecisionRequest *req,
                         served_again_id *id);
 
 /* Where the report kept under id lies in the served batch (*index, as
- * box_repeats_last gave it) and its policy generation (*epoch), when it
- * was kept under gen in batch number batch and its memo entry, made at
- * born, is at most max_age_ms old at now_ms (0: any age). */
+ * box_repeats_last gave it), its policy generation (*epoch) and a token
+ * naming the entry (*token, never 0), when it was kept under gen in batch
+ * number batch and its memo entry, made at born, is at most max_age_ms
+ * old at now_ms (0: any age). */
 bool served_again_find(const served_again *a, const served_again_id *id,
                        uint64_t gen, uint64_t batch, uint64_t now_ms,
-                       uint64_t max_age_ms, size_t *index, uint64_t *epoch);
+                       uint64_t max_age_ms, size_t *index, uint64_t *epoch,
+                       uint64_t *token);
+
+/* As served_again_find, for the entry a token named, without its
+ * identity: true only while the entry is the one the token was given for
+ * (no put has replaced it) and good under the same terms. The caller
+ * vouches that its request has the identity the entry was kept under
+ * (box_again_fn). */
+bool served_again_find_token(const served_again *a, uint64_t token,
+                             uint64_t gen, uint64_t batch, uint64_t now_ms,
+                             uint64_t max_age_ms, size_t *index);
 
 /* Remembers that the report of id, from the memo hit *hit, is string
- * index of batch number batch, kept under gen. Replaces what the slot
- * held; nothing when out of memory. */
-void served_again_put(served_again *a, const served_again_id *id,
-                      uint64_t gen, uint64_t batch, const permit_memo_hit *hit,
-                      size_t index);
+ * index of batch number batch, kept under gen, and returns the entry's
+ * token. Replaces what the slot held; nothing (and 0) when out of
+ * memory. */
+uint64_t served_again_put(served_again *a, const served_again_id *id,
+                          uint64_t gen, uint64_t batch,
+                          const permit_memo_hit *hit, size_t index);
 
 #endif

@@ -169,7 +169,8 @@ test_not_kept(void **state)
 }
 
 /* An entry answers only under its validity word and batch, while the
- * memo's entry would, and only for its own identity. */
+ * memo's entry would, and only for its own identity; by its token too,
+ * only until another put replaces it. */
 static void
 test_table(void **state)
 {
@@ -186,24 +187,52 @@ test_table(void **state)
     assert_true(served_again_id_of(m, r.r_q, &id));
     assert_true(served_again_id_of(m, other.r_q, &id2));
     size_t index = 99;
-    uint64_t epoch = 0;
-    assert_false(served_again_find(a, &id, 3, 0, 100, 0, &index, &epoch));
+    uint64_t epoch = 0, token = 0, found = 0;
+    assert_false(
+        served_again_find(a, &id, 3, 0, 100, 0, &index, &epoch, &found));
     permit_memo_hit hit = {.ph_epoch = 7, .ph_born_ms = 100};
-    served_again_put(a, &id, 3, 5, &hit, 2);
-    assert_true(served_again_find(a, &id, 3, 5, 150, 1000, &index, &epoch));
+    token = served_again_put(a, &id, 3, 5, &hit, 2);
+    assert_int_not_equal(token, 0);
+    assert_true(
+        served_again_find(a, &id, 3, 5, 150, 1000, &index, &epoch, &found));
     assert_int_equal(index, 2);
     assert_int_equal(epoch, 7);
-    assert_false(served_again_find(a, &id, 4, 5, 150, 0, &index, &epoch));
-    assert_false(served_again_find(a, &id, 3, 6, 150, 0, &index, &epoch));
-    assert_true(served_again_find(a, &id, 3, 5, 1100, 1000, &index, &epoch));
-    assert_false(served_again_find(a, &id, 3, 5, 1101, 1000, &index, &epoch));
-    assert_false(served_again_find(a, &id2, 3, 5, 150, 0, &index, &epoch));
+    assert_int_equal(found, token);
+    assert_false(
+        served_again_find(a, &id, 4, 5, 150, 0, &index, &epoch, &found));
+    assert_false(
+        served_again_find(a, &id, 3, 6, 150, 0, &index, &epoch, &found));
+    assert_true(
+        served_again_find(a, &id, 3, 5, 1100, 1000, &index, &epoch, &found));
+    assert_false(
+        served_again_find(a, &id, 3, 5, 1101, 1000, &index, &epoch, &found));
+    assert_false(
+        served_again_find(a, &id2, 3, 5, 150, 0, &index, &epoch, &found));
+    // The token answers under the same terms, with no identity.
+    index = 99;
+    assert_true(served_again_find_token(a, token, 3, 5, 150, 1000, &index));
+    assert_int_equal(index, 2);
+    assert_false(served_again_find_token(a, token, 4, 5, 150, 0, &index));
+    assert_false(served_again_find_token(a, token, 3, 6, 150, 0, &index));
+    assert_false(served_again_find_token(a, token, 3, 5, 1101, 1000, &index));
+    assert_false(served_again_find_token(a, 0, 3, 5, 150, 0, &index));
+    assert_false(served_again_find_token(a, token + 1, 3, 5, 150, 0, &index));
     // The same slot under another identity: only the newest answers.
     id2.si_hash = id.si_hash;
-    served_again_put(a, &id2, 3, 5, &hit, 4);
-    assert_false(served_again_find(a, &id, 3, 5, 150, 0, &index, &epoch));
-    assert_true(served_again_find(a, &id2, 3, 5, 150, 0, &index, &epoch));
+    uint64_t token2 = served_again_put(a, &id2, 3, 5, &hit, 4);
+    assert_int_not_equal(token2, token);
+    assert_false(
+        served_again_find(a, &id, 3, 5, 150, 0, &index, &epoch, &found));
+    assert_false(served_again_find_token(a, token, 3, 5, 150, 0, &index));
+    assert_true(
+        served_again_find(a, &id2, 3, 5, 150, 0, &index, &epoch, &found));
     assert_int_equal(index, 4);
+    assert_int_equal(found, token2);
+    // The same identity put again is a new entry: the old token is gone.
+    uint64_t token3 = served_again_put(a, &id2, 3, 6, &hit, 1);
+    assert_false(served_again_find_token(a, token2, 3, 5, 150, 0, &index));
+    assert_true(served_again_find_token(a, token3, 3, 6, 150, 0, &index));
+    assert_int_equal(index, 1);
     served_again_free(a);
     permit_memo_free(m);
 }

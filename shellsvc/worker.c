@@ -320,33 +320,70 @@ worker_served_add(worker_ctx *w, const Box__DecisionRequest *req,
         w, &w->wk_served, box_repeats_bytes(w->wk_served.wb_rep), now_ms);
 }
 
+/* The served report at index of the batch, once more: false when the
+ * batch cannot repeat it (the caller serves it the longer way), else the
+ * batch's *rv. Caller holds wk_chan_lock. */
+static bool
+worker_served_again(worker_ctx *w, size_t index, uint64_t now, box_err *rv)
+{
+    if (box_repeats_again(w->wk_served.wb_rep, index) != BOX_OK)
+        return false;
+    *rv = worker_batch_added(w, &w->wk_served,
+                             box_repeats_bytes(w->wk_served.wb_rep), now);
+    return true;
+}
+
 /* Serves req from the memo when it holds req's permit: reports it (the
  * same report again, by index, when served_again knows where the batch
- * holds it). BOX_OK served; BOX_ENOENT not held (ask); BOX_ETOOBIG not
- * kept (ask); another error ends the call. Caller holds wk_chan_lock. */
+ * holds it), and names the served entry in *again (0: none). BOX_OK
+ * served; BOX_ENOENT not held (ask); BOX_ETOOBIG not kept (ask); another
+ * error ends the call. Caller holds wk_chan_lock. */
 static box_err
 worker_serve(worker_ctx *w, const Box__DecisionRequest *req, uint64_t gen,
-             uint64_t now)
+             uint64_t now, uint64_t *again)
 {
     const uint64_t max_age = BOX_PDP_CACHE_MAX_AGE_MS_DEFAULT;
     served_again_id id;
     permit_memo_hit hit;
     size_t index;
     uint64_t batch;
+    box_err rv;
     bool known = w->wk_again != NULL &&
                  served_again_id_of(w->wk_memo, req, &id);
-    if (known && served_again_find(w->wk_again, &id, gen,
-                                   w->wk_served.wb_sent, now, max_age,
-                                   &index, &hit.ph_epoch) &&
-        box_repeats_again(w->wk_served.wb_rep, index) == BOX_OK)
-        return worker_batch_added(w, &w->wk_served,
-                                  box_repeats_bytes(w->wk_served.wb_rep), now);
+    if (known &&
+        served_again_find(w->wk_again, &id, gen, w->wk_served.wb_sent, now,
+                          max_age, &index, &hit.ph_epoch, again) &&
+        worker_served_again(w, index, now, &rv))
+        return rv;
+    *again = 0;
     if (!permit_memo_has(w->wk_memo, req, gen, now, max_age, &hit))
         return BOX_ENOENT;
-    box_err rv =
-        worker_served_add(w, req, hit.ph_epoch, now, &index, &batch);
+    rv = worker_served_add(w, req, hit.ph_epoch, now, &index, &batch);
     if (rv == BOX_OK && known)
-        served_again_put(w->wk_again, &id, gen, batch, &hit, index);
+        *again = served_again_put(w->wk_again, &id, gen, batch, &hit, index);
+    return rv;
+}
+
+/* A box_again_fn: the entry a served permit's ticket named, served and
+ * reported again as worker_serve would, without the request. */
+static box_err
+worker_again(void *ctx, uint64_t again)
+{
+    worker_ctx *w = ctx;
+    size_t index;
+    box_err rv = BOX_ENOENT;
+    pthread_mutex_lock(&w->wk_chan_lock);
+    uint64_t gen = w->wk_valid != NULL
+                       ? atomic_load_explicit(w->wk_valid, memory_order_acquire)
+                       : 0;
+    uint64_t now = box_svc_now_ms();
+    if (w->wk_again != NULL && (gen & 1) != 0 &&
+        served_again_find_token(w->wk_again, again, gen, w->wk_served.wb_sent,
+                                now, BOX_PDP_CACHE_MAX_AGE_MS_DEFAULT,
+                                &index) &&
+        !worker_served_again(w, index, now, &rv))
+        rv = BOX_ENOENT;
+    pthread_mutex_unlock(&w->wk_chan_lock);
     return rv;
 }
 
@@ -482,12 +519,15 @@ worker_decide(void *ctx, const Box__DecisionRequest *req, char **message,
                        ? atomic_load_explicit(w->wk_valid, memory_order_acquire)
                        : 0;
     uint64_t now = box_svc_now_ms();
+    uint64_t again = 0;
     if (w->wk_memo != NULL && (gen & 1) != 0 &&
-        (rv = worker_serve(w, req, gen, now)) != BOX_ENOENT &&
+        (rv = worker_serve(w, req, gen, now, &again)) != BOX_ENOENT &&
         rv != BOX_ETOOBIG) {
         pthread_mutex_unlock(&w->wk_chan_lock);
-        if (rv == BOX_OK)
+        if (rv == BOX_OK) {
+            ticket->bt_again = again;
             return BOX_VERDICT_PERMIT;
+        }
         *message = box_strdup("the box broker did not take a decision report");
         return BOX_VERDICT_FAULT;
     }
@@ -788,6 +828,7 @@ worker_main(int chan, int fds, const worker_settings *ws, worker_prep *prep)
     worker_io io = {.wi_out = worker_out,
                     .wi_err = worker_err,
                     .wi_decide = worker_decide,
+                    .wi_again = worker_again,
                     .wi_record = worker_record,
                     .wi_launch = worker_launch,
                     .wi_dial = worker_dial,

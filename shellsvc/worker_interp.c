@@ -102,6 +102,7 @@ worker_interp_run(const worker_settings *ws, const Box__Call *call,
     // holds the PDP client and its permit cache (it outlives this call).
     sh_session_opts so = {.so_decide = io->wi_decide,
                           .so_decide_arg = ctx,
+                          .so_again = io->wi_again,
                           .so_record = io->wi_record,
                           .so_record_arg = ctx,
                           .so_out = io->wi_out,

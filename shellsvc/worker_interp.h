@@ -20,12 +20,14 @@ typedef int (*worker_write_fn)(void *ctx, const char *p, size_t n);
  * wi_decide asks the box's PDP through the broker; it is safe to call
  * from several threads (they take turns), and the executor and the kernel
  * call it as it is; so is wi_record, which keeps how a permitted effect
- * ended for the broker (NULL: nothing is recorded). wi_launch asks the
+ * ended for the broker (NULL: nothing is recorded), and wi_again, which
+ * serves again a permit wi_decide served (NULL: never). wi_launch asks the
  * broker to start a host program whose shell:spawn was just permitted (a
  * worker cannot exec). */
 typedef struct worker_io {
     worker_write_fn wi_out, wi_err;
     box_decide_fn wi_decide;
+    box_again_fn wi_again;
     box_record_fn wi_record;
     sh_launch_fn wi_launch;
     sh_dial_fn wi_dial;       // curl's connection to the egress gateway

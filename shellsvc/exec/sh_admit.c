@@ -4,6 +4,7 @@
 
 #include "box_alloc.h"
 #include "box_effect.h"
+#include "sh_again.h"
 #include "sh_internal.h"
 
 /*
@@ -100,6 +101,27 @@ sh_admit_redact(const sh_cmd_value *cv, const char **out, char **owned,
     return n;
 }
 
+/* The permit of a command the decider served before, served again
+ * through so_again when its token is still good: BOX_OK with the verdict
+ * in *out; BOX_ENOENT to ask in full. Caller holds ss_lock. */
+static box_err
+admit_again(sh_session *ss, const sh_again_key *key, sh_admission *out)
+{
+    uint64_t token = sh_again_find(ss->ss_again, key);
+    if (token == 0)
+        return BOX_ENOENT;
+    box_err rv = ss->ss_o.so_again(ss->ss_o.so_decide_arg, token);
+    if (rv == BOX_ENOENT) {
+        sh_again_drop(ss->ss_again, key);
+        return rv;
+    }
+    out->ad_verdict = rv == BOX_OK ? BOX_VERDICT_PERMIT : BOX_VERDICT_FAULT;
+    if (rv != BOX_OK)
+        out->ad_message =
+            box_strdup("the box could not report a permit served again");
+    return BOX_OK;
+}
+
 box_err
 sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
 {
@@ -115,6 +137,16 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
 
     if (cv->cv_argc < 1)
         return BOX_EINVAL;
+    // A command served before, word for word: its request is the same.
+    sh_again_key key;
+    bool keyed = ss->ss_again != NULL && sh_again_key_of(cv, cwd, &key);
+    if (keyed) {
+        pthread_mutex_lock(&ss->ss_lock);
+        box_err again = admit_again(ss, &key, out);
+        pthread_mutex_unlock(&ss->ss_lock);
+        if (again == BOX_OK)
+            return BOX_OK;
+    }
     // context.input.command: program + " " + args, single spaces (§3.4).
     size_t need = 0, at = 0;
     for (int i = 0; i < cv->cv_argc; i++)
@@ -158,6 +190,10 @@ sh_admit(sh_session *ss, const sh_cmd_value *cv, sh_admission *out)
     if (ss->ss_o.so_decide != NULL)
         v = ss->ss_o.so_decide(ss->ss_o.so_decide_arg, rq, &msg,
                                &out->ad_ticket);
+    if (v == BOX_VERDICT_PERMIT && keyed && out->ad_ticket.bt_again != 0 &&
+        !out->ad_ticket.bt_wanted)
+        sh_again_put(ss->ss_again, &key, out->ad_ticket.bt_again);
+    out->ad_ticket.bt_again = 0;
     pthread_mutex_unlock(&ss->ss_lock);
     out->ad_verdict = v;
     out->ad_message = msg;

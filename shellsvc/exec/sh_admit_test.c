@@ -129,6 +129,141 @@ test_request_and_verdicts(void **state)
     sh_session_free(ss);
 }
 
+/* A decider that serves permits with again tokens (as the worker's memo
+ * does), and its again function. */
+typedef struct ag {
+    int ag_decides, ag_agains;
+    uint64_t ag_next;      // the next token given
+    uint64_t ag_last;      // the token the last again was asked with
+    box_verdict ag_answer; // what decide answers
+    bool ag_wanted;        // permits come with a wanted ticket
+    box_err ag_again_rv;   // what again answers
+} ag;
+
+static box_verdict
+ag_decide(void *arg, const Box__DecisionRequest *rq, char **msg,
+          box_ticket *ticket)
+{
+    (void)rq;
+    (void)msg;
+    ag *a = arg;
+    a->ag_decides++;
+    if (a->ag_answer == BOX_VERDICT_PERMIT)
+        *ticket = (box_ticket){
+            .bt_id = 9, .bt_wanted = a->ag_wanted, .bt_again = ++a->ag_next};
+    return a->ag_answer;
+}
+
+static box_err
+ag_again(void *arg, uint64_t again)
+{
+    ag *a = arg;
+    a->ag_agains++;
+    a->ag_last = again;
+    return a->ag_again_rv;
+}
+
+/* Admits cv and checks the verdict; the ticket never shows its token. */
+static void
+ag_admit(sh_session *ss, const sh_cmd_value *cv, box_verdict want)
+{
+    sh_admission ad;
+    assert_int_equal(sh_admit(ss, cv, &ad), BOX_OK);
+    assert_int_equal(ad.ad_verdict, want);
+    assert_int_equal(ad.ad_ticket.bt_again, 0);
+    if (want == BOX_VERDICT_FAULT)
+        assert_string_equal(ad.ad_message, "the box could not report a "
+                                           "permit served again");
+    else
+        assert_null(ad.ad_message);
+    box_free(ad.ad_message);
+}
+
+/* A command served before is served again through so_again while it is
+ * the same word for word (with its cwd, expansion marks and program
+ * path); anything else, a token the decider no longer takes, a deny or a
+ * permit that wants its outcome asks in full. */
+static void
+test_served_again(void **state)
+{
+    (void)state;
+    ag a = {.ag_answer = BOX_VERDICT_PERMIT};
+    sh_session_opts o = {.so_decide = ag_decide,
+                         .so_decide_arg = &a,
+                         .so_again = ag_again,
+                         .so_out = sink,
+                         .so_err = sink};
+    sh_session *ss = sh_session_new(&o);
+    assert_non_null(ss);
+    char *argv[] = {"read", "-r", "a", "b"};
+    bool exp[] = {false, false, false, false};
+    sh_cmd_value cv = {
+        .cv_argc = 4, .cv_argv = argv, .cv_expanded = exp, .cv_cwd = "/w"};
+    ag_admit(ss, &cv, BOX_VERDICT_PERMIT);
+    ag_admit(ss, &cv, BOX_VERDICT_PERMIT);
+    ag_admit(ss, &cv, BOX_VERDICT_PERMIT);
+    assert_int_equal(a.ag_decides, 1);
+    assert_int_equal(a.ag_agains, 2);
+    assert_int_equal(a.ag_last, 1);
+
+    // Each difference is another request: asked, not served again.
+    char *other[] = {"read", "-r", "a", "c"};
+    char *longer[] = {"read", "-r", "a", "b", ""};
+    char *joined[] = {"read", "-r", "a b"};
+    bool marked[] = {false, false, false, true};
+    const sh_cmd_value diffs[] = {
+        {.cv_argc = 4, .cv_argv = other, .cv_expanded = exp, .cv_cwd = "/w"},
+        {.cv_argc = 5, .cv_argv = longer, .cv_cwd = "/w"},
+        {.cv_argc = 3, .cv_argv = joined, .cv_cwd = "/w"},
+        {.cv_argc = 4, .cv_argv = argv, .cv_expanded = marked, .cv_cwd = "/w"},
+        {.cv_argc = 4, .cv_argv = argv, .cv_expanded = exp, .cv_cwd = "/w/"},
+        {.cv_argc = 4,
+         .cv_argv = argv,
+         .cv_expanded = exp,
+         .cv_cwd = "/w",
+         .cv_program_path = "/usr/bin/read"},
+    };
+    for (size_t i = 0; i < NELEM(diffs); i++) {
+        int before = a.ag_decides;
+        ag_admit(ss, &diffs[i], BOX_VERDICT_PERMIT);
+        assert_int_equal(a.ag_decides, before + 1);
+    }
+    assert_int_equal(a.ag_agains, 2);
+
+    // A token the decider no longer takes: asked in full, and the new
+    // token is the one served again.
+    a.ag_again_rv = BOX_ENOENT;
+    int decides = a.ag_decides;
+    ag_admit(ss, &cv, BOX_VERDICT_PERMIT);
+    assert_int_equal(a.ag_decides, decides + 1);
+    a.ag_again_rv = BOX_OK;
+    ag_admit(ss, &cv, BOX_VERDICT_PERMIT);
+    assert_int_equal(a.ag_decides, decides + 1);
+    assert_int_equal(a.ag_last, a.ag_next);
+
+    // A report that cannot be made is a fault, as the decider's is.
+    a.ag_again_rv = BOX_EIO;
+    ag_admit(ss, &cv, BOX_VERDICT_FAULT);
+    a.ag_again_rv = BOX_OK;
+
+    // Denies and permits that want their outcome are never kept.
+    char *d1[] = {"deny", "1"}, *d2[] = {"wanted", "1"};
+    sh_cmd_value dv = {.cv_argc = 2, .cv_argv = d1, .cv_cwd = "/w"};
+    sh_cmd_value wv = {.cv_argc = 2, .cv_argv = d2, .cv_cwd = "/w"};
+    a.ag_answer = BOX_VERDICT_DENY;
+    decides = a.ag_decides;
+    int agains = a.ag_agains;
+    ag_admit(ss, &dv, BOX_VERDICT_DENY);
+    ag_admit(ss, &dv, BOX_VERDICT_DENY);
+    a.ag_answer = BOX_VERDICT_PERMIT;
+    a.ag_wanted = true;
+    ag_admit(ss, &wv, BOX_VERDICT_PERMIT);
+    ag_admit(ss, &wv, BOX_VERDICT_PERMIT);
+    assert_int_equal(a.ag_decides, decides + 4);
+    assert_int_equal(a.ag_agains, agains);
+    sh_session_free(ss);
+}
+
 /* A decider that gives every permit a ticket (a policy with temporal
  * rules) and names each by what it decided, and a recorder that logs
  * "<name> <outcome>\n" per outcome. */
@@ -245,6 +380,7 @@ main(void)
         cmocka_unit_test(test_redact),
         cmocka_unit_test(test_redact_caps),
         cmocka_unit_test(test_request_and_verdicts),
+        cmocka_unit_test(test_served_again),
         cmocka_unit_test(test_outcomes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
 /* The read builtin: one record from an fd, split over names (bash 5.2). */
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -107,7 +108,8 @@ last_count_letter(int argc, char **argv, const sh_opts *o)
 static int
 read_opts(sh_ctx *cx, int argc, char **argv, const sh_opts *o, rd_opts *r)
 {
-    memset(r, 0, sizeof *r);
+    // All but the read-ahead block, which is written before it is read.
+    memset(r, 0, offsetof(rd_opts, ro_ahead));
     r->ro_delim = '\n';
     r->ro_nchars = -1;
     r->ro_raw = sh_opt(o, 'r');
@@ -244,6 +246,34 @@ read_ahead_end(rd_opts *r)
 }
 
 /*
+ * The usual record, `read -r` of a line that lies whole in one block read
+ * ahead with no NUL byte in it: *rec points at it inside r's block, with
+ * nothing copied (taken up to its delimiter; the rest is given back as
+ * ever). False, with whatever was read left in the block for read_record,
+ * in every other case.
+ */
+static bool
+record_ahead(sh_ctx *cx, rd_opts *r, const char **rec, size_t *len)
+{
+    if (r->ro_ahead_s == NULL || !r->ro_raw || r->ro_nchars >= 0 ||
+        r->ro_exact || r->ro_ahead_pos != r->ro_ahead_len)
+        return false;
+    ssize_t n = sh_read_ask(cx, r->ro_fd, r->ro_ahead, sizeof r->ro_ahead,
+                            sizeof r->ro_ahead, r->ro_delim);
+    r->ro_ahead_pos = 0;
+    r->ro_ahead_len = n > 0 ? (size_t)n : 0;
+    if (n <= 0)
+        return false; // read_record asks again and says how it ended
+    const char *end = memchr(r->ro_ahead, r->ro_delim, r->ro_ahead_len);
+    if (end == NULL || memchr(r->ro_ahead, '\0', (size_t)(end - r->ro_ahead)))
+        return false;
+    *rec = r->ro_ahead;
+    *len = (size_t)(end - r->ro_ahead);
+    r->ro_ahead_pos = *len + 1;
+    return true;
+}
+
+/*
  * Reads one record into line (mask: 1 where a byte was escaped, so never
  * a separator). Returns 0, 1 at end of input, READ_TIMED_OUT, or -1 when
  * the record is too long.
@@ -284,39 +314,56 @@ read_record(sh_ctx *cx, rd_opts *r, box_buf *line, box_buf *mask)
     return 0;
 }
 
-static bool
-in_set(const char *set, char c)
+/* A record to split: its bytes, and which of them `\` quoted (m: 1 for
+ * such a byte, never a separator; NULL when none was). The IFS classes
+ * of every byte value are looked up, not searched for. */
+typedef struct rd_split {
+    const char *sp_s, *sp_m;
+    size_t sp_n;
+    uint8_t sp_class[256]; // RD_SEP, RD_WS
+} rd_split;
+
+#define RD_SEP 1u // in IFS
+#define RD_WS 2u  // in IFS, and white space: runs of it are one separator
+
+static void
+split_init(rd_split *sp, const char *ifs)
 {
-    return c != '\0' && strchr(set, c) != NULL;
+    memset(sp->sp_class, 0, sizeof sp->sp_class);
+    for (const unsigned char *p = (const unsigned char *)ifs; *p; p++)
+        sp->sp_class[*p] =
+            RD_SEP | (*p == ' ' || *p == '\t' || *p == '\n' ? RD_WS : 0);
 }
 
-/* IFS white space and IFS separators of s (m: a byte quoted by `\`). */
+/* Whether byte k is IFS white space / an IFS separator, as it stands. */
 static bool
-ifs_ws(const char *s, const char *m, const char *ifs, size_t k)
+ifs_ws(const rd_split *sp, size_t k)
 {
-    return !m[k] && in_set(ifs, s[k]) && in_set(" \t\n", s[k]);
+    return (sp->sp_class[(unsigned char)sp->sp_s[k]] & RD_WS) != 0 &&
+           (sp->sp_m == NULL || !sp->sp_m[k]);
 }
 
 static bool
-ifs_sep(const char *s, const char *m, const char *ifs, size_t k)
+ifs_sep(const rd_split *sp, size_t k)
 {
-    return !m[k] && in_set(ifs, s[k]);
+    return sp->sp_class[(unsigned char)sp->sp_s[k]] != 0 &&
+           (sp->sp_m == NULL || !sp->sp_m[k]);
 }
 
 /* The field that starts at *i: its end, with *i moved past the white
  * space, the one separator and the white space after it. */
 static size_t
-field_end(const char *s, const char *m, size_t n, const char *ifs, size_t *i)
+field_end(const rd_split *sp, size_t *i)
 {
-    size_t k = *i;
-    while (k < n && !ifs_sep(s, m, ifs, k))
+    size_t k = *i, n = sp->sp_n;
+    while (k < n && !ifs_sep(sp, k))
         k++;
     size_t end = k;
-    while (k < n && ifs_ws(s, m, ifs, k))
+    while (k < n && ifs_ws(sp, k))
         k++;
-    if (k < n && ifs_sep(s, m, ifs, k)) {
+    if (k < n && ifs_sep(sp, k)) {
         k++;
-        while (k < n && ifs_ws(s, m, ifs, k))
+        while (k < n && ifs_ws(sp, k))
             k++;
     }
     *i = k;
@@ -326,24 +373,24 @@ field_end(const char *s, const char *m, size_t n, const char *ifs, size_t *i)
 /* Splits line by IFS over the names (the last takes the rest), or, with
  * -a, into the array; -N assigns the record whole to the first name. */
 static int
-assign_fields(sh_ctx *cx, const sh_opts *o, int argc, char **argv,
-              const box_buf *line, const box_buf *mask, bool exact)
+assign_fields(sh_ctx *cx, const sh_opts *o, int argc, char **argv, rd_split *sp,
+              bool exact)
 {
     const char *ifs = sh_var_get(cx->cx_st, "IFS");
     if (ifs == NULL)
         ifs = " \t\n";
     if (exact)
         ifs = "";
-    const char *s = line->b_data ? line->b_data : "";
-    const char *m = mask->b_data ? mask->b_data : "";
-    size_t n = line->b_len, i = 0;
+    split_init(sp, ifs);
+    const char *s = sp->sp_s;
+    size_t n = sp->sp_n, i = 0;
     int nnames = argc - o->o_ind;
     const char *reply[] = {"REPLY"};
     const char *const *names =
         nnames > 0 ? (const char *const *)argv + o->o_ind : reply;
     if (nnames == 0)
         nnames = 1;
-    while (i < n && ifs_ws(s, m, ifs, i))
+    while (i < n && ifs_ws(sp, i))
         i++;
     if (sh_opt(o, 'a')) {
         // read -a NAME: every field is an element (none takes the rest).
@@ -354,7 +401,7 @@ assign_fields(sh_ctx *cx, const sh_opts *o, int argc, char **argv,
         sh_array *arr = sh_array_new(false);
         box_err ae = arr ? BOX_OK : BOX_ENOMEM;
         for (long long k = 0; i < n && ae == BOX_OK; k++) {
-            size_t st = i, en = field_end(s, m, n, ifs, &i);
+            size_t st = i, en = field_end(sp, &i);
             ae = sh_array_set(arr, k, s + st, en - st);
         }
         sh_var *av = NULL;
@@ -375,13 +422,13 @@ assign_fields(sh_ctx *cx, const sh_opts *o, int argc, char **argv,
         size_t st = i, en;
         if (v == nnames - 1) {
             en = n;
-            while (en > st && ifs_ws(s, m, ifs, en - 1))
+            while (en > st && ifs_ws(sp, en - 1))
                 en--;
         } else if (exact) {
             en = n; // -N: the first name takes all, the others nothing
             i = n;
         } else {
-            en = field_end(s, m, n, ifs, &i);
+            en = field_end(sp, &i);
         }
         if (!sh_name_valid(names[v], strlen(names[v])))
             return sh_cmd_err(cx, "read", 1, "`%s': not a valid identifier",
@@ -414,14 +461,23 @@ sh_bi_read(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     box_buf line, mask;
     box_buf_init(&line, SH_CAPTURE_MAX);
     box_buf_init(&mask, SH_CAPTURE_MAX);
+    rd_split sp; // its classes are set when it is split
+    sp.sp_m = NULL;
     read_ahead_start(cx, &r);
-    rc = read_record(cx, &r, &line, &mask);
+    // The record stays in r's block when it can (read -r of a short
+    // line); r is not read again before its fields are assigned.
+    if (!record_ahead(cx, &r, &sp.sp_s, &sp.sp_n)) {
+        rc = read_record(cx, &r, &line, &mask);
+        sp.sp_s = line.b_data ? line.b_data : "";
+        sp.sp_m = mask.b_data;
+        sp.sp_n = line.b_len;
+    }
     read_ahead_end(&r);
     if (rc < 0) {
         rc = sh_cmd_err(cx, "read", 1, "line too long");
         goto out;
     }
-    int arc = assign_fields(cx, o, argc, argv, &line, &mask, r.ro_exact);
+    int arc = assign_fields(cx, o, argc, argv, &sp, r.ro_exact);
     if (arc != 0)
         rc = arc;
 out:

@@ -93,6 +93,11 @@ typedef struct sh_session_opts {
      * so a decider needs no locking of its own. */
     box_decide_fn so_decide;
     void *so_decide_arg;
+    /* Optional (so_decide_arg is its argument): a command's permit that
+     * so_decide served with a bt_again ticket is served through it while
+     * the command is the same, word for word, with the same cwd; the
+     * request is then not built again. NULL: every command asks. */
+    box_again_fn so_again;
     /* Records how each permitted command ended whose ticket wants it
      * (output.status: its exit status; 128 + n for a signal; 126 for a
      * program that could not start; -1 for one admitted but never run),

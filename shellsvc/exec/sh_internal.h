@@ -265,6 +265,7 @@ struct sh_session {
     char **ss_env0;
     sh_state *ss_state;      // the top-level state, kept across runs
     pthread_mutex_t ss_lock; // decisions, output, keep list
+    struct sh_again *ss_again; // permits served again (ss_lock); or NULL
     sh_keep *ss_keep;
     atomic_uint ss_funcdefs; // function definitions so far (eval arenas)
     atomic_bool ss_abort;    // timeout, fault, output spent: all stop

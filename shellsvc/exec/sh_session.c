@@ -11,6 +11,7 @@
 #include "box_alloc.h"
 #include "box_svc.h"
 #include "box_utf8.h"
+#include "sh_again.h"
 #include "sh_bistate.h"
 #include "sh_internal.h"
 #include "sh_parse.h"
@@ -127,6 +128,8 @@ sh_session_new(const sh_session_opts *o)
     if (ss->ss_o.so_timeout_ms == 0)
         ss->ss_o.so_timeout_ms = SH_TIMEOUT_MS;
     pthread_mutex_init(&ss->ss_lock, NULL);
+    if (o->so_again != NULL && (ss->ss_again = sh_again_new()) == NULL)
+        goto fail;
     ss->ss_pid = (long)getpid();
     if ((ss->ss_state = sh_state_new()) == NULL)
         goto fail;
@@ -185,6 +188,7 @@ sh_session_free(sh_session *ss)
     }
     sh_state_free(ss->ss_state);
     sh_kernel_free(ss->ss_own_kernel);
+    sh_again_free(ss->ss_again);
     pthread_mutex_destroy(&ss->ss_lock);
     box_free(ss);
 }

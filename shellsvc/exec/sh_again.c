@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Commands whose permit the decider can serve again, by their words. */
+#include "sh_again.h"
+
+#include <string.h>
+
+#include "box_alloc.h"
+#include "box_hash.h"
+
+/*
+ * sh_admit builds a command's request from cv_argv, cv_expanded, cv_cwd
+ * and cv_program_path alone (it reads no shell state), so two commands
+ * equal in those have requests equal byte for byte. A loop's `read -r a
+ * b` or `[ $i -lt 9 ]` is one such command thousands of times, and
+ * building its request and the decider's identity of it was a third of
+ * a served command's cost. This table keeps, per key, the bt_again token
+ * the decider gave its served permit; the decider still checks that the
+ * token is good (policy, batch, age) and reports every serving.
+ */
+
+#define SH_AGAIN_SLOTS 32 // a power of two; a loop repeats a few commands
+
+typedef struct sh_again_slot {
+    uint64_t as_hash;
+    uint64_t as_token; // 0: empty
+    uint8_t *as_key;   // as_len bytes, owned
+    size_t as_len, as_cap;
+} sh_again_slot;
+
+struct sh_again {
+    sh_again_slot ag_slot[SH_AGAIN_SLOTS];
+};
+
+sh_again *
+sh_again_new(void)
+{
+    return box_calloc(1, sizeof(sh_again));
+}
+
+void
+sh_again_free(sh_again *t)
+{
+    if (t == NULL)
+        return;
+    for (size_t i = 0; i < SH_AGAIN_SLOTS; i++)
+        box_free(t->ag_slot[i].as_key);
+    box_free(t);
+}
+
+/* Appends a string as its length and bytes; false when the key is full. */
+static bool
+key_str(sh_again_key *k, const char *s)
+{
+    uint32_t n = (uint32_t)strnlen(s, SH_AGAIN_KEY_MAX);
+    if (SH_AGAIN_KEY_MAX - k->ak_len < sizeof n + n)
+        return false;
+    memcpy(k->ak_buf + k->ak_len, &n, sizeof n);
+    memcpy(k->ak_buf + k->ak_len + sizeof n, s, n);
+    k->ak_len += sizeof n + n;
+    return true;
+}
+
+bool
+sh_again_key_of(const sh_cmd_value *cv, const char *cwd, sh_again_key *k)
+{
+    k->ak_len = 0;
+    // The header: the action (a program path makes it shell:spawn), argc.
+    uint32_t head[2] = {cv->cv_program_path != NULL, (uint32_t)cv->cv_argc};
+    memcpy(k->ak_buf, head, sizeof head);
+    k->ak_len = sizeof head;
+    if (!key_str(k, cwd) ||
+        (cv->cv_program_path != NULL && !key_str(k, cv->cv_program_path)))
+        return false;
+    for (int i = 0; i < cv->cv_argc; i++) {
+        if (k->ak_len == SH_AGAIN_KEY_MAX)
+            return false;
+        // Whether a word came from an expansion decides its redaction.
+        k->ak_buf[k->ak_len++] =
+            cv->cv_expanded != NULL && cv->cv_expanded[i] ? 1 : 0;
+        if (!key_str(k, cv->cv_argv[i]))
+            return false;
+    }
+    k->ak_hash = box_hash_words(k->ak_buf, k->ak_len);
+    return true;
+}
+
+static sh_again_slot *
+slot_of(sh_again *t, uint64_t hash)
+{
+    return &t->ag_slot[hash & (SH_AGAIN_SLOTS - 1)];
+}
+
+uint64_t
+sh_again_find(sh_again *t, const sh_again_key *k)
+{
+    const sh_again_slot *s = slot_of(t, k->ak_hash);
+    if (s->as_token == 0 || s->as_hash != k->ak_hash ||
+        s->as_len != k->ak_len || memcmp(s->as_key, k->ak_buf, k->ak_len) != 0)
+        return 0;
+    return s->as_token;
+}
+
+void
+sh_again_put(sh_again *t, const sh_again_key *k, uint64_t token)
+{
+    sh_again_slot *s = slot_of(t, k->ak_hash);
+    if (s->as_cap < k->ak_len) {
+        uint8_t *p = box_alloc(k->ak_len);
+        if (p == NULL)
+            return; // the slot keeps what it had: still a true pair
+        box_free(s->as_key);
+        s->as_key = p;
+        s->as_cap = k->ak_len;
+    }
+    memcpy(s->as_key, k->ak_buf, k->ak_len);
+    s->as_len = k->ak_len;
+    s->as_hash = k->ak_hash;
+    s->as_token = token;
+}
+
+void
+sh_again_drop(sh_again *t, const sh_again_key *k)
+{
+    sh_again_slot *s = slot_of(t, k->ak_hash);
+    if (s->as_hash == k->ak_hash)
+        s->as_token = 0;
+}
