@@ -47,17 +47,21 @@ sh_again_free(sh_again *t)
     box_free(t);
 }
 
-/* Appends a string as its length and bytes; false when the key is full. */
+/* Appends a string as its bytes and a NUL (no string holds one, so the
+ * end is unambiguous); false when the key is full. One pass, copying as
+ * it measures: the strings are a few bytes, and a strlen and a memcpy
+ * call each cost more than the copy. */
 static bool
 key_str(sh_again_key *k, const char *s)
 {
-    uint32_t n = (uint32_t)strnlen(s, SH_AGAIN_KEY_MAX);
-    if (SH_AGAIN_KEY_MAX - k->ak_len < sizeof n + n)
-        return false;
-    memcpy(k->ak_buf + k->ak_len, &n, sizeof n);
-    memcpy(k->ak_buf + k->ak_len + sizeof n, s, n);
-    k->ak_len += sizeof n + n;
-    return true;
+    uint8_t *d = k->ak_buf + k->ak_len;
+    size_t room = SH_AGAIN_KEY_MAX - k->ak_len;
+    for (size_t n = 0; n < room; n++)
+        if ((d[n] = (uint8_t)s[n]) == '\0') {
+            k->ak_len += n + 1;
+            return true;
+        }
+    return false;
 }
 
 bool

@@ -157,8 +157,7 @@ assign_str(sh_ctx *cx, const char *who, const char *name, const char *sub,
         (flags & (SH_VAR_INTEGER | SH_VAR_LOWER | SH_VAR_UPPER)) == 0) {
         // A plain NAME=value (most of a loop's assignments): nothing to
         // transform, so the value is copied once at most.
-        e = take != NULL ? sh_var_set_take(cx->cx_st, name, take, vlen)
-                         : sh_var_set(cx->cx_st, name, val, vlen);
+        e = sh_var_set_found(cx->cx_st, v, name, val, vlen, take);
         return e == BOX_OK ? 0 : sh_var_fail(cx, who, name, e);
     }
     int rc = transform(cx, flags, old, val, vlen, &nv, &nl);

@@ -223,7 +223,7 @@ cg_words(cg_run *g, const char *list)
 {
     const char *ifs = sh_var_get(g->cg_cx->cx_st, "IFS");
     if (ifs == NULL)
-        ifs = " \t\n";
+        ifs = SH_IFS_DEFAULT;
     for (const char *p = list; *p != '\0';) {
         if (strchr(ifs, *p) != NULL) {
             p++;

@@ -378,7 +378,7 @@ assign_fields(sh_ctx *cx, const sh_opts *o, int argc, char **argv, rd_split *sp,
 {
     const char *ifs = sh_var_get(cx->cx_st, "IFS");
     if (ifs == NULL)
-        ifs = " \t\n";
+        ifs = SH_IFS_DEFAULT;
     if (exact)
         ifs = "";
     split_init(sp, ifs);

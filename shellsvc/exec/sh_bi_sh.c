@@ -193,9 +193,8 @@ child_state(const sh_ctx *cx)
         if (!(v->v_flags & SH_VAR_EXPORT) || v->v_value == NULL ||
             v->v_arr != NULL)
             continue;
-        if (sh_var_set(st, v->v_name, v->v_value, strlen(v->v_value)) !=
-                BOX_OK ||
-            sh_var_export(st, v->v_name) != BOX_OK)
+        if (sh_var_import(st, v->v_name, v->v_value, strlen(v->v_value)) !=
+            BOX_OK)
             goto fail;
     }
     // As bash at start: PWD names the cwd, SHLVL counts one more level,

@@ -1352,7 +1352,7 @@ split_fields(ex *x, sh_argv *out)
 {
     const char *ifs = sh_var_get(x->x_cx->cx_st, "IFS");
     if (ifs == NULL)
-        ifs = " \t\n";
+        ifs = SH_IFS_DEFAULT;
     const char *t = x->x_txt.b_data;
     const char *m = x->x_mask.b_data;
     size_t n = x->x_txt.b_len;
@@ -1505,7 +1505,7 @@ plain_param(sh_ctx *cx, const sh_word *w, sh_argv *out, int *rc)
     if (val == NULL || val[0] == '\0' || strpbrk(val, "*?[") != NULL)
         return false;
     const char *ifs = sh_var_get(cx->cx_st, "IFS");
-    if (strpbrk(val, ifs != NULL ? ifs : " \t\n") != NULL)
+    if (strpbrk(val, ifs != NULL ? ifs : SH_IFS_DEFAULT) != NULL)
         return false;
     if (sh_argv_push(out, val, strlen(val), true) != BOX_OK) {
         sh_errf(cx, "expansion: out of memory");

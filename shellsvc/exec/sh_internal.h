@@ -20,6 +20,8 @@
 #include "sh_lex.h"
 
 #define SH_PREFIX "strands-shell: "
+/* What IFS holds at a shell's start, and what an unset IFS means. */
+#define SH_IFS_DEFAULT " \t\n"
 
 /* ---- streams: what a shell fd refers to ---- */
 
@@ -103,6 +105,7 @@ typedef struct sh_array sh_array;
 typedef struct sh_var {
     char *v_name;
     char *v_value; // NULL: declared (export/local) but unset, or an array
+    size_t v_cap;  // bytes v_value's block holds (0: not known)
     sh_array *v_arr; // SH_VAR_ARRAY/ASSOC: the elements (NULL: declared
                      // without a value, as `declare -a a`)
     unsigned v_flags;
@@ -119,7 +122,7 @@ typedef struct sh_call {
     uint32_t sc_line; // the line it was called from
 } sh_call;
 
-#define SH_VAR_HINTS 16 // a power of two
+#define SH_VAR_HINTS 32 // a power of two
 
 typedef struct sh_state {
     sh_var *st_vars;
@@ -131,14 +134,10 @@ typedef struct sh_state {
     uint32_t *st_vidx;
     size_t st_vidx_mask;
     bool st_vidx_stale;
-    /* Where a name was last found, by the address of the name asked
-     * with (a literal such as "PIPESTATUS", a word of the script): a
-     * loop asks the same few names from the same places. A hint is only
-     * a guess: it holds when the variable at that index has the name. */
-    struct {
-        const char *vh_name;
-        size_t vh_index;
-    } st_vhint[SH_VAR_HINTS];
+    /* Where a name was last found, by its first two bytes: a loop asks
+     * the same few names again and again. A hint is only a guess: it
+     * holds when the variable at that index has the name. */
+    size_t st_vhint[SH_VAR_HINTS];
     size_t st_varbytes; // names and values held (SH_VARS_MAX_BYTES)
     sh_func *st_funcs;
     size_t st_nfuncs, st_capfuncs;
@@ -186,6 +185,16 @@ box_err sh_var_set(sh_state *st, const char *name, const char *value,
  * no more. */
 box_err sh_var_set_take(sh_state *st, const char *name, char **value,
                         size_t vlen) BOX_WARN_UNUSED;
+/* A variable of the environment a shell starts with, exported: its value,
+ * except IFS's, which a shell sets itself (bash 5.2 keeps only the
+ * export). */
+box_err sh_var_import(sh_state *st, const char *name, const char *value,
+                      size_t vlen) BOX_WARN_UNUSED;
+/* sh_var_set (take NULL) or sh_var_set_take, for a caller that has just
+ * found name's variable: v is what sh_var_find gave (NULL: none). */
+box_err sh_var_set_found(sh_state *st, sh_var *v, const char *name,
+                         const char *value, size_t vlen,
+                         char **take) BOX_WARN_UNUSED;
 /* Element set/unset: index for an indexed array (>= 0), key for an
  * associative one. Makes name an indexed array when it is unset or a
  * scalar (the scalar becomes element 0). Errors as sh_var_set, and

@@ -150,8 +150,7 @@ sh_session_new(const sh_session_opts *o)
             continue;
         char name[256];
         snprintf(name, sizeof name, "%.*s", (int)(eq - *e), *e);
-        if (sh_var_set(ss->ss_state, name, eq + 1, strlen(eq + 1)) != BOX_OK ||
-            sh_var_export(ss->ss_state, name) != BOX_OK)
+        if (sh_var_import(ss->ss_state, name, eq + 1, strlen(eq + 1)) != BOX_OK)
             goto fail;
     }
     // $PPID: the shell's own (bash ignores one in the environment).

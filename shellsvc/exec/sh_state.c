@@ -42,6 +42,13 @@ sh_state_new(void)
     }
     ln->v_flags |= SH_VAR_NOASSIGN | SH_VAR_NOUNSET;
     st->st_calls_stale = true;
+    // IFS is set from the start, as bash's is, to its default (an IFS in
+    // the environment only makes it exported: sh_var_import).
+    if (sh_var_set(st, "IFS", SH_IFS_DEFAULT, strlen(SH_IFS_DEFAULT)) !=
+        BOX_OK) {
+        sh_state_free(st);
+        return NULL;
+    }
     return st;
 }
 
@@ -235,14 +242,28 @@ vidx_drop_last(sh_state *st)
     }
 }
 
-/* The hint slot of a name's address. */
+/* The hint slot of a name: its first two bytes. (Not the address of the
+ * name asked with: a command's words are made anew each time.) */
 static size_t
 vhint_slot(const char *name)
 {
-    return ((uintptr_t)name >> 3) & (SH_VAR_HINTS - 1);
+    unsigned a = (unsigned char)name[0];
+    unsigned b = a != 0 ? (unsigned char)name[1] : 0;
+    return (a * 7u + b) & (SH_VAR_HINTS - 1);
 }
 
 static sh_var *find_slow(sh_state *st, const char *name);
+
+/* strcmp(a, b) == 0 for names, compared in line: they are a few bytes,
+ * and the call was most of a hinted lookup. */
+static inline bool
+name_eq(const char *a, const char *b)
+{
+    for (; *a == *b; a++, b++)
+        if (*a == '\0')
+            return true;
+    return false;
+}
 
 sh_var *
 sh_var_find(sh_state *st, const char *name)
@@ -251,16 +272,13 @@ sh_var_find(sh_state *st, const char *name)
         (strcmp(name, "FUNCNAME") == 0 || strcmp(name, "BASH_LINENO") == 0))
         sh_calls_sync(st);
     size_t h = vhint_slot(name);
-    size_t i = st->st_vhint[h].vh_index;
+    size_t i = st->st_vhint[h];
     // Names are unique in st_vars: the one that has the name is it.
-    if (st->st_vhint[h].vh_name == name && i < st->st_nvars &&
-        strcmp(st->st_vars[i].v_name, name) == 0)
+    if (i < st->st_nvars && name_eq(st->st_vars[i].v_name, name))
         return &st->st_vars[i];
     sh_var *v = find_slow(st, name);
-    if (v != NULL) {
-        st->st_vhint[h].vh_name = name;
-        st->st_vhint[h].vh_index = (size_t)(v - st->st_vars);
-    }
+    if (v != NULL)
+        st->st_vhint[h] = (size_t)(v - st->st_vars);
     return v;
 }
 
@@ -277,11 +295,10 @@ find_slow(sh_state *st, const char *name)
         }
         return NULL;
     }
-    // The first byte first: most names differ there, and a strcmp call
-    // per variable was most of a lookup.
+    // Compared in line: most names differ at their first byte, and a
+    // strcmp call per variable was most of a lookup.
     for (size_t i = 0; i < st->st_nvars; i++)
-        if (st->st_vars[i].v_name[0] == name[0] &&
-            strcmp(st->st_vars[i].v_name, name) == 0)
+        if (name_eq(st->st_vars[i].v_name, name))
             return &st->st_vars[i];
     return NULL;
 }
@@ -354,10 +371,9 @@ bytes_fit(const sh_state *st, size_t old, size_t add)
 /* sh_var_set's body: value is copied, or with take (*take == value)
  * adopted, and *take then set to NULL. */
 static box_err
-set_scalar(sh_state *st, const char *name, const char *value, size_t vlen,
-           char **take)
+set_scalar(sh_state *st, sh_var *v, const char *name, const char *value,
+           size_t vlen, char **take)
 {
-    sh_var *v = sh_var_find(st, name);
     if (v != NULL && (v->v_flags & SH_VAR_READONLY))
         return BOX_EDENIED;
     if (v != NULL && (v->v_flags & SH_VAR_NOASSIGN))
@@ -367,9 +383,23 @@ set_scalar(sh_state *st, const char *name, const char *value, size_t vlen,
     size_t old = v != NULL && v->v_value ? strlen(v->v_value) : 0;
     if (!bytes_fit(st, old, vlen))
         return BOX_ETOOBIG;
-    char *copy = take != NULL ? *take : box_strndup(value, vlen);
+    if (take == NULL && v != NULL && v->v_value != NULL && vlen < v->v_cap) {
+        // A loop's `n=$((n+1))` or `read line`: the block it has takes
+        // the new value, with no allocation (value may lie inside it).
+        memmove(v->v_value, value, vlen);
+        v->v_value[vlen] = '\0';
+        st->st_varbytes = st->st_varbytes - old + strlen(v->v_value);
+        return BOX_OK;
+    }
+    // Some room to grow into: the next value is often a little longer.
+    size_t cap = take != NULL ? vlen + 1 : (vlen + 16) & ~(size_t)15;
+    char *copy = take != NULL ? *take : box_alloc(cap);
     if (copy == NULL)
         return BOX_ENOMEM;
+    if (take == NULL) {
+        memcpy(copy, value, vlen);
+        copy[vlen] = '\0';
+    }
     if (v == NULL && (v = sh_var_add(st, name)) == NULL) {
         if (take == NULL)
             box_free(copy);
@@ -379,6 +409,7 @@ set_scalar(sh_state *st, const char *name, const char *value, size_t vlen,
         *take = NULL; // the variable's now
     box_free(v->v_value);
     v->v_value = copy;
+    v->v_cap = cap;
     st->st_varbytes = st->st_varbytes - old + strlen(copy);
     return BOX_OK;
 }
@@ -386,13 +417,28 @@ set_scalar(sh_state *st, const char *name, const char *value, size_t vlen,
 box_err
 sh_var_set(sh_state *st, const char *name, const char *value, size_t vlen)
 {
-    return set_scalar(st, name, value, vlen, NULL);
+    return set_scalar(st, sh_var_find(st, name), name, value, vlen, NULL);
 }
 
 box_err
 sh_var_set_take(sh_state *st, const char *name, char **value, size_t vlen)
 {
-    return set_scalar(st, name, *value, vlen, value);
+    return set_scalar(st, sh_var_find(st, name), name, *value, vlen, value);
+}
+
+box_err
+sh_var_import(sh_state *st, const char *name, const char *value, size_t vlen)
+{
+    box_err e =
+        strcmp(name, "IFS") == 0 ? BOX_OK : sh_var_set(st, name, value, vlen);
+    return e == BOX_OK ? sh_var_export(st, name) : e;
+}
+
+box_err
+sh_var_set_found(sh_state *st, sh_var *v, const char *name, const char *value,
+                 size_t vlen, char **take)
+{
+    return set_scalar(st, v, name, take != NULL ? *take : value, vlen, take);
 }
 
 box_err
@@ -467,6 +513,7 @@ sh_var_set_array(sh_state *st, sh_var *v, sh_array *a)
     }
     box_free(v->v_value);
     v->v_value = NULL;
+    v->v_cap = 0;
     sh_array_free(v->v_arr);
     v->v_arr = a;
     if (a != NULL)
