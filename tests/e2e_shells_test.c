@@ -19,10 +19,12 @@
 #include "box_testutil.h"
 #include "box_world.h"
 
-static const char shells_policy[] = BOX_WORLD_PROJECT_POLICY
-    "@id(\"bash_tool\")\n"
-    "permit (principal, action == Box::Action::\"shell:spawn\", resource)\n"
-    "when { context.input.program_path == \"/usr/bin/bash\" };\n";
+#define SHELLS_BASH_TOOL                                                       \
+    "@id(\"bash_tool\")\n"                                                     \
+    "permit (principal, action == Box::Action::\"shell:spawn\", resource)\n"   \
+    "when { context.input.program_path == \"/usr/bin/bash\" };\n"
+
+static const char shells_policy[] = BOX_WORLD_PROJECT_POLICY SHELLS_BASH_TOOL;
 
 /*
  * box.toml as box_world_config writes it, with agent_keys (more lines of
@@ -246,6 +248,39 @@ test_tool_leaf_keeps_real_bash(void **state)
 }
 
 /*
+ * A host program writes, in place, the file a `while read` loop of the
+ * box's shell reads: the loop's next lines are the program's, as bash
+ * reads them, not bytes the box read ahead before the program ran.
+ */
+static void
+test_reader_sees_host_program_write(void **state)
+{
+    box_world *w = *state;
+    if (!shells_exists("/usr/bin/bash"))
+        fail_msg("this test needs /usr/bin/bash on the host");
+    shells_config(w, "", "",
+                  "[tool.bash]\ncommand = [\"/usr/bin/bash\"]\n"
+                  "[tool.bash.filesystem]\nwrite = [\"~/src/project\"]\n");
+    box_world_policy(w, BOX_WORLD_PROJECT_POLICY SHELLS_BASH_TOOL
+                     "@id(\"project_write\")\n"
+                     "permit (principal, action == Box::Action::\"fs:write\", "
+                     "resource)\n"
+                     "when { context.input.path like \"~/src/project/*\" };\n");
+    box_proc_result r;
+    box_world_run(w,
+                  "sh -c 'printf \"1\\n2\\n3\\n4\\n\" > f; while read -r l; "
+                  "do printf %s \"$l\"; [ $l = 1 ] && /usr/bin/bash -c "
+                  "\"printf \\\"X\\\\nY\\\\nZ\\\\n\\\" 1<>f\"; done < f; "
+                  "echo'\n",
+                  &r);
+    if (r.pr_status != 0 || strcmp(r.pr_out, "1YZ4\n") != 0)
+        box_test_show_result("reader and host writer", &r);
+    assert_int_equal(r.pr_status, 0);
+    assert_string_equal(r.pr_out, "1YZ4\n");
+    box_proc_result_free(&r);
+}
+
+/*
  * An agent started as `/bin/sh agent.sh` is the host's sh (it was opened
  * before the covers): its own builtins and `$0` are dash's, and what it
  * starts by /bin/sh goes to the box.
@@ -313,6 +348,7 @@ main(void)
         T(test_absolute_sh_is_decided),
         T(test_path_only),
         T(test_tool_leaf_keeps_real_bash),
+        T(test_reader_sees_host_program_write),
         T(test_agent_itself_is_real_sh),
         T(test_python_subprocess),
 #undef T

@@ -217,7 +217,11 @@ sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
     char *err = NULL;
     if (sh_check_stop(cx)) // the call ended while this was decided
         return cx->cx_status;
+    // It writes files itself, unseen by the kernel: no bytes read ahead
+    // are served while it runs, nor after (sh_kernel_changes).
+    sh_kernel_outside_begin(sh_kern(cx));
     box_err rv = sh_spawn_watch(host_start, &hs, &ro, &status, &err);
+    sh_kernel_outside_end(sh_kern(cx));
     if (rv == BOX_ECANCELED)
         status = cx->cx_status; // sh_check_stop said why, if anything
     else if (rv == BOX_ETIMEDOUT)

@@ -52,7 +52,19 @@ struct sh_stream {
      * which then forgets s_off. */
     off_t s_off;
     bool s_off_known, s_off_lag;
+    /* A block of the file read at s_ra_off, under s_lock (see
+     * file_pread): s_ra_len bytes, read when the kernel's content count
+     * was s_ra_changes, at s_ra_ns. NULL until a short read asks. */
+    char *s_ra;
+    size_t s_ra_len;
+    off_t s_ra_off;
+    uint64_t s_ra_changes, s_ra_ns;
 };
+
+/* The block a short read of a host file reads, and how long what it read
+ * is served again (CLOCK_MONOTONIC). */
+#define SH_RA_BYTES 4096
+#define SH_RA_NS 1000000u
 
 #define SH_SEEK_UNKNOWN (-2)
 
@@ -155,6 +167,7 @@ sh_stream_unref_last(sh_stream *s)
     }
     pthread_mutex_destroy(&s->s_lock);
     box_free(s->s_p);
+    box_free(s->s_ra);
     box_free(s);
     return true;
 }
@@ -218,8 +231,50 @@ sh_stream_give_back(sh_stream *s, size_t n)
     pthread_mutex_unlock(&s->s_lock);
 }
 
-/* A read of a host regular file at the stream's offset; -errno on
- * failure. Caller holds s_lock. */
+/* pread, again after a signal; -errno on failure. */
+static ssize_t
+pread_all(int fd, void *buf, size_t n, off_t at)
+{
+    ssize_t r;
+    do
+        r = pread(fd, buf, n, at);
+    while (r < 0 && errno == EINTR);
+    return r < 0 ? -errno : r;
+}
+
+/* Up to n bytes at s_off from the block read ahead, when it holds them
+ * and may still be trusted; -1 when it may not. */
+static ssize_t
+file_from_block(sh_stream *s, void *buf, size_t n)
+{
+    if (s->s_ra == NULL || s->s_off < s->s_ra_off ||
+        s->s_off - s->s_ra_off >= (off_t)s->s_ra_len)
+        return -1;
+    uint64_t changes = sh_kernel_changes(s->s_file);
+    if (changes == 0 || changes != s->s_ra_changes ||
+        box_svc_clock_ns(CLOCK_MONOTONIC) - s->s_ra_ns > SH_RA_NS)
+        return -1;
+    size_t at = (size_t)(s->s_off - s->s_ra_off), k = s->s_ra_len - at;
+    if (k > n)
+        k = n;
+    memcpy(buf, s->s_ra + at, k);
+    return (ssize_t)k;
+}
+
+/*
+ * A read of a host regular file at the stream's offset; -errno on
+ * failure. Caller holds s_lock.
+ *
+ * A short read (a `while read` line, which gives back what it read past
+ * its line) reads a block and keeps it: the next lines come from it,
+ * one system call a block instead of one a line. The block is served
+ * only while what could change the file's bytes has not happened: no
+ * write or truncation by this call's kernel, no host program of the call
+ * running or ended since (sh_kernel_changes), and for at most SH_RA_NS,
+ * so a writer outside the call is seen as a read a moment late would see
+ * it. Bytes past the block's end (new ones, or the end of the file) are
+ * always read afresh.
+ */
 static ssize_t
 file_pread(sh_stream *s, int fd, void *buf, size_t n)
 {
@@ -231,12 +286,29 @@ file_pread(sh_stream *s, int fd, void *buf, size_t n)
         s->s_off_known = true;
         s->s_off_lag = false;
     }
-    ssize_t r;
-    do
-        r = pread(fd, buf, n, s->s_off);
-    while (r < 0 && errno == EINTR);
+    ssize_t r = file_from_block(s, buf, n);
+    // Both taken before the read: a change while it reads makes the block
+    // one never served.
+    uint64_t changes =
+        r < 0 && n < SH_RA_BYTES ? sh_kernel_changes(s->s_file) : 0;
+    if (changes != 0 &&
+        (s->s_ra != NULL || (s->s_ra = box_alloc(SH_RA_BYTES)) != NULL)) {
+        s->s_ra_changes = changes;
+        s->s_ra_ns = box_svc_clock_ns(CLOCK_MONOTONIC);
+        s->s_ra_len = 0;
+        s->s_ra_off = s->s_off;
+        r = pread_all(fd, s->s_ra, SH_RA_BYTES, s->s_off);
+        if (r > 0) {
+            s->s_ra_len = (size_t)r;
+            if ((size_t)r > n)
+                r = (ssize_t)n;
+            memcpy(buf, s->s_ra, (size_t)r);
+        }
+    } else if (r < 0) {
+        r = pread_all(fd, buf, n, s->s_off);
+    }
     if (r < 0)
-        return -errno;
+        return r;
     s->s_off += r;
     s->s_off_lag |= r > 0;
     return r;

@@ -87,10 +87,18 @@ static const struct kop_row {
 };
 
 static void
+changed(sh_kernel *k)
+{
+    atomic_fetch_add_explicit(&k->k_changes, 1, memory_order_release);
+}
+
+static void
 bump(sh_kernel *k, int err)
 {
-    if (err == 0)
+    if (err == 0) {
         atomic_fetch_add(&k->k_generation, 1);
+        changed(k);
+    }
 }
 
 uint64_t
@@ -99,10 +107,35 @@ sh_kernel_generation(sh_kernel *k)
     return atomic_load(&k->k_generation);
 }
 
+void
+sh_kernel_outside_begin(sh_kernel *k)
+{
+    atomic_fetch_add(&k->k_outside, 1);
+    changed(k);
+}
+
+void
+sh_kernel_outside_end(sh_kernel *k)
+{
+    atomic_fetch_sub(&k->k_outside, 1);
+    changed(k);
+}
+
 struct sh_kernel_file {
     int kf_fd;          // host file, or -1
     sh_vfs_file *kf_vf; // VFS file, or NULL
+    sh_kernel *kf_k;    // the kernel that opened it (sh_kernel_changes)
 };
+
+uint64_t
+sh_kernel_changes(const sh_kernel_file *f)
+{
+    sh_kernel *k = f->kf_k;
+    if (k == NULL || f->kf_fd < 0 || atomic_load(&k->k_outside) > 0)
+        return 0;
+    // Counted from 1 (sh_kernel_new): 0 stays "nothing promised".
+    return atomic_load_explicit(&k->k_changes, memory_order_acquire);
+}
 
 /* ---- results ---------------------------------------------------------- */
 
@@ -192,6 +225,7 @@ sh_kernel_new(const sh_kernel_opts *o, sh_kernel **out)
     sh_kernel *k = box_calloc(1, sizeof *k);
     if (k == NULL)
         return BOX_ENOMEM;
+    atomic_init(&k->k_changes, 1);
     k->k_decide = o->ko_decide;
     k->k_decide_arg = o->ko_decide_arg;
     k->k_record = o->ko_record;
@@ -762,7 +796,10 @@ act_open(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
     if (f == NULL)
         return fail(r, ENOMEM, NULL);
     f->kf_fd = -1;
+    f->kf_k = k;
     int err = open_res(k, rs, a->ka_flags, a->ka_mode, f);
+    if ((a->ka_flags & O_ACCMODE) != O_RDONLY)
+        changed(k); // it may have truncated, and writes may follow
     if (err != 0) {
         sh_kernel_close(f);
         return fail_errno(r, err);
@@ -802,6 +839,8 @@ sh_kernel_write(sh_kernel_file *f, const void *buf, size_t n)
     if (f->kf_vf != NULL)
         return sh_vfs_write(f->kf_vf, buf, n);
     ssize_t r = write(f->kf_fd, buf, n);
+    if (f->kf_k != NULL)
+        changed(f->kf_k); // after the write: a reader that sees it, sees it
     return r < 0 ? -errno : r;
 }
 

@@ -237,6 +237,20 @@ int sh_kernel_symlink(sh_kernel *k, const char *cwd, const char *target,
  * (box-spec §3.8); callers holding resolved names compare it. */
 uint64_t sh_kernel_generation(sh_kernel *k);
 
+/*
+ * For a reader that keeps bytes of a host file it read ahead (sh_io):
+ * a number that stays the same while nothing of k can have changed a
+ * file's content (a write, an open for writing, a create, rename or
+ * delete) and no host program the call started runs (those write files
+ * themselves: sh_kernel_outside_begin / _end around each, from any
+ * thread). 0 when nothing can be promised: a host program runs, or f is
+ * no host file. Writers outside the call are not seen: the reader bounds
+ * how long it trusts what it kept.
+ */
+uint64_t sh_kernel_changes(const sh_kernel_file *f);
+void sh_kernel_outside_begin(sh_kernel *k);
+void sh_kernel_outside_end(sh_kernel *k);
+
 /* Construction-time population of the in-memory file system (no
  * decision): a symlink (e.g. /bin/cat -> lash) or a file with contents.
  * Parents must exist. */

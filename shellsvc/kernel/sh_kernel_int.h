@@ -44,6 +44,12 @@ struct sh_kernel {
     void *k_hook_arg;
     sh_vfs *k_vfs;
     _Atomic uint64_t k_generation; // bumps after create/rename/delete/link
+    /* Bumps after anything of k that may change a file's content (a
+     * write, an open for writing, a create, rename or delete) and when a
+     * host program starts or ends; k_outside counts the host programs
+     * running (sh_kernel_changes). */
+    _Atomic uint64_t k_changes;
+    atomic_uint k_outside;
 };
 
 /* One resolved name. Host: rs_fd is an O_PATH fd of the target (-1 when

@@ -1424,6 +1424,69 @@ test_seed_locate_generation(void **state)
     sh_kernel_result_clear(&r);
 }
 
+/* sh_kernel_changes: reads and stats leave it, every way of changing a
+ * file's bytes moves it, a host program running makes it promise
+ * nothing, and a file of the in-memory tree never has a promise. */
+static void
+test_content_changes(void **state)
+{
+    fx *f = *state;
+    sh_kernel_result r = {0};
+    sh_kernel_file *rd, *wr, *vf;
+    char buf[16];
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "sub/file", O_RDONLY, 0, &rd, &r), 0);
+    uint64_t c = sh_kernel_changes(rd);
+    assert_int_not_equal(c, 0);
+    assert_int_equal(sh_kernel_read(rd, buf, sizeof buf), 7);
+    sh_kernel_stat st;
+    assert_int_equal(sh_kernel_stat_path(f->k, f->ws, "secret", &st, &r), 0);
+    sh_kernel_file *rd2;
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "secret", O_RDONLY, 0, &rd2, &r), 0);
+    sh_kernel_close(rd2);
+    assert_int_equal(sh_kernel_changes(rd), c);
+
+    // An open for writing (it may truncate), then each write.
+    assert_int_equal(
+        sh_kernel_open(f->k, f->ws, "sub/file", O_WRONLY, 0, &wr, &r), 0);
+    assert_true(sh_kernel_changes(rd) > c);
+    c = sh_kernel_changes(rd);
+    assert_int_equal(sh_kernel_write(wr, "x", 1), 1);
+    assert_true(sh_kernel_changes(rd) > c);
+    c = sh_kernel_changes(rd);
+    sh_kernel_close(wr);
+    assert_int_equal(sh_kernel_changes(rd), c);
+    // A create, a rename, a delete.
+    assert_int_equal(sh_kernel_mkdir(f->k, f->ws, "d", 0755, &r), 0);
+    assert_true(sh_kernel_changes(rd) > c);
+    c = sh_kernel_changes(rd);
+    assert_int_equal(sh_kernel_rename(f->k, f->ws, "d", "e", &r), 0);
+    assert_true(sh_kernel_changes(rd) > c);
+    c = sh_kernel_changes(rd);
+    assert_int_equal(sh_kernel_rmdir(f->k, f->ws, "e", &r), 0);
+    assert_true(sh_kernel_changes(rd) > c);
+    c = sh_kernel_changes(rd);
+
+    // Host programs, nested and from two sides: nothing is promised
+    // while one runs, and the count has moved once they all end.
+    sh_kernel_outside_begin(f->k);
+    assert_int_equal(sh_kernel_changes(rd), 0);
+    sh_kernel_outside_begin(f->k);
+    sh_kernel_outside_end(f->k);
+    assert_int_equal(sh_kernel_changes(rd), 0);
+    sh_kernel_outside_end(f->k);
+    assert_true(sh_kernel_changes(rd) > c);
+
+    assert_int_equal(
+        sh_kernel_open(f->k, "/", "/tmp/v", O_WRONLY | O_CREAT, 0644, &vf, &r),
+        0);
+    assert_int_equal(sh_kernel_changes(vf), 0);
+    sh_kernel_close(vf);
+    sh_kernel_close(rd);
+    sh_kernel_result_clear(&r);
+}
+
 static void
 test_bad_binds(void **state)
 {
@@ -1504,6 +1567,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_seed_locate_generation, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_content_changes, setup, teardown),
         cmocka_unit_test(test_bad_binds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
