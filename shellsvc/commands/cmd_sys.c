@@ -29,6 +29,7 @@ void
 sh_sys_program_state(sh_ctx *sub)
 {
     sh_state *st = sub->cx_st;
+    st->st_ps_stale = false; // not exported: no program has PIPESTATUS
     for (size_t i = st->st_nvars; i-- > 0;) {
         sh_var *v = &st->st_vars[i];
         if (!sh_sys_exported(v)) {

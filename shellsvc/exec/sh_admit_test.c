@@ -180,9 +180,9 @@ ag_admit(sh_session *ss, const sh_cmd_value *cv, box_verdict want)
 }
 
 /* A command served before is served again through so_again while it is
- * the same word for word (with its cwd, expansion marks and program
- * path); anything else, a token the decider no longer takes, a deny or a
- * permit that wants its outcome asks in full. */
+ * the same word for word (with its cwd and program path, no word from an
+ * expansion); anything else, a token the decider no longer takes, a deny
+ * or a permit that wants its outcome asks in full. */
 static void
 test_served_again(void **state)
 {
@@ -245,6 +245,15 @@ test_served_again(void **state)
     a.ag_again_rv = BOX_EIO;
     ag_admit(ss, &cv, BOX_VERDICT_FAULT);
     a.ag_again_rv = BOX_OK;
+
+    // A command with a word from an expansion is asked every time.
+    bool one[] = {false, false, true, false};
+    sh_cmd_value ev = {
+        .cv_argc = 4, .cv_argv = argv, .cv_expanded = one, .cv_cwd = "/w"};
+    decides = a.ag_decides;
+    ag_admit(ss, &ev, BOX_VERDICT_PERMIT);
+    ag_admit(ss, &ev, BOX_VERDICT_PERMIT);
+    assert_int_equal(a.ag_decides, decides + 2);
 
     // Denies and permits that want their outcome are never kept.
     char *d1[] = {"deny", "1"}, *d2[] = {"wanted", "1"};

@@ -11,11 +11,15 @@
  * sh_admit builds a command's request from cv_argv, cv_expanded, cv_cwd
  * and cv_program_path alone (it reads no shell state), so two commands
  * equal in those have requests equal byte for byte. A loop's `read -r a
- * b` or `[ $i -lt 9 ]` is one such command thousands of times, and
- * building its request and the decider's identity of it was a third of
- * a served command's cost. This table keeps, per key, the bt_again token
- * the decider gave its served permit; the decider still checks that the
- * token is good (policy, batch, age) and reports every serving.
+ * b` is one such command thousands of times, and building its request
+ * and the decider's identity of it was a third of a served command's
+ * cost. This table keeps, per key, the bt_again token the decider gave
+ * its served permit; the decider still checks that the token is good
+ * (policy, batch, age) and reports every serving.
+ *
+ * Only commands spelled out in full are kept: one with a word from an
+ * expansion (`[ $i -lt 9 ]`) seldom repeats word for word, and keying it
+ * would be a cost every time for a hit almost never.
  */
 
 #define SH_AGAIN_SLOTS 32 // a power of two; a loop repeats a few commands
@@ -67,23 +71,20 @@ key_str(sh_again_key *k, const char *s)
 bool
 sh_again_key_of(const sh_cmd_value *cv, const char *cwd, sh_again_key *k)
 {
-    k->ak_len = 0;
+    for (int i = 0; cv->cv_expanded != NULL && i < cv->cv_argc; i++)
+        if (cv->cv_expanded[i])
+            return false;
     // The header: the action (a program path makes it shell:spawn), argc.
+    // (With no word expanded, no word is redacted: the words are all.)
     uint32_t head[2] = {cv->cv_program_path != NULL, (uint32_t)cv->cv_argc};
     memcpy(k->ak_buf, head, sizeof head);
     k->ak_len = sizeof head;
     if (!key_str(k, cwd) ||
         (cv->cv_program_path != NULL && !key_str(k, cv->cv_program_path)))
         return false;
-    for (int i = 0; i < cv->cv_argc; i++) {
-        if (k->ak_len == SH_AGAIN_KEY_MAX)
-            return false;
-        // Whether a word came from an expansion decides its redaction.
-        k->ak_buf[k->ak_len++] =
-            cv->cv_expanded != NULL && cv->cv_expanded[i] ? 1 : 0;
+    for (int i = 0; i < cv->cv_argc; i++)
         if (!key_str(k, cv->cv_argv[i]))
             return false;
-    }
     k->ak_hash = box_hash_words(k->ak_buf, k->ak_len);
     return true;
 }

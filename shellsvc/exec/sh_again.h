@@ -28,7 +28,7 @@ sh_again *sh_again_new(void);
 void sh_again_free(sh_again *t);
 
 /* cv's key with cwd (what sh_admit reports for it) in *k; false when it
- * is too long to keep. */
+ * is too long to keep, or has a word that came from an expansion. */
 bool sh_again_key_of(const sh_cmd_value *cv, const char *cwd, sh_again_key *k);
 /* The token kept for k, or 0. */
 uint64_t sh_again_find(sh_again *t, const sh_again_key *k);

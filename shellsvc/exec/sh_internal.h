@@ -149,6 +149,12 @@ typedef struct sh_state {
     sh_call *st_calls;
     size_t st_ncalls, st_capcalls;
     bool st_calls_stale;
+    // The last pipeline's stage statuses, shown as PIPESTATUS once made
+    // from here (stale: set since it last was): every command sets them,
+    // few scripts read them.
+    int st_ps[SH_MAX_PIPELINE];
+    int st_ps_n;
+    bool st_ps_stale;
     char *st_arg0;
     char *st_cwd;
     bool st_opt_e, st_opt_u, st_opt_x;
@@ -234,10 +240,13 @@ box_err sh_rematch_set(sh_state *st, int n,
 box_err sh_calls_push(sh_state *st, const char *name,
                       uint32_t line) BOX_WARN_UNUSED;
 void sh_calls_pop(sh_state *st);
-/* Makes FUNCNAME and BASH_LINENO show the calls now: before any code
- * that walks st_vars itself. */
+/* Makes FUNCNAME, BASH_LINENO and PIPESTATUS show what they are now:
+ * before any code that walks st_vars itself. */
 void sh_calls_sync(sh_state *st);
-/* PIPESTATUS becomes the array of a pipeline's stage statuses. */
+/* PIPESTATUS becomes the array of a pipeline's stage statuses: kept as
+ * numbers, and made into the array when it is read (sh_var_find of the
+ * name) or listed (sh_calls_sync). BOX_EINVAL for n outside
+ * 1..SH_MAX_PIPELINE. */
 box_err sh_pipestatus_set(sh_state *st, int n,
                           const int *status) BOX_WARN_UNUSED;
 bool sh_name_valid(const char *s, size_t n);

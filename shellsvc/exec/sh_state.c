@@ -149,6 +149,9 @@ sh_state_dup(const sh_state *st)
         }
     }
     d->st_calls_stale = st->st_calls_stale;
+    memcpy(d->st_ps, st->st_ps, sizeof d->st_ps);
+    d->st_ps_n = st->st_ps_n;
+    d->st_ps_stale = st->st_ps_stale;
     d->st_varbytes = st->st_varbytes;
     if (sh_pos_set(d, st->st_npos, st->st_pos) != BOX_OK)
         goto fail;
@@ -253,6 +256,7 @@ vhint_slot(const char *name)
 }
 
 static sh_var *find_slow(sh_state *st, const char *name);
+static void pipestatus_show(sh_state *st);
 
 /* strcmp(a, b) == 0 for names, compared in line: they are a few bytes,
  * and the call was most of a hinted lookup. */
@@ -271,6 +275,8 @@ sh_var_find(sh_state *st, const char *name)
     if (st->st_calls_stale && (name[0] == 'F' || name[0] == 'B') &&
         (strcmp(name, "FUNCNAME") == 0 || strcmp(name, "BASH_LINENO") == 0))
         sh_calls_sync(st);
+    if (st->st_ps_stale && name[0] == 'P' && strcmp(name, "PIPESTATUS") == 0)
+        pipestatus_show(st);
     size_t h = vhint_slot(name);
     size_t i = st->st_vhint[h];
     // Names are unique in st_vars: the one that has the name is it.
@@ -675,15 +681,26 @@ sh_rematch_set(sh_state *st, int n, char *const *argv)
 box_err
 sh_pipestatus_set(sh_state *st, int n, const int *status)
 {
-    char num[SH_MAX_PIPELINE][SH_DEC_MAX];
-    char *v[SH_MAX_PIPELINE];
     if (n < 1 || n > (int)SH_MAX_PIPELINE)
         return BOX_EINVAL;
-    for (int i = 0; i < n; i++) {
-        sh_fmt_dec(num[i], status[i]);
+    memcpy(st->st_ps, status, (size_t)n * sizeof *status);
+    st->st_ps_n = n;
+    st->st_ps_stale = true;
+    return BOX_OK;
+}
+
+/* PIPESTATUS made from st_ps. Out of memory, it keeps what it held. */
+static void
+pipestatus_show(sh_state *st)
+{
+    char num[SH_MAX_PIPELINE][SH_DEC_MAX];
+    char *v[SH_MAX_PIPELINE];
+    st->st_ps_stale = false; // first: special_array looks the name up
+    for (int i = 0; i < st->st_ps_n; i++) {
+        sh_fmt_dec(num[i], st->st_ps[i]);
         v[i] = num[i];
     }
-    return special_array(st, "PIPESTATUS", n, v);
+    (void)special_array(st, "PIPESTATUS", st->st_ps_n, v);
 }
 
 #define OPT(name, letter, field)                                               \
@@ -812,6 +829,8 @@ calls_show(sh_state *st, const char *var, bool lines)
 void
 sh_calls_sync(sh_state *st)
 {
+    if (st->st_ps_stale)
+        pipestatus_show(st);
     if (!st->st_calls_stale)
         return;
     st->st_calls_stale = false; // first: calls_show looks names up
