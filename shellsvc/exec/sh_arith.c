@@ -2,6 +2,7 @@
 /* $(( )) arithmetic as bash evaluates it: 64-bit integers that wrap, C's
  * operators plus **, assignments, ++/--, the comma, BASE#N constants. */
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,9 +38,11 @@ typedef struct ar {
     size_t a_num_at, a_num_len;
     const char *a_err;
     bool a_unset; // set -u met an unset name: the spec's own message
-    char a_unset_name[ARITH_NAME_MAX];
     int a_depth;
     int a_level; // recursive calls of assign, conditional and binary
+    // Last: written only with a_unset (an evaluation starts by clearing
+    // what comes before it).
+    char a_unset_name[ARITH_NAME_MAX];
 } ar;
 
 typedef enum {
@@ -859,11 +862,75 @@ echo_len(size_t n)
     return n > ARITH_ECHO_MAX ? ARITH_ECHO_MAX : (int)n;
 }
 
+static bool
+is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n';
+}
+
+/*
+ * The commonest expression, a loop's `NAME+N` or `NAME-N`, read without
+ * the parser: true with *val when s[0..len) is exactly that (blanks
+ * around each part), N a decimal constant (no leading 0: octal, no base)
+ * and NAME a plain variable (no subscript) that is set, or unset with no
+ * set -u. Anything else, and every error, is the parser's. The value is
+ * the parser's own: str_num of the variable, the same wrapping sum.
+ */
+static bool
+quick_sum(sh_ctx *cx, const char *s, size_t len, long long *val)
+{
+    size_t i = 0, name_at, name_len;
+    while (i < len && is_blank(s[i]))
+        i++;
+    if (i == len || !is_name_char(s[i], true))
+        return false;
+    for (name_at = i; i < len && is_name_char(s[i], false); i++)
+        ;
+    name_len = i - name_at;
+    while (i < len && is_blank(s[i]))
+        i++;
+    if (i == len || (s[i] != '+' && s[i] != '-') || name_len >= ARITH_NAME_MAX)
+        return false;
+    char op = s[i++];
+    while (i < len && is_blank(s[i]))
+        i++;
+    // A digit next: `+=`, `++`, `+-3`, `+(…)` are the parser's.
+    if (i == len || s[i] < '0' || s[i] > '9' ||
+        (s[i] == '0' && i + 1 < len && !is_blank(s[i + 1])))
+        return false;
+    unsigned long long n = 0;
+    size_t digits = 0;
+    for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++)
+        n = n * 10u + (unsigned)(s[i] - '0');
+    if (digits > 18) // past what surely fits: the parser's overflow rules
+        return false;
+    while (i < len && is_blank(s[i]))
+        i++;
+    if (i != len)
+        return false;
+    char nm[ARITH_NAME_MAX];
+    memcpy(nm, s + name_at, name_len);
+    nm[name_len] = '\0';
+    sh_state *st = cx->cx_st;
+    const char *v = sh_var_get(st, nm);
+    if (v == NULL && st->st_opt_u)
+        return false;
+    unsigned long long l = (unsigned long long)str_num(v);
+    *val = (long long)(op == '+' ? l + n : l - n);
+    return true;
+}
+
 int
 sh_arith_in(sh_ctx *cx, const char *who, const char *text, size_t len,
             long long *val)
 {
-    ar a = {.a_cx = cx, .a_s = text, .a_len = len};
+    if (quick_sum(cx, text, len, val))
+        return 0;
+    ar a;
+    memset(&a, 0, offsetof(ar, a_unset_name));
+    a.a_cx = cx;
+    a.a_s = text;
+    a.a_len = len;
     *val = 0;
     skip_ws(&a);
     if (at_end(&a))
