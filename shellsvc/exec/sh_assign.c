@@ -45,6 +45,16 @@ int
 sh_subscript(sh_ctx *cx, const char *name, const char *shown, const char *sub,
              long long *index, const char **key)
 {
+    bool arith;
+    return sh_subscript_of(cx, name, shown, sub, index, key, &arith);
+}
+
+int
+sh_subscript_of(sh_ctx *cx, const char *name, const char *shown,
+                const char *sub, long long *index, const char **key,
+                bool *arith)
+{
+    *arith = false;
     *key = NULL;
     *index = 0;
     const sh_var *v = sh_var_find(cx->cx_st, name);
@@ -58,8 +68,10 @@ sh_subscript(sh_ctx *cx, const char *name, const char *shown, const char *sub,
     }
     long long i = 0;
     int rc = sh_arith(cx, sub, strlen(sub), &i);
-    if (rc != 0)
+    if (rc != 0) {
+        *arith = true;
         return rc;
+    }
     // The index may have assigned (a[i++]): the variables may have moved.
     v = sh_var_find(cx->cx_st, name);
     if (i < 0) {
@@ -387,7 +399,7 @@ sh_assign_node(sh_ctx *cx, const sh_assign *a)
         // with no expansion buffers (the failure as expand_parts has it).
         long long n = 0;
         if ((rc = sh_expand_arith(cx, NULL, p, &n)) != 0) {
-            sh_fatal(cx, rc);
+            sh_discard(cx, rc);
             return rc;
         }
         char num[SH_DEC_MAX];

@@ -147,6 +147,10 @@ sh_source_text(sh_ctx *cx, const char *path, const char *text, size_t len,
         }
         atomic_fetch_add(&ss->ss_cmdno, 1); // an alias above applies
         st = sh_exec_node(cx, n);
+        // A script, or a `.` file, goes on with its next command after an
+        // expansion error (bash's parse_and_execute does so for both).
+        if (sh_discarded(cx))
+            st = cx->cx_status;
         if (cx->cx_flow != SH_FLOW_NONE)
             break;
     }

@@ -267,7 +267,8 @@ sh_trap_exit(sh_ctx *cx, int st)
         cx->cx_status = st;
         (void)sh_exec_text(cx, text, strlen(text), "trap");
         bs->bs_running_trap = false;
-        if (cx->cx_flow == SH_FLOW_EXIT)
+        // An expansion error in the action ends it, not the status.
+        if (!sh_discarded(cx) && cx->cx_flow == SH_FLOW_EXIT)
             st = cx->cx_status;
     }
     box_free(text);

@@ -674,8 +674,10 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
         // Assignments (and redirections) only.
         for (const sh_assign *a = n->u.simple.assigns; a; a = a->a_next)
             if ((st = assign_one(cx, a)) != 0) {
-                // bash: a failed assignment statement ends the script.
-                sh_fatal(cx, st);
+                // bash: a failed assignment statement ends the script;
+                // one whose word failed to expand is discarded.
+                if (cx->cx_flow != SH_FLOW_EXIT || !cx->cx_discard)
+                    sh_fatal(cx, st);
                 goto out;
             }
         xtrace(cx, n->u.simple.assigns, 0, NULL);

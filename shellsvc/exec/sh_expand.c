@@ -473,10 +473,16 @@ element_value(ex *x, const sh_wpart *p, char **out)
         return x->x_status = rc;
     long long index;
     const char *key, *val = NULL;
-    if (sh_subscript(cx, nm, nm, sub, &index, &key) != 0) {
-        // bash reports the subscript and expands to nothing.
+    bool arith;
+    rc = sh_subscript_of(cx, nm, nm, sub, &index, &key, &arith);
+    if (rc != 0) {
         box_free(sub);
-        return 0;
+        if (!arith) // bash reports a bad subscript and expands to nothing
+            return 0;
+        // The index's arithmetic failed: bash -c ends the shell (where a
+        // $((…)) error only discards the command).
+        sh_fatal(cx, rc);
+        return x->x_status = rc;
     }
     const sh_var *v = sh_var_find(cx->cx_st, nm);
     if (v != NULL && v->v_arr != NULL)
@@ -484,7 +490,7 @@ element_value(ex *x, const sh_wpart *p, char **out)
                   : sh_array_get(v->v_arr, index);
     else if (v != NULL && index == 0 && (key == NULL || strcmp(key, "0") == 0))
         val = v->v_value;
-    box_free(sub);
+    box_free(sub); // key points into it
     if (val != NULL && (*out = box_strdup(val)) == NULL)
         return ex_nomem(x);
     return 0;
@@ -514,11 +520,11 @@ resolve_indirect(ex *x, const sh_wpart *p, char **target)
         // bash: an unset element names nothing, and says nothing.
     } else if (v == NULL) {
         sh_errf(x->x_cx, "%.*s: invalid indirect expansion", (int)len, name);
-        sh_fatal(x->x_cx, 1);
+        sh_discard(x->x_cx, 1);
         rc = x->x_status = 1;
     } else if (!param_name_ok(v)) {
         sh_errf(x->x_cx, "%s: invalid variable name", v);
-        sh_fatal(x->x_cx, 1);
+        sh_discard(x->x_cx, 1);
         rc = x->x_status = 1;
     } else if ((*target = box_strdup(v)) == NULL) {
         rc = ex_nomem(x);
@@ -1174,7 +1180,7 @@ expand_parts(ex *x, const sh_wpart *p, bool quoted)
             x->x_exp = true;
             rc = sh_expand_arith(x->x_cx, NULL, p, &v);
             if (rc != 0) {
-                sh_fatal(x->x_cx, rc);
+                sh_discard(x->x_cx, rc);
                 x->x_status = rc;
                 break;
             }
@@ -1325,7 +1331,7 @@ glob_field(ex *x, const char *t, const char *m, size_t n, sh_argv *out)
         return x->x_status = rc;
     if (st->st_shopt & SH_SHOPT_FAILGLOB) {
         sh_errf(cx, "no match: %.*s", (int)n, t);
-        sh_fatal(cx, 1);
+        sh_discard(cx, 1);
         return x->x_status = 1;
     }
     return sh_argv_push(out, t, n, x->x_exp) == BOX_OK ? 0 : ex_nomem(x);

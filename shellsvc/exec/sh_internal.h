@@ -365,6 +365,7 @@ typedef struct sh_ctx {
     bool cx_owns_state;
     sh_bistate *cx_bi;   // traps, aliases, pushd, umask, getopts (owned)
     unsigned cx_sourced; // enclosing `.` files (`return` leaves one)
+    bool cx_discard; // the SH_FLOW_EXIT is an expansion error's (sh_discard)
     uint32_t cx_line;    // $LINENO: the line of the command running
     /* Set by `exec` without a command: the redirections of the command
      * running stay in force after it (exec_simple reads and clears it). */
@@ -519,6 +520,18 @@ void sh_input_close(sh_input *in);      // NULL-safe
 
 /* Ends the context with status (exit, fatal errors). */
 void sh_fatal(sh_ctx *cx, int status);
+/*
+ * An expansion error (an arithmetic error, a bad indirection, a
+ * substring length below 0, failglob's no match): bash's DISCARD. It
+ * unwinds as sh_fatal does, so the rest of the complete command never
+ * runs and a subshell, stage or $( ) ends; at a shell's top level the
+ * next complete command then runs, with $? at status (sh_discarded).
+ */
+void sh_discard(sh_ctx *cx, int status);
+/* At a shell's top level, after a complete command: true, with the flow
+ * cleared and $? kept, when an expansion error discarded it (and the call
+ * was not aborted meanwhile). */
+bool sh_discarded(sh_ctx *cx);
 /* True when the context must stop now (flow set, abort, timeout). */
 bool sh_check_stop(sh_ctx *cx);
 /* Ends the call for its budget (box-spec §3.1): "execution timeout
@@ -618,6 +631,12 @@ int sh_var_fail(sh_ctx *cx, const char *who, const char *name, box_err e);
  * again afterwards. 0, or a status after "<shown>: bad array subscript". */
 int sh_subscript(sh_ctx *cx, const char *name, const char *shown,
                  const char *sub, long long *index, const char **key);
+/* sh_subscript, saying in *arith whether the status is the index's
+ * arithmetic failing (after its own message) rather than a bad
+ * subscript. */
+int sh_subscript_of(sh_ctx *cx, const char *name, const char *shown,
+                    const char *sub, long long *index, const char **key,
+                    bool *arith);
 /* name[sub] (sub NULL: name) = or += val, with name's -i -l -u applied
  * and its readonly refused; 0 or 1 after the message. */
 int sh_assign_str(sh_ctx *cx, const char *who, const char *name,

@@ -758,6 +758,25 @@ sh_fatal(sh_ctx *cx, int status)
 {
     cx->cx_flow = SH_FLOW_EXIT;
     cx->cx_status = status;
+    cx->cx_discard = false;
+}
+
+void
+sh_discard(sh_ctx *cx, int status)
+{
+    sh_fatal(cx, status);
+    cx->cx_discard = true;
+}
+
+bool
+sh_discarded(sh_ctx *cx)
+{
+    if (cx->cx_flow != SH_FLOW_EXIT || !cx->cx_discard ||
+        atomic_load(&cx->cx_ss->ss_abort))
+        return false;
+    cx->cx_flow = SH_FLOW_NONE;
+    cx->cx_discard = false;
+    return true;
 }
 
 bool

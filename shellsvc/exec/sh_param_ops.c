@@ -21,11 +21,11 @@ nomem(sh_ctx *cx)
     return 1;
 }
 
-/* A failed expansion ends the call with status 1, as in bash -c. */
+/* A failed expansion: the command is discarded, status 1 (sh_discard). */
 static int
 fail(sh_ctx *cx)
 {
-    sh_fatal(cx, 1);
+    sh_discard(cx, 1);
     return 1;
 }
 
@@ -45,7 +45,7 @@ eval_word(sh_ctx *cx, const sh_wpart *p, const sh_word *w, char **text,
     snprintf(who, sizeof who, "%.*s", (int)p->u.param.len, p->u.param.name);
     rc = sh_arith_in(cx, who, *text, n, v);
     if (rc != 0)
-        sh_fatal(cx, rc);
+        sh_discard(cx, rc);
     return rc;
 }
 

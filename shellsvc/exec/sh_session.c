@@ -338,6 +338,8 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
         }
         atomic_fetch_add(&ss->ss_cmdno, 1);
         st = sh_exec_node(&cx, n);
+        if (sh_discarded(&cx))
+            st = cx.cx_status;
         if (cx.cx_flow == SH_FLOW_EXIT)
             break;
         // break/continue/return outside their construct: ignored.
