@@ -1399,23 +1399,43 @@ sh_exec_text(sh_ctx *cx, const char *text, size_t len, const char *who)
         sh_errf(cx, "%s: out of memory", who);
         return 1;
     }
-    sh_node *list = NULL;
-    sh_diag d;
-    if (sh_parse(text, len, a, &list, &d) != BOX_OK) {
-        char msg[SH_MAX_MSG + 64];
-        sh_diag_format(&d, memchr(text, '\n', len) != NULL, msg, sizeof msg);
-        (void)sh_write(cx, 2, msg, strlen(msg));
-        (void)sh_write(cx, 2, "\n", 1);
-        box_arena_free(a);
-        return 1;
-    }
-    if (depth_enter(cx) != 0) {
+    sh_parser *p = sh_parser_new(a);
+    if (p == NULL || depth_enter(cx) != 0) {
+        if (p == NULL)
+            sh_errf(cx, "%s: out of memory", who);
+        sh_parser_free(p);
         box_arena_free(a);
         return 1;
     }
     unsigned defs = atomic_load(&cx->cx_ss->ss_funcdefs);
     unsigned jobs = atomic_load(&cx->cx_ss->ss_jobs);
-    int st = sh_exec_node(cx, list);
+    // One complete command at a time, as bash's eval and traps run
+    // theirs: the lines before a syntax error run, and an expansion error
+    // discards only its own command (sh_discard).
+    int st = 0;
+    sh_parse_status ps = SH_PARSE_ERROR;
+    if (sh_parser_feed(p, text, len) == BOX_OK) {
+        sh_parser_finish(p);
+        for (;;) {
+            sh_node *n = NULL;
+            if ((ps = sh_parse_next(p, &n)) != SH_PARSE_CMD)
+                break;
+            st = sh_exec_node(cx, n);
+            if (sh_discarded(cx))
+                st = cx->cx_status;
+            if (cx->cx_flow != SH_FLOW_NONE)
+                break;
+        }
+    }
+    if (ps == SH_PARSE_ERROR) {
+        char msg[SH_MAX_MSG + 64];
+        sh_diag_format(sh_parser_diag(p), memchr(text, '\n', len) != NULL, msg,
+                       sizeof msg);
+        (void)sh_write(cx, 2, msg, strlen(msg));
+        (void)sh_write(cx, 2, "\n", 1);
+        st = 1;
+    }
+    sh_parser_free(p);
     cx->cx_depth--;
     // Functions defined here, and jobs started here (which may run on
     // past this eval), point into a: keep it for the session. Without
