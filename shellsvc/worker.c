@@ -320,6 +320,16 @@ worker_served_add(worker_ctx *w, const Box__DecisionRequest *req,
         w, &w->wk_served, box_repeats_bytes(w->wk_served.wb_rep), now_ms);
 }
 
+/* The broker's validity word (odd: the memo's permits may be served; a
+ * change makes every entry kept before it stale), or 0 without one. */
+static uint64_t
+worker_valid_gen(const worker_ctx *w)
+{
+    return w->wk_valid != NULL
+               ? atomic_load_explicit(w->wk_valid, memory_order_acquire)
+               : 0;
+}
+
 /* The served report at index of the batch, once more: false when the
  * batch cannot repeat it (the caller serves it the longer way), else the
  * batch's *rv. Caller holds wk_chan_lock. */
@@ -373,9 +383,7 @@ worker_again(void *ctx, uint64_t again)
     size_t index;
     box_err rv = BOX_ENOENT;
     pthread_mutex_lock(&w->wk_chan_lock);
-    uint64_t gen = w->wk_valid != NULL
-                       ? atomic_load_explicit(w->wk_valid, memory_order_acquire)
-                       : 0;
+    uint64_t gen = worker_valid_gen(w);
     uint64_t now = box_svc_now_ms();
     if (w->wk_again != NULL && (gen & 1) != 0 &&
         served_again_find_token(w->wk_again, again, gen, w->wk_served.wb_sent,
@@ -515,9 +523,7 @@ worker_decide(void *ctx, const Box__DecisionRequest *req, char **message,
     pthread_mutex_lock(&w->wk_chan_lock);
     // Read before asking: an answer is kept under this value, so a change
     // while the question is out leaves it never served.
-    uint64_t gen = w->wk_valid != NULL
-                       ? atomic_load_explicit(w->wk_valid, memory_order_acquire)
-                       : 0;
+    uint64_t gen = worker_valid_gen(w);
     uint64_t now = box_svc_now_ms();
     uint64_t again = 0;
     if (w->wk_memo != NULL && (gen & 1) != 0 &&

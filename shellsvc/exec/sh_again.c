@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
+#include "box_buf.h"
 #include "box_hash.h"
 
 /*
@@ -27,8 +28,7 @@
 typedef struct sh_again_slot {
     uint64_t as_hash;
     uint64_t as_token; // 0: empty
-    uint8_t *as_key;   // as_len bytes, owned
-    size_t as_len, as_cap;
+    box_buf as_key;    // the key's bytes
 } sh_again_slot;
 
 struct sh_again {
@@ -38,7 +38,10 @@ struct sh_again {
 sh_again *
 sh_again_new(void)
 {
-    return box_calloc(1, sizeof(sh_again));
+    sh_again *t = box_calloc(1, sizeof(sh_again));
+    for (size_t i = 0; t != NULL && i < SH_AGAIN_SLOTS; i++)
+        box_buf_init(&t->ag_slot[i].as_key, SH_AGAIN_KEY_MAX);
+    return t;
 }
 
 void
@@ -47,7 +50,7 @@ sh_again_free(sh_again *t)
     if (t == NULL)
         return;
     for (size_t i = 0; i < SH_AGAIN_SLOTS; i++)
-        box_free(t->ag_slot[i].as_key);
+        box_buf_reset(&t->ag_slot[i].as_key);
     box_free(t);
 }
 
@@ -100,7 +103,8 @@ sh_again_find(sh_again *t, const sh_again_key *k)
 {
     const sh_again_slot *s = slot_of(t, k->ak_hash);
     if (s->as_token == 0 || s->as_hash != k->ak_hash ||
-        s->as_len != k->ak_len || memcmp(s->as_key, k->ak_buf, k->ak_len) != 0)
+        s->as_key.b_len != k->ak_len ||
+        memcmp(s->as_key.b_data, k->ak_buf, k->ak_len) != 0)
         return 0;
     return s->as_token;
 }
@@ -109,16 +113,11 @@ void
 sh_again_put(sh_again *t, const sh_again_key *k, uint64_t token)
 {
     sh_again_slot *s = slot_of(t, k->ak_hash);
-    if (s->as_cap < k->ak_len) {
-        uint8_t *p = box_alloc(k->ak_len);
-        if (p == NULL)
-            return; // the slot keeps what it had: still a true pair
-        box_free(s->as_key);
-        s->as_key = p;
-        s->as_cap = k->ak_len;
+    box_buf_truncate(&s->as_key, 0);
+    if (box_buf_append(&s->as_key, k->ak_buf, k->ak_len) != BOX_OK) {
+        s->as_token = 0; // out of memory: the slot holds nothing
+        return;
     }
-    memcpy(s->as_key, k->ak_buf, k->ak_len);
-    s->as_len = k->ak_len;
     s->as_hash = k->ak_hash;
     s->as_token = token;
 }
