@@ -60,7 +60,7 @@ box_buf_reserve(box_buf *b, size_t n)
 }
 
 box_err
-box_buf_append(box_buf *b, const void *p, size_t n)
+box_buf_append_grow(box_buf *b, const void *p, size_t n)
 {
     box_err rv = buf_reserve(b, n);
     if (rv != BOX_OK)

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "box_err.h"
 
@@ -27,8 +28,14 @@ void box_buf_truncate(box_buf *b, size_t len);
  * one allocation for a text whose size is about known. */
 box_err box_buf_reserve(box_buf *b, size_t n) BOX_WARN_UNUSED;
 /* Appends; BOX_ETOOBIG past b_max (buffer unchanged), BOX_ENOMEM. */
-box_err box_buf_append(box_buf *b, const void *p, size_t n) BOX_WARN_UNUSED;
+static inline box_err box_buf_append(box_buf *b, const void *p,
+                                     size_t n) BOX_WARN_UNUSED;
+/* box_buf_append when the room is not already there (it grows). */
+box_err box_buf_append_grow(box_buf *b, const void *p,
+                            size_t n) BOX_WARN_UNUSED;
 box_err box_buf_puts(box_buf *b, const char *s) BOX_WARN_UNUSED;
+/* Appends a string literal, its length known where it is written. */
+#define box_buf_lit(b, lit) box_buf_append((b), "" lit, sizeof(lit) - 1)
 box_err box_buf_putc(box_buf *b, char c) BOX_WARN_UNUSED;
 /* Appends n copies of c. */
 box_err box_buf_fill(box_buf *b, char c, size_t n) BOX_WARN_UNUSED;
@@ -40,5 +47,21 @@ box_err box_buf_vprintf(box_buf *b, const char *fmt,
  * is left empty. Returns an empty string for an empty buffer, NULL on
  * allocation failure. */
 char *box_buf_take(box_buf *b);
+
+/* Inline: most appends fit the room already there (a log line is built of
+ * a hundred small pieces), and a literal's copy then compiles to moves. */
+static inline box_err
+box_buf_append(box_buf *b, const void *p, size_t n)
+{
+    // b_len < b_cap whenever b_cap > 0 (the NUL), and b_len <= b_max.
+    if (n < b->b_cap - b->b_len && n <= b->b_max - b->b_len) {
+        if (n > 0)
+            memcpy(b->b_data + b->b_len, p, n);
+        b->b_len += n;
+        b->b_data[b->b_len] = '\0';
+        return BOX_OK;
+    }
+    return box_buf_append_grow(b, p, n);
+}
 
 #endif

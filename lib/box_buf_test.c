@@ -84,6 +84,42 @@ test_putc_fill_cap(void **state)
     box_buf_reset(&b);
 }
 
+/* The inline append on room already there: it fills the room to the
+ * last byte before the NUL, then grows; with room past the cap (reserved
+ * under a larger one) it still stops at the cap, the text as it was. A
+ * literal appends its bytes, not its NUL. */
+static void
+test_append_room_edges(void **state)
+{
+    (void)state;
+    box_buf b;
+    box_buf_init(&b, 100);
+    assert_int_equal(box_buf_reserve(&b, 10), BOX_OK);
+    size_t cap = b.b_cap;
+    char *room = b.b_data;
+    char fill[128];
+    memset(fill, 'a', sizeof fill);
+    assert_int_equal(box_buf_append(&b, fill, cap - 1), BOX_OK);
+    assert_ptr_equal(b.b_data, room); // fit: no growth
+    assert_int_equal(b.b_data[cap - 1], '\0');
+    assert_int_equal(box_buf_lit(&b, "xy"), BOX_OK); // grows
+    assert_int_equal(b.b_len, cap + 1);
+    assert_string_equal(b.b_data + cap - 1, "xy");
+    box_buf_reset(&b);
+
+    box_buf_init(&b, 64);
+    assert_int_equal(box_buf_reserve(&b, 64), BOX_OK);
+    b.b_max = 5; // room beyond the cap
+    assert_int_equal(box_buf_lit(&b, "abcd"), BOX_OK);
+    assert_int_equal(box_buf_lit(&b, "ef"), BOX_ETOOBIG);
+    assert_string_equal(b.b_data, "abcd");
+    assert_int_equal(box_buf_append(&b, "e", 1), BOX_OK);
+    assert_int_equal(box_buf_append(&b, NULL, 0), BOX_OK);
+    assert_int_equal(box_buf_append(&b, "f", 1), BOX_ETOOBIG);
+    assert_string_equal(b.b_data, "abcde");
+    box_buf_reset(&b);
+}
+
 static void
 test_take_empty(void **state)
 {
@@ -104,6 +140,7 @@ main(void)
         cmocka_unit_test(test_take_empty),
         cmocka_unit_test(test_reserve),
         cmocka_unit_test(test_putc_fill_cap),
+        cmocka_unit_test(test_append_room_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -378,11 +378,11 @@ attr_str(attrs *a, const char *key, const char *val)
         return;
     attr_begin(a, key);
     if (a->a_rv == BOX_OK)
-        a->a_rv = box_buf_puts(a->a_b, "{\"stringValue\":");
+        a->a_rv = box_buf_lit(a->a_b, "{\"stringValue\":");
     if (a->a_rv == BOX_OK)
         a->a_rv = box_json_cstr(a->a_b, val);
     if (a->a_rv == BOX_OK)
-        a->a_rv = box_buf_puts(a->a_b, "}}");
+        a->a_rv = box_buf_lit(a->a_b, "}}");
 }
 
 static void
@@ -395,7 +395,7 @@ attr_int(attrs *a, const char *key, int64_t v)
     if (a->a_rv == BOX_OK)
         a->a_rv = dlog_put_dec(a->a_b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
     if (a->a_rv == BOX_OK)
-        a->a_rv = box_buf_puts(a->a_b, "\"}}");
+        a->a_rv = box_buf_lit(a->a_b, "\"}}");
 }
 
 static void
@@ -414,12 +414,12 @@ attr_strv(attrs *a, const char *key, const char *const *v, size_t n)
         return;
     attr_begin(a, key);
     if (a->a_rv == BOX_OK)
-        a->a_rv = box_buf_puts(a->a_b, "{\"arrayValue\":{\"values\":[");
+        a->a_rv = box_buf_lit(a->a_b, "{\"arrayValue\":{\"values\":[");
     for (size_t i = 0; i < n && a->a_rv == BOX_OK; i++) {
         if (i > 0)
             a->a_rv = box_buf_putc(a->a_b, ',');
         if (a->a_rv == BOX_OK)
-            a->a_rv = box_buf_puts(a->a_b, "{\"stringValue\":");
+            a->a_rv = box_buf_lit(a->a_b, "{\"stringValue\":");
         if (a->a_rv == BOX_OK)
             a->a_rv = box_json_cstr(a->a_b, v[i]);
         if (a->a_rv == BOX_OK)
@@ -427,7 +427,7 @@ attr_strv(attrs *a, const char *key, const char *const *v, size_t n)
     }
     if (a->a_rv == BOX_OK)
         a->a_rv =
-            box_buf_puts(a->a_b, "]}}}"); // values, arrayValue, value, attr
+            box_buf_lit(a->a_b, "]}}}"); // values, arrayValue, value, attr
 }
 
 static uint64_t
@@ -446,13 +446,13 @@ static box_err
 dlog_resource(box_buf *b, const char *box_id, const char *run_id)
 {
     attrs a = {.a_b = b, .a_first = true};
-    a.a_rv = box_buf_puts(b, "{\"resource\":{\"attributes\":[");
+    a.a_rv = box_buf_lit(b, "{\"resource\":{\"attributes\":[");
     attr_str(&a, "service.name", "strands-box");
     attr_str(&a, "strands.box.name", box_id);
     attr_str(&a, "strands.box.source", "box");
     attr_str(&a, "strands.box.run.id", run_id);
     if (a.a_rv == BOX_OK)
-        a.a_rv = box_buf_puts(b, "]},");
+        a.a_rv = box_buf_lit(b, "]},");
     return a.a_rv;
 }
 
@@ -460,7 +460,7 @@ dlog_resource(box_buf *b, const char *box_id, const char *run_id)
 static box_err
 dlog_put_ids(box_buf *b, const uint64_t rnd[3], dlog_holes *h)
 {
-    box_err rv = box_buf_puts(b, "\"traceId\":\"");
+    box_err rv = box_buf_lit(b, "\"traceId\":\"");
     size_t start = b->b_len;
     if (rv == BOX_OK)
         rv = dlog_put_hex16(b, rnd[0]);
@@ -469,7 +469,7 @@ dlog_put_ids(box_buf *b, const uint64_t rnd[3], dlog_holes *h)
     if (rv == BOX_OK)
         dlog_hole(h, b, start, HOLE_TRACE);
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\",\"spanId\":\"");
+        rv = box_buf_lit(b, "\",\"spanId\":\"");
     start = b->b_len;
     if (rv == BOX_OK)
         rv = dlog_put_hex16(b, rnd[2]);
@@ -488,51 +488,51 @@ dlog_head(box_buf *b, const char *res, const char *scope, const char *event,
           int severity, const char *sev_text, const char *body, uint64_t ns,
           const uint64_t rnd[3], dlog_holes *h)
 {
-    box_err rv = box_buf_puts(b, "{\"resourceLogs\":[");
+    box_err rv = box_buf_lit(b, "{\"resourceLogs\":[");
     if (rv == BOX_OK)
         rv = box_buf_puts(b, res);
     // By hand, not printf: every decision writes this head.
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\"scopeLogs\":[{\"scope\":{\"name\":\"");
+        rv = box_buf_lit(b, "\"scopeLogs\":[{\"scope\":{\"name\":\"");
     if (rv == BOX_OK)
         rv = box_buf_puts(b, scope);
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\"},\"logRecords\":[{\"timeUnixNano\":\"");
+        rv = box_buf_lit(b, "\"},\"logRecords\":[{\"timeUnixNano\":\"");
     if (rv == BOX_OK)
         rv = dlog_put_time(b, ns, h);
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\",\"observedTimeUnixNano\":\"");
+        rv = box_buf_lit(b, "\",\"observedTimeUnixNano\":\"");
     if (rv == BOX_OK)
         rv = dlog_put_time(b, ns, h);
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\",\"severityNumber\":");
+        rv = box_buf_lit(b, "\",\"severityNumber\":");
     if (rv == BOX_OK)
         rv = dlog_put_dec(b, (uint64_t)severity);
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, ",\"severityText\":\"");
+        rv = box_buf_lit(b, ",\"severityText\":\"");
     if (rv == BOX_OK)
         rv = box_buf_puts(b, sev_text);
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\",\"eventName\":\"");
+        rv = box_buf_lit(b, "\",\"eventName\":\"");
     if (rv == BOX_OK)
         rv = box_buf_puts(b, event);
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\",");
+        rv = box_buf_lit(b, "\",");
     if (rv == BOX_OK)
         rv = dlog_put_ids(b, rnd, h);
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, ",\"body\":{\"stringValue\":");
+        rv = box_buf_lit(b, ",\"body\":{\"stringValue\":");
     if (rv == BOX_OK)
         rv = box_json_cstr(b, body);
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, "},\"attributes\":[");
+        rv = box_buf_lit(b, "},\"attributes\":[");
     return rv;
 }
 
 static box_err
 dlog_tail(box_buf *b)
 {
-    return box_buf_puts(b, "]}]}]}]}\n");
+    return box_buf_lit(b, "]}]}]}]}\n");
 }
 
 /*
@@ -549,28 +549,28 @@ dlog_span(box_buf *b, const char *res, const char *scope, const char *kind,
 {
     char name[256];
     snprintf(name, sizeof name, "%s %s", kind, what ? what : "");
-    box_err rv = box_buf_puts(b, "{\"resourceSpans\":[");
+    box_err rv = box_buf_lit(b, "{\"resourceSpans\":[");
     if (rv == BOX_OK)
         rv = box_buf_puts(b, res);
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\"scopeSpans\":[{\"scope\":{\"name\":\"");
+        rv = box_buf_lit(b, "\"scopeSpans\":[{\"scope\":{\"name\":\"");
     if (rv == BOX_OK)
         rv = box_buf_puts(b, scope);
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\"},\"spans\":[{");
+        rv = box_buf_lit(b, "\"},\"spans\":[{");
     if (rv == BOX_OK)
         rv = dlog_put_ids(b, rnd, h);
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, ",\"name\":");
+        rv = box_buf_lit(b, ",\"name\":");
     if (rv == BOX_OK)
         rv = box_json_cstr(b, name);
     // kind 1: SPAN_KIND_INTERNAL; status code 2: STATUS_CODE_ERROR.
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, ",\"kind\":1,\"startTimeUnixNano\":\"");
+        rv = box_buf_lit(b, ",\"kind\":1,\"startTimeUnixNano\":\"");
     if (rv == BOX_OK)
         rv = dlog_put_time(b, ns, h);
     if (rv == BOX_OK)
-        rv = box_buf_puts(b, "\",\"endTimeUnixNano\":\"");
+        rv = box_buf_lit(b, "\",\"endTimeUnixNano\":\"");
     if (rv == BOX_OK)
         rv = dlog_put_time(b, ns, h);
     if (rv == BOX_OK)
@@ -637,6 +637,8 @@ dlog_decision_build(box_buf *b, const char *res, const pdp_dlog_decision *d,
     return rv;
 }
 
+#define DLOG_TMPL_GUESS 2048
+
 struct pdp_dlog_tmpl {
     char *t_text; // the two lines as rendered, holes and all
     size_t t_len;
@@ -654,7 +656,10 @@ pdp_dlog_tmpl_make(const pdp_dlog *l, const pdp_dlog_decision *d,
         return BOX_ENOMEM;
     box_buf b;
     box_buf_init(&b, PDP_DLOG_LINE_MAX);
-    box_err rv = dlog_decision_build(&b, l->dl_res, d, 0, zero, &t->t_holes);
+    // About the size of a record and its span: grown once, not by halves.
+    box_err rv = box_buf_reserve(&b, DLOG_TMPL_GUESS);
+    if (rv == BOX_OK)
+        rv = dlog_decision_build(&b, l->dl_res, d, 0, zero, &t->t_holes);
     // Every id and time has its hole, or a copy would repeat one.
     if (rv == BOX_OK && t->t_holes.h_n != DLOG_HOLES_MAX)
         rv = BOX_EINVAL;

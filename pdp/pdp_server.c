@@ -34,6 +34,9 @@
 #define PDP_SVC "box-pdp"
 #define PDP_CONTEXTS_DEFAULT 8
 #define PDP_SCRATCH_ARENA (4u << 20)
+// An unpacked request takes a few times its wire size; this bounds one
+// whose bytes are mostly empty messages, each a struct unpacked.
+#define PDP_MSG_ARENA (64u * BOX_PDP_MSG_MAX)
 
 /* One policy generation: immutable once installed, freed by its last
  * user. */
@@ -49,6 +52,9 @@ typedef struct pdp_scratch {
     struct pdp_scratch *sc_next;
     pdp_answer *sc_ans;
     box_arena *sc_arena;
+    // The request as unpacked: its many small parts (a batch of reports
+    // holds thousands) cost a few chunks, not an allocation each.
+    box_arena *sc_msg;
 } pdp_scratch;
 
 struct pdp_server {
@@ -276,6 +282,15 @@ pdp_server_reload(pdp_server *s, char **err)
 /* Scratch                                                             */
 /* ------------------------------------------------------------------ */
 
+static void
+scratch_free(pdp_scratch *sc)
+{
+    pdp_answer_free(sc->sc_ans);
+    box_arena_free(sc->sc_arena);
+    box_arena_free(sc->sc_msg);
+    box_free(sc);
+}
+
 static pdp_scratch *
 scratch_get(pdp_server *s)
 {
@@ -290,10 +305,9 @@ scratch_get(pdp_server *s)
         return NULL;
     sc->sc_ans = pdp_answer_new();
     sc->sc_arena = box_arena_new(PDP_SCRATCH_ARENA);
-    if (sc->sc_ans == NULL || sc->sc_arena == NULL) {
-        pdp_answer_free(sc->sc_ans);
-        box_arena_free(sc->sc_arena);
-        box_free(sc);
+    sc->sc_msg = box_arena_new(PDP_MSG_ARENA);
+    if (sc->sc_ans == NULL || sc->sc_arena == NULL || sc->sc_msg == NULL) {
+        scratch_free(sc);
         return NULL;
     }
     return sc;
@@ -303,6 +317,7 @@ static void
 scratch_put(pdp_server *s, pdp_scratch *sc)
 {
     box_arena_reset(sc->sc_arena);
+    box_arena_reset(sc->sc_msg);
     pthread_mutex_lock(&s->sv_scratch_lock);
     sc->sc_next = s->sv_scratch;
     s->sv_scratch = sc;
@@ -447,15 +462,25 @@ server_handle(void *arg, const void *req, size_t len, nng_msg *reply)
                      "request over the PDP's message limit");
         goto send;
     }
+    if ((sc = scratch_get(s)) == NULL) {
+        server_error(&resp, &e, BOX__ERROR_CODE__ERROR_UNAVAILABLE,
+                     "out of memory");
+        goto send;
+    }
     // Nesting is bounded before protobuf-c recurses into the bytes.
-    if ((r = (Box__PdpRequest *)box_wire_scan_unpack(
-             &box__pdp_request__descriptor, BOX_WIRE_SCAN_ANY, req, len,
-             &why)) == NULL) {
-        server_error(
-            &resp, &e, BOX__ERROR_CODE__ERROR_MALFORMED,
-            why.sr_fault == BOX_WIRE_SCAN_TOO_DEEP
+    if ((r = (Box__PdpRequest *)box_wire_scan_unpack_in(
+             sc->sc_msg, &box__pdp_request__descriptor, BOX_WIRE_SCAN_ANY, req,
+             len, &why)) == NULL) {
+        bool nomem = why.sr_fault == BOX_WIRE_SCAN_NOMEM;
+        const char *msg =
+            nomem ? "out of memory"
+            : why.sr_fault == BOX_WIRE_SCAN_TOO_DEEP
                 ? "request nests messages deeper than " BOX_WIRE_DEPTH_MAX_TEXT
-                : "request did not decode");
+                : "request did not decode";
+        server_error(&resp, &e,
+                     nomem ? BOX__ERROR_CODE__ERROR_UNAVAILABLE
+                           : BOX__ERROR_CODE__ERROR_MALFORMED,
+                     msg);
         goto send;
     }
     g = gen_acquire(s);
@@ -477,11 +502,6 @@ server_handle(void *arg, const void *req, size_t len, nng_msg *reply)
         resp.health = &h;
         break;
     case BOX__PDP_REQUEST__BODY_DECIDE:
-        if ((sc = scratch_get(s)) == NULL) {
-            server_error(&resp, &e, BOX__ERROR_CODE__ERROR_UNAVAILABLE,
-                         "out of memory");
-            break;
-        }
         server_decide_one(s, g, sc, r->decide, &one);
         resp.body_case = BOX__PDP_RESPONSE__BODY_DECIDE;
         resp.decide = &one;
@@ -491,11 +511,6 @@ server_handle(void *arg, const void *req, size_t len, nng_msg *reply)
         if (n == 0 || n > BOX_PDP_BATCH_MAX) {
             server_error(&resp, &e, BOX__ERROR_CODE__ERROR_INVALID,
                          "a batch holds 1 to 512 decisions");
-            break;
-        }
-        if ((sc = scratch_get(s)) == NULL) {
-            server_error(&resp, &e, BOX__ERROR_CODE__ERROR_UNAVAILABLE,
-                         "out of memory");
             break;
         }
         Box__DecisionResponse **outs =
@@ -537,11 +552,6 @@ server_handle(void *arg, const void *req, size_t len, nng_msg *reply)
     case BOX__PDP_REQUEST__BODY_RECORD:
         // Outcome events for the history temporal rules read; the ack
         // counts those taken (a malformed one is dropped, logged).
-        if ((sc = scratch_get(s)) == NULL) {
-            server_error(&resp, &e, BOX__ERROR_CODE__ERROR_UNAVAILABLE,
-                         "out of memory");
-            break;
-        }
         for (size_t i = 0; i < r->record->n_events; i++) {
             box_err rrv = pdp_wire_record(g->g_set, s->sv_live, g->g_epoch,
                                           sc->sc_arena, r->record->events[i]);
@@ -570,8 +580,6 @@ send:
     gen_release(g);
     box_free(detail);
     box_free(gen_error);
-    if (r != NULL)
-        box__pdp_request__free_unpacked(r, NULL);
 }
 
 /* A connection from anything but this box's shell, gateway or our parent
@@ -691,9 +699,7 @@ pdp_server_stop(pdp_server *s)
     while (s->sv_scratch != NULL) {
         pdp_scratch *sc = s->sv_scratch;
         s->sv_scratch = sc->sc_next;
-        pdp_answer_free(sc->sc_ans);
-        box_arena_free(sc->sc_arena);
-        box_free(sc);
+        scratch_free(sc);
     }
     box_free(s->sv_policy);
     box_free(s->sv_home);

@@ -158,8 +158,10 @@ box_wire_scan(const ProtobufCMessageDescriptor *d, uint64_t accept,
  * test's allocation-failure walk reaches decoding too, and so that a
  * failed unpack can tell a lack of memory from bad bytes. What it
  * allocates is freed by free_unpacked with a NULL allocator, which is
- * free(3), as box_free is. */
+ * free(3), as box_free is. With um_arena, it comes from the arena and
+ * nothing is freed one by one. */
 typedef struct unpack_mem {
+    box_arena *um_arena; // NULL: box_alloc
     bool um_failed;
 } unpack_mem;
 
@@ -167,7 +169,8 @@ static void *
 unpack_alloc(void *data, size_t n)
 {
     unpack_mem *um = data;
-    void *p = box_alloc(n);
+    void *p =
+        um->um_arena != NULL ? box_arena_alloc(um->um_arena, n) : box_alloc(n);
     if (p == NULL)
         um->um_failed = true;
     return p;
@@ -176,15 +179,17 @@ unpack_alloc(void *data, size_t n)
 static void
 unpack_free(void *data, void *p)
 {
-    box_free(p);
+    const unpack_mem *um = data;
+    if (um->um_arena == NULL)
+        box_free(p);
 }
 
-ProtobufCMessage *
-box_wire_scan_unpack(const ProtobufCMessageDescriptor *d, uint64_t accept,
-                     const void *p, size_t n, box_wire_scan_result *why)
+static ProtobufCMessage *
+scan_unpack(const ProtobufCMessageDescriptor *d, uint64_t accept, const void *p,
+            size_t n, box_arena *arena, box_wire_scan_result *why)
 {
     ProtobufCMessage *m = NULL;
-    unpack_mem um = {.um_failed = false};
+    unpack_mem um = {.um_arena = arena, .um_failed = false};
     ProtobufCAllocator mem = {
         .alloc = unpack_alloc, .free = unpack_free, .allocator_data = &um};
     box_wire_scan_result r = box_wire_scan(d, accept, p, n);
@@ -195,4 +200,19 @@ box_wire_scan_unpack(const ProtobufCMessageDescriptor *d, uint64_t accept,
     if (why != NULL)
         *why = r;
     return m;
+}
+
+ProtobufCMessage *
+box_wire_scan_unpack(const ProtobufCMessageDescriptor *d, uint64_t accept,
+                     const void *p, size_t n, box_wire_scan_result *why)
+{
+    return scan_unpack(d, accept, p, n, NULL, why);
+}
+
+ProtobufCMessage *
+box_wire_scan_unpack_in(box_arena *arena, const ProtobufCMessageDescriptor *d,
+                        uint64_t accept, const void *p, size_t n,
+                        box_wire_scan_result *why)
+{
+    return scan_unpack(d, accept, p, n, arena, why);
 }

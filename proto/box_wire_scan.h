@@ -9,6 +9,8 @@
 
 #include <protobuf-c/protobuf-c.h>
 
+#include "box_arena.h"
+
 /*
  * protobuf-c unpacks a nested message by calling itself, with no depth
  * limit, and box.Value is recursive (Value.set -> ValueSet.elements ->
@@ -64,5 +66,16 @@ box_wire_scan_result box_wire_scan(const ProtobufCMessageDescriptor *d,
 ProtobufCMessage *box_wire_scan_unpack(const ProtobufCMessageDescriptor *d,
                                        uint64_t accept, const void *p, size_t n,
                                        box_wire_scan_result *why);
+
+/*
+ * box_wire_scan_unpack with every allocation from arena: nothing is freed
+ * one by one (a message of many small parts, a batch of reports, costs a
+ * few chunks, not an allocation a field), and the message lives until the
+ * arena is reset. An arena at its cap reads as BOX_WIRE_SCAN_NOMEM.
+ */
+ProtobufCMessage *box_wire_scan_unpack_in(box_arena *arena,
+                                          const ProtobufCMessageDescriptor *d,
+                                          uint64_t accept, const void *p,
+                                          size_t n, box_wire_scan_result *why);
 
 #endif

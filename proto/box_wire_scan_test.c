@@ -276,6 +276,65 @@ test_unpack_out_of_memory(void **state)
     box_free(b);
 }
 
+/* Unpacked into an arena, a message reads as the one box_alloc'd: packed
+ * again, the same bytes; nothing is freed but the arena. Bad bytes are
+ * still malformed; an arena at its cap (or one whose chunk cannot be
+ * had) is out of memory, not malformed. */
+static void
+test_unpack_in_arena(void **state)
+{
+    (void)state;
+    size_t n;
+    uint8_t *b = box_req_nested(AF_DECIDE, 40, &n);
+    assert_non_null(b);
+    box_wire_scan_result why = {BOX_WIRE_SCAN_NOMEM, 99};
+    ProtobufCMessage *ref =
+        box_wire_scan_unpack(af, BOX_WIRE_SCAN_ANY, b, n, &why);
+    assert_non_null(ref);
+    box_arena *a = box_arena_new(1u << 20);
+    assert_non_null(a);
+    ProtobufCMessage *m =
+        box_wire_scan_unpack_in(a, af, BOX_WIRE_SCAN_ANY, b, n, &why);
+    assert_non_null(m);
+    assert_int_equal(why.sr_fault, BOX_WIRE_SCAN_OK);
+    size_t want = protobuf_c_message_get_packed_size(ref);
+    assert_int_equal(protobuf_c_message_get_packed_size(m), want);
+    uint8_t *p1 = box_alloc(want), *p2 = box_alloc(want);
+    assert_non_null(p1);
+    assert_non_null(p2);
+    protobuf_c_message_pack(ref, p1);
+    protobuf_c_message_pack(m, p2);
+    assert_memory_equal(p1, p2, want);
+    assert_true(box_arena_used(a) > 0);
+    box_arena_reset(a);
+
+    const uint8_t bad[] = {0x1a, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00};
+    assert_null(box_wire_scan_unpack_in(a, af, BOX_WIRE_SCAN_ANY, bad,
+                                        sizeof bad, &why));
+    assert_int_equal(why.sr_fault, BOX_WIRE_SCAN_MALFORMED);
+
+    box_arena *tiny = box_arena_new(64); // under one chunk
+    assert_non_null(tiny);
+    assert_null(
+        box_wire_scan_unpack_in(tiny, af, BOX_WIRE_SCAN_ANY, b, n, &why));
+    assert_int_equal(why.sr_fault, BOX_WIRE_SCAN_NOMEM);
+    box_arena *fresh = box_arena_new(1u << 20); // no chunk yet
+    assert_non_null(fresh);
+    box_alloc_fail_after(1); // its first chunk
+    m = box_wire_scan_unpack_in(fresh, af, BOX_WIRE_SCAN_ANY, b, n, &why);
+    box_alloc_fail_off();
+    assert_null(m);
+    assert_int_equal(why.sr_fault, BOX_WIRE_SCAN_NOMEM);
+
+    box_arena_free(fresh);
+    box_arena_free(tiny);
+    box_arena_free(a);
+    box_free(p1);
+    box_free(p2);
+    protobuf_c_message_free_unpacked(ref, NULL);
+    box_free(b);
+}
+
 /* ------------------------------------------------------------------ */
 /* Kinds                                                               */
 /* ------------------------------------------------------------------ */
@@ -477,6 +536,7 @@ main(void)
         cmocka_unit_test(test_unknown_field_not_walked),
         cmocka_unit_test(test_unpack_refusal_is_malformed),
         cmocka_unit_test(test_unpack_out_of_memory),
+        cmocka_unit_test(test_unpack_in_arena),
         cmocka_unit_test(test_each_kind_for_each_reader),
         cmocka_unit_test(test_kind_before_body),
         cmocka_unit_test(test_fuzz_mutations),

@@ -289,14 +289,19 @@ serve_once(const pdp_policy_set *set, const uint8_t *bytes, size_t len,
            unsigned long n, bool *hit)
 {
     char *text = NULL;
-    box_arena *a = NULL;
+    box_arena *a = NULL, *msg = NULL;
+    Box__PdpRequest *r = NULL;
     pdp_answer *ans = NULL;
     Box__DecisionResponse resp = BOX__DECISION_RESPONSE__INIT;
-    box_wire_scan_result why;
+    box_wire_scan_result why = {BOX_WIRE_SCAN_NOMEM, 0};
     if (n > 0)
         walk_begin(n);
-    Box__PdpRequest *r = (Box__PdpRequest *)box_wire_scan_unpack(
-        &box__pdp_request__descriptor, BOX_WIRE_SCAN_ANY, bytes, len, &why);
+    // As box-pdp unpacks a request: into its scratch's message arena.
+    if ((msg = box_arena_new(1u << 20)) == NULL)
+        goto out;
+    r = (Box__PdpRequest *)box_wire_scan_unpack_in(
+        msg, &box__pdp_request__descriptor, BOX_WIRE_SCAN_ANY, bytes, len,
+        &why);
     if (r == NULL || (a = box_arena_new(1u << 20)) == NULL ||
         (ans = pdp_answer_new()) == NULL)
         goto out;
@@ -310,8 +315,7 @@ out:
         text = response_text(&resp); // unarmed: the walk is over
     pdp_answer_free(ans);
     box_arena_free(a);
-    if (r != NULL)
-        box__pdp_request__free_unpacked(r, NULL);
+    box_arena_free(msg); // r with it
     return text;
 }
 
