@@ -79,18 +79,6 @@ box_buf_puts(box_buf *b, const char *s)
 }
 
 box_err
-box_buf_putc(box_buf *b, char c)
-{
-    // Room already there (the usual case): no reserve, no memcpy.
-    if (b->b_len + 2 <= b->b_cap && b->b_len < b->b_max) {
-        b->b_data[b->b_len++] = c;
-        b->b_data[b->b_len] = '\0';
-        return BOX_OK;
-    }
-    return box_buf_append(b, &c, 1);
-}
-
-box_err
 box_buf_fill(box_buf *b, char c, size_t n)
 {
     box_err rv = buf_reserve(b, n);

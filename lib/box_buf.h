@@ -36,7 +36,7 @@ box_err box_buf_append_grow(box_buf *b, const void *p,
 box_err box_buf_puts(box_buf *b, const char *s) BOX_WARN_UNUSED;
 /* Appends a string literal, its length known where it is written. */
 #define box_buf_lit(b, lit) box_buf_append((b), "" lit, sizeof(lit) - 1)
-box_err box_buf_putc(box_buf *b, char c) BOX_WARN_UNUSED;
+static inline box_err box_buf_putc(box_buf *b, char c) BOX_WARN_UNUSED;
 /* Appends n copies of c. */
 box_err box_buf_fill(box_buf *b, char c, size_t n) BOX_WARN_UNUSED;
 box_err box_buf_printf(box_buf *b, const char *fmt, ...) BOX_WARN_UNUSED
@@ -62,6 +62,12 @@ box_buf_append(box_buf *b, const void *p, size_t n)
         return BOX_OK;
     }
     return box_buf_append_grow(b, p, n);
+}
+
+static inline box_err
+box_buf_putc(box_buf *b, char c)
+{
+    return box_buf_append(b, &c, 1);
 }
 
 #endif
