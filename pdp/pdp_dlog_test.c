@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -492,6 +493,77 @@ test_full_disk_whole_lines(void **state)
     tmp_free(&t, v, n);
 }
 
+/* Copies the pipe at fd into the file at path until end of file. */
+typedef struct drain_arg {
+    int da_fd;
+    const char *da_path;
+} drain_arg;
+
+static void *
+drain(void *arg)
+{
+    drain_arg *d = arg;
+    FILE *out = fopen(d->da_path, "w");
+    if (out == NULL)
+        return (void *)1;
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(d->da_fd, buf, sizeof buf)) > 0)
+        if (fwrite(buf, 1, (size_t)n, out) != (size_t)n)
+            break;
+    fclose(out);
+    return n == 0 ? NULL : (void *)1;
+}
+
+/* A batch of megabytes (the writer held up by a reader that has not read
+ * yet, as a slow disk would) goes out in slices: every line lands whole,
+ * in order, none lost. */
+static void
+test_big_batch_in_slices(void **state)
+{
+    (void)state;
+    enum { N = 4000 }; // about 5 MB, under what deciders may queue
+    char dir[] = "/tmp/pdp-dlog-fifo-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[64];
+    tmp_log t;
+    snprintf(fifo, sizeof fifo, "%s/log", dir);
+    snprintf(t.path, sizeof t.path, "%s/copy", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    int rfd = open(fifo, O_RDONLY | O_NONBLOCK); // so the log's open returns
+    assert_true(rfd >= 0);
+    pdp_dlog_ident id = {.di_box_id = "box-0123456789abcdef",
+                         .di_run_id = "run-1"};
+    pdp_dlog *l;
+    assert_int_equal(pdp_dlog_open(fifo, &id, 100000, &l), BOX_OK);
+    for (int i = 0; i < N; i++) {
+        char res[32];
+        snprintf(res, sizeof res, "r%05d", i);
+        pdp_dlog_decision d = decision(res);
+        assert_int_equal(pdp_dlog_decision_add(l, &d), BOX_OK);
+    }
+    assert_int_equal(fcntl(rfd, F_SETFL, 0), 0); // reads wait from now on
+    pthread_t th;
+    drain_arg da = {rfd, t.path};
+    assert_int_equal(pthread_create(&th, NULL, drain, &da), 0);
+    pdp_dlog_close(l); // its end of the pipe closes: the drain sees EOF
+    void *rv;
+    pthread_join(th, &rv);
+    assert_null(rv);
+    close(rfd);
+    json_object **v;
+    size_t n = tmp_lines(&t, &v);
+    assert_int_equal(n, N);
+    for (int i = 0; i < N; i++) {
+        char res[32];
+        snprintf(res, sizeof res, "r%05d", i);
+        assert_string_equal(attr(v[i], "strands.box.policy.resource"), res);
+    }
+    tmp_free(&t, v, n);
+    unlink(fifo);
+    rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -502,6 +574,7 @@ main(void)
         cmocka_unit_test(test_threads_small_queue),
         cmocka_unit_test(test_oversized_record),
         cmocka_unit_test(test_lone_line_written),
+        cmocka_unit_test(test_big_batch_in_slices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
