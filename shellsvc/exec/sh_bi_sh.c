@@ -322,8 +322,10 @@ sh_bi_sh(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     if (st == 0)
         st = child_load(ch, argc, argv, &iv, &text, &label, &fd);
     if (st == 0 && ch->cx_flow == SH_FLOW_NONE) {
+        ch->cx_script = !iv.iv_cmd && fd < 0;
         if (text.b_len > 0 || fd >= 0)
-            st = sh_source_text(ch, label, text.b_data, text.b_len, fd);
+            st = sh_source_text(ch, label, ch->cx_script, text.b_data,
+                                text.b_len, fd);
         if (ch->cx_flow == SH_FLOW_EXIT)
             st = ch->cx_status;
         st = sh_trap_exit(ch, st);

@@ -104,8 +104,8 @@ feed_line(sh_ctx *cx, sh_parser *p, int fd)
  * or started jobs (they point into it).
  */
 int
-sh_source_text(sh_ctx *cx, const char *path, const char *text, size_t len,
-               int fd)
+sh_source_text(sh_ctx *cx, const char *path, bool named, const char *text,
+               size_t len, int fd)
 {
     sh_session *ss = cx->cx_ss;
     box_arena *a = box_arena_new((size_t)64 << 20);
@@ -125,6 +125,9 @@ sh_source_text(sh_ctx *cx, const char *path, const char *text, size_t len,
         else
             sh_parser_finish(p);
     }
+    const char *osource = cx->cx_source;
+    if (named && path != NULL)
+        cx->cx_source = sh_session_name(ss, path); // NULL: errors unplaced
     while (!perr) {
         sh_node *n = NULL;
         sh_parse_status ps = sh_parse_next(p, &n);
@@ -154,12 +157,14 @@ sh_source_text(sh_ctx *cx, const char *path, const char *text, size_t len,
         if (cx->cx_flow != SH_FLOW_NONE)
             break;
     }
+    cx->cx_source = osource;
     if (perr) {
         const sh_diag *d = sh_parser_diag(p);
         if (path != NULL)
-            sh_errf(cx, "%s: line %u: %s", path, (unsigned)d->d_line, d->d_msg);
+            sh_box_errf(cx, "%s: line %u: %s", path, (unsigned)d->d_line,
+                        d->d_msg);
         else
-            sh_errf(cx, "line %u: %s", (unsigned)d->d_line, d->d_msg);
+            sh_box_errf(cx, "line %u: %s", (unsigned)d->d_line, d->d_msg);
         st = 1;
     }
     sh_parser_free(p);
@@ -217,7 +222,7 @@ sh_bi_source(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     } else {
         cx->cx_depth++;
         cx->cx_sourced++;
-        st = sh_source_text(cx, path, text.b_data, text.b_len, -1);
+        st = sh_source_text(cx, path, true, text.b_data, text.b_len, -1);
         cx->cx_sourced--;
         cx->cx_depth--;
     }

@@ -198,13 +198,14 @@ sh_exec_admit(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
         b->hb_ticket = ad.ad_ticket; // finished once the command is over
         break;
     case BOX_VERDICT_DENY:
-        sh_errf(cx, "effect denied: %s",
-                ad.ad_message ? ad.ad_message : "policy denied this operation");
+        sh_box_errf(cx, "effect denied: %s",
+                    ad.ad_message ? ad.ad_message
+                                  : "policy denied this operation");
         st = BOX_STATUS_CANNOT_RUN;
         break;
     default:
-        sh_errf(cx, "effect interception failed: %s",
-                ad.ad_message ? ad.ad_message : "no decision");
+        sh_box_errf(cx, "effect interception failed: %s",
+                    ad.ad_message ? ad.ad_message : "no decision");
         sh_session_abort(cx->cx_ss, BOX_STATUS_FAULT);
         sh_fatal(cx, BOX_STATUS_FAULT);
         st = BOX_STATUS_FAULT;
@@ -533,7 +534,11 @@ call_func(sh_ctx *cx, const sh_func *f, int argc, char **argv)
     if (!pushed)
         sh_errf(cx, "out of memory");
     sh_trap_debug(cx); // bash: before the first command of a function
+    // Its errors name the file it was defined in, as bash's do.
+    const char *osource = cx->cx_source;
+    cx->cx_source = f->f_source;
     int s = sh_exec_node(cx, f->f_body);
+    cx->cx_source = osource;
     if (cx->cx_flow == SH_FLOW_RETURN) {
         cx->cx_flow = SH_FLOW_NONE;
         s = cx->cx_status;
@@ -581,7 +586,15 @@ run_argv(sh_ctx *cx, int argc, char **argv, bool bypass_funcs,
                            sh_puts(cx, 1, "\n") == SH_IO_OK
                        ? 0
                        : 1;
-        return c->c_fn(cx, argc, argv, &o);
+        if (!(c->c_mode & SH_CMD_PROGRAM))
+            return c->c_fn(cx, argc, argv, &o);
+        // A program (cat, grep) is bash's child: what it says is its own,
+        // with no script line before it.
+        const char *osource = cx->cx_source;
+        cx->cx_source = NULL;
+        int st = c->c_fn(cx, argc, argv, &o);
+        cx->cx_source = osource;
+        return st;
     }
     if (strchr(argv[0], '/') != NULL)
         return sh_shebang_missing(cx, argv[0]);
@@ -1566,7 +1579,8 @@ sh_exec_node(sh_ctx *cx, const sh_node *n)
         char name[256];
         snprintf(name, sizeof name, "%.*s", (int)n->u.func.namelen,
                  n->u.func.name);
-        if (sh_func_set(cx->cx_st, name, n->u.func.body) != BOX_OK) {
+        if (sh_func_set(cx->cx_st, name, cx->cx_source, n->u.func.body) !=
+            BOX_OK) {
             sh_errf(cx, "out of memory");
             st = 1;
         }

@@ -198,11 +198,12 @@ param_error(ex *x, const char *shown, const char *msg, int status)
 }
 
 /* The status a ${v?w} (or a bad ${v@X}) ends the shell with: bash -c
- * ends with 127 at its top level, a subshell or $( ) with 1. */
+ * ends with 127 at its top level, a subshell, $( ) or a script file with
+ * 1. */
 static int
 fatal_expansion_status(const sh_ctx *cx)
 {
-    return cx->cx_owns_state ? 1 : 127;
+    return cx->cx_owns_state || cx->cx_script ? 1 : 127;
 }
 
 /* The parameter of p as bash names it in a message: name, or
@@ -480,8 +481,12 @@ element_value(ex *x, const sh_wpart *p, char **out)
         if (!arith) // bash reports a bad subscript and expands to nothing
             return 0;
         // The index's arithmetic failed: bash -c ends the shell (where a
-        // $((…)) error only discards the command).
-        sh_fatal(cx, rc);
+        // $((…)) error only discards the command); a script file goes on
+        // with its next command.
+        if (cx->cx_script)
+            sh_discard(cx, rc);
+        else
+            sh_fatal(cx, rc);
         return x->x_status = rc;
     }
     const sh_var *v = sh_var_find(cx->cx_st, nm);

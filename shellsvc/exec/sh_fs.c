@@ -23,6 +23,12 @@ sh_fs_fail(sh_ctx *cx, const char *cmd, const char *target, sh_kernel_result *r)
 {
     int status = BOX_STATUS_FAILED;
     const char *m = r->kr_message ? r->kr_message : strerror(r->kr_errno);
+    // A denial, a failed decision and the reach floor are the box's own
+    // words (spec §3.7), never placed at a script's line; an OS error is
+    // bash's.
+    const char *source = cx->cx_source;
+    if (r->kr_outcome != SH_KR_OS_ERROR && r->kr_outcome != SH_KR_OK)
+        cx->cx_source = NULL;
     switch (r->kr_outcome) {
     case SH_KR_FAULT:
         // The PDP could not decide: nothing more of this call may run.
@@ -49,6 +55,7 @@ sh_fs_fail(sh_ctx *cx, const char *cmd, const char *target, sh_kernel_result *r)
             sh_errf(cx, "%s: %s: %s", cmd, target, m);
         break;
     }
+    cx->cx_source = source;
     sh_kernel_result_clear(r);
     return status;
 }

@@ -227,7 +227,7 @@ sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b)
     else if (rv == BOX_ETIMEDOUT)
         sh_timeout(cx); // the call's budget, said once for the call
     else if (rv == BOX_ETOOBIG)
-        sh_errf(cx, "%s", err ? err : box_strerror(rv));
+        sh_box_errf(cx, "%s", err ? err : box_strerror(rv)); // a limit
     else if (rv != BOX_OK)
         sh_errf(cx, "%s: %s", argv[0], err ? err : box_strerror(rv));
     box_free(err);

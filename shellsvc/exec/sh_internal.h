@@ -114,6 +114,7 @@ typedef struct sh_var {
 typedef struct sh_func {
     char *f_name;
     const sh_node *f_body; // in an arena the session keeps alive
+    const char *f_source;  // the file it was defined in (sh_session_name)
 } sh_func;
 
 /* A function call in progress (sh_calls_push). */
@@ -219,7 +220,7 @@ bool sh_var_isset(const sh_var *v);
 box_err sh_var_export(sh_state *st, const char *name) BOX_WARN_UNUSED;
 void sh_var_unset(sh_state *st, const char *name);
 const sh_func *sh_func_find(const sh_state *st, const char *name);
-box_err sh_func_set(sh_state *st, const char *name,
+box_err sh_func_set(sh_state *st, const char *name, const char *source,
                     const sh_node *body) BOX_WARN_UNUSED;
 void sh_func_unset(sh_state *st, const char *name);
 /* Replaces the positional parameters with copies of argv[0..n). */
@@ -271,6 +272,7 @@ bool sh_option_set(sh_state *st, const sh_option *o, bool on);
 /* ---- session ---- */
 
 typedef struct sh_keep sh_keep; // arenas kept alive (eval, functions)
+typedef struct sh_name sh_name; // file names kept (sh_session_name)
 typedef struct sh_job sh_job;
 #define SH_JOBS_REMEMBERED                                                     \
     32 // statuses `wait ID` keeps (sh_ctx)   // one `&` job (sh_exec.c)
@@ -285,6 +287,8 @@ struct sh_session {
     pthread_mutex_t ss_lock; // decisions, output, keep list
     struct sh_again *ss_again; // permits served again (ss_lock); or NULL
     sh_keep *ss_keep;
+    sh_name *ss_names; // (ss_lock)
+    unsigned ss_nnames;
     atomic_uint ss_funcdefs; // function definitions so far (eval arenas)
     atomic_bool ss_abort;    // timeout, fault, output spent: all stop
     atomic_int ss_abort_status;
@@ -312,6 +316,11 @@ void sh_session_abort(sh_session *ss, int status);
 void sh_session_end_jobs(sh_session *ss);
 /* Keeps arena a alive until the session ends (takes it). */
 box_err sh_session_keep(sh_session *ss, box_arena *a) BOX_WARN_UNUSED;
+/* A copy of name that lives as long as the session, the same one for the
+ * same text (a loop sourcing one file keeps one); NULL when out of memory
+ * or past SH_NAMES_MAX names. Thread-safe. */
+#define SH_NAMES_MAX 256
+const char *sh_session_name(sh_session *ss, const char *name);
 
 /* ---- an execution context: one thread of execution ---- */
 
@@ -367,6 +376,14 @@ typedef struct sh_ctx {
     unsigned cx_sourced; // enclosing `.` files (`return` leaves one)
     bool cx_discard; // the SH_FLOW_EXIT is an expansion error's (sh_discard)
     uint32_t cx_line;    // $LINENO: the line of the command running
+    /* The script or `.` file whose text runs (sh_session_name), NULL for
+     * the call's own text: the shell's errors name it and the line, as
+     * bash's do ("FILE: line N: …"). */
+    const char *cx_source;
+    /* The shell runs a script file (`bash FILE`, `./script.sh`), not -c
+     * text: bash then ends a ${v?w} with 1, not 127, and discards the
+     * command an index's arithmetic failed in instead of ending. */
+    bool cx_script;
     /* Set by `exec` without a command: the redirections of the command
      * running stay in force after it (exec_simple reads and clears it). */
     bool cx_keep_redirs;
@@ -421,8 +438,15 @@ int sh_puts(sh_ctx *cx, int fd, const char *s);
  * SH_IO_PIPE, the writer goes on (tee -p). SH_IO_ERR leaves errno set. */
 int sh_stream_write(sh_ctx *cx, sh_stream *s, const char *p, size_t n,
                     bool pipe_ends);
-/* "strands-shell: " + printf text + "\n" on fd 2. */
+/* "strands-shell: " + printf text + "\n" on fd 2; while a script or
+ * `.` file runs (cx_source), "strands-shell: FILE: line N: " + text, as
+ * bash words a script's errors. */
 void sh_errf(sh_ctx *cx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* "strands-shell: " + text, wherever it runs: the box's own messages,
+ * which bash has none of and the spec words exactly (a denial, a failed
+ * decision, a limit), and a message that names its place itself. */
+void sh_box_errf(sh_ctx *cx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Prints the warnings the parse gave so far ("strands-shell: warning: …",
@@ -748,9 +772,10 @@ int sh_source_read(sh_ctx *cx, const char *cmd, const char *path, box_buf *b,
 /* Runs text one complete command at a time in cx, or with fd >= 0 the
  * lines read from shell fd fd (a script on stdin); a parse error says
  * "<path>: line N: <error>" (path NULL: "line N: …"), status 1
- * (sh_bi_source.c). */
-int sh_source_text(sh_ctx *cx, const char *path, const char *text, size_t len,
-                   int fd);
+ * (sh_bi_source.c). With named, the text is the file path: while it runs,
+ * the shell's errors name it and their line (cx_source). */
+int sh_source_text(sh_ctx *cx, const char *path, bool named, const char *text,
+                   size_t len, int fd);
 /* Shebang rewrite before admission (§3.4, sh_shebang.c): when argv[0]
  * (which sh_host_multicall found to be an executable file) starts with
  * `#!` naming sh, bash, zsh, dash or lash (also through env), *out

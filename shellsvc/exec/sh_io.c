@@ -570,14 +570,13 @@ sh_puts(sh_ctx *cx, int fd, const char *s)
 
 /* The longest message sh_errf prints before cutting it. */
 #define SH_ERR_MAX 8192
+#define SH_ERR_WHERE_MAX 512 // "FILE: line N: ", FILE cut past this
 
-void
-sh_errf(sh_ctx *cx, const char *fmt, ...)
+/* Writes SH_PREFIX, where (NULL: nothing), fmt's text and a newline. */
+static void
+err_vprint(sh_ctx *cx, const char *where, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
     char *msg = box_vasprintf(fmt, ap);
-    va_end(ap);
     if (msg == NULL)
         return;
     // A message quoting hostile text (a long expression, a long name) is
@@ -585,14 +584,37 @@ sh_errf(sh_ctx *cx, const char *fmt, ...)
     size_t n = strlen(msg);
     bool cut = n > SH_ERR_MAX;
     box_buf b;
-    box_buf_init(&b, SH_ERR_MAX + 64);
+    box_buf_init(&b, SH_ERR_MAX + SH_ERR_WHERE_MAX + 64);
     if (box_buf_puts(&b, SH_PREFIX) == BOX_OK &&
+        (where == NULL || box_buf_puts(&b, where) == BOX_OK) &&
         box_buf_append(&b, msg, cut ? SH_ERR_MAX : n) == BOX_OK &&
         (!cut || box_buf_puts(&b, "\xe2\x80\xa6 (cut)") == BOX_OK) &&
         box_buf_putc(&b, '\n') == BOX_OK)
         (void)sh_write(cx, 2, b.b_data, b.b_len);
     box_buf_reset(&b);
     box_free(msg);
+}
+
+void
+sh_errf(sh_ctx *cx, const char *fmt, ...)
+{
+    char where[SH_ERR_WHERE_MAX];
+    if (cx->cx_source != NULL)
+        snprintf(where, sizeof where, "%s: line %u: ", cx->cx_source,
+                 (unsigned)cx->cx_line);
+    va_list ap;
+    va_start(ap, fmt);
+    err_vprint(cx, cx->cx_source != NULL ? where : NULL, fmt, ap);
+    va_end(ap);
+}
+
+void
+sh_box_errf(sh_ctx *cx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    err_vprint(cx, NULL, fmt, ap);
+    va_end(ap);
 }
 
 /* A read of an FD stream; an on-demand one is asked first, and asked
@@ -715,6 +737,8 @@ sh_ctx_fork(const sh_ctx *cx)
     n->cx_bg = cx->cx_bg;
     n->cx_kill = cx->cx_kill;
     n->cx_line = cx->cx_line;
+    n->cx_source = cx->cx_source;
+    n->cx_script = cx->cx_script;
     bool err;
     n->cx_bi = sh_bistate_fork(cx->cx_bi, &err);
     if (err) {
@@ -818,7 +842,7 @@ sh_stop_call(sh_ctx *cx, const char *why)
     // runaway may have started, only the first says why.
     if (!atomic_exchange(&ss->ss_abort, true)) {
         atomic_store(&ss->ss_abort_status, 1);
-        sh_errf(cx, "%s", why);
+        sh_box_errf(cx, "%s", why); // a limit's words (spec §3.1)
     }
     sh_fatal(cx, 1);
 }

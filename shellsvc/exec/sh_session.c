@@ -172,6 +172,12 @@ fail:
     return NULL;
 }
 
+/* A name sh_session_name keeps: a link and its text. */
+struct sh_name {
+    sh_name *n_next;
+    char n_text[];
+};
+
 void
 sh_session_free(sh_session *ss)
 {
@@ -184,6 +190,11 @@ sh_session_free(sh_session *ss)
         ss->ss_keep = k->k_next;
         box_arena_free(k->k_arena);
         box_free(k);
+    }
+    while (ss->ss_names != NULL) {
+        sh_name *n = ss->ss_names;
+        ss->ss_names = n->n_next;
+        box_free(n);
     }
     sh_state_free(ss->ss_state);
     sh_kernel_free(ss->ss_own_kernel);
@@ -206,6 +217,28 @@ sh_session_keep(sh_session *ss, box_arena *a)
     return BOX_OK;
 }
 
+const char *
+sh_session_name(sh_session *ss, const char *name)
+{
+    const char *got = NULL;
+    pthread_mutex_lock(&ss->ss_lock);
+    for (sh_name *n = ss->ss_names; n != NULL && got == NULL; n = n->n_next)
+        if (strcmp(n->n_text, name) == 0)
+            got = n->n_text;
+    size_t len = strlen(name);
+    sh_name *n;
+    if (got == NULL && ss->ss_nnames < SH_NAMES_MAX &&
+        (n = box_alloc(sizeof *n + len + 1)) != NULL) {
+        memcpy(n->n_text, name, len + 1);
+        n->n_next = ss->ss_names;
+        ss->ss_names = n;
+        ss->ss_nnames++;
+        got = n->n_text;
+    }
+    pthread_mutex_unlock(&ss->ss_lock);
+    return got;
+}
+
 static void
 err_line(sh_ctx *cx, const char *msg)
 {
@@ -218,11 +251,12 @@ sh_parse_warnings(sh_ctx *cx, sh_parser *p, const char *path)
 {
     const sh_diag *d = sh_parser_diag(p);
     for (size_t i = 0; i < d->d_nwarn; i++) {
+        // Placed at the warning's own line, not the command running.
         if (path != NULL)
-            sh_errf(cx, "%s: line %u: warning: %s", path,
-                    (unsigned)d->d_warn[i].w_line, d->d_warn[i].w_msg);
+            sh_box_errf(cx, "%s: line %u: warning: %s", path,
+                        (unsigned)d->d_warn[i].w_line, d->d_warn[i].w_msg);
         else
-            sh_errf(cx, "warning: %s", d->d_warn[i].w_msg);
+            sh_box_errf(cx, "warning: %s", d->d_warn[i].w_msg);
     }
     sh_parser_warnings_clear(p);
 }

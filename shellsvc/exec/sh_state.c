@@ -128,6 +128,7 @@ sh_state_dup(const sh_state *st)
         d->st_capfuncs = st->st_nfuncs;
         for (size_t i = 0; i < st->st_nfuncs; i++) {
             d->st_funcs[i].f_body = st->st_funcs[i].f_body;
+            d->st_funcs[i].f_source = st->st_funcs[i].f_source;
             d->st_funcs[i].f_name = box_strdup(st->st_funcs[i].f_name);
             d->st_nfuncs = i + 1;
             if (d->st_funcs[i].f_name == NULL)
@@ -568,11 +569,13 @@ sh_func_find(const sh_state *st, const char *name)
 }
 
 box_err
-sh_func_set(sh_state *st, const char *name, const sh_node *body)
+sh_func_set(sh_state *st, const char *name, const char *source,
+            const sh_node *body)
 {
     sh_func *f = (sh_func *)sh_func_find(st, name);
     if (f != NULL) {
         f->f_body = body;
+        f->f_source = source;
         return BOX_OK;
     }
     if (st->st_nfuncs == st->st_capfuncs) {
@@ -587,6 +590,7 @@ sh_func_set(sh_state *st, const char *name, const sh_node *body)
     if ((f->f_name = box_strdup(name)) == NULL)
         return BOX_ENOMEM;
     f->f_body = body;
+    f->f_source = source;
     st->st_nfuncs++;
     return BOX_OK;
 }
