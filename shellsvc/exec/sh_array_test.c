@@ -140,10 +140,11 @@ test_state_vars(void **state)
     (void)state;
     sh_state *st = sh_state_new();
     assert_non_null(st);
-    // FUNCNAME, BASH_LINENO and IFS, from the start
+    // FUNCNAME, BASH_LINENO, BASH_SOURCE and IFS, from the start
     size_t own = st->st_varbytes;
     assert_int_equal(own, strlen("FUNCNAME") + strlen("BASH_LINENO") +
-                              strlen("IFS") + strlen(SH_IFS_DEFAULT));
+                              strlen("BASH_SOURCE") + strlen("IFS") +
+                              strlen(SH_IFS_DEFAULT));
     assert_int_equal(sh_var_set(st, "s", "abc", 3), BOX_OK);
     assert_int_equal(sh_var_set_elem(st, "s", 2, NULL, "z", 1), BOX_OK);
     sh_var *v = sh_var_find(st, "s");

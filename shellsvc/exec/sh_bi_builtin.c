@@ -62,29 +62,13 @@ sh_bi_hash(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     return st;
 }
 
-/* Element i of the array var, or NULL. */
-static const char *
-frame(sh_ctx *cx, const char *var, long long i)
-{
-    const sh_var *v = sh_var_find(cx->cx_st, var);
-    if (v == NULL || v->v_arr == NULL)
-        return NULL;
-    for (size_t k = 0; k < sh_array_count(v->v_arr); k++) {
-        const char *key;
-        long long idx;
-        const char *val = sh_array_at(v->v_arr, k, &key, &idx);
-        if (idx == i)
-            return val;
-    }
-    return NULL;
-}
-
 /*
- * caller [N]: the call N frames up, as bash's `bash -c` answers: the
- * line it came from (BASH_LINENO[N]), with N the function it came from
- * (FUNCNAME[N+1]), and the file, which for text not read from a file
- * bash names "environment" inside a function and NULL at top level.
- * Status 1 (and nothing) when there is no such frame.
+ * caller [N]: the frame N up, as bash answers from its call stack: the
+ * line it came from (BASH_LINENO[N]), the frame it came from
+ * (FUNCNAME[N+1]) and that frame's file (BASH_SOURCE[N+1]: "environment"
+ * for the call's own text). Without N, the line and the file, "NULL"
+ * with no frame above. Status 1 (and nothing) when there is no such
+ * frame.
  */
 int
 sh_bi_caller(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
@@ -100,13 +84,17 @@ sh_bi_caller(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
             return 2;
         }
     }
-    const char *line = frame(cx, "BASH_LINENO", n < 0 ? 0 : n);
-    const char *up = frame(cx, "FUNCNAME", (n < 0 ? 0 : n) + 1);
-    if (cx->cx_funcs == 0 || line == NULL || (n >= 0 && up == NULL))
+    size_t at = n < 0 ? 0 : (size_t)n;
+    const sh_call *here = sh_calls_at(cx->cx_st, at);
+    const sh_call *up = sh_calls_at(cx->cx_st, at + 1);
+    if (here == NULL || (n >= 0 && up == NULL))
         return 1;
-    char *out = n < 0 ? box_asprintf("%s %s\n", line,
-                                     up != NULL ? "environment" : "NULL")
-                      : box_asprintf("%s %s environment\n", line, up);
+    const char *file = up == NULL              ? "NULL"
+                       : up->sc_source != NULL ? up->sc_source
+                                               : "environment";
+    char *out = n < 0 ? box_asprintf("%u %s\n", (unsigned)here->sc_line, file)
+                      : box_asprintf("%u %s %s\n", (unsigned)here->sc_line,
+                                     up->sc_name, file);
     if (out == NULL)
         return sh_cmd_err(cx, "caller", 1, "out of memory");
     int rc = sh_puts(cx, 1, out) == SH_IO_OK ? 0 : 1;

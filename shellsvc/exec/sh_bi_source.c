@@ -222,7 +222,15 @@ sh_bi_source(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     } else {
         cx->cx_depth++;
         cx->cx_sourced++;
-        st = sh_source_text(cx, path, true, text.b_data, text.b_len, -1);
+        // bash's frame for the file: FUNCNAME "source", BASH_SOURCE it.
+        const char *name = sh_session_name(cx->cx_ss, path);
+        bool pushed = sh_calls_push(ss, SH_CALL_SOURCE, "source",
+                                    (uint32_t)cx->cx_line, name) == BOX_OK;
+        st = pushed
+                 ? sh_source_text(cx, path, true, text.b_data, text.b_len, -1)
+                 : sh_cmd_err(cx, argv[0], 1, "out of memory");
+        if (pushed)
+            sh_calls_pop(ss);
         cx->cx_sourced--;
         cx->cx_depth--;
     }

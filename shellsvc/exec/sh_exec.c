@@ -530,7 +530,8 @@ call_func(sh_ctx *cx, const sh_func *f, int argc, char **argv)
     cx->cx_funcs++;
     // FUNCNAME[0] and BASH_LINENO[0] (the line it was called from, for
     // caller) are this call's from here to its end.
-    bool pushed = sh_calls_push(st, argv[0], (uint32_t)cx->cx_line) == BOX_OK;
+    bool pushed = sh_calls_push(st, SH_CALL_FUNC, argv[0],
+                                (uint32_t)cx->cx_line, f->f_source) == BOX_OK;
     if (!pushed)
         sh_errf(cx, "out of memory");
     sh_trap_debug(cx); // bash: before the first command of a function

@@ -117,10 +117,21 @@ typedef struct sh_func {
     const char *f_source;  // the file it was defined in (sh_session_name)
 } sh_func;
 
-/* A function call in progress (sh_calls_push). */
+/* What a frame of bash's call stack is: a function call, a `.` file
+ * ("source") or a script file's own top level ("main"). */
+typedef enum sh_call_kind {
+    SH_CALL_FUNC,
+    SH_CALL_SOURCE,
+    SH_CALL_MAIN
+} sh_call_kind;
+
+/* A frame in progress (sh_calls_push). */
 typedef struct sh_call {
-    char *sc_name;    // the function, as called (owned)
-    uint32_t sc_line; // the line it was called from
+    char *sc_name;         // the function as called, "source" or "main" (owned)
+    uint32_t sc_line;      // the line it was called from (main: 0)
+    const char *sc_source; // the file its code is in (sh_session_name);
+                           // NULL: the call's own text
+    sh_call_kind sc_kind;
 } sh_call;
 
 #define SH_VAR_HINTS 32 // a power of two
@@ -149,6 +160,7 @@ typedef struct sh_state {
     // since they last were).
     sh_call *st_calls;
     size_t st_ncalls, st_capcalls;
+    size_t st_nfunc_calls; // of them, function calls (FUNCNAME shows)
     bool st_calls_stale;
     // The last pipeline's stage statuses, shown as PIPESTATUS once made
     // from here (stale: set since it last was): every command sets them,
@@ -229,18 +241,21 @@ box_err sh_pos_set(sh_state *st, int n, char *const *argv) BOX_WARN_UNUSED;
 box_err sh_rematch_set(sh_state *st, int n,
                        char *const *argv) BOX_WARN_UNUSED;
 /*
- * A function call begins (name, called from line) or ends. FUNCNAME and
- * BASH_LINENO are bash's arrays of the calls in progress, innermost
- * first; outside every function FUNCNAME is declared with no value and
- * BASH_LINENO is empty, as in bash. They are made from the stack only
- * when read (sh_var_find of either name) or listed with every variable
- * (sh_calls_sync first), so a call that reads neither costs a push and a
- * pop, not two arrays made and unmade. Unset, either stays unset (bash:
- * it loses its special properties).
+ * A frame begins (name, called from line, its code in source) or ends.
+ * FUNCNAME, BASH_LINENO and BASH_SOURCE are bash's arrays of the frames
+ * in progress, innermost first (a source NULL reads "environment", as
+ * bash -c names its own text); FUNCNAME has elements only while a
+ * function runs, and is declared with no value otherwise, as in bash.
+ * They are made from the stack only when read (sh_var_find of a name)
+ * or listed with every variable (sh_calls_sync first), so a call that
+ * reads none costs a push and a pop, not arrays made and unmade. Unset,
+ * FUNCNAME stays unset (bash: it loses its special properties).
  */
-box_err sh_calls_push(sh_state *st, const char *name,
-                      uint32_t line) BOX_WARN_UNUSED;
+box_err sh_calls_push(sh_state *st, sh_call_kind kind, const char *name,
+                      uint32_t line, const char *source) BOX_WARN_UNUSED;
 void sh_calls_pop(sh_state *st);
+/* The i-th frame from the innermost (0), or NULL past the outermost. */
+const sh_call *sh_calls_at(const sh_state *st, size_t i);
 /* Makes FUNCNAME, BASH_LINENO and PIPESTATUS show what they are now:
  * before any code that walks st_vars itself. */
 void sh_calls_sync(sh_state *st);

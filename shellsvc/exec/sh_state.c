@@ -36,11 +36,14 @@ sh_state_new(void)
     if (fn != NULL)
         fn->v_flags |= SH_VAR_NOASSIGN;
     sh_var *ln = fn != NULL ? sh_var_add(st, "BASH_LINENO") : NULL;
-    if (ln == NULL) {
+    if (ln != NULL)
+        ln->v_flags |= SH_VAR_NOASSIGN | SH_VAR_NOUNSET;
+    sh_var *src = ln != NULL ? sh_var_add(st, "BASH_SOURCE") : NULL;
+    if (src == NULL) {
         sh_state_free(st);
         return NULL;
     }
-    ln->v_flags |= SH_VAR_NOASSIGN | SH_VAR_NOUNSET;
+    src->v_flags |= SH_VAR_NOASSIGN | SH_VAR_NOUNSET;
     st->st_calls_stale = true;
     // IFS is set from the start, as bash's is, to its default (an IFS in
     // the environment only makes it exported: sh_var_import).
@@ -143,12 +146,15 @@ sh_state_dup(const sh_state *st)
         d->st_capcalls = st->st_ncalls;
         for (size_t i = 0; i < st->st_ncalls; i++) {
             d->st_calls[i].sc_line = st->st_calls[i].sc_line;
+            d->st_calls[i].sc_source = st->st_calls[i].sc_source;
+            d->st_calls[i].sc_kind = st->st_calls[i].sc_kind;
             d->st_calls[i].sc_name = box_strdup(st->st_calls[i].sc_name);
             d->st_ncalls = i + 1;
             if (d->st_calls[i].sc_name == NULL)
                 goto fail;
         }
     }
+    d->st_nfunc_calls = st->st_nfunc_calls;
     d->st_calls_stale = st->st_calls_stale;
     memcpy(d->st_ps, st->st_ps, sizeof d->st_ps);
     d->st_ps_n = st->st_ps_n;
@@ -274,7 +280,8 @@ sh_var *
 sh_var_find(sh_state *st, const char *name)
 {
     if (st->st_calls_stale && (name[0] == 'F' || name[0] == 'B') &&
-        (strcmp(name, "FUNCNAME") == 0 || strcmp(name, "BASH_LINENO") == 0))
+        (strcmp(name, "FUNCNAME") == 0 || strcmp(name, "BASH_LINENO") == 0 ||
+         strcmp(name, "BASH_SOURCE") == 0))
         sh_calls_sync(st);
     if (st->st_ps_stale && name[0] == 'P' && strcmp(name, "PIPESTATUS") == 0)
         pipestatus_show(st);
@@ -773,7 +780,8 @@ sh_option_set(sh_state *st, const sh_option *o, bool on)
 }
 
 box_err
-sh_calls_push(sh_state *st, const char *name, uint32_t line)
+sh_calls_push(sh_state *st, sh_call_kind kind, const char *name, uint32_t line,
+              const char *source)
 {
     if (st->st_ncalls == st->st_capcalls) {
         size_t cap = st->st_capcalls ? st->st_capcalls * 2 : 16;
@@ -786,9 +794,18 @@ sh_calls_push(sh_state *st, const char *name, uint32_t line)
     char *copy = box_strdup(name);
     if (copy == NULL)
         return BOX_ENOMEM;
-    st->st_calls[st->st_ncalls++] = (sh_call){.sc_name = copy, .sc_line = line};
+    st->st_calls[st->st_ncalls++] = (sh_call){
+        .sc_name = copy, .sc_line = line, .sc_source = source, .sc_kind = kind};
+    if (kind == SH_CALL_FUNC)
+        st->st_nfunc_calls++;
     st->st_calls_stale = true;
     return BOX_OK;
+}
+
+const sh_call *
+sh_calls_at(const sh_state *st, size_t i)
+{
+    return i < st->st_ncalls ? &st->st_calls[st->st_ncalls - 1 - i] : NULL;
 }
 
 void
@@ -796,29 +813,38 @@ sh_calls_pop(sh_state *st)
 {
     if (st->st_ncalls == 0)
         return;
-    box_free(st->st_calls[--st->st_ncalls].sc_name);
+    sh_call *c = &st->st_calls[--st->st_ncalls];
+    if (c->sc_kind == SH_CALL_FUNC)
+        st->st_nfunc_calls--;
+    box_free(c->sc_name);
     st->st_calls_stale = true;
 }
 
-/* var becomes the calls' names (lines) innermost first: an array with
- * no elements outside every call, FUNCNAME then declared with no value. */
+/* What calls_show makes of each frame. */
+typedef enum calls_part { CALLS_NAME, CALLS_LINE, CALLS_SOURCE } calls_part;
+
+/* var becomes the frames' names, lines or sources, innermost first: an
+ * array with no elements outside every frame; FUNCNAME declared with no
+ * value while no function runs. */
 static void
-calls_show(sh_state *st, const char *var, bool lines)
+calls_show(sh_state *st, const char *var, calls_part part)
 {
     sh_var *v = sh_var_find(st, var);
     if (v == NULL)
         return; // unset by the script: it stays so (bash's rule)
     sh_array *a = NULL;
-    if (st->st_ncalls > 0 || lines) {
+    if (part != CALLS_NAME || st->st_nfunc_calls > 0) {
         if ((a = sh_array_new(false)) == NULL)
             return; // out of memory: the arrays show an older stack
         for (size_t i = 0; i < st->st_ncalls; i++) {
             const sh_call *c = &st->st_calls[st->st_ncalls - 1 - i];
             char num[SH_DEC_MAX];
             const char *text = c->sc_name;
-            if (lines) {
+            if (part == CALLS_LINE) {
                 sh_fmt_dec(num, (long long)c->sc_line);
                 text = num;
+            } else if (part == CALLS_SOURCE) {
+                text = c->sc_source != NULL ? c->sc_source : "environment";
             }
             if (sh_array_set(a, (long long)i, text, strlen(text)) != BOX_OK) {
                 sh_array_free(a);
@@ -838,6 +864,7 @@ sh_calls_sync(sh_state *st)
     if (!st->st_calls_stale)
         return;
     st->st_calls_stale = false; // first: calls_show looks names up
-    calls_show(st, "FUNCNAME", false);
-    calls_show(st, "BASH_LINENO", true);
+    calls_show(st, "FUNCNAME", CALLS_NAME);
+    calls_show(st, "BASH_LINENO", CALLS_LINE);
+    calls_show(st, "BASH_SOURCE", CALLS_SOURCE);
 }
