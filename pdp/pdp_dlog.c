@@ -58,8 +58,18 @@ static box_err dlog_resource(box_buf *b, const char *box_id,
 // of several MB while the writer writes the last.
 #define DLOG_WRITE_SLICE (512u * 1024u)
 
-/* Writes all n bytes; a full disk loses them, as there is nothing better
- * to do here. */
+/* How much of p[0..n) (whole lines) one write takes: at most a slice, cut
+ * after its last line, so a reader of the log between two writes finds
+ * whole lines (a record is shorter than a slice). */
+static size_t
+dlog_slice(const char *p, size_t n)
+{
+    if (n <= DLOG_WRITE_SLICE)
+        return n;
+    const char *nl = memrchr(p, '\n', DLOG_WRITE_SLICE);
+    return nl != NULL ? (size_t)(nl - p) + 1 : DLOG_WRITE_SLICE;
+}
+
 /* Appends p[0..n) (whole lines); 0, or the errno of a failed write, after
  * which the file is cut back to where the batch began: a line is in the
  * log whole or not at all (a full disk must not leave half a line that
@@ -69,7 +79,7 @@ dlog_write_all(int fd, const char *p, size_t n)
 {
     off_t start = lseek(fd, 0, SEEK_END);
     while (n > 0) {
-        ssize_t w = write(fd, p, n < DLOG_WRITE_SLICE ? n : DLOG_WRITE_SLICE);
+        ssize_t w = write(fd, p, dlog_slice(p, n));
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
