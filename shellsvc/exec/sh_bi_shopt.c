@@ -47,7 +47,7 @@ static const so_row so_tab[] = {
     {"execfail", false, SO_FIXED, 0},
     {"expand_aliases", false, SO_STORE, 0},
     {"extdebug", false, SO_FIXED, 0},
-    {"extglob", false, SO_FIXED, 0},
+    {"extglob", false, SO_GLOB, SH_SHOPT_EXTGLOB},
     {"extquote", true, SO_STORE, 0},
     {"failglob", false, SO_GLOB, SH_SHOPT_FAILGLOB},
     {"force_fignore", true, SO_STORE, 0},

@@ -1305,7 +1305,7 @@ case_arm_matches(sh_ctx *cx, const sh_case_item *it, const char *w, bool *m)
         int st = sh_expand_pattern(cx, p, &pat);
         if (st != 0)
             return st;
-        *m = sh_glob_match(pat, w, 0);
+        *m = sh_glob_match(pat, w, sh_glob_ext_flag(cx->cx_st->st_shopt));
         box_free(pat);
     }
     return 0;
@@ -1432,6 +1432,7 @@ sh_exec_text(sh_ctx *cx, const char *text, size_t len, const char *who)
         sh_parser_finish(p);
         for (;;) {
             sh_node *n = NULL;
+            sh_parser_set_extglob(p, cx->cx_st->st_shopt & SH_SHOPT_EXTGLOB);
             if ((ps = sh_parse_next(p, &n)) != SH_PARSE_CMD)
                 break;
             st = sh_exec_node(cx, n);

@@ -218,10 +218,11 @@ param_shown(const sh_wpart *p, const char *name, size_t len, char *buf,
         snprintf(buf, n, "%.*s", (int)len, name);
 }
 
-/* Removes the smallest/largest prefix/suffix matching pat from v. */
+/* Removes the smallest/largest prefix/suffix matching pat (matched with
+ * flags gm) from v. */
 static void
-trim(const char *v, size_t vlen, const char *pat, sh_param_op op, size_t *start,
-     size_t *end)
+trim(const char *v, size_t vlen, const char *pat, unsigned gm, sh_param_op op,
+     size_t *start, size_t *end)
 {
     *start = 0;
     *end = vlen;
@@ -235,7 +236,7 @@ trim(const char *v, size_t vlen, const char *pat, sh_param_op op, size_t *start,
             size_t i = op == SH_PO_RPREFIX ? k : vlen - k;
             char save = buf[i];
             buf[i] = '\0';
-            bool m = sh_glob_match(pat, buf, 0);
+            bool m = sh_glob_match(pat, buf, gm);
             buf[i] = save;
             if (m) {
                 *start = i;
@@ -246,7 +247,7 @@ trim(const char *v, size_t vlen, const char *pat, sh_param_op op, size_t *start,
     default: // suffixes
         for (size_t k = 0; k <= vlen; k++) {
             size_t i = op == SH_PO_RSUFFIX ? vlen - k : k;
-            if (sh_glob_match(pat, buf + i, 0)) {
+            if (sh_glob_match(pat, buf + i, gm)) {
                 *end = i;
                 break;
             }
@@ -352,7 +353,8 @@ op_value(ex *x, const sh_wpart *p, const char *name, size_t len,
                               op == SH_PO_UPPER || op == SH_PO_LOWER);
         } else if ((v = box_strdup(val)) != NULL) {
             size_t s, e;
-            trim(v, strlen(v), pat, op, &s, &e);
+            trim(v, strlen(v), pat, sh_glob_ext_flag(cx->cx_st->st_shopt), op,
+                 &s, &e);
             memmove(v, v + s, e - s);
             v[e - s] = '\0';
         }
@@ -1307,15 +1309,19 @@ glob_field(ex *x, const char *t, const char *m, size_t n, sh_argv *out)
 {
     sh_ctx *cx = x->x_cx;
     const sh_state *st = cx->cx_st;
+    unsigned ext = sh_glob_ext_flag(st->st_shopt);
     bool maybe = memchr(t, '*', n) != NULL || memchr(t, '?', n) != NULL ||
-                 memchr(t, '[', n) != NULL;
+                 memchr(t, '[', n) != NULL ||
+                 (ext != 0 && memchr(t, '(', n) != NULL);
     if (st->st_opt_f || !maybe)
         return sh_argv_push(out, t, n, x->x_exp) == BOX_OK ? 0 : ex_nomem(x);
     box_buf pat;
     box_buf_init(&pat, SH_WORD_MAX * 2u);
     int rc = 0;
+    // Quoted, an extglob group's characters are literal too.
+    const char *special = ext != 0 ? "\\*?[]()|@+!" : "\\*?[]";
     for (size_t i = 0; i < n && rc == 0; i++) {
-        if (m[i] == M_QUOTE && strchr("\\*?[]", t[i]) != NULL &&
+        if (m[i] == M_QUOTE && strchr(special, t[i]) != NULL &&
             box_buf_putc(&pat, '\\') != BOX_OK)
             rc = ex_nomem(x);
         if (rc == 0 && box_buf_putc(&pat, t[i]) != BOX_OK)
@@ -1323,7 +1329,7 @@ glob_field(ex *x, const char *t, const char *m, size_t n, sh_argv *out)
     }
     if (rc == 0 && box_buf_putc(&pat, '\0') != BOX_OK)
         rc = ex_nomem(x);
-    if (rc != 0 || !sh_glob_has_magic(pat.b_data)) {
+    if (rc != 0 || !sh_glob_has_magic(pat.b_data, ext)) {
         box_buf_reset(&pat);
         if (rc != 0)
             return rc;
@@ -1462,8 +1468,8 @@ expand_fields(sh_ctx *cx, const sh_wpart *parts, sh_argv *out)
 
 /* A word that is one unquoted literal with nothing that braces or a
  * pattern would read (`echo`, `-lt`, and `[` and `]`, which alone are no
- * pattern): its one field is its text, as glob_field would leave it, so
- * it skips the expansion machinery. */
+ * pattern; a `(` is an extglob group's): its one field is its text, as
+ * glob_field would leave it, so it skips the expansion machinery. */
 static bool
 plain_literal(const sh_word *w)
 {
@@ -1477,6 +1483,7 @@ plain_literal(const sh_word *w)
         case '*':
         case '?':
         case '{':
+        case '(':
         case '\\':
             return false;
         case '[':
@@ -1490,7 +1497,7 @@ plain_literal(const sh_word *w)
     char pat[64];
     memcpy(pat, p->u.text.s, p->u.text.len);
     pat[p->u.text.len] = '\0';
-    return !sh_glob_has_magic(pat);
+    return !sh_glob_has_magic(pat, 0); // no `(`: no extglob group here
 }
 
 /*
@@ -1513,7 +1520,9 @@ plain_param(sh_ctx *cx, const sh_word *w, sh_argv *out, int *rc)
     char tmp[64];
     const char *val =
         param_value(cx, p->u.param.name, p->u.param.len, tmp, sizeof tmp);
-    if (val == NULL || val[0] == '\0' || strpbrk(val, "*?[") != NULL)
+    if (val == NULL || val[0] == '\0' ||
+        strpbrk(val, (cx->cx_st->st_shopt & SH_SHOPT_EXTGLOB) ? "*?[("
+                                                              : "*?[") != NULL)
         return false;
     const char *ifs = sh_var_get(cx->cx_st, "IFS");
     if (strpbrk(val, ifs != NULL ? ifs : SH_IFS_DEFAULT) != NULL)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The pattern matcher and the directory walk of pathname expansion. */
+#include <fnmatch.h>
 #include <locale.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -302,9 +303,40 @@ one(const char *p, size_t *pl, const char *s, size_t *sl, unsigned fl,
  * only ever needs the earlier one to have taken less, so this is linear
  * in practice and never recurses on hostile patterns.
  */
+/* Whether p holds an unquoted extglob group: one of `?*+@!` right
+ * before `(`. */
+static bool
+has_ext_group(const char *p)
+{
+    for (; *p != '\0'; p++) {
+        if (*p == '\\') {
+            if (p[1] == '\0')
+                break;
+            p++;
+        } else if (p[1] == '(' && strchr("?*+@!", *p) != NULL) {
+            return true;
+        }
+    }
+    return false;
+}
+
+unsigned
+sh_glob_ext_flag(unsigned shopt)
+{
+    return (shopt & SH_SHOPT_EXTGLOB) ? SH_GM_EXTGLOB : 0;
+}
+
 bool
 sh_glob_match(const char *p, const char *s, unsigned fl)
 {
+    if ((fl & SH_GM_EXTGLOB) && has_ext_group(p)) {
+        // glibc lets a leading `!(…)` match a leading '.'; bash does not.
+        if ((fl & SH_GM_PERIOD) && s[0] == '.' && p[0] == '!' && p[1] == '(')
+            return false;
+        return fnmatch(p, s,
+                       FNM_EXTMATCH | ((fl & SH_GM_PERIOD) ? FNM_PERIOD : 0) |
+                           ((fl & SH_GM_NOCASE) ? FNM_CASEFOLD : 0)) == 0;
+    }
     const char *s0 = s, *star = NULL, *from = NULL;
     bool period = (fl & SH_GM_PERIOD) != 0;
     while (*s != '\0') {
@@ -336,8 +368,10 @@ sh_glob_match(const char *p, const char *s, unsigned fl)
 }
 
 bool
-sh_glob_has_magic(const char *p)
+sh_glob_has_magic(const char *p, unsigned flags)
 {
+    if ((flags & SH_GM_EXTGLOB) && has_ext_group(p))
+        return true;
     for (; *p != '\0'; p++) {
         if (*p == '\\') {
             if (p[1] == '\0')
@@ -597,11 +631,14 @@ gw_type(gw *g, const char *path, bool follow)
 }
 
 /* A name a walk may show: hidden names only for an explicit leading '.'
- * in comp, or dotglob. */
+ * in comp, or dotglob. An extglob group may hold that '.' in one of its
+ * patterns (`@(.c|a.c)`): the match (SH_GM_PERIOD) says. */
 static bool
 gw_visible(const gw *g, const char *comp, const char *name)
 {
     if (name[0] != '.' || (g->gw_shopt & SH_SHOPT_DOTGLOB))
+        return true;
+    if ((g->gw_shopt & SH_SHOPT_EXTGLOB) && has_ext_group(comp))
         return true;
     return comp[0] == '.' || (comp[0] == '\\' && comp[1] == '.');
 }
@@ -690,7 +727,7 @@ gw_walk(gw *g, const char *prefix, size_t i)
         gw_starstar(g, prefix, i, 0);
         return;
     }
-    if (!sh_glob_has_magic(comp)) {
+    if (!sh_glob_has_magic(comp, sh_glob_ext_flag(g->gw_shopt))) {
         char *lit = unescape(comp);
         char *sub = lit != NULL ? gw_join(g, prefix, lit) : NULL;
         if (lit == NULL)
@@ -714,6 +751,7 @@ gw_walk(gw *g, const char *prefix, size_t i)
     unsigned fl = (g->gw_shopt & SH_SHOPT_DOTGLOB) ? 0 : SH_GM_PERIOD;
     if (g->gw_shopt & SH_SHOPT_NOCASEGLOB)
         fl |= SH_GM_NOCASE;
+    fl |= sh_glob_ext_flag(g->gw_shopt);
     for (size_t k = 0; k < n && g->gw_status == 0; k++) {
         if (!gw_visible(g, comp, names[k]) ||
             !sh_glob_match(comp, names[k], fl))

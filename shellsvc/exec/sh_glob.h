@@ -20,6 +20,10 @@ typedef struct sh_argv sh_argv;
  */
 #define SH_GM_PERIOD 1u // a leading '.' matches only an explicit '.'
 #define SH_GM_NOCASE 2u // ASCII letters match either case
+// bash's extglob groups `?(…)` `*(…)` `+(…)` `@(…)` `!(…)` (shopt -s
+// extglob): a pattern that holds one is matched by glibc's fnmatch with
+// FNM_EXTMATCH, as [[ == ]] always is.
+#define SH_GM_EXTGLOB 4u
 
 /* Loads C.UTF-8's character classes and case mapping, which characters
  * past ASCII are matched with (as bash does in C.UTF-8). Called before a
@@ -42,9 +46,12 @@ uint32_t sh_glob_case(uint32_t c, bool upper);
 /* True when s matches pat in full. Case, ${x#p} and globbing all use it. */
 bool sh_glob_match(const char *pat, const char *s, unsigned flags);
 
-/* True when pat holds an unquoted `*`, `?` or a `[` closed by a `]`:
- * the word undergoes pathname expansion (bash's rule). */
-bool sh_glob_has_magic(const char *pat);
+/* True when pat holds an unquoted `*`, `?` or a `[` closed by a `]`, or
+ * with SH_GM_EXTGLOB in flags an extglob group: the word undergoes
+ * pathname expansion (bash's rule). */
+bool sh_glob_has_magic(const char *pat, unsigned flags);
+/* The SH_GM_EXTGLOB flag when shopt (st_shopt) has extglob on, else 0. */
+unsigned sh_glob_ext_flag(unsigned shopt);
 
 /* The `shopt` options globbing reads (sh_state.st_shopt). ORDER SHOPT:
  * sh_bi_shopt.c lists them by name. */
@@ -53,6 +60,7 @@ bool sh_glob_has_magic(const char *pat);
 #define SH_SHOPT_GLOBSTAR 4u
 #define SH_SHOPT_NOCASEGLOB 8u
 #define SH_SHOPT_NULLGLOB 16u
+#define SH_SHOPT_EXTGLOB 32u // patterns (and the parser: sh_parser_set_extglob)
 
 /*
  * Pathname expansion of pat (relative to the context's cwd) through the

@@ -126,13 +126,14 @@ sh_param_substr(sh_ctx *cx, const sh_wpart *p, const char *v, char **out)
 
 /* ---- ${x/p/r} ---- */
 
-/* Whether pat matches v[s..e) (buf is a copy of v to cut). */
+/* Whether pat matches v[s..e) (buf is a copy of v to cut), with the
+ * sh_glob_match flags gm. */
 static bool
-match_at(char *buf, size_t s, size_t e, const char *pat)
+match_at(char *buf, size_t s, size_t e, const char *pat, unsigned gm)
 {
     char save = buf[e];
     buf[e] = '\0';
-    bool m = sh_glob_match(pat, buf + s, 0);
+    bool m = sh_glob_match(pat, buf + s, gm);
     buf[e] = save;
     return m;
 }
@@ -154,15 +155,17 @@ is_char_start(const char *v, size_t i)
 typedef struct mbound {
     long m_fixed;
     char *m_star;
+    unsigned m_gm; // the sh_glob_match flags (extglob)
 } mbound;
 
 static void
-mbound_init(mbound *mb, const char *pat)
+mbound_init(mbound *mb, const char *pat, unsigned gm)
 {
     long n = 0;
     size_t i = 0;
     mb->m_fixed = -1;
     mb->m_star = NULL;
+    mb->m_gm = gm;
     while (pat[i] != '\0') {
         char c = pat[i];
         if (c == '*' || (pat[i + 1] == '(' && strchr("?+@!", c) != NULL))
@@ -210,13 +213,14 @@ mbound_free(mbound *mb)
 static long
 longest_from(char *buf, size_t s, size_t n, const char *pat, const mbound *mb)
 {
-    if (mb->m_star != NULL && !sh_glob_match(mb->m_star, buf + s, 0))
+    if (mb->m_star != NULL && !sh_glob_match(mb->m_star, buf + s, mb->m_gm))
         return -1;
     size_t top = n;
     if (mb->m_fixed >= 0)
         top = s + char_at(buf + s, (size_t)mb->m_fixed);
     for (size_t e = top + 1; e-- > s;)
-        if ((e == n || is_char_start(buf, e)) && match_at(buf, s, e, pat))
+        if ((e == n || is_char_start(buf, e)) &&
+            match_at(buf, s, e, pat, mb->m_gm))
             return (long)e;
     return -1;
 }
@@ -258,7 +262,8 @@ replace(char *v, const char *pat, const mbound *mb, const char *rep, bool amp,
     }
     if (op == SH_PO_REPL_SUF) {
         for (size_t s = 0; s <= n; s++) {
-            if ((s < n && !is_char_start(v, s)) || !match_at(v, s, n, pat))
+            if ((s < n && !is_char_start(v, s)) ||
+                !match_at(v, s, n, pat, mb->m_gm))
                 continue;
             if ((e = box_buf_append(b, v, s)) == BOX_OK)
                 e = put_rep(b, rep, amp, v + s, n - s);
@@ -267,10 +272,11 @@ replace(char *v, const char *pat, const mbound *mb, const char *rep, bool amp,
         return box_buf_append(b, v, n);
     }
     if (n == 0) // an empty value still matches `*`
-        return match_at(v, 0, 0, pat) ? put_rep(b, rep, amp, v, 0) : BOX_OK;
+        return match_at(v, 0, 0, pat, mb->m_gm) ? put_rep(b, rep, amp, v, 0)
+                                                : BOX_OK;
     // No match anywhere (one test, as bash makes it): the value as is.
     char *any = mb->m_star != NULL ? box_asprintf("*%s", mb->m_star) : NULL;
-    bool none = any != NULL && !sh_glob_match(any, v, 0);
+    bool none = any != NULL && !sh_glob_match(any, v, mb->m_gm);
     box_free(any);
     if (none)
         return box_buf_append(b, v, n);
@@ -318,7 +324,7 @@ sh_param_replace(sh_ctx *cx, const sh_wpart *p, const char *v, char **out)
         goto out;
     }
     mbound mb;
-    mbound_init(&mb, pat);
+    mbound_init(&mb, pat, sh_glob_ext_flag(cx->cx_st->st_shopt));
     bool amp = sh_shopt_on(cx->cx_st, "patsub_replacement");
     if (replace(buf, pat, &mb, rep != NULL ? rep : "", amp, op, &b) != BOX_OK ||
         (*out = box_buf_take(&b)) == NULL)

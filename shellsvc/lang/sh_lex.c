@@ -305,6 +305,7 @@ lex_backquote(sh_lex *lx, plist *pl, bool in_dq)
     sh_lex_init(&sub, txt.b_data ? txt.b_data : "", txt.b_len, line, true,
                 lx->lx_arena, lx->lx_diag, lx->lx_depth, lx->lx_sub,
                 lx->lx_subctx);
+    sub.lx_extglob = lx->lx_extglob;
     sh_node *body = NULL;
     rv = lx->lx_sub(lx->lx_subctx, &sub, SH_SUB_TEXT, &body);
     leave(lx);
@@ -517,6 +518,7 @@ sh_lex_subword(sh_lex *lx, const char *text, size_t len, uint32_t line,
     sh_lex sub;
     sh_lex_init(&sub, w->w_raw, len, line, true, lx->lx_arena, lx->lx_diag,
                 lx->lx_depth, lx->lx_sub, lx->lx_subctx);
+    sub.lx_extglob = lx->lx_extglob;
     plist pl = {NULL, NULL};
     box_err rv = enter(lx);
     if (rv != BOX_OK)
@@ -969,8 +971,10 @@ lex_parts(sh_lex *lx, lmode mode, plist *pl, size_t wstart, int stop)
         if (unquoted_word(mode) && is_meta(c)) {
             bool keep = mode == LM_WORD && lx->lx_pos < lx->lx_keep_to &&
                         lx->lx_level == lx->lx_keep_level;
+            // With extglob a plain word keeps the groups a [[ pattern does.
+            lmode km = mode == LM_WORD && lx->lx_extglob ? LM_CPAT : mode;
             if (!keep &&
-                (mode == LM_WORD || !cond_keeps(lx, mode, wstart, c, &parens)))
+                (km == LM_WORD || !cond_keeps(lx, km, wstart, c, &parens)))
                 break;
             if (lit.b_len == 0)
                 litline = lx->lx_line;
@@ -1295,6 +1299,7 @@ read_heredoc(sh_lex *lx, sh_redir *r)
         sh_lex sub;
         sh_lex_init(&sub, w->w_raw, w->w_rawlen, line0, true, lx->lx_arena,
                     lx->lx_diag, lx->lx_depth, lx->lx_sub, lx->lx_subctx);
+        sub.lx_extglob = lx->lx_extglob;
         rv = lex_parts(&sub, LM_HEREDOC, &pl, 0, '}');
     }
     w->w_parts = pl.head;

@@ -151,6 +151,9 @@ struct sh_lex {
     sh_pending_hd *lx_hd_head, *lx_hd_tail; // in order of appearance
     unsigned lx_level;   // current $( … ) nesting on this lexer
     sh_lex_cond lx_cond; // for the next word only (reset by sh_lex_next)
+    // shopt extglob when the text was read: every word keeps the groups a
+    // [[ pattern does (nested lexers take it from theirs).
+    bool lx_extglob;
     // sh_lex_reread_assign: metacharacters before this offset stay in the
     // word being lexed at nesting level lx_keep_level (0: none).
     size_t lx_keep_to;

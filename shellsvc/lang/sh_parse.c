@@ -1571,6 +1571,12 @@ sh_parser_new(box_arena *a)
 }
 
 void
+sh_parser_set_extglob(sh_parser *p, bool on)
+{
+    p->ps_top.lx_extglob = on;
+}
+
+void
 sh_parser_free(sh_parser *p)
 {
     if (p == NULL)

@@ -65,6 +65,10 @@ typedef enum sh_parse_status {
  */
 sh_parser *sh_parser_new(box_arena *a);
 void sh_parser_free(sh_parser *p);
+/* Whether the commands parsed from now on read bash's extglob groups
+ * (`@(a|b)`) in every word: shopt -s extglob, which bash too applies from
+ * the next complete command on. */
+void sh_parser_set_extglob(sh_parser *p, bool on);
 
 /*
  * Appends text (copied). BOX_ETOOBIG when the whole input would exceed
