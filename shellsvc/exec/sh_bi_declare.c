@@ -247,7 +247,8 @@ print_names(sh_ctx *cx, const char *who, int argc, char **argv, int first)
     int rc = 0;
     box_err e = BOX_OK;
     for (int i = first; i < argc && !e; i++) {
-        const sh_var *v = sh_var_find(cx->cx_st, argv[i]);
+        // A name reference shows itself (declare -n r="target"), as bash.
+        const sh_var *v = sh_var_find_raw(cx->cx_st, argv[i]);
         if (v == NULL) {
             rc = sh_cmd_err(cx, who, 1, "%s: not found", argv[i]);
             continue;
@@ -373,6 +374,22 @@ declare_one(sh_ctx *cx, decl_req *q, const char *arg)
     bool make_local = q->r->dr_scope == DS_LOCAL ||
                       (q->r->dr_scope == DS_DECLARE && cx->cx_funcs > 0 &&
                        !q->global);
+    // -n and +n act on the reference itself; any other declaration of a
+    // reference on the variable it names (bash).
+    bool ref_op =
+        ((q->on | q->off) & SH_VAR_NAMEREF) != 0 && strcmp(who, "export") != 0;
+    if (ref_op && (q->on & SH_VAR_NAMEREF) && value != NULL && !append) {
+        if (strcmp(value, name) == 0) {
+            sh_errf(cx, "%s: %s: nameref variable self references not allowed",
+                    who, name);
+            return 1;
+        }
+        if (value[0] != '\0' && !sh_name_valid(value, strlen(value))) {
+            sh_errf(cx, "%s: `%s': invalid variable name for name reference",
+                    who, value);
+            return 1;
+        }
+    }
     const sh_var *cur = sh_var_find(cx->cx_st, name);
     if (cur != NULL && (cur->v_flags & SH_VAR_NOASSIGN) &&
         (make_local || value != NULL)) {
@@ -383,21 +400,28 @@ declare_one(sh_ctx *cx, decl_req *q, const char *arg)
         bool fresh;
         if (sh_local_save(cx, name, &fresh) != BOX_OK)
             return sh_var_fail(cx, who, name, BOX_ENOMEM);
-        sh_var *old = sh_var_find(cx->cx_st, name);
+        sh_var *old = sh_var_find_raw(cx->cx_st, name);
         if (fresh && old != NULL) {
             if (old->v_flags & SH_VAR_READONLY)
                 return sh_var_fail(cx, who, name, BOX_EDENIED);
             // A new local starts unset, without the outer attributes.
-            sh_var_unset(cx->cx_st, name);
+            sh_var_unset_raw(cx->cx_st, name);
         }
     }
-    sh_var *v = sh_var_add(cx->cx_st, name);
+    sh_var *v = ref_op || make_local ? sh_var_add_raw(cx->cx_st, name)
+                                     : sh_var_add(cx->cx_st, name);
     if (v == NULL)
         return sh_var_fail(cx, who, name, BOX_ENOMEM);
     int rc = apply_attrs(cx, q, v);
     if (rc != 0)
         return rc;
-    if (value != NULL) {
+    if (value != NULL && (v->v_flags & SH_VAR_NAMEREF) && ref_op) {
+        // The reference's own value: the name it refers to.
+        box_err e =
+            sh_var_set_found(cx->cx_st, v, name, value, strlen(value), NULL);
+        if (e != BOX_OK)
+            return sh_var_fail(cx, who, name, e);
+    } else if (value != NULL) {
         char *sub = sub_start ? box_strndup(sub_start, sub_len) : NULL;
         if (sub_start != NULL && sub == NULL)
             return sh_var_fail(cx, who, name, BOX_ENOMEM);
@@ -409,7 +433,8 @@ declare_one(sh_ctx *cx, decl_req *q, const char *arg)
             rc = sh_assign_compound(cx, ca);
     }
     if (rc == 0 && ((q->on | q->r->dr_always) & SH_VAR_READONLY) &&
-        (v = sh_var_find(cx->cx_st, name)) != NULL)
+        (v = ref_op ? sh_var_find_raw(cx->cx_st, name)
+                    : sh_var_find(cx->cx_st, name)) != NULL)
         v->v_flags |= SH_VAR_READONLY;
     return rc;
 }
@@ -500,9 +525,6 @@ declare_run(sh_ctx *cx, const decl_row *r, int argc, char **argv)
                 q.global = true;
             else if (*p == 'f' || *p == 'F')
                 funcs = true, names_only |= *p == 'F';
-            else if (*p == 'n' && strcmp(r->dr_name, "export") != 0)
-                return sh_cmd_err(cx, r->dr_name, 2,
-                                  "-n: name references are not supported");
             else if (a[0] == '-')
                 q.on |= *p == 'n' ? SH_VAR_NAMEREF : letter_flag(*p);
             else

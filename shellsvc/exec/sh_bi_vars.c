@@ -61,7 +61,10 @@ sh_bi_unset(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
                 st = rc;
             continue;
         }
-        sh_var *v = sh_var_find(cx->cx_st, argv[i]);
+        // -n: a name reference itself, not the variable it names.
+        bool raw = sh_opt(o, 'n');
+        sh_var *v = raw ? sh_var_find_raw(cx->cx_st, argv[i])
+                        : sh_var_find(cx->cx_st, argv[i]);
         if (v != NULL && (v->v_flags & SH_VAR_READONLY)) {
             st = sh_cmd_err(cx, "unset", 1,
                             "%s: cannot unset: readonly variable", argv[i]);
@@ -72,8 +75,11 @@ sh_bi_unset(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
             continue;
         }
         // bash: unset on a name with no variable removes the function.
-        if (v == NULL && !sh_opt(o, 'v') && sh_func_find(cx->cx_st, argv[i]))
+        if (v == NULL && !sh_opt(o, 'v') && !raw &&
+            sh_func_find(cx->cx_st, argv[i]))
             sh_func_unset(cx->cx_st, argv[i]);
+        else if (raw)
+            sh_var_unset_raw(cx->cx_st, argv[i]);
         else
             sh_var_unset(cx->cx_st, argv[i]);
     }

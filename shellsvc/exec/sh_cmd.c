@@ -147,7 +147,7 @@ static const sh_cmd sh_cmds[] = {
     {"uname", sh_cmd_uname, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"unexpand", sh_cmd_unexpand, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"uniq", sh_cmd_uniq, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
-    {"unset", sh_bi_unset, "fv", 0, NULL},
+    {"unset", sh_bi_unset, "fnv", 0, NULL},
     {"wait", sh_bi_wait, "", 0, NULL},
     {"wc", sh_cmd_wc, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"wget", sh_cmd_wget, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},

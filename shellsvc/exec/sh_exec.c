@@ -111,21 +111,23 @@ sh_locals_restore(sh_ctx *cx, sh_local *mark)
     while (cx->cx_locals != NULL && cx->cx_locals != mark) {
         sh_local *l = cx->cx_locals;
         cx->cx_locals = l->l_next;
-        sh_var *v = sh_var_find(cx->cx_st, l->l_name);
+        // The name itself, a name reference or not (_raw).
+        sh_var *v = sh_var_find_raw(cx->cx_st, l->l_name);
         if (v != NULL)
             v->v_flags &= ~SH_VAR_READONLY; // a local readonly ends here
-        sh_var_unset(cx->cx_st, l->l_name);
-        if (l->l_existed && (v = sh_var_add(cx->cx_st, l->l_name)) != NULL) {
+        sh_var_unset_raw(cx->cx_st, l->l_name);
+        if (l->l_existed &&
+            (v = sh_var_add_raw(cx->cx_st, l->l_name)) != NULL) {
             // The bytes were held before the call: they fit again.
             box_err e = BOX_OK;
             if (l->l_arr != NULL) {
                 e = sh_var_set_array(cx->cx_st, v, l->l_arr);
                 l->l_arr = NULL;
             } else if (l->l_value != NULL) {
-                e = sh_var_set(cx->cx_st, l->l_name, l->l_value,
-                               strlen(l->l_value));
+                e = sh_var_set_found(cx->cx_st, v, l->l_name, l->l_value,
+                                     strlen(l->l_value), NULL);
             }
-            if ((v = sh_var_find(cx->cx_st, l->l_name)) != NULL)
+            if ((v = sh_var_find_raw(cx->cx_st, l->l_name)) != NULL)
                 v->v_flags = l->l_flags;
             (void)e;
         }
@@ -149,7 +151,7 @@ sh_local_save(sh_ctx *cx, const char *name, bool *fresh)
         box_free(l);
         return BOX_ENOMEM;
     }
-    sh_var *v = sh_var_find(cx->cx_st, name);
+    sh_var *v = sh_var_find_raw(cx->cx_st, name);
     if (v != NULL) {
         l->l_existed = true;
         l->l_flags = v->v_flags;

@@ -774,6 +774,18 @@ expand_param(ex *x, const sh_wpart *p, bool quoted)
     x->x_exp = true;
     if (op == SH_PO_NAMES)
         return expand_names(x, p, quoted);
+    if (p->u.param.indirect && p->u.param.sub == NULL && op == SH_PO_NONE &&
+        len < 256) {
+        // ${!ref} of a name reference: the name it refers to (bash).
+        char nm[256];
+        memcpy(nm, name, len);
+        nm[len] = '\0';
+        const sh_var *r = sh_var_find_raw(x->x_cx->cx_st, nm);
+        if (r != NULL && (r->v_flags & SH_VAR_NAMEREF))
+            return r->v_value != NULL
+                       ? ex_put(x, r->v_value, strlen(r->v_value), mq)
+                       : 0;
+    }
     if (p->u.param.indirect) {
         // The same expansion of the parameter that name's value names.
         char *target = NULL;

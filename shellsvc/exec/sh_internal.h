@@ -189,7 +189,18 @@ sh_state *sh_state_dup(const sh_state *st);
 void sh_state_free(sh_state *st);
 /* NULL when unset. An array's value is its element 0 (key "0"). */
 const char *sh_var_get(const sh_state *st, const char *name);
+/*
+ * Name references (declare -n): sh_var_find, sh_var_add, sh_var_unset
+ * and every set by name act on the variable a reference names, through
+ * at most SH_NAMEREF_HOPS references, as bash's do; the _raw forms act
+ * on the name itself (declare -n, unset -n, a local that shadows it).
+ */
+#define SH_NAMEREF_HOPS 8
 sh_var *sh_var_find(sh_state *st, const char *name);
+sh_var *sh_var_find_raw(sh_state *st, const char *name);
+/* The name name refers to in the end (name itself when it is no
+ * reference); the text lives in a variable: use it before any set. */
+const char *sh_var_deref(sh_state *st, const char *name);
 /*
  * Sets name (element 0 of an array) to value[0..vlen) as it is, without
  * the -i -l -u attributes (sh_assign applies them). BOX_EDENIED when the
@@ -227,10 +238,12 @@ void sh_var_unset_elem(sh_state *st, sh_var *v, long long index,
 box_err sh_var_set_array(sh_state *st, sh_var *v, sh_array *a) BOX_WARN_UNUSED;
 /* Finds or creates name (unset, no attributes); NULL on ENOMEM. */
 sh_var *sh_var_add(sh_state *st, const char *name);
+sh_var *sh_var_add_raw(sh_state *st, const char *name);
 /* Whether a variable holds a value (a scalar, or an array with one). */
 bool sh_var_isset(const sh_var *v);
 box_err sh_var_export(sh_state *st, const char *name) BOX_WARN_UNUSED;
 void sh_var_unset(sh_state *st, const char *name);
+void sh_var_unset_raw(sh_state *st, const char *name);
 const sh_func *sh_func_find(const sh_state *st, const char *name);
 box_err sh_func_set(sh_state *st, const char *name, const char *source,
                     const sh_node *body) BOX_WARN_UNUSED;

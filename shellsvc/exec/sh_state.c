@@ -277,7 +277,7 @@ name_eq(const char *a, const char *b)
 }
 
 sh_var *
-sh_var_find(sh_state *st, const char *name)
+sh_var_find_raw(sh_state *st, const char *name)
 {
     if (st->st_calls_stale && (name[0] == 'F' || name[0] == 'B') &&
         (strcmp(name, "FUNCNAME") == 0 || strcmp(name, "BASH_LINENO") == 0 ||
@@ -294,6 +294,38 @@ sh_var_find(sh_state *st, const char *name)
     if (v != NULL)
         st->st_vhint[h] = (size_t)(v - st->st_vars);
     return v;
+}
+
+/* The name a name reference holds when it names a variable: a valid
+ * name (a subscript or nothing names none). */
+static const char *
+ref_target(const sh_var *v)
+{
+    const char *t = v->v_value;
+    return t != NULL && t[0] != '\0' && sh_name_valid(t, strlen(t)) ? t : NULL;
+}
+
+const char *
+sh_var_deref(sh_state *st, const char *name)
+{
+    for (int hop = 0; hop < SH_NAMEREF_HOPS; hop++) {
+        const sh_var *v = sh_var_find_raw(st, name);
+        const char *t;
+        if (v == NULL || !(v->v_flags & SH_VAR_NAMEREF) ||
+            (t = ref_target(v)) == NULL)
+            break;
+        name = t;
+    }
+    return name;
+}
+
+sh_var *
+sh_var_find(sh_state *st, const char *name)
+{
+    sh_var *v = sh_var_find_raw(st, name);
+    if (v == NULL || !(v->v_flags & SH_VAR_NAMEREF) || ref_target(v) == NULL)
+        return v;
+    return sh_var_find_raw(st, sh_var_deref(st, name));
 }
 
 static sh_var *
@@ -347,7 +379,13 @@ sh_var_get(const sh_state *st, const char *name)
 sh_var *
 sh_var_add(sh_state *st, const char *name)
 {
-    sh_var *v = sh_var_find(st, name);
+    return sh_var_add_raw(st, sh_var_deref(st, name));
+}
+
+sh_var *
+sh_var_add_raw(sh_state *st, const char *name)
+{
+    sh_var *v = sh_var_find_raw(st, name);
     if (v != NULL)
         return v;
     if (st->st_nvars == st->st_capvars) {
@@ -393,7 +431,7 @@ set_scalar(sh_state *st, sh_var *v, const char *name, const char *value,
     if (v != NULL && (v->v_flags & SH_VAR_NOASSIGN))
         return BOX_OK; // bash: the assignment is let be
     if (v != NULL && v->v_arr != NULL)
-        return sh_var_set_elem(st, name, 0, "0", value, vlen);
+        return sh_var_set_elem(st, v->v_name, 0, "0", value, vlen);
     size_t old = v != NULL && v->v_value ? strlen(v->v_value) : 0;
     if (!bytes_fit(st, old, vlen))
         return BOX_ETOOBIG;
@@ -414,6 +452,7 @@ set_scalar(sh_state *st, sh_var *v, const char *name, const char *value,
         memcpy(copy, value, vlen);
         copy[vlen] = '\0';
     }
+    // No variable yet: the one name names (through its references).
     if (v == NULL && (v = sh_var_add(st, name)) == NULL) {
         if (take == NULL)
             box_free(copy);
@@ -549,7 +588,13 @@ sh_var_export(sh_state *st, const char *name)
 void
 sh_var_unset(sh_state *st, const char *name)
 {
-    sh_var *v = sh_var_find(st, name);
+    sh_var_unset_raw(st, sh_var_deref(st, name));
+}
+
+void
+sh_var_unset_raw(sh_state *st, const char *name)
+{
+    sh_var *v = sh_var_find_raw(st, name);
     if (v == NULL)
         return;
     size_t b = var_bytes(v);
