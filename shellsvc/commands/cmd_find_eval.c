@@ -247,7 +247,7 @@ run_cmd(fnd_run *f, sh_argv *av, const char *dir)
         f->f_status = 1;
         return 1;
     }
-    int st = dir != NULL ? sh_chdir(sub, "find", dir) : 0;
+    int st = dir != NULL ? sh_chdir(sub, "find", dir, true) : 0;
     if (st == 0)
         st = sh_exec_argv(sub, av->av_n, av->av_v, NULL, true);
     sh_ctx_free(sub);

@@ -84,7 +84,7 @@ static dirlist
 list_of(sh_ctx *cx)
 {
     sh_bistate *bs = cx->cx_bi;
-    dirlist l = {.dl_cwd = cx->cx_st->st_cwd, .dl_n = 1};
+    dirlist l = {.dl_cwd = sh_cwd_logical(cx->cx_st), .dl_n = 1};
     if (bs != NULL) {
         l.dl_dirs = (const char *const *)bs->bs_dirs;
         l.dl_n += bs->bs_ndirs;
@@ -146,7 +146,7 @@ rotate_to(sh_ctx *cx, sh_bistate *bs, size_t k, bool swap)
     for (size_t i = 0; i < n; i++)
         if ((all[i] = box_strdup(entry(&l, i))) == NULL)
             st = sh_cmd_err(cx, "pushd", 1, "out of memory");
-    if (st == 0 && (st = sh_chdir(cx, "pushd", all[k])) == 0) {
+    if (st == 0 && (st = sh_chdir(cx, "pushd", all[k], false)) == 0) {
         for (size_t i = 0; i < bs->bs_ndirs; i++)
             box_free(bs->bs_dirs[i]);
         // the new order: entry k first, then the rest as the list wraps
@@ -198,10 +198,10 @@ sh_bi_pushd(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
             if (!stack_insert(bs, 0, argv[i]))
                 return sh_cmd_err(cx, "pushd", 1, "out of memory");
         } else {
-            char *old = box_strdup(cx->cx_st->st_cwd);
+            char *old = box_strdup(sh_cwd_logical(cx->cx_st));
             if (old == NULL)
                 return sh_cmd_err(cx, "pushd", 1, "out of memory");
-            if ((st = sh_chdir(cx, "pushd", argv[i])) != 0) {
+            if ((st = sh_chdir(cx, "pushd", argv[i], false)) != 0) {
                 box_free(old);
                 return st;
             }
@@ -239,7 +239,7 @@ sh_bi_popd(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
                               argv[i]);
     }
     if (k == 0 && !nocd) {
-        int st = sh_chdir(cx, "popd", bs->bs_dirs[0]);
+        int st = sh_chdir(cx, "popd", bs->bs_dirs[0], false);
         if (st != 0)
             return st;
         stack_remove(bs, 0);

@@ -188,6 +188,9 @@ child_state(const sh_ctx *cx)
         goto fail;
     box_free(st->st_cwd);
     st->st_cwd = cwd;
+    // The logical cwd too: bash takes its PWD when it names the cwd.
+    if (p->st_lcwd != NULL && (st->st_lcwd = box_strdup(p->st_lcwd)) == NULL)
+        goto fail;
     for (size_t i = 0; i < p->st_nvars; i++) {
         const sh_var *v = &p->st_vars[i];
         if (!(v->v_flags & SH_VAR_EXPORT) || v->v_value == NULL ||
@@ -203,7 +206,8 @@ child_state(const sh_ctx *cx)
     const char *lvl = sh_var_get(st, "SHLVL");
     snprintf(num, sizeof num, "%ld",
              (lvl != NULL ? strtol(lvl, NULL, 10) : 0) + 1);
-    if (sh_var_set(st, "PWD", cwd, strlen(cwd)) != BOX_OK ||
+    if (sh_var_set(st, "PWD", sh_cwd_logical(st), strlen(sh_cwd_logical(st))) !=
+            BOX_OK ||
         sh_var_export(st, "PWD") != BOX_OK ||
         sh_var_set(st, "SHLVL", num, strlen(num)) != BOX_OK ||
         sh_var_export(st, "SHLVL") != BOX_OK)

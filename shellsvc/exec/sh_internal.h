@@ -169,7 +169,11 @@ typedef struct sh_state {
     int st_ps_n;
     bool st_ps_stale;
     char *st_arg0;
-    char *st_cwd;
+    char *st_cwd; // canonical: what every path is resolved against
+    // The logical cwd bash's cd -L and pwd keep: the directory as cd
+    // was given it, `..` taken by name (through a symlink, not out of its
+    // target). NULL: st_cwd itself (sh_cwd_logical).
+    char *st_lcwd;
     bool st_opt_e, st_opt_u, st_opt_x;
     bool st_opt_f;        // set -f: no pathname expansion
     long st_bgpid;        // $!: the last `&` job's id (0: none yet)
@@ -819,8 +823,12 @@ int sh_shebang(sh_ctx *cx, int argc, char *const *argv, const bool *exp,
 int sh_shebang_missing(sh_ctx *cx, const char *word);
 
 /* Changes the cwd to dir through the kernel (fs:read change_dir), sets
- * PWD and OLDPWD: 0, or the status after "<cmd>: …" (sh_bi_dir.c). */
-int sh_chdir(sh_ctx *cx, const char *cmd, const char *dir);
+ * PWD and OLDPWD: 0, or the status after "<cmd>: …" (sh_bi_dir.c). Not
+ * physical (bash's -L), dir is taken from the logical cwd by name first,
+ * and the logical cwd kept. */
+int sh_chdir(sh_ctx *cx, const char *cmd, const char *dir, bool physical);
+/* The logical cwd (st_lcwd, else st_cwd). */
+const char *sh_cwd_logical(const sh_state *st);
 /* Whether the shopt option name is on (false for a name shopt lacks). */
 bool sh_shopt_on(const sh_state *st, const char *name);
 

@@ -78,6 +78,7 @@ sh_state_free(sh_state *st)
     box_free(st->st_calls);
     box_free(st->st_arg0);
     box_free(st->st_cwd);
+    box_free(st->st_lcwd);
     box_free(st);
 }
 
@@ -102,7 +103,8 @@ sh_state_dup(const sh_state *st)
     memcpy(d->st_disabled, st->st_disabled, sizeof d->st_disabled);
     d->st_cwd = box_strdup(st->st_cwd);
     d->st_arg0 = box_strdup(st->st_arg0);
-    if (d->st_cwd == NULL || d->st_arg0 == NULL)
+    if (d->st_cwd == NULL || d->st_arg0 == NULL ||
+        (st->st_lcwd != NULL && (d->st_lcwd = box_strdup(st->st_lcwd)) == NULL))
         goto fail;
     if (st->st_nvars > 0) {
         d->st_vars = box_calloc(st->st_nvars, sizeof *d->st_vars);
