@@ -327,6 +327,7 @@ sh_bi_sh(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         st = child_load(ch, argc, argv, &iv, &text, &label, &fd);
     if (st == 0 && ch->cx_flow == SH_FLOW_NONE) {
         ch->cx_script = !iv.iv_cmd && fd < 0;
+        ch->cx_st->st_opt_c = iv.iv_cmd;
         // A script file's top level is bash's frame "main" (BASH_SOURCE
         // the script; FUNCNAME ends with it inside its functions).
         if (ch->cx_script &&

@@ -1395,6 +1395,9 @@ sh_exec_capture(sh_ctx *cx, const sh_node *list, char **out, size_t *len)
     sub->cx_loops = 0;
     sub->cx_funcs = 0;
     sub->cx_cond = 0;
+    // bash (not in POSIX mode, inherit_errexit off, as this shell has
+    // it) clears -e in a command substitution.
+    sub->cx_st->st_opt_e = false;
     int st = sh_exec_node(sub, list);
     if (sub->cx_flow == SH_FLOW_EXIT)
         st = sub->cx_status;

@@ -156,12 +156,14 @@ param_value(sh_ctx *cx, const char *name, size_t len, char *tmp, size_t tmplen)
             snprintf(tmp, tmplen, "%ld", cx->cx_ss->ss_pid);
             return tmp;
         case '-':
-            // bash's order (its flag table), for the letters we have
-            snprintf(tmp, tmplen, "%s%s%s%s%s%s%s%s", st->st_opt_e ? "e" : "",
-                     st->st_opt_f ? "f" : "", st->st_opt_n ? "n" : "",
-                     st->st_opt_u ? "u" : "", st->st_opt_x ? "x" : "",
-                     st->st_opt_C ? "C" : "", st->st_opt_E ? "E" : "",
-                     st->st_opt_T ? "T" : "");
+            // bash's order (its flag table), for the letters we have;
+            // hashall (h) and braceexpand (B) are always on here.
+            snprintf(tmp, tmplen, "%s%sh%s%s%sB%s%s%s%s",
+                     st->st_opt_e ? "e" : "", st->st_opt_f ? "f" : "",
+                     st->st_opt_n ? "n" : "", st->st_opt_u ? "u" : "",
+                     st->st_opt_x ? "x" : "", st->st_opt_C ? "C" : "",
+                     st->st_opt_E ? "E" : "", st->st_opt_T ? "T" : "",
+                     st->st_opt_c ? "c" : "");
             return tmp;
         default: // '!'
             if (st->st_bgpid <= 0)

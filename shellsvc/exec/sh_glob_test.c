@@ -550,7 +550,7 @@ test_box_only(void **state)
          "strands-shell: shopt: -x: invalid option\nshopt: usage: shopt "
          "[-pqsu] [-o] [optname ...]\n",
          2},
-        {"set -f; echo $-; set +f; echo \"[$-]\"", "f\n[]\n", "", 0},
+        {"set -f; echo $-; set +f; echo \"[$-]\"", "fhBc\n[hBc]\n", "", 0},
         {"shopt -s nullglob; (shopt -u nullglob); echo no*", "\n", "", 0},
         {"f() { shopt -s dotglob; }; f; echo .d*", ".dot.txt\n", "", 0},
         // the example, and the in-memory file system alike

@@ -182,6 +182,7 @@ typedef struct sh_state {
     bool st_opt_n;        // set -n (noexec): read, run nothing
     bool st_opt_E;        // set -E (errtrace): ERR trap in functions, ( )
     bool st_opt_T;        // set -T (functrace): DEBUG, RETURN in functions
+    bool st_opt_c;        // the commands came from -c text ($- shows c)
     unsigned st_shopt;       // SH_SHOPT_* bits (sh_glob.h)
     uint64_t st_shopt_other; // shopt rows stored, not acted on: bit set
                              // when the row differs from its default

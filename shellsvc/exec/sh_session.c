@@ -132,7 +132,9 @@ sh_session_new(const sh_session_opts *o)
     if (o->so_again != NULL && (ss->ss_again = sh_again_new()) == NULL)
         goto fail;
     ss->ss_pid = (long)getpid();
-    if ((ss->ss_state = sh_state_new()) == NULL)
+    if ((ss->ss_state = sh_state_new()) != NULL)
+        ss->ss_state->st_opt_c = true; // a call is `sh -c TEXT`
+    if (ss->ss_state == NULL)
         goto fail;
     if (o->so_cwd != NULL) {
         char *c = box_strdup(o->so_cwd);

@@ -97,6 +97,7 @@ sh_state_dup(const sh_state *st)
     d->st_opt_C = st->st_opt_C;
     d->st_opt_E = st->st_opt_E;
     d->st_opt_T = st->st_opt_T;
+    d->st_opt_c = st->st_opt_c;
     d->st_opt_n = st->st_opt_n;
     d->st_shopt = st->st_shopt;
     d->st_shopt_other = st->st_shopt_other;
