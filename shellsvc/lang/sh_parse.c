@@ -1307,6 +1307,10 @@ parse_command(sh_parser *p, sh_node **out)
         return sh_diag_set(&p->ps_diag, BOX_EPARSE, p->ps_tok.t_line,
                            "select: not supported: it reads a choice from a "
                            "terminal and the box has none (use for)");
+    if (k == SH_TK_WORD && tok_is(p, "coproc"))
+        return sh_diag_set(&p->ps_diag, BOX_EPARSE, p->ps_tok.t_line,
+                           "coproc: not supported in this shell (use a "
+                           "pipeline, or a job with & and wait)");
     if (k == SH_TK_WORD || is_redir_tok(k))
         return parse_simple(p, out);
     return unexpected(p);

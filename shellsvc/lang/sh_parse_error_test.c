@@ -110,6 +110,12 @@ static const err_case cases[] = {
     {"select x in a; do :; done", 1,
      "select: not supported: it reads a choice from a terminal and the box "
      "has none (use for)"},
+    {"coproc cat", 1,
+     "coproc: not supported in this shell (use a pipeline, or a job with & "
+     "and wait)"},
+    {"coproc NAME { cat; }", 1,
+     "coproc: not supported in this shell (use a pipeline, or a job with & "
+     "and wait)"},
     {"time | x", 1, NEAR("|")},
     {"|& a", 1, NEAR("|&")},
     {"diff <(a) <(b", 1, "unexpected EOF while looking for matching `)'"},
