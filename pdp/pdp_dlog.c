@@ -378,14 +378,31 @@ dlog_hole(dlog_holes *h, const box_buf *b, size_t start,
     h->h_n++;
 }
 
-/* A record's time, noted as a hole. */
+/* st's text for a hole of kind: what a line is built with and what a
+ * template's copy is filled with. */
 static box_err
-dlog_put_time(box_buf *b, const dlog_stamp *st, dlog_holes *h)
+dlog_put_stamp(box_buf *b, const dlog_stamp *st, enum dlog_hole_kind kind)
+{
+    switch (kind) {
+    case HOLE_TRACE:
+        return box_buf_append(b, st->st_trace, sizeof st->st_trace);
+    case HOLE_SPAN:
+        return box_buf_append(b, st->st_span, sizeof st->st_span);
+    case HOLE_TIME:
+        return box_buf_append(b, st->st_time, st->st_time_len);
+    }
+    return BOX_EINVAL;
+}
+
+/* st's text for kind, noted as a hole. */
+static box_err
+dlog_put_hole(box_buf *b, const dlog_stamp *st, enum dlog_hole_kind kind,
+              dlog_holes *h)
 {
     size_t start = b->b_len;
-    box_err rv = box_buf_append(b, st->st_time, st->st_time_len);
+    box_err rv = dlog_put_stamp(b, st, kind);
     if (rv == BOX_OK)
-        dlog_hole(h, b, start, HOLE_TIME);
+        dlog_hole(h, b, start, kind);
     return rv;
 }
 
@@ -503,18 +520,12 @@ static box_err
 dlog_put_ids(box_buf *b, const dlog_stamp *st, dlog_holes *h)
 {
     box_err rv = box_buf_lit(b, "\"traceId\":\"");
-    size_t start = b->b_len;
     if (rv == BOX_OK)
-        rv = box_buf_append(b, st->st_trace, sizeof st->st_trace);
-    if (rv == BOX_OK)
-        dlog_hole(h, b, start, HOLE_TRACE);
+        rv = dlog_put_hole(b, st, HOLE_TRACE, h);
     if (rv == BOX_OK)
         rv = box_buf_lit(b, "\",\"spanId\":\"");
-    start = b->b_len;
     if (rv == BOX_OK)
-        rv = box_buf_append(b, st->st_span, sizeof st->st_span);
-    if (rv == BOX_OK)
-        dlog_hole(h, b, start, HOLE_SPAN);
+        rv = dlog_put_hole(b, st, HOLE_SPAN, h);
     if (rv == BOX_OK)
         rv = box_buf_putc(b, '"');
     return rv;
@@ -539,11 +550,11 @@ dlog_head(box_buf *b, const char *res, const char *scope, const char *event,
     if (rv == BOX_OK)
         rv = box_buf_lit(b, "\"},\"logRecords\":[{\"timeUnixNano\":\"");
     if (rv == BOX_OK)
-        rv = dlog_put_time(b, st, h);
+        rv = dlog_put_hole(b, st, HOLE_TIME, h);
     if (rv == BOX_OK)
         rv = box_buf_lit(b, "\",\"observedTimeUnixNano\":\"");
     if (rv == BOX_OK)
-        rv = dlog_put_time(b, st, h);
+        rv = dlog_put_hole(b, st, HOLE_TIME, h);
     if (rv == BOX_OK)
         rv = box_buf_lit(b, "\",\"severityNumber\":");
     if (rv == BOX_OK)
@@ -607,11 +618,11 @@ dlog_span(box_buf *b, const char *res, const char *scope, const char *kind,
     if (rv == BOX_OK)
         rv = box_buf_lit(b, ",\"kind\":1,\"startTimeUnixNano\":\"");
     if (rv == BOX_OK)
-        rv = dlog_put_time(b, st, h);
+        rv = dlog_put_hole(b, st, HOLE_TIME, h);
     if (rv == BOX_OK)
         rv = box_buf_lit(b, "\",\"endTimeUnixNano\":\"");
     if (rv == BOX_OK)
-        rv = dlog_put_time(b, st, h);
+        rv = dlog_put_hole(b, st, HOLE_TIME, h);
     if (rv == BOX_OK)
         rv = box_buf_puts(b, fault ? "\",\"status\":{\"code\":2}}]}]}]}\n"
                                    : "\"}]}]}]}\n");
@@ -735,17 +746,7 @@ dlog_tmpl_fill(box_buf *b, const pdp_dlog_tmpl *t, const dlog_stamp *st)
         rv = box_buf_append(b, t->t_text + from, off - from);
         if (rv != BOX_OK)
             break;
-        switch (t->t_holes.h_at[i].ho_kind) {
-        case HOLE_TRACE:
-            rv = box_buf_append(b, st->st_trace, sizeof st->st_trace);
-            break;
-        case HOLE_SPAN:
-            rv = box_buf_append(b, st->st_span, sizeof st->st_span);
-            break;
-        case HOLE_TIME:
-            rv = box_buf_append(b, st->st_time, st->st_time_len);
-            break;
-        }
+        rv = dlog_put_stamp(b, st, t->t_holes.h_at[i].ho_kind);
         from = off + t->t_holes.h_at[i].ho_len;
     }
     if (rv == BOX_OK)
