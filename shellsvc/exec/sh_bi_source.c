@@ -7,7 +7,6 @@
 #include "box_alloc.h"
 #include "box_buf.h"
 #include "sh_bistate.h"
-#include "sh_glob.h"
 #include "sh_internal.h"
 #include "sh_parse.h"
 
@@ -131,8 +130,7 @@ sh_source_text(sh_ctx *cx, const char *path, bool named, const char *text,
         cx->cx_source = sh_session_name(ss, path); // NULL: errors unplaced
     while (!perr) {
         sh_node *n = NULL;
-        sh_parser_set_extglob(p, cx->cx_st->st_shopt & SH_SHOPT_EXTGLOB);
-        sh_parse_status ps = sh_parse_next(p, &n);
+        sh_parse_status ps = sh_next_command(cx, p, &n);
         sh_parse_warnings(cx, p, path);
         if (fd >= 0 && (ps == SH_PARSE_MORE || ps == SH_PARSE_END)) {
             int r = feed_line(cx, p, fd);

@@ -1410,6 +1410,13 @@ sh_exec_capture(sh_ctx *cx, const sh_node *list, char **out, size_t *len)
     return st;
 }
 
+sh_parse_status
+sh_next_command(const sh_ctx *cx, sh_parser *p, sh_node **n)
+{
+    sh_parser_set_extglob(p, (cx->cx_st->st_shopt & SH_SHOPT_EXTGLOB) != 0);
+    return sh_parse_next(p, n);
+}
+
 int
 sh_exec_text(sh_ctx *cx, const char *text, size_t len, const char *who)
 {
@@ -1437,8 +1444,7 @@ sh_exec_text(sh_ctx *cx, const char *text, size_t len, const char *who)
         sh_parser_finish(p);
         for (;;) {
             sh_node *n = NULL;
-            sh_parser_set_extglob(p, cx->cx_st->st_shopt & SH_SHOPT_EXTGLOB);
-            if ((ps = sh_parse_next(p, &n)) != SH_PARSE_CMD)
+            if ((ps = sh_next_command(cx, p, &n)) != SH_PARSE_CMD)
                 break;
             st = sh_exec_node(cx, n);
             if (sh_discarded(cx))

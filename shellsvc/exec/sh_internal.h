@@ -787,6 +787,10 @@ int sh_host_locate(sh_ctx *cx, const char *word, bool bypass_funcs,
 int sh_host_run(sh_ctx *cx, int argc, char **argv, const sh_host_bind *b);
 /* Parses and runs text in cx (eval). */
 int sh_exec_text(sh_ctx *cx, const char *text, size_t len, const char *who);
+/* sh_parse_next with the shell's extglob as it is now: shopt -s extglob
+ * applies from the next complete command on, as in bash. Every runner of
+ * text (the call, a script or `.` file, eval) reads its commands so. */
+sh_parse_status sh_next_command(const sh_ctx *cx, sh_parser *p, sh_node **n);
 /* Runs list under a fresh subshell context with fd1 captured. */
 int sh_exec_capture(sh_ctx *cx, const sh_node *list, char **out, size_t *len);
 /* Admits argv through sh_admit and reports a refusal; 0 when permitted,

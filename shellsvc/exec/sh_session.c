@@ -13,7 +13,6 @@
 #include "box_utf8.h"
 #include "sh_again.h"
 #include "sh_bistate.h"
-#include "sh_glob.h"
 #include "sh_internal.h"
 #include "sh_parse.h"
 
@@ -362,8 +361,7 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
     sh_parser_finish(p);
     for (;;) {
         sh_node *n = NULL;
-        sh_parser_set_extglob(p, cx.cx_st->st_shopt & SH_SHOPT_EXTGLOB);
-        sh_parse_status ps = sh_parse_next(p, &n);
+        sh_parse_status ps = sh_next_command(&cx, p, &n);
         sh_parse_warnings(&cx, p, NULL);
         if (ps == SH_PARSE_END || ps == SH_PARSE_MORE)
             break;
