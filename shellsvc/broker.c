@@ -105,6 +105,7 @@ typedef struct broker_conn {
     uint64_t cn_rd_since; // when cn_rd's frame began
     broker_stdin cn_in;
     struct broker_conn *cn_next; // in br_handed
+    bool cn_idle_early;          // counted in br_idle before its tail
 } broker_conn;
 
 /* ------------------------------------------------------------------ */
@@ -613,6 +614,24 @@ conn_worker_broke(broker_conn *c, const char *what)
               "the shell worker broke the frame protocol");
 }
 
+/* The call's Exit went out: the alias may call again the instant it reads
+ * it, sooner than this thread's tail (freeing the call's state) takes. So
+ * the thread counts itself idle now, and the listener hands that call to
+ * it instead of making a thread; it serves it once the tail is done, which
+ * waits on nothing outside the broker. Counted before the write, a slow
+ * alias could hold the next call up to BROKER_WRITE_MS. */
+static void
+conn_idle_early(broker_conn *c)
+{
+    broker *b = c->cn_b;
+    pthread_mutex_lock(&b->br_mu);
+    if (!b->br_draining && b->br_idle < BROKER_IDLE_MAX) {
+        b->br_idle++;
+        c->cn_idle_early = true;
+    }
+    pthread_mutex_unlock(&b->br_mu);
+}
+
 /* Relays one frame from the worker. Returns true when the call is over
  * (Exit relayed, or the call was refused/ended). */
 static bool
@@ -684,6 +703,7 @@ conn_from_worker(broker_conn *c)
         // What the call still owes goes before the alias sees it end.
         conn_record_unreported(c);
         (void)conn_send(c, w);
+        conn_idle_early(c);
     } else if (w->body_case == BOX__ALIAS_FRAME__BODY_OUTPUT &&
                (w->output->stream == BOX__STREAM__STREAM_STDOUT ||
                 w->output->stream == BOX__STREAM__STREAM_STDERR) &&
@@ -1018,13 +1038,16 @@ out:
 
 /* The next connection for a thread that ended one, handed over by the
  * listener, or NULL: the thread is to end (draining, enough idle ones, or
- * none came in BROKER_IDLE_MS). Called with br_mu held. */
+ * none came in BROKER_IDLE_MS). counted: conn_idle_early already counted
+ * the thread in br_idle. Called with br_mu held. */
 static broker_conn *
-conn_await(broker *b)
+conn_await(broker *b, bool counted)
 {
-    if (b->br_draining || b->br_idle >= BROKER_IDLE_MAX)
-        return NULL;
-    b->br_idle++;
+    if (!counted) {
+        if (b->br_draining || b->br_idle >= BROKER_IDLE_MAX)
+            return NULL;
+        b->br_idle++;
+    }
     struct timespec until;
     clock_gettime(CLOCK_MONOTONIC, &until);
     until.tv_sec += BROKER_IDLE_MS / 1000;
@@ -1054,10 +1077,11 @@ conn_thread(void *arg)
         if (b->br_cfg.bc_pdp != NULL)
             box_pdp_client_flush_soon(b->br_cfg.bc_pdp);
         close(c->cn_fd);
+        bool counted = c->cn_idle_early;
         box_free(c);
         pthread_mutex_lock(&b->br_mu);
         b->br_active--;
-        if ((c = conn_await(b)) == NULL) {
+        if ((c = conn_await(b, counted)) == NULL) {
             b->br_threads--;
             pthread_cond_broadcast(&b->br_cv);
         }

@@ -851,25 +851,33 @@ tasks_during(const test_box *b, const char *src, uint8_t *ids)
     close(fd);
 }
 
-/* A connection thread that ended its call serves the next one: a later
- * call runs on no thread that was not there during the earlier one (a
- * thread made per call would be a new one). */
+/* A connection thread that ended its call serves the next one: later
+ * calls run on the threads that were there during the earlier one (a
+ * thread made per call would be a new one each time). One new thread in
+ * all is allowed: the thread counts itself idle just after it writes the
+ * call's Exit, and if it is preempted in between for as long as the
+ * alias takes to call again, the listener finds no idle thread (CI saw
+ * that window once when it was wider). */
 static void
 test_threads_reused(void **state)
 {
     test_box *b = *state;
-    uint8_t *first = box_calloc(1, TASK_IDS_MAX / 8);
+    uint8_t *seen = box_calloc(1, TASK_IDS_MAX / 8);
     uint8_t *later = box_calloc(1, TASK_IDS_MAX / 8);
-    assert_true(first != NULL && later != NULL);
+    assert_true(seen != NULL && later != NULL);
     expect(b, "sh", "-c", "true", NULL, 0, "", "");
-    tasks_during(b, "sleep 0.4", first);
-    for (int i = 0; i < 3; i++) {
+    tasks_during(b, "sleep 0.4", seen);
+    int fresh = 0;
+    for (int i = 0; i < 4; i++) {
         tasks_during(b, "sleep 0.4", later);
-        for (size_t k = 0; k < TASK_IDS_MAX / 8; k++)
-            assert_int_equal(later[k] & ~first[k], 0);
+        for (size_t k = 0; k < TASK_IDS_MAX / 8; k++) {
+            fresh += __builtin_popcount(later[k] & ~seen[k] & 0xffu);
+            seen[k] |= later[k];
+        }
     }
-    box_free(first);
+    box_free(seen);
     box_free(later);
+    assert_true(fresh <= 1);
 }
 
 static void
