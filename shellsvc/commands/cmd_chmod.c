@@ -134,7 +134,7 @@ chmod_below(chmod_run *cr, const char *path, unsigned depth)
     if (depth >= CMD_MAX_DEPTH)
         return cmd_errq(cx, "chmod", 1, "directory tree too deep:", CMD_QAF,
                         path);
-    if (cmd_list_sorted(cx, path, &names, &n, &r) != 0)
+    if (cmd_list(cx, path, CMD_LIST_READDIR, &names, &n, &r) != 0)
         return cr->cr_quiet && r.kr_outcome == SH_KR_OS_ERROR
                    ? (sh_kernel_result_clear(&r), 1)
                    : cmd_failq(cx, "chmod", &r, "cannot read directory",

@@ -315,7 +315,7 @@ copy_dir(copy_run *cr, const char *src, const char *dst, const copy_dst *d,
                              dst);
         sh_kernel_result_clear(&r);
     }
-    if (cmd_list_sorted(cx, src, &names, &n, &r) != 0)
+    if (cmd_list(cx, src, CMD_LIST_INODE, &names, &n, &r) != 0)
         return cmd_failq(cx, cmd, &r, "cannot access", CMD_QAF, src);
     for (size_t i = 0; i < n && status != BOX_STATUS_FAULT; i++) {
         if (sh_check_stop(cx)) {

@@ -254,7 +254,7 @@ du_entries(du_run *dr, const char *path, long depth, du_sum *sum)
     sh_kernel_result r = {0};
     char **names = NULL;
     size_t n = 0;
-    if (cmd_list_sorted(cx, path, &names, &n, &r) != 0) {
+    if (cmd_list(cx, path, CMD_LIST_READDIR, &names, &n, &r) != 0) {
         du_fail(dr, &r, "cannot read directory", path);
         return dr->dr_status != BOX_STATUS_FAULT;
     }

@@ -99,21 +99,51 @@ cmd_inside(const char *a, const char *b, bool strict)
     return b[l] == '/' || (l == 1 && a[0] == '/');
 }
 
+typedef struct list_entry {
+    uint64_t le_ino;
+    char *le_name;
+} list_entry;
+
 static int
-cmp_names(const void *a, const void *b)
+cmp_inodes(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    uint64_t x = ((const list_entry *)a)->le_ino;
+    uint64_t y = ((const list_entry *)b)->le_ino;
+    return (x > y) - (x < y);
 }
 
 int
-cmd_list_sorted(sh_ctx *cx, const char *path, char ***names, size_t *n,
-                sh_kernel_result *r)
+cmd_list(sh_ctx *cx, const char *path, cmd_list_order order, char ***names,
+         size_t *n, sh_kernel_result *r)
 {
-    if (sh_kernel_list(sh_kern(cx), cx->cx_st->st_cwd, path, names, n, r) != 0)
+    const char *cwd = cx->cx_st->st_cwd;
+    if (order == CMD_LIST_READDIR) {
+        if (sh_kernel_list(sh_kern(cx), cwd, path, names, n, r) != 0)
+            return r->kr_errno ? r->kr_errno : 1;
+        sh_kernel_result_clear(r);
+        return 0;
+    }
+    uint64_t *inos = NULL;
+    if (sh_kernel_list_inodes(sh_kern(cx), cwd, path, names, &inos, n, r) != 0)
         return r->kr_errno ? r->kr_errno : 1;
     sh_kernel_result_clear(r);
-    if (*n > 1)
-        qsort(*names, *n, sizeof **names, cmp_names);
+    if (*n > 1) {
+        list_entry *v = box_calloc(*n, sizeof *v);
+        if (v == NULL) {
+            // Unsorted is still every entry; only the order differs.
+            box_free(inos);
+            return 0;
+        }
+        for (size_t i = 0; i < *n; i++)
+            v[i] = (list_entry){inos[i], (*names)[i]};
+        // Two names of one inode (hard links) are a tie, as in GNU's
+        // qsort of the same list.
+        qsort(v, *n, sizeof *v, cmp_inodes);
+        for (size_t i = 0; i < *n; i++)
+            (*names)[i] = v[i].le_name;
+        box_free(v);
+    }
+    box_free(inos);
     return 0;
 }
 

@@ -92,10 +92,18 @@ bool cmd_inside(const char *a, const char *b, bool strict);
  * ("." when they are the same). NULL: ENOMEM. */
 char *cmd_relpath(const char *from, const char *to);
 
-/* A directory's entries in byte order (fs:read enumerate), so decisions
- * come in a stable order. 0, or the failure in r. */
-int cmd_list_sorted(sh_ctx *cx, const char *path, char ***names, size_t *n,
-                    sh_kernel_result *r);
+/* The order a tree walker visits a directory's entries in, as the GNU
+ * tool's: rm, du and chmod walk with gnulib's fts, which keeps readdir's
+ * order; cp reads a directory with savedir, which sorts by inode. */
+typedef enum cmd_list_order {
+    CMD_LIST_READDIR,
+    CMD_LIST_INODE,
+} cmd_list_order;
+
+/* A directory's entries (fs:read enumerate) in that order. 0, or the
+ * failure in r. */
+int cmd_list(sh_ctx *cx, const char *path, cmd_list_order order, char ***names,
+             size_t *n, sh_kernel_result *r);
 
 /* ---- where cp, mv and ln put things (cmd_files.c) ---- */
 

@@ -41,6 +41,12 @@ static const tcase cases[] = {
     {"mkdir -p d/e; echo 1 > d/x; echo 2 > d/e/y; cp -r d c; echo $?; "
      "cat c/x; ls c/e",
      "1\n1\n", DENIED_FS("cp", H "c/e/y"), 0, H "c/e/y"},
+    // -r copies a directory's entries by inode (GNU's savedir order), not
+    // in readdir's (the in-memory tree lists newest first) nor by name
+    {"mkdir s; touch s/m s/c s/x; cp -rv s d; rm -rv d",
+     "'s' -> 'd'\n's/m' -> 'd/m'\n's/c' -> 'd/c'\n's/x' -> 'd/x'\n"
+     "removed 'd/x'\nremoved 'd/c'\nremoved 'd/m'\nremoved directory 'd'\n",
+     "", 0},
     // a denied source read names the source
     {"cp secret b; echo $?; [ -e b ] || echo absent", "1\nabsent\n",
      DENIED_FS("cp", H "secret"), 0, H "secret"},

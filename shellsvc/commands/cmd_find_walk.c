@@ -19,12 +19,6 @@ typedef struct fnd_anc {
     const struct fnd_anc *a_up;
 } fnd_anc;
 
-static int
-cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static bool
 live(fnd_run *f)
 {
@@ -92,7 +86,11 @@ entry_stat(fnd_run *f, fnd_entry *e)
 static void visit(fnd_run *f, const char *path, const char *start,
                   unsigned depth, const fnd_anc *up);
 
-/* A directory's entries, sorted (the box's order; GNU's is readdir's). */
+/* A directory's entries in the order the kernel lists them: a host
+ * directory's readdir order, as GNU find's (gnulib fts, given no compare
+ * function, keeps it; it sorts by inode only past 10,000 entries on some
+ * file systems, which this does not copy), the in-memory tree's newest
+ * first, as tmpfs lists. */
 static void
 descend(fnd_run *f, fnd_entry *e, const fnd_anc *up)
 {
@@ -128,8 +126,6 @@ descend(fnd_run *f, fnd_entry *e, const fnd_anc *up)
         return;
     }
     sh_kernel_result_clear(&r);
-    if (n > 1)
-        qsort(names, n, sizeof *names, cmp_names);
     fnd_anc me = {e->e_st.ks_dev, e->e_st.ks_ino, e->e_path, up};
     size_t pl = strlen(e->e_path);
     bool slash = pl > 0 && e->e_path[pl - 1] == '/';

@@ -85,8 +85,8 @@ static const fcase cases[] = {
      MD("/home/lash") EN("/home/lash") MD(H "d") MD(H "f")},
     // a denied entry is left out of what -F shows, as under -l
     {NULL, "ls -F /dev", "random\nurandom\nzero\n", "", 0,
-     MD("/dev") EN("/dev") MD("/dev/null") MD("/dev/random")
-         MD("/dev/urandom") MD("/dev/zero"),
+     MD("/dev") EN("/dev") MD("/dev/null") MD("/dev/random") MD("/dev/urandom")
+         MD("/dev/zero"),
      "/dev/null"},
     // -R lists each directory it finds (one enumerate each)
     {"mkdir -p a/b; touch a/b/c", "ls -R a", "a:\nb\n\na/b:\nc\n", "", 0,
@@ -117,13 +117,18 @@ static const fcase cases[] = {
     // ---- mkdir ----
     {NULL, "mkdir d && [ -d d ]", "", "", 0, CD(H "d") MD(H "d")},
     {NULL, "mkdir d e/", "", "", 0, CD(H "d") CD(H "e")},
-    {"mkdir d", "mkdir d", "", "strands-shell: mkdir: cannot create directory ‘d’: File exists\n", 1,
+    {"mkdir d", "mkdir d", "",
+     "strands-shell: mkdir: cannot create directory ‘d’: File exists\n", 1,
      CD(H "d")},
     {NULL, "mkdir x x y; [ -d y ]", "",
      "strands-shell: mkdir: cannot create directory ‘x’: File exists\n", 0,
      CD(H "x") CD(H "x") CD(H "y") MD(H "y")},
-    {NULL, "mkdir x x y", "", "strands-shell: mkdir: cannot create directory ‘x’: File exists\n", 1},
-    {NULL, "mkdir a/b", "", "strands-shell: mkdir: cannot create directory ‘a/b’: No such file or directory\n", 1, CD(H "a/b")},
+    {NULL, "mkdir x x y", "",
+     "strands-shell: mkdir: cannot create directory ‘x’: File exists\n", 1},
+    {NULL, "mkdir a/b", "",
+     "strands-shell: mkdir: cannot create directory ‘a/b’: No such file or "
+     "directory\n",
+     1, CD(H "a/b")},
     {NULL, "mkdir -p a/b/c && [ -d a/b/c ]", "", "", 0,
      MD(H "a/b/c") MD(H "a/b") MD(H "a") CD(H "a") CD(H "a/b") CD(H "a/b/c")
          MD(H "a/b/c")},
@@ -133,7 +138,8 @@ static const fcase cases[] = {
     {NULL, "mkdir -p /home/lash", "", "", 0, MD("/home/lash")},
     {"mkdir -p a/b", "mkdir -p a/b", "", "", 0, MD(H "a/b")},
     {"mkdir a", "mkdir -p a/b", "", "", 0, MD(H "a/b") MD(H "a") CD(H "a/b")},
-    {"touch f", "mkdir -p f", "", "strands-shell: mkdir: cannot create directory ‘f’: File exists\n", 1,
+    {"touch f", "mkdir -p f", "",
+     "strands-shell: mkdir: cannot create directory ‘f’: File exists\n", 1,
      MD(H "f")},
     {"touch f", "mkdir -p f/x", "",
      "strands-shell: mkdir: cannot create directory ‘f’: Not a directory\n", 1},
@@ -151,9 +157,14 @@ static const fcase cases[] = {
     {NULL, "mkdir -p /usr/bin", "", DENIED("mkdir", "/usr/bin"), 1,
      MD("/usr/bin") MD("/usr") CD("/usr") CD("/usr/bin"), "/usr/bin,/usr"},
     {NULL, "mkdir d e; echo after", "", FAULT, 125, CD(H "d"), NULL, H "d"},
-    {NULL, "mkdir", "", "strands-shell: mkdir: missing operand\nTry 'mkdir --help' for more information.\n", 1, ""},
+    {NULL, "mkdir", "",
+     "strands-shell: mkdir: missing operand\nTry 'mkdir --help' for more "
+     "information.\n",
+     1, ""},
     {NULL, "mkdir ''", "",
-     "strands-shell: mkdir: cannot create directory ‘’: No such file or directory\n", 1, ""},
+     "strands-shell: mkdir: cannot create directory ‘’: No such file or "
+     "directory\n",
+     1, ""},
     // -m: the mode exactly, whatever the umask (set_permissions asked)
     {NULL, "mkdir -m 700 d", "", "", 0, CD(H "d") SP(H "d")},
     {NULL, "mkdir -m 7z9 d", "", "strands-shell: mkdir: invalid mode ‘7z9’\n",
@@ -171,8 +182,8 @@ static const fcase cases[] = {
      "[ b -nt a ] && sleep 1.1 && touch a && [ a -nt b ] && echo renewed",
      "renewed\n", "", 0, MD(H "b") MD(H "a") WC(H "a") MD(H "a") MD(H "b")},
     {NULL, "touch a/b", "",
-     "strands-shell: touch: cannot touch 'a/b': No such file or directory\n",
-     1, WC(H "a/b")},
+     "strands-shell: touch: cannot touch 'a/b': No such file or directory\n", 1,
+     WC(H "a/b")},
     {NULL, "touch /usr/f x; [ -e x ]", "", DENIED("touch", "/usr/f"), 0,
      WC("/usr/f") WC(H "x") MD(H "x"), "/usr/f"},
     {NULL, "touch /usr/f", "", DENIED("touch", "/usr/f"), 1, NULL, "/usr/f"},
@@ -212,41 +223,50 @@ static const fcase cases[] = {
     // ---- rm ----
     {"touch f", "rm f; [ -e f ] || echo gone", "gone\n", "", 0,
      RF(H "f") MD(H "f")},
-    {NULL, "rm nope", "", "strands-shell: rm: cannot remove 'nope': No such file or directory\n", 1, RF(H "nope")},
+    {NULL, "rm nope", "",
+     "strands-shell: rm: cannot remove 'nope': No such file or directory\n", 1,
+     RF(H "nope")},
     {NULL, "rm -f nope; echo $?", "0\n", "", 0, RF(H "nope")},
     {NULL, "rm -rf nope", "", "", 0, MD(H "nope")},
     {NULL, "rm -f", "", "", 0, ""},
-    {NULL, "rm", "", "strands-shell: rm: missing operand\nTry 'rm --help' for more information.\n", 1, ""},
-    {"mkdir d", "rm d", "", "strands-shell: rm: cannot remove 'd': Is a directory\n", 1,
-     RF(H "d")},
-    {"mkdir d", "rm -f d", "", "strands-shell: rm: cannot remove 'd': Is a directory\n", 1},
+    {NULL, "rm", "",
+     "strands-shell: rm: missing operand\nTry 'rm --help' for more "
+     "information.\n",
+     1, ""},
+    {"mkdir d", "rm d", "",
+     "strands-shell: rm: cannot remove 'd': Is a directory\n", 1, RF(H "d")},
+    {"mkdir d", "rm -f d", "",
+     "strands-shell: rm: cannot remove 'd': Is a directory\n", 1},
     {"touch a b", "rm a nope b; [ -e a ] || [ -e b ] || echo gone", "gone\n",
      "strands-shell: rm: cannot remove 'nope': No such file or directory\n", 0},
-    // -r: depth-first, sorted, one decision per entry
+    // -r: depth-first in the directory's order (the in-memory tree's is
+    // newest first, as tmpfs's), one decision per entry
     {"mkdir -p d/e; touch d/f d/e/g", "rm -r d; [ -e d ] || echo gone",
      "gone\n", "", 0,
-     MD(H "d") EN(H "d") MD(H "d/e") EN(H "d/e") MD(H "d/e/g") RF(H "d/e/g")
-         RD(H "d/e") MD(H "d/f") RF(H "d/f") RD(H "d") MD(H "d")},
+     MD(H "d") EN(H "d") MD(H "d/f") RF(H "d/f") MD(H "d/e") EN(H "d/e")
+         MD(H "d/e/g") RF(H "d/e/g") RD(H "d/e") RD(H "d") MD(H "d")},
     {"mkdir -p d/e", "rm -R d/; [ -e d ] || echo gone", "gone\n", "", 0,
      MD(H "d") EN(H "d") MD(H "d/e") EN(H "d/e") RD(H "d/e") RD(H "d")
          MD(H "d")},
     {"touch f", "rm -r f", "", "", 0, MD(H "f") RF(H "f")},
-    {NULL, "rm -r nope", "", "strands-shell: rm: cannot remove 'nope': No such file or directory\n", 1, MD(H "nope")},
+    {NULL, "rm -r nope", "",
+     "strands-shell: rm: cannot remove 'nope': No such file or directory\n", 1,
+     MD(H "nope")},
     // links go, not their targets
     {NULL, "rm -r /bin/cat; [ -e /bin/lash ] && [ ! -e /bin/cat ] && echo ok",
      "ok\n", "", 0,
      MD("/bin/cat") RF("/bin/cat") MD("/bin/lash") MD("/bin/cat")},
     // a denied entry stays (and so does its directory); the rest goes
     {NULL, "rm -r /dev; ls /dev", "null\n", DENIED("rm", "/dev/null"), 0,
-     MD("/dev") EN("/dev") MD("/dev/null") RF("/dev/null") MD("/dev/random")
-         RF("/dev/random") MD("/dev/urandom") RF("/dev/urandom") MD("/dev/zero")
-             RF("/dev/zero") MD("/dev") EN("/dev"),
+     MD("/dev") EN("/dev") MD("/dev/random") RF("/dev/random")
+         MD("/dev/urandom") RF("/dev/urandom") MD("/dev/zero") RF("/dev/zero")
+             MD("/dev/null") RF("/dev/null") MD("/dev") EN("/dev"),
      "/dev/null"},
     {NULL, "rm -rf /dev", "", DENIED("rm", "/dev/null"), 1, NULL, "/dev/null"},
     {"touch f", "rm -f /usr/f f; [ -e f ] || echo gone", "gone\n",
      DENIED("rm", "/usr/f"), 0, RF("/usr/f") RF(H "f") MD(H "f"), "/usr/f"},
     {NULL, "rm -r /dev; echo after", "", FAULT, 125,
-     MD("/dev") EN("/dev") MD("/dev/null"), NULL, "/dev/null"},
+     MD("/dev") EN("/dev") MD("/dev/random"), NULL, "/dev/random"},
     {NULL, "rm /dev/null /dev/zero; echo after", "", FAULT, 125,
      RF("/dev/null"), NULL, "/dev/null"},
     // refused before anything is asked
@@ -271,10 +291,11 @@ static const fcase cases[] = {
      1, ""},
     {NULL, "rm -r --no-preserve-root /", "",
      "strands-shell: rm: cannot remove '/': Device or resource busy\n", 1, ""},
-    {NULL, "rm //", "", "strands-shell: rm: cannot remove '//': Is a directory\n", 1, ""},
+    {NULL, "rm //", "",
+     "strands-shell: rm: cannot remove '//': Is a directory\n", 1, ""},
     {NULL, "rm -f ''", "", "", 0, ""},
-    {NULL, "rm ''", "", "strands-shell: rm: cannot remove '': No such file or directory\n", 1,
-     ""},
+    {NULL, "rm ''", "",
+     "strands-shell: rm: cannot remove '': No such file or directory\n", 1, ""},
     {"touch .x", "rm .x; ls -a", ".\n..\n", "", 0},
     // -i / -I: no terminal to answer; refused before anything is asked
     {"touch f", "rm -i f; [ -e f ] && echo kept", "kept\n",
@@ -286,8 +307,9 @@ static const fcase cases[] = {
      "box: there is no terminal to answer their questions\n",
      1, ""},
     {"touch f", "rm --interactive=never f", "", "", 0, RF(H "f")},
-    {"touch f; mkdir d", "rm -v f; rm -dv d", "removed 'f'\nremoved directory 'd'\n",
-     "", 0, RF(H "f") RF(H "d") RD(H "d")},
+    {"touch f; mkdir d", "rm -v f; rm -dv d",
+     "removed 'f'\nremoved directory 'd'\n", "", 0,
+     RF(H "f") RF(H "d") RD(H "d")},
     // ---- tee: each FILE is a write decided by policy, as a redirection ----
     {NULL, "echo hi | tee f; cat f", "hi\nhi\n", "", 0, WC(H "f") RC(H "f")},
     {"echo old > f", "echo new | tee -a f g >/dev/null; cat f g",
@@ -296,8 +318,8 @@ static const fcase cases[] = {
     // a denied FILE is reported and left out; the others are written
     {NULL, "echo hi | tee /usr/x f; echo $?; cat f", "hi\n1\nhi\n",
      DENIED("tee", "/usr/x"), 0, WC("/usr/x") WC(H "f") RC(H "f"), "/usr/x"},
-    {NULL, "echo hi | tee nodir/x; echo $?", "hi\n1\n",
-     NOENT("tee", "nodir/x"), 0},
+    {NULL, "echo hi | tee nodir/x; echo $?", "hi\n1\n", NOENT("tee", "nodir/x"),
+     0},
     // no decision: nothing more runs, not even the copy
     {NULL, "echo hi | tee /usr/x f; echo after", "", FAULT, 125, WC("/usr/x"),
      NULL, "/usr/x"},

@@ -174,7 +174,7 @@ rm_dir(rm_run *rr, const char *path, unsigned depth)
     if (depth >= CMD_MAX_DEPTH)
         return cmd_errq(cx, rr->rr_cmd, 1, "directory tree too deep:", CMD_QAF,
                         path);
-    if (cmd_list_sorted(cx, path, &names, &n, &r) != 0)
+    if (cmd_list(cx, path, CMD_LIST_READDIR, &names, &n, &r) != 0)
         return rm_fail(rr, path, &r);
     for (size_t i = 0; i < n && status != BOX_STATUS_FAULT; i++) {
         if (sh_check_stop(cx)) {

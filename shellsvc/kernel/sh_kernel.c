@@ -587,6 +587,7 @@ typedef struct kargs {
     char **ka_text;           // readlink's target, chdir's canonical path
     char ***ka_names;         // list
     size_t *ka_n;             // list
+    uint64_t **ka_inos;       // list: each name's inode, or NULL
     sh_kernel_file **ka_file; // open
     const struct timespec *ka_times; // set times: access, modification
     sh_kernel_fs *ka_fs;             // file system of a name
@@ -996,7 +997,7 @@ sh_kernel_names_free(char **names, size_t n)
 }
 
 static int
-host_list(const sh_res *rs, char ***names, size_t *count)
+host_list(const sh_res *rs, char ***names, uint64_t **inos, size_t *count)
 {
     int fd = host_open_target(rs, O_RDONLY | O_DIRECTORY);
     if (fd < 0)
@@ -1008,6 +1009,7 @@ host_list(const sh_res *rs, char ***names, size_t *count)
         return e;
     }
     char **v = NULL;
+    uint64_t *iv = NULL;
     size_t n = 0, cap = 0;
     int err = 0;
     struct dirent *de;
@@ -1022,19 +1024,32 @@ host_list(const sh_res *rs, char ***names, size_t *count)
                 break;
             }
             v = nv;
+            if (inos != NULL) {
+                uint64_t *ni = box_realloc(iv, cap * sizeof *ni);
+                if (ni == NULL) {
+                    err = ENOMEM;
+                    break;
+                }
+                iv = ni;
+            }
         }
         if ((v[n] = box_strdup(de->d_name)) == NULL) {
             err = ENOMEM;
             break;
         }
+        if (iv != NULL)
+            iv[n] = de->d_ino;
         n++;
     }
     closedir(d);
     if (err != 0) {
         sh_kernel_names_free(v, n);
+        box_free(iv);
         return err;
     }
     *names = v;
+    if (inos != NULL)
+        *inos = iv;
     *count = n;
     return 0;
 }
@@ -1043,9 +1058,9 @@ static int
 act_list(sh_kernel *k, enum kop op, const sh_res *rs, const kargs *a,
          sh_kernel_result *r)
 {
-    int err = rs->rs_host ? host_list(rs, a->ka_names, a->ka_n)
+    int err = rs->rs_host ? host_list(rs, a->ka_names, a->ka_inos, a->ka_n)
                           : sh_vfs_list(k->k_vfs, rs->rs_canon, rs->rs_vino,
-                                        a->ka_names, a->ka_n);
+                                        a->ka_names, a->ka_inos, a->ka_n);
     return err == 0 ? 0 : fail_errno(r, err);
 }
 
@@ -1265,9 +1280,19 @@ int
 sh_kernel_list(sh_kernel *k, const char *cwd, const char *path, char ***names,
                size_t *n, sh_kernel_result *r)
 {
+    return sh_kernel_list_inodes(k, cwd, path, names, NULL, n, r);
+}
+
+int
+sh_kernel_list_inodes(sh_kernel *k, const char *cwd, const char *path,
+                      char ***names, uint64_t **inos, size_t *n,
+                      sh_kernel_result *r)
+{
     *names = NULL;
+    if (inos != NULL)
+        *inos = NULL;
     *n = 0;
-    kargs a = {.ka_names = names, .ka_n = n};
+    kargs a = {.ka_names = names, .ka_inos = inos, .ka_n = n};
     return run(k, &one_tab[ONE_LIST], cwd, path, &a, r);
 }
 

@@ -199,6 +199,11 @@ int sh_kernel_probe_exec(sh_kernel *k, const char *cwd, const char *path,
  * the caller frees each and the array. */
 int sh_kernel_list(sh_kernel *k, const char *cwd, const char *path,
                    char ***names, size_t *n, sh_kernel_result *r);
+/* The same, with each name's inode number in *inos (the caller frees
+ * it), for an order by inode as GNU cp takes. */
+int sh_kernel_list_inodes(sh_kernel *k, const char *cwd, const char *path,
+                          char ***names, uint64_t **inos, size_t *n,
+                          sh_kernel_result *r);
 void sh_kernel_names_free(char **names, size_t n);
 
 /* cd check (fs:read change_dir): on success *canonical (caller frees) is

@@ -357,10 +357,11 @@ sh_vfs_readlink(sh_vfs *v, const char *path, char **target)
 
 int
 sh_vfs_list(sh_vfs *v, const char *path, uint64_t expect_ino, char ***names,
-            size_t *count)
+            uint64_t **inos, size_t *count)
 {
     vnode *n;
     char **out = NULL;
+    uint64_t *iv = NULL;
     size_t cnt = 0;
     pthread_mutex_lock(&v->v_lock);
     int err = find(v, path, expect_ino, &n);
@@ -370,13 +371,17 @@ sh_vfs_list(sh_vfs *v, const char *path, uint64_t expect_ino, char ***names,
         size_t total = 0;
         for (vnode *k = n->vn_kids; k != NULL; k = k->vn_next)
             total++;
-        if ((out = box_calloc(total + 1, sizeof *out)) == NULL)
+        if ((out = box_calloc(total + 1, sizeof *out)) == NULL ||
+            (inos != NULL && (iv = box_calloc(total + 1, sizeof *iv)) == NULL))
             err = ENOMEM;
         for (vnode *k = n->vn_kids; err == 0 && k != NULL; k = k->vn_next) {
-            if ((out[cnt] = box_strdup(k->vn_name)) == NULL)
+            if ((out[cnt] = box_strdup(k->vn_name)) == NULL) {
                 err = ENOMEM;
-            else
+            } else {
+                if (iv != NULL)
+                    iv[cnt] = k->vn_ino;
                 cnt++;
+            }
         }
     }
     pthread_mutex_unlock(&v->v_lock);
@@ -384,9 +389,12 @@ sh_vfs_list(sh_vfs *v, const char *path, uint64_t expect_ino, char ***names,
         for (size_t i = 0; i < cnt; i++)
             box_free(out[i]);
         box_free(out);
+        box_free(iv);
         return err;
     }
     *names = out;
+    if (inos != NULL)
+        *inos = iv;
     *count = cnt;
     return 0;
 }

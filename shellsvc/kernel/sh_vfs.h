@@ -47,9 +47,10 @@ int sh_vfs_mount_point(sh_vfs *v, const char *path);
 int sh_vfs_lstat(sh_vfs *v, const char *path, sh_vfs_stat *st);
 /* *target is owned by the caller (box_free). EINVAL if not a link. */
 int sh_vfs_readlink(sh_vfs *v, const char *path, char **target);
-/* Names in directory order (caller frees each and the array). */
+/* Names in directory order, newest first (caller frees each and the
+ * array); with inos, each one's inode number too (caller frees). */
 int sh_vfs_list(sh_vfs *v, const char *path, uint64_t expect_ino, char ***names,
-                size_t *n);
+                uint64_t **inos, size_t *n);
 int sh_vfs_mkdir(sh_vfs *v, const char *path, mode_t mode);
 int sh_vfs_symlink(sh_vfs *v, const char *target, const char *path);
 int sh_vfs_unlink(sh_vfs *v, const char *path, uint64_t expect_ino);

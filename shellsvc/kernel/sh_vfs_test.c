@@ -116,11 +116,24 @@ test_files_and_dirs(void **state)
     assert_int_equal(st.vs_mode & 07777, 0700);
     char **names;
     size_t cnt;
-    assert_int_equal(sh_vfs_list(v, "/tmp", 0, &names, &cnt), 0);
+    assert_int_equal(sh_vfs_list(v, "/tmp", 0, &names, NULL, &cnt), 0);
     assert_int_equal(cnt, 2);
     for (size_t i = 0; i < cnt; i++)
         box_free(names[i]);
     box_free(names);
+    // With inodes: each name's, as lstat gives it.
+    uint64_t *inos;
+    assert_int_equal(sh_vfs_list(v, "/tmp", 0, &names, &inos, &cnt), 0);
+    assert_int_equal(cnt, 2);
+    for (size_t i = 0; i < cnt; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/tmp/%s", names[i]);
+        assert_int_equal(sh_vfs_lstat(v, path, &st), 0);
+        assert_true(st.vs_ino == inos[i]);
+        box_free(names[i]);
+    }
+    box_free(names);
+    box_free(inos);
     assert_int_equal(sh_vfs_rmdir(v, "/tmp/e", 0), 0);
 
     // Mount points and their ancestors are busy.
@@ -227,7 +240,7 @@ test_threads(void **state)
     assert_int_equal(st.vs_size, 8 * 200 * 2);
     char **names;
     size_t n;
-    assert_int_equal(sh_vfs_list(v, "/tmp/t3", 0, &names, &n), 0);
+    assert_int_equal(sh_vfs_list(v, "/tmp/t3", 0, &names, NULL, &n), 0);
     assert_int_equal(n, 100);
     for (size_t i = 0; i < n; i++)
         box_free(names[i]);
