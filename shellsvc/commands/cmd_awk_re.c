@@ -7,6 +7,7 @@
 
 #include "box_alloc.h"
 #include "cmd_awk.h"
+#include "cmd_regex.h"
 
 /* A bracket expression from t[*i] ('[') to its ']': backslash escapes are
  * resolved (glibc reads a backslash there as itself), `\]` goes first and
@@ -156,7 +157,8 @@ awk_re_new(awk *a, const char *text, size_t len, bool icase)
         awk_fatal(a, "out of memory");
         return NULL;
     }
-    int rc = regcomp(&re->r_rx, b.b_data, REG_EXTENDED | (icase ? REG_ICASE : 0));
+    int rc = cmd_regcomp(&re->r_rx, b.b_data,
+                         REG_EXTENDED | (icase ? REG_ICASE : 0));
     box_buf_reset(&b);
     if (rc != 0) {
         char msg[256];

@@ -9,6 +9,7 @@
 
 #include "box_alloc.h"
 #include "cmd_grep.h"
+#include "cmd_regex.h"
 
 /*
  * The compiled patterns of one run. Literal patterns (-F, or -G/-E text
@@ -292,7 +293,7 @@ compile_regex(grep *g, grep_match *m)
         }
         if (g->g_mode != GREP_FIXED)
             st = class_syntax(g, s, (size_t)(nl - s));
-        int rc = st == 0 ? regcomp(&m->gm_re[m->gm_nre], text, flags) : 0;
+        int rc = st == 0 ? cmd_regcomp(&m->gm_re[m->gm_nre], text, flags) : 0;
         if (text != s)
             box_free(text);
         if (st == 0 && rc != 0) {

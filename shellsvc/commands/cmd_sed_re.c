@@ -11,6 +11,7 @@
 #include <wctype.h>
 
 #include "box_alloc.h"
+#include "cmd_regex.h"
 #include "cmd_sed.h"
 #include "sh_glob.h"
 
@@ -210,7 +211,7 @@ sed_re_compile(sed_prog *p, const char *text, size_t len, char delim, int flags,
         goto fail;
     }
     flags |= p->p_extended ? REG_EXTENDED : 0;
-    int rc = regcomp(&re->re_rx, pat.b_data, flags);
+    int rc = cmd_regcomp(&re->re_rx, pat.b_data, flags);
     if (rc == REG_EPAREN && re_close_unmatched(pat.b_data, p->p_extended)) {
         snprintf(err, errsize, "Unmatched ) or \\)");
         goto fail;
