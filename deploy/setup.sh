@@ -17,6 +17,7 @@ packages=(
   libpcre2-dev                  # grep -P (PCRE2, as GNU grep links it)
   libjq-dev                     # jq: the real jq 1.6 language, not a subset
   libmagic-dev libmagic-mgc     # file: file 5.44's engine and its database
+  libgmp-dev                    # factor past 2^128-1 (GMP, as GNU factor links it)
   jq gawk sed findutils diffutils tzdata ncurses-bin xxd bsdextrautils binutils file   # the tools the command tests compare against
   clang-14 libclang-rt-14-dev   # the fuzz targets (libFuzzer) and the clang build
   python3                       # real programs run inside a box by the tests

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* factor [NUMBER]...: GNU coreutils 9.1, the prime factors of numbers up
  * to 2^128-1 (trial division, then Miller-Rabin and Pollard-Brent rho),
- * from the operands or the words of standard input. */
+ * and past it through GMP (cmd_factor_big.c), from the operands or the
+ * words of standard input. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "box_alloc.h"
 #include "box_buf.h"
+#include "cmd_factor.h"
 #include "sh_gopt.h"
 #include "sh_internal.h"
 
@@ -246,18 +248,36 @@ fa_flush(sh_cmd_run *r, box_buf *held, bool all)
     return true;
 }
 
+/* A word past 2^128-1 (fa_parse said 2): its line goes out at once, as
+ * GNU's GMP path writes it. False to stop. */
+static bool
+fa_word_big(sh_cmd_run *r, const char *w, box_buf *out)
+{
+    while (*w == ' ' || (*w >= '\t' && *w <= '\r'))
+        w++;
+    w += *w == '+';
+    box_buf_truncate(out, 0);
+    box_err e = cmd_factor_big(r->cr_cx, w, out);
+    if (e == BOX_ECANCELED || !sh_cmd_live(r))
+        return false;
+    if (e != BOX_OK) {
+        r->cr_status = sh_cmd_err(r->cr_cx, "factor", 1, "out of memory");
+        return false;
+    }
+    return sh_cmd_emit(r, out->b_data, out->b_len);
+}
+
 /* Factors one word and writes its line; false to stop (status in *st). */
 static bool
 fa_word(sh_cmd_run *r, const char *w, box_buf *out, box_buf *held)
 {
     u128 n, f[FACTOR_MAX];
     int nf = 0, p = fa_parse(w, &n);
+    if (p == 2)
+        return fa_word_big(r, w, out);
     if (p != 0) {
         char *q = sh_gquote(w);
-        sh_cmd_err(r->cr_cx, "factor", 1,
-                   p == 1 ? "%s is not a valid positive integer"
-                          : "%s is too large (the box's factor stops at "
-                            "2^128-1)",
+        sh_cmd_err(r->cr_cx, "factor", 1, "%s is not a valid positive integer",
                    q != NULL ? q : w);
         box_free(q);
         r->cr_status = 1;
