@@ -309,6 +309,10 @@ var_num(ar *a, const char *name, size_t n)
         return st->st_npos;
     if (n == 1 && nm[0] == '?')
         return a->a_cx->cx_status;
+    if (n == 1 && nm[0] == '$')
+        return a->a_cx->cx_ss->ss_pid;
+    if (n == 1 && nm[0] == '!') // none yet: $! is empty, which counts 0
+        return st->st_bgpid > 0 ? st->st_bgpid : 0;
     if (nm[0] >= '0' && nm[0] <= '9') {
         long i = strtol(nm, NULL, 10);
         if (i == 0)
@@ -439,7 +443,7 @@ step(ar *a, const char *name, size_t n, int delta, bool post, bool ev)
     return post ? old : now;
 }
 
-/* NAME, $NAME, ${NAME}, $N, $#, $? and a following ++/--. */
+/* NAME, $NAME, ${NAME}, $N, $#, $?, $$, $! and a following ++/--. */
 static long long
 operand_var(ar *a, bool ev)
 {
@@ -451,7 +455,8 @@ operand_var(ar *a, bool ev)
             a->a_pos++;
     }
     size_t st = a->a_pos;
-    if (dollar && (cur(a) == '#' || cur(a) == '?')) {
+    if (dollar &&
+        (cur(a) == '#' || cur(a) == '?' || cur(a) == '$' || cur(a) == '!')) {
         a->a_pos++;
     } else if (dollar && cur(a) >= '0' && cur(a) <= '9') {
         while (cur(a) >= '0' && cur(a) <= '9')

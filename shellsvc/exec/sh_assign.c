@@ -38,6 +38,11 @@ sh_var_fail(sh_ctx *cx, const char *who, const char *name, box_err e)
         sh_errf(cx, "%s%sout of memory", w, sep);
         break;
     }
+    // A cap or memory running out ends the call (issue 19's limits: a
+    // clear error, the worker ends); a readonly name only fails its
+    // command, as in bash.
+    if (e != BOX_EDENIED && cx->cx_flow == SH_FLOW_NONE)
+        sh_fatal(cx, 1);
     return 1;
 }
 
@@ -150,8 +155,21 @@ assign_str(sh_ctx *cx, const char *who, const char *name, const char *sub,
     const char *key = NULL;
     if (sub != NULL) {
         char *shown = box_asprintf("%s[%s]", name, sub);
-        int rc = shown ? sh_subscript(cx, name, shown, sub, &index, &key) : 1;
+        bool arith = false;
+        int rc =
+            shown ? sh_subscript_of(cx, name, shown, sub, &index, &key, &arith)
+                  : 1;
         box_free(shown);
+        if (rc != 0 && arith && cx->cx_flow == SH_FLOW_NONE) {
+            // An index whose arithmetic failed (NAME[expr]=v, declare,
+            // read, printf -v): bash -c ends
+            // the shell, a script file discards the statement, as when
+            // such an index is read (sh_expand.c).
+            if (cx->cx_script)
+                sh_discard(cx, rc);
+            else
+                sh_fatal(cx, rc);
+        }
         if (rc != 0)
             return rc;
         if ((v = sh_var_find(cx->cx_st, name)) != NULL &&
@@ -232,14 +250,17 @@ build_set(build *b, long long index, const char *key, const char *val,
         e = key ? sh_array_set_key(a, key, nv, nl)
                 : sh_array_set(a, index, nv, nl);
     box_free(nv);
-    if (e == BOX_ETOOBIG && sh_array_count(a) >= SH_ARRAY_MAX) {
-        sh_errf(cx, "%s: array too large (at most %u elements)", b->b_name,
-                SH_ARRAY_MAX);
-        return 1;
-    }
     if (e == BOX_ETOOBIG) {
-        sh_errf(cx, "%s: variables too large (at most %u MiB in all)",
-                b->b_name, SH_VARS_MAX_BYTES >> 20);
+        // The array being built is not the variable's yet: say which cap
+        // here, and end the call as sh_var_fail does.
+        if (sh_array_count(a) >= SH_ARRAY_MAX)
+            sh_errf(cx, "%s: array too large (at most %u elements)", b->b_name,
+                    SH_ARRAY_MAX);
+        else
+            sh_errf(cx, "%s: variables too large (at most %u MiB in all)",
+                    b->b_name, SH_VARS_MAX_BYTES >> 20);
+        if (cx->cx_flow == SH_FLOW_NONE)
+            sh_fatal(cx, 1);
         return 1;
     }
     return e == BOX_OK ? 0 : sh_var_fail(cx, NULL, b->b_name, e);

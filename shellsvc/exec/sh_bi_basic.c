@@ -103,31 +103,3 @@ sh_bi_break(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     cx->cx_flow_n = (unsigned)n;
     return st;
 }
-
-/* wait: waits for every `&` job started by this (sub)shell; job
- * operands are accepted and ignored (no job table yet). */
-int
-sh_bi_wait(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
-{
-    (void)o;
-    if (argc < 2) {
-        sh_ctx_wait_jobs(cx);
-        return 0;
-    }
-    // As bash: each id in turn; the status is the last one's.
-    int st = 0;
-    for (int i = 1; i < argc; i++) {
-        char *end = NULL;
-        long id = strtol(argv[i], &end, 10);
-        if (argv[i][0] == '\0' || *end != '\0' || id <= 0) {
-            sh_errf(cx, "wait: `%s': not a pid or valid job spec", argv[i]);
-            st = 1;
-            continue;
-        }
-        if (sh_ctx_wait_job(cx, id, &st) != 0) {
-            sh_errf(cx, "wait: pid %ld is not a child of this shell", id);
-            st = 127;
-        }
-    }
-    return st;
-}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * jobs and kill: the call's own `&` jobs. kill signals them, nothing
+ * jobs, kill and wait: the call's own `&` jobs. kill signals them, nothing
  * else. A job is a thread
  * of this worker, not a process, so "sending" a signal sets the job's
  * flag; the job, and whatever it runs (stages, $( ), a host program, a
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "box_alloc.h"
 #include "box_buf.h"
 #include "sh_internal.h"
 
@@ -70,25 +71,15 @@ kill_list(sh_ctx *cx, int argc, char **argv, int i)
     return st;
 }
 
-/* One operand: a $! of this call's jobs, or a job spec %N %% %+. */
+/* One operand: a $! of this call's jobs, or a job spec %N %% %+ %-. */
 static int
 kill_one(sh_ctx *cx, const char *arg, int sig)
 {
     long id;
     char *end;
     if (arg[0] == '%') {
-        const char *n = arg + 1;
-        if (n[0] == '\0' || strcmp(n, "%") == 0 || strcmp(n, "+") == 0) {
-            id = 0;
-        } else {
-            long k = strtol(n, &end, 10);
-            if (*end != '\0' || k <= 0) {
-                sh_errf(cx, "kill: %s: no such job", arg);
-                return 1;
-            }
-            id = -k;
-        }
-        if (cx->cx_njobs == 0 || sh_ctx_kill_job(cx, id, sig) != 0) {
+        id = sh_ctx_job_spec(cx, arg);
+        if (id < 0 || sh_ctx_kill_job(cx, id, sig) != 0) {
             sh_errf(cx, "kill: %s: no such job", arg);
             return 1;
         }
@@ -148,16 +139,16 @@ sh_bi_kill(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
 
 /* One line of `jobs` as bash prints it: "[N]+  Running   CMD &". */
 static box_err
-jobs_line(box_buf *b, unsigned k, unsigned n, long id, const sh_node *cmd,
-          char mode)
+jobs_line(box_buf *b, unsigned k, unsigned n, long id, unsigned num,
+          const sh_node *cmd, char mode)
 {
     if (mode == 'p')
         return box_buf_printf(b, "%ld\n", id);
     char mark = k + 1 == n ? '+' : k + 2 == n ? '-' : ' ';
     box_err e =
         mode == 'l'
-            ? box_buf_printf(b, "[%u]%c %ld %-24s", k + 1, mark, id, "Running")
-            : box_buf_printf(b, "[%u]%c  %-24s", k + 1, mark, "Running");
+            ? box_buf_printf(b, "[%u]%c %ld %-24s", num, mark, id, "Running")
+            : box_buf_printf(b, "[%u]%c  %-24s", num, mark, "Running");
     if (e == BOX_OK)
         e = sh_print_node(b, cmd);
     if (e == BOX_OK)
@@ -173,10 +164,10 @@ sh_bi_jobs(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         mode = 'p';
     else if (sh_opt(o, 'l'))
         mode = 'l';
-    unsigned n = 0;
+    unsigned n = 0, num;
     long id;
     const sh_node *cmd;
-    while (sh_ctx_job_at(cx, n, &id, &cmd))
+    while (sh_ctx_job_at(cx, n, &id, &num, &cmd))
         n++;
     box_buf b;
     box_buf_init(&b, SH_MAX_INPUT);
@@ -185,22 +176,21 @@ sh_bi_jobs(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     char **ops = argv + (o->o_ind < argc ? o->o_ind : argc);
     if (ops[0] == NULL && !sh_opt(o, 's')) { // -s: none is stopped
         for (unsigned k = 0; k < n && e == BOX_OK; k++)
-            if (sh_ctx_job_at(cx, k, &id, &cmd))
-                e = jobs_line(&b, k, n, id, cmd, mode);
+            if (sh_ctx_job_at(cx, k, &id, &num, &cmd))
+                e = jobs_line(&b, k, n, id, num, cmd, mode);
     }
     for (; *ops != NULL && e == BOX_OK; ops++) {
         const char *a = *ops;
-        char *end = NULL;
-        long k = a[0] == '%' ? strtol(a + 1, &end, 10) : 0;
-        if (a[0] == '%' && (a[1] == '%' || a[1] == '+' || a[1] == '\0'))
-            k = (long)n, end = (char *)"";
-        if (end == NULL || *end != '\0' || k < 1 || (unsigned long)k > n ||
-            !sh_ctx_job_at(cx, (unsigned)k - 1, &id, &cmd)) {
+        long want = a[0] == '%' ? sh_ctx_job_spec(cx, a) : -1;
+        unsigned k = 0;
+        while (want >= 0 && sh_ctx_job_at(cx, k, &id, &num, &cmd) && id != want)
+            k++;
+        if (want < 0 || k >= n) {
             sh_errf(cx, "jobs: %s: no such job", a);
             st = 1;
             continue;
         }
-        e = jobs_line(&b, (unsigned)k - 1, n, id, cmd, mode);
+        e = jobs_line(&b, k, n, id, num, cmd, mode);
     }
     if (e == BOX_OK && b.b_len > 0 &&
         sh_write(cx, 1, b.b_data, b.b_len) != SH_IO_OK)
@@ -210,5 +200,103 @@ sh_bi_jobs(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         st = 1;
     }
     box_buf_reset(&b);
+    return st;
+}
+
+/* wait's operand: a $! or a job spec; -1 (after bash's message) when it
+ * is neither, 0 when it is a spec that names no job. */
+static long
+wait_operand(sh_ctx *cx, const char *a)
+{
+    if (a[0] == '%') {
+        long id = sh_ctx_job_spec(cx, a);
+        if (id < 0)
+            sh_errf(cx, "wait: %s: no such job", a);
+        return id < 0 ? 0 : id;
+    }
+    char *end = NULL;
+    long id = strtol(a, &end, 10);
+    if (a[0] == '\0' || *end != '\0' || id <= 0) {
+        sh_errf(cx, "wait: `%s': not a pid or valid job spec", a);
+        return -1;
+    }
+    return id;
+}
+
+/* -p VAR: the $! of the job waited for; 0, or 1 after the message. */
+static int
+wait_set_pvar(sh_ctx *cx, const char *pvar, long id)
+{
+    if (pvar == NULL)
+        return 0;
+    char num[24];
+    snprintf(num, sizeof num, "%ld", id);
+    return sh_assign_target(cx, "wait", pvar, num, strlen(num));
+}
+
+/* wait -n [ID...]: the next of the jobs still running (of the IDs) to
+ * end; 127 when there is none. */
+static int
+wait_next(sh_ctx *cx, char **ops, int nops, const char *pvar)
+{
+    long *ids = nops > 0 ? box_calloc((size_t)nops, sizeof *ids) : NULL;
+    size_t n = 0;
+    if (nops > 0 && ids == NULL) {
+        sh_errf(cx, "wait: out of memory");
+        return 1;
+    }
+    for (int i = 0; i < nops; i++) {
+        long id = wait_operand(cx, ops[i]);
+        if (id > 0)
+            ids[n++] = id;
+    }
+    long id = 0;
+    int st = 127,
+        rc = nops > 0 && n == 0 ? -1 : sh_ctx_wait_next(cx, ids, n, &id, &st);
+    if (rc < 0) {
+        // bash names each operand that is no running job of this shell.
+        for (size_t i = 0; i < n; i++)
+            sh_errf(cx, "wait: %ld: no such job", ids[i]);
+        st = 127;
+    } else if (rc > 0) {
+        st = cx->cx_status;
+    } else if (wait_set_pvar(cx, pvar, id) != 0) {
+        st = 1;
+    }
+    box_free(ids);
+    return st;
+}
+
+/* wait [-fn] [-p VAR] [ID...]: the call's own `&` jobs (threads of this
+ * worker; -f changes nothing, as there is no job control). */
+int
+sh_bi_wait(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
+{
+    const char *pvar = sh_opt(o, 'p') ? o->o_arg['p'] : NULL;
+    if (pvar != NULL && !sh_target_valid(pvar))
+        return sh_cmd_err(cx, "wait", 1, "`%s': not a valid identifier", pvar);
+    int i = o->o_ind < argc ? o->o_ind : argc;
+    if (sh_opt(o, 'n'))
+        return wait_next(cx, argv + i, argc - i, pvar);
+    if (i >= argc) {
+        sh_ctx_wait_jobs(cx);
+        return 0;
+    }
+    // As bash: each id in turn; the status is the last one's.
+    int st = 0;
+    for (; i < argc; i++) {
+        long id = wait_operand(cx, argv[i]);
+        if (id <= 0) {
+            st = id < 0 ? 1 : 127;
+            continue;
+        }
+        if (sh_ctx_wait_job(cx, id, &st) != 0) {
+            sh_errf(cx, "wait: pid %ld is not a child of this shell", id);
+            st = 127;
+            continue;
+        }
+        if (wait_set_pvar(cx, pvar, id) != 0)
+            st = 1;
+    }
     return st;
 }

@@ -430,12 +430,12 @@ assign_fields(sh_ctx *cx, const sh_opts *o, int argc, char **argv, rd_split *sp,
         } else {
             en = field_end(sp, &i);
         }
-        if (!sh_name_valid(names[v], strlen(names[v])))
+        // A name may be an element, NAME[SUBSCRIPT], as for printf -v.
+        if (!sh_target_valid(names[v]))
             return sh_cmd_err(cx, "read", 1, "`%s': not a valid identifier",
                               names[v]);
         // bash names no builtin in a read's readonly message.
-        if (sh_assign_str(cx, NULL, names[v], NULL, s + st, en - st, false) !=
-            0)
+        if (sh_assign_target(cx, NULL, names[v], s + st, en - st) != 0)
             return 1;
     }
     return 0;

@@ -148,7 +148,7 @@ static const sh_cmd sh_cmds[] = {
     {"unexpand", sh_cmd_unexpand, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"uniq", sh_cmd_uniq, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"unset", sh_bi_unset, "fnv", 0, NULL},
-    {"wait", sh_bi_wait, "", 0, NULL},
+    {"wait", sh_bi_wait, "fnp:", 0, NULL},
     {"wc", sh_cmd_wc, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"wget", sh_cmd_wget, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
     {"which", sh_cmd_which, "", SH_CMD_RAWARGS | SH_CMD_PROGRAM, NULL},
@@ -242,6 +242,8 @@ static const struct {
     {"type", "type [-afptP] name [name ...]"},
     {"umask", "umask [-p] [-S] [mode]"},
     {"unalias", "unalias [-a] name [name ...]"},
+    {"unset", "unset [-f] [-v] [-n] [name ...]"},
+    {"wait", "wait [-fn] [-p var] [id ...]"},
 };
 
 /* After an option error: bash's usage line, when the command has one. */

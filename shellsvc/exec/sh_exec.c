@@ -51,6 +51,11 @@ struct sh_job {
     atomic_int j_signal; // sent by `kill` (0: none); the job's cx_kill
     atomic_bool j_done;  // its thread has finished (kill: no such process)
     bool j_live; // counted in ss_live_stages (a process substitution)
+    bool j_waitable; // what the current wait -n waits for (its thread's)
+    // Its number in bash's job table (%N), 0 once out of it: a job that
+    // ended leaves the table when the next one starts, and a new job
+    // takes the number after the highest still there (1 when none is).
+    unsigned j_num;
 };
 
 /* ---- helpers ---- */
@@ -690,10 +695,12 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
         // Assignments (and redirections) only.
         for (const sh_assign *a = n->u.simple.assigns; a; a = a->a_next)
             if ((st = assign_one(cx, a)) != 0) {
-                // bash: a failed assignment statement ends the script;
-                // one whose word failed to expand is discarded.
-                if (cx->cx_flow != SH_FLOW_EXIT || !cx->cx_discard)
-                    sh_fatal(cx, st);
+                // bash outside POSIX mode discards a failed assignment
+                // statement (a readonly name, a bad subscript) as it does
+                // an expansion error: the rest of its line does not run,
+                // the next line does, with $? 1.
+                if (cx->cx_flow != SH_FLOW_EXIT)
+                    sh_discard(cx, st);
                 goto out;
             }
         xtrace(cx, n->u.simple.assigns, 0, NULL);
@@ -1083,6 +1090,13 @@ start_job(sh_ctx *cx, const sh_node *n)
         sh_errf(cx, "cannot start background job");
         return 1;
     }
+    unsigned top = 0;
+    for (sh_job *o = cx->cx_jobs; o != NULL; o = o->j_next) {
+        if (atomic_load(&o->j_done))
+            o->j_num = 0;
+        top = o->j_num > top ? o->j_num : top;
+    }
+    j->j_num = top + 1;
     j->j_next = cx->cx_jobs;
     cx->cx_jobs = j;
     cx->cx_njobs++;
@@ -1118,27 +1132,110 @@ sh_ctx_wait_job(sh_ctx *cx, long id, int *status)
     return -1;
 }
 
+long
+sh_ctx_job_spec(const sh_ctx *cx, const char *spec)
+{
+    // The current job (%%, %+) has the highest number, the previous (%-)
+    // the next highest: among the running ones, as bash has cleaned the
+    // ended ones out by then, unless none runs.
+    const sh_job *cur = NULL, *prev = NULL;
+    for (int pass = 0; pass < 2 && cur == NULL; pass++) {
+        for (const sh_job *j = cx->cx_jobs; j != NULL; j = j->j_next) {
+            if (j->j_num == 0 || (pass == 0 && atomic_load(&j->j_done)))
+                continue;
+            if (cur == NULL || j->j_num > cur->j_num) {
+                prev = cur;
+                cur = j;
+            } else if (prev == NULL || j->j_num > prev->j_num) {
+                prev = j;
+            }
+        }
+    }
+    const char *s = spec + 1;
+    if (spec[0] != '%')
+        return -1;
+    if (*s == '\0' || strcmp(s, "%") == 0 || strcmp(s, "+") == 0)
+        return cur != NULL ? cur->j_id : -1;
+    if (strcmp(s, "-") == 0) {
+        const sh_job *j = prev != NULL ? prev : cur;
+        return j != NULL ? j->j_id : -1;
+    }
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end != '\0' || v < 1)
+        return -1;
+    for (const sh_job *j = cx->cx_jobs; j != NULL; j = j->j_next)
+        if (j->j_num == (unsigned long)v)
+            return j->j_id;
+    return -1;
+}
+
+/* Whether job j is one wait -n waits for: any, or one of ids. */
+static bool
+wait_next_wants(const sh_job *j, const long *ids, size_t n)
+{
+    if (n == 0)
+        return true;
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] == j->j_id)
+            return true;
+    return false;
+}
+
+#define WAIT_NEXT_NAP_MAX_MS 20 // the longest nap between looks
+
+int
+sh_ctx_wait_next(sh_ctx *cx, const long *ids, size_t n, long *id, int *status)
+{
+    // Jobs that had ended before are not waited for: bash has reaped
+    // them, and its wait -n sees only those still running.
+    size_t running = 0;
+    for (sh_job *j = cx->cx_jobs; j != NULL; j = j->j_next) {
+        j->j_waitable = !atomic_load(&j->j_done) && wait_next_wants(j, ids, n);
+        running += j->j_waitable;
+    }
+    if (running == 0)
+        return -1;
+    // A job's end sets a flag and nothing else: look, then nap a little
+    // longer each time, checking the call's clock and kill as sleep does.
+    for (long nap_ms = 1;; nap_ms = nap_ms * 2 > WAIT_NEXT_NAP_MAX_MS
+                                        ? WAIT_NEXT_NAP_MAX_MS
+                                        : nap_ms * 2) {
+        for (sh_job **pp = &cx->cx_jobs; *pp != NULL; pp = &(*pp)->j_next) {
+            sh_job *j = *pp;
+            if (!j->j_waitable || !atomic_load(&j->j_done))
+                continue;
+            *id = j->j_id;
+            return sh_ctx_wait_job(cx, j->j_id, status);
+        }
+        if (sh_check_stop(cx))
+            return 1;
+        struct timespec ts = {0, nap_ms * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
 int
 sh_ctx_kill_job(sh_ctx *cx, long id, int sig)
 {
-    // The list is newest first; %N counts from the oldest still here.
-    unsigned pos = cx->cx_njobs;
-    for (sh_job *j = cx->cx_jobs; j != NULL; j = j->j_next, pos--) {
-        if (id > 0 ? j->j_id == id : (id == 0 || (unsigned)-id == pos)) {
-            // bash has reaped a job that ended: no such process.
-            if (atomic_load(&j->j_done))
-                return -1;
-            atomic_store(&j->j_signal, sig);
-            return 0;
-        }
+    for (sh_job *j = cx->cx_jobs; j != NULL; j = j->j_next) {
+        if (j->j_id != id)
+            continue;
+        // bash has reaped a job that ended: no such process.
+        if (atomic_load(&j->j_done))
+            return -1;
+        atomic_store(&j->j_signal, sig);
+        return 0;
     }
     return -1;
 }
 
 bool
-sh_ctx_job_at(const sh_ctx *cx, unsigned k, long *id, const sh_node **cmd)
+sh_ctx_job_at(const sh_ctx *cx, unsigned k, long *id, unsigned *num,
+              const sh_node **cmd)
 {
-    // The list is newest first: count the running ones from the end.
+    // The list is newest first, and numbers grow with age: count the
+    // running ones from the end.
     unsigned running = 0;
     for (const sh_job *j = cx->cx_jobs; j != NULL; j = j->j_next)
         running += !atomic_load(&j->j_done);
@@ -1150,6 +1247,7 @@ sh_ctx_job_at(const sh_ctx *cx, unsigned k, long *id, const sh_node **cmd)
             continue;
         if (want-- == 0) {
             *id = j->j_id;
+            *num = j->j_num;
             *cmd = j->j_node;
             return true;
         }

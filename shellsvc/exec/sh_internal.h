@@ -445,12 +445,12 @@ void sh_ctx_free(sh_ctx *cx); // release + box_free (forked contexts)
 int sh_trap_slot_of(const char *spec);
 const char *sh_trap_slot_name(int i, char *buf, size_t len);
 int sh_trap_list_signals(sh_ctx *cx);
-/* `kill`: sends sig to the job of cx whose $! was id, or (id <= 0) to
- * its -id-th job (%N; 0: the newest): 0, or -1 when there is none. */
+/* `kill`: sends sig to the running job of cx whose $! was id: 0, or -1
+ * when there is none. */
 int sh_ctx_kill_job(sh_ctx *cx, long id, int sig);
-/* The k-th job of cx still running, oldest first (k < count): its $!
- * and command; false past the last. */
-bool sh_ctx_job_at(const sh_ctx *cx, unsigned k, long *id,
+/* The k-th job of cx still running, oldest first (k < count): its $!,
+ * job number (%N) and command; false past the last. */
+bool sh_ctx_job_at(const sh_ctx *cx, unsigned k, long *id, unsigned *num,
                    const sh_node **cmd);
 /* `wait`: joins the jobs this context started. */
 void sh_ctx_wait_jobs(sh_ctx *cx);
@@ -458,6 +458,15 @@ void sh_ctx_wait_jobs(sh_ctx *cx);
  * or -1 when no job of cx has that id (never started here, or waited
  * for already). */
 int sh_ctx_wait_job(sh_ctx *cx, long id, int *status);
+/* The $! of the job a spec names: %N (its number in the job table), %%
+ * or %+ (the current job: the newest), %- (the one before); -1 if none. */
+long sh_ctx_job_spec(const sh_ctx *cx, const char *spec);
+/* wait -n: waits until one of cx's jobs that was running when it began
+ * (with n > 0, one whose $! is in ids) ends, and forgets it: 0 with its
+ * $! and status, -1 when none was running, 1 when the call stopped first
+ * (sh_check_stop; the status is cx's). */
+int sh_ctx_wait_next(sh_ctx *cx, const long *ids, size_t n, long *id,
+                     int *status);
 /* Hands the jobs this context started to its session. */
 void sh_ctx_orphan_jobs(sh_ctx *cx);
 
