@@ -43,16 +43,21 @@ put_quoted(box_buf *b, const char *s)
     return e == BOX_OK ? box_buf_putc(b, '\'') : e;
 }
 
+box_err
+sh_alias_line(box_buf *b, const sh_alias *a)
+{
+    box_err e = box_buf_printf(b, "alias %s=", a->al_name);
+    if (e == BOX_OK)
+        e = put_quoted(b, a->al_value);
+    return e == BOX_OK ? box_buf_putc(b, '\n') : e;
+}
+
 static int
 print_alias(sh_ctx *cx, const sh_alias *a)
 {
     box_buf b;
     box_buf_init(&b, SH_MAX_INPUT);
-    box_err e = box_buf_printf(&b, "alias %s=", a->al_name);
-    if (e == BOX_OK)
-        e = put_quoted(&b, a->al_value);
-    if (e == BOX_OK)
-        e = box_buf_putc(&b, '\n');
+    box_err e = sh_alias_line(&b, a);
     int rc = e == BOX_OK ? sh_write(cx, 1, b.b_data, b.b_len) : SH_IO_ERR;
     box_buf_reset(&b);
     return rc == SH_IO_OK ? 0 : 1;

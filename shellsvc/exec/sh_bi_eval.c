@@ -27,22 +27,13 @@ sh_bi_eval(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     return st;
 }
 
-/* What a name runs as: 1 builtin, 2 function, 0 nothing. */
-static int
-kind_of(sh_ctx *cx, const char *name, bool funcs)
-{
-    if (sh_cmd_find(cx->cx_st, name) != NULL)
-        return 1;
-    if (funcs && sh_func_find(cx->cx_st, name) != NULL)
-        return 2;
-    return 0;
-}
-
 /*
- * command [-v|-V] name [args…]: -v prints the name of a builtin or
- * function, -V describes it; otherwise the command runs bypassing
- * functions, after its own admission as program `name` (so `command rm`
- * is judged as rm). Its arguments are reported to the log as literal.
+ * command [-v|-V] name [args…]: -v prints what each name runs as (a
+ * builtin's, keyword's or function's name, a file's path, an alias's
+ * definition), -V describes it as `type` does; otherwise the command
+ * runs bypassing functions, after its own admission as program `name`
+ * (so `command rm` is judged as rm). Its arguments are reported to the
+ * log as literal.
  */
 int
 sh_bi_command(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
@@ -52,25 +43,10 @@ sh_bi_command(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     if (sh_opt(o, 'v') || sh_opt(o, 'V')) {
         int st = 1; // bash: 0 when any name is found
         for (int i = o->o_ind; i < argc; i++) {
-            int k = kind_of(cx, argv[i], true);
-            if (k == 0) {
-                if (sh_opt(o, 'V'))
-                    sh_cmd_err(cx, "command", 1, "%s: not found", argv[i]);
-                continue;
-            }
-            st = 0;
-            if (sh_opt(o, 'V')) {
-                // -V describes as `type` does (a function printed back).
-                char *targv[] = {(char *)"type", argv[i], NULL};
-                sh_opts to = {.o_ind = 1};
-                (void)sh_bi_type(cx, 2, targv, &to);
-                continue;
-            }
-            char *line = box_asprintf("%s\n", argv[i]);
-            if (line == NULL)
-                return sh_cmd_err(cx, "command", 1, "out of memory");
-            (void)sh_puts(cx, 1, line);
-            box_free(line);
+            if (sh_type_command(cx, argv[i], sh_opt(o, 'V')))
+                st = 0;
+            else if (sh_opt(o, 'V'))
+                sh_cmd_err(cx, "command", 1, "%s: not found", argv[i]);
         }
         return st;
     }

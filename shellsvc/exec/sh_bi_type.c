@@ -39,9 +39,10 @@ alias_of(const sh_ctx *cx, const char *name)
     return NULL;
 }
 
-/* The letters type takes, as one set of switches. */
+/* The letters type takes, as one set of switches; cmdv: `command -v`'s
+ * answers (a name, a path, an alias's definition). */
 typedef struct ty_opts {
-    bool all, nofunc, path, force_path, word;
+    bool all, nofunc, path, force_path, word, cmdv;
 } ty_opts;
 
 /* Appends one finding; true when something was found. */
@@ -53,9 +54,26 @@ found(box_buf *b, box_err *e, const ty_opts *t, const char *name,
         return true;
     if (t->word)
         *e = box_buf_printf(b, "%s\n", kind);
+    else if (t->cmdv)
+        *e = box_buf_printf(b, "%s\n", name);
     else
         *e = box_buf_printf(b, text, name);
     return true;
+}
+
+/* A file found for name: its word, its path, or "NAME is PATH". */
+static void
+found_file(box_buf *b, box_err *e, const ty_opts *t, const char *name,
+           const char *path)
+{
+    if (*e != BOX_OK)
+        return;
+    if (t->word)
+        *e = box_buf_puts(b, "file\n");
+    else if (t->path || t->force_path || t->cmdv)
+        *e = box_buf_printf(b, "%s\n", path);
+    else
+        *e = box_buf_printf(b, "%s is %s\n", name, path);
 }
 
 /* The program PATH finds for name (the box's host programs), or NULL. */
@@ -71,20 +89,26 @@ host_path(sh_ctx *cx, const char *name)
     return path;
 }
 
-/* Describes name into b in the order names run: alias, keyword,
- * builtin, function, file; -a keeps going after the first. */
+/* Describes name into b in the order names run (spec §3.3): alias,
+ * keyword, builtin, function, then a file: one of the shell's own
+ * commands, which is the file /bin/NAME (§3.1) whatever PATH says, else
+ * a host program PATH finds. -a keeps going after the first. */
 static bool
 describe(sh_ctx *cx, box_buf *b, box_err *e, const ty_opts *t, const char *name)
 {
     bool any = false;
     const sh_alias *al = alias_of(cx, name);
+    const sh_cmd *c = sh_cmd_find(cx->cx_st, name);
+    bool builtin = c != NULL && !(c->c_mode & SH_CMD_PROGRAM);
+    const sh_func *f = t->nofunc ? NULL : sh_func_find(cx->cx_st, name);
     if (!t->path && !t->force_path) {
         if (al != NULL) {
             if (t->word)
                 any = found(b, e, t, name, "alias", NULL);
             else if (*e == BOX_OK)
-                *e = box_buf_printf(b, "%s is aliased to `%s'\n", name,
-                                    al->al_value);
+                *e = t->cmdv ? sh_alias_line(b, al)
+                             : box_buf_printf(b, "%s is aliased to `%s'\n",
+                                              name, al->al_value);
             any = true;
             if (!t->all)
                 return true;
@@ -96,15 +120,14 @@ describe(sh_ctx *cx, box_buf *b, box_err *e, const ty_opts *t, const char *name)
         }
         // The builtin before the function: what runs (spec §3.3; bash
         // has it the other way round).
-        if (sh_cmd_find(cx->cx_st, name) != NULL) {
+        if (builtin) {
             any = found(b, e, t, name, "builtin", "%s is a shell builtin\n");
             if (!t->all)
                 return true;
         }
-        const sh_func *f = t->nofunc ? NULL : sh_func_find(cx->cx_st, name);
         if (f != NULL) {
             any = found(b, e, t, name, "function", "%s is a function\n");
-            if (!t->word && *e == BOX_OK &&
+            if (!t->word && !t->cmdv && *e == BOX_OK &&
                 (*e = sh_print_func(b, name, f->f_body)) == BOX_OK)
                 *e = box_buf_putc(b, '\n');
             if (!t->all)
@@ -113,22 +136,40 @@ describe(sh_ctx *cx, box_buf *b, box_err *e, const ty_opts *t, const char *name)
     }
     // -p prints a path only when nothing else would run; -P always.
     if (t->path && !t->force_path && !t->all &&
-        (al != NULL || is_keyword(name) ||
-         (!t->nofunc && sh_func_find(cx->cx_st, name) != NULL) ||
-         sh_cmd_find(cx->cx_st, name) != NULL))
+        (al != NULL || is_keyword(name) || f != NULL || builtin))
         return true;
-    char *path = host_path(cx, name);
-    if (path != NULL && *e == BOX_OK) {
-        if (t->word)
-            *e = box_buf_puts(b, "file\n");
-        else if (t->path || t->force_path)
-            *e = box_buf_printf(b, "%s\n", path);
-        else
-            *e = box_buf_printf(b, "%s is %s\n", name, path);
+    if (c != NULL && (!builtin || t->all || t->force_path)) {
+        char *own = box_asprintf("/bin/%s", name);
+        if (own == NULL)
+            *e = BOX_ENOMEM;
+        found_file(b, e, t, name, own);
+        box_free(own);
         any = true;
+        if (!t->all)
+            return true;
     }
+    char *path = host_path(cx, name);
+    if (path != NULL)
+        found_file(b, e, t, name, path);
+    any = any || path != NULL;
     box_free(path);
     return any;
+}
+
+bool
+sh_type_command(sh_ctx *cx, const char *name, bool verbose)
+{
+    ty_opts t = {.cmdv = !verbose};
+    box_buf b;
+    box_buf_init(&b, 1u << 20);
+    box_err e = BOX_OK;
+    bool any = describe(cx, &b, &e, &t, name);
+    if (e != BOX_OK)
+        sh_cmd_err(cx, "command", 1, "out of memory");
+    else if (b.b_len > 0)
+        (void)sh_write(cx, 1, b.b_data, b.b_len);
+    box_buf_reset(&b);
+    return any && e == BOX_OK;
 }
 
 /*

@@ -80,7 +80,10 @@ void sh_trap_debug(sh_ctx *cx);
 /* The RETURN trap after a function (in_func) or a sourced file ends. */
 void sh_trap_return(sh_ctx *cx, bool in_func);
 
-/* Aliases (sh_bi_alias.c). Whether simple command n's first word is an
+/* Aliases (sh_bi_alias.c). "alias NAME='VALUE'\n" as `alias` and
+ * `command -v` print one. */
+box_err sh_alias_line(box_buf *b, const sh_alias *a);
+/* Whether simple command n's first word is an
  * alias to expand here: an unquoted literal word, shopt expand_aliases
  * on, the alias defined before the top-level command now running. */
 bool sh_alias_applies(const sh_ctx *cx, const sh_node *n);

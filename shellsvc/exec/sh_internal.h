@@ -984,6 +984,9 @@ int sh_bi_eval(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_command(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_compgen(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_type(sh_ctx *, int, char **, const sh_opts *);
+/* command -v NAME (verbose: -V): what NAME runs as, on stdout, as type
+ * finds it (sh_bi_type.c); false when nothing runs by that name. */
+bool sh_type_command(sh_ctx *cx, const char *name, bool verbose);
 int sh_bi_shopt(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_source(sh_ctx *, int, char **, const sh_opts *);
 int sh_bi_trap(sh_ctx *, int, char **, const sh_opts *);
