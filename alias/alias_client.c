@@ -254,6 +254,7 @@ alias_client_call(const char *sock, const char *source, size_t len,
     call.source = (char *)source;
     if (form != NULL) {
         call.has_arg0 = form->af_arg0 != NULL;
+        call.script = form->af_script != NULL;
         call.arg0 = (char *)(form->af_arg0 ? form->af_arg0 : "");
         call.n_args = (size_t)form->af_nargs;
         call.args = (char **)form->af_args;

@@ -29,9 +29,11 @@
 
 static const char bsh_usage[] =
     "usage: box sh --policy FILE [--config box.toml] [--workspace DIR]\n"
-    "              [--explain] (-c TEXT | FILE)\n"
+    "              [--explain] (-c TEXT [NAME [ARG...]] | FILE [ARG...])\n"
     "\n"
-    "Runs TEXT (or the script FILE) as one call of the box's shell, in the\n"
+    "Runs TEXT, as `bash -c TEXT NAME ARG...` would ($0 NAME, $1... the\n"
+    "ARGs), or the script FILE, as `bash FILE ARG...` would (its errors\n"
+    "placed `FILE: line N:`), as one call of the box's shell, in the\n"
     "foreground, deciding every command and file operation against the\n"
     "policy FILE with the same interpreter, kernel and confinement a box's\n"
     "shell workers have: the operator home, the agent's home and the\n"
@@ -303,8 +305,7 @@ box_cmd_sh(int argc, char **argv)
             return 2;
         }
     }
-    if (policy == NULL || (text == NULL) == (optind >= argc) ||
-        (text != NULL && optind < argc) || argc - optind > 1) {
+    if (policy == NULL || (text == NULL && optind >= argc)) {
         fputs(bsh_usage, stderr);
         return 2;
     }
@@ -363,11 +364,19 @@ box_cmd_sh(int argc, char **argv)
                     .wi_record = bsh_record,
                     .wi_launch = bsh_launch,
                     .wi_ctx = &pdp};
-    // The interpreter passes its one context to every callback. The text
-    // is the whole call: no $0 of its own, no arguments, no options.
+    // The interpreter passes its one context to every callback. As the
+    // alias words them: -c TEXT [NAME [ARG...]] or FILE [ARG...] (the
+    // script, read above).
     (void)len; // a NUL-free string of this length
     Box__Call call = BOX__CALL__INIT;
     call.source = (char *)text;
+    call.script = script != NULL;
+    if (optind < argc) {
+        call.has_arg0 = true;
+        call.arg0 = argv[optind];
+        call.args = argv + optind + 1;
+        call.n_args = (size_t)(argc - optind - 1);
+    }
     status =
         worker_interp_run(&set.ss_settings, &call, -1, &io, NULL); // no stdin
     // What the call still owes (an effect whose end never came), as a

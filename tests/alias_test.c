@@ -289,6 +289,15 @@ test_script_mode(void **state)
     expect(b, "bash", path, "a b", "c", 0, "script.sh|a b|c|2\nnot-here\n",
            "");
     expect(b, "bash", "-e", path, "a", 1, "script.sh|a||1\n", "");
+    // It runs as bash runs a script file: errors placed at its line, $-
+    // without c; -c text the same way is unplaced.
+    const char placed[] = "echo \"$-\"\nreadonly R=1\nR=2\necho on $?\n";
+    box_test_write(path, placed, sizeof placed - 1, 0600);
+    snprintf(err, sizeof err,
+             "strands-shell: %s: line 3: R: readonly variable\n", path);
+    expect(b, "bash", path, NULL, NULL, 0, "hB\non 1\n", err);
+    expect(b, "bash", "-c", placed, NULL, 0, "hBc\non 1\n",
+           "strands-shell: R: readonly variable\n");
 
     // Exactly the maximum is accepted.
     char *big = box_alloc(BOX_SCRIPT_MAX + 1);

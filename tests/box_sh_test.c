@@ -236,13 +236,28 @@ test_script_file_and_errors(void **state)
                                   "No such file or directory\n");
     box_proc_result_free(&r);
 
-    // usage: no text, both -c and a file, no --policy
+    // As bash: -c TEXT NAME ARG... gives $0 and $1...; FILE ARG... runs
+    // FILE as a script file, its errors placed "FILE: line N:".
+    run_sh(f, (char *[]){"-c", "echo \"$0 $2 $#\"", "name", "a", "b", NULL},
+           &r);
+    expect_run(&r, 0, "name b 2\n");
+    box_proc_result_free(&r);
+    box_test_put(f->fx_script, "echo \"$1 $#\"\nreadonly R=1\nR=2\n"
+                               "echo goes on $?; echo \"$-\"\n");
+    run_sh(f, (char *[]){f->fx_script, "x", "y", NULL}, &r);
+    expect_run(&r, 0, "x 2\ngoes on 1\nhB\n");
+    char *want = box_asprintf("strands-shell: %s: line 3: R: readonly "
+                              "variable\n",
+                              f->fx_script);
+    assert_non_null(want);
+    assert_string_equal(r.pr_err, want);
+    box_free(want);
+    box_proc_result_free(&r);
+
+    // usage: no text, no --policy
     run_sh(f, (char *[]){NULL}, &r);
     assert_int_equal(r.pr_status, 2);
     assert_non_null(strstr(r.pr_err, "usage: box sh --policy FILE"));
-    box_proc_result_free(&r);
-    run_sh(f, (char *[]){"-c", "true", f->fx_script, NULL}, &r);
-    assert_int_equal(r.pr_status, 2);
     box_proc_result_free(&r);
     box_test_cli((char *[]){"sh", "-c", "true", NULL}, SH_RUN_MS, &r);
     assert_int_equal(r.pr_status, 2);

@@ -319,7 +319,10 @@ var_num(ar *a, const char *name, size_t n)
             return 0;
         return i <= st->st_npos ? str_num(st->st_pos[i - 1]) : 0;
     }
-    const char *v = sh_var_get(st, nm);
+    char tmp[SH_DEC_MAX + 32];
+    const char *v = sh_special_value(a->a_cx, nm, n, tmp, sizeof tmp);
+    if (v == NULL)
+        v = sh_var_get(st, nm);
     if (v == NULL && st->st_opt_u && !a->a_unset) {
         a->a_unset = true;
         memcpy(a->a_unset_name, nm, n + 1);

@@ -200,17 +200,13 @@ child_state(const sh_ctx *cx)
             BOX_OK)
             goto fail;
     }
-    // As bash at start: PWD names the cwd, SHLVL counts one more level,
-    // PPID is the parent shell's $$.
+    // As bash at start: its own variables (SHLVL one more level), PWD
+    // names the cwd, PPID is the parent shell's $$.
     char num[32];
-    const char *lvl = sh_var_get(st, "SHLVL");
-    snprintf(num, sizeof num, "%ld",
-             (lvl != NULL ? strtol(lvl, NULL, 10) : 0) + 1);
-    if (sh_var_set(st, "PWD", sh_cwd_logical(st), strlen(sh_cwd_logical(st))) !=
+    if (sh_special_init(st) != BOX_OK ||
+        sh_var_set(st, "PWD", sh_cwd_logical(st), strlen(sh_cwd_logical(st))) !=
             BOX_OK ||
-        sh_var_export(st, "PWD") != BOX_OK ||
-        sh_var_set(st, "SHLVL", num, strlen(num)) != BOX_OK ||
-        sh_var_export(st, "SHLVL") != BOX_OK)
+        sh_var_export(st, "PWD") != BOX_OK)
         goto fail;
     snprintf(num, sizeof num, "%ld", cx->cx_ss->ss_pid);
     if (sh_var_set(st, "PPID", num, strlen(num)) != BOX_OK)

@@ -123,6 +123,10 @@ typedef struct sh_session_opts {
      * "-x", "-o" NAME), applied before the text runs; an option the shell
      * does not know fails sh_session_new. */
     const char *so_arg0;
+    /* The text is the script file so_arg0 (`bash SCRIPT ARG...`): it runs
+     * as `bash FILE` runs one (errors placed "SCRIPT: line N:", frame
+     * "main", no c in $-), not as -c text. */
+    bool so_script;
     char *const *so_args;
     int so_nargs;
     const char *const *so_set;

@@ -663,6 +663,10 @@ int sh_expand_pattern(sh_ctx *cx, const sh_word *w, char **out);
  * or NULL when name is not one (sh_special.c). */
 const char *sh_special_value(sh_ctx *cx, const char *name, size_t len,
                              char *tmp, size_t tmplen);
+/* The variables bash sets as it starts (BASH_VERSION, BASH_VERSINFO,
+ * UID, EUID, OSTYPE, MACHTYPE, HOSTTYPE, HOSTNAME, SHLVL, OPTIND, PS4
+ * …), after the environment's (sh_special.c). */
+box_err sh_special_init(sh_state *st);
 /* Evaluates $(( text )) into *val; returns 0 or a status after an error. */
 int sh_arith(sh_ctx *cx, const char *text, size_t len, long long *val);
 /* The same, its error message led by `who: ` (as bash's `[[: `). */

@@ -132,7 +132,7 @@ sh_session_new(const sh_session_opts *o)
         goto fail;
     ss->ss_pid = (long)getpid();
     if ((ss->ss_state = sh_state_new()) != NULL)
-        ss->ss_state->st_opt_c = true; // a call is `sh -c TEXT`
+        ss->ss_state->st_opt_c = !o->so_script; // else `sh -c TEXT`
     if (ss->ss_state == NULL)
         goto fail;
     if (o->so_cwd != NULL) {
@@ -155,6 +155,8 @@ sh_session_new(const sh_session_opts *o)
         if (sh_var_import(ss->ss_state, name, eq + 1, strlen(eq + 1)) != BOX_OK)
             goto fail;
     }
+    if (sh_special_init(ss->ss_state) != BOX_OK)
+        goto fail;
     // $PPID: the shell's own (bash ignores one in the environment).
     char ppid[32];
     snprintf(ppid, sizeof ppid, "%ld", (long)getppid());
@@ -292,6 +294,27 @@ session_stdin(sh_ctx *cx, int fd)
  * run arena stays alive for the session when functions were defined
  * (their bodies point into it).
  */
+/* The call's text is the script file $0 (so_script): it runs as `bash
+ * FILE` runs one inside the shell (sh_bi_sh.c), in the frame "main",
+ * with its EXIT trap at its end. */
+static int
+session_script(sh_ctx *cx, const char *text, size_t len)
+{
+    const char *label = cx->cx_st->st_arg0;
+    cx->cx_script = true;
+    if (sh_calls_push(cx->cx_st, SH_CALL_MAIN, "main", 0,
+                      sh_session_name(cx->cx_ss, label)) != BOX_OK) {
+        sh_errf(cx, "out of memory");
+        return 1;
+    }
+    int st = sh_source_text(cx, label, true, text, len, -1);
+    if (cx->cx_flow == SH_FLOW_EXIT)
+        st = cx->cx_status;
+    st = sh_trap_exit(cx, st);
+    sh_calls_pop(cx->cx_st);
+    return st;
+}
+
 int
 sh_session_run(sh_session *ss, const char *text, size_t len)
 {
@@ -348,6 +371,10 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
         (p = sh_parser_new(a)) == NULL) {
         sh_errf(&cx, "out of memory");
         st = 1;
+        goto out;
+    }
+    if (ss->ss_o.so_script && cx.cx_st->st_arg0 != NULL) {
+        st = session_script(&cx, text, len);
         goto out;
     }
     bool multiline = memchr(text, '\n', len) != NULL;
