@@ -63,6 +63,12 @@ static const tcase cases[] = {
     {"echo hi > a; cp -l a b; echo $?", "1\n",
      "strands-shell: cp: hard links are not supported in this box\n", 0},
 
+    // $(< FILE) reads FILE with no command run: only the open is decided
+    {"echo hi > a; x=$(< a); echo \"$x\"", "hi\n", "", 0, NULL, NULL,
+     WC(H "a") RC(H "a")},
+    {"x=$(< secret); echo \"[$x] $?\"", "[] 1\n",
+     DENIED_FS("secret", H "secret"), 0, H "secret"},
+
     // ---- mv: the first denied leg wins and nothing moves ----
     {"echo hi > a; mv a b", "", "", 0, NULL, NULL,
      WC(H "a") MD(H "b") MD(H "a") MD(H "b") MV(H "a") RC(H "a") MV(H "b")},

@@ -1469,6 +1469,57 @@ exec_subshell(sh_ctx *cx, const sh_node *n)
     return st;
 }
 
+/* The command of $(< FILE): alone in its list, one input redirection
+ * of fd 0 and nothing else; NULL for any other list. */
+static const sh_node *
+read_file_form(const sh_node *n)
+{
+    if (n != NULL && n->n_kind == SH_N_LIST) {
+        n = n->u.list.items;
+        if (n == NULL || n->n_next != NULL || n->n_bg)
+            return NULL;
+    }
+    if (n != NULL && n->n_kind == SH_N_PIPE) {
+        if (n->u.pipe.n != 1 || n->u.pipe.bang)
+            return NULL;
+        n = n->u.pipe.stages;
+    }
+    if (n == NULL || n->n_kind != SH_N_SIMPLE || n->u.simple.words != NULL ||
+        n->u.simple.assigns != NULL)
+        return NULL;
+    const sh_redir *r = n->n_redirs;
+    if (r == NULL || r->r_next != NULL || r->r_kind != SH_R_IN ||
+        r->r_fdvar != NULL || (r->r_fd != -1 && r->r_fd != 0))
+        return NULL;
+    return n;
+}
+
+/* $(< FILE): bash reads FILE itself, running no command, so only the
+ * open is decided (fs:read); a file it cannot read (a directory) gives
+ * nothing, as there. */
+static int
+read_file_sub(sh_ctx *sub, const sh_node *n)
+{
+    rsave *sv;
+    int nsv;
+    int st = redirs_apply(sub, n->n_redirs, &sv, &nsv);
+    if (st != 0)
+        return st;
+    int ist = 0;
+    sh_input *in = sh_input_open(sub, "bash", NULL, &ist);
+    if (in != NULL) {
+        sh_input_quiet(in);
+        char buf[16384];
+        ssize_t k;
+        while ((k = sh_input_read(in, buf, sizeof buf)) > 0 &&
+               sh_write(sub, 1, buf, (size_t)k) == SH_IO_OK)
+            ;
+        sh_input_close(in);
+    }
+    redirs_restore(sub, sv, nsv);
+    return in != NULL ? 0 : ist;
+}
+
 int
 sh_exec_capture(sh_ctx *cx, const sh_node *list, char **out, size_t *len)
 {
@@ -1496,7 +1547,8 @@ sh_exec_capture(sh_ctx *cx, const sh_node *list, char **out, size_t *len)
     // bash (not in POSIX mode, inherit_errexit off, as this shell has
     // it) clears -e in a command substitution.
     sub->cx_st->st_opt_e = false;
-    int st = sh_exec_node(sub, list);
+    const sh_node *rf = read_file_form(list);
+    int st = rf != NULL ? read_file_sub(sub, rf) : sh_exec_node(sub, list);
     if (sub->cx_flow == SH_FLOW_EXIT)
         st = sub->cx_status;
     st = sh_trap_exit(sub, st);

@@ -944,6 +944,16 @@ expand_cmdsub(ex *x, const sh_wpart *p, bool quoted)
         return ex_nomem(x);
     x->x_cx->cx_sub_status = st;
     x->x_cx->cx_sub_ran = true;
+    if (memchr(out, '\0', len) != NULL) {
+        // A variable cannot hold one: bash drops them, and says so.
+        size_t k = 0;
+        for (size_t i = 0; i < len; i++)
+            if (out[i] != '\0')
+                out[k++] = out[i];
+        len = k;
+        sh_errf(x->x_cx,
+                "warning: command substitution: ignored null byte in input");
+    }
     while (len > 0 && out[len - 1] == '\n')
         len--;
     int rc = ex_put(x, out, len, quoted ? M_QUOTE : M_SPLIT);
