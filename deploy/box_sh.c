@@ -339,7 +339,8 @@ box_cmd_sh(int argc, char **argv)
         box_cmd_error("out of memory");
         goto out;
     }
-    shell_args sa = {.sa_config = config_real,
+    shell_args sa = {.sa_routes_fd = -1, // no routes: fd 0 is the user's
+                     .sa_config = config_real,
                      .sa_policy = policy_real,
                      .sa_workspace = workspace};
     if (shell_settings_build(&sa, &set, &err) != BOX_OK) {

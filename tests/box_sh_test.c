@@ -2,6 +2,7 @@
 /* `box sh` as a policy author runs it: one call of the box's shell in the
  * foreground, decided by a policy file, confined as a worker is. */
 #include <setjmp.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -268,6 +269,30 @@ test_script_file_and_errors(void **state)
     box_proc_result_free(&r);
 }
 
+/* box sh's own stdin is the user's: the call reads none (box-spec §2),
+ * and nothing else reads it either (it once took fd 0 for the credential
+ * routes a box hands its shell, and refused whatever came). */
+static void
+test_stdin_left_alone(void **state)
+{
+    fx *f = *state;
+    char bin[PATH_MAX];
+    box_proc_bin(bin, sizeof bin, "box");
+    char *argv[] = {"/bin/sh",
+                    "-c",
+                    "printf 'junk\\n' | \"$0\" sh --policy \"$1\" "
+                    "--workspace \"$2\" -c 'echo hi; cat; echo \"st $?\"'",
+                    bin,
+                    (char *)f->fx_policy,
+                    (char *)f->fx_work,
+                    NULL};
+    box_proc_result r;
+    box_proc_run(argv, SH_RUN_MS, &r);
+    expect_run(&r, 0, "hi\nst 0\n");
+    assert_string_equal(r.pr_err, "");
+    box_proc_result_free(&r);
+}
+
 /* A policy that does not load is refused with the loader's message. */
 static void
 test_policy_refused(void **state)
@@ -299,6 +324,7 @@ main(void)
         cmocka_unit_test(test_policy_out_of_reach),
         cmocka_unit_test(test_script_file_and_errors),
         cmocka_unit_test(test_script_with_nul_refused),
+        cmocka_unit_test(test_stdin_left_alone),
         cmocka_unit_test(test_policy_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
