@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * jobs, kill and wait: the call's own `&` jobs. kill signals them, nothing
- * else. A job is a thread
+ * jobs, kill and wait: the call's own `&` jobs. kill signals them and
+ * the call's own shell ($$), nothing else. A job is a thread
  * of this worker, not a process, so "sending" a signal sets the job's
  * flag; the job, and whatever it runs (stages, $( ), a host program, a
  * sleep), stops at its next check with status 128 + the signal, as a
@@ -27,12 +27,13 @@ kill_usage(sh_ctx *cx)
     return 2;
 }
 
-/* A signal spec kill accepts (1..64, by number or name), or -1. */
+/* A signal spec kill accepts (0..64, by number or name; 0 only asks
+ * whether the process is there), or -1. */
 static int
 kill_signal(const char *spec)
 {
     int s = sh_trap_slot_of(spec);
-    return s >= 1 && s <= 64 ? s : -1;
+    return s >= 0 && s <= 64 ? s : -1;
 }
 
 /* kill -l [SPEC…]: the list, or each spec's name (a number) or number. */
@@ -89,6 +90,10 @@ kill_one(sh_ctx *cx, const char *arg, int sig)
     if (arg[0] == '\0' || *end != '\0') {
         sh_errf(cx, "kill: %s: arguments must be process or job IDs", arg);
         return 1;
+    }
+    if (id == cx->cx_ss->ss_pid) { // the call's own shell, $$
+        sh_session_signal(cx->cx_ss, sig);
+        return 0;
     }
     if (id <= 0 || sh_ctx_kill_job(cx, id, sig) != 0) {
         sh_errf(cx, "kill: (%s) - No such process", arg);

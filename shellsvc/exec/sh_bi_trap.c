@@ -279,6 +279,48 @@ sh_trap_exit(sh_ctx *cx, int st)
     return st;
 }
 
+/* Signals whose default action is to be ignored (CHLD, CONT, URG,
+ * WINCH) or to stop, which no call can: nothing happens. */
+static bool
+default_ignored(int sig)
+{
+    switch (sig) {
+    case 17: // CHLD
+    case 18: // CONT
+    case 19: // STOP
+    case 20: // TSTP
+    case 21: // TTIN
+    case 22: // TTOU
+    case 23: // URG
+    case 28: // WINCH
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool
+sh_trap_signal(sh_ctx *cx)
+{
+    int sig = atomic_exchange(&cx->cx_ss->ss_pending_sig, 0);
+    if (sig <= 0 || sig >= SH_TRAP_N)
+        return false;
+    const sh_bistate *bs = cx->cx_bi;
+    const char *act = bs != NULL ? bs->bs_trap[sig] : NULL;
+    if (sig != 9 && act != NULL) { // KILL cannot be caught
+        if (act[0] == '\0')
+            return false; // ignored
+        int st = cx->cx_status;
+        if (run_action(cx, sig, st) && cx->cx_flow == SH_FLOW_NONE)
+            cx->cx_status = st; // $? is the interrupted command's
+        return cx->cx_flow != SH_FLOW_NONE;
+    }
+    if (default_ignored(sig))
+        return false;
+    sh_fatal(cx, 128 + sig);
+    return true;
+}
+
 void
 sh_trap_err(sh_ctx *cx, int st)
 {

@@ -1224,7 +1224,8 @@ sh_ctx_kill_job(sh_ctx *cx, long id, int sig)
         // bash has reaped a job that ended: no such process.
         if (atomic_load(&j->j_done))
             return -1;
-        atomic_store(&j->j_signal, sig);
+        if (sig != 0) // 0 only asks whether it runs
+            atomic_store(&j->j_signal, sig);
         return 0;
     }
     return -1;

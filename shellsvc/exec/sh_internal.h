@@ -328,6 +328,9 @@ struct sh_session {
     atomic_uint ss_live_stages; // pipeline stages running now (all threads)
     atomic_uint ss_jobs;     // `&` jobs started so far (eval arenas)
     atomic_bool ss_jobs_end; // the call's foreground is over: jobs stop
+    /* A signal `kill` sent to $$ (0: none): the main shell takes it at
+     * its next check, as bash handles one between commands. */
+    atomic_int ss_pending_sig;
     sh_job *ss_orphans;      // jobs whose context ended first (ss_lock)
     uint64_t ss_deadline_ns;
     long ss_pid;            // for $$
@@ -445,8 +448,17 @@ void sh_ctx_free(sh_ctx *cx); // release + box_free (forked contexts)
 int sh_trap_slot_of(const char *spec);
 const char *sh_trap_slot_name(int i, char *buf, size_t len);
 int sh_trap_list_signals(sh_ctx *cx);
-/* `kill`: sends sig to the running job of cx whose $! was id: 0, or -1
- * when there is none. */
+/* A signal sent to the call's own shell ($$): taken by the main shell
+ * at its next check (sh_trap_signal); sig 0 only asks whether it is
+ * there. */
+void sh_session_signal(sh_session *ss, int sig);
+/* In the main shell (not a subshell, $( ) or job): the pending signal,
+ * if any: its trap runs, an ignored one is dropped, else the shell ends
+ * as one the signal killed (128 + it; the EXIT trap still runs). True
+ * when the shell is to stop (sh_bi_trap.c). */
+bool sh_trap_signal(sh_ctx *cx);
+/* `kill`: sends sig to the running job of cx whose $! was id (sig 0:
+ * only whether it runs): 0, or -1 when there is none. */
 int sh_ctx_kill_job(sh_ctx *cx, long id, int sig);
 /* The k-th job of cx still running, oldest first (k < count): its $!,
  * job number (%N) and command; false past the last. */

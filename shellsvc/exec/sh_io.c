@@ -822,6 +822,11 @@ sh_check_stop(sh_ctx *cx)
         sh_fatal(cx, 128 + sig);
         return true;
     }
+    // `kill $$`: the main shell takes it (its subshells, $( ) and jobs
+    // have states of their own and go on, as bash's child processes do).
+    if (atomic_load(&ss->ss_pending_sig) != 0 && cx->cx_st == ss->ss_state &&
+        !cx->cx_bg && sh_trap_signal(cx))
+        return true;
     // The coarse clock (a tick behind at most) costs a fifth of the
     // precise one, and this runs before every command. Every reading of
     // the budget takes the same clock: a command stopped as out of time
@@ -866,6 +871,13 @@ sh_budget_left_ms(sh_session *ss)
     if (now >= ss->ss_deadline_ns)
         return 0;
     return (long)((ss->ss_deadline_ns - now + 999999u) / 1000000u);
+}
+
+void
+sh_session_signal(sh_session *ss, int sig)
+{
+    if (sig > 0)
+        atomic_store(&ss->ss_pending_sig, sig);
 }
 
 void

@@ -332,6 +332,7 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
     atomic_store(&ss->ss_abort, false);
     atomic_store(&ss->ss_abort_status, 0);
     atomic_store(&ss->ss_jobs_end, false);
+    atomic_store(&ss->ss_pending_sig, 0);
 
     /* set -n ends at the end of its call: the session is the agent's
      * interactive shell, which (like bash's) would else never run again. */
