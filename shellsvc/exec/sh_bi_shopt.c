@@ -9,7 +9,8 @@
 /*
  * Every name bash 5.2 knows is a row, in bash's order, with its default
  * under `bash -c`. A row is one of:
- *   SO_GLOB  acted on: its bit in st_shopt (sh_glob.h) drives globbing;
+ *   SO_GLOB  acted on: its bit in st_shopt (sh_glob.h) drives globbing
+ *            or pattern matching;
  *   SO_STORE accepted and remembered (interactive-only or harmless here);
  *   SO_FIXED this shell behaves only as the default says: asking for the
  *            other value is refused, never silently ignored.
@@ -70,7 +71,7 @@ static const so_row so_tab[] = {
     {"mailwarn", false, SO_STORE, 0},
     {"no_empty_cmd_completion", false, SO_STORE, 0},
     {"nocaseglob", false, SO_GLOB, SH_SHOPT_NOCASEGLOB},
-    {"nocasematch", false, SO_FIXED, 0},
+    {"nocasematch", false, SO_GLOB, SH_SHOPT_NOCASEMATCH},
     {"noexpand_translation", false, SO_STORE, 0},
     {"nullglob", false, SO_GLOB, SH_SHOPT_NULLGLOB},
     {"patsub_replacement", true, SO_STORE, 0},

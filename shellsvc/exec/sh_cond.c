@@ -9,6 +9,7 @@
 
 #include "box_alloc.h"
 #include "sh_ftest.h"
+#include "sh_glob.h"
 
 /*
  * Bash 5.2's execute_cond_node, over the tree the parser built. Each
@@ -157,7 +158,8 @@ static int
 match_regex(sh_ctx *cx, const char *s, const char *re)
 {
     regex_t rx;
-    if (regcomp(&rx, re, REG_EXTENDED) != 0)
+    bool nocase = (cx->cx_st->st_shopt & SH_SHOPT_NOCASEMATCH) != 0;
+    if (regcomp(&rx, re, REG_EXTENDED | (nocase ? REG_ICASE : 0)) != 0)
         return COND_BADRE; // bash says nothing and keeps BASH_REMATCH
     size_t ng =
         rx.re_nsub + 1 > COND_MAX_GROUPS ? COND_MAX_GROUPS : rx.re_nsub + 1;
@@ -288,13 +290,15 @@ binary(sh_ctx *cx, const sh_cond *c, bool neg)
         goto out;
     trace(cx, neg, a.o_s, op, op == SH_CO_MATCH ? re.b_data : b.o_s);
     long long x = 0, y = 0;
+    int fnm = FNM_EXTMATCH |
+              ((cx->cx_st->st_shopt & SH_SHOPT_NOCASEMATCH) ? FNM_CASEFOLD : 0);
     switch (op) {
     case SH_CO_SEQ:
     case SH_CO_SEQ1:
-        st = truth(fnmatch(b.o_s, a.o_s, FNM_EXTMATCH) == 0);
+        st = truth(fnmatch(b.o_s, a.o_s, fnm) == 0);
         break;
     case SH_CO_SNE:
-        st = truth(fnmatch(b.o_s, a.o_s, FNM_EXTMATCH) != 0);
+        st = truth(fnmatch(b.o_s, a.o_s, fnm) != 0);
         break;
     case SH_CO_MATCH:
         st = match_regex(cx, a.o_s, re.b_data);

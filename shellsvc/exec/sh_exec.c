@@ -1406,7 +1406,7 @@ case_arm_matches(sh_ctx *cx, const sh_case_item *it, const char *w, bool *m)
         int st = sh_expand_pattern(cx, p, &pat);
         if (st != 0)
             return st;
-        *m = sh_glob_match(pat, w, sh_glob_ext_flag(cx->cx_st->st_shopt));
+        *m = sh_glob_match(pat, w, sh_glob_case_flags(cx->cx_st->st_shopt));
         box_free(pat);
     }
     return 0;

@@ -326,6 +326,13 @@ sh_glob_ext_flag(unsigned shopt)
     return (shopt & SH_SHOPT_EXTGLOB) ? SH_GM_EXTGLOB : 0;
 }
 
+unsigned
+sh_glob_case_flags(unsigned shopt)
+{
+    return sh_glob_ext_flag(shopt) |
+           ((shopt & SH_SHOPT_NOCASEMATCH) ? SH_GM_NOCASE : 0);
+}
+
 bool
 sh_glob_match(const char *p, const char *s, unsigned fl)
 {

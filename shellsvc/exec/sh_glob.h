@@ -52,6 +52,9 @@ bool sh_glob_match(const char *pat, const char *s, unsigned flags);
 bool sh_glob_has_magic(const char *pat, unsigned flags);
 /* The SH_GM_EXTGLOB flag when shopt (st_shopt) has extglob on, else 0. */
 unsigned sh_glob_ext_flag(unsigned shopt);
+/* For case, [[ ]] and ${x/p/r}: the extglob flag, and SH_GM_NOCASE when
+ * nocasematch is on. */
+unsigned sh_glob_case_flags(unsigned shopt);
 
 /* The `shopt` options globbing reads (sh_state.st_shopt). ORDER SHOPT:
  * sh_bi_shopt.c lists them by name. */
@@ -61,6 +64,8 @@ unsigned sh_glob_ext_flag(unsigned shopt);
 #define SH_SHOPT_NOCASEGLOB 8u
 #define SH_SHOPT_NULLGLOB 16u
 #define SH_SHOPT_EXTGLOB 32u // patterns (and the parser: sh_parser_set_extglob)
+// case, [[ == != =~ ]] and ${x/p/r} match either case (not ${x#p}, as bash)
+#define SH_SHOPT_NOCASEMATCH 64u
 
 /*
  * Pathname expansion of pat (relative to the context's cwd) through the

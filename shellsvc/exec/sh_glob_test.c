@@ -538,8 +538,8 @@ test_box_only(void **state)
          2},
         {"shopt -s globskipdots globasciiranges; shopt -u extglob; echo ok",
          "ok\n", "", 0},
-        {"shopt -s nocasematch xpg_echo lastpipe", "",
-         "strands-shell: shopt: nocasematch: cannot be set in this shell (not "
+        {"shopt -s extdebug xpg_echo lastpipe", "",
+         "strands-shell: shopt: extdebug: cannot be set in this shell (not "
          "implemented)\nstrands-shell: shopt: xpg_echo: cannot be set in this "
          "shell (not implemented)\nstrands-shell: shopt: lastpipe: cannot be "
          "set in this shell (not implemented)\n",

@@ -324,7 +324,7 @@ sh_param_replace(sh_ctx *cx, const sh_wpart *p, const char *v, char **out)
         goto out;
     }
     mbound mb;
-    mbound_init(&mb, pat, sh_glob_ext_flag(cx->cx_st->st_shopt));
+    mbound_init(&mb, pat, sh_glob_case_flags(cx->cx_st->st_shopt));
     bool amp = sh_shopt_on(cx->cx_st, "patsub_replacement");
     if (replace(buf, pat, &mb, rep != NULL ? rep : "", amp, op, &b) != BOX_OK ||
         (*out = box_buf_take(&b)) == NULL)
