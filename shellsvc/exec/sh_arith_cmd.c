@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "box_alloc.h"
+#include "box_buf.h"
 
 /*
  * Evaluates one arithmetic part; under set -x first prints it as bash
@@ -26,7 +27,8 @@ arith_eval(sh_ctx *cx, const sh_word *w, bool trim, long long *v)
         t++;
         n--;
     }
-    bool sub = memchr(t, '`', n) != NULL, dollar = sub;
+    bool sub = memchr(t, '`', n) != NULL || memchr(t, '"', n) != NULL,
+         dollar = sub;
     for (size_t i = 0; i < n; i++) {
         dollar = dollar || t[i] == '$';
         sub = sub || (t[i] == '$' && i + 1 < n && t[i + 1] == '(');
@@ -34,13 +36,16 @@ arith_eval(sh_ctx *cx, const sh_word *w, bool trim, long long *v)
     char *e = NULL;
     size_t el = 0;
     int rc = 0;
-    if (dollar && memchr(t, '"', n) == NULL &&
-        (rc = sh_expand_dq_text(cx, "arithmetic", t, n, &e, &el)) != 0)
+    if (dollar && (rc = sh_expand_dq_text(cx, "arithmetic", SH_DQ_DROP_QUOTES,
+                                          t, n, &e, &el)) != 0)
         return rc;
-    char *line = box_asprintf("+ (( %.*s ))\n", (int)(e ? el : n), e ? e : t);
-    if (line != NULL)
-        (void)sh_write(cx, 2, line, strlen(line));
-    box_free(line);
+    box_buf line;
+    box_buf_init(&line, SH_MAX_INPUT + 64);
+    if (sh_put_ps4(cx, &line) == BOX_OK &&
+        box_buf_printf(&line, "(( %.*s ))\n", (int)(e ? el : n), e ? e : t) ==
+            BOX_OK)
+        (void)sh_write(cx, 2, line.b_data, line.b_len);
+    box_buf_reset(&line);
     if (p == NULL)
         rc = 0;
     else if (e != NULL && sub)

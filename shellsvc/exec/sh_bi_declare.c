@@ -66,6 +66,56 @@ letter_flag(char c)
 
 /* ---- printing (declare -p) ---- */
 
+/* bash's sh_contains_shell_metas: a value with one of these is printed
+ * in single quotes; `~` counts at the start or after = or :, `#` at the
+ * start only. */
+static bool
+has_metas(const char *s)
+{
+    for (const char *p = s; *p; p++) {
+        if (strchr(" \t\n'\"\\|&;()<>!{}*[?]^$`", *p) != NULL)
+            return true;
+        if (*p == '~' && (p == s || p[-1] == '=' || p[-1] == ':'))
+            return true;
+        if (*p == '#' && p == s)
+            return true;
+    }
+    return false;
+}
+
+/* v in single quotes, each `'` as '\'' . */
+static box_err
+put_single_quoted(box_buf *b, const char *v)
+{
+    box_err e = box_buf_putc(b, '\'');
+    for (const char *p = v; *p && e == BOX_OK; p++)
+        e = *p == '\'' ? box_buf_puts(b, "'\\''") : box_buf_putc(b, *p);
+    return e == BOX_OK ? box_buf_putc(b, '\'') : e;
+}
+
+box_err
+sh_put_word(box_buf *b, const char *v)
+{
+    if (sh_needs_ansic(v))
+        return sh_put_ansic(b, v);
+    if (!has_metas(v))
+        return box_buf_puts(b, v);
+    return put_single_quoted(b, v);
+}
+
+box_err
+sh_put_xtrace_word(box_buf *b, const char *v)
+{
+    if (v[0] == '\0')
+        return box_buf_puts(b, "''");
+    bool ctl = false;
+    for (const char *p = v; *p != '\0' && !ctl; p++)
+        ctl = (unsigned char)*p < 0x20 || *p == 0x7f;
+    if (!ctl && !has_metas(v))
+        return box_buf_puts(b, v);
+    return put_single_quoted(b, v);
+}
+
 /* A control byte or a byte that is no UTF-8 (bash: not printable in
  * C.UTF-8) makes bash write the value as $'…'. */
 bool

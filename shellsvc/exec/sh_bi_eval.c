@@ -21,8 +21,11 @@ sh_bi_eval(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
         }
     }
     int st = 0;
-    if (b.b_len > 0)
+    if (b.b_len > 0) {
+        cx->cx_xlevel++; // set -x shows eval's commands a level deeper
         st = sh_exec_text(cx, b.b_data, b.b_len, "eval");
+        cx->cx_xlevel--;
+    }
     box_buf_reset(&b);
     return st;
 }

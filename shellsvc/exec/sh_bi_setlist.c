@@ -7,38 +7,6 @@
 #include "box_buf.h"
 #include "sh_internal.h"
 
-/* bash's sh_contains_shell_metas: a value with one of these is printed
- * in single quotes; `~` counts at the start or after = or :, `#` at the
- * start only. */
-static bool
-has_metas(const char *s)
-{
-    for (const char *p = s; *p; p++) {
-        if (strchr(" \t\n'\"\\|&;()<>!{}*[?]^$`", *p) != NULL)
-            return true;
-        if (*p == '~' && (p == s || p[-1] == '=' || p[-1] == ':'))
-            return true;
-        if (*p == '#' && p == s)
-            return true;
-    }
-    return false;
-}
-
-/* A scalar as print_var_value quotes it: $'…' for control bytes, '…'
- * for shell metacharacters, else as it is (so `x=` for an empty one). */
-static box_err
-put_scalar(box_buf *b, const char *v)
-{
-    if (sh_needs_ansic(v))
-        return sh_put_ansic(b, v);
-    if (!has_metas(v))
-        return box_buf_puts(b, v);
-    box_err e = box_buf_putc(b, '\'');
-    for (const char *p = v; *p && e == BOX_OK; p++)
-        e = *p == '\'' ? box_buf_puts(b, "'\\''") : box_buf_putc(b, *p);
-    return e == BOX_OK ? box_buf_putc(b, '\'') : e;
-}
-
 static int
 cmp_var(const void *a, const void *b)
 {
@@ -70,7 +38,7 @@ put_vars(sh_state *st, box_buf *b)
         e = box_buf_printf(b, "%s=", v[i]->v_name);
         if (e == BOX_OK)
             e = v[i]->v_arr != NULL ? sh_put_array(b, v[i]->v_arr)
-                                    : put_scalar(b, v[i]->v_value);
+                                    : sh_put_word(b, v[i]->v_value);
         if (e == BOX_OK)
             e = box_buf_putc(b, '\n');
     }

@@ -49,12 +49,16 @@ trace(sh_ctx *cx, bool neg, const char *a, sh_cond_op op, const char *b)
         return;
     box_buf t;
     box_buf_init(&t, 65536);
-    box_err e;
-    if (b != NULL)
-        e = box_buf_printf(&t, "+ [[ %s%s %s %s ]]\n", neg ? "! " : "", a,
+    box_err e = sh_put_ps4(cx, &t);
+    // bash shows the operands as they are, an empty one as ''.
+    a = a[0] != '\0' ? a : "''";
+    if (b != NULL && b[0] == '\0')
+        b = "''";
+    if (e == BOX_OK && b != NULL)
+        e = box_buf_printf(&t, "[[ %s%s %s %s ]]\n", neg ? "! " : "", a,
                            sh_cond_op_name(op), b);
-    else
-        e = box_buf_printf(&t, "+ [[ %s%s %s ]]\n", neg ? "! " : "",
+    else if (e == BOX_OK)
+        e = box_buf_printf(&t, "[[ %s%s %s ]]\n", neg ? "! " : "",
                            sh_cond_op_name(op), a);
     if (e == BOX_OK)
         (void)sh_write(cx, 2, t.b_data, t.b_len);

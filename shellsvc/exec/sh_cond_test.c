@@ -315,8 +315,8 @@ static const xcase box_cases[] = {
     {"set -x; x='a b'; [[ $x =~ ^a\\ (b)$ ]]; [[ $x < \"c d\" ]]; "
      "[[ $u == \"*\" ]]",
      "",
-     "+ x=a b\n+ [[ a b =~ ^a (b)$ ]]\n+ [[ a b < c d ]]\n"
-     "+ [[  == \\* ]]\n",
+     "+ x='a b'\n+ [[ a b =~ ^a (b)$ ]]\n+ [[ a b < c d ]]\n"
+     "+ [[ '' == \\* ]]\n",
      1, NULL, NULL, NULL},
     /* [[ is syntax: nothing is admitted for it */
     {"[[ a == a ]] && echo y", "y\n", "", 0, NULL, NULL, ""},

@@ -641,20 +641,70 @@ sh_exec_argv(sh_ctx *cx, int argc, char **argv, const bool *exp,
 
 /* ---- simple commands ---- */
 
+box_err
+sh_put_ps4(sh_ctx *cx, box_buf *b)
+{
+    const char *ps4 = sh_var_get(cx->cx_st, "PS4");
+    if (ps4 == NULL)
+        ps4 = "+ ";
+    char *x = NULL;
+    size_t xl = strlen(ps4);
+    if (strpbrk(ps4, "$`\\") != NULL) {
+        // Expanded as a double-quoted word, itself untraced.
+        bool opt_x = cx->cx_st->st_opt_x;
+        cx->cx_st->st_opt_x = false;
+        if (sh_expand_dq_text(cx, "PS4", 0, ps4, xl, &x, &xl) != 0)
+            xl = 0;
+        cx->cx_st->st_opt_x = opt_x;
+    }
+    const char *v = x != NULL ? x : ps4;
+    box_err e = BOX_OK;
+    for (unsigned i = 0; xl > 0 && i < cx->cx_xlevel && e == BOX_OK; i++)
+        e = box_buf_putc(b, v[0]);
+    if (e == BOX_OK)
+        e = box_buf_append(b, v, xl);
+    box_free(x);
+    return e;
+}
+
+/* set -x for one assignment made: "PREFIX NAME=VALUE" (ps4 NULL: the
+ * current prefix). */
 static void
-xtrace(sh_ctx *cx, const sh_assign *as, int argc, char **argv)
+xtrace_assign(sh_ctx *cx, const box_buf *ps4, const sh_assign *a)
 {
     if (!cx->cx_st->st_opt_x)
         return;
     box_buf b;
     box_buf_init(&b, 65536);
-    box_err e = box_buf_putc(&b, '+');
-    for (; as != NULL && e == BOX_OK; as = as->a_next) {
-        const char *v = sh_var_get(cx->cx_st, as->a_name);
-        e = box_buf_printf(&b, " %s=%s", as->a_name, v ? v : "");
+    const char *v = sh_var_get(cx->cx_st, a->a_name);
+    box_err e = ps4 != NULL ? box_buf_append(&b, ps4->b_data, ps4->b_len)
+                            : sh_put_ps4(cx, &b);
+    if (e == BOX_OK)
+        e = box_buf_printf(&b, "%s=", a->a_name);
+    if (e == BOX_OK && v != NULL && v[0] != '\0')
+        e = sh_put_xtrace_word(&b, v);
+    if (e == BOX_OK && box_buf_putc(&b, '\n') == BOX_OK)
+        (void)sh_write(cx, 2, b.b_data, b.b_len);
+    box_buf_reset(&b);
+}
+
+/* set -x for a command: its temporary assignments each on a line of
+ * their own, then its words, as bash traces them. */
+static void
+xtrace(sh_ctx *cx, const sh_assign *as, int argc, char **argv)
+{
+    if (!cx->cx_st->st_opt_x)
+        return;
+    for (; as != NULL; as = as->a_next)
+        xtrace_assign(cx, NULL, as);
+    box_buf b;
+    box_buf_init(&b, 65536);
+    box_err e = sh_put_ps4(cx, &b);
+    for (int i = 0; i < argc && e == BOX_OK; i++) {
+        e = box_buf_puts(&b, i > 0 ? " " : "");
+        if (e == BOX_OK)
+            e = sh_put_xtrace_word(&b, argv[i]);
     }
-    for (int i = 0; i < argc && e == BOX_OK; i++)
-        e = box_buf_printf(&b, " %s", argv[i]);
     if (e == BOX_OK && box_buf_putc(&b, '\n') == BOX_OK)
         (void)sh_write(cx, 2, b.b_data, b.b_len);
     box_buf_reset(&b);
@@ -692,9 +742,18 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
             goto out;
     }
     if (av->av_n == 0) {
-        // Assignments (and redirections) only.
-        for (const sh_assign *a = n->u.simple.assigns; a; a = a->a_next)
-            if ((st = assign_one(cx, a)) != 0) {
+        // Assignments (and redirections) only, each traced as it is
+        // made, with the prefix from before it (PS4=… shows the old).
+        for (const sh_assign *a = n->u.simple.assigns; a; a = a->a_next) {
+            box_buf ps4;
+            box_buf_init(&ps4, 4096);
+            if (cx->cx_st->st_opt_x && sh_put_ps4(cx, &ps4) != BOX_OK)
+                box_buf_truncate(&ps4, 0);
+            st = assign_one(cx, a);
+            if (st == 0)
+                xtrace_assign(cx, &ps4, a);
+            box_buf_reset(&ps4);
+            if (st != 0) {
                 // bash outside POSIX mode discards a failed assignment
                 // statement (a readonly name, a bad subscript) as it does
                 // an expansion error: the rest of its line does not run,
@@ -703,7 +762,7 @@ exec_simple(sh_ctx *cx, const sh_node *n, sh_argv *pre)
                     sh_discard(cx, st);
                 goto out;
             }
-        xtrace(cx, n->u.simple.assigns, 0, NULL);
+        }
         rsave *sv;
         int nsv;
         if ((st = redirs_apply(cx, n->n_redirs, &sv, &nsv)) != 0)
@@ -1542,6 +1601,7 @@ sh_exec_capture(sh_ctx *cx, const sh_node *list, char **out, size_t *len)
     sh_stream_unref(sub->cx_fd[1]);
     sub->cx_fd[1] = sh_stream_ref(buf);
     sub->cx_depth++;
+    sub->cx_xlevel++;
     sub->cx_loops = 0;
     sub->cx_funcs = 0;
     sub->cx_cond = 0;

@@ -1034,10 +1034,10 @@ expand_dquote(ex *x, const sh_wpart *dq)
 }
 
 /*
- * $(( … )) whose text holds $( ), ${ } or backquotes: the text is first
- * expanded as if double-quoted (parsed as the value of A="…", so the
- * inner commands are parsed and admitted like any other), then
- * evaluated. Text holding a `"` is evaluated as is.
+ * $(( … )) whose text holds $( ), ${ }, backquotes or quotes: the text is
+ * first expanded as if double-quoted (parsed as the value of A="…", so
+ * the inner commands are parsed and admitted like any other; quotes
+ * outside them removed, as bash's quote removal does), then evaluated.
  */
 int
 sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p, long long *v)
@@ -1045,14 +1045,15 @@ sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p, long long *v)
     const char *t = p->u.text.s;
     size_t n = p->u.text.len;
     // $( ), backquotes and ${ } (as ${#a[@]}) expand first, as in bash.
-    bool sub = memchr(t, '`', n) != NULL;
+    bool sub = memchr(t, '`', n) != NULL || memchr(t, '"', n) != NULL;
     for (size_t i = 0; i + 1 < n && !sub; i++)
         sub = t[i] == '$' && (t[i + 1] == '(' || t[i + 1] == '{');
-    if (!sub || memchr(t, '"', n) != NULL)
+    if (!sub)
         return sh_arith_in(cx, who, t, n, v);
     char *e = NULL;
     size_t el = 0;
-    int rc = sh_expand_dq_text(cx, "arithmetic", t, n, &e, &el);
+    int rc =
+        sh_expand_dq_text(cx, "arithmetic", SH_DQ_DROP_QUOTES, t, n, &e, &el);
     if (rc == 0)
         rc = sh_arith_in(cx, who, e, el, v);
     box_free(e);
@@ -1086,14 +1087,64 @@ expand_assignment_text(sh_ctx *cx, const char *who, const char *src,
     return rc;
 }
 
+/* How deep $( ) in $( ) in … dq_subst_end follows before it takes the
+ * rest of the text as the substitution (the parser then says why). */
+#define DQ_SUBST_NEST_MAX 64
+
+/* One past the end of the substitution at t[i] ($( ), ${ } or `…`), or n
+ * when it does not close there: quoted text and nested substitutions in
+ * it are skipped, so their ')' or '}' do not end it. */
+static size_t
+dq_subst_end(const char *t, size_t n, size_t i, unsigned nest)
+{
+    if (nest >= DQ_SUBST_NEST_MAX)
+        return n;
+    if (t[i] == '`') {
+        for (size_t j = i + 1; j < n; j++) {
+            if (t[j] == '\\')
+                j++;
+            else if (t[j] == '`')
+                return j + 1;
+        }
+        return n;
+    }
+    char open = t[i + 1], close = open == '(' ? ')' : '}';
+    unsigned depth = 0;
+    for (size_t j = i + 1; j < n; j++) {
+        char c = t[j];
+        if (c == '\\') {
+            j++;
+        } else if (c == '\'') {
+            const char *q = memchr(t + j + 1, '\'', n - j - 1);
+            if (q == NULL)
+                return n;
+            j = (size_t)(q - t);
+        } else if (c == '"') {
+            for (j++; j < n && t[j] != '"'; j++)
+                j += t[j] == '\\';
+            if (j >= n)
+                return n;
+        } else if (c == '`' || (c == '$' && j + 1 < n &&
+                                (t[j + 1] == '(' || t[j + 1] == '{'))) {
+            j = dq_subst_end(t, n, j, nest + 1) - 1;
+        } else if (c == open) {
+            depth++;
+        } else if (c == close && --depth == 0) {
+            return j + 1;
+        }
+    }
+    return n;
+}
+
 int
-sh_expand_dq_text(sh_ctx *cx, const char *who, const char *t, size_t n,
-                  char **out, size_t *outlen)
+sh_expand_dq_text(sh_ctx *cx, const char *who, unsigned flags, const char *t,
+                  size_t n, char **out, size_t *outlen)
 {
     *out = NULL;
     *outlen = 0;
     // Parsed as the value of A="…": a bare '"' is escaped so it stays
-    // literal, a backslash keeps the character after it.
+    // literal (or dropped), a backslash keeps the character after it, a
+    // substitution goes in whole, its own quotes and all.
     box_buf b;
     box_buf_init(&b, SIZE_MAX);
     box_err e = box_buf_puts(&b, "A=\"");
@@ -1103,9 +1154,16 @@ sh_expand_dq_text(sh_ctx *cx, const char *who, const char *t, size_t n,
             i++;
         } else if (t[i] == '\\') { // a lone last backslash is itself
             e = box_buf_puts(&b, "\\\\");
+        } else if (t[i] == '`' || (t[i] == '$' && i + 1 < n &&
+                                   (t[i + 1] == '(' || t[i + 1] == '{'))) {
+            size_t end = dq_subst_end(t, n, i, 0);
+            e = box_buf_append(&b, t + i, end - i);
+            i = end - 1;
+        } else if (t[i] == '"') {
+            if (!(flags & SH_DQ_DROP_QUOTES))
+                e = box_buf_puts(&b, "\\\"");
         } else {
-            e = t[i] == '"' ? box_buf_puts(&b, "\\\"")
-                            : box_buf_putc(&b, t[i]);
+            e = box_buf_putc(&b, t[i]);
         }
     }
     if (e == BOX_OK)

@@ -381,6 +381,9 @@ typedef struct sh_ctx {
     sh_state *cx_st;
     sh_stream *cx_fd[SH_MAX_FD];
     unsigned cx_depth; // functions, eval, subshells, $( )
+    // $( ) and eval around this command: set -x repeats PS4's first
+    // character once more for each, as bash does.
+    unsigned cx_xlevel;
     unsigned cx_loops; // enclosing loops (break/continue)
     unsigned cx_funcs; // enclosing function calls (return, local)
     unsigned cx_cond;  // inside a condition: set -e does not fire
@@ -689,11 +692,14 @@ int sh_arith_in(sh_ctx *cx, const char *who, const char *text, size_t len,
 int sh_expand_arith(sh_ctx *cx, const char *who, const sh_wpart *p,
                     long long *v);
 /* Text t[0..n) expanded as the inside of a double-quoted word ($, `,
- * and \ before $ ` " \ are special; a bare `"` is literal): arithmetic
- * text, a prompt string. *out box_alloc'd. 0 or a status after a message
- * naming who. */
-int sh_expand_dq_text(sh_ctx *cx, const char *who, const char *t, size_t n,
-                      char **out, size_t *outlen);
+ * and \ before $ ` " \ are special; a bare `"` is literal, or with
+ * SH_DQ_DROP_QUOTES removed as arithmetic's quote removal does; quotes
+ * inside a $( ), ${ } or `…` are that command's or word's own): a prompt
+ * string, arithmetic text. *out box_alloc'd. 0 or a status after a
+ * message naming who. */
+#define SH_DQ_DROP_QUOTES 1u
+int sh_expand_dq_text(sh_ctx *cx, const char *who, unsigned flags,
+                      const char *t, size_t n, char **out, size_t *outlen);
 /* One shell word's text t[0..n) expanded as an assignment's value is
  * (quotes removed, no splitting or globbing): compgen -W's words. */
 int sh_expand_word_text(sh_ctx *cx, const char *who, const char *t, size_t n,
@@ -986,6 +992,16 @@ box_err sh_print_node(box_buf *out, const sh_node *n);
  * that form, and an array's "([0]="a" …)". */
 bool sh_needs_ansic(const char *s);
 box_err sh_put_ansic(box_buf *b, const char *s);
+/* set -x's prefix: PS4 expanded (default "+ "), its first character
+ * repeated for each $( ) and eval around (cx_xlevel) (sh_exec.c). */
+box_err sh_put_ps4(sh_ctx *cx, box_buf *b);
+/* A value as bash's print_var_value and xtrace quote it: $'…' for
+ * control bytes, '…' for shell metacharacters, else as it is (empty for
+ * an empty one). */
+box_err sh_put_word(box_buf *b, const char *v);
+/* A word as set -x prints it: '' when empty, in single quotes (control
+ * characters as they are) when it holds a metacharacter or one. */
+box_err sh_put_xtrace_word(box_buf *b, const char *v);
 box_err sh_put_array(box_buf *b, const sh_array *a);
 /* `set` with no arguments: the variables, then the functions
  * (sh_bi_setlist.c). */

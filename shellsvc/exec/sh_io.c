@@ -732,6 +732,7 @@ sh_ctx_fork(const sh_ctx *cx)
     for (int i = 0; i < SH_MAX_FD; i++)
         n->cx_fd[i] = sh_stream_ref(cx->cx_fd[i]);
     n->cx_depth = cx->cx_depth;
+    n->cx_xlevel = cx->cx_xlevel;
     n->cx_status = cx->cx_status;
     n->cx_cond = cx->cx_cond;
     n->cx_bg = cx->cx_bg;

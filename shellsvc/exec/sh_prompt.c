@@ -170,7 +170,7 @@ sh_prompt_expand(sh_ctx *cx, const char *v, char **out)
         sh_errf(cx, "${@P}: out of memory");
     } else {
         size_t len;
-        rc = sh_expand_dq_text(cx, "prompt", b.b_data ? b.b_data : "",
+        rc = sh_expand_dq_text(cx, "prompt", 0, b.b_data ? b.b_data : "",
                                b.b_len, out, &len);
     }
     box_buf_reset(&b);
