@@ -1147,7 +1147,13 @@ sh_expand_dq_text(sh_ctx *cx, const char *who, unsigned flags, const char *t,
     // substitution goes in whole, its own quotes and all.
     box_buf b;
     box_buf_init(&b, SIZE_MAX);
-    box_err e = box_buf_puts(&b, "A=\"");
+    box_err e = BOX_OK;
+    // Empty lines first, so $LINENO in a $( ) in it is the line's own.
+    for (uint32_t l = 1; l < cx->cx_line && l < SH_MAX_INPUT && e == BOX_OK;
+         l++)
+        e = box_buf_putc(&b, '\n');
+    if (e == BOX_OK)
+        e = box_buf_puts(&b, "A=\"");
     for (size_t i = 0; i < n && e == BOX_OK; i++) {
         if (t[i] == '\\' && i + 1 < n) {
             e = box_buf_append(&b, t + i, 2);
