@@ -322,20 +322,17 @@ sh_bi_sh(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     if (st == 0)
         st = child_load(ch, argc, argv, &iv, &text, &label, &fd);
     if (st == 0 && ch->cx_flow == SH_FLOW_NONE) {
-        ch->cx_script = !iv.iv_cmd && fd < 0;
         ch->cx_st->st_opt_c = iv.iv_cmd;
-        // A script file's top level is bash's frame "main" (BASH_SOURCE
-        // the script; FUNCNAME ends with it inside its functions).
-        if (ch->cx_script &&
-            sh_calls_push(ch->cx_st, SH_CALL_MAIN, "main", 0,
-                          sh_session_name(ch->cx_ss, label)) != BOX_OK)
-            st = sh_cmd_err(ch, argv[0], 1, "out of memory");
-        else if (text.b_len > 0 || fd >= 0)
-            st = sh_source_text(ch, label, ch->cx_script, text.b_data,
-                                text.b_len, fd);
-        if (ch->cx_flow == SH_FLOW_EXIT)
-            st = ch->cx_status;
-        st = sh_trap_exit(ch, st);
+        if (!iv.iv_cmd && fd < 0) {
+            st = sh_run_script(ch, label, text.b_data, text.b_len);
+        } else {
+            if (text.b_len > 0 || fd >= 0)
+                st = sh_source_text(ch, label, false, text.b_data, text.b_len,
+                                    fd);
+            if (ch->cx_flow == SH_FLOW_EXIT)
+                st = ch->cx_status;
+            st = sh_trap_exit(ch, st);
+        }
     }
     box_buf_reset(&text);
     sh_state *cst = ch->cx_st;

@@ -250,3 +250,22 @@ sh_bi_source(sh_ctx *cx, int argc, char **argv, const sh_opts *o)
     sh_trap_return(cx, false);
     return st;
 }
+
+int
+sh_run_script(sh_ctx *cx, const char *label, const char *text, size_t len)
+{
+    cx->cx_script = true;
+    // A script file's top level is bash's frame "main" (BASH_SOURCE the
+    // script; FUNCNAME ends with it inside its functions).
+    if (sh_calls_push(cx->cx_st, SH_CALL_MAIN, "main", 0,
+                      sh_session_name(cx->cx_ss, label)) != BOX_OK) {
+        sh_errf(cx, "out of memory");
+        return 1;
+    }
+    int st = len > 0 ? sh_source_text(cx, label, true, text, len, -1) : 0;
+    if (cx->cx_flow == SH_FLOW_EXIT)
+        st = cx->cx_status;
+    st = sh_trap_exit(cx, st);
+    sh_calls_pop(cx->cx_st);
+    return st;
+}

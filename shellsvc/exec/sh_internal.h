@@ -844,6 +844,10 @@ int sh_source_read(sh_ctx *cx, const char *cmd, const char *path, box_buf *b,
  * the shell's errors name it and their line (cx_source). */
 int sh_source_text(sh_ctx *cx, const char *path, bool named, const char *text,
                    size_t len, int fd);
+/* Runs text as bash runs the script file label (`bash FILE`, a call's
+ * Call.script): cx_script set, in the frame "main", its errors placed
+ * "label: line N:", its EXIT trap at the end. Returns the status. */
+int sh_run_script(sh_ctx *cx, const char *label, const char *text, size_t len);
 /* Shebang rewrite before admission (§3.4, sh_shebang.c): when argv[0]
  * (which sh_host_multicall found to be an executable file) starts with
  * `#!` naming sh, bash, zsh, dash or lash (also through env), *out

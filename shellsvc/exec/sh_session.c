@@ -294,27 +294,6 @@ session_stdin(sh_ctx *cx, int fd)
  * run arena stays alive for the session when functions were defined
  * (their bodies point into it).
  */
-/* The call's text is the script file $0 (so_script): it runs as `bash
- * FILE` runs one inside the shell (sh_bi_sh.c), in the frame "main",
- * with its EXIT trap at its end. */
-static int
-session_script(sh_ctx *cx, const char *text, size_t len)
-{
-    const char *label = cx->cx_st->st_arg0;
-    cx->cx_script = true;
-    if (sh_calls_push(cx->cx_st, SH_CALL_MAIN, "main", 0,
-                      sh_session_name(cx->cx_ss, label)) != BOX_OK) {
-        sh_errf(cx, "out of memory");
-        return 1;
-    }
-    int st = sh_source_text(cx, label, true, text, len, -1);
-    if (cx->cx_flow == SH_FLOW_EXIT)
-        st = cx->cx_status;
-    st = sh_trap_exit(cx, st);
-    sh_calls_pop(cx->cx_st);
-    return st;
-}
-
 int
 sh_session_run(sh_session *ss, const char *text, size_t len)
 {
@@ -375,7 +354,8 @@ sh_session_run(sh_session *ss, const char *text, size_t len)
         goto out;
     }
     if (ss->ss_o.so_script && cx.cx_st->st_arg0 != NULL) {
-        st = session_script(&cx, text, len);
+        // The text is the script file $0 (so_script), run as `bash FILE`.
+        st = sh_run_script(&cx, cx.cx_st->st_arg0, text, len);
         goto out;
     }
     bool multiline = memchr(text, '\n', len) != NULL;
